@@ -1,0 +1,173 @@
+"""chainrule: PyTorch's autograd on NumPy, with an engine you can read.
+
+``import chainrule as torch`` runs scripts written for PyTorch's tutorials.
+"""
+
+from __future__ import annotations
+
+import warnings as _warnings
+
+# NumPy reports overflow, division by zero and nan as RuntimeWarnings; PyTorch stays
+# silent and returns inf/nan. Ignore them when they come from chainrule's own code.
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"chainrule(\.|$)")
+
+from . import _dtypes  # noqa: E402
+from ._dtypes import (  # noqa: E402, F401
+    bool,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    promote_types,
+    set_default_dtype,
+    short,
+    uint8,
+)
+from ._tensor import Size, Tensor, device  # noqa: E402, F401
+from .ops import methods as _methods  # noqa: E402, F401
+from .ops.functions import (  # noqa: E402, F401
+    abs,
+    absolute,
+    add,
+    clone,
+    cos,
+    div,
+    divide,
+    eq,
+    exp,
+    flatten,
+    ge,
+    greater,
+    greater_equal,
+    gt,
+    le,
+    less,
+    less_equal,
+    log,
+    lt,
+    matmul,
+    mean,
+    mm,
+    mul,
+    multiply,
+    ne,
+    neg,
+    negative,
+    norm,
+    not_equal,
+    permute,
+    pow,
+    reciprocal,
+    relu,
+    reshape,
+    rsub,
+    sigmoid,
+    sign,
+    sin,
+    sqrt,
+    sub,
+    subtract,
+    sum,
+    swapaxes,
+    swapdims,
+    t,
+    tanh,
+    transpose,
+    true_divide,
+    where,
+)
+from ._creation import (  # noqa: E402, F401
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    arange,
+    as_tensor,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    ones,
+    ones_like,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from ._random import (  # noqa: E402, F401
+    Generator,
+    default_generator,
+    initial_seed,
+    manual_seed,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+    seed,
+)
+from ._printing import get_printoptions, set_printoptions  # noqa: E402, F401
+from . import autograd, linalg, nn  # noqa: E402, F401
+from .autograd.grad_mode import (  # noqa: E402, F401
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+
+__version__ = "0.1.0"
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> int:
+    return input.numel()
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.is_floating_point()
+
+
+def dot(input: Tensor, other: Tensor) -> Tensor:
+    """The dot product of two 1-D tensors."""
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(
+            f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors"
+        )
+    return matmul(input, other)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """The product of a matrix and a vector."""
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError("vector + matrix @ vector expected, got "
+                           f"{input.ndim}, {vec.ndim}")
+    return matmul(input, vec)
+
+
+def __getattr__(name: str):
+    from ._missing import missing
+
+    raise missing("torch", name)

@@ -1,0 +1,226 @@
+"""Constructors: tensor, zeros, ones, arange, rand, ... and the legacy typed constructors."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Sequence
+
+from . import _dtypes
+from ._backend import ndarray, xp
+from ._dtypes import dtype as DType
+from ._tensor import Tensor, _make, device
+
+# ----- from data -----------------------------------------------------------------------
+
+
+def _infer_array(data: Any, dtype: DType | None):
+    """``data`` (nested sequences, numbers, arrays, tensors) as an array of PyTorch's dtype."""
+    if isinstance(data, Tensor):
+        arr = data._data
+    elif isinstance(data, ndarray):
+        arr = data
+    else:
+        arr = xp.array(_unwrap(data))
+        if dtype is None and arr.dtype == xp.float64 and not _has_numpy_floats(data):
+            dtype = _dtypes.get_default_dtype()
+        elif dtype is None and arr.dtype.kind == "i":
+            dtype = _dtypes.int64
+        elif arr.dtype.kind in "UOS":
+            raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if dtype is None:
+        dtype = _dtypes.from_numpy_dtype(arr.dtype)
+    else:
+        dtype = _dtypes.to_dtype(dtype)
+    return arr, dtype
+
+
+def _unwrap(data: Any) -> Any:
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)):
+        return [_unwrap(d) for d in data]
+    return data
+
+
+def _has_numpy_floats(data: Any) -> bool:
+    if isinstance(data, (list, tuple)):
+        return bool(data) and _has_numpy_floats(data[0])
+    return isinstance(data, (xp.floating, ndarray)) or isinstance(data, Tensor)
+
+
+def _check_requires_grad(t: Tensor, requires_grad: bool) -> Tensor:
+    if requires_grad:
+        if not t._dtype.is_floating_point:
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
+        t._requires_grad = True
+    return t
+
+
+def tensor(data: Any, *, dtype=None, device=None, requires_grad: bool = False, pin_memory=False):
+    """A new tensor holding a copy of ``data``; Python floats give the default dtype."""
+    _check_device(device)
+    arr, dt = _infer_array(data, dtype)
+    return _check_requires_grad(_make(xp.array(arr, dtype=dt.np), dt), requires_grad)
+
+
+def as_tensor(data: Any, dtype=None, device=None) -> Tensor:
+    """``data`` as a tensor, sharing memory with an array or tensor of the same dtype."""
+    _check_device(device)
+    if isinstance(data, Tensor):
+        if dtype is None or _dtypes.to_dtype(dtype) is data._dtype:
+            return data
+        return data.to(dtype)
+    arr, dt = _infer_array(data, dtype)
+    return _make(xp.asarray(arr, dtype=dt.np), dt)
+
+
+def from_numpy(array: ndarray) -> Tensor:
+    """A tensor sharing memory with a NumPy array (writes to one show in the other)."""
+    if not isinstance(array, ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    return _make(array, _dtypes.from_numpy_dtype(array.dtype))
+
+
+def _check_device(dev: Any) -> None:
+    if dev is not None:
+        device(dev)
+
+
+# ----- filled ----------------------------------------------------------------------------
+
+
+def _size(size: Sequence) -> tuple:
+    if len(size) == 1 and not isinstance(size[0], numbers.Integral):
+        size = tuple(size[0])
+    return tuple(int(s) for s in size)
+
+
+def _filled(fill, size, dtype, requires_grad, default=None):
+    dt = _dtypes.to_dtype(dtype) if dtype is not None else (default or _dtypes.get_default_dtype())
+    arr = xp.full(_size(size), fill, dtype=dt.np)
+    return _check_requires_grad(_make(arr, dt), requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+    """A tensor of zeros of the given size."""
+    return _filled(0, size, dtype, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+    """A tensor of ones of the given size."""
+    return _filled(1, size, dtype, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None,
+          memory_format=None, pin_memory=False):
+    """An uninitialised tensor (chainrule fills it with zeros)."""
+    return _filled(0, size, dtype, requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
+    """A tensor filled with ``fill_value``; the dtype follows the value's type."""
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    return _filled(fill_value, (size,), dtype, requires_grad, _dtypes.scalar_dtype(fill_value))
+
+
+def _like(t: Tensor, fill, dtype, requires_grad):
+    dt = t._dtype if dtype is None else _dtypes.to_dtype(dtype)
+    return _check_requires_grad(_make(xp.full(t._data.shape, fill, dtype=dt.np), dt), requires_grad)
+
+
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None,
+               layout=None):
+    return _like(input, 0, dtype, requires_grad)
+
+
+def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None,
+              layout=None):
+    return _like(input, 1, dtype, requires_grad)
+
+
+def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None,
+               layout=None):
+    return _like(input, 0, dtype, requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
+              memory_format=None, layout=None):
+    return _like(input, fill_value, dtype, requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+    """The n×m identity matrix."""
+    dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
+    arr = xp.eye(n, n if m is None else m, dtype=dt.np)
+    return _check_requires_grad(_make(arr, dt), requires_grad)
+
+
+def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None,
+           layout=None):
+    """Values from start to end (exclusive) in steps; integers give int64, else the default float."""
+    if end is None:
+        start, end = 0, start
+    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if dtype is None:
+        integral = all(isinstance(v, numbers.Integral) for v in values)
+        dt = _dtypes.int64 if integral else _dtypes.get_default_dtype()
+    else:
+        dt = _dtypes.to_dtype(dtype)
+    start, end, step = values
+    n = max(0, int(-(-(end - start) // step)))
+    arr = (start + xp.arange(n, dtype=xp.float64 if dt.is_floating_point else xp.int64) * step)
+    return _check_requires_grad(_make(arr.astype(dt.np), dt), requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None,
+             layout=None):
+    """``steps`` evenly spaced values from start to end inclusive."""
+    dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
+    arr = xp.linspace(float(start), float(end), int(steps)).astype(dt.np)
+    return _check_requires_grad(_make(arr, dt), requires_grad)
+
+
+# ----- legacy typed constructors ---------------------------------------------------------
+
+
+def _legacy_new(cls, dt: DType, args: tuple, kwargs: dict) -> Tensor:
+    """``FloatTensor(2, 3)`` is an (uninitialised) 2x3 tensor; ``FloatTensor([1, 2])`` copies data."""
+    if kwargs.get("device") not in (None, "cpu"):
+        device(kwargs["device"])
+    if not args:
+        return _make(xp.zeros((0,), dtype=dt.np), dt)
+    if all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args):
+        return _make(xp.zeros(tuple(int(a) for a in args), dtype=dt.np), dt)
+    if len(args) != 1:
+        raise TypeError(f"new(): invalid arguments {args!r}")
+    data = args[0]
+    arr, _ = _infer_array(data, dt)
+    return _make(xp.array(arr, dtype=dt.np), dt)
+
+
+class _TypedTensorMeta(type):
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Tensor) and obj._dtype is cls._dtype
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        return _legacy_new(Tensor, cls._dtype, args, kwargs)
+
+
+def _typed(name: str, dt: DType) -> type:
+    return _TypedTensorMeta(name, (), {"_dtype": dt, "__doc__": f"Legacy constructor: {dt!r}."})
+
+
+FloatTensor = _typed("FloatTensor", _dtypes.float32)
+DoubleTensor = _typed("DoubleTensor", _dtypes.float64)
+HalfTensor = _typed("HalfTensor", _dtypes.float16)
+LongTensor = _typed("LongTensor", _dtypes.int64)
+IntTensor = _typed("IntTensor", _dtypes.int32)
+ShortTensor = _typed("ShortTensor", _dtypes.int16)
+CharTensor = _typed("CharTensor", _dtypes.int8)
+ByteTensor = _typed("ByteTensor", _dtypes.uint8)
+BoolTensor = _typed("BoolTensor", _dtypes.bool)

@@ -1,0 +1,141 @@
+"""Dtypes as PyTorch names them, mapped onto backend dtypes, and type promotion.
+
+A ``dtype`` prints as ``torch.float32`` (not ``chainrule.float32``) on purpose:
+scripts written for PyTorch print the same text under chainrule.
+"""
+
+from __future__ import annotations
+
+from ._backend import xp
+
+
+class dtype:  # noqa: N801 - PyTorch's spelling
+    """A tensor element type: a name, its backend dtype and its category."""
+
+    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_category")
+
+    def __init__(self, name: str, np_dtype, category: int) -> None:
+        self.name = name
+        self.np = xp.dtype(np_dtype)
+        self._category = category  # 0 bool, 1 integer, 2 floating
+        self.is_floating_point = category == 2
+        self.is_signed = name not in ("uint8", "bool")
+        self.itemsize = self.np.itemsize
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    def __reduce__(self):
+        return self.name
+
+
+bool = dtype("bool", xp.bool_, 0)  # noqa: A001 - PyTorch's public name
+uint8 = dtype("uint8", xp.uint8, 1)
+int8 = dtype("int8", xp.int8, 1)
+int16 = dtype("int16", xp.int16, 1)
+int32 = dtype("int32", xp.int32, 1)
+int64 = dtype("int64", xp.int64, 1)
+float16 = dtype("float16", xp.float16, 2)
+float32 = dtype("float32", xp.float32, 2)
+float64 = dtype("float64", xp.float64, 2)
+
+half = float16
+float = float32  # noqa: A001
+double = float64
+short = int16
+int = int32  # noqa: A001
+long = int64
+
+ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+_FROM_NP = {d.np: d for d in ALL}
+_FROM_NP_TYPE = {d.np.type: d for d in ALL}
+
+_default = [float32]
+
+
+def get_default_dtype() -> dtype:
+    """The dtype of floating tensors made from Python floats (float32 unless changed)."""
+    return _default[0]
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the default floating dtype; only float32 and float64 are allowed, as in PyTorch."""
+    if d not in (float32, float64, float16):
+        raise TypeError(
+            f"only floating-point types are supported as the default type, got {d!r}"
+        )
+    _default[0] = d
+
+
+def from_numpy_dtype(np_dtype) -> dtype:
+    """The chainrule dtype of a backend dtype; TypeError for one chainrule lacks."""
+    try:
+        return _FROM_NP[np_dtype]
+    except KeyError:
+        pass
+    try:
+        return _FROM_NP[xp.dtype(np_dtype)]
+    except (KeyError, TypeError):
+        raise TypeError(
+            f"can't convert np.ndarray of type {np_dtype}. The only supported types are: "
+            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+        ) from None
+
+
+def to_dtype(d) -> dtype:
+    """Accept a chainrule dtype, a backend dtype or a Python type (float, int, bool)."""
+    if isinstance(d, dtype):
+        return d
+    if d is _py_float:  # PyTorch maps the Python type float to float64
+        return float64
+    if d is _py_int:
+        return int64
+    if d is _py_bool:
+        return bool
+    return from_numpy_dtype(d)
+
+
+_py_float = 0.0.__class__
+_py_int = (0).__class__
+_py_bool = True.__class__
+
+# PyTorch's promotion lattice for the types chainrule has.
+_ORDER = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """The smallest dtype both ``a`` and ``b`` convert to without loss (PyTorch's table)."""
+    if a is b:
+        return a
+    if a._category == 2 or b._category == 2:
+        if a._category != 2:
+            return b
+        if b._category != 2:
+            return a
+        return a if a.itemsize >= b.itemsize else b
+    if a is bool:
+        return b
+    if b is bool:
+        return a
+    # uint8 with a signed type: int16 unless the signed type is wider.
+    if a is uint8 or b is uint8:
+        other = b if a is uint8 else a
+        return int16 if other is int8 else other
+    return a if a.itemsize >= b.itemsize else b
+
+
+def scalar_dtype(value) -> dtype:
+    """The dtype PyTorch gives a Python scalar standing alone (``torch.tensor(value)``)."""
+    if isinstance(value, _py_bool):
+        return bool
+    if isinstance(value, _py_int):
+        return int64
+    return get_default_dtype()
+
+
+def category(d: dtype) -> _py_int:
+    return d._category

@@ -1,0 +1,316 @@
+"""The op-definition pattern: one op, one definition.
+
+An op is one call to ``defop``::
+
+    exp = defop(
+        "exp", xp.exp, dtypes=FLOAT,
+        vjp=lambda g, ans: g * ans,          # d/dx e^x = e^x
+    )
+
+- ``forward`` works on backend arrays, with PyTorch's parameter names.
+- ``vjp`` is one function per input (a tuple for several inputs, ``None`` for an
+  input with no gradient). Its first parameter is the output gradient ``g``; the
+  names of the others say what the op must save: an input by its name (``x``,
+  ``a``, ``b``), the output as ``ans``, an input's shape as ``x_shape``, or a
+  keyword parameter of ``forward`` by its name (``dim``). Only those are saved.
+- VJPs are written with chainrule's own ops and operators. Called with arrays,
+  an op runs its forward on the arrays directly, so backward without
+  ``create_graph`` costs little more than the NumPy calls; called with tensors
+  (``create_graph=True``) the same code records a graph, so every op has
+  derivatives of every order without extra code.
+- Broadcasting is undone and gradients are cast back to their input's dtype
+  in one place, the engine's ``_fit``, not in each VJP.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from typing import Any, Callable, Sequence
+
+from . import _dtypes
+from ._backend import ndarray, xp
+from ._dtypes import dtype as DType
+from ._tensor import Tensor, _make
+from .autograd import grad_mode
+from .autograd.graph import Node, new_node
+
+# dtype rules: how the output dtype follows from the inputs'
+PROMOTE = "promote"  # PyTorch's type promotion; inputs cast to the result type
+FLOAT = "float"  # promoted, then integers and bools become the default float dtype
+KEEP = "keep"  # forward decides (reductions, casts, shape ops); no casting of inputs
+
+_state = grad_mode._state
+_from_np = _dtypes._FROM_NP
+REGISTRY: dict[str, Op] = {}
+
+
+class Op:
+    """A differentiable primitive: forward on arrays plus one VJP per input."""
+
+    def __init__(
+        self,
+        name: str,
+        forward: Callable,
+        args: Sequence[str],
+        vjp: Any,
+        node: str | Callable[..., str] | None,
+        dtypes: str,
+        view: bool,
+        doc: str,
+        conventions: str,
+    ) -> None:
+        self.name = name
+        self.forward = forward
+        self.args = tuple(args)
+        self.dtypes = dtypes
+        self.view = view
+        self.doc = doc
+        self.conventions = conventions
+        vjps = vjp if isinstance(vjp, tuple) else (vjp,)
+        if len(vjps) != len(self.args):
+            raise TypeError(f"{name}: {len(self.args)} inputs but {len(vjps)} VJPs")
+        self.raw_vjps = vjps
+        self.params = _forward_params(forward, self.args)
+        self.save_kinds, self.save_keys, self.vjps = self._plan_saves(vjps)
+        self._node_name = node or _default_node_name(name)
+        self._node_classes: dict[str, type] = {}
+        self.node_class = None if callable(self._node_name) else self._class(self._node_name)
+        REGISTRY[name] = self
+
+    # ----- definition time -------------------------------------------------------
+
+    def _plan_saves(self, vjps):
+        """From the VJPs' parameter names, the list of values to save and who needs which."""
+        kinds: list[str] = []
+        keys: list[Any] = []
+        plans = []
+        for i, vjp in enumerate(vjps):
+            if vjp is None:
+                plans.append((None, ()))
+                continue
+            names = list(inspect.signature(vjp).parameters)[1:]
+            idx = []
+            for n in names:
+                spec = self._classify(n, i)
+                if spec not in zip(kinds, keys):
+                    kinds.append(spec[0])
+                    keys.append(spec[1])
+                idx.append(list(zip(kinds, keys)).index(spec))
+            plans.append((vjp, tuple(idx)))
+        return tuple(kinds), tuple(keys), tuple(plans)
+
+    def _classify(self, n: str, i: int) -> tuple[str, Any]:
+        if n == "ans":
+            return ("ans", None)
+        if n in self.args:
+            return ("arg", self.args.index(n))
+        if n.endswith("_shape") and n[:-6] in self.args:
+            return ("shape", self.args.index(n[:-6]))
+        if n in self.params:
+            return ("param", n)
+        raise TypeError(f"{self.name}: VJP {i} asks for {n!r}, which the op does not have")
+
+    def _class(self, node_name: str) -> type:
+        cls = self._node_classes.get(node_name)
+        if cls is None:
+            cls = type(node_name, (Node,), {"__slots__": (), "__module__": "chainrule.autograd"})
+            self._node_classes[node_name] = cls
+        return cls
+
+    def _dtype_of(self, arr) -> DType:
+        return _from_np[arr.dtype]
+
+    def __repr__(self) -> str:
+        return f"<op {self.name}>"
+
+    # ----- calling ----------------------------------------------------------------
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else types.MethodType(self, obj)
+
+    def __call__(self, *args: Any, **params: Any):
+        for a in args:
+            if isinstance(a, Tensor):
+                return self._apply(args, params)
+        # No tensor: a VJP running on arrays. Just the forward.
+        return self.forward(*args, **params)
+
+    def _apply(self, args: tuple, params: dict) -> Tensor:
+        rule = self.dtypes
+        if rule is KEEP:
+            arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+        else:
+            target = rule(args, params) if callable(rule) else result_type(args)
+            if rule is FLOAT and not target.is_floating_point:
+                target = _dtypes.get_default_dtype()
+            arrays = []
+            for a in args:
+                if isinstance(a, Tensor):
+                    arrays.append(a._data if a._dtype is target else a._data.astype(target.np))
+                else:
+                    arrays.append(a)
+        out = self.forward(*arrays, **params)
+        if type(out) is not ndarray:
+            if type(out) is tuple:
+                return self._apply_multi(args, arrays, params, out)
+            out = xp.asarray(out)
+        dtype = _from_np[out.dtype]
+        vc = args[0]._vc if self.view and xp.may_share_memory(out, arrays[0]) else None
+        if not (_state.enabled and dtype._category == 2):
+            return _make(out, dtype, vc=vc)
+        requires = False
+        for a in args:
+            if isinstance(a, Tensor) and a._requires_grad:
+                requires = True
+                break
+        if not requires:
+            return _make(out, dtype, vc=vc)
+        node = self._record(args, arrays, params, out)
+        result = _make(out, dtype, True, node, 0, vc)
+        if self.save_kinds:
+            self._save(node, args, arrays, params, out, result)
+        return result
+
+    def _record(self, args, arrays, params, out) -> Node:
+        cls = self.node_class or self._class(self._node_name(*arrays, **params))
+        node = new_node(cls)
+        node._op = self
+        nxt = []
+        meta = []
+        for a in args:
+            if isinstance(a, Tensor) and a._requires_grad:
+                fn = a._grad_fn
+                nxt.append((a._accumulator() if fn is None else fn, a._output_nr))
+                meta.append((a._data.shape, a._dtype))
+            else:
+                nxt.append((None, 0))
+                meta.append(None)
+        node._next = tuple(nxt)
+        node._meta = meta
+        node._saved = ()
+        node._checks = ()
+        node.metadata = {}
+        return node
+
+    def _save(self, node, args, arrays, params, out, result) -> None:
+        saved = []
+        checks = []
+        for kind, key in zip(self.save_kinds, self.save_keys):
+            if kind == "arg":
+                v = args[key]
+                if isinstance(v, Tensor):
+                    checks.append((v._vc, v._vc[0], len(saved)))
+            elif kind == "ans":
+                v = out
+                checks.append((result._vc, result._vc[0], len(saved)))
+            elif kind == "shape":
+                a = arrays[key]
+                v = a.shape if isinstance(a, ndarray) else ()
+            else:
+                v = params.get(key, self.params[key])
+            saved.append(v)
+        node._saved = tuple(saved)
+        node._checks = tuple(checks)
+
+    def _apply_multi(self, args, arrays, params, outs) -> tuple:
+        """Ops with several outputs (values and indices, say): only float outputs get grads."""
+        results = []
+        for o in outs:
+            o = o if type(o) is ndarray else xp.asarray(o)
+            results.append(_make(o, _from_np[o.dtype]))
+        requires = any(isinstance(a, Tensor) and a._requires_grad for a in args)
+        if not (_state.enabled and requires):
+            return tuple(results)
+        cls = self.node_class or self._class(self._node_name(*arrays, **params))
+        node = self._record(args, arrays, params, None)
+        node.__class__ = _multi_class(cls, len(outs))
+        for nr, r in enumerate(results):
+            if r._dtype._category == 2:
+                r._requires_grad = True
+                r._grad_fn = node
+                r._output_nr = nr
+        if self.save_kinds:
+            self._save(node, args, arrays, params, tuple(r._data for r in results), results[0])
+        return tuple(results)
+
+
+def _multi_class(cls: type, n: int) -> type:
+    key = (cls, n)
+    sub = _MULTI.get(key)
+    if sub is None:
+        sub = type(cls.__name__, (cls,), {"__slots__": (), "n_outputs": n})
+        _MULTI[key] = sub
+    return sub
+
+
+_MULTI: dict = {}
+
+
+def defop(
+    name: str,
+    forward: Callable,
+    *,
+    args: Sequence[str] = ("x",),
+    vjp: Any,
+    node: str | Callable[..., str] | None = None,
+    dtypes: str | Callable = PROMOTE,
+    view: bool = False,
+    conventions: str = "",
+) -> Op:
+    """Define a differentiable op: its forward on arrays and one VJP per input.
+
+    The VJP's docstring-free lambda is the derivative; put the formula in a
+    comment beside it and any subgradient convention in ``conventions``.
+    """
+    return Op(name, forward, args, vjp, node, dtypes, view, forward.__doc__ or "", conventions)
+
+
+def _forward_params(forward: Callable, args: tuple) -> dict:
+    try:
+        sig = inspect.signature(forward)
+    except (TypeError, ValueError):  # a ufunc
+        return {}
+    return {
+        n: p.default
+        for n, p in sig.parameters.items()
+        if n not in args and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+    }
+
+
+def _default_node_name(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_")) + "Backward0"
+
+
+def result_type(args: Sequence[Any]) -> DType:
+    """PyTorch's type promotion over tensors and Python scalars.
+
+    Dimensioned tensors win over 0-d tensors, which win over Python scalars, unless
+    a lower-priority operand is of a higher category (bool < integer < float): then
+    a 0-d tensor keeps its dtype and a Python scalar brings its default dtype.
+    """
+    dim = zero = None
+    scalar = -1
+    for a in args:
+        if isinstance(a, Tensor):
+            d = a._dtype
+            if a._data.ndim:
+                dim = d if dim is None or dim is d else _dtypes.promote_types(dim, d)
+            else:
+                zero = d if zero is None or zero is d else _dtypes.promote_types(zero, d)
+        elif a is None:
+            continue
+        else:
+            c = 0 if isinstance(a, bool) else 1 if isinstance(a, int) else 2
+            if c > scalar:
+                scalar = c
+    result = dim
+    if zero is not None:
+        if result is None:
+            result = zero
+        elif zero._category > result._category:
+            result = zero
+    if scalar >= 0:
+        if result is None or scalar > result._category:
+            result = (_dtypes.bool, _dtypes.int64, _dtypes.get_default_dtype())[scalar]
+    return result

@@ -1,0 +1,105 @@
+"""Random tensors from chainrule's own generator (seeded by ``manual_seed``).
+
+Runs are reproducible: like PyTorch, the generator starts from a fixed seed.
+chainrule does not reproduce PyTorch's random streams.
+"""
+
+from __future__ import annotations
+
+from ._backend import xp
+from . import _dtypes
+from ._creation import _check_requires_grad, _size
+from ._tensor import Tensor, _make
+
+DEFAULT_SEED = 67280421310721  # PyTorch's default seed, so initial_seed() agrees
+_gen = [xp.random.default_rng(DEFAULT_SEED)]
+_seed = [DEFAULT_SEED]
+
+
+class Generator:
+    """A random generator; ``chainrule.default_generator`` is the global one."""
+
+    def manual_seed(self, seed: int) -> Generator:
+        manual_seed(seed)
+        return self
+
+    def initial_seed(self) -> int:
+        return _seed[0]
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed: int) -> Generator:
+    """Reseed the global generator so the random tensors that follow are reproducible."""
+    seed = int(seed)
+    _seed[0] = seed
+    _gen[0] = xp.random.default_rng(seed & 0xFFFFFFFFFFFFFFFF)
+    return default_generator
+
+
+def seed() -> int:
+    """Reseed from fresh entropy; returns the new seed."""
+    s = int(xp.random.SeedSequence().entropy) & 0xFFFFFFFFFFFFFFFF
+    manual_seed(s)
+    return s
+
+
+def initial_seed() -> int:
+    return _seed[0]
+
+
+def _float_dtype(dtype):
+    dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
+    if not dt.is_floating_point:
+        raise RuntimeError(f'"normal_kernel_cpu" not implemented for \'{dt.name}\'')
+    return dt
+
+
+def _sample(kind: str, shape: tuple, dt):
+    gen = _gen[0]
+    np_dt = dt.np if dt.np in (xp.float32, xp.float64) else xp.float32
+    arr = gen.standard_normal(shape, dtype=np_dt) if kind == "n" else gen.random(shape, dtype=np_dt)
+    return arr.astype(dt.np, copy=False)
+
+
+def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, out=None,
+          layout=None):
+    """Samples of the standard normal distribution."""
+    dt = _float_dtype(dtype)
+    return _check_requires_grad(_make(_sample("n", _size(size), dt), dt), requires_grad)
+
+
+def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, out=None,
+         layout=None):
+    """Samples of the uniform distribution on [0, 1)."""
+    dt = _float_dtype(dtype)
+    return _check_requires_grad(_make(_sample("u", _size(size), dt), dt), requires_grad)
+
+
+def randn_like(input: Tensor, *, dtype=None, device=None, requires_grad=False, layout=None,
+               memory_format=None):
+    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def rand_like(input: Tensor, *, dtype=None, device=None, requires_grad=False, layout=None,
+              memory_format=None):
+    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randint(low=0, high=None, size=None, *, dtype=None, device=None, requires_grad=False,
+            generator=None, out=None, layout=None):
+    """Integers drawn uniformly from [low, high); int64 unless dtype says otherwise."""
+    if size is None:  # randint(high, size)
+        low, high, size = 0, low, high
+    if high is None:
+        raise TypeError("randint() missing required argument 'high'")
+    dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.int64
+    arr = _gen[0].integers(low, high, size=tuple(size)).astype(dt.np)
+    return _check_requires_grad(_make(arr, dt), requires_grad)
+
+
+def randperm(n: int, *, dtype=None, device=None, requires_grad=False, generator=None):
+    """A random permutation of 0..n-1 (int64)."""
+    dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.int64
+    return _make(_gen[0].permutation(n).astype(dt.np), dt)

@@ -1,0 +1,130 @@
+"""Grad modes: whether ops record the graph. Thread-local, as in PyTorch."""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+
+class _State(threading.local):
+    enabled = True
+    inference = False
+
+
+_state = _State()
+
+
+def is_grad_enabled() -> bool:
+    """True when ops on tensors that require grad record a backward graph."""
+    return _state.enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    return _state.inference
+
+
+class _Mode:
+    """A context manager that is also a decorator (``@no_grad()`` and ``@no_grad``)."""
+
+    _enabled = True
+
+    def __new__(cls, func=None):
+        self = super().__new__(cls)
+        if callable(func):  # used bare as ``@no_grad``
+            self.__init__()
+            return self(func)
+        return self
+
+    def __init__(self, func=None) -> None:
+        self._stack: list[tuple[bool, bool]] = []
+
+    def _set(self) -> None:
+        _state.enabled = self._enabled
+
+    def __enter__(self):
+        self._stack.append((_state.enabled, _state.inference))
+        self._set()
+        return None
+
+    def __exit__(self, *exc) -> bool:
+        _state.enabled, _state.inference = self._stack.pop()
+        return False
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return func(*args, **kwargs)
+
+        return wrapper
+
+
+class no_grad(_Mode):  # noqa: N801 - PyTorch's spelling
+    """Context manager and decorator: ops inside record no graph."""
+
+    _enabled = False
+
+
+class enable_grad(_Mode):  # noqa: N801
+    """Context manager and decorator: turn recording back on inside ``no_grad``."""
+
+    _enabled = True
+
+
+class inference_mode(_Mode):  # noqa: N801
+    """Like ``no_grad`` (chainrule has no separate inference tensors); ``mode=False`` is a no-op."""
+
+    def __new__(cls, mode=True):
+        if callable(mode):
+            self = super().__new__(cls)
+            self.__init__()
+            return self(mode)
+        return super().__new__(cls)
+
+    def __init__(self, mode: bool = True) -> None:
+        super().__init__()
+        self.mode = mode
+
+    def _set(self) -> None:
+        if self.mode:
+            _state.enabled = False
+            _state.inference = True
+
+    def __call__(self, func):
+        mode = self.mode
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with inference_mode(mode):
+                return func(*args, **kwargs)
+
+        return wrapper
+
+
+class set_grad_enabled(_Mode):  # noqa: N801
+    """Set recording on or off now; used as a context manager it restores on exit."""
+
+    def __new__(cls, mode: bool):
+        return object.__new__(cls)
+
+    def __init__(self, mode: bool) -> None:
+        self._prev = (_state.enabled, _state.inference)
+        self._stack = []
+        self._enabled = bool(mode)
+        _state.enabled = self._enabled
+
+    def __enter__(self):
+        self._stack.append(self._prev)
+        _state.enabled = self._enabled
+        return None
+
+    def __call__(self, func):
+        _state.enabled, _state.inference = self._prev
+        mode = self._enabled
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return func(*args, **kwargs)
+
+        return wrapper

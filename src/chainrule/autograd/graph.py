@@ -1,0 +1,226 @@
+"""Nodes of the backward graph.
+
+A ``Node`` is made by an op when it records: it keeps the values the op's VJPs
+asked for and one edge ``(node, output_nr)`` per input. Each op has its own
+Node subclass, so nodes print as PyTorch's do (``<MulBackward0 object at 0x...>``).
+
+References point backwards only (output tensor -> node -> input nodes and saved
+inputs), never from a node to its outputs, so a graph is freed by reference
+counting as soon as nothing refers to it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Callable
+
+from .._backend import ndarray, xp
+
+_RELEASED = None  # _saved after backward without retain_graph
+_handle_ids = itertools.count()
+
+SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
+
+    __slots__ = ("_hooks", "id")
+
+    def __init__(self, hooks: dict, hook: Callable) -> None:
+        self._hooks = hooks
+        self.id = next(_handle_ids)
+        hooks[self.id] = hook
+
+    def remove(self) -> None:
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+class Node:
+    """One step of backward: maps gradients of an op's outputs to gradients of its inputs."""
+
+    __slots__ = (
+        "_op",  # the Op whose VJPs this node runs
+        "_saved",  # values the VJPs asked for, in op.saves order; None once freed
+        "_checks",  # (version counter, version at save, index into _saved) per saved tensor
+        "_meta",  # per input: (shape, dtype) if it needs a gradient, else None
+        "_next",  # per input: (node, output_nr) or (None, 0)
+        "_pre",  # output_nr -> {handle id: tensor hook}, or None
+        "_retained",  # output_nr -> weakref of a tensor that retains its grad, or None
+        "_hooks",  # {handle id: hook(grad_inputs, grad_outputs)}, or None
+        "_prehooks",  # {handle id: prehook(grad_outputs)}, or None
+        "metadata",
+        "__weakref__",
+    )
+    n_outputs = 1
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+    @property
+    def next_functions(self) -> tuple:
+        return self._next
+
+    def _retain(self, output_nr: int, ref) -> None:
+        if self._retained is None:
+            self._retained = {}
+        self._retained[output_nr] = ref
+
+    def _tensor_pre_hook(self, output_nr: int, hook: Callable) -> RemovableHandle:
+        if self._pre is None:
+            self._pre = {}
+        return RemovableHandle(self._pre.setdefault(output_nr, {}), hook)
+
+    def register_hook(self, fn: Callable) -> RemovableHandle:
+        """Call ``fn(grad_inputs, grad_outputs)`` after this node runs; it may return new grad_inputs."""
+        if self._hooks is None:
+            self._hooks = {}
+        return RemovableHandle(self._hooks, fn)
+
+    def register_prehook(self, fn: Callable) -> RemovableHandle:
+        """Call ``fn(grad_outputs)`` before this node runs; it may return new grad_outputs."""
+        if self._prehooks is None:
+            self._prehooks = {}
+        return RemovableHandle(self._prehooks, fn)
+
+    def _saved_values(self, create_graph: bool) -> list:
+        """The saved values as the VJPs take them: arrays, or tensors when recording."""
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(SECOND_BACKWARD)
+        for vc, version, i in self._checks:
+            if vc[0] != version:
+                raise RuntimeError(_modified_message(self, saved[i], vc[0], version))
+        from .._tensor import Tensor, _make
+
+        if create_graph:
+            out = []
+            for kind, v in zip(self._op.save_kinds, saved):
+                if kind == "ans":
+                    v = _make(v, self._op._dtype_of(v), True, self, 0)
+                out.append(v)
+            return out
+        return [v._data if isinstance(v, Tensor) else v for v in saved]
+
+    def apply(self, grad_outputs: list, create_graph: bool) -> list:
+        """The gradient for each input (None where an input needs none)."""
+        values = self._saved_values(create_graph)
+        g = grad_outputs[0] if self.n_outputs == 1 else tuple(grad_outputs)
+        grads = []
+        for meta, (vjp, idx) in zip(self._meta, self._op.vjps):
+            if meta is None or vjp is None:
+                grads.append(None)
+                continue
+            grad = vjp(g, *[values[j] for j in idx])
+            grads.append(_fit(self, len(grads), grad, meta, create_graph))
+        return grads
+
+    def _release(self) -> None:
+        if self._checks or self._op.save_kinds:
+            self._saved = _RELEASED
+
+
+def _fit(node: Node, i: int, grad: Any, meta: tuple, create_graph: bool):
+    """Undo broadcasting and cast to the input's dtype: the one place both happen."""
+    shape, dtype = meta
+    if create_graph:
+        from .._tensor import Tensor
+        from ..ops.elementwise import to_dtype
+
+        if not isinstance(grad, Tensor):
+            from .._tensor import wrap
+
+            grad = wrap(xp.asarray(grad))
+        if grad._data.shape != shape:
+            grad = _sum_to(node, i, grad, shape, grad._data.shape)
+        if grad._dtype is not dtype:
+            grad = to_dtype(grad, dtype=dtype)
+        return grad
+    if type(grad) is not ndarray:
+        grad = xp.asarray(grad)
+    if grad.shape != shape:
+        grad = _sum_to(node, i, grad, shape, grad.shape)
+    if grad.dtype != dtype.np:
+        grad = grad.astype(dtype.np)
+    return grad
+
+
+def _sum_to(node: Node, i: int, grad, shape: tuple, gshape: tuple):
+    """Sum ``grad`` down to ``shape`` over the dims broadcasting added or stretched."""
+    from ..ops.shape import sum_to
+
+    lead = len(gshape) - len(shape)
+    if lead < 0 or any(s != 1 and s != gs for s, gs in zip(shape, gshape[lead:])):
+        raise RuntimeError(
+            f"Function {node.name()} returned an invalid gradient at index {i} - got "
+            f"{list(gshape)} but expected shape compatible with {list(shape)}"
+        )
+    return sum_to(grad, shape)
+
+
+def _modified_message(node: Node, value: Any, now: int, expected: int) -> str:
+    from .._tensor import Tensor
+
+    arr = value._data if isinstance(value, Tensor) else value
+    from .._tensor import _TYPE_NAMES
+    from .._dtypes import from_numpy_dtype
+
+    kind = _TYPE_NAMES[from_numpy_dtype(arr.dtype)]
+    return (
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [{kind} {list(arr.shape)}], which is output 0 of {node.name()}, "
+        f"is at version {now}; expected version {expected} instead. Hint: the tensor was "
+        "changed in place (for example by add_, mul_, or an assignment into it) after this "
+        "op saved it for backward; use an out-of-place op (y = y * 2) or .clone() it first."
+    )
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf: adds the incoming gradient into ``variable.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable) -> None:
+        self.variable = variable
+        self._next = ()
+        self._pre = None
+        self._retained = None
+        self._hooks = None
+        self._prehooks = None
+        self.metadata = {}
+
+    def _release(self) -> None:
+        pass
+
+
+def new_node(cls: type) -> Node:
+    """A blank node of class ``cls`` (its slots filled in by the op that records it)."""
+    node = object.__new__(cls)
+    node._pre = None
+    node._retained = None
+    node._hooks = None
+    node._prehooks = None
+    return node
+
+
+def _node_metadata_default(node: Node) -> dict:
+    return {}
+
+
+def is_array(value: Any) -> bool:
+    return type(value) is ndarray

@@ -1,0 +1,199 @@
+"""Shape and indexing ops: views, broadcasting, transposes, ``x[key]``."""
+
+from __future__ import annotations
+
+from .._backend import xp
+from .._op import KEEP, defop
+
+
+def _view(x, shape=()):
+    """x with a new shape, sharing memory; fails where a copy would be needed"""
+    out = x.view()
+    try:
+        out.shape = shape
+    except AttributeError:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        ) from None
+    except ValueError:
+        raise RuntimeError(
+            f"shape '{list(shape)}' is invalid for input of size {x.size}"
+        ) from None
+    return out
+
+
+def _reshape_copy(x, shape=()):
+    """x copied into a new shape"""
+    return xp.reshape(x, shape).copy()
+
+
+view = defop(
+    "view", _view, dtypes=KEEP, view=True,
+    vjp=lambda g, x_shape: reshape(g, x_shape),  # a reshape's VJP reshapes back
+)
+reshape_copy = defop(
+    "reshape_copy", _reshape_copy, dtypes=KEEP, node="UnsafeViewBackward0",
+    vjp=lambda g, x_shape: reshape(g, x_shape),
+)
+
+
+def reshape(x, shape):
+    """A view when the memory layout allows it, else a copy (PyTorch's rule)."""
+    shape = infer_shape(shape, _size(x))
+    data = x._data if hasattr(x, "_data") else x
+    if data.flags.c_contiguous or _viewable(data, shape):
+        return view(x, shape=shape)
+    return reshape_copy(x, shape=shape)
+
+
+def _viewable(data, shape) -> bool:
+    probe = data.view()
+    try:
+        probe.shape = shape
+    except AttributeError:
+        return False
+    return True
+
+
+def _size(x) -> int:
+    return x._data.size if hasattr(x, "_data") else x.size
+
+
+def infer_shape(shape, numel: int) -> tuple:
+    """Resolve one -1 in ``shape``, with PyTorch's errors for impossible shapes."""
+    shape = tuple(int(s) for s in shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if -1 in shape:
+        known = 1
+        for s in shape:
+            if s != -1:
+                known *= s
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    n = 1
+    for s in shape:
+        n *= s
+    if n != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+def _sum_to(x, shape=()):
+    """x summed over the dims that broadcasting to x.shape added or stretched from shape"""
+    lead = x.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and x.shape[lead + i] != 1
+    )
+    out = xp.sum(x, axis=axes, keepdims=True) if axes else x
+    return out.reshape(shape)
+
+
+sum_to = defop(
+    "sum_to", _sum_to, dtypes=KEEP, node="SumBackward1",
+    vjp=lambda g, x_shape: expand(g, x_shape),  # summing is the VJP of broadcasting
+)
+
+
+def _expand(x, shape=()):
+    """x broadcast to shape (a read-only view)"""
+    shape = tuple(x.shape[i - len(shape) + x.ndim] if s == -1 else s for i, s in enumerate(shape))
+    return xp.broadcast_to(x, shape)
+
+
+expand = defop(
+    "expand", _expand, dtypes=KEEP, view=True,
+    vjp=lambda g, x_shape: sum_to(g, x_shape),  # broadcasting's VJP sums back
+)
+
+
+def _permute(x, dims=()):
+    """x with its dims reordered"""
+    return xp.transpose(x, dims)
+
+
+def _inverse(dims) -> tuple:
+    inv = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inv[d] = i
+    return tuple(inv)
+
+
+permute = defop(
+    "permute", _permute, dtypes=KEEP, view=True,
+    vjp=lambda g, dims: permute(g, dims=_inverse(dims)),  # undo by the inverse permutation
+)
+
+
+def _t(x):
+    """the transpose of a matrix (a 0-d or 1-D tensor is returned as is)"""
+    if x.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
+    return x.T
+
+
+t = defop("t", _t, dtypes=KEEP, view=True, vjp=lambda g: t(g))  # (Aᵀ)ᵀ = A
+
+
+def _transpose(x, dim0=0, dim1=1):
+    """x with dims dim0 and dim1 swapped"""
+    return xp.swapaxes(x, dim0, dim1)
+
+
+transpose = defop(
+    "transpose", _transpose, dtypes=KEEP, view=True,
+    vjp=lambda g, dim0, dim1: transpose(g, dim0=dim0, dim1=dim1),  # a swap undoes itself
+)
+
+
+def _getitem(x, key=()):
+    """x[key]"""
+    return x[key]
+
+
+def _index_node_name(x, key=()) -> str:
+    parts = key if isinstance(key, tuple) else (key,)
+    if all(isinstance(p, int) for p in parts):
+        return "SelectBackward0"
+    if all(isinstance(p, slice) or p is Ellipsis or p is None for p in parts):
+        return "SliceBackward0"
+    return "IndexBackward0"
+
+
+getitem = defop(
+    "getitem", _getitem, dtypes=KEEP, view=True, node=_index_node_name,
+    vjp=lambda g, x_shape, key: index_into_zeros(g, shape=x_shape, key=key),
+    conventions="Repeated indices accumulate their gradients.",
+)
+
+
+def _index_into_zeros(g, shape=(), key=()):
+    """zeros of ``shape`` with g added at ``key`` (repeated indices add up)"""
+    out = xp.zeros(shape, dtype=g.dtype)
+    xp.add.at(out, key, g)
+    return out
+
+
+index_into_zeros = defop(
+    "index_into_zeros", _index_into_zeros, args=("g",), dtypes=KEEP,
+    node="IndexPutBackward0",
+    vjp=lambda gg, key: getitem(gg, key=key),  # reading back at key
+)
+
+
+def _index_put(x, value, key=()):
+    """x with x[key] replaced by value"""
+    out = x.copy()
+    out[key] = value
+    return out
+
+
+index_put = defop(
+    "index_put", _index_put, args=("x", "value"), node="IndexPutBackward0", dtypes=KEEP,
+    vjp=(
+        lambda g, key: index_put(g, 0, key=key),  # written places no longer depend on x
+        lambda g, key: getitem(g, key=key),  # the engine sums it to the value's shape
+    ),
+)
