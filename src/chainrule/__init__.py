@@ -37,6 +37,10 @@ from ._tensor import Size, Tensor, device  # noqa: E402, F401
 from .ops import methods as _methods  # noqa: E402, F401
 from .ops.functions import (  # noqa: E402, F401
     abs,
+    all,
+    allclose,
+    any,
+    equal,
     absolute,
     add,
     clone,

@@ -337,3 +337,35 @@ def inplace(op_function):
     method.__name__ = op_function.__name__ + "_"
     method.__doc__ = f"In-place {op_function.__name__}: writes the result into self."
     return method
+
+
+# ----- predicates (no gradient) ----------------------------------------------------------
+
+
+def all(input, dim=None, keepdim=False):  # noqa: A001
+    """True where every element (over dim) is nonzero."""
+    from .._tensor import wrap
+
+    return wrap(input._data.all(axis=dim, keepdims=keepdim))
+
+
+def any(input, dim=None, keepdim=False):  # noqa: A001
+    """True where some element (over dim) is nonzero."""
+    from .._tensor import wrap
+
+    return wrap(input._data.any(axis=dim, keepdims=keepdim))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    """|input - other| <= atol + rtol |other| everywhere."""
+    import numpy
+
+    return builtins_bool(numpy.allclose(input._data, other._data, rtol, atol, equal_nan))
+
+
+def equal(input, other) -> bool:
+    """Same shape and same values."""
+    return input.shape == other.shape and builtins_bool((input._data == other._data).all())
+
+
+builtins_bool = True.__class__

@@ -153,7 +153,11 @@ METHODS = {
     "le": F.le,
     "gt": F.gt,
     "ge": F.ge,
-    # reductions
+    # reductions and predicates
+    "all": F.all,
+    "any": F.any,
+    "allclose": F.allclose,
+    "equal": F.equal,
     "sum": F.sum,
     "mean": F.mean,
     "norm": _norm,
