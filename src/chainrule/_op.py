@@ -26,14 +26,16 @@ from __future__ import annotations
 
 import inspect
 import types
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 from . import _dtypes
 from ._backend import ndarray, xp
 from ._dtypes import dtype as DType
-from ._tensor import Tensor, _make
+from ._tensor import Tensor, _counter, _make
 from .autograd import grad_mode
 from .autograd.graph import Node, new_node
+
+_new = object.__new__
 
 # dtype rules: how the output dtype follows from the inputs'
 PROMOTE = "promote"  # PyTorch's type promotion; inputs cast to the result type
@@ -43,6 +45,15 @@ KEEP = "keep"  # forward decides (reductions, casts, shape ops); no casting of i
 _state = grad_mode._state
 _from_np = _dtypes._FROM_NP
 REGISTRY: dict[str, Op] = {}
+_NO_EDGE = (None, 0)
+
+
+class SavePlan(NamedTuple):
+    """For one pattern of inputs needing grad: what to save, and each VJP's arguments."""
+
+    kinds: tuple  # "arg", "ans", "shape" or "param", per saved value
+    keys: tuple  # the input index or parameter name, per saved value
+    vjps: tuple  # (vjp or None, indices into the saved values), per input
 
 
 class Op:
@@ -81,24 +92,42 @@ class Op:
     # ----- definition time -------------------------------------------------------
 
     def _plan_saves(self, vjps):
-        """From the VJPs' parameter names, the list of values to save and who needs which."""
-        kinds: list[str] = []
-        keys: list[Any] = []
-        plans = []
+        """Read each VJP's parameter names: what it needs saved, by (kind, key)."""
+        needs = []
         for i, vjp in enumerate(vjps):
             if vjp is None:
-                plans.append((None, ()))
+                needs.append(None)
                 continue
             names = list(inspect.signature(vjp).parameters)[1:]
-            idx = []
-            for n in names:
-                spec = self._classify(n, i)
-                if spec not in zip(kinds, keys):
-                    kinds.append(spec[0])
-                    keys.append(spec[1])
-                idx.append(list(zip(kinds, keys)).index(spec))
-            plans.append((vjp, tuple(idx)))
-        return tuple(kinds), tuple(keys), tuple(plans)
+            needs.append(tuple(self._classify(n, i) for n in names))
+        self._needs = tuple(needs)
+        # one plan per bitmask of inputs that need gradients (bit i: input i)
+        self._plans: list[SavePlan | None] = [None] * (1 << len(vjps))
+        every = self.plan(tuple(v is not None for v in vjps))
+        return every.kinds, every.keys, every.vjps
+
+    def plan(self, mask: tuple) -> SavePlan:
+        """What to save when the inputs in ``mask`` need gradients (cached per mask)."""
+        bits = sum(1 << i for i, m in enumerate(mask) if m)
+        plan = self._plans[bits]
+        if plan is None:
+            specs: list[tuple] = []
+            vjps = []
+            for need, vjp, spec in zip(mask, self.raw_vjps, self._needs):
+                if not need or vjp is None:
+                    vjps.append((None, ()))
+                    continue
+                idx = []
+                for item in spec:
+                    if item not in specs:
+                        specs.append(item)
+                    idx.append(specs.index(item))
+                vjps.append((vjp, tuple(idx)))
+            plan = SavePlan(
+                tuple(k for k, _ in specs), tuple(k for _, k in specs), tuple(vjps)
+            )
+            self._plans[bits] = plan
+        return plan
 
     def _classify(self, n: str, i: int) -> tuple[str, Any]:
         if n == "ans":
@@ -137,81 +166,84 @@ class Op:
         return self.forward(*args, **params)
 
     def _apply(self, args: tuple, params: dict) -> Tensor:
+        """Run the forward on the inputs' arrays and, when grad is needed, record a node."""
+        # 1. the result dtype, and the inputs cast to it
         rule = self.dtypes
         if rule is KEEP:
             arrays = [a._data if isinstance(a, Tensor) else a for a in args]
         else:
-            target = rule(args, params) if callable(rule) else result_type(args)
-            if rule is FLOAT and not target.is_floating_point:
+            target = _fast_result_type(args)  # callable rules agree with it when it answers
+            if target is None:
+                target = rule(args, params) if callable(rule) else result_type(args)
+            if rule is FLOAT and target._category != 2:
                 target = _dtypes.get_default_dtype()
-            arrays = []
-            for a in args:
-                if isinstance(a, Tensor):
-                    arrays.append(a._data if a._dtype is target else a._data.astype(target.np))
-                else:
-                    arrays.append(a)
+            arrays = [
+                (a._data if a._dtype is target else a._data.astype(target.np))
+                if isinstance(a, Tensor)
+                else a
+                for a in args
+            ]
+        # 2. the forward, on arrays
         out = self.forward(*arrays, **params)
         if type(out) is not ndarray:
             if type(out) is tuple:
                 return self._apply_multi(args, arrays, params, out)
             out = xp.asarray(out)
         dtype = _from_np[out.dtype]
-        vc = args[0]._vc if self.view and xp.may_share_memory(out, arrays[0]) else None
-        if not (_state.enabled and dtype._category == 2):
+        vc = _counter(args[0]) if self.view and xp.may_share_memory(out, arrays[0]) else None
+        # 3. the node, if some input needs a gradient and grad mode is on
+        if not _state.enabled or dtype._category != 2:
             return _make(out, dtype, vc=vc)
-        requires = False
-        for a in args:
-            if isinstance(a, Tensor) and a._requires_grad:
-                requires = True
-                break
-        if not requires:
-            return _make(out, dtype, vc=vc)
-        node = self._record(args, arrays, params, out)
-        result = _make(out, dtype, True, node, 0, vc)
-        if self.save_kinds:
-            self._save(node, args, arrays, params, out, result)
-        return result
-
-    def _record(self, args, arrays, params, out) -> Node:
-        cls = self.node_class or self._class(self._node_name(*arrays, **params))
-        node = new_node(cls)
-        node._op = self
+        bits = 0
         nxt = []
         meta = []
-        for a in args:
+        for i, a in enumerate(args):
             if isinstance(a, Tensor) and a._requires_grad:
+                bits |= 1 << i
                 fn = a._grad_fn
                 nxt.append((a._accumulator() if fn is None else fn, a._output_nr))
                 meta.append((a._data.shape, a._dtype))
             else:
-                nxt.append((None, 0))
+                nxt.append(_NO_EDGE)
                 meta.append(None)
+        if not bits:
+            return _make(out, dtype, vc=vc)
+        node = _new(self.node_class or self._class(self._node_name(*arrays, **params)))
+        node._op = self
         node._next = tuple(nxt)
-        node._meta = meta
+        node._meta = tuple(meta)
+        node._plan = plan = self._plans[bits] or self.plan(tuple(m is not None for m in meta))
         node._saved = ()
         node._checks = ()
-        node.metadata = {}
-        return node
+        node._pre = node._retained = node._hooks = node._prehooks = node._metadata = None
+        result = _make(out, dtype, True, node, 0, vc)
+        if plan.kinds:
+            self._save(node, plan, args, arrays, params, out, result)
+        return result
 
-    def _save(self, node, args, arrays, params, out, result) -> None:
+    def _save(self, node, plan, args, arrays, params, out, result) -> None:
+        """Keep what the VJPs of the inputs needing gradients asked for, and their versions."""
         saved = []
         checks = []
-        for kind, key in zip(self.save_kinds, self.save_keys):
+        for kind, key in zip(plan.kinds, plan.keys):
             if kind == "arg":
                 v = args[key]
                 if isinstance(v, Tensor):
-                    checks.append((v._vc, v._vc[0], len(saved)))
+                    vc = _counter(v)
+                    checks.append((vc, vc[0], len(saved)))
+            elif kind == "param":
+                v = params.get(key, self.params[key])
             elif kind == "ans":
                 v = out
-                checks.append((result._vc, result._vc[0], len(saved)))
-            elif kind == "shape":
+                vc = _counter(result)
+                checks.append((vc, vc[0], len(saved)))
+            else:  # an input's shape
                 a = arrays[key]
                 v = a.shape if isinstance(a, ndarray) else ()
-            else:
-                v = params.get(key, self.params[key])
             saved.append(v)
         node._saved = tuple(saved)
-        node._checks = tuple(checks)
+        if checks:
+            node._checks = tuple(checks)
 
     def _apply_multi(self, args, arrays, params, outs) -> tuple:
         """Ops with several outputs (values and indices, say): only float outputs get grads."""
@@ -223,16 +255,36 @@ class Op:
         if not (_state.enabled and requires):
             return tuple(results)
         cls = self.node_class or self._class(self._node_name(*arrays, **params))
-        node = self._record(args, arrays, params, None)
-        node.__class__ = _multi_class(cls, len(outs))
+        node = self._record(args, arrays, params, _multi_class(cls, len(outs)))
         for nr, r in enumerate(results):
             if r._dtype._category == 2:
                 r._requires_grad = True
                 r._grad_fn = node
                 r._output_nr = nr
-        if self.save_kinds:
-            self._save(node, args, arrays, params, tuple(r._data for r in results), results[0])
+        if node._plan.kinds:
+            outs = tuple(r._data for r in results)
+            self._save(node, node._plan, args, arrays, params, outs, results[0])
         return tuple(results)
+
+    def _record(self, args, arrays, params, cls) -> Node:
+        """A node of class ``cls`` with an edge and (shape, dtype) per input (slow path)."""
+        node = new_node(cls)
+        nxt, meta = [], []
+        for a in args:
+            if isinstance(a, Tensor) and a._requires_grad:
+                fn = a._grad_fn
+                nxt.append((a._accumulator() if fn is None else fn, a._output_nr))
+                meta.append((a._data.shape, a._dtype))
+            else:
+                nxt.append(_NO_EDGE)
+                meta.append(None)
+        node._op = self
+        node._next = tuple(nxt)
+        node._meta = tuple(meta)
+        node._plan = self.plan(tuple(m is not None for m in meta))
+        node._saved = ()
+        node._checks = ()
+        return node
 
 
 def _multi_class(cls: type, n: int) -> type:
@@ -280,6 +332,24 @@ def _forward_params(forward: Callable, args: tuple) -> dict:
 
 def _default_node_name(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_")) + "Backward0"
+
+
+def _fast_result_type(args: tuple) -> DType | None:
+    """The common case in one pass: a float tensor with Python numbers or same-dtype tensors."""
+    first = args[0]
+    if first.__class__ is not Tensor:
+        return None
+    d = first._dtype
+    if d._category != 2:
+        return None
+    for a in args[1:]:
+        c = a.__class__
+        if c is float or c is int:
+            continue
+        if c is Tensor and a._dtype is d:
+            continue
+        return None
+    return d
 
 
 def result_type(args: Sequence[Any]) -> DType:

@@ -86,11 +86,19 @@ def _make(
     t._grad_fn = grad_fn
     t._output_nr = output_nr
     t._grad = None
-    t._vc = [0] if vc is None else vc
+    t._vc = vc
     t._acc = None
     t._retains_grad = False
     t._hooks = None
     return t
+
+
+def _counter(t: Tensor) -> list[int]:
+    """The tensor's version counter, made on first need (views and saves share it)."""
+    vc = t._vc
+    if vc is None:
+        vc = t._vc = [0]
+    return vc
 
 
 def wrap(data: Any) -> Tensor:
@@ -110,7 +118,7 @@ class Tensor:
         "_grad_fn",  # the Node that made this tensor (None for leaves)
         "_output_nr",  # which output of _grad_fn this tensor is
         "_grad",
-        "_vc",  # version counter, a one-element list shared with views
+        "_vc",  # version counter: a one-element list shared with views, or None (version 0)
         "_acc",  # weak reference to this leaf's AccumulateGrad node
         "_retains_grad",
         "_hooks",  # gradient hooks on a leaf
@@ -275,7 +283,7 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """A new leaf sharing memory (and the version counter) with this tensor."""
-        return _make(self._data, self._dtype, vc=self._vc)
+        return _make(self._data, self._dtype, vc=_counter(self))
 
     def detach_(self) -> Tensor:
         """Detach in place: this tensor becomes a leaf that does not require grad."""
@@ -285,10 +293,10 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return self._vc[0]
+        return 0 if self._vc is None else self._vc[0]
 
     def _bump(self) -> None:
-        self._vc[0] += 1
+        _counter(self)[0] += 1
 
     # ----- metadata --------------------------------------------------------------
 
@@ -567,7 +575,7 @@ def _inplace(self: Tensor, op, args: tuple, kwargs: dict) -> Tensor:
             f"{list(out.shape)}"
         )
     xp.copyto(self._data, out._data, casting="unsafe")
-    self._vc[0] += 1
+    self._bump()
     if out._grad_fn is not None:
         self._grad_fn = out._grad_fn
         self._output_nr = out._output_nr

@@ -62,42 +62,50 @@ def run_backward(
                         if key in capture and g is not None:
                             capture[key] = g
                     g = None
-                if all(g is None for g in grad_outputs):
+                if grad_outputs[0] is None and (
+                    len(grad_outputs) == 1 or all(g is None for g in grad_outputs)
+                ):
                     grad_outputs = None
             if type(node) is AccumulateGrad:
                 if grad_outputs is not None and accumulate:
                     if restrict is None or node in restrict:
                         _accumulate(node, grad_outputs[0], create_graph)
                 continue
+            edges = node._next
             if grad_outputs is None:
-                grad_inputs = ()
+                grad_inputs = (None,) * len(edges)
             else:
                 grad_inputs = node.apply(grad_outputs, create_graph)
                 if node._hooks:
                     grad_inputs = _node_hooks(node, grad_inputs, grad_outputs, create_graph)
-                if not retain_graph:
-                    node._release()
-            for (nxt, nr), g in zip(node._next, grad_inputs):
-                if nxt is None or g is None:
-                    continue
-                buf = buffers.get(nxt)
-                if buf is None:
-                    buf = buffers[nxt] = [None] * nxt.n_outputs
-                old = buf[nr]
-                buf[nr] = g if old is None else old + g
-            g = grad_inputs = None  # drop references: _accumulate counts them
-            for nxt, _ in node._next:
+                if not retain_graph and node._plan.kinds:
+                    node._saved = None  # free the saved values
+            for (nxt, nr), g in zip(edges, grad_inputs):
                 if nxt is None:
                     continue
+                if g is not None:
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buffers[nxt] = [g] if nxt.n_outputs == 1 else _slot(nxt.n_outputs, nr, g)
+                    else:
+                        old = buf[nr]
+                        buf[nr] = g if old is None else old + g
                 d = deps[nxt] - 1
                 if d:
                     deps[nxt] = d
                 else:
                     del deps[nxt]
                     ready.append(nxt)
+            g = grad_inputs = None  # drop references: _accumulate counts them
     finally:
         _state.enabled = prev_enabled
     return capture
+
+
+def _slot(n: int, nr: int, g: Any) -> list:
+    buf = [None] * n
+    buf[nr] = g
+    return buf
 
 
 def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
@@ -142,7 +150,7 @@ def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
         var._grad = old + _make(grad, var._dtype)
     else:
         old._data += grad
-        old._vc[0] += 1
+        old._bump()
 
 
 def _as_tensor(g: Any):

@@ -15,6 +15,8 @@ import itertools
 from typing import Any, Callable
 
 from .._backend import ndarray, xp
+from .._dtypes import _FROM_NP as _from_np
+from .._tensor import Tensor, _make
 
 _RELEASED = None  # _saved after backward without retain_graph
 _handle_ids = itertools.count()
@@ -57,11 +59,12 @@ class Node:
         "_checks",  # (version counter, version at save, index into _saved) per saved tensor
         "_meta",  # per input: (shape, dtype) if it needs a gradient, else None
         "_next",  # per input: (node, output_nr) or (None, 0)
+        "_plan",  # the op's SavePlan for the inputs that need gradients
         "_pre",  # output_nr -> {handle id: tensor hook}, or None
         "_retained",  # output_nr -> weakref of a tensor that retains its grad, or None
         "_hooks",  # {handle id: hook(grad_inputs, grad_outputs)}, or None
         "_prehooks",  # {handle id: prehook(grad_outputs)}, or None
-        "metadata",
+        "_metadata",
         "__weakref__",
     )
     n_outputs = 1
@@ -103,60 +106,72 @@ class Node:
         saved = self._saved
         if saved is None:
             raise RuntimeError(SECOND_BACKWARD)
-        for vc, version, i in self._checks:
-            if vc[0] != version:
-                raise RuntimeError(_modified_message(self, saved[i], vc[0], version))
-        from .._tensor import Tensor, _make
-
+        if self._checks:
+            for vc, version, i in self._checks:
+                if vc[0] != version:
+                    raise RuntimeError(_modified_message(self, saved[i], vc[0], version))
         if create_graph:
             out = []
-            for kind, v in zip(self._op.save_kinds, saved):
-                if kind == "ans":
-                    v = _make(v, self._op._dtype_of(v), True, self, 0)
+            for kind, v in zip(self._plan.kinds, saved):
+                if kind == "ans":  # the output, reconnected to this node for higher order
+                    v = _make(v, _from_np[v.dtype], True, self, 0)
                 out.append(v)
             return out
         return [v._data if isinstance(v, Tensor) else v for v in saved]
 
     def apply(self, grad_outputs: list, create_graph: bool) -> list:
         """The gradient for each input (None where an input needs none)."""
-        values = self._saved_values(create_graph)
+        saved = self._saved
+        if create_graph or saved is None or self._checks:
+            values = self._saved_values(create_graph)
+        else:  # the common case, inline: saved arrays and numbers as they are
+            values = [v._data if isinstance(v, Tensor) else v for v in saved]
         g = grad_outputs[0] if self.n_outputs == 1 else tuple(grad_outputs)
         grads = []
-        for meta, (vjp, idx) in zip(self._meta, self._op.vjps):
-            if meta is None or vjp is None:
+        for meta, (vjp, idx) in zip(self._meta, self._plan.vjps):
+            if vjp is None:
                 grads.append(None)
                 continue
             grad = vjp(g, *[values[j] for j in idx])
-            grads.append(_fit(self, len(grads), grad, meta, create_graph))
+            if create_graph:
+                grad = _fit_tensor(self, len(grads), grad, meta)
+            else:
+                if type(grad) is not ndarray:
+                    grad = xp.asarray(grad)
+                if grad.shape != meta[0]:
+                    grad = _sum_to(self, len(grads), grad, meta[0], grad.shape)
+                npd = meta[1].np
+                if grad.dtype is not npd and grad.dtype != npd:
+                    grad = grad.astype(npd)
+            grads.append(grad)
         return grads
 
     def _release(self) -> None:
-        if self._checks or self._op.save_kinds:
+        if self._plan.kinds:
             self._saved = _RELEASED
 
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
 
-def _fit(node: Node, i: int, grad: Any, meta: tuple, create_graph: bool):
-    """Undo broadcasting and cast to the input's dtype: the one place both happen."""
+
+def _fit_tensor(node: Node, i: int, grad: Any, meta: tuple):
+    """Undo broadcasting and cast to the input's dtype, recording (``create_graph``).
+
+    With arrays the same two steps are inlined in ``Node.apply``: these are the only
+    places where broadcasting is undone.
+    """
+    from ..ops.elementwise import to_dtype
+
     shape, dtype = meta
-    if create_graph:
-        from .._tensor import Tensor
-        from ..ops.elementwise import to_dtype
-
-        if not isinstance(grad, Tensor):
-            from .._tensor import wrap
-
-            grad = wrap(xp.asarray(grad))
-        if grad._data.shape != shape:
-            grad = _sum_to(node, i, grad, shape, grad._data.shape)
-        if grad._dtype is not dtype:
-            grad = to_dtype(grad, dtype=dtype)
-        return grad
-    if type(grad) is not ndarray:
-        grad = xp.asarray(grad)
-    if grad.shape != shape:
-        grad = _sum_to(node, i, grad, shape, grad.shape)
-    if grad.dtype != dtype.np:
-        grad = grad.astype(dtype.np)
+    if not isinstance(grad, Tensor):
+        grad = _make(xp.asarray(grad), dtype)
+    if grad._data.shape != shape:
+        grad = _sum_to(node, i, grad, shape, grad._data.shape)
+    if grad._dtype is not dtype:
+        grad = to_dtype(grad, dtype=dtype)
     return grad
 
 
@@ -174,11 +189,10 @@ def _sum_to(node: Node, i: int, grad, shape: tuple, gshape: tuple):
 
 
 def _modified_message(node: Node, value: Any, now: int, expected: int) -> str:
-    from .._tensor import Tensor
+    from .._dtypes import from_numpy_dtype
+    from .._tensor import _TYPE_NAMES
 
     arr = value._data if isinstance(value, Tensor) else value
-    from .._tensor import _TYPE_NAMES
-    from .._dtypes import from_numpy_dtype
 
     kind = _TYPE_NAMES[from_numpy_dtype(arr.dtype)]
     return (
@@ -202,7 +216,7 @@ class AccumulateGrad(Node):
         self._retained = None
         self._hooks = None
         self._prehooks = None
-        self.metadata = {}
+        self._metadata = None
 
     def _release(self) -> None:
         pass
@@ -215,12 +229,7 @@ def new_node(cls: type) -> Node:
     node._retained = None
     node._hooks = None
     node._prehooks = None
+    node._metadata = None
     return node
 
 
-def _node_metadata_default(node: Node) -> dict:
-    return {}
-
-
-def is_array(value: Any) -> bool:
-    return type(value) is ndarray

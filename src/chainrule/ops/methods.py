@@ -5,10 +5,30 @@ from __future__ import annotations
 import warnings
 
 from .._tensor import Tensor
+from . import elementwise as ew
 from . import functions as F
 from . import shape as sh
 
 _NUMBER = (int, float, bool)
+
+
+_NO_PARAMS: dict = {}
+
+
+def _operator(op):
+    """``self <op> other`` straight to the op (the hot path of every tutorial loop)."""
+    apply = op._apply
+
+    def method(self, other):
+        c = other.__class__
+        if c is not float and c is not int and not isinstance(other, Tensor):
+            if other is None:
+                return NotImplemented
+            other = F._tensor_arg(other)
+        return apply((self, other), _NO_PARAMS)
+
+    method.__name__ = op.name
+    return method
 
 
 def _binary(fn, reflected=False):
@@ -88,13 +108,13 @@ def _setitem(self, key, value):
 
 METHODS = {
     # operators
-    "__add__": _binary(F.add),
-    "__radd__": _binary(F.add, reflected=True),
-    "__sub__": _binary(F.sub),
+    "__add__": _operator(ew.add),
+    "__radd__": _operator(ew.add),
+    "__sub__": _operator(ew.sub),
     "__rsub__": _binary(F.rsub, reflected=True),
-    "__mul__": _binary(F.mul),
-    "__rmul__": _binary(F.mul, reflected=True),
-    "__truediv__": _binary(F.div),
+    "__mul__": _operator(ew.mul),
+    "__rmul__": _operator(ew.mul),
+    "__truediv__": _operator(ew.div),
     "__rtruediv__": _binary(F.rdiv, reflected=True),
     "__pow__": _binary(F.pow),
     "__rpow__": _binary(F.rpow, reflected=True),

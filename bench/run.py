@@ -1,0 +1,168 @@
+"""Side-by-side benchmarks: chainrule, PyTorch (CPU) and hand-written NumPy, one process.
+
+Run with ``make bench``. Single-threaded (the Makefile sets the thread variables).
+Prints a table of times and ratios and writes docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import platform
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+import chainrule
+
+try:
+    import torch
+
+    torch.set_num_threads(1)
+except ImportError:  # the table then has no PyTorch column
+    torch = None
+
+
+def best_of(fn, repeat: int) -> float:
+    """The fastest of ``repeat`` runs, in seconds (the least disturbed by other load)."""
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+# ----- 1. the seed's loop stretched into a chain of tiny ops -----------------------------
+
+
+def chain_lib(lib, n: int):
+    def run():
+        x = lib.randn(3, requires_grad=True)
+        y = x * 2
+        for i in range(n - 1):
+            y = y * 2 if i % 2 else y * 0.5
+        y.backward(lib.ones(3))
+        return x.grad
+
+    return run
+
+
+def chain_numpy(n: int):
+    def run():
+        x = np.random.randn(3).astype(np.float32)
+        factors = []
+        y = x * 2
+        factors.append(2)
+        for i in range(n - 1):
+            f = 2 if i % 2 else 0.5
+            y = y * f
+            factors.append(f)
+        g = np.ones(3, np.float32)
+        for f in reversed(factors):
+            g = g * f
+        return g
+
+    return run
+
+
+# ----- 2. a large elementwise expression --------------------------------------------------
+
+
+def big_lib(lib, x_np):
+    def run():
+        x = lib.from_numpy(x_np).requires_grad_()
+        ((x * 2 + 1).tanh() * x).sum().backward()
+        return x.grad
+
+    return run
+
+
+def big_numpy(x_np):
+    def run():
+        x = x_np
+        c = np.tanh(x * 2 + 1)
+        s = (c * x).sum()  # noqa: F841 - the forward value, as the others compute it
+        # backward: d/dx [tanh(2x+1) x] = tanh(2x+1) + x (1 - tanh²(2x+1)) 2
+        return c + x * (1 - c * c) * 2
+
+    return run
+
+
+def peak_bytes(fn) -> int:
+    """Peak memory NumPy allocates during ``fn`` (tracemalloc sees NumPy's buffers)."""
+    gc.collect()
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    fn()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--out", default="docs/benchmarks.md")
+    args = parser.parse_args()
+    repeat = 3 if args.quick else 7
+    rows = []
+
+    n = 2000
+    t_cr = best_of(chain_lib(chainrule, n), repeat) / n
+    t_np = best_of(chain_numpy(n), repeat) / n
+    t_pt = best_of(chain_lib(torch, n), repeat) / n if torch else float("nan")
+    rows.append(("tiny-op chain, 2,000 ops, fwd+bwd (µs/op)", t_cr * 1e6, t_pt * 1e6, t_np * 1e6))
+
+    x_np = np.random.default_rng(0).standard_normal(4_000_000).astype(np.float32)
+    t_cr = best_of(big_lib(chainrule, x_np), repeat)
+    t_np = best_of(big_numpy(x_np), repeat)
+    t_pt = best_of(big_lib(torch, x_np), repeat) if torch else float("nan")
+    rows.append(("4M-element expression, fwd+bwd (ms)", t_cr * 1e3, t_pt * 1e3, t_np * 1e3))
+    m_cr = peak_bytes(big_lib(chainrule, x_np)) / 2**20
+    m_np = peak_bytes(big_numpy(x_np)) / 2**20
+    rows.append(("4M-element expression, peak memory (MiB)", m_cr, float("nan"), m_np))
+
+    n = 200_000
+    t_cr = best_of(chain_lib(chainrule, n), 1)
+    t_pt = best_of(chain_lib(torch, n), 1) if torch else float("nan")
+    t_np = best_of(chain_numpy(n), 1)
+    rows.append(("tiny-op chain, 200,000 ops, fwd+bwd (s)", t_cr, t_pt, t_np))
+
+    lines = [
+        "| benchmark | chainrule | PyTorch | NumPy | chainrule / PyTorch | chainrule / NumPy |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for name, cr, pt, npy in rows:
+        lines.append(
+            f"| {name} | {cr:.3f} | {pt:.3f} | {npy:.3f} | {cr / pt:.2f}x | {cr / npy:.2f}x |"
+        )
+    table = "\n".join(lines)
+    print(table)
+    env = (
+        f"Python {platform.python_version()}, NumPy {np.__version__}, "
+        f"PyTorch {torch.__version__ if torch else 'absent'}, {platform.machine()}, "
+        f"{os.cpu_count()} cores, single-threaded (OMP/MKL/OPENBLAS_NUM_THREADS=1)."
+    )
+    doc = Path(args.out)
+    doc.parent.mkdir(parents=True, exist_ok=True)
+    doc.write_text(
+        "# Benchmarks\n\n"
+        "Made by `make bench` (`python bench/run.py`): chainrule, PyTorch (CPU) and hand-written "
+        "NumPy, side by side in one process, best of several runs. Peak memory is what "
+        "tracemalloc sees NumPy allocate (PyTorch's allocator is not traced, so its column is "
+        "empty). The machines are shared and noisy: compare ratios from one run, not absolute "
+        "times across runs.\n\n"
+        f"{env}\n\n{table}\n"
+    )
+    print(f"\nwrote {doc}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
