@@ -169,20 +169,21 @@ class Op:
         """Run the forward on the inputs' arrays and, when grad is needed, record a node."""
         # 1. the result dtype, and the inputs cast to it
         rule = self.dtypes
-        if rule is KEEP:
-            arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-        else:
-            target = _fast_result_type(args)  # callable rules agree with it when it answers
-            if target is None:
-                target = rule(args, params) if callable(rule) else result_type(args)
-            if rule is FLOAT and target._category != 2:
-                target = _dtypes.get_default_dtype()
-            arrays = [
-                (a._data if a._dtype is target else a._data.astype(target.np))
-                if isinstance(a, Tensor)
-                else a
-                for a in args
-            ]
+        first = args[0]
+        arrays = None
+        if rule is not KEEP and first.__class__ is Tensor and first._dtype._category == 2:
+            # fast path: a float tensor alone, or with a Python number or same-dtype tensor
+            if len(args) == 1:
+                arrays = (first._data,)
+            elif len(args) == 2:
+                other = args[1]
+                c = other.__class__
+                if c is float or c is int:
+                    arrays = (first._data, other)
+                elif c is Tensor and other._dtype is first._dtype:
+                    arrays = (first._data, other._data)
+        if arrays is None:
+            arrays = self._cast_inputs(args, params)
         # 2. the forward, on arrays
         out = self.forward(*arrays, **params)
         if type(out) is not ndarray:
@@ -215,11 +216,26 @@ class Op:
         node._plan = plan = self._plans[bits] or self.plan(tuple(m is not None for m in meta))
         node._saved = ()
         node._checks = ()
-        node._pre = node._retained = node._hooks = node._prehooks = node._metadata = None
+        node._extra = None
         result = _make(out, dtype, True, node, 0, vc)
         if plan.kinds:
             self._save(node, plan, args, arrays, params, out, result)
         return result
+
+    def _cast_inputs(self, args: tuple, params: dict) -> list:
+        """The inputs' arrays, cast to the result dtype of the op's dtype rule."""
+        rule = self.dtypes
+        if rule is KEEP:
+            return [a._data if isinstance(a, Tensor) else a for a in args]
+        target = rule(args, params) if callable(rule) else result_type(args)
+        if rule is FLOAT and target._category != 2:
+            target = _dtypes.get_default_dtype()
+        return [
+            (a._data if a._dtype is target else a._data.astype(target.np))
+            if isinstance(a, Tensor)
+            else a
+            for a in args
+        ]
 
     def _save(self, node, plan, args, arrays, params, out, result) -> None:
         """Keep what the VJPs of the inputs needing gradients asked for, and their versions."""
@@ -332,24 +348,6 @@ def _forward_params(forward: Callable, args: tuple) -> dict:
 
 def _default_node_name(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_")) + "Backward0"
-
-
-def _fast_result_type(args: tuple) -> DType | None:
-    """The common case in one pass: a float tensor with Python numbers or same-dtype tensors."""
-    first = args[0]
-    if first.__class__ is not Tensor:
-        return None
-    d = first._dtype
-    if d._category != 2:
-        return None
-    for a in args[1:]:
-        c = a.__class__
-        if c is float or c is int:
-            continue
-        if c is Tensor and a._dtype is d:
-            continue
-        return None
-    return d
 
 
 def result_type(args: Sequence[Any]) -> DType:

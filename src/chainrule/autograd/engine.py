@@ -43,7 +43,7 @@ def run_backward(
         if buf is None:
             buf = buffers[node] = [None] * node.n_outputs
         buf[nr] = g if buf[nr] is None else buf[nr] + g
-    ready = [n for n in buffers if deps.get(n, 0) == 0]
+    ready = [n for n in buffers if deps[n] == 0]
     ready.reverse()
     prev_enabled = _state.enabled
     _state.enabled = create_graph
@@ -52,10 +52,12 @@ def run_backward(
             node = ready.pop()
             grad_outputs = buffers.pop(node, None)
             if grad_outputs is not None:
-                if node._pre is not None or node._retained is not None:
-                    grad_outputs = _tensor_hooks(node, grad_outputs, create_graph)
-                if node._prehooks:
-                    grad_outputs = _node_prehooks(node, grad_outputs, create_graph)
+                extra = node._extra
+                if extra is not None:
+                    if extra.pre is not None or extra.retained is not None:
+                        grad_outputs = _tensor_hooks(node, grad_outputs, create_graph)
+                    if extra.prehooks:
+                        grad_outputs = _node_prehooks(node, grad_outputs, create_graph)
                 if capture is not None:
                     for nr, g in enumerate(grad_outputs):
                         key = (node, nr)
@@ -76,7 +78,7 @@ def run_backward(
                 grad_inputs = (None,) * len(edges)
             else:
                 grad_inputs = node.apply(grad_outputs, create_graph)
-                if node._hooks:
+                if node._extra is not None and node._extra.hooks:
                     grad_inputs = _node_hooks(node, grad_inputs, grad_outputs, create_graph)
                 if not retain_graph and node._plan.kinds:
                     node._saved = None  # free the saved values
@@ -110,21 +112,17 @@ def _slot(n: int, nr: int, g: Any) -> list:
 
 def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
     """For every node reachable from ``roots``, the number of edges that lead into it."""
-    deps: dict[Node, int] = {}
-    seen = set(roots)
-    stack = list(seen)
+    deps = dict.fromkeys(roots, 0)
+    stack = list(deps)
     while stack:
-        node = stack.pop()
-        for nxt, _ in node._next:
+        for nxt, _ in stack.pop()._next:
             if nxt is None:
                 continue
             if nxt in deps:
                 deps[nxt] += 1
             else:
                 deps[nxt] = 1
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
+                stack.append(nxt)
     return deps
 
 
@@ -180,12 +178,13 @@ def _tensor_hooks(node: Node, grad_outputs: list, create_graph: bool) -> list:
     from .._tensor import _make
 
     grad_outputs = list(grad_outputs)
-    if node._pre is not None:
-        for nr, hooks in node._pre.items():
+    extra = node._extra
+    if extra.pre is not None:
+        for nr, hooks in extra.pre.items():
             if grad_outputs[nr] is not None and hooks:
                 grad_outputs[nr] = _run_tensor_hooks(hooks.values(), grad_outputs[nr], create_graph)
-    if node._retained is not None:
-        for nr, ref in node._retained.items():
+    if extra.retained is not None:
+        for nr, ref in extra.retained.items():
             t = ref()
             g = grad_outputs[nr]
             if t is None or g is None:
@@ -200,7 +199,7 @@ def _tensor_hooks(node: Node, grad_outputs: list, create_graph: bool) -> list:
 
 
 def _node_prehooks(node: Node, grad_outputs: list, create_graph: bool) -> list:
-    for hook in list(node._prehooks.values()):
+    for hook in list(node._extra.prehooks.values()):
         out = hook(tuple(_as_tensor(g) for g in grad_outputs))
         if out is not None:
             grad_outputs = [_as_raw(g, create_graph) for g in out]
@@ -208,7 +207,7 @@ def _node_prehooks(node: Node, grad_outputs: list, create_graph: bool) -> list:
 
 
 def _node_hooks(node: Node, grad_inputs: list, grad_outputs: list, create_graph: bool) -> list:
-    for hook in list(node._hooks.values()):
+    for hook in list(node._extra.hooks.values()):
         out = hook(
             tuple(_as_tensor(g) for g in grad_inputs), tuple(_as_tensor(g) for g in grad_outputs)
         )

@@ -50,6 +50,19 @@ class RemovableHandle:
         self.remove()
 
 
+class _Extras:
+    """The rarely used parts of a node, kept apart so recording a node stays cheap."""
+
+    __slots__ = ("pre", "retained", "hooks", "prehooks", "metadata")
+
+    def __init__(self) -> None:
+        self.pre: dict | None = None  # output_nr -> {handle id: tensor hook}
+        self.retained: dict | None = None  # output_nr -> weakref of a tensor retaining grad
+        self.hooks: dict | None = None  # {handle id: hook(grad_inputs, grad_outputs)}
+        self.prehooks: dict | None = None  # {handle id: prehook(grad_outputs)}
+        self.metadata: dict = {}
+
+
 class Node:
     """One step of backward: maps gradients of an op's outputs to gradients of its inputs."""
 
@@ -60,11 +73,7 @@ class Node:
         "_meta",  # per input: (shape, dtype) if it needs a gradient, else None
         "_next",  # per input: (node, output_nr) or (None, 0)
         "_plan",  # the op's SavePlan for the inputs that need gradients
-        "_pre",  # output_nr -> {handle id: tensor hook}, or None
-        "_retained",  # output_nr -> weakref of a tensor that retains its grad, or None
-        "_hooks",  # {handle id: hook(grad_inputs, grad_outputs)}, or None
-        "_prehooks",  # {handle id: prehook(grad_outputs)}, or None
-        "_metadata",
+        "_extra",  # hooks, retained grads and metadata (_Extras), or None: rarely used
         "__weakref__",
     )
     n_outputs = 1
@@ -79,27 +88,37 @@ class Node:
     def next_functions(self) -> tuple:
         return self._next
 
+    @property
+    def _extras(self) -> _Extras:
+        if self._extra is None:
+            self._extra = _Extras()
+        return self._extra
+
     def _retain(self, output_nr: int, ref) -> None:
-        if self._retained is None:
-            self._retained = {}
-        self._retained[output_nr] = ref
+        extra = self._extras
+        if extra.retained is None:
+            extra.retained = {}
+        extra.retained[output_nr] = ref
 
     def _tensor_pre_hook(self, output_nr: int, hook: Callable) -> RemovableHandle:
-        if self._pre is None:
-            self._pre = {}
-        return RemovableHandle(self._pre.setdefault(output_nr, {}), hook)
+        extra = self._extras
+        if extra.pre is None:
+            extra.pre = {}
+        return RemovableHandle(extra.pre.setdefault(output_nr, {}), hook)
 
     def register_hook(self, fn: Callable) -> RemovableHandle:
         """Call ``fn(grad_inputs, grad_outputs)`` after this node runs; it may return new grad_inputs."""
-        if self._hooks is None:
-            self._hooks = {}
-        return RemovableHandle(self._hooks, fn)
+        extra = self._extras
+        if extra.hooks is None:
+            extra.hooks = {}
+        return RemovableHandle(extra.hooks, fn)
 
     def register_prehook(self, fn: Callable) -> RemovableHandle:
         """Call ``fn(grad_outputs)`` before this node runs; it may return new grad_outputs."""
-        if self._prehooks is None:
-            self._prehooks = {}
-        return RemovableHandle(self._prehooks, fn)
+        extra = self._extras
+        if extra.prehooks is None:
+            extra.prehooks = {}
+        return RemovableHandle(extra.prehooks, fn)
 
     def _saved_values(self, create_graph: bool) -> list:
         """The saved values as the VJPs take them: arrays, or tensors when recording."""
@@ -121,25 +140,31 @@ class Node:
 
     def apply(self, grad_outputs: list, create_graph: bool) -> list:
         """The gradient for each input (None where an input needs none)."""
-        saved = self._saved
-        if create_graph or saved is None or self._checks:
+        if create_graph or self._checks or self._saved is None:
             values = self._saved_values(create_graph)
-        else:  # the common case, inline: saved arrays and numbers as they are
-            values = [v._data if isinstance(v, Tensor) else v for v in saved]
+        else:  # nothing to check or unwrap: only numbers, shapes and parameters were saved
+            values = self._saved
         g = grad_outputs[0] if self.n_outputs == 1 else tuple(grad_outputs)
         grads = []
         for meta, (vjp, idx) in zip(self._meta, self._plan.vjps):
             if vjp is None:
                 grads.append(None)
                 continue
-            grad = vjp(g, *[values[j] for j in idx])
+            n = len(idx)
+            if n == 1:
+                grad = vjp(g, values[idx[0]])
+            elif n == 0:
+                grad = vjp(g)
+            else:
+                grad = vjp(g, *[values[j] for j in idx])
             if create_graph:
                 grad = _fit_tensor(self, len(grads), grad, meta)
             else:
                 if type(grad) is not ndarray:
                     grad = xp.asarray(grad)
-                if grad.shape != meta[0]:
-                    grad = _sum_to(self, len(grads), grad, meta[0], grad.shape)
+                shape = grad.shape
+                if shape != meta[0]:
+                    grad = _sum_to(self, len(grads), grad, meta[0], shape)
                 npd = meta[1].np
                 if grad.dtype is not npd and grad.dtype != npd:
                     grad = grad.astype(npd)
@@ -152,9 +177,7 @@ class Node:
 
     @property
     def metadata(self) -> dict:
-        if self._metadata is None:
-            self._metadata = {}
-        return self._metadata
+        return self._extras.metadata
 
 
 def _fit_tensor(node: Node, i: int, grad: Any, meta: tuple):
@@ -212,11 +235,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable) -> None:
         self.variable = variable
         self._next = ()
-        self._pre = None
-        self._retained = None
-        self._hooks = None
-        self._prehooks = None
-        self._metadata = None
+        self._extra = None
 
     def _release(self) -> None:
         pass
@@ -225,11 +244,7 @@ class AccumulateGrad(Node):
 def new_node(cls: type) -> Node:
     """A blank node of class ``cls`` (its slots filled in by the op that records it)."""
     node = object.__new__(cls)
-    node._pre = None
-    node._retained = None
-    node._hooks = None
-    node._prehooks = None
-    node._metadata = None
+    node._extra = None
     return node
 
 
