@@ -42,7 +42,7 @@ class NoGrad:
     """A floating input that becomes a tensor without ``requires_grad``."""
 
     def __init__(self, array: Any) -> None:
-        self.array = np.asarray(array)
+        self.array = np.asarray(array)  # NumPy scalars become 0-d arrays
 
 
 # ----- data ----------------------------------------------------------------------------
@@ -77,6 +77,8 @@ def _is_float_array(a: Any) -> bool:
 
 def to_lib(lib, value: Any, dtype: Any = None) -> Any:
     """``value`` as ``lib``'s input: NumPy arrays become tensors, anything else stays."""
+    if isinstance(value, np.generic):  # a 0-d computation's NumPy scalar
+        value = np.asarray(value)
     if isinstance(value, NoGrad):
         arr = value.array
         if dtype is not None and arr.dtype.kind == "f":
@@ -221,7 +223,8 @@ def check_fd(
     For every floating input ``x`` and every element ``i``:
     ``(vᵀJ)_i ≈ Σ v · (f(x + eps eᵢ) - f(x - eps eᵢ)) / (2 eps)``.
     """
-    arrays = [v.astype(np.float64) if _is_float_array(v) else v for v in inputs]
+    arrays = [np.asarray(v) if isinstance(v, np.generic) else v for v in inputs]
+    arrays = [v.astype(np.float64) if _is_float_array(v) else v for v in arrays]
     xs = [to_lib(cr, v) for v in arrays]
     out = fn(cr, *xs)
     assert str(out.dtype) == "torch.float64", f"fd check needs a float64 output, got {out.dtype}"

@@ -105,11 +105,16 @@ def test_binary_same_tensor_both_sides():
 
 
 def test_binary_mixed_float_dtypes():
-    """float32 (3,4) * float64 (4,) -> float64; each grad keeps its input's dtype."""
-    a = randn((3, 4)).astype(np.float32)
-    b = randn((4,), seed=5)
+    """float32 (3,4) op float64 (4,) -> float64; each grad keeps its input's dtype.
+
+    Tolerances are float32's: torch computes some backward terms (log a for pow) on the
+    float32 input before promoting.
+    """
+    a = positive((3, 4), seed=4).astype(np.float32)
+    b = nonzero((4,), seed=5)
     for fn in BINARY.values():
-        check(fn, a, np.abs(b) + 0.5)
+        check(fn, a, b, rtol=2e-5, atol=2e-5)
+        check(fn, b, a, rtol=2e-5, atol=2e-5)
 
 
 def test_binary_one_input_without_grad():
@@ -405,7 +410,6 @@ PROMOTION = {
     "where(f32,f64)": (lambda lib, c, a, b: lib.where(c, a, b), [BOOL, F32, F64]),
     "where(f32,0.0)": (lambda lib, c, a: lib.where(c, a, 0.0), [BOOL, F32]),
     "where(int,2.5)": (lambda lib, c, a: lib.where(c, a, 2.5), [BOOL, I32]),
-    "matmul_f32_f64": (lambda lib, a, b: a @ b, [F32, F64]),
     "matmul_int": (lambda lib, a, b: a @ b, [I64, I64]),
     "clone(int)": (lambda lib, a: a.clone(), [I32]),
     "to_int": (lambda lib, a: a.to(lib.int32), [F32]),
@@ -416,8 +420,10 @@ PROMOTION = {
 
 @pytest.mark.parametrize("name", list(PROMOTION))
 def test_dtype_promotion(name):
+    """Output dtypes follow torch's promotion. Tolerances are float32's: where a float64
+    0-d tensor meets a float32 tensor torch computes the backward in float32."""
     fn, inputs = PROMOTION[name]
-    check(fn, *inputs)
+    check(fn, *inputs, rtol=2e-5, atol=2e-5)
 
 
 def test_int_mean_raises():
@@ -432,11 +438,14 @@ RAISES = {
     "int**-1": (lambda lib, a: a**-1, [I64]),
     "matmul_0d": (lambda lib, a, b: a @ b, [np.array(2.0), F64]),
     "matmul_mismatch": (lambda lib, a, b: a @ b, [randn((2, 3)), randn((4, 2))]),
+    "matmul_f32_f64": (lambda lib, a, b: a @ b, [F32, F64]),
+    "matmul_f64_f32_2d": (lambda lib, a, b: a @ b, [randn((2, 3)), F32]),
     "mm_1d": (lambda lib, a, b: lib.mm(a, b), [randn((3,)), randn((3, 2))]),
     "broadcast_mismatch": (lambda lib, a, b: a + b, [randn((3,)), randn((4,))]),
     "view_noncontiguous": (lambda lib, a: a.t().view(-1), [randn((2, 3))]),
     "sum_bad_dim": (lambda lib, a: a.sum(dim=2), [randn((2, 3))]),
     "norm_inf_empty": (lambda lib, a: lib.linalg.vector_norm(a, ord=math.inf), [randn((0,))]),
+    "norm_inf_empty_dim": (lambda lib, a: a.norm(p=math.inf, dim=0), [randn((2, 0)).T]),
     "t_3d": (lambda lib, a: a.t(), [randn((2, 3, 4))]),
     "index_out_of_range": (lambda lib, a: a[5], [randn((3,))]),
 }
@@ -560,8 +569,7 @@ def _norm_supported(shape, dim, p) -> bool:
 def test_norm(kind, p, case, keepdim, dtype):
     shape, dim = case
     if not _norm_supported(shape, dim, p):
-        check_raises(_norm_fn(kind, p, dim, keepdim), randn(shape, seed=12), dtype=dtype)
-        return
+        pytest.skip("torch raises: covered by test_raises_like_torch[norm_inf_empty*]")
     if dim is None and kind == "method" and keepdim:
         pytest.skip("same as keepdim=False for dim=None via Tensor.norm")
     check(_norm_fn(kind, p, dim, keepdim), randn(shape, seed=12), dtype=dtype)
@@ -772,8 +780,7 @@ def test_getitem(name, dtype):
 @pytest.mark.parametrize("name", list(INDEX_CASES))
 def test_getitem_fd(name):
     fn, shape, extra = INDEX_CASES[name]
-    check_fd(lambda lib, x, *k: fn(lib, x, *k) * 2.0 + fn(lib, x * x, *k), randn(shape, seed=19),
-             *extra)
+    check_fd(lambda lib, x, *k: fn(lib, x, *k) * fn(lib, x, *k).exp(), randn(shape, seed=19), *extra)
 
 
 def test_getitem_float_index_raises():
@@ -859,7 +866,7 @@ def test_setitem_value_of_other_dtype():
 
 def test_setitem_value_without_grad_and_twice():
     def fn(lib, x, v):
-        y = x.exp()
+        y = x.sin()
         y[0] = v
         y[1:, 1] = v[:2] * 2
         return y * x
@@ -909,8 +916,9 @@ def test_clone_and_casts(name, dtype, shape):
     check(CAST_OPS[name], randn(shape, seed=27) * 3, dtype=dtype)
 
 
-@pytest.mark.parametrize("name", [n for n in CAST_OPS if n != "to_int64"])
+@pytest.mark.parametrize("name", ["clone", "clone_fn", "double", "to_float64", "to_dtype_kw", "to_same"])
 def test_clone_and_casts_fd(name):
+    """The float64 -> float64 casts (a float32 round trip is beyond finite differences)."""
     check_fd(lambda lib, x: CAST_OPS[name](lib, x).double() * x, randn((3, 4), seed=27))
 
 
@@ -964,7 +972,7 @@ def _inplace_fns():
         return y
 
     def sub_(lib, x, b):
-        y = x.exp()
+        y = x.sin()
         y.sub_(b)
         return y
 
@@ -1004,7 +1012,8 @@ def _inplace_fns():
         y *= 2
         y -= 1.5
         y /= 4
-        y.mul_(y.detach())
+        y.mul_(b)
+        y.sub_(x)
         return y
 
     def add_alpha_(lib, x, b):

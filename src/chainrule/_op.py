@@ -185,7 +185,10 @@ class Op:
         if arrays is None:
             arrays = self._cast_inputs(args, params)
         # 2. the forward, on arrays
-        out = self.forward(*arrays, **params)
+        try:
+            out = self.forward(*arrays, **params)
+        except ValueError as exc:
+            raise _translate(exc, arrays) from None
         if type(out) is not ndarray:
             if type(out) is tuple:
                 return self._apply_multi(args, arrays, params, out)
@@ -348,6 +351,25 @@ def _forward_params(forward: Callable, args: tuple) -> dict:
 
 def _default_node_name(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_")) + "Backward0"
+
+
+def _translate(exc: ValueError, arrays) -> Exception:
+    """NumPy's ValueError for shapes that do not broadcast, as PyTorch's RuntimeError."""
+    if "broadcast" not in str(exc):
+        return exc
+    shapes = [a.shape for a in arrays if isinstance(a, ndarray)]
+    if len(shapes) >= 2:
+        a, b = shapes[0], shapes[1]
+        for i in range(1, max(len(a), len(b)) + 1):
+            da = a[-i] if i <= len(a) else 1
+            db = b[-i] if i <= len(b) else 1
+            if da != db and da != 1 and db != 1:
+                dim = max(len(a), len(b)) - i
+                return RuntimeError(
+                    f"The size of tensor a ({da}) must match the size of tensor b ({db}) at "
+                    f"non-singleton dimension {dim}"
+                )
+    return RuntimeError(str(exc))
 
 
 def result_type(args: Sequence[Any]) -> DType:

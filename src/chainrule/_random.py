@@ -1,7 +1,7 @@
 """Random tensors from chainrule's own generator (seeded by ``manual_seed``).
 
-Runs are reproducible: like PyTorch, the generator starts from a fixed seed.
-chainrule does not reproduce PyTorch's random streams.
+As in PyTorch, each process starts from a fresh random seed; ``manual_seed`` makes a
+run reproducible. chainrule does not reproduce PyTorch's random streams.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from . import _dtypes
 from ._creation import _check_requires_grad, _size
 from ._tensor import Tensor, _make
 
-DEFAULT_SEED = 67280421310721  # PyTorch's default seed, so initial_seed() agrees
-_gen = [xp.random.default_rng(DEFAULT_SEED)]
-_seed = [DEFAULT_SEED]
+_first_seed = int(xp.random.SeedSequence().entropy) & 0xFFFFFFFFFFFFFFFF
+_gen = [xp.random.default_rng(_first_seed)]
+_seed = [_first_seed]
 
 
 class Generator:

@@ -563,6 +563,16 @@ def _inplace(self: Tensor, op, args: tuple, kwargs: dict) -> Tensor:
     becomes self's ``grad_fn``, so backward sees the same graph as for ``y = op(y)``.
     """
     self._check_inplace()
+    if grad_mode._state.enabled and any(
+        isinstance(a, Tensor) and a._requires_grad for a in args
+    ):
+        # The op may save its input for backward: give it a snapshot of self's current
+        # value (same place in the graph), since self's array is about to be overwritten.
+        snapshot = _make(self._data.copy(), self._dtype, self._requires_grad, self._grad_fn,
+                         self._output_nr)
+        if self._grad_fn is None and self._requires_grad:
+            snapshot._acc = self._acc
+        args = tuple(snapshot if a is self else a for a in args)
     out = op(*args, **kwargs)
     if out._dtype is not self._dtype and not _can_cast(out._dtype, self._dtype):
         raise RuntimeError(

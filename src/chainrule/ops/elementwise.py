@@ -21,7 +21,26 @@ def _add(a, b, alpha=1):
 
 def _sub(a, b, alpha=1):
     """a - alpha * b"""
+    if _is_bool(a) and _is_bool(b):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
     return a - b if alpha == 1 else a - alpha * b
+
+
+def _is_bool(a) -> bool:
+    return getattr(a, "dtype", None) == xp.bool_ or isinstance(a, bool)
+
+
+def _neg(x):
+    """-x"""
+    if x.dtype == xp.bool_:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+            "to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    return xp.negative(x)
 
 
 add = defop(
@@ -64,7 +83,7 @@ div = defop(
         lambda g, a, b: -g * ((a / b) / b),  # d(a/b)/db = -a/b²
     ),
 )
-neg = defop("neg", xp.negative, vjp=lambda g: -g)  # d(-x)/dx = -1
+neg = defop("neg", _neg, vjp=lambda g: -g)  # d(-x)/dx = -1
 reciprocal = defop(
     "reciprocal", xp.reciprocal, dtypes=FLOAT,
     vjp=lambda g, ans: -g * (ans * ans),  # d(1/x)/dx = -1/x²
@@ -73,7 +92,20 @@ reciprocal = defop(
 
 def _pow(x, exponent=1):
     """x ** exponent, exponent a Python number"""
+    if x.dtype.kind in "biu" and isinstance(exponent, int) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     return xp.power(x, exponent)
+
+
+def _pow_tensors(a, b):
+    """a ** b elementwise; integer b < 0 gives PyTorch's integer results (1/a truncated)"""
+    if getattr(b, "dtype", xp.float64).kind in "iu" and getattr(a, "dtype", None) is not None:
+        if a.dtype.kind in "iu" and (b < 0).any():
+            pos = xp.power(a, xp.maximum(b, 0))
+            odd = xp.where(b % 2 == 0, 1, -1)
+            neg = xp.where(a == 1, 1, xp.where(a == -1, odd, 0)).astype(pos.dtype)
+            return xp.where(b < 0, neg, pos)
+    return xp.power(a, b)
 
 
 def _pow_dtype(args, params):
@@ -98,15 +130,16 @@ def _pow_tensor_base_vjp(g, a, b):
     return where(b == 0, 0.0, g * (b * a ** (b - 1)))
 
 
-def _pow_tensor_exp_vjp(g, a, ans):
-    # d(a^b)/db = a^b ln a, taken as 0 where a == 0 (the limit for b > 0)
-    return where(a == 0, 0.0, g * (ans * log(a)))
+def _pow_tensor_exp_vjp(g, a, b, ans):
+    # d(a^b)/db = a^b ln a, taken as 0 where a == 0 and b >= 0 (the limit for b > 0)
+    grad = g * (ans * log(a))
+    return where(a == 0, where(b >= 0, 0.0, grad), grad)
 
 
 pow_tensor = defop(
-    "pow_tensor", xp.power, args=("a", "b"), node="PowBackward1",
+    "pow_tensor", _pow_tensors, args=("a", "b"), node="PowBackward1",
     vjp=(_pow_tensor_base_vjp, _pow_tensor_exp_vjp),
-    conventions="d/da a^b = 0 where b = 0; d/db a^b = 0 where a = 0.",
+    conventions="d/da a^b = 0 where b = 0; d/db a^b = 0 where a = 0 and b >= 0.",
 )
 
 
@@ -115,10 +148,10 @@ def _rpow(x, base=1):
     return xp.power(base, x)
 
 
-def _rpow_vjp(g, ans, base):
-    # d(c^x)/dx = c^x ln c; PyTorch takes 0 for c == 0
+def _rpow_vjp(g, x, ans, base):
+    # d(c^x)/dx = c^x ln c; for c == 0, 0 where x >= 0 (and ±inf where x < 0)
     if base == 0:
-        return g * 0
+        return where(x >= 0, 0.0, g * (ans * -math.inf))
     return g * (ans * math.log(base))
 
 

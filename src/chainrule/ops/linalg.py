@@ -33,6 +33,27 @@ def _check_matmul(a, b) -> None:
         )
 
 
+_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _same_dtype(args, params):
+    """Matrix products do not promote: both operands must have one dtype, as in PyTorch."""
+    a, b = args
+    da, db = getattr(a, "dtype", None), getattr(b, "dtype", None)
+    if da is not None and db is not None and da is not db:
+        if a.ndim == 1 and b.ndim == 1:
+            raise RuntimeError(
+                "dot : expected both vectors to have same dtype, but found "
+                f"{_NAMES[da.name]} and {_NAMES[db.name]}"
+            )
+        raise RuntimeError(
+            "expected m1 and m2 to have the same dtype, but got: "
+            f"{_NAMES[da.name].lower()} != {_NAMES[db.name].lower()}"
+        )
+    return da or db
+
+
 def _matmul(a, b):
     """a @ b, with NumPy's (and PyTorch's) rules for 1-D and batched operands"""
     _check_matmul(a, b)
@@ -76,7 +97,7 @@ def _matmul_node(a, b) -> str:
 
 
 matmul = defop(
-    "matmul", _matmul, args=("a", "b"), node=_matmul_node,
+    "matmul", _matmul, args=("a", "b"), node=_matmul_node, dtypes=_same_dtype,
     vjp=(_matmul_vjp_a, _matmul_vjp_b),
 )
 
@@ -92,7 +113,7 @@ def _mm(a, b):
 
 
 mm = defop(
-    "mm", _mm, args=("a", "b"),
+    "mm", _mm, args=("a", "b"), dtypes=_same_dtype,
     vjp=(
         lambda g, b: g @ t_(b),  # d(AB)/dA: G Bᵀ
         lambda g, a: t_(a) @ g,  # d(AB)/dB: Aᵀ G

@@ -116,7 +116,12 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):  # noqa: A002
     elif ord == 1:
         out = xp.sum(a, axis=axes, keepdims=keepdim)
     elif ord == math.inf:
-        out = xp.max(a, axis=axes, keepdims=keepdim, initial=0)
+        if x.size == 0 and (axes is None or any(x.shape[i] == 0 for i in axes)):
+            raise RuntimeError(
+                "linalg.vector_norm cannot compute the inf norm on an empty tensor because "
+                "the operation does not have an identity"
+            )
+        out = xp.max(a, axis=axes, keepdims=keepdim)
     elif ord == -math.inf:
         out = xp.min(a, axis=axes, keepdims=keepdim)
     elif ord == 0:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from .._backend import xp
+from .._backend import ndarray, xp
 from .._op import KEEP, defop
 
 
 def _view(x, shape=()):
     """x with a new shape, sharing memory; fails where a copy would be needed"""
-    out = x.view()
+    out = x.view() if type(x) is ndarray else xp.asarray(x)
     try:
         out.shape = shape
     except AttributeError:
@@ -41,7 +41,7 @@ reshape_copy = defop(
 def reshape(x, shape):
     """A view when the memory layout allows it, else a copy (PyTorch's rule)."""
     shape = infer_shape(shape, _size(x))
-    data = x._data if hasattr(x, "_data") else x
+    data = x._data if hasattr(x, "_data") else xp.asarray(x)
     if data.flags.c_contiguous or _viewable(data, shape):
         return view(x, shape=shape)
     return reshape_copy(x, shape=shape)

@@ -1,0 +1,152 @@
+"""An import hook that makes ``import torch`` give chainrule.
+
+While the hook is installed, ``import torch`` binds chainrule itself and ``torch.X.Y``
+binds ``chainrule.X.Y`` (so ``sys.modules['torch'] is chainrule``); a ``torch``
+submodule chainrule lacks raises :class:`ModuleNotInChainrule`. It is a
+``sys.meta_path`` finder: scripts are never rewritten. ``chainrule run script.py``
+uses it::
+
+    from chainrule import _import_hook
+
+    with _import_hook.installed():
+        import torch  # chainrule
+
+:func:`uninstall` puts back the ``torch`` entries of ``sys.modules`` that
+:func:`install` set aside, so a real PyTorch imported before or after is unaffected.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from types import ModuleType
+
+__all__ = [
+    "ModuleNotInChainrule",
+    "install",
+    "installed",
+    "is_installed",
+    "missing_message",
+    "uninstall",
+]
+
+_ALIAS = "torch"
+_TARGET = "chainrule"
+
+
+class ModuleNotInChainrule(ModuleNotFoundError):
+    """A ``torch`` submodule that chainrule does not implement."""
+
+
+def _is_alias(name: str) -> bool:
+    """Whether ``name`` is ``torch`` or one of its submodules."""
+    return name == _ALIAS or name.startswith(_ALIAS + ".")
+
+
+def _target_name(name: str) -> str:
+    """``torch.nn.functional`` -> ``chainrule.nn.functional``."""
+    return _TARGET + name[len(_ALIAS) :]
+
+
+def missing_message(name: str) -> str:
+    """The message for ``name``, a ``torch`` module (or name) chainrule lacks."""
+    return (
+        f"chainrule does not implement {name} yet "
+        "(chainrule covers PyTorch's autograd core; see README.md)"
+    )
+
+
+class _AliasLoader(importlib.abc.Loader):
+    """Loads ``torch.X`` as the already imported module ``chainrule.X``."""
+
+    def __init__(self, module: ModuleType) -> None:
+        self._module = module
+        self._own_spec = module.__spec__
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        return self._module
+
+    def exec_module(self, module: ModuleType) -> None:
+        # The import system has just set ``module.__spec__`` to the alias spec;
+        # chainrule's module keeps its own (its name stays ``chainrule.X``).
+        module.__spec__ = self._own_spec
+
+
+class _TorchFinder(importlib.abc.MetaPathFinder):
+    """Finds ``torch`` and ``torch.*`` as chainrule's modules."""
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None = None,
+        target: ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        if not _is_alias(fullname):
+            return None
+        real = _target_name(fullname)
+        try:
+            module = importlib.import_module(real)
+        except ModuleNotFoundError as exc:
+            # Only the module asked for (or a parent of it) being absent means
+            # chainrule lacks it; any other failure is a bug to report as it is.
+            if exc.name is None or not (real == exc.name or real.startswith(exc.name + ".")):
+                raise
+            raise ModuleNotInChainrule(missing_message(fullname), name=fullname) from None
+        return importlib.machinery.ModuleSpec(
+            fullname, _AliasLoader(module), is_package=hasattr(module, "__path__")
+        )
+
+
+_finder: _TorchFinder | None = None
+_set_aside: dict[str, ModuleType] = {}
+
+
+def is_installed() -> bool:
+    """Whether the hook is installed."""
+    return _finder is not None
+
+
+def install() -> None:
+    """Resolve ``import torch`` and ``torch.*`` to chainrule until :func:`uninstall`.
+
+    ``torch`` modules already in ``sys.modules`` (a real PyTorch) are set aside, to be
+    put back by :func:`uninstall`. Installing twice is a no-op.
+    """
+    global _finder
+    if _finder is not None:
+        return
+    _set_aside.clear()
+    for name in [n for n in sys.modules if _is_alias(n)]:
+        _set_aside[name] = sys.modules.pop(name)
+    _finder = _TorchFinder()
+    sys.meta_path.insert(0, _finder)
+
+
+def uninstall() -> None:
+    """Remove the hook, forget the ``torch`` aliases, and restore what was set aside."""
+    global _finder
+    if _finder is None:
+        return
+    if _finder in sys.meta_path:
+        sys.meta_path.remove(_finder)
+    _finder = None
+    for name in [n for n in sys.modules if _is_alias(n)]:
+        del sys.modules[name]
+    sys.modules.update(_set_aside)
+    _set_aside.clear()
+
+
+@contextmanager
+def installed() -> Iterator[None]:
+    """Context manager: the hook is installed inside the block (and left as found after)."""
+    already = is_installed()
+    install()
+    try:
+        yield
+    finally:
+        if not already:
+            uninstall()

@@ -1,0 +1,260 @@
+"""The ``chainrule`` command: ``chainrule demo`` and ``chainrule run SCRIPT.py``.
+
+``chainrule demo`` runs the tutorial's non-scalar example and checks that
+``x.grad == gradients * 2**(c+1)``. ``chainrule run script.py`` runs a script written
+for PyTorch, unchanged, with ``import torch`` resolved to chainrule.
+"""
+
+from __future__ import annotations
+
+import argparse
+import builtins
+import importlib.machinery
+import os
+import re
+import sys
+import traceback
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from types import ModuleType, TracebackType
+from typing import TYPE_CHECKING
+
+from . import _import_hook
+
+if TYPE_CHECKING:
+    from ._tensor import Tensor
+
+_PROG = "chainrule"
+
+
+# ---------------------------------------------------------------- demo
+
+
+@dataclass
+class SeedRun:
+    """What the seed program computed: kept whole so that reports (and, later,
+    ``--explain``) can look at the graph as well as the numbers."""
+
+    x: Tensor
+    y: Tensor
+    c: int
+    gradients: Tensor
+
+    @property
+    def factor(self) -> int:
+        """``y = x * 2**(c+1)``, so ``x.grad`` should be ``gradients * factor``."""
+        return 2 ** (self.c + 1)
+
+    def check(self) -> bool:
+        """Whether ``x.grad == gradients * 2**(c+1)`` exactly, element by element."""
+        grad = self.x.grad
+        return grad is not None and bool((grad == self.gradients * self.factor).all())
+
+
+def run_seed_program(seed: int | None = None) -> SeedRun:
+    """The tutorial's non-scalar example, with chainrule for torch."""
+    import chainrule as torch
+    from chainrule.autograd import Variable
+
+    if seed is not None:
+        torch.manual_seed(seed)
+    x = torch.randn(3)  # input is taken randomly
+    x = Variable(x, requires_grad=True)
+    y = x * 2
+    c = 0
+    while y.data.norm() < 1000:
+        y = y * 2
+        c += 1
+    gradients = torch.FloatTensor([0.1, 1.0, 0.0001])  # gradient because y is non-scalar
+    y.backward(gradients)
+    return SeedRun(x=x, y=y, c=c, gradients=gradients)
+
+
+def _print_seed_run(result: SeedRun) -> None:
+    k = result.c + 1
+    print(f"c = {result.c}")
+    print(f"x.grad = {result.x.grad}")
+    print(f"x.grad == gradients * 2**{k} = gradients * {result.factor}: {result.check()}")
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    result = run_seed_program(args.seed)
+    _print_seed_run(result)
+    return 0 if result.check() else 1
+
+
+# ---------------------------------------------------------------- run
+
+
+def _missing_feature_message(exc: BaseException, script: str) -> str | None:
+    """The message of the chainrule-missing feature behind ``exc``, if there is one.
+
+    Follows the exception's ``__cause__``/``__context__`` chain, so a script that
+    re-raises still gets the one-line explanation.
+    """
+    from ._missing import NotImplementedInChainrule
+
+    seen: set[int] = set()
+    err: BaseException | None = exc
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        if isinstance(err, (NotImplementedInChainrule, _import_hook.ModuleNotInChainrule)):
+            return str(err)
+        # ``from torch import fft`` in the script: Python turns the missing attribute
+        # into "cannot import name 'fft' from 'chainrule'", raised in the script's frame.
+        if (
+            isinstance(err, ImportError)
+            and (err.name or "").split(".")[0] == "chainrule"
+            and _innermost_file(err) == script
+        ):
+            match = re.match(r"cannot import name '([^']+)'", str(err))
+            if match:
+                module = "torch" + err.name[len("chainrule") :]
+                return _import_hook.missing_message(f"{module}.{match.group(1)}")
+        err = err.__cause__ or err.__context__
+    return None
+
+
+def _script_traceback(exc: BaseException, script: str) -> TracebackType | None:
+    """``exc``'s traceback as ``python script.py`` would show it: from the script's first
+    frame on, without the import hook's frames (as Python hides its import machinery's)."""
+    tb = exc.__traceback__
+    start = tb
+    while start is not None and start.tb_frame.f_code.co_filename != script:
+        start = start.tb_next
+    if start is None:  # the script never ran: a SyntaxError, or a bug in this runner
+        return None if isinstance(exc, SyntaxError) else tb
+    hook = os.path.abspath(_import_hook.__file__)
+    frames = [f for f in _walk(start) if f.tb_frame.f_code.co_filename != hook]
+    for frame, following in zip(frames, [*frames[1:], None], strict=True):
+        frame.tb_next = following
+    return frames[0]
+
+
+def _walk(tb: TracebackType | None) -> Iterator[TracebackType]:
+    """The entries of a traceback, outermost first."""
+    while tb is not None:
+        yield tb
+        tb = tb.tb_next
+
+
+def _innermost_file(exc: BaseException) -> str | None:
+    """The file of the frame that raised ``exc``."""
+    frames = list(_walk(exc.__traceback__))
+    return frames[-1].tb_frame.f_code.co_filename if frames else None
+
+
+def _exit_code(exc: SystemExit) -> int:
+    """The process exit status Python gives ``raise SystemExit(code)``."""
+    if exc.code is None:
+        return 0
+    if isinstance(exc.code, int):
+        return exc.code
+    print(exc.code, file=sys.stderr)
+    return 1
+
+
+def _run_as_main(path: str) -> None:
+    """Execute the file at ``path`` as the ``__main__`` module, as ``python path`` does."""
+    with open(path, "rb") as f:
+        source = f.read()
+    code = compile(source, path, "exec", dont_inherit=True)
+    module = ModuleType("__main__")
+    module.__file__ = path
+    module.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
+    module.__builtins__ = builtins
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = module
+    try:
+        exec(code, module.__dict__)
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
+
+
+def run_script(script: str, args: Sequence[str] = ()) -> int:
+    """Run ``script`` as ``__main__`` with ``import torch`` resolved to chainrule.
+
+    Like ``python script args``: ``sys.argv`` is ``[script, *args]`` and ``sys.path[0]``
+    is the script's folder (both restored afterwards). Returns the exit status.
+    """
+    path = os.path.abspath(script)
+    if not os.path.isfile(path):
+        print(f"{_PROG}: can't open file {script!r}: no such file", file=sys.stderr)
+        return 2
+    saved_argv, saved_path = sys.argv, sys.path[:]
+    sys.argv = [script, *args]
+    sys.path.insert(0, os.path.dirname(path))
+    try:
+        with _import_hook.installed():
+            _run_as_main(path)
+    except SystemExit as exc:
+        return _exit_code(exc)
+    except BaseException as exc:  # reported like the interpreter does
+        traceback.print_exception(type(exc), exc, _script_traceback(exc, path))
+        message = _missing_feature_message(exc, path)
+        if message is not None:
+            print(f"{_PROG}: {message}", file=sys.stderr)
+        return 130 if isinstance(exc, KeyboardInterrupt) else 1
+    finally:
+        sys.argv = saved_argv
+        sys.path[:] = saved_path
+        sys.stdout.flush()
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    return run_script(args.script, args.args)
+
+
+# ---------------------------------------------------------------- main
+
+
+def _parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    parser = argparse.ArgumentParser(
+        prog=_PROG,
+        description="PyTorch's autograd on NumPy: run the demo, or a PyTorch script.",
+    )
+    parser.add_argument("--version", action="version", version=f"{_PROG} {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    demo = commands.add_parser(
+        "demo",
+        help="run the tutorial's non-scalar backward example and check x.grad",
+        description="Run the tutorial's non-scalar example and check that "
+        "x.grad == gradients * 2**(c+1).",
+    )
+    demo.add_argument("--seed", type=int, default=None, help="call chainrule.manual_seed(N)")
+    # Options that report more about the run (e.g. a future --explain) go here;
+    # _cmd_demo gets the whole SeedRun, graph included.
+    demo.set_defaults(handler=_cmd_demo)
+
+    run = commands.add_parser(
+        "run",
+        help="run a script written for PyTorch, with `import torch` giving chainrule",
+        description="Run SCRIPT as __main__ (like `python SCRIPT ARGS`) with "
+        "`import torch` resolved to chainrule.",
+    )
+    run.add_argument("script", metavar="SCRIPT.py", help="the script to run")
+    run.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
+    run.set_defaults(handler=_cmd_run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The ``chainrule`` console script. Returns the exit status."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, usage errors
+        return _exit_code(exc)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    return args.handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
