@@ -410,6 +410,12 @@ PROMOTION = {
     "where(f32,f64)": (lambda lib, c, a, b: lib.where(c, a, b), [BOOL, F32, F64]),
     "where(f32,0.0)": (lambda lib, c, a: lib.where(c, a, 0.0), [BOOL, F32]),
     "where(int,2.5)": (lambda lib, c, a: lib.where(c, a, 2.5), [BOOL, I32]),
+    "where(1.0,0.0)": (lambda lib, c: lib.where(c, 1.0, 0.0), [BOOL]),
+    "where(1,0)": (lambda lib, c: lib.where(c, 1, 0), [BOOL]),
+    "where(f64_0d,2.5)": (lambda lib, c, a: lib.where(c, a, 2.5), [BOOL, np.array(1.0)]),
+    "float32*True": (lambda lib, a: a * True, [F32]),
+    "2**float32": (lambda lib, a: 2**a, [F32]),
+    "float64_0d**2": (lambda lib, a: a**2, [np.array(1.5)]),
     "matmul_int": (lambda lib, a, b: a @ b, [I64, I64]),
     "clone(int)": (lambda lib, a: a.clone(), [I32]),
     "to_int": (lambda lib, a: a.to(lib.int32), [F32]),
@@ -448,6 +454,12 @@ RAISES = {
     "norm_inf_empty_dim": (lambda lib, a: a.norm(p=math.inf, dim=0), [randn((2, 0)).T]),
     "t_3d": (lambda lib, a: a.t(), [randn((2, 3, 4))]),
     "index_out_of_range": (lambda lib, a: a[5], [randn((3,))]),
+    "negative_step": (lambda lib, a: a[::-1], [randn((3,))]),
+    "expand_bad": (lambda lib, a: a.expand(3, 3), [randn((2, 3))]),
+    "reshape_two_minus1": (lambda lib, a: a.reshape(-1, -1), [randn((2, 3))]),
+    "reshape_bad_size": (lambda lib, a: a.reshape(4, 2), [randn((2, 3))]),
+    "sum_repeated_dim": (lambda lib, a: a.sum(dim=(0, 0)), [randn((2, 3))]),
+    "permute_wrong_len": (lambda lib, a: a.permute(1, 0), [randn((2, 3, 4))]),
 }
 
 
@@ -473,6 +485,7 @@ REDUCE_CASES = [
     ((2, 3, 4), (-1, 0)),
     ((2, 3, 4), [1, 2]),
     ((2, 3, 4), (0, 1, 2)),
+    ((2, 3, 4), ()),
     ((0,), None),
     ((0,), 0),
     ((2, 0), None),
@@ -1129,3 +1142,10 @@ def _modify_saved(lib, x):
 @pytest.mark.parametrize("name", list(INPLACE_RAISES))
 def test_inplace_raises(name):
     check_raises(INPLACE_RAISES[name], randn((3, 2), seed=39))
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+def test_T_on_3d_warns_and_reverses(dtype):
+    """x.T on a tensor that is not 2-D reverses its dims, with torch's deprecation warning."""
+    with pytest.warns(UserWarning):
+        check(lambda lib, x: x.T, randn((2, 3, 4), seed=40), dtype=dtype)

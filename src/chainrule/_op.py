@@ -43,6 +43,13 @@ FLOAT = "float"  # promoted, then integers and bools become the default float dt
 KEEP = "keep"  # forward decides (reductions, casts, shape ops); no casting of inputs
 
 _state = grad_mode._state
+
+
+class _ForwardState:
+    level = 0  # the innermost active dual level; 0 when forward mode is off
+
+
+_fw_state = _ForwardState()
 _from_np = _dtypes._FROM_NP
 REGISTRY: dict[str, Op] = {}
 _NO_EDGE = (None, 0)
@@ -70,6 +77,7 @@ class Op:
         view: bool,
         doc: str,
         conventions: str,
+        jvp: Any = None,
     ) -> None:
         self.name = name
         self.forward = forward
@@ -84,6 +92,17 @@ class Op:
         self.raw_vjps = vjps
         self.params = _forward_params(forward, self.args)
         self.save_kinds, self.save_keys, self.vjps = self._plan_saves(vjps)
+        jvps = jvp if isinstance(jvp, tuple) else (jvp,)
+        if jvp is not None and len(jvps) != len(self.args):
+            raise TypeError(f"{name}: {len(self.args)} inputs but {len(jvps)} JVPs")
+        # per input: (jvp or None, what it reads); jvp None for an input with no gradient
+        self.raw_jvps = jvps if jvp is not None else (None,) * len(self.args)
+        self.jvps = tuple(
+            (f, tuple(self._classify(n, i) for n in list(inspect.signature(f).parameters)[1:]))
+            if f is not None
+            else (None, ())
+            for i, f in enumerate(self.raw_jvps)
+        )
         self._node_name = node or _default_node_name(name)
         self._node_classes: dict[str, type] = {}
         self.node_class = None if callable(self._node_name) else self._class(self._node_name)
@@ -196,6 +215,10 @@ class Op:
         dtype = _from_np[out.dtype]
         vc = _counter(args[0]) if self.view and xp.may_share_memory(out, arrays[0]) else None
         # 3. the node, if some input needs a gradient and grad mode is on
+        if _fw_state.level and dtype._category == 2:
+            result = self._apply_grad(args, arrays, params, out, dtype, vc)
+            _forward_tangent(self, result, args, params)
+            return result
         if not _state.enabled or dtype._category != 2:
             return _make(out, dtype, vc=vc)
         bits = 0
@@ -223,6 +246,21 @@ class Op:
         result = _make(out, dtype, True, node, 0, vc)
         if plan.kinds:
             self._save(node, plan, args, arrays, params, out, result)
+        return result
+
+    def _apply_grad(self, args, arrays, params, out, dtype, vc) -> Tensor:
+        """The output tensor, with a node when grad mode is on (the forward-mode path)."""
+        if not _state.enabled:
+            return _make(out, dtype, vc=vc)
+        mask = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        if not any(mask):
+            return _make(out, dtype, vc=vc)
+        cls = self.node_class or self._class(self._node_name(*arrays, **params))
+        node = self._record(args, arrays, params, cls)
+        node._extra = None
+        result = _make(out, dtype, True, node, 0, vc)
+        if node._plan.kinds:
+            self._save(node, node._plan, args, arrays, params, out, result)
         return result
 
     def _cast_inputs(self, args: tuple, params: dict) -> list:
@@ -324,17 +362,83 @@ def defop(
     *,
     args: Sequence[str] = ("x",),
     vjp: Any,
+    jvp: Any = None,
     node: str | Callable[..., str] | None = None,
     dtypes: str | Callable = PROMOTE,
     view: bool = False,
     conventions: str = "",
 ) -> Op:
-    """Define a differentiable op: its forward on arrays and one VJP per input.
+    """Define a differentiable op: its forward on arrays, one VJP and one JVP per input.
 
-    The VJP's docstring-free lambda is the derivative; put the formula in a
-    comment beside it and any subgradient convention in ``conventions``.
+    A VJP maps the output gradient ``g`` to an input's gradient; a JVP maps an
+    input's tangent ``t`` to its contribution to the output's tangent. Both name
+    the values they read (inputs, ``ans``, ``x_shape``, parameters) as their
+    remaining parameters. Put the formula in a comment beside each and any
+    subgradient convention in ``conventions``.
     """
-    return Op(name, forward, args, vjp, node, dtypes, view, forward.__doc__ or "", conventions)
+    return Op(
+        name, forward, args, vjp, node, dtypes, view, forward.__doc__ or "", conventions, jvp
+    )
+
+
+def _forward_tangent(op: Op, result: Tensor, args: tuple, params: dict) -> None:
+    """Forward mode: the output's tangent is the sum of each input's JVP of its tangent."""
+    tangents = [getattr(a, "_fw", None) if isinstance(a, Tensor) else None for a in args]
+    if all(t is None for t in tangents):
+        return
+    from .autograd import forward_ad
+
+    level = _fw_state.level
+    _fw_state.level = 0  # JVPs compute on primals: no tangents of tangents
+    try:
+        total = None
+        for i, tangent in enumerate(tangents):
+            if tangent is None:
+                continue
+            jvp, reads = op.jvps[i]
+            if jvp is None:
+                if op.raw_vjps[i] is None:
+                    continue  # an input with no derivative (an index, a condition)
+                raise NotImplementedError(
+                    f"Trying to use forward AD with {op.name} that does not support it: "
+                    "chainrule has no JVP rule for it yet."
+                )
+            values = []
+            for kind, key in reads:
+                if kind == "arg":
+                    values.append(_primal(args[key]))
+                elif kind == "ans":
+                    values.append(_primal(result))
+                elif kind == "shape":
+                    a = args[key]
+                    values.append(a._data.shape if isinstance(a, Tensor) else ())
+                else:
+                    values.append(params.get(key, op.params[key]))
+            part = jvp(tangent, *values)
+            total = part if total is None else total + part
+    finally:
+        _fw_state.level = level
+    if total is None:
+        return
+    if not isinstance(total, Tensor):
+        total = _make(xp.asarray(total, dtype=result._dtype.np), result._dtype)
+    shape = result._data.shape
+    if total._data.shape != shape:
+        from .ops.shape import expand
+
+        total = expand(total, shape=shape)
+    if total._dtype is not result._dtype:
+        total = total.to(result._dtype)
+    forward_ad._attach(result, total)
+
+
+def _primal(t: Any) -> Any:
+    """A tensor's primal: the tensor itself seen without its tangent."""
+    if isinstance(t, Tensor) and getattr(t, "_fw", None) is not None:
+        alias = _make(t._data, t._dtype, t._requires_grad, t._grad_fn, t._output_nr, t._vc)
+        alias._acc = t._acc
+        return alias
+    return t
 
 
 def _forward_params(forward: Callable, args: tuple) -> dict:

@@ -122,6 +122,7 @@ class Tensor:
         "_acc",  # weak reference to this leaf's AccumulateGrad node
         "_retains_grad",
         "_hooks",  # gradient hooks on a leaf
+        "_fw",  # forward-mode tangent; set only inside a dual level (read with getattr)
         "__weakref__",
     )
 

@@ -49,6 +49,7 @@ add = defop(
         lambda g: g,  # d(a + αb)/da = 1
         lambda g, alpha: g if alpha == 1 else g * alpha,  # d(a + αb)/db = α
     ),
+    jvp=(lambda t: t, lambda t, alpha: t if alpha == 1 else t * alpha),
 )
 sub = defop(
     "sub", _sub, args=("a", "b"),
@@ -56,6 +57,7 @@ sub = defop(
         lambda g: g,  # d(a - αb)/da = 1
         lambda g, alpha: -g if alpha == 1 else -g * alpha,  # d(a - αb)/db = -α
     ),
+    jvp=(lambda t: t, lambda t, alpha: -t if alpha == 1 else -t * alpha),
 )
 
 
@@ -68,6 +70,7 @@ rsub = defop(
     "rsub", _rsub, node="RsubBackward1",
     dtypes=lambda args, params: result_type((args[0], params.get("other", 0))),
     vjp=lambda g, alpha: -g if alpha == 1 else -g * alpha,  # d(c - αx)/dx = -α
+    jvp=lambda t, alpha: -t if alpha == 1 else -t * alpha,
 )
 mul = defop(
     "mul", xp.multiply, args=("a", "b"),
@@ -75,6 +78,7 @@ mul = defop(
         lambda g, b: g * b,  # d(ab)/da = b
         lambda g, a: g * a,  # d(ab)/db = a
     ),
+    jvp=(lambda t, b: t * b, lambda t, a: a * t),
 )
 div = defop(
     "div", xp.true_divide, args=("a", "b"), dtypes=FLOAT,
@@ -82,11 +86,13 @@ div = defop(
         lambda g, b: g / b,  # d(a/b)/da = 1/b
         lambda g, a, b: -g * ((a / b) / b),  # d(a/b)/db = -a/b²
     ),
+    jvp=(lambda t, b: t / b, lambda t, a, b: -t * ((a / b) / b)),
 )
-neg = defop("neg", _neg, vjp=lambda g: -g)  # d(-x)/dx = -1
+neg = defop("neg", _neg, vjp=lambda g: -g, jvp=lambda t: -t)  # d(-x)/dx = -1
 reciprocal = defop(
     "reciprocal", xp.reciprocal, dtypes=FLOAT,
     vjp=lambda g, ans: -g * (ans * ans),  # d(1/x)/dx = -1/x²
+    jvp=lambda t, ans: -t * (ans * ans),
 )
 
 
@@ -121,6 +127,7 @@ def _pow_scalar_vjp(g, x, exponent):
 
 pow_scalar = defop(
     "pow", _pow, node="PowBackward0", dtypes=_pow_dtype, vjp=_pow_scalar_vjp,
+    jvp=_pow_scalar_vjp,  # linear in its first argument, so the same rule pushes tangents
     conventions="d/dx x^0 = 0 everywhere, x = 0 included.",
 )
 
@@ -139,6 +146,7 @@ def _pow_tensor_exp_vjp(g, a, b, ans):
 pow_tensor = defop(
     "pow_tensor", _pow_tensors, args=("a", "b"), node="PowBackward1",
     vjp=(_pow_tensor_base_vjp, _pow_tensor_exp_vjp),
+    jvp=(_pow_tensor_base_vjp, _pow_tensor_exp_vjp),  # elementwise: VJP and JVP coincide
     conventions="d/da a^b = 0 where b = 0; d/db a^b = 0 where a = 0 and b >= 0.",
 )
 
@@ -159,18 +167,38 @@ pow_scalar_base = defop(
     "pow_scalar_base", _rpow, node="PowBackward2",
     dtypes=lambda args, params: result_type((args[0], params.get("base", 1))),
     vjp=_rpow_vjp,
+    jvp=_rpow_vjp,
 )
 
 
 # ----- one-input functions ----------------------------------------------------------
 
-exp = defop("exp", xp.exp, dtypes=FLOAT, vjp=lambda g, ans: g * ans)  # d/dx e^x = e^x
-log = defop("log", xp.log, dtypes=FLOAT, vjp=lambda g, x: g / x)  # d/dx ln x = 1/x
-sin = defop("sin", xp.sin, dtypes=FLOAT, vjp=lambda g, x: g * cos(x))  # d/dx sin x = cos x
-cos = defop("cos", xp.cos, dtypes=FLOAT, vjp=lambda g, x: g * -sin(x))  # d/dx cos x = -sin x
+# For an elementwise op, the Jacobian is diagonal: the JVP multiplies the tangent by
+# the same local derivative the VJP multiplies the gradient by.
+exp = defop(
+    "exp", xp.exp, dtypes=FLOAT,
+    vjp=lambda g, ans: g * ans,  # d/dx e^x = e^x
+    jvp=lambda t, ans: t * ans,
+)
+log = defop(
+    "log", xp.log, dtypes=FLOAT,
+    vjp=lambda g, x: g / x,  # d/dx ln x = 1/x
+    jvp=lambda t, x: t / x,
+)
+sin = defop(
+    "sin", xp.sin, dtypes=FLOAT,
+    vjp=lambda g, x: g * cos(x),  # d/dx sin x = cos x
+    jvp=lambda t, x: t * cos(x),
+)
+cos = defop(
+    "cos", xp.cos, dtypes=FLOAT,
+    vjp=lambda g, x: g * -sin(x),  # d/dx cos x = -sin x
+    jvp=lambda t, x: t * -sin(x),
+)
 tanh = defop(
     "tanh", xp.tanh, dtypes=FLOAT,
     vjp=lambda g, ans: g * (1 - ans * ans),  # d/dx tanh x = 1 - tanh² x
+    jvp=lambda t, ans: t * (1 - ans * ans),
 )
 
 
@@ -182,10 +210,12 @@ def _sigmoid(x):
 sigmoid = defop(
     "sigmoid", _sigmoid, dtypes=FLOAT,
     vjp=lambda g, ans: g * ((1 - ans) * ans),  # d/dx σ(x) = σ(x)(1 - σ(x))
+    jvp=lambda t, ans: t * ((1 - ans) * ans),
 )
 sqrt = defop(
     "sqrt", xp.sqrt, dtypes=FLOAT,
     vjp=lambda g, ans: g / (2 * ans),  # d/dx √x = 1/(2√x)
+    jvp=lambda t, ans: t / (2 * ans),
     conventions="At x = 0 the gradient is inf (g / 0), as in PyTorch.",
 )
 
@@ -198,12 +228,18 @@ def _relu(x):
 relu = defop(
     "relu", _relu,
     vjp=lambda g, ans: where(ans > 0, g, 0),  # d/dx max(x, 0) = [x > 0]
+    jvp=lambda t, ans: where(ans > 0, t, 0),
     conventions="relu'(0) = 0.",
 )
-sign = defop("sign", xp.sign, vjp=lambda g: g * 0)  # d/dx sign x = 0 (almost everywhere)
+sign = defop(
+    "sign", xp.sign,
+    vjp=lambda g: g * 0,  # d/dx sign x = 0 (almost everywhere)
+    jvp=lambda t: t * 0,
+)
 abs = defop(  # noqa: A001
     "abs", xp.abs,
     vjp=lambda g, x: g * sign(x),  # d/dx |x| = sign x
+    jvp=lambda t, x: t * sign(x),
     conventions="abs'(0) = 0 (sign(0) = 0).",
 )
 
@@ -221,6 +257,11 @@ where = defop(
         lambda g, condition: where(condition, g, 0),  # d/da = [condition]
         lambda g, condition: where(condition, 0, g),  # d/db = [not condition]
     ),
+    jvp=(
+        None,
+        lambda t, condition: where(condition, t, 0),
+        lambda t, condition: where(condition, 0, t),
+    ),
     node="WhereBackward0",
 )
 
@@ -232,7 +273,7 @@ def _clone(x, memory_format=None):
     return x.copy()
 
 
-clone = defop("clone", _clone, dtypes=KEEP, vjp=lambda g: g)  # d/dx x = 1
+clone = defop("clone", _clone, dtypes=KEEP, vjp=lambda g: g, jvp=lambda t: t)  # d/dx x = 1
 
 
 def _to_dtype(x, dtype=None):
@@ -243,6 +284,7 @@ def _to_dtype(x, dtype=None):
 to_dtype = defop(
     "to_dtype", _to_dtype, dtypes=KEEP, node="ToCopyBackward0",
     vjp=lambda g: g,  # the engine casts the gradient back to x's dtype
+    jvp=lambda t: t,  # and the tangent to the output's dtype
 )
 
 
@@ -251,7 +293,11 @@ def _fill(x, value=0):
     return xp.full_like(x, value._data if hasattr(value, "_data") else value)
 
 
-fill = defop("fill", _fill, dtypes=KEEP, vjp=lambda g: g * 0)  # the old values are gone
+fill = defop(
+    "fill", _fill, dtypes=KEEP,
+    vjp=lambda g: g * 0,  # the old values are gone
+    jvp=lambda t: t * 0,
+)
 
 
 def _copy_from(dst, src):
@@ -265,6 +311,7 @@ copy_from = defop(
         lambda g: g * 0,  # dst is overwritten
         lambda g: g,  # the engine sums it to src's shape and casts to src's dtype
     ),
+    jvp=(lambda t: t * 0, lambda t: t),
 )
 
 # ----- comparisons: bool results, no gradient --------------------------------------

@@ -99,6 +99,7 @@ def _matmul_node(a, b) -> str:
 matmul = defop(
     "matmul", _matmul, args=("a", "b"), node=_matmul_node, dtypes=_same_dtype,
     vjp=(_matmul_vjp_a, _matmul_vjp_b),
+    jvp=(lambda t, b: matmul(t, b), lambda t, a: matmul(a, t)),  # d(AB) = dA B + A dB
 )
 
 
@@ -118,6 +119,7 @@ mm = defop(
         lambda g, b: g @ t_(b),  # d(AB)/dA: G Bᵀ
         lambda g, a: t_(a) @ g,  # d(AB)/dB: Aᵀ G
     ),
+    jvp=(lambda t, b: mm(t, b), lambda t, a: mm(a, t)),
 )
 
 

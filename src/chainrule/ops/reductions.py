@@ -65,6 +65,7 @@ def _reduction_node(base: str):
 sum = defop(  # noqa: A001
     "sum", _sum, dtypes=KEEP, node=_reduction_node("Sum"),
     vjp=lambda g, x_shape, dim, keepdim: unreduce(g, x_shape, dim, keepdim),  # dΣx/dx_i = 1
+    jvp=lambda t, dim, keepdim, dtype: sum(t, dim=dim, keepdim=keepdim, dtype=dtype),
 )
 
 
@@ -97,6 +98,7 @@ mean = defop(
     "mean", _mean, dtypes=KEEP, node=_reduction_node("Mean"),
     # d mean(x)/dx_i = 1/n
     vjp=lambda g, x_shape, dim, keepdim: unreduce(g, x_shape, dim, keepdim) / _count(x_shape, dim),
+    jvp=lambda t, dim, keepdim, dtype: mean(t, dim=dim, keepdim=keepdim, dtype=dtype),
 )
 
 
@@ -163,6 +165,9 @@ def _count_hits(hit, dim, keepdim, shape):
 vector_norm = defop(
     "vector_norm", _vector_norm, dtypes=KEEP, node="LinalgVectorNormBackward0",
     vjp=_vector_norm_vjp,
+    jvp=lambda t, x, ans, ord, dim, keepdim: sum(  # noqa: A002 - the directional derivative
+        _vector_norm_vjp(ans * 0 + 1, x, ans, ord, dim, keepdim) * t, dim=dim, keepdim=keepdim
+    ),
     conventions=(
         "The gradient is 0 where the norm is 0; for p = ±inf it is shared equally by the "
         "entries that tie for the extreme |x|."

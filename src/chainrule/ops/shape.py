@@ -31,10 +31,12 @@ def _reshape_copy(x, shape=()):
 view = defop(
     "view", _view, dtypes=KEEP, view=True,
     vjp=lambda g, x_shape: reshape(g, x_shape),  # a reshape's VJP reshapes back
+    jvp=lambda t, shape: reshape(t, shape),
 )
 reshape_copy = defop(
     "reshape_copy", _reshape_copy, dtypes=KEEP, node="UnsafeViewBackward0",
     vjp=lambda g, x_shape: reshape(g, x_shape),
+    jvp=lambda t, shape: reshape(t, shape),
 )
 
 
@@ -94,6 +96,7 @@ def _sum_to(x, shape=()):
 sum_to = defop(
     "sum_to", _sum_to, dtypes=KEEP, node="SumBackward1",
     vjp=lambda g, x_shape: expand(g, x_shape),  # summing is the VJP of broadcasting
+    jvp=lambda t, shape: sum_to(t, shape=shape),
 )
 
 
@@ -106,6 +109,7 @@ def _expand(x, shape=()):
 expand = defop(
     "expand", _expand, dtypes=KEEP, view=True,
     vjp=lambda g, x_shape: sum_to(g, x_shape),  # broadcasting's VJP sums back
+    jvp=lambda t, shape: expand(t, shape=shape),
 )
 
 
@@ -124,6 +128,7 @@ def _inverse(dims) -> tuple:
 permute = defop(
     "permute", _permute, dtypes=KEEP, view=True,
     vjp=lambda g, dims: permute(g, dims=_inverse(dims)),  # undo by the inverse permutation
+    jvp=lambda t, dims: permute(t, dims=dims),
 )
 
 
@@ -134,7 +139,7 @@ def _t(x):
     return x.T
 
 
-t = defop("t", _t, dtypes=KEEP, view=True, vjp=lambda g: t(g))  # (Aᵀ)ᵀ = A
+t = defop("t", _t, dtypes=KEEP, view=True, vjp=lambda g: t(g), jvp=lambda tan: t(tan))  # (Aᵀ)ᵀ = A
 
 
 def _transpose(x, dim0=0, dim1=1):
@@ -145,6 +150,7 @@ def _transpose(x, dim0=0, dim1=1):
 transpose = defop(
     "transpose", _transpose, dtypes=KEEP, view=True,
     vjp=lambda g, dim0, dim1: transpose(g, dim0=dim0, dim1=dim1),  # a swap undoes itself
+    jvp=lambda t, dim0, dim1: transpose(t, dim0=dim0, dim1=dim1),
 )
 
 
@@ -165,6 +171,7 @@ def _index_node_name(x, key=()) -> str:
 getitem = defop(
     "getitem", _getitem, dtypes=KEEP, view=True, node=_index_node_name,
     vjp=lambda g, x_shape, key: index_into_zeros(g, shape=x_shape, key=key),
+    jvp=lambda t, key: getitem(t, key=key),
     conventions="Repeated indices accumulate their gradients.",
 )
 
@@ -180,6 +187,7 @@ index_into_zeros = defop(
     "index_into_zeros", _index_into_zeros, args=("g",), dtypes=KEEP,
     node="IndexPutBackward0",
     vjp=lambda gg, key: getitem(gg, key=key),  # reading back at key
+    jvp=lambda t, shape, key: index_into_zeros(t, shape=shape, key=key),
 )
 
 
@@ -195,5 +203,9 @@ index_put = defop(
     vjp=(
         lambda g, key: index_put(g, 0, key=key),  # written places no longer depend on x
         lambda g, key: getitem(g, key=key),  # the engine sums it to the value's shape
+    ),
+    jvp=(
+        lambda t, key: index_put(t, 0, key=key),
+        lambda t, ans, key: index_put(ans * 0, t, key=key),
     ),
 )
