@@ -101,7 +101,8 @@ def _tensor(lib, arr: np.ndarray):
 
 
 def to_numpy(t: Any) -> np.ndarray:
-    return np.array(t.detach().numpy(), copy=True)
+    # force: torch's double backward can return a ZeroTensor, which numpy() refuses
+    return np.array(t.detach().numpy(force=True), copy=True)
 
 
 def is_tensor(t: Any) -> bool:

@@ -86,8 +86,14 @@ def test_dtype_attributes_match_torch(name):
 
 @pytest.mark.parametrize(
     "alias, target",
-    [("float", "float32"), ("double", "float64"), ("half", "float16"), ("int", "int32"),
-     ("long", "int64"), ("short", "int16")],
+    [
+        ("float", "float32"),
+        ("double", "float64"),
+        ("half", "float16"),
+        ("int", "int32"),
+        ("long", "int64"),
+        ("short", "int16"),
+    ],
 )
 def test_dtype_aliases(alias, target):
     assert getattr(cr, alias) is getattr(cr, target)
@@ -113,9 +119,19 @@ def test_set_default_dtype_float64_changes_float_constructors_only():
     def make(L):
         L.set_default_dtype(L.float64)
         try:
-            return [L.tensor([1.5]), L.zeros(2), L.ones(1), L.arange(3.0), L.linspace(0, 1, 3),
-                    L.full((2,), 2.5), L.rand(2), L.tensor([1, 2]), L.tensor(True), L.eye(2),
-                    L.Tensor([1, 2])], L.get_default_dtype()
+            return [
+                L.tensor([1.5]),
+                L.zeros(2),
+                L.ones(1),
+                L.arange(3.0),
+                L.linspace(0, 1, 3),
+                L.full((2,), 2.5),
+                L.rand(2),
+                L.tensor([1, 2]),
+                L.tensor(True),
+                L.eye(2),
+                L.Tensor([1, 2]),
+            ], L.get_default_dtype()
         finally:
             L.set_default_dtype(L.float32)
 
@@ -290,8 +306,12 @@ def test_size_of_0d_tensor(dim):
 @pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 0), (2, 3, 4)])
 def test_dim_numel(shape):
     c, t = both(lambda L: L.zeros(shape))
-    assert (c.dim(), c.ndim, c.numel(), tuple(c.shape)) == (t.dim(), t.ndim, t.numel(),
-                                                            tuple(t.shape))
+    assert (c.dim(), c.ndim, c.numel(), tuple(c.shape)) == (
+        t.dim(),
+        t.ndim,
+        t.numel(),
+        tuple(t.shape),
+    )
 
 
 def test_device():
@@ -314,8 +334,13 @@ def test_T_transposes_a_matrix():
 
 @pytest.mark.parametrize(
     "make",
-    [lambda L: L.tensor(3.5), lambda L: L.tensor([[2]]), lambda L: L.tensor(True),
-     lambda L: L.tensor([7], dtype=L.uint8), lambda L: L.tensor(1.5, requires_grad=True)],
+    [
+        lambda L: L.tensor(3.5),
+        lambda L: L.tensor([[2]]),
+        lambda L: L.tensor(True),
+        lambda L: L.tensor([7], dtype=L.uint8),
+        lambda L: L.tensor(1.5, requires_grad=True),
+    ],
 )
 def test_item(make):
     c, t = both(lambda L: make(L).item())
@@ -329,8 +354,13 @@ def test_item_errors(n):
 
 @pytest.mark.parametrize(
     "make",
-    [lambda L: L.tensor([[1, 2], [3, 4]]), lambda L: L.tensor(1.5), lambda L: L.tensor([True]),
-     lambda L: L.tensor([1.5, -2.0], dtype=L.float16), lambda L: L.zeros(2, 0)],
+    [
+        lambda L: L.tensor([[1, 2], [3, 4]]),
+        lambda L: L.tensor(1.5),
+        lambda L: L.tensor([True]),
+        lambda L: L.tensor([1.5, -2.0], dtype=L.float16),
+        lambda L: L.zeros(2, 0),
+    ],
 )
 def test_tolist(make):
     c, t = both(lambda L: make(L).tolist())
@@ -435,20 +465,30 @@ def test_zero_fill_copy():
         a = L.tensor([1.0, 2.0])
         b = L.tensor([1, 2])
         c = L.zeros(2, 2)
-        return [a.zero_(), L.tensor([1.0, 2.0]).fill_(3), b.fill_(2.7),
-                c.copy_(L.tensor([1, 2])), L.zeros(2, dtype=L.int32).copy_(L.tensor([1.9, -1.9])),
-                a], a.zero_() is a
+        return [
+            a.zero_(),
+            L.tensor([1.0, 2.0]).fill_(3),
+            b.fill_(2.7),
+            c.copy_(L.tensor([1, 2])),
+            L.zeros(2, dtype=L.int32).copy_(L.tensor([1.9, -1.9])),
+            a,
+        ], a.zero_() is a
 
     (cs, cself), (ts, tself) = both(f)
-    for c, t in zip(cs, ts):
+    for c, t in zip(cs, ts, strict=True):
         assert_same_tensor(c, t)
     assert cself == tself is True
 
 
 @pytest.mark.parametrize(
     "op",
-    [lambda t: t.zero_(), lambda t: t.fill_(1.0), lambda t: t.copy_(t.detach() + 1),
-     lambda t: t.add_(1), lambda t: t.mul_(2)],
+    [
+        lambda t: t.zero_(),
+        lambda t: t.fill_(1.0),
+        lambda t: t.copy_(t.detach() + 1),
+        lambda t: t.add_(1),
+        lambda t: t.mul_(2),
+    ],
 )
 def test_in_place_on_leaf_requiring_grad_raises(op):
     assert_same_error(lambda L: op(L.zeros(2, requires_grad=True)))
@@ -473,13 +513,22 @@ def test_in_place_on_leaf_under_no_grad():
 
 @pytest.mark.parametrize(
     "convert",
-    [lambda t: t.float(), lambda t: t.double(), lambda t: t.half(), lambda t: t.long(),
-     lambda t: t.int(), lambda t: t.short(), lambda t: t.char(), lambda t: t.byte(),
-     lambda t: t.bool(), lambda t: t.to(torch.float64 if isinstance(t, torch.Tensor) else
-                                        cr.float64),
-     lambda t: t.to(torch.int32 if isinstance(t, torch.Tensor) else cr.int32),
-     lambda t: t.type(torch.int16 if isinstance(t, torch.Tensor) else cr.int16),
-     lambda t: t.type("torch.IntTensor"), lambda t: t.type("torch.DoubleTensor")],
+    [
+        lambda t: t.float(),
+        lambda t: t.double(),
+        lambda t: t.half(),
+        lambda t: t.long(),
+        lambda t: t.int(),
+        lambda t: t.short(),
+        lambda t: t.char(),
+        lambda t: t.byte(),
+        lambda t: t.bool(),
+        lambda t: t.to(torch.float64 if isinstance(t, torch.Tensor) else cr.float64),
+        lambda t: t.to(torch.int32 if isinstance(t, torch.Tensor) else cr.int32),
+        lambda t: t.type(torch.int16 if isinstance(t, torch.Tensor) else cr.int16),
+        lambda t: t.type("torch.IntTensor"),
+        lambda t: t.type("torch.DoubleTensor"),
+    ],
 )
 @pytest.mark.parametrize("data", [[-1.5, 0.0, 2.7], [3, 0, 1], [True, False]])
 def test_conversions(convert, data):
@@ -496,8 +545,14 @@ def test_type_string(name):
 def test_conversion_to_same_dtype_returns_self():
     def f(L):
         x = L.tensor([1.0, 2.0])
-        return (x.float() is x, x.to(L.float32) is x, x.to("cpu") is x, x.double() is x,
-                x.to(L.float32, copy=True) is x, x.type(L.float32) is x)
+        return (
+            x.float() is x,
+            x.to(L.float32) is x,
+            x.to("cpu") is x,
+            x.double() is x,
+            x.to(L.float32, copy=True) is x,
+            x.type(L.float32) is x,
+        )
 
     c, t = both(f)
     assert c == t
@@ -521,7 +576,7 @@ def test_len_and_iter():
 
     (cl, crows, csums), (tl, trows, tsums) = both(f)
     assert cl == tl == 3 and csums == tsums
-    for c, t in zip(crows, trows):
+    for c, t in zip(crows, trows, strict=True):
         assert_same_tensor(c, t)
 
 
@@ -531,9 +586,18 @@ def test_0d_len_and_iter_raise():
 
 
 def test_scalar_conversions():
-    c, t = both(lambda L: (int(L.tensor(2.7)), int(L.tensor(-2.7)), float(L.tensor(3)),
-                           int(L.tensor([[5]])), bool(L.tensor([0.0])), bool(L.tensor(2)),
-                           complex(L.tensor(1.5)), float(L.tensor([True]))))
+    c, t = both(
+        lambda L: (
+            int(L.tensor(2.7)),
+            int(L.tensor(-2.7)),
+            float(L.tensor(3)),
+            int(L.tensor([[5]])),
+            bool(L.tensor([0.0])),
+            bool(L.tensor(2)),
+            complex(L.tensor(1.5)),
+            float(L.tensor([True])),
+        )
+    )
     assert c == t
     assert [type(v) for v in c] == [type(v) for v in t]
 
@@ -569,7 +633,7 @@ def test_elementwise_eq_returns_a_tensor():
         return [a == L.tensor([1, 0, 3]), a != 2, a == 2, L.tensor([1.0, 2.0]) == 1]
 
     cs, ts = both(f)
-    for c, t in zip(cs, ts):
+    for c, t in zip(cs, ts, strict=True):
         assert_same_tensor(c, t)
     assert (cr.zeros(2) == None) is False  # noqa: E711 - PyTorch's answer
 
@@ -590,10 +654,28 @@ def test_identity_hashing():
 
 @pytest.mark.parametrize(
     "data",
-    [[1.5, 2.0], [1, 2], [True, False], 3, 3.5, True, [], [[1, 2], [3, 4]], [1, 2.0],
-     [True, 2], [True, 1.5], np.array([1.5, 2.0]), np.float64(1.5), [np.float64(1.5)],
-     np.float32(2.5), np.array([1, 2], dtype=np.int32), np.array([1.0], dtype=np.float32),
-     np.array([True]), np.array([1, 2]), [np.float32(1.0), np.float32(2.0)]],
+    [
+        [1.5, 2.0],
+        [1, 2],
+        [True, False],
+        3,
+        3.5,
+        True,
+        [],
+        [[1, 2], [3, 4]],
+        [1, 2.0],
+        [True, 2],
+        [True, 1.5],
+        np.array([1.5, 2.0]),
+        np.float64(1.5),
+        [np.float64(1.5)],
+        np.float32(2.5),
+        np.array([1, 2], dtype=np.int32),
+        np.array([1.0], dtype=np.float32),
+        np.array([True]),
+        np.array([1, 2]),
+        [np.float32(1.0), np.float32(2.0)],
+    ],
     ids=repr,
 )
 def test_tensor_dtype_inference(data):
@@ -659,8 +741,7 @@ def test_from_numpy_shares_memory_both_ways():
     t[1] = 6.0
     assert t.tolist() == [5.0, 6.0]
     assert a.tolist() == [5.0, 6.0]
-    for dt in [np.float32, np.int32, np.int64, np.uint8, np.bool_, np.float16, np.int8,
-               np.int16]:
+    for dt in [np.float32, np.int32, np.int64, np.uint8, np.bool_, np.float16, np.int8, np.int16]:
         c, tt = both(lambda L: L.from_numpy(np.zeros(2, dtype=dt)))  # noqa: B023
         assert str(c.dtype) == str(tt.dtype)
     assert_same_error(lambda L: L.from_numpy([1, 2]))
@@ -670,9 +751,7 @@ def test_from_numpy_shares_memory_both_ways():
 
 
 @pytest.mark.parametrize("name", ["zeros", "ones", "empty"])
-@pytest.mark.parametrize(
-    "size", [(2, 3), ((2, 3),), ([2, 3],), (0,), ((),), (4,)], ids=repr
-)
+@pytest.mark.parametrize("size", [(2, 3), ((2, 3),), ([2, 3],), (0,), ((),), (4,)], ids=repr)
 def test_zeros_ones_empty(name, size):
     c, t = both(lambda L: getattr(L, name)(*size))
     assert tuple(c.shape) == tuple(t.shape) and str(c.dtype) == str(t.dtype)
@@ -694,9 +773,16 @@ def test_zeros_ones_empty_keywords(name):
 
 @pytest.mark.parametrize(
     "args, kwargs",
-    [(((2,), 1), {}), (((2,), 1.0), {}), (((2,), True), {}), (((2, 2), 7.5), {}),
-     (([3], -2), {}), (((2,), 1), {"dtype": "float64"}), (((2,), 2.5), {"dtype": "int32"}),
-     (((2,), 7.0), {"requires_grad": True})],
+    [
+        (((2,), 1), {}),
+        (((2,), 1.0), {}),
+        (((2,), True), {}),
+        (((2, 2), 7.5), {}),
+        (([3], -2), {}),
+        (((2,), 1), {"dtype": "float64"}),
+        (((2,), 2.5), {"dtype": "int32"}),
+        (((2,), 7.0), {"requires_grad": True}),
+    ],
     ids=repr,
 )
 def test_full(args, kwargs):
@@ -711,8 +797,16 @@ def test_full(args, kwargs):
 
 @pytest.mark.parametrize(
     "args, kwargs",
-    [((3,), {}), ((2, 3), {}), ((3, 2), {}), ((1,), {}), ((3,), {"dtype": "int32"}),
-     ((2,), {"dtype": "float64"}), ((2,), {"requires_grad": True}), ((0,), {})],
+    [
+        ((3,), {}),
+        ((2, 3), {}),
+        ((3, 2), {}),
+        ((1,), {}),
+        ((3,), {"dtype": "int32"}),
+        ((2,), {"dtype": "float64"}),
+        ((2,), {"requires_grad": True}),
+        ((0,), {}),
+    ],
     ids=repr,
 )
 def test_eye(args, kwargs):
@@ -726,12 +820,30 @@ def test_eye(args, kwargs):
 
 @pytest.mark.parametrize(
     "args, kwargs",
-    [((5,), {}), ((1, 4), {}), ((0, 1, 0.25), {}), ((1, 2.5, 0.5), {}), ((5.0,), {}),
-     ((10, 0, -3), {}), ((0, 1, 0.1), {}), ((0.5, 3), {}), ((-1, 1, 0.5), {}), ((0, 5, 1.5), {}),
-     ((0.0, 3), {}), ((1, 10, 2.5), {}), ((-5, 5, 3), {}), ((1, 1.3, 0.1), {}), ((0,), {}),
-     ((0, 0.3, 0.1), {}), ((5,), {"dtype": "float64"}), ((0, 1, 0.1), {"dtype": "float64"}),
-     ((3,), {"dtype": "int32"}), ((0, 10, 3), {"dtype": "float32"}),
-     ((3.0,), {"requires_grad": True}), ((2.5, -1, -0.5), {})],
+    [
+        ((5,), {}),
+        ((1, 4), {}),
+        ((0, 1, 0.25), {}),
+        ((1, 2.5, 0.5), {}),
+        ((5.0,), {}),
+        ((10, 0, -3), {}),
+        ((0, 1, 0.1), {}),
+        ((0.5, 3), {}),
+        ((-1, 1, 0.5), {}),
+        ((0, 5, 1.5), {}),
+        ((0.0, 3), {}),
+        ((1, 10, 2.5), {}),
+        ((-5, 5, 3), {}),
+        ((1, 1.3, 0.1), {}),
+        ((0,), {}),
+        ((0, 0.3, 0.1), {}),
+        ((5,), {"dtype": "float64"}),
+        ((0, 1, 0.1), {"dtype": "float64"}),
+        ((3,), {"dtype": "int32"}),
+        ((0, 10, 3), {"dtype": "float32"}),
+        ((3.0,), {"requires_grad": True}),
+        ((2.5, -1, -0.5), {}),
+    ],
     ids=repr,
 )
 def test_arange(args, kwargs):
@@ -759,10 +871,21 @@ def test_arange_inconsistent_bounds_raise():
 
 @pytest.mark.parametrize(
     "args, kwargs",
-    [((0, 1, 5), {}), ((0, 1, 11), {}), ((-1, 1, 7), {}), ((3, 3, 1), {}), ((0, 1, 0), {}),
-     ((0, 1, 1), {}), ((0, 10, 3), {}), ((2, -3, 6), {}), ((-1, 1, 7), {"dtype": "float64"}),
-     ((0, 10, 4), {"dtype": "int64"}), ((0, 10, 5), {"dtype": "int32"}),
-     ((0, 1, 3), {"requires_grad": True}), ((0, 100, 1000), {})],
+    [
+        ((0, 1, 5), {}),
+        ((0, 1, 11), {}),
+        ((-1, 1, 7), {}),
+        ((3, 3, 1), {}),
+        ((0, 1, 0), {}),
+        ((0, 1, 1), {}),
+        ((0, 10, 3), {}),
+        ((2, -3, 6), {}),
+        ((-1, 1, 7), {"dtype": "float64"}),
+        ((0, 10, 4), {"dtype": "int64"}),
+        ((0, 10, 5), {"dtype": "int32"}),
+        ((0, 1, 3), {"requires_grad": True}),
+        ((0, 100, 1000), {}),
+    ],
     ids=repr,
 )
 def test_linspace(args, kwargs):
@@ -787,11 +910,14 @@ def test_filled_like(name, fill, base):
     def f(L):
         x = L.tensor([[1, 0, 1], [0, 1, 1]], dtype=getattr(L, base))
         args = (x, fill) if name == "full_like" else (x,)
-        return [getattr(L, name)(*args), getattr(L, name)(*args, dtype=L.float64),
-                getattr(L, name)(*args, dtype=L.int16)]
+        return [
+            getattr(L, name)(*args),
+            getattr(L, name)(*args, dtype=L.float64),
+            getattr(L, name)(*args, dtype=L.int16),
+        ]
 
     cs, ts = both(f)
-    for c, t in zip(cs, ts):
+    for c, t in zip(cs, ts, strict=True):
         assert_same_tensor(c, t)
 
 
@@ -864,9 +990,15 @@ def test_randint_empty_range_raises():
 
 @pytest.mark.parametrize(
     "draw",
-    [lambda: cr.rand(5), lambda: cr.randn(2, 3), lambda: cr.randint(0, 1000, (8,)),
-     lambda: cr.randn(4, dtype=cr.float64), lambda: cr.rand_like(cr.zeros(3)),
-     lambda: cr.randn_like(cr.zeros(3)), lambda: cr.randperm(10)],
+    [
+        lambda: cr.rand(5),
+        lambda: cr.randn(2, 3),
+        lambda: cr.randint(0, 1000, (8,)),
+        lambda: cr.randn(4, dtype=cr.float64),
+        lambda: cr.rand_like(cr.zeros(3)),
+        lambda: cr.randn_like(cr.zeros(3)),
+        lambda: cr.randperm(10),
+    ],
 )
 def test_manual_seed_reproducibility(draw):
     cr.manual_seed(1234)
@@ -892,8 +1024,18 @@ def test_manual_seed_returns_generator_and_initial_seed():
 
 
 @pytest.mark.parametrize(
-    "name", ["FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
-             "HalfTensor", "ShortTensor", "CharTensor", "ByteTensor"],
+    "name",
+    [
+        "FloatTensor",
+        "DoubleTensor",
+        "LongTensor",
+        "IntTensor",
+        "BoolTensor",
+        "HalfTensor",
+        "ShortTensor",
+        "CharTensor",
+        "ByteTensor",
+    ],
 )
 @pytest.mark.parametrize(
     "data", [[1, 0, 2], [[1.5, 0.0], [-2.0, 3.0]], [True, False], [0.1, 1.0, 0.0001]], ids=repr
@@ -905,8 +1047,9 @@ def test_legacy_constructors_from_data(name, data):
     assert_same_tensor(c, t)
 
 
-@pytest.mark.parametrize("name", ["FloatTensor", "DoubleTensor", "LongTensor", "IntTensor",
-                                  "BoolTensor"])
+@pytest.mark.parametrize(
+    "name", ["FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor"]
+)
 @pytest.mark.parametrize("sizes", [(2, 3), (4,), (0,), ()], ids=repr)
 def test_legacy_constructors_from_sizes(name, sizes):
     c, t = both(lambda L: getattr(L, name)(*sizes))

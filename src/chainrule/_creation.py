@@ -20,11 +20,14 @@ def _infer_array(data: Any, dtype: DType | None):
     elif isinstance(data, ndarray):
         arr = data
     else:
+        if isinstance(data, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
         arr = xp.array(_unwrap(data))
-        if dtype is None and arr.dtype == xp.float64 and not _has_numpy_floats(data):
-            dtype = _dtypes.get_default_dtype()
-        elif dtype is None and arr.dtype.kind == "i":
-            dtype = _dtypes.int64
+        if dtype is None and not _has_numpy_values(data):
+            if arr.dtype == xp.float64:
+                dtype = _dtypes.get_default_dtype()
+            elif arr.dtype.kind == "i":
+                dtype = _dtypes.int64
         elif arr.dtype.kind in "UOS":
             raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     if dtype is None:
@@ -42,10 +45,11 @@ def _unwrap(data: Any) -> Any:
     return data
 
 
-def _has_numpy_floats(data: Any) -> bool:
+def _has_numpy_values(data: Any) -> bool:
+    """Whether data holds NumPy scalars or arrays (whose dtype is kept) rather than Python numbers."""
     if isinstance(data, (list, tuple)):
-        return bool(data) and _has_numpy_floats(data[0])
-    return isinstance(data, (xp.floating, ndarray)) or isinstance(data, Tensor)
+        return bool(data) and _has_numpy_values(data[0])
+    return isinstance(data, (xp.generic, ndarray, Tensor))
 
 
 def _check_requires_grad(t: Tensor, requires_grad: bool) -> Tensor:
@@ -172,6 +176,8 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
     else:
         dt = _dtypes.to_dtype(dtype)
     start, end, step = values
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = max(0, int(-(-(end - start) // step)))
     arr = (start + xp.arange(n, dtype=xp.float64 if dt.is_floating_point else xp.int64) * step)
     return _check_requires_grad(_make(arr.astype(dt.np), dt), requires_grad)
@@ -181,6 +187,8 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
              layout=None):
     """``steps`` evenly spaced values from start to end inclusive."""
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
+    if int(steps) < 0:
+        raise RuntimeError("number of steps must be non-negative")
     arr = xp.linspace(float(start), float(end), int(steps)).astype(dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)
 

@@ -49,10 +49,16 @@ def initial_seed() -> int:
     return _seed[0]
 
 
-def _float_dtype(dtype):
+_KERNEL_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                 "uint8": "Byte", "bool": "Bool"}
+
+
+def _float_dtype(dtype, kernel: str):
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     if not dt.is_floating_point:
-        raise RuntimeError(f'"normal_kernel_cpu" not implemented for \'{dt.name}\'')
+        raise NotImplementedError(
+            f'"{kernel}" not implemented for \'{_KERNEL_NAMES[dt.name]}\''
+        )
     return dt
 
 
@@ -66,14 +72,14 @@ def _sample(kind: str, shape: tuple, dt):
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, out=None,
           layout=None):
     """Samples of the standard normal distribution."""
-    dt = _float_dtype(dtype)
+    dt = _float_dtype(dtype, "normal_kernel_cpu")
     return _check_requires_grad(_make(_sample("n", _size(size), dt), dt), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, out=None,
          layout=None):
     """Samples of the uniform distribution on [0, 1)."""
-    dt = _float_dtype(dtype)
+    dt = _float_dtype(dtype, "check_uniform_bounds")
     return _check_requires_grad(_make(_sample("u", _size(size), dt), dt), requires_grad)
 
 
@@ -95,6 +101,10 @@ def randint(low=0, high=None, size=None, *, dtype=None, device=None, requires_gr
     if high is None:
         raise TypeError("randint() missing required argument 'high'")
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.int64
+    if low >= high:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
     arr = _gen[0].integers(low, high, size=tuple(size)).astype(dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)
 

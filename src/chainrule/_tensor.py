@@ -34,6 +34,13 @@ class Size(tuple):
             n *= s
         return n
 
+    def __getitem__(self, key):
+        out = tuple.__getitem__(self, key)
+        return Size(out) if isinstance(key, slice) else out
+
+    def __add__(self, other: tuple) -> Size:
+        return Size(tuple(self) + tuple(other))
+
 
 class device:  # noqa: N801 - PyTorch's spelling
     """Where a tensor lives. chainrule has one: the CPU."""
@@ -308,6 +315,8 @@ class Tensor:
     def size(self, dim: int | None = None):
         if dim is None:
             return Size(self._data.shape)
+        if self._data.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         return self._data.shape[_wrap_dim(dim, self._data.ndim)]
 
     @property
@@ -379,6 +388,11 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        if self._requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. "
+                "Use tensor.detach().numpy() instead."
+            )
         if dtype is None:
             return self._data
         return self._data.astype(dtype, copy=False)
@@ -390,7 +404,8 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            many = "more than one value" if self._data.size else "no values"
+            raise RuntimeError(f"Boolean value of Tensor with {many} is ambiguous")
         return bool(self._data.reshape(()))
 
     def __float__(self) -> float:
@@ -400,7 +415,7 @@ class Tensor:
         return int(self._scalar("int"))
 
     def __index__(self) -> int:
-        if self._data.size != 1 or self._dtype.is_floating_point or self._dtype is _dtypes.bool:
+        if self._data.size != 1 or self._dtype.is_floating_point:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._data.reshape(()))
 

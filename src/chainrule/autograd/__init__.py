@@ -25,10 +25,12 @@ __all__ = [
 
 
 def Variable(data: Any, requires_grad: bool = False, volatile: bool = False):  # noqa: N802
-    """The pre-0.4 wrapper: returns ``data`` itself (a Tensor), with ``requires_grad`` set."""
+    """The pre-0.4 wrapper: a new leaf sharing ``data``'s memory, with ``requires_grad`` set."""
     from .._creation import as_tensor
+    from .._tensor import _counter, _make
 
     t = as_tensor(data)
+    t = _make(t._data, t._dtype, vc=_counter(t))
     if requires_grad:
         t.requires_grad_(True)
     return t

@@ -160,12 +160,19 @@ def _getitem(x, key=()):
 
 
 def _index_node_name(x, key=()) -> str:
+    """PyTorch applies basic indexing one part at a time; the last real step names the node."""
     parts = key if isinstance(key, tuple) else (key,)
-    if all(isinstance(p, int) for p in parts):
-        return "SelectBackward0"
-    if all(isinstance(p, slice) or p is Ellipsis or p is None for p in parts):
-        return "SliceBackward0"
-    return "IndexBackward0"
+    name = "AliasBackward0"
+    for p in parts:
+        if isinstance(p, bool) or not isinstance(p, (int, slice, type(None), type(Ellipsis))):
+            return "IndexBackward0"
+        if isinstance(p, int):
+            name = "SelectBackward0"
+        elif isinstance(p, slice) and p != slice(None):
+            name = "SliceBackward0"
+        elif p is None:
+            name = "UnsqueezeBackward0"
+    return name
 
 
 getitem = defop(
