@@ -232,7 +232,7 @@ def test_node_names_match_torch(expr):
         lambda y: y.fill_(2.0),
         lambda y: y.zero_(),
     ],
-    ids=['add_', 'sub_', 'mul_', 'div_', 'iadd', 'imul', 'fill_', 'zero_'],
+    ids=["add_", "sub_", "mul_", "div_", "iadd", "imul", "fill_", "zero_"],
 )
 def test_in_place_node_names_match_torch(op):
     def name(L):
@@ -413,7 +413,7 @@ def test_retain_grad_populates_non_leaf_grad_without_warning():
         lambda L, x: x.tanh().mean(),
         lambda L, x: x @ x,
     ],
-    ids=['square', 'exp', 'mul_const', 'div', 'tanh', 'dot'],
+    ids=["square", "exp", "mul_const", "div", "tanh", "dot"],
 )
 def test_second_backward_raises(make):
     def f(L):
@@ -456,7 +456,7 @@ def test_graph_without_saved_values_backpropagates_twice_add():
         lambda x: x.view(2, 1).sum(0),
         lambda x: x.sum(),
     ],
-    ids=['add_sum', 'add_mean', 'neg_sum', 'sub_sum', 'view_sum_dim', 'sum'],
+    ids=["add_sum", "add_mean", "neg_sum", "sub_sum", "view_sum_dim", "sum"],
 )
 def test_graph_without_saved_tensors_backpropagates_twice(make):
     def f(L):
@@ -956,7 +956,7 @@ def test_tutorial_weight_update():
         lambda t: t.zero_(),
         lambda t: t.fill_(1.0),
     ],
-    ids=['add_', 'sub_', 'mul_', 'div_', 'iadd', 'isub', 'imul', 'itruediv', 'zero_', 'fill_'],
+    ids=["add_", "sub_", "mul_", "div_", "iadd", "isub", "imul", "itruediv", "zero_", "fill_"],
 )
 def test_in_place_on_leaf_requiring_grad_raises(op):
     assert_same_error(lambda L: op(L.tensor([1.0, 2.0], requires_grad=True)))

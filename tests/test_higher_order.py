@@ -122,6 +122,17 @@ CASES = {
     "vector_norm": (lambda lib, x: lib.linalg.vector_norm(x, dim=(0, 1)), [randn((2, 3))]),
     "norm_fn": (lambda lib, x: lib.norm(x, 2, -1), [randn((2, 3))]),
     "norm_at_0": (lambda lib, x: x.norm() * x, [np.zeros(3)]),
+    "norm_dim_zero_row": (
+        lambda lib, x: x.norm(dim=1, keepdim=True) * x, [np.array([[0.0, 0.0], [3.0, -4.0]])]
+    ),
+    "norm_1_at_0": (lambda lib, x: x.norm(p=1) * x, [np.zeros(3)]),
+    "norm_3_at_0": (lambda lib, x: x.norm(p=3) * x, [np.zeros(3)]),
+    "norm_inf_at_0": (lambda lib, x: x.norm(p=math.inf) * x, [np.zeros(3)]),
+    "pow_zero_base_exponent": (
+        lambda lib, a, b: a**b,
+        [np.array([0.0, 0.0, 2.0, 1.5]), np.array([0.0, 2.0, 0.0, 3.0])],
+    ),
+    "pow_0_at_0": (lambda lib, x: x**0 * x, [np.zeros(2)]),
     # matrix products
     "dot": (lambda lib, a, b: (a @ b) * a, [randn((3,)), randn((3,), seed=1)]),
     "mv": (lambda lib, a, b: (a @ b) ** 2, [randn((2, 3)), randn((3,), seed=1)]),

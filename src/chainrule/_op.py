@@ -33,6 +33,7 @@ from ._backend import ndarray, xp
 from ._dtypes import dtype as DType
 from ._tensor import Tensor, _counter, _make
 from .autograd import grad_mode
+from .autograd.anomaly_mode import _anomaly, record_creation
 from .autograd.graph import Node, new_node
 
 _new = object.__new__
@@ -246,6 +247,8 @@ class Op:
         result = _make(out, dtype, True, node, 0, vc)
         if plan.kinds:
             self._save(node, plan, args, arrays, params, out, result)
+        if _anomaly.enabled:
+            record_creation(node)
         return result
 
     def _apply_grad(self, args, arrays, params, out, dtype, vc) -> Tensor:
@@ -261,6 +264,8 @@ class Op:
         result = _make(out, dtype, True, node, 0, vc)
         if node._plan.kinds:
             self._save(node, node._plan, args, arrays, params, out, result)
+        if _anomaly.enabled:
+            record_creation(node)
         return result
 
     def _cast_inputs(self, args: tuple, params: dict) -> list:

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from .anomaly_mode import (  # noqa: F401
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_detect_anomaly,
+)
 from .grad_mode import (
     enable_grad,
     inference_mode,
@@ -21,6 +27,8 @@ __all__ = [
     "set_grad_enabled",
     "is_grad_enabled",
     "inference_mode",
+    "detect_anomaly",
+    "set_detect_anomaly",
 ]
 
 

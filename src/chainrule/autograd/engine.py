@@ -15,6 +15,7 @@ from typing import Any
 
 from .._backend import ndarray
 from . import grad_mode
+from .anomaly_mode import _anomaly, check_gradients
 from .graph import AccumulateGrad, Node
 
 _state = grad_mode._state
@@ -78,6 +79,8 @@ def run_backward(
                 grad_inputs = (None,) * len(edges)
             else:
                 grad_inputs = node.apply(grad_outputs, create_graph)
+                if _anomaly.enabled:
+                    check_gradients(node, grad_inputs)
                 if node._extra is not None and node._extra.hooks:
                     grad_inputs = _node_hooks(node, grad_inputs, grad_outputs, create_graph)
                 if not retain_graph and node._plan.kinds:

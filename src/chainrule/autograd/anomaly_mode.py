@@ -1,0 +1,111 @@
+"""Anomaly detection: remember where each node was made; fail loudly on nan gradients.
+
+Off by default, so recording costs nothing extra. Inside ``detect_anomaly()`` each
+node keeps the stack of the forward call that created it, and backward raises a
+RuntimeError naming the node (``Function 'SqrtBackward0' returned nan values in
+its 0th output.``) and the user's line that created it.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+import warnings
+from typing import Any
+
+
+class _AnomalyState:
+    enabled = False
+    check_nan = True
+
+
+_anomaly = _AnomalyState()
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def is_anomaly_enabled() -> bool:
+    return _anomaly.enabled
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    return _anomaly.check_nan
+
+
+class detect_anomaly:  # noqa: N801 - PyTorch's spelling
+    """Context manager (and decorator) turning anomaly detection on."""
+
+    def __init__(self, check_nan: bool = True) -> None:
+        self.check_nan = check_nan
+        warnings.warn(
+            "Anomaly Detection has been enabled. This mode will increase the runtime and "
+            "should only be enabled for debugging.",
+            UserWarning,
+            stacklevel=2,
+        )
+
+    def __enter__(self) -> None:
+        self._prev = (_anomaly.enabled, _anomaly.check_nan)
+        _anomaly.enabled, _anomaly.check_nan = True, self.check_nan
+
+    def __exit__(self, *exc: Any) -> None:
+        _anomaly.enabled, _anomaly.check_nan = self._prev
+
+    def __call__(self, func):
+        def wrapper(*args, **kwargs):
+            with detect_anomaly(self.check_nan):
+                return func(*args, **kwargs)
+
+        return wrapper
+
+
+class set_detect_anomaly:  # noqa: N801
+    """Turn anomaly detection on or off now; as a context manager, restore on exit."""
+
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        self._prev = (_anomaly.enabled, _anomaly.check_nan)
+        _anomaly.enabled, _anomaly.check_nan = bool(mode), check_nan
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: Any) -> None:
+        _anomaly.enabled, _anomaly.check_nan = self._prev
+
+
+def record_creation(node) -> None:
+    """Keep the forward call's stack (without chainrule's own frames) on the node."""
+    stack = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_PACKAGE)]
+    node.metadata["traceback_"] = stack
+
+
+def creation_text(node) -> str:
+    stack = node.metadata.get("traceback_") if node._extra is not None else None
+    if not stack:
+        return ""
+    return "".join(traceback.format_list(stack))
+
+
+def check_gradients(node, grads: list) -> None:
+    """Raise if a backward step produced nan, naming the node and where it was made."""
+    from .._backend import xp
+    from .._tensor import Tensor
+
+    if not _anomaly.check_nan:
+        return
+    for i, g in enumerate(grads):
+        if g is None:
+            continue
+        arr = g._data if isinstance(g, Tensor) else g
+        if arr.dtype.kind == "f" and xp.isnan(arr).any():
+            where = creation_text(node)
+            if where:
+                warnings.warn(
+                    f"Error detected in {node.name()}. Traceback of forward call that caused "
+                    f"the error:\n{where}",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            raise RuntimeError(
+                f"Function '{node.name()}' returned nan values in its {i}th output."
+                + (f"\nThe forward call that created it:\n{where}" if where else "")
+            )
