@@ -182,7 +182,7 @@ def check(
         g = g.astype(to_numpy(t_out).dtype)
         t_out.backward(torch.from_numpy(g.copy()))
         c_out.backward(cr.tensor(g.copy()))
-        for i, (c, t) in enumerate(zip(cr_in, t_in)):
+        for i, (c, t) in enumerate(zip(cr_in, t_in, strict=True)):
             if isinstance(t, torch.Tensor) and t.requires_grad:
                 assert_same_grad(c.grad, t.grad, f"grad of input {i}", rtol, atol)
     return Result(cr_in, t_in, c_out, t_out)
@@ -259,7 +259,11 @@ def check_fd(
             assert tuple(grad.shape) == a.shape, f"grad {k} shape {grad.shape} != {a.shape}"
             analytic = to_numpy(grad)
         np.testing.assert_allclose(
-            analytic, numeric, rtol=rtol, atol=atol, err_msg=f"VJP of input {k} vs finite differences"
+            analytic,
+            numeric,
+            rtol=rtol,
+            atol=atol,
+            err_msg=f"VJP of input {k} vs finite differences",
         )
     assert checked, "no floating input to check"
 
@@ -273,13 +277,15 @@ def _double_backward(lib, fn, inputs, dtype, seed):
     out = fn(lib, *xs)
     r = rng(seed)
     np_dtype = to_numpy(out).dtype
-    w = _tensor(lib, np.asarray(r.standard_normal(tuple(out.shape))).astype(np_dtype)).requires_grad_(True)
+    w = _tensor(
+        lib, np.asarray(r.standard_normal(tuple(out.shape))).astype(np_dtype)
+    ).requires_grad_(True)
     first = lib.autograd.grad(out, diff, grad_outputs=w, create_graph=True, allow_unused=True)
     targets = diff + [w]
     us = [np.asarray(r.standard_normal(tuple(x.shape))).astype(to_numpy(x).dtype) for x in diff]
     pairs = [
         (g, _tensor(lib, u))
-        for g, u in zip(first, us)
+        for g, u in zip(first, us, strict=True)
         if g is not None and g.requires_grad
     ]
     if pairs:
@@ -306,9 +312,9 @@ def check_double_backward(
     """
     c_first, c_second, c_targets = _double_backward(cr, fn, inputs, dtype, seed)
     t_first, t_second, t_targets = _double_backward(torch, fn, inputs, dtype, seed)
-    for i, (c, t) in enumerate(zip(c_first, t_first)):
+    for i, (c, t) in enumerate(zip(c_first, t_first, strict=True)):
         assert_same_grad(c, t, f"first derivative {i}", rtol, atol)
-    for i, (c, t, ct, tt) in enumerate(zip(c_second, t_second, c_targets, t_targets)):
+    for i, (c, t, ct, tt) in enumerate(zip(c_second, t_second, c_targets, t_targets, strict=True)):
         what = f"second derivative wrt target {i}"
         if t is None:
             t = torch.zeros_like(tt)

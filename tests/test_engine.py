@@ -807,6 +807,28 @@ def test_grad_mode_decorators():
     assert c[-2:] == ("a", "b")
 
 
+def test_grad_mode_decorators_on_generator_functions():
+    def f(L):
+        x = L.ones(2, requires_grad=True)
+
+        @L.no_grad()
+        def without():
+            for _ in range(2):
+                yield (x * 2).requires_grad, L.is_grad_enabled()
+
+        @L.enable_grad()
+        def with_grad():
+            yield (x * 2).requires_grad
+
+        outside = list(without())
+        with L.no_grad():
+            inside = list(with_grad())
+        return outside, inside, L.is_grad_enabled()
+
+    c, t = both(f)
+    assert c == t == ([(False, False), (False, False)], [True], True)
+
+
 def test_set_grad_enabled():
     def f(L):
         x = L.ones(2, requires_grad=True)
@@ -1574,6 +1596,20 @@ def test_hooks_run_in_order_and_before_retain_grad():
         x2.register_hook(lambda g: g + 1)
         (x2 * 3).sum().backward()
         return x.grad, y.grad, x2.grad
+
+    compare(f)
+
+
+def test_retain_grad_then_in_place_op():
+    """.grad of a tensor retaining grad is the gradient of its current value."""
+
+    def f(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        y.mul_(3)
+        (y * y).sum().backward()
+        return y.grad, y.retains_grad, x.grad
 
     compare(f)
 

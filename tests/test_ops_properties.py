@@ -105,8 +105,11 @@ def test_unary_matches_torch(op, shape, seed):
 
 @SETTINGS
 @given(
-    ops=st.lists(st.sampled_from(["exp", "sin", "cos", "tanh", "sigmoid", "neg", "square"]),
-                 min_size=2, max_size=5),
+    ops=st.lists(
+        st.sampled_from(["exp", "sin", "cos", "tanh", "sigmoid", "neg", "square"]),
+        min_size=2,
+        max_size=5,
+    ),
     shape=shapes,
     seed=seeds,
 )
@@ -233,7 +236,9 @@ def matmul_shapes(draw):
 def test_matmul_matches_torch(shapes, seed):
     sa, sb = shapes
     check(
-        lambda lib, a, b: a @ b, _values(sa, seed, "any"), _values(sb, seed + 1, "any"),
+        lambda lib, a, b: a @ b,
+        _values(sa, seed, "any"),
+        _values(sb, seed + 1, "any"),
         dtype=np.float64,
     )
 

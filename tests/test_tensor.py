@@ -427,6 +427,14 @@ def test_detach_in_place():
     assert cl == tl is True and cg is None and tg is None
 
 
+def test_detach_in_place_of_a_view_raises():
+    def f(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        x.view(2).detach_()
+
+    assert_same_error(f, "Can't detach views in-place. Use detach() instead.")
+
+
 def test_retain_grad_and_retains_grad():
     x = cr.tensor([1.0, 2.0], requires_grad=True)
     y = x * 2

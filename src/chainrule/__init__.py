@@ -130,6 +130,7 @@ from ._random import (  # noqa: E402, F401
 )
 from ._printing import get_printoptions, set_printoptions  # noqa: E402, F401
 from . import autograd, linalg, nn  # noqa: E402, F401
+from .autograd import forward_ad  # noqa: E402, F401  (needs the ops, so imported last)
 from .autograd.grad_mode import (  # noqa: E402, F401
     enable_grad,
     inference_mode,

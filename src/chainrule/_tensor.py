@@ -588,6 +588,9 @@ def _inplace(self: Tensor, op, args: tuple, kwargs: dict) -> Tensor:
                          self._output_nr)
         if self._grad_fn is None and self._requires_grad:
             snapshot._acc = self._acc
+        tangent = getattr(self, "_fw", None)
+        if tangent is not None:
+            snapshot._fw = tangent
         args = tuple(snapshot if a is self else a for a in args)
     out = op(*args, **kwargs)
     if out._dtype is not self._dtype and not _can_cast(out._dtype, self._dtype):
@@ -607,6 +610,11 @@ def _inplace(self: Tensor, op, args: tuple, kwargs: dict) -> Tensor:
         self._output_nr = out._output_nr
         self._requires_grad = True
         self._retains_grad = False
+    tangent = getattr(out, "_fw", None)
+    if tangent is not None:  # forward mode: self now carries the result's tangent
+        from .autograd.forward_ad import _attach
+
+        _attach(self, tangent)
     return self
 
 
