@@ -31,7 +31,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 from . import _dtypes
 from ._backend import ndarray, xp
 from ._dtypes import dtype as DType
-from ._tensor import Tensor, _counter, _make
+from ._tensor import Tensor, _counter, _make, _refresh_view
 from .autograd import grad_mode
 from .autograd.anomaly_mode import _anomaly, record_creation
 from .autograd.graph import Node, new_node
@@ -62,6 +62,12 @@ class SavePlan(NamedTuple):
     kinds: tuple  # "arg", "ans", "shape" or "param", per saved value
     keys: tuple  # the input index or parameter name, per saved value
     vjps: tuple  # (vjp or None, indices into the saved values), per input
+
+    @property
+    def frees(self) -> bool:
+        """Whether backward frees what was saved: inputs and outputs are, shapes and
+        parameters are not (as in PyTorch, a node that saved no tensor can run again)."""
+        return any(k not in ("shape", "param") for k in self.kinds)
 
 
 class Op:
@@ -221,12 +227,18 @@ class Op:
             _forward_tangent(self, result, args, params)
             return result
         if not _state.enabled or dtype._category != 2:
-            return _make(out, dtype, vc=vc)
+            return _make(out, dtype, vc=vc) if vc is None else self._view_of(args, params, out, dtype, vc)
         bits = 0
         nxt = []
         meta = []
         for i, a in enumerate(args):
-            if isinstance(a, Tensor) and a._requires_grad:
+            if isinstance(a, Tensor) and (a._requires_grad or a._view is not None):
+                if a._view is not None and a._vc[1] > a._view[2]:
+                    _refresh_view(a)  # its base was changed in place: re-derive its graph
+                if not a._requires_grad:
+                    nxt.append(_NO_EDGE)
+                    meta.append(None)
+                    continue
                 bits |= 1 << i
                 fn = a._grad_fn
                 nxt.append((a._accumulator() if fn is None else fn, a._output_nr))
@@ -235,7 +247,7 @@ class Op:
                 nxt.append(_NO_EDGE)
                 meta.append(None)
         if not bits:
-            return _make(out, dtype, vc=vc)
+            return _make(out, dtype, vc=vc) if vc is None else self._view_of(args, params, out, dtype, vc)
         node = _new(self.node_class or self._class(self._node_name(*arrays, **params)))
         node._op = self
         node._next = tuple(nxt)
@@ -245,6 +257,8 @@ class Op:
         node._checks = ()
         node._extra = None
         result = _make(out, dtype, True, node, 0, vc)
+        if vc is not None:
+            result._view = _view_record(self, args[0], params, vc)
         if plan.kinds:
             self._save(node, plan, args, arrays, params, out, result)
         if _anomaly.enabled:
@@ -254,10 +268,10 @@ class Op:
     def _apply_grad(self, args, arrays, params, out, dtype, vc) -> Tensor:
         """The output tensor, with a node when grad mode is on (the forward-mode path)."""
         if not _state.enabled:
-            return _make(out, dtype, vc=vc)
+            return _make(out, dtype, vc=vc) if vc is None else self._view_of(args, params, out, dtype, vc)
         mask = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         if not any(mask):
-            return _make(out, dtype, vc=vc)
+            return _make(out, dtype, vc=vc) if vc is None else self._view_of(args, params, out, dtype, vc)
         cls = self.node_class or self._class(self._node_name(*arrays, **params))
         node = self._record(args, arrays, params, cls)
         node._extra = None
@@ -267,6 +281,12 @@ class Op:
         if _anomaly.enabled:
             record_creation(node)
         return result
+
+    def _view_of(self, args, params, out, dtype: DType, vc: list) -> Tensor:
+        """A tensor sharing memory (and the version counter) with the op's first input."""
+        t = _make(out, dtype, vc=vc)
+        t._view = _view_record(self, args[0], params, vc)
+        return t
 
     def _cast_inputs(self, args: tuple, params: dict) -> list:
         """The inputs' arrays, cast to the result dtype of the op's dtype rule."""
@@ -460,6 +480,15 @@ def _forward_params(forward: Callable, args: tuple) -> dict:
 
 def _default_node_name(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_")) + "Backward0"
+
+
+def _view_record(op: Op, source: Tensor, params: dict, vc: list) -> tuple:
+    """(base, steps from base to this view, version): what an in-place op needs to rebase."""
+    if source._view is not None and source._view[0] is not None:
+        base, steps, _ = source._view
+    else:
+        base, steps = source, ()
+    return (base, steps + ((op, params),), vc[0])
 
 
 def _translate(exc: ValueError, arrays) -> Exception:

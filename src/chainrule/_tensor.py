@@ -97,6 +97,7 @@ def _make(
     t._acc = None
     t._retains_grad = False
     t._hooks = None
+    t._view = None
     return t
 
 
@@ -104,7 +105,8 @@ def _counter(t: Tensor) -> list[int]:
     """The tensor's version counter, made on first need (views and saves share it)."""
     vc = t._vc
     if vc is None:
-        vc = t._vc = [0]
+        # [version, version after the last in-place op recorded in a graph]
+        vc = t._vc = [0, -1]
     return vc
 
 
@@ -130,6 +132,7 @@ class Tensor:
         "_retains_grad",
         "_hooks",  # gradient hooks on a leaf
         "_fw",  # forward-mode tangent; set only inside a dual level (read with getattr)
+        "_view",  # for a view: (base, ((op, params), ...) from base to view, version), else None
         "__weakref__",
     )
 
@@ -295,6 +298,8 @@ class Tensor:
 
     def detach_(self) -> Tensor:
         """Detach in place: this tensor becomes a leaf that does not require grad."""
+        if self._view is not None and self._requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self._grad_fn = None
         self._requires_grad = False
         return self
@@ -557,7 +562,9 @@ class Tensor:
 
     def zero_(self) -> Tensor:
         """Fill with zeros in place (bumps the version counter)."""
-        return self.fill_(0)
+        from .ops.elementwise import zero
+
+        return _inplace(self, zero, (self,), {})
 
     def fill_(self, value: Any) -> Tensor:
         """Fill with ``value`` in place; under grad mode a non-leaf's gradient becomes zero."""
@@ -579,18 +586,13 @@ def _inplace(self: Tensor, op, args: tuple, kwargs: dict) -> Tensor:
     becomes self's ``grad_fn``, so backward sees the same graph as for ``y = op(y)``.
     """
     self._check_inplace()
-    if grad_mode._state.enabled and any(
+    recording = grad_mode._state.enabled and any(
         isinstance(a, Tensor) and a._requires_grad for a in args
-    ):
-        # The op may save its input for backward: give it a snapshot of self's current
-        # value (same place in the graph), since self's array is about to be overwritten.
-        snapshot = _make(self._data.copy(), self._dtype, self._requires_grad, self._grad_fn,
-                         self._output_nr)
-        if self._grad_fn is None and self._requires_grad:
-            snapshot._acc = self._acc
-        tangent = getattr(self, "_fw", None)
-        if tangent is not None:
-            snapshot._fw = tangent
+    )
+    if recording and self._view is not None:
+        return _inplace_on_view(self, op, args, kwargs)
+    if recording:
+        snapshot = _snapshot(self)
         args = tuple(snapshot if a is self else a for a in args)
     out = op(*args, **kwargs)
     if out._dtype is not self._dtype and not _can_cast(out._dtype, self._dtype):
@@ -606,16 +608,93 @@ def _inplace(self: Tensor, op, args: tuple, kwargs: dict) -> Tensor:
     xp.copyto(self._data, out._data, casting="unsafe")
     self._bump()
     if out._grad_fn is not None:
+        retains = self._retains_grad
+        if retains:  # the retained gradient is now the new value's: move the retain
+            self._grad_fn._extra.retained.pop(self._output_nr, None)
+            self._retains_grad = False
         self._grad_fn = out._grad_fn
         self._output_nr = out._output_nr
         self._requires_grad = True
-        self._retains_grad = False
+        self._vc[1] = self._vc[0]  # views made before this write now have stale graphs
+        if retains:
+            self.retain_grad()
     tangent = getattr(out, "_fw", None)
     if tangent is not None:  # forward mode: self now carries the result's tangent
         from .autograd.forward_ad import _attach
 
         _attach(self, tangent)
     return self
+
+
+def _inplace_on_view(self: Tensor, op, args: tuple, kwargs: dict) -> Tensor:
+    """An in-place op on a view, recorded as PyTorch does (CopySlices).
+
+    The base's new value is "the old base with the view's region replaced by
+    op(view)"; that becomes the base's graph, and the view is re-derived from it.
+    """
+    from .ops.shape import replay_view, view_scatter
+
+    base, steps, _ = self._view
+    if base._requires_grad and base._grad_fn is None:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place "
+            "operation."
+        )
+    snapshot = _snapshot(_refresh_view(self))
+    out = op(*(snapshot if a is self else a for a in args), **kwargs)
+    if out._data.shape != self._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+            f"{list(out.shape)}"
+        )
+    new_base = view_scatter(_alias(base), out, steps=steps)
+    xp.copyto(self._data, out._data, casting="unsafe")
+    self._bump()
+    vc = self._vc
+    base._grad_fn, base._output_nr = new_base._grad_fn, new_base._output_nr
+    base._requires_grad = True
+    vc[1] = vc[0]  # every other view of this memory now has a stale graph
+    fresh = replay_view(_alias(base), steps)
+    self._grad_fn, self._output_nr = fresh._grad_fn, fresh._output_nr
+    self._requires_grad = True
+    self._view = (base, steps, vc[0])
+    return self
+
+
+def _snapshot(t: Tensor) -> Tensor:
+    """t's current value, copied, at t's place in the graph.
+
+    An in-place op's inputs include the tensor it overwrites; the op may save that
+    input for backward, so it gets this copy rather than memory about to change.
+    """
+    snap = _make(t._data.copy(), t._dtype, t._requires_grad, t._grad_fn, t._output_nr)
+    if t._grad_fn is None and t._requires_grad:
+        snap._acc = t._acc
+    tangent = getattr(t, "_fw", None)
+    if tangent is not None:
+        snap._fw = tangent
+    return snap
+
+
+def _alias(t: Tensor) -> Tensor:
+    """The same tensor (memory, graph position, versions) as a new object."""
+    a = _make(t._data, t._dtype, t._requires_grad, t._grad_fn, t._output_nr, t._vc)
+    a._acc = t._acc
+    return a
+
+
+def _refresh_view(t: Tensor) -> Tensor:
+    """``t`` itself, or, if its base changed in place since, t re-derived from the base."""
+    base, steps, version = t._view
+    if t._vc[1] <= version:
+        return t
+    from .ops.shape import replay_view
+
+    fresh = replay_view(_alias(base), steps)
+    t._grad_fn, t._output_nr = fresh._grad_fn, fresh._output_nr
+    t._requires_grad = fresh._requires_grad
+    t._view = (base, steps, t._vc[0])
+    return t
 
 
 def _can_cast(src: DType, dst: DType) -> bool:

@@ -10,6 +10,7 @@ from .anomaly_mode import (  # noqa: F401
     is_anomaly_enabled,
     set_detect_anomaly,
 )
+from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .grad_mode import (
     enable_grad,
     inference_mode,
@@ -29,6 +30,9 @@ __all__ = [
     "inference_mode",
     "detect_anomaly",
     "set_detect_anomaly",
+    "Function",
+    "FunctionCtx",
+    "once_differentiable",
 ]
 
 
@@ -86,12 +90,6 @@ def _roots_and_grads(outputs: list, grad_outputs: list | None, create_graph: boo
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                     f"output[{i}] has a shape of {out.shape}."
-                )
-            if g._dtype.is_floating_point != out._dtype.is_floating_point:
-                raise RuntimeError(
-                    f"For complex Tensors, both grad_output and output are required to have "
-                    f"the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
-                    f"{g._dtype} and output[{i}] has a dtype of {out._dtype}."
                 )
             arr = g._data if g._dtype is out._dtype else g._data.astype(out._dtype.np)
             if create_graph:

@@ -83,8 +83,8 @@ def run_backward(
                     check_gradients(node, grad_inputs)
                 if node._extra is not None and node._extra.hooks:
                     grad_inputs = _node_hooks(node, grad_inputs, grad_outputs, create_graph)
-                if not retain_graph and node._plan.kinds:
-                    node._saved = None  # free the saved values
+                if not retain_graph and node._plan.frees:
+                    node._saved = None  # free what was saved (nodes that saved none can rerun)
             for (nxt, nr), g in zip(edges, grad_inputs):
                 if nxt is None:
                     continue

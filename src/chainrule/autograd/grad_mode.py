@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 
 
@@ -21,6 +22,32 @@ def is_grad_enabled() -> bool:
 
 def is_inference_mode_enabled() -> bool:
     return _state.inference
+
+
+def _decorate(func, make_mode):
+    """``func`` run inside a fresh ``make_mode()``; a generator gets it around each step."""
+    if inspect.isgeneratorfunction(func):
+
+        @functools.wraps(func)
+        def generator(*args, **kwargs):
+            gen = func(*args, **kwargs)
+            value = None
+            while True:
+                with make_mode():
+                    try:
+                        item = gen.send(value)
+                    except StopIteration as stop:
+                        return stop.value
+                value = yield item
+
+        return generator
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        with make_mode():
+            return func(*args, **kwargs)
+
+    return wrapper
 
 
 class _Mode:
@@ -51,12 +78,7 @@ class _Mode:
         return False
 
     def __call__(self, func):
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            with self.__class__():
-                return func(*args, **kwargs)
-
-        return wrapper
+        return _decorate(func, self.__class__)
 
 
 class no_grad(_Mode):  # noqa: N801 - PyTorch's spelling
@@ -92,13 +114,7 @@ class inference_mode(_Mode):  # noqa: N801
 
     def __call__(self, func):
         mode = self.mode
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            with inference_mode(mode):
-                return func(*args, **kwargs)
-
-        return wrapper
+        return _decorate(func, lambda: inference_mode(mode))
 
 
 class set_grad_enabled(_Mode):  # noqa: N801
@@ -121,10 +137,4 @@ class set_grad_enabled(_Mode):  # noqa: N801
     def __call__(self, func):
         _state.enabled, _state.inference = self._prev
         mode = self._enabled
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            with set_grad_enabled(mode):
-                return func(*args, **kwargs)
-
-        return wrapper
+        return _decorate(func, lambda: set_grad_enabled(mode))

@@ -172,7 +172,7 @@ class Node:
         return grads
 
     def _release(self) -> None:
-        if self._plan.kinds:
+        if self._plan.frees:
             self._saved = _RELEASED
 
     @property

@@ -244,26 +244,33 @@ abs = defop(  # noqa: A001
 )
 
 
-def _where(condition, a, b):
-    """a where condition else b"""
+def _where(a, b, condition=True):
+    """a where condition else b (condition a bool array)"""
     return xp.where(condition, a, b)
 
 
-where = defop(
-    "where", _where, args=("condition", "a", "b"),
-    dtypes=lambda args, params: result_type(args[1:]),
+_where_op = defop(
+    "where", _where, args=("a", "b"), node="WhereBackward0",
     vjp=(
-        None,
         lambda g, condition: where(condition, g, 0),  # d/da = [condition]
         lambda g, condition: where(condition, 0, g),  # d/db = [not condition]
     ),
     jvp=(
-        None,
         lambda t, condition: where(condition, t, 0),
         lambda t, condition: where(condition, 0, t),
     ),
-    node="WhereBackward0",
 )
+
+
+def where(condition, a, b):
+    """a where condition else b; the condition has no gradient, so it is no input of the node."""
+    if hasattr(condition, "_data"):
+        condition = condition._data
+    if not hasattr(a, "_data") and not hasattr(b, "_data"):  # two Python numbers
+        from .._creation import tensor
+
+        a = tensor(a)
+    return _where_op(a, b, condition=condition)
 
 # ----- copies and casts --------------------------------------------------------------
 
@@ -294,10 +301,18 @@ def _fill(x, value=0):
 
 
 fill = defop(
-    "fill", _fill, dtypes=KEEP,
+    "fill", _fill, dtypes=KEEP, node="FillBackward2",
     vjp=lambda g: g * 0,  # the old values are gone
     jvp=lambda t: t * 0,
 )
+
+
+def _zero(x):
+    """zeros of x's shape"""
+    return xp.zeros_like(x)
+
+
+zero = defop("zero", _zero, dtypes=KEEP, vjp=lambda g: g * 0, jvp=lambda t: t * 0)
 
 
 def _copy_from(dst, src):

@@ -320,6 +320,8 @@ def _index_part(k):
         import numpy
 
         return numpy.asarray([_index_part(i) for i in k])
+    if isinstance(k, slice) and k.step is not None and k.step <= 0:
+        raise ValueError("step must be greater than zero")
     return k
 
 

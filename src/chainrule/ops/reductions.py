@@ -16,6 +16,8 @@ def dims_of(dim, ndim: int) -> tuple | None:
         return None
     if isinstance(dim, int):
         dim = (dim,)
+    elif len(dim) == 0:  # dim=() or [] reduces over every dim, as in PyTorch
+        return None
     n = max(ndim, 1)
     out = []
     for d in dim:
@@ -80,8 +82,10 @@ def _mean(x, dim=None, keepdim=False, dtype=None):
     axes = dims_of(dim, x.ndim)
     if axes == ():
         axes = None
-    out = xp.mean(x, axis=axes, keepdims=keepdim, dtype=None if dtype is None else dtype.np)
-    return out.astype(x.dtype) if dtype is None and out.dtype != x.dtype else out
+    n = x.size if axes is None else math.prod(x.shape[a] for a in axes)
+    out = xp.sum(x, axis=axes, keepdims=keepdim, dtype=None if dtype is None else dtype.np)
+    out = xp.true_divide(out, n)  # 0/0 is nan for an empty input, as in PyTorch
+    return out.astype(x.dtype if dtype is None else dtype.np, copy=False)
 
 
 _INT_NAMES = {1: "Char", 2: "Short", 4: "Int", 8: "Long"}

@@ -155,8 +155,11 @@ transpose = defop(
 
 
 def _getitem(x, key=()):
-    """x[key]"""
-    return x[key]
+    """x[key] (an element of an array is a 0-d view, as in PyTorch, not a copy)"""
+    out = x[key]
+    if type(out) is not ndarray:
+        out = x[(*key, Ellipsis) if isinstance(key, tuple) else (key, Ellipsis)]
+    return out
 
 
 def _index_node_name(x, key=()) -> str:
@@ -214,5 +217,38 @@ index_put = defop(
     jvp=(
         lambda t, key: index_put(t, 0, key=key),
         lambda t, ans, key: index_put(ans * 0, t, key=key),
+    ),
+)
+
+
+def replay_view(base, steps: tuple):
+    """Apply the recorded view steps ((op, params), ...) to ``base``: the view, re-derived."""
+    out = base
+    for op, params in steps:
+        out = op(out, **params)
+    return out
+
+
+def _view_scatter(base, src, steps=()):
+    """base with the region that ``steps`` view replaced by src (a copy)"""
+    out = base.copy()
+    region = out
+    for op, params in steps:
+        region = op.forward(region, **params)
+    if not xp.may_share_memory(region, out):
+        raise RuntimeError("this view cannot be written into in place (it is not a view)")
+    region[...] = src
+    return out
+
+
+view_scatter = defop(
+    "view_scatter", _view_scatter, args=("base", "src"), dtypes=KEEP, node="CopySlices",
+    vjp=(
+        lambda g, steps: view_scatter(g, 0, steps=steps),  # the written region no longer depends on base
+        lambda g, steps: replay_view(g, steps),  # the region's gradient; summed to src's shape
+    ),
+    jvp=(
+        lambda t, steps: view_scatter(t, 0, steps=steps),
+        lambda t, ans, steps: view_scatter(ans * 0, t, steps=steps),
     ),
 )

@@ -1,0 +1,571 @@
+"""Custom differentiable functions: ``torch.autograd.Function``.
+
+A subclass gives a ``forward`` and a ``backward`` (static methods); ``apply`` runs
+the forward under ``no_grad`` and records one node for all its outputs::
+
+    class Exp(Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad):
+            (y,) = ctx.saved_tensors
+            return grad * y
+
+As in PyTorch, the ``ctx`` of forward *is* the node: ``y.grad_fn`` is an
+instance of ``ExpBackward``, a Node subclass made for each Function subclass,
+and the attributes set on ctx can be read on ``y.grad_fn``.
+
+References still point backwards only. The node keeps its saved inputs, and for
+a saved *output* only its array (rebuilt, reconnected to the node, when
+unpacked, as ``Node`` does for ``ans``), so a graph with custom functions is
+freed by reference counting like any other. ``save_for_backward``,
+``mark_dirty`` and ``mark_non_differentiable`` are read once the forward
+returns and then dropped from ctx, since they name outputs.
+
+Nothing here imports ``_tensor`` or ``graph`` at module level: this module is
+imported while ``_tensor`` itself is still loading. The Node subclasses are
+made on first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+from typing import Any, Callable, TypeVar
+
+from . import grad_mode
+
+__all__ = ["Function", "FunctionCtx", "once_differentiable"]
+
+_state = grad_mode._state
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+_ONCE_MESSAGE = (
+    "trying to differentiate twice a function that was marked with @once_differentiable"
+)
+
+
+class FunctionCtx:
+    """What ``forward`` (or ``setup_context``) uses to pass information to ``backward``."""
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        """Keep tensors (or None) for backward, where ``saved_tensors`` returns them.
+
+        Saved tensors are checked when unpacked: modifying one in place in between
+        raises. Call at most once, from ``forward`` or ``setup_context``.
+        """
+        _check_tensors("save_for_backward", tensors)
+        self.to_save = tensors
+
+    def save_for_forward(self, *tensors: Any) -> None:
+        """Keep tensors for ``jvp`` (forward mode), where ``saved_tensors`` returns them."""
+        _check_tensors("save_for_forward", tensors)
+        self.saved_for_forward = tensors
+
+    def mark_dirty(self, *args: Any) -> None:
+        """Declare input tensors that forward modified in place (they must be returned)."""
+        self.dirty_tensors = args
+
+    def mark_non_differentiable(self, *args: Any) -> None:
+        """Declare outputs that do not require grad (backward still gets a gradient slot)."""
+        self.non_differentiable = args
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """With False, backward receives None (not zeros) for outputs that got no gradient."""
+        self.materialize_grads = bool(value)
+
+
+def _check_tensors(api: str, tensors: tuple) -> None:
+    from .._tensor import Tensor
+
+    for i, t in enumerate(tensors):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError(
+                f"{api} can only save variables, but argument {i} is of type {type(t).__name__}"
+            )
+
+
+class _SavedTensor:
+    """One value of ``save_for_backward``, with its version at save time.
+
+    An output of the node is kept as its array only (``tensor`` is None) and rebuilt
+    on unpacking, so the node never refers to its own outputs.
+    """
+
+    __slots__ = ("tensor", "data", "dtype", "vc", "version", "output_nr", "requires_grad")
+
+    def __init__(self, t: Any, output_nr: int | None) -> None:
+        from .._tensor import _counter
+
+        vc = _counter(t)
+        self.vc = vc
+        self.version = vc[0]
+        self.data = t._data
+        self.dtype = t._dtype
+        if output_nr is None:
+            self.tensor = t
+            self.output_nr = 0
+            self.requires_grad = False
+        else:
+            self.tensor = None
+            self.output_nr = output_nr
+            self.requires_grad = t._requires_grad
+
+    def unpack(self, node: Any) -> Any:
+        from .._tensor import _make
+        from .graph import _modified_message
+
+        now = self.vc[0]
+        if now != self.version:
+            raise RuntimeError(_modified_message(node, self.data, now, self.version))
+        if self.tensor is not None:
+            return self.tensor
+        if self.requires_grad:
+            return _make(self.data, self.dtype, True, node, self.output_nr, self.vc)
+        return _make(self.data, self.dtype, vc=self.vc)
+
+
+class FunctionMeta(type):
+    """Gives each Function subclass its own node class, ``<Name>Backward`` (made on first use)."""
+
+    def __init__(cls, name: str, bases: tuple, attrs: dict) -> None:
+        super().__init__(name, bases, attrs)
+        cls._backward_cls_ = None
+
+    @property
+    def _backward_cls(cls) -> type:
+        bw = cls.__dict__.get("_backward_cls_")
+        if bw is None:
+            bw = type(
+                cls.__name__ + "Backward",
+                (_backward_base(),),
+                {"_forward_cls": cls, "__module__": "chainrule.autograd.function"},
+            )
+            cls._backward_cls_ = bw
+        return bw
+
+
+class Function(metaclass=FunctionMeta):
+    """Base class of custom differentiable operations (use ``MyFunction.apply(...)``).
+
+    Define static ``forward(ctx, *args)`` and ``backward(ctx, *grad_outputs)``
+    (one gradient per forward argument, None where there is none); or a
+    ``forward(*args)`` without ctx plus ``setup_context(ctx, inputs, output)``.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(
+            f"{type(self)} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please "
+            "use new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+        )
+
+    @staticmethod
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        """The computation, on tensors, run without recording; override it."""
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> Any:
+        """Fill ``ctx`` from the inputs and output, for a ``forward`` written without ctx."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        """The gradient of each forward input from the gradients of the outputs; override it."""
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
+
+    vjp = backward
+
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """Forward mode: the tangent of each output from the tangents of the inputs."""
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it "
+            "with forward mode AD."
+        )
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run ``forward`` on ``args`` and connect its outputs to the graph."""
+        setup = cls.setup_context is not Function.setup_context
+        if setup:
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
+        if kwargs:
+            args, kwargs = _bind_keywords(cls.forward, args, kwargs, skip=0 if setup else 1)
+        return _apply(cls, args, kwargs, setup)
+
+
+def _bind_keywords(forward: Callable, args: tuple, kwargs: dict, skip: int) -> tuple:
+    """Keyword arguments as positional ones, as PyTorch passes them (no gaps allowed)."""
+    params = [
+        p
+        for p in inspect.signature(forward).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ][skip:]
+    kwargs = dict(kwargs)
+    args = list(args)
+    for i in range(len(args), len(params)):
+        if not kwargs:
+            break
+        name = params[i].name
+        if name not in kwargs:
+            raise TypeError(f"forward() missing required argument: '{name}' (position {i})")
+        args.append(kwargs.pop(name))
+    for name in kwargs:
+        raise TypeError(f"forward() got an unexpected keyword argument '{name}'")
+    return tuple(args), {}
+
+
+def _apply(cls: FunctionMeta, args: tuple, kwargs: dict, setup: bool) -> Any:
+    from .._op import SavePlan, _fw_state
+    from .._tensor import Tensor
+    from .anomaly_mode import _anomaly, record_creation
+    from .graph import new_node
+
+    ctx = new_node(cls._backward_cls)
+    needs = []
+    nxt = []
+    meta = []
+    for a in args:
+        if isinstance(a, Tensor):
+            req = a._requires_grad
+            needs.append(req)
+            if req:
+                fn = a._grad_fn
+                nxt.append((a._accumulator() if fn is None else fn, a._output_nr))
+                meta.append((a._data.shape, a._dtype))
+            else:
+                nxt.append((None, 0))
+                meta.append(None)
+        else:
+            needs.append(False)
+    executable = _state.enabled and any(needs)
+    ctx._op = None
+    ctx._saved = ()
+    ctx._checks = ()
+    ctx._next = tuple(nxt)
+    ctx._meta = tuple(meta)
+    ctx._plan = SavePlan(("ctx",), (None,), ())  # non-empty: the engine frees _saved
+    ctx._is_tensor = tuple(isinstance(a, Tensor) for a in args)
+    ctx.needs_input_grad = tuple(needs)
+
+    tangents = _tangents(args) if _fw_state.level else None
+    enabled, level = _state.enabled, _fw_state.level
+    _state.enabled = False
+    _fw_state.level = 0  # tangents go through jvp, not through the ops of forward
+    try:
+        if setup:
+            raw = cls.forward(*args, **kwargs)
+            cls.setup_context(ctx, args, raw)
+        else:
+            raw = cls.forward(ctx, *args, **kwargs)
+    finally:
+        _state.enabled, _fw_state.level = enabled, level
+
+    outputs = _wrap_outputs(ctx, args, raw, executable)
+    if executable and _anomaly.enabled:
+        record_creation(ctx)
+    if tangents is not None:
+        _forward_ad(cls, ctx, args, tangents, outputs)
+    return outputs if isinstance(raw, tuple) else outputs[0]
+
+
+def _wrap_outputs(ctx: Any, args: tuple, raw: Any, executable: bool) -> tuple:
+    """Connect forward's outputs to the node ``ctx``; keep what was saved for backward."""
+    from .._tensor import Tensor, _counter, _make
+
+    state = ctx.__dict__
+    dirty = state.pop("dirty_tensors", ())
+    nondiff = {id(t) for t in state.pop("non_differentiable", ())}
+    to_save = state.pop("to_save", ())
+    outs = raw if isinstance(raw, tuple) else (raw,)
+    inputs = {id(a) for a in args if isinstance(a, Tensor)}
+    dirty_ids = {id(t) for t in dirty}
+    returned = {id(o) for o in outs}
+    if any(i not in returned for i in dirty_ids):
+        raise RuntimeError(
+            "Some elements marked as dirty during the forward method were not returned as "
+            "output. The inputs that are modified inplace must all be outputs of the Function."
+        )
+
+    results = []
+    info = []
+    seen: set[int] = set()
+    for nr, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            results.append(o)
+            info.append(None)
+            continue
+        key = id(o)
+        if key in dirty_ids and key not in seen:
+            if executable and o._grad_fn is None and o._requires_grad:
+                raise RuntimeError(
+                    "a leaf Variable that requires grad has been used in an in-place operation."
+                )
+            o._bump()  # as PyTorch does for every tensor marked dirty
+        elif key in inputs or key in seen or o._requires_grad:
+            o = _make(o._data, o._dtype, vc=_counter(o))  # an alias (PyTorch: a view)
+        seen.add(key)
+        if executable and key not in nondiff and o._dtype._category == 2:
+            o._requires_grad = True
+            o._grad_fn = ctx
+            o._output_nr = nr
+            o._retains_grad = False
+        results.append(o)
+        info.append((o._data.shape, o._dtype))
+    ctx.n_outputs = len(outs)
+    ctx._out_info = tuple(info)
+
+    # a saved output (a dirty input among them) is kept as its array, not as itself
+    outputs = {id(o): nr for nr, o in enumerate(results) if isinstance(o, Tensor)}
+    saved = []
+    for t in to_save:
+        if t is None:
+            saved.append(None)
+        else:
+            saved.append(_SavedTensor(t, outputs.get(id(t))))
+    ctx._saved = tuple(saved)
+    return tuple(results)
+
+
+def _tangents(args: tuple) -> list | None:
+    """Forward mode: the tangent of each argument (None where none), or None if none has one."""
+    tangents = [getattr(a, "_fw", None) for a in args]
+    return tangents if any(t is not None for t in tangents) else None
+
+
+def _forward_ad(cls: FunctionMeta, ctx: Any, args: tuple, tangents: list, outputs: tuple) -> None:
+    """Push the inputs' tangents through the user's ``jvp`` and attach them to the outputs."""
+    from .._backend import xp
+    from .._op import _fw_state
+    from .._tensor import Tensor, _make
+    from . import forward_ad
+
+    if cls.jvp is Function.jvp:
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it "
+            "with forward mode AD."
+        )
+    if ctx.__dict__.get("materialize_grads", True):
+        tangents = [
+            _make(xp.zeros(a._data.shape, a._dtype.np), a._dtype)
+            if t is None and isinstance(a, Tensor)
+            else t
+            for t, a in zip(tangents, args)
+        ]
+    level = _fw_state.level
+    _fw_state.level = 0
+    ctx._in_jvp = True
+    try:
+        result = cls.jvp(ctx, *tangents)
+    finally:
+        _fw_state.level = level
+        ctx._in_jvp = False
+    result = result if isinstance(result, tuple) else (result,)
+    if len(result) != len(outputs):
+        raise RuntimeError(
+            f"jvp of {ctx.name()} returned {len(result)} tangents but forward returned "
+            f"{len(outputs)} outputs"
+        )
+    for o, t in zip(outputs, result):
+        if t is None or not isinstance(o, Tensor) or o._dtype._category != 2:
+            continue
+        if not isinstance(t, Tensor):
+            raise RuntimeError(f"expected Variable or None (got {type(t).__name__})")
+        if t._data.shape != o._data.shape:
+            raise RuntimeError(
+                f"Function {ctx.name()} returned an invalid tangent - got {list(t.shape)} "
+                f"but expected shape {list(o.shape)}"
+            )
+        forward_ad._attach(o, t if t._dtype is o._dtype else t.to(o._dtype))
+
+
+@functools.lru_cache(maxsize=None)
+def _backward_base() -> type:
+    """``BackwardCFunction``: the Node class of custom functions (needs ``graph``, loaded late)."""
+    from .._backend import ndarray, xp
+    from .._dtypes import _FROM_NP
+    from .._tensor import Tensor, _make
+    from .graph import SECOND_BACKWARD, Node, _fit_tensor, _sum_to
+
+    class BackwardCFunction(FunctionCtx, Node):
+        """The node of a custom Function's outputs, and the ``ctx`` its forward was given."""
+
+        _forward_cls: type
+
+        @property
+        def saved_tensors(self) -> tuple:
+            """The tensors given to ``save_for_backward``, checked against in-place changes."""
+            if self.__dict__.get("_in_jvp"):
+                return tuple(self.__dict__.get("saved_for_forward", ()))
+            saved = self._saved
+            if saved is None:
+                raise RuntimeError(SECOND_BACKWARD)
+            return tuple(None if s is None else s.unpack(self) for s in saved)
+
+        def _user_backward(self) -> Callable:
+            fwd = self._forward_cls
+            backward, vjp = fwd.backward, fwd.vjp
+            if backward is not Function.backward and vjp is not Function.vjp:
+                raise RuntimeError(
+                    "Implementing both 'backward' and 'vjp' for a custom Function is not "
+                    "allowed. You should only implement one of them."
+                )
+            return vjp if vjp is not Function.vjp else backward
+
+        def apply(self, grad_outputs: list, create_graph: bool) -> list:
+            """Run the user's backward; one gradient per edge in ``_next``."""
+            materialize = self.__dict__.get("materialize_grads", True)
+            grads = []
+            for g, info in zip(grad_outputs, self._out_info):
+                if g is None:
+                    if materialize and info is not None:
+                        g = _make(xp.zeros(info[0], info[1].np), info[1])
+                elif not isinstance(g, Tensor):
+                    if type(g) is not ndarray:
+                        g = xp.asarray(g)
+                    g = _make(g, _FROM_NP[g.dtype])
+                grads.append(g)
+            fn = self._user_backward()
+            enabled = _state.enabled
+            _state.enabled = create_graph
+            try:
+                result = fn(self, *grads)
+            finally:
+                _state.enabled = enabled
+            return self._check_gradients(result, create_graph)
+
+        def _check_gradients(self, result: Any, create_graph: bool) -> list:
+            """PyTorch's checks of what backward returned; then fit each to its input."""
+            if not isinstance(result, tuple):
+                result = (result,)
+            n = len(self._is_tensor)
+            if len(result) > n and all(r is None for r in result[n:]):
+                result = result[:n]
+            if len(result) != n:
+                raise RuntimeError(
+                    f"function {self.name()} returned an incorrect number of gradients "
+                    f"(expected {n}, got {len(result)})"
+                )
+            tensor_grads = []
+            for i, (g, is_tensor) in enumerate(zip(result, self._is_tensor)):
+                if g is not None and not isinstance(g, Tensor):
+                    raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
+                if is_tensor:
+                    tensor_grads.append(g)
+                elif g is not None:
+                    raise RuntimeError(
+                        f"function {self.name()} returned a gradient different than None at "
+                        f"position {i + 1}, but the corresponding forward input was not a "
+                        "Variable"
+                    )
+            out = []
+            for i, (g, meta) in enumerate(zip(tensor_grads, self._meta)):
+                if g is None or meta is None:
+                    out.append(None)
+                elif create_graph:
+                    out.append(_fit_tensor(self, i, g, meta))
+                else:
+                    arr = g._data
+                    shape, dtype = meta
+                    if arr.shape != shape:
+                        arr = _sum_to(self, i, arr, shape, arr.shape)
+                    if arr.dtype != dtype.np:
+                        arr = arr.astype(dtype.np)
+                    out.append(arr)
+            return out
+
+    BackwardCFunction.__module__ = __name__
+    BackwardCFunction.__qualname__ = "BackwardCFunction"
+    return BackwardCFunction
+
+
+@functools.lru_cache(maxsize=None)
+def _delayed_error_class() -> type:
+    from .graph import Node
+
+    class DelayedError(Node):
+        """A node that raises when backward reaches it (``once_differentiable``)."""
+
+        __slots__ = ("_msg", "n_outputs")
+
+        def apply(self, grad_outputs: list, create_graph: bool) -> list:
+            raise RuntimeError(self._msg)
+
+    DelayedError.__name__ = DelayedError.__qualname__ = "Error"  # PyTorch's name
+    DelayedError.__module__ = __name__
+    return DelayedError
+
+
+def _delayed_error(message: str, outputs: tuple) -> tuple:
+    """``outputs`` as aliases that require grad through a node raising ``message``."""
+    from .._op import SavePlan
+    from .._tensor import Tensor, _make
+    from .graph import new_node
+
+    node = new_node(_delayed_error_class())
+    node._msg = message
+    node.n_outputs = len(outputs)
+    node._op = None
+    node._saved = ()
+    node._checks = ()
+    node._meta = ()
+    node._next = ()
+    node._plan = SavePlan((), (), ())
+    return tuple(
+        _make(o._data, o._dtype, True, node, nr) if isinstance(o, Tensor) else o
+        for nr, o in enumerate(outputs)
+    )
+
+
+def once_differentiable(fn: _F) -> _F:
+    """Decorate a ``backward`` that is not itself differentiable.
+
+    It runs without recording; with ``create_graph=True`` its gradients still
+    require grad, through a node that raises if backward ever reaches it.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        from .._tensor import Tensor
+
+        with grad_mode.no_grad():
+            outputs = fn(ctx, *args, **kwargs)
+        if not _state.enabled:
+            return outputs
+        if not any(isinstance(a, Tensor) and a._requires_grad for a in args):
+            return outputs
+        result = _delayed_error(
+            _ONCE_MESSAGE, outputs if isinstance(outputs, tuple) else (outputs,)
+        )
+        return result if isinstance(outputs, tuple) else result[0]
+
+    return wrapper  # type: ignore[return-value]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "BackwardCFunction":
+        return _backward_base()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
