@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -23,6 +24,7 @@ from oracle import (
     nonzero,
     positive,
     randn,
+    to_lib,
 )
 
 FLOATS = [np.float32, np.float64]
@@ -688,7 +690,6 @@ SHAPE_OPS = {
     "t_1d": (lambda lib, x: x.t(), (5,)),
     "t_0d": (lambda lib, x: x.t(), ()),
     "T_2d": (lambda lib, x: x.T, (3, 4)),
-    "T_0d": (lambda lib, x: x.T, ()),
     "transpose": (lambda lib, x: x.transpose(0, 1), (3, 4)),
     "transpose_3d": (lambda lib, x: x.transpose(0, 2), (2, 3, 4)),
     "transpose_neg": (lambda lib, x: x.transpose(-1, -2), (2, 3, 4)),
@@ -1165,10 +1166,17 @@ def test_inplace_raises(name):
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
-def test_T_on_3d_warns_and_reverses(dtype):
-    """x.T on a tensor that is not 2-D reverses its dims, with torch's deprecation warning."""
-    with pytest.warns(UserWarning):
-        check(lambda lib, x: x.T, randn((2, 3, 4), seed=40), dtype=dtype)
+@pytest.mark.parametrize("shape", [(2, 3, 4), (5,), ()], ids=_shape_id)
+def test_T_not_2d_warns_like_torch(shape, dtype):
+    """x.T on a tensor that is not 2-D reverses its dims, with torch's deprecation warning
+    (torch 2.13 warns for 0-d tensors too, once per process, so only chainrule's is
+    asserted here)."""
+    x = randn(shape, seed=40)
+    with pytest.warns(UserWarning, match="T"):
+        assert to_lib(cr, x).T.shape == x.shape[::-1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        check(lambda lib, x: x.T, x, dtype=dtype)
 
 
 NUMERIC_EDGE_CASES = {

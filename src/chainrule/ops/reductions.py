@@ -146,8 +146,10 @@ def _vector_norm_vjp(g, x, ans, ord, dim, keepdim):  # noqa: A002
     shape = x.shape
     g = unreduce(g, shape, dim, keepdim)
     n = unreduce(ans, shape, dim, keepdim)
+    # The mask sits on 1/‖x‖, as in PyTorch, so higher derivatives at 0 match its (nan) ones
+    zero = n == 0
     if ord == 2:
-        return x * where(n == 0, 0.0, g / n)
+        return x * (g * where(zero, 0.0, 1 / n))
     if ord == 1:
         return sign(x) * g
     if ord in (math.inf, -math.inf):
@@ -156,7 +158,7 @@ def _vector_norm_vjp(g, x, ans, ord, dim, keepdim):  # noqa: A002
         return where(hit, sign(x) * g / count, 0.0)
     if ord == 0:
         return x * 0
-    return where(n == 0, 0.0, sign(x) * abs(x) ** (ord - 1) * g / n ** (ord - 1))
+    return sign(x) * abs(x) ** (ord - 1) * where(zero, 0.0, g / n ** (ord - 1))
 
 
 def _count_hits(hit, dim, keepdim, shape):
