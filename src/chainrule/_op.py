@@ -219,15 +219,33 @@ class Op:
             if type(out) is tuple:
                 return self._apply_multi(args, arrays, params, out)
             out = xp.asarray(out)
-        dtype = _from_np[out.dtype]
         vc = _counter(args[0]) if self.view and xp.may_share_memory(out, arrays[0]) else None
-        # 3. the node, if some input needs a gradient and grad mode is on
-        if _fw_state.level and dtype._category == 2:
-            result = self._apply_grad(args, arrays, params, out, dtype, vc)
+        # 3. the output tensor, with a node if grad mode is on and an input needs a gradient
+        result = self._output(args, arrays, params, out, _from_np[out.dtype], vc)
+        if _fw_state.level and result._dtype._category == 2:
             _forward_tangent(self, result, args, params)
+        return result
+
+    def _output(self, args, arrays, params, out, dtype: DType, vc) -> Tensor:
+        node = None
+        if _state.enabled and dtype._category == 2:
+            node = self._node(args, arrays, params)
+        if node is None:
+            result = _make(out, dtype, vc=vc)
+            if vc is not None:
+                result._view = _view_record(self, args[0], params, vc)
             return result
-        if not _state.enabled or dtype._category != 2:
-            return _make(out, dtype, vc=vc) if vc is None else self._view_of(args, params, out, dtype, vc)
+        result = _make(out, dtype, True, node, 0, vc)
+        if vc is not None:
+            result._view = _view_record(self, args[0], params, vc)
+        if node._plan.kinds:
+            self._save(node, node._plan, args, arrays, params, out, result)
+        if _anomaly.enabled:
+            record_creation(node)
+        return result
+
+    def _node(self, args, arrays, params, cls: type | None = None) -> Node | None:
+        """A node with an edge and (shape, dtype) per input; None if no input needs a gradient."""
         bits = 0
         nxt = []
         meta = []
@@ -235,58 +253,27 @@ class Op:
             if isinstance(a, Tensor) and (a._requires_grad or a._view is not None):
                 if a._view is not None and a._vc[1] > a._view[2]:
                     _refresh_view(a)  # its base was changed in place: re-derive its graph
-                if not a._requires_grad:
-                    nxt.append(_NO_EDGE)
-                    meta.append(None)
+                if a._requires_grad:
+                    bits |= 1 << i
+                    fn = a._grad_fn
+                    nxt.append((a._accumulator() if fn is None else fn, a._output_nr))
+                    meta.append((a._data.shape, a._dtype))
                     continue
-                bits |= 1 << i
-                fn = a._grad_fn
-                nxt.append((a._accumulator() if fn is None else fn, a._output_nr))
-                meta.append((a._data.shape, a._dtype))
-            else:
-                nxt.append(_NO_EDGE)
-                meta.append(None)
+            nxt.append(_NO_EDGE)
+            meta.append(None)
         if not bits:
-            return _make(out, dtype, vc=vc) if vc is None else self._view_of(args, params, out, dtype, vc)
-        node = _new(self.node_class or self._class(self._node_name(*arrays, **params)))
+            return None
+        if cls is None:
+            cls = self.node_class or self._class(self._node_name(*arrays, **params))
+        node = _new(cls)
         node._op = self
         node._next = tuple(nxt)
         node._meta = tuple(meta)
-        node._plan = plan = self._plans[bits] or self.plan(tuple(m is not None for m in meta))
+        node._plan = self._plans[bits] or self.plan(tuple(m is not None for m in meta))
         node._saved = ()
         node._checks = ()
         node._extra = None
-        result = _make(out, dtype, True, node, 0, vc)
-        if vc is not None:
-            result._view = _view_record(self, args[0], params, vc)
-        if plan.kinds:
-            self._save(node, plan, args, arrays, params, out, result)
-        if _anomaly.enabled:
-            record_creation(node)
-        return result
-
-    def _apply_grad(self, args, arrays, params, out, dtype, vc) -> Tensor:
-        """The output tensor, with a node when grad mode is on (the forward-mode path)."""
-        if not _state.enabled:
-            return _make(out, dtype, vc=vc) if vc is None else self._view_of(args, params, out, dtype, vc)
-        mask = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
-        if not any(mask):
-            return _make(out, dtype, vc=vc) if vc is None else self._view_of(args, params, out, dtype, vc)
-        cls = self.node_class or self._class(self._node_name(*arrays, **params))
-        node = self._record(args, arrays, params, cls)
-        node._extra = None
-        result = _make(out, dtype, True, node, 0, vc)
-        if node._plan.kinds:
-            self._save(node, node._plan, args, arrays, params, out, result)
-        if _anomaly.enabled:
-            record_creation(node)
-        return result
-
-    def _view_of(self, args, params, out, dtype: DType, vc: list) -> Tensor:
-        """A tensor sharing memory (and the version counter) with the op's first input."""
-        t = _make(out, dtype, vc=vc)
-        t._view = _view_record(self, args[0], params, vc)
-        return t
+        return node
 
     def _cast_inputs(self, args: tuple, params: dict) -> list:
         """The inputs' arrays, cast to the result dtype of the op's dtype rule."""
@@ -333,11 +320,12 @@ class Op:
         for o in outs:
             o = o if type(o) is ndarray else xp.asarray(o)
             results.append(_make(o, _from_np[o.dtype]))
-        requires = any(isinstance(a, Tensor) and a._requires_grad for a in args)
-        if not (_state.enabled and requires):
+        if not _state.enabled:
             return tuple(results)
         cls = self.node_class or self._class(self._node_name(*arrays, **params))
-        node = self._record(args, arrays, params, _multi_class(cls, len(outs)))
+        node = self._node(args, arrays, params, _multi_class(cls, len(outs)))
+        if node is None:
+            return tuple(results)
         for nr, r in enumerate(results):
             if r._dtype._category == 2:
                 r._requires_grad = True
@@ -347,26 +335,6 @@ class Op:
             outs = tuple(r._data for r in results)
             self._save(node, node._plan, args, arrays, params, outs, results[0])
         return tuple(results)
-
-    def _record(self, args, arrays, params, cls) -> Node:
-        """A node of class ``cls`` with an edge and (shape, dtype) per input (slow path)."""
-        node = new_node(cls)
-        nxt, meta = [], []
-        for a in args:
-            if isinstance(a, Tensor) and a._requires_grad:
-                fn = a._grad_fn
-                nxt.append((a._accumulator() if fn is None else fn, a._output_nr))
-                meta.append((a._data.shape, a._dtype))
-            else:
-                nxt.append(_NO_EDGE)
-                meta.append(None)
-        node._op = self
-        node._next = tuple(nxt)
-        node._meta = tuple(meta)
-        node._plan = self.plan(tuple(m is not None for m in meta))
-        node._saved = ()
-        node._checks = ()
-        return node
 
 
 def _multi_class(cls: type, n: int) -> type:

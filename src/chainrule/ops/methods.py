@@ -66,7 +66,14 @@ def _ne(self, other):
 
 
 def _T(self):  # noqa: N802
-    if self.ndim not in (0, 2):
+    if self.ndim == 0:
+        warnings.warn(
+            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+            "cases.",
+            UserWarning,
+            stacklevel=2,
+        )
+    elif self.ndim != 2:
         warnings.warn(
             "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
             "deprecated and it will throw an error in a future release. Consider `x.mT` to "
