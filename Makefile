@@ -6,7 +6,7 @@ PIP    := $(PY) -m pip --disable-pip-version-check -q
 # Benchmarks are single-threaded, for chainrule, PyTorch and NumPy alike.
 THREADS := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
-.PHONY: demo test bench lint format clean
+.PHONY: demo test bench lint format docs clean
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,9 @@ test: $(VENV)/.test
 
 bench: $(VENV)/.test
 	$(THREADS) $(PY) bench/run.py
+
+docs: $(VENV)/.base
+	$(PY) -m chainrule._opdocs docs/ops.md
 
 lint: $(VENV)/.test
 	$(VENV)/bin/ruff check src tests bench examples

@@ -35,6 +35,16 @@ from ._dtypes import (  # noqa: E402, F401
 )
 from ._tensor import Size, Tensor, device  # noqa: E402, F401
 from .ops import methods as _methods  # noqa: E402, F401
+from .ops.activations import (  # noqa: E402, F401
+    celu,
+    celu_,
+    log_softmax,
+    logsumexp,
+    relu_,
+    selu,
+    selu_,
+    softmax,
+)
 from .ops.functions import (  # noqa: E402, F401
     abs,
     all,
@@ -90,6 +100,63 @@ from .ops.functions import (  # noqa: E402, F401
     true_divide,
     where,
 )
+from .ops.pointwise import (  # noqa: E402, F401
+    acos,
+    acosh,
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    ceil,
+    clamp,
+    clip,
+    cosh,
+    erf,
+    erfc,
+    exp2,
+    expm1,
+    fix,
+    floor,
+    floor_divide,
+    fmax,
+    fmin,
+    fmod,
+    frac,
+    hypot,
+    isfinite,
+    isinf,
+    isnan,
+    lerp,
+    log10,
+    log1p,
+    log2,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    maximum,
+    minimum,
+    nan_to_num,
+    remainder,
+    round,
+    rsqrt,
+    sinh,
+    square,
+    tan,
+    trunc,
+)
 from ._creation import (  # noqa: E402, F401
     BoolTensor,
     ByteTensor,
@@ -131,6 +198,7 @@ from ._random import (  # noqa: E402, F401
 from ._printing import get_printoptions, set_printoptions  # noqa: E402, F401
 from . import autograd, linalg, nn  # noqa: E402, F401
 from .autograd import forward_ad  # noqa: E402, F401  (needs the ops, so imported last)
+from . import explain  # noqa: E402, F401  (callable: chainrule.explain(y, v))
 from .autograd.grad_mode import (  # noqa: E402, F401
     enable_grad,
     inference_mode,

@@ -240,7 +240,7 @@ class Op:
             result._view = _view_record(self, args[0], params, vc)
         if node._plan.kinds:
             self._save(node, node._plan, args, arrays, params, out, result)
-        if _anomaly.enabled:
+        if _anomaly.record:
             record_creation(node)
         return result
 

@@ -15,8 +15,13 @@ from typing import Any
 
 
 class _AnomalyState:
-    enabled = False
+    enabled = False  # anomaly detection
     check_nan = True
+    explaining = 0  # depth of chainrule.explain.record() blocks
+    record = False  # enabled or explaining: nodes keep where they were created
+
+    def update(self) -> None:
+        self.record = self.enabled or self.explaining > 0
 
 
 _anomaly = _AnomalyState()
@@ -46,9 +51,11 @@ class detect_anomaly:  # noqa: N801 - PyTorch's spelling
     def __enter__(self) -> None:
         self._prev = (_anomaly.enabled, _anomaly.check_nan)
         _anomaly.enabled, _anomaly.check_nan = True, self.check_nan
+        _anomaly.update()
 
     def __exit__(self, *exc: Any) -> None:
         _anomaly.enabled, _anomaly.check_nan = self._prev
+        _anomaly.update()
 
     def __call__(self, func):
         def wrapper(*args, **kwargs):
@@ -64,12 +71,14 @@ class set_detect_anomaly:  # noqa: N801
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
         self._prev = (_anomaly.enabled, _anomaly.check_nan)
         _anomaly.enabled, _anomaly.check_nan = bool(mode), check_nan
+        _anomaly.update()
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc: Any) -> None:
         _anomaly.enabled, _anomaly.check_nan = self._prev
+        _anomaly.update()
 
 
 def record_creation(node) -> None:

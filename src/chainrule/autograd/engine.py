@@ -30,12 +30,15 @@ def run_backward(
     capture: dict | None = None,
     accumulate: bool = True,
     restrict: set | None = None,
+    observe: Any = None,
 ) -> dict | None:
     """Backpropagate ``grads`` from ``roots`` (each a (node, output_nr)).
 
     ``capture`` maps (node, output_nr) pairs to a slot: the total gradient arriving
     there is stored instead of (or as well as) being accumulated. ``restrict``, when
     given, is the set of AccumulateGrad nodes allowed to accumulate (``inputs=``).
+    ``observe(node, grad_outputs, grad_inputs)``, when given, sees every step
+    (``chainrule.explain`` uses it).
     """
     deps = _count_dependencies([n for n, _ in roots])
     buffers: dict[Node, list] = {}
@@ -70,6 +73,8 @@ def run_backward(
                 ):
                     grad_outputs = None
             if type(node) is AccumulateGrad:
+                if observe is not None and grad_outputs is not None:
+                    observe(node, grad_outputs, ())
                 if grad_outputs is not None and accumulate:
                     if restrict is None or node in restrict:
                         _accumulate(node, grad_outputs[0], create_graph)
@@ -81,6 +86,8 @@ def run_backward(
                 grad_inputs = node.apply(grad_outputs, create_graph)
                 if _anomaly.enabled:
                     check_gradients(node, grad_inputs)
+                if observe is not None:
+                    observe(node, grad_outputs, grad_inputs)
                 if node._extra is not None and node._extra.hooks:
                     grad_inputs = _node_hooks(node, grad_inputs, grad_outputs, create_graph)
                 if not retain_graph and node._plan.frees:

@@ -57,10 +57,9 @@ multiply = mul
 def div(input, other, *, rounding_mode=None, out=None):
     """input / other (true division: integers give the default float dtype)."""
     if rounding_mode is not None:
-        raise NotImplementedError(
-            "div(rounding_mode=...) is not implemented in chainrule yet (the operator-library "
-            "issue adds it); use (a / b).floor() or .trunc() once available"
-        )
+        from .pointwise import rounded_div
+
+        return rounded_div(input, other, rounding_mode)
     return ew.div(input, _tensor_arg(other))
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import warnings
 
 from .._tensor import Tensor
+from . import activations as A
 from . import elementwise as ew
 from . import functions as F
+from . import pointwise as P
 from . import shape as sh
 
 _NUMBER = (int, float, bool)
@@ -204,6 +206,13 @@ METHODS = {
     "expand": F.expand,
     "expand_as": lambda self, other: F.expand(self, *other.shape),
     "flatten": F.flatten,
+    # activations (ops/activations.py)
+    "softmax": A.softmax,
+    "log_softmax": A.log_softmax,
+    "logsumexp": A.logsumexp,
+    "relu_": A.relu_,
+    # pointwise ops, their in-place variants and operators (ops/pointwise.py)
+    **P.TENSOR_METHODS,
 }
 
 for _name, _fn in METHODS.items():

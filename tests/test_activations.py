@@ -1,0 +1,623 @@
+"""Activations against PyTorch: forward values, dtypes, gradients, in-place variants,
+finite differences, forward-mode tangents, second derivatives, stability at ±1e4,
+conventions at the kinks, node names.
+
+Each case is ``fn(lib, x)`` run on both libraries by ``oracle.check``; ``F(lib)`` is
+``lib.nn.functional``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+from chainrule.ops import activations as A
+from oracle import (
+    NoGrad,
+    assert_same,
+    check,
+    check_double_backward,
+    check_fd,
+    check_raises,
+    randn,
+)
+
+FLOATS = [np.float32, np.float64]
+DT_IDS = ["f32", "f64"]
+
+
+def F(lib):
+    return lib.nn.functional
+
+
+def _shape_id(shape) -> str:
+    return "x".join(map(str, shape)) if shape else "0d"
+
+
+# ----- elementwise activations ---------------------------------------------------------
+
+ELEMENTWISE = {
+    "relu": lambda L, x: F(L).relu(x),
+    "relu6": lambda L, x: F(L).relu6(x),
+    "leaky_relu": lambda L, x: F(L).leaky_relu(x),
+    "leaky_relu_0.2": lambda L, x: F(L).leaky_relu(x, 0.2),
+    "leaky_relu_neg": lambda L, x: F(L).leaky_relu(x, negative_slope=-0.3),
+    "elu": lambda L, x: F(L).elu(x),
+    "elu_0.7": lambda L, x: F(L).elu(x, alpha=0.7),
+    "selu": lambda L, x: F(L).selu(x),
+    "celu": lambda L, x: F(L).celu(x),
+    "celu_0.5": lambda L, x: F(L).celu(x, alpha=0.5),
+    "gelu": lambda L, x: F(L).gelu(x),
+    "gelu_tanh": lambda L, x: F(L).gelu(x, approximate="tanh"),
+    "silu": lambda L, x: F(L).silu(x),
+    "mish": lambda L, x: F(L).mish(x),
+    "softplus": lambda L, x: F(L).softplus(x),
+    "softplus_beta_threshold": lambda L, x: F(L).softplus(x, beta=2.0, threshold=3.0),
+    "softplus_beta_half": lambda L, x: F(L).softplus(x, 0.5, 1.0),
+    "softsign": lambda L, x: F(L).softsign(x),
+    "hardtanh": lambda L, x: F(L).hardtanh(x),
+    "hardtanh_bounds": lambda L, x: F(L).hardtanh(x, -2.0, 0.5),
+    "hardsigmoid": lambda L, x: F(L).hardsigmoid(x),
+    "hardswish": lambda L, x: F(L).hardswish(x),
+    "logsigmoid": lambda L, x: F(L).logsigmoid(x),
+    "sigmoid": lambda L, x: F(L).sigmoid(x),
+    "tanh": lambda L, x: F(L).tanh(x),
+    "torch.selu": lambda L, x: L.selu(x),
+    "torch.celu": lambda L, x: L.celu(x, 0.75),
+}
+ELEMENTWISE_SHAPES = [(), (7,), (3, 4), (2, 3, 4)]
+
+# alphas of celu are exact in float32: PyTorch's celu backward takes 1/float(alpha), so for
+# alpha = 0.8 its float64 gradient is off by ~5e-8 (chainrule's is exact; see check_fd).
+# PyTorch's float64 hardsigmoid backward multiplies by the float32 constant 1/6f
+# (0.16666667163...), 3e-8 away from 1/6; chainrule uses 1/6.
+LOOSE_F64 = {"hardsigmoid": 1e-7}
+
+
+def _data(shape, seed=0):
+    """Normal values spread over [-9, 9]: every kink region (±3, 0, 6, thresholds) is hit."""
+    return randn(shape, seed) * 3.0
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("shape", ELEMENTWISE_SHAPES, ids=_shape_id)
+@pytest.mark.parametrize("name", sorted(ELEMENTWISE))
+def test_elementwise_matches_torch(name, shape, dtype):
+    rtol = LOOSE_F64.get(name) if dtype is np.float64 else None
+    res = check(ELEMENTWISE[name], _data(shape, seed=len(name)), dtype=dtype, rtol=rtol)
+    assert res.cr_out.grad_fn.name() == res.torch_out.grad_fn.name()
+
+
+@pytest.mark.parametrize("name", sorted(ELEMENTWISE))
+def test_elementwise_finite_differences(name):
+    check_fd(ELEMENTWISE[name], _data((3, 4), seed=len(name)))
+
+
+# ----- along a dim: softmax, log_softmax, softmin, logsumexp, normalize ----------------
+
+DIM_CASES = {
+    "softmax": lambda L, x, d: F(L).softmax(x, dim=d),
+    "log_softmax": lambda L, x, d: F(L).log_softmax(x, d),
+    "softmin": lambda L, x, d: F(L).softmin(x, d),
+    "torch.softmax": lambda L, x, d: L.softmax(x, d),
+    "torch.log_softmax": lambda L, x, d: L.log_softmax(x, dim=d),
+    "method.softmax": lambda L, x, d: x.softmax(d),
+    "method.log_softmax": lambda L, x, d: x.log_softmax(dim=d),
+    "logsumexp": lambda L, x, d: L.logsumexp(x, d),
+    "logsumexp_keepdim": lambda L, x, d: L.logsumexp(x, d, keepdim=True),
+    "method.logsumexp": lambda L, x, d: x.logsumexp(d),
+    "normalize": lambda L, x, d: F(L).normalize(x, dim=d),
+    "normalize_p1": lambda L, x, d: F(L).normalize(x, p=1.0, dim=d),
+    "normalize_p3": lambda L, x, d: F(L).normalize(x, 3.0, d, eps=1e-6),
+}
+SHAPE_DIMS = [((6,), 0), ((6,), -1), ((3, 4), 0), ((3, 4), 1), ((3, 4), -1), ((2, 3, 4), 1),
+              ((2, 3, 4), -3), ((2, 3, 4), 2)]
+
+
+def _sd_id(sd) -> str:
+    return f"{_shape_id(sd[0])}_dim{sd[1]}"
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("shape_dim", SHAPE_DIMS, ids=_sd_id)
+@pytest.mark.parametrize("name", sorted(DIM_CASES))
+def test_dim_functions_match_torch(name, shape_dim, dtype):
+    shape, dim = shape_dim
+    res = check(lambda L, x: DIM_CASES[name](L, x, dim), _data(shape, 7), dtype=dtype)
+    assert res.cr_out.grad_fn.name() == res.torch_out.grad_fn.name()
+
+
+@pytest.mark.parametrize("name", sorted(DIM_CASES))
+def test_dim_functions_finite_differences(name):
+    check_fd(lambda L, x: DIM_CASES[name](L, x, -1), _data((3, 4), 3))
+    check_fd(lambda L, x: DIM_CASES[name](L, x, 0), _data((2, 3), 4))
+
+
+LOGSUMEXP_DIMS = [
+    ((3, 4), (0, 1), False),
+    ((3, 4), [1, 0], True),
+    ((2, 3, 4), (0, 2), False),
+    ((2, 3, 4), (-1, -2), True),
+    ((), 0, False),
+    ((), -1, True),
+    ((5,), (0,), False),
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("shape,dim,keepdim", LOGSUMEXP_DIMS)
+def test_logsumexp_dims(shape, dim, keepdim, dtype):
+    res = check(lambda L, x: L.logsumexp(x, dim, keepdim), _data(shape, 2), dtype=dtype)
+    assert res.cr_out.grad_fn.name() == "LogsumexpBackward0"
+    check_fd(lambda L, x: L.logsumexp(x, dim, keepdim=keepdim), _data(shape, 5))
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda L, x: F(L).softmax(x, 0),
+        lambda L, x: F(L).log_softmax(x, -1),
+        lambda L, x: L.logsumexp(x, 0),
+        lambda L, x: F(L).softmin(x, 0),
+    ],
+)
+def test_zero_dim_inputs(fn):
+    check(fn, np.asarray(1.7))
+
+
+def test_empty_inputs():
+    check(lambda L, x: F(L).softmax(x, 1), np.zeros((0, 3)))
+    check(lambda L, x: F(L).log_softmax(x, 0), np.zeros((2, 0)))
+    check(lambda L, x: L.logsumexp(x, 1), np.zeros((2, 0)))
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize(
+    "name,fn",
+    [
+        ("softmax", lambda L, x: F(L).softmax(x, -1, dtype=L.float64)),
+        ("log_softmax", lambda L, x: F(L).log_softmax(x, 0, dtype=L.float32)),
+        ("softmin", lambda L, x: F(L).softmin(x, 1, dtype=L.float64)),
+        ("torch.softmax", lambda L, x: L.softmax(x, 1, L.float64)),
+        ("method.log_softmax", lambda L, x: x.log_softmax(1, dtype=L.float64)),
+    ],
+)
+def test_dtype_argument(name, fn, dtype):
+    # computed in float32 when the dtype argument is float32: float32 tolerances
+    loose = 2e-6 if name == "log_softmax" else None
+    res = check(fn, _data((3, 4), 1), dtype=dtype, rtol=loose, atol=loose)
+    assert _graph(res.cr_out.grad_fn) == _graph(res.torch_out.grad_fn)
+
+
+def test_implicit_dim_warns_and_picks_pytorchs_dim():
+    for shape in [(), (4,), (3, 4), (2, 3, 4), (2, 2, 3, 4)]:
+        for name in ["softmax", "log_softmax", "softmin"]:
+            outs = []
+            for lib in (cr, torch):
+                x = lib.tensor(_data(shape, 9))
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    outs.append(getattr(F(lib), name)(x))
+                assert [w.category for w in caught] == [UserWarning]
+                assert "Implicit dimension choice for " + name in str(caught[0].message)
+            assert_same(outs[0], outs[1])
+
+
+# ----- in place ------------------------------------------------------------------------
+
+INPLACE = {
+    "relu": lambda L, y: F(L).relu(y, inplace=True),
+    "relu_": lambda L, y: F(L).relu_(y),
+    "torch.relu_": lambda L, y: L.relu_(y),
+    "method.relu_": lambda L, y: y.relu_(),
+    "relu6": lambda L, y: F(L).relu6(y, inplace=True),
+    "leaky_relu": lambda L, y: F(L).leaky_relu(y, 0.2, inplace=True),
+    "leaky_relu_": lambda L, y: F(L).leaky_relu_(y),
+    "leaky_relu_zero_slope": lambda L, y: F(L).leaky_relu(y, 0.0, True),
+    "elu": lambda L, y: F(L).elu(y, inplace=True),
+    "elu_": lambda L, y: F(L).elu_(y, 0.6),
+    "selu": lambda L, y: F(L).selu(y, inplace=True),
+    "torch.selu_": lambda L, y: L.selu_(y),
+    "celu": lambda L, y: F(L).celu(y, 0.5, inplace=True),
+    "torch.celu_": lambda L, y: L.celu_(y, alpha=2.0),
+    "hardtanh": lambda L, y: F(L).hardtanh(y, -0.5, 2.0, inplace=True),
+    "hardtanh_": lambda L, y: F(L).hardtanh_(y),
+    "hardsigmoid": lambda L, y: F(L).hardsigmoid(y, inplace=True),
+    "hardswish": lambda L, y: F(L).hardswish(y, inplace=True),
+    "silu": lambda L, y: F(L).silu(y, inplace=True),
+    "mish": lambda L, y: F(L).mish(y, inplace=True),
+}
+
+
+def _run_inplace(fn):
+    def run(L, x):
+        y = x * 1.5
+        out = fn(L, y)
+        assert out is y
+        return y
+
+    return run
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("name", sorted(INPLACE))
+def test_inplace_matches_torch(name, dtype):
+    rtol = LOOSE_F64.get(name) if dtype is np.float64 else None
+    res = check(_run_inplace(INPLACE[name]), _data((3, 5), len(name)), dtype=dtype, rtol=rtol)
+    assert _graph(res.cr_out.grad_fn) == _graph(res.torch_out.grad_fn)
+
+
+@pytest.mark.parametrize("name", sorted(INPLACE))
+def test_inplace_finite_differences_and_no_grad(name):
+    check_fd(_run_inplace(INPLACE[name]), _data((2, 3), 11))
+    for lib in (cr, torch):  # under no_grad, and on a tensor that needs no grad
+        with lib.no_grad():
+            y = lib.tensor(_data((4,), 1))
+            assert INPLACE[name](lib, y) is y
+    x = cr.tensor(_data((4,), 1))
+    want = torch.tensor(_data((4,), 1))
+    INPLACE[name](cr, x)
+    INPLACE[name](torch, want)
+    assert_same(x, want)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda L, y: F(L).leaky_relu(y, -0.1, inplace=True),
+        lambda L, y: F(L).elu(y, -0.5, inplace=True),
+        lambda L, y: F(L).celu(y, -0.5, inplace=True),
+    ],
+)
+def test_inplace_negative_slope_raises_in_backward(fn):
+    for lib in (cr, torch):
+        x = lib.tensor(_data((4,), 2), requires_grad=True)
+        y = x * 1
+        fn(lib, y)
+        with pytest.raises(RuntimeError, match="negative slope which is not supported"):
+            y.sum().backward()
+
+
+def test_inplace_on_a_leaf_raises():
+    check_raises(lambda L, x: F(L).elu(x, inplace=True), _data((3,)))
+
+
+@pytest.mark.parametrize("name", ["elu", "leaky_relu", "hardswish", "silu", "hardtanh_"])
+def test_inplace_on_a_view(name):
+    def fn(L, x):
+        y = x * 1
+        INPLACE[name](L, y[1:, ::2])
+        return y * 2
+
+    # values and gradients only: chainrule's CopySlices lists the in-place op's node among
+    # its next_functions, PyTorch's hides it inside the CopySlices node
+    check(fn, _data((3, 4), 6))
+
+
+# ----- forward mode --------------------------------------------------------------------
+
+
+def _tangent(lib, fn, primal, tangent):
+    fwd = lib.autograd.forward_ad
+    with fwd.dual_level():
+        dual = fwd.make_dual(lib.tensor(primal), lib.tensor(tangent))
+        out = fn(lib, dual)
+        p, t = fwd.unpack_dual(out)
+        return p.detach().numpy().copy(), t.detach().numpy().copy()
+
+
+FORWARD = {
+    **{name: fn for name, fn in ELEMENTWISE.items()},
+    **{f"{name}_dim0": (lambda fn: lambda L, x: fn(L, x, 0))(fn) for name, fn in DIM_CASES.items()},
+    **{
+        f"{name}_dim-1": (lambda fn: lambda L, x: fn(L, x, -1))(fn)
+        for name, fn in DIM_CASES.items()
+    },
+    "logsumexp_dims": lambda L, x: L.logsumexp(x, (0, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORWARD))
+def test_tangent_matches_torch(name):
+    primal = _data((3, 4), len(name))
+    tangent = randn((3, 4), seed=len(name) + 1)
+    ours = _tangent(cr, FORWARD[name], primal, tangent)
+    theirs = _tangent(torch, FORWARD[name], primal, tangent)
+    rtol = LOOSE_F64.get(name, 1e-10)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=rtol, atol=1e-12)
+
+
+def test_tangent_of_inplace_activation():
+    fn = lambda L, x: F(L).elu(x * 1, inplace=True)  # noqa: E731
+    primal, tangent = _data((5,), 3), randn((5,), 4)
+    ours = _tangent(cr, fn, primal, tangent)
+    theirs = _tangent(torch, fn, primal, tangent)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-10, atol=1e-12)
+
+
+# ----- second derivatives --------------------------------------------------------------
+
+SECOND = {
+    "softmax": lambda L, x: F(L).softmax(x, -1),
+    "softmax_dim0": lambda L, x: L.softmax(x, 0),
+    "log_softmax": lambda L, x: F(L).log_softmax(x, 1),
+    "log_softmax_dim0": lambda L, x: x.log_softmax(0),
+    "softmin": lambda L, x: F(L).softmin(x, 1),
+    "logsumexp": lambda L, x: L.logsumexp(x, 1),
+    "logsumexp_all": lambda L, x: L.logsumexp(x, (0, 1), keepdim=True),
+    "gelu": lambda L, x: F(L).gelu(x),
+    "gelu_tanh": lambda L, x: F(L).gelu(x, approximate="tanh"),
+    "softplus": lambda L, x: F(L).softplus(x),
+    "softplus_threshold": lambda L, x: F(L).softplus(x, beta=2.0, threshold=2.0),
+    "silu": lambda L, x: F(L).silu(x),
+    "mish": lambda L, x: F(L).mish(x),
+    "elu": lambda L, x: F(L).elu(x, 0.7),
+    "selu": lambda L, x: F(L).selu(x),
+    "celu": lambda L, x: F(L).celu(x, 0.5),
+    "logsigmoid": lambda L, x: F(L).logsigmoid(x),
+    "softsign": lambda L, x: F(L).softsign(x),
+    "hardswish": lambda L, x: F(L).hardswish(x),
+    "leaky_relu": lambda L, x: F(L).leaky_relu(x, 0.1),
+    "hardtanh": lambda L, x: F(L).hardtanh(x),
+    "normalize": lambda L, x: F(L).normalize(x),
+    "elu_inplace": lambda L, x: F(L).elu(x * 1, 0.7, inplace=True),
+    "celu_inplace": lambda L, x: F(L).celu(x * 1, 0.5, inplace=True),
+    "leaky_relu_inplace": lambda L, x: F(L).leaky_relu(x * 1, 0.1, inplace=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND))
+def test_second_derivatives_match_torch(name):
+    check_double_backward(SECOND[name], _data((3, 4), len(name)))
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "gelu", "softplus", "silu"])
+def test_second_derivatives_float32(name):
+    check_double_backward(SECOND[name], _data((2, 5), 1), dtype=np.float32, rtol=1e-4, atol=1e-5)
+
+
+def test_second_derivative_closed_forms():
+    """d²/dx² of gelu = φ(x)(2 - x²); of softplus = σ(x)(1 - σ(x)); of silu = σ'(x)(2 + x - 2xσ)."""
+    x0 = np.linspace(-4, 4, 9)
+    x = cr.tensor(x0, requires_grad=True)
+    phi = np.exp(-x0 * x0 / 2) / math.sqrt(2 * math.pi)
+    s = 1 / (1 + np.exp(-x0))
+    for fn, want in [
+        (cr.nn.functional.gelu, phi * (2 - x0 * x0)),
+        (cr.nn.functional.softplus, s * (1 - s)),
+        (cr.nn.functional.silu, s * (1 - s) * (2 + x0 - 2 * x0 * s)),
+    ]:
+        (g,) = cr.autograd.grad(fn(x).sum(), x, create_graph=True)
+        (h,) = cr.autograd.grad(g.sum(), x)
+        np.testing.assert_allclose(h.numpy(), want, rtol=1e-12, atol=1e-14)
+
+
+# ----- stability -----------------------------------------------------------------------
+
+BIG = np.array([1e4, -1e4, 1e3, -1e3, 88.0, -88.0, 50.0, -50.0, 20.5, -20.5, 0.5, -0.5])
+BIG_ROWS = np.array([
+    [1e4, -1e4, 0.0],
+    [-1e4, -1e4, -1e4],
+    [1e4, 1e4, 1e4],
+    [5.0, -3.0, 1e4],
+    [-1e4, 2.0, -1e4],
+])
+
+
+def _finite_where_torch_is(res):
+    got, want = res.cr_out.detach().numpy(), res.torch_out.detach().numpy()
+    assert np.isfinite(want).all() == np.isfinite(got).all()
+    assert (np.isfinite(got) | ~np.isfinite(want)).all()
+    for c, t in zip(res.cr_inputs, res.torch_inputs, strict=True):
+        if t.grad is not None:
+            tg, cg = t.grad.numpy(), c.grad.numpy()
+            assert (np.isfinite(cg) | ~np.isfinite(tg)).all()
+            assert np.isfinite(tg).all(), "torch itself is not finite here: fix the test case"
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("name", sorted(ELEMENTWISE))
+def test_elementwise_stable_at_large_inputs(name, dtype):
+    rtol = LOOSE_F64.get(name) if dtype is np.float64 else None
+    res = check(ELEMENTWISE[name], BIG, dtype=dtype, rtol=rtol)
+    _finite_where_torch_is(res)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("name", sorted(set(DIM_CASES) - {"normalize_p3"}))
+def test_dim_functions_stable_at_large_inputs(name, dim, dtype):
+    res = check(lambda L, x: DIM_CASES[name](L, x, dim), BIG_ROWS, dtype=dtype)
+    _finite_where_torch_is(res)
+
+
+def test_log_softmax_of_mixed_extremes():
+    res = check(lambda L, x: F(L).log_softmax(x, 0), np.array([1e4, -1e4, 0.0]))
+    np.testing.assert_array_equal(res.cr_out.detach().numpy(), [0.0, -2e4, -1e4])
+    res = check(lambda L, x: L.logsumexp(x, 0), np.array([1e4, -1e4, 0.0]))
+    assert res.cr_out.item() == 1e4
+
+
+@pytest.mark.parametrize(
+    "name", ["softmax", "log_softmax", "logsumexp", "gelu", "gelu_tanh", "softplus", "silu",
+             "mish", "elu", "logsigmoid"]
+)
+def test_second_derivatives_stable_at_large_inputs(name):
+    """Hessian-vector products at ±1e4 are finite and equal PyTorch's where PyTorch's are
+    finite (its mish double backward gives nan at ±1e4: e^x overflows in its formula)."""
+    fn = SECOND[name]
+    u = randn(BIG_ROWS.shape, 3)
+    out = []
+    for lib in (cr, torch):
+        x = lib.tensor(BIG_ROWS, requires_grad=True)
+        (g,) = lib.autograd.grad(fn(lib, x).sum(), x, create_graph=True)
+        (h,) = lib.autograd.grad((g * lib.tensor(u)).sum(), x)
+        out.append((g.detach().numpy(), h.numpy()))
+    (g, h), (tg, th) = out
+    assert np.isfinite(g).all() and np.isfinite(h).all()
+    np.testing.assert_allclose(g, tg, rtol=1e-10, atol=1e-12)
+    finite = np.isfinite(th)
+    assert finite.all() or name == "mish"
+    np.testing.assert_allclose(h[finite], th[finite], rtol=1e-10, atol=1e-12)
+
+
+def test_infinities_as_torch():
+    x = np.array([[-np.inf, 0.0, 1.0], [-np.inf, -np.inf, 2.0]])
+    check(lambda L, t: F(L).softmax(t, 1), x)
+    check(lambda L, t: L.logsumexp(t, 1), x, backward=False)
+    check(lambda L, t: F(L).log_softmax(t, 1), x, backward=False)
+    inf = np.array([np.inf, -np.inf, np.nan, 0.0])
+    for name in ["softplus", "logsigmoid", "silu", "gelu", "elu", "selu", "relu6",
+                 "hardswish", "hardsigmoid", "softsign", "sigmoid", "tanh", "leaky_relu"]:
+        check(ELEMENTWISE[name], inf, backward=False)
+
+
+# ----- conventions at kinks ------------------------------------------------------------
+
+KINKS = np.array([-6.0, -3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0, 6.0, 10.0, 20.0])
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda L, x: F(L).relu(x),
+        lambda L, x: F(L).relu6(x),
+        lambda L, x: F(L).relu6(x * 1, inplace=True),
+        lambda L, x: F(L).leaky_relu(x, 0.2),
+        lambda L, x: F(L).leaky_relu(x * 1, 0.2, inplace=True),
+        lambda L, x: F(L).hardtanh(x),
+        lambda L, x: F(L).hardtanh(x, -2.0, 6.0),
+        lambda L, x: F(L).hardtanh(x * 1, -0.5, 0.5, inplace=True),
+        lambda L, x: F(L).hardsigmoid(x),
+        lambda L, x: F(L).hardswish(x),
+        lambda L, x: F(L).hardswish(x * 1, inplace=True),
+        lambda L, x: F(L).elu(x, 0.5),
+        lambda L, x: F(L).elu(x * 1, 0.5, inplace=True),
+        lambda L, x: F(L).celu(x, 0.5),
+        lambda L, x: F(L).celu(x * 1, 0.5, inplace=True),
+        lambda L, x: F(L).selu(x),
+        lambda L, x: F(L).softplus(x, 1.0, 2.0),
+        lambda L, x: F(L).softplus(x, 0.5, 3.0),
+        lambda L, x: F(L).softsign(x),
+        lambda L, x: F(L).normalize(x * 0, dim=0),
+    ],
+)
+def test_gradients_at_kinks_as_torch(fn):
+    check(fn, KINKS, rtol=1e-7)  # 1e-7: PyTorch's hardsigmoid 1/6f, see LOOSE_F64
+    check(fn, KINKS, dtype=np.float32)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda L, x: F(L).elu(x, 0.5),
+        lambda L, x: F(L).elu(x * 1, 0.5, inplace=True),
+        lambda L, x: F(L).celu(x, 2.0),
+        lambda L, x: F(L).celu(x * 1, 2.0, inplace=True),
+        lambda L, x: F(L).selu(x),
+        lambda L, x: F(L).softplus(x, 1.0, 2.0),
+        lambda L, x: F(L).softplus(x, 0.5, 3.0),
+        lambda L, x: F(L).hardswish(x),
+        lambda L, x: F(L).leaky_relu(x, 0.2),
+        lambda L, x: F(L).hardtanh(x),
+    ],
+)
+def test_second_derivatives_at_kinks_as_torch(fn):
+    check_double_backward(fn, KINKS)
+
+
+def test_normalize_clamps_small_norms_as_torch():
+    x = np.array([[1e-14, -2e-14], [3.0, 4.0]])
+    res = check(lambda L, t: F(L).normalize(t, dim=1), x)
+    assert _graph(res.cr_out.grad_fn) == _graph(res.torch_out.grad_fn)
+    check(lambda L, t: F(L).normalize(t, p=1, dim=0, eps=1e-13), x)
+
+
+# ----- graphs, names, errors, dtypes ----------------------------------------------------
+
+
+def _graph(node):
+    """A node's name and its inputs' graphs (AccumulateGrad named the same in both)."""
+    if node is None:
+        return None
+    name = node.name().replace("torch::autograd::", "")
+    return (name, tuple(_graph(n) for n, _ in node.next_functions))
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda L, x: F(L).softsign(x),
+        lambda L, x: F(L).normalize(x),
+        lambda L, x: F(L).normalize(x, p=1, dim=0),
+        lambda L, x: F(L).softmin(x, 1),
+        lambda L, x: F(L).relu6(x),
+        lambda L, x: F(L).gelu(x, approximate="tanh"),
+        lambda L, x: F(L).logsigmoid(x),
+        lambda L, x: L.logsumexp(x, (0, 1)),
+    ],
+)
+def test_graphs_match_torch(fn):
+    res = check(fn, _data((3, 4), 0))
+    assert _graph(res.cr_out.grad_fn) == _graph(res.torch_out.grad_fn)
+
+
+@pytest.mark.parametrize(
+    "fn,inputs",
+    [
+        (lambda L, x: F(L).gelu(x, approximate="exact"), (_data((3,)),)),
+        (lambda L, x: F(L).hardtanh(x, 1.0, -1.0), (_data((3,)),)),
+        (lambda L, x: F(L).celu(x, 0.0), (_data((3,)),)),
+        (lambda L, x: F(L).softmax(x, 2), (_data((3, 4)),)),
+        (lambda L, x: F(L).log_softmax(x, -3), (_data((3, 4)),)),
+        (lambda L, x: L.logsumexp(x, 3), (_data((3, 4)),)),
+        (lambda L, x: F(L).normalize(x), (_data((3,)),)),
+        (lambda L, x: L.softmax(x), (_data((3,)),)),
+        (lambda L, x: F(L).silu(x), (np.arange(3),)),
+        (lambda L, x: F(L).gelu(x), (np.arange(3),)),
+        (lambda L, x: F(L).softplus(x), (np.arange(3),)),
+        (lambda L, x: F(L).softmax(x, 0), (np.arange(3),)),
+        (lambda L, x: F(L).elu(x), (np.arange(3),)),
+        (lambda L, x: F(L).leaky_relu(x), (np.arange(3),)),
+        (lambda L, x: F(L).logsigmoid(x), (np.arange(3),)),
+    ],
+)
+def test_errors_as_torch(fn, inputs):
+    check_raises(fn, *inputs)
+
+
+def test_integer_inputs_as_torch():
+    ints = np.array([-7, -1, 0, 2, 9])
+    check(lambda L, x: F(L).hardtanh(x, -2, 2), ints)
+    check(lambda L, x: F(L).relu6(x), ints)
+    check(lambda L, x: L.logsumexp(x, 0), ints)
+    check(lambda L, x: F(L).softmax(x, 0, dtype=L.float64), ints)
+    check(lambda L, x: F(L).softsign(x), ints)
+
+
+def test_no_grad_input_gives_no_grad_output():
+    for fn in list(ELEMENTWISE.values())[:6]:
+        check(fn, NoGrad(_data((3,))))
+
+
+# ----- the private erf -------------------------------------------------------------------
+
+
+def test_private_erf_is_accurate():
+    x = np.concatenate([np.linspace(-8, 8, 4001), np.linspace(-27, 27, 541),
+                        [0.0, -0.0, 0.46875, -0.46875, 4.0, -4.0, 1e-300, 1e-10]])
+    erf = np.array([math.erf(v) for v in x])
+    erfc = np.array([math.erfc(v) for v in x])
+    np.testing.assert_allclose(A._erf(x), erf, rtol=2e-15, atol=1e-300)
+    tiny = np.abs(erfc) < 1e-300  # beyond x ≈ 26.5 erfc underflows: ours gives 0
+    np.testing.assert_allclose(A._erfc(x)[~tiny], erfc[~tiny], rtol=2e-15, atol=0)
+    assert (A._erfc(x)[tiny] <= 1e-300).all()
+    special = A._erfc(np.array([np.inf, -np.inf, np.nan]))
+    assert special[0] == 0 and special[1] == 2 and np.isnan(special[2])
+    assert A._erf(np.array(0.3)).shape == ()
