@@ -78,9 +78,102 @@ def _print_seed_run(result: SeedRun) -> None:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    result = run_seed_program(args.seed)
-    _print_seed_run(result)
+    if args.explain:
+        with explaining() as found:
+            result = run_seed_program(args.seed)
+        _print_seed_run(result)
+        _report(found, None, None)
+    else:
+        result = run_seed_program(args.seed)
+        _print_seed_run(result)
     return 0 if result.check() else 1
+
+
+# ---------------------------------------------------------------- explain
+
+
+class explaining:  # noqa: N801 - used as a context manager
+    """Record source lines and explain every backward() and autograd.grad() call made inside."""
+
+    def __init__(self, limit: int = 3) -> None:
+        self.limit = limit
+        self.explanations: list = []
+        self.calls = 0
+
+    def __enter__(self) -> explaining:
+        from . import autograd, explain
+
+        self._record = explain.record()
+        self._record.__enter__()
+        self._saved = (autograd.backward, autograd.grad)
+        real_backward, real_grad = self._saved
+
+        def backward(tensors, grad_tensors=None, *args, **kwargs):
+            self._explain(tensors, grad_tensors)
+            return real_backward(tensors, grad_tensors, *args, **kwargs)
+
+        def grad(outputs, inputs, grad_outputs=None, *args, **kwargs):
+            self._explain(outputs, grad_outputs, inputs)
+            return real_grad(outputs, inputs, grad_outputs, *args, **kwargs)
+
+        autograd.backward, autograd.grad = backward, grad
+        return self
+
+    def _explain(self, outputs, grads, inputs=None) -> None:
+        from . import explain
+        from ._tensor import Tensor
+
+        if getattr(self, "_busy", False):  # explain's own backward passes are not the script's
+            return
+        self.calls += 1
+        if len(self.explanations) >= self.limit:
+            return
+        self._busy = True
+        try:
+            self._explain_now(outputs, grads, inputs)
+        finally:
+            self._busy = False
+
+    def _explain_now(self, outputs, grads, inputs) -> None:
+        from . import explain
+        from ._tensor import Tensor
+
+        outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+        gs = [None] * len(outs) if grads is None else (
+            [grads] if isinstance(grads, Tensor) else list(grads))
+        for out, g in zip(outs, gs):
+            self.explanations.append(explain.explain(out, g, inputs))
+
+    def __exit__(self, *exc) -> None:
+        from . import autograd
+
+        autograd.backward, autograd.grad = self._saved
+        self._record.__exit__(*exc)
+
+
+def _report(found: explaining, html_path: str | None, dot_path: str | None) -> None:
+    """Print each explanation after the script's output; write the pages asked for."""
+    for i, e in enumerate(found.explanations, 1):
+        print(f"\n=== chainrule explain: backward call {i} of {found.calls} ===")
+        print(e)
+        for path, render in ((html_path, e.to_html), (dot_path, e.to_dot)):
+            if path:
+                target = path if i == 1 else "{0}-{2}{1}".format(*os.path.splitext(path), i)
+                with open(target, "w") as f:
+                    f.write(render())
+                print(f"(wrote {target})")
+    if found.calls > len(found.explanations):
+        print(f"\n({found.calls - len(found.explanations)} later backward calls not explained; "
+              "use --max to explain more)")
+    if not found.calls:
+        print("\n(the script made no backward() or autograd.grad() call to explain)")
+
+
+def _cmd_explain(args: argparse.Namespace) -> int:
+    with explaining(args.max) as found:
+        status = run_script(args.script, args.args)
+    _report(found, args.html, args.dot)
+    return status
 
 
 # ---------------------------------------------------------------- run
@@ -227,9 +320,21 @@ def _parser() -> argparse.ArgumentParser:
         "x.grad == gradients * 2**(c+1).",
     )
     demo.add_argument("--seed", type=int, default=None, help="call chainrule.manual_seed(N)")
-    # Options that report more about the run (e.g. a future --explain) go here;
-    # _cmd_demo gets the whole SeedRun, graph included.
+    demo.add_argument("--explain", action="store_true", help="explain the backward call")
     demo.set_defaults(handler=_cmd_demo)
+
+    explain = commands.add_parser(
+        "explain",
+        help="run a PyTorch script as `run` does and explain each backward call",
+        description="Run SCRIPT like `chainrule run`, with source recording on, and explain "
+        "every backward() and autograd.grad() call after the script's own output.",
+    )
+    explain.add_argument("--html", metavar="PAGE.html", help="also write each as a web page")
+    explain.add_argument("--dot", metavar="FILE.dot", help="also write each as Graphviz DOT")
+    explain.add_argument("--max", type=int, default=3, help="explain at most N calls (3)")
+    explain.add_argument("script", metavar="SCRIPT.py", help="the script to run")
+    explain.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
+    explain.set_defaults(handler=_cmd_explain)
 
     run = commands.add_parser(
         "run",

@@ -17,6 +17,7 @@ from typing import Any
 
 from ._backend import xp
 from ._tensor import Tensor, _make
+from .autograd import grad as _grad  # bound at import: `chainrule explain` wraps the public one
 from .autograd.anomaly_mode import _anomaly
 from .autograd.graph import AccumulateGrad, Node
 
@@ -53,6 +54,9 @@ class Explanation:
         self.v = v
         self.steps = steps
         self.gradients = gradients  # leaf (or input) -> the gradient backward would accumulate
+        # Checked now, while the graph is alive: the user's backward() may free it later.
+        small = all(output.numel() * leaf.numel() <= 64 for leaf in gradients)
+        self._check = self.check_jacobian() if small and gradients else None
 
     # ----- the Jacobian -------------------------------------------------------------
 
@@ -62,8 +66,6 @@ class Explanation:
         backward never builds it: it computes vᵀJ directly. Here J is built row by row
         (one backward per output element), so ``v @ J`` can be checked against it.
         """
-        from .autograd import grad
-
         leaves = [leaf] if leaf is not None else list(self.gradients)
         out = self.output
         result = {}
@@ -77,7 +79,7 @@ class Explanation:
             for i in range(out.numel()):
                 e = xp.zeros(out._data.size, dtype=out._dtype.np)
                 e[i] = 1
-                (g,) = grad(out, x, _make(e.reshape(out._data.shape), out._dtype),
+                (g,) = _grad(out, x, _make(e.reshape(out._data.shape), out._dtype),
                             retain_graph=True, allow_unused=True, materialize_grads=True)
                 rows.append(g._data)
             arr = xp.stack(rows).reshape(out._data.shape + x._data.shape) if rows else xp.zeros(
@@ -456,8 +458,8 @@ def _summary(e: Explanation) -> list[str]:
                 f"dy/d{name} = diag({_values(diag)}), and {name}.grad = v * that diagonal."
             )
         lines.append(f"{name}.grad would receive {_values(g._data)}.")
-    if all(e.output.numel() * leaf.numel() <= 64 for leaf in e.gradients):
-        lines.append("Check with the dense Jacobian: " + e.check_jacobian().replace("\n", "; "))
+    if e._check:
+        lines.append("Check with the dense Jacobian: " + e._check.replace("\n", "; "))
     return lines
 
 
