@@ -170,8 +170,21 @@ def _report(found: explaining, html_path: str | None, dot_path: str | None) -> N
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
+    # `chainrule explain SCRIPT.py --html PAGE.html`: our options may follow the script;
+    # anything after `--` (or not ours) goes to the script.
+    rest, script_args = list(args.args), []
+    while rest:
+        item = rest.pop(0)
+        if item == "--":
+            script_args += rest
+            break
+        if item in ("--html", "--dot", "--max") and rest:
+            value = rest.pop(0)
+            setattr(args, item[2:], int(value) if item == "--max" else value)
+        else:
+            script_args.append(item)
     with explaining(args.max) as found:
-        status = run_script(args.script, args.args)
+        status = run_script(args.script, script_args)
     _report(found, args.html, args.dot)
     return status
 
