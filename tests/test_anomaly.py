@@ -26,8 +26,10 @@ def test_nan_gradient_names_node_like_torch():
                 with pytest.raises(RuntimeError) as info:
                     z.backward()
         messages.append(str(info.value).splitlines()[0])
-    assert messages[0] == messages[1] == (
-        "Function 'SqrtBackward0' returned nan values in its 0th output."
+    assert (
+        messages[0]
+        == messages[1]
+        == ("Function 'SqrtBackward0' returned nan values in its 0th output.")
     )
 
 

@@ -99,8 +99,10 @@ def test_dot_and_html():
     dot = e.to_dot()
     assert dot.startswith("digraph") and "MulBackward0" in dot and "->" in dot
     page = e.to_html()
-    assert "<svg" in page and 'id="steps"' in page and "http" not in page.replace(
-        "http://www.w3.org/2000/svg", ""
+    assert (
+        "<svg" in page
+        and 'id="steps"' in page
+        and "http" not in page.replace("http://www.w3.org/2000/svg", "")
     )  # self-contained: no network requests
     assert "function show(" in page
     assert "| 1 | `SumBackward0`" in e.to_markdown()
@@ -121,9 +123,18 @@ def test_jacobian_size_limit():
 def test_cli_explains_the_unedited_seed_script(tmp_path):
     page = tmp_path / "seed.html"
     proc = subprocess.run(
-        [sys.executable, "-m", "chainrule", "explain", str(ROOT / "examples" / "seed.py"),
-         "--html", str(page)],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "chainrule",
+            "explain",
+            str(ROOT / "examples" / "seed.py"),
+            "--html",
+            str(page),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert "y = y * 2" in proc.stdout
@@ -134,7 +145,9 @@ def test_cli_explains_the_unedited_seed_script(tmp_path):
 def test_demo_explain():
     proc = subprocess.run(
         [sys.executable, "-m", "chainrule", "demo", "--explain", "--seed", "4"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert "Folded: every step only scales" in proc.stdout

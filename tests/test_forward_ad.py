@@ -88,9 +88,7 @@ def _inputs(shapes, seed):
 def _tangent(lib, fn, primals, tangents):
     fwd = lib.autograd.forward_ad
     with fwd.dual_level():
-        duals = [
-            fwd.make_dual(lib.tensor(p), lib.tensor(t)) for p, t in zip(primals, tangents)
-        ]
+        duals = [fwd.make_dual(lib.tensor(p), lib.tensor(t)) for p, t in zip(primals, tangents)]
         out = fn(lib, *duals)
         primal, tangent = fwd.unpack_dual(out)
         return primal.detach().numpy().copy(), tangent.detach().numpy().copy()

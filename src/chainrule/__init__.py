@@ -11,7 +11,38 @@ import warnings as _warnings
 # silent and returns inf/nan. Ignore them when they come from chainrule's own code.
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"chainrule(\.|$)")
 
-from . import _dtypes  # noqa: E402
+from . import (  # noqa: E402, F401
+    _dtypes,  # noqa: E402
+    autograd,
+    explain,  # noqa: E402, F401  (callable: chainrule.explain(y, v))
+    linalg,
+    nn,
+)
+from ._creation import (  # noqa: E402, F401
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    arange,
+    as_tensor,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    ones,
+    ones_like,
+    tensor,
+    zeros,
+    zeros_like,
+)
 from ._dtypes import (  # noqa: E402, F401
     bool,
     double,
@@ -33,7 +64,30 @@ from ._dtypes import (  # noqa: E402, F401
     short,
     uint8,
 )
+from ._printing import get_printoptions, set_printoptions  # noqa: E402, F401
+from ._random import (  # noqa: E402, F401
+    Generator,
+    default_generator,
+    initial_seed,
+    manual_seed,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+    seed,
+)
 from ._tensor import Size, Tensor, device  # noqa: E402, F401
+from .autograd import forward_ad  # noqa: E402, F401  (needs the ops, so imported last)
+from .autograd.grad_mode import (  # noqa: E402, F401
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .ops import methods as _methods  # noqa: E402, F401
 from .ops.activations import (  # noqa: E402, F401
     celu,
@@ -47,17 +101,17 @@ from .ops.activations import (  # noqa: E402, F401
 )
 from .ops.functions import (  # noqa: E402, F401
     abs,
+    absolute,
+    add,
     all,
     allclose,
     any,
-    equal,
-    absolute,
-    add,
     clone,
     cos,
     div,
     divide,
     eq,
+    equal,
     exp,
     flatten,
     ge,
@@ -139,9 +193,9 @@ from .ops.pointwise import (  # noqa: E402, F401
     isinf,
     isnan,
     lerp,
-    log10,
     log1p,
     log2,
+    log10,
     logical_and,
     logical_not,
     logical_or,
@@ -156,56 +210,6 @@ from .ops.pointwise import (  # noqa: E402, F401
     square,
     tan,
     trunc,
-)
-from ._creation import (  # noqa: E402, F401
-    BoolTensor,
-    ByteTensor,
-    CharTensor,
-    DoubleTensor,
-    FloatTensor,
-    HalfTensor,
-    IntTensor,
-    LongTensor,
-    ShortTensor,
-    arange,
-    as_tensor,
-    empty,
-    empty_like,
-    eye,
-    from_numpy,
-    full,
-    full_like,
-    linspace,
-    ones,
-    ones_like,
-    tensor,
-    zeros,
-    zeros_like,
-)
-from ._random import (  # noqa: E402, F401
-    Generator,
-    default_generator,
-    initial_seed,
-    manual_seed,
-    rand,
-    rand_like,
-    randint,
-    randn,
-    randn_like,
-    randperm,
-    seed,
-)
-from ._printing import get_printoptions, set_printoptions  # noqa: E402, F401
-from . import autograd, linalg, nn  # noqa: E402, F401
-from .autograd import forward_ad  # noqa: E402, F401  (needs the ops, so imported last)
-from . import explain  # noqa: E402, F401  (callable: chainrule.explain(y, v))
-from .autograd.grad_mode import (  # noqa: E402, F401
-    enable_grad,
-    inference_mode,
-    is_grad_enabled,
-    is_inference_mode_enabled,
-    no_grad,
-    set_grad_enabled,
 )
 
 __version__ = "0.1.0"
@@ -226,17 +230,14 @@ def is_floating_point(input: Tensor) -> bool:
 def dot(input: Tensor, other: Tensor) -> Tensor:
     """The dot product of two 1-D tensors."""
     if input.ndim != 1 or other.ndim != 1:
-        raise RuntimeError(
-            f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors"
-        )
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
     return matmul(input, other)
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """The product of a matrix and a vector."""
     if input.ndim != 2 or vec.ndim != 1:
-        raise RuntimeError("vector + matrix @ vector expected, got "
-                           f"{input.ndim}, {vec.ndim}")
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {vec.ndim}")
     return matmul(input, vec)
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import numbers
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from . import _dtypes
 from ._backend import ndarray, xp
@@ -117,8 +118,16 @@ def ones(*size, dtype=None, device=None, requires_grad=False, out=None, layout=N
     return _filled(1, size, dtype, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None,
-          memory_format=None, pin_memory=False):
+def empty(
+    *size,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    out=None,
+    layout=None,
+    memory_format=None,
+    pin_memory=False,
+):
     """An uninitialised tensor (chainrule fills it with zeros)."""
     return _filled(0, size, dtype, requires_grad)
 
@@ -135,23 +144,34 @@ def _like(t: Tensor, fill, dtype, requires_grad):
     return _check_requires_grad(_make(xp.full(t._data.shape, fill, dtype=dt.np), dt), requires_grad)
 
 
-def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None,
-               layout=None):
+def zeros_like(
+    input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None
+):
     return _like(input, 0, dtype, requires_grad)
 
 
-def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None,
-              layout=None):
+def ones_like(
+    input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None
+):
     return _like(input, 1, dtype, requires_grad)
 
 
-def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None,
-               layout=None):
+def empty_like(
+    input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None
+):
     return _like(input, 0, dtype, requires_grad)
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
-              memory_format=None, layout=None):
+def full_like(
+    input,
+    fill_value,
+    *,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+    layout=None,
+):
     return _like(input, fill_value, dtype, requires_grad)
 
 
@@ -162,8 +182,17 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None, la
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
-def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None,
-           layout=None):
+def arange(
+    start=0,
+    end=None,
+    step=1,
+    *,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    out=None,
+    layout=None,
+):
     """Values from start to end (exclusive) in steps; integers give int64, else the default float."""
     if end is None:
         start, end = 0, start
@@ -179,12 +208,13 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = max(0, int(-(-(end - start) // step)))
-    arr = (start + xp.arange(n, dtype=xp.float64 if dt.is_floating_point else xp.int64) * step)
+    arr = start + xp.arange(n, dtype=xp.float64 if dt.is_floating_point else xp.int64) * step
     return _check_requires_grad(_make(arr.astype(dt.np), dt), requires_grad)
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None,
-             layout=None):
+def linspace(
+    start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None, layout=None
+):
     """``steps`` evenly spaced values from start to end inclusive."""
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     if int(steps) < 0:

@@ -65,9 +65,7 @@ def get_default_dtype() -> dtype:
 def set_default_dtype(d: dtype) -> None:
     """Set the default floating dtype; only float32 and float64 are allowed, as in PyTorch."""
     if d not in (float32, float64, float16):
-        raise TypeError(
-            f"only floating-point types are supported as the default type, got {d!r}"
-        )
+        raise TypeError(f"only floating-point types are supported as the default type, got {d!r}")
     _default[0] = d
 
 
@@ -99,7 +97,7 @@ def to_dtype(d) -> dtype:
     return from_numpy_dtype(d)
 
 
-_py_float = 0.0.__class__
+_py_float = (0.0).__class__
 _py_int = (0).__class__
 _py_bool = True.__class__
 

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import inspect
 import types
-from typing import Any, Callable, NamedTuple, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 from . import _dtypes
 from ._backend import ndarray, xp
@@ -34,7 +35,7 @@ from ._dtypes import dtype as DType
 from ._tensor import Tensor, _counter, _make, _refresh_view
 from .autograd import grad_mode
 from .autograd.anomaly_mode import _anomaly, record_creation
-from .autograd.graph import Node, new_node
+from .autograd.graph import Node
 
 _new = object.__new__
 
@@ -149,9 +150,7 @@ class Op:
                         specs.append(item)
                     idx.append(specs.index(item))
                 vjps.append((vjp, tuple(idx)))
-            plan = SavePlan(
-                tuple(k for k, _ in specs), tuple(k for _, k in specs), tuple(vjps)
-            )
+            plan = SavePlan(tuple(k for k, _ in specs), tuple(k for _, k in specs), tuple(vjps))
             self._plans[bits] = plan
         return plan
 
@@ -369,9 +368,7 @@ def defop(
     remaining parameters. Put the formula in a comment beside each and any
     subgradient convention in ``conventions``.
     """
-    return Op(
-        name, forward, args, vjp, node, dtypes, view, forward.__doc__ or "", conventions, jvp
-    )
+    return Op(name, forward, args, vjp, node, dtypes, view, forward.__doc__ or "", conventions, jvp)
 
 
 def _forward_tangent(op: Op, result: Tensor, args: tuple, params: dict) -> None:

@@ -6,8 +6,8 @@ run reproducible. chainrule does not reproduce PyTorch's random streams.
 
 from __future__ import annotations
 
-from ._backend import xp
 from . import _dtypes
+from ._backend import xp
 from ._creation import _check_requires_grad, _size
 from ._tensor import Tensor, _make
 
@@ -49,16 +49,20 @@ def initial_seed() -> int:
     return _seed[0]
 
 
-_KERNEL_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
-                 "uint8": "Byte", "bool": "Bool"}
+_KERNEL_NAMES = {
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
 
 
 def _float_dtype(dtype, kernel: str):
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     if not dt.is_floating_point:
-        raise NotImplementedError(
-            f'"{kernel}" not implemented for \'{_KERNEL_NAMES[dt.name]}\''
-        )
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_KERNEL_NAMES[dt.name]}'")
     return dt
 
 
@@ -69,32 +73,46 @@ def _sample(kind: str, shape: tuple, dt):
     return arr.astype(dt.np, copy=False)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, out=None,
-          layout=None):
+def randn(
+    *size, dtype=None, device=None, requires_grad=False, generator=None, out=None, layout=None
+):
     """Samples of the standard normal distribution."""
     dt = _float_dtype(dtype, "normal_kernel_cpu")
     return _check_requires_grad(_make(_sample("n", _size(size), dt), dt), requires_grad)
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, out=None,
-         layout=None):
+def rand(
+    *size, dtype=None, device=None, requires_grad=False, generator=None, out=None, layout=None
+):
     """Samples of the uniform distribution on [0, 1)."""
     dt = _float_dtype(dtype, "check_uniform_bounds")
     return _check_requires_grad(_make(_sample("u", _size(size), dt), dt), requires_grad)
 
 
-def randn_like(input: Tensor, *, dtype=None, device=None, requires_grad=False, layout=None,
-               memory_format=None):
+def randn_like(
+    input: Tensor, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None
+):
     return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-def rand_like(input: Tensor, *, dtype=None, device=None, requires_grad=False, layout=None,
-              memory_format=None):
+def rand_like(
+    input: Tensor, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None
+):
     return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-def randint(low=0, high=None, size=None, *, dtype=None, device=None, requires_grad=False,
-            generator=None, out=None, layout=None):
+def randint(
+    low=0,
+    high=None,
+    size=None,
+    *,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    generator=None,
+    out=None,
+    layout=None,
+):
     """Integers drawn uniformly from [low, high); int64 unless dtype says otherwise."""
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high

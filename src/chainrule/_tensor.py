@@ -234,9 +234,7 @@ class Tensor:
     def register_hook(self, hook):
         """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one."""
         if not self._requires_grad:
-            raise RuntimeError(
-                "cannot register a hook on a tensor that doesn't require gradient"
-            )
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         from .autograd.graph import RemovableHandle
 
         if self._grad_fn is None:
@@ -637,8 +635,7 @@ def _inplace_on_view(self: Tensor, op, args: tuple, kwargs: dict) -> Tensor:
     base, steps, _ = self._view
     if base._requires_grad and base._grad_fn is None:
         raise RuntimeError(
-            "a view of a leaf Variable that requires grad is being used in an in-place "
-            "operation."
+            "a view of a leaf Variable that requires grad is being used in an in-place operation."
         )
     snapshot = _snapshot(_refresh_view(self))
     out = op(*(snapshot if a is self else a for a in args), **kwargs)

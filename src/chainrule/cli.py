@@ -120,8 +120,6 @@ class explaining:  # noqa: N801 - used as a context manager
         return self
 
     def _explain(self, outputs, grads, inputs=None) -> None:
-        from . import explain
-        from ._tensor import Tensor
 
         if getattr(self, "_busy", False):  # explain's own backward passes are not the script's
             return
@@ -139,8 +137,11 @@ class explaining:  # noqa: N801 - used as a context manager
         from ._tensor import Tensor
 
         outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
-        gs = [None] * len(outs) if grads is None else (
-            [grads] if isinstance(grads, Tensor) else list(grads))
+        gs = (
+            [None] * len(outs)
+            if grads is None
+            else ([grads] if isinstance(grads, Tensor) else list(grads))
+        )
         for out, g in zip(outs, gs):
             self.explanations.append(explain.explain(out, g, inputs))
 
@@ -163,8 +164,10 @@ def _report(found: explaining, html_path: str | None, dot_path: str | None) -> N
                     f.write(render())
                 print(f"(wrote {target})")
     if found.calls > len(found.explanations):
-        print(f"\n({found.calls - len(found.explanations)} later backward calls not explained; "
-              "use --max to explain more)")
+        print(
+            f"\n({found.calls - len(found.explanations)} later backward calls not explained; "
+            "use --max to explain more)"
+        )
     if not found.calls:
         print("\n(the script made no backward() or autograd.grad() call to explain)")
 

@@ -79,11 +79,19 @@ class Explanation:
             for i in range(out.numel()):
                 e = xp.zeros(out._data.size, dtype=out._dtype.np)
                 e[i] = 1
-                (g,) = _grad(out, x, _make(e.reshape(out._data.shape), out._dtype),
-                            retain_graph=True, allow_unused=True, materialize_grads=True)
+                (g,) = _grad(
+                    out,
+                    x,
+                    _make(e.reshape(out._data.shape), out._dtype),
+                    retain_graph=True,
+                    allow_unused=True,
+                    materialize_grads=True,
+                )
                 rows.append(g._data)
-            arr = xp.stack(rows).reshape(out._data.shape + x._data.shape) if rows else xp.zeros(
-                out._data.shape + x._data.shape, dtype=x._dtype.np
+            arr = (
+                xp.stack(rows).reshape(out._data.shape + x._data.shape)
+                if rows
+                else xp.zeros(out._data.shape + x._data.shape, dtype=x._dtype.np)
             )
             result[x] = _make(arr, x._dtype)
         return result[leaves[0]] if leaf is not None or len(leaves) == 1 else result
@@ -179,22 +187,43 @@ def explain(output: Tensor, gradient: Tensor | None = None, inputs: Any = None) 
         if type(node) is AccumulateGrad:
             leaf = node.variable
             gradients[leaf] = g_in if leaf not in gradients else gradients[leaf] + g_in
-            steps.append(Step(
-                len(steps) + 1, "AccumulateGrad", "accumulate", f"{_leaf_name_raw(leaf)} (a leaf)",
-                None, [], tuple(leaf.shape), f"{_leaf_name_raw(leaf)}.grad += incoming gradient",
-                g_in, [], leaf=leaf, node_id=node_id(node),
-            ))
+            steps.append(
+                Step(
+                    len(steps) + 1,
+                    "AccumulateGrad",
+                    "accumulate",
+                    f"{_leaf_name_raw(leaf)} (a leaf)",
+                    None,
+                    [],
+                    tuple(leaf.shape),
+                    f"{_leaf_name_raw(leaf)}.grad += incoming gradient",
+                    g_in,
+                    [],
+                    leaf=leaf,
+                    node_id=node_id(node),
+                )
+            )
             return
         outs = [None if g is None else _as_tensor(g, output._dtype) for g in grad_inputs]
         factor, elementwise, local, fwd = _describe(node)
-        steps.append(Step(
-            len(steps) + 1, node.name(), node._op.name if hasattr(node, "_op") else node.name(),
-            _source_text(node) or fwd, _source_place(node),
-            [m[0] if m else None for m in node._meta] if hasattr(node, "_meta") else [],
-            tuple(g_in.shape), local, g_in, outs, factor=factor, elementwise=elementwise,
-            node_id=node_id(node),
-            next_ids=[node_id(n) if n is not None else -1 for n, _ in node._next],
-        ))
+        steps.append(
+            Step(
+                len(steps) + 1,
+                node.name(),
+                node._op.name if hasattr(node, "_op") else node.name(),
+                _source_text(node) or fwd,
+                _source_place(node),
+                [m[0] if m else None for m in node._meta] if hasattr(node, "_meta") else [],
+                tuple(g_in.shape),
+                local,
+                g_in,
+                outs,
+                factor=factor,
+                elementwise=elementwise,
+                node_id=node_id(node),
+                next_ids=[node_id(n) if n is not None else -1 for n, _ in node._next],
+            )
+        )
 
     run_backward(roots, grads, True, False, accumulate=False, observe=observe)
     if wanted is not None:
@@ -236,27 +265,43 @@ def _describe(node: Node) -> tuple[float | None, bool, str, str]:
         if same:
             return None, True, "d(y*y)/dy = 2y", "out = y * y"
         if number is not None:
-            return float(number), True, f"d(a*{_num(number)})/da = {_num(number)}", (
-                f"out = a * {_num(number)}")
+            return (
+                float(number),
+                True,
+                f"d(a*{_num(number)})/da = {_num(number)}",
+                (f"out = a * {_num(number)}"),
+            )
         return None, True, "d(a*b)/da = b, d(a*b)/db = a", "out = a * b"
     if name == "div":
         if number is not None:
-            return 1 / float(number), True, f"d(a/{_num(number)})/da = 1/{_num(number)}", (
-                f"out = a / {_num(number)}")
+            return (
+                1 / float(number),
+                True,
+                f"d(a/{_num(number)})/da = 1/{_num(number)}",
+                (f"out = a / {_num(number)}"),
+            )
         return None, True, "d(a/b)/da = 1/b, d(a/b)/db = -a/b²", "out = a / b"
     if name in ("add", "sub"):
         sign = "+" if name == "add" else "-"
         if number is not None or tensors.count(None) == 1:
             return 1.0, True, f"d(a {sign} c)/da = 1", f"out = a {sign} c"
-        return None, True, f"d(a {sign} b)/da = 1, d(a {sign} b)/db = {'' if sign == '+' else '-'}1", (
-            f"out = a {sign} b")
+        return (
+            None,
+            True,
+            f"d(a {sign} b)/da = 1, d(a {sign} b)/db = {'' if sign == '+' else '-'}1",
+            (f"out = a {sign} b"),
+        )
     if name == "neg":
         return -1.0, True, "d(-a)/da = -1", "out = -a"
     if name == "mean":
         dim = saved.get(("param", "dim"))
         count = n_in if dim is None else _count(shape, dim)
-        return None, False, f"d mean(z)/dz_i = 1/{count}", "out = z.mean()" if dim is None else (
-            f"out = z.mean(dim={dim})")
+        return (
+            None,
+            False,
+            f"d mean(z)/dz_i = 1/{count}",
+            "out = z.mean()" if dim is None else (f"out = z.mean(dim={dim})"),
+        )
     if name == "sum":
         return None, False, "d sum(z)/dz_i = 1", "out = z.sum()"
     if name == "matmul" or name == "mm":
@@ -264,15 +309,35 @@ def _describe(node: Node) -> tuple[float | None, bool, str, str]:
     if name == "pow":
         e = saved.get(("param", "exponent"))
         if e is not None:
-            return None, True, f"d(x^{_num(e)})/dx = {_num(e)}·x^{_num(e - 1)}", f"out = x ** {_num(e)}"
+            return (
+                None,
+                True,
+                f"d(x^{_num(e)})/dx = {_num(e)}·x^{_num(e - 1)}",
+                f"out = x ** {_num(e)}",
+            )
     comment = _vjp_comment(op) if op else ""
     elementwise = op is not None and len(args) <= 2 and name in _ELEMENTWISE
     return None, elementwise, comment or f"the VJP of {name}", f"out = {name}({', '.join(args)})"
 
 
 _ELEMENTWISE = {
-    "exp", "log", "sin", "cos", "tanh", "sigmoid", "sqrt", "relu", "abs", "sign", "reciprocal",
-    "pow", "pow_tensor", "pow_scalar_base", "rsub", "clone", "where",
+    "exp",
+    "log",
+    "sin",
+    "cos",
+    "tanh",
+    "sigmoid",
+    "sqrt",
+    "relu",
+    "abs",
+    "sign",
+    "reciprocal",
+    "pow",
+    "pow_tensor",
+    "pow_scalar_base",
+    "rsub",
+    "clone",
+    "where",
 }
 
 
@@ -379,8 +444,8 @@ def _narrative(e: Explanation) -> str:
         "product vᵀJ, where J = d output / d leaves. It never forms J: each node multiplies the "
         "gradient arriving at its output by its own local derivative (the chain rule), from "
         "the output back to the leaves.",
-        f"v = {_values(e.v._data)}" + (" (implicitly 1: the output is a scalar)"
-                                       if gradient_is_implicit(e) else ""),
+        f"v = {_values(e.v._data)}"
+        + (" (implicitly 1: the output is a scalar)" if gradient_is_implicit(e) else ""),
         "",
     ]
     for group in _groups(e.steps):
@@ -408,8 +473,12 @@ def gradient_is_implicit(e: Explanation) -> bool:
 def _groups(steps: list[Step]) -> list[list[Step]]:
     groups: list[list[Step]] = []
     for s in steps:
-        if groups and groups[-1][0].node == s.node and groups[-1][0].forward == s.forward \
-                and s.node != "AccumulateGrad":
+        if (
+            groups
+            and groups[-1][0].node == s.node
+            and groups[-1][0].forward == s.forward
+            and s.node != "AccumulateGrad"
+        ):
             groups[-1].append(s)
         else:
             groups.append([s])
@@ -423,8 +492,10 @@ def _out(s: Step) -> str:
 
 def _step_text(s: Step) -> str:
     if s.node == "AccumulateGrad":
-        return (f"Step {s.index}: AccumulateGrad adds the incoming gradient "
-                f"{_values(s.grad_in._data)} into {s.forward.split(' ')[0]}.grad.")
+        return (
+            f"Step {s.index}: AccumulateGrad adds the incoming gradient "
+            f"{_values(s.grad_in._data)} into {s.forward.split(' ')[0]}.grad."
+        )
     where = f" (line {s.source.rsplit(':', 1)[-1]})" if s.source else ""
     shapes = ", ".join(str(list(sh)) for sh in s.input_shapes if sh is not None)
     return (
@@ -443,16 +514,20 @@ def _summary(e: Explanation) -> list[str]:
         if scalings and len(e.gradients) == 1:
             factor = math.prod(s.factor for s in compute)
             power = _power_of_two(factor)
-            scaled = f"{name} * 2^{power} = {_num(factor)} * {name}" if power is not None \
+            scaled = (
+                f"{name} * 2^{power} = {_num(factor)} * {name}"
+                if power is not None
                 else f"{_num(factor)} * {name}"
+            )
             lines.append(
                 f"Folded: every step only scales, so y = {scaled}; so dy/d{name} = "
                 f"{_num(factor)} * I (a diagonal Jacobian), and {name}.grad = v * "
                 f"{_num(factor)} = {_values(g._data)}."
             )
         elif all(s.elementwise for s in compute) and compute and leaf.shape == e.output.shape:
-            diag = xp.divide(g._data, e.v._data, out=xp.full(g._data.shape, xp.nan),
-                             where=e.v._data != 0)
+            diag = xp.divide(
+                g._data, e.v._data, out=xp.full(g._data.shape, xp.nan), where=e.v._data != 0
+            )
             lines.append(
                 f"Every step is elementwise, so the Jacobian is diagonal: "
                 f"dy/d{name} = diag({_values(diag)}), and {name}.grad = v * that diagonal."
@@ -491,10 +566,14 @@ def _html(e: Explanation) -> str:
         for n, g in zip(s.next_ids, s.grads_out):
             if n in pos and s.node_id in pos and g is not None:
                 (x1, y1), (x2, y2) = pos[s.node_id], pos[n]
-                svg.append(f'<line x1="{x1 + 150}" y1="{y1 + 20}" x2="{x2}" y2="{y2 + 20}" '
-                           'stroke="#888" marker-end="url(#arrow)"/>')
-                svg.append(f'<text class="edge" x="{(x1 + 150 + x2) / 2}" y="{(y1 + y2) / 2 + 14}">'
-                           f'{html.escape(_values(g._data, 2))}</text>')
+                svg.append(
+                    f'<line x1="{x1 + 150}" y1="{y1 + 20}" x2="{x2}" y2="{y2 + 20}" '
+                    'stroke="#888" marker-end="url(#arrow)"/>'
+                )
+                svg.append(
+                    f'<text class="edge" x="{(x1 + 150 + x2) / 2}" y="{(y1 + y2) / 2 + 14}">'
+                    f"{html.escape(_values(g._data, 2))}</text>"
+                )
     for s in e.steps:
         if s.node_id not in pos:
             continue
@@ -504,8 +583,11 @@ def _html(e: Explanation) -> str:
             f'<rect x="{x}" y="{y}" width="150" height="40" rx="6"/>'
             f'<text x="{x + 75}" y="{y + 25}" text-anchor="middle">{html.escape(s.node)}</text></g>'
         )
-    svg.insert(1, '<defs><marker id="arrow" markerWidth="8" markerHeight="8" refX="8" refY="4" '
-                  'orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="#888"/></marker></defs>')
+    svg.insert(
+        1,
+        '<defs><marker id="arrow" markerWidth="8" markerHeight="8" refX="8" refY="4" '
+        'orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="#888"/></marker></defs>',
+    )
     svg.append("</svg>")
     rows = "".join(
         f'<tr id="step-{s.index}"><td>{s.index}</td><td>{html.escape(s.node)}</td>'

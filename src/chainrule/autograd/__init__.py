@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 from .anomaly_mode import (  # noqa: F401
     detect_anomaly,
@@ -63,9 +63,7 @@ def _roots_and_grads(outputs: list, grad_outputs: list | None, create_graph: boo
     if grad_outputs is None:
         grad_outputs = [None] * len(outputs)
     if len(grad_outputs) != len(outputs):
-        raise RuntimeError(
-            f"{api} got {len(outputs)} tensors and {len(grad_outputs)} gradients"
-        )
+        raise RuntimeError(f"{api} got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     roots, grads = [], []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if not isinstance(out, Tensor):

@@ -36,7 +36,8 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from . import grad_mode
 
@@ -402,7 +403,7 @@ def _forward_ad(cls: FunctionMeta, ctx: Any, args: tuple, tangents: list, output
         forward_ad._attach(o, t if t._dtype is o._dtype else t.to(o._dtype))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _backward_base() -> type:
     """``BackwardCFunction``: the Node class of custom functions (needs ``graph``, loaded late)."""
     from .._backend import ndarray, xp
@@ -502,7 +503,7 @@ def _backward_base() -> type:
     return BackwardCFunction
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _delayed_error_class() -> type:
     from .graph import Node
 

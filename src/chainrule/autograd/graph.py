@@ -12,7 +12,8 @@ counting as soon as nothing refers to it.
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .._backend import ndarray, xp
 from .._dtypes import _FROM_NP as _from_np
@@ -246,5 +247,3 @@ def new_node(cls: type) -> Node:
     node = object.__new__(cls)
     node._extra = None
     return node
-
-

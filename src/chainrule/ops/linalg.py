@@ -18,10 +18,8 @@ def _check_matmul(a, b) -> None:
     if k_a != k_b:
         if a.ndim == 1 and b.ndim == 1:
             raise RuntimeError(
-                "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same "
-                "number of elements, but got {} and {} elements respectively".format(
-                    k_a, b.shape[0], k_a, b.shape[0]
-                )
+                f"inconsistent tensor size, expected tensor [{k_a}] and src [{b.shape[0]}] to have the same "
+                f"number of elements, but got {k_a} and {b.shape[0]} elements respectively"
             )
         sa = "x".join(map(str, a.shape if a.ndim > 1 else (1, k_a)))
         sb = "x".join(map(str, b.shape if b.ndim > 1 else (k_b, 1)))

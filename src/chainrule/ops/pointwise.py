@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from .._backend import xp
-from .._dtypes import float16, float32, float64, get_default_dtype
+from .._dtypes import float16, float32, float64
 from .._op import FLOAT, KEEP, defop, result_type
 from .._tensor import Tensor
 from . import elementwise as ew
