@@ -348,17 +348,23 @@ def test_returning_an_input_gives_an_alias() -> None:
 
         x = tensor(lib, X, requires_grad=True)
         y = Identity.apply(x)
+        name = type(y.grad_fn).__name__
         y.sum().backward()
         with lib.no_grad():
             z = Identity.apply(x)
             z.add_(1)  # shares memory and version counter with x
-        return y is x, type(y.grad_fn).__name__, x.grad, z is x, z.requires_grad, x._version, x
+        # y is an alias of x made by a custom Function: its base changed in place, so its
+        # custom backward no longer holds and PyTorch forbids reading its grad_fn
+        late = message(lambda: y.grad_fn)
+        return y is x, name, x.grad, z is x, z.requires_grad, x._version, x, late
 
     got, want = both(run)
     assert got[:2] == want[:2] == (False, "IdentityBackward")
     assert got[3:6] == want[3:6] == (False, False, 1)
     assert_close(got[2], want[2])
     assert_close(got[6], want[6])
+    assert got[7] == want[7]
+    assert got[7].startswith("Output 0 of Identity is a view and its base")
 
 
 # ----- what backward returns --------------------------------------------------------------------
@@ -767,7 +773,7 @@ def test_once_differentiable_double_backward_raises() -> None:
         return g.requires_grad, g.grad_fn.name(), g, message(lambda: g.sum().backward())
 
     got, want = both(run)
-    assert got[:2] == want[:2] == (True, "Error")
+    assert got[:2] == want[:2] == (True, "torch::autograd::Error")
     assert_close(got[2], want[2])
     assert got[3] == want[3] == (
         "trying to differentiate twice a function that was marked with @once_differentiable"

@@ -133,6 +133,7 @@ class Tensor:
         "_hooks",  # gradient hooks on a leaf
         "_fw",  # forward-mode tangent; set only inside a dual level (read with getattr)
         "_view",  # for a view: (base, ((op, params), ...) from base to view, version), else None
+        "_cf_version",  # for an input a custom Function returned as-is: the version then (getattr)
         "__weakref__",
     )
 
@@ -172,7 +173,19 @@ class Tensor:
 
     @property
     def grad_fn(self):
-        return self._grad_fn
+        fn = self._grad_fn
+        made_at = getattr(self, "_cf_version", None) if fn is not None else None
+        if made_at is not None and made_at != self._vc[0]:
+            raise RuntimeError(
+                f"Output {self._output_nr} of {fn.name()[: -len('Backward')]} is a view and its "
+                "base or another view of its base has been modified inplace. This view was "
+                "created inside a custom Function (or because an input was returned as-is) and "
+                "the autograd logic to handle view+inplace would override the custom backward "
+                "associated with the custom Function, leading to incorrect gradients. This "
+                "behavior is forbidden. You can fix this by cloning the output of the custom "
+                "Function."
+            )
+        return fn
 
     @property
     def is_leaf(self) -> bool:

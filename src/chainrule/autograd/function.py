@@ -328,6 +328,7 @@ def _wrap_outputs(ctx: Any, args: tuple, raw: Any, executable: bool) -> tuple:
             o._bump()  # as PyTorch does for every tensor marked dirty
         elif key in inputs or key in seen or o._requires_grad:
             o = _make(o._data, o._dtype, vc=_counter(o))  # an alias (PyTorch: a view)
+            o._cf_version = o._vc[0]  # an in-place change to it later forbids its grad_fn
         seen.add(key)
         if executable and key not in nondiff and o._dtype._category == 2:
             o._requires_grad = True
@@ -514,6 +515,9 @@ def _delayed_error_class() -> type:
 
         def apply(self, grad_outputs: list, create_graph: bool) -> list:
             raise RuntimeError(self._msg)
+
+        def name(self) -> str:
+            return "torch::autograd::Error"  # PyTorch's C++ name for this node
 
     DelayedError.__name__ = DelayedError.__qualname__ = "Error"  # PyTorch's name
     DelayedError.__module__ = __name__
