@@ -154,6 +154,10 @@ from .ops.functions import (  # noqa: E402, F401
     true_divide,
     where,
 )
+
+# the op families of the operator library; imported last, so their names take precedence
+from .ops.indexing import *  # noqa: E402, F401, F403
+from .ops.linalg_fns import *  # noqa: E402, F401, F403
 from .ops.pointwise import (  # noqa: E402, F401
     acos,
     acosh,
@@ -211,6 +215,7 @@ from .ops.pointwise import (  # noqa: E402, F401
     tan,
     trunc,
 )
+from .ops.reduction_fns import *  # noqa: E402, F401, F403
 
 __version__ = "0.1.0"
 

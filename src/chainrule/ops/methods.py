@@ -8,7 +8,10 @@ from .._tensor import Tensor
 from . import activations as A
 from . import elementwise as ew
 from . import functions as F
+from . import indexing as I
+from . import linalg_fns as L
 from . import pointwise as P
+from . import reduction_fns as R
 from . import shape as sh
 
 _NUMBER = (int, float, bool)
@@ -52,17 +55,23 @@ def _binary(fn, reflected=False):
 
 
 def _eq(self, other):
-    if other is None or not isinstance(other, (Tensor, int, float, bool)) and not hasattr(
-        other, "__array__"
-    ) and not isinstance(other, (list, tuple)):
+    if (
+        other is None
+        or not isinstance(other, (Tensor, int, float, bool))
+        and not hasattr(other, "__array__")
+        and not isinstance(other, (list, tuple))
+    ):
         return False
     return F.eq(self, other)
 
 
 def _ne(self, other):
-    if other is None or not isinstance(other, (Tensor, int, float, bool)) and not hasattr(
-        other, "__array__"
-    ) and not isinstance(other, (list, tuple)):
+    if (
+        other is None
+        or not isinstance(other, (Tensor, int, float, bool))
+        and not hasattr(other, "__array__")
+        and not isinstance(other, (list, tuple))
+    ):
         return True
     return F.ne(self, other)
 
@@ -70,8 +79,7 @@ def _ne(self, other):
 def _T(self):  # noqa: N802
     if self.ndim == 0:
         warnings.warn(
-            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
-            "cases.",
+            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
             UserWarning,
             stacklevel=2,
         )
@@ -213,6 +221,10 @@ METHODS = {
     "relu_": A.relu_,
     # pointwise ops, their in-place variants and operators (ops/pointwise.py)
     **P.TENSOR_METHODS,
+    # the operator library's families (ops/reduction_fns.py, linalg_fns.py, indexing.py)
+    **R.TENSOR_METHODS,
+    **L.TENSOR_METHODS,
+    **I.TENSOR_METHODS,
 }
 
 for _name, _fn in METHODS.items():
