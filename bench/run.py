@@ -27,15 +27,24 @@ except ImportError:  # the table then has no PyTorch column
     torch = None
 
 
-def best_of(fn, repeat: int) -> float:
-    """The fastest of ``repeat`` runs, in seconds (the least disturbed by other load)."""
-    times = []
+def race(fns: dict, repeat: int) -> dict:
+    """The fastest of ``repeat`` runs of each function, in seconds.
+
+    The runs are interleaved (chainrule, PyTorch, NumPy, chainrule, ...), so a burst of
+    load from elsewhere on a shared machine, or the allocator's state, falls on all of
+    them alike rather than on whichever ran first.
+    """
+    best = {name: float("inf") for name in fns}
     for _ in range(repeat):
-        gc.collect()
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+        for name, fn in fns.items():
+            if fn is None:
+                best[name] = float("nan")
+                continue
+            gc.collect()
+            t0 = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - t0)
+    return best
 
 
 # ----- 1. the seed's loop stretched into a chain of tiny ops -----------------------------
@@ -114,25 +123,42 @@ def main() -> int:
     rows = []
 
     n = 2000
-    t_cr = best_of(chain_lib(chainrule, n), repeat) / n
-    t_np = best_of(chain_numpy(n), repeat) / n
-    t_pt = best_of(chain_lib(torch, n), repeat) / n if torch else float("nan")
-    rows.append(("tiny-op chain, 2,000 ops, fwd+bwd (µs/op)", t_cr * 1e6, t_pt * 1e6, t_np * 1e6))
+    t = race(
+        {
+            "cr": chain_lib(chainrule, n),
+            "pt": chain_lib(torch, n) if torch else None,
+            "np": chain_numpy(n),
+        },
+        repeat,
+    )
+    rows.append(
+        ("tiny-op chain, 2,000 ops, fwd+bwd (µs/op)", *(t[k] / n * 1e6 for k in ("cr", "pt", "np")))
+    )
 
     x_np = np.random.default_rng(0).standard_normal(4_000_000).astype(np.float32)
-    t_cr = best_of(big_lib(chainrule, x_np), repeat)
-    t_np = best_of(big_numpy(x_np), repeat)
-    t_pt = best_of(big_lib(torch, x_np), repeat) if torch else float("nan")
-    rows.append(("4M-element expression, fwd+bwd (ms)", t_cr * 1e3, t_pt * 1e3, t_np * 1e3))
+    t = race(
+        {
+            "cr": big_lib(chainrule, x_np),
+            "pt": big_lib(torch, x_np) if torch else None,
+            "np": big_numpy(x_np),
+        },
+        2 * repeat,
+    )
+    rows.append(("4M-element expression, fwd+bwd (ms)", *(t[k] * 1e3 for k in ("cr", "pt", "np"))))
     m_cr = peak_bytes(big_lib(chainrule, x_np)) / 2**20
     m_np = peak_bytes(big_numpy(x_np)) / 2**20
     rows.append(("4M-element expression, peak memory (MiB)", m_cr, float("nan"), m_np))
 
     n = 200_000
-    t_cr = best_of(chain_lib(chainrule, n), 1)
-    t_pt = best_of(chain_lib(torch, n), 1) if torch else float("nan")
-    t_np = best_of(chain_numpy(n), 1)
-    rows.append(("tiny-op chain, 200,000 ops, fwd+bwd (s)", t_cr, t_pt, t_np))
+    t = race(
+        {
+            "cr": chain_lib(chainrule, n),
+            "pt": chain_lib(torch, n) if torch else None,
+            "np": chain_numpy(n),
+        },
+        2,
+    )
+    rows.append(("tiny-op chain, 200,000 ops, fwd+bwd (s)", t["cr"], t["pt"], t["np"]))
 
     lines = [
         "| benchmark | chainrule | PyTorch | NumPy | chainrule / PyTorch | chainrule / NumPy |",
@@ -154,7 +180,7 @@ def main() -> int:
     doc.write_text(
         "# Benchmarks\n\n"
         "Made by `make bench` (`python bench/run.py`): chainrule, PyTorch (CPU) and hand-written "
-        "NumPy, side by side in one process, best of several runs. Peak memory is what "
+        "NumPy, side by side in one process, best of several interleaved runs. Peak memory is what "
         "tracemalloc sees NumPy allocate (PyTorch's allocator is not traced, so its column is "
         "empty). The machines are shared and noisy: compare ratios from one run, not absolute "
         "times across runs.\n\n"
