@@ -6,7 +6,7 @@ PIP    := $(PY) -m pip --disable-pip-version-check -q
 # Benchmarks are single-threaded, for chainrule, PyTorch and NumPy alike.
 THREADS := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
-.PHONY: demo test bench lint format docs clean
+.PHONY: demo test bench lint format docs clean browser
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,8 +20,20 @@ $(VENV)/.test: $(VENV)/.base
 demo: $(VENV)/.base
 	$(VENV)/bin/chainrule demo
 
-test: $(VENV)/.test
+test: $(VENV)/.test browser
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# tests/test_explain_browser.py loads the explain page in headless Chromium: Debian's
+# chromium and chromium-driver, installed here when missing (as root, or through sudo).
+CHROMIUM_BIN ?= /usr/bin/chromium
+CHROMEDRIVER_BIN ?= /usr/bin/chromedriver
+browser:
+	@if [ ! -x $(CHROMIUM_BIN) ] || [ ! -x $(CHROMEDRIVER_BIN) ]; then \
+	  echo "Installing Debian's chromium and chromium-driver for the browser tests"; \
+	  SUDO=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \
+	  $$SUDO apt-get update -qq && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+	fi
 
 bench: $(VENV)/.test
 	$(THREADS) $(PY) bench/run.py

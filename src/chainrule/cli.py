@@ -124,11 +124,13 @@ class explaining:  # noqa: N801 - used as a context manager
         if getattr(self, "_busy", False):  # explain's own backward passes are not the script's
             return
         self.calls += 1
-        if len(self.explanations) >= self.limit:
+        if self.limit and len(self.explanations) >= self.limit:
             return
         self._busy = True
         try:
             self._explain_now(outputs, grads, inputs)
+        except Exception:  # the real call, which follows, reports the error as backward does
+            self.calls -= 1
         finally:
             self._busy = False
 
@@ -166,7 +168,7 @@ def _report(found: explaining, html_path: str | None, dot_path: str | None) -> N
     if found.calls > len(found.explanations):
         print(
             f"\n({found.calls - len(found.explanations)} later backward calls not explained; "
-            "use --max to explain more)"
+            "use --max N to explain more, --max 0 for all)"
         )
     if not found.calls:
         print("\n(the script made no backward() or autograd.grad() call to explain)")
@@ -347,7 +349,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     explain.add_argument("--html", metavar="PAGE.html", help="also write each as a web page")
     explain.add_argument("--dot", metavar="FILE.dot", help="also write each as Graphviz DOT")
-    explain.add_argument("--max", type=int, default=3, help="explain at most N calls (3)")
+    explain.add_argument("--max", type=int, default=3, help="explain at most N calls (3; 0: all)")
     explain.add_argument("script", metavar="SCRIPT.py", help="the script to run")
     explain.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
     explain.set_defaults(handler=_cmd_explain)

@@ -24,8 +24,7 @@ def dims_of(dim, ndim: int) -> tuple | None:
         d = int(d)
         if not -n <= d < n:
             raise IndexError(
-                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
-                f"but got {d})"
+                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})"
             )
         out.append(d % n)
     if len(set(out)) != len(out):
@@ -65,7 +64,10 @@ def _reduction_node(base: str):
 
 
 sum = defop(  # noqa: A001
-    "sum", _sum, dtypes=KEEP, node=_reduction_node("Sum"),
+    "sum",
+    _sum,
+    dtypes=KEEP,
+    node=_reduction_node("Sum"),
     vjp=lambda g, x_shape, dim, keepdim: unreduce(g, x_shape, dim, keepdim),  # dΣx/dx_i = 1
     jvp=lambda t, dim, keepdim, dtype: sum(t, dim=dim, keepdim=keepdim, dtype=dtype),
 )
@@ -99,7 +101,10 @@ def _count(x_shape: tuple, dim) -> int:
 
 
 mean = defop(
-    "mean", _mean, dtypes=KEEP, node=_reduction_node("Mean"),
+    "mean",
+    _mean,
+    dtypes=KEEP,
+    node=_reduction_node("Mean"),
     # d mean(x)/dx_i = 1/n
     vjp=lambda g, x_shape, dim, keepdim: unreduce(g, x_shape, dim, keepdim) / _count(x_shape, dim),
     jvp=lambda t, dim, keepdim, dtype: mean(t, dim=dim, keepdim=keepdim, dtype=dtype),
@@ -121,15 +126,14 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):  # noqa: A002
         out = xp.sqrt(xp.sum(x * x, axis=axes, keepdims=keepdim))
     elif ord == 1:
         out = xp.sum(a, axis=axes, keepdims=keepdim)
-    elif ord == math.inf:
+    elif ord in (math.inf, -math.inf):
         if x.size == 0 and (axes is None or any(x.shape[i] == 0 for i in axes)):
             raise RuntimeError(
-                "linalg.vector_norm cannot compute the inf norm on an empty tensor because "
-                "the operation does not have an identity"
+                f"linalg.vector_norm cannot compute the {'' if ord > 0 else '-'}inf norm on an "
+                "empty tensor because the operation does not have an identity"
             )
-        out = xp.max(a, axis=axes, keepdims=keepdim)
-    elif ord == -math.inf:
-        out = xp.min(a, axis=axes, keepdims=keepdim)
+        extreme = xp.max if ord > 0 else xp.min
+        out = extreme(a, axis=axes, keepdims=keepdim)
     elif ord == 0:
         out = xp.sum(a != 0, axis=axes, keepdims=keepdim).astype(x.dtype)
     else:
@@ -169,7 +173,10 @@ def _count_hits(hit, dim, keepdim, shape):
 
 
 vector_norm = defop(
-    "vector_norm", _vector_norm, dtypes=KEEP, node="LinalgVectorNormBackward0",
+    "vector_norm",
+    _vector_norm,
+    dtypes=KEEP,
+    node="LinalgVectorNormBackward0",
     vjp=_vector_norm_vjp,
     jvp=lambda t, x, ans, ord, dim, keepdim: sum(  # noqa: A002 - the directional derivative
         _vector_norm_vjp(ans * 0 + 1, x, ans, ord, dim, keepdim) * t, dim=dim, keepdim=keepdim
