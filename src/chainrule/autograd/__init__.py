@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import forward_ad, functional  # noqa: F401
 from .anomaly_mode import (  # noqa: F401
     detect_anomaly,
     is_anomaly_check_nan_enabled,
@@ -18,6 +19,7 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .gradcheck import gradcheck, gradgradcheck  # noqa: F401  (shadows the module, as in PyTorch)
 
 __all__ = [
     "Variable",
@@ -33,6 +35,10 @@ __all__ = [
     "Function",
     "FunctionCtx",
     "once_differentiable",
+    "gradcheck",
+    "gradgradcheck",
+    "forward_ad",
+    "functional",
 ]
 
 
@@ -165,8 +171,28 @@ def grad(
     outs = _as_list(outputs)
     ins = _as_list(inputs)
     grads = None if grad_outputs is None else _as_list(grad_outputs)
+    if not ins:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, "
+            "but got: allow_unused=False."
+        )
+    if not only_inputs:
+        import warnings
+
+        warnings.warn(
+            "only_inputs argument is deprecated and is ignored now (defaults to True). To "
+            "accumulate gradient for other parts of the graph, please use "
+            "torch.autograd.backward.",
+            stacklevel=2,
+        )
     if allow_unused is None:
         allow_unused = materialize_grads
+    if is_grads_batched:
+        return _batched_grad(
+            outs, ins, grads, retain_graph, create_graph, allow_unused, materialize_grads
+        )
     if retain_graph is None:
         retain_graph = create_graph
     for t in ins:
@@ -179,23 +205,53 @@ def grad(
     capture = dict.fromkeys(keys)
     run_backward(roots, root_grads, retain_graph, create_graph, capture, accumulate=False)
     result = []
-    for t, key in zip(ins, keys):
+    for i, (t, key) in enumerate(zip(ins, keys)):
         g = capture[key]
         if g is None:
             if materialize_grads:
                 from .._backend import xp
 
                 g = xp.zeros(t._data.shape, dtype=t._dtype.np)
-                result.append(_make(g, t._dtype))
+                result.append(_make(g, t._dtype, create_graph))
                 continue
             if not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
                 )
             result.append(None)
         elif create_graph:
             result.append(g)
         else:
             result.append(_make(g, t._dtype))
+    return tuple(result)
+
+
+def _batched_grad(outs, ins, grads, retain_graph, create_graph, allow_unused, materialize_grads):
+    """``is_grads_batched=True``: one ``grad`` per slice of the grad_outputs' first dim, stacked."""
+    from .functional import _stack
+
+    if grads is None or any(g is None for g in grads):
+        raise RuntimeError(
+            "If `is_grads_batched=True`, we interpret the first dimension of each grad_output "
+            "as the batch dimension. The sizes of the remaining dimensions are expected to "
+            "match the shape of corresponding output, but a mismatch was detected"
+        )
+    n = grads[0].shape[0]
+    per_slice = [
+        grad(
+            outs,
+            ins,
+            [g[b] for g in grads],
+            retain_graph=True if b < n - 1 else retain_graph,
+            create_graph=create_graph,
+            allow_unused=allow_unused,
+            materialize_grads=materialize_grads,
+        )
+        for b in range(n)
+    ]
+    result = []
+    for j in range(len(ins)):
+        column = [r[j] for r in per_slice]
+        result.append(None if any(c is None for c in column) else _stack(column))
     return tuple(result)

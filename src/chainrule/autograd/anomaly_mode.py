@@ -81,6 +81,12 @@ class set_detect_anomaly:  # noqa: N801
         _anomaly.update()
 
 
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """Turn anomaly detection on or off (``torch.set_anomaly_enabled``)."""
+    _anomaly.enabled, _anomaly.check_nan = bool(enabled), check_nan
+    _anomaly.update()
+
+
 def record_creation(node) -> None:
     """Keep the forward call's stack (without chainrule's own frames) on the node."""
     stack = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_PACKAGE)]

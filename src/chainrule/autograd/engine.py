@@ -38,9 +38,16 @@ def run_backward(
     there is stored instead of (or as well as) being accumulated. ``restrict``, when
     given, is the set of AccumulateGrad nodes allowed to accumulate (``inputs=``).
     ``observe(node, grad_outputs, grad_inputs)``, when given, sees every step
-    (``chainrule.explain`` uses it).
+    (``chainrule.explain`` uses it). Otherwise, with ``capture`` or ``restrict``, only
+    the nodes that lead to a captured or allowed node run, as in PyTorch.
     """
     deps = _count_dependencies([n for n, _ in roots])
+    wanted = None  # with grad() or inputs=: the nodes that lead to an input
+    if (capture is not None or restrict is not None) and observe is None:
+        targets = {n for n, _ in capture} if capture is not None else set()
+        if restrict is not None:
+            targets |= restrict
+        wanted = _leading_to(deps, targets)
     buffers: dict[Node, list] = {}
     for (node, nr), g in zip(roots, grads):
         buf = buffers.get(node)
@@ -55,19 +62,26 @@ def run_backward(
         while ready:
             node = ready.pop()
             grad_outputs = buffers.pop(node, None)
+            if wanted is not None and node not in wanted:
+                continue  # leads to no input: not run, as in PyTorch (nor are its hooks)
             if grad_outputs is not None:
+                if type(node) is AccumulateGrad and node.variable._hooks:
+                    if restrict is None or node in restrict:  # a leaf's hooks run first
+                        grad_outputs = _leaf_hooks(node, grad_outputs, create_graph)
                 extra = node._extra
-                if extra is not None:
-                    if extra.pre is not None or extra.retained is not None:
-                        grad_outputs = _tensor_hooks(node, grad_outputs, create_graph)
-                    if extra.prehooks:
-                        grad_outputs = _node_prehooks(node, grad_outputs, create_graph)
+                if extra is not None and (extra.pre is not None or extra.retained is not None):
+                    grad_outputs = _tensor_hooks(node, grad_outputs, create_graph)
                 if capture is not None:
                     for nr, g in enumerate(grad_outputs):
                         key = (node, nr)
                         if key in capture and g is not None:
                             capture[key] = g
                     g = None
+                    if wanted is not None and not _runs(node, wanted, accumulate, restrict):
+                        grad_outputs = None  # only read here: the node itself is not run
+                if grad_outputs is not None and extra is not None and extra.prehooks:
+                    grad_outputs = _node_prehooks(node, grad_outputs, create_graph)
+            if grad_outputs is not None:
                 if grad_outputs[0] is None and (
                     len(grad_outputs) == 1 or all(g is None for g in grad_outputs)
                 ):
@@ -75,9 +89,11 @@ def run_backward(
             if type(node) is AccumulateGrad:
                 if observe is not None and grad_outputs is not None:
                     observe(node, grad_outputs, ())
-                if grad_outputs is not None and accumulate:
-                    if restrict is None or node in restrict:
+                if grad_outputs is not None:
+                    if accumulate and (restrict is None or node in restrict):
                         _accumulate(node, grad_outputs[0], create_graph)
+                    if node._extra is not None and node._extra.hooks:
+                        _node_hooks(node, (), grad_outputs, create_graph)
                 continue
             edges = node._next
             if grad_outputs is None:
@@ -114,6 +130,35 @@ def run_backward(
     return capture
 
 
+def _leading_to(deps: dict[Node, int], targets: set) -> set:
+    """The nodes among ``deps`` (all reachable ones) from which a node in ``targets`` is
+    reached: the only ones ``grad()`` or ``backward(inputs=...)`` needs to run."""
+    parents: dict[Node, list] = {}
+    for node in deps:
+        for nxt, _ in node._next:
+            if nxt is not None:
+                p = parents.get(nxt)
+                if p is None:
+                    parents[nxt] = [node]
+                else:
+                    p.append(node)
+    wanted = {t for t in targets if t in deps}
+    stack = list(wanted)
+    while stack:
+        for p in parents.get(stack.pop(), ()):
+            if p not in wanted:
+                wanted.add(p)
+                stack.append(p)
+    return wanted
+
+
+def _runs(node: Node, wanted: set, accumulate: bool, restrict: set | None) -> bool:
+    """Whether a node whose gradient is captured also runs (it leads on to an input)."""
+    if type(node) is AccumulateGrad:
+        return accumulate and (restrict is None or node in restrict)
+    return any(n in wanted for n, _ in node._next)
+
+
 def _slot(n: int, nr: int, g: Any) -> list:
     buf = [None] * n
     buf[nr] = g
@@ -141,10 +186,8 @@ def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
     from .._tensor import _make
 
     var = acc.variable
-    if var._hooks:
-        grad = _run_tensor_hooks(var._hooks.values(), grad, create_graph)
-        if grad is None:
-            return
+    if grad is None:
+        return
     old = var._grad
     if create_graph:
         var._grad = grad if old is None else old + grad
@@ -159,6 +202,15 @@ def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
     else:
         old._data += grad
         old._bump()
+    post = getattr(var, "_post_hooks", None)
+    if post:
+        for hook in list(post.values()):
+            hook(var)
+
+
+def _leaf_hooks(acc: AccumulateGrad, grad_outputs: list, create_graph: bool) -> list:
+    """A leaf's tensor hooks, before its node's prehooks and before ``autograd.grad`` reads."""
+    return [_run_tensor_hooks(acc.variable._hooks.values(), grad_outputs[0], create_graph)]
 
 
 def _as_tensor(g: Any):
@@ -177,10 +229,39 @@ def _as_raw(g: Any, create_graph: bool):
 
 def _run_tensor_hooks(hooks, grad, create_graph: bool):
     for hook in list(hooks):
-        out = hook(_as_tensor(grad))
+        before = _as_tensor(grad)
+        out = hook(before)
         if out is not None:
+            _check_hook_value(hook, before, out)
             grad = _as_raw(out, create_graph)
     return grad
+
+
+def _check_hook_value(hook, before, out) -> None:
+    """A hook's replacement gradient keeps the tensor type and size, as PyTorch requires."""
+    from .._tensor import _TYPE_NAMES, Tensor
+
+    name = getattr(hook, "__name__", repr(hook))
+    if not isinstance(out, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(out).__name__}'")
+    if before is None:
+        return
+    if out.dtype is not before.dtype:
+        raise RuntimeError(
+            f"hook '{name}' has changed the type of value (was {_TYPE_NAMES[before.dtype]} "
+            f"got {_TYPE_NAMES[out.dtype]})"
+        )
+    if out.shape != before.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+
+
+def _check_hook_count(hook, out, expected: int) -> None:
+    if len(out) != expected:
+        name = getattr(hook, "__name__", repr(hook))
+        raise RuntimeError(
+            f"hook '{name}' has returned an incorrect number of values (got {len(out)}, but "
+            f"expected {expected})"
+        )
 
 
 def _tensor_hooks(node: Node, grad_outputs: list, create_graph: bool) -> list:
@@ -210,17 +291,25 @@ def _tensor_hooks(node: Node, grad_outputs: list, create_graph: bool) -> list:
 
 def _node_prehooks(node: Node, grad_outputs: list, create_graph: bool) -> list:
     for hook in list(node._extra.prehooks.values()):
-        out = hook(tuple(_as_tensor(g) for g in grad_outputs))
+        before = tuple(_as_tensor(g) for g in grad_outputs)
+        out = hook(before)
         if out is not None:
+            _check_hook_count(hook, out, len(before))
+            for b, g in zip(before, out):
+                if g is not None:
+                    _check_hook_value(hook, b, g)
             grad_outputs = [_as_raw(g, create_graph) for g in out]
     return grad_outputs
 
 
 def _node_hooks(node: Node, grad_inputs: list, grad_outputs: list, create_graph: bool) -> list:
     for hook in list(node._extra.hooks.values()):
-        out = hook(
-            tuple(_as_tensor(g) for g in grad_inputs), tuple(_as_tensor(g) for g in grad_outputs)
-        )
+        before = tuple(_as_tensor(g) for g in grad_inputs)
+        out = hook(before, tuple(_as_tensor(g) for g in grad_outputs))
         if out is not None:
+            _check_hook_count(hook, out, len(before))
+            for b, g in zip(before, out):
+                if g is not None:
+                    _check_hook_value(hook, b, g)
             grad_inputs = [_as_raw(g, create_graph) for g in out]
     return grad_inputs

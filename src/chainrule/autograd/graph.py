@@ -12,6 +12,7 @@ counting as soon as nothing refers to it.
 from __future__ import annotations
 
 import itertools
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -54,9 +55,10 @@ class RemovableHandle:
 class _Extras:
     """The rarely used parts of a node, kept apart so recording a node stays cheap."""
 
-    __slots__ = ("pre", "retained", "hooks", "prehooks", "metadata")
+    __slots__ = ("pre", "retained", "hooks", "prehooks", "metadata", "ans_tangent")
 
     def __init__(self) -> None:
+        self.ans_tangent: tuple | None = None  # (dual level, tangent of the saved output)
         self.pre: dict | None = None  # output_nr -> {handle id: tensor hook}
         self.retained: dict | None = None  # output_nr -> weakref of a tensor retaining grad
         self.hooks: dict | None = None  # {handle id: hook(grad_inputs, grad_outputs)}
@@ -135,6 +137,8 @@ class Node:
             for kind, v in zip(self._plan.kinds, saved):
                 if kind == "ans":  # the output, reconnected to this node for higher order
                     v = _make(v, _from_np[v.dtype], True, self, 0)
+                    if self._extra is not None and self._extra.ans_tangent is not None:
+                        _restore_tangent(v, self._extra.ans_tangent)
                 out.append(v)
             return out
         return [v._data if isinstance(v, Tensor) else v for v in saved]
@@ -179,6 +183,16 @@ class Node:
     @property
     def metadata(self) -> dict:
         return self._extras.metadata
+
+
+def _restore_tangent(ans: Tensor, saved: tuple) -> None:
+    """Forward over reverse: the rebuilt output gets back its tangent while its level lives."""
+    from .forward_ad import _levels
+
+    level, tangent = saved
+    if level is not None and _levels and _levels[-1] is level:
+        ans._fw = tangent
+        level.append(weakref.ref(ans))
 
 
 def _fit_tensor(node: Node, i: int, grad: Any, meta: tuple):

@@ -1,0 +1,290 @@
+"""``gradcheck`` and ``gradgradcheck``: compare analytical Jacobians with finite differences.
+
+``gradcheck(func, inputs)`` computes, for every output and every input that
+requires grad, the Jacobian twice: by backward passes (one per output element:
+what autograd computes) and by central differences
+``(f(x + eps·e_k) - f(x - eps·e_k)) / 2eps`` (one pair of calls per input
+element). They must agree to ``|analytical - numerical| <= atol + rtol·|numerical|``,
+so a custom ``Function`` with a wrong ``backward`` is caught. ``gradgradcheck``
+runs the same check on the function that maps ``(inputs, grad_outputs)`` to the
+gradients, which checks second derivatives.
+
+Use float64 inputs: in float32 the finite differences are too coarse for the
+default tolerances (a warning says so, as PyTorch's does).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .._backend import xp
+from .._dtypes import float64
+from .._tensor import Tensor, _make
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """Raised by ``gradcheck`` and ``gradgradcheck`` when a check fails."""
+
+
+def _as_tuple(x: Any) -> tuple:
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _outputs(func: Callable, inputs: tuple) -> tuple:
+    return _as_tuple(func(*inputs))
+
+
+def _differentiable_inputs(inputs: tuple) -> list[int]:
+    idx = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
+    if not idx:
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, but none of them "
+            "have requires_grad=True."
+        )
+    for i in idx:
+        if inputs[i].dtype is not float64:
+            warnings.warn(
+                f"Input #{i} requires gradient and is not a double precision floating point or "
+                "complex. This check will likely fail if all the inputs are not of double "
+                "precision floating point or complex. ",
+                stacklevel=3,
+            )
+    return idx
+
+
+def _is_float(t: Any) -> bool:
+    return isinstance(t, Tensor) and t.is_floating_point()
+
+
+def _numerical(func: Callable, inputs: tuple, idx: list[int], eps: float) -> list[list]:
+    """J_num[i][o]: (elements of input i) x (elements of output o), by central differences."""
+    outs = _outputs(func, inputs)
+    jac = [
+        [xp.zeros((inputs[i].numel(), o.numel())) if _is_float(o) else None for o in outs]
+        for i in idx
+    ]
+    for row, i in zip(jac, idx):
+        data = inputs[i]._data  # perturbed in place, as func may hold on to the tensor
+        for k in range(data.size):
+            pos = xp.unravel_index(k, data.shape)
+            orig = data[pos].item()
+            values = []
+            for step in (eps, -eps):
+                data[pos] = orig + step
+                values.append(_outputs(func, inputs))
+            data[pos] = orig
+            for o, (plus, minus) in enumerate(zip(*values)):
+                if row[o] is not None:
+                    diff = plus._data - minus._data  # in the output dtype, as PyTorch
+                    row[o][k] = diff.reshape(-1) / (2 * eps)
+    return jac
+
+
+def _analytical(outs: tuple, inputs: tuple, idx: list[int]) -> list[list]:
+    """J_an[i][o], by one backward pass per output element."""
+    from . import grad
+
+    diff_inputs = [inputs[i] for i in idx]
+    jac = [
+        [xp.zeros((inputs[i].numel(), o.numel())) if _is_float(o) else None for o in outs]
+        for i in idx
+    ]
+    for o, out in enumerate(outs):
+        if not _is_float(out) or not out.requires_grad:
+            continue
+        for k in range(out.numel()):
+            onehot = xp.zeros(out.numel(), dtype=out.dtype.np)
+            onehot[k] = 1
+            grads = grad(
+                out,
+                diff_inputs,
+                _make(onehot.reshape(out._data.shape), out.dtype),
+                retain_graph=True,
+                allow_unused=True,
+            )
+            for n, g in enumerate(grads):
+                if g is not None:
+                    jac[n][o][:, k] = g._data.reshape(-1)
+    return jac
+
+
+def _forward_analytical(func: Callable, inputs: tuple, idx: list[int], n_out: int) -> list[list]:
+    """J_fw[i][o], by one forward-mode pass per input element."""
+    from . import forward_ad as fwd
+
+    jac: list[list] = []
+    for i in idx:
+        x = inputs[i]
+        row: list = [None] * n_out
+        for k in range(x.numel()):
+            tangent = xp.zeros(x.numel(), dtype=x.dtype.np)
+            tangent[k] = 1
+            with fwd.dual_level():
+                dual = fwd.make_dual(x.detach(), _make(tangent.reshape(x._data.shape), x.dtype))
+                args = tuple(dual if j == i else a for j, a in enumerate(inputs))
+                outs = _outputs(func, args)
+                for o, out in enumerate(outs):
+                    if not _is_float(out):
+                        continue
+                    if row[o] is None:
+                        row[o] = xp.zeros((x.numel(), out.numel()))
+                    t = fwd.unpack_dual(out).tangent
+                    if t is not None:
+                        row[o][k] = t._data.reshape(-1)
+        jac.append(row)
+    return jac
+
+
+def _show(arr, dtype) -> str:
+    return str(_make(xp.asarray(arr, dtype=dtype.np), dtype))
+
+
+def _compare(numerical, analytical, inputs, idx, outs, atol, rtol, what: str) -> str | None:
+    for n, i in enumerate(idx):
+        for o in range(len(outs)):
+            num, an = numerical[n][o], analytical[n][o]
+            if num is None or an is None:
+                continue
+            if not xp.allclose(an, num, rtol=rtol, atol=atol):
+                dtype = inputs[i].dtype
+                return (
+                    f"{what} mismatch for output {o} with respect to input {i},\n"
+                    f"numerical:{_show(num, dtype)}\nanalytical:{_show(an, dtype)}\n"
+                )
+    return None
+
+
+def gradcheck(
+    func: Callable,
+    inputs: Tensor | Sequence[Tensor],
+    *,
+    eps: float = 1e-06,
+    atol: float = 1e-05,
+    rtol: float = 0.001,
+    raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_batched_forward_grad: bool = False,
+    check_forward_ad: bool = False,
+    check_backward_ad: bool = True,
+    fast_mode: bool = False,
+    masked: bool | None = None,
+) -> bool:
+    """Whether the gradients of ``func`` at ``inputs`` match finite differences.
+
+    On a mismatch, raises ``GradcheckError`` naming the output and input and showing both
+    Jacobians (rows: input elements, columns: output elements), or returns False when
+    ``raise_exception=False``. ``fast_mode`` and the batched checks are accepted and run
+    as the full check.
+    """
+    inputs = _as_tuple(inputs)
+
+    def fail(msg: str) -> bool:
+        if raise_exception:
+            raise GradcheckError(msg)
+        return False
+
+    idx = _differentiable_inputs(inputs)
+    from . import grad_mode
+
+    with grad_mode.enable_grad():
+        outs = _outputs(func, inputs)
+    numerical = _numerical(func, inputs, idx, eps)
+    for o, out in enumerate(outs):  # an output without a graph must not depend on the inputs
+        if _is_float(out) and not out.requires_grad:
+            for n in range(len(idx)):
+                if not xp.allclose(numerical[n][o], 0, rtol=rtol, atol=atol):
+                    return fail("Numerical gradient for function expected to be zero")
+    if check_backward_ad:
+        analytical = _analytical(outs, inputs, idx)
+        msg = _compare(numerical, analytical, inputs, idx, outs, atol, rtol, "Jacobian")
+        if msg:
+            return fail(msg)
+    if check_forward_ad:
+        forward = _forward_analytical(func, inputs, idx, len(outs))
+        msg = _compare(
+            numerical, forward, inputs, idx, outs, atol, rtol, "Jacobian computed with forward mode"
+        )
+        if msg:
+            return fail(msg)
+    return True
+
+
+def gradgradcheck(
+    func: Callable,
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+    *,
+    eps: float = 1e-06,
+    atol: float = 1e-05,
+    rtol: float = 0.001,
+    gen_non_contig_grad_outputs: bool = False,
+    raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_fwd_over_rev: bool = False,
+    check_rev_over_rev: bool = True,
+    fast_mode: bool = False,
+    masked: bool = False,
+) -> bool:
+    """``gradcheck`` of the map ``(inputs, grad_outputs) ↦ gradients``: second derivatives.
+
+    Without ``grad_outputs``, random ones (fixed seed, requiring grad) are used.
+    """
+    from . import grad, grad_mode
+
+    inputs = _as_tuple(inputs)
+    n_inputs = len(inputs)
+    if grad_outputs is None:
+        with grad_mode.enable_grad():
+            outs = _outputs(func, inputs)
+        rng = xp.random.default_rng(0)
+        grad_outputs = tuple(
+            _make(rng.uniform(-1.0, 1.0, o._data.shape).astype(o.dtype.np), o.dtype).requires_grad_(
+                True
+            )
+            for o in outs
+            if _is_float(o) and o.requires_grad
+        )
+    else:
+        grad_outputs = _as_tuple(grad_outputs)
+
+    def first_derivatives(*args):
+        ins, gouts = args[:n_inputs], args[n_inputs:]
+        outs = [o for o in _outputs(func, ins) if _is_float(o) and o.requires_grad]
+        diff = [x for x in ins if isinstance(x, Tensor) and x.requires_grad]
+        pairs = [(o, g) for o, g in zip(outs, gouts) if g is not None]
+        grads = grad(
+            [o for o, _ in pairs],
+            diff,
+            [g for _, g in pairs],
+            create_graph=True,
+            allow_unused=True,
+        )
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(
+        first_derivatives,
+        inputs + tuple(grad_outputs),
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        raise_exception=raise_exception,
+        nondet_tol=nondet_tol,
+        check_undefined_grad=check_undefined_grad,
+        check_grad_dtypes=check_grad_dtypes,
+        check_batched_grad=check_batched_grad,
+        check_forward_ad=check_fwd_over_rev,
+        check_backward_ad=check_rev_over_rev,
+        fast_mode=fast_mode,
+    )

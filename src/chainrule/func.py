@@ -1,0 +1,721 @@
+"""``chainrule.func``: JAX-style function transforms, as PyTorch ships them in ``torch.func``.
+
+``grad(f)`` is a function computing the gradient of ``f``; ``jacrev(f)`` and
+``jacfwd(f)`` compute its Jacobian by reverse and forward mode; ``vjp`` and ``jvp``
+give the products; ``vmap(f)`` maps ``f`` over a batch dimension. They compose:
+``grad(grad(f))`` is the second derivative, ``jacfwd(jacrev(f))`` (which is
+``hessian(f)``) the Hessian, ``vmap(grad(f))`` per-sample gradients.
+
+chainrule has no functorch-style levels. Each reverse transform differentiates
+with ``autograd.grad(..., create_graph=True)`` with respect to fresh copies of
+its inputs (views of them when they already carry a graph, so an outer transform
+sees through); each forward transform runs in a ``forward_ad`` dual level. Forward
+mode does not nest: a forward transform called inside another one's dual level
+computes the same numbers by reverse mode (``jvp`` by the double-backward trick,
+``jacfwd`` as ``jacrev``). Results leave the outermost transform detached unless
+an input already required grad. ``vmap`` runs ``f`` once per batch element and
+stacks the results (no batching rules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from ._tensor import Tensor
+
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"]
+
+_depth = 0  # how many transforms are running (0: none; results are detached at 0)
+
+
+# ----- pytrees: tensors in tuples, lists and dicts --------------------------------------
+
+
+def _flatten(tree: Any) -> tuple[list, Any]:
+    """The tensors of ``tree`` (in order) and a spec to rebuild it with other leaves."""
+    if isinstance(tree, (tuple, list)):
+        leaves, specs = [], []
+        for item in tree:
+            sub, spec = _flatten(item)
+            leaves += sub
+            specs.append((len(sub), spec))
+        return leaves, (type(tree), specs)
+    if isinstance(tree, dict):
+        leaves, specs = [], []
+        for key, item in tree.items():
+            sub, spec = _flatten(item)
+            leaves += sub
+            specs.append((key, len(sub), spec))
+        return leaves, (dict, specs)
+    return [tree], None
+
+
+def _unflatten(leaves: list, spec: Any) -> Any:
+    if spec is None:
+        return leaves[0]
+    kind, specs = spec
+    out, i = [], 0
+    if kind is dict:
+        result = {}
+        for key, n, sub in specs:
+            result[key] = _unflatten(leaves[i : i + n], sub)
+            i += n
+        return result
+    for n, sub in specs:
+        out.append(_unflatten(leaves[i : i + n], sub))
+        i += n
+    return tuple(out) if kind is tuple else out
+
+
+def _spec_str(spec: Any) -> str:
+    if spec is None:
+        return "*"
+    kind, specs = spec
+    if kind is dict:
+        return "{" + ", ".join(f"{k!r}: {_spec_str(s)}" for k, _, s in specs) + "}"
+    inner = ", ".join(_spec_str(s) for _, s in specs)
+    return f"({inner},)" if kind is tuple and len(specs) == 1 else f"({inner})"
+
+
+def _check_tensors(leaves: list) -> None:
+    for t in leaves:
+        if not isinstance(t, Tensor):
+            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(t)}")
+
+
+# ----- arguments ------------------------------------------------------------------------
+
+
+def _argnums(argnums: Any, n_args: int) -> tuple[int, ...]:
+    if isinstance(argnums, bool) or not isinstance(argnums, (int, tuple)):
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+    nums = (argnums,) if isinstance(argnums, int) else argnums
+    if not all(isinstance(a, int) and not isinstance(a, bool) for a in nums):
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {argnums}")
+    if len(set(nums)) != len(nums):
+        raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+    out = []
+    for a in nums:
+        if not -n_args <= a < n_args:
+            raise RuntimeError(f"Got argnum={a}, but only {n_args} positional inputs")
+        out.append(a % n_args)
+    return tuple(out)
+
+
+def _fresh(t: Tensor) -> Tensor:
+    """An input to differentiate with respect to, keeping any outer graph or tangent."""
+    if t.requires_grad:
+        return t.view_as(t)
+    y = t.detach().requires_grad_(True)
+    tangent = getattr(t, "_fw", None)
+    if tangent is not None:  # an outer forward transform's tangent
+        from .autograd.forward_ad import _attach
+
+        _attach(y, tangent)
+    return y
+
+
+def _carries(leaves: list, depth: int | None = None) -> bool:
+    """Whether results must stay connected: inside a transform, or to a user's graph.
+
+    ``depth`` is the number of transforms running around the caller (default: all)."""
+    if depth is None:
+        depth = _depth
+    return depth > 0 or any(
+        t.requires_grad or getattr(t, "_fw", None) is not None
+        for t in leaves
+        if isinstance(t, Tensor)
+    )
+
+
+def _detach(tree: Any, keep: bool) -> Any:
+    if keep:
+        return tree
+    leaves, spec = _flatten(tree)
+    return _unflatten([t.detach() if isinstance(t, Tensor) else t for t in leaves], spec)
+
+
+class _Transform:
+    """Counts running transforms, and turns on grad mode, for the length of a call."""
+
+    def __enter__(self):
+        global _depth
+        from .autograd import grad_mode
+
+        _depth += 1
+        self._grad = grad_mode.enable_grad()
+        self._grad.__enter__()
+
+    def __exit__(self, *exc):
+        global _depth
+        _depth -= 1
+        self._grad.__exit__(*exc)
+
+
+def _prepare(args: tuple, argnums: Any) -> tuple:
+    """(argnums as a tuple, args with fresh differentiable leaves, those leaves per argnum,
+    the specs of the differentiated args, whether results stay connected)."""
+    nums = _argnums(argnums, len(args))
+    args = list(args)
+    per_arg, specs, originals = [], [], []
+    for a in nums:
+        leaves, spec = _flatten(args[a])
+        _check_tensors(leaves)
+        originals += leaves
+        fresh = [_fresh(t) for t in leaves]
+        per_arg.append(fresh)
+        specs.append(spec)
+        args[a] = _unflatten(fresh, spec)
+    return nums, tuple(args), per_arg, specs, _carries(originals, _depth - 1)
+
+
+def _gradients(outputs: list, inputs: list, grad_outputs: list | None) -> list:
+    """``autograd.grad`` with create_graph; zeros for inputs the outputs do not depend on."""
+    from .autograd import grad as autograd_grad
+
+    pairs = [
+        (o, None if grad_outputs is None else grad_outputs[i])
+        for i, o in enumerate(outputs)
+        if o.requires_grad
+    ]
+    if pairs and inputs:
+        grads = autograd_grad(
+            [o for o, _ in pairs],
+            inputs,
+            None if grad_outputs is None else [g for _, g in pairs],
+            retain_graph=True,
+            create_graph=True,
+            allow_unused=True,
+        )
+    else:
+        grads = (None,) * len(inputs)
+    return [_zeros_like(x) if g is None else g for g, x in zip(grads, inputs)]
+
+
+def _zeros_like(x: Tensor) -> Tensor:
+    from ._creation import zeros_like
+
+    return zeros_like(x)
+
+
+def _per_argnum(values: list, per_arg: list, specs: list, argnums: Any) -> Any:
+    """Split a flat list (one entry per differentiated leaf) back into the args' structure."""
+    out, i = [], 0
+    for leaves, spec in zip(per_arg, specs):
+        out.append(_unflatten(values[i : i + len(leaves)], spec))
+        i += len(leaves)
+    return out[0] if isinstance(argnums, int) else tuple(out)
+
+
+# ----- reverse mode ---------------------------------------------------------------------
+
+
+def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
+    """``f ↦ (x ↦ (∇f(x), f(x)))`` for a scalar ``f``; with ``has_aux``, ``f`` returns
+    ``(value, aux)`` and the result is ``(∇f(x), (value, aux))``."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any):
+        with _Transform():
+            nums, args, per_arg, specs, keep = _prepare(args, argnums)
+            out = func(*args, **kwargs)
+            aux = None
+            if has_aux:
+                if not (isinstance(out, tuple) and len(out) == 2):
+                    raise RuntimeError(
+                        "grad_and_value(f)(*args): output of function f should be a tuple: "
+                        "(output, aux) if has_aux is True"
+                    )
+                out, aux = out
+            if not isinstance(out, Tensor):
+                raise RuntimeError(
+                    "grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
+                    f"{type(out)}"
+                )
+            if out.dim() != 0:
+                raise RuntimeError(
+                    "grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, "
+                    f"got tensor with {out.dim()} dims. Maybe you wanted to use the vjp or "
+                    "jacrev APIs instead?"
+                )
+            flat = [x for leaves in per_arg for x in leaves]
+            grads = _gradients([out], flat, None)
+            result = _per_argnum(grads, per_arg, specs, argnums)
+        value = _detach(out, keep)
+        if has_aux:
+            value = (value, _detach(aux, keep))
+        return _detach(result, keep), value
+
+    return wrapper
+
+
+def grad(func: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
+    """``f ↦ ∇f``: the gradient of a scalar function with respect to the ``argnums`` args
+    (``(∇f, aux)`` with ``has_aux``)."""
+    gv = grad_and_value(func, argnums, has_aux)
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any):
+        g, value = gv(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return wrapper
+
+
+def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    """``(f(primals), vjp_fn)``: ``vjp_fn(cotangents)`` is ``cotangentsᵀ J``, one entry per
+    primal (``(output, vjp_fn, aux)`` with ``has_aux``)."""
+    with _Transform():
+        _, args, per_arg, specs, keep = _prepare(primals, tuple(range(len(primals))))
+        out = func(*args)
+        aux = None
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise RuntimeError(
+                    "vjp(f, *primals): output of function f should be a tuple: (output, aux) "
+                    "if has_aux is True"
+                )
+            out, aux = out
+        out_leaves, out_spec = _flatten(out)
+        for o in out_leaves:
+            if not isinstance(o, Tensor):
+                raise RuntimeError(
+                    "vjp(f, *primals): Expected f to be a function that has non-empty output "
+                    f"(got output = {out}) and all outputs must be Tensors."
+                )
+    flat_inputs = [x for leaves in per_arg for x in leaves]
+
+    def vjp_fn(cotangents: Any, *, retain_graph: bool = True, create_graph: bool | None = None):
+        ct_leaves, ct_spec = _flatten(cotangents)
+        if _spec_str(ct_spec) != _spec_str(out_spec):
+            raise RuntimeError(
+                "Expected pytree structure of cotangents to be the same as pytree structure "
+                f"of outputs to the function. cotangents: {_spec_str(ct_spec)}, primal "
+                f"output: {_spec_str(out_spec)}"
+            )
+        with _Transform():
+            grads = _gradients(out_leaves, flat_inputs, ct_leaves)
+            result = _per_argnum(grads, per_arg, specs, tuple(primals))
+        return _detach(result, keep or _carries(ct_leaves))
+
+    value = _detach(out, keep)
+    if has_aux:
+        return value, vjp_fn, _detach(aux, keep)
+    return value, vjp_fn
+
+
+def jacrev(
+    func: Callable,
+    argnums: Any = 0,
+    *,
+    has_aux: bool = False,
+    chunk_size: int | None = None,
+    _preallocate_and_copy: bool = False,
+) -> Callable:
+    """``f ↦ J``, by one backward pass per output element: for an output of shape ``S``
+    and an input of shape ``T``, the block of ``J`` has shape ``S + T``."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any):
+        with _Transform():
+            nums, args, per_arg, specs, keep = _prepare(args, argnums)
+            out = func(*args, **kwargs)
+            aux = None
+            if has_aux:
+                if not (isinstance(out, tuple) and len(out) == 2):
+                    raise RuntimeError(
+                        "jacrev(f, ...)(*args): output of function f should be a tuple: "
+                        "(output, aux) if has_aux is True"
+                    )
+                out, aux = out
+            out_leaves, out_spec = _flatten(out)
+            _check_outputs(out_leaves, "jacrev")
+            flat = [x for leaves in per_arg for x in leaves]
+            blocks = [_jacrev_blocks(o, flat) for o in out_leaves]
+            per_output = [_per_argnum(b, per_arg, specs, argnums) for b in blocks]
+            jac = _unflatten(per_output, out_spec)
+        jac = _detach(jac, keep)
+        return (jac, _detach(aux, keep)) if has_aux else jac
+
+    return wrapper
+
+
+def _check_outputs(leaves: list, name: str) -> None:
+    for o in leaves:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(
+                f"{name}(f, ...)(*args): expected f(*args) to return only tensors, got "
+                f"unsupported type {type(o)}"
+            )
+
+
+def _jacrev_blocks(out: Tensor, inputs: list) -> list:
+    """d out / d x for each input x, each of shape ``out.shape + x.shape``."""
+    from .autograd.functional import _stack
+
+    n = out.numel()
+    rows: list[list] = [[] for _ in inputs]
+    flat = out.reshape(-1)
+    for k in range(n):
+        for j, g in enumerate(_gradients([flat[k]], inputs, None)):
+            rows[j].append(g)
+    blocks = []
+    for j, x in enumerate(inputs):
+        if n:
+            block = _stack(rows[j])
+        else:
+            from ._creation import zeros
+
+            block = zeros((0,) + tuple(x.shape), dtype=x.dtype)
+        blocks.append(block.reshape(tuple(out.shape) + tuple(x.shape)))
+    return blocks
+
+
+# ----- forward mode ---------------------------------------------------------------------
+
+
+def _forward_active() -> bool:
+    from .autograd.forward_ad import _levels
+
+    return bool(_levels)
+
+
+def jvp(
+    func: Callable, primals: Any, tangents: Any, *, strict: bool = False, has_aux: bool = False
+) -> tuple:
+    """``(f(primals), J · tangents)``: the directional derivative of ``f`` along
+    ``tangents``, by forward mode (``(output, jvp_out, aux)`` with ``has_aux``)."""
+    if not isinstance(primals, tuple):
+        raise RuntimeError(
+            "jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be "
+            "valid to call f(*primals)."
+        )
+    p_leaves, p_spec = _flatten(primals)
+    t_leaves, t_spec = _flatten(tangents)
+    if not isinstance(tangents, tuple) or _spec_str(p_spec) != _spec_str(t_spec):
+        raise RuntimeError(
+            "jvp(f, primals, tangents): Expected primals and tangents to have the same python "
+            "structure. For example, if primals is a tuple of 3 tensors, tangents also must "
+            f"be. Got primals with structure {_spec_str(p_spec)} and tangents with structure "
+            f"{_spec_str(t_spec)}"
+        )
+    _check_tensors(p_leaves)
+    _check_tensors(t_leaves)
+    for p, t in zip(p_leaves, t_leaves):
+        if p.shape != t.shape:
+            raise RuntimeError(
+                "Trying to set a forward gradient that has a different size than that of the "
+                f"original Tensor, this is not supported. Tensor is of size {list(p.shape)} "
+                f"while the given forward gradient is of size {list(t.shape)}."
+            )
+    keep = _carries(p_leaves + t_leaves)
+    if _forward_active():
+        out, tangent_out, aux = _jvp_by_reverse(func, primals, p_leaves, p_spec, t_leaves, has_aux)
+    else:
+        out, tangent_out, aux = _jvp_forward(func, p_leaves, p_spec, t_leaves, has_aux)
+    out, tangent_out = _detach(out, keep), _detach(tangent_out, keep)
+    if has_aux:
+        return out, tangent_out, _detach(aux, keep)
+    return out, tangent_out
+
+
+def _split_aux(out: Any, has_aux: bool, name: str) -> tuple:
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise RuntimeError(
+            f"{name}: output of function f should be a tuple: (output, aux) if has_aux is True"
+        )
+    return out
+
+
+def _jvp_forward(func, p_leaves, p_spec, t_leaves, has_aux) -> tuple:
+    from .autograd import forward_ad as fwd
+
+    with _Transform(), fwd.dual_level():
+        duals = [fwd.make_dual(p, t) for p, t in zip(p_leaves, t_leaves)]
+        out, aux = _split_aux(
+            func(*_unflatten(duals, p_spec)), has_aux, "jvp(f, primals, tangents)"
+        )
+        out_leaves, out_spec = _flatten(out)
+        _check_jvp_outputs(out_leaves)
+        primals_out, tangents_out = [], []
+        for o in out_leaves:
+            primal, tangent = fwd.unpack_dual(o)
+            primals_out.append(primal)
+            tangents_out.append(_zeros_like(primal) if tangent is None else tangent)
+        aux_leaves, aux_spec = _flatten(aux)
+        aux = _unflatten(
+            [fwd.unpack_dual(a).primal if isinstance(a, Tensor) else a for a in aux_leaves],
+            aux_spec,
+        )
+    return _unflatten(primals_out, out_spec), _unflatten(tangents_out, out_spec), aux
+
+
+def _check_jvp_outputs(leaves: list) -> None:
+    for o in leaves:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(
+                "jvp(f, primals, tangents): expected f(*primals) to return only tensors, got "
+                f"unsupported type {type(o)}"
+            )
+
+
+def _jvp_by_reverse(func, primals, p_leaves, p_spec, t_leaves, has_aux) -> tuple:
+    """J t without forward mode: u ↦ uᵀ J is linear in u, and its gradient along t is J t."""
+    with _Transform():
+        fresh = [_fresh(p) for p in p_leaves]
+        out, aux = _split_aux(
+            func(*_unflatten(fresh, p_spec)), has_aux, "jvp(f, primals, tangents)"
+        )
+        out_leaves, out_spec = _flatten(out)
+        _check_jvp_outputs(out_leaves)
+        us = [_zeros_like(o).requires_grad_(True) for o in out_leaves]
+        ut_j = _gradients(out_leaves, fresh, us)
+        pairs = [(g, t) for g, t in zip(ut_j, t_leaves) if g.requires_grad]
+        if pairs:
+            tangents_out = _gradients([g for g, _ in pairs], us, [t for _, t in pairs])
+        else:
+            tangents_out = [_zeros_like(o) for o in out_leaves]
+    return out, _unflatten(tangents_out, out_spec), aux
+
+
+def jacfwd(
+    func: Callable, argnums: Any = 0, has_aux: bool = False, *, randomness: str = "error"
+) -> Callable:
+    """``f ↦ J``, by one forward-mode pass per input element (a column of ``J`` each)."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any):
+        if _forward_active():  # forward mode does not nest: the same Jacobian by reverse mode
+            return jacrev(func, argnums, has_aux=has_aux)(*args, **kwargs)
+        from .autograd import forward_ad as fwd
+
+        nums = _argnums(argnums, len(args))
+        per_arg, specs, originals = [], [], []
+        for a in nums:
+            leaves, spec = _flatten(args[a])
+            _check_tensors(leaves)
+            per_arg.append(leaves)
+            specs.append(spec)
+            originals += leaves
+        keep = _carries(originals)
+        columns: list[list] = []  # per input leaf, per element: the output tangent leaves
+        out_leaves, out_spec, aux = [], None, None
+        with _Transform():
+            for j, x in enumerate(originals):
+                cols = []
+                for k in range(x.numel()):
+                    e_k = _zeros_like(x).reshape(-1)
+                    e_k[k] = 1
+                    with fwd.dual_level():
+                        new_leaves = [
+                            fwd.make_dual(y, e_k.reshape(x.shape)) if i == j else y
+                            for i, y in enumerate(originals)
+                        ]
+                        out, aux, out_leaves, out_spec = _call_split(
+                            func, args, kwargs, nums, per_arg, specs, new_leaves, has_aux
+                        )
+                        unpacked = [fwd.unpack_dual(o) for o in out_leaves]
+                        cols.append(
+                            [
+                                _zeros_like(u.primal) if u.tangent is None else u.tangent
+                                for u in unpacked
+                            ]
+                        )
+                        aux = _primal_tree(aux)
+                columns.append(cols)
+            if out_spec is None or not all(columns):  # no element to perturb somewhere
+                out, aux, out_leaves, out_spec = _call_split(
+                    func, args, kwargs, nums, per_arg, specs, originals, has_aux
+                )
+            jac = _assemble_forward(
+                columns, out_leaves, out_spec, originals, per_arg, specs, argnums
+            )
+        jac = _detach(jac, keep)
+        return (jac, _detach(aux, keep)) if has_aux else jac
+
+    return wrapper
+
+
+def _call_split(func, args, kwargs, nums, per_arg, specs, new_leaves, has_aux) -> tuple:
+    args = list(args)
+    i = 0
+    for a, leaves, spec in zip(nums, per_arg, specs):
+        args[a] = _unflatten(new_leaves[i : i + len(leaves)], spec)
+        i += len(leaves)
+    out, aux = _split_aux(func(*args, **kwargs), has_aux, "jacfwd(f, ...)(*args)")
+    out_leaves, out_spec = _flatten(out)
+    _check_outputs(out_leaves, "jacfwd")
+    return out, aux, out_leaves, out_spec
+
+
+def _primal_tree(tree: Any) -> Any:
+    from .autograd import forward_ad as fwd
+
+    leaves, spec = _flatten(tree)
+    return _unflatten(
+        [fwd.unpack_dual(t).primal if isinstance(t, Tensor) else t for t in leaves], spec
+    )
+
+
+def _assemble_forward(columns, out_leaves, out_spec, inputs, per_arg, specs, argnums) -> Any:
+    from ._creation import zeros
+    from .autograd.functional import _stack
+
+    per_output = []
+    for i, o in enumerate(out_leaves):
+        out_shape = tuple(o.shape)
+        n_out = o.numel()
+        blocks = []
+        for j, x in enumerate(inputs):
+            if columns[j]:
+                # the stack is (input elements, *out.shape); J wants the input's dims last
+                block = _stack([c[i] for c in columns[j]]).reshape(x.numel(), n_out).t()
+            else:
+                block = zeros((n_out, 0), dtype=x.dtype)
+            blocks.append(block.reshape(out_shape + tuple(x.shape)))
+        per_output.append(_per_argnum(blocks, per_arg, specs, argnums))
+    return _unflatten(per_output, out_spec)
+
+
+def hessian(func: Callable, argnums: Any = 0) -> Callable:
+    """``f ↦ H``, the Hessian of a scalar function: ``jacfwd(jacrev(f))``."""
+    return jacfwd(jacrev(func, argnums), argnums)
+
+
+# ----- vmap, by a loop ------------------------------------------------------------------
+
+
+def vmap(
+    func: Callable,
+    in_dims: Any = 0,
+    out_dims: Any = 0,
+    randomness: str = "error",
+    *,
+    chunk_size: int | None = None,
+) -> Callable:
+    """``f ↦ batched f``: maps ``f`` over dim ``in_dims`` of its inputs and stacks the
+    results along ``out_dims``.
+
+    chainrule runs ``f`` once per batch element (no batching rules), so the results,
+    and their gradients, are those of the loop.
+    """
+    name = getattr(func, "__name__", repr(func))
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any):
+        if not isinstance(in_dims, (int, tuple)) or isinstance(in_dims, bool):
+            raise ValueError(
+                f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be int "
+                "or a (potentially nested) tuple matching the structure of inputs, got: "
+                f"{type(in_dims)}."
+            )
+        dims = (in_dims,) * len(args) if isinstance(in_dims, int) else in_dims
+        if len(dims) != len(args):
+            raise ValueError(
+                f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible "
+                "with the structure of `inputs`. in_dims has structure "
+                f"{_spec_str(_flatten(dims)[1])} but inputs has structure "
+                f"{_spec_str(_flatten(args)[1])}."
+            )
+        leaves, spec, leaf_dims = [], [], []
+        for arg, dim in zip(args, dims):
+            arg_leaves, arg_spec = _flatten(arg)
+            if isinstance(dim, int) or dim is None:
+                arg_dims = [dim] * len(arg_leaves)
+            else:
+                arg_dims = _flatten(dim)[0]
+            for leaf, d in zip(arg_leaves, arg_dims):
+                if d is not None:
+                    _check_in_dim(name, in_dims, leaf, d)
+            leaves.append(arg_leaves)
+            spec.append(arg_spec)
+            leaf_dims.append(arg_dims)
+        sizes = [
+            leaf.shape[d]
+            for arg_leaves, arg_dims in zip(leaves, leaf_dims)
+            for leaf, d in zip(arg_leaves, arg_dims)
+            if d is not None
+        ]
+        if not sizes:
+            raise ValueError(
+                f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got no inputs to vmap over "
+                "(all in_dims are None)."
+            )
+        if len(set(sizes)) != 1:
+            raise ValueError(
+                "vmap: Expected all tensors to have the same size in the mapped dimension, "
+                f"got sizes {sizes} for the mapped dimension"
+            )
+        results = []
+        for b in range(sizes[0]):
+            sliced = [
+                _unflatten(
+                    [leaf if d is None else _select(leaf, d, b) for leaf, d in zip(lv, ld)], sp
+                )
+                for lv, ld, sp in zip(leaves, leaf_dims, spec)
+            ]
+            results.append(func(*sliced, **kwargs))
+        return _stack_results(name, results, out_dims)
+
+    return wrapper
+
+
+def _check_in_dim(name: str, in_dims: Any, leaf: Any, d: int) -> None:
+    if not isinstance(leaf, Tensor):
+        raise ValueError(
+            f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an input but "
+            f"the input is of type {type(leaf)}. We cannot vmap over non-Tensor arguments, "
+            "please use None as the respective in_dim"
+        )
+    n = leaf.dim()
+    if not -n <= d < n:
+        raise ValueError(
+            f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for some input, "
+            f"but that input is a Tensor of dimensionality {n} so expected in_dim to satisfy "
+            f"-{n} <= in_dim < {n}."
+        )
+
+
+def _select(t: Tensor, dim: int, index: int) -> Tensor:
+    dim = dim % t.dim()
+    return t[(slice(None),) * dim + (index,)]
+
+
+def _stack_results(name: str, results: list, out_dims: Any) -> Any:
+    from .autograd.functional import _stack
+
+    first_leaves, out_spec = _flatten(results[0])
+    dims = [out_dims] * len(first_leaves) if isinstance(out_dims, int) else _flatten(out_dims)[0]
+    per_leaf = [_flatten(r)[0] for r in results]
+    stacked = []
+    for i, dim in enumerate(dims):
+        column = [leaves[i] for leaves in per_leaf]
+        if not isinstance(column[0], Tensor):
+            raise ValueError(
+                f"vmap({name}, ...): `{name}` must only return Tensors, got type "
+                f"{type(column[0])}. Did you mean to set out_dims= to None for output?"
+            )
+        out = _stack(column)  # the batch dim first
+        n = out.dim()
+        if not -n <= dim < n:
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got "
+                f"{dim})"
+            )
+        dim %= n
+        if dim:
+            order = list(range(1, n))
+            order.insert(dim, 0)
+            out = out.permute(*order)
+        stacked.append(out)
+    return _unflatten(stacked, out_spec)
+
+
+def __getattr__(name: str):
+    from ._missing import missing
+
+    raise missing("torch.func", name)
