@@ -17,9 +17,7 @@ def _view(x, shape=()):
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
         ) from None
     except ValueError:
-        raise RuntimeError(
-            f"shape '{list(shape)}' is invalid for input of size {x.size}"
-        ) from None
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {x.size}") from None
     return out
 
 
@@ -29,12 +27,18 @@ def _reshape_copy(x, shape=()):
 
 
 view = defop(
-    "view", _view, dtypes=KEEP, view=True,
+    "view",
+    _view,
+    dtypes=KEEP,
+    view=True,
     vjp=lambda g, x_shape: reshape(g, x_shape),  # a reshape's VJP reshapes back
     jvp=lambda t, shape: reshape(t, shape),
 )
 reshape_copy = defop(
-    "reshape_copy", _reshape_copy, dtypes=KEEP, node="UnsafeViewBackward0",
+    "reshape_copy",
+    _reshape_copy,
+    dtypes=KEEP,
+    node="UnsafeViewBackward0",
     vjp=lambda g, x_shape: reshape(g, x_shape),
     jvp=lambda t, shape: reshape(t, shape),
 )
@@ -94,22 +98,30 @@ def _sum_to(x, shape=()):
 
 
 sum_to = defop(
-    "sum_to", _sum_to, dtypes=KEEP, node="SumBackward1",
+    "sum_to",
+    _sum_to,
+    dtypes=KEEP,
+    node="SumBackward1",
     vjp=lambda g, x_shape: expand(g, x_shape),  # summing is the VJP of broadcasting
-    jvp=lambda t, shape: sum_to(t, shape=shape),
+    jvp=lambda t, ans: sum_to(t, shape=ans.shape),  # ans: the shape, however it was given
 )
 
 
 def _expand(x, shape=()):
     """x broadcast to shape (a read-only view)"""
     shape = tuple(x.shape[i - len(shape) + x.ndim] if s == -1 else s for i, s in enumerate(shape))
+    if shape == (1,) * (len(shape) - x.ndim) + x.shape:  # nothing repeats: a writable view
+        return x[(None,) * (len(shape) - x.ndim)]
     return xp.broadcast_to(x, shape)
 
 
 expand = defop(
-    "expand", _expand, dtypes=KEEP, view=True,
+    "expand",
+    _expand,
+    dtypes=KEEP,
+    view=True,
     vjp=lambda g, x_shape: sum_to(g, x_shape),  # broadcasting's VJP sums back
-    jvp=lambda t, shape: expand(t, shape=shape),
+    jvp=lambda t, ans: expand(t, shape=ans.shape),
 )
 
 
@@ -126,29 +138,45 @@ def _inverse(dims) -> tuple:
 
 
 permute = defop(
-    "permute", _permute, dtypes=KEEP, view=True,
+    "permute",
+    _permute,
+    dtypes=KEEP,
+    view=True,
     vjp=lambda g, dims: permute(g, dims=_inverse(dims)),  # undo by the inverse permutation
     jvp=lambda t, dims: permute(t, dims=dims),
 )
 
 
-def _t(x):
+def _t(x, variant=0):
     """the transpose of a matrix (a 0-d or 1-D tensor is returned as is)"""
     if x.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
     return x.T
 
 
-t = defop("t", _t, dtypes=KEEP, view=True, vjp=lambda g: t(g), jvp=lambda tan: t(tan))  # (Aᵀ)ᵀ = A
+# variant 1: the in-place t_ and transpose_ (TBackward1, TransposeBackward1)
+t = defop(
+    "t",
+    _t,
+    dtypes=KEEP,
+    view=True,
+    node=lambda x, variant=0: f"TBackward{variant}",
+    vjp=lambda g: t(g),  # (Aᵀ)ᵀ = A
+    jvp=lambda tan: t(tan),
+)
 
 
-def _transpose(x, dim0=0, dim1=1):
+def _transpose(x, dim0=0, dim1=1, variant=0):
     """x with dims dim0 and dim1 swapped"""
-    return xp.swapaxes(x, dim0, dim1)
+    return xp.swapaxes(x, dim0, dim1) if x.ndim else x.view()
 
 
 transpose = defop(
-    "transpose", _transpose, dtypes=KEEP, view=True,
+    "transpose",
+    _transpose,
+    dtypes=KEEP,
+    view=True,
+    node=lambda x, dim0=0, dim1=1, variant=0: f"TransposeBackward{variant}",
     vjp=lambda g, dim0, dim1: transpose(g, dim0=dim0, dim1=dim1),  # a swap undoes itself
     jvp=lambda t, dim0, dim1: transpose(t, dim0=dim0, dim1=dim1),
 )
@@ -163,23 +191,46 @@ def _getitem(x, key=()):
 
 
 def _index_node_name(x, key=()) -> str:
-    """PyTorch applies basic indexing one part at a time; the last real step names the node."""
+    """PyTorch applies basic indexing one part at a time; the last real step names the node.
+
+    A lone slice is always sliced (SliceBackward0); inside a tuple, a slice PyTorch sees
+    as whole (``_whole_slice``) is skipped, and a key that does nothing is an alias.
+    """
+    if isinstance(key, slice):
+        return "SliceBackward0"
     parts = key if isinstance(key, tuple) else (key,)
     name = "AliasBackward0"
+    dim = 0
     for p in parts:
         if isinstance(p, bool) or not isinstance(p, (int, slice, type(None), type(Ellipsis))):
             return "IndexBackward0"
         if isinstance(p, int):
             name = "SelectBackward0"
-        elif isinstance(p, slice) and p != slice(None):
-            name = "SliceBackward0"
+            dim += 1
+        elif isinstance(p, slice):
+            if not _whole_slice(p, x.shape[dim] if dim < x.ndim else 0):
+                name = "SliceBackward0"
+            dim += 1
         elif p is None:
             name = "UnsqueezeBackward0"
+        else:  # Ellipsis: skips the dims that the parts after it do not consume
+            dim += x.ndim - sum(1 for q in parts if q is not None and q is not Ellipsis)
     return name
 
 
+def _whole_slice(p: slice, size: int) -> bool:
+    """Whether PyTorch skips this slice: start None or 0 (never negative), stop at least the
+    size, step 1."""
+    stop = size if p.stop is None else min(p.stop + (size if p.stop < 0 else 0), size)
+    return p.start in (None, 0) and stop == size and p.step in (None, 1)
+
+
 getitem = defop(
-    "getitem", _getitem, dtypes=KEEP, view=True, node=_index_node_name,
+    "getitem",
+    _getitem,
+    dtypes=KEEP,
+    view=True,
+    node=_index_node_name,
     vjp=lambda g, x_shape, key: index_into_zeros(g, shape=x_shape, key=key),
     jvp=lambda t, key: getitem(t, key=key),
     conventions="Repeated indices accumulate their gradients.",
@@ -189,12 +240,23 @@ getitem = defop(
 def _index_into_zeros(g, shape=(), key=()):
     """zeros of ``shape`` with g added at ``key`` (repeated indices add up)"""
     out = xp.zeros(shape, dtype=g.dtype)
-    xp.add.at(out, key, g)
+    if _is_basic(key):  # no index can repeat: plain assignment, much faster than add.at
+        out[key] = g
+    else:
+        xp.add.at(out, key, g)
     return out
 
 
+def _is_basic(key) -> bool:
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(p is None or p is Ellipsis or isinstance(p, slice) or type(p) is int for p in parts)
+
+
 index_into_zeros = defop(
-    "index_into_zeros", _index_into_zeros, args=("g",), dtypes=KEEP,
+    "index_into_zeros",
+    _index_into_zeros,
+    args=("g",),
+    dtypes=KEEP,
     node="IndexPutBackward0",
     vjp=lambda gg, key: getitem(gg, key=key),  # reading back at key
     jvp=lambda t, shape, key: index_into_zeros(t, shape=shape, key=key),
@@ -209,16 +271,45 @@ def _index_put(x, value, key=()):
 
 
 index_put = defop(
-    "index_put", _index_put, args=("x", "value"), node="IndexPutBackward0", dtypes=KEEP,
+    "index_put",
+    _index_put,
+    args=("x", "value"),
+    node="IndexPutBackward0",
+    dtypes=KEEP,
     vjp=(
         lambda g, key: index_put(g, 0, key=key),  # written places no longer depend on x
         lambda g, key: getitem(g, key=key),  # the engine sums it to the value's shape
     ),
     jvp=(
         lambda t, key: index_put(t, 0, key=key),
-        lambda t, ans, key: index_put(ans * 0, t, key=key),
+        lambda t, x_shape, key: index_put(xp.zeros(x_shape, dtype=_dtype_of(t)), t, key=key),
     ),
 )
+
+
+def _dtype_of(a):
+    """The NumPy dtype of a tensor or an array."""
+    return a._data.dtype if hasattr(a, "_data") else a.dtype
+
+
+def check_view_place(view, base, steps: tuple) -> None:
+    """A view is re-derived from its base by its recorded steps: refuse when they no longer
+    lead to the view's memory (the base changed its layout in place since: t_, squeeze_...)."""
+    arr = base._data
+    for op, params in steps:
+        arr = op.forward(arr, **params)
+    data = view._data
+    if (
+        arr.shape != data.shape
+        or arr.strides != data.strides
+        or arr.__array_interface__["data"][0] != data.__array_interface__["data"][0]
+    ):
+        raise RuntimeError(
+            "This view's base changed its layout in place (t_, transpose_, squeeze_, "
+            "unsqueeze_, or .data =) after the view was taken, so chainrule cannot tell which "
+            "of the base's elements the view covers. Take the view after the change, or "
+            "clone() it."
+        )
 
 
 def replay_view(base, steps: tuple):
@@ -235,20 +326,27 @@ def _view_scatter(base, src, steps=()):
     region = out
     for op, params in steps:
         region = op.forward(region, **params)
-    if not xp.may_share_memory(region, out):
+    if region.size and not xp.may_share_memory(region, out):
         raise RuntimeError("this view cannot be written into in place (it is not a view)")
     region[...] = src
     return out
 
 
 view_scatter = defop(
-    "view_scatter", _view_scatter, args=("base", "src"), dtypes=KEEP, node="CopySlices",
+    "view_scatter",
+    _view_scatter,
+    args=("base", "src"),
+    dtypes=KEEP,
+    node="CopySlices",
     vjp=(
-        lambda g, steps: view_scatter(g, 0, steps=steps),  # the written region no longer depends on base
+        # the written region no longer depends on base
+        lambda g, steps: view_scatter(g, 0, steps=steps),
         lambda g, steps: replay_view(g, steps),  # the region's gradient; summed to src's shape
     ),
     jvp=(
         lambda t, steps: view_scatter(t, 0, steps=steps),
-        lambda t, ans, steps: view_scatter(ans * 0, t, steps=steps),
+        lambda t, base_shape, steps: view_scatter(
+            xp.zeros(base_shape, dtype=_dtype_of(t)), t, steps=steps
+        ),
     ),
 )
