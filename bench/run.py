@@ -129,7 +129,7 @@ def main() -> int:
             "pt": chain_lib(torch, n) if torch else None,
             "np": chain_numpy(n),
         },
-        repeat,
+        4 * repeat,  # a run takes milliseconds: more of them, to see past the noise
     )
     rows.append(
         ("tiny-op chain, 2,000 ops, fwd+bwd (µs/op)", *(t[k] / n * 1e6 for k in ("cr", "pt", "np")))
