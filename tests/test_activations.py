@@ -69,6 +69,18 @@ ELEMENTWISE = {
     "tanh": lambda L, x: F(L).tanh(x),
     "torch.selu": lambda L, x: L.selu(x),
     "torch.celu": lambda L, x: L.celu(x, 0.75),
+    "threshold": lambda L, x: F(L).threshold(x, 0.5, -2.0),
+    "torch.threshold": lambda L, x: L.threshold(x, -1.0, 3.0),
+    "hardshrink": lambda L, x: F(L).hardshrink(x),
+    "hardshrink_2": lambda L, x: F(L).hardshrink(x, 2.0),
+    "method.hardshrink": lambda L, x: x.hardshrink(1.5),
+    "softshrink": lambda L, x: F(L).softshrink(x),
+    "softshrink_2": lambda L, x: F(L).softshrink(x, lambd=2.0),
+    "tanhshrink": lambda L, x: F(L).tanhshrink(x),
+    "rrelu": lambda L, x: F(L).rrelu(x),
+    "rrelu_bounds": lambda L, x: F(L).rrelu(x, 0.2, 0.5),
+    "torch.rrelu": lambda L, x: L.rrelu(x, upper=0.25),
+    "prelu_scalar_weight": lambda L, x: F(L).prelu(x, L.tensor([0.25], dtype=x.dtype)),
 }
 ELEMENTWISE_SHAPES = [(), (7,), (3, 4), (2, 3, 4)]
 
@@ -115,8 +127,16 @@ DIM_CASES = {
     "normalize_p1": lambda L, x, d: F(L).normalize(x, p=1.0, dim=d),
     "normalize_p3": lambda L, x, d: F(L).normalize(x, 3.0, d, eps=1e-6),
 }
-SHAPE_DIMS = [((6,), 0), ((6,), -1), ((3, 4), 0), ((3, 4), 1), ((3, 4), -1), ((2, 3, 4), 1),
-              ((2, 3, 4), -3), ((2, 3, 4), 2)]
+SHAPE_DIMS = [
+    ((6,), 0),
+    ((6,), -1),
+    ((3, 4), 0),
+    ((3, 4), 1),
+    ((3, 4), -1),
+    ((2, 3, 4), 1),
+    ((2, 3, 4), -3),
+    ((2, 3, 4), 2),
+]
 
 
 def _sd_id(sd) -> str:
@@ -231,6 +251,15 @@ INPLACE = {
     "hardswish": lambda L, y: F(L).hardswish(y, inplace=True),
     "silu": lambda L, y: F(L).silu(y, inplace=True),
     "mish": lambda L, y: F(L).mish(y, inplace=True),
+    "threshold": lambda L, y: F(L).threshold(y, 0.5, -2.0, inplace=True),
+    "threshold_": lambda L, y: F(L).threshold_(y, 0.5, 2.0),
+    "torch.threshold_": lambda L, y: L.threshold_(y, -0.5, 2.0),
+    "rrelu": lambda L, y: F(L).rrelu(y, inplace=True),
+    "rrelu_": lambda L, y: F(L).rrelu_(y, 0.1, 0.2),
+    "torch.rrelu_": lambda L, y: L.rrelu_(y),
+    "sigmoid_": lambda L, y: y.sigmoid_(),
+    "torch.sigmoid_": lambda L, y: L.sigmoid_(y),
+    "tanh_": lambda L, y: y.tanh_(),
 }
 
 
@@ -311,14 +340,19 @@ def _tangent(lib, fn, primal, tangent):
         return p.detach().numpy().copy(), t.detach().numpy().copy()
 
 
+def _at_dim(fn, dim: int):
+    return lambda L, x: fn(L, x, dim)
+
+
 FORWARD = {
     **{name: fn for name, fn in ELEMENTWISE.items()},
-    **{f"{name}_dim0": (lambda fn: lambda L, x: fn(L, x, 0))(fn) for name, fn in DIM_CASES.items()},
-    **{
-        f"{name}_dim-1": (lambda fn: lambda L, x: fn(L, x, -1))(fn)
-        for name, fn in DIM_CASES.items()
-    },
+    **{f"{name}_dim0": _at_dim(fn, 0) for name, fn in DIM_CASES.items()},
+    **{f"{name}_dim-1": _at_dim(fn, -1) for name, fn in DIM_CASES.items()},
     "logsumexp_dims": lambda L, x: L.logsumexp(x, (0, 1)),
+    "glu": lambda L, x: F(L).glu(x),
+    "glu_dim0": lambda L, x: F(L).glu(x[:2], 0),
+    "prelu": lambda L, x: F(L).prelu(x, L.tensor([0.1, 0.2, 0.3, 0.4], dtype=x.dtype)),
+    "prelu_weight_tangent": lambda L, x: F(L).prelu(x[:, :1] * 3, x[0, :1].abs()),
 }
 
 
@@ -369,6 +403,14 @@ SECOND = {
     "elu_inplace": lambda L, x: F(L).elu(x * 1, 0.7, inplace=True),
     "celu_inplace": lambda L, x: F(L).celu(x * 1, 0.5, inplace=True),
     "leaky_relu_inplace": lambda L, x: F(L).leaky_relu(x * 1, 0.1, inplace=True),
+    "threshold": lambda L, x: F(L).threshold(x, 0.1, 2.0) * x,
+    "threshold_inplace": lambda L, x: F(L).threshold(x * 1, 0.1, 2.0, inplace=True) * x,
+    "hardshrink": lambda L, x: F(L).hardshrink(x, 1.0) * x,
+    "softshrink": lambda L, x: F(L).softshrink(x, 1.0) * x,
+    "tanhshrink": lambda L, x: F(L).tanhshrink(x),
+    "rrelu": lambda L, x: F(L).rrelu(x) * x,
+    "rrelu_inplace": lambda L, x: F(L).rrelu(x * 1, inplace=True) * x,
+    "glu": lambda L, x: F(L).glu(x),
 }
 
 
@@ -401,13 +443,15 @@ def test_second_derivative_closed_forms():
 # ----- stability -----------------------------------------------------------------------
 
 BIG = np.array([1e4, -1e4, 1e3, -1e3, 88.0, -88.0, 50.0, -50.0, 20.5, -20.5, 0.5, -0.5])
-BIG_ROWS = np.array([
-    [1e4, -1e4, 0.0],
-    [-1e4, -1e4, -1e4],
-    [1e4, 1e4, 1e4],
-    [5.0, -3.0, 1e4],
-    [-1e4, 2.0, -1e4],
-])
+BIG_ROWS = np.array(
+    [
+        [1e4, -1e4, 0.0],
+        [-1e4, -1e4, -1e4],
+        [1e4, 1e4, 1e4],
+        [5.0, -3.0, 1e4],
+        [-1e4, 2.0, -1e4],
+    ]
+)
 
 
 def _finite_where_torch_is(res):
@@ -445,8 +489,19 @@ def test_log_softmax_of_mixed_extremes():
 
 
 @pytest.mark.parametrize(
-    "name", ["softmax", "log_softmax", "logsumexp", "gelu", "gelu_tanh", "softplus", "silu",
-             "mish", "elu", "logsigmoid"]
+    "name",
+    [
+        "softmax",
+        "log_softmax",
+        "logsumexp",
+        "gelu",
+        "gelu_tanh",
+        "softplus",
+        "silu",
+        "mish",
+        "elu",
+        "logsigmoid",
+    ],
 )
 def test_second_derivatives_stable_at_large_inputs(name):
     """Hessian-vector products at ±1e4 are finite and equal PyTorch's where PyTorch's are
@@ -473,8 +528,21 @@ def test_infinities_as_torch():
     check(lambda L, t: L.logsumexp(t, 1), x, backward=False)
     check(lambda L, t: F(L).log_softmax(t, 1), x, backward=False)
     inf = np.array([np.inf, -np.inf, np.nan, 0.0])
-    for name in ["softplus", "logsigmoid", "silu", "gelu", "elu", "selu", "relu6",
-                 "hardswish", "hardsigmoid", "softsign", "sigmoid", "tanh", "leaky_relu"]:
+    for name in [
+        "softplus",
+        "logsigmoid",
+        "silu",
+        "gelu",
+        "elu",
+        "selu",
+        "relu6",
+        "hardswish",
+        "hardsigmoid",
+        "softsign",
+        "sigmoid",
+        "tanh",
+        "leaky_relu",
+    ]:
         check(ELEMENTWISE[name], inf, backward=False)
 
 
@@ -610,8 +678,13 @@ def test_no_grad_input_gives_no_grad_output():
 
 
 def test_private_erf_is_accurate():
-    x = np.concatenate([np.linspace(-8, 8, 4001), np.linspace(-27, 27, 541),
-                        [0.0, -0.0, 0.46875, -0.46875, 4.0, -4.0, 1e-300, 1e-10]])
+    x = np.concatenate(
+        [
+            np.linspace(-8, 8, 4001),
+            np.linspace(-27, 27, 541),
+            [0.0, -0.0, 0.46875, -0.46875, 4.0, -4.0, 1e-300, 1e-10],
+        ]
+    )
     erf = np.array([math.erf(v) for v in x])
     erfc = np.array([math.erfc(v) for v in x])
     np.testing.assert_allclose(A._erf(x), erf, rtol=2e-15, atol=1e-300)
@@ -621,3 +694,103 @@ def test_private_erf_is_accurate():
     special = A._erfc(np.array([np.inf, -np.inf, np.nan]))
     assert special[0] == 0 and special[1] == 2 and np.isnan(special[2])
     assert A._erf(np.array(0.3)).shape == ()
+
+
+# ----- glu, prelu and rrelu in training -------------------------------------------------
+
+GLU_PRELU = {
+    "glu": (lambda L, x: F(L).glu(x), (3, 4)),
+    "glu_dim0": (lambda L, x: F(L).glu(x, 0), (4, 3)),
+    "glu_dim1_3d": (lambda L, x: F(L).glu(x, dim=1), (2, 6, 3)),
+    "glu_1d": (lambda L, x: F(L).glu(x), (6,)),
+}
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("name", sorted(GLU_PRELU))
+def test_glu_matches_torch(name, dtype):
+    fn, shape = GLU_PRELU[name]
+    res = check(fn, _data(shape, 3), dtype=dtype)
+    assert res.cr_out.grad_fn.name() == res.torch_out.grad_fn.name() == "GluBackward0"
+    check_fd(fn, _data(shape, 4))
+    check_double_backward(fn, _data(shape, 5))
+
+
+PRELU_SHAPES = [
+    ((2, 3, 4), (3,)),
+    ((2, 3), (3,)),
+    ((2, 3, 4, 2), (1,)),
+    ((5,), (1,)),
+    ((), (1,)),
+    ((4, 2), ()),
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("shapes", PRELU_SHAPES, ids=str)
+def test_prelu_matches_torch(shapes, dtype):
+    xs, ws = shapes
+    fn = lambda L, x, w: F(L).prelu(x, w)  # noqa: E731
+    res = check(fn, _data(xs, 1), np.abs(randn(ws, 2)) * 0.3, dtype=dtype)
+    assert res.cr_out.grad_fn.name() == res.torch_out.grad_fn.name()
+    check_fd(fn, _data(xs, 1), np.abs(randn(ws, 2)) * 0.3)
+    method = lambda L, x, w: x.prelu(w) * x  # noqa: E731
+    check_double_backward(method, _data(xs, 3), randn(ws, 4))
+
+
+@pytest.mark.parametrize(
+    "fn, inputs",
+    [
+        (lambda L, x: F(L).glu(x), (_data((3,)),)),
+        (lambda L, x: F(L).glu(x), (_data(()),)),
+        (lambda L, x: F(L).softshrink(x, -1.0), (_data((3,)),)),
+        (lambda L, x: F(L).prelu(x, L.ones(2, dtype=x.dtype)), (_data((2, 3)),)),
+        (lambda L, x: F(L).prelu(x, L.ones(1, 1, dtype=x.dtype)), (_data((2, 3)),)),
+        (lambda L, x: F(L).prelu(x, L.ones(3)), (np.ones(3, dtype=np.int64),)),
+        (lambda L, x: F(L).hardshrink(x), (np.ones(3, dtype=np.int64),)),
+        (lambda L, x: F(L).threshold(x, 0, 1), (np.ones(3, dtype=bool),)),
+        (lambda L, x: F(L).glu(x), (np.ones(4, dtype=np.int64),)),
+    ],
+)
+def test_more_errors_as_torch(fn, inputs):
+    check_raises(fn, *inputs)
+
+
+def test_threshold_keeps_integer_dtypes():
+    check(lambda L, x: F(L).threshold(x, 1, 5), np.array([1, 2, 0, 3]))
+    check(lambda L, x: F(L).threshold(x, 1.5, 5.5), np.array([1, 2, 0, 3]))
+
+
+def test_kinks_of_the_new_activations_as_torch():
+    x = np.array([-2.0, -0.5, 0.0, 0.5, 2.0, 1.0, -1.0])
+    for fn in (
+        lambda L, x: F(L).threshold(x, 0.5, 9.0),
+        lambda L, x: F(L).hardshrink(x, 0.5),
+        lambda L, x: F(L).softshrink(x, 0.5),
+        lambda L, x: F(L).rrelu(x),
+        lambda L, x: F(L).prelu(x, L.tensor([0.3], dtype=x.dtype)),
+    ):
+        check(fn, x)
+
+
+def test_rrelu_in_training_draws_slopes_in_bounds():
+    cr.manual_seed(0)
+    x = cr.tensor(_data((200,), 8), requires_grad=True)
+    y = F(cr).rrelu(x, 0.1, 0.3, training=True)
+    assert y.grad_fn.name() == "RreluWithNoiseBackward0"
+    y.backward(cr.ones(200))
+    xs, ys, g = x.detach().numpy(), y.detach().numpy(), x.grad.numpy()
+    pos = xs > 0
+    np.testing.assert_array_equal(ys[pos], xs[pos])
+    np.testing.assert_array_equal(g[pos], 1.0)
+    slopes = ys[~pos] / xs[~pos]
+    assert np.all((slopes >= 0.1) & (slopes <= 0.3)) and np.ptp(slopes) > 0.05
+    np.testing.assert_allclose(g[~pos], slopes, rtol=1e-6)  # the gradient is the drawn slope
+
+
+def test_glu_and_prelu_stable_at_large_inputs():
+    rows = np.concatenate([BIG_ROWS, -BIG_ROWS[:, ::-1]], axis=1)  # an even last dim
+    for dtype in FLOATS:
+        _finite_where_torch_is(check(lambda L, x: F(L).glu(x), rows, dtype=dtype))
+        res = check(lambda L, x, w: F(L).prelu(x, w), BIG, np.array([0.25]), dtype=dtype)
+        _finite_where_torch_is(res)

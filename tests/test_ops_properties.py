@@ -93,6 +93,23 @@ UNARY = {
     "neg": (lambda lib, x: -x, "any"),
     "square": (lambda lib, x: x**2, "any"),
     "pow_frac": (lambda lib, x: x**1.5, "positive"),
+    "exp2": (lambda lib, x: lib.exp2(x), "any"),
+    "expm1": (lambda lib, x: x.expm1(), "any"),
+    "log2": (lambda lib, x: lib.log2(x), "positive"),
+    "log1p": (lambda lib, x: x.log1p(), "positive"),
+    "rsqrt": (lambda lib, x: lib.rsqrt(x), "positive"),
+    "reciprocal": (lambda lib, x: x.reciprocal(), "nonzero"),
+    "tan": (lambda lib, x: lib.tan(x * 0.5), "any"),
+    "atan": (lambda lib, x: lib.atan(x), "any"),
+    "asinh": (lambda lib, x: x.asinh(), "any"),
+    "sinh": (lambda lib, x: lib.sinh(x), "any"),
+    "erf": (lambda lib, x: lib.erf(x), "any"),
+    "erfc": (lambda lib, x: x.erfc(), "any"),
+    "sign": (lambda lib, x: lib.sign(x) * x, "nonzero"),
+    "clamp": (lambda lib, x: x.clamp(-0.5, 0.5), "any"),
+    "nan_to_num": (lambda lib, x: lib.nan_to_num(x), "any"),
+    "sinc": (lambda lib, x: lib.sinc(x), "any"),
+    "logit": (lambda lib, x: lib.logit(lib.sigmoid(x)), "any"),
 }
 
 
@@ -259,3 +276,197 @@ def test_shape_ops_match_torch(shape, data, seed):
         return y.expand(lead, *y.shape) * y.sin()
 
     check(fn, _values(shape, seed, "any"), dtype=np.float64)
+
+
+# ----- more of the elementwise family over random broadcast shapes ---------------------------
+
+MORE_BINARY = {
+    "maximum": (lambda lib, a, b: lib.maximum(a, b), "any", "any"),
+    "minimum": (lambda lib, a, b: lib.minimum(a, b), "any", "any"),
+    "atan2": (lambda lib, a, b: lib.atan2(a, b), "any", "nonzero"),
+    "hypot": (lambda lib, a, b: lib.hypot(a, b), "any", "nonzero"),
+    "where": (lambda lib, a, b: lib.where(a > b, a, b * 2), "any", "any"),
+    "lerp": (lambda lib, a, b: lib.lerp(a, b, 0.3), "any", "any"),
+    "sub_alpha": (lambda lib, a, b: lib.sub(a, b, alpha=2.5), "any", "any"),
+    "add_alpha": (lambda lib, a, b: a.add(b, alpha=-1), "any", "any"),
+    "rdiv_pow": (lambda lib, a, b: b.abs() ** (a / 2), "any", "nonzero"),
+    "logaddexp": (lambda lib, a, b: lib.logaddexp(a, b), "any", "any"),
+    "xlogy": (lambda lib, a, b: lib.xlogy(a, b), "any", "positive"),
+    "copysign": (lambda lib, a, b: lib.copysign(a, b), "nonzero", "nonzero"),
+    "clamp_tensors": (lambda lib, a, b: lib.clamp(a, min=b), "any", "any"),
+}
+
+
+@SETTINGS
+@given(op=st.sampled_from(sorted(MORE_BINARY)), shapes=broadcast_pairs, seed=seeds)
+def test_more_binary_ops_broadcast_match_torch(op, shapes, seed):
+    fn, ka, kb = MORE_BINARY[op]
+    sa, sb = shapes.input_shapes
+    check(fn, _values(sa, seed, ka), _values(sb, seed + 1, kb), dtype=np.float64)
+
+
+COMPARISONS = {
+    "eq": lambda lib, a, b: a == b,
+    "ne": lambda lib, a, b: lib.ne(a, b),
+    "lt": lambda lib, a, b: a < b,
+    "le": lambda lib, a, b: a.le(b),
+    "gt": lambda lib, a, b: lib.gt(a, b),
+    "ge": lambda lib, a, b: a >= b,
+    "logical_and": lambda lib, a, b: lib.logical_and(a > 0, b),
+    "logical_xor": lambda lib, a, b: lib.logical_xor(a, b > 0),
+    "isclose": lambda lib, a, b: lib.isclose(a, b, atol=0.5),
+}
+
+
+@SETTINGS
+@given(op=st.sampled_from(sorted(COMPARISONS)), shapes=broadcast_pairs, seed=seeds)
+def test_comparisons_broadcast_match_torch(op, shapes, seed):
+    """bool results, no gradient; rounded values so that ties (a == b) occur."""
+    sa, sb = shapes.input_shapes
+    a = np.round(_values(sa, seed, "any"))
+    b = np.round(_values(sb, seed + 1, "any"))
+    check(COMPARISONS[op], a, b, dtype=np.float64)
+
+
+FLOAT_DTYPES = [np.float16, np.float32, np.float64]
+MIXED = {
+    "add": lambda lib, a, b: a + b,
+    "mul": lambda lib, a, b: a * b,
+    "div": lambda lib, a, b: a / b,
+    "maximum": lambda lib, a, b: lib.maximum(a, b),
+    "where": lambda lib, a, b: lib.where(a > 0, a, b),
+}
+
+
+@SETTINGS
+@given(
+    op=st.sampled_from(sorted(MIXED)),
+    shapes=broadcast_pairs,
+    da=st.sampled_from(FLOAT_DTYPES),
+    db=st.sampled_from(FLOAT_DTYPES),
+    seed=seeds,
+)
+def test_mixed_float_dtypes_broadcast_match_torch(op, shapes, da, db, seed):
+    """Promotion with broadcasting; each gradient in its input's dtype."""
+    sa, sb = shapes.input_shapes
+    a = _values(sa, seed, "nonzero").astype(da)
+    b = _values(sb, seed + 1, "nonzero").astype(db)
+    tol = 2e-3 if np.float16 in (da, db) else 2e-5 if np.float32 in (da, db) else None
+    check(MIXED[op], a, b, rtol=tol, atol=tol)
+
+
+INT_DTYPES = [np.uint8, np.int8, np.int16, np.int32, np.int64, np.bool_]
+INT_OPS = {
+    "add": lambda lib, a, b: a + b,
+    "mul": lambda lib, a, b: a * b,
+    "div": lambda lib, a, b: a / (b.abs() + 1),
+    "floor_divide": lambda lib, a, b: a // (b.abs() + 1),
+    "remainder": lambda lib, a, b: a % (b.abs() + 1),
+    "maximum": lambda lib, a, b: lib.maximum(a, b),
+    "lt": lambda lib, a, b: a < b,
+    "bitwise_and": lambda lib, a, b: a & b,
+    "where": lambda lib, a, b: lib.where(a > 1, a, b),
+}
+
+
+@SETTINGS
+@given(
+    op=st.sampled_from(sorted(INT_OPS)),
+    shapes=broadcast_pairs,
+    da=st.sampled_from(INT_DTYPES),
+    db=st.sampled_from(INT_DTYPES),
+    seed=seeds,
+)
+def test_integer_dtypes_broadcast_match_torch(op, shapes, da, db, seed):
+    sa, sb = shapes.input_shapes
+    r = np.random.default_rng(seed)
+    a = np.asarray(r.integers(0, 5, sa)).astype(da)
+    b = np.asarray(r.integers(0, 5, sb)).astype(db)
+    if op in ("floor_divide", "remainder", "div") and np.bool_ in (da, db):
+        a, b = a.astype(np.int16), b.astype(np.int16)  # abs of a bool: no kernel in torch
+    check(INT_OPS[op], a, b)
+
+
+@st.composite
+def inplace_pairs(draw):
+    """(y shape, operand shape): the operand broadcasts to y's shape."""
+    shape = draw(shapes)
+    n = draw(st.integers(0, len(shape)))
+    other = tuple(1 if draw(st.booleans()) else s for s in shape[len(shape) - n :])
+    return shape, other
+
+
+INPLACE_BINARY = {
+    "add_": lambda lib, y, b: y.add_(b, alpha=2),
+    "sub_": lambda lib, y, b: y.sub_(b),
+    "mul_": lambda lib, y, b: y.mul_(b),
+    "div_": lambda lib, y, b: y.div_(b),
+    "pow_": lambda lib, y, b: y.abs_().add_(0.5).pow_(b),
+    "copy_": lambda lib, y, b: y.copy_(b),
+    "clamp_": lambda lib, y, b: y.clamp_(min=b),
+    "maximum": lambda lib, y, b: y.copy_(lib.maximum(y * 1, b)),
+    "lerp_": lambda lib, y, b: y.lerp_(b * 2, 0.25),
+    "atan2_": lambda lib, y, b: y.atan2_(b),
+}
+
+
+@SETTINGS
+@given(op=st.sampled_from(sorted(INPLACE_BINARY)), case=inplace_pairs(), seed=seeds)
+def test_inplace_binary_broadcast_match_torch(op, case, seed):
+    """y.op_(b), b broadcasting to y: the gradient of b is summed over the broadcast dims."""
+    sy, sb = case
+
+    def fn(lib, x, b):
+        y = x * 1
+        INPLACE_BINARY[op](lib, y, b)
+        return y * x
+
+    check(fn, _values(sy, seed, "any"), _values(sb, seed + 1, "nonzero"), dtype=np.float64)
+
+
+ACTIVATIONS = {
+    "relu": lambda lib, x: lib.nn.functional.relu(x),
+    "leaky_relu": lambda lib, x: lib.nn.functional.leaky_relu(x, 0.2),
+    "elu": lambda lib, x: lib.nn.functional.elu(x),
+    "selu": lambda lib, x: lib.nn.functional.selu(x),
+    "celu": lambda lib, x: lib.nn.functional.celu(x, 0.5),
+    "gelu": lambda lib, x: lib.nn.functional.gelu(x),
+    "gelu_tanh": lambda lib, x: lib.nn.functional.gelu(x, approximate="tanh"),
+    "silu": lambda lib, x: lib.nn.functional.silu(x),
+    "mish": lambda lib, x: lib.nn.functional.mish(x),
+    "softplus": lambda lib, x: lib.nn.functional.softplus(x, beta=2.0),
+    "softsign": lambda lib, x: lib.nn.functional.softsign(x),
+    "hardtanh": lambda lib, x: lib.nn.functional.hardtanh(x),
+    "relu6": lambda lib, x: lib.nn.functional.relu6(x * 4),
+    "hardswish": lambda lib, x: lib.nn.functional.hardswish(x * 3),
+    "logsigmoid": lambda lib, x: lib.nn.functional.logsigmoid(x),
+    "hardshrink": lambda lib, x: lib.nn.functional.hardshrink(x),
+    "softshrink": lambda lib, x: lib.nn.functional.softshrink(x),
+    "tanhshrink": lambda lib, x: lib.nn.functional.tanhshrink(x),
+    "threshold": lambda lib, x: lib.nn.functional.threshold(x, 0.1, -1.0),
+}
+
+
+@SETTINGS
+@given(op=st.sampled_from(sorted(ACTIVATIONS)), shape=shapes, seed=seeds)
+def test_activations_match_torch(op, shape, seed):
+    check(ACTIVATIONS[op], _values(shape, seed, "any") * 2, dtype=np.float64)
+
+
+@SETTINGS
+@given(
+    op=st.sampled_from(["softmax", "log_softmax", "softmin", "logsumexp", "normalize"]),
+    case=shape_and_dim(nonempty_shapes),
+    seed=seeds,
+)
+def test_softmax_family_over_random_dims_match_torch(op, case, seed):
+    shape, dim = case
+    if not isinstance(dim, int):  # these take one dim (logsumexp also takes a tuple)
+        dim = -1 if dim is None or op != "logsumexp" else dim
+    if op == "logsumexp":
+        fn = lambda lib, x: lib.logsumexp(x, dim if dim is not None else -1)  # noqa: E731
+    elif op == "normalize" and len(shape) == 0:
+        fn = lambda lib, x: lib.nn.functional.normalize(x, dim=0)  # noqa: E731
+    else:
+        fn = lambda lib, x: getattr(lib.nn.functional, op)(x, dim=dim)  # noqa: E731
+    check(fn, _values(shape, seed, "any") * 3, dtype=np.float64)

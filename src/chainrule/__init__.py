@@ -15,8 +15,10 @@ from . import (  # noqa: E402, F401
     _dtypes,  # noqa: E402
     autograd,
     explain,  # noqa: E402, F401  (callable: chainrule.explain(y, v))
+    func,  # torch.func's transforms
     linalg,
     nn,
+    special,  # torch.special's names for the ops
 )
 from ._creation import (  # noqa: E402, F401
     BoolTensor,
@@ -80,6 +82,11 @@ from ._random import (  # noqa: E402, F401
 )
 from ._tensor import Size, Tensor, device  # noqa: E402, F401
 from .autograd import forward_ad  # noqa: E402, F401  (needs the ops, so imported last)
+from .autograd.anomaly_mode import (  # noqa: E402, F401
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from .autograd.grad_mode import (  # noqa: E402, F401
     enable_grad,
     inference_mode,
@@ -89,6 +96,7 @@ from .autograd.grad_mode import (  # noqa: E402, F401
     set_grad_enabled,
 )
 from .ops import methods as _methods  # noqa: E402, F401
+from .ops.activations import *  # noqa: E402, F401, F403
 from .ops.activations import (  # noqa: E402, F401
     celu,
     celu_,
@@ -158,6 +166,7 @@ from .ops.functions import (  # noqa: E402, F401
 # the op families of the operator library; imported last, so their names take precedence
 from .ops.indexing import *  # noqa: E402, F401, F403
 from .ops.linalg_fns import *  # noqa: E402, F401, F403
+from .ops.pointwise import *  # noqa: E402, F401, F403
 from .ops.pointwise import (  # noqa: E402, F401
     acos,
     acosh,
@@ -230,20 +239,6 @@ def numel(input: Tensor) -> int:
 
 def is_floating_point(input: Tensor) -> bool:
     return input.is_floating_point()
-
-
-def dot(input: Tensor, other: Tensor) -> Tensor:
-    """The dot product of two 1-D tensors."""
-    if input.ndim != 1 or other.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
-    return matmul(input, other)
-
-
-def mv(input: Tensor, vec: Tensor) -> Tensor:
-    """The product of a matrix and a vector."""
-    if input.ndim != 2 or vec.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {vec.ndim}")
-    return matmul(input, vec)
 
 
 def __getattr__(name: str):

@@ -218,7 +218,12 @@ class Op:
             if type(out) is tuple:
                 return self._apply_multi(args, arrays, params, out)
             out = xp.asarray(out)
-        vc = _counter(args[0]) if self.view and xp.may_share_memory(out, arrays[0]) else None
+        # (an empty result shares no memory, but is still a view: in-place ops on it record)
+        vc = (
+            _counter(args[0])
+            if self.view and (xp.may_share_memory(out, arrays[0]) or not out.size)
+            else None
+        )
         # 3. the output tensor, with a node if grad mode is on and an input needs a gradient
         result = self._output(args, arrays, params, out, _from_np[out.dtype], vc)
         if _fw_state.level and result._dtype._category == 2:
@@ -285,6 +290,9 @@ class Op:
         return [
             (a._data if a._dtype is target else a._data.astype(target.np))
             if isinstance(a, Tensor)
+            # a Python int wraps into an integer dtype, as PyTorch's does (uint8 + -1)
+            else xp.asarray(a).astype(target.np)
+            if a.__class__ is int and target._category == 1
             else a
             for a in args
         ]
@@ -373,6 +381,9 @@ def defop(
 
 def _forward_tangent(op: Op, result: Tensor, args: tuple, params: dict) -> None:
     """Forward mode: the output's tangent is the sum of each input's JVP of its tangent."""
+    if len(args) > len(op.args):  # parameters given by position, as in expand(g, x_shape)
+        params = {**dict(zip(op.params, args[len(op.args) :])), **params}
+        args = args[: len(op.args)]
     tangents = [getattr(a, "_fw", None) if isinstance(a, Tensor) else None for a in args]
     if all(t is None for t in tangents):
         return
@@ -401,7 +412,8 @@ def _forward_tangent(op: Op, result: Tensor, args: tuple, params: dict) -> None:
                     values.append(_primal(result))
                 elif kind == "shape":
                     a = args[key]
-                    values.append(a._data.shape if isinstance(a, Tensor) else ())
+                    a = a._data if isinstance(a, Tensor) else a  # or an array, in a VJP
+                    values.append(a.shape if isinstance(a, ndarray) else ())
                 else:
                     values.append(params.get(key, op.params[key]))
             part = jvp(tangent, *values)
@@ -420,6 +432,9 @@ def _forward_tangent(op: Op, result: Tensor, args: tuple, params: dict) -> None:
     if total._dtype is not result._dtype:
         total = total.to(result._dtype)
     forward_ad._attach(result, total)
+    node = result._grad_fn
+    if node is not None and "ans" in node._plan.kinds:  # for forward over reverse
+        node._extras.ans_tangent = (forward_ad._levels[-1], total)
 
 
 def _primal(t: Any) -> Any:

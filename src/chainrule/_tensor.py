@@ -131,6 +131,7 @@ class Tensor:
         "_acc",  # weak reference to this leaf's AccumulateGrad node
         "_retains_grad",
         "_hooks",  # gradient hooks on a leaf
+        "_post_hooks",  # hooks run after a leaf's .grad is updated; unset until one is added
         "_fw",  # forward-mode tangent; set only inside a dual level (read with getattr)
         "_view",  # for a view: (base, ((op, params), ...) from base to view, version), else None
         "_cf_version",  # for an input a custom Function returned as-is: the version then (getattr)
@@ -255,6 +256,20 @@ class Tensor:
                 self._hooks = {}
             return RemovableHandle(self._hooks, hook)
         return self._grad_fn._tensor_pre_hook(self._output_nr, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(self)`` after backward has accumulated into this leaf's ``.grad``."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        from .autograd.graph import RemovableHandle
+
+        if getattr(self, "_post_hooks", None) is None:
+            self._post_hooks = {}
+        return RemovableHandle(self._post_hooks, hook)
 
     def backward(
         self,
@@ -597,6 +612,11 @@ def _inplace(self: Tensor, op, args: tuple, kwargs: dict) -> Tensor:
     becomes self's ``grad_fn``, so backward sees the same graph as for ``y = op(y)``.
     """
     self._check_inplace()
+    if not self._data.flags.writeable:  # an expanded view: elements share memory
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation."
+        )
     recording = grad_mode._state.enabled and any(
         isinstance(a, Tensor) and a._requires_grad for a in args
     )
@@ -608,8 +628,8 @@ def _inplace(self: Tensor, op, args: tuple, kwargs: dict) -> Tensor:
     out = op(*args, **kwargs)
     if out._dtype is not self._dtype and not _can_cast(out._dtype, self._dtype):
         raise RuntimeError(
-            f"result type {out._dtype.name.capitalize()} can't be cast to the desired output "
-            f"type {self._dtype.name.capitalize()}"
+            f"result type {_TYPE_NAMES[out._dtype][6:-6]} can't be cast to the desired output "
+            f"type {_TYPE_NAMES[self._dtype][6:-6]}"  # "torch.FloatTensor" -> "Float"
         )
     if out._data.shape != self._data.shape:
         raise RuntimeError(
@@ -634,6 +654,8 @@ def _inplace(self: Tensor, op, args: tuple, kwargs: dict) -> Tensor:
         from .autograd.forward_ad import _attach
 
         _attach(self, tangent)
+        if self._view is not None:
+            _tangent_into_base(self, tangent)
     return self
 
 
@@ -646,10 +668,17 @@ def _inplace_on_view(self: Tensor, op, args: tuple, kwargs: dict) -> Tensor:
     from .ops.shape import replay_view, view_scatter
 
     base, steps, _ = self._view
+    for step_op, params in steps:  # views sharing one node with others (split) refuse
+        refuse = getattr(step_op, "refuse_inplace", None)
+        if refuse is not None:
+            raise RuntimeError(refuse(params))
     if base._requires_grad and base._grad_fn is None:
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation."
         )
+    from .ops.shape import check_view_place
+
+    check_view_place(self, base, steps)
     snapshot = _snapshot(_refresh_view(self))
     out = op(*(snapshot if a is self else a for a in args), **kwargs)
     if out._data.shape != self._data.shape:
@@ -668,7 +697,32 @@ def _inplace_on_view(self: Tensor, op, args: tuple, kwargs: dict) -> Tensor:
     self._grad_fn, self._output_nr = fresh._grad_fn, fresh._output_nr
     self._requires_grad = True
     self._view = (base, steps, vc[0])
+    tangent = getattr(out, "_fw", None)
+    if tangent is not None:
+        from .autograd.forward_ad import _attach
+
+        _attach(self, tangent)
+        _tangent_into_base(self, tangent)
     return self
+
+
+def _tangent_into_base(view: Tensor, tangent: Tensor) -> None:
+    """Forward mode: an in-place write into a view writes its tangent into the base's."""
+    from ._op import _fw_state
+    from .autograd.forward_ad import _attach
+    from .ops.shape import view_scatter
+
+    base, steps, _ = view._view
+    if base is None:
+        return
+    base_tangent = getattr(base, "_fw", None)
+    level, _fw_state.level = _fw_state.level, 0
+    try:
+        if base_tangent is None:
+            base_tangent = _make(xp.zeros_like(base._data), base._dtype)
+        _attach(base, view_scatter(base_tangent, tangent, steps=steps))
+    finally:
+        _fw_state.level = level
 
 
 def _snapshot(t: Tensor) -> Tensor:
@@ -698,8 +752,9 @@ def _refresh_view(t: Tensor) -> Tensor:
     base, steps, version = t._view
     if t._vc[1] <= version:
         return t
-    from .ops.shape import replay_view
+    from .ops.shape import check_view_place, replay_view
 
+    check_view_place(t, base, steps)
     fresh = replay_view(_alias(base), steps)
     t._grad_fn, t._output_nr = fresh._grad_fn, fresh._output_nr
     t._requires_grad = fresh._requires_grad

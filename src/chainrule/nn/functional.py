@@ -9,6 +9,7 @@ PyTorch's in-place kernel saves its output (leaky_relu, elu, selu, celu), so doe
 
 from __future__ import annotations
 
+from .._backend import xp as _xp
 from .._tensor import _inplace
 from ..ops import activations as A
 from ..ops import elementwise as ew
@@ -145,6 +146,72 @@ def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None)
     norm = red.vector_norm(input, ord=p, dim=dim, keepdim=True)
     denom = sh.expand(A.clamp_min(norm, min=eps), shape=tuple(input.shape))
     return input / denom
+
+
+def threshold(input, threshold: float, value: float, inplace: bool = False):
+    """value where input <= threshold, else input (ThresholdBackward0; in place Backward1)."""
+    if inplace:
+        return A.threshold_(input, threshold, value)
+    return A.threshold(input, threshold, value)
+
+
+def threshold_(input, threshold: float, value: float):
+    return A.threshold_(input, threshold, value)
+
+
+def hardshrink(input, lambd: float = 0.5):
+    """input where |input| > lambd, else 0; the gradient is 0 at |input| = lambd."""
+    return A.hardshrink(input, lambd)
+
+
+def softshrink(input, lambd: float = 0.5):
+    """input ∓ lambd beyond ±lambd, 0 between; the gradient is 0 at |input| = lambd."""
+    if lambd < 0:
+        top = _xp.finfo(input.dtype.np).max if input.is_floating_point() else 0
+        raise RuntimeError(
+            f"lambda must be in range [0, {top:g}] for input dtype "
+            f"{input.dtype.name.capitalize()}, but found {lambd:g}"
+        )
+    return A.softshrink_op(input, lambd=lambd)
+
+
+def tanhshrink(input):
+    """input - tanh(input) (PyTorch's graph: SubBackward0 of TanhBackward0)."""
+    return input - ew.tanh(input)
+
+
+def glu(input, dim: int = -1):
+    """a · σ(b), a and b the halves of input along dim (GluBackward0)."""
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = red.dims_of(dim, input.ndim)[0]
+    if input.shape[d] % 2:
+        raise RuntimeError(
+            f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}"
+        )
+    return A.glu_op(input, dim=d)
+
+
+def prelu(input, weight):
+    """input for input > 0, weight · input otherwise (weight: one value or one per channel)."""
+    return A.prelu(input, weight)
+
+
+def rrelu(
+    input,
+    lower: float = 1.0 / 8,
+    upper: float = 1.0 / 3,
+    training: bool = False,
+    inplace: bool = False,
+):
+    """Randomized leaky ReLU: slope (lower + upper)/2 in evaluation, uniform in training."""
+    if inplace:
+        return A.rrelu_(input, lower, upper, training)
+    return A.rrelu(input, lower, upper, training)
+
+
+def rrelu_(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False):
+    return A.rrelu_(input, lower, upper, training)
 
 
 def __getattr__(name: str):

@@ -24,10 +24,11 @@ import math
 import warnings
 
 from .._backend import xp
-from .._op import FLOAT, PROMOTE, defop, result_type
+from .._op import FLOAT, defop, result_type
 from .._tensor import Tensor, _inplace
 from . import elementwise as ew
 from . import reductions as red
+from . import shape as sh
 from .elementwise import exp, sigmoid, tanh, where
 
 # ----- helpers -----------------------------------------------------------------------
@@ -47,7 +48,11 @@ def _select(cond, a, b):
 
 
 _TYPE_NAMES = {
-    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+    "bool": "Bool",
+    "uint8": "Byte",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
     "int64": "Long",
 }
 
@@ -60,8 +65,19 @@ def _floating(kernel: str):
         target = result_type(args)
         if target._category != 2:
             name = _TYPE_NAMES.get(target.name, target.name)
-            raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
         return target
+
+    return rule
+
+
+def _floating_along_dim(name: str):
+    """``_floating`` with the kernel PyTorch names: ``..._lastdim_...`` along the last dim."""
+    rules = {last: _floating(f"{name}{'_lastdim' if last else ''}_kernel_impl") for last in (0, 1)}
+
+    def rule(args, params):
+        ndim = args[0]._data.ndim
+        return rules[params.get("dim", -1) in (ndim - 1, -1) or ndim == 0](args, params)
 
     return rule
 
@@ -79,30 +95,53 @@ def _axis(dim, ndim: int):
 # to the activations (GELU's normal CDF).
 
 _ERF_A = (
-    3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02,
-    3.20937758913846947e03, 1.85777706184603153e-1,
+    3.16112374387056560e00,
+    1.13864154151050156e02,
+    3.77485237685302021e02,
+    3.20937758913846947e03,
+    1.85777706184603153e-1,
 )
 _ERF_B = (
-    2.36012909523441209e01, 2.44024637934444173e02, 1.28261652607737228e03,
+    2.36012909523441209e01,
+    2.44024637934444173e02,
+    1.28261652607737228e03,
     2.84423683343917062e03,
 )
 _ERF_C = (
-    5.64188496988670089e-1, 8.88314979438837594e00, 6.61191906371416295e01,
-    2.98635138197400131e02, 8.81952221241769090e02, 1.71204761263407058e03,
-    2.05107837782607147e03, 1.23033935479799725e03, 2.15311535474403846e-8,
+    5.64188496988670089e-1,
+    8.88314979438837594e00,
+    6.61191906371416295e01,
+    2.98635138197400131e02,
+    8.81952221241769090e02,
+    1.71204761263407058e03,
+    2.05107837782607147e03,
+    1.23033935479799725e03,
+    2.15311535474403846e-8,
 )
 _ERF_D = (
-    1.57449261107098347e01, 1.17693950891312499e02, 5.37181101862009858e02,
-    1.62138957456669019e03, 3.29079923573345963e03, 4.36261909014324716e03,
-    3.43936767414372164e03, 1.23033935480374942e03,
+    1.57449261107098347e01,
+    1.17693950891312499e02,
+    5.37181101862009858e02,
+    1.62138957456669019e03,
+    3.29079923573345963e03,
+    4.36261909014324716e03,
+    3.43936767414372164e03,
+    1.23033935480374942e03,
 )
 _ERF_P = (
-    3.05326634961232344e-1, 3.60344899949804439e-1, 1.25781726111229246e-1,
-    1.60837851487422766e-2, 6.58749161529837803e-4, 1.63153871373020978e-2,
+    3.05326634961232344e-1,
+    3.60344899949804439e-1,
+    1.25781726111229246e-1,
+    1.60837851487422766e-2,
+    6.58749161529837803e-4,
+    1.63153871373020978e-2,
 )
 _ERF_Q = (
-    2.56852019228982242e00, 1.87295284992346047e00, 5.27905102951428412e-1,
-    6.05183413124413191e-2, 2.33520497626869185e-3,
+    2.56852019228982242e00,
+    1.87295284992346047e00,
+    5.27905102951428412e-1,
+    6.05183413124413191e-2,
+    2.33520497626869185e-3,
 )
 _INV_SQRT_PI = 5.6418958354775628695e-1
 _ERFC_UNDERFLOW = 26.543  # erfc(y) < the smallest double beyond this
@@ -188,8 +227,12 @@ def _ndtr_grad(g, x):
 
 # private: GELU's derivative is Φ(x) + xφ(x), and Φ must be an op for create_graph
 ndtr = defop(
-    "_ndtr", _ndtr, node="SpecialNdtrBackward0", dtypes=_floating("ndtr"),
-    vjp=_ndtr_grad, jvp=_ndtr_grad,
+    "_ndtr",
+    _ndtr,
+    node="SpecialNdtrBackward0",
+    dtypes=_floating("ndtr"),
+    vjp=_ndtr_grad,
+    jvp=_ndtr_grad,
 )
 
 # ----- piecewise linear ----------------------------------------------------------------
@@ -207,9 +250,25 @@ def _hardtanh_grad(g, x, min_val, max_val):
     return _select((xa > min_val) & (xa < max_val), g, 0.0)
 
 
+def _hardtanh_dtype(args, params):
+    """The input's dtype; PyTorch refuses bool, and negative limits for uint8."""
+    dtype = args[0]._dtype
+    if dtype._category == 0:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if dtype.name == "uint8" and (
+        params.get("min_val", -1.0) < 0 or params.get("max_val", 1.0) < 0
+    ):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    return dtype
+
+
 hardtanh = defop(
-    "hardtanh", _hardtanh, node="HardtanhBackward0", dtypes=PROMOTE,
-    vjp=_hardtanh_grad, jvp=_hardtanh_grad,
+    "hardtanh",
+    _hardtanh,
+    node="HardtanhBackward0",
+    dtypes=_hardtanh_dtype,
+    vjp=_hardtanh_grad,
+    jvp=_hardtanh_grad,
     conventions=(
         "The gradient is 0 at x = min_val and at x = max_val (PyTorch's); so relu6, "
         "hardtanh(0, 6), has gradient 0 at 0 and at 6."
@@ -228,8 +287,12 @@ def _leaky_relu_grad(g, x, negative_slope):
 
 
 leaky_relu = defop(
-    "leaky_relu", _leaky_relu, node="LeakyReluBackward0", dtypes=_floating("leaky_relu_cpu"),
-    vjp=_leaky_relu_grad, jvp=_leaky_relu_grad,
+    "leaky_relu",
+    _leaky_relu,
+    node="LeakyReluBackward0",
+    dtypes=_floating("leaky_relu_cpu"),
+    vjp=_leaky_relu_grad,
+    jvp=_leaky_relu_grad,
     conventions="leaky_relu'(0) = negative_slope.",
 )
 
@@ -252,8 +315,12 @@ def _leaky_relu_result_grad(g, ans, negative_slope):
 
 # in place (F.leaky_relu(x, inplace=True)): saves its output, as PyTorch's does
 leaky_relu_result = defop(
-    "leaky_relu_", _leaky_relu, node="LeakyReluBackward1", dtypes=_floating("leaky_relu_cpu"),
-    vjp=_leaky_relu_result_grad, jvp=_leaky_relu_result_grad,
+    "leaky_relu_",
+    _leaky_relu,
+    node="LeakyReluBackward1",
+    dtypes=_floating("leaky_relu_cpu"),
+    vjp=_leaky_relu_result_grad,
+    jvp=_leaky_relu_result_grad,
     conventions="As leaky_relu; a negative slope raises in backward (PyTorch's error).",
 )
 
@@ -270,8 +337,11 @@ def _hardsigmoid_grad(g, x):
 
 
 hardsigmoid = defop(
-    "hardsigmoid", _hardsigmoid, dtypes=_floating("hardsigmoid_cpu"),
-    vjp=_hardsigmoid_grad, jvp=_hardsigmoid_grad,
+    "hardsigmoid",
+    _hardsigmoid,
+    dtypes=_floating("hardsigmoid_cpu"),
+    vjp=_hardsigmoid_grad,
+    jvp=_hardsigmoid_grad,
     conventions=(
         "The gradient is 0 at x = ±3 (PyTorch's). Inside, it is 1/6 exactly; PyTorch's "
         "float64 kernel multiplies by the float32 constant 1/6f (0.1666666716...)."
@@ -292,8 +362,11 @@ def _hardswish_grad(g, x):
 
 
 hardswish = defop(
-    "hardswish", _hardswish, dtypes=_floating("hardswish_cpu"),
-    vjp=_hardswish_grad, jvp=_hardswish_grad,
+    "hardswish",
+    _hardswish,
+    dtypes=_floating("hardswish_cpu"),
+    vjp=_hardswish_grad,
+    jvp=_hardswish_grad,
     conventions="hardswish'(-3) = 0 and hardswish'(3) = 1 (PyTorch's).",
 )
 
@@ -337,13 +410,23 @@ _ELU_CONVENTIONS = (
 
 # elu and selu (scale, alpha fixed), both EluBackward0 as in PyTorch
 elu = defop(
-    "elu", _elu, node="EluBackward0", dtypes=_floating("elu_cpu"),
-    vjp=_elu_grad, jvp=_elu_grad, conventions=_ELU_CONVENTIONS,
+    "elu",
+    _elu,
+    node="EluBackward0",
+    dtypes=_floating("elu_cpu"),
+    vjp=_elu_grad,
+    jvp=_elu_grad,
+    conventions=_ELU_CONVENTIONS,
 )
 # in place: saves its output (EluBackward1); a negative alpha raises in backward
 elu_result = defop(
-    "elu_", _elu, node="EluBackward1", dtypes=_floating("elu_cpu"),
-    vjp=_elu_result_grad, jvp=_elu_result_grad, conventions=_ELU_CONVENTIONS,
+    "elu_",
+    _elu,
+    node="EluBackward1",
+    dtypes=_floating("elu_cpu"),
+    vjp=_elu_result_grad,
+    jvp=_elu_result_grad,
+    conventions=_ELU_CONVENTIONS,
 )
 
 
@@ -353,7 +436,10 @@ def _celu(x, alpha=1.0):
 
 
 celu_op = defop(
-    "celu", _celu, node="CeluBackward0", dtypes=_floating("elu_cpu"),
+    "celu",
+    _celu,
+    node="CeluBackward0",
+    dtypes=_floating("elu_cpu"),
     # d/dx = 1 for x > 0, e^(x/alpha) for x <= 0
     vjp=lambda g, x, alpha: _elu_grad(g, x, alpha, 1.0, 1.0 / alpha),
     jvp=lambda t, x, alpha: _elu_grad(t, x, alpha, 1.0, 1.0 / alpha),
@@ -364,7 +450,10 @@ celu_op = defop(
     ),
 )
 celu_result = defop(
-    "celu_", _celu, node="CeluBackward1", dtypes=_floating("elu_cpu"),
+    "celu_",
+    _celu,
+    node="CeluBackward1",
+    dtypes=_floating("elu_cpu"),
     # from the output y: d/dx = 1 for y > 0, y/alpha + 1 for y <= 0
     vjp=lambda g, ans, alpha: _elu_result_grad(g, ans, alpha, 1.0, 1.0 / alpha),
     jvp=lambda t, ans, alpha: _elu_result_grad(t, ans, alpha, 1.0, 1.0 / alpha),
@@ -400,7 +489,11 @@ def _gelu_grad(g, x, approximate):
 
 
 gelu = defop(
-    "gelu", _gelu, dtypes=_floating("GeluKernelImpl"), vjp=_gelu_grad, jvp=_gelu_grad,
+    "gelu",
+    _gelu,
+    dtypes=_floating("GeluKernelImpl"),
+    vjp=_gelu_grad,
+    jvp=_gelu_grad,
 )
 
 
@@ -420,8 +513,11 @@ def _softplus_grad(g, x, beta, threshold):
 
 
 softplus = defop(
-    "softplus", _softplus, dtypes=_floating("softplus_cpu"),
-    vjp=_softplus_grad, jvp=_softplus_grad,
+    "softplus",
+    _softplus,
+    dtypes=_floating("softplus_cpu"),
+    vjp=_softplus_grad,
+    jvp=_softplus_grad,
     conventions=(
         "At βx = threshold the gradient is σ(threshold) (the log1p branch) and the second "
         "derivative 0, as PyTorch."
@@ -435,7 +531,10 @@ def _log_sigmoid(x):
 
 
 log_sigmoid = defop(
-    "log_sigmoid", _log_sigmoid, node="LogSigmoidBackward0", dtypes=_floating("log_sigmoid_cpu"),
+    "log_sigmoid",
+    _log_sigmoid,
+    node="LogSigmoidBackward0",
+    dtypes=_floating("log_sigmoid_cpu"),
     vjp=lambda g, x: g * sigmoid(-x),  # d/dx log σ(x) = 1 - σ(x) = σ(-x)
     jvp=lambda t, x: t * sigmoid(-x),
 )
@@ -486,8 +585,11 @@ def _softmax_grad(g, ans, dim):
 
 
 softmax_op = defop(
-    "softmax", _softmax, dtypes=_floating("softmax_kernel_impl"),
-    vjp=_softmax_grad, jvp=_softmax_grad,  # the Jacobian is symmetric: J v = vᵀ J
+    "softmax",
+    _softmax,
+    dtypes=_floating_along_dim("softmax"),
+    vjp=_softmax_grad,
+    jvp=_softmax_grad,  # the Jacobian is symmetric: J v = vᵀ J
 )
 
 
@@ -501,7 +603,9 @@ def _log_softmax(x, dim=-1):
 
 
 log_softmax_op = defop(
-    "log_softmax", _log_softmax, dtypes=_floating("log_softmax_kernel_impl"),
+    "log_softmax",
+    _log_softmax,
+    dtypes=_floating_along_dim("log_softmax"),
     # y = log_softmax(x): ∂y_i/∂x_j = δ_ij - e^(y_j),
     # so vᵀJ = v - e^y Σ_dim v and J t = t - Σ_dim e^y t
     vjp=lambda g, ans, dim: g - exp(ans) * red.sum(g, dim=dim, keepdim=True),
@@ -532,7 +636,9 @@ def _softmax_of(x, ans, x_shape, dim, keepdim):
 
 
 logsumexp_op = defop(
-    "logsumexp", _logsumexp, dtypes=FLOAT,
+    "logsumexp",
+    _logsumexp,
+    dtypes=FLOAT,
     # ∂/∂x_i log Σ e^x = e^(x_i - logsumexp(x)) = softmax(x)_i
     vjp=lambda g, x, ans, x_shape, dim, keepdim: (
         red.unreduce(g, x_shape, dim, keepdim) * _softmax_of(x, ans, x_shape, dim, keepdim)
@@ -555,10 +661,218 @@ def _clamp_min_grad(g, x, min):  # noqa: A002
 
 # private, for normalize: the norm clamped from below by eps
 clamp_min = defop(
-    "_clamp_min", _clamp_min, node="ClampMinBackward0",
-    vjp=_clamp_min_grad, jvp=_clamp_min_grad,
+    "_clamp_min",
+    _clamp_min,
+    node="ClampMinBackward0",
+    vjp=_clamp_min_grad,
+    jvp=_clamp_min_grad,
     conventions="The gradient passes where x >= min, x = min included (PyTorch's).",
 )
+
+# ----- threshold, shrinkage, glu, prelu, rrelu ------------------------------------------
+
+
+def _threshold(x, threshold=0.0, value=0.0):
+    """x where x > threshold, else value"""
+    return xp.where(x > threshold, x, xp.asarray(value).astype(x.dtype))
+
+
+def _threshold_dtype(args, params):
+    dtype = args[0]._dtype
+    if dtype._category == 0:
+        raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
+    return dtype
+
+
+def _threshold_grad(g, x, threshold):
+    # d/dx = [x > threshold]
+    return _select(_arr(x) > threshold, g, 0.0)
+
+
+_THRESHOLD = "The gradient is 0 at x = threshold (the value branch), as in PyTorch."
+threshold_op = defop(
+    "threshold",
+    _threshold,
+    dtypes=_threshold_dtype,
+    vjp=_threshold_grad,
+    jvp=_threshold_grad,
+    conventions=_THRESHOLD,
+)
+# in place (ThresholdBackward1): the gradient is still [x > threshold], from x's copy
+threshold_result = defop(
+    "threshold_",
+    _threshold,
+    node="ThresholdBackward1",
+    dtypes=_threshold_dtype,
+    vjp=_threshold_grad,
+    jvp=_threshold_grad,
+    conventions=_THRESHOLD,
+)
+
+
+def _hardshrink(x, lambd=0.5):
+    """x where |x| > lambd, else 0"""
+    return xp.where((x > lambd) | (x < -lambd), x, xp.zeros_like(x))
+
+
+def _shrink_grad(g, x, lambd):
+    # d/dx = [|x| > lambd] for both hardshrink and softshrink
+    xa = _arr(x)
+    return _select((xa > lambd) | (xa < -lambd), g, 0.0)
+
+
+hardshrink_op = defop(
+    "hardshrink",
+    _hardshrink,
+    dtypes=_floating("hardshrink_cpu"),
+    vjp=_shrink_grad,
+    jvp=_shrink_grad,
+    conventions="The gradient is 0 at |x| = lambd.",
+)
+
+
+def _softshrink(x, lambd=0.5):
+    """x - lambd for x > lambd, x + lambd for x < -lambd, 0 between"""
+    return xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, xp.zeros_like(x)))
+
+
+softshrink_op = defop(
+    "softshrink",
+    _softshrink,
+    dtypes=_floating("softshrink_check"),
+    vjp=_shrink_grad,
+    jvp=_shrink_grad,
+    conventions="The gradient is 0 at |x| = lambd.",
+)
+
+
+def _halves(shape: tuple, dim: int) -> tuple:
+    """The index keys of the two halves of ``shape`` along ``dim``."""
+    half = shape[dim] // 2
+    lead = (slice(None),) * dim
+    return lead + (slice(0, half),), lead + (slice(half, None),)
+
+
+def _glu(x, dim=-1):
+    """a · σ(b), a and b the first and second halves of x along dim"""
+    first, second = _halves(x.shape, dim)
+    return x[first] / (1 + xp.exp(-x[second]))
+
+
+def _glu_grad(g, x, x_shape, dim):
+    # d/da a σ(b) = σ(b), d/db a σ(b) = a σ(b)(1 - σ(b)): the two halves of the gradient
+    first, second = _halves(x_shape, dim)
+    a, b = sh.getitem(x, key=first), sh.getitem(x, key=second)
+    s = sigmoid(b)
+    return sh.index_into_zeros(g * s, shape=x_shape, key=first) + sh.index_into_zeros(
+        g * (a * (s * (1 - s))), shape=x_shape, key=second
+    )
+
+
+def _glu_jvp(t, x, x_shape, dim):
+    # J t = σ(b) t_a + a σ(b)(1 - σ(b)) t_b
+    first, second = _halves(x_shape, dim)
+    a, b = sh.getitem(x, key=first), sh.getitem(x, key=second)
+    s = sigmoid(b)
+    return s * sh.getitem(t, key=first) + (a * (s * (1 - s))) * sh.getitem(t, key=second)
+
+
+glu_op = defop(
+    "glu",
+    _glu,
+    dtypes=_floating("glu_cpu"),
+    vjp=_glu_grad,
+    jvp=_glu_jvp,
+)
+
+
+def _channel_shape(x_shape: tuple) -> tuple:
+    """The shape PReLU's weight takes to broadcast along dim 1 (the channels)."""
+    if len(x_shape) < 2:
+        return (-1,) if x_shape else ()
+    return (-1,) + (1,) * (len(x_shape) - 2)
+
+
+def _prelu(x, weight):
+    """x for x > 0, weight · x otherwise, weight one value per channel (dim 1)"""
+    w = weight.reshape(_channel_shape(x.shape)) if weight.ndim else weight
+    return xp.where(x > 0, x, w * x)
+
+
+def _prelu_w(weight, x_shape):
+    return sh.reshape(weight, _channel_shape(x_shape)) if _arr(weight).ndim else weight
+
+
+def _prelu_x_grad(g, x, weight):
+    # d/dx = 1 for x > 0, weight for x <= 0
+    return _select(_arr(x) > 0, g, g * _prelu_w(weight, tuple(_arr(x).shape)))
+
+
+def _prelu_weight_grad(g, x, weight_shape):
+    # d/dweight = x for x <= 0, summed over every dim but the channels
+    xs = tuple(_arr(x).shape)
+    part = _select(_arr(x) > 0, 0.0, g * x)
+    if len(xs) >= 2 and math.prod(weight_shape) > 1:
+        return red.sum(part, dim=tuple(d for d in range(len(xs)) if d != 1))
+    return sh.reshape(red.sum(part), weight_shape)
+
+
+def _prelu_dtype(args, params):
+    dtype = result_type(args)
+    if dtype._category != 2:
+        raise NotImplementedError(f"\"prelu_cpu\" not implemented for '{_TYPE_NAMES[dtype.name]}'")
+    return dtype
+
+
+prelu_op = defop(
+    "prelu",
+    _prelu,
+    args=("x", "weight"),
+    node="PreluKernelBackward0",
+    dtypes=_prelu_dtype,
+    vjp=(_prelu_x_grad, _prelu_weight_grad),
+    jvp=(
+        _prelu_x_grad,
+        lambda t, x, weight: _select(_arr(x) > 0, 0.0, x * _prelu_w(t, tuple(_arr(x).shape))),
+    ),
+    conventions="prelu'(0) = weight (x = 0 takes the negative branch).",
+)
+
+
+def _rrelu(x, noise=None):
+    """x for x > 0, noise · x otherwise (noise: the sampled slopes, or one slope)"""
+    return xp.where(x > 0, x, x * noise)
+
+
+def _rrelu_grad(g, x, noise):
+    # d/dx = 1 for x > 0, the slope for x <= 0
+    return _select(_arr(x) > 0, g, g * noise)
+
+
+def _rrelu_result_grad(g, ans, noise):
+    # in place, from the output (slopes are positive, so y > 0 iff x > 0)
+    return _select(_arr(ans) > 0, g, g * noise)
+
+
+rrelu_op = defop(
+    "rrelu",
+    _rrelu,
+    node="RreluWithNoiseBackward0",
+    dtypes=_floating("rrelu_with_noise_cpu"),
+    vjp=_rrelu_grad,
+    jvp=_rrelu_grad,
+    conventions="rrelu'(0) = the slope (x = 0 takes the negative branch), as PyTorch.",
+)
+rrelu_result = defop(
+    "rrelu_",
+    _rrelu,
+    node="RreluWithNoiseBackward1",
+    dtypes=_floating("rrelu_with_noise_cpu"),
+    vjp=_rrelu_result_grad,
+    jvp=_rrelu_result_grad,
+    conventions="rrelu'(0) = the slope (x = 0 takes the negative branch), as PyTorch.",
+)
+
 
 # ----- public functions with PyTorch's top-level signatures ----------------------------
 
@@ -634,3 +948,74 @@ def celu_(input, alpha=1.0):
 def relu_(input):
     """relu written into input."""
     return _inplace(input, ew.relu, (input,), {})
+
+
+def threshold(input, threshold, value):  # noqa: A002
+    """value where input <= threshold, else input."""
+    return threshold_op(input, threshold=threshold, value=value)
+
+
+def threshold_(input, threshold, value):  # noqa: A002
+    """threshold written into input (ThresholdBackward1)."""
+    return _inplace(input, threshold_result, (input,), {"threshold": threshold, "value": value})
+
+
+def hardshrink(input, lambd=0.5):
+    """input where |input| > lambd, else 0."""
+    return hardshrink_op(input, lambd=lambd)
+
+
+def prelu(input, weight):
+    """input for input > 0, weight · input otherwise; weight one value or one per channel."""
+    if weight.ndim > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}"
+        )
+    n = weight.numel()
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    if n != 1 and n != channels:
+        raise RuntimeError(
+            "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+            f"{n} and channel size = {channels}."
+        )
+    return prelu_op(input, weight)
+
+
+def _rrelu_noise(input, lower: float, upper: float, training: bool):
+    """The slopes: (lower + upper)/2 in evaluation; in training, drawn uniformly from
+    [lower, upper) for each element <= 0 (1 elsewhere) from chainrule's generator."""
+    if not training:
+        return (lower + upper) / 2
+    from .._random import _gen
+
+    draw = _gen[0].uniform(lower, upper, input._data.shape).astype(input._data.dtype)
+    return xp.where(input._data > 0, input._data.dtype.type(1), draw)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """Randomized leaky ReLU: slope (lower + upper)/2 in evaluation, random in training."""
+    return rrelu_op(input, noise=_rrelu_noise(input, lower, upper, training))
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """rrelu written into input (saves its output: RreluWithNoiseBackward1)."""
+    noise = _rrelu_noise(input, lower, upper, training)
+    return _inplace(input, rrelu_result, (input,), {"noise": noise})
+
+
+__all__ = [
+    "celu",
+    "celu_",
+    "hardshrink",
+    "log_softmax",
+    "logsumexp",
+    "prelu",
+    "relu_",
+    "rrelu",
+    "rrelu_",
+    "selu",
+    "selu_",
+    "softmax",
+    "threshold",
+    "threshold_",
+]

@@ -8,34 +8,109 @@ from __future__ import annotations
 
 import math
 
-from .._backend import xp
+from .._backend import ndarray, xp
+from .._dtypes import bool as _bool
+from .._dtypes import float16 as _float16
+from .._dtypes import get_default_dtype
 from .._op import FLOAT, KEEP, defop, result_type
+
+# NumPy's dtype singletons, compared by identity on the forward paths
+F16 = xp.dtype(xp.float16)
+BOOL = xp.dtype(xp.bool_)
 
 # ----- arithmetic ----------------------------------------------------------------
 
 
+_ONE = 1  # the default alpha: small ints are one object, so `alpha is _ONE` is exact
+
+
 def _add(a, b, alpha=1):
     """a + alpha * b"""
-    return a + b if alpha == 1 else a + alpha * b
+    if alpha is _ONE:
+        return a + b
+    return a + _scaled(a, b, alpha)
 
 
 def _sub(a, b, alpha=1):
     """a - alpha * b"""
-    if _is_bool(a) and _is_bool(b):
+    if alpha is _ONE:
+        return a - b
+    return a - _scaled(a, b, alpha)
+
+
+def _scaled(a, b, alpha):
+    """alpha * b, with PyTorch's checks of alpha against the result's dtype."""
+    kind = xp.result_type(a, b).kind
+    if alpha.__class__ is bool:
+        if kind != "b":
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+        return b if alpha else xp.zeros_like(b)
+    if kind in "biu" and isinstance(alpha, float):
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    if kind == "b":  # a nonzero alpha is True for bool results
+        return b if alpha else xp.zeros_like(b)
+    return alpha * b
+
+
+_C_TYPE = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
+           "int64": "int64_t"}  # fmt: skip
+
+
+def check_scalar_fits(value, dtype) -> None:
+    """PyTorch's error for a Python number a dtype cannot hold, where PyTorch takes a scalar
+    argument (pow's exponent, clamp's bounds, where's value): an int out of an integer
+    dtype's range (an unsigned dtype also takes negatives down to -max: they wrap), or a
+    finite number beyond float16's largest."""
+    if dtype is _float16 and value.__class__ in (int, float):
+        if math.isfinite(value) and abs(value) > 65504:
+            raise RuntimeError("value cannot be converted to type c10::Half without overflow")
+        return
+    if value.__class__ is not int or dtype._category != 1:
+        return
+    info = xp.iinfo(dtype.np)
+    if not (-info.max if info.min == 0 else info.min) <= value <= info.max:
+        raise RuntimeError(
+            f"value cannot be converted to type {_C_TYPE[dtype.name]} without overflow"
+        )
+
+
+def as_float(a):
+    """An integer or bool array as the default float dtype, as PyTorch computes ln, 2^x ...
+    of integers (NumPy would use float16 for 8-bit ones); anything else unchanged."""
+    if a.__class__ is ndarray and a.dtype.kind in "biu":
+        return a.astype(get_default_dtype().np)
+    return a
+
+
+def wrap_int(value, x):
+    """A Python int as x's integer dtype (wrapping, as PyTorch's casts do); else unchanged."""
+    if value.__class__ is int and x.dtype.kind in "iu":
+        return xp.asarray(value).astype(x.dtype)
+    return value
+
+
+def _sub_dtype(args, params):
+    """PyTorch's promotion; a bool operand (tensor or Python bool) raises, as PyTorch's ``-``."""
+    operands = (args[0], params["other"]) if "other" in params else args
+    bools = sum(1 for v in operands if getattr(v, "_dtype", None) is _bool or v.__class__ is bool)
+    if bools == 2:
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. "
             "Use the `^` or `logical_xor()` operator instead."
         )
-    return a - b if alpha == 1 else a - alpha * b
-
-
-def _is_bool(a) -> bool:
-    return getattr(a, "dtype", None) == xp.bool_ or isinstance(a, bool)
+    if bools:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    return result_type(operands)
 
 
 def _neg(x):
     """-x"""
-    if x.dtype == xp.bool_:
+    if x.dtype is BOOL:
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
             "to invert a mask, use the `~` or `logical_not()` operator instead."
@@ -44,7 +119,9 @@ def _neg(x):
 
 
 add = defop(
-    "add", _add, args=("a", "b"),
+    "add",
+    _add,
+    args=("a", "b"),
     vjp=(
         lambda g: g,  # d(a + αb)/da = 1
         lambda g, alpha: g if alpha == 1 else g * alpha,  # d(a + αb)/db = α
@@ -52,7 +129,10 @@ add = defop(
     jvp=(lambda t: t, lambda t, alpha: t if alpha == 1 else t * alpha),
 )
 sub = defop(
-    "sub", _sub, args=("a", "b"),
+    "sub",
+    _sub,
+    args=("a", "b"),
+    dtypes=_sub_dtype,
     vjp=(
         lambda g: g,  # d(a - αb)/da = 1
         lambda g, alpha: -g if alpha == 1 else -g * alpha,  # d(a - αb)/db = -α
@@ -63,17 +143,27 @@ sub = defop(
 
 def _rsub(x, other=0, alpha=1):
     """other - alpha * x"""
-    return other - x if alpha == 1 else other - alpha * x
+    if other.__class__ is bool:  # a float x skips the dtype rule: raise its error here
+        _sub_dtype((x, other), {})
+    if other.__class__ is int and x.dtype.kind in "iu":  # wraps into x's dtype, as PyTorch's
+        other = xp.asarray(other).astype(x.dtype)
+    if alpha is _ONE:
+        return other - x
+    return other - _scaled(other, x, alpha)
 
 
 rsub = defop(
-    "rsub", _rsub, node="RsubBackward1",
-    dtypes=lambda args, params: result_type((args[0], params.get("other", 0))),
+    "rsub",
+    _rsub,
+    node="RsubBackward1",
+    dtypes=_sub_dtype,
     vjp=lambda g, alpha: -g if alpha == 1 else -g * alpha,  # d(c - αx)/dx = -α
     jvp=lambda t, alpha: -t if alpha == 1 else -t * alpha,
 )
 mul = defop(
-    "mul", xp.multiply, args=("a", "b"),
+    "mul",
+    xp.multiply,
+    args=("a", "b"),
     vjp=(
         lambda g, b: g * b,  # d(ab)/da = b
         lambda g, a: g * a,  # d(ab)/db = a
@@ -81,7 +171,10 @@ mul = defop(
     jvp=(lambda t, b: t * b, lambda t, a: a * t),
 )
 div = defop(
-    "div", xp.true_divide, args=("a", "b"), dtypes=FLOAT,
+    "div",
+    xp.true_divide,
+    args=("a", "b"),
+    dtypes=FLOAT,
     vjp=(
         lambda g, b: g / b,  # d(a/b)/da = 1/b
         lambda g, a, b: -g * ((a / b) / b),  # d(a/b)/db = -a/b²
@@ -90,7 +183,9 @@ div = defop(
 )
 neg = defop("neg", _neg, vjp=lambda g: -g, jvp=lambda t: -t)  # d(-x)/dx = -1
 reciprocal = defop(
-    "reciprocal", xp.reciprocal, dtypes=FLOAT,
+    "reciprocal",
+    xp.reciprocal,
+    dtypes=FLOAT,
     vjp=lambda g, ans: -g * (ans * ans),  # d(1/x)/dx = -1/x²
     jvp=lambda t, ans: -t * (ans * ans),
 )
@@ -98,8 +193,14 @@ reciprocal = defop(
 
 def _pow(x, exponent=1):
     """x ** exponent, exponent a Python number"""
-    if x.dtype.kind in "biu" and isinstance(exponent, int) and exponent < 0:
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    dtype = x.dtype
+    if dtype.kind != "f":
+        if isinstance(exponent, int) and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if exponent.__class__ is bool and dtype is BOOL:  # NumPy gives int8; PyTorch bool
+            return x.copy() if exponent else xp.ones_like(x)
+    elif dtype is F16:  # (float tensors skip the dtype rule, which checks the rest)
+        check_scalar_fits(exponent, _float16)
     return xp.power(x, exponent)
 
 
@@ -115,18 +216,33 @@ def _pow_tensors(a, b):
 
 
 def _pow_dtype(args, params):
-    return result_type((args[0], params.get("exponent", 1)))
+    exponent = params.get("exponent", 1)
+    dtype = result_type((args[0], exponent))
+    check_scalar_fits(exponent, dtype)
+    return dtype
+
+
+def _pow_operands_dtype(args, params):
+    """Promotion of base and exponent (tensors, or a Python base); bool ** bool raises."""
+    dtype = result_type((*args, params.get("base")))
+    if dtype is _bool:
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    return dtype
 
 
 def _pow_scalar_vjp(g, x, exponent):
     # d(x^c)/dx = c x^(c-1); PyTorch gives 0 for c == 0 (even at x == 0)
     if exponent == 0:
-        return g * 0
+        return zero(g)  # zeros, not g * 0: a nan gradient stays out, as in PyTorch
     return g * (exponent * x ** (exponent - 1))
 
 
 pow_scalar = defop(
-    "pow", _pow, node="PowBackward0", dtypes=_pow_dtype, vjp=_pow_scalar_vjp,
+    "pow",
+    _pow,
+    node="PowBackward0",
+    dtypes=_pow_dtype,
+    vjp=_pow_scalar_vjp,
     jvp=_pow_scalar_vjp,  # linear in its first argument, so the same rule pushes tangents
     conventions="d/dx x^0 = 0 everywhere, x = 0 included.",
 )
@@ -139,12 +255,16 @@ def _pow_tensor_base_vjp(g, a, b):
 
 def _pow_tensor_exp_vjp(g, a, b, ans):
     # d(a^b)/db = a^b ln a, taken as 0 where a == 0 and b >= 0 (the limit for b > 0)
-    grad = g * (ans * log(a))
+    grad = g * (ans * log(as_float(a)))
     return where(a == 0, where(b >= 0, 0.0, grad), grad)
 
 
 pow_tensor = defop(
-    "pow_tensor", _pow_tensors, args=("a", "b"), node="PowBackward1",
+    "pow_tensor",
+    _pow_tensors,
+    args=("a", "b"),
+    node="PowBackward1",
+    dtypes=_pow_operands_dtype,
     vjp=(_pow_tensor_base_vjp, _pow_tensor_exp_vjp),
     jvp=(_pow_tensor_base_vjp, _pow_tensor_exp_vjp),  # elementwise: VJP and JVP coincide
     conventions="d/da a^b = 0 where b = 0; d/db a^b = 0 where a = 0 and b >= 0.",
@@ -153,6 +273,8 @@ pow_tensor = defop(
 
 def _rpow(x, base=1):
     """base ** x, base a Python number"""
+    if base.__class__ is int and x.dtype.kind in "iu":  # wraps into x's dtype, as PyTorch's
+        base = xp.asarray(base).astype(x.dtype)
     return xp.power(base, x)
 
 
@@ -164,8 +286,10 @@ def _rpow_vjp(g, x, ans, base):
 
 
 pow_scalar_base = defop(
-    "pow_scalar_base", _rpow, node="PowBackward2",
-    dtypes=lambda args, params: result_type((args[0], params.get("base", 1))),
+    "pow_scalar_base",
+    _rpow,
+    node="PowBackward2",
+    dtypes=_pow_operands_dtype,
     vjp=_rpow_vjp,
     jvp=_rpow_vjp,
 )
@@ -176,27 +300,37 @@ pow_scalar_base = defop(
 # For an elementwise op, the Jacobian is diagonal: the JVP multiplies the tangent by
 # the same local derivative the VJP multiplies the gradient by.
 exp = defop(
-    "exp", xp.exp, dtypes=FLOAT,
+    "exp",
+    xp.exp,
+    dtypes=FLOAT,
     vjp=lambda g, ans: g * ans,  # d/dx e^x = e^x
     jvp=lambda t, ans: t * ans,
 )
 log = defop(
-    "log", xp.log, dtypes=FLOAT,
+    "log",
+    xp.log,
+    dtypes=FLOAT,
     vjp=lambda g, x: g / x,  # d/dx ln x = 1/x
     jvp=lambda t, x: t / x,
 )
 sin = defop(
-    "sin", xp.sin, dtypes=FLOAT,
+    "sin",
+    xp.sin,
+    dtypes=FLOAT,
     vjp=lambda g, x: g * cos(x),  # d/dx sin x = cos x
     jvp=lambda t, x: t * cos(x),
 )
 cos = defop(
-    "cos", xp.cos, dtypes=FLOAT,
+    "cos",
+    xp.cos,
+    dtypes=FLOAT,
     vjp=lambda g, x: g * -sin(x),  # d/dx cos x = -sin x
     jvp=lambda t, x: t * -sin(x),
 )
 tanh = defop(
-    "tanh", xp.tanh, dtypes=FLOAT,
+    "tanh",
+    xp.tanh,
+    dtypes=FLOAT,
     vjp=lambda g, ans: g * (1 - ans * ans),  # d/dx tanh x = 1 - tanh² x
     jvp=lambda t, ans: t * (1 - ans * ans),
 )
@@ -208,12 +342,16 @@ def _sigmoid(x):
 
 
 sigmoid = defop(
-    "sigmoid", _sigmoid, dtypes=FLOAT,
+    "sigmoid",
+    _sigmoid,
+    dtypes=FLOAT,
     vjp=lambda g, ans: g * ((1 - ans) * ans),  # d/dx σ(x) = σ(x)(1 - σ(x))
     jvp=lambda t, ans: t * ((1 - ans) * ans),
 )
 sqrt = defop(
-    "sqrt", xp.sqrt, dtypes=FLOAT,
+    "sqrt",
+    xp.sqrt,
+    dtypes=FLOAT,
     vjp=lambda g, ans: g / (2 * ans),  # d/dx √x = 1/(2√x)
     jvp=lambda t, ans: t / (2 * ans),
     conventions="At x = 0 the gradient is inf (g / 0), as in PyTorch.",
@@ -225,19 +363,42 @@ def _relu(x):
     return xp.maximum(x, 0)
 
 
+def _no_bool(message: str, error=RuntimeError):
+    """A dtype rule: PyTorch's promotion, with its error for a bool input."""
+
+    def rule(args, params):
+        if args[0]._dtype is _bool:
+            raise error(message)
+        return args[0]._dtype
+
+    return rule
+
+
 relu = defop(
-    "relu", _relu,
+    "relu",
+    _relu,
+    dtypes=_no_bool("Boolean inputs not supported for relu"),
     vjp=lambda g, ans: where(ans > 0, g, 0),  # d/dx max(x, 0) = [x > 0]
     jvp=lambda t, ans: where(ans > 0, t, 0),
     conventions="relu'(0) = 0.",
 )
+
+
+def _sign(x):
+    """-1, 0 or 1 by the sign of x (a bool stays bool)"""
+    return x.copy() if x.dtype is BOOL else xp.sign(x)
+
+
 sign = defop(
-    "sign", xp.sign,
-    vjp=lambda g: g * 0,  # d/dx sign x = 0 (almost everywhere)
-    jvp=lambda t: t * 0,
+    "sign",
+    _sign,
+    vjp=lambda g: zero(g),  # d/dx sign x = 0 (almost everywhere)
+    jvp=lambda t: zero(t),
 )
 abs = defop(  # noqa: A001
-    "abs", xp.abs,
+    "abs",
+    xp.abs,
+    dtypes=_no_bool("\"abs_cpu\" not implemented for 'Bool'", NotImplementedError),
     vjp=lambda g, x: g * sign(x),  # d/dx |x| = sign x
     jvp=lambda t, x: t * sign(x),
     conventions="abs'(0) = 0 (sign(0) = 0).",
@@ -249,8 +410,20 @@ def _where(a, b, condition=True):
     return xp.where(condition, a, b)
 
 
+def _where_dtype(args, params):
+    dtype = result_type(args)
+    if dtype._category == 1:  # an int scalar must fit an integer result
+        for v in args:
+            check_scalar_fits(v, dtype)
+    return dtype
+
+
 _where_op = defop(
-    "where", _where, args=("a", "b"), node="WhereBackward0",
+    "where",
+    _where,
+    args=("a", "b"),
+    node="WhereBackward0",
+    dtypes=_where_dtype,
     vjp=(
         lambda g, condition: where(condition, g, 0),  # d/da = [condition]
         lambda g, condition: where(condition, 0, g),  # d/db = [not condition]
@@ -272,6 +445,7 @@ def where(condition, a, b):
         a = tensor(a)
     return _where_op(a, b, condition=condition)
 
+
 # ----- copies and casts --------------------------------------------------------------
 
 
@@ -289,7 +463,10 @@ def _to_dtype(x, dtype=None):
 
 
 to_dtype = defop(
-    "to_dtype", _to_dtype, dtypes=KEEP, node="ToCopyBackward0",
+    "to_dtype",
+    _to_dtype,
+    dtypes=KEEP,
+    node="ToCopyBackward0",
     vjp=lambda g: g,  # the engine casts the gradient back to x's dtype
     jvp=lambda t: t,  # and the tangent to the output's dtype
 )
@@ -301,9 +478,31 @@ def _fill(x, value=0):
 
 
 fill = defop(
-    "fill", _fill, dtypes=KEEP, node="FillBackward2",
-    vjp=lambda g: g * 0,  # the old values are gone
-    jvp=lambda t: t * 0,
+    "fill",
+    _fill,
+    dtypes=KEEP,
+    node="FillBackward2",
+    vjp=lambda g: zero(g),  # the old values are gone
+    jvp=lambda t: zero(t),
+)
+
+
+def _fill_with(x, value):
+    """an array of x's shape full of value (a 0-d array), in x's dtype"""
+    return xp.full_like(x, value)
+
+
+fill_tensor = defop(
+    "fill_tensor",
+    _fill_with,
+    args=("x", "value"),
+    dtypes=KEEP,
+    node="FillBackward3",
+    vjp=(
+        lambda g: zero(g),  # the old values are gone
+        lambda g: g,  # every element is the value: the engine sums g to its shape ()
+    ),
+    jvp=(lambda t: zero(t), lambda t: t),
 )
 
 
@@ -312,7 +511,8 @@ def _zero(x):
     return xp.zeros_like(x)
 
 
-zero = defop("zero", _zero, dtypes=KEEP, vjp=lambda g: g * 0, jvp=lambda t: t * 0)
+# d/dx 0 = 0; zeros rather than g * 0, so that a nan or inf gradient does not leak through
+zero = defop("zero", _zero, dtypes=KEEP, vjp=lambda g: zero(g), jvp=lambda t: zero(t))
 
 
 def _copy_from(dst, src):
@@ -321,12 +521,16 @@ def _copy_from(dst, src):
 
 
 copy_from = defop(
-    "copy_from", _copy_from, args=("dst", "src"), dtypes=KEEP, node="CopyBackwards",
+    "copy_from",
+    _copy_from,
+    args=("dst", "src"),
+    dtypes=KEEP,
+    node="CopyBackwards",
     vjp=(
-        lambda g: g * 0,  # dst is overwritten
+        lambda g: zero(g),  # dst is overwritten
         lambda g: g,  # the engine sums it to src's shape and casts to src's dtype
     ),
-    jvp=(lambda t: t * 0, lambda t: t),
+    jvp=(lambda t: zero(t), lambda t: t),
 )
 
 # ----- comparisons: bool results, no gradient --------------------------------------

@@ -1,0 +1,328 @@
+"""PyTorch's dtype rules, against PyTorch itself, over a matrix of cases.
+
+Every pair of the nine dtypes chainrule has, for each binary op, with each operand a
+dimensioned tensor or a 0-d tensor; every dtype against Python bools, ints and floats on
+either side; true division of integers; integer sums (int64) and means (an error); the
+default dtype; and gradients, which always have their input's dtype.
+
+A case passes when both libraries raise the same exception type, or both return a tensor
+of the same dtype and shape with the same values.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+from oracle import check
+
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
+FLOAT_DTYPES = ["float16", "float32", "float64"]
+
+
+def array(dtype: str, zero_dim: bool, seed: int = 0) -> np.ndarray:
+    """Small values of ``dtype``: nonzero (safe divisors), small (safe powers)."""
+    r = np.random.default_rng(seed)
+    shape = () if zero_dim else (2, 3)
+    if dtype == "bool":
+        return np.asarray(r.integers(0, 2, shape).astype(bool))
+    if dtype.startswith(("int", "uint")):
+        return np.asarray(r.integers(1, 5, shape).astype(dtype))
+    return np.asarray(r.uniform(0.5, 2.0, shape).astype(dtype))
+
+
+def tensor(lib, a: np.ndarray):
+    return torch.from_numpy(a.copy()) if lib is torch else cr.tensor(a.copy())
+
+
+def outcome(lib, fn, *args):
+    """('raises', exception type) or ('ok', result)."""
+    try:
+        return ("ok", fn(lib, *args))
+    except Exception as e:  # noqa: BLE001 - any exception is compared with torch's
+        return ("raises", type(e))
+
+
+def mismatch(ours, theirs) -> str | None:
+    """Why ``ours`` (chainrule's outcome) differs from ``theirs`` (torch's), or None."""
+    if theirs[0] == "raises":
+        if ours[0] != "raises":
+            return f"torch raises {theirs[1].__name__}, chainrule returns {ours[1].dtype}"
+        if not issubclass(ours[1], theirs[1]):
+            return f"torch raises {theirs[1].__name__}, chainrule {ours[1].__name__}"
+        return None
+    if ours[0] == "raises":
+        return f"chainrule raises {ours[1].__name__}, torch returns {theirs[1].dtype}"
+    got, want = ours[1], theirs[1]
+    if str(got.dtype) != str(want.dtype):
+        return f"dtype {got.dtype} != torch's {want.dtype}"
+    if tuple(got.shape) != tuple(want.shape):
+        return f"shape {tuple(got.shape)} != torch's {tuple(want.shape)}"
+    g = np.asarray(got.detach().numpy(), dtype=np.float64)
+    w = want.detach().double().numpy()
+    rtol = 1e-3 if "float16" in str(want.dtype) else 1e-6
+    if not np.allclose(g, w, rtol=rtol, atol=rtol, equal_nan=True):
+        return f"values {g.ravel()[:4]} != torch's {w.ravel()[:4]}"
+    return None
+
+
+BINARY = {
+    "add": lambda L, a, b: a + b,
+    "add_alpha": lambda L, a, b: L.add(a, b, alpha=2),
+    "sub": lambda L, a, b: a - b,
+    "mul": lambda L, a, b: a * b,
+    "div": lambda L, a, b: a / b,
+    "true_divide": lambda L, a, b: L.true_divide(a, b),
+    "floor_divide": lambda L, a, b: a // b,
+    "remainder": lambda L, a, b: a % b,
+    "pow": lambda L, a, b: a**b,
+    "maximum": lambda L, a, b: L.maximum(a, b),
+    "minimum": lambda L, a, b: L.minimum(a, b),
+    "where": lambda L, a, b: L.where(L.tensor([[True, False, True]]), a, b),
+    "eq": lambda L, a, b: a == b,
+    "ne": lambda L, a, b: a != b,
+    "lt": lambda L, a, b: a < b,
+    "ge": lambda L, a, b: L.ge(a, b),
+    "atan2": lambda L, a, b: L.atan2(a, b),
+    "logical_and": lambda L, a, b: L.logical_and(a, b),
+    "bitwise_or": lambda L, a, b: a | b,
+}
+FORMS = {
+    "dim_dim": (False, False),
+    "dim_0d": (False, True),
+    "0d_dim": (True, False),
+    "0d_0d": (True, True),
+}
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+@pytest.mark.parametrize("op", sorted(BINARY))
+def test_every_dtype_pair_promotes_as_torch(op, form):
+    fn = BINARY[op]
+    za, zb = FORMS[form]
+    failures = []
+    for da, db in itertools.product(DTYPES, DTYPES):
+        a, b = array(da, za, 1), array(db, zb, 2)
+        ours = outcome(cr, fn, tensor(cr, a), tensor(cr, b))
+        theirs = outcome(torch, fn, tensor(torch, a), tensor(torch, b))
+        why = mismatch(ours, theirs)
+        if why:
+            failures.append(f"{da} {op} {db}: {why}")
+    assert failures == []
+
+
+SCALARS = [True, False, 0, 3, -1, 300, -200, 70000, 2.5, -0.5]
+SCALAR_OPS = {
+    "add": lambda L, a, s: a + s,
+    "radd": lambda L, a, s: s + a,
+    "sub": lambda L, a, s: a - s,
+    "rsub": lambda L, a, s: s - a,
+    "mul": lambda L, a, s: a * s,
+    "div": lambda L, a, s: a / s if s else a / 2,
+    "rdiv": lambda L, a, s: s / a,
+    "pow": lambda L, a, s: a ** (s if isinstance(s, bool) or s >= 0 else -s),
+    "rpow": lambda L, a, s: s**a,
+    "eq": lambda L, a, s: a == s,
+    "lt": lambda L, a, s: a < s,
+    "gt_reflected": lambda L, a, s: s > a,
+    "where_scalar": lambda L, a, s: L.where(a > 1, a, s),
+    "where_scalar_first": lambda L, a, s: L.where(a > 1, s, a),
+    "floordiv": lambda L, a, s: a // s if s else a // 3,
+    "mod": lambda L, a, s: a % s if s else a % 3,
+    "clamp_max": lambda L, a, s: L.clamp(a, max=s),
+    "add_method": lambda L, a, s: a.add(s),
+    "mul_function": lambda L, a, s: L.mul(a, s),
+}
+
+
+@pytest.mark.parametrize("zero_dim", [False, True], ids=["dim", "0d"])
+@pytest.mark.parametrize("op", sorted(SCALAR_OPS))
+def test_every_dtype_with_python_scalars_as_torch(op, zero_dim):
+    """A Python bool, int or float with a tensor: the tensor's dtype unless the scalar is
+    of a higher category (then bool, int64 or the default float dtype); ints wrap into a
+    narrower integer dtype as PyTorch's do (uint8 + -1 is 255 + 1)."""
+    fn = SCALAR_OPS[op]
+    failures = []
+    for d in DTYPES:
+        for s in SCALARS:
+            if d == "float16" and s == 70000 and op in ("mul", "mul_function", "rdiv"):
+                continue  # PyTorch computes in float32 and rounds: 44000, where 70000 is inf
+            a = array(d, zero_dim, 3)
+            ours = outcome(cr, fn, tensor(cr, a), s)
+            theirs = outcome(torch, fn, tensor(torch, a), s)
+            why = mismatch(ours, theirs)
+            if why:
+                failures.append(f"{d} {op} {s!r}: {why}")
+    assert failures == []
+
+
+UNARY = {
+    "exp": lambda L, a: L.exp(a),
+    "sqrt": lambda L, a: a.sqrt(),
+    "sin": lambda L, a: L.sin(a),
+    "sigmoid": lambda L, a: L.sigmoid(a),
+    "tanh": lambda L, a: a.tanh(),
+    "log1p": lambda L, a: L.log1p(a),
+    "reciprocal": lambda L, a: L.reciprocal(a),
+    "abs": lambda L, a: L.abs(a),
+    "neg": lambda L, a: -a,
+    "sign": lambda L, a: L.sign(a),
+    "square": lambda L, a: L.square(a),
+    "relu": lambda L, a: L.relu(a),
+    "floor": lambda L, a: L.floor(a),
+    "round": lambda L, a: L.round(a),
+    "clamp": lambda L, a: L.clamp(a, 1, 3),
+    "clamp_float_bounds": lambda L, a: L.clamp(a, 0.5, 3.5),
+    "pow_int": lambda L, a: a**2,
+    "pow_float": lambda L, a: a**0.5,
+    "pow_bool": lambda L, a: a**True,
+    "rpow_int": lambda L, a: 2**a,
+    "div_int": lambda L, a: a / 2,
+    "logical_not": lambda L, a: L.logical_not(a),
+    "isnan": lambda L, a: L.isnan(a),
+    "nan_to_num": lambda L, a: L.nan_to_num(a),
+    "sum": lambda L, a: a.sum(),
+    "sum_dim": lambda L, a: L.sum(a, 0),
+    "sum_dtype": lambda L, a: a.sum(dtype=L.float64),
+    "mean": lambda L, a: a.mean(),
+    "mean_dtype": lambda L, a: a.mean(dtype=L.float32),
+    "softmax": lambda L, a: L.softmax(a, 0),
+    "hardtanh": lambda L, a: L.nn.functional.hardtanh(a),
+    "relu6": lambda L, a: L.nn.functional.relu6(a),
+    "gelu": lambda L, a: L.nn.functional.gelu(a),
+}
+
+
+@pytest.mark.parametrize("zero_dim", [False, True], ids=["dim", "0d"])
+@pytest.mark.parametrize("op", sorted(UNARY))
+def test_every_dtype_through_one_input_ops_as_torch(op, zero_dim):
+    fn = UNARY[op]
+    failures = []
+    for d in DTYPES:
+        a = array(d, zero_dim, 4)
+        why = mismatch(outcome(cr, fn, tensor(cr, a)), outcome(torch, fn, tensor(torch, a)))
+        if why:
+            failures.append(f"{op}({d}): {why}")
+    assert failures == []
+
+
+# ----- the rules named one by one ------------------------------------------------------
+
+
+def test_integer_true_division_gives_the_default_float():
+    for lib in (cr, torch):
+        a, b = lib.tensor([1, 2, 3]), lib.tensor([2, 2, 2])
+        assert str((a / b).dtype) == "torch.float32"
+        assert str(lib.div(a, b).dtype) == "torch.float32"
+        assert str((a / 2).dtype) == "torch.float32"
+        assert str((7 / a).dtype) == "torch.float32"
+        np.testing.assert_allclose((a / b).numpy(), [0.5, 1.0, 1.5])
+        assert str((a // b).dtype) == "torch.int64"
+        assert str(lib.div(a, b, rounding_mode="floor").dtype) == "torch.int64"
+
+
+def test_integer_and_bool_sums_give_int64_and_means_raise():
+    for d in DTYPES[:6]:
+        for lib in (cr, torch):
+            a = tensor(lib, array(d, False, 5))
+            assert str(a.sum().dtype) == "torch.int64", d
+            assert str(a.sum(dim=1).dtype) == "torch.int64", d
+            with pytest.raises(RuntimeError, match="mean"):
+                a.mean()
+        assert cr.tensor(array(d, False, 5)).sum().item() == int(array(d, False, 5).sum())
+
+
+def test_dimensioned_tensors_win_over_zero_dim_tensors_and_scalars_of_their_category():
+    cases = [
+        (np.ones(3, np.int8), np.array(1000, np.int64)),  # int8 wins over a 0-d int64
+        (np.ones(3, np.float16), np.array(1.5, np.float64)),  # float16 over a 0-d float64
+        (np.ones(3, np.int32), np.array(1.5, np.float64)),  # higher category: 0-d float64
+        (np.ones(3, np.uint8), np.array(True)),
+        (np.ones(3, bool), np.array(7, np.int16)),
+        (np.ones(3, np.int16), np.array(2.5, np.float16)),
+    ]
+    for a, b in cases:
+        for fn in (lambda L, a, b: a + b, lambda L, a, b: b * a, lambda L, a, b: L.maximum(a, b)):
+            why = mismatch(
+                outcome(cr, fn, tensor(cr, a), tensor(cr, b)),
+                outcome(torch, fn, tensor(torch, a), tensor(torch, b)),
+            )
+            assert why is None, (a.dtype, b.dtype, why)
+
+
+@pytest.mark.parametrize("default", ["float64", "float16"])
+def test_the_default_dtype_decides_for_python_floats_and_int_division(default):
+    exprs = [
+        lambda L: L.tensor([1, 2]) * 1.5,
+        lambda L: L.tensor([1, 2]) / L.tensor([2, 4]),
+        lambda L: L.tensor([True]) + 0.5,
+        lambda L: L.exp(L.tensor([1, 2])),
+        lambda L: L.tensor(3) / 2,
+        lambda L: L.tensor([1.0, 2.0]),
+        lambda L: L.tensor([1.0], dtype=L.float32) * 2.5,  # float32 tensor wins over a float
+    ]
+    for lib in (cr, torch):
+        lib.set_default_dtype(getattr(lib, default))
+    try:
+        for expr in exprs:
+            assert mismatch(outcome(cr, expr), outcome(torch, expr)) is None
+    finally:
+        for lib in (cr, torch):
+            lib.set_default_dtype(lib.float32)
+
+
+def test_python_ints_are_int64_and_bools_bool():
+    for lib in (cr, torch):
+        assert str(lib.tensor(3).dtype) == "torch.int64"
+        assert str(lib.tensor(True).dtype) == "torch.bool"
+        assert str((lib.tensor([True]) + True).dtype) == "torch.bool"
+        assert str((lib.tensor([True]) + 1).dtype) == "torch.int64"
+        assert str((lib.tensor([True]) * lib.tensor([2], dtype=lib.uint8)).dtype) == "torch.uint8"
+
+
+# ----- gradients have their input's dtype -------------------------------------------------------
+
+GRAD_OPS = {
+    "add": lambda L, a, b: a + b,
+    "mul": lambda L, a, b: a * b,
+    "div": lambda L, a, b: a / b,
+    "pow": lambda L, a, b: a**b,
+    "maximum": lambda L, a, b: L.maximum(a, b),
+    "where": lambda L, a, b: L.where(a > 1, a, b),
+    "atan2": lambda L, a, b: L.atan2(a, b),
+}
+
+
+# a gradient computed in a lower precision and cast up carries that precision's rounding
+# (PyTorch and NumPy sum in different orders): compare at the lowest precision involved
+TOLERANCE = {"float16": 2e-3, "float32": 2e-5, "float64": None}
+
+
+@pytest.mark.parametrize("op", sorted(GRAD_OPS))
+def test_gradients_have_their_inputs_dtypes(op):
+    fn = GRAD_OPS[op]
+    for da, db in itertools.product(FLOAT_DTYPES, FLOAT_DTYPES):
+        tol = TOLERANCE[min(da, db, key=FLOAT_DTYPES.index)]
+        for za, zb in FORMS.values():
+            check(fn, array(da, za, 6), array(db, zb, 7), rtol=tol, atol=tol)
+    for dint in ("int64", "int32", "uint8", "bool"):  # an integer operand gets no gradient
+        if op == "pow" and dint == "bool":
+            continue  # torch's d/da a^b computes b - 1, which raises for a bool b
+        if op == "atan2" and dint in ("uint8", "bool"):
+            continue  # torch's d/db = -a/(a²+b²) negates a first: uint8 wraps, bool raises
+        check(fn, array("float32", False, 8), array(dint, False, 9))
+        # torch takes ln of an integer in float32 (its kernels and NumPy's differ by an ulp)
+        check(fn, array(dint, True, 9), array("float64", False, 8), rtol=1e-7)
+
+
+def test_gradients_through_casts_and_unary_ops_have_their_inputs_dtypes():
+    for d in FLOAT_DTYPES:
+        tol = TOLERANCE["float32" if d == "float64" else d]  # through float32 and back
+        check(lambda L, x: (x.double() * 2).float().exp(), array(d, False, 10), rtol=tol, atol=tol)
+        check(lambda L, x: L.sigmoid(x) * L.tensor([1, 2, 3]), array(d, False, 11))
+        check(lambda L, x: x.sum() * 3, array(d, False, 12))
+        check(lambda L, x: x.mean(dim=0), array(d, False, 13))

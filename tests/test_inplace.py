@@ -1,0 +1,650 @@
+"""In-place ops against PyTorch: every ``_`` variant of the elementwise ops and activations,
+augmented assignment, ``zero_ fill_ copy_``, recorded on non-leaf tensors so that the
+gradient is that of ``y = op(y)``; the leaf error; version counters that catch a saved
+value modified in place (and stay quiet when nothing saved was touched); in-place writes
+through views; ``nn.functional``'s ``inplace=True``.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+from oracle import NoGrad, check, check_fd, check_raises, randn
+
+FLOATS = [np.float32, np.float64]
+DT_IDS = ["f32", "f64"]
+
+
+def values(kind: str, shape=(2, 3), seed: int = 0) -> np.ndarray:
+    """float64 inputs in an op's domain, away from its kinks."""
+    r = np.random.default_rng(seed)
+    if kind == "pos":
+        return r.uniform(0.5, 2.0, shape)
+    if kind == "unit":
+        return r.uniform(0.1, 0.9, shape)
+    if kind == "nonzero":
+        return r.uniform(0.5, 2.0, shape) * r.choice([-1.0, 1.0], shape)
+    return r.standard_normal(shape)
+
+
+def _ipow(y):
+    y **= 2
+    return y
+
+
+def _iadd(y, w):
+    y += w
+    return y
+
+
+def _isub(y, w):
+    y -= w * 2
+    return y
+
+
+def _imul(y, w):
+    y *= w
+    return y
+
+
+def _itruediv(y, w):
+    y /= w
+    return y
+
+
+def _ifloordiv(y):
+    z = y.detach().clone()  # floor_divide has no derivative: its result is used as a constant
+    z //= 0.7
+    return y * z
+
+
+def _imod(y):
+    y %= 0.7
+    return y
+
+
+# name: (fn(L, y, w) doing the in-place op on the non-leaf y, kind of y's values)
+# y = x * 1.5 is a non-leaf; w = x + 1 another tensor in the graph.
+UNARY_INPLACE = {
+    "exp_": (lambda L, y, w: y.exp_(), "any"),
+    "log_": (lambda L, y, w: y.log_(), "pos"),
+    "sin_": (lambda L, y, w: y.sin_(), "any"),
+    "cos_": (lambda L, y, w: y.cos_(), "any"),
+    "tanh_": (lambda L, y, w: y.tanh_(), "any"),
+    "sigmoid_": (lambda L, y, w: y.sigmoid_(), "any"),
+    "sqrt_": (lambda L, y, w: y.sqrt_(), "pos"),
+    "rsqrt_": (lambda L, y, w: y.rsqrt_(), "pos"),
+    "abs_": (lambda L, y, w: y.abs_(), "nonzero"),
+    "absolute_": (lambda L, y, w: y.absolute_(), "nonzero"),
+    "neg_": (lambda L, y, w: y.neg_(), "any"),
+    "negative_": (lambda L, y, w: y.negative_(), "any"),
+    "sign_": (lambda L, y, w: y.sign_(), "nonzero"),
+    "sgn_": (lambda L, y, w: y.sgn_(), "nonzero"),
+    "reciprocal_": (lambda L, y, w: y.reciprocal_(), "nonzero"),
+    "square_": (lambda L, y, w: y.square_(), "any"),
+    "relu_": (lambda L, y, w: y.relu_(), "nonzero"),
+    "exp2_": (lambda L, y, w: y.exp2_(), "any"),
+    "expm1_": (lambda L, y, w: y.expm1_(), "any"),
+    "log2_": (lambda L, y, w: y.log2_(), "pos"),
+    "log1p_": (lambda L, y, w: y.log1p_(), "pos"),
+    "erf_": (lambda L, y, w: y.erf_(), "any"),
+    "atan_": (lambda L, y, w: y.atan_(), "any"),
+    "logit_": (lambda L, y, w: ((y * 0.3).sigmoid() * 1).logit_(), "any"),
+    "logit_eps_": (lambda L, y, w: (y.sigmoid() * 1).logit_(eps=0.2), "any"),
+    "sinc_": (lambda L, y, w: y.sinc_(), "any"),
+    "deg2rad_": (lambda L, y, w: y.deg2rad_(), "any"),
+    "rad2deg_": (lambda L, y, w: y.rad2deg_(), "any"),
+    "clamp_": (lambda L, y, w: y.clamp_(-0.5, 0.5), "any"),
+    "clamp_min_": (lambda L, y, w: y.clamp_min_(0.2), "any"),
+    "clamp_max_": (lambda L, y, w: y.clamp_max_(w), "any"),
+    "clip_": (lambda L, y, w: y.clip_(min=w - 1.2), "any"),
+    "nan_to_num_": (lambda L, y, w: y.nan_to_num_(), "any"),
+    "pow_": (lambda L, y, w: y.pow_(3), "any"),
+    "pow_tensor_": (lambda L, y, w: y.pow_(w), "pos"),
+    "float_power_": (lambda L, y, w: y.double().float_power_(2), "any"),
+    "zero_": (lambda L, y, w: y.zero_(), "any"),
+    "fill_": (lambda L, y, w: y.fill_(2.5), "any"),
+    "fill_0d_tensor": (lambda L, y, w: y.fill_(w.sum()), "any"),
+    "copy_": (lambda L, y, w: y.copy_(w * 3), "any"),
+    "copy_broadcast": (lambda L, y, w: y.copy_(w[0]), "any"),
+    "torch.exp_": (lambda L, y, w: L.exp_(y), "any"),
+    "torch.sigmoid_": (lambda L, y, w: L.sigmoid_(y), "any"),
+    "torch.clamp_min_": (lambda L, y, w: L.clamp_min_(y, -0.1), "any"),
+    "torch.relu_": (lambda L, y, w: L.relu_(y), "nonzero"),
+}
+BINARY_INPLACE = {
+    "add_": (lambda L, y, w: y.add_(w), "any"),
+    "add_alpha": (lambda L, y, w: y.add_(w, alpha=-0.5), "any"),
+    "add_number": (lambda L, y, w: y.add_(2), "any"),
+    "sub_": (lambda L, y, w: y.sub_(w, alpha=2), "any"),
+    "subtract_": (lambda L, y, w: y.subtract_(w), "any"),
+    "mul_": (lambda L, y, w: y.mul_(w), "any"),
+    "multiply_": (lambda L, y, w: y.multiply_(3), "any"),
+    "div_": (lambda L, y, w: y.div_(w), "any"),
+    "divide_": (lambda L, y, w: y.divide_(2.0), "any"),
+    "true_divide_": (lambda L, y, w: y.true_divide_(w), "any"),
+    "div_floor": (lambda L, y, w: y.div_(0.3, rounding_mode="floor"), "any"),
+    "maximum_into": (lambda L, y, w: y.copy_(L.maximum(y * 1, w)), "any"),
+    "atan2_": (lambda L, y, w: y.atan2_(w), "any"),
+    "hypot_": (lambda L, y, w: y.hypot_(w), "any"),
+    "lerp_": (lambda L, y, w: y.lerp_(w, 0.3), "any"),
+    "xlogy_": (lambda L, y, w: y.xlogy_(w.abs() + 1), "any"),
+    "copysign_": (lambda L, y, w: y.copysign_(w), "nonzero"),
+    "ldexp_": (lambda L, y, w: y.ldexp_(w), "any"),
+    "fmod_": (lambda L, y, w: y.fmod_(0.7), "any"),
+    "remainder_": (lambda L, y, w: y.remainder_(0.7), "any"),
+    "eq_": (lambda L, y, w: y.eq_(y), "any"),
+    "lt_": (lambda L, y, w: y.lt_(w), "any"),
+    "ge_": (lambda L, y, w: y.ge_(0.0), "any"),
+    "greater_": (lambda L, y, w: y.greater_(w), "any"),
+    "not_equal_": (lambda L, y, w: y.not_equal_(w), "any"),
+    "iadd": (lambda L, y, w: _iadd(y, w), "any"),
+    "isub": (lambda L, y, w: _isub(y, w), "any"),
+    "imul": (lambda L, y, w: _imul(y, w), "any"),
+    "itruediv": (lambda L, y, w: _itruediv(y, w), "any"),
+    "ipow": (lambda L, y, w: _ipow(y), "any"),
+    "ifloordiv": (lambda L, y, w: _ifloordiv(y), "any"),
+    "imod": (lambda L, y, w: _imod(y), "any"),
+}
+ALL_INPLACE = {**UNARY_INPLACE, **BINARY_INPLACE}
+
+
+def _program(fn):
+    """x -> y = 1.5 x (a non-leaf), the in-place op on y, then a use of the result."""
+
+    def run(L, x):
+        y = x * 1.5
+        w = x + 1
+        out = fn(L, y, w)
+        return out * (w + 1) if out is y else out * 1
+
+    return run
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("name", sorted(ALL_INPLACE))
+def test_inplace_on_a_non_leaf_matches_torch(name, dtype):
+    fn, kind = ALL_INPLACE[name]
+    check(_program(fn), values(kind, seed=len(name)), dtype=dtype)
+
+
+# (logit_, float_power_ and ifloordiv write into a fresh tensor, not y: covered above)
+ON_Y = sorted(n for n in ALL_INPLACE if not n.startswith(("logit", "float_power", "ifloordiv")))
+
+
+@pytest.mark.parametrize("name", ON_Y)
+def test_inplace_returns_self_records_the_op_and_bumps_the_version(name):
+    fn, kind = ALL_INPLACE[name]
+    for lib in (cr, torch):
+        x = lib.tensor(values(kind, seed=1), requires_grad=True)
+        y = x * 1.5
+        w = x + 1
+        before = y._version
+        node = y.grad_fn
+        out = fn(lib, y, w)
+        assert out is y, name
+        assert y._version > before, name
+        assert y.grad_fn is not node, name  # the op's node is y's grad_fn now
+        assert y.requires_grad
+
+
+@pytest.mark.parametrize(
+    "name", ["exp_", "sigmoid_", "div_", "pow_tensor_", "lerp_", "xlogy_", "copy_", "clamp_max_"]
+)
+def test_inplace_finite_differences(name):
+    fn, kind = ALL_INPLACE[name]
+    check_fd(_program(fn), values(kind, seed=3))
+
+
+def test_a_chain_of_inplace_ops_is_differentiated_as_its_out_of_place_program():
+    def chain(L, x, w):
+        y = x * 1
+        y.mul_(w).add_(1)
+        y.sub_(w.sum(), alpha=0.25)
+        y /= w.abs() + 1
+        y **= 2  # pow saves its input: the value before this write
+        y.clamp_(max=3.0).sin_()
+        y.exp_()  # saves its output: nothing may change y after this
+        return y
+
+    check(chain, values("any", (3, 4), 5) * 0.5, values("any", (4,), 6))
+    check(chain, values("any", (3, 4), 5) * 0.5, values("any", (4,), 6), dtype=np.float32)
+    check_fd(chain, values("any", (2, 3), 7) * 0.5, values("any", (3,), 8))
+
+
+def test_the_written_operand_and_the_other_both_get_gradients():
+    def fn(L, x, w):
+        y = x.sin()
+        y.mul_(w)  # d/dx and d/dw of y = sin(x) w
+        y.add_(w, alpha=3)
+        return y
+
+    res = check(fn, values("any", (2, 3), 9), values("any", (3,), 10))
+    assert res.cr_inputs[1].grad.shape == (3,)
+
+
+# ----- leaves ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda L, x: x.add_(1),
+        lambda L, x: x.exp_(),
+        lambda L, x: x.zero_(),
+        lambda L, x: x.fill_(1.0),
+        lambda L, x: x.copy_(x * 2),
+        lambda L, x: x.clamp_(0, 1),
+        lambda L, x: x.sigmoid_(),
+        lambda L, x: _iadd(x, 1.0),
+        lambda L, x: _ipow(x),
+        lambda L, x: L.relu_(x),
+        lambda L, x: L.nn.functional.relu(x, inplace=True),
+        lambda L, x: L.nn.functional.threshold_(x, 0.0, 1.0),
+    ],
+)
+def test_inplace_on_a_leaf_requiring_grad_raises(fn):
+    assert check_raises(fn, values("any", (3,), 11)) is RuntimeError
+
+
+def test_inplace_on_a_leaf_under_no_grad_updates_it_and_keeps_it_a_leaf():
+    for lib in (cr, torch):
+        w = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        (w * w).sum().backward()
+        with lib.no_grad():
+            w -= 0.1 * w.grad
+            w.mul_(2)
+        assert w.is_leaf and w.requires_grad and w.grad_fn is None
+        assert w._version == 2
+        np.testing.assert_allclose(w.detach().numpy(), [1.6, 3.2, 4.8], rtol=1e-6)
+
+
+def test_augmented_assignment_keeps_the_object():
+    x = cr.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 1
+    ident = id(y)
+    y += 1
+    y -= 0.5
+    y *= 2
+    y /= 4
+    y **= 2
+    assert id(y) == ident and y.grad_fn.name() == "PowBackward0"
+    i = cr.tensor([5, 6, 7])
+    ident = id(i)
+    i //= 2
+    i %= 2
+    i &= 1
+    i |= 2
+    i ^= 1
+    assert id(i) == ident and i.tolist() == [3, 2, 2]  # [2 3 3] [0 1 1] [0 1 1] [2 3 3]
+
+
+def test_integer_and_bool_augmented_assignment_match_torch():
+    def ints(L, a, b):
+        a = a.clone()
+        a += b
+        a -= 1
+        a *= b
+        a //= 2
+        a %= 5
+        a **= 2
+        a &= 6
+        a |= 1
+        a ^= b
+        return a
+
+    check(ints, np.array([[3, -2, 0], [7, -5, 1]]), np.array([2, 3, 4]))
+
+    def bools(L, a, b):
+        a = a.clone()
+        a &= b
+        a |= ~b
+        a ^= True
+        return a
+
+    check(bools, np.array([True, False, True]), np.array([False, False, True]))
+
+
+@pytest.mark.parametrize(
+    "fn, inputs",
+    [
+        (lambda L, a: a.add_(1.5), (np.array([1, 2]),)),  # Float can't be cast to Long
+        (lambda L, a: a.exp_(), (np.array([1, 2]),)),
+        (lambda L, a: _itruediv(a, 2), (np.array([1, 2]),)),
+        (lambda L, a: a.mul_(L.ones(2, 3)), (NoGrad(np.ones(3)),)),  # doesn't broadcast to a
+        (lambda L, a: a.add_(L.ones(2, dtype=L.float64)), (np.array([True, False]),)),
+        (lambda L, a: a.float_power_(2), (NoGrad(np.ones(3, dtype=np.float32)),)),
+        (lambda L, a: a.sub_(True), (NoGrad(np.ones(3)),)),
+    ],
+)
+def test_inplace_errors_as_torch(fn, inputs):
+    assert check_raises(fn, *inputs) is RuntimeError
+
+
+def test_inplace_dtype_results_match_torch():
+    def fn(L, a, f):
+        a = a.clone()
+        a.add_(True)  # int += bool stays int
+        a.mul_(3)
+        b = f.clone()
+        b.add_(a)  # float += int stays float
+        b.lt_(2)  # a comparison written as 1.0 / 0.0
+        c = a.clone()
+        c.eq_(4.0)  # int compared with a float, written as 1 / 0
+        return b + c
+
+    check(fn, np.array([1, 2, 3]), NoGrad(np.array([0.5, 4.0, -1.0], dtype=np.float32)))
+
+
+# ----- version counters --------------------------------------------------------------------
+
+
+def _outcome(lib, program, x0):
+    """('raises', message part) or ('ok', x.grad as an array)."""
+    x = lib.tensor(x0, requires_grad=True)
+    try:
+        out = program(lib, x)
+        out.backward(lib.ones_like(out))
+    except RuntimeError as e:
+        assert "modified by an inplace operation" in str(e), str(e)
+        return ("raises", None)
+    return ("ok", x.grad.detach().numpy().copy())
+
+
+def _saves_output(L, x):
+    y = x.exp()  # ExpBackward0 saves its output y
+    y.add_(1)
+    return y
+
+
+def _saves_output_tanh(L, x):
+    y = x.tanh()
+    y.mul_(2)
+    return y
+
+
+def _saves_output_sigmoid(L, x):
+    y = x.sigmoid()
+    z = y * 1
+    y.zero_()
+    return z
+
+
+def _saves_output_sqrt(L, x):
+    y = (x * x + 1).sqrt()
+    y.div_(2)
+    return y
+
+
+def _saves_output_relu(L, x):
+    y = x.relu()
+    y.fill_(1.0)
+    return y.sum() + x.sum()
+
+
+def _saves_input_sin(L, x):
+    a = x * 1
+    b = a.sin()  # SinBackward0 saves its input a
+    a.mul_(2)
+    return b
+
+
+def _saves_input_log(L, x):
+    a = x.abs() + 1
+    b = a.log()
+    a.add_(1)
+    return b
+
+
+def _saves_input_pow(L, x):
+    a = x * 1
+    b = a**3
+    a.sub_(1)
+    return b
+
+
+def _saves_both_mul(L, x):
+    a = x * 1
+    b = a * a
+    a.add_(1)
+    return b
+
+
+def _saves_through_a_view(L, x):
+    y = x.exp()
+    y[0] = 1.0  # the view shares y's version counter
+    return y
+
+
+def _saves_through_detach(L, x):
+    y = x.exp()
+    y.detach().zero_()  # detach() shares the counter too
+    return y
+
+
+def _saves_other_operand(L, x):
+    w = x * 1
+    b = x * w  # saves w as the other operand
+    w.mul_(3)
+    return b
+
+
+def _constant_factor(L, x):
+    y = x * 2  # MulBackward0 saves only the 2
+    y.add_(1)
+    return y
+
+
+def _add_saves_nothing(L, x):
+    a = x * 1
+    b = a + 1
+    a.mul_(5)
+    return b * 1
+
+
+def _output_not_saved(L, x):
+    a = x * 1
+    b = a.sin()  # saves a, not b
+    b.add_(1)
+    return b
+
+
+def _data_escape_hatch(L, x):
+    y = x.exp()
+    y.data.mul_(2)  # .data shares no counter: no error, and the changed value is used
+    return y
+
+
+def _modified_then_used_again(L, x):
+    y = x.exp()
+    z = y.clone()
+    y.add_(1)  # y changed, but z's graph saved only y's clone's source... it saved y
+    return z
+
+
+def _sum_saves_shape_only(L, x):
+    a = x * 1
+    b = a.sum()
+    a.add_(1)
+    return b
+
+
+VERSION_PROGRAMS = {
+    "exp_saves_output": _saves_output,
+    "tanh_saves_output": _saves_output_tanh,
+    "sigmoid_saves_output": _saves_output_sigmoid,
+    "sqrt_saves_output": _saves_output_sqrt,
+    "relu_saves_output": _saves_output_relu,
+    "sin_saves_input": _saves_input_sin,
+    "log_saves_input": _saves_input_log,
+    "pow_saves_input": _saves_input_pow,
+    "mul_saves_both": _saves_both_mul,
+    "through_a_view": _saves_through_a_view,
+    "through_detach": _saves_through_detach,
+    "other_operand": _saves_other_operand,
+    "constant_factor": _constant_factor,
+    "add_saves_nothing": _add_saves_nothing,
+    "output_not_saved": _output_not_saved,
+    "data_escape_hatch": _data_escape_hatch,
+    "clone_then_modify": _modified_then_used_again,
+    "sum_saves_shape": _sum_saves_shape_only,
+}
+
+
+@pytest.mark.parametrize("name", sorted(VERSION_PROGRAMS))
+def test_version_counter_errors_as_torch(name):
+    program = VERSION_PROGRAMS[name]
+    x0 = values("any", (3,), 12)
+    ours = _outcome(cr, program, x0)
+    theirs = _outcome(torch, program, x0)
+    assert ours[0] == theirs[0], f"chainrule {ours[0]}, torch {theirs[0]}"
+    if theirs[0] == "ok":
+        np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12)
+
+
+def test_the_version_error_names_the_tensor_and_versions():
+    x = cr.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    y.add_(1)
+    with pytest.raises(RuntimeError, match=r"is at version 1; expected version 0 instead"):
+        y.sum().backward()
+
+
+# ----- through views ---------------------------------------------------------------------------
+
+
+VIEW_PROGRAMS = {
+    "row_mul_": lambda L, x, w: _row_op(x, lambda v: v.mul_(2)),
+    "column_add_operand": lambda L, x, w: _col_op(x, lambda v: v.add_(w)),
+    "setitem_value_grad": lambda L, x, w: _setitem(x, w),
+    "slice_exp_": lambda L, x, w: _row_op(x, lambda v: v.exp_()),
+    "step_slice_sigmoid_": lambda L, x, w: _step_op(x, lambda v: v.sigmoid_()),
+    "view_then_base_op": lambda L, x, w: _base_after_view(x),
+}
+
+
+def _row_op(x, op):
+    y = x * 1
+    op(y[0])
+    return y * 2
+
+
+def _col_op(x, op):
+    y = x * 1
+    op(y[:, 1])
+    return y.sin()
+
+
+def _step_op(x, op):
+    y = x * 1
+    op(y[:, ::2])
+    return y
+
+
+def _setitem(x, w):
+    y = x * 1
+    y[:, 1] = w * 3
+    return y * y
+
+
+def _base_after_view(x):
+    y = x * 1
+    v = y[0]
+    y.mul_(3)  # v now sees the new values; its graph is rebuilt from y's
+    return v * 2
+
+
+@pytest.mark.parametrize("name", sorted(VIEW_PROGRAMS))
+def test_inplace_through_views_matches_torch(name):
+    check(VIEW_PROGRAMS[name], values("any", (2, 3), 13), values("any", (2,), 14))
+
+
+# ----- nn.functional's inplace=True --------------------------------------------------------------
+
+
+def _inplace_functionals() -> list[str]:
+    tf = torch.nn.functional
+    names = []
+    for name in dir(tf):
+        fn = getattr(tf, name)
+        if name.startswith("_") or not callable(fn):
+            continue
+        try:
+            params = inspect.signature(fn).parameters
+        except (TypeError, ValueError):
+            continue
+        if "inplace" in params and hasattr(cr.nn.functional, name):
+            names.append(name)
+    return sorted(names)
+
+
+INPLACE_FUNCTIONALS = _inplace_functionals()
+
+
+def test_every_activation_with_inplace_has_it():
+    for name in (
+        "relu relu6 leaky_relu elu selu celu silu mish hardtanh hardsigmoid hardswish "
+        "threshold rrelu"
+    ).split():
+        assert name in INPLACE_FUNCTIONALS, name
+        assert "inplace" in inspect.signature(getattr(cr.nn.functional, name)).parameters
+
+
+@pytest.mark.parametrize("name", INPLACE_FUNCTIONALS)
+def test_functional_inplace_true_matches_torch(name):
+    extra = {"threshold": (0.2, -1.0)}.get(name, ())
+
+    def fn(L, x):
+        y = x * 1.5
+        out = getattr(L.nn.functional, name)(y, *extra, inplace=True)
+        assert out is y
+        return y * x
+
+    # PyTorch's float64 hardsigmoid backward multiplies by the float32 constant 1/6f
+    rtol = 1e-6 if name == "hardsigmoid" else None
+    check(fn, randn((3, 4), 15) * 2, rtol=rtol)
+    check(fn, randn((3, 4), 15) * 2, dtype=np.float32)
+
+    def out_of_place(L, x):
+        return getattr(L.nn.functional, name)(x * 1.5, *extra, inplace=False) * x
+
+    check(out_of_place, randn((3, 4), 15) * 2, rtol=rtol)
+
+
+def test_overwritten_values_get_a_zero_gradient_even_from_nan():
+    """copy_, fill_, zero_ (and sign, x ** 0) give zeros, not g * 0: a nan never leaks."""
+    g = np.array([np.nan, 1.0, np.inf])
+    for fn in (
+        lambda L, y: y.copy_(L.ones(3, dtype=y.dtype)),
+        lambda L, y: y.fill_(2.0),
+        lambda L, y: y.zero_(),
+        lambda L, y: y.sign(),
+        lambda L, y: y**0,
+    ):
+        grads = []
+        for lib in (cr, torch):
+            x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+            fn(lib, x * 1).backward(lib.tensor(g))
+            grads.append(x.grad.numpy())
+        np.testing.assert_array_equal(grads[0], grads[1])
+        np.testing.assert_array_equal(grads[0], 0.0)
+
+
+def test_inplace_cast_error_messages_as_torch():
+    for expr in (
+        lambda L: L.tensor([1, 2]).add_(1.5),
+        lambda L: L.tensor([True]).add_(L.tensor([2])),
+        lambda L: L.tensor([1], dtype=L.uint8).mul_(2.5),
+        lambda L: L.tensor([1], dtype=L.int16).exp_(),
+    ):
+        messages = []
+        for lib in (cr, torch):
+            with pytest.raises(RuntimeError) as info:
+                expr(lib)
+            messages.append(str(info.value))
+        assert messages[0] == messages[1]
