@@ -14,8 +14,9 @@ import re
 import subprocess
 import sys
 import weakref
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -395,11 +396,18 @@ def test_wrong_number_of_gradients_error() -> None:
     x = tensor(lib := cr, X[:2], requires_grad=True)
     fn = mixed(lib, [])
     got = message(lambda: returning(cr, lambda lib, g: g).apply(x, x).sum().backward())
-    assert got == "function ReturningBackward returned an incorrect number of gradients (expected 2, got 1)"
+    assert (
+        got
+        == "function ReturningBackward returned an incorrect number of gradients (expected 2, got 1)"
+    )
     assert fn  # the class made above is unused; keep ruff quiet about lib
     got, want = backward_error(lambda lib, g: (g, g))
-    assert got == want == (
-        "function ReturningBackward returned an incorrect number of gradients (expected 1, got 2)"
+    assert (
+        got
+        == want
+        == (
+            "function ReturningBackward returned an incorrect number of gradients (expected 1, got 2)"
+        )
     )
     got, want = backward_error(lambda lib, g: g, tensor(cr, [1.0]))
     assert got.replace("(expected 2, got 1)", "") == want.replace("(expected 2, got 1)", "")
@@ -417,9 +425,13 @@ def test_extra_none_gradients_are_allowed() -> None:
 
 def test_wrong_shape_error_and_broadcast_gradients_are_summed() -> None:
     got, want = backward_error(lambda lib, g: lib.ones(3))
-    assert got == want == (
-        "Function ReturningBackward returned an invalid gradient at index 0 - got [3] but "
-        "expected shape compatible with [2]"
+    assert (
+        got
+        == want
+        == (
+            "Function ReturningBackward returned an invalid gradient at index 0 - got [3] but "
+            "expected shape compatible with [2]"
+        )
     )
     got, want = backward_error(lambda lib, g: lib.ones(()))
     assert got == want
@@ -442,9 +454,13 @@ def test_non_tensor_gradient_and_gradient_for_a_non_tensor_errors() -> None:
         return message(lambda: returning(lib, lambda lib, g: (g, g)).apply(x, 2).sum().backward())
 
     got, want = both(run)
-    assert got == want == (
-        "function ReturningBackward returned a gradient different than None at position 2, "
-        "but the corresponding forward input was not a Variable"
+    assert (
+        got
+        == want
+        == (
+            "function ReturningBackward returned a gradient different than None at position 2, "
+            "but the corresponding forward input was not a Variable"
+        )
     )
 
 
@@ -542,7 +558,11 @@ def test_save_for_backward_takes_tensors_and_none_only() -> None:
 
     got, want = both(run)
     assert_close(got[0], want[0])
-    assert got[1] == want[1] == "save_for_backward can only save variables, but argument 2 is of type int"
+    assert (
+        got[1]
+        == want[1]
+        == "save_for_backward can only save variables, but argument 2 is of type int"
+    )
 
 
 def test_second_backward_raises_and_retain_graph_allows_it() -> None:
@@ -775,8 +795,10 @@ def test_once_differentiable_double_backward_raises() -> None:
     got, want = both(run)
     assert got[:2] == want[:2] == (True, "torch::autograd::Error")
     assert_close(got[2], want[2])
-    assert got[3] == want[3] == (
-        "trying to differentiate twice a function that was marked with @once_differentiable"
+    assert (
+        got[3]
+        == want[3]
+        == ("trying to differentiate twice a function that was marked with @once_differentiable")
     )
     assert once_differentiable is sys.modules["chainrule.autograd.function"].once_differentiable
 
@@ -851,7 +873,9 @@ def test_double_backward_through_a_saved_output_matches_torch() -> None:
     got, want = both(run)
     assert_close(got, want, rtol=1e-5)
     x = X * 0.5
-    np.testing.assert_allclose(numpy(got[1]), np.exp(2 * x), rtol=1e-5)  # d²/dx² e^{2x/2}/... as 0.5²·4e^{x}
+    np.testing.assert_allclose(
+        numpy(got[1]), np.exp(2 * x), rtol=1e-5
+    )  # d²/dx² e^{2x/2}/... as 0.5²·4e^{x}
 
 
 def test_backward_grad_mode_follows_create_graph() -> None:
@@ -991,6 +1015,7 @@ def test_jvp_in_forward_mode_matches_torch() -> None:
         return out.primal, out.tangent, error
 
     import torch.autograd.forward_ad  # noqa: F401
+
     import chainrule.autograd.forward_ad  # noqa: F401
 
     got, want = both(run)

@@ -221,14 +221,7 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
         with _Transform():
             nums, args, per_arg, specs, keep = _prepare(args, argnums)
             out = func(*args, **kwargs)
-            aux = None
-            if has_aux:
-                if not (isinstance(out, tuple) and len(out) == 2):
-                    raise RuntimeError(
-                        "grad_and_value(f)(*args): output of function f should be a tuple: "
-                        "(output, aux) if has_aux is True"
-                    )
-                out, aux = out
+            out, aux = _split_aux(out, has_aux, "grad_and_value(f)(*args)")
             if not isinstance(out, Tensor):
                 raise RuntimeError(
                     "grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
@@ -270,14 +263,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     with _Transform():
         _, args, per_arg, specs, keep = _prepare(primals, tuple(range(len(primals))))
         out = func(*args)
-        aux = None
-        if has_aux:
-            if not (isinstance(out, tuple) and len(out) == 2):
-                raise RuntimeError(
-                    "vjp(f, *primals): output of function f should be a tuple: (output, aux) "
-                    "if has_aux is True"
-                )
-            out, aux = out
+        out, aux = _split_aux(out, has_aux, "vjp(f, *primals)")
         out_leaves, out_spec = _flatten(out)
         for o in out_leaves:
             if not isinstance(o, Tensor):
@@ -322,14 +308,7 @@ def jacrev(
         with _Transform():
             nums, args, per_arg, specs, keep = _prepare(args, argnums)
             out = func(*args, **kwargs)
-            aux = None
-            if has_aux:
-                if not (isinstance(out, tuple) and len(out) == 2):
-                    raise RuntimeError(
-                        "jacrev(f, ...)(*args): output of function f should be a tuple: "
-                        "(output, aux) if has_aux is True"
-                    )
-                out, aux = out
+            out, aux = _split_aux(out, has_aux, "jacrev(f, ...)(*args)")
             out_leaves, out_spec = _flatten(out)
             _check_outputs(out_leaves, "jacrev")
             flat = [x for leaves in per_arg for x in leaves]

@@ -46,9 +46,7 @@ __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 _state = grad_mode._state
 _F = TypeVar("_F", bound=Callable[..., Any])
 
-_ONCE_MESSAGE = (
-    "trying to differentiate twice a function that was marked with @once_differentiable"
-)
+_ONCE_MESSAGE = "trying to differentiate twice a function that was marked with @once_differentiable"
 
 
 class FunctionCtx:

@@ -294,7 +294,9 @@ def flatten(input, start_dim=0, end_dim=-1):
         return sh.reshape(input, (1,))
     s, e = start_dim % nd, end_dim % nd
     shape = input.shape
-    return sh.reshape(input, tuple(shape[:s]) + (math.prod(shape[s : e + 1]),) + tuple(shape[e + 1 :]))
+    return sh.reshape(
+        input, tuple(shape[:s]) + (math.prod(shape[s : e + 1]),) + tuple(shape[e + 1 :])
+    )
 
 
 def getitem(input, key):
@@ -311,9 +313,7 @@ def _index_key(key):
 def _index_part(k):
     if isinstance(k, Tensor):
         if k._dtype.is_floating_point:
-            raise IndexError(
-                "tensors used as indices must be long, int, byte or bool tensors"
-            )
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return k._data
     if isinstance(k, list):
         import numpy
