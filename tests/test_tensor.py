@@ -1103,3 +1103,29 @@ def test_variable_does_not_change_its_argument():
 
 def test_repr_uses_torch_names():
     assert re.fullmatch(r"tensor\(\[1\., 2\.\]\)", repr(cr.tensor([1.0, 2.0])))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: [lib.tensor(1.0), 2],
+        lambda lib: [lib.tensor(1), 2.5],
+        lambda lib: [lib.tensor(1.0, dtype=lib.float64), 2],
+        lambda lib: [lib.tensor(1, dtype=lib.int32), 2],
+        lambda lib: [lib.tensor(True), False],
+        lambda lib: [[1, 2], [3.5, 4]],
+        lambda lib: [True, 2],
+        lambda lib: [np.float64(1.0), 2.0],
+        lambda lib: [np.float32(1.0), 2],
+        lambda lib: [np.int64(1), 2.5],
+        lambda lib: [np.uint8(3), 2],
+        lambda lib: np.float64(2.0),
+        lambda lib: [],
+    ],
+)
+def test_tensor_from_mixed_data_takes_torchs_dtype(make) -> None:
+    """Each element brings its own dtype (a 0-d tensor or NumPy value its own, a Python
+    float the default one), promoted over all elements, as torch.tensor infers it."""
+    got, want = cr.tensor(make(cr)), torch.tensor(make(torch))
+    assert str(got.dtype) == str(want.dtype)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import numbers
 from collections.abc import Sequence
 from typing import Any
@@ -24,13 +25,10 @@ def _infer_array(data: Any, dtype: DType | None):
         if isinstance(data, (str, bytes)):
             raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
         arr = xp.array(_unwrap(data))
-        if dtype is None and not _has_numpy_values(data):
-            if arr.dtype == xp.float64:
-                dtype = _dtypes.get_default_dtype()
-            elif arr.dtype.kind == "i":
-                dtype = _dtypes.int64
-        elif arr.dtype.kind in "UOS":
+        if arr.dtype.kind in "UOS":
             raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+        if dtype is None:
+            dtype = _scalar_type(data)
     if dtype is None:
         dtype = _dtypes.from_numpy_dtype(arr.dtype)
     else:
@@ -46,11 +44,26 @@ def _unwrap(data: Any) -> Any:
     return data
 
 
-def _has_numpy_values(data: Any) -> bool:
-    """Whether data holds NumPy scalars or arrays (whose dtype is kept) rather than Python numbers."""
+def _scalar_type(data: Any) -> DType | None:
+    """PyTorch's dtype for nested data: each element's own (a Python float the default
+    dtype, an int int64, a tensor or NumPy value its dtype), promoted over all of them."""
+    if isinstance(data, (xp.generic, ndarray)):  # before float: np.float64 is a float
+        return _dtypes.from_numpy_dtype(data.dtype)
+    if isinstance(data, builtins.bool):
+        return _dtypes.bool
+    if isinstance(data, numbers.Integral):
+        return _dtypes.int64
+    if isinstance(data, builtins.float):
+        return _dtypes.get_default_dtype()
+    if isinstance(data, Tensor):
+        return data._dtype
     if isinstance(data, (list, tuple)):
-        return bool(data) and _has_numpy_values(data[0])
-    return isinstance(data, (xp.generic, ndarray, Tensor))
+        found = None
+        for item in data:
+            d = _scalar_type(item)
+            found = d if found is None or d is found else _dtypes.promote_types(found, d)
+        return found if found is not None else _dtypes.get_default_dtype()
+    return None  # anything else: the dtype NumPy gives it
 
 
 def _check_requires_grad(t: Tensor, requires_grad: bool) -> Tensor:
