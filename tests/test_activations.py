@@ -611,11 +611,10 @@ def test_normalize_clamps_small_norms_as_torch():
 
 
 def _graph(node):
-    """A node's name and its inputs' graphs (AccumulateGrad named the same in both)."""
+    """A node's name and its inputs' graphs."""
     if node is None:
         return None
-    name = node.name().replace("torch::autograd::", "")
-    return (name, tuple(_graph(n) for n, _ in node.next_functions))
+    return (node.name(), tuple(_graph(n) for n, _ in node.next_functions))
 
 
 @pytest.mark.parametrize(

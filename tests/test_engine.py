@@ -1625,3 +1625,28 @@ def test_hook_handle_context_manager():
     assert x.grad.tolist() == [0.0, 0.0]
     (x * 3).sum().backward()
     assert x.grad.tolist() == [3.0, 3.0]
+
+
+def test_cpp_node_names_as_torch() -> None:
+    """Nodes PyTorch writes in C++ (AccumulateGrad, CopySlices, CopyBackwards) give name()
+    with its torch::autograd:: prefix; their class names stay short."""
+
+    def names(lib):
+        x = lib.ones(3, requires_grad=True)
+        y = x * 2
+        z = y.clone()
+        z[0] = 5.0
+        w = lib.zeros(3)
+        w.copy_(y)
+        acc = y.grad_fn.next_functions[0][0]
+        return [(n.name(), type(n).__name__) for n in (acc, z.grad_fn, w.grad_fn)]
+
+    assert (
+        names(cr)
+        == names(torch)
+        == [
+            ("torch::autograd::AccumulateGrad", "AccumulateGrad"),
+            ("torch::autograd::CopySlices", "CopySlices"),
+            ("torch::autograd::CopyBackwards", "CopyBackwards"),
+        ]
+    )

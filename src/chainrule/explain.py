@@ -315,8 +315,8 @@ def explain(output: Tensor, gradient: Tensor | None = None, inputs: Any = None) 
         steps.append(
             Step(
                 len(steps) + 1,
-                node.name(),
-                node._op.name if getattr(node, "_op", None) is not None else node.name(),
+                _short_name(node),
+                node._op.name if getattr(node, "_op", None) is not None else _short_name(node),
                 fwd,
                 _source_place(node),
                 [m[0] if m else None for m in getattr(node, "_meta", None) or ()],
@@ -457,7 +457,7 @@ def _describe(node: Node) -> tuple[float | None, bool, str, str]:
     """(scaling factor or None, elementwise?, local derivative text, forward text)."""
     op = getattr(node, "_op", None)
     if op is None:  # a custom autograd.Function, or another node without an op entry
-        return None, False, f"the backward of {node.name()}", f"{node.name()} (custom)"
+        return None, False, f"the backward of {node.name()}", f"{_short_name(node)} (custom)"
     name = op.name
     saved = dict(zip(zip(node._plan.kinds, node._plan.keys), node._saved or ()))
     args = op.args
@@ -1075,3 +1075,8 @@ class _ExplainModule(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _ExplainModule
+
+
+def _short_name(node) -> str:
+    """The node's class name: ``AccumulateGrad`` rather than name()'s C++ path."""
+    return type(node).__name__

@@ -514,9 +514,6 @@ def _delayed_error_class() -> type:
         def apply(self, grad_outputs: list, create_graph: bool) -> list:
             raise RuntimeError(self._msg)
 
-        def name(self) -> str:
-            return "torch::autograd::Error"  # PyTorch's C++ name for this node
-
     DelayedError.__name__ = DelayedError.__qualname__ = "Error"  # PyTorch's name
     DelayedError.__module__ = __name__
     return DelayedError

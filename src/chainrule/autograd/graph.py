@@ -66,6 +66,11 @@ class _Extras:
         self.metadata: dict = {}
 
 
+# Nodes PyTorch implements as C++ classes of torch::autograd, whose name() says so
+_CPP_PREFIX = "torch::autograd::"
+_CPP_NODES = frozenset({"AccumulateGrad", "CopySlices", "CopyBackwards", "Error", "NotImplemented"})
+
+
 class Node:
     """One step of backward: maps gradients of an op's outputs to gradients of its inputs."""
 
@@ -82,7 +87,8 @@ class Node:
     n_outputs = 1
 
     def name(self) -> str:
-        return type(self).__name__
+        n = type(self).__name__
+        return _CPP_PREFIX + n if n in _CPP_NODES else n
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"

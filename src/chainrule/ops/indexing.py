@@ -892,7 +892,7 @@ def _scatter(x, index, src, dim=0, reduce=None):
 
 def _scatter_node(x, index, src=None, dim=0, reduce=None, value=None):
     if reduce is not None:
-        return "torch::autograd::NotImplemented"
+        return "NotImplemented"
     return "ScatterBackward1" if src is None else "ScatterBackward0"
 
 
