@@ -163,8 +163,10 @@ def check(
     seed: int = 1234,
     rtol: float | None = None,
     atol: float | None = None,
+    forward: bool = True,
 ) -> Result:
-    """Run ``fn(lib, *inputs)`` on both libraries; compare forward and gradients.
+    """Run ``fn(lib, *inputs)`` on both libraries; compare forward and gradients, and
+    (``forward=True``) forward-mode tangents.
 
     ``dtype`` (a NumPy float dtype) casts every floating input. The backward pass uses
     a random ``gradient`` of the output's shape (a non-scalar VJP), in the output's dtype.
@@ -185,7 +187,49 @@ def check(
         for i, (c, t) in enumerate(zip(cr_in, t_in, strict=True)):
             if isinstance(t, torch.Tensor) and t.requires_grad:
                 assert_same_grad(c.grad, t.grad, f"grad of input {i}", rtol, atol)
+    if forward:
+        check_tangents(fn, inputs, dtype, seed, rtol, atol)
     return Result(cr_in, t_in, c_out, t_out)
+
+
+def check_tangents(fn: Callable, inputs: Sequence[Any], dtype: Any, seed: int, rtol, atol):
+    """Forward mode: with a random tangent on every floating input, the output's tangent
+    equals torch's. Where torch has no forward-mode rule for the function, nothing is
+    compared."""
+    r = rng(seed + 1)
+    tangents = [
+        r.standard_normal(np.shape(v.array if isinstance(v, NoGrad) else v))
+        if _is_float_array(v)
+        else None
+        for v in inputs
+    ]
+    if all(t is None for t in tangents):
+        return
+
+    def run(lib):
+        fwd = lib.autograd.forward_ad
+        with fwd.dual_level():
+            args = []
+            for v, t in zip(inputs, tangents):
+                x = to_lib(lib, v, dtype)
+                if t is not None:
+                    x = x.detach()
+                    x = fwd.make_dual(x, _tensor(lib, t.astype(to_numpy(x).dtype)))
+                args.append(x)
+            out = fn(lib, *args)
+            if not is_tensor(out) or not out.dtype.is_floating_point:
+                return None
+            return fwd.unpack_dual(out).tangent
+
+    try:
+        want = run(torch)
+    except (RuntimeError, NotImplementedError, IndexError):
+        return  # torch has no forward-mode rule here (or refuses this case)
+    got = run(cr)
+    if want is None:
+        return
+    assert got is not None, "forward mode: torch gives a tangent, chainrule none"
+    assert_same(got, want, "forward-mode tangent", rtol, atol)
 
 
 def check_raises(fn: Callable, *inputs: Any, dtype: Any = None) -> type:

@@ -193,7 +193,8 @@ def test_zero_dim_inputs(fn):
 def test_empty_inputs():
     check(lambda L, x: F(L).softmax(x, 1), np.zeros((0, 3)))
     check(lambda L, x: F(L).log_softmax(x, 0), np.zeros((2, 0)))
-    check(lambda L, x: L.logsumexp(x, 1), np.zeros((2, 0)))
+    # torch's tangent of an empty logsumexp is nan (its 0/0); ours the empty sum, 0
+    check(lambda L, x: L.logsumexp(x, 1), np.zeros((2, 0)), forward=False)
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
@@ -522,6 +523,9 @@ def test_second_derivatives_stable_at_large_inputs(name):
     np.testing.assert_allclose(h[finite], th[finite], rtol=1e-10, atol=1e-12)
 
 
+NAN_BRANCH = {"selu", "relu6", "hardswish"}
+
+
 def test_infinities_as_torch():
     x = np.array([[-np.inf, 0.0, 1.0], [-np.inf, -np.inf, 2.0]])
     check(lambda L, t: F(L).softmax(t, 1), x)
@@ -543,7 +547,13 @@ def test_infinities_as_torch():
         "tanh",
         "leaky_relu",
     ]:
-        check(ELEMENTWISE[name], inf, backward=False)
+        # at nan each library's comparisons pick some branch's derivative (torch's: scale
+        # for selu, 1 for relu6 and hardswish; the true one is nan), not compared here in
+        # either mode; LOOSE_F64: torch's hardsigmoid derivative is the float32 1/6f
+        forward = name not in NAN_BRANCH
+        check(ELEMENTWISE[name], inf, backward=False, forward=forward, rtol=LOOSE_F64.get(name))
+        if not forward:
+            check(ELEMENTWISE[name], inf[~np.isnan(inf)], backward=False)
 
 
 # ----- conventions at kinks ------------------------------------------------------------
@@ -767,9 +777,13 @@ def test_kinks_of_the_new_activations_as_torch():
         lambda L, x: F(L).hardshrink(x, 0.5),
         lambda L, x: F(L).softshrink(x, 0.5),
         lambda L, x: F(L).rrelu(x),
-        lambda L, x: F(L).prelu(x, L.tensor([0.3], dtype=x.dtype)),
     ):
         check(fn, x)
+    # torch's forward-mode prelu takes slope 1 at x = 0, its backward (and ours, both modes)
+    # the weight: tangents compared away from 0
+    prelu = lambda L, x: F(L).prelu(x, L.tensor([0.3], dtype=x.dtype))  # noqa: E731
+    check(prelu, x, forward=False)
+    check(prelu, x[x != 0])
 
 
 def test_rrelu_in_training_draws_slopes_in_bounds():

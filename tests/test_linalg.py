@@ -737,7 +737,9 @@ def test_matches_torch(name, dtype):
         check(fn, *inputs, dtype=dtype, backward=False, **F32_TOL[dtype])
         return
     tol = dict(rtol=1e-3, atol=1e-3) if dtype is np.float32 and name in LOOSE else F32_TOL[dtype]
-    check(fn, *inputs, dtype=dtype, **tol)
+    # torch's forward-mode cholesky_inverse disagrees with finite differences: ours is
+    # checked against them in test_tangent_matches_finite_differences
+    check(fn, *inputs, dtype=dtype, forward=name not in TORCH_JVP_WRONG, **tol)
 
 
 @pytest.mark.parametrize("name", [n for n, c in CASES.items() if c[2] is not None])

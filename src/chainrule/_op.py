@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 from . import _dtypes
 from ._backend import ndarray, xp
 from ._dtypes import dtype as DType
-from ._tensor import Tensor, _counter, _make, _refresh_view
+from ._tensor import Tensor, _counter, _make, _refresh_view, _tangent_of
 from .autograd import grad_mode
 from .autograd.anomaly_mode import _anomaly, record_creation
 from .autograd.graph import Node
@@ -384,7 +384,7 @@ def _forward_tangent(op: Op, result: Tensor, args: tuple, params: dict) -> None:
     if len(args) > len(op.args):  # parameters given by position, as in expand(g, x_shape)
         params = {**dict(zip(op.params, args[len(op.args) :])), **params}
         args = args[: len(op.args)]
-    tangents = [getattr(a, "_fw", None) if isinstance(a, Tensor) else None for a in args]
+    tangents = [_tangent_of(a) if isinstance(a, Tensor) else None for a in args]
     if all(t is None for t in tangents):
         return
     from .autograd import forward_ad

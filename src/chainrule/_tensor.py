@@ -651,11 +651,7 @@ def _inplace(self: Tensor, op, args: tuple, kwargs: dict) -> Tensor:
             self.retain_grad()
     tangent = getattr(out, "_fw", None)
     if tangent is not None:  # forward mode: self now carries the result's tangent
-        from .autograd.forward_ad import _attach
-
-        _attach(self, tangent)
-        if self._view is not None:
-            _tangent_into_base(self, tangent)
+        _write_tangent(self, tangent)
     return self
 
 
@@ -699,11 +695,56 @@ def _inplace_on_view(self: Tensor, op, args: tuple, kwargs: dict) -> Tensor:
     self._view = (base, steps, vc[0])
     tangent = getattr(out, "_fw", None)
     if tangent is not None:
-        from .autograd.forward_ad import _attach
-
-        _attach(self, tangent)
-        _tangent_into_base(self, tangent)
+        _write_tangent(self, tangent)
     return self
+
+
+def _write_tangent(t: Tensor, tangent: Tensor) -> None:
+    """Forward mode: an in-place write gives ``t`` the result's tangent (in t's dtype, as the
+    value is cast), writes it into its base's, and leaves the other views of that memory to
+    re-derive theirs from the base's (they are marked stale, as for their graphs)."""
+    from ._op import _fw_state
+    from .autograd.forward_ad import _attach
+
+    if tangent._dtype is not t._dtype:
+        level, _fw_state.level = _fw_state.level, 0
+        try:
+            tangent = tangent.to(t._dtype)
+        finally:
+            _fw_state.level = level
+    _attach(t, tangent)
+    if t._view is not None:
+        _tangent_into_base(t, tangent)
+    t._vc[1] = t._vc[0]
+
+
+def _tangent_of(t: Tensor) -> Tensor | None:
+    """Forward mode: t's tangent; a view's is re-derived from its base's when the base (or
+    another view of it) was written in place since the view was taken."""
+    if t._view is not None and t._vc[1] > t._view[2]:
+        _refresh_tangent(t)
+    return getattr(t, "_fw", None)
+
+
+def _refresh_tangent(t: Tensor) -> None:
+    """A view's tangent is the same view of its base's tangent."""
+    base, steps, _ = t._view
+    base_tangent = getattr(base, "_fw", None) if base is not None else None
+    if base_tangent is None:
+        return
+    from ._op import _fw_state
+    from .autograd.forward_ad import _attach
+    from .ops.shape import replay_view
+
+    level, _fw_state.level = _fw_state.level, 0
+    try:
+        tangent = replay_view(base_tangent, steps)
+    finally:
+        _fw_state.level = level
+    if getattr(t, "_fw", None) is None:
+        _attach(t, tangent)
+    else:  # already registered with the level, which drops it on exit
+        t._fw = tangent
 
 
 def _tangent_into_base(view: Tensor, tangent: Tensor) -> None:
@@ -758,6 +799,7 @@ def _refresh_view(t: Tensor) -> Tensor:
     fresh = replay_view(_alias(base), steps)
     t._grad_fn, t._output_nr = fresh._grad_fn, fresh._output_nr
     t._requires_grad = fresh._requires_grad
+    _refresh_tangent(t)  # before t is marked fresh
     t._view = (base, steps, t._vc[0])
     return t
 

@@ -11,7 +11,7 @@ import weakref
 from typing import Any, NamedTuple
 
 from .._op import _fw_state, _primal
-from .._tensor import Tensor
+from .._tensor import Tensor, _alias, _tangent_of
 
 _levels: list[list] = []  # per active level: weak references to tensors given a tangent
 
@@ -79,16 +79,26 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     level_now = _fw_state.level
     _fw_state.level = 0
     try:
-        dual = sh.view(tensor, shape=tuple(tensor.shape))
+        if tangent.dtype is not tensor.dtype:
+            tangent = tangent.to(tensor.dtype)
+        # The dual is the root of its views' tangents (tensor itself gets none): it is a view
+        # of an alias of tensor that carries the tangent, so that an in-place write through
+        # one view of the dual reaches the dual's tangent and its other views', as in PyTorch.
+        # Not when tensor requires grad: a write through the dual must rebase tensor's own
+        # graph. (Limitation: a recorded write through the dual of a tensor that does not
+        # require grad leaves tensor without the graph PyTorch would give it.)
+        root = tensor
+        if not tensor.requires_grad:
+            root = _alias(tensor)
+            _attach(root, tangent)
+        dual = sh.view(root, shape=tuple(tensor.shape))
     finally:
         _fw_state.level = level_now
-    if tangent.dtype is not tensor.dtype:
-        tangent = tangent.to(tensor.dtype)
     _attach(dual, tangent)
     return dual
 
 
 def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
     """(primal, tangent) of a dual tensor; tangent None for a tensor without one."""
-    tangent = getattr(tensor, "_fw", None)
+    tangent = _tangent_of(tensor) if isinstance(tensor, Tensor) else None
     return UnpackedDualTensor(_primal(tensor) if tangent is not None else tensor, tangent)

@@ -506,10 +506,11 @@ def _softplus(x, beta=1.0, threshold=20.0):
 
 def _softplus_grad(g, x, beta, threshold):
     # d/dx log(1 + e^(βx))/β = σ(βx); 1 where βx > threshold (there the function is x).
-    # At βx = threshold it is σ(threshold), a constant: second derivative 0 there, as PyTorch
+    # At βx = threshold it is σ(threshold), a constant: second derivative 0 there, as PyTorch.
+    # A nan x fails both comparisons and reaches σ(nan): its derivative is nan, as PyTorch's
     z = x * beta
     za = _arr(z)
-    return _select(za > threshold, g, g * sigmoid(_select(za < threshold, z, threshold)))
+    return _select(za > threshold, g, g * sigmoid(_select(za >= threshold, threshold, z)))
 
 
 softplus = defop(
@@ -635,6 +636,17 @@ def _softmax_of(x, ans, x_shape, dim, keepdim):
     return exp(x - red.unreduce(ans, x_shape, dim, keepdim))
 
 
+def _logsumexp_jvp(t, x, dim, keepdim):
+    """J t = Σ_dim t ⊙ softmax(x), the softmax as e^(x - m) / Σ_dim e^(x - m), m = max_dim x"""
+    # m is 0 where it is ±inf, as in the forward. Not e^(x - logsumexp(x)): in float32 a
+    # result near 1e4 is rounded by ~5e-4, and every weight is off by as much relatively
+    # (the VJP keeps that form, which is PyTorch's backward)
+    xa = _arr(x)
+    m = xp.max(xa, axis=red.dims_of(dim, xa.ndim), keepdims=True, initial=-xp.inf)
+    e = exp(x - xp.where(xp.isinf(m), 0, m))
+    return red.sum(t * (e / red.sum(e, dim=dim, keepdim=True)), dim=dim, keepdim=keepdim)
+
+
 logsumexp_op = defop(
     "logsumexp",
     _logsumexp,
@@ -643,9 +655,7 @@ logsumexp_op = defop(
     vjp=lambda g, x, ans, x_shape, dim, keepdim: (
         red.unreduce(g, x_shape, dim, keepdim) * _softmax_of(x, ans, x_shape, dim, keepdim)
     ),
-    jvp=lambda t, x, ans, x_shape, dim, keepdim: red.sum(
-        t * _softmax_of(x, ans, x_shape, dim, keepdim), dim=dim, keepdim=keepdim
-    ),
+    jvp=_logsumexp_jvp,
 )
 
 

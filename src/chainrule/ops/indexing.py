@@ -22,7 +22,7 @@ import numpy
 from .._backend import ndarray, xp
 from .._dtypes import int64
 from .._op import KEEP, REGISTRY, SavePlan, _fw_state, _view_record, defop, result_type
-from .._tensor import Tensor, _counter, _inplace, _make, _refresh_view, _wrap_dim
+from .._tensor import Tensor, _counter, _inplace, _make, _refresh_view, _tangent_of, _wrap_dim
 from ..autograd import grad_mode
 from ..autograd.anomaly_mode import _anomaly, record_creation
 from ..autograd.graph import Node
@@ -526,7 +526,7 @@ def _split_views(input: Tensor, d: int, sizes: tuple, unbind: bool, kind: str) -
         if out._data.size and xp.may_share_memory(out._data, input._data):
             out._vc = vc
             out._view = _view_record(piece_op, input, params, vc)
-    tangent = getattr(input, "_fw", None)
+    tangent = _tangent_of(input)
     if tangent is not None and _fw_state.level:
         from ..autograd import forward_ad
 
@@ -690,7 +690,7 @@ class SequenceOp:
         return node
 
     def _tangent(self, result: Tensor, tensors: list, arrays: list, params: dict) -> None:
-        tangents = [getattr(t, "_fw", None) if isinstance(t, Tensor) else None for t in tensors]
+        tangents = [_tangent_of(t) if isinstance(t, Tensor) else None for t in tensors]
         if all(t is None for t in tangents):
             return
         from ..autograd import forward_ad

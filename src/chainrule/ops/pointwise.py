@@ -1049,6 +1049,15 @@ def _xlogy_node(a, b):
     return "XlogyBackward0" if hasattr(b, "shape") else "XlogyBackward2"
 
 
+def _xlogy_da(g, a, b):
+    # d/da a ln b = ln b, 0 where a = 0 (PyTorch's xlogy(a != 0, b)). A Python number b
+    # is taken in g's dtype, as the forward takes it in a's: xlogy(bool, 2.5) alone would
+    # compute ln 2.5 in the default float32.
+    if not hasattr(b, "dtype"):
+        b = xp.asarray(b, dtype=(g._data if isinstance(g, Tensor) else xp.asarray(g)).dtype)
+    return g * xlogy_op(a != 0, b)
+
+
 xlogy_op = defop(
     "xlogy",
     _xlogy,
@@ -1056,10 +1065,10 @@ xlogy_op = defop(
     dtypes=FLOAT,
     node=_xlogy_node,
     vjp=(
-        lambda g, a, b: g * xlogy_op(a != 0, b),  # d/da a ln b = ln b (0 where a = 0)
+        _xlogy_da,  # d/da a ln b = ln b (0 where a = 0)
         lambda g, a, b: g * (a / b),  # d/db a ln b = a / b
     ),
-    jvp=(lambda t, a, b: t * xlogy_op(a != 0, b), lambda t, a, b: t * (a / b)),
+    jvp=(_xlogy_da, lambda t, a, b: t * (a / b)),
     conventions="d/da at a = 0 is 0 (PyTorch's xlogy(a != 0, b)).",
 )
 

@@ -29,6 +29,7 @@ import warnings
 from typing import NamedTuple
 
 from .._backend import xp
+from .._dtypes import float64
 from .._op import KEEP, defop
 from .._tensor import Tensor, wrap
 from . import elementwise as ew
@@ -306,6 +307,12 @@ def _logcumsumexp_jvp(t, x, ans, dim):
     """Σ_(k≤i) t_k e^(x_k - y_i), split by the sign of t"""
     if _arr(x).ndim == 0:
         return t
+    if _arr(x).dtype != xp.float64:
+        # formed in float64 (the tangent is cast back to x's dtype): in float32,
+        # log|t_k| + x_k and y_i round at the scale of x (~5e-4 near 1e4), and so
+        # would every term, relatively
+        x, t = ew.to_dtype(x, dtype=float64), ew.to_dtype(t, dtype=float64)
+        ans = logcumsumexp_op(x, dim=dim)
     pos = logcumsumexp_op(_log_part(t, True) + x, dim=dim)
     neg = logcumsumexp_op(_log_part(t, False) + x, dim=dim)
     return ew.exp(pos - ans) - ew.exp(neg - ans)
@@ -663,9 +670,11 @@ def _var_vjp(g, x, dim, correction, keepdim):
 
 def _var_jvp(t, x, dim, correction, keepdim):
     """Σ_i t_i 2 (x_i - mean x) / (N - correction)"""
-    dof = _count(_arr(x).shape, dim) - correction
+    n = _count(_arr(x).shape, dim)
+    dof = n - correction
     centred = x - mean(x, dim=dim, keepdim=True)
-    scale = 2.0 / dof if dof > 0 else math.nan
+    # over an empty slice (N = 0) the tangent is an empty sum, 0 (PyTorch's), not nan
+    scale = 2.0 / dof if dof > 0 else (0.0 if n == 0 else math.nan)
     return sum_op(centred * t, dim=dim, keepdim=keepdim) * scale
 
 
@@ -675,7 +684,8 @@ var_op = defop(
     dtypes=KEEP,
     vjp=_var_vjp,
     jvp=_var_jvp,
-    conventions="With N - correction <= 0 the value and gradient are nan (PyTorch warns).",
+    conventions="With N - correction <= 0 the value and gradient are nan (PyTorch warns); "
+    "the forward-mode tangent over an empty slice is 0.",
 )
 
 
