@@ -299,36 +299,6 @@ def flatten(input, start_dim=0, end_dim=-1):
     )
 
 
-def getitem(input, key):
-    """input[key]: ints, slices, None, Ellipsis, lists, integer and bool tensors."""
-    return sh.getitem(input, key=_index_key(key))
-
-
-def _index_key(key):
-    if isinstance(key, tuple):
-        return tuple(_index_part(k) for k in key)
-    return _index_part(key)
-
-
-def _index_part(k):
-    if isinstance(k, Tensor):
-        if k._dtype.is_floating_point:
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        return k._data
-    if isinstance(k, list):
-        import numpy
-
-        return numpy.asarray([_index_part(i) for i in k])
-    if isinstance(k, slice) and k.step is not None and k.step <= 0:
-        raise ValueError("step must be greater than zero")
-    return k
-
-
-def setitem(input, key, value) -> None:
-    """input[key] = value, recorded so gradients reach both input and value."""
-    _inplace(input, sh.index_put, (input, _tensor_arg(value)), {"key": _index_key(key)})
-
-
 def inplace(op_function):
     """The in-place variant of ``op_function``: ``x.add_(y)`` is ``x = x + y`` written into x."""
 

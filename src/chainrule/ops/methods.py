@@ -115,14 +115,6 @@ def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):
     return F.norm(self, p, dim, keepdim, dtype=dtype)
 
 
-def _getitem(self, key):
-    return F.getitem(self, key)
-
-
-def _setitem(self, key, value):
-    F.setitem(self, key, value)
-
-
 METHODS = {
     # operators
     "__add__": _operator(ew.add),
@@ -146,8 +138,6 @@ METHODS = {
     "__le__": _binary(F.le),
     "__gt__": _binary(F.gt),
     "__ge__": _binary(F.ge),
-    "__getitem__": _getitem,
-    "__setitem__": _setitem,
     "__iadd__": F.inplace(F.add),
     "__isub__": F.inplace(F.sub),
     "__imul__": F.inplace(F.mul),
