@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import chainrule as cr
-from chainrule._op import REGISTRY
+from chainrule.autograd.registry import REGISTRY
 
 # Each case: a function of (lib, *tensors) and the input shapes. Inputs are positive
 # where the function needs it (log, sqrt, pow).

@@ -17,7 +17,7 @@ import pytest
 import torch
 
 import chainrule as cr
-from chainrule._op import REGISTRY
+from chainrule.autograd.registry import REGISTRY
 
 RTOL, ATOL = 1e-10, 1e-12
 

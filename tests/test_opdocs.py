@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chainrule._op import REGISTRY
 from chainrule._opdocs import render
+from chainrule.autograd.registry import REGISTRY
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "ops.md"
 

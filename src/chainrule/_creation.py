@@ -239,6 +239,12 @@ def linspace(
 # ----- legacy typed constructors ---------------------------------------------------------
 
 
+def tensor_new(cls: type, *args: Any, **kwargs: Any) -> Tensor:
+    """``Tensor(2, 3)`` is an (uninitialised) 2x3 tensor of the default dtype;
+    ``Tensor([1, 2])`` copies data: PyTorch's legacy constructor."""
+    return _legacy_new(cls, _dtypes.get_default_dtype(), args, kwargs)
+
+
 def _legacy_new(cls, dt: DType, args: tuple, kwargs: dict) -> Tensor:
     """``FloatTensor(2, 3)`` is an (uninitialised) 2x3 tensor; ``FloatTensor([1, 2])`` copies data."""
     if kwargs.get("device") not in (None, "cpu"):

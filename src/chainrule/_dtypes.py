@@ -12,10 +12,25 @@ from ._backend import xp
 class dtype:  # noqa: N801 - PyTorch's spelling
     """A tensor element type: a name, its backend dtype and its category."""
 
-    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_category")
+    __slots__ = (
+        "name",
+        "np",
+        "is_floating_point",
+        "is_signed",
+        "itemsize",
+        "_category",
+        "scalar_name",
+        "legacy_type",
+        "c_name",
+    )
 
-    def __init__(self, name: str, np_dtype, category: int) -> None:
+    def __init__(self, name: str, np_dtype, category: int, scalar_name: str, c_name: str) -> None:
         self.name = name
+        # PyTorch's names of the type: in its errors ("not implemented for 'Long'"), the
+        # legacy constructor ("torch.LongTensor") and C++ messages ("int64_t")
+        self.scalar_name = scalar_name
+        self.legacy_type = f"torch.{scalar_name}Tensor"
+        self.c_name = c_name
         self.np = xp.dtype(np_dtype)
         self._category = category  # 0 bool, 1 integer, 2 floating
         self.is_floating_point = category == 2
@@ -33,15 +48,15 @@ class dtype:  # noqa: N801 - PyTorch's spelling
         return self.name
 
 
-bool = dtype("bool", xp.bool_, 0)  # noqa: A001 - PyTorch's public name
-uint8 = dtype("uint8", xp.uint8, 1)
-int8 = dtype("int8", xp.int8, 1)
-int16 = dtype("int16", xp.int16, 1)
-int32 = dtype("int32", xp.int32, 1)
-int64 = dtype("int64", xp.int64, 1)
-float16 = dtype("float16", xp.float16, 2)
-float32 = dtype("float32", xp.float32, 2)
-float64 = dtype("float64", xp.float64, 2)
+bool = dtype("bool", xp.bool_, 0, "Bool", "bool")  # noqa: A001 - PyTorch's public name
+uint8 = dtype("uint8", xp.uint8, 1, "Byte", "uint8_t")
+int8 = dtype("int8", xp.int8, 1, "Char", "int8_t")
+int16 = dtype("int16", xp.int16, 1, "Short", "int16_t")
+int32 = dtype("int32", xp.int32, 1, "Int", "int32_t")
+int64 = dtype("int64", xp.int64, 1, "Long", "int64_t")
+float16 = dtype("float16", xp.float16, 2, "Half", "c10::Half")
+float32 = dtype("float32", xp.float32, 2, "Float", "float")
+float64 = dtype("float64", xp.float64, 2, "Double", "double")
 
 half = float16
 float = float32  # noqa: A001
@@ -103,6 +118,19 @@ _py_bool = True.__class__
 
 # PyTorch's promotion lattice for the types chainrule has.
 _ORDER = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+
+
+def not_implemented(kernel: str, d: dtype) -> NotImplementedError:
+    """PyTorch's error of a kernel that has no version for ``d``."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{d.scalar_name}'")
+
+
+def from_legacy_type(name: str) -> dtype:
+    """The dtype of a legacy type name (``"torch.FloatTensor"``)."""
+    for d in ALL:
+        if d.legacy_type == name:
+            return d
+    raise ValueError(f"invalid type: '{name}'")
 
 
 def promote_types(a: dtype, b: dtype) -> dtype:

@@ -10,7 +10,8 @@ import inspect
 import sys
 from pathlib import Path
 
-from ._op import REGISTRY, Op
+from .autograd.recording import Op
+from .autograd.registry import REGISTRY
 
 
 def _source(fn) -> str:

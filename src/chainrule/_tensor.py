@@ -1,7 +1,10 @@
 """The Tensor: an array from the backend, plus what autograd needs to know about it.
 
-Ops are not defined here. Each op is one entry in ``chainrule/ops/``; the ones
-that are Tensor methods are attached to this class by ``ops/methods.py``.
+Here are its fields, its metadata and its conversions to Python and NumPy, nothing
+else. Ops are defined in ``chainrule/ops/``; the methods and operators that run them
+(``x.exp()``, ``x + y``, ``x.to(...)``, ``x.backward()``) are attached to this class from
+the name table (``chainrule/api/``). How in-place writes, views and forward-mode
+tangents are recorded is in ``chainrule/autograd/``.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import Any
 from . import _dtypes
 from ._backend import ndarray, xp
 from ._dtypes import dtype as DType
-from .autograd import grad_mode
+from .utils.hooks import RemovableHandle
 
 _new = object.__new__
 
@@ -138,12 +141,7 @@ class Tensor:
         "__weakref__",
     )
 
-    # The legacy constructor: Tensor(2, 3) is uninitialised, Tensor([1, 2]) copies data.
-    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
-        from ._creation import _legacy_new
-
-        return _legacy_new(cls, _dtypes.get_default_dtype(), args, kwargs)
-
+    # (``Tensor(2, 3)``, the legacy constructor, is installed with the methods: api/)
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
 
@@ -249,8 +247,6 @@ class Tensor:
         """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one."""
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        from .autograd.graph import RemovableHandle
-
         if self._grad_fn is None:
             if self._hooks is None:
                 self._hooks = {}
@@ -265,46 +261,9 @@ class Tensor:
             raise RuntimeError(
                 "post accumulate grad hooks cannot be registered on non-leaf tensors"
             )
-        from .autograd.graph import RemovableHandle
-
         if getattr(self, "_post_hooks", None) is None:
             self._post_hooks = {}
         return RemovableHandle(self._post_hooks, hook)
-
-    def backward(
-        self,
-        gradient: Tensor | None = None,
-        retain_graph: bool | None = None,
-        create_graph: bool = False,
-        inputs: Any = None,
-    ) -> None:
-        """Accumulate d(self)/d(leaf), contracted with ``gradient``, into each leaf's ``.grad``.
-
-        For a non-scalar ``self`` this is the vector-Jacobian product ``gradientᵀ J``:
-        the Jacobian itself is never formed.
-        """
-        from .autograd import backward
-
-        backward(
-            self,
-            None if gradient is None else [gradient],
-            retain_graph=retain_graph,
-            create_graph=create_graph,
-            inputs=inputs,
-        )
-
-    def _accumulator(self):
-        """This leaf's AccumulateGrad node, made on first use and kept while the graph lives."""
-        ref = self._acc
-        if ref is not None:
-            acc = ref()
-            if acc is not None:
-                return acc
-        from .autograd.graph import AccumulateGrad
-
-        acc = AccumulateGrad(self)
-        self._acc = weakref.ref(acc)
-        return acc
 
     # ----- data views ------------------------------------------------------------
 
@@ -510,302 +469,13 @@ class Tensor:
             return format(self._data.item(), spec)
         return object.__format__(self, spec)
 
-    # ----- dtype conversion --------------------------------------------------------
-
-    def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """Convert dtype (``to(torch.float64)``); devices other than 'cpu' are refused."""
-        target = kwargs.pop("dtype", None)
-        copy = kwargs.pop("copy", False)
-        kwargs.pop("non_blocking", None)
-        dev = kwargs.pop("device", None)
-        for a in args:
-            if isinstance(a, DType):
-                target = a
-            elif isinstance(a, Tensor):
-                target = a._dtype
-            elif isinstance(a, (str, device)):
-                dev = a
-            elif a is not None:
-                target = _dtypes.to_dtype(a)
-        if dev is not None:
-            device(dev)
-        if target is None or target is self._dtype:
-            return self.clone() if copy else self
-        from .ops.elementwise import to_dtype
-
-        return to_dtype(self, dtype=target)
-
-    def type(self, dtype: Any = None, **kwargs: Any):
-        if dtype is None:
-            return _TYPE_NAMES[self._dtype]
-        if isinstance(dtype, str):
-            dtype = _FROM_TYPE_NAME[dtype]
-        return self.to(dtype)
-
-    def float(self) -> Tensor:
-        return self.to(_dtypes.float32)
-
-    def double(self) -> Tensor:
-        return self.to(_dtypes.float64)
-
-    def half(self) -> Tensor:
-        return self.to(_dtypes.float16)
-
-    def long(self) -> Tensor:
-        return self.to(_dtypes.int64)
-
-    def int(self) -> Tensor:
-        return self.to(_dtypes.int32)
-
-    def short(self) -> Tensor:
-        return self.to(_dtypes.int16)
-
-    def char(self) -> Tensor:
-        return self.to(_dtypes.int8)
-
-    def byte(self) -> Tensor:
-        return self.to(_dtypes.uint8)
-
-    def bool(self) -> Tensor:
-        return self.to(_dtypes.bool)
+    # ----- device ------------------------------------------------------------------
 
     def cpu(self) -> Tensor:
         return self
 
     def cuda(self, *args: Any, **kwargs: Any) -> Tensor:
         raise RuntimeError("chainrule runs on the CPU only: Tensor.cuda() is not available.")
-
-    def type_as(self, other: Tensor) -> Tensor:
-        return self.to(other._dtype)
-
-    # ----- in-place writes that are not ops ---------------------------------------
-
-    def _check_inplace(self) -> None:
-        if self._requires_grad and self._grad_fn is None and grad_mode._state.enabled:
-            raise RuntimeError(
-                "a leaf Variable that requires grad is being used in an in-place operation."
-            )
-
-    def zero_(self) -> Tensor:
-        """Fill with zeros in place (bumps the version counter)."""
-        from .ops.elementwise import zero
-
-        return _inplace(self, zero, (self,), {})
-
-    def fill_(self, value: Any) -> Tensor:
-        """Fill with ``value`` in place; under grad mode a non-leaf's gradient becomes zero."""
-        from .ops.elementwise import fill
-
-        return _inplace(self, fill, (self, value), {})
-
-    def copy_(self, src: Tensor, non_blocking: bool = False) -> Tensor:
-        """Copy ``src`` (broadcast, cast) into self in place; the gradient flows to ``src``."""
-        from .ops.elementwise import copy_from
-
-        return _inplace(self, copy_from, (self, src), {})
-
-
-def _inplace(self: Tensor, op, args: tuple, kwargs: dict) -> Tensor:
-    """Run ``op`` out of place, write the result into ``self`` and make self its output.
-
-    This is how every in-place op is recorded: the node of the out-of-place op
-    becomes self's ``grad_fn``, so backward sees the same graph as for ``y = op(y)``.
-    """
-    self._check_inplace()
-    if not self._data.flags.writeable:  # an expanded view: elements share memory
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation."
-        )
-    recording = grad_mode._state.enabled and any(
-        isinstance(a, Tensor) and a._requires_grad for a in args
-    )
-    if recording and self._view is not None:
-        return _inplace_on_view(self, op, args, kwargs)
-    if recording:
-        snapshot = _snapshot(self)
-        args = tuple(snapshot if a is self else a for a in args)
-    out = op(*args, **kwargs)
-    if out._dtype is not self._dtype and not _can_cast(out._dtype, self._dtype):
-        raise RuntimeError(
-            f"result type {_TYPE_NAMES[out._dtype][6:-6]} can't be cast to the desired output "
-            f"type {_TYPE_NAMES[self._dtype][6:-6]}"  # "torch.FloatTensor" -> "Float"
-        )
-    if out._data.shape != self._data.shape:
-        raise RuntimeError(
-            f"output with shape {list(self.shape)} doesn't match the broadcast shape "
-            f"{list(out.shape)}"
-        )
-    xp.copyto(self._data, out._data, casting="unsafe")
-    self._bump()
-    if out._grad_fn is not None:
-        retains = self._retains_grad
-        if retains:  # the retained gradient is now the new value's: move the retain
-            self._grad_fn._extra.retained.pop(self._output_nr, None)
-            self._retains_grad = False
-        self._grad_fn = out._grad_fn
-        self._output_nr = out._output_nr
-        self._requires_grad = True
-        self._vc[1] = self._vc[0]  # views made before this write now have stale graphs
-        if retains:
-            self.retain_grad()
-    tangent = getattr(out, "_fw", None)
-    if tangent is not None:  # forward mode: self now carries the result's tangent
-        _write_tangent(self, tangent)
-    return self
-
-
-def _inplace_on_view(self: Tensor, op, args: tuple, kwargs: dict) -> Tensor:
-    """An in-place op on a view, recorded as PyTorch does (CopySlices).
-
-    The base's new value is "the old base with the view's region replaced by
-    op(view)"; that becomes the base's graph, and the view is re-derived from it.
-    """
-    from .ops.shape import replay_view, view_scatter
-
-    base, steps, _ = self._view
-    for step_op, params in steps:  # views sharing one node with others (split) refuse
-        refuse = getattr(step_op, "refuse_inplace", None)
-        if refuse is not None:
-            raise RuntimeError(refuse(params))
-    if base._requires_grad and base._grad_fn is None:
-        raise RuntimeError(
-            "a view of a leaf Variable that requires grad is being used in an in-place operation."
-        )
-    from .ops.shape import check_view_place
-
-    check_view_place(self, base, steps)
-    snapshot = _snapshot(_refresh_view(self))
-    out = op(*(snapshot if a is self else a for a in args), **kwargs)
-    if out._data.shape != self._data.shape:
-        raise RuntimeError(
-            f"output with shape {list(self.shape)} doesn't match the broadcast shape "
-            f"{list(out.shape)}"
-        )
-    new_base = view_scatter(_alias(base), out, steps=steps)
-    xp.copyto(self._data, out._data, casting="unsafe")
-    self._bump()
-    vc = self._vc
-    base._grad_fn, base._output_nr = new_base._grad_fn, new_base._output_nr
-    base._requires_grad = True
-    vc[1] = vc[0]  # every other view of this memory now has a stale graph
-    fresh = replay_view(_alias(base), steps)
-    self._grad_fn, self._output_nr = fresh._grad_fn, fresh._output_nr
-    self._requires_grad = True
-    self._view = (base, steps, vc[0])
-    tangent = getattr(out, "_fw", None)
-    if tangent is not None:
-        _write_tangent(self, tangent)
-    return self
-
-
-def _write_tangent(t: Tensor, tangent: Tensor) -> None:
-    """Forward mode: an in-place write gives ``t`` the result's tangent (in t's dtype, as the
-    value is cast), writes it into its base's, and leaves the other views of that memory to
-    re-derive theirs from the base's (they are marked stale, as for their graphs)."""
-    from ._op import _fw_state
-    from .autograd.forward_ad import _attach
-
-    if tangent._dtype is not t._dtype:
-        level, _fw_state.level = _fw_state.level, 0
-        try:
-            tangent = tangent.to(t._dtype)
-        finally:
-            _fw_state.level = level
-    _attach(t, tangent)
-    if t._view is not None:
-        _tangent_into_base(t, tangent)
-    t._vc[1] = t._vc[0]
-
-
-def _tangent_of(t: Tensor) -> Tensor | None:
-    """Forward mode: t's tangent; a view's is re-derived from its base's when the base (or
-    another view of it) was written in place since the view was taken."""
-    if t._view is not None and t._vc[1] > t._view[2]:
-        _refresh_tangent(t)
-    return getattr(t, "_fw", None)
-
-
-def _refresh_tangent(t: Tensor) -> None:
-    """A view's tangent is the same view of its base's tangent."""
-    base, steps, _ = t._view
-    base_tangent = getattr(base, "_fw", None) if base is not None else None
-    if base_tangent is None:
-        return
-    from ._op import _fw_state
-    from .autograd.forward_ad import _attach
-    from .ops.shape import replay_view
-
-    level, _fw_state.level = _fw_state.level, 0
-    try:
-        tangent = replay_view(base_tangent, steps)
-    finally:
-        _fw_state.level = level
-    if getattr(t, "_fw", None) is None:
-        _attach(t, tangent)
-    else:  # already registered with the level, which drops it on exit
-        t._fw = tangent
-
-
-def _tangent_into_base(view: Tensor, tangent: Tensor) -> None:
-    """Forward mode: an in-place write into a view writes its tangent into the base's."""
-    from ._op import _fw_state
-    from .autograd.forward_ad import _attach
-    from .ops.shape import view_scatter
-
-    base, steps, _ = view._view
-    if base is None:
-        return
-    base_tangent = getattr(base, "_fw", None)
-    level, _fw_state.level = _fw_state.level, 0
-    try:
-        if base_tangent is None:
-            base_tangent = _make(xp.zeros_like(base._data), base._dtype)
-        _attach(base, view_scatter(base_tangent, tangent, steps=steps))
-    finally:
-        _fw_state.level = level
-
-
-def _snapshot(t: Tensor) -> Tensor:
-    """t's current value, copied, at t's place in the graph.
-
-    An in-place op's inputs include the tensor it overwrites; the op may save that
-    input for backward, so it gets this copy rather than memory about to change.
-    """
-    snap = _make(t._data.copy(), t._dtype, t._requires_grad, t._grad_fn, t._output_nr)
-    if t._grad_fn is None and t._requires_grad:
-        snap._acc = t._acc
-    tangent = getattr(t, "_fw", None)
-    if tangent is not None:
-        snap._fw = tangent
-    return snap
-
-
-def _alias(t: Tensor) -> Tensor:
-    """The same tensor (memory, graph position, versions) as a new object."""
-    a = _make(t._data, t._dtype, t._requires_grad, t._grad_fn, t._output_nr, t._vc)
-    a._acc = t._acc
-    return a
-
-
-def _refresh_view(t: Tensor) -> Tensor:
-    """``t`` itself, or, if its base changed in place since, t re-derived from the base."""
-    base, steps, version = t._view
-    if t._vc[1] <= version:
-        return t
-    from .ops.shape import check_view_place, replay_view
-
-    check_view_place(t, base, steps)
-    fresh = replay_view(_alias(base), steps)
-    t._grad_fn, t._output_nr = fresh._grad_fn, fresh._output_nr
-    t._requires_grad = fresh._requires_grad
-    _refresh_tangent(t)  # before t is marked fresh
-    t._view = (base, steps, t._vc[0])
-    return t
-
-
-def _can_cast(src: DType, dst: DType) -> bool:
-    return src._category <= dst._category
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
@@ -820,17 +490,3 @@ def _wrap_dim(dim: int, ndim: int) -> int:
 
 def _rebuild(data, dtype_name, requires_grad):
     return _make(data, getattr(_dtypes, dtype_name), requires_grad)
-
-
-_TYPE_NAMES = {
-    _dtypes.float16: "torch.HalfTensor",
-    _dtypes.float32: "torch.FloatTensor",
-    _dtypes.float64: "torch.DoubleTensor",
-    _dtypes.int8: "torch.CharTensor",
-    _dtypes.int16: "torch.ShortTensor",
-    _dtypes.int32: "torch.IntTensor",
-    _dtypes.int64: "torch.LongTensor",
-    _dtypes.uint8: "torch.ByteTensor",
-    _dtypes.bool: "torch.BoolTensor",
-}
-_FROM_TYPE_NAME = {v: k for k, v in _TYPE_NAMES.items()}

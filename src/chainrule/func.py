@@ -111,9 +111,9 @@ def _fresh(t: Tensor) -> Tensor:
     y = t.detach().requires_grad_(True)
     tangent = getattr(t, "_fw", None)
     if tangent is not None:  # an outer forward transform's tangent
-        from .autograd.forward_ad import _attach
+        from .autograd.forward_ad import attach
 
-        _attach(y, tangent)
+        attach(y, tangent)
     return y
 
 
@@ -356,9 +356,9 @@ def _jacrev_blocks(out: Tensor, inputs: list) -> list:
 
 
 def _forward_active() -> bool:
-    from .autograd.forward_ad import _levels
+    from .autograd.forward_ad import is_active
 
-    return bool(_levels)
+    return is_active()
 
 
 def jvp(

@@ -20,6 +20,7 @@ from .grad_mode import (
     set_grad_enabled,
 )
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401  (shadows the module, as in PyTorch)
+from .graph import accumulator
 
 __all__ = [
     "Variable",
@@ -112,7 +113,7 @@ def _roots_and_grads(outputs: list, grad_outputs: list | None, create_graph: boo
 
 def _edge(t):
     fn = t._grad_fn
-    return (t._accumulator() if fn is None else fn, t._output_nr)
+    return (accumulator(t) if fn is None else fn, t._output_nr)
 
 
 def backward(
@@ -139,7 +140,7 @@ def backward(
     inputs = _as_list(inputs)
     if not inputs:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-    leaves = {t._accumulator() for t in inputs if t._grad_fn is None}
+    leaves = {accumulator(t) for t in inputs if t._grad_fn is None}
     nonleaf = {(t._grad_fn, t._output_nr): t for t in inputs if t._grad_fn is not None}
     capture = dict.fromkeys(nonleaf)
     run_backward(roots, root_grads, retain_graph, create_graph, capture, True, leaves)
@@ -151,6 +152,28 @@ def backward(
             continue
         g = g if create_graph else _make(g.copy(), t._dtype)
         t._grad = g if t._grad is None else t._grad + g
+
+
+def tensor_backward(
+    self: Any,
+    gradient: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Any = None,
+) -> None:
+    """``Tensor.backward``: accumulate d(self)/d(leaf), contracted with ``gradient``, into
+    each leaf's ``.grad``.
+
+    For a non-scalar ``self`` this is the vector-Jacobian product ``gradientᵀ J``:
+    the Jacobian itself is never formed.
+    """
+    backward(
+        self,
+        None if gradient is None else [gradient],
+        retain_graph=retain_graph,
+        create_graph=create_graph,
+        inputs=inputs,
+    )
 
 
 def grad(

@@ -239,7 +239,7 @@ def _run_tensor_hooks(hooks, grad, create_graph: bool):
 
 def _check_hook_value(hook, before, out) -> None:
     """A hook's replacement gradient keeps the tensor type and size, as PyTorch requires."""
-    from .._tensor import _TYPE_NAMES, Tensor
+    from .._tensor import Tensor
 
     name = getattr(hook, "__name__", repr(hook))
     if not isinstance(out, Tensor):
@@ -248,8 +248,8 @@ def _check_hook_value(hook, before, out) -> None:
         return
     if out.dtype is not before.dtype:
         raise RuntimeError(
-            f"hook '{name}' has changed the type of value (was {_TYPE_NAMES[before.dtype]} "
-            f"got {_TYPE_NAMES[out.dtype]})"
+            f"hook '{name}' has changed the type of value (was {before.dtype.legacy_type} "
+            f"got {out.dtype.legacy_type})"
         )
     if out.shape != before.shape:
         raise RuntimeError(f"hook '{name}' has changed the size of value")

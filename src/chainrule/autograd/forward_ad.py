@@ -3,6 +3,9 @@
 Inside ``with dual_level():``, ``make_dual(x, t)`` gives x a tangent t; every op's
 output then carries d(output) = Σ_i JVP_i(t_i), and ``unpack_dual(y).tangent`` is
 the directional derivative J t, computed in the same pass as y.
+
+This module holds forward mode's state (the active level and the tensors given a
+tangent in it) and the one place where an op's JVPs are applied (``push_tangent``).
 """
 
 from __future__ import annotations
@@ -10,9 +13,17 @@ from __future__ import annotations
 import weakref
 from typing import Any, NamedTuple
 
-from .._op import _fw_state, _primal
-from .._tensor import Tensor, _alias, _tangent_of
+from .._backend import ndarray, xp
+from .._tensor import Tensor, _make
+from .registry import op as _op
+from .views import alias, replay_view
 
+
+class _State:
+    level = 0  # the innermost active dual level; 0 when forward mode is off
+
+
+state = _State()
 _levels: list[list] = []  # per active level: weak references to tensors given a tangent
 
 
@@ -35,7 +46,7 @@ def enter_dual_level() -> int:
     if _levels:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     _levels.append([])
-    _fw_state.level = len(_levels)
+    state.level = len(_levels)
     return len(_levels) - 1
 
 
@@ -49,10 +60,29 @@ def exit_dual_level(*, level: int | None = None) -> None:
                 del t._fw
             except AttributeError:
                 pass
-    _fw_state.level = len(_levels)
+    state.level = len(_levels)
 
 
-def _attach(t: Tensor, tangent: Tensor) -> None:
+def is_active() -> bool:
+    """Whether a dual level is open."""
+    return bool(_levels)
+
+
+class paused:  # noqa: N801 - used as a statement: ``with paused():``
+    """Compute on primals only: inside, ops push no tangents (JVPs themselves run so)."""
+
+    __slots__ = ("level",)
+
+    def __enter__(self) -> None:
+        self.level = state.level
+        state.level = 0
+
+    def __exit__(self, *exc) -> None:
+        state.level = self.level
+
+
+def attach(t: Tensor, tangent: Tensor) -> None:
+    """Give ``t`` its tangent, dropped when the current level exits."""
     t._fw = tangent
     _levels[-1].append(weakref.ref(t))
 
@@ -74,11 +104,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         )
     if not tensor.is_floating_point():
         raise ValueError("Expected primal to be floating point")
-    from ..ops import shape as sh
-
-    level_now = _fw_state.level
-    _fw_state.level = 0
-    try:
+    with paused():
         if tangent.dtype is not tensor.dtype:
             tangent = tangent.to(tensor.dtype)
         # The dual is the root of its views' tangents (tensor itself gets none): it is a view
@@ -89,16 +115,96 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         # require grad leaves tensor without the graph PyTorch would give it.)
         root = tensor
         if not tensor.requires_grad:
-            root = _alias(tensor)
-            _attach(root, tangent)
-        dual = sh.view(root, shape=tuple(tensor.shape))
-    finally:
-        _fw_state.level = level_now
-    _attach(dual, tangent)
+            root = alias(tensor)
+            attach(root, tangent)
+        dual = _op("view")(root, shape=tuple(tensor.shape))
+    attach(dual, tangent)
     return dual
 
 
 def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
     """(primal, tangent) of a dual tensor; tangent None for a tensor without one."""
-    tangent = _tangent_of(tensor) if isinstance(tensor, Tensor) else None
-    return UnpackedDualTensor(_primal(tensor) if tangent is not None else tensor, tangent)
+    tangent = tangent_of(tensor) if isinstance(tensor, Tensor) else None
+    return UnpackedDualTensor(primal(tensor) if tangent is not None else tensor, tangent)
+
+
+def primal(t: Any) -> Any:
+    """A tensor's primal: the tensor itself seen without its tangent."""
+    if isinstance(t, Tensor) and getattr(t, "_fw", None) is not None:
+        a = _make(t._data, t._dtype, t._requires_grad, t._grad_fn, t._output_nr, t._vc)
+        a._acc = t._acc
+        return a
+    return t
+
+
+def tangent_of(t: Tensor) -> Tensor | None:
+    """t's tangent; a view's is re-derived from its base's when the base (or another view
+    of it) was written in place since the view was taken."""
+    if t._view is not None and t._vc[1] > t._view[2]:
+        refresh_tangent(t)
+    return getattr(t, "_fw", None)
+
+
+def refresh_tangent(t: Tensor) -> None:
+    """A view's tangent is the same view of its base's tangent."""
+    base, steps, _ = t._view
+    base_tangent = getattr(base, "_fw", None) if base is not None else None
+    if base_tangent is None:
+        return
+    with paused():
+        tangent = replay_view(base_tangent, steps)
+    if getattr(t, "_fw", None) is None:
+        attach(t, tangent)
+    else:  # already registered with the level, which drops it on exit
+        t._fw = tangent
+
+
+def push_tangent(op: Any, result: Tensor, args: tuple, params: dict) -> None:
+    """Forward mode for one op: the output's tangent is the sum of each input's JVP
+    applied to that input's tangent."""
+    if len(args) > len(op.args):  # parameters given by position, as in expand(g, x_shape)
+        params = {**dict(zip(op.params, args[len(op.args) :])), **params}
+        args = args[: len(op.args)]
+    tangents = [tangent_of(a) if isinstance(a, Tensor) else None for a in args]
+    if all(t is None for t in tangents):
+        return
+    with paused():  # JVPs compute on primals: no tangents of tangents
+        total = None
+        for i, tangent in enumerate(tangents):
+            if tangent is None:
+                continue
+            jvp, reads = op.jvps[i]
+            if jvp is None:
+                if op.raw_vjps[i] is None:
+                    continue  # an input with no derivative (an index, a condition)
+                raise NotImplementedError(
+                    f"Trying to use forward AD with {op.name} that does not support it: "
+                    "chainrule has no JVP rule for it yet."
+                )
+            values = []
+            for kind, key in reads:
+                if kind == "arg":
+                    values.append(primal(args[key]))
+                elif kind == "ans":
+                    values.append(primal(result))
+                elif kind == "shape":
+                    a = args[key]
+                    a = a._data if isinstance(a, Tensor) else a  # or an array, in a VJP
+                    values.append(a.shape if isinstance(a, ndarray) else ())
+                else:
+                    values.append(params.get(key, op.params[key]))
+            part = jvp(tangent, *values)
+            total = part if total is None else total + part
+    if total is None:
+        return
+    if not isinstance(total, Tensor):
+        total = _make(xp.asarray(total, dtype=result._dtype.np), result._dtype)
+    shape = result._data.shape
+    if total._data.shape != shape:
+        total = _op("expand")(total, shape=shape)
+    if total._dtype is not result._dtype:
+        total = total.to(result._dtype)
+    attach(result, total)
+    node = result._grad_fn
+    if node is not None and "ans" in node._plan.kinds:  # for forward over reverse
+        node._extras.ans_tangent = (_levels[-1], total)

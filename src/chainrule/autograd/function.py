@@ -238,50 +238,38 @@ def _bind_keywords(forward: Callable, args: tuple, kwargs: dict, skip: int) -> t
 
 
 def _apply(cls: FunctionMeta, args: tuple, kwargs: dict, setup: bool) -> Any:
-    from .._op import SavePlan, _fw_state
     from .._tensor import Tensor
+    from . import forward_ad
     from .anomaly_mode import _anomaly, record_creation
     from .graph import new_node
+    from .recording import SavePlan, edges_of
 
     ctx = new_node(cls._backward_cls)
-    needs = []
-    nxt = []
-    meta = []
-    for a in args:
-        if isinstance(a, Tensor):
-            req = a._requires_grad
-            needs.append(req)
-            if req:
-                fn = a._grad_fn
-                nxt.append((a._accumulator() if fn is None else fn, a._output_nr))
-                meta.append((a._data.shape, a._dtype))
-            else:
-                nxt.append((None, 0))
-                meta.append(None)
-        else:
-            needs.append(False)
-    executable = _state.enabled and any(needs)
+    bits, nxt, meta = edges_of(args)
     ctx._op = None
     ctx._saved = ()
     ctx._checks = ()
-    ctx._next = tuple(nxt)
-    ctx._meta = tuple(meta)
+    # one edge per tensor argument (other arguments get no gradient slot)
+    is_tensor = tuple(isinstance(a, Tensor) for a in args)
+    ctx._next = tuple(e for e, t in zip(nxt, is_tensor) if t)
+    ctx._meta = tuple(m for m, t in zip(meta, is_tensor) if t)
     ctx._plan = SavePlan(("ctx",), (None,), ())  # non-empty: the engine frees _saved
-    ctx._is_tensor = tuple(isinstance(a, Tensor) for a in args)
-    ctx.needs_input_grad = tuple(needs)
+    ctx._is_tensor = is_tensor
+    ctx.needs_input_grad = tuple(m is not None for m in meta)
+    executable = _state.enabled and bits != 0
 
-    tangents = _tangents(args) if _fw_state.level else None
-    enabled, level = _state.enabled, _fw_state.level
+    tangents = _tangents(args) if forward_ad.state.level else None
+    enabled = _state.enabled
     _state.enabled = False
-    _fw_state.level = 0  # tangents go through jvp, not through the ops of forward
     try:
-        if setup:
-            raw = cls.forward(*args, **kwargs)
-            cls.setup_context(ctx, args, raw)
-        else:
-            raw = cls.forward(ctx, *args, **kwargs)
+        with forward_ad.paused():  # tangents go through jvp, not through the ops of forward
+            if setup:
+                raw = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, raw)
+            else:
+                raw = cls.forward(ctx, *args, **kwargs)
     finally:
-        _state.enabled, _fw_state.level = enabled, level
+        _state.enabled = enabled
 
     outputs = _wrap_outputs(ctx, args, raw, executable)
     if executable and _anomaly.enabled:
@@ -359,7 +347,6 @@ def _tangents(args: tuple) -> list | None:
 def _forward_ad(cls: FunctionMeta, ctx: Any, args: tuple, tangents: list, outputs: tuple) -> None:
     """Push the inputs' tangents through the user's ``jvp`` and attach them to the outputs."""
     from .._backend import xp
-    from .._op import _fw_state
     from .._tensor import Tensor, _make
     from . import forward_ad
 
@@ -375,13 +362,11 @@ def _forward_ad(cls: FunctionMeta, ctx: Any, args: tuple, tangents: list, output
             else t
             for t, a in zip(tangents, args)
         ]
-    level = _fw_state.level
-    _fw_state.level = 0
     ctx._in_jvp = True
     try:
-        result = cls.jvp(ctx, *tangents)
+        with forward_ad.paused():
+            result = cls.jvp(ctx, *tangents)
     finally:
-        _fw_state.level = level
         ctx._in_jvp = False
     result = result if isinstance(result, tuple) else (result,)
     if len(result) != len(outputs):
@@ -399,7 +384,7 @@ def _forward_ad(cls: FunctionMeta, ctx: Any, args: tuple, tangents: list, output
                 f"Function {ctx.name()} returned an invalid tangent - got {list(t.shape)} "
                 f"but expected shape {list(o.shape)}"
             )
-        forward_ad._attach(o, t if t._dtype is o._dtype else t.to(o._dtype))
+        forward_ad.attach(o, t if t._dtype is o._dtype else t.to(o._dtype))
 
 
 @functools.cache
@@ -521,9 +506,9 @@ def _delayed_error_class() -> type:
 
 def _delayed_error(message: str, outputs: tuple) -> tuple:
     """``outputs`` as aliases that require grad through a node raising ``message``."""
-    from .._op import SavePlan
     from .._tensor import Tensor, _make
     from .graph import new_node
+    from .recording import SavePlan
 
     node = new_node(_delayed_error_class())
     node._msg = message

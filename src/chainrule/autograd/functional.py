@@ -66,7 +66,7 @@ def _shape_back(result: tuple, is_tuple: Any) -> Any:
 def _prepare(inputs: tuple, create_graph: bool, need_graph: bool) -> tuple:
     """Fresh inputs to differentiate with respect to: views that keep an outer graph when
     ``create_graph`` is set and the input requires grad, detached copies otherwise."""
-    from .forward_ad import _attach
+    from .forward_ad import attach
 
     out = []
     for x in inputs:
@@ -76,7 +76,7 @@ def _prepare(inputs: tuple, create_graph: bool, need_graph: bool) -> tuple:
         y = x.detach().requires_grad_(need_graph)
         tangent = getattr(x, "_fw", None)
         if tangent is not None:  # keep the tangent of an outer forward-mode pass
-            _attach(y, tangent)
+            attach(y, tangent)
         out.append(y)
     return tuple(out)
 
@@ -380,9 +380,9 @@ def jacobian(
     with grad_mode.enable_grad():
         inputs_tuple, ins = _as_tuple(inputs, "inputs", "jacobian")
         if strategy == "forward-mode":
-            from .forward_ad import _levels
+            from .forward_ad import is_active
 
-            if not _levels:  # forward mode does not nest: inside a dual level, use reverse
+            if not is_active():  # forward mode does not nest: inside a dual level, use reverse
                 return _jacobian_forward(func, ins, inputs_tuple)
         ins = _prepare(ins, create_graph, need_graph=True)
         outputs_tuple, outs = _outputs_tuple(func(*ins), "jacobian")

@@ -11,17 +11,18 @@ counting as soon as nothing refers to it.
 
 from __future__ import annotations
 
-import itertools
 import weakref
 from collections.abc import Callable
 from typing import Any
 
 from .._backend import ndarray, xp
 from .._dtypes import _FROM_NP as _from_np
+from .._dtypes import from_numpy_dtype
 from .._tensor import Tensor, _make
+from ..utils.hooks import RemovableHandle
+from .registry import op as _op
 
 _RELEASED = None  # _saved after backward without retain_graph
-_handle_ids = itertools.count()
 
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -30,26 +31,6 @@ SECOND_BACKWARD = (
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward."
 )
-
-
-class RemovableHandle:
-    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
-
-    __slots__ = ("_hooks", "id")
-
-    def __init__(self, hooks: dict, hook: Callable) -> None:
-        self._hooks = hooks
-        self.id = next(_handle_ids)
-        hooks[self.id] = hook
-
-    def remove(self) -> None:
-        self._hooks.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.remove()
 
 
 class _Extras:
@@ -207,38 +188,30 @@ def _fit_tensor(node: Node, i: int, grad: Any, meta: tuple):
     With arrays the same two steps are inlined in ``Node.apply``: these are the only
     places where broadcasting is undone.
     """
-    from ..ops.elementwise import to_dtype
-
     shape, dtype = meta
     if not isinstance(grad, Tensor):
         grad = _make(xp.asarray(grad), dtype)
     if grad._data.shape != shape:
         grad = _sum_to(node, i, grad, shape, grad._data.shape)
     if grad._dtype is not dtype:
-        grad = to_dtype(grad, dtype=dtype)
+        grad = _op("to_dtype")(grad, dtype=dtype)
     return grad
 
 
 def _sum_to(node: Node, i: int, grad, shape: tuple, gshape: tuple):
     """Sum ``grad`` down to ``shape`` over the dims broadcasting added or stretched."""
-    from ..ops.shape import sum_to
-
     lead = len(gshape) - len(shape)
     if lead < 0 or any(s != 1 and s != gs for s, gs in zip(shape, gshape[lead:])):
         raise RuntimeError(
             f"Function {node.name()} returned an invalid gradient at index {i} - got "
             f"{list(gshape)} but expected shape compatible with {list(shape)}"
         )
-    return sum_to(grad, shape)
+    return _op("sum_to")(grad, shape)
 
 
 def _modified_message(node: Node, value: Any, now: int, expected: int) -> str:
-    from .._dtypes import from_numpy_dtype
-    from .._tensor import _TYPE_NAMES
-
     arr = value._data if isinstance(value, Tensor) else value
-
-    kind = _TYPE_NAMES[from_numpy_dtype(arr.dtype)]
+    kind = from_numpy_dtype(arr.dtype).legacy_type
     return (
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: [{kind} {list(arr.shape)}], which is output 0 of {node.name()}, "
@@ -260,6 +233,19 @@ class AccumulateGrad(Node):
 
     def _release(self) -> None:
         pass
+
+
+def accumulator(t: Tensor) -> AccumulateGrad:
+    """The AccumulateGrad node of leaf ``t``: made on first use, and kept (the leaf holds it
+    weakly) while a graph refers to it."""
+    ref = t._acc
+    if ref is not None:
+        acc = ref()
+        if acc is not None:
+            return acc
+    acc = AccumulateGrad(t)
+    t._acc = weakref.ref(acc)
+    return acc
 
 
 def new_node(cls: type) -> Node:

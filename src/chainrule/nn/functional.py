@@ -10,7 +10,7 @@ PyTorch's in-place kernel saves its output (leaky_relu, elu, selu, celu), so doe
 from __future__ import annotations
 
 from .._backend import xp as _xp
-from .._tensor import _inplace
+from ..autograd.inplace import inplace as _inplace
 from ..ops import activations as A
 from ..ops import elementwise as ew
 from ..ops import reductions as red

@@ -24,8 +24,10 @@ import math
 import warnings
 
 from .._backend import xp
-from .._op import FLOAT, defop, result_type
-from .._tensor import Tensor, _inplace
+from .._promotion import result_type
+from .._tensor import Tensor
+from ..autograd.inplace import inplace as _inplace
+from ..autograd.recording import FLOAT, defop
 from . import elementwise as ew
 from . import reductions as red
 from . import shape as sh

@@ -12,7 +12,9 @@ from .._backend import ndarray, xp
 from .._dtypes import bool as _bool
 from .._dtypes import float16 as _float16
 from .._dtypes import get_default_dtype
-from .._op import FLOAT, KEEP, defop, result_type
+from .._promotion import result_type
+from ..autograd.recording import FLOAT, defop
+from .copies import clone, copy_from, fill, fill_tensor, to_dtype, zero  # noqa: F401
 
 # NumPy's dtype singletons, compared by identity on the forward paths
 F16 = xp.dtype(xp.float16)
@@ -445,93 +447,6 @@ def where(condition, a, b):
         a = tensor(a)
     return _where_op(a, b, condition=condition)
 
-
-# ----- copies and casts --------------------------------------------------------------
-
-
-def _clone(x, memory_format=None):
-    """a copy of x"""
-    return x.copy()
-
-
-clone = defop("clone", _clone, dtypes=KEEP, vjp=lambda g: g, jvp=lambda t: t)  # d/dx x = 1
-
-
-def _to_dtype(x, dtype=None):
-    """x cast to dtype"""
-    return x.astype(dtype.np)
-
-
-to_dtype = defop(
-    "to_dtype",
-    _to_dtype,
-    dtypes=KEEP,
-    node="ToCopyBackward0",
-    vjp=lambda g: g,  # the engine casts the gradient back to x's dtype
-    jvp=lambda t: t,  # and the tangent to the output's dtype
-)
-
-
-def _fill(x, value=0):
-    """an array of x's shape full of value"""
-    return xp.full_like(x, value._data if hasattr(value, "_data") else value)
-
-
-fill = defop(
-    "fill",
-    _fill,
-    dtypes=KEEP,
-    node="FillBackward2",
-    vjp=lambda g: zero(g),  # the old values are gone
-    jvp=lambda t: zero(t),
-)
-
-
-def _fill_with(x, value):
-    """an array of x's shape full of value (a 0-d array), in x's dtype"""
-    return xp.full_like(x, value)
-
-
-fill_tensor = defop(
-    "fill_tensor",
-    _fill_with,
-    args=("x", "value"),
-    dtypes=KEEP,
-    node="FillBackward3",
-    vjp=(
-        lambda g: zero(g),  # the old values are gone
-        lambda g: g,  # every element is the value: the engine sums g to its shape ()
-    ),
-    jvp=(lambda t: zero(t), lambda t: t),
-)
-
-
-def _zero(x):
-    """zeros of x's shape"""
-    return xp.zeros_like(x)
-
-
-# d/dx 0 = 0; zeros rather than g * 0, so that a nan or inf gradient does not leak through
-zero = defop("zero", _zero, dtypes=KEEP, vjp=lambda g: zero(g), jvp=lambda t: zero(t))
-
-
-def _copy_from(dst, src):
-    """src broadcast to dst's shape and cast to its dtype"""
-    return xp.array(xp.broadcast_to(src, dst.shape), dtype=dst.dtype)
-
-
-copy_from = defop(
-    "copy_from",
-    _copy_from,
-    args=("dst", "src"),
-    dtypes=KEEP,
-    node="CopyBackwards",
-    vjp=(
-        lambda g: zero(g),  # dst is overwritten
-        lambda g: g,  # the engine sums it to src's shape and casts to src's dtype
-    ),
-    jvp=(lambda t: zero(t), lambda t: t),
-)
 
 # ----- comparisons: bool results, no gradient --------------------------------------
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .._tensor import Tensor, _inplace
+from .._tensor import Tensor
+from ..autograd.inplace import inplace as _inplace
 from . import elementwise as ew
 from . import linalg as la
 from . import reductions as red

@@ -21,11 +21,12 @@ import numpy
 
 from .._backend import ndarray, xp
 from .._dtypes import int64
-from .._op import KEEP, REGISTRY, SavePlan, _fw_state, _view_record, defop, result_type
-from .._tensor import Tensor, _counter, _inplace, _make, _refresh_view, _tangent_of, _wrap_dim
-from ..autograd import grad_mode
-from ..autograd.anomaly_mode import _anomaly, record_creation
-from ..autograd.graph import Node
+from .._tensor import Tensor, _counter, _make, _wrap_dim
+from ..autograd import forward_ad, grad_mode
+from ..autograd.inplace import check_inplace, view_scatter
+from ..autograd.inplace import inplace as _inplace
+from ..autograd.recording import KEEP, SequenceOp, defop
+from ..autograd.views import view_record
 from . import elementwise as ew
 from . import reductions as red
 from . import shape as sh
@@ -502,7 +503,7 @@ def _refuse_inplace(params: dict) -> str:
     )
 
 
-piece_op.refuse_inplace = _refuse_inplace  # read by _tensor._inplace_on_view
+piece_op.refuse_inplace = _refuse_inplace  # read by autograd/inplace.py
 
 
 def _split_views(input: Tensor, d: int, sizes: tuple, unbind: bool, kind: str) -> tuple:
@@ -525,19 +526,13 @@ def _split_views(input: Tensor, d: int, sizes: tuple, unbind: bool, kind: str) -
         start += s
         if out._data.size and xp.may_share_memory(out._data, input._data):
             out._vc = vc
-            out._view = _view_record(piece_op, input, params, vc)
-    tangent = _tangent_of(input)
-    if tangent is not None and _fw_state.level:
-        from ..autograd import forward_ad
-
-        level = _fw_state.level
-        _fw_state.level = 0
-        try:
+            out._view = view_record(piece_op, input, params, vc)
+    tangent = forward_ad.tangent_of(input)
+    if tangent is not None and forward_ad.state.level:
+        with forward_ad.paused():
             parts = split_op(tangent, dim=d, sizes=sizes, unbind=unbind, kind=kind)
-        finally:
-            _fw_state.level = level
         for out, part in zip(outs, parts):
-            forward_ad._attach(out, _make(part._data, part._dtype))
+            forward_ad.attach(out, _make(part._data, part._dtype))
     return outs
 
 
@@ -595,116 +590,6 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
 
 
 # ----- cat and stack: ops over a sequence of tensors ---------------------------------------
-
-
-class SequenceOp:
-    """An op over a sequence of tensors (cat, stack): one input edge per tensor.
-
-    ``vjp(g, i, ...)`` gives the gradient of the i-th tensor; its other parameters name
-    forward parameters, which are saved. ``jvp(tangents, ...)`` maps the list of tangents
-    (zeros for tensors without one) to the output's tangent. The forward takes the list of
-    arrays. Listed in the op registry like every op.
-    """
-
-    view = False
-    args = ("tensors",)
-
-    def __init__(self, name: str, forward: Callable, vjp: Callable, jvp: Callable, node: str):
-        import inspect
-
-        self.name = name
-        self.forward = forward
-        self.raw_vjps = (vjp,)
-        self.raw_jvps = (jvp,)
-        self.doc = forward.__doc__ or ""
-        self.conventions = ""
-        self._node_name = node
-        self.node_class = type(node, (Node,), {"__slots__": (), "__module__": "chainrule.autograd"})
-        self._reads = tuple(list(inspect.signature(vjp).parameters)[2:])
-        self._vjps: dict[int, Callable] = {}
-        REGISTRY[name] = self
-
-    def __repr__(self) -> str:
-        return f"<op {self.name}>"
-
-    def _vjp_for(self, i: int) -> Callable:
-        vjp = self._vjps.get(i)
-        if vjp is None:
-            raw = self.raw_vjps[0]
-
-            def vjp(g, *saved):
-                return raw(g, i, *saved)
-
-            self._vjps[i] = vjp
-        return vjp
-
-    def __call__(self, tensors: Sequence, **params: Any):
-        tensors = list(tensors)
-        if not any(isinstance(t, Tensor) for t in tensors):
-            return self.forward([xp.asarray(t) for t in tensors], **params)
-        dtype = result_type([t for t in tensors if isinstance(t, Tensor)])
-        arrays = [
-            (t._data if t._dtype is dtype else t._data.astype(dtype.np))
-            if isinstance(t, Tensor)
-            else xp.asarray(t, dtype=dtype.np)
-            for t in tensors
-        ]
-        out = self.forward(arrays, **params)
-        node = None
-        if grad_mode._state.enabled and dtype._category == 2:
-            node = self._node(tensors, params)
-        if node is None:
-            result = _make(out, dtype)
-        else:
-            result = _make(out, dtype, True, node, 0)
-            if _anomaly.record:
-                record_creation(node)
-        if _fw_state.level and dtype._category == 2:
-            self._tangent(result, tensors, arrays, params)
-        return result
-
-    def _node(self, tensors: list, params: dict) -> Node | None:
-        nxt, meta, vjps = [], [], []
-        for i, t in enumerate(tensors):
-            if isinstance(t, Tensor) and t._view is not None and t._vc[1] > t._view[2]:
-                _refresh_view(t)  # its base was changed in place: re-derive its graph
-            if isinstance(t, Tensor) and t._requires_grad:
-                fn = t._grad_fn
-                nxt.append((t._accumulator() if fn is None else fn, t._output_nr))
-                meta.append((t._data.shape, t._dtype))
-                vjps.append((self._vjp_for(i), tuple(range(len(self._reads)))))
-            else:
-                nxt.append((None, 0))
-                meta.append(None)
-                vjps.append((None, ()))
-        if not any(m is not None for m in meta):
-            return None
-        node = object.__new__(self.node_class)
-        node._op = self
-        node._next = tuple(nxt)
-        node._meta = tuple(meta)
-        node._plan = SavePlan(("param",) * len(self._reads), self._reads, tuple(vjps))
-        node._saved = tuple(params[k] for k in self._reads)
-        node._checks = ()
-        node._extra = None
-        return node
-
-    def _tangent(self, result: Tensor, tensors: list, arrays: list, params: dict) -> None:
-        tangents = [_tangent_of(t) if isinstance(t, Tensor) else None for t in tensors]
-        if all(t is None for t in tangents):
-            return
-        from ..autograd import forward_ad
-
-        level = _fw_state.level
-        _fw_state.level = 0
-        try:
-            filled = [xp.zeros_like(a) if t is None else t for t, a in zip(tangents, arrays)]
-            tangent = self.raw_jvps[0](filled, **params)
-        finally:
-            _fw_state.level = level
-        if not isinstance(tangent, Tensor):
-            tangent = _make(tangent, result._dtype)
-        forward_ad._attach(result, tangent.to(result._dtype))
 
 
 def _cat(arrays, dim=0, offsets=()):
@@ -1843,7 +1728,7 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
     recording = grad_mode._state.enabled and (
         input._requires_grad or isinstance(value, Tensor) and value._requires_grad
     )
-    if not (recording or _fw_state.level) and input._data.flags.writeable:
+    if not (recording or forward_ad.state.level) and input._data.flags.writeable:
         _write_array(input, parts, value)  # nothing to record: write the array directly
         return
     scalar = not isinstance(value, Tensor) or not value._data.ndim  # before leading 1s go
@@ -1876,7 +1761,7 @@ def _region(input: Tensor, key: tuple) -> Tensor:
     if region._view is None and not region._data.size:
         vc = _counter(input)
         region._vc = vc
-        region._view = _view_record(sh.getitem, input, {"key": key}, vc)
+        region._view = view_record(sh.getitem, input, {"key": key}, vc)
     return region
 
 
@@ -1928,7 +1813,7 @@ def _write_region(input: Tensor, parts: tuple, value: Any, scalar: bool) -> None
             f"dimensions in the tensor ({value._data.ndim})"
         )
     # one CopySlices node: input with the region replaced by the value
-    _inplace(input, sh.view_scatter, (input, value), {"steps": ((sh.getitem, {"key": key}),)})
+    _inplace(input, view_scatter, (input, value), {"steps": ((sh.getitem, {"key": key}),)})
 
 
 # ----- in-place shape changes: squeeze_, unsqueeze_, t_, transpose_ -------------------------
@@ -1944,16 +1829,14 @@ def _inplace_view(self: Tensor, out: Tensor) -> Tensor:
         self._view = out._view
     tangent = getattr(out, "_fw", None)
     if tangent is not None:
-        from ..autograd import forward_ad
-
-        forward_ad._attach(self, tangent)
+        forward_ad.attach(self, tangent)
     self._bump()
     return self
 
 
 def _inplace_shape(fn: Callable) -> Callable:
     def method(self, *args, **kwargs):
-        self._check_inplace()
+        check_inplace(self)
         return _inplace_view(self, fn(self, *args, **kwargs))
 
     method.__name__ = fn.__name__ + "_"

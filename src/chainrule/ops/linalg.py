@@ -7,7 +7,7 @@ dC = dA @ B + A @ dB. The rest of linear algebra is in linalg_fns.py.
 from __future__ import annotations
 
 from .._backend import xp
-from .._op import defop
+from ..autograd.recording import defop
 from .shape import reshape, transpose
 
 

@@ -24,8 +24,8 @@ import threading
 from typing import NamedTuple
 
 from .._backend import xp
-from .._op import KEEP, defop
 from .._tensor import Tensor, wrap
+from ..autograd.recording import KEEP, defop
 from . import elementwise as ew
 from . import functions
 from . import linalg as la

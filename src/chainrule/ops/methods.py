@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import warnings
 
+from .._creation import tensor_new
 from .._tensor import Tensor
+from ..autograd import tensor_backward
 from . import activations as A
+from . import copies as C
 from . import elementwise as ew
 from . import functions as F
 from . import indexing as I
@@ -116,6 +119,15 @@ def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 METHODS = {
+    # the legacy constructor, autograd and conversions
+    "__new__": staticmethod(tensor_new),
+    "backward": tensor_backward,
+    "to": C.to,
+    "type": C.type,
+    "type_as": C.type_as,
+    **C.CAST_METHODS,
+    "zero_": C.zero_,
+    "copy_": C.copy_,
     # operators
     "__add__": _operator(ew.add),
     "__radd__": _operator(ew.add),

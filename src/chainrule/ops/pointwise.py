@@ -21,9 +21,11 @@ import warnings
 
 from .._backend import xp
 from .._dtypes import float16, float32, float64
-from .._op import FLOAT, KEEP, defop, result_type
-from .._tensor import Tensor, _inplace
+from .._promotion import result_type
+from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd.inplace import inplace as _inplace
+from ..autograd.recording import FLOAT, KEEP, defop
 from . import activations as act
 from . import elementwise as ew
 from . import functions as fn

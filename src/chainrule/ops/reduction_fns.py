@@ -30,8 +30,8 @@ from typing import NamedTuple
 
 from .._backend import xp
 from .._dtypes import float64
-from .._op import KEEP, defop
 from .._tensor import Tensor, wrap
+from ..autograd.recording import KEEP, defop
 from . import elementwise as ew
 from .functions import inplace
 from .reductions import _count, _sum, dims_of, mean, unreduce

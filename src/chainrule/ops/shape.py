@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._backend import ndarray, xp
-from .._op import KEEP, defop
+from ..autograd.recording import KEEP, defop
 
 
 def _view(x, shape=()):
@@ -290,63 +290,3 @@ index_put = defop(
 def _dtype_of(a):
     """The NumPy dtype of a tensor or an array."""
     return a._data.dtype if hasattr(a, "_data") else a.dtype
-
-
-def check_view_place(view, base, steps: tuple) -> None:
-    """A view is re-derived from its base by its recorded steps: refuse when they no longer
-    lead to the view's memory (the base changed its layout in place since: t_, squeeze_...)."""
-    arr = base._data
-    for op, params in steps:
-        arr = op.forward(arr, **params)
-    data = view._data
-    if (
-        arr.shape != data.shape
-        or arr.strides != data.strides
-        or arr.__array_interface__["data"][0] != data.__array_interface__["data"][0]
-    ):
-        raise RuntimeError(
-            "This view's base changed its layout in place (t_, transpose_, squeeze_, "
-            "unsqueeze_, or .data =) after the view was taken, so chainrule cannot tell which "
-            "of the base's elements the view covers. Take the view after the change, or "
-            "clone() it."
-        )
-
-
-def replay_view(base, steps: tuple):
-    """Apply the recorded view steps ((op, params), ...) to ``base``: the view, re-derived."""
-    out = base
-    for op, params in steps:
-        out = op(out, **params)
-    return out
-
-
-def _view_scatter(base, src, steps=()):
-    """base with the region that ``steps`` view replaced by src (a copy)"""
-    out = base.copy()
-    region = out
-    for op, params in steps:
-        region = op.forward(region, **params)
-    if region.size and not xp.may_share_memory(region, out):
-        raise RuntimeError("this view cannot be written into in place (it is not a view)")
-    region[...] = src
-    return out
-
-
-view_scatter = defop(
-    "view_scatter",
-    _view_scatter,
-    args=("base", "src"),
-    dtypes=KEEP,
-    node="CopySlices",
-    vjp=(
-        # the written region no longer depends on base
-        lambda g, steps: view_scatter(g, 0, steps=steps),
-        lambda g, steps: replay_view(g, steps),  # the region's gradient; summed to src's shape
-    ),
-    jvp=(
-        lambda t, steps: view_scatter(t, 0, steps=steps),
-        lambda t, base_shape, steps: view_scatter(
-            xp.zeros(base_shape, dtype=_dtype_of(t)), t, steps=steps
-        ),
-    ),
-)

@@ -1,4 +1,4 @@
-"""The op-definition pattern: one op, one definition.
+"""Recording: how an op runs and leaves a node in the graph. One op, one definition.
 
 An op is one call to ``defop``::
 
@@ -19,7 +19,11 @@ An op is one call to ``defop``::
   (``create_graph=True``) the same code records a graph, so every op has
   derivatives of every order without extra code.
 - Broadcasting is undone and gradients are cast back to their input's dtype
-  in one place, the engine's ``_fit``, not in each VJP.
+  in one place, ``Node.apply`` (graph.py), not in each VJP.
+
+Every node of the graph is connected to its inputs by one function, ``edges_of``:
+for ops (``Op``), ops over a sequence of tensors (``SequenceOp``: cat, stack) and
+custom ``autograd.Function``s alike.
 """
 
 from __future__ import annotations
@@ -29,13 +33,16 @@ import types
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from . import _dtypes
-from ._backend import ndarray, xp
-from ._dtypes import dtype as DType
-from ._tensor import Tensor, _counter, _make, _refresh_view, _tangent_of
-from .autograd import grad_mode
-from .autograd.anomaly_mode import _anomaly, record_creation
-from .autograd.graph import Node
+from .. import _dtypes
+from .._backend import ndarray, xp
+from .._dtypes import dtype as DType
+from .._promotion import result_type
+from .._tensor import Tensor, _counter, _make
+from . import forward_ad, grad_mode
+from .anomaly_mode import _anomaly, record_creation
+from .graph import Node, accumulator
+from .registry import REGISTRY
+from .views import alias, check_view_place, replay_view, view_record
 
 _new = object.__new__
 
@@ -45,16 +52,63 @@ FLOAT = "float"  # promoted, then integers and bools become the default float dt
 KEEP = "keep"  # forward decides (reductions, casts, shape ops); no casting of inputs
 
 _state = grad_mode._state
-
-
-class _ForwardState:
-    level = 0  # the innermost active dual level; 0 when forward mode is off
-
-
-_fw_state = _ForwardState()
+_fw_state = forward_ad.state
 _from_np = _dtypes._FROM_NP
-REGISTRY: dict[str, Op] = {}
 _NO_EDGE = (None, 0)
+
+
+def floating_only(kernel: str):
+    """A dtype rule: PyTorch's promotion, and its NotImplementedError where the result is
+    not floating (``"erf_vml_cpu" not implemented for 'Long'``)."""
+
+    def rule(args, params):
+        dtype = result_type(args)
+        if dtype._category != 2:
+            raise _dtypes.not_implemented(kernel, dtype)
+        return dtype
+
+    return rule
+
+
+def edges_of(inputs) -> tuple[int, tuple, tuple]:
+    """How a node connects to its inputs: (bits, edges, metadata).
+
+    Per input, the edge its gradient flows along, ``(node, output_nr)`` (the leaf's
+    AccumulateGrad for a leaf), and its (shape, dtype); ``(None, 0)`` and None for an
+    input that needs no gradient. Bit i of ``bits`` is set when input i needs one. A view
+    whose base was written in place since it was taken is re-derived first.
+    """
+    bits = 0
+    nxt = []
+    meta = []
+    for i, a in enumerate(inputs):
+        if isinstance(a, Tensor) and (a._requires_grad or a._view is not None):
+            if a._view is not None and a._vc[1] > a._view[2]:
+                refresh_view(a)  # its base was changed in place: re-derive its graph
+            if a._requires_grad:
+                bits |= 1 << i
+                fn = a._grad_fn
+                nxt.append((accumulator(a) if fn is None else fn, a._output_nr))
+                meta.append((a._data.shape, a._dtype))
+                continue
+        nxt.append(_NO_EDGE)
+        meta.append(None)
+    return bits, tuple(nxt), tuple(meta)
+
+
+def refresh_view(t: Tensor) -> Tensor:
+    """``t`` itself, or, if its base changed in place since, t re-derived from the base
+    (its graph and, in forward mode, its tangent)."""
+    base, steps, version = t._view
+    if t._vc[1] <= version:
+        return t
+    check_view_place(t, base, steps)
+    fresh = replay_view(alias(base), steps)
+    t._grad_fn, t._output_nr = fresh._grad_fn, fresh._output_nr
+    t._requires_grad = fresh._requires_grad
+    forward_ad.refresh_tangent(t)  # before t is marked fresh
+    t._view = (base, steps, t._vc[0])
+    return t
 
 
 class SavePlan(NamedTuple):
@@ -227,7 +281,7 @@ class Op:
         # 3. the output tensor, with a node if grad mode is on and an input needs a gradient
         result = self._output(args, arrays, params, out, _from_np[out.dtype], vc)
         if _fw_state.level and result._dtype._category == 2:
-            _forward_tangent(self, result, args, params)
+            forward_ad.push_tangent(self, result, args, params)
         return result
 
     def _output(self, args, arrays, params, out, dtype: DType, vc) -> Tensor:
@@ -237,11 +291,11 @@ class Op:
         if node is None:
             result = _make(out, dtype, vc=vc)
             if vc is not None:
-                result._view = _view_record(self, args[0], params, vc)
+                result._view = view_record(self, args[0], params, vc)
             return result
         result = _make(out, dtype, True, node, 0, vc)
         if vc is not None:
-            result._view = _view_record(self, args[0], params, vc)
+            result._view = view_record(self, args[0], params, vc)
         if node._plan.kinds:
             self._save(node, node._plan, args, arrays, params, out, result)
         if _anomaly.record:
@@ -250,29 +304,15 @@ class Op:
 
     def _node(self, args, arrays, params, cls: type | None = None) -> Node | None:
         """A node with an edge and (shape, dtype) per input; None if no input needs a gradient."""
-        bits = 0
-        nxt = []
-        meta = []
-        for i, a in enumerate(args):
-            if isinstance(a, Tensor) and (a._requires_grad or a._view is not None):
-                if a._view is not None and a._vc[1] > a._view[2]:
-                    _refresh_view(a)  # its base was changed in place: re-derive its graph
-                if a._requires_grad:
-                    bits |= 1 << i
-                    fn = a._grad_fn
-                    nxt.append((a._accumulator() if fn is None else fn, a._output_nr))
-                    meta.append((a._data.shape, a._dtype))
-                    continue
-            nxt.append(_NO_EDGE)
-            meta.append(None)
+        bits, nxt, meta = edges_of(args)
         if not bits:
             return None
         if cls is None:
             cls = self.node_class or self._class(self._node_name(*arrays, **params))
         node = _new(cls)
         node._op = self
-        node._next = tuple(nxt)
-        node._meta = tuple(meta)
+        node._next = nxt
+        node._meta = meta
         node._plan = self._plans[bits] or self.plan(tuple(m is not None for m in meta))
         node._saved = ()
         node._checks = ()
@@ -379,73 +419,6 @@ def defop(
     return Op(name, forward, args, vjp, node, dtypes, view, forward.__doc__ or "", conventions, jvp)
 
 
-def _forward_tangent(op: Op, result: Tensor, args: tuple, params: dict) -> None:
-    """Forward mode: the output's tangent is the sum of each input's JVP of its tangent."""
-    if len(args) > len(op.args):  # parameters given by position, as in expand(g, x_shape)
-        params = {**dict(zip(op.params, args[len(op.args) :])), **params}
-        args = args[: len(op.args)]
-    tangents = [_tangent_of(a) if isinstance(a, Tensor) else None for a in args]
-    if all(t is None for t in tangents):
-        return
-    from .autograd import forward_ad
-
-    level = _fw_state.level
-    _fw_state.level = 0  # JVPs compute on primals: no tangents of tangents
-    try:
-        total = None
-        for i, tangent in enumerate(tangents):
-            if tangent is None:
-                continue
-            jvp, reads = op.jvps[i]
-            if jvp is None:
-                if op.raw_vjps[i] is None:
-                    continue  # an input with no derivative (an index, a condition)
-                raise NotImplementedError(
-                    f"Trying to use forward AD with {op.name} that does not support it: "
-                    "chainrule has no JVP rule for it yet."
-                )
-            values = []
-            for kind, key in reads:
-                if kind == "arg":
-                    values.append(_primal(args[key]))
-                elif kind == "ans":
-                    values.append(_primal(result))
-                elif kind == "shape":
-                    a = args[key]
-                    a = a._data if isinstance(a, Tensor) else a  # or an array, in a VJP
-                    values.append(a.shape if isinstance(a, ndarray) else ())
-                else:
-                    values.append(params.get(key, op.params[key]))
-            part = jvp(tangent, *values)
-            total = part if total is None else total + part
-    finally:
-        _fw_state.level = level
-    if total is None:
-        return
-    if not isinstance(total, Tensor):
-        total = _make(xp.asarray(total, dtype=result._dtype.np), result._dtype)
-    shape = result._data.shape
-    if total._data.shape != shape:
-        from .ops.shape import expand
-
-        total = expand(total, shape=shape)
-    if total._dtype is not result._dtype:
-        total = total.to(result._dtype)
-    forward_ad._attach(result, total)
-    node = result._grad_fn
-    if node is not None and "ans" in node._plan.kinds:  # for forward over reverse
-        node._extras.ans_tangent = (forward_ad._levels[-1], total)
-
-
-def _primal(t: Any) -> Any:
-    """A tensor's primal: the tensor itself seen without its tangent."""
-    if isinstance(t, Tensor) and getattr(t, "_fw", None) is not None:
-        alias = _make(t._data, t._dtype, t._requires_grad, t._grad_fn, t._output_nr, t._vc)
-        alias._acc = t._acc
-        return alias
-    return t
-
-
 def _forward_params(forward: Callable, args: tuple) -> dict:
     try:
         sig = inspect.signature(forward)
@@ -460,15 +433,6 @@ def _forward_params(forward: Callable, args: tuple) -> dict:
 
 def _default_node_name(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_")) + "Backward0"
-
-
-def _view_record(op: Op, source: Tensor, params: dict, vc: list) -> tuple:
-    """(base, steps from base to this view, version): what an in-place op needs to rebase."""
-    if source._view is not None and source._view[0] is not None:
-        base, steps, _ = source._view
-    else:
-        base, steps = source, ()
-    return (base, steps + ((op, params),), vc[0])
 
 
 def _translate(exc: ValueError, arrays) -> Exception:
@@ -490,35 +454,95 @@ def _translate(exc: ValueError, arrays) -> Exception:
     return RuntimeError(str(exc))
 
 
-def result_type(args: Sequence[Any]) -> DType:
-    """PyTorch's type promotion over tensors and Python scalars.
+class SequenceOp:
+    """An op over a sequence of tensors (cat, stack): one input edge per tensor.
 
-    Dimensioned tensors win over 0-d tensors, which win over Python scalars, unless
-    a lower-priority operand is of a higher category (bool < integer < float): then
-    a 0-d tensor keeps its dtype and a Python scalar brings its default dtype.
+    ``vjp(g, i, ...)`` gives the gradient of the i-th tensor; its other parameters name
+    forward parameters, which are saved. ``jvp(tangents, ...)`` maps the list of tangents
+    (zeros for tensors without one) to the output's tangent. The forward takes the list of
+    arrays. Listed in the op registry like every op.
     """
-    dim = zero = None
-    scalar = -1
-    for a in args:
-        if isinstance(a, Tensor):
-            d = a._dtype
-            if a._data.ndim:
-                dim = d if dim is None or dim is d else _dtypes.promote_types(dim, d)
-            else:
-                zero = d if zero is None or zero is d else _dtypes.promote_types(zero, d)
-        elif a is None:
-            continue
+
+    view = False
+    args = ("tensors",)
+
+    def __init__(self, name: str, forward: Callable, vjp: Callable, jvp: Callable, node: str):
+        self.name = name
+        self.forward = forward
+        self.raw_vjps = (vjp,)
+        self.raw_jvps = (jvp,)
+        self.doc = forward.__doc__ or ""
+        self.conventions = ""
+        self._node_name = node
+        self.node_class = type(node, (Node,), {"__slots__": (), "__module__": "chainrule.autograd"})
+        self._reads = tuple(list(inspect.signature(vjp).parameters)[2:])
+        self._vjps: dict[int, Callable] = {}
+        REGISTRY[name] = self
+
+    def __repr__(self) -> str:
+        return f"<op {self.name}>"
+
+    def _vjp_for(self, i: int) -> Callable:
+        vjp = self._vjps.get(i)
+        if vjp is None:
+            raw = self.raw_vjps[0]
+
+            def vjp(g, *saved):
+                return raw(g, i, *saved)
+
+            self._vjps[i] = vjp
+        return vjp
+
+    def __call__(self, tensors: Sequence, **params: Any):
+        tensors = list(tensors)
+        if not any(isinstance(t, Tensor) for t in tensors):
+            return self.forward([xp.asarray(t) for t in tensors], **params)
+        dtype = result_type([t for t in tensors if isinstance(t, Tensor)])
+        arrays = [
+            (t._data if t._dtype is dtype else t._data.astype(dtype.np))
+            if isinstance(t, Tensor)
+            else xp.asarray(t, dtype=dtype.np)
+            for t in tensors
+        ]
+        out = self.forward(arrays, **params)
+        node = None
+        if _state.enabled and dtype._category == 2:
+            node = self._node(tensors, params)
+        if node is None:
+            result = _make(out, dtype)
         else:
-            c = 0 if isinstance(a, bool) else 1 if isinstance(a, int) else 2
-            if c > scalar:
-                scalar = c
-    result = dim
-    if zero is not None:
-        if result is None:
-            result = zero
-        elif zero._category > result._category:
-            result = zero
-    if scalar >= 0:
-        if result is None or scalar > result._category:
-            result = (_dtypes.bool, _dtypes.int64, _dtypes.get_default_dtype())[scalar]
-    return result
+            result = _make(out, dtype, True, node, 0)
+            if _anomaly.record:
+                record_creation(node)
+        if _fw_state.level and dtype._category == 2:
+            self._tangent(result, tensors, arrays, params)
+        return result
+
+    def _node(self, tensors: list, params: dict) -> Node | None:
+        bits, nxt, meta = edges_of(tensors)
+        if not bits:
+            return None
+        reads = tuple(range(len(self._reads)))
+        vjps = tuple(
+            (self._vjp_for(i), reads) if m is not None else (None, ()) for i, m in enumerate(meta)
+        )
+        node = _new(self.node_class)
+        node._op = self
+        node._next = nxt
+        node._meta = meta
+        node._plan = SavePlan(("param",) * len(self._reads), self._reads, vjps)
+        node._saved = tuple(params[k] for k in self._reads)
+        node._checks = ()
+        node._extra = None
+        return node
+
+    def _tangent(self, result: Tensor, tensors: list, arrays: list, params: dict) -> None:
+        tangents = [forward_ad.tangent_of(t) if isinstance(t, Tensor) else None for t in tensors]
+        if all(t is None for t in tangents):
+            return
+        with forward_ad.paused():
+            filled = [xp.zeros_like(a) if t is None else t for t, a in zip(tangents, arrays)]
+            tangent = self.raw_jvps[0](filled, **params)
+        if not isinstance(tangent, Tensor):
+            tangent = _make(tangent, result._dtype)
+        forward_ad.attach(result, tangent.to(result._dtype))

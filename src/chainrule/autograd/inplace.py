@@ -1,0 +1,202 @@
+"""In-place ops: how ``x.add_(y)``, ``x[0] = v`` and ``x.copy_(y)`` are recorded.
+
+Every in-place op runs the out-of-place op, writes the result into the tensor's
+array and bumps its version counter. Under grad mode the out-of-place op's node
+becomes the tensor's ``grad_fn``, so backward sees the same graph as for
+``y = op(y)``. Ops that saved the old value for backward notice the bump and
+raise rather than give a wrong gradient.
+
+A write into a view also changes its base: the base's new value is "the old base
+with the view's region replaced", recorded as one CopySlices node (``view_scatter``,
+defined here), and the other views of that memory are re-derived from the base
+when next used (recording.refresh_view).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._backend import xp
+from .._promotion import can_cast
+from .._tensor import Tensor, _make
+from . import forward_ad, grad_mode
+from .recording import KEEP, defop, refresh_view
+from .views import alias, check_view_place, replay_view
+
+
+def check_inplace(t: Tensor) -> None:
+    """PyTorch's refusal to write in place into a leaf that requires grad (under grad mode)."""
+    if t._requires_grad and t._grad_fn is None and grad_mode._state.enabled:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
+
+
+def inplace(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor:
+    """Run ``op`` out of place, write the result into ``self`` and make self its output.
+
+    This is how every in-place op is recorded: the node of the out-of-place op
+    becomes self's ``grad_fn``, so backward sees the same graph as for ``y = op(y)``.
+    """
+    check_inplace(self)
+    if not self._data.flags.writeable:  # an expanded view: elements share memory
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation."
+        )
+    recording = grad_mode._state.enabled and any(
+        isinstance(a, Tensor) and a._requires_grad for a in args
+    )
+    if recording and self._view is not None:
+        return _inplace_on_view(self, op, args, kwargs)
+    if recording:
+        snap = snapshot(self)
+        args = tuple(snap if a is self else a for a in args)
+    out = op(*args, **kwargs)
+    if out._dtype is not self._dtype and not can_cast(out._dtype, self._dtype):
+        raise RuntimeError(
+            f"result type {out._dtype.scalar_name} can't be cast to the desired output "
+            f"type {self._dtype.scalar_name}"
+        )
+    if out._data.shape != self._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+            f"{list(out.shape)}"
+        )
+    xp.copyto(self._data, out._data, casting="unsafe")
+    self._bump()
+    if out._grad_fn is not None:
+        retains = self._retains_grad
+        if retains:  # the retained gradient is now the new value's: move the retain
+            self._grad_fn._extra.retained.pop(self._output_nr, None)
+            self._retains_grad = False
+        self._grad_fn = out._grad_fn
+        self._output_nr = out._output_nr
+        self._requires_grad = True
+        self._vc[1] = self._vc[0]  # views made before this write now have stale graphs
+        if retains:
+            self.retain_grad()
+    tangent = getattr(out, "_fw", None)
+    if tangent is not None:  # forward mode: self now carries the result's tangent
+        write_tangent(self, tangent)
+    return self
+
+
+def _inplace_on_view(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor:
+    """An in-place op on a view, recorded as PyTorch does (CopySlices).
+
+    The base's new value is "the old base with the view's region replaced by
+    op(view)"; that becomes the base's graph, and the view is re-derived from it.
+    """
+    base, steps, _ = self._view
+    for step_op, params in steps:  # views sharing one node with others (split) refuse
+        refuse = getattr(step_op, "refuse_inplace", None)
+        if refuse is not None:
+            raise RuntimeError(refuse(params))
+    if base._requires_grad and base._grad_fn is None:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    check_view_place(self, base, steps)
+    snap = snapshot(refresh_view(self))
+    out = op(*(snap if a is self else a for a in args), **kwargs)
+    if out._data.shape != self._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+            f"{list(out.shape)}"
+        )
+    new_base = view_scatter(alias(base), out, steps=steps)
+    xp.copyto(self._data, out._data, casting="unsafe")
+    self._bump()
+    vc = self._vc
+    base._grad_fn, base._output_nr = new_base._grad_fn, new_base._output_nr
+    base._requires_grad = True
+    vc[1] = vc[0]  # every other view of this memory now has a stale graph
+    fresh = replay_view(alias(base), steps)
+    self._grad_fn, self._output_nr = fresh._grad_fn, fresh._output_nr
+    self._requires_grad = True
+    self._view = (base, steps, vc[0])
+    tangent = getattr(out, "_fw", None)
+    if tangent is not None:
+        write_tangent(self, tangent)
+    return self
+
+
+def write_tangent(t: Tensor, tangent: Tensor) -> None:
+    """Forward mode: an in-place write gives ``t`` the result's tangent (in t's dtype, as the
+    value is cast), writes it into its base's, and leaves the other views of that memory to
+    re-derive theirs from the base's (they are marked stale, as for their graphs)."""
+    if tangent._dtype is not t._dtype:
+        with forward_ad.paused():
+            tangent = tangent.to(t._dtype)
+    forward_ad.attach(t, tangent)
+    if t._view is not None:
+        _tangent_into_base(t, tangent)
+    t._vc[1] = t._vc[0]
+
+
+def _tangent_into_base(view: Tensor, tangent: Tensor) -> None:
+    """Forward mode: an in-place write into a view writes its tangent into the base's."""
+    base, steps, _ = view._view
+    if base is None:
+        return
+    base_tangent = getattr(base, "_fw", None)
+    with forward_ad.paused():
+        if base_tangent is None:
+            base_tangent = _make(xp.zeros_like(base._data), base._dtype)
+        forward_ad.attach(base, view_scatter(base_tangent, tangent, steps=steps))
+
+
+def snapshot(t: Tensor) -> Tensor:
+    """t's current value, copied, at t's place in the graph.
+
+    An in-place op's inputs include the tensor it overwrites; the op may save that
+    input for backward, so it gets this copy rather than memory about to change.
+    """
+    snap = _make(t._data.copy(), t._dtype, t._requires_grad, t._grad_fn, t._output_nr)
+    if t._grad_fn is None and t._requires_grad:
+        snap._acc = t._acc
+    tangent = getattr(t, "_fw", None)
+    if tangent is not None:
+        snap._fw = tangent
+    return snap
+
+
+# ----- CopySlices: the base with a view's region replaced ---------------------------------
+
+
+def _dtype_of(a):
+    """The NumPy dtype of a tensor or an array."""
+    return a._data.dtype if hasattr(a, "_data") else a.dtype
+
+
+def _view_scatter(base, src, steps=()):
+    """base with the region that ``steps`` view replaced by src (a copy)"""
+    out = base.copy()
+    region = out
+    for op, params in steps:
+        region = op.forward(region, **params)
+    if region.size and not xp.may_share_memory(region, out):
+        raise RuntimeError("this view cannot be written into in place (it is not a view)")
+    region[...] = src
+    return out
+
+
+view_scatter = defop(
+    "view_scatter",
+    _view_scatter,
+    args=("base", "src"),
+    dtypes=KEEP,
+    node="CopySlices",
+    vjp=(
+        # the written region no longer depends on base
+        lambda g, steps: view_scatter(g, 0, steps=steps),
+        lambda g, steps: replay_view(g, steps),  # the region's gradient; summed to src's shape
+    ),
+    jvp=(
+        lambda t, steps: view_scatter(t, 0, steps=steps),
+        lambda t, base_shape, steps: view_scatter(
+            xp.zeros(base_shape, dtype=_dtype_of(t)), t, steps=steps
+        ),
+    ),
+)
