@@ -16,7 +16,7 @@ import pytest
 import torch
 
 import chainrule as cr
-from chainrule.ops import activations as A
+from chainrule.ops import special as A
 from oracle import (
     NoGrad,
     assert_same,

@@ -13,12 +13,14 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"chainrule(\
 
 from . import (  # noqa: E402, F401
     _dtypes,  # noqa: E402
+    api,  # noqa: E402
     autograd,
     explain,  # noqa: E402, F401  (callable: chainrule.explain(y, v))
     func,  # torch.func's transforms
-    linalg,
+    linalg,  # torch.linalg
     nn,
-    special,  # torch.special's names for the ops
+    ops,  # noqa: E402, F401  (every op family: defines and registers the ops)
+    special,  # torch.special
 )
 from ._creation import (  # noqa: E402, F401
     BoolTensor,
@@ -95,136 +97,10 @@ from .autograd.grad_mode import (  # noqa: E402, F401
     no_grad,
     set_grad_enabled,
 )
-from .ops import methods as _methods  # noqa: E402, F401
-from .ops.activations import *  # noqa: E402, F401, F403
-from .ops.activations import (  # noqa: E402, F401
-    celu,
-    celu_,
-    log_softmax,
-    logsumexp,
-    relu_,
-    selu,
-    selu_,
-    softmax,
-)
-from .ops.functions import (  # noqa: E402, F401
-    abs,
-    absolute,
-    add,
-    all,
-    allclose,
-    any,
-    clone,
-    cos,
-    div,
-    divide,
-    eq,
-    equal,
-    exp,
-    flatten,
-    ge,
-    greater,
-    greater_equal,
-    gt,
-    le,
-    less,
-    less_equal,
-    log,
-    lt,
-    matmul,
-    mean,
-    mm,
-    mul,
-    multiply,
-    ne,
-    neg,
-    negative,
-    norm,
-    not_equal,
-    permute,
-    pow,
-    reciprocal,
-    relu,
-    reshape,
-    rsub,
-    sigmoid,
-    sign,
-    sin,
-    sqrt,
-    sub,
-    subtract,
-    sum,
-    swapaxes,
-    swapdims,
-    t,
-    tanh,
-    transpose,
-    true_divide,
-    where,
-)
 
-# the op families of the operator library; imported last, so their names take precedence
-from .ops.indexing import *  # noqa: E402, F401, F403
-from .ops.linalg_fns import *  # noqa: E402, F401, F403
-from .ops.pointwise import *  # noqa: E402, F401, F403
-from .ops.pointwise import (  # noqa: E402, F401
-    acos,
-    acosh,
-    arccos,
-    arccosh,
-    arcsin,
-    arcsinh,
-    arctan,
-    arctan2,
-    arctanh,
-    asin,
-    asinh,
-    atan,
-    atan2,
-    atanh,
-    bitwise_and,
-    bitwise_not,
-    bitwise_or,
-    bitwise_xor,
-    ceil,
-    clamp,
-    clip,
-    cosh,
-    erf,
-    erfc,
-    exp2,
-    expm1,
-    fix,
-    floor,
-    floor_divide,
-    fmax,
-    fmin,
-    fmod,
-    frac,
-    hypot,
-    isfinite,
-    isinf,
-    isnan,
-    lerp,
-    log1p,
-    log2,
-    log10,
-    logical_and,
-    logical_not,
-    logical_or,
-    logical_xor,
-    maximum,
-    minimum,
-    nan_to_num,
-    remainder,
-    round,
-    rsqrt,
-    sinh,
-    square,
-    tan,
-    trunc,
-)
-from .ops.reduction_fns import *  # noqa: E402, F401, F403
+# chainrule.*, the Tensor methods and operators, chainrule.linalg, chainrule.special and
+# chainrule.nn.functional, from the name table (api/table.py)
+api.install()
 
 __version__ = "0.1.0"
 

@@ -122,6 +122,22 @@ def _inplace_on_view(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor
     return self
 
 
+def inplace_view(self: Tensor, out: Tensor) -> Tensor:
+    """An in-place view op (``squeeze_``, ``t_``): self becomes the view ``out`` (same memory,
+    new shape), with its node and tangent; the version is bumped."""
+    self._data = out._data
+    if out._grad_fn is not None:
+        self._grad_fn, self._output_nr = out._grad_fn, out._output_nr
+        self._requires_grad = True
+    if self._view is not None and out._view is not None:
+        self._view = out._view
+    tangent = getattr(out, "_fw", None)
+    if tangent is not None:
+        forward_ad.attach(self, tangent)
+    self._bump()
+    return self
+
+
 def write_tangent(t: Tensor, tangent: Tensor) -> None:
     """Forward mode: an in-place write gives ``t`` the result's tangent (in t's dtype, as the
     value is cast), writes it into its base's, and leaves the other views of that memory to

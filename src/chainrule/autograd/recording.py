@@ -70,6 +70,32 @@ def floating_only(kernel: str):
     return rule
 
 
+def no_bool(message: str, error: type = RuntimeError):
+    """A dtype rule: the input's dtype, with PyTorch's error for a bool input."""
+
+    def rule(args, params):
+        if args[0]._dtype is _dtypes.bool:
+            raise error(message)
+        return args[0]._dtype
+
+    return rule
+
+
+def not_differentiable(name: str) -> tuple:
+    """(vjp, jvp) of an op PyTorch has no derivative for: its output requires grad, and
+    backward (or forward mode) raises PyTorch's error."""
+
+    def vjp(g):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+    def jvp(t):
+        raise NotImplementedError(
+            f"Trying to use forward AD with aten::{name} that does not support it."
+        )
+
+    return vjp, jvp
+
+
 def edges_of(inputs) -> tuple[int, tuple, tuple]:
     """How a node connects to its inputs: (bits, edges, metadata).
 

@@ -1,18 +1,8 @@
-"""Copies, casts and fills: clone, to(dtype), fill_, zero_, copy_.
-
-Their derivatives are the simplest there are: 1 for a copy or a cast (the engine
-casts the gradient back to the input's dtype), 0 for what a fill overwrites.
-"""
+"""copies: TODO docstring."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from .. import _dtypes
 from .._backend import xp
-from .._dtypes import dtype as DType
-from .._tensor import Tensor, device
-from ..autograd.inplace import inplace
 from ..autograd.recording import KEEP, defop
 
 
@@ -99,73 +89,3 @@ copy_from = defop(
     ),
     jvp=(lambda t: zero(t), lambda t: t),
 )
-
-
-# ----- Tensor conversions and in-place fills ---------------------------------------------
-
-
-def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    """Convert dtype (``to(torch.float64)``); devices other than 'cpu' are refused."""
-    target = kwargs.pop("dtype", None)
-    copy = kwargs.pop("copy", False)
-    kwargs.pop("non_blocking", None)
-    dev = kwargs.pop("device", None)
-    for a in args:
-        if isinstance(a, DType):
-            target = a
-        elif isinstance(a, Tensor):
-            target = a._dtype
-        elif isinstance(a, (str, device)):
-            dev = a
-        elif a is not None:
-            target = _dtypes.to_dtype(a)
-    if dev is not None:
-        device(dev)
-    if target is None or target is self._dtype:
-        return clone(self) if copy else self
-    return to_dtype(self, dtype=target)
-
-
-def type(self: Tensor, dtype: Any = None, **kwargs: Any):  # noqa: A001 - PyTorch's name
-    """The legacy type name (``'torch.FloatTensor'``), or self cast to ``dtype``."""
-    if dtype is None:
-        return self._dtype.legacy_type
-    if isinstance(dtype, str):
-        dtype = _dtypes.from_legacy_type(dtype)
-    return to(self, dtype)
-
-
-def type_as(self: Tensor, other: Tensor) -> Tensor:
-    return to(self, other._dtype)
-
-
-def _cast_method(dtype: DType):
-    def method(self: Tensor) -> Tensor:
-        return to(self, dtype)
-
-    method.__doc__ = f"self cast to {dtype!r}."
-    return method
-
-
-# Tensor.float(), .double(), ...: the casts by their C names
-CAST_METHODS = {
-    "float": _cast_method(_dtypes.float32),
-    "double": _cast_method(_dtypes.float64),
-    "half": _cast_method(_dtypes.float16),
-    "long": _cast_method(_dtypes.int64),
-    "int": _cast_method(_dtypes.int32),
-    "short": _cast_method(_dtypes.int16),
-    "char": _cast_method(_dtypes.int8),
-    "byte": _cast_method(_dtypes.uint8),
-    "bool": _cast_method(_dtypes.bool),
-}
-
-
-def zero_(self: Tensor) -> Tensor:
-    """Fill with zeros in place (bumps the version counter)."""
-    return inplace(self, zero, (self,), {})
-
-
-def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
-    """Copy ``src`` (broadcast, cast) into self in place; the gradient flows to ``src``."""
-    return inplace(self, copy_from, (self, src), {})

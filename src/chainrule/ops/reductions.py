@@ -1,13 +1,22 @@
-"""Reductions: sum, mean, norm. Their VJPs broadcast the gradient back over the reduced dims."""
+"""reductions: TODO docstring."""
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from .._backend import xp
+from .._tensor import Tensor
 from ..autograd.recording import KEEP, defop
-from .elementwise import abs, sign, where
-from .shape import expand, reshape
+from . import logical, scans, shapes, sorting, unary
+
+
+def _norm_ord(p) -> float:
+    if p == "fro" or p is None:
+        return 2
+    if p == "nuc":
+        raise NotImplementedError("norm(p='nuc') is not implemented in chainrule yet")
+    return p
 
 
 def dims_of(dim, ndim: int) -> tuple | None:
@@ -39,8 +48,8 @@ def unreduce(g, x_shape: tuple, dim, keepdim: bool):
         kept = list(x_shape)
         for a in axes:
             kept[a] = 1
-        g = reshape(g, tuple(kept))
-    return expand(g, x_shape)
+        g = shapes.reshape(g, tuple(kept))
+    return shapes.expand(g, x_shape)
 
 
 def _integral_sum_dtype(x, dtype):
@@ -153,16 +162,16 @@ def _vector_norm_vjp(g, x, ans, ord, dim, keepdim):  # noqa: A002
     # The mask sits on 1/‖x‖, as in PyTorch, so higher derivatives at 0 match its (nan) ones
     zero = n == 0
     if ord == 2:
-        return x * (g * where(zero, 0.0, 1 / n))
+        return x * (g * logical.where(zero, 0.0, 1 / n))
     if ord == 1:
-        return sign(x) * g
+        return unary.sign(x) * g
     if ord in (math.inf, -math.inf):
-        hit = abs(x) == n
+        hit = unary.abs(x) == n
         count = unreduce(_count_hits(hit, dim, keepdim, shape), shape, dim, keepdim)
-        return where(hit, sign(x) * g / count, 0.0)
+        return logical.where(hit, unary.sign(x) * g / count, 0.0)
     if ord == 0:
         return x * 0
-    return sign(x) * abs(x) ** (ord - 1) * where(zero, 0.0, g / n ** (ord - 1))
+    return unary.sign(x) * unary.abs(x) ** (ord - 1) * logical.where(zero, 0.0, g / n ** (ord - 1))
 
 
 def _count_hits(hit, dim, keepdim, shape):
@@ -186,3 +195,328 @@ vector_norm = defop(
         "entries that tie for the extreme |x|."
     ),
 )
+
+
+def _arr(x):
+    """x's array: masks and indices carry no gradient, so they are computed on arrays."""
+    return x._data if isinstance(x, Tensor) else x
+
+
+def _where(cond, a, b):
+    """a where cond else b: the op when a or b is a tensor (create_graph), else NumPy's."""
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        return logical.where(cond, a, b)
+    return xp.where(cond, a, b)
+
+
+def _axis(dim, ndim: int) -> int:
+    """One dim as a non-negative axis (0 for a 0-d tensor), with PyTorch's IndexError."""
+    axes = dims_of(int(dim), ndim)
+    return 0 if axes is None else axes[0]
+
+
+def _as_1d(x):
+    """A 0-d array as 1-D (NumPy's along-axis functions need an axis); others unchanged."""
+    return x.reshape(1) if x.ndim == 0 else x
+
+
+# ===== prod ===============================================================================
+
+
+def _prod(x, dim=None, keepdim=False, dtype=None):
+    """Π x over dim (all dims when None); integers and bools multiply in int64"""
+    if dtype is not None:
+        np_dtype = dtype.np
+    else:
+        np_dtype = xp.int64 if x.dtype.kind in "biu" else None
+    if dim is None:
+        out = xp.prod(x, dtype=np_dtype)
+        return xp.asarray(out).reshape((1,) * x.ndim if keepdim else ())
+    return xp.asarray(xp.prod(x, axis=_axis(dim, x.ndim), keepdims=keepdim, dtype=np_dtype))
+
+
+def _exclusive_products(x, dim: int):
+    """Π_(j≠i) x_j along dim, exactly (zeros included): the products before i times after."""
+    before = sorting.shift_along(scans.cumprod_op(x, dim=dim), dim=dim, fill=1.0)
+    flipped = sorting.flip_along(x, dim=dim)
+    after = sorting.flip_along(
+        sorting.shift_along(scans.cumprod_op(flipped, dim=dim), dim=dim, fill=1.0), dim=dim
+    )
+    return before * after
+
+
+def _prod_vjp(g, x, ans, dim, keepdim):
+    """∂Πx/∂x_i = Π_(j≠i) x_j: ans / x_i when no entry is 0, else without dividing"""
+    shape = x.shape
+    g = unreduce(g, shape, dim, keepdim)
+    if len(shape) == 0:
+        return g  # the product of one entry is that entry
+    if not (_arr(x) == 0).any():
+        return g * (unreduce(ans, shape, dim, keepdim) / x)
+    if dim is None:
+        flat = shapes.reshape(x, (-1,))
+        return g * shapes.reshape(_exclusive_products(flat, 0), shape)
+    return g * _exclusive_products(x, _axis(dim, len(shape)))
+
+
+def _reduction_node(base: str):
+    return lambda x, dim=None, **_: f"{base}Backward0" if dim is None else f"{base}Backward1"
+
+
+def _prod_jvp(t, x, ans, dim, keepdim):
+    """Σ_i t_i ∂Πx/∂x_i"""
+    return sum(_prod_vjp(ans * 0 + 1, x, ans, dim, keepdim) * t, dim=dim, keepdim=keepdim)
+
+
+prod_op = defop(
+    "prod",
+    _prod,
+    dtypes=KEEP,
+    node=_reduction_node("Prod"),
+    vjp=_prod_vjp,
+    jvp=_prod_jvp,
+    conventions=(
+        "Exact with zeros: the gradient at x_i is the product of the other entries, so "
+        "with one zero only that entry gets a gradient, and with two or more none does."
+    ),
+)
+
+# ===== amax, amin, and the full max, min, median: the gradient shared among ties =============
+
+
+def _share(x, ans, dim, keepdim, nan_ties: bool):
+    """Each entry's share of the gradient: 1/count where x equals the result, else 0."""
+    xa = _arr(x)
+    full = _arr(unreduce(_arr(ans), xa.shape, dim, keepdim))
+    hit = xa == full
+    if nan_ties:
+        hit = hit | (xp.isnan(xa) & xp.isnan(full))
+    hit = hit.astype(xa.dtype)
+    axes = dims_of(dim, xa.ndim)
+    count = xp.sum(hit, axis=axes, keepdims=True)
+    return hit / count  # 0/0 = nan where no entry equals a nan result (amax's nan case)
+
+
+def _sharing(name: str, forward, node, nan_ties: bool, conventions: str):
+    def vjp(g, x, ans, dim, keepdim):
+        """∂max/∂x_i = 1/count for the count entries equal to the result, else 0"""
+        return unreduce(g, _arr(x).shape, dim, keepdim) * _share(x, ans, dim, keepdim, nan_ties)
+
+    def jvp(t, x, ans, dim, keepdim):
+        """the mean of the tangents of the entries equal to the result"""
+        return sum(t * _share(x, ans, dim, keepdim, nan_ties), dim=dim, keepdim=keepdim)
+
+    return defop(name, forward, dtypes=KEEP, node=node, vjp=vjp, jvp=jvp, conventions=conventions)
+
+
+def _extreme(np_fn, name: str):
+    def forward(x, dim=None, keepdim=False):
+        axes = dims_of(dim, x.ndim)
+        if x.size == 0:
+            if axes is None:
+                raise _no_identity(name, x, None)
+            for a in axes:
+                if x.shape[a] == 0:
+                    raise _no_identity(name, x, a)
+        if axes is None:
+            out = np_fn(x)
+            return xp.asarray(out).reshape((1,) * x.ndim if keepdim else ())
+        return xp.asarray(np_fn(x, axis=axes, keepdims=keepdim))
+
+    forward.__doc__ = f"{name} of x over dim (all dims when None); nan propagates"
+    return forward
+
+
+def _no_identity(name: str, x, axis):
+    if axis is None:
+        return RuntimeError(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument."
+        )
+    return IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+
+
+_SHARED = "Entries tying for the result share its gradient equally."
+
+amax_op = _sharing(
+    "amax",
+    _extreme(xp.max, "amax"),
+    "AmaxBackward0",
+    False,
+    _SHARED + " Where the result is nan every entry's gradient is nan (PyTorch's).",
+)
+
+amin_op = _sharing(
+    "amin",
+    _extreme(xp.min, "amin"),
+    "AminBackward0",
+    False,
+    _SHARED + " Where the result is nan every entry's gradient is nan (PyTorch's).",
+)
+
+max_all_op = _sharing(
+    "max",
+    _extreme(xp.max, "max"),
+    "MaxBackward1",
+    True,
+    _SHARED + " A nan result shares it among the nan entries.",
+)
+
+min_all_op = _sharing(
+    "min",
+    _extreme(xp.min, "min"),
+    "MinBackward1",
+    True,
+    _SHARED + " A nan result shares it among the nan entries.",
+)
+
+_NAN_ALL = " Where the result is nan every entry's gradient is nan (PyTorch's)."
+
+aminmax_min_op = _sharing(
+    "aminmax_min", _extreme(xp.min, "aminmax"), "AminmaxBackward0", False, _SHARED + _NAN_ALL
+)
+
+aminmax_max_op = _sharing(
+    "aminmax_max", _extreme(xp.max, "aminmax"), "AminmaxBackward0", False, _SHARED + _NAN_ALL
+)
+
+
+def _median_all(x, dim=None, keepdim=False):
+    """the lower median of all entries (the ⌊(n-1)/2⌋-th smallest); nan if any is nan"""
+    flat = xp.sort(x.reshape(-1))
+    if flat.size == 0:
+        return xp.asarray(xp.nan, dtype=x.dtype)
+    if flat.dtype.kind == "f" and xp.isnan(flat[-1]):
+        return xp.asarray(flat[-1])
+    return xp.asarray(flat[(flat.size - 1) // 2])
+
+
+median_all_op = _sharing(
+    "median",
+    _median_all,
+    "MedianBackward0",
+    True,
+    _SHARED + " A nan result shares it among the nan entries.",
+)
+
+
+def _nanmedian_all(x, dim=None, keepdim=False):
+    """the lower median of the entries that are not nan; nan if all are"""
+    flat = x.reshape(-1)
+    if flat.dtype.kind == "f":
+        flat = flat[~xp.isnan(flat)]
+    if flat.size == 0:
+        return xp.asarray(xp.nan, dtype=x.dtype)
+    return xp.asarray(xp.sort(flat)[(flat.size - 1) // 2])
+
+
+nanmedian_all_op = _sharing(
+    "nanmedian",
+    _nanmedian_all,
+    "NanmedianBackward0",
+    True,
+    _SHARED + " With every entry nan, the nan entries share it.",
+)
+
+# ===== var and std ==========================================================================
+
+
+def _var(x, dim=None, correction=1, keepdim=False):
+    """Σ (x - mean x)² / (N - correction) over dim"""
+    axes = dims_of(dim, x.ndim)
+    n = x.size if axes is None else math.prod(x.shape[a] for a in axes)
+    dof = n - correction if n > correction else 0.0
+    if axes is None:
+        m = xp.mean(x) if x.size else xp.asarray(xp.nan, dtype=x.dtype)
+        out = xp.sum((x - m) ** 2) / x.dtype.type(dof) if dof else xp.asarray(xp.nan)
+        out = xp.asarray(out, dtype=x.dtype)
+        return out.reshape((1,) * x.ndim) if keepdim else out
+    with xp.errstate(all="ignore"):
+        m = xp.mean(x, axis=axes, keepdims=True)
+        s = xp.sum((x - m) ** 2, axis=axes, keepdims=keepdim)
+        out = s / x.dtype.type(dof) if dof else s * xp.nan
+    return xp.asarray(out, dtype=x.dtype)
+
+
+def _var_vjp(g, x, dim, correction, keepdim):
+    """∂var/∂x_i = 2 (x_i - mean x) / (N - correction)"""
+    shape = _arr(x).shape
+    dof = _count(shape, dim) - correction
+    centred = x - mean(x, dim=dim, keepdim=True)
+    return unreduce(g, shape, dim, keepdim) * centred * (2.0 / dof if dof > 0 else math.nan)
+
+
+def _var_jvp(t, x, dim, correction, keepdim):
+    """Σ_i t_i 2 (x_i - mean x) / (N - correction)"""
+    n = _count(_arr(x).shape, dim)
+    dof = n - correction
+    centred = x - mean(x, dim=dim, keepdim=True)
+    # over an empty slice (N = 0) the tangent is an empty sum, 0 (PyTorch's), not nan
+    scale = 2.0 / dof if dof > 0 else (0.0 if n == 0 else math.nan)
+    return sum(centred * t, dim=dim, keepdim=keepdim) * scale
+
+
+var_op = defop(
+    "var",
+    _var,
+    dtypes=KEEP,
+    vjp=_var_vjp,
+    jvp=_var_jvp,
+    conventions="With N - correction <= 0 the value and gradient are nan (PyTorch warns); "
+    "the forward-mode tangent over an empty slice is 0.",
+)
+
+
+def _std(x, dim=None, correction=1, keepdim=False):
+    """√var(x)"""
+    return xp.sqrt(_var(x, dim=dim, correction=correction, keepdim=keepdim))
+
+
+def _inverse_or_zero(ans):
+    # 1/(2 std), 0 where std = 0: PyTorch's gradient of std at a constant input is 0
+    a = _arr(ans)
+    return _where(a == 0, 0.0, 0.5 / _where(a == 0, 1.0, ans))
+
+
+std_op = defop(
+    "std",
+    _std,
+    dtypes=KEEP,
+    vjp=lambda g, x, ans, dim, correction, keepdim: _var_vjp(  # ∂std = ∂var / (2 std)
+        g * _inverse_or_zero(ans), x, dim, correction, keepdim
+    ),
+    jvp=lambda t, x, ans, dim, correction, keepdim: (
+        _var_jvp(t, x, dim, correction, keepdim) * _inverse_or_zero(ans)
+    ),
+    conventions="Where std is 0 (a constant input) the gradient is 0, as in PyTorch.",
+)
+
+
+def _require_tensor(fn: str, value) -> Tensor:
+    if not isinstance(value, Tensor):
+        raise TypeError(
+            f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(value).__name__}"
+        )
+    return value
+
+
+class _AminmaxResult(NamedTuple):
+    min: Tensor
+    max: Tensor
+
+    def __repr__(self) -> str:
+        return f"torch.return_types.aminmax(\nmin={self.min!r},\nmax={self.max!r})"
+
+
+_AminmaxResult.__name__ = _AminmaxResult.__qualname__ = "aminmax"
+
+
+def aminmax(input, *, dim=None, keepdim=False, out=None):  # noqa: A002
+    """(min, max) over dim (every dim when None); ties share each gradient equally."""
+    _require_tensor("aminmax", input)
+    if dim is not None:
+        dim = _axis(dim, input.ndim)
+    return _AminmaxResult(
+        aminmax_min_op(input, dim=dim, keepdim=keepdim),
+        aminmax_max_op(input, dim=dim, keepdim=keepdim),
+    )

@@ -1,9 +1,13 @@
-"""Shape and indexing ops: views, broadcasting, transposes, ``x[key]``."""
+"""shapes: TODO docstring."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from .._backend import ndarray, xp
+from .._tensor import Tensor
 from ..autograd.recording import KEEP, defop
+from . import joining
 
 
 def _view(x, shape=()):
@@ -34,6 +38,7 @@ view = defop(
     vjp=lambda g, x_shape: reshape(g, x_shape),  # a reshape's VJP reshapes back
     jvp=lambda t, shape: reshape(t, shape),
 )
+
 reshape_copy = defop(
     "reshape_copy",
     _reshape_copy,
@@ -290,3 +295,171 @@ index_put = defop(
 def _dtype_of(a):
     """The NumPy dtype of a tensor or an array."""
     return a._data.dtype if hasattr(a, "_data") else a.dtype
+
+
+# ----- helpers ---------------------------------------------------------------------------
+
+
+def _np_dtype(a) -> Any:
+    """The NumPy dtype of a tensor or an array."""
+    return a._data.dtype if isinstance(a, Tensor) else xp.asarray(a).dtype
+
+
+def _zeros(shape: tuple, like) -> Any:
+    """Zeros of ``shape`` in ``like``'s dtype: the base a JVP scatters a tangent into."""
+    return xp.zeros(shape, dtype=_np_dtype(like))
+
+
+def _arr(a) -> Any:
+    """A tensor's array, or the array itself (index arguments inside VJPs)."""
+    return a._data if isinstance(a, Tensor) else a
+
+
+def _ints(args: tuple) -> tuple:
+    """Sizes given as varargs (``x.repeat(2, 3)``) or as one sequence (``x.repeat((2, 3))``)."""
+    if len(args) == 1 and not isinstance(args[0], int) and not _is_int_tensor(args[0]):
+        return tuple(int(a) for a in args[0])
+    return tuple(int(a) for a in args)
+
+
+def _is_int_tensor(a) -> bool:
+    return isinstance(a, Tensor) and a._data.ndim == 0 and not a._dtype.is_floating_point
+
+
+def _key_of(dim: int, part) -> tuple:
+    """The indexing key that applies ``part`` (an int or a slice) to dim ``dim``."""
+    return (slice(None),) * dim + (part,)
+
+
+# ----- squeeze, unsqueeze, movedim, flatten ----------------------------------------------
+
+
+def _squeeze(x, dims=None, variant=0):
+    """x without its size-1 dims among dims (every size-1 dim when dims is None)"""
+    if dims is None:
+        return xp.squeeze(x)
+    axes = tuple(d for d in dims if d < x.ndim and x.shape[d] == 1)
+    return xp.squeeze(x, axis=axes) if axes else x.view()
+
+
+# variant: 0 squeeze(), 1 squeeze(dim), 2 squeeze(dims); 3, 4, 5 the same in place (squeeze_)
+squeeze_op = defop(
+    "squeeze",
+    _squeeze,
+    dtypes=KEEP,
+    view=True,
+    node=lambda x, dims=None, variant=0: f"SqueezeBackward{variant}",
+    vjp=lambda g, x_shape: reshape(g, x_shape),  # put the size-1 dims back
+    jvp=lambda t, dims: squeeze_op(t, dims=dims),
+)
+
+
+def _unsqueeze(x, dim=0, variant=0):
+    """x with a size-1 dim inserted at dim"""
+    return xp.expand_dims(x, dim)
+
+
+unsqueeze_op = defop(
+    "unsqueeze",
+    _unsqueeze,
+    dtypes=KEEP,
+    view=True,
+    node=lambda x, dim=0, variant=0: f"UnsqueezeBackward{variant}",
+    vjp=lambda g, x_shape: reshape(g, x_shape),  # drop the inserted dim
+    jvp=lambda t, dim: unsqueeze_op(t, dim=dim),
+)
+
+# ----- narrow, select, split, chunk, unbind -----------------------------------------------
+
+
+def _narrow(x, dim=0, start=0, length=0):
+    """x[..., start:start + length, ...] along dim (a view)"""
+    return x[_key_of(dim, slice(start, start + length))]
+
+
+narrow_op = defop(
+    "narrow",
+    _narrow,
+    dtypes=KEEP,
+    view=True,
+    node="SliceBackward0",
+    vjp=lambda g, x_shape, dim, start, length: index_into_zeros(
+        g, shape=x_shape, key=_key_of(dim, slice(start, start + length))
+    ),  # the slice's gradient in place, zeros elsewhere
+    jvp=lambda t, dim, start, length: narrow_op(t, dim=dim, start=start, length=length),
+)
+
+
+def _split(x, dim=0, sizes=(), unbind=False, kind="Split"):
+    """x cut along dim into views of the given sizes (unbind: size-1 pieces, dim dropped)"""
+    out = []
+    start = 0
+    for s in sizes:
+        out.append(x[_key_of(dim, start if unbind else slice(start, start + s))])
+        start += s
+    return tuple(out)
+
+
+def _unsplit(g, x_shape, dim, sizes, unbind):
+    """The VJP of split: the pieces' gradients joined back, zeros for unused pieces."""
+    parts = g if isinstance(g, tuple) else (g,)
+    dtype = next(_np_dtype(p) for p in parts if p is not None)
+    filled = []
+    for p, s in zip(parts, sizes):
+        if p is None:
+            shape = list(x_shape)
+            if unbind:
+                del shape[dim]
+            else:
+                shape[dim] = s
+            p = xp.zeros(shape, dtype=dtype)
+        filled.append(p)
+    if unbind:
+        return joining.stack_op(filled, dim=dim)
+    offsets = tuple(sum(sizes[:i]) for i in range(len(sizes) + 1))
+    return joining.cat_op(filled, dim=dim, offsets=offsets)
+
+
+split_op = defop(
+    "split",
+    _split,
+    dtypes=KEEP,
+    node=lambda x, dim=0, sizes=(), unbind=False, kind="Split": f"{kind}Backward0",
+    vjp=lambda g, x_shape, dim, sizes, unbind: _unsplit(g, x_shape, dim, sizes, unbind),
+    # forward mode: _split_views attaches the split tangent to each piece
+    jvp=lambda t, dim, sizes, unbind: split_op(t, dim=dim, sizes=sizes, unbind=unbind),
+    conventions="Pieces that receive no gradient count as zeros.",
+)
+
+
+def _piece(x, dim=0, start=0, stop=0, unbind=False, kind="Split", output=0):
+    """one output of split or unbind, re-derived from its base (a view)"""
+    return x[_key_of(dim, start if unbind else slice(start, stop))]
+
+
+piece_op = defop(
+    "split_piece",
+    _piece,
+    dtypes=KEEP,
+    view=True,
+    node=lambda x, kind="Split", **_: f"{kind}Backward0",
+    vjp=lambda g, x_shape, dim, start, stop, unbind: index_into_zeros(
+        g, shape=x_shape, key=_key_of(dim, start if unbind else slice(start, stop))
+    ),  # the piece's gradient in place, zeros elsewhere
+    jvp=lambda t, dim, start, stop, unbind: piece_op(
+        t, dim=dim, start=start, stop=stop, unbind=unbind
+    ),
+)
+
+
+def _refuse_inplace(params: dict) -> str:
+    """PyTorch's refusal to modify in place a view that shares its node with other views."""
+    return (
+        f"Output {params['output']} of {params['kind']}Backward0 is a view and is being "
+        "modified inplace. This view is the output of a function that returns multiple views. "
+        "Such functions do not allow the output views to be modified inplace. You should "
+        "replace the inplace operation by an out-of-place one."
+    )
+
+
+piece_op.refuse_inplace = _refuse_inplace  # read by autograd/inplace.py

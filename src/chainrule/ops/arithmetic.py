@@ -1,8 +1,4 @@
-"""Elementwise ops. Each entry: forward on arrays, then one VJP per input.
-
-Broadcasting and dtype casts of gradients are undone by the engine, so a VJP
-here returns the gradient at the broadcast shape.
-"""
+"""arithmetic: TODO docstring."""
 
 from __future__ import annotations
 
@@ -13,11 +9,13 @@ from .._dtypes import bool as _bool
 from .._dtypes import float16 as _float16
 from .._dtypes import get_default_dtype
 from .._promotion import result_type
-from ..autograd.recording import FLOAT, defop
-from .copies import clone, copy_from, fill, fill_tensor, to_dtype, zero  # noqa: F401
+from .._tensor import Tensor
+from ..autograd.recording import FLOAT, defop, not_differentiable
+from . import copies, logical, unary
 
 # NumPy's dtype singletons, compared by identity on the forward paths
 F16 = xp.dtype(xp.float16)
+
 BOOL = xp.dtype(xp.bool_)
 
 # ----- arithmetic ----------------------------------------------------------------
@@ -66,7 +64,7 @@ def check_scalar_fits(value, dtype) -> None:
     dtype's range (an unsigned dtype also takes negatives down to -max: they wrap), or a
     finite number beyond float16's largest."""
     if dtype is _float16 and value.__class__ in (int, float):
-        if math.isfinite(value) and abs(value) > 65504:
+        if math.isfinite(value) and unary.abs(value) > 65504:
             raise RuntimeError("value cannot be converted to type c10::Half without overflow")
         return
     if value.__class__ is not int or dtype._category != 1:
@@ -130,6 +128,7 @@ add = defop(
     ),
     jvp=(lambda t: t, lambda t, alpha: t if alpha == 1 else t * alpha),
 )
+
 sub = defop(
     "sub",
     _sub,
@@ -162,6 +161,7 @@ rsub = defop(
     vjp=lambda g, alpha: -g if alpha == 1 else -g * alpha,  # d(c - αx)/dx = -α
     jvp=lambda t, alpha: -t if alpha == 1 else -t * alpha,
 )
+
 mul = defop(
     "mul",
     xp.multiply,
@@ -172,6 +172,7 @@ mul = defop(
     ),
     jvp=(lambda t, b: t * b, lambda t, a: a * t),
 )
+
 div = defop(
     "div",
     xp.true_divide,
@@ -183,7 +184,9 @@ div = defop(
     ),
     jvp=(lambda t, b: t / b, lambda t, a, b: -t * ((a / b) / b)),
 )
+
 neg = defop("neg", _neg, vjp=lambda g: -g, jvp=lambda t: -t)  # d(-x)/dx = -1
+
 reciprocal = defop(
     "reciprocal",
     xp.reciprocal,
@@ -235,7 +238,7 @@ def _pow_operands_dtype(args, params):
 def _pow_scalar_vjp(g, x, exponent):
     # d(x^c)/dx = c x^(c-1); PyTorch gives 0 for c == 0 (even at x == 0)
     if exponent == 0:
-        return zero(g)  # zeros, not g * 0: a nan gradient stays out, as in PyTorch
+        return copies.zero(g)  # zeros, not g * 0: a nan gradient stays out, as in PyTorch
     return g * (exponent * x ** (exponent - 1))
 
 
@@ -252,13 +255,13 @@ pow_scalar = defop(
 
 def _pow_tensor_base_vjp(g, a, b):
     # d(a^b)/da = b a^(b-1), taken as 0 where b == 0
-    return where(b == 0, 0.0, g * (b * a ** (b - 1)))
+    return logical.where(b == 0, 0.0, g * (b * a ** (b - 1)))
 
 
 def _pow_tensor_exp_vjp(g, a, b, ans):
     # d(a^b)/db = a^b ln a, taken as 0 where a == 0 and b >= 0 (the limit for b > 0)
-    grad = g * (ans * log(as_float(a)))
-    return where(a == 0, where(b >= 0, 0.0, grad), grad)
+    grad = g * (ans * unary.log(as_float(a)))
+    return logical.where(a == 0, logical.where(b >= 0, 0.0, grad), grad)
 
 
 pow_tensor = defop(
@@ -283,7 +286,7 @@ def _rpow(x, base=1):
 def _rpow_vjp(g, x, ans, base):
     # d(c^x)/dx = c^x ln c; for c == 0, 0 where x >= 0 (and ±inf where x < 0)
     if base == 0:
-        return where(x >= 0, 0.0, g * (ans * -math.inf))
+        return logical.where(x >= 0, 0.0, g * (ans * -math.inf))
     return g * (ans * math.log(base))
 
 
@@ -297,167 +300,146 @@ pow_scalar_base = defop(
 )
 
 
-# ----- one-input functions ----------------------------------------------------------
-
-# For an elementwise op, the Jacobian is diagonal: the JVP multiplies the tangent by
-# the same local derivative the VJP multiplies the gradient by.
-exp = defop(
-    "exp",
-    xp.exp,
-    dtypes=FLOAT,
-    vjp=lambda g, ans: g * ans,  # d/dx e^x = e^x
-    jvp=lambda t, ans: t * ans,
-)
-log = defop(
-    "log",
-    xp.log,
-    dtypes=FLOAT,
-    vjp=lambda g, x: g / x,  # d/dx ln x = 1/x
-    jvp=lambda t, x: t / x,
-)
-sin = defop(
-    "sin",
-    xp.sin,
-    dtypes=FLOAT,
-    vjp=lambda g, x: g * cos(x),  # d/dx sin x = cos x
-    jvp=lambda t, x: t * cos(x),
-)
-cos = defop(
-    "cos",
-    xp.cos,
-    dtypes=FLOAT,
-    vjp=lambda g, x: g * -sin(x),  # d/dx cos x = -sin x
-    jvp=lambda t, x: t * -sin(x),
-)
-tanh = defop(
-    "tanh",
-    xp.tanh,
-    dtypes=FLOAT,
-    vjp=lambda g, ans: g * (1 - ans * ans),  # d/dx tanh x = 1 - tanh² x
-    jvp=lambda t, ans: t * (1 - ans * ans),
-)
+def rdiv(input, other):
+    """other / input, as PyTorch computes it: other * input.reciprocal()."""
+    if isinstance(other, Tensor):
+        return div(other, input)
+    return mul(reciprocal(input), other)
 
 
-def _sigmoid(x):
-    """1 / (1 + e^-x); e^-x overflowing to inf gives the right limit, 0"""
-    return 1 / (1 + xp.exp(-x))
+def rpow(input, base):
+    if isinstance(base, Tensor):
+        return pow_tensor(base, input)
+    return pow_scalar_base(input, base=base)
 
 
-sigmoid = defop(
-    "sigmoid",
-    _sigmoid,
-    dtypes=FLOAT,
-    vjp=lambda g, ans: g * ((1 - ans) * ans),  # d/dx σ(x) = σ(x)(1 - σ(x))
-    jvp=lambda t, ans: t * ((1 - ans) * ans),
-)
-sqrt = defop(
-    "sqrt",
-    xp.sqrt,
-    dtypes=FLOAT,
-    vjp=lambda g, ans: g / (2 * ans),  # d/dx √x = 1/(2√x)
-    jvp=lambda t, ans: t / (2 * ans),
-    conventions="At x = 0 the gradient is inf (g / 0), as in PyTorch.",
-)
+# ----- remainder, fmod, floor and truncating division -------------------------------------
 
 
-def _relu(x):
-    """max(x, 0)"""
-    return xp.maximum(x, 0)
+def _integer_divisor_check(a, b):
+    """PyTorch raises for an integer division by zero (NumPy returns 0 and warns)."""
+    if xp.result_type(a, b).kind in "iu" and xp.any(xp.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
 
 
-def _no_bool(message: str, error=RuntimeError):
-    """A dtype rule: PyTorch's promotion, with its error for a bool input."""
+def _divides(kernel: str):
+    """Division-like dtype rule: promotion, with bool not implemented."""
 
     def rule(args, params):
-        if args[0]._dtype is _bool:
-            raise error(message)
-        return args[0]._dtype
+        dtype = result_type(args)
+        if dtype._category == 0:
+            raise unary._not_implemented(kernel.format(params.get("rounding_mode")), dtype)
+        return dtype
 
     return rule
 
 
-relu = defop(
-    "relu",
-    _relu,
-    dtypes=_no_bool("Boolean inputs not supported for relu"),
-    vjp=lambda g, ans: where(ans > 0, g, 0),  # d/dx max(x, 0) = [x > 0]
-    jvp=lambda t, ans: where(ans > 0, t, 0),
-    conventions="relu'(0) = 0.",
-)
+def _remainder(a, b):
+    """a - b ⌊a/b⌋: the remainder with the divisor's sign (Python's %)"""
+    _integer_divisor_check(a, b)
+    return xp.remainder(a, b)
 
 
-def _sign(x):
-    """-1, 0 or 1 by the sign of x (a bool stays bool)"""
-    return x.copy() if x.dtype is BOOL else xp.sign(x)
+def _fmod(a, b):
+    """a - b trunc(a/b): the remainder with the dividend's sign (C's fmod)"""
+    _integer_divisor_check(a, b)
+    return xp.fmod(a, b)
 
 
-sign = defop(
-    "sign",
-    _sign,
-    vjp=lambda g: zero(g),  # d/dx sign x = 0 (almost everywhere)
-    jvp=lambda t: zero(t),
-)
-abs = defop(  # noqa: A001
-    "abs",
-    xp.abs,
-    dtypes=_no_bool("\"abs_cpu\" not implemented for 'Bool'", NotImplementedError),
-    vjp=lambda g, x: g * sign(x),  # d/dx |x| = sign x
-    jvp=lambda t, x: t * sign(x),
-    conventions="abs'(0) = 0 (sign(0) = 0).",
-)
+def _floor_divide(a, b):
+    """⌊a / b⌋ (for floats as PyTorch and Python compute it, from fmod)"""
+    _integer_divisor_check(a, b)
+    return xp.floor_divide(a, b)
 
 
-def _where(a, b, condition=True):
-    """a where condition else b (condition a bool array)"""
-    return xp.where(condition, a, b)
+def _trunc_divide(a, b):
+    """trunc(a / b): the quotient rounded toward zero"""
+    _integer_divisor_check(a, b)
+    if xp.result_type(a, b).kind == "f":
+        return xp.trunc(xp.true_divide(a, b))
+    q = xp.floor_divide(a, b)
+    inexact = (q * b != a) & ((xp.asarray(a) < 0) != (xp.asarray(b) < 0))
+    return q + inexact.astype(q.dtype)
 
 
-def _where_dtype(args, params):
-    dtype = result_type(args)
-    if dtype._category == 1:  # an int scalar must fit an integer result
-        for v in args:
-            check_scalar_fits(v, dtype)
-    return dtype
+def _div_rounding(a, b, rounding_mode="floor"):
+    """a / b rounded toward -inf ('floor') or toward zero ('trunc')"""
+    return (_floor_divide if rounding_mode == "floor" else _trunc_divide)(a, b)
 
 
-_where_op = defop(
-    "where",
-    _where,
+def _remainder_node(a, b):
+    return "RemainderBackward1" if hasattr(b, "shape") else "RemainderBackward0"
+
+
+def _fmod_node(a, b):
+    return "FmodBackward1" if hasattr(b, "shape") else "FmodBackward0"
+
+
+remainder_op = defop(
+    "remainder",
+    _remainder,
     args=("a", "b"),
-    node="WhereBackward0",
-    dtypes=_where_dtype,
+    dtypes=_divides("remainder_cpu"),
+    node=_remainder_node,
     vjp=(
-        lambda g, condition: where(condition, g, 0),  # d/da = [condition]
-        lambda g, condition: where(condition, 0, g),  # d/db = [not condition]
+        lambda g: g,  # d/da (a - b⌊a/b⌋) = 1 (almost everywhere)
+        lambda g, a, b: -g * div_rounding_op(a, b, rounding_mode="floor"),  # d/db = -⌊a/b⌋
     ),
-    jvp=(
-        lambda t, condition: where(condition, t, 0),
-        lambda t, condition: where(condition, 0, t),
-    ),
+    jvp=(lambda t: t, lambda t, a, b: -t * div_rounding_op(a, b, rounding_mode="floor")),
+    conventions="d/da = 1 and d/db = -⌊a/b⌋ everywhere, the jumps where b divides a included.",
 )
 
+fmod_op = defop(
+    "fmod",
+    _fmod,
+    args=("a", "b"),
+    dtypes=_divides("fmod_cpu"),
+    node=_fmod_node,
+    vjp=(
+        lambda g: g,  # d/da (a - b trunc(a/b)) = 1 (almost everywhere)
+        lambda g, a, b: -g * div_rounding_op(a, b, rounding_mode="trunc"),  # d/db = -trunc(a/b)
+    ),
+    jvp=(lambda t: t, lambda t, a, b: -t * div_rounding_op(a, b, rounding_mode="trunc")),
+    conventions="d/da = 1 and d/db = -trunc(a/b) everywhere, the jumps included.",
+)
 
-def where(condition, a, b):
-    """a where condition else b; the condition has no gradient, so it is no input of the node."""
-    if hasattr(condition, "_data"):
-        condition = condition._data
-    if not hasattr(a, "_data") and not hasattr(b, "_data"):  # two Python numbers
-        from .._creation import tensor
+div_rounding_op = defop(
+    "div_rounding",
+    _div_rounding,
+    args=("a", "b"),
+    dtypes=_divides("div_{}_cpu"),
+    node="DivBackward2",
+    vjp=(
+        lambda g: copies.zero(g),  # d/da ⌊a/b⌋ = 0 (almost everywhere)
+        lambda g: copies.zero(g),  # d/db ⌊a/b⌋ = 0 (almost everywhere)
+    ),
+    jvp=(lambda t: copies.zero(t), lambda t: copies.zero(t)),
+    conventions="The derivative is 0 everywhere, as PyTorch's div(rounding_mode=...) gives.",
+)
 
-        a = tensor(a)
-    return _where_op(a, b, condition=condition)
+_FLOOR_DIVIDE = not_differentiable("floor_divide")
 
+floor_divide_op = defop(
+    "floor_divide",
+    _floor_divide,
+    args=("a", "b"),
+    dtypes=_divides("div_floor_cpu"),
+    node="NotImplemented",
+    vjp=(_FLOOR_DIVIDE[0], _FLOOR_DIVIDE[0]),
+    jvp=(_FLOOR_DIVIDE[1], _FLOOR_DIVIDE[1]),
+    conventions="No derivative: backward raises, as in PyTorch (use div(rounding_mode='floor')"
+    " for a zero gradient).",
+)
 
-# ----- comparisons: bool results, no gradient --------------------------------------
+_REMAINDER = not_differentiable("remainder")
 
-
-def _comparison(name: str, fn):
-    return defop(name, fn, args=("a", "b"), vjp=(None, None))
-
-
-eq = _comparison("eq", xp.equal)
-ne = _comparison("ne", xp.not_equal)
-lt = _comparison("lt", xp.less)
-le = _comparison("le", xp.less_equal)
-gt = _comparison("gt", xp.greater)
-ge = _comparison("ge", xp.greater_equal)
+remainder_scalar_tensor = defop(
+    "remainder_scalar_tensor",
+    _remainder,
+    args=("a", "b"),
+    dtypes=_divides("remainder_cpu"),
+    node="NotImplemented",
+    vjp=(_REMAINDER[0], _REMAINDER[0]),
+    jvp=(_REMAINDER[1], _REMAINDER[1]),
+    conventions="remainder(number, tensor) has no derivative in PyTorch: backward raises.",
+)

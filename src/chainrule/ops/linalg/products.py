@@ -1,14 +1,14 @@
-"""Matrix products: matmul, mm, bmm, mv, dot, vdot, and the fused beta · input + alpha ·
-product ops (addmm, addmv, addr, baddbmm, addbmm). The VJPs of C = A @ B are dA = G @ Bᵀ
-and dB = Aᵀ @ G (with 1-D operands promoted to matrices and squeezed back), and the JVP is
-dC = dA @ B + A @ dB. The rest of linear algebra is in linalg_fns.py.
-"""
+"""products: TODO docstring."""
 
 from __future__ import annotations
 
-from .._backend import xp
-from ..autograd.recording import defop
-from .shape import reshape, transpose
+import math
+
+from ..._backend import xp
+from ..._tensor import Tensor
+from ...autograd.recording import defop
+from .. import reductions, shapes
+from . import inverses, matrices
 
 
 def _dims(shape) -> str:
@@ -106,7 +106,7 @@ def _matmul(a, b):
 
 
 def _mT(x):  # noqa: N802 - the math's name
-    return transpose(x, dim0=-1, dim1=-2)
+    return shapes.transpose(x, dim0=-1, dim1=-2)
 
 
 def _matmul_vjp_a(g, a, b):
@@ -114,9 +114,11 @@ def _matmul_vjp_a(g, a, b):
     if b.ndim == 1:
         if a.ndim == 1:  # dot: g is 0-d
             return g * b
-        return reshape(g, tuple(g.shape) + (1,)) * b  # (..., n, 1) * (k,) -> (..., n, k)
+        return shapes.reshape(g, tuple(g.shape) + (1,)) * b  # (..., n, 1) * (k,) -> (..., n, k)
     if a.ndim == 1:  # (k,) @ (..., k, m) -> (..., m)
-        return reshape(b @ reshape(g, tuple(g.shape) + (1,)), tuple(g.shape[:-1]) + (b.shape[-2],))
+        return shapes.reshape(
+            b @ shapes.reshape(g, tuple(g.shape) + (1,)), tuple(g.shape[:-1]) + (b.shape[-2],)
+        )
     return g @ _mT(b)
 
 
@@ -125,10 +127,12 @@ def _matmul_vjp_b(g, a, b):
     if a.ndim == 1:
         if b.ndim == 1:
             return g * a
-        return reshape(a, (a.shape[0], 1)) * reshape(g, tuple(g.shape[:-1]) + (1,) + g.shape[-1:])
+        return shapes.reshape(a, (a.shape[0], 1)) * shapes.reshape(
+            g, tuple(g.shape[:-1]) + (1,) + g.shape[-1:]
+        )
     if b.ndim == 1:  # (..., n, k) @ (k,) -> (..., n)
-        return reshape(
-            _mT(a) @ reshape(g, tuple(g.shape) + (1,)), tuple(g.shape[:-1]) + (a.shape[-1],)
+        return shapes.reshape(
+            _mT(a) @ shapes.reshape(g, tuple(g.shape) + (1,)), tuple(g.shape[:-1]) + (a.shape[-1],)
         )
     return _mT(a) @ g
 
@@ -238,7 +242,7 @@ mv = defop(
     args=("a", "v"),
     dtypes=_same_dtype,
     vjp=(
-        lambda g, v: reshape(g, (g.shape[0], 1)) * v,  # d(Av)/dA: g vᵀ
+        lambda g, v: shapes.reshape(g, (g.shape[0], 1)) * v,  # d(Av)/dA: g vᵀ
         lambda g, a: mv(t_(a), g),  # d(Av)/dv: Aᵀ g
     ),
     jvp=(lambda t, v: mv(t, v), lambda t, a: mv(a, t)),
@@ -269,7 +273,7 @@ dot = defop(
 
 
 def t_(x):
-    return transpose(x, dim0=0, dim1=1)
+    return shapes.transpose(x, dim0=0, dim1=1)
 
 
 vdot = defop(
@@ -280,7 +284,6 @@ vdot = defop(
     vjp=(lambda g, b: g * b, lambda g, a: g * a),  # real tensors: no conjugation, as dot
     jvp=(lambda t, b: vdot(t, b), lambda t, a: vdot(a, t)),
 )
-
 
 # ----- beta · input + alpha · product --------------------------------------------------------
 
@@ -357,7 +360,7 @@ addmv = defop(
     dtypes=_all_same_dtype,
     vjp=(
         _beta_g,
-        lambda g, v, alpha: reshape(g, (g.shape[0], 1)) * v * alpha,  # alpha g vᵀ
+        lambda g, v, alpha: shapes.reshape(g, (g.shape[0], 1)) * v * alpha,  # alpha g vᵀ
         lambda g, a, alpha: mv(t_(a), g) * alpha,  # alpha Aᵀ g
     ),
     jvp=(
@@ -393,8 +396,8 @@ addr = defop(
     ),
     jvp=(
         lambda t, beta: t * beta,
-        lambda t, v, alpha: reshape(t, (t.shape[0], 1)) * v * alpha,
-        lambda t, u, alpha: reshape(u, (u.shape[0], 1)) * t * alpha,
+        lambda t, v, alpha: shapes.reshape(t, (t.shape[0], 1)) * v * alpha,
+        lambda t, u, alpha: shapes.reshape(u, (u.shape[0], 1)) * t * alpha,
     ),
     conventions="With beta = 0 the input is ignored: no nan or inf from it, a zero gradient.",
 )
@@ -431,9 +434,7 @@ def _addbmm(x, a, b, beta=1, alpha=1):
 
 def _batch_of(g, n):
     """g repeated over a new leading batch dim of size n."""
-    from .shape import expand
-
-    return expand(reshape(g, (1,) + tuple(g.shape)), shape=(n,) + tuple(g.shape))
+    return shapes.expand(shapes.reshape(g, (1,) + tuple(g.shape)), shape=(n,) + tuple(g.shape))
 
 
 addbmm = defop(
@@ -453,3 +454,207 @@ addbmm = defop(
     ),
     conventions="With beta = 0 the input is ignored: no nan or inf from it, a zero gradient.",
 )
+
+
+def inner(input, other, *, out=None):
+    """Σ over the last dims: input[..., k] * other[..., k] for every pair of leading indices."""
+    if input.ndim == 0 or other.ndim == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(
+            "inner() the last dimension must match on both input tensors but got shapes "
+            f"{list(input.shape)} and {list(other.shape)}"
+        )
+    return tensordot(input, other, dims=([-1], [-1]))
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Σ over the paired dims (the last ``dims`` of a with the first of b, or explicit lists)."""
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        dims_a = list(range(-dims, 0))
+        dims_b = list(range(dims))
+    else:
+        dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
+        if len(dims_a) != len(dims_b):
+            raise RuntimeError("both dimension lists should have same length")
+    for da, db in zip(dims_a, dims_b):
+        if a.shape[da] != b.shape[db]:
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {a.shape[da]} in dim "
+                f"{da} and second has size {b.shape[db]} in dim {db}"
+            )
+    dims_a, dims_b = inverses._wrap_dims(dims_a, a.ndim), inverses._wrap_dims(dims_b, b.ndim)
+    free_a = [d for d in range(a.ndim) if d not in dims_a]
+    free_b = [d for d in range(b.ndim) if d not in dims_b]
+    size = math.prod(a.shape[d] for d in dims_a)
+    left = shapes.reshape(
+        inverses._permute(a, free_a + dims_a), (math.prod(a.shape[d] for d in free_a), size)
+    )
+    right = shapes.reshape(
+        inverses._permute(b, dims_b + free_b), (size, math.prod(b.shape[d] for d in free_b))
+    )
+    shape = tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b)
+    return shapes.reshape(mm(left, right), shape)
+
+
+def vecdot(x, y, *, dim=-1, out=None):
+    """Σ x * y over dim, broadcasting."""
+    return reductions.sum(x * y, dim=dim)
+
+
+# ----- einsum -------------------------------------------------------------------------------------
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _parse_einsum(equation: str, operands) -> tuple[list[list[str]], list[str]]:
+    """Each operand's labels (ellipsis dims as labels of their own) and the output's."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) > len(operands):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(terms) < len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    ell_dims = 0
+    for i, (term, op) in enumerate(zip(terms, operands)):
+        named = len(term.replace("...", ""))
+        if "..." in term:
+            ell_dims = max(ell_dims, op.ndim - named)
+        elif named != op.ndim:
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({named}) does not match "
+                f"the number of dimensions ({op.ndim}) for operand {i} and no ellipsis was given"
+            )
+    ell = [f"…{j}" for j in range(ell_dims)]  # labels for the ellipsis dims, right-aligned
+
+    def labels(term: str, ndim: int) -> list[str]:
+        if "..." not in term:
+            return list(term)
+        before, after = term.split("...")
+        k = ndim - len(before) - len(after)
+        return list(before) + ell[ell_dims - k :] + list(after)
+
+    ins = [labels(t, op.ndim) for t, op in zip(terms, operands)]
+    for lab in ins:
+        for c in lab:
+            if not c.startswith("…") and c not in _LETTERS:
+                raise RuntimeError(
+                    f"einsum(): invalid subscript given at index {eq.index(c)} in "
+                    "the equation string, subscripts must be in [a-zA-Z]"
+                )
+    if arrow:
+        out = labels(rhs, len(rhs.replace("...", "")) + ell_dims)
+    else:
+        counts: dict[str, int] = {}
+        for lab in ins:
+            for c in lab:
+                counts[c] = counts.get(c, 0) + 1
+        out = ell + sorted(c for c, n in counts.items() if n == 1 and not c.startswith("…"))
+    return ins, out
+
+
+def _einsum_diagonals(x, lab: list[str]):
+    """x with repeated labels reduced to their diagonal (each label once)."""
+    while len(set(lab)) != len(lab):
+        c = next(c for c in lab if lab.count(c) > 1)
+        i = lab.index(c)
+        j = lab.index(c, i + 1)
+        if x.shape[i] != x.shape[j]:
+            raise RuntimeError(
+                f"einsum(): subscript {c} is repeated for operand but the sizes don't match, "
+                f"{x.shape[i]} != {x.shape[j]}"
+            )
+        x = matrices.diagonal_op(x, offset=0, dim1=i, dim2=j)
+        lab = [c2 for k, c2 in enumerate(lab) if k not in (i, j)] + [c]
+    return x, lab
+
+
+def _einsum_sum_out(x, lab: list[str], keep: set):
+    """x summed over the labels not in ``keep``."""
+    drop = [i for i, c in enumerate(lab) if c not in keep]
+    if not drop:
+        return x, lab
+    return reductions.sum(x, dim=tuple(drop)), [c for c in lab if c in keep]
+
+
+def _einsum_pair(a, lab_a: list[str], b, lab_b: list[str], keep: set):
+    """The contraction of two operands over their shared labels not in ``keep``, by matmul."""
+    batch = [c for c in lab_a if c in lab_b and c in keep]
+    summed = [c for c in lab_a if c in lab_b and c not in keep]
+    left = [c for c in lab_a if c not in lab_b]
+    right = [c for c in lab_b if c not in lab_a]
+    size = {}
+    for x, lab in ((a, lab_a), (b, lab_b)):
+        for c, s in zip(lab, x.shape):
+            if c in size and size[c] != s and 1 not in (size[c], s):
+                raise RuntimeError(
+                    f"einsum(): operands do not broadcast with remapped shapes "
+                    f"(original->remapped): subscript {c} has sizes {size[c]} and {s}"
+                )
+            size[c] = max(size.get(c, s), s)
+    for c in summed:  # a contracted label of size 1 on one side: sum the other side first
+        ia, ib = lab_a.index(c), lab_b.index(c)
+        if a.shape[ia] != b.shape[ib]:
+            if a.shape[ia] == 1:
+                b = reductions.sum(b, dim=ib, keepdim=True)
+            else:
+                a = reductions.sum(a, dim=ia, keepdim=True)
+            size[c] = 1
+    a2 = inverses._permute(a, [lab_a.index(c) for c in batch + left + summed])
+    b2 = inverses._permute(b, [lab_b.index(c) for c in batch + summed + right])
+    nb = len(batch)
+    k = math.prod(size[c] for c in summed)
+    a2 = shapes.reshape(a2, tuple(a2.shape[:nb]) + (math.prod(size[c] for c in left), k))
+    b2 = shapes.reshape(b2, tuple(b2.shape[:nb]) + (k, math.prod(size[c] for c in right)))
+    out = matmul(a2, b2)
+    shape = tuple(out.shape[:nb]) + tuple(size[c] for c in left) + tuple(size[c] for c in right)
+    return shapes.reshape(out, shape), batch + left + right
+
+
+def einsum(equation, *operands):
+    """Einstein summation: products of the operands summed over the labels not in the output."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not isinstance(equation, str):
+        raise NotImplementedError("einsum in sublist format is not implemented in chainrule yet")
+    ins, out = _parse_einsum(equation, operands)
+    if len(set(out)) != len(out):
+        raise RuntimeError("einsum(): output subscript appears more than once in the output")
+    every = {c for lab in ins for c in lab}
+    for c in out:
+        if c not in every:
+            raise RuntimeError(
+                f"einsum(): output subscript {c} does not appear in the equation for any input "
+                "operand"
+            )
+    seen: dict[str, int] = {}
+    for i, (x, lab) in enumerate(zip(operands, ins)):
+        for c, size in zip(lab, x.shape):
+            if c.startswith("…"):
+                continue
+            if seen.setdefault(c, size) != size and 1 not in (size, seen[c]):
+                raise RuntimeError(
+                    f"einsum(): subscript {c} has size {size} for operand {i} which does not "
+                    f"broadcast with previously seen size {seen[c]}"
+                )
+            seen[c] = max(seen[c], size)
+    xs = []
+    for x, lab in zip(operands, ins):
+        x, lab = _einsum_diagonals(x, lab)
+        xs.append((x, lab))
+    # contract left to right; a label is kept while the output or a later operand needs it
+    for i in range(len(xs)):
+        later = {c for _, lab in xs[i + 1 :] for c in lab} | set(out)
+        if i == 0:
+            acc, acc_lab = _einsum_sum_out(*xs[0], later)
+            continue
+        x, lab = _einsum_sum_out(*xs[i], later | set(acc_lab))
+        acc, acc_lab = _einsum_sum_out(acc, acc_lab, later | set(lab))
+        acc, acc_lab = _einsum_pair(acc, acc_lab, x, lab, later)
+    acc, acc_lab = _einsum_sum_out(acc, acc_lab, set(out))
+    return inverses._permute(acc, [acc_lab.index(c) for c in out])

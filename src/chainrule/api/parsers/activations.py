@@ -1,0 +1,146 @@
+"""activations: TODO docstring."""
+
+from __future__ import annotations
+
+from ..._backend import xp
+from ...autograd.inplace import inplace as _inplace
+from ...ops import activations, normalizations, reductions
+
+SELU_ALPHA = 1.6732632423543772848170429916717
+
+SELU_SCALE = 1.0507009873554804934193349852946
+
+# ----- public functions with PyTorch's top-level signatures ----------------------------
+
+
+def _wrap_dim(dim, ndim: int) -> int:
+    """dim as a non-negative int (0 for a 0-d tensor); IndexError when out of range."""
+    if not isinstance(dim, int):
+        raise TypeError(f"softmax(): argument 'dim' must be int, not {type(dim).__name__}")
+    axes = reductions.dims_of(dim, ndim)
+    return 0 if axes is None else axes[0]
+
+
+def softmax(input, dim, dtype=None):
+    """e^x / Σ_dim e^x (input cast to ``dtype`` first when given)."""
+    if dtype is not None:
+        input = input.to(dtype)
+    return normalizations.softmax_op(input, dim=_wrap_dim(dim, input.ndim))
+
+
+def log_softmax(input, dim, dtype=None):
+    """x - log Σ_dim e^x (input cast to ``dtype`` first when given)."""
+    if dtype is not None:
+        input = input.to(dtype)
+    return normalizations.log_softmax_op(input, dim=_wrap_dim(dim, input.ndim))
+
+
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    """log Σ_dim e^x, stable for large |x|; ``dim`` an int or a sequence of ints."""
+    if isinstance(dim, list):
+        dim = tuple(dim)
+    reductions.dims_of(dim, input.ndim)  # range check, PyTorch's IndexError
+    return normalizations.logsumexp_op(input, dim=dim, keepdim=keepdim)
+
+
+def selu(input):
+    """scale·elu(x, alpha) with SELU's fixed alpha and scale."""
+    return activations.elu(input, alpha=SELU_ALPHA, scale=SELU_SCALE, input_scale=1.0)
+
+
+def selu_(input):
+    return _inplace(input, activations.elu_result, (input,), _SELU_PARAMS)
+
+
+_SELU_PARAMS = {"alpha": SELU_ALPHA, "scale": SELU_SCALE, "input_scale": 1.0}
+
+
+def _check_celu_alpha(alpha) -> None:
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+
+
+def celu(input, alpha=1.0):
+    """max(0, x) + min(0, alpha·(e^(x/alpha) - 1))."""
+    _check_celu_alpha(alpha)
+    return activations.celu_op(input, alpha=alpha)
+
+
+def celu_(input, alpha=1.0):
+    _check_celu_alpha(alpha)
+    return _inplace(input, activations.celu_result, (input,), {"alpha": alpha})
+
+
+def relu_(input):
+    """relu written into input."""
+    return _inplace(input, activations.relu, (input,), {})
+
+
+def threshold(input, threshold, value):  # noqa: A002
+    """value where input <= threshold, else input."""
+    return activations.threshold_op(input, threshold=threshold, value=value)
+
+
+def threshold_(input, threshold, value):  # noqa: A002
+    """threshold written into input (ThresholdBackward1)."""
+    return _inplace(
+        input, activations.threshold_result, (input,), {"threshold": threshold, "value": value}
+    )
+
+
+def hardshrink(input, lambd=0.5):
+    """input where |input| > lambd, else 0."""
+    return activations.hardshrink_op(input, lambd=lambd)
+
+
+def prelu(input, weight):
+    """input for input > 0, weight · input otherwise; weight one value or one per channel."""
+    if weight.ndim > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}"
+        )
+    n = weight.numel()
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    if n != 1 and n != channels:
+        raise RuntimeError(
+            "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+            f"{n} and channel size = {channels}."
+        )
+    return activations.prelu_op(input, weight)
+
+
+def _rrelu_noise(input, lower: float, upper: float, training: bool):
+    """The slopes: (lower + upper)/2 in evaluation; in training, drawn uniformly from
+    [lower, upper) for each element <= 0 (1 elsewhere) from chainrule's generator."""
+    if not training:
+        return (lower + upper) / 2
+    from ..._random import _gen
+
+    draw = _gen[0].uniform(lower, upper, input._data.shape).astype(input._data.dtype)
+    return xp.where(input._data > 0, input._data.dtype.type(1), draw)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """Randomized leaky ReLU: slope (lower + upper)/2 in evaluation, random in training."""
+    return activations.rrelu_op(input, noise=_rrelu_noise(input, lower, upper, training))
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """rrelu written into input (saves its output: RreluWithNoiseBackward1)."""
+    noise = _rrelu_noise(input, lower, upper, training)
+    return _inplace(input, activations.rrelu_result, (input,), {"noise": noise})
+
+
+def special_softmax(input, dim, *, dtype=None):  # noqa: A002
+    """softmax along dim (input cast to dtype first when given)."""
+    return softmax(input, dim, dtype)
+
+
+def special_log_softmax(input, dim, *, dtype=None):  # noqa: A002
+    """log_softmax along dim (input cast to dtype first when given)."""
+    return log_softmax(input, dim, dtype)
+
+
+def special_logsumexp(input, dim, keepdim=False, *, out=None):  # noqa: A002
+    """log Σ_dim e^input, stable for large |input|."""
+    return logsumexp(input, dim, keepdim)

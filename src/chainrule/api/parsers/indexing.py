@@ -1,0 +1,652 @@
+"""indexing: TODO docstring."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy
+
+from ..._backend import ndarray, xp
+from ..._dtypes import int64
+from ..._tensor import Tensor, _counter, _make
+from ...autograd import forward_ad, grad_mode
+from ...autograd.inplace import inplace as _inplace
+from ...autograd.inplace import view_scatter
+from ...autograd.views import view_record
+from ...ops import gather_scatter, indexing, shapes
+from ..args import tensor_arg
+from .shapes import _dim, _tensor_list, cat, unsqueeze
+
+
+def _check_index(input: Tensor, dim: int, index, what: str, src: Any = None) -> tuple:
+    """Wrap dim and check index (and src) for gather/scatter, with PyTorch's errors."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{what}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if index._dtype.name not in ("int64", "int32"):
+        raise RuntimeError(f"{what}(): Expected dtype int32/int64 for index")
+    nd = input._data.ndim
+    d = _dim(dim, nd)
+    idx = index._data
+    if idx.ndim != max(nd, 1) and not (nd == 0 and idx.ndim == 0):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for k in range(idx.ndim):
+        if k != d and nd and idx.shape[k] > input._data.shape[k]:
+            raise RuntimeError(
+                f"Size does not match at dimension {k} expected index {list(idx.shape)} to be "
+                f"no larger than self {list(input._data.shape)} apart from dimension {d}"
+            )
+        if src is not None and isinstance(src, Tensor) and src._data.ndim:
+            if idx.shape[k] > src._data.shape[k]:
+                raise RuntimeError(
+                    f"Size does not match at dimension {k} expected index {list(idx.shape)} to "
+                    f"be no larger than src {list(src._data.shape)}"
+                )
+    size = input._data.shape[d] if nd else 1
+    if idx.size:
+        bad = idx[(idx < 0) | (idx >= size)]
+        if bad.size:
+            raise RuntimeError(
+                f"index {int(bad.flat[0])} is out of bounds for dimension {d} with size {size}"
+            )
+    return d, index
+
+
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None):
+    """input's elements at ``index`` along ``dim``: out[p] = input[p with p[dim] = index[p]]."""
+    d, index = _check_index(input, dim, index, "gather")
+    return gather_scatter.gather_op(input, index, dim=d)
+
+
+def scatter(
+    input: Tensor,
+    dim: int,
+    index: Tensor,
+    src: Any = None,
+    value: Any = None,
+    *,
+    reduce: str | None = None,
+    out: Any = None,
+) -> Tensor:
+    """A copy of input with ``src`` (a tensor) or ``value`` (a number) written at ``index``
+    along ``dim``; ``reduce='add'`` or ``'multiply'`` combines instead of overwriting."""
+    if src is None:
+        src = value
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    if isinstance(src, Tensor):
+        if src._dtype is not input._dtype:
+            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+        d, index = _check_index(input, dim, index, "scatter", src)
+        return gather_scatter.scatter_op(input, index, src, dim=d, reduce=reduce)
+    d, index = _check_index(input, dim, index, "scatter")
+    return gather_scatter.scatter_value_op(input, index, dim=d, value=src, reduce=reduce)
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """A copy of input with ``src``'s elements added at ``index`` along ``dim``."""
+    if src._dtype is not input._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    d, index = _check_index(input, dim, index, "scatter_add", src)
+    return gather_scatter.scatter_add_op(input, index, src, dim=d)
+
+
+def _check_1d_index(index, what: str) -> Tensor:
+    if not isinstance(index, Tensor):
+        index = tensor_arg(index)
+    if index._dtype.is_floating_point or index._dtype.name == "bool":
+        raise RuntimeError(f"{what}(): Expected dtype int32/int64 for index")
+    if index._data.ndim > 1:
+        raise IndexError(f"{what}(): Index is supposed to be a vector")
+    return index
+
+
+def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> Tensor:
+    """The slices of input at ``index`` (a vector) along ``dim``."""
+    index = _check_1d_index(index, "index_select")
+    nd = input._data.ndim
+    d = _dim(dim, nd)
+    size = input._data.shape[d] if nd else 1
+    idx = index._data.reshape(-1)
+    if not nd and idx.size != 1:
+        raise RuntimeError(
+            f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)"
+        )
+    bad = idx[(idx < 0) | (idx >= size)]
+    if bad.size:
+        raise RuntimeError(
+            f"INDICES element is out of DATA bounds, id={int(bad[0])} axis_dim={size}"
+        )
+    return gather_scatter.index_select_op(input, _make(idx, index._dtype), dim=d)
+
+
+def index_add(
+    input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1, out: Any = None
+) -> Tensor:
+    """A copy of input with ``alpha * source``'s slices added at ``index`` along ``dim``."""
+    index = _check_1d_index(index, "index_add")
+    nd = input._data.ndim
+    d = _dim(dim, nd)
+    idx = index._data.reshape(-1)
+    if not nd and source._data.ndim:
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified "
+            f"dimension. Got self.shape = [] source.shape = {list(source._data.shape)}"
+        )
+    n_src = source._data.shape[d] if source._data.ndim else 1
+    if idx.size != n_src:
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({idx.size}) should be equal to source.size(dim): "
+            f"({n_src}), for dim: {d}"
+        )
+    size = input._data.shape[d] if nd else 1
+    bad = idx[(idx < 0) | (idx >= size)]
+    if bad.size:
+        raise RuntimeError(
+            f"index {int(bad[0])} is out of bounds for dimension {d} with size {size}"
+        )
+    if source._dtype is not input._dtype:
+        raise RuntimeError(
+            f"index_add_(): self ({input._dtype.name.capitalize()}) and source "
+            f"({source._dtype.name.capitalize()}) must have the same scalar type"
+        )
+    return gather_scatter.index_add_op(input, _make(idx, index._dtype), source, dim=d, alpha=alpha)
+
+
+def _bool_mask(mask, what: str) -> Tensor:
+    if not isinstance(mask, Tensor):
+        mask = tensor_arg(mask)
+    if mask._dtype.name != "bool":
+        if what == "masked_select":
+            raise RuntimeError("masked_select: expected BoolTensor for mask")
+        raise RuntimeError(
+            f"{what} only supports boolean masks, but got mask with dtype {mask._dtype.name}"
+        )
+    return mask
+
+
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """input with ``value`` (a number or a 0-d tensor) where ``mask`` is True."""
+    mask = _bool_mask(mask, "masked_fill_")
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(
+                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value._data.ndim} dimension(s)."
+            )
+        return indexing.masked_fill_tensor_op(input, mask, value)
+    return indexing.masked_fill_op(input, mask, value=value)
+
+
+def masked_select(input: Tensor, mask: Tensor, *, out: Any = None) -> Tensor:
+    """input's elements where ``mask`` is True, as a 1-D tensor."""
+    mask = _bool_mask(mask, "masked_select")
+    return indexing.masked_select_op(input, mask)
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """input's elements at ``index`` into the flattened input (negative indices count back)."""
+    if not isinstance(index, Tensor):
+        index = tensor_arg(index)
+    if index._dtype is not int64:
+        raise RuntimeError(
+            f"take(): Expected a long tensor for index, but got {_TYPE[index._dtype.name]}"
+        )
+    n = input._data.size
+    idx = index._data
+    bad = idx[(idx < -n) | (idx >= n)]
+    if bad.size:
+        raise IndexError(
+            f"out of range: tried to access index {int(bad.flat[0])} on a tensor of {n} elements."
+        )
+    return indexing.take_op(input, index)
+
+
+_TYPE = {
+    "bool": "Bool",
+    "uint8": "Byte",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "float16": "Half",
+    "float32": "Float",
+    "float64": "Double",
+}
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """A copy of input with ``value`` (a number or 0-d tensor) in its slices at ``index``."""
+    index = _check_1d_index(index, "index_fill")
+    d = _dim(dim, input._data.ndim)
+    idx = _make(_checked_slices(input, d, index, "index_fill"), index._dtype)
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(
+                "index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value._data.ndim} dimension(s)."
+            )
+        return gather_scatter.index_fill_tensor_op(input, idx, value, dim=d)
+    return gather_scatter.index_fill_op(input, idx, dim=d, value=value)
+
+
+def _checked_slices(input: Tensor, d: int, index: Tensor, what: str) -> Any:
+    idx = index._data.reshape(-1)
+    size = input._data.shape[d] if input._data.ndim else 1
+    bad = idx[(idx < -size) | (idx >= size)]
+    if bad.size:
+        raise IndexError(f"index {int(bad[0])} is out of bounds for dimension {d} with size {size}")
+    return idx % max(size, 1)
+
+
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """A copy of input with ``source``'s slices written at ``index`` along ``dim``."""
+    index = _check_1d_index(index, "index_copy")
+    d = _dim(dim, input._data.ndim)
+    idx = _checked_slices(input, d, index, "index_copy")
+    n_src = source._data.shape[d] if source._data.ndim else 1
+    if idx.size != n_src:
+        raise RuntimeError(
+            f"index_copy_(): Number of indices ({idx.size}) should be equal to source.size(dim) "
+            f"({n_src})"
+        )
+    if source._dtype is not input._dtype:
+        raise RuntimeError(
+            "index_copy_(): self and source expected to have the same dtype, but got (self) "
+            f"{_TYPE[input._dtype.name]} and (source) {_TYPE[source._dtype.name]}"
+        )
+    return gather_scatter.index_copy_op(input, _make(idx, index._dtype), source, dim=d)
+
+
+def index_put(input: Tensor, indices, values: Any, accumulate: bool = False) -> Tensor:
+    """A copy of input with ``values`` written (or with ``accumulate`` added) at the advanced
+    index ``indices`` (a tuple of tensors)."""
+    key = _plain(tuple(_index_part(i) for i in indices))
+    values = values if isinstance(values, Tensor) else tensor_arg(values)
+    if values._dtype is not input._dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{_TYPE[input._dtype.name]} for the destination and "
+            f"{_TYPE[values._dtype.name]} for the source."
+        )
+    try:
+        if accumulate:
+            return gather_scatter.index_put_accumulate_op(input, values, key=key)
+        return shapes.index_put(input, values, key=key)
+    except IndexError as exc:
+        raise _index_error(exc, input._data.shape) from None
+
+
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """A copy of input with ``source``'s first elements, in order, where ``mask`` is True."""
+    mask = _bool_mask(mask, "masked_scatter_")
+    n = int(numpy.broadcast_to(mask._data, numpy.broadcast_shapes(input.shape, mask.shape)).sum())
+    if source._data.size < n:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    if source._dtype is not input._dtype:
+        raise RuntimeError(
+            "masked_scatter_: expected self and source to have same dtypes but got "
+            f"{_TYPE[input._dtype.name]} and {_TYPE[source._dtype.name]}"
+        )
+    return gather_scatter.masked_scatter_op(input, mask, source)
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """input's elements at ``indices`` along ``dim`` (of the flattened input when None),
+    input and indices broadcast against each other in the other dims."""
+    if dim is None:
+        return gather(
+            shapes.reshape(input, (-1,)), 0, _make(indices._data.reshape(-1), indices._dtype)
+        )
+    nd = input._data.ndim
+    d = _dim(dim, nd)
+    if indices._data.ndim != nd:
+        raise RuntimeError(
+            "torch.take_along_dim(): input and indices should have the same number of "
+            f"dimensions, but got {nd} dimensions for input, and {indices._data.ndim} "
+            "dimensions for indices"
+        )
+    ones_at = lambda shape: shape[:d] + (1,) + shape[d + 1 :]  # noqa: E731
+    shape = list(numpy.broadcast_shapes(ones_at(input._data.shape), ones_at(indices._data.shape)))
+    x_shape, i_shape = list(shape), list(shape)
+    x_shape[d], i_shape[d] = input._data.shape[d], indices._data.shape[d]
+    if tuple(x_shape) != input._data.shape:
+        input = shapes.expand(input, shape=tuple(x_shape))
+    idx = _make(xp.broadcast_to(indices._data, tuple(i_shape)), indices._dtype)
+    return gather(input, d, idx)
+
+
+def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """The windows of ``size`` elements every ``step`` along ``dimension``, as a new last dim
+    (Tensor.unfold): a view."""
+    nd = self._data.ndim
+    d = _dim(dimension, nd)
+    n = self._data.shape[d] if nd else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return gather_scatter.unfold_op(self, dimension=d, size=size, step=step)
+
+
+def atleast_1d(*tensors):
+    """Each tensor with at least 1 dim (0-d tensors become shape (1,))."""
+    return _atleast(tensors, 1)
+
+
+def atleast_2d(*tensors):
+    """Each tensor with at least 2 dims (leading size-1 dims added)."""
+    return _atleast(tensors, 2)
+
+
+def atleast_3d(*tensors):
+    """Each tensor with at least 3 dims: (n,) -> (1, n, 1), (m, n) -> (m, n, 1)."""
+    return _atleast(tensors, 3)
+
+
+def _atleast(tensors: tuple, n: int):
+    many = len(tensors) != 1 or isinstance(tensors[0], (list, tuple))
+    items = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+    out = []
+    for t in items:
+        nd = t._data.ndim
+        if nd >= n:
+            out.append(t)
+        elif n == 1:
+            out.append(shapes.reshape(t, (1,)))
+        elif n == 2:
+            out.append(unsqueeze(t, 0) if nd == 1 else shapes.reshape(t, (1, 1)))
+        elif nd == 0:
+            out.append(shapes.reshape(t, (1, 1, 1)))
+        elif nd == 1:
+            out.append(unsqueeze(unsqueeze(t, 0), -1))
+        else:
+            out.append(unsqueeze(t, -1))
+    return tuple(out) if many else out[0]
+
+
+def dstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
+    """The tensors joined depth-wise (along dim 2, each made at least 3-D)."""
+    return cat(atleast_3d(list(_tensor_list(tensors, "dstack"))), 2)
+
+
+def column_stack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
+    """The tensors as columns: 0-d and 1-D tensors become (n, 1) columns, then joined on dim 1."""
+    parts = []
+    for t in _tensor_list(tensors, "column_stack"):
+        parts.append(shapes.reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t)
+    return cat(parts, 1)
+
+
+# ----- x[key] and x[key] = value -----------------------------------------------------------
+
+
+def _index_part(k):
+    """One part of a key as NumPy takes it: tensors and lists become arrays."""
+    if isinstance(k, Tensor):
+        if k._dtype.is_floating_point:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        if k._dtype.name == "uint8":
+            return k._data.astype(bool)
+        if k._data.ndim == 0 and k._dtype.name != "bool":
+            return int(k._data)  # a 0-d integer tensor indexes like an int, as in PyTorch
+        return k._data
+    if isinstance(k, (list, tuple)):
+        parts = [_index_part(i) for i in k]
+        if not parts:
+            return xp.zeros((0,), dtype=xp.int64)
+        arr = xp.asarray(parts)
+        if arr.dtype.kind not in "biu":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return arr
+    if isinstance(k, slice):
+        if k.step is not None and operator.index(k.step) <= 0:
+            raise ValueError("step must be greater than zero")
+        return slice(*(None if v is None else operator.index(v) for v in (k.start, k.stop, k.step)))
+    if isinstance(k, numpy.integer):
+        return int(k)
+    if isinstance(k, ndarray) and k.dtype.kind not in "biu":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return k
+
+
+def _normalize(key, ndim: int) -> tuple:
+    if (
+        isinstance(key, list)
+        and 0 < len(key) < 32
+        and any(
+            isinstance(k, (list, tuple, Tensor, ndarray, slice)) or k is None or k is Ellipsis
+            for k in key
+        )
+    ):
+        key = tuple(key)  # PyTorch (still) reads such a list as a tuple of indices
+    parts = key if isinstance(key, tuple) else (key,)
+    parts = tuple(_index_part(k) for k in parts)
+    if len(parts) > 1 and any(p is Ellipsis for p in parts):
+        used = sum(
+            p.ndim if isinstance(p, ndarray) and p.dtype == bool else 0 if p is None else 1
+            for p in parts
+            if p is not Ellipsis and not isinstance(p, bool)
+        )
+        if used == ndim:  # an Ellipsis standing for no dims does not separate indices
+            parts = tuple(p for p in parts if p is not Ellipsis)
+    return parts
+
+
+def _is_advanced(p) -> bool:
+    return isinstance(p, (ndarray, bool))
+
+
+def _split_key(parts: tuple, always: bool = False):
+    """(basic, advanced): PyTorch applies ints before advanced indices, so with both the key
+    splits into a basic step (a view) and an advanced step on it; advanced is None otherwise
+    (``always``: split whenever there are advanced indices)."""
+    if not any(_is_advanced(p) for p in parts) or not (
+        always or any(type(p) is int for p in parts)
+    ):
+        return parts, None
+    basic, advanced = [], []
+    for p in parts:
+        if type(p) is int:
+            basic.append(p)
+        elif isinstance(p, ndarray):
+            n = p.ndim if p.dtype == bool else 1
+            basic.extend([slice(None)] * n)
+            advanced.append(p)
+        elif p is None or isinstance(p, slice):
+            basic.append(p)
+            advanced.append(slice(None))
+        elif p is Ellipsis:
+            basic.append(p)
+            advanced.append(p)
+        else:  # a Python bool
+            advanced.append(p)
+    return tuple(basic), tuple(advanced)
+
+
+def _plain_slice(k: slice) -> bool:
+    """A slice of ints (or None) with no step: NumPy takes it as PyTorch would."""
+    return (
+        k.step is None
+        and (k.start is None or k.start.__class__ is int)
+        and (k.stop is None or k.stop.__class__ is int)
+    )
+
+
+def _plain_part(p) -> bool:
+    c = p.__class__
+    return c is int or p is None or p is Ellipsis or c is slice and _plain_slice(p)
+
+
+def _plain(parts: tuple):
+    """A one-part key as itself (x[0] names its node as PyTorch does), else the tuple."""
+    return parts[0] if len(parts) == 1 else parts
+
+
+def _index_error(exc: IndexError, shape: tuple) -> IndexError:
+    """NumPy's IndexError in PyTorch's words."""
+    text = str(exc)
+    if text.startswith("too many indices") and not shape:
+        return IndexError(
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+            "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+        )
+    if text.startswith("too many indices"):
+        return IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    return IndexError(text.replace("axis", "dimension"))
+
+
+def getitem(input: Tensor, key: Any) -> Tensor:
+    """input[key]: ints, slices (step > 0), None, Ellipsis, lists, integer and bool tensors,
+    with PyTorch's rules: basic indexing gives a view; ints apply before advanced indices."""
+    c = key.__class__
+    if c is int or c is slice and _plain_slice(key) or c is tuple and all(map(_plain_part, key)):
+        basic, advanced = key, None  # basic indexing: NumPy takes the key as it is
+    elif c is Tensor and key._data.ndim and key._data.dtype.kind == "i":
+        basic, advanced = key._data, None  # one integer tensor
+    else:
+        basic, advanced = _split_key(_normalize(key, input._data.ndim))
+        if advanced is not None or not isinstance(key, tuple):
+            basic = _plain(basic)  # x[:] is sliced, x[:,] an alias: keep the tuple as given
+    try:
+        out = shapes.getitem(input, key=basic)
+        if advanced is not None:
+            out = shapes.getitem(out, key=_plain(advanced))
+    except IndexError as exc:
+        raise _index_error(exc, input._data.shape) from None
+    return out
+
+
+def _value_tensor(value: Any, like: Tensor) -> Any:
+    """The value to write: numbers stay numbers; anything else a tensor without the leading
+    size-1 dims PyTorch ignores."""
+    if isinstance(value, (int, float, bool)):
+        return value
+    if not isinstance(value, Tensor):
+        from ..._creation import as_tensor
+
+        value = as_tensor(value, dtype=like._dtype)
+    shape = value._data.shape
+    lead = 0
+    while lead < len(shape) and shape[lead] == 1:
+        lead += 1
+    if lead:
+        value = shapes.reshape(value, shape[lead:])
+    return value
+
+
+def _is_whole(parts: tuple, shape: tuple) -> bool:
+    """Whether the key selects all of a tensor of ``shape`` (full slices and Ellipsis only)."""
+    if not all(p is Ellipsis or isinstance(p, slice) for p in parts):
+        return False
+    slices = [p for p in parts if p is not Ellipsis]
+    if len(slices) > len(shape) or parts.count(Ellipsis) > 1:
+        return False
+    at = parts.index(Ellipsis) if Ellipsis in parts else len(parts)
+    dims = list(range(at)) + list(range(len(shape) - (len(slices) - at), len(shape)))
+    return all(shapes._whole_slice(p, shape[d]) for p, d in zip(slices, dims))
+
+
+def setitem(input: Tensor, key: Any, value: Any) -> None:
+    """input[key] = value, in place, as PyTorch does it: the basic part of the key (ints,
+    slices, None) picks a view, and the value is copied into it (the base's node is
+    CopySlices) or, with advanced indices, index_put into it (IndexPutBackward0 when the
+    view is the whole input). A key selecting all of input fills or copies into it directly.
+    Gradients reach both input's old value (outside the region) and value.
+    """
+    parts = _normalize(key, input._data.ndim)
+    recording = grad_mode._state.enabled and (
+        input._requires_grad or isinstance(value, Tensor) and value._requires_grad
+    )
+    if not (recording or forward_ad.state.level) and input._data.flags.writeable:
+        _write_array(input, parts, value)  # nothing to record: write the array directly
+        return
+    scalar = not isinstance(value, Tensor) or not value._data.ndim  # before leading 1s go
+    value = _value_tensor(value, input)
+    try:
+        if not any(_is_advanced(p) for p in parts):
+            _write_region(input, parts, value, scalar)
+            return
+        if isinstance(value, Tensor) and value._dtype is not input._dtype:
+            raise RuntimeError(
+                "Index put requires the source and destination dtypes match, got "
+                f"{_TYPE[input._dtype.name]} for the destination and "
+                f"{_TYPE[value._dtype.name]} for the source."
+            )
+        basic, advanced = _split_key(parts, always=True)
+        target = input
+        if not _is_whole(basic, input._data.shape):
+            target = _region(input, basic)
+            parts = advanced
+        _inplace(target, shapes.index_put, (target, value), {"key": _plain(parts)})
+    except IndexError as exc:
+        raise _index_error(exc, input._data.shape) from None
+    except ValueError as exc:
+        raise RuntimeError(f"shape mismatch: {exc}") from None
+
+
+def _region(input: Tensor, key: tuple) -> Tensor:
+    """input[key] for a basic key: a view, even when empty (NumPy shares no memory then)."""
+    region = shapes.getitem(input, key=key)
+    if region._view is None and not region._data.size:
+        vc = _counter(input)
+        region._vc = vc
+        region._view = view_record(shapes.getitem, input, {"key": key}, vc)
+    return region
+
+
+def _write_array(input: Tensor, parts: tuple, value: Any) -> None:
+    """input[parts] = value on the arrays, with PyTorch's rules and errors; bumps the version."""
+    if isinstance(value, Tensor):
+        if value._dtype is not input._dtype and any(_is_advanced(p) for p in parts):
+            raise RuntimeError(
+                "Index put requires the source and destination dtypes match, got "
+                f"{_TYPE[input._dtype.name]} for the destination and "
+                f"{_TYPE[value._dtype.name]} for the source."
+            )
+        value = value._data
+    elif not isinstance(value, (int, float, bool)):
+        value = xp.asarray(value)
+    basic, advanced = _split_key(parts)
+    try:
+        if advanced is None:
+            input._data[_plain(basic)] = value
+        else:
+            input._data[_plain(basic)][_plain(advanced)] = value
+    except IndexError as exc:
+        raise _index_error(exc, input._data.shape) from None
+    except ValueError as exc:
+        raise RuntimeError(f"shape mismatch: {exc}") from None
+    input._bump()
+
+
+def _write_region(input: Tensor, parts: tuple, value: Any, scalar: bool) -> None:
+    """input[parts] = value for a basic key: a copy (or fill) into the view it selects."""
+    if _is_whole(parts, input._data.shape):  # PyTorch writes into input itself
+        from ...ops.copies import fill_tensor
+
+        if fill_tensor is not None and scalar:
+            if not isinstance(value, Tensor):
+                value = _make(xp.asarray(value, dtype=input._dtype.np), input._dtype)
+            _inplace(input, fill_tensor, (input, value), {})  # PyTorch's FillBackward3
+        elif isinstance(value, Tensor):
+            input.copy_(value)
+        else:
+            input.fill_(value)
+        return
+    key = _plain(parts)
+    region = shapes.getitem.forward(input._data, key=key)
+    if isinstance(value, Tensor) and value._data.ndim > region.ndim:
+        raise RuntimeError(
+            f"expand({_TYPE[value._dtype.name]}Tensor{{{list(value._data.shape)}}}, "
+            f"size={list(region.shape)}): the number of sizes provided "
+            f"({region.ndim}) must be greater or equal to the number of "
+            f"dimensions in the tensor ({value._data.ndim})"
+        )
+    # one CopySlices node: input with the region replaced by the value
+    _inplace(input, view_scatter, (input, value), {"steps": ((shapes.getitem, {"key": key}),)})
+
+
+def _scatter_method(self, dim, index, src=None, value=None, *, reduce=None):
+    return scatter(self, dim, index, src, value, reduce=reduce)

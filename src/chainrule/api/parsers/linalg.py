@@ -1,0 +1,767 @@
+"""linalg: TODO docstring."""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from ..._backend import xp
+from ..._tensor import Tensor, wrap
+from ...ops import logical, reductions, shapes
+from ...ops.linalg import factorizations, inverses, matrices, norms, products
+from ..args import dim_arg, tensor_arg
+
+
+def _vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
+    """linalg.vector_norm: (Σ |x|^ord)^(1/ord)."""
+    if dtype is not None:
+        x = x.to(dtype)
+    return reductions.vector_norm(x, ord=ord, dim=dim_arg(dim), keepdim=keepdim)
+
+
+def t(input):
+    """The transpose of a tensor of at most 2 dims."""
+    return shapes.t(input)
+
+
+class _sharing:
+    def __enter__(self) -> None:
+        inverses._shared.active, inverses._shared.factors = True, {}
+
+    def __exit__(self, *exc) -> None:
+        inverses._shared.active, inverses._shared.factors = False, None
+
+
+def _is_vector_rhs(a_shape: tuple, b_shape: tuple) -> bool:
+    """linalg.solve's rule: B is a (batch of) vector(s) when 1-D or of shape A.shape[:-1]."""
+    return len(b_shape) == 1 or (
+        len(b_shape) == len(a_shape) - 1 and tuple(b_shape) == tuple(a_shape[:-1])
+    )
+
+
+# ===== public functions ======================================================================
+
+
+def _require_tensor(name: str, value, position: int = 1, arg: str = "input") -> Tensor:
+    if not isinstance(value, Tensor):
+        raise TypeError(
+            f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
+            f"{type(value).__name__}"
+        )
+    return value
+
+
+def bmm(input, mat2, *, out=None):  # noqa: F811 - the public function over the op
+    """The batched matrix product of two (b, n, k) and (b, k, m) tensors."""
+    return products.bmm(_require_tensor("bmm", input), _require_tensor("bmm", mat2, 2, "mat2"))
+
+
+def mv(input, vec, *, out=None):  # noqa: F811
+    """The product of a matrix and a vector."""
+    return products.mv(_require_tensor("mv", input), _require_tensor("mv", vec, 2, "vec"))
+
+
+def dot(input, tensor, *, out=None):  # noqa: F811
+    """The dot product of two 1-D tensors (no broadcasting)."""
+    return products.dot(_require_tensor("dot", input), _require_tensor("dot", tensor, 2, "tensor"))
+
+
+def vdot(input, other, *, out=None):
+    """Σᵢ conj(input)ᵢ otherᵢ: the dot product (real tensors only, so no conjugation)."""
+    return products.vdot(_require_tensor("vdot", input), _require_tensor("vdot", other, 2, "other"))
+
+
+def matmul(input, other, *, out=None):  # noqa: F811
+    """The matrix product with PyTorch's rules for 1-D and batched operands."""
+    return products.matmul(input, tensor_arg(other))
+
+
+def mm(input, mat2, *, out=None):  # noqa: F811
+    """The product of two 2-D tensors."""
+    return products.mm(input, mat2)
+
+
+def _addmm_family(op, name: str):
+    def fn(input, a, b, *, beta=1, alpha=1, out=None):
+        return op(input, a, b, beta=beta, alpha=alpha)
+
+    fn.__name__ = name
+    fn.__doc__ = f"beta · input + alpha · (the product of the other two): PyTorch's {name}."
+    return fn
+
+
+addmm = _addmm_family(products.addmm, "addmm")
+
+addmv = _addmm_family(products.addmv, "addmv")
+
+addr = _addmm_family(products.addr, "addr")
+
+baddbmm = _addmm_family(products.baddbmm, "baddbmm")
+
+addbmm = _addmm_family(products.addbmm, "addbmm")
+
+
+def outer(input, vec2, *, out=None):
+    """input ⊗ vec2: the matrix of products input[i] * vec2[j]."""
+    for name, v in (("self", input), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
+    return inverses._unsq(input, -1) * vec2
+
+
+def trace(input):
+    """The sum of the main diagonal of a matrix."""
+    return matrices.trace_op(_require_tensor("trace", input))
+
+
+def diag(input, diagonal=0, *, out=None):
+    """A vector's diagonal matrix, or a matrix's diagonal (``diagonal`` above or below)."""
+    if input.ndim == 1:
+        return matrices.diag_embed_op(input, offset=diagonal, dim1=0, dim2=1)
+    if input.ndim == 2:
+        return matrices.diagonal_copy(input, offset=diagonal, dim1=0, dim2=1)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Matrices (over dim1, dim2) with input's last dim on their diagonal ``offset``."""
+    nd = input.ndim + 1
+    d1, d2 = reductions.dims_of(dim1, nd)[0], reductions.dims_of(dim2, nd)[0]
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return matrices.diag_embed_op(input, offset=offset, dim1=d1, dim2=d2)
+
+
+def diagflat(input, offset=0):
+    """The diagonal matrix of input's flattened entries."""
+    return matrices.diag_embed_op(shapes.reshape(input, (-1,)), offset=offset, dim1=0, dim2=1)
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The diagonal over dims (dim1, dim2), as the last dim: a view."""
+    nd = input.ndim
+    d1, d2 = reductions.dims_of(dim1, nd)[0], reductions.dims_of(dim2, nd)[0]
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return matrices.diagonal_op(input, offset=offset, dim1=d1, dim2=d2)
+
+
+def tril(input, diagonal=0, *, out=None):
+    """The lower triangle (on and below the diagonal ``diagonal``) of the last two dims."""
+    return matrices.tril_op(input, diagonal=diagonal)
+
+
+def triu(input, diagonal=0, *, out=None):
+    """The upper triangle (on and above the diagonal ``diagonal``) of the last two dims."""
+    return matrices.triu_op(input, diagonal=diagonal)
+
+
+def _cross_dim(input, other, dim) -> int:
+    """dim, checked and counted from the end (so it names the same dim in both inputs)."""
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = reductions.dims_of(dim, input.ndim)[0]
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} "
+            f"and {other.shape[d]}"
+        )
+    return d - input.ndim
+
+
+def cross(input, other, dim=None, *, out=None):
+    """input × other along dim (by default the first dim of size 3)."""
+    if dim is None:
+        import warnings
+
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+            "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "
+            "dim will change to agree with that of linalg.cross in a future release.",
+            UserWarning,
+            stacklevel=2,
+        )
+        shape = xp.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+    return matrices.cross_op(input, other, dim=_cross_dim(input, other, dim))
+
+
+def linalg_cross(input, other, *, dim=-1, out=None):
+    """input × other along dim (of size 3), broadcasting."""
+    return matrices.cross_op(input, other, dim=_cross_dim(input, other, dim))
+
+
+def inv(A, *, out=None):
+    """A⁻¹ for a (batch of) square matrices."""
+    return inverses.inv_op(_require_tensor("linalg_inv", A, arg="A"))
+
+
+def det(A, *, out=None):
+    """The determinant of a (batch of) square matrices."""
+    return inverses.det_op(_require_tensor("linalg_det", A, arg="A"))
+
+
+def _return_type(name: str, fields: tuple):
+    """A named tuple that prints as torch.return_types.<name>."""
+    cls = NamedTuple(name, [(f, Tensor) for f in fields])
+
+    def __repr__(self) -> str:  # noqa: N807
+        body = ",\n".join(f"{f}={getattr(self, f)!r}" for f in fields)
+        return f"torch.return_types.{name}(\n{body})"
+
+    cls.__repr__ = __repr__
+    cls.__module__ = "torch.return_types"
+    return cls
+
+
+_SLOGDET = _return_type("slogdet", ("sign", "logabsdet"))
+
+_LINALG_SLOGDET = _return_type("linalg_slogdet", ("sign", "logabsdet"))
+
+_LINALG_EIGH = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
+
+_LINALG_SVD = _return_type("linalg_svd", ("U", "S", "Vh"))
+
+_SVD = _return_type("svd", ("U", "S", "V"))
+
+_LINALG_QR = _return_type("linalg_qr", ("Q", "R"))
+
+_QR = _return_type("qr", ("Q", "R"))
+
+
+def linalg_slogdet(A, *, out=None):
+    """(sign, log |det A|): the determinant without overflow."""
+    A = _require_tensor("linalg_slogdet", A, arg="A")
+    with _sharing():
+        return _LINALG_SLOGDET(inverses.det_sign(A), inverses.logabsdet_op(A))
+
+
+def slogdet(input):
+    """(sign, log |det input|)."""
+    with _sharing():
+        return _SLOGDET(inverses.det_sign(input), inverses.logabsdet_op(input))
+
+
+def logdet(input):
+    """log det input: nan where the determinant is negative, -inf where it is 0."""
+    sign = inverses.det_sign(input)
+    return logical.where(sign < 0, math.nan, inverses.logabsdet_op(input))
+
+
+def solve(A, B, *, left=True, out=None):
+    """X with A X = B (B a matrix, a vector, or batches of them)."""
+    if not left:
+        return products._mT(solve(products._mT(A), products._mT(B)))
+    A = _require_tensor("linalg_solve", A, arg="A")
+    B = _require_tensor("linalg_solve", B, 2, "B")
+    return inverses.solve_op(A, B, vector=_is_vector_rhs(tuple(A.shape), tuple(B.shape)))
+
+
+def linalg_cholesky(A, *, upper=False, out=None):
+    """The lower-triangular L with A = L Lᵀ (A symmetric positive-definite)."""
+    return factorizations.cholesky_op(_require_tensor("linalg_cholesky", A, arg="A"), upper=upper)
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """X with A X = B (or X A = B), A triangular."""
+    return inverses.solve_triangular_op(A, B, upper=upper, left=left, unitriangular=unitriangular)
+
+
+def cholesky(input, upper=False, *, out=None):
+    """torch.cholesky (deprecated in PyTorch in favour of linalg.cholesky)."""
+    import warnings
+
+    warnings.warn(
+        "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed "
+        "in a future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\n"
+        "L = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be "
+        "replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce "
+        "equivalent results for all valid (symmetric positive definite) inputs.",
+        UserWarning,
+        stacklevel=2,
+    )
+    return factorizations.cholesky_legacy(input, upper=upper)
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """The number of singular values above max(atol, rtol · s_max) (an int64 tensor)."""
+    inverses._check_matrix("matrix_rank", A._data, square=False)
+    s = xp.linalg.svd(A._data, compute_uv=False)
+    if rtol is None:
+        eps = xp.finfo(A._data.dtype).eps * max(A.shape[-2:])
+        rtol = eps if atol is None or atol == 0 else 0.0
+    s_max = s[..., :1] if s.shape[-1] else s
+    tol = xp.maximum(0.0 if atol is None else atol, rtol * s_max)
+    return wrap(xp.sum(s > tol, axis=-1).astype(xp.int64))
+
+
+_LINALG_LSTSQ = _return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """The least-squares solution of A X = B, with PyTorch's (solution, residuals, rank,
+    singular_values); which of the last three are filled depends on the driver."""
+    driver = driver or "gelsy"
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError(
+            "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"
+        )
+    solution = inverses.lstsq_op(A, B, rcond=rcond)
+    empty = wrap(xp.zeros((0,), dtype=inverses._np_dtype(A)))
+    m, n = A.shape[-2], A.shape[-1]
+    rank = matrix_rank(A) if driver != "gels" else wrap(xp.zeros((0,), dtype=xp.int64))
+    residuals = empty
+    if driver != "gelsy" and m > n and bool((rank._data == n).all()):
+        residual = A @ solution - B
+        residuals = reductions.sum(residual * residual, dim=-2 if B.ndim > 1 else -1)
+    values = empty
+    if driver in ("gelsd", "gelss"):
+        values = wrap(xp.linalg.svd(A._data, compute_uv=False))
+    return _LINALG_LSTSQ(solution, residuals, rank, values)
+
+
+def matrix_exp(A):
+    """e^A for a (batch of) square matrices."""
+    return factorizations.matrix_exp_op(_require_tensor("linalg_matrix_exp", A, arg="A"))
+
+
+def cond(A, p=None, *, out=None):
+    """The condition number ‖A‖ ‖A⁻¹‖ (for p None or 2: s_max / s_min)."""
+    if p is None or p in (2, -2):
+        s = factorizations.svdvals_op(A)
+        first, last = inverses._getitem(s, (Ellipsis, 0)), inverses._getitem(s, (Ellipsis, -1))
+        return first / last if p != -2 else last / first
+    return matrix_norm(A, p) * matrix_norm(inverses.inv_op(A), p)
+
+
+_INV_EX = _return_type("linalg_inv_ex", ("inverse", "info"))
+
+_CHOLESKY_EX = _return_type("linalg_cholesky_ex", ("L", "info"))
+
+_SOLVE_EX = _return_type("linalg_solve_ex", ("result", "info"))
+
+
+def _info(A, failed) -> Tensor:
+    """LAPACK's info per matrix: 0, or the order at which it failed."""
+    data = A._data
+    n = data.shape[-1]
+    flat = data.reshape((-1, n, n))
+    info = xp.array([failed(a) for a in flat], dtype=xp.int32)
+    return wrap(info.reshape(data.shape[:-2]))
+
+
+def _pivot_info(a) -> int:
+    return inverses._first_zero_pivot(a) if inverses._is_singular(a) else 0
+
+
+def inv_ex(A, *, check_errors=False, out=None):
+    """(inverse, info): info is 0, or the first zero pivot of a singular matrix (whose
+    inverse is then nan)."""
+    inverses._check_matrix("inv_ex", A._data)
+    info = _info(A, _pivot_info)
+    if not info._data.any():
+        return _INV_EX(inverses.inv_op(A), info)
+    if check_errors:
+        inverses.inv_op(A)  # raises PyTorch's error
+    ok = wrap((info._data == 0)[..., None, None])
+    safe = logical.where(ok, A, wrap(inverses._eye(A.shape[-1], A._data)))
+    return _INV_EX(logical.where(ok, inverses.inv_op(safe), math.nan), info)
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    """(L, info): info is 0, or the order of the first leading minor that is not
+    positive-definite (L is then nan)."""
+    inverses._check_matrix("cholesky", A._data)
+    info = _info(A, factorizations._failed_minor)
+    if not info._data.any():
+        return _CHOLESKY_EX(factorizations.cholesky_op(A, upper=upper), info)
+    if check_errors:
+        factorizations.cholesky_op(A)
+    ok = wrap((info._data == 0)[..., None, None])
+    safe = logical.where(ok, A, wrap(inverses._eye(A.shape[-1], A._data)))
+    return _CHOLESKY_EX(
+        logical.where(ok, factorizations.cholesky_op(safe, upper=upper), math.nan), info
+    )
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    """(result, info): info is 0, or the first zero pivot of a singular A."""
+    inverses._check_matrix("solve", A._data)
+    info = _info(A, _pivot_info)
+    if info._data.any() and check_errors:
+        solve(A, B, left=left)
+    return _SOLVE_EX(solve(A, B, left=left), info)
+
+
+_LINALG_LU = _return_type("linalg_lu", ("P", "L", "U"))
+
+_LINALG_LU_FACTOR = _return_type("linalg_lu_factor", ("LU", "pivots"))
+
+_LU_UNPACK = _return_type("lu_unpack", ("P", "L", "U"))
+
+
+def linalg_lu(A, *, pivot=True, out=None):
+    """(P, L, U) with A = P L U: L unit lower triangular, U upper triangular."""
+    if not pivot:
+        raise NotImplementedError("linalg.lu(pivot=False) is not implemented in chainrule yet")
+    A = _require_tensor("linalg_lu", A, arg="A")
+    inverses._check_matrix("lu", A._data, square=False)
+    with _sharing():
+        p = wrap(inverses._factor(("lu",), A._data, lambda: factorizations._plu(A._data))[0])
+        return _LINALG_LU(p, factorizations.lu_l(A), factorizations.lu_u(A))
+
+
+def lu_factor(A, *, pivot=True, out=None):
+    """(LU, pivots): L and U packed in one matrix, and LAPACK's 1-based row swaps."""
+    if not pivot:
+        raise NotImplementedError("linalg.lu_factor(pivot=False) is not implemented yet")
+    A = _require_tensor("linalg_lu_factor", A, arg="A")
+    inverses._check_matrix("lu_factor", A._data, square=False)
+    with _sharing():
+        pivots = wrap(
+            inverses._factor(("lu_factor",), A._data, lambda: factorizations._lu_compact(A._data))[
+                1
+            ]
+        )
+        return _LINALG_LU_FACTOR(factorizations.lu_packed(A), pivots)
+
+
+def lu(A, pivot=True, get_infos=False, out=None):
+    """torch.lu (deprecated in PyTorch): (LU, pivots), and the infos when ``get_infos``."""
+    import warnings
+
+    warnings.warn(
+        "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex "
+        "and will be removed in a future PyTorch release.",
+        UserWarning,
+        stacklevel=2,
+    )
+    packed, pivots = lu_factor(A, pivot=pivot)
+    if get_infos:
+        return packed, pivots, _info(A, _pivot_info)
+    return packed, pivots
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):  # noqa: N803
+    """(P, L, U) from lu_factor's packed factors."""
+    m, n = LU_data.shape[-2], LU_data.shape[-1]
+    k = min(m, n)
+    low = matrices.tril_op(
+        inverses._getitem(LU_data, (Ellipsis, slice(None, k))), diagonal=-1
+    ) + inverses._eye(m, LU_data, k)
+    up = matrices.triu_op(
+        inverses._getitem(LU_data, (Ellipsis, slice(None, k), slice(None))), diagonal=0
+    )
+    p = wrap(factorizations._permutation(LU_pivots._data, m, inverses._np_dtype(LU_data)))
+    return _LU_UNPACK(p, low, up)
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):  # noqa: N803
+    """X with A X = B (or X A = B, or with Aᵀ) from A's packed LU factors."""
+    p, low, up = lu_unpack(LU, pivots)
+    if left and not adjoint:  # A X = B: U X = L⁻¹ Pᵀ B
+        y = inverses.solve_triangular_op(
+            low, products._mT(p) @ B, upper=False, left=True, unitriangular=True
+        )
+        return inverses.solve_triangular_op(up, y, upper=True, left=True, unitriangular=False)
+    if left:  # Aᵀ X = B: Uᵀ Lᵀ Pᵀ X = B
+        y = inverses.solve_triangular_op(
+            products._mT(up), B, upper=False, left=True, unitriangular=False
+        )
+        z = inverses.solve_triangular_op(
+            products._mT(low), y, upper=True, left=True, unitriangular=True
+        )
+        return p @ z
+    return products._mT(lu_solve(LU, pivots, products._mT(B), left=True, adjoint=not adjoint))
+
+
+def vander(x, *, N=None):  # noqa: N803
+    """The Vandermonde matrices [1, x, x², ..., x^(N-1)] of the last dim of x."""
+    n = x.shape[-1] if N is None else N
+    if N is not None and N < 1:
+        raise RuntimeError("N must be greater than 1.")
+    column = x * 0 + 1  # x⁰, built from x so that it has x's shape and dtype
+    out = 0
+    for k in range(n):  # columns by repeated multiplication: no 0 ** -1 in the gradient
+        out = out + inverses._unsq(column, -1) * inverses._eye(n, x)[k]
+        column = column * x
+    return out
+
+
+def tensorinv(A, ind=2, *, out=None):
+    """The inverse of A for tensordot over its first ``ind`` dims."""
+    rows, cols = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    if math.prod(rows) != math.prod(cols):
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+            f"prod(self.shape[:ind]), but got {math.prod(cols)} != {math.prod(rows)}"
+        )
+    square = shapes.reshape(A, (math.prod(rows), math.prod(cols)))
+    return shapes.reshape(inverses.inv_op(square), cols + rows)
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    """X with tensordot(A, X, X.ndim) = B."""
+    if dims is not None:
+        moved = [d % A.ndim for d in dims]
+        A = inverses._permute(A, [d for d in range(A.ndim) if d not in moved] + moved)
+    rest = tuple(A.shape[B.ndim :])
+    if math.prod(rest) != math.prod(B.shape) or tuple(A.shape[: B.ndim]) != tuple(B.shape):
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+            f"prod(self.shape[:other.ndim]), but got {math.prod(rest)} != "
+            f"{math.prod(B.shape)}"
+        )
+    square = shapes.reshape(A, (math.prod(B.shape), math.prod(rest)))
+    return shapes.reshape(inverses.solve_op(square, shapes.reshape(B, (-1,)), vector=True), rest)
+
+
+def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """The diagonal of each matrix over dims (dim1, dim2): a view."""
+    return diagonal(A, offset, dim1, dim2)
+
+
+def cholesky_solve(B, L, upper=False, *, out=None):
+    """X with A X = B, given A's Cholesky factor L (A = L Lᵀ, or Uᵀ U when ``upper``)."""
+    a = products._mT(L) @ L if upper else L @ products._mT(L)
+    return inverses.solve_op(a, B, vector=False)
+
+
+def cholesky_inverse(L, upper=False, *, out=None):
+    """(L Lᵀ)⁻¹ from the Cholesky factor L."""
+    if upper:
+        return inverses.inv_op(products._mT(L) @ L)
+    return inverses.inv_op(L @ products._mT(L))
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+            "'r', or 'complete'"
+        )
+
+
+def linalg_qr(A, mode="reduced", *, out=None):
+    """(Q, R) with A = QR, Q with orthonormal columns and R upper triangular."""
+    _check_mode(mode)
+    with _sharing():
+        return _LINALG_QR(factorizations.qr_q(A, mode=mode), factorizations.qr_r(A, mode=mode))
+
+
+def qr(input, some=True, *, out=None):
+    """(Q, R) with input = QR (reduced when ``some``)."""
+    mode = "reduced" if some else "complete"
+    with _sharing():
+        return _QR(factorizations.qr_q(input, mode=mode), factorizations.qr_r(input, mode=mode))
+
+
+def eigh(A, UPLO="L", *, out=None):  # noqa: N803
+    """The eigenvalues (ascending) and orthonormal eigenvectors of a symmetric A."""
+    _check_uplo(UPLO)
+    with _sharing():
+        return _LINALG_EIGH(
+            factorizations.eigvalsh_op(A, uplo=UPLO), factorizations.eigh_vectors(A, uplo=UPLO)
+        )
+
+
+def eigvalsh(A, UPLO="L", *, out=None):  # noqa: N803
+    """The eigenvalues (ascending) of a symmetric A."""
+    _check_uplo(UPLO)
+    return factorizations.eigvalsh_op(A, uplo=UPLO)
+
+
+def _check_uplo(uplo: str) -> None:
+    if uplo not in ("L", "U", "l", "u"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {uplo}")
+
+
+def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
+    """(U, S, Vh) with A = U diag(S) Vh, singular values descending."""
+    with _sharing():
+        inverses._shared.full = full_matrices
+        return _LINALG_SVD(
+            factorizations.svd_u(A, full_matrices=full_matrices),
+            factorizations.svdvals_op(A),
+            factorizations.svd_vh(A, full_matrices=full_matrices),
+        )
+
+
+def svd(input, some=True, compute_uv=True, *, out=None):
+    """(U, S, V) with input = U diag(S) Vᵀ (torch.svd's older form: V, not Vh)."""
+    full = not some
+    if not compute_uv:  # U and V come back as zeros, of their full shapes
+        batch, (m, n) = tuple(input.shape[:-2]), tuple(input.shape[-2:])
+        u = wrap(xp.zeros(batch + (m, m), inverses._np_dtype(input)))
+        v = wrap(xp.zeros(batch + (n, n), inverses._np_dtype(input)))
+        return _SVD(u, factorizations.svdvals_op(input), v)
+    with _sharing():
+        inverses._shared.full = full
+        u, s, vh = (
+            factorizations.svd_u(input, full_matrices=full),
+            factorizations.svdvals_op(input),
+            factorizations.svd_vh(input, full_matrices=full),
+        )
+    return _SVD(u, s, products._mT(vh))
+
+
+def svdvals(A, *, driver=None, out=None):
+    """The singular values of A, descending."""
+    return factorizations.svdvals_op(A)
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """The Moore-Penrose pseudo-inverse, through the SVD."""
+    A = _require_tensor("linalg_pinv", A, arg="A")
+    return inverses.pinv_op(A, atol=atol, rtol=rtol, hermitian=hermitian)
+
+
+def pinverse(input, rcond=1e-15):
+    """The pseudo-inverse, singular values below rcond · s_max dropped."""
+    return inverses.pinv_op(input, atol=None, rtol=rcond, hermitian=False)
+
+
+def matrix_power(input, n):
+    """input multiplied by itself n times (n < 0: the inverse's power; n = 0: the identity)."""
+    if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
+        raise RuntimeError(
+            "linalg.matrix_power: A must be batches of square matrices, but they are "
+            f"{input.shape[-2] if input.ndim > 1 else 1} by {input.shape[-1]} matrices"
+        )
+    if n == 0:
+        eye = xp.broadcast_to(xp.eye(input.shape[-1], dtype=inverses._np_dtype(input)), input.shape)
+        return wrap(eye.copy())
+    base = inverses.inv_op(input) if n < 0 else input
+    result = None
+    power = base
+    k = abs(n)
+    while k:  # binary powering, as PyTorch does
+        if k & 1:
+            result = power if result is None else matmul(result, power)
+        k >>= 1
+        if k:
+            power = matmul(power, power)
+    return result
+
+
+def chain_matmul(*matrices, out=None):
+    """The product of the matrices, left to right."""
+    out = matrices[0]
+    for m in matrices[1:]:
+        out = mm(out, m)
+    return out
+
+
+def multi_dot(tensors, *, out=None):
+    """The product of the matrices (the first and last may be vectors), left to right."""
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    out = tensors[0]
+    for m in tensors[1:]:
+        out = matmul(out, m)
+    return out
+
+
+# ----- norms --------------------------------------------------------------------------------------
+
+
+def _last_two(A, dim) -> tuple:
+    """A with the matrix dims ``dim`` moved last, and those dims normalized."""
+    if A.ndim < 2:
+        raise RuntimeError(
+            "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
+        )
+    d = inverses._wrap_dims(list(dim), A.ndim)
+    if len(d) != 2:
+        raise RuntimeError(
+            f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}"
+        )
+    if d[0] == d[1]:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d[0]}, {d[1]})")
+    rest = [i for i in range(A.ndim) if i not in d]
+    return inverses._permute(A, rest + d), d
+
+
+def _keep(out, dims: list, keepdim: bool):
+    if not keepdim:
+        return out
+    shape = list(out.shape)
+    for d in sorted(dims):
+        shape.insert(d, 1)
+    return shapes.reshape(out, tuple(shape))
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):  # noqa: A002
+    """The matrix norm: 'fro', 'nuc', ±1 (column sums), ±2 (singular values), ±inf (row sums)."""
+    if dtype is not None:
+        A = A.to(dtype)
+    if A.ndim < 2:
+        raise RuntimeError(
+            "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
+        )
+    inverses._check_floating("matrix_norm", A._data)
+    if ord == "fro":
+        d = inverses._wrap_dims(list(dim), A.ndim)
+        return reductions.vector_norm(A, ord=2, dim=tuple(d), keepdim=keepdim)
+    if ord not in ("nuc", 1, -1, 2, -2, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    moved, d = _last_two(A, dim)
+    if ord == "nuc":
+        out = reductions.sum(factorizations.svdvals_op(moved), dim=-1)
+    elif ord in (2, -2):
+        op = norms.norm_amax if ord == 2 else norms.norm_amin
+        out = op(factorizations.svdvals_op(moved), dim=(-1,))
+    else:
+        axis = -2 if abs(ord) == 1 else -1  # column sums for ±1, row sums for ±inf
+        op = norms.norm_amax if ord > 0 else norms.norm_amin
+        out = op(reductions.vector_norm(moved, ord=1, dim=axis), dim=(-1,))
+    return _keep(out, d, keepdim)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
+    """(Σ |x|^ord)^(1/ord) over dim (all entries when None)."""
+    return _vector_norm(x, ord, dim, keepdim, dtype=dtype)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):  # noqa: A002
+    """A vector norm (1-D input, an int dim) or a matrix norm (2-D input, a 2-tuple dim)."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is None and ord is not None and A.ndim not in (1, 2):
+        raise RuntimeError(
+            "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+            f"Got {A.ndim}D."
+        )
+    if dim is None and ord is None:
+        return vector_norm(A, 2, None, keepdim, dtype=dtype)
+    if dim is None:
+        matrix = A.ndim == 2 or isinstance(ord, str)
+    else:
+        matrix = len(dim) == 2
+    if matrix:
+        return matrix_norm(
+            A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype
+        )
+    if isinstance(ord, str):
+        raise RuntimeError(f"linalg.vector_norm: Order {ord} not supported.")
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+# ----- Tensor methods -----------------------------------------------------------------------------
+
+
+def _matmul_operator(self, other):
+    """self @ other: tensors only, as in PyTorch (other operands raise TypeError)."""
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return products.matmul(self, other)
+
+
+def _rmatmul_operator(self, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return products.matmul(other, self)
+
+
+def _method_cross(self, other, dim=None):
+    return cross(self, other, dim)

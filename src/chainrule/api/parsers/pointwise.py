@@ -1,0 +1,445 @@
+"""pointwise: TODO docstring."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from ... import _dtypes
+from ..._dtypes import dtype as DType
+from ..._dtypes import float64
+from ..._tensor import Tensor, device
+from ...autograd.inplace import inplace
+from ...autograd.inplace import inplace as _inplace
+from ...ops import arithmetic, binary, copies, logical, shapes, special, unary
+from ..args import require_tensor, shape_args, tensor_arg
+from .shapes import transpose
+
+# ----- Tensor conversions and in-place fills ---------------------------------------------
+
+
+def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """Convert dtype (``to(torch.float64)``); devices other than 'cpu' are refused."""
+    target = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    dev = kwargs.pop("device", None)
+    for a in args:
+        if isinstance(a, DType):
+            target = a
+        elif isinstance(a, Tensor):
+            target = a._dtype
+        elif isinstance(a, (str, device)):
+            dev = a
+        elif a is not None:
+            target = _dtypes.to_dtype(a)
+    if dev is not None:
+        device(dev)
+    if target is None or target is self._dtype:
+        return copies.clone(self) if copy else self
+    return copies.to_dtype(self, dtype=target)
+
+
+def type_method(self: Tensor, dtype: Any = None, **kwargs: Any):
+    """The legacy type name (``'torch.FloatTensor'``), or self cast to ``dtype``."""
+    if dtype is None:
+        return self._dtype.legacy_type
+    if isinstance(dtype, str):
+        dtype = _dtypes.from_legacy_type(dtype)
+    return to(self, dtype)
+
+
+def type_as(self: Tensor, other: Tensor) -> Tensor:
+    return to(self, other._dtype)
+
+
+def _cast_method(dtype: DType):
+    def method(self: Tensor) -> Tensor:
+        return to(self, dtype)
+
+    method.__doc__ = f"self cast to {dtype!r}."
+    return method
+
+
+# Tensor.float(), .double(), ...: the casts by their C names
+CAST_METHODS = {
+    "float": _cast_method(_dtypes.float32),
+    "double": _cast_method(_dtypes.float64),
+    "half": _cast_method(_dtypes.float16),
+    "long": _cast_method(_dtypes.int64),
+    "int": _cast_method(_dtypes.int32),
+    "short": _cast_method(_dtypes.int16),
+    "char": _cast_method(_dtypes.int8),
+    "byte": _cast_method(_dtypes.uint8),
+    "bool": _cast_method(_dtypes.bool),
+}
+
+
+def zero_(self: Tensor) -> Tensor:
+    """Fill with zeros in place (bumps the version counter)."""
+    return inplace(self, copies.zero, (self,), {})
+
+
+def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
+    """Copy ``src`` (broadcast, cast) into self in place; the gradient flows to ``src``."""
+    return inplace(self, copies.copy_from, (self, src), {})
+
+
+# ----- arithmetic ------------------------------------------------------------------
+
+
+def add(input, other, *, alpha=1, out=None):
+    """input + alpha * other, broadcasting."""
+    return arithmetic.add(input, tensor_arg(other), alpha=alpha)
+
+
+def sub(input, other, *, alpha=1, out=None):
+    """input - alpha * other, broadcasting."""
+    return arithmetic.sub(input, tensor_arg(other), alpha=alpha)
+
+
+def rsub(input, other, *, alpha=1):
+    """other - alpha * input."""
+    if isinstance(other, Tensor):
+        return arithmetic.sub(other, input, alpha=alpha)
+    return arithmetic.rsub(input, other=other, alpha=alpha)
+
+
+def mul(input, other, *, out=None):
+    """input * other, broadcasting."""
+    return arithmetic.mul(input, tensor_arg(other))
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    """input / other (true division: integers give the default float dtype)."""
+    if rounding_mode is not None:
+        return rounded_div(input, other, rounding_mode)
+    return arithmetic.div(input, tensor_arg(other))
+
+
+def pow(input, exponent, *, out=None):  # noqa: A001
+    """input ** exponent; a Python number on either side."""
+    if not isinstance(input, Tensor):
+        return arithmetic.pow_scalar_base(exponent, base=input)
+    if isinstance(exponent, Tensor):
+        return arithmetic.pow_tensor(input, exponent)
+    if not isinstance(exponent, (int, float)):
+        return arithmetic.pow_tensor(input, tensor_arg(exponent))
+    return arithmetic.pow_scalar(input, exponent=exponent)
+
+
+def where(condition, input=None, other=None):
+    if input is None and other is None:
+        raise NotImplementedError("where(condition) with one argument is not implemented yet")
+    return logical.where(tensor_arg(condition), tensor_arg(input), tensor_arg(other))
+
+
+def equal(input, other) -> bool:
+    """Same shape and same values."""
+    return input.shape == other.shape and logical.builtins_bool((input._data == other._data).all())
+
+
+def square(input, *, out=None):  # noqa: A002
+    """input ** 2, as PyTorch computes it (pow): integers stay integers, bool gives int64."""
+    return arithmetic.pow_scalar(input, exponent=2)
+
+
+def round(input, *, decimals=None, out=None):  # noqa: A001, A002
+    """input rounded half to even, to ``decimals`` decimal places (0 when not given)."""
+    if decimals is None:
+        return unary.round_op(input)
+    return unary.round_op(input, decimals=int(decimals))
+
+
+def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
+    """min(max(input, min), max); the bounds both Python numbers or both tensors (None for
+    no bound). The gradient passes where min <= input <= max, at the bounds included."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    lo, hi = _bound(min), _bound(max)
+    if isinstance(lo, Tensor) or isinstance(hi, Tensor):
+        if not (lo is None or isinstance(lo, Tensor)) or not (hi is None or isinstance(hi, Tensor)):
+            raise TypeError(
+                "clamp() received an invalid combination of arguments - got (Tensor, "
+                f"{type(lo).__name__}, {type(hi).__name__}): min and max are both tensors "
+                "or both numbers (either may be None)"
+            )
+        return binary.clamp_tensor(input, lo, hi)
+    return binary.clamp_scalar(input, min=lo, max=hi)
+
+
+def _bound(b):
+    if b is None or isinstance(b, (Tensor, int, float)):
+        return b
+    return tensor_arg(b)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):  # noqa: A002
+    """input with nan, +inf and -inf replaced (the infinities by the dtype's extremes unless
+    given); the gradient is 0 at the replaced elements."""
+    return binary.nan_to_num_op(input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def lerp(input, end, weight, *, out=None):  # noqa: A002
+    """input + weight (end - input); weight a Python number or a tensor, broadcasting."""
+    require_tensor("lerp", input, 1, "input")
+    require_tensor("lerp", end, 2, "end")
+    if not isinstance(weight, (int, float)):
+        weight = require_tensor("lerp", tensor_arg(weight), 3, "weight")
+    return binary.lerp_op(input, end, weight)
+
+
+def remainder(input, other, *, out=None):  # noqa: A002
+    """input - other ⌊input/other⌋ (the sign of other, as Python's %); input or other may
+    be a Python number. (PyTorch has no derivative for remainder(number, tensor).)"""
+    if not isinstance(input, Tensor):
+        return arithmetic.remainder_scalar_tensor(
+            input, require_tensor("remainder", other, 2, "other")
+        )
+    return arithmetic.remainder_op(input, tensor_arg(other))
+
+
+def fmod(input, other, *, out=None):  # noqa: A002
+    """input - other trunc(input/other) (the sign of input, as C's fmod)."""
+    require_tensor("fmod", input, 1, "input")
+    return arithmetic.fmod_op(input, tensor_arg(other))
+
+
+def floor_divide(input, other, *, out=None):  # noqa: A002
+    """⌊input / other⌋; integers stay integers. PyTorch has no derivative for it (backward
+    raises): div(input, other, rounding_mode='floor') has the zero gradient."""
+    if not isinstance(input, Tensor):
+        require_tensor("floor_divide", other, 2, "other")
+    return arithmetic.floor_divide_op(tensor_arg(input), tensor_arg(other))
+
+
+def rounded_div(input, other, rounding_mode):
+    """div(input, other, rounding_mode='trunc' or 'floor'): functions.div calls this."""
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError(
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+            f"'{rounding_mode}'"
+        )
+    return arithmetic.div_rounding_op(
+        tensor_arg(input), tensor_arg(other), rounding_mode=rounding_mode
+    )
+
+
+# ----- the ops added after the first pointwise set ------------------------------------------
+
+
+def sgn(input, *, out=None):  # noqa: A002
+    """The sign of input (sign, for real tensors); the gradient is 0."""
+    return unary.sgn_op(input)
+
+
+def positive(input):  # noqa: A002
+    """input itself (PyTorch returns the same tensor); bool raises, as PyTorch's ``+``."""
+    if input._dtype._category == 0:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def clamp_min(input, min, *, out=None):  # noqa: A002
+    """max(input, min); min a Python number or a tensor (broadcasting)."""
+    if isinstance(min, Tensor):
+        return binary.clamp_min_tensor(input, min)
+    return binary.clamp_min_scalar(input, min=_bound(min))
+
+
+def clamp_max(input, max, *, out=None):  # noqa: A002
+    """min(input, max); max a Python number or a tensor (broadcasting)."""
+    if isinstance(max, Tensor):
+        return binary.clamp_max_tensor(input, max)
+    return binary.clamp_max_scalar(input, max=_bound(max))
+
+
+def xlogy(input, other, *, out=None):  # noqa: A002
+    """input · ln(other), 0 where input is 0; either may be a Python number."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        require_tensor("xlogy", other, 2, "other")
+    return binary.xlogy_op(tensor_arg(input), tensor_arg(other))
+
+
+def logit(input, eps=None, *, out=None):  # noqa: A002
+    """ln(input / (1 - input)), input first clamped to [eps, 1 - eps] when eps is given."""
+    return binary.logit_op(input, eps=eps)
+
+
+def copysign(input, other, *, out=None):  # noqa: A002
+    """|input| with the sign of other (a tensor or a Python number)."""
+    require_tensor("copysign", input, 1, "input")
+    return binary.copysign_op(input, tensor_arg(other))
+
+
+def float_power(input, exponent, *, out=None):  # noqa: A002
+    """input ** exponent computed in float64 (PyTorch's graph: a cast, then pow)."""
+    if isinstance(input, Tensor):
+        input = input.to(float64)  # noqa: A001
+    if isinstance(exponent, Tensor):
+        exponent = exponent.to(float64)
+    elif not isinstance(input, Tensor):
+        require_tensor("float_power", exponent, 2, "exponent")
+    return pow(input, exponent)
+
+
+def ldexp(input, other, *, out=None):  # noqa: A002
+    """input · 2^other."""
+    require_tensor("ldexp", input, 1, "input")
+    require_tensor("ldexp", other, 2, "other")
+    return binary.ldexp_op(input, other)
+
+
+def heaviside(input, values, *, out=None):  # noqa: A002
+    """0 where input < 0, values where input = 0, 1 where input > 0 (no derivative)."""
+    require_tensor("heaviside", input, 1, "input")
+    require_tensor("heaviside", values, 2, "values")
+    return binary.heaviside_op(input, values)
+
+
+def isreal(input):  # noqa: A002
+    """True everywhere: chainrule has no complex dtypes."""
+    from ..._creation import ones_like
+    from ..._dtypes import bool as b
+
+    return ones_like(require_tensor("isreal", input, 1, "input"), dtype=b)
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002
+    """|input - other| <= atol + rtol |other|, elementwise: a bool tensor."""
+    require_tensor("isclose", input, 1, "input")
+    require_tensor("isclose", other, 2, "other")
+    return binary.isclose_op(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def polygamma(n, input, *, out=None):  # noqa: A002
+    """ψ⁽ⁿ⁾(input), the n-th derivative of the digamma function ψ (n = 0: ψ itself)."""
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return special.polygamma_op(input, n=int(n))
+
+
+def _polygamma_method(self, n):
+    return polygamma(n, self)
+
+
+def nextafter(input, other, *, out=None):  # noqa: A002
+    """The next floating value after input toward other (the gradient passes to input)."""
+    require_tensor("nextafter", input, 1, "input")
+    require_tensor("nextafter", other, 2, "other")
+    return binary.nextafter_op(input, other)
+
+
+def bitwise_left_shift(input, other, *, out=None):  # noqa: A002
+    """input << other, on integers."""
+    return binary.bitwise_left_shift_op(tensor_arg(input), tensor_arg(other))
+
+
+def bitwise_right_shift(input, other, *, out=None):  # noqa: A002
+    """input >> other, on integers (arithmetic: the sign is kept)."""
+    return binary.bitwise_right_shift_op(tensor_arg(input), tensor_arg(other))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:  # noqa: A002
+    """Whether |input - other| <= atol + rtol |other| everywhere (broadcasting; one dtype)."""
+    require_tensor("allclose", input, 1, "input")
+    require_tensor("allclose", other, 2, "other")
+    return bool(
+        binary.isclose_op(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)._data.all()
+    )
+
+
+def fill_(input, value):  # noqa: A002
+    """Fill input with value in place: a Python number, or a 0-d tensor (which then gets
+    the gradient: the sum of the output gradient, FillBackward3)."""
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value.ndim} dimensions."
+            )
+        return _inplace(input, copies.fill_tensor, (input, value), {})
+    return _inplace(input, copies.fill, (input,), {"value": value})
+
+
+def _invert(self):
+    if self._dtype._category == 2:
+        raise TypeError(
+            "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+        )
+    return logical.bitwise_not_op(self)
+
+
+def _round_method(self, *, decimals=None):
+    return round(self, decimals=decimals)
+
+
+def _float_power_(self, exponent):
+    if self._dtype is not float64:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {self._dtype.name.capitalize()} but "
+            "the operation's result requires dtype Double"
+        )
+    return _inplace(self, float_power, (self, exponent), {})
+
+
+def _compare_inplace(name: str):
+    op = logical._COMPARE_INPLACE[name]
+
+    def method(self, other):
+        # a float tensor keeps a (zero-gradient) node, as PyTorch's EqBackward0 ...
+        params = {"dtype": self._dtype.np} if self._dtype._category == 2 else {}
+        return _inplace(self, op, (self, tensor_arg(other)), params)
+
+    method.__name__ = name + "_"
+    method.__doc__ = f"In-place {name}: 1 where true, 0 elsewhere, in self's dtype."
+    return method
+
+
+def _T(self):  # noqa: N802
+    if self.ndim == 0:
+        warnings.warn(
+            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+            UserWarning,
+            stacklevel=2,
+        )
+    elif self.ndim != 2:
+        warnings.warn(
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+            "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+            "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
+            "to reverse the dimensions of a tensor.",
+            UserWarning,
+            stacklevel=2,
+        )
+    return shapes.permute(self, dims=tuple(range(self.ndim - 1, -1, -1)))
+
+
+def _mT(self):  # noqa: N802
+    return transpose(self, -2, -1)
+
+
+def _size_args(self, *shape):
+    return shape_args(shape)
+
+
+def _reshape(self, *shape):
+    return shapes.reshape(self, shape_args(shape))
+
+
+def where_method(self, condition, other):
+    """``x.where(condition, y)``: x where condition, else y."""
+    return where(condition, self, other)
+
+
+def pos_operator(self):
+    """``+x`` is x itself."""
+    return self
+
+
+# the comparisons' names and aliases, for their in-place methods (x.eq_(y), x.less_(y), ...)
+COMPARISONS = (
+    ("eq", "eq"), ("ne", "ne"), ("lt", "lt"), ("le", "le"), ("gt", "gt"), ("ge", "ge"),
+    ("not_equal", "ne"), ("less", "lt"), ("less_equal", "le"), ("greater", "gt"),
+    ("greater_equal", "ge"),
+)  # fmt: skip

@@ -1,0 +1,562 @@
+"""reductions: TODO docstring."""
+
+from __future__ import annotations
+
+import warnings
+from typing import NamedTuple
+
+from ..._backend import xp
+from ..._tensor import Tensor, wrap
+from ...ops import binary, reductions, scans, sorting
+from ..args import dim_arg, tensors_only
+from .linalg import matrix_norm
+
+# ----- reductions ---------------------------------------------------------------------
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
+    """Σ input over dim (all dims when None)."""
+    return reductions.sum(input, dim=dim_arg(dim), keepdim=keepdim, dtype=dtype)
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """The mean over dim (all dims when None); integer inputs raise, as in PyTorch."""
+    return reductions.mean(input, dim=dim_arg(dim), keepdim=keepdim, dtype=dtype)
+
+
+# ===== named tuples, as torch.return_types ===================================================
+
+
+def _return_type(name: str):
+    class ReturnType(NamedTuple):
+        values: Tensor
+        indices: Tensor
+
+        def __repr__(self) -> str:
+            return f"torch.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+
+    ReturnType.__name__ = ReturnType.__qualname__ = name
+    ReturnType.__module__ = "torch.return_types"
+    return ReturnType
+
+
+_MAX, _MIN, _SORT, _TOPK, _KTHVALUE, _MODE = (
+    _return_type(n) for n in ("max", "min", "sort", "topk", "kthvalue", "mode")
+)
+
+
+def _index_tensor(index, dim: int, keepdim: bool, ndim: int) -> Tensor:
+    out = index if keepdim or ndim == 0 else xp.squeeze(index, axis=dim)
+    return wrap(xp.asarray(out, dtype=xp.int64))
+
+
+# ===== public functions ======================================================================
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
+    """Π input (over one dim when given). Exact gradient with zeros in the input."""
+    reductions._require_tensor("prod", input)
+    if dim is not None and not isinstance(dim, int):
+        raise TypeError(
+            f"prod(): argument 'dim' (position 2) must be int, not {type(dim).__name__}"
+        )
+    if dim is not None:
+        reductions._axis(dim, input.ndim)
+    return reductions.prod_op(input, dim=dim, keepdim=keepdim, dtype=dtype)
+
+
+def _arg_extreme(input, dim, keepdim: bool, largest: bool, name: str = ""):
+    """Index of the max (min) along dim: the first one; a nan counts as the extreme."""
+    data = input._data
+    name = name or ("argmax" if largest else "argmin")
+    if dim is None:
+        if data.size == 0:
+            raise IndexError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+            )
+        flat = data.reshape(-1)
+        i = xp.argmax(flat) if largest else xp.argmin(flat)
+        return xp.asarray(i, dtype=xp.int64).reshape((1,) * data.ndim if keepdim else ())
+    axis = reductions._axis(dim, data.ndim)
+    a = reductions._as_1d(data)
+    if a.shape[axis] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+    i = (
+        xp.argmax(a, axis=axis, keepdims=True)
+        if largest
+        else xp.argmin(a, axis=axis, keepdims=True)
+    )
+    if data.ndim == 0:
+        return i.reshape(())
+    return i if keepdim else xp.squeeze(i, axis=axis)
+
+
+def _no_bool(fn: str, input, message: str | None = None) -> None:
+    if input._dtype.name == "bool":
+        raise (RuntimeError if message else NotImplementedError)(
+            message or f"\"{fn}\" not implemented for 'Bool'"
+        )
+
+
+def argmax(input, dim=None, keepdim=False, *, out=None):  # noqa: A002
+    """The index of the largest entry (of the flattened input when dim is None); the first
+    on ties; a nan counts as largest."""
+    _no_bool("argmax", input, "argmax(): does not support bool input")
+    return wrap(xp.asarray(_arg_extreme(input, dim, keepdim, True), dtype=xp.int64))
+
+
+def argmin(input, dim=None, keepdim=False, *, out=None):  # noqa: A002
+    """The index of the smallest entry; the first on ties; a nan counts as smallest."""
+    _no_bool("argmin", input, "argmin(): does not support bool input")
+    return wrap(xp.asarray(_arg_extreme(input, dim, keepdim, False), dtype=xp.int64))
+
+
+def _max_min(name: str, all_op, dim_op, pair, binary, largest: bool):
+    def function(input, dim=None, keepdim=False, *, out=None):  # noqa: A002
+        reductions._require_tensor(name, input)
+        if isinstance(dim, Tensor):  # max(input, other): the elementwise maximum
+            return binary(input, dim)
+        if dim is None:
+            if keepdim:
+                raise TypeError(f"{name}() received an invalid combination of arguments")
+            return all_op(input)
+        axis = reductions._axis(dim, input.ndim)
+        index = _arg_extreme(input, dim, True, largest, name)
+        values = dim_op(input, index=index, dim=axis, keepdim=keepdim)
+        return pair(values, _index_tensor(index, axis, keepdim, input.ndim))
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = (
+        f"{name}(input): the {name} of all entries (ties share the gradient equally); "
+        f"{name}(input, dim, keepdim=False): a named tuple (values, indices), the first "
+        f"index on ties, the gradient to that index; {name}(input, other): the elementwise "
+        f"{'maximum' if largest else 'minimum'}."
+    )
+    return function
+
+
+max = _max_min(
+    "max", reductions.max_all_op, sorting.max_dim_op, _MAX, tensors_only(binary.maximum_op), True
+)  # noqa: A001
+
+min = _max_min(
+    "min", reductions.min_all_op, sorting.min_dim_op, _MIN, tensors_only(binary.minimum_op), False
+)  # noqa: A001
+
+
+def _amax_amin(name: str, op):
+    def function(input, dim=(), keepdim=False, *, out=None):  # noqa: A002
+        reductions._require_tensor(name, input)
+        if isinstance(dim, list):
+            dim = tuple(dim)
+        if dim == ():
+            dim = None
+        reductions.dims_of(dim, input.ndim)
+        return op(input, dim=dim, keepdim=keepdim)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = (
+        f"The {name[1:]} over dim (an int or a tuple; every dim by default). Entries tying "
+        "for it share the gradient equally."
+    )
+    return function
+
+
+amax = _amax_amin("amax", reductions.amax_op)
+
+amin = _amax_amin("amin", reductions.amin_op)
+
+
+def _parse_correction(fn: str, dim, unbiased, correction):
+    """(dim, correction) from PyTorch's var/std overloads: var(x, unbiased), var(x, dim,
+    unbiased, keepdim), var(x, dim, *, correction, keepdim)."""
+    if isinstance(dim, bool):
+        if unbiased is not None:
+            raise TypeError(f"{fn}() received an invalid combination of arguments")
+        unbiased, dim = dim, None
+    if isinstance(dim, list):
+        dim = tuple(dim)
+    if unbiased is not None and correction is not None:
+        raise TypeError(
+            f"{fn}() received an invalid combination of arguments: unbiased and correction "
+            "cannot both be given"
+        )
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    return dim, correction
+
+
+def _warn_dof(fn: str, input, dim, correction) -> None:
+    if reductions._count(tuple(input.shape), dim) - correction <= 0:
+        warnings.warn(
+            f"{fn}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "reduction factor (input numel divided by output numel).",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def _var_std(fn: str, op):
+    def function(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):  # noqa: A002
+        reductions._require_tensor(fn, input)
+        dim, correction = _parse_correction(fn, dim, unbiased, correction)
+        if input._dtype._category != 2:
+            raise RuntimeError("std and var only support floating point and complex dtypes")
+        if dim == ():
+            dim = None
+        reductions.dims_of(dim, input.ndim)
+        _warn_dof(fn, input, dim, correction)
+        return op(input, dim=dim, correction=correction, keepdim=keepdim)
+
+    function.__name__ = function.__qualname__ = fn
+    function.__doc__ = (
+        f"The {'variance' if fn == 'var' else 'standard deviation'} over dim, dividing by "
+        "N - correction (correction=1, Bessel's, by default; unbiased=False means 0)."
+    )
+    return function
+
+
+var = _var_std("var", reductions.var_op)
+
+std = _var_std("std", reductions.std_op)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):  # noqa: A002
+    """(var, mean) over dim, as two tensors (each with its own gradient node)."""
+    v = var(input, dim, unbiased, keepdim, correction=correction)
+    d = None if isinstance(dim, bool) or dim == () else dim
+    return v, reductions.mean(
+        input, dim=reductions.dims_of(d, input.ndim) if d is not None else None, keepdim=keepdim
+    )
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):  # noqa: A002
+    """(std, mean) over dim, as two tensors."""
+    s = std(input, dim, unbiased, keepdim, correction=correction)
+    d = None if isinstance(dim, bool) or dim == () else dim
+    return s, reductions.mean(
+        input, dim=reductions.dims_of(d, input.ndim) if d is not None else None, keepdim=keepdim
+    )
+
+
+def _cumulative(name: str, op):
+    def function(input, dim, *, dtype=None, out=None):  # noqa: A002
+        reductions._require_tensor(name, input)
+        axis = reductions._axis(dim, input.ndim)
+        return op(input, dim=axis, dtype=dtype)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = (
+        f"The cumulative {'sum' if name == 'cumsum' else 'product'} along dim; integers "
+        "and bools accumulate in int64."
+    )
+    return function
+
+
+cumsum = _cumulative("cumsum", scans.cumsum_op)
+
+cumprod = _cumulative("cumprod", scans.cumprod_op)
+
+
+def _stable_order(data, axis: int, descending: bool):
+    """Indices that sort ``data`` along axis, equal entries in their original order; nan is
+    the largest value."""
+    if data.dtype.kind == "b":
+        data = data.astype(xp.int8)
+    if not descending:
+        return xp.argsort(data, axis=axis, kind="stable")
+    n = data.shape[axis]
+    rev = xp.argsort(xp.flip(data, axis=axis), axis=axis, kind="stable")
+    return (n - 1) - xp.flip(rev, axis=axis)
+
+
+def sort(input, dim=-1, descending=False, stable=False, *, out=None):  # noqa: A002
+    """(values, indices) sorted along dim; always stable, nan sorted as the largest."""
+    reductions._require_tensor("sort", input)
+    if isinstance(dim, bool):  # sort(input, stable, dim, descending) is not supported
+        raise TypeError("sort(): argument 'dim' must be int, not bool")
+    axis = reductions._axis(dim, input.ndim)
+    data = reductions._as_1d(input._data)
+    index = _stable_order(data, axis, descending)
+    if input.ndim == 0:
+        index = index.reshape(())
+    values = sorting.sort_op(input, index=index, dim=axis, keepdim=True)
+    return _SORT(values, wrap(xp.asarray(index, dtype=xp.int64)))
+
+
+def argsort(input, dim=-1, descending=False, stable=False):  # noqa: A002
+    """The indices that sort input along dim (stable, nan as the largest)."""
+    return sort(input, dim, descending, stable).indices
+
+
+def msort(input, *, out=None):  # noqa: A002
+    """input sorted along its first dim."""
+    return sort(input, 0).values
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A002
+    """(values, indices) of the k largest (smallest) entries along dim, largest first
+    (smallest first); among ties the lowest indices first. Always sorted."""
+    reductions._require_tensor("topk", input)
+    _no_bool("topk", input, "topk does not support bool dtypes on CPU")
+    axis = reductions._axis(dim, input.ndim)
+    data = reductions._as_1d(input._data)
+    k = int(k)
+    if not 0 <= k <= data.shape[axis]:
+        raise RuntimeError("selected index k out of range")
+    order = _stable_order(data, axis, largest)
+    index = xp.take(order, xp.arange(k), axis=axis)
+    if input.ndim == 0:
+        index = index.reshape(())
+    values = sorting.topk_op(input, index=index, dim=axis, keepdim=True)
+    return _TOPK(values, wrap(xp.asarray(index, dtype=xp.int64)))
+
+
+def _median(name: str, all_op, dim_op, skip_nan: bool):
+    def function(input, dim=None, keepdim=False, *, out=None):  # noqa: A002
+        reductions._require_tensor(name, input)
+        _no_bool(f"{name}_cpu" if dim is None else f"{name}_out", input)
+        if dim is None:
+            return all_op(input)
+        axis = reductions._axis(dim, input.ndim)
+        data = reductions._as_1d(input._data)
+        n = data.shape[axis]
+        if n == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+        order = _stable_order(data, axis, False)  # nan last
+        pos = xp.full(data.shape[:axis] + (1,) + data.shape[axis + 1 :], (n - 1) // 2)
+        if data.dtype.kind == "f":
+            finite = xp.sum(~xp.isnan(data), axis=axis, keepdims=True)
+            if skip_nan:  # the median of the non-nan entries (all nan: the middle one)
+                pos = xp.where(finite > 0, (finite - 1) // 2, pos)
+            else:  # a nan in the slice: the result is its first nan
+                pos = xp.where(finite < n, finite, pos)
+        index = xp.take_along_axis(order, pos, axis=axis)
+        if input.ndim == 0:
+            index = index.reshape(())
+        values = dim_op(input, index=index, dim=axis, keepdim=keepdim)
+        return pair(values, _index_tensor(index, axis, keepdim, input.ndim))
+
+    pair = _return_type(name)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = (
+        f"{name}(input): the lower median of all {'non-nan ' if skip_nan else ''}entries "
+        f"(ties share the gradient); {name}(input, dim, keepdim=False): (values, indices), "
+        "the gradient to that index."
+    )
+    return function
+
+
+median = _median("median", reductions.median_all_op, sorting.median_dim_op, False)
+
+nanmedian = _median("nanmedian", reductions.nanmedian_all_op, sorting.nanmedian_dim_op, True)
+
+
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):  # noqa: A002
+    """(values, indices): the k-th smallest entry along dim (k from 1); the gradient goes
+    to that index."""
+    reductions._require_tensor("kthvalue", input)
+    _no_bool("kthvalue_cpu", input)
+    axis = reductions._axis(dim, input.ndim)
+    data = reductions._as_1d(input._data)
+    n = data.shape[axis]
+    k = int(k)
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
+    order = _stable_order(data, axis, False)
+    index = xp.take(order, [k - 1], axis=axis)
+    if input.ndim == 0:
+        index = index.reshape(())
+    values = sorting.kthvalue_op(input, index=index, dim=axis, keepdim=keepdim)
+    return _KTHVALUE(values, _index_tensor(index, axis, keepdim, input.ndim))
+
+
+def _mode_index(data, axis: int):
+    """Per slice along axis: the index of the last occurrence of the most frequent value
+    (the smallest such value)."""
+    moved = xp.moveaxis(data, axis, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    out = xp.empty(rows.shape[0], dtype=xp.int64)
+    n = rows.shape[1]
+    for r, row in enumerate(rows):
+        values, counts = xp.unique(row, return_counts=True)
+        value = values[xp.argmax(counts)]
+        same = (
+            (row == value) | (xp.isnan(row) & xp.isnan(value))
+            if row.dtype.kind == "f"
+            else row == value
+        )
+        out[r] = n - 1 - xp.argmax(same[::-1])
+    index = out.reshape(moved.shape[:-1] + (1,))
+    return xp.moveaxis(index, -1, axis)
+
+
+def mode(input, dim=-1, keepdim=False, *, out=None):  # noqa: A002
+    """(values, indices): the most frequent entry along dim (the smallest of equally frequent
+    ones) and its last index; the gradient goes to that index."""
+    reductions._require_tensor("mode", input)
+    axis = reductions._axis(dim, input.ndim)
+    data = reductions._as_1d(input._data)
+    if data.shape[axis] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {axis} to have non-zero size.")
+    index = _mode_index(data, axis)
+    if input.ndim == 0:
+        index = index.reshape(())
+    values = sorting.mode_op(input, index=index, dim=axis, keepdim=keepdim)
+    return _MODE(values, _index_tensor(index, axis, keepdim, input.ndim))
+
+
+def _running_index(data, axis: int, largest: bool):
+    """For cummax (cummin): the index each running extreme was read from, the latest among
+    ties, the latest nan once a nan has been seen."""
+    if data.dtype.kind == "b":
+        data = data.astype(xp.int8)
+    acc = (xp.maximum if largest else xp.minimum).accumulate(data, axis=axis)
+    hit = data == acc
+    if data.dtype.kind == "f":
+        hit |= xp.isnan(data)
+    shape = [1] * data.ndim
+    shape[axis] = data.shape[axis]
+    positions = xp.arange(data.shape[axis]).reshape(shape)
+    return xp.maximum.accumulate(xp.where(hit, positions, 0), axis=axis)
+
+
+def _cum_extreme(name: str, op, largest: bool, pair):
+    def function(input, dim, *, out=None):  # noqa: A002
+        reductions._require_tensor(name, input)
+        axis = reductions._axis(dim, input.ndim)
+        data = reductions._as_1d(input._data)
+        index = _running_index(data, axis, largest) if data.size else xp.zeros(data.shape, xp.int64)
+        if input.ndim == 0:
+            index = index.reshape(())
+        values = op(input, index=index, dim=axis)
+        return pair(values, wrap(xp.asarray(index, dtype=xp.int64)))
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = (
+        f"(values, indices): the running {name[3:]} along dim and where each was read (the "
+        "latest among ties); the gradient adds up at those indices."
+    )
+    return function
+
+
+_CUMMAX, _CUMMIN = _return_type("cummax"), _return_type("cummin")
+
+cummax = _cum_extreme("cummax", sorting.cummax_op, True, _CUMMAX)
+
+cummin = _cum_extreme("cummin", sorting.cummin_op, False, _CUMMIN)
+
+
+def logcumsumexp(input, dim, *, out=None):  # noqa: A002
+    """log Σ_(j≤i) e^(x_j) along dim, stable for large |x|."""
+    reductions._require_tensor("logcumsumexp", input)
+    if input._dtype._category != 2:
+        name = _TORCH_NAME.get(input._dtype.name, input._dtype.name)
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{name}'")
+    return sorting.logcumsumexp_op(input, dim=reductions._axis(dim, input.ndim))
+
+
+def _dims_arg(dim):
+    if isinstance(dim, list):
+        dim = tuple(dim)
+    return None if dim == () else dim
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
+    """Σ input over dim, nan counted as 0 (nan entries get no gradient)."""
+    reductions._require_tensor("nansum", input)
+    dim = _dims_arg(dim)
+    reductions.dims_of(dim, input.ndim)
+    return sorting.nansum_op(input, dim=dim, keepdim=keepdim, dtype=dtype)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
+    """The mean over dim of the entries that are not nan: nansum / their count."""
+    reductions._require_tensor("nanmean", input)
+    if input._dtype._category != 2 and dtype is None:
+        raise RuntimeError(
+            "nanmean(): expected input to have floating point or complex dtype but got "
+            f"{_TORCH_NAME.get(input._dtype.name, input._dtype.name)}"
+        )
+    dim = _dims_arg(dim)
+    axes = reductions.dims_of(dim, input.ndim)
+    count = xp.sum(~xp.isnan(input._data), axis=axes, keepdims=keepdim)
+    total = nansum(input, dim, keepdim, dtype=dtype)
+    return total / wrap(xp.asarray(count, dtype=total._data.dtype))
+
+
+_TORCH_NAME = {
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
+
+
+def count_nonzero(input, dim=None):  # noqa: A002
+    """The number of nonzero entries over dim (an int or a tuple), as int64."""
+    reductions._require_tensor("count_nonzero", input)
+    dim = _dims_arg(dim)
+    axes = reductions.dims_of(dim, input.ndim)
+    return wrap(xp.asarray(xp.count_nonzero(input._data, axis=axes), dtype=xp.int64))
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):  # noqa: A002
+    """torch.norm: the vector p-norm over dim (every entry when None) for a number p or
+    'fro'; p='nuc' is the nuclear norm of the matrices over dim (the last two by default)."""
+    reductions._require_tensor("norm", input)
+    if isinstance(dim, list):
+        dim = tuple(dim)
+    if isinstance(dim, int):
+        dim = (dim,)
+    if isinstance(p, str):
+        if p == "nuc":
+            return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+        if p != "fro":
+            raise RuntimeError(f"norm(): the p argument '{p}' is not supported")
+        p = 2
+    elif p is None:
+        p = 2
+    x = input if dtype is None else input.to(dtype)
+    reductions.dims_of(dim, x.ndim)
+    return reductions.vector_norm(x, ord=p, dim=dim, keepdim=keepdim)
+
+
+def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
+    return norm(self, p, dim, keepdim, dtype=dtype)
+
+
+def _logical_reduction(name: str, np_fn):
+    def function(input, dim=None, keepdim=False, *, out=None):  # noqa: A002
+        reductions._require_tensor(name, input)
+        if isinstance(dim, list):
+            dim = tuple(dim)
+        axes = reductions.dims_of(dim, input.ndim)
+        data = input._data
+        result = np_fn(data, axis=axes, keepdims=keepdim)
+        if dim is None and keepdim:
+            result = xp.asarray(result).reshape((1,) * data.ndim)
+        # PyTorch keeps uint8 for uint8 inputs; every other dtype gives bool
+        return wrap(xp.asarray(result, dtype=xp.uint8 if data.dtype == xp.uint8 else xp.bool_))
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = (
+        f"True where {'every' if name == 'all' else 'some'} entry over dim (an int or a "
+        "tuple; every dim by default) is nonzero. bool, or uint8 for a uint8 input."
+    )
+    return function
+
+
+all = _logical_reduction("all", xp.all)  # noqa: A001
+
+any = _logical_reduction("any", xp.any)  # noqa: A001
+
+
+def _cumulative_method(fn):
+    def method(self, dim, *, dtype=None):
+        return fn(self, dim, dtype=dtype)
+
+    method.__name__ = fn.__name__
+    return method

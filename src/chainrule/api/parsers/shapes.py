@@ -1,0 +1,474 @@
+"""shapes: TODO docstring."""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..._backend import xp
+from ..._tensor import Tensor, _counter, _make, _wrap_dim
+from ...autograd import forward_ad
+from ...autograd.inplace import check_inplace, inplace_view
+from ...autograd.views import view_record
+from ...ops import copies, joining, shapes
+from ..args import shape_args, tensor_arg
+
+
+def reshape(input, shape):
+    """input with a new shape (one dim may be -1): a view when possible, else a copy."""
+    return shapes.reshape(input, shape_args((shape,)) if isinstance(shape, int) else tuple(shape))
+
+
+def view(input, *shape):
+    """input with a new shape, sharing memory (one dim may be -1)."""
+    shape = shape_args(shape)
+    from ..._dtypes import dtype as DType
+
+    if len(shape) == 1 and isinstance(shape[0], DType):
+        raise NotImplementedError("view(dtype) is not implemented in chainrule yet")
+    return shapes.view(input, shape=shapes.infer_shape(shape, input._data.size))
+
+
+def expand(input, *sizes):
+    return shapes.expand(input, shape=tuple(int(s) for s in shape_args(sizes)))
+
+
+def _dim(dim: int, ndim: int) -> int:
+    """dim wrapped into [0, ndim) with PyTorch's IndexError (a 0-d tensor takes -1 and 0)."""
+    return _wrap_dim(operator.index(dim), ndim)
+
+
+def _dims(dims, ndim: int) -> tuple:
+    """A sequence of dims, wrapped, with PyTorch's error for a repeated dim."""
+    out = tuple(_dim(d, ndim) for d in dims)
+    for i, d in enumerate(out):
+        if d in out[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return out
+
+
+def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
+    """input without its size-1 dims (only among ``dim`` when given): a view."""
+    nd = input._data.ndim
+    if dim is None:
+        return shapes.squeeze_op(input, dims=None, variant=0)
+    if isinstance(dim, (tuple, list)):
+        return shapes.squeeze_op(input, dims=_dims(dim, nd), variant=2)
+    return shapes.squeeze_op(input, dims=(_dim(dim, nd),), variant=1)
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    """input with a size-1 dim inserted at ``dim`` (in [-ndim-1, ndim]): a view."""
+    return shapes.unsqueeze_op(input, dim=_dim(dim, input._data.ndim + 1), variant=0)
+
+
+def movedim(input: Tensor, source, destination) -> Tensor:
+    """input with dims ``source`` moved to positions ``destination`` (a permute)."""
+    nd = input._data.ndim
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
+            f"contain the same number of dims as destination ({list(dst)} dims)"
+        )
+    s = tuple(_dim(d, nd) for d in src)
+    d = tuple(_dim(v, nd) for v in dst)
+    for what, given, dims in (("source", src, s), ("destination", dst, d)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{what}` ({list(given)})")
+    if not nd:
+        return shapes.getitem(input, key=Ellipsis)  # a 0-d tensor: an alias, as in PyTorch
+    order = [-1] * nd
+    for a, b in zip(s, d):
+        order[b] = a
+    rest = iter(i for i in range(nd) if i not in s)
+    order = tuple(next(rest) if o == -1 else o for o in order)
+    return shapes.permute(input, dims=order)
+
+
+def permute(input: Tensor, dims) -> Tensor:
+    """input with its dims reordered: a view."""
+    dims = tuple(dims)
+    nd = input._data.ndim
+    if len(dims) != nd:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal "
+            f"to len(dims) = {len(dims)}"
+        )
+    wrapped = tuple(_dim(d, nd) for d in dims)
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return shapes.permute(input, dims=wrapped if nd else ())
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """input with dims dim0 and dim1 swapped: a view."""
+    nd = input._data.ndim
+    return shapes.transpose(input, dim0=_dim(dim0, nd), dim1=_dim(dim1, nd))
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """input with dims start_dim..end_dim merged into one."""
+    nd = input._data.ndim
+    if nd == 0:
+        return shapes.reshape(input, (1,))
+    s, e = _dim(start_dim, nd), _dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    shape = input._data.shape
+    return shapes.reshape(input, shape[:s] + (math.prod(shape[s : e + 1]),) + shape[e + 1 :])
+
+
+def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
+    """input with dim ``dim`` split into ``sizes`` (one may be -1)."""
+    shape = input._data.shape
+    if not shape:
+        raise RuntimeError(
+            "unflatten got an unexpected error:\nDimension specified as 0 but tensor has no "
+            "dimensions"
+        )
+    d = _dim(dim, input._data.ndim)
+    sizes = tuple(int(s) for s in sizes)
+    known = math.prod(s for s in sizes if s != -1)
+    if -1 in sizes and known:
+        sizes = tuple(shape[d] // known if s == -1 else s for s in sizes)
+    if math.prod(sizes) != shape[d]:
+        raise RuntimeError(
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
+            f"{dim} ({shape[d]}) in the input tensor"
+        )
+    return shapes.reshape(input, shape[:d] + sizes + shape[d + 1 :])
+
+
+def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
+    """input itself when its memory is C-contiguous, else a contiguous copy (CloneBackward0)."""
+    if input._data.flags.c_contiguous:
+        return input
+    return copies.clone(input)
+
+
+def repeat(input: Tensor, *repeats) -> Tensor:
+    """input tiled ``repeats[i]`` times along dim i (Tensor.repeat)."""
+    repeats = shapes._ints(repeats)
+    if len(repeats) < input._data.ndim:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions "
+            "of tensor"
+        )
+    if any(r < 0 for r in repeats):
+        raise RuntimeError(f"Trying to create tensor with negative dimension: {list(repeats)}")
+    return joining.repeat_op(input, repeats=repeats)
+
+
+def tile(input: Tensor, *dims) -> Tensor:
+    """input repeated ``dims[i]`` times along dim i; missing leading dims repeat once."""
+    dims = shapes._ints(dims)
+    dims = (1,) * (input._data.ndim - len(dims)) + dims
+    return repeat(input, dims)
+
+
+def flip(input: Tensor, *dims) -> Tensor:
+    """input with the order of elements reversed along ``dims``."""
+    return joining.flip_op(input, dims=_dims(shapes._ints(dims), input._data.ndim))
+
+
+def roll(input: Tensor, shifts, dims=None) -> Tensor:
+    """input shifted cyclically by ``shifts`` along ``dims`` (the flattened tensor if None)."""
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(int(s) for s in shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        return joining.roll_op(input, shifts=shifts, dims=None)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if not input._data.ndim and dims:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+    if len(shifts) != len(dims):
+        raise RuntimeError(
+            f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"
+        )
+    return joining.roll_op(
+        input, shifts=shifts, dims=tuple(_dim(d, input._data.ndim) for d in dims)
+    )
+
+
+def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
+    """The ``length`` elements of input from ``start`` along ``dim``: a view."""
+    nd = input._data.ndim
+    if nd == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = _dim(dim, nd)
+    size = input._data.shape[d]
+    start, length = operator.index(start), operator.index(length)
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    start %= max(size, 1)
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return shapes.narrow_op(input, dim=d, start=start, length=length)
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """input at position ``index`` of dim ``dim``, that dim removed: a view."""
+    nd = input._data.ndim
+    if nd == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _dim(dim, nd)
+    size = input._data.shape[d]
+    index = operator.index(index)
+    if not -size <= index < size:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size "
+            f"{list(input._data.shape)} at dimension {dim}"
+        )
+    return shapes.getitem(input, key=shapes._key_of(d, index % size))
+
+
+def _split_views(input: Tensor, d: int, sizes: tuple, unbind: bool, kind: str) -> tuple:
+    """Run split_op and make its outputs views of input: shared memory and version counter,
+    each recorded as a piece (so in-place writes into them are refused, as in PyTorch)."""
+    outs = shapes.split_op(input, dim=d, sizes=sizes, unbind=unbind, kind=kind)
+    if not isinstance(outs, tuple):  # split_op called on an array
+        return outs
+    vc = _counter(input)
+    start = 0
+    for i, (out, s) in enumerate(zip(outs, sizes)):
+        params = {
+            "dim": d,
+            "start": start,
+            "stop": start + s,
+            "unbind": unbind,
+            "kind": kind,
+            "output": i,
+        }
+        start += s
+        if out._data.size and xp.may_share_memory(out._data, input._data):
+            out._vc = vc
+            out._view = view_record(shapes.piece_op, input, params, vc)
+    tangent = forward_ad.tangent_of(input)
+    if tangent is not None and forward_ad.state.level:
+        with forward_ad.paused():
+            parts = shapes.split_op(tangent, dim=d, sizes=sizes, unbind=unbind, kind=kind)
+        for out, part in zip(outs, parts):
+            forward_ad.attach(out, _make(part._data, part._dtype))
+    return outs
+
+
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    """tensor cut along ``dim`` into pieces of ``split_size`` (the last may be smaller), or of
+    the sizes in a list: views."""
+    nd = tensor._data.ndim
+    if nd == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = _dim(dim, nd)
+    n = tensor._data.shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = tuple(int(s) for s in split_size_or_sections)
+        if sum(sizes) != n or any(s < 0 for s in sizes):
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
+                f"size at dimension {d}), but got split_sizes={list(sizes)}"
+            )
+        return _split_views(tensor, d, sizes, False, "SplitWithSizes")
+    size = operator.index(split_size_or_sections)
+    if size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
+    if size == 0:
+        if n:
+            raise RuntimeError(
+                f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
+            )
+        return _split_views(tensor, d, (0,), False, "Split")
+    sizes = (size,) * (n // size) + ((n % size,) if n % size or n == 0 else ())
+    return _split_views(tensor, d, sizes, False, "Split")
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    """input cut along ``dim`` into at most ``chunks`` pieces of equal size (the last may be
+    smaller): views."""
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    nd = input._data.ndim
+    if nd == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    d = _dim(dim, nd)
+    n = input._data.shape[d]
+    if n == 0:
+        return _split_views(input, d, (0,) * chunks, False, "SplitWithSizes")
+    return split(input, -(-n // chunks), d)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    """The slices of input along ``dim``, that dim removed: views."""
+    nd = input._data.ndim
+    if nd == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = _dim(dim, nd)
+    return _split_views(input, d, (1,) * input._data.shape[d], True, "Unbind")
+
+
+def _tensor_list(tensors, what: str) -> list:
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{what}(): argument 'tensors' must be tuple of Tensors, not Tensor")
+    return [t if isinstance(t, Tensor) else tensor_arg(t) for t in tensors]
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
+    """The tensors joined along ``dim``; dtypes promote as in PyTorch."""
+    tensors = _tensor_list(tensors, "cat")
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    used = [t for t in tensors if not (t._data.ndim == 1 and t._data.shape[0] == 0)]
+    for i, t in enumerate(tensors):
+        if t._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    ref = used[0] if used else tensors[0]
+    nd = ref._data.ndim
+    d = _dim(dim, nd)
+    used_ids = {id(t) for t in used}
+    for i, t in enumerate(tensors):
+        if id(t) not in used_ids:
+            continue
+        if t._data.ndim != nd:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {nd} and {t._data.ndim}"
+            )
+        for k in range(nd):
+            if k != d and t._data.shape[k] != ref._data.shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{ref._data.shape[k]} but got size {t._data.shape[k]} for tensor number "
+                    f"{i} in the list."
+                )
+    if used and len(used) < len(tensors):
+        tensors = used  # 1-D empty tensors are skipped (they get no gradient)
+    sizes = [t._data.shape[d] if t._data.ndim == nd else 0 for t in tensors]
+    offsets = tuple(sum(sizes[:i]) for i in range(len(sizes) + 1))
+    return joining.cat_op(tensors, dim=d, offsets=offsets)
+
+
+def concatenate(tensors: Sequence[Tensor], axis: int = 0, out: Any = None) -> Tensor:
+    return cat(tensors, axis)
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
+    """The tensors (all of one shape) stacked along a new dim ``dim``."""
+    tensors = _tensor_list(tensors, "stack")
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    shape = tensors[0]._data.shape
+    for i, t in enumerate(tensors):
+        if t._data.shape != shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
+                f"and {list(t._data.shape)} at entry {i}"
+            )
+    return joining.stack_op(tensors, dim=_dim(dim, len(shape) + 1))
+
+
+def hstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
+    """The tensors joined column-wise (along dim 0 for 1-D tensors, else dim 1)."""
+    tensors = [
+        t if t._data.ndim else shapes.reshape(t, (1,)) for t in _tensor_list(tensors, "hstack")
+    ]
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1)
+
+
+def vstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
+    """The tensors joined row-wise, 0-d and 1-D tensors first made rows."""
+    parts = []
+    for t in _tensor_list(tensors, "vstack"):
+        nd = t._data.ndim
+        parts.append(t if nd >= 2 else shapes.reshape(t, (1, t._data.size)))
+    return cat(parts, 0)
+
+
+def _inplace_shape(fn: Callable) -> Callable:
+    def method(self, *args, **kwargs):
+        check_inplace(self)
+        return inplace_view(self, fn(self, *args, **kwargs))
+
+    method.__name__ = fn.__name__ + "_"
+    method.__doc__ = f"In place {fn.__name__}: self becomes the view (bumps the version)."
+    return method
+
+
+def _squeeze_inplace(self: Tensor, dim=None) -> Tensor:
+    nd = self._data.ndim
+    if dim is None:
+        return shapes.squeeze_op(self, dims=None, variant=3)
+    if isinstance(dim, (tuple, list)):
+        return shapes.squeeze_op(self, dims=_dims(dim, nd), variant=5)
+    return shapes.squeeze_op(self, dims=(_dim(dim, nd),), variant=4)
+
+
+_squeeze_inplace.__name__ = "squeeze"
+
+
+def _unsqueeze_inplace(self: Tensor, dim: int) -> Tensor:
+    return shapes.unsqueeze_op(self, dim=_dim(dim, self._data.ndim + 1), variant=1)
+
+
+_unsqueeze_inplace.__name__ = "unsqueeze"
+
+
+def _transpose_inplace(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    nd = self._data.ndim
+    return shapes.transpose(self, dim0=_dim(dim0, nd), dim1=_dim(dim1, nd), variant=1)
+
+
+_transpose_inplace.__name__ = "transpose"
+
+
+def _t_inplace(self: Tensor) -> Tensor:
+    if self._data.ndim > 2:
+        raise RuntimeError(
+            f"t_() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D"
+        )
+    return shapes.t(self, variant=1)
+
+
+_t_inplace.__name__ = "t"
+
+
+def _split_method(self, split_size, dim=0):
+    return split(self, split_size, dim)
+
+
+def _method_varargs(fn: Callable) -> Callable:
+    """A method taking sizes or dims as varargs or one sequence: ``x.flip(0, 1)``."""
+
+    def method(self, *args):
+        return fn(self, shapes._ints(args))
+
+    method.__name__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def permute_method(self, *dims):
+    """``x.permute(1, 0)`` or ``x.permute((1, 0))``."""
+    return permute(self, shapes._ints(dims))
+
+
+def view_as(self, other):
+    return view(self, *other.shape)
+
+
+def reshape_as(self, other):
+    return shapes.reshape(self, tuple(other.shape))
+
+
+def expand_as(self, other):
+    return expand(self, *other.shape)

@@ -1,0 +1,162 @@
+"""The variants the name table derives from a public function: the in-place method
+(``x.add_(y)``), ``out=``, and the operators (``x + y``, ``x == y``)."""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+from .._backend import xp
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from ..autograd.inplace import inplace as _inplace
+from ..ops import logical
+from .args import compare, tensor_arg
+
+
+def inplace_method(op_function):
+    """The in-place variant of ``op_function``: ``x.add_(y)`` is ``x = x + y`` written into x."""
+
+    def method(self, *args, **kwargs):
+        return _inplace(self, op_function, (self, *args), kwargs)
+
+    method.__name__ = op_function.__name__ + "_"
+    method.__doc__ = f"In-place {op_function.__name__}: writes the result into self."
+    return method
+
+
+# ===== Tensor methods and operators (methods.py adds these to its table) ==================
+
+
+def operator(fn, reflected: bool = False):
+    """``self <op> other``, or ``other <op> self`` for a reflected operator."""
+
+    def method(self, other):
+        if other is None:
+            return NotImplemented
+        if not isinstance(other, (Tensor, int, float, bool)):
+            other = tensor_arg(other)
+        return fn(other, self) if reflected else fn(self, other)
+
+    return method
+
+
+# ----- out= ------------------------------------------------------------------------------------
+
+
+def write_out(name: str, function, args: tuple, kwargs: dict, out, exact: bool = False):
+    """``function(*args, **kwargs)`` written into ``out`` (resized if its shape differs), as
+    PyTorch's out= does; no autograd through it, so inputs requiring grad raise. ``exact``:
+    out must have the result's dtype (PyTorch's clamp with number bounds)."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if grad_mode._state.enabled and any(
+        isinstance(a, Tensor) and a._requires_grad for a in (*args, *kwargs.values(), out)
+    ):
+        raise RuntimeError(
+            f"{name}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad."
+        )
+    result = function(*args, **kwargs)
+    bounds = (*args[1:], *kwargs.values())
+    if exact and out._dtype is not result._dtype and not any(isinstance(b, Tensor) for b in bounds):
+        raise RuntimeError(
+            f"Found dtype {out._dtype.scalar_name} but expected {result._dtype.scalar_name}"
+        )
+    if result._dtype._category > out._dtype._category:
+        raise RuntimeError(
+            f"result type {result._dtype.scalar_name} can't be cast to the desired "
+            f"output type {out._dtype.scalar_name}"
+        )
+    if out._data.shape != result._data.shape:
+        if out._data.size:
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape "
+                f"{list(out.shape)}, which does not match the required output shape "
+                f"{list(result.shape)}. This behavior is deprecated, and in a future PyTorch "
+                "release outputs will not be resized unless they have zero elements. You can "
+                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
+                "with t.resize_(0).",
+                UserWarning,
+                stacklevel=3,
+            )
+        out._data = xp.empty(result._data.shape, dtype=out._dtype.np)
+    xp.copyto(out._data, result._data, casting="unsafe")
+    out._bump()
+    return out
+
+
+def with_out(function, exact: bool = False, name: str | None = None):
+    """``function`` with PyTorch's ``out=`` keyword (``name``: the op its errors name)."""
+    name = name or function.__name__
+
+    def wrapper(*args, out=None, **kwargs):
+        if out is None:
+            return function(*args, **kwargs)
+        return write_out(name, function, args, kwargs, out, exact)
+
+    functools.update_wrapper(wrapper, function)
+    return wrapper
+
+
+_NO_PARAMS: dict = {}
+
+
+def fast_operator(op):
+    """``self <op> other`` straight to the op (the hot path of every tutorial loop)."""
+    apply = op._apply
+
+    def method(self, other):
+        c = other.__class__
+        if c is not float and c is not int and not isinstance(other, Tensor):
+            if other is None:
+                return NotImplemented
+            other = tensor_arg(other)
+        return apply((self, other), _NO_PARAMS)
+
+    method.__name__ = op.name
+    return method
+
+
+def binary_operator(fn, reflected=False):
+    if reflected:
+
+        def op(self, other):
+            return fn(self, other)
+
+    else:
+
+        def op(self, other):
+            if not isinstance(other, (Tensor, int, float, bool)):
+                if other is None:
+                    return NotImplemented
+                other = tensor_arg(other)
+            return fn(self, other)
+
+    return op
+
+
+_eq = compare(logical.eq)
+_ne = compare(logical.ne)
+
+
+def eq_operator(self, other):
+    if (
+        other is None
+        or not isinstance(other, (Tensor, int, float, bool))
+        and not hasattr(other, "__array__")
+        and not isinstance(other, (list, tuple))
+    ):
+        return False
+    return _eq(self, other)
+
+
+def ne_operator(self, other):
+    if (
+        other is None
+        or not isinstance(other, (Tensor, int, float, bool))
+        and not hasattr(other, "__array__")
+        and not isinstance(other, (list, tuple))
+    ):
+        return True
+    return _ne(self, other)

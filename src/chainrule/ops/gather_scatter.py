@@ -1,0 +1,417 @@
+"""gather_scatter: TODO docstring."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy
+
+from .._backend import ndarray, xp
+from .._dtypes import int64
+from .._tensor import _make
+from ..autograd.recording import KEEP, defop
+from . import indexing, shapes
+
+# ----- gather, scatter, scatter_add -------------------------------------------------------
+
+
+def _along(index, dim: int) -> tuple:
+    """The key that picks, for every position p of index, x[p with p[dim] = index[p]]."""
+    grids = list(xp.ix_(*[xp.arange(n) for n in index.shape])) if index.ndim else []
+    grids[dim] = index
+    return tuple(grids)
+
+
+def _head(a, shape) -> Any:
+    """a's leading block of ``shape`` (a src larger than index contributes only that block)."""
+    if a.shape == tuple(shape):
+        return a
+    return a[tuple(slice(0, n) for n in shape)]
+
+
+def _gather(x, index, dim=0):
+    """x[index[p] along dim, p elsewhere], for every position p of index"""
+    if x.ndim == 0:  # every index is 0: x repeated in index's shape
+        return xp.broadcast_to(x, index.shape).copy()
+    return x[_along(index, dim)]
+
+
+def _pad_to(g, index, src_shape):
+    """g (index's shape) placed at the head of zeros of src_shape."""
+    if tuple(src_shape) == tuple(index.shape):
+        return g
+    return shapes.index_into_zeros(g, shape=src_shape, key=tuple(slice(0, n) for n in index.shape))
+
+
+gather_op = defop(
+    "gather",
+    _gather,
+    args=("x", "index"),
+    dtypes=KEEP,
+    vjp=(
+        # each gathered element's gradient goes back to where it came from (repeats add)
+        lambda g, x_shape, index, dim: scatter_add_op(
+            xp.zeros(x_shape, dtype=shapes._np_dtype(g)), index, g, dim=dim
+        ),
+        None,
+    ),
+    jvp=(lambda t, index, dim: gather_op(t, index, dim=dim), None),
+    conventions="An element gathered several times gets the sum of their gradients.",
+)
+
+
+def _scatter(x, index, src, dim=0, reduce=None):
+    """x with src's elements written at index along dim (reduce: added or multiplied in)"""
+    out = x.copy()
+    if x.ndim == 0:  # every index is 0: each element of src lands on the one element
+        if not index.size:
+            return out
+        s = xp.broadcast_to(src, index.shape) if xp.ndim(src) == 0 else _head(src, index.shape)
+        if reduce is None:
+            out[...] = s.reshape(-1)[-1]
+        elif reduce == "add":
+            out[...] += s.sum()
+        else:
+            out[...] *= s.prod()
+        return out
+    key = _along(index, dim)
+    s = _head(src, index.shape) if isinstance(src, ndarray) and src.ndim else src
+    if reduce is None:
+        out[key] = s
+    elif reduce == "add":
+        xp.add.at(out, key, s)
+    else:
+        xp.multiply.at(out, key, s)
+    return out
+
+
+def _scatter_node(x, index, src=None, dim=0, reduce=None, value=None):
+    if reduce is not None:
+        return "NotImplemented"
+    return "ScatterBackward1" if src is None else "ScatterBackward0"
+
+
+def _no_reduce_grad(reduce):
+    if reduce is not None:
+        raise RuntimeError("derivative for aten::scatter is not implemented")
+
+
+def _scatter_vjp_x(g, index, dim, reduce):
+    _no_reduce_grad(reduce)
+    return scatter_value_op(g, index, dim=dim, value=0.0)  # overwritten places lose x
+
+
+def _scatter_vjp_src(g, index, src_shape, dim, reduce):
+    _no_reduce_grad(reduce)
+    return _pad_to(gather_op(g, index, dim=dim), index, src_shape)
+
+
+scatter_op = defop(
+    "scatter",
+    _scatter,
+    args=("x", "index", "src"),
+    dtypes=KEEP,
+    node=_scatter_node,
+    vjp=(
+        lambda g, index, dim, reduce: _scatter_vjp_x(g, index, dim, reduce),
+        None,
+        lambda g, index, src_shape, dim, reduce: _scatter_vjp_src(g, index, src_shape, dim, reduce),
+    ),
+    jvp=(
+        lambda t, index, dim, reduce: _scatter_vjp_x(t, index, dim, reduce),
+        None,
+        lambda t, x_shape, index, dim, reduce: scatter_op(
+            shapes._zeros(x_shape, t), index, t, dim=dim, reduce=reduce
+        ),
+    ),
+    conventions="Written places get no gradient from x; src gets the gradient at the places it "
+    "wrote (with repeated indices, PyTorch leaves which write wins unspecified). With reduce=, "
+    "backward raises, as in PyTorch.",
+)
+
+
+def _scatter_value(x, index, dim=0, value=0.0, reduce=None):
+    """x with value written at index along dim (reduce: added or multiplied in)"""
+    return _scatter(x, index, xp.asarray(value, dtype=x.dtype), dim=dim, reduce=reduce)
+
+
+scatter_value_op = defop(
+    "scatter_value",
+    _scatter_value,
+    args=("x", "index"),
+    dtypes=KEEP,
+    node=lambda x, index, dim=0, value=0.0, reduce=None: _scatter_node(x, index, None, dim, reduce),
+    vjp=(lambda g, index, dim, reduce: _scatter_vjp_x(g, index, dim, reduce), None),
+    jvp=(lambda t, index, dim, reduce: _scatter_vjp_x(t, index, dim, reduce), None),
+)
+
+
+def _scatter_add(x, index, src, dim=0):
+    """x with src's elements added at index along dim (repeated indices add up)"""
+    return _scatter(x, index, src, dim=dim, reduce="add")
+
+
+scatter_add_op = defop(
+    "scatter_add",
+    _scatter_add,
+    args=("x", "index", "src"),
+    dtypes=KEEP,
+    vjp=(
+        lambda g: g,  # x passes through
+        None,
+        lambda g, index, src_shape, dim: _pad_to(gather_op(g, index, dim=dim), index, src_shape),
+    ),
+    jvp=(
+        lambda t: t,
+        None,
+        lambda t, x_shape, index, dim: scatter_add_op(shapes._zeros(x_shape, t), index, t, dim=dim),
+    ),
+)
+
+# ----- index_select, index_add ------------------------------------------------------------
+
+
+def _index_select(x, index, dim=0):
+    """x's slices at index along dim"""
+    return xp.take(x, index, axis=dim) if x.ndim else x.copy()  # a scalar stays a scalar
+
+
+def _index_add(x, index, source, dim=0, alpha=1):
+    """x with alpha * source's slices added at index along dim (repeated indices add up)"""
+    out = x.copy()
+    if x.ndim == 0:
+        out[...] += alpha * source.sum()
+        return out
+    xp.add.at(out, shapes._key_of(dim, index), source * alpha if alpha != 1 else source)
+    return out
+
+
+index_select_op = defop(
+    "index_select",
+    _index_select,
+    args=("x", "index"),
+    dtypes=KEEP,
+    vjp=(
+        lambda g, x_shape, index, dim: index_add_op(
+            xp.zeros(x_shape, dtype=shapes._np_dtype(g)), index, g, dim=dim
+        ),  # each selected slice's gradient goes back to it (repeats add)
+        None,
+    ),
+    jvp=(lambda t, index, dim: index_select_op(t, index, dim=dim), None),
+)
+
+index_add_op = defop(
+    "index_add",
+    _index_add,
+    args=("x", "index", "source"),
+    dtypes=KEEP,
+    vjp=(
+        lambda g: g,  # x passes through
+        None,
+        lambda g, index, dim, alpha: _scaled(index_select_op(g, index, dim=dim), alpha),
+    ),
+    jvp=(
+        lambda t: t,
+        None,
+        lambda t, x_shape, index, dim, alpha: index_add_op(
+            shapes._zeros(x_shape, t), index, t, dim=dim, alpha=alpha
+        ),
+    ),
+)
+
+
+def _scaled(g, alpha):
+    return g if alpha == 1 else g * alpha
+
+
+# ----- index_fill, index_copy, index_put, masked_scatter, take_along_dim, unfold ----------
+
+
+def _fill_key(x, dim, index):
+    return shapes._key_of(dim, index) if x.ndim else ()
+
+
+def _index_fill(x, index, dim=0, value=0.0):
+    """x with value written into its slices at index along dim"""
+    out = x.copy()
+    out[_fill_key(x, dim, index)] = value
+    return out
+
+
+def _filled(x_shape, index, dim) -> Any:
+    """A bool array of x_shape: True on the slices at index along dim."""
+    mask = xp.zeros(x_shape, dtype=bool)
+    mask[shapes._key_of(dim, shapes._arr(index)) if len(x_shape) else ()] = True
+    return mask
+
+
+index_fill_op = defop(
+    "index_fill",
+    _index_fill,
+    args=("x", "index"),
+    dtypes=KEEP,
+    vjp=(lambda g, index, dim: index_fill_op(g, index, dim=dim, value=0.0), None),  # filled: 0
+    jvp=(lambda t, index, dim: index_fill_op(t, index, dim=dim, value=0.0), None),
+)
+
+
+def _index_fill_tensor(x, index, value, dim=0):
+    """x with the 0-d value written into its slices at index along dim"""
+    return _index_fill(x, index, dim=dim, value=value)
+
+
+index_fill_tensor_op = defop(
+    "index_fill_tensor",
+    _index_fill_tensor,
+    args=("x", "index", "value"),
+    dtypes=KEEP,
+    node="IndexFillBackward1",
+    vjp=(
+        lambda g, index, dim: index_fill_op(g, index, dim=dim, value=0.0),
+        None,
+        # each filled place once (a repeated index fills it once): summed to the 0-d value
+        lambda g, x_shape, index, dim: indexing.masked_fill_op(
+            g, ~_filled(x_shape, index, dim), value=0.0
+        ),
+    ),
+    jvp=(
+        lambda t, index, dim: index_fill_op(t, index, dim=dim, value=0.0),
+        None,
+        lambda t, x_shape, index, dim: t * _filled(x_shape, index, dim),
+    ),
+)
+
+
+def _index_copy(x, index, source, dim=0):
+    """x with source's slices written at index along dim"""
+    out = x.copy()
+    out[_fill_key(x, dim, index)] = source
+    return out
+
+
+index_copy_op = defop(
+    "index_copy",
+    _index_copy,
+    args=("x", "index", "source"),
+    dtypes=KEEP,
+    vjp=(
+        lambda g, index, dim: index_fill_op(g, index, dim=dim, value=0.0),  # overwritten: 0
+        None,
+        lambda g, index, dim: index_select_op(g, index, dim=dim),
+    ),
+    jvp=(
+        lambda t, index, dim: index_fill_op(t, index, dim=dim, value=0.0),
+        None,
+        lambda t, x_shape, index, dim: index_copy_op(shapes._zeros(x_shape, t), index, t, dim=dim),
+    ),
+    conventions="With a repeated index, which slice of source lands is unspecified (as in "
+    "PyTorch); each gets the gradient of the slice it was copied to.",
+)
+
+
+def _index_put_accumulate(x, value, key=()):
+    """x with value added at key (repeated indices add up)"""
+    out = x.copy()
+    xp.add.at(out, key, value)
+    return out
+
+
+index_put_accumulate_op = defop(
+    "index_put_accumulate",
+    _index_put_accumulate,
+    args=("x", "value"),
+    dtypes=KEEP,
+    node="IndexPutBackward0",
+    vjp=(
+        lambda g: g,  # x passes through
+        lambda g, key: shapes.getitem(g, key=key),  # summed to value's shape by the engine
+    ),
+    jvp=(
+        lambda t: t,
+        lambda t, x_shape, key: index_put_accumulate_op(shapes._zeros(x_shape, t), t, key=key),
+    ),
+)
+
+
+def _masked_scatter(x, mask, source):
+    """x with source's first elements, in order, written where mask is True"""
+    x, mask = xp.broadcast_arrays(x, mask)
+    out = x.copy()
+    out[mask] = source.reshape(-1)[: int(mask.sum())]
+    return out
+
+
+def _masked_scatter_source_vjp(g, mask, source_shape):
+    """The gradient at the masked places, in order, as the first elements of source."""
+    picked = indexing.masked_select_op(g, mask)
+    n = math.prod(source_shape)
+    return shapes.reshape(
+        shapes.index_into_zeros(picked, shape=(n,), key=slice(0, picked.shape[0])), source_shape
+    )
+
+
+masked_scatter_op = defop(
+    "masked_scatter",
+    _masked_scatter,
+    args=("x", "mask", "source"),
+    dtypes=KEEP,
+    vjp=(
+        lambda g, mask: indexing.masked_fill_op(g, mask, value=0.0),  # overwritten places lose x
+        None,
+        lambda g, mask, source_shape: _masked_scatter_source_vjp(g, mask, source_shape),
+    ),
+    jvp=(
+        lambda t, mask: indexing.masked_fill_op(t, mask, value=0.0),
+        None,
+        lambda t, x_shape, mask: masked_scatter_op(shapes._zeros(x_shape, t), mask, t),
+    ),
+)
+
+
+def _unfold(x, dimension=0, size=1, step=1):
+    """the windows of ``size`` elements every ``step`` along dimension, as a new last dim"""
+    if not x.ndim:  # a scalar is one window of one element
+        return x.reshape(1)
+    # writable only without overlap, where no two elements of the view share memory
+    windows = numpy.lib.stride_tricks.sliding_window_view(
+        x, size, axis=dimension, writeable=step >= size
+    )
+    return windows[shapes._key_of(dimension, slice(None, None, step))]
+
+
+def _fold_windows(g, x_shape, dimension, size, step):
+    """The VJP of unfold: each window's gradient added back where the window came from."""
+    if not len(x_shape):
+        return shapes.reshape(g, ())
+    n = g.shape[dimension] if len(x_shape) else 1
+    starts = xp.arange(n) * step
+    places = starts[:, None] + xp.arange(size)[None, :]  # (windows, size)
+    moved = ew_movedim(g, dimension, -2)  # (..., windows, size)
+    flat = shapes.reshape(moved, tuple(moved.shape[:-2]) + (n * size,))
+    index = places.reshape(-1)
+    shape = list(x_shape)
+    del shape[dimension]
+    zeros = xp.zeros(tuple(shape) + (x_shape[dimension],), dtype=shapes._np_dtype(g))
+    out = index_add_op(zeros, _make(index, int64), flat, dim=len(shape))
+    return ew_movedim(out, -1, dimension)
+
+
+def ew_movedim(t, source: int, destination: int):
+    """movedim for a tensor or an array (inside VJPs)."""
+    nd = len(t.shape)
+    order = list(range(nd))
+    s, d = source % nd, destination % nd
+    order.insert(d, order.pop(s))
+    return shapes.permute(t, dims=tuple(order))
+
+
+unfold_op = defop(
+    "unfold",
+    _unfold,
+    dtypes=KEEP,
+    view=True,
+    vjp=lambda g, x_shape, dimension, size, step: _fold_windows(g, x_shape, dimension, size, step),
+    jvp=lambda t, dimension, size, step: unfold_op(t, dimension=dimension, size=size, step=step),
+    conventions="Overlapping windows add their gradients.",
+)

@@ -1,0 +1,97 @@
+"""joining: TODO docstring."""
+
+from __future__ import annotations
+
+from .._backend import xp
+from ..autograd.recording import KEEP, SequenceOp, defop
+from . import reductions, shapes
+
+# ----- repeat, tile, flip, roll -----------------------------------------------------------
+
+
+def _repeat(x, repeats=()):
+    """x tiled repeats[i] times along dim i (leading size-1 dims added as needed)"""
+    return xp.tile(x.reshape((1,) * (len(repeats) - x.ndim) + x.shape), repeats)
+
+
+def _unrepeat(g, x_shape, repeats):
+    """The VJP of repeat: view g as (r0, s0, r1, s1, ...) and sum over the repeats."""
+    padded = (1,) * (len(repeats) - len(x_shape)) + tuple(x_shape)
+    g = shapes.reshape(g, tuple(v for r, s in zip(repeats, padded) for v in (r, s)))
+    if repeats:
+        g = reductions.sum(g, dim=tuple(range(0, 2 * len(repeats), 2)))
+    return shapes.reshape(g, tuple(x_shape))
+
+
+repeat_op = defop(
+    "repeat",
+    _repeat,
+    dtypes=KEEP,
+    vjp=lambda g, x_shape, repeats: _unrepeat(g, x_shape, repeats),  # each copy adds to x
+    jvp=lambda t, repeats: repeat_op(t, repeats=repeats),
+)
+
+
+def _flip(x, dims=()):
+    """x reversed along dims (a copy, as in PyTorch)"""
+    return xp.flip(x, axis=dims).copy() if x.ndim else x.copy()
+
+
+flip_op = defop(
+    "flip",
+    _flip,
+    dtypes=KEEP,
+    vjp=lambda g, dims: flip_op(g, dims=dims),  # a reversal undoes itself
+    jvp=lambda t, dims: flip_op(t, dims=dims),
+)
+
+
+def _roll(x, shifts=(), dims=None):
+    """x shifted cyclically by shifts along dims (over the flattened tensor when dims is None)"""
+    if dims is None:
+        return xp.roll(x, shifts[0])
+    return xp.roll(x, shifts, axis=dims)
+
+
+roll_op = defop(
+    "roll",
+    _roll,
+    dtypes=KEEP,
+    vjp=lambda g, shifts, dims: roll_op(g, shifts=tuple(-s for s in shifts), dims=dims),
+    jvp=lambda t, shifts, dims: roll_op(t, shifts=shifts, dims=dims),
+)
+
+# ----- cat and stack: ops over a sequence of tensors ---------------------------------------
+
+
+def _cat(arrays, dim=0, offsets=()):
+    """the arrays joined along dim (1-D empty arrays are skipped, as in PyTorch)"""
+    kept = [a for a in arrays if not (a.ndim == 1 and a.shape[0] == 0)] or arrays[:1]
+    return xp.concatenate(kept, axis=dim)
+
+
+cat_op = SequenceOp(
+    "cat",
+    _cat,
+    node="CatBackward0",
+    vjp=lambda g, i, dim, offsets: shapes.getitem(
+        g, key=shapes._key_of(dim, slice(offsets[i], offsets[i + 1]))
+    ),  # the i-th tensor's block of the gradient
+    jvp=lambda tangents, dim, offsets: cat_op(tangents, dim=dim, offsets=offsets),
+)
+
+
+def _stack(arrays, dim=0):
+    """the arrays stacked along a new dim"""
+    return xp.stack(arrays, axis=dim)
+
+
+stack_op = SequenceOp(
+    "stack",
+    _stack,
+    node="StackBackward0",
+    vjp=lambda g, i, dim: shapes.getitem(
+        g, key=shapes._key_of(dim, i)
+    ),  # the i-th slice of the gradient
+    jvp=lambda tangents, dim: stack_op(tangents, dim=dim),
+)

@@ -1,0 +1,718 @@
+"""factorizations: TODO docstring."""
+
+from __future__ import annotations
+
+from ..._backend import xp
+from ..._tensor import Tensor, wrap
+from ...autograd.recording import KEEP, defop
+from .. import reductions
+from . import inverses, matrices, products
+
+# ----- cholesky -------------------------------------------------------------------------------
+
+
+def _cholesky(x, upper=False):
+    """the lower-triangular L with L Lᵀ = X (or Lᵀ when ``upper``)"""
+    inverses._check_matrix("cholesky", x)
+    try:
+        out = xp.linalg.cholesky(x)
+    except xp.linalg.LinAlgError:
+        flat = x.reshape((-1,) + x.shape[-2:])
+        b, order = 0, 1
+        for i, a in enumerate(flat):
+            order = _failed_minor(a)
+            if order:
+                b = i
+                break
+        raise inverses.LinAlgError(
+            f"linalg.cholesky: {inverses._batch_prefix(x, b)}The factorization could not be completed "
+            f"because the input is not positive-definite (the leading minor of order {order} "
+            "is not positive-definite)."
+        ) from None
+    return _mT_array(out) if upper else out
+
+
+def _mT_array(a):  # noqa: N802
+    return xp.swapaxes(a, -1, -2)
+
+
+def _failed_minor(a) -> int:
+    for k in range(1, a.shape[-1] + 1):
+        try:
+            xp.linalg.cholesky(a[:k, :k])
+        except xp.linalg.LinAlgError:
+            return k
+    return 0
+
+
+def _cholesky_vjp(g, ans, upper):
+    """gA = L⁻ᵀ Φ L⁻¹, Φ = ½(P + tril(P, -1)ᵀ), P = tril(Lᵀ G): PyTorch's symmetric gradient"""
+    low = products._mT(ans) if upper else ans
+    g_low = products._mT(g) if upper else g
+    p = matrices.tril_op(products._mT(low) @ g_low, diagonal=0)
+    phi = (p + products._mT(matrices.tril_op(p, diagonal=-1))) * 0.5
+    low_inv = inverses.inv_op(low)
+    return products._mT(low_inv) @ phi @ low_inv
+
+
+def _cholesky_jvp(t, ans, upper):
+    """dL = L Φ(L⁻¹ dA L⁻ᵀ), Φ(X) the lower triangle of X with its diagonal halved"""
+    low = products._mT(ans) if upper else ans
+    low_inv = inverses.inv_op(low)
+    x = low_inv @ t @ products._mT(low_inv)
+    d = low @ (matrices.tril_op(x, diagonal=-1) + inverses._diag_matrix(inverses._diag_of(x)) * 0.5)
+    return products._mT(d) if upper else d
+
+
+cholesky_op = defop(
+    "cholesky",
+    _cholesky,
+    dtypes=KEEP,
+    node="LinalgCholeskyExBackward0",
+    vjp=_cholesky_vjp,
+    jvp=_cholesky_jvp,
+    conventions=(
+        "Only the lower triangle of A is read, but the gradient is the symmetric matrix "
+        "L⁻ᵀ Φ L⁻¹, as in PyTorch (the derivative along symmetric perturbations); tangents "
+        "are taken to be symmetric."
+    ),
+)
+
+cholesky_legacy = defop(
+    "cholesky_legacy",
+    _cholesky,
+    dtypes=KEEP,
+    node="CholeskyBackward0",
+    vjp=lambda g, ans, upper: _cholesky_vjp(g, ans, upper),
+    jvp=lambda t, ans, upper: _cholesky_jvp(t, ans, upper),
+    conventions="torch.cholesky, deprecated: linalg.cholesky under its older node name.",
+)
+
+# ----- QR -------------------------------------------------------------------------------------
+
+
+def _qr_q(x, mode="reduced"):
+    """Q of A = QR (orthonormal columns); empty for mode='r'"""
+    inverses._check_matrix("qr", x, square=False)
+    if mode == "r":
+        return xp.zeros((0,), dtype=x.dtype)
+    return inverses._factor(("qr", mode), x, lambda: xp.linalg.qr(x, mode=mode))[0]
+
+
+def _qr_r(x, mode="reduced"):
+    """R of A = QR (upper triangular)"""
+    inverses._check_matrix("qr", x, square=False)
+    out = inverses._factor(("qr", mode), x, lambda: xp.linalg.qr(x, mode=mode))
+    return out if mode == "r" else out[1]
+
+
+def _qr_factors(x, mode):
+    if isinstance(x, Tensor):
+        return qr_q(x, mode=mode), qr_r(x, mode=mode)
+    return xp.linalg.qr(x, mode=mode)
+
+
+def _check_qr_differentiable(m: int, n: int, mode: str) -> None:
+    if mode == "r":
+        raise RuntimeError(
+            "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+            "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
+            "through linalg.qr."
+        )
+    if mode == "complete" and m > n:
+        raise RuntimeError(
+            "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
+        )
+
+
+def _qr_tall_vjp(g_q, g_r, q, r):
+    """A = QR with m >= n: gA = (G_Q + Q copyltu(M)) R⁻ᵀ, M = R G_Rᵀ - G_Qᵀ Q"""
+    m = 0
+    if g_r is not None:
+        m = r @ products._mT(g_r)
+    if g_q is not None:
+        m = m - products._mT(g_q) @ q
+    low = matrices.tril_op(m, diagonal=-1)
+    b = q @ (
+        low + products._mT(low) + inverses._diag_matrix(inverses._diag_of(m))
+    )  # M's lower triangle mirrored up
+    if g_q is not None:
+        b = b + g_q
+    return products._mT(inverses.solve_op(r, products._mT(b), vector=False))  # b R⁻ᵀ
+
+
+def _qr_vjp(g_q, g_r, x, mode):
+    m, n = x.shape[-2], x.shape[-1]
+    _check_qr_differentiable(m, n, mode)
+    q, r = _qr_factors(x, mode)
+    if m >= n:
+        return _qr_tall_vjp(g_q, g_r, q, r)
+    # wide: A = [X | Y], X = Q R₁ square, R = [R₁ | R₂] with R₂ = Qᵀ Y
+    y = inverses._getitem(x, (Ellipsis, slice(m, None)))
+    r1 = inverses._getitem(r, (Ellipsis, slice(None, m)))
+    g_r1 = g_r2 = None
+    if g_r is not None:
+        g_r1 = inverses._getitem(g_r, (Ellipsis, slice(None, m)))
+        g_r2 = inverses._getitem(g_r, (Ellipsis, slice(m, None)))
+        g_q = y @ products._mT(g_r2) if g_q is None else g_q + y @ products._mT(g_r2)
+    g_x = _qr_tall_vjp(g_q, g_r1, q, r1)
+    out = g_x @ inverses._eye(m, x, n)  # [gX | 0]
+    if g_r2 is not None:
+        out = out + (q @ g_r2) @ inverses._eye(n - m, x, n, m)  # + [0 | Q G_R₂]
+    return out
+
+
+def _qr_tall_jvp(t, q, r):
+    """dA = dQ R + Q dR with QᵀdQ skew and dR upper: C = Qᵀ dA R⁻¹, Ω = tril(C,-1) - its ᵀ,
+    dR = (C - Ω) R, dQ = dA R⁻¹ - Q (C - Ω)"""
+    b = products._mT(inverses.solve_op(products._mT(r), products._mT(t), vector=False))  # dA R⁻¹
+    c = products._mT(q) @ b
+    low = matrices.tril_op(c, diagonal=-1)
+    upper_part = c - low + products._mT(low)  # C - Ω
+    return b - q @ upper_part, upper_part @ r
+
+
+def _qr_jvp(t, x, mode, which: int):
+    m, n = x.shape[-2], x.shape[-1]
+    if mode == "r" or (mode == "complete" and m > n):
+        raise NotImplementedError(f"forward AD of linalg.qr is not supported for mode='{mode}'")
+    q, r = _qr_factors(x, mode)
+    if m >= n:
+        return _qr_tall_jvp(t, q, r)[which]
+    y = inverses._getitem(x, (Ellipsis, slice(m, None)))
+    t_x = inverses._getitem(t, (Ellipsis, slice(None, m)))
+    t_y = inverses._getitem(t, (Ellipsis, slice(m, None)))
+    d_q, d_r1 = _qr_tall_jvp(t_x, q, inverses._getitem(r, (Ellipsis, slice(None, m))))
+    if which == 0:
+        return d_q
+    d_r2 = products._mT(d_q) @ y + products._mT(q) @ t_y  # R₂ = Qᵀ Y
+    return d_r1 @ inverses._eye(m, x, n) + d_r2 @ inverses._eye(n - m, x, n, m)
+
+
+_QR_CONVENTION = (
+    "Q and R as LAPACK's Householder QR gives them (R's diagonal may be negative). Not "
+    "differentiable for mode='r', nor for mode='complete' with more rows than columns "
+    "(PyTorch's errors)."
+)
+
+qr_q = defop(
+    "qr_q",
+    _qr_q,
+    dtypes=KEEP,
+    node="LinalgQrBackward0",
+    vjp=lambda g, x, mode: _qr_vjp(g, None, x, mode),
+    jvp=lambda t, x, mode: _qr_jvp(t, x, mode, 0),
+    conventions=_QR_CONVENTION,
+)
+
+qr_r = defop(
+    "qr_r",
+    _qr_r,
+    dtypes=KEEP,
+    node="LinalgQrBackward0",
+    vjp=lambda g, x, mode: _qr_vjp(None, g, x, mode),
+    jvp=lambda t, x, mode: _qr_jvp(t, x, mode, 1),
+    conventions=_QR_CONVENTION,
+)
+
+# ----- symmetric eigendecomposition --------------------------------------------------------------
+
+
+def _eigvalsh(x, uplo="L"):
+    """the eigenvalues of the symmetric X (from its UPLO triangle), ascending"""
+    inverses._check_matrix("eigh", x)
+    if inverses._shared.active:  # linalg.eigh: the values that come with the vectors
+        return inverses._factor(("eigh", uplo), x, lambda: xp.linalg.eigh(x, UPLO=uplo))[0]
+    return xp.linalg.eigvalsh(x, UPLO=uplo)
+
+
+def _eigh_vectors(x, uplo="L"):
+    """the orthonormal eigenvectors of the symmetric X, as columns"""
+    inverses._check_matrix("eigh", x)
+    return inverses._factor(("eigh", uplo), x, lambda: xp.linalg.eigh(x, UPLO=uplo))[1]
+
+
+def _eigh_vectors_vjp(g, x, ans, uplo):
+    """gA = V (skew(VᵀG) / E) Vᵀ, skew(M) = (M - Mᵀ)/2, E_ij = λ_j - λ_i"""
+    vtg = products._mT(ans) @ g
+    inner = inverses._skew_divide((vtg - products._mT(vtg)) * 0.5, eigvalsh_op(x, uplo=uplo))
+    return ans @ inner @ products._mT(ans)
+
+
+_EIGH_CONVENTION = (
+    "Gradients assume distinct eigenvalues (they divide by λ_j - λ_i). The eigenvectors' "
+    "gradient uses only the skew-symmetric part of VᵀG, so it does not depend on each "
+    "eigenvector's sign (gauge invariance), as in PyTorch. The input is taken as symmetric: "
+    "the gradient is a symmetric matrix and tangents are taken to be symmetric."
+)
+
+eigvalsh_op = defop(
+    "eigvalsh",
+    _eigvalsh,
+    dtypes=KEEP,
+    node="LinalgEighBackward0",
+    # dλᵢ = vᵢᵀ dA vᵢ: gA = V diag(G) Vᵀ
+    vjp=lambda g, x, uplo: _vjp_values(g, eigh_vectors(x, uplo=uplo)),
+    jvp=lambda t, x, uplo: _jvp_values(t, eigh_vectors(x, uplo=uplo)),
+    conventions=_EIGH_CONVENTION,
+)
+
+
+def _vjp_values(g, v):
+    return v @ (inverses._unsq(g, -1) * products._mT(v))
+
+
+def _jvp_values(t, v):
+    return reductions.sum(v * (t @ v), dim=-2)  # diag(Vᵀ T V)
+
+
+eigh_vectors = defop(
+    "eigh_vectors",
+    _eigh_vectors,
+    dtypes=KEEP,
+    node="LinalgEighBackward0",
+    vjp=_eigh_vectors_vjp,
+    # dV = V (VᵀTV / E), zero on the diagonal
+    jvp=lambda t, x, ans, uplo: (
+        ans @ inverses._skew_divide(products._mT(ans) @ t @ ans, eigvalsh_op(x, uplo=uplo))
+    ),
+    conventions=_EIGH_CONVENTION,
+)
+
+# ----- singular value decomposition ----------------------------------------------------------
+
+
+def _svd_u(x, full_matrices=True):
+    """U of A = U diag(S) Vᴴ"""
+    inverses._check_matrix("svd", x, square=False)
+    return inverses._factor(("svd", full_matrices), x, lambda: xp.linalg.svd(x, full_matrices))[0]
+
+
+def _svdvals(x):
+    """the singular values of A, descending"""
+    inverses._check_matrix("svd", x, square=False)
+    if inverses._shared.active:  # linalg.svd: the values that come with the vectors
+        return inverses._factor(
+            ("svd", inverses._shared.full), x, lambda: xp.linalg.svd(x, inverses._shared.full)
+        )[1]
+    return xp.linalg.svd(x, compute_uv=False)
+
+
+def _svd_vh(x, full_matrices=True):
+    """Vᴴ of A = U diag(S) Vᴴ"""
+    inverses._check_matrix("svd", x, square=False)
+    return inverses._factor(("svd", full_matrices), x, lambda: xp.linalg.svd(x, full_matrices))[2]
+
+
+def _svd_thin(x, full_matrices: bool):
+    """U, S, Vh of x narrowed to k = min(m, n) singular vectors (recomputed by the ops)."""
+    if isinstance(x, Tensor):
+        u = svd_u(x, full_matrices=full_matrices)
+        s = svdvals_op(x)
+        vh = svd_vh(x, full_matrices=full_matrices)
+    else:
+        u, s, vh = xp.linalg.svd(x, full_matrices=full_matrices)
+    return (*_narrow_uv(u, vh, x.shape[-2], x.shape[-1], full_matrices), s)
+
+
+def _narrow_uv(u, vh, m, n, full_matrices):
+    if full_matrices and m != n:
+        k = min(m, n)
+        return inverses._getitem(u, (Ellipsis, slice(None, k))), inverses._getitem(
+            vh, (Ellipsis, slice(None, k), slice(None))
+        )
+    return u, vh
+
+
+def _svd_vjp(g_u, g_s, g_vh, x, full_matrices):
+    """PyTorch's SVD gradient, for k = min(m, n) singular triplets:
+
+    gA = U [ (J S + S K) / E + diag(G_S) ] Vᵀ  (J = UᵀG_U - G_UᵀU, K = VᵀG_V - G_VᵀV,
+    E_ij = s_j² - s_i²), plus (I - UUᵀ) G_U S⁻¹ Vᵀ when m > n and U S⁻¹ G_Vᵀ (I - VVᵀ)
+    when m < n.
+    """
+    m, n = x.shape[-2], x.shape[-1]
+    k = min(m, n)
+    u, vh, s = _svd_thin(x, full_matrices)
+    if full_matrices and m != n:
+        if g_u is not None:
+            g_u = inverses._getitem(g_u, (Ellipsis, slice(None, k)))
+        if g_vh is not None:
+            g_vh = inverses._getitem(g_vh, (Ellipsis, slice(None, k), slice(None)))
+    if g_u is None and g_vh is None:
+        return u @ (inverses._unsq(g_s, -1) * vh)
+    inner = 0
+    if g_u is not None:
+        utg = products._mT(u) @ g_u
+        inner = (utg - products._mT(utg)) * inverses._unsq(s, -2)
+    if g_vh is not None:
+        vtg = vh @ products._mT(g_vh)
+        inner = inner + inverses._unsq(s, -1) * (vtg - products._mT(vtg))
+    inner = inverses._skew_divide(inner, s * s)
+    if g_s is not None:
+        inner = inner + inverses._diag_matrix(g_s)
+    out = u @ inner @ vh
+    if m > n and g_u is not None:
+        out = out + ((g_u - u @ (products._mT(u) @ g_u)) / inverses._unsq(s, -2)) @ vh
+    if m < n and g_vh is not None:
+        out = out + u @ ((g_vh - (g_vh @ products._mT(vh)) @ vh) / inverses._unsq(s, -1))
+    return out
+
+
+def _svd_jvp(t, x, full_matrices, which: int):
+    """dP = UᵀTV: dS = diag(dP), dU = U (F ∘ (dP S + S dPᵀ)) + (I - UUᵀ) T V S⁻¹,
+    dV = V (F ∘ (S dP + dPᵀ S)) + (I - VVᵀ) Tᵀ U S⁻¹, F_ij = 1/(s_j² - s_i²)"""
+    m, n = x.shape[-2], x.shape[-1]
+    k = min(m, n)
+    u, vh, s = _svd_thin(x, full_matrices)
+    v = products._mT(vh)
+    dp = products._mT(u) @ t @ v
+    if which == 1:
+        return inverses._diag_of(dp)
+    if which == 0:
+        out = u @ inverses._skew_divide(
+            dp * inverses._unsq(s, -2) + inverses._unsq(s, -1) * products._mT(dp), s * s
+        )
+        if m > n:
+            out = out + (t @ v - u @ dp) / inverses._unsq(s, -2)
+        # with full_matrices the columns beyond min(m, n) get a zero tangent, as in PyTorch
+        return out @ inverses._eye(k, x, m) if full_matrices and m > n else out
+    out = v @ inverses._skew_divide(
+        inverses._unsq(s, -1) * dp + products._mT(dp) * inverses._unsq(s, -2), s * s
+    )
+    if n > m:
+        out = out + (products._mT(t) @ u - v @ products._mT(dp)) / inverses._unsq(s, -2)
+    return (
+        inverses._eye(n, x, k) @ products._mT(out) if full_matrices and n > m else products._mT(out)
+    )
+
+
+_SVD_CONVENTION = (
+    "Gradients through U and Vh assume distinct nonzero singular values (they divide by "
+    "s_j² - s_i² and s_i) and depend only on gauge-invariant combinations (a sign flip of "
+    "a pair u_i, v_i changes nothing), as in PyTorch. With full_matrices=True the columns "
+    "of U and rows of Vh beyond min(m, n) get no gradient (any basis would do)."
+)
+
+svd_u = defop(
+    "svd_u",
+    _svd_u,
+    dtypes=KEEP,
+    node="LinalgSvdBackward0",
+    vjp=lambda g, x, full_matrices: _svd_vjp(g, None, None, x, full_matrices),
+    jvp=lambda t, x, full_matrices: _svd_jvp(t, x, full_matrices, 0),
+    conventions=_SVD_CONVENTION,
+)
+
+svdvals_op = defop(
+    "svdvals",
+    _svdvals,
+    dtypes=KEEP,
+    node="LinalgSvdBackward0",
+    vjp=lambda g, x: _svd_vjp(None, g, None, x, False),  # dsᵢ = uᵢᵀ dA vᵢ
+    jvp=lambda t, x: _svd_jvp(t, x, False, 1),
+    conventions="At repeated singular values the gradient is one of the valid subgradients.",
+)
+
+svd_vh = defop(
+    "svd_vh",
+    _svd_vh,
+    dtypes=KEEP,
+    node="LinalgSvdBackward0",
+    vjp=lambda g, x, full_matrices: _svd_vjp(None, None, g, x, full_matrices),
+    jvp=lambda t, x, full_matrices: _svd_jvp(t, x, full_matrices, 2),
+    conventions=_SVD_CONVENTION,
+)
+
+# ----- LU with partial pivoting ------------------------------------------------------------------
+
+
+def _lu_compact(x):
+    """LAPACK's getrf: the packed factors (unit-lower L below the diagonal, U on and above)
+    and the 1-based row swaps, with partial pivoting (the first largest |entry| wins)."""
+    m, n = x.shape[-2], x.shape[-1]
+    k = min(m, n)
+    a = x.reshape((-1, m, n)).copy()
+    rows = xp.arange(a.shape[0])
+    pivots = xp.zeros((a.shape[0], k), dtype=xp.int32)
+    for j in range(k):
+        p = j + xp.argmax(xp.abs(a[:, j:, j]), axis=1)
+        pivots[:, j] = p + 1
+        top = a[rows, j].copy()
+        a[rows, j] = a[rows, p]
+        a[rows, p] = top
+        pivot = a[:, j, j]
+        safe = xp.where(pivot == 0, 1, pivot)
+        factor = xp.where((pivot != 0)[:, None], a[:, j + 1 :, j] / safe[:, None], 0)
+        a[:, j + 1 :, j] = factor
+        a[:, j + 1 :, j + 1 :] -= factor[:, :, None] * a[:, j, None, j + 1 :]
+    batch = x.shape[:-2]
+    return a.reshape(x.shape), pivots.reshape(batch + (k,))
+
+
+def _permutation(pivots, m: int, dtype):
+    """P with A = P L U, from the 1-based row swaps."""
+    flat = pivots.reshape((-1, pivots.shape[-1]))
+    perm = xp.tile(xp.arange(m), (flat.shape[0], 1))
+    rows = xp.arange(flat.shape[0])
+    for j in range(flat.shape[1]):
+        p = flat[:, j] - 1
+        top = perm[rows, j].copy()
+        perm[rows, j] = perm[rows, p]
+        perm[rows, p] = top
+    out = xp.zeros((flat.shape[0], m, m), dtype=dtype)
+    out[rows[:, None], perm, xp.arange(m)] = 1  # row perm[i] of A is row i of L U
+    return out.reshape(pivots.shape[:-1] + (m, m))
+
+
+def _plu(x):
+    """P, L, U with X = P L U."""
+    m, n = x.shape[-2], x.shape[-1]
+    k = min(m, n)
+    lu, pivots = _lu_compact(x)
+    low = xp.tril(lu[..., :, :k], -1) + xp.eye(m, k, dtype=x.dtype)
+    up = xp.triu(lu[..., :k, :])
+    return _permutation(pivots, m, x.dtype), low, up
+
+
+def _lu_l(x):
+    """L of X = P L U: unit lower triangular (m × min(m, n))"""
+    inverses._check_matrix("lu", x, square=False)
+    return inverses._factor(("lu",), x, lambda: _plu(x))[1]
+
+
+def _lu_u(x):
+    """U of X = P L U: upper triangular (min(m, n) × n)"""
+    inverses._check_matrix("lu", x, square=False)
+    return inverses._factor(("lu",), x, lambda: _plu(x))[2]
+
+
+def _lu_parts(x):
+    """P (a constant), L and U of x, recomputed with the ops for a tensor."""
+    data = x._data if isinstance(x, Tensor) else x
+    p, low, up = _plu(data)
+    if isinstance(x, Tensor):
+        return wrap(p), lu_l(x), lu_u(x)
+    return p, low, up
+
+
+def _right_solve(b, a):
+    """B A⁻¹"""
+    return products._mT(inverses.solve_op(products._mT(a), products._mT(b), vector=False))
+
+
+def _left_solve_t(a, b):
+    """A⁻ᵀ B"""
+    return inverses.solve_op(products._mT(a), b, vector=False)
+
+
+def _lu_vjp(g_l, g_u, x):
+    """A = P L U: with Φ = tril(Lᵀ G_L, -1) + triu(G_U Uᵀ), gA = P L⁻ᵀ Φ U⁻ᵀ; for a wide A
+    the columns past U's square block add L⁻ᵀ G_U₂ (and -G_U₂ U₂ᵀ to Lᵀ G_L), for a tall A
+    the rows past L's square block add G_L₂ U⁻ᵀ (and -L₂ᵀ G_L₂ to G_U Uᵀ)"""
+    m, n = x.shape[-2], x.shape[-1]
+    p, low, up = _lu_parts(x)
+    if m <= n:
+        up1 = inverses._getitem(up, (Ellipsis, slice(None, m)))
+        lower = products._mT(low) @ g_l if g_l is not None else 0
+        upper = 0
+        g_u2 = None
+        if g_u is not None:
+            upper = inverses._getitem(g_u, (Ellipsis, slice(None, m))) @ products._mT(up1)
+            if m < n:
+                g_u2 = inverses._getitem(g_u, (Ellipsis, slice(m, None)))
+                lower = lower - g_u2 @ products._mT(
+                    inverses._getitem(up, (Ellipsis, slice(m, None)))
+                )
+        phi = _tril_or_zero(lower) + _triu_or_zero(upper)
+        out = _right_solve(_left_solve_t(low, phi), products._mT(up1))
+        if m < n:
+            out = out @ inverses._eye(m, x, n)
+            if g_u2 is not None:
+                out = out + _left_solve_t(low, g_u2) @ inverses._eye(n - m, x, n, m)
+        return p @ out
+    low1 = inverses._getitem(low, (Ellipsis, slice(None, n), slice(None)))
+    lower = (
+        products._mT(low1) @ inverses._getitem(g_l, (Ellipsis, slice(None, n), slice(None)))
+        if g_l is not None
+        else 0
+    )
+    upper = g_u @ products._mT(up) if g_u is not None else 0
+    g_l2 = None
+    if g_l is not None:
+        g_l2 = inverses._getitem(g_l, (Ellipsis, slice(n, None), slice(None)))
+        upper = (
+            upper
+            - products._mT(inverses._getitem(low, (Ellipsis, slice(n, None), slice(None)))) @ g_l2
+        )
+    phi = _tril_or_zero(lower) + _triu_or_zero(upper)
+    out = inverses._eye(m, x, n) @ _right_solve(_left_solve_t(low1, phi), products._mT(up))
+    if g_l2 is not None:
+        out = out + inverses._eye(m, x, m - n, -n) @ _right_solve(g_l2, products._mT(up))
+    return p @ out
+
+
+def _tril_or_zero(v):
+    """tril(v, -1), where v is a matrix, or 0 (no gradient reached that factor)."""
+    return matrices.tril_op(v, diagonal=-1) if not isinstance(v, int) else 0
+
+
+def _triu_or_zero(v):
+    return matrices.triu_op(v, diagonal=0) if not isinstance(v, int) else 0
+
+
+def _lu_jvp(t, x, which: int):
+    """X = L⁻¹ Pᵀ T U⁻¹ on the square block: dL = L tril(X, -1), dU = triu(X) U; the rest
+    of U (wide) or L (tall) follows from U₂ = L⁻¹ Pᵀ A₂ or L₂ = (Pᵀ A)₂ U⁻¹."""
+    m, n = x.shape[-2], x.shape[-1]
+    p, low, up = _lu_parts(x)
+    pt = products._mT(p) @ t
+    if m <= n:
+        up1 = inverses._getitem(up, (Ellipsis, slice(None, m)))
+        inner = _right_solve(
+            inverses.solve_op(low, inverses._getitem(pt, (Ellipsis, slice(None, m))), vector=False),
+            up1,
+        )
+        d_low = low @ matrices.tril_op(inner, diagonal=-1)
+        if which == 0:
+            return d_low
+        d_up = matrices.triu_op(inner, diagonal=0) @ up1
+        if m == n:
+            return d_up
+        up2 = inverses._getitem(up, (Ellipsis, slice(m, None)))
+        d_up2 = inverses.solve_op(
+            low, inverses._getitem(pt, (Ellipsis, slice(m, None))) - d_low @ up2, vector=False
+        )
+        return d_up @ inverses._eye(m, x, n) + d_up2 @ inverses._eye(n - m, x, n, m)
+    low1 = inverses._getitem(low, (Ellipsis, slice(None, n), slice(None)))
+    inner = _right_solve(
+        inverses.solve_op(
+            low1, inverses._getitem(pt, (Ellipsis, slice(None, n), slice(None))), vector=False
+        ),
+        up,
+    )
+    d_up = matrices.triu_op(inner, diagonal=0) @ up
+    if which == 1:
+        return d_up
+    d_low1 = low1 @ matrices.tril_op(inner, diagonal=-1)
+    low2 = inverses._getitem(low, (Ellipsis, slice(n, None), slice(None)))
+    d_low2 = _right_solve(
+        inverses._getitem(pt, (Ellipsis, slice(n, None), slice(None))) - low2 @ d_up, up
+    )
+    return inverses._eye(m, x, n) @ d_low1 + inverses._eye(m, x, m - n, -n) @ d_low2
+
+
+_LU_CONVENTION = "The gradient assumes the pivoting does not change (it is constant nearby)."
+
+lu_l = defop(
+    "lu_l",
+    _lu_l,
+    dtypes=KEEP,
+    node="LinalgLuBackward0",
+    vjp=lambda g, x: _lu_vjp(g, None, x),
+    jvp=lambda t, x: _lu_jvp(t, x, 0),
+    conventions=_LU_CONVENTION,
+)
+
+lu_u = defop(
+    "lu_u",
+    _lu_u,
+    dtypes=KEEP,
+    node="LinalgLuBackward0",
+    vjp=lambda g, x: _lu_vjp(None, g, x),
+    jvp=lambda t, x: _lu_jvp(t, x, 1),
+    conventions=_LU_CONVENTION,
+)
+
+
+def _lu_packed(x):
+    """the packed LU factors (L's strict lower part and U)"""
+    inverses._check_matrix("lu_factor", x, square=False)
+    return inverses._factor(("lu_factor",), x, lambda: _lu_compact(x))[0]
+
+
+def _lu_packed_vjp(g, x):
+    m, n = x.shape[-2], x.shape[-1]
+    k = min(m, n)
+    g_l = matrices.tril_op(inverses._getitem(g, (Ellipsis, slice(None, k))), diagonal=-1)
+    g_u = matrices.triu_op(
+        inverses._getitem(g, (Ellipsis, slice(None, k), slice(None))), diagonal=0
+    )
+    return _lu_vjp(g_l, g_u, x)
+
+
+def _lu_packed_jvp(t, x):
+    m, n = x.shape[-2], x.shape[-1]
+    d_low = matrices.tril_op(_lu_jvp(t, x, 0), diagonal=-1)
+    d_up = _lu_jvp(t, x, 1)
+    if m >= n:
+        return d_low + inverses._eye(m, x, n) @ d_up
+    return d_low @ inverses._eye(m, x, n) + d_up
+
+
+lu_packed = defop(
+    "lu_packed",
+    _lu_packed,
+    dtypes=KEEP,
+    node="LinalgLuFactorExBackward0",
+    vjp=_lu_packed_vjp,
+    jvp=_lu_packed_jvp,
+    conventions=_LU_CONVENTION,
+)
+
+# ----- matrix exponential ------------------------------------------------------------------------
+
+# The [13/13] Padé approximant of e^x (Higham, "The scaling and squaring method for the
+# matrix exponential revisited", 2005): e^A ≈ (V - U)⁻¹ (V + U) for ‖A‖₁ ≤ θ₁₃.
+_PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0,
+           1187353796428800.0, 129060195264000.0, 10559470521600.0, 670442572800.0,
+           33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0, 1.0)  # fmt: skip
+
+_THETA13 = 5.371920351148152
+
+
+def _matrix_exp(x):
+    """e^X = Σ Xᵏ/k!, by scaling and squaring with a [13/13] Padé approximant"""
+    inverses._check_matrix("matrix_exp", x)
+    a = x.astype(xp.float64)
+    n = a.shape[-1]
+    if a.size == 0:
+        return xp.broadcast_to(xp.eye(n), a.shape).astype(x.dtype)
+    norm = xp.abs(a).sum(axis=-2).max()  # the largest ‖A‖₁ in the batch
+    s = max(0, int(xp.ceil(xp.log2(norm / _THETA13)))) if norm > _THETA13 else 0
+    a = a / 2.0**s
+    b = _PADE13
+    eye = xp.eye(n)
+    a2 = a @ a
+    a4 = a2 @ a2
+    a6 = a4 @ a2
+    u = a @ (a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4 + b[3] * a2
+             + b[1] * eye)  # fmt: skip
+    v = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * eye
+    r = xp.linalg.solve(v - u, v + u)
+    for _ in range(s):
+        r = r @ r
+    return r.astype(x.dtype)
+
+
+def _exp_frechet(a, e):
+    """The derivative of e^A along E: the upper-right block of exp([[A, E], [0, A]])."""
+    n = a.shape[-1]
+    top = inverses._eye(n, a, 2 * n)  # [I 0]
+    bottom = inverses._eye(n, a, 2 * n, n)  # [0 I]
+    block = (
+        products._mT(top) @ a @ top
+        + products._mT(top) @ e @ bottom
+        + products._mT(bottom) @ a @ bottom
+    )
+    return top @ matrix_exp_op(block) @ products._mT(bottom)
+
+
+matrix_exp_op = defop(
+    "matrix_exp",
+    _matrix_exp,
+    dtypes=KEEP,
+    node="LinalgMatrixExpBackward0",
+    vjp=lambda g, x: _exp_frechet(products._mT(x), g),  # the adjoint of the Fréchet derivative
+    jvp=lambda t, x: _exp_frechet(x, t),
+)

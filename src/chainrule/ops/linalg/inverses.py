@@ -1,0 +1,497 @@
+"""inverses: TODO docstring."""
+
+from __future__ import annotations
+
+import threading
+
+from ..._backend import xp
+from ..._tensor import Tensor, wrap
+from ...autograd.recording import KEEP, defop
+from .. import reductions, shapes
+from . import factorizations, matrices, products
+
+
+class LinAlgError(RuntimeError):
+    """A matrix that a decomposition or solver cannot handle (singular, not positive-definite)."""
+
+
+# named as PyTorch's class, so a traceback prints the same text
+LinAlgError.__module__ = "torch._C"
+
+LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
+
+_SCALAR_NAMES = products._NAMES  # PyTorch's names of the scalar types, as its errors print them
+
+# ----- helpers that work on arrays (plain backward) and tensors (create_graph) -----------
+
+
+def _np_dtype(x):
+    return x._data.dtype if isinstance(x, Tensor) else xp.asarray(x).dtype
+
+
+def _eye(n: int, like, m: int | None = None, k: int = 0):
+    """An identity of ``like``'s dtype: a constant in the formulas below (a tensor when
+    ``like`` is one, so that ``@`` with it stays among tensors)."""
+    eye = xp.eye(n, m, k, dtype=_np_dtype(like))
+    return wrap(eye) if isinstance(like, Tensor) else eye
+
+
+def _unsq(x, dim: int):
+    """x with a new dim of size 1 at ``dim`` (negative: counted from the end)."""
+    shape = tuple(x.shape)
+    d = dim if dim >= 0 else len(shape) + 1 + dim
+    return shapes.reshape(x, shape[:d] + (1,) + shape[d:])
+
+
+def _diag_of(x):
+    """The diagonals of a batch of matrices: (..., n, n) -> (..., n)."""
+    return matrices.diagonal_op(x, offset=0, dim1=x.ndim - 2, dim2=x.ndim - 1)
+
+
+def _diag_matrix(v):
+    """The diagonal matrices of a batch of vectors: (..., n) -> (..., n, n)."""
+    return matrices.diag_embed_op(v, offset=0, dim1=-2, dim2=-1)
+
+
+def _btrace(x):
+    """The traces of a batch of matrices."""
+    return reductions.sum(_diag_of(x), dim=-1)
+
+
+def _skew_divide(m, values):
+    """m_ij / (λ_j - λ_i) off the diagonal, 0 on it: the Sylvester solve in eigh and svd."""
+    n = values.shape[-1]
+    eye = _eye(n, values)
+    gap = _unsq(values, -2) - _unsq(values, -1) + eye  # λ_j - λ_i, and 1 on the diagonal
+    return m / gap * (1 - eye)
+
+
+def _getitem(x, key):
+    return shapes.getitem(x, key=key)
+
+
+def _check_floating(name: str, x) -> None:
+    if x.dtype.kind not in "fc":
+        raise RuntimeError(
+            f"linalg.{name}: Expected a floating point or complex tensor as input. Got "
+            f"{_SCALAR_NAMES[x.dtype.name]}"
+        )
+    if x.dtype.itemsize < 4:
+        raise RuntimeError(f"linalg.{name}: Low precision dtypes not supported. Got Half")
+
+
+def _check_matrix(name: str, x, square: bool = True) -> None:
+    """PyTorch's checks on a (batch of) matrix input to linalg.<name>."""
+    if x.ndim < 2:
+        raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
+    _check_floating(name, x)
+    if square and x.shape[-1] != x.shape[-2]:
+        raise RuntimeError(
+            f"linalg.{name}: A must be batches of square matrices, but they are "
+            f"{x.shape[-2]} by {x.shape[-1]} matrices"
+        )
+
+
+def _batch_prefix(x, failed) -> str:
+    """'(Batch element i): ' for a batched input, as PyTorch names the failing matrix."""
+    if x.ndim <= 2:
+        return ""
+    return f"(Batch element {failed}): "
+
+
+def _first_zero_pivot(a) -> int:
+    """The 1-based index of the first zero pivot of LU with partial pivoting (LAPACK's info)."""
+    u = xp.array(a, dtype=xp.float64)
+    n = u.shape[0]
+    for j in range(n):
+        p = j + int(xp.argmax(xp.abs(u[j:, j])))
+        if u[p, j] == 0:
+            return j + 1
+        u[[j, p]] = u[[p, j]]
+        u[j + 1 :] -= xp.outer(u[j + 1 :, j] / u[j, j], u[j])
+    return n
+
+
+class _Shared(threading.local):
+    """Within one public call that returns several factors (eigh, svd, qr, slogdet), the
+    ops of its outputs share one factorization of the input instead of one each."""
+
+    active = False
+    factors: dict | None = None
+    full = True  # full_matrices of the svd being shared
+
+
+_shared = _Shared()
+
+
+def _factor(kind: tuple, x, compute):
+    """compute(), or the result already computed for the same array in this public call."""
+    if not _shared.active:
+        return compute()
+    key = (kind, id(x))
+    hit = _shared.factors.get(key)
+    if hit is not None and hit[0] is x:
+        return hit[1]
+    out = compute()
+    _shared.factors[key] = (x, out)
+    return out
+
+
+def _singular_batch(x) -> int:
+    """The index (flattened over the batch) of the first singular matrix in x."""
+    flat = x.reshape((-1,) + x.shape[-2:])
+    for i, a in enumerate(flat):
+        try:
+            xp.linalg.inv(a)
+        except xp.linalg.LinAlgError:
+            return i
+    return 0
+
+
+# ----- inverse, determinants, solve ------------------------------------------------------------
+
+
+def _inv(x):
+    """X⁻¹"""
+    _check_matrix("inv", x)
+    try:
+        return xp.linalg.inv(x)
+    except xp.linalg.LinAlgError:
+        b = _singular_batch(x)
+        pivot = _first_zero_pivot(x.reshape((-1,) + x.shape[-2:])[b])
+        raise LinAlgError(
+            f"linalg.inv: {_batch_prefix(x, b)}The diagonal element {pivot} is zero, the "
+            "inversion could not be completed because the input matrix is singular."
+        ) from None
+
+
+inv_op = defop(
+    "inv",
+    _inv,
+    dtypes=KEEP,
+    node="LinalgInvExBackward0",
+    vjp=lambda g, ans: -(products._mT(ans) @ g @ products._mT(ans)),  # d(X⁻¹) = -X⁻¹ dX X⁻¹
+    jvp=lambda t, ans: -(ans @ t @ ans),
+)
+
+
+def _det(x):
+    """det X"""
+    _check_matrix("det", x)
+    return xp.asarray(xp.linalg.det(x))
+
+
+def _cofactors(x, ans):
+    """The cofactor matrix det(X) X⁻ᵀ; where X is singular, through the SVD:
+    X = U S Vᵀ gives det(U) det(Vᵀ) U diag(Π_{j≠i} s_j) Vᵀ."""
+    try:
+        return _unsq(_unsq(ans, -1), -1) * products._mT(inv_op(x))
+    except LinAlgError:
+        pass
+    # Each matrix goes through one formula; the other formula sees a harmless stand-in
+    # (I for the inverse, a matrix with distinct singular values for the SVD), so neither
+    # puts inf or nan into the gradient, at any order.
+    data = x._data if isinstance(x, Tensor) else x
+    n = data.shape[-1]
+    flat = data.reshape((-1, n, n))
+    singular = xp.array([_is_singular(a) for a in flat]).reshape(data.shape[:-2] + (1, 1))
+    m = singular.astype(data.dtype)
+    eye = _eye(n, data)
+    by_inverse = _unsq(_unsq(ans, -1), -1) * products._mT(inv_op(x * (1 - m) + eye * m))
+    stand_in = xp.diag(xp.arange(1, n + 1, dtype=data.dtype))
+    u, vh, s = factorizations._svd_thin(x * m + stand_in * (1 - m), False)
+    others = s * 0 + 1 if n == 1 else 0  # Π_{j≠i} s_j, one product per i
+    for i in range(n if n > 1 else 0):
+        prod = None
+        for j in range(n):
+            if j != i:
+                sj = _getitem(s, (Ellipsis, j))
+                prod = sj if prod is None else prod * sj
+        others = others + _unsq(prod, -1) * eye[i]
+    u_data = u._data if isinstance(u, Tensor) else u
+    vh_data = vh._data if isinstance(vh, Tensor) else vh
+    sign = (xp.linalg.det(u_data) * xp.linalg.det(vh_data))[..., None, None]
+    by_svd = (u * _unsq(others, -2)) @ vh * sign
+    return by_svd * m + by_inverse * (1 - m)
+
+
+def _is_singular(a) -> bool:
+    try:
+        xp.linalg.inv(a)
+    except xp.linalg.LinAlgError:
+        return True
+    return False
+
+
+det_op = defop(
+    "det",
+    _det,
+    dtypes=KEEP,
+    node="LinalgDetBackward0",
+    # d det X = tr(adj(X) dX): the gradient is the cofactor matrix det(X) X⁻ᵀ
+    vjp=lambda g, x, ans: _unsq(_unsq(g, -1), -1) * _cofactors(x, ans),
+    jvp=lambda t, x, ans: reductions.sum(_cofactors(x, ans) * t, dim=(-2, -1)),
+    conventions=(
+        "At a singular X the gradient is still the cofactor matrix (computed through the "
+        "SVD), as PyTorch gives it with create_graph=True; PyTorch's first-order backward "
+        "returns zeros at an exactly singular X instead."
+    ),
+)
+
+
+def _logabsdet(x):
+    """log |det X|"""
+    _check_matrix("slogdet", x)
+    return xp.asarray(_factor(("slogdet",), x, lambda: xp.linalg.slogdet(x))[1])
+
+
+logabsdet_op = defop(
+    "logabsdet",
+    _logabsdet,
+    dtypes=KEEP,
+    node="LinalgSlogdetBackward0",
+    vjp=lambda g, x: _unsq(_unsq(g, -1), -1) * products._mT(inv_op(x)),  # d log|det X| = tr(X⁻¹ dX)
+    jvp=lambda t, x: _btrace(solve_op(x, t, vector=False)),
+    conventions="At a singular X (log |det X| = -inf) backward raises LinAlgError.",
+)
+
+
+def _det_sign(x):
+    """the sign of det X (-1, 0 or 1)"""
+    _check_matrix("slogdet", x)
+    return xp.asarray(_factor(("slogdet",), x, lambda: xp.linalg.slogdet(x))[0])
+
+
+det_sign = defop(
+    "det_sign",
+    _det_sign,
+    dtypes=KEEP,
+    node="LinalgSlogdetBackward0",
+    vjp=lambda g, x: x * 0,  # piecewise constant
+    jvp=lambda t, ans: ans * 0,
+    conventions="The sign of the determinant is piecewise constant: its gradient is 0.",
+)
+
+
+def _solve(a, b, vector=False):
+    """X with A X = B (B a vector, or a batch of vectors, when ``vector``)"""
+    _check_matrix("solve", a)
+    rhs = b[..., None] if vector else b
+    if rhs.ndim < 2 or rhs.shape[-2] != a.shape[-1]:
+        shown = f"{b.shape[-1]}x1" if vector else "x".join(map(str, b.shape[-2:]))
+        raise RuntimeError(
+            "linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+            f"({a.shape[-2]}x{a.shape[-1]} and {shown})"
+        )
+    try:
+        out = xp.linalg.solve(a, rhs)
+    except xp.linalg.LinAlgError:
+        raise LinAlgError(
+            "torch.linalg.solve: The solver failed because the input matrix is singular."
+        ) from None
+    return out[..., 0] if vector else out
+
+
+def _solve_dtype(args, params):
+    a, b = args
+    if isinstance(b, Tensor) and a.dtype is not b.dtype:
+        raise RuntimeError(
+            "linalg.solve: Expected A and B to have the same dtype, but found A of type "
+            f"{_SCALAR_NAMES[a.dtype.name]} and B of type {_SCALAR_NAMES[b.dtype.name]} instead"
+        )
+    return a.dtype
+
+
+def _outer_last(u, v, vector: bool):
+    """u vᵀ over the last dim (vectors), or U Vᵀ (matrices)."""
+    if vector:
+        return _unsq(u, -1) * _unsq(v, -2)
+    return u @ products._mT(v)
+
+
+def _matvec(m, x, vector: bool):
+    """M x for a batch of vectors (``vector``), or M X."""
+    if vector:
+        return (m @ _unsq(x, -1))[..., 0]
+    return m @ x
+
+
+solve_op = defop(
+    "solve",
+    _solve,
+    args=("a", "b"),
+    dtypes=_solve_dtype,
+    node="LinalgSolveExBackward0",
+    vjp=(
+        # X = A⁻¹B: dX = -A⁻¹ dA X, so gA = -(A⁻ᵀ G) Xᵀ and gB = A⁻ᵀ G
+        lambda g, a, ans, vector: (
+            -_outer_last(solve_op(products._mT(a), g, vector=vector), ans, vector)
+        ),
+        lambda g, a, vector: solve_op(products._mT(a), g, vector=vector),
+    ),
+    jvp=(
+        lambda t, a, ans, vector: -solve_op(a, _matvec(t, ans, vector), vector=vector),
+        lambda t, a, vector: solve_op(a, t, vector=vector),
+    ),
+)
+
+
+def _triangle(a, upper, unitriangular):
+    """A's upper or lower triangle, with ones on the diagonal when ``unitriangular``."""
+    strict = (1 if upper else -1) if unitriangular else 0
+    t = (matrices.triu_op if upper else matrices.tril_op)(a, diagonal=strict)
+    return t + _eye(a.shape[-1], a) if unitriangular else t
+
+
+def _solve_triangular(a, b, upper=False, left=True, unitriangular=False):
+    """X with A X = B (or X A = B when not ``left``), A read from one triangle"""
+    if b.ndim < 2:
+        raise RuntimeError(
+            "linalg.solve_triangular: The input tensor B must have at least 2 dimensions."
+        )
+    _check_matrix("solve_triangular", a)
+    t = _triangle(a, upper, unitriangular)
+    if left:
+        return _solve(t, b)
+    return factorizations._mT_array(
+        _solve(factorizations._mT_array(t), factorizations._mT_array(b))
+    )
+
+
+def _solve_triangular_vjp_a(g, a, ans, upper, left, unitriangular):
+    """gA = -A⁻ᵀ G Xᵀ (left) or -Xᵀ G A⁻ᵀ (right), kept to the triangle that was read"""
+    g_b = solve_triangular_op(
+        products._mT(a), g, upper=not upper, left=left, unitriangular=unitriangular
+    )
+    g_a = -(g_b @ products._mT(ans)) if left else -(products._mT(ans) @ g_b)
+    return (matrices.triu_op if upper else matrices.tril_op)(
+        g_a, diagonal=(1 if upper else -1) if unitriangular else 0
+    )
+
+
+def _solve_triangular_jvp_a(t, a, ans, upper, left, unitriangular):
+    t_a = (matrices.triu_op if upper else matrices.tril_op)(
+        t, diagonal=(1 if upper else -1) if unitriangular else 0
+    )
+    rhs = -(t_a @ ans) if left else -(ans @ t_a)
+    return solve_triangular_op(a, rhs, upper=upper, left=left, unitriangular=unitriangular)
+
+
+solve_triangular_op = defop(
+    "solve_triangular",
+    _solve_triangular,
+    args=("a", "b"),
+    dtypes=_solve_dtype,
+    node="LinalgSolveTriangularBackward0",
+    vjp=(
+        _solve_triangular_vjp_a,
+        # gB = A⁻ᵀ G (left) or G A⁻ᵀ (right): the transposed system, the other triangle
+        lambda g, a, upper, left, unitriangular: solve_triangular_op(
+            products._mT(a), g, upper=not upper, left=left, unitriangular=unitriangular
+        ),
+    ),
+    jvp=(
+        _solve_triangular_jvp_a,
+        lambda t, a, upper, left, unitriangular: solve_triangular_op(
+            a, t, upper=upper, left=left, unitriangular=unitriangular
+        ),
+    ),
+    conventions=(
+        "Only the triangle that is read gets a gradient (and not the diagonal when "
+        "unitriangular), as in PyTorch."
+    ),
+)
+
+# ----- pseudo-inverse ---------------------------------------------------------------------------
+
+
+def _pinv(x, atol=None, rtol=None, hermitian=False):
+    """A⁺ through the SVD, singular values at most max(atol, rtol · s_max) dropped"""
+    _check_matrix("pinv", x, square=False)
+    u, s, vh = xp.linalg.svd(x, full_matrices=False)
+    if rtol is None:
+        rtol = xp.finfo(x.dtype).eps * max(x.shape[-2:]) if atol is None or atol == 0 else 0.0
+    s_max = s[..., :1] if s.shape[-1] else s
+    tol = xp.maximum(0.0 if atol is None else atol, rtol * s_max)
+    keep = s > tol
+    s_inv = xp.where(keep, 1 / xp.where(keep, s, 1), 0).astype(x.dtype)
+    return (factorizations._mT_array(vh) * s_inv[..., None, :]) @ factorizations._mT_array(u)
+
+
+def _pinv_vjp(g, x, ans):
+    """dA⁺ = -A⁺ dA A⁺ + A⁺A⁺ᵀ dAᵀ (I - AA⁺) + (I - A⁺A) dAᵀ A⁺ᵀA⁺, transposed"""
+    p = ans
+    pt = products._mT(p)
+    out = -(pt @ g @ pt)
+    out = out + (products._mT(g) - x @ (p @ products._mT(g))) @ (p @ pt)  # (I - AA⁺) Gᵀ A⁺ A⁺ᵀ
+    return out + (pt @ p) @ (products._mT(g) - (products._mT(g) @ p) @ x)  # A⁺ᵀ A⁺ Gᵀ (I - A⁺A)
+
+
+def _pinv_jvp(t, x, ans):
+    p = ans
+    pt = products._mT(p)
+    out = -(p @ t @ p)
+    out = out + (p @ pt) @ (products._mT(t) - (products._mT(t) @ x) @ p)
+    return out + (products._mT(t) - p @ (x @ products._mT(t))) @ (pt @ p)
+
+
+pinv_op = defop(
+    "pinv",
+    _pinv,
+    dtypes=KEEP,
+    node="LinalgPinvBackward0",
+    vjp=_pinv_vjp,
+    jvp=_pinv_jvp,
+    conventions="The derivative of A⁺ holds where the rank of A is locally constant.",
+)
+
+
+def _lstsq(a, b, rcond=None):
+    """X minimizing ‖A X - B‖ (the minimum-norm one): A⁺ B"""
+    _check_matrix("lstsq", a, square=False)
+    return xp.matmul(_pinv(a, rtol=rcond), b)
+
+
+def _lstsq_vjp_a(g, a, b, rcond):
+    """X = A⁺ B: gA is the VJP of A⁺ at G Bᵀ"""
+    p = pinv_op(a, rtol=rcond)
+    g_p = _unsq(g, -1) * _unsq(b, -2) if b.ndim == 1 else g @ products._mT(b)
+    return _pinv_vjp(g_p, a, p)
+
+
+def _lstsq_jvp_a(t, a, b, rcond):
+    return products.matmul(_pinv_jvp(t, a, pinv_op(a, rtol=rcond)), b)
+
+
+lstsq_op = defop(
+    "lstsq",
+    _lstsq,
+    args=("a", "b"),
+    dtypes=_solve_dtype,
+    node="LinalgLstsqBackward0",
+    vjp=(
+        _lstsq_vjp_a,
+        lambda g, a, b, rcond: _lstsq_vjp_b(g, a, b, rcond),  # gB = A⁺ᵀ G
+    ),
+    jvp=(
+        _lstsq_jvp_a,
+        lambda t, a, rcond: products.matmul(pinv_op(a, rtol=rcond), t),
+    ),
+    conventions="The solution is A⁺ B; its derivative is that of A⁺ (constant rank).",
+)
+
+
+def _lstsq_vjp_b(g, a, b, rcond):
+    p_t = products._mT(pinv_op(a, rtol=rcond))
+    return _matvec(p_t, g, True) if b.ndim == 1 else p_t @ g
+
+
+def _wrap_dims(dims, ndim: int) -> list:
+    return [reductions.dims_of(d, ndim)[0] for d in dims]
+
+
+def _permute(x, dims):
+    dims = tuple(dims)
+    if dims == tuple(range(x.ndim)):
+        return x
+    return shapes.permute(x, dims=dims)

@@ -1,0 +1,175 @@
+"""matrices: TODO docstring."""
+
+from __future__ import annotations
+
+from ..._backend import xp
+from ...autograd.recording import KEEP, defop
+from . import inverses
+
+# ----- trace, diagonals, triangles ---------------------------------------------------------
+
+
+def _trace(x):
+    """Σᵢ xᵢᵢ"""
+    if x.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
+    if x.dtype.kind == "b":
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    return xp.asarray(xp.trace(x, dtype=xp.int64 if x.dtype.kind in "iu" else None))
+
+
+trace_op = defop(
+    "trace",
+    _trace,
+    dtypes=KEEP,
+    vjp=lambda g, x_shape: g * inverses._eye(x_shape[0], g, x_shape[1]),  # d tr(X)/dX = I
+    jvp=lambda t: trace_op(t),
+)
+
+
+def _writable_diagonal(x, offset, dim1, dim2):
+    out = xp.diagonal(x, offset, dim1, dim2)
+    if x.flags.writeable:  # PyTorch's diagonal is a view one may write through
+        out.flags.writeable = True
+    return out
+
+
+def _diagonal(x, offset=0, dim1=0, dim2=1):
+    """the diagonal of x over dims (dim1, dim2), offset above (>0) or below (<0) the main one,
+    as the last dim"""
+    return _writable_diagonal(x, offset, dim1, dim2)
+
+
+diagonal_op = defop(
+    "diagonal",
+    _diagonal,
+    dtypes=KEEP,
+    view=True,
+    # the diagonal's VJP writes G back onto the diagonal of zeros
+    vjp=lambda g, x_shape, offset, dim1, dim2: diagonal_backward(
+        g, shape=x_shape, offset=offset, dim1=dim1, dim2=dim2
+    ),
+    jvp=lambda t, offset, dim1, dim2: diagonal_op(t, offset=offset, dim1=dim1, dim2=dim2),
+)
+
+
+def _diagonal_copy(x, offset=0, dim1=0, dim2=1):
+    """the diagonal of x, copied"""
+    return xp.diagonal(x, offset, dim1, dim2).copy()
+
+
+diagonal_copy = defop(
+    "diagonal_copy",
+    _diagonal_copy,
+    dtypes=KEEP,
+    node="DiagonalBackward0_copy",
+    vjp=lambda g, x_shape, offset, dim1, dim2: diagonal_backward(
+        g, shape=x_shape, offset=offset, dim1=dim1, dim2=dim2
+    ),
+    jvp=lambda t, offset, dim1, dim2: diagonal_copy(t, offset=offset, dim1=dim1, dim2=dim2),
+)
+
+
+def _diagonal_backward(g, shape=(), offset=0, dim1=0, dim2=1):
+    """zeros of ``shape`` with g on the diagonal (offset, dim1, dim2)"""
+    out = xp.zeros(shape, dtype=g.dtype)
+    _writable_diagonal(out, offset, dim1, dim2)[...] = g
+    return out
+
+
+diagonal_backward = defop(
+    "diagonal_backward",
+    _diagonal_backward,
+    args=("g",),
+    dtypes=KEEP,
+    vjp=lambda gg, offset, dim1, dim2: diagonal_op(gg, offset=offset, dim1=dim1, dim2=dim2),
+    jvp=lambda t, shape, offset, dim1, dim2: diagonal_backward(
+        t, shape=shape, offset=offset, dim1=dim1, dim2=dim2
+    ),
+)
+
+
+def _embed_shape(x_shape: tuple, offset: int, dim1: int, dim2: int) -> tuple:
+    n = x_shape[-1] + abs(offset)
+    rest = iter(x_shape[:-1])
+    return tuple(n if i in (dim1, dim2) else next(rest) for i in range(len(x_shape) + 1))
+
+
+def _diag_embed(x, offset=0, dim1=-2, dim2=-1):
+    """matrices (over dims dim1, dim2) with the last dim of x on their diagonal ``offset``"""
+    nd = x.ndim + 1
+    d1, d2 = dim1 % nd, dim2 % nd
+    return _diagonal_backward(x, _embed_shape(x.shape, offset, d1, d2), offset, d1, d2)
+
+
+diag_embed_op = defop(
+    "diag_embed",
+    _diag_embed,
+    dtypes=KEEP,
+    vjp=lambda g, offset, dim1, dim2: diagonal_op(  # reading the diagonal back
+        g, offset=offset, dim1=dim1 % g.ndim, dim2=dim2 % g.ndim
+    ),
+    jvp=lambda t, offset, dim1, dim2: diag_embed_op(t, offset=offset, dim1=dim1, dim2=dim2),
+)
+
+
+def _tril(x, diagonal=0):
+    """x with the entries above its diagonal ``diagonal`` zeroed"""
+    if x.ndim < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    return xp.tril(x, diagonal)
+
+
+def _triu(x, diagonal=0):
+    """x with the entries below its diagonal ``diagonal`` zeroed"""
+    if x.ndim < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    return xp.triu(x, diagonal)
+
+
+tril_op = defop(
+    "tril",
+    _tril,
+    dtypes=KEEP,
+    vjp=lambda g, diagonal: tril_op(g, diagonal=diagonal),  # a mask: G masked the same way
+    jvp=lambda t, diagonal: tril_op(t, diagonal=diagonal),
+)
+
+triu_op = defop(
+    "triu",
+    _triu,
+    dtypes=KEEP,
+    vjp=lambda g, diagonal: triu_op(g, diagonal=diagonal),
+    jvp=lambda t, diagonal: triu_op(t, diagonal=diagonal),
+)
+
+# ----- cross product -------------------------------------------------------------------------
+
+
+def _cross(a, b, dim=-1):
+    """a × b along dim (of size 3)"""
+    return xp.cross(a, b, axis=dim)
+
+
+def _cross_dtype(args, params):
+    a, b = args
+    if a.dtype is not b.dtype:
+        raise RuntimeError(
+            f"expected scalar type {inverses._SCALAR_NAMES[a.dtype.name]} but found "
+            f"{inverses._SCALAR_NAMES[b.dtype.name]}"
+        )
+    return a.dtype
+
+
+cross_op = defop(
+    "cross",
+    _cross,
+    args=("a", "b"),
+    dtypes=_cross_dtype,
+    node="LinalgCrossBackward0",
+    vjp=(
+        lambda g, b, dim: cross_op(b, g, dim=dim),  # <G, a × b> = <a, b × G>
+        lambda g, a, dim: cross_op(g, a, dim=dim),  # <G, a × b> = <b, G × a>
+    ),
+    jvp=(lambda t, b, dim: cross_op(t, b, dim=dim), lambda t, a, dim: cross_op(a, t, dim=dim)),
+)

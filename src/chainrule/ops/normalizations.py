@@ -1,0 +1,143 @@
+"""normalizations: TODO docstring."""
+
+from __future__ import annotations
+
+from .._backend import xp
+from ..autograd.recording import FLOAT, defop, floating_only
+from . import activations, reductions, shapes, unary
+
+
+def _floating_along_dim(name: str):
+    """``_floating`` with the kernel PyTorch names: ``..._lastdim_...`` along the last dim."""
+    rules = {
+        last: floating_only(f"{name}{'_lastdim' if last else ''}_kernel_impl") for last in (0, 1)
+    }
+
+    def rule(args, params):
+        ndim = args[0]._data.ndim
+        return rules[params.get("dim", -1) in (ndim - 1, -1) or ndim == 0](args, params)
+
+    return rule
+
+
+# ----- along a dim: softmax, log_softmax, logsumexp ------------------------------------
+
+
+def _softmax(x, dim=-1):
+    """e^x / Σ_dim e^x, with x shifted by its max along dim (no exponent overflows)"""
+    if x.size == 0:
+        return x.copy()
+    axis = activations._axis(dim, x.ndim)
+    e = xp.exp(x - xp.max(x, axis=axis, keepdims=True))
+    return e / xp.sum(e, axis=axis, keepdims=True)
+
+
+def _softmax_grad(g, ans, dim):
+    # y = softmax(x): vᵀ ∂y/∂x = y ⊙ (v - Σ_dim v ⊙ y)   (∂y_i/∂x_j = y_i(δ_ij - y_j))
+    return ans * (g - reductions.sum(g * ans, dim=dim, keepdim=True))
+
+
+softmax_op = defop(
+    "softmax",
+    _softmax,
+    dtypes=_floating_along_dim("softmax"),
+    vjp=_softmax_grad,
+    jvp=_softmax_grad,  # the Jacobian is symmetric: J v = vᵀ J
+)
+
+
+def _log_softmax(x, dim=-1):
+    """x - log Σ_dim e^x, computed as s - log Σ e^s with s = x - max_dim x"""
+    if x.size == 0:
+        return x.copy()
+    axis = activations._axis(dim, x.ndim)
+    s = x - xp.max(x, axis=axis, keepdims=True)
+    return s - xp.log(xp.sum(xp.exp(s), axis=axis, keepdims=True))
+
+
+log_softmax_op = defop(
+    "log_softmax",
+    _log_softmax,
+    dtypes=_floating_along_dim("log_softmax"),
+    # y = log_softmax(x): ∂y_i/∂x_j = δ_ij - e^(y_j),
+    # so vᵀJ = v - e^y Σ_dim v and J t = t - Σ_dim e^y t
+    vjp=lambda g, ans, dim: g - unary.exp(ans) * reductions.sum(g, dim=dim, keepdim=True),
+    jvp=lambda t, ans, dim: t - reductions.sum(unary.exp(ans) * t, dim=dim, keepdim=True),
+)
+
+
+def _logsumexp(x, dim=None, keepdim=False):
+    """log Σ_dim e^x = m + log Σ e^(x - m), m the max over dim (0 where it is ±inf)"""
+    axes = reductions.dims_of(dim, x.ndim)
+    m = xp.max(x, axis=axes, keepdims=True, initial=-xp.inf)
+    m = xp.where(xp.isinf(m), 0, m)
+    out = xp.log(xp.sum(xp.exp(x - m), axis=axes, keepdims=True)) + m
+    if not keepdim:
+        out = out.reshape(out.shape if x.ndim == 0 else _reduced_shape(x.shape, axes))
+    return out
+
+
+def _reduced_shape(shape: tuple, axes) -> tuple:
+    if axes is None:
+        return ()
+    return tuple(s for i, s in enumerate(shape) if i not in axes)
+
+
+def _softmax_of(x, ans, x_shape, dim, keepdim):
+    """e^(x - logsumexp(x)) with the output broadcast back over the reduced dims"""
+    return unary.exp(x - reductions.unreduce(ans, x_shape, dim, keepdim))
+
+
+def _logsumexp_jvp(t, x, dim, keepdim):
+    """J t = Σ_dim t ⊙ softmax(x), the softmax as e^(x - m) / Σ_dim e^(x - m), m = max_dim x"""
+    # m is 0 where it is ±inf, as in the forward. Not e^(x - logsumexp(x)): in float32 a
+    # result near 1e4 is rounded by ~5e-4, and every weight is off by as much relatively
+    # (the VJP keeps that form, which is PyTorch's backward)
+    xa = activations._arr(x)
+    m = xp.max(xa, axis=reductions.dims_of(dim, xa.ndim), keepdims=True, initial=-xp.inf)
+    e = unary.exp(x - xp.where(xp.isinf(m), 0, m))
+    return reductions.sum(
+        t * (e / reductions.sum(e, dim=dim, keepdim=True)), dim=dim, keepdim=keepdim
+    )
+
+
+logsumexp_op = defop(
+    "logsumexp",
+    _logsumexp,
+    dtypes=FLOAT,
+    # ∂/∂x_i log Σ e^x = e^(x_i - logsumexp(x)) = softmax(x)_i
+    vjp=lambda g, x, ans, x_shape, dim, keepdim: (
+        reductions.unreduce(g, x_shape, dim, keepdim) * _softmax_of(x, ans, x_shape, dim, keepdim)
+    ),
+    jvp=_logsumexp_jvp,
+)
+
+
+def _clamp_min(x, min=0.0):  # noqa: A002 - PyTorch's name
+    """max(x, min)"""
+    return xp.maximum(x, min)
+
+
+def _clamp_min_grad(g, x, min):  # noqa: A002
+    # d/dx max(x, m) = [x >= m]
+    return activations._select(activations._arr(x) >= min, g, 0.0)
+
+
+# private, for normalize: the norm clamped from below by eps
+clamp_min = defop(
+    "_clamp_min",
+    _clamp_min,
+    node="ClampMinBackward0",
+    vjp=_clamp_min_grad,
+    jvp=_clamp_min_grad,
+    conventions="The gradient passes where x >= min, x = min included (PyTorch's).",
+)
+
+
+def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None):
+    """x / max(‖x‖_p over dim, eps) (PyTorch's graph: Div, Expand, ClampMin, norm)."""
+    if out is not None:
+        raise NotImplementedError("normalize(out=...) is not implemented in chainrule yet")
+    norm = reductions.vector_norm(input, ord=p, dim=dim, keepdim=True)
+    denom = shapes.expand(clamp_min(norm, min=eps), shape=tuple(input.shape))
+    return input / denom

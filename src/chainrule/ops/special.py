@@ -1,0 +1,615 @@
+"""special: TODO docstring."""
+
+from __future__ import annotations
+
+import math
+
+from .._backend import xp
+from ..autograd.recording import FLOAT, defop, floating_only
+from . import unary
+
+# ----- the error function -----------------------------------------------------------------
+#
+# erf and erfc in float64 by the method and coefficients of Sun's fdlibm (s_erf.c):
+# rational approximations on [0, 0.84375), [0.84375, 1.25), and for erfc(x) x e^(x²) on
+# [1.25, 1/0.35) and [1/0.35, 28); each is within 2^-57 of its target, so the results are
+# within about one ulp. The fdlibm notice: "Copyright (C) 1993 by Sun Microsystems, Inc.
+# All rights reserved. Developed at SunPro, a Sun Microsystems, Inc. business. Permission
+# to use, copy, modify, and distribute this software is freely granted, provided that
+# this notice is preserved."
+
+_ERX = 8.45062911510467529297e-01  # erf(1) rounded to 24 bits
+
+# erf(x) = x + x P(x²)/Q(x²) on [0, 0.84375)
+_PP = (
+    1.28379167095512558561e-01,
+    -3.25042107247001499370e-01,
+    -2.84817495755985104766e-02,
+    -5.77027029648944159157e-03,
+    -2.37630166566501626084e-05,
+)
+
+_QQ = (
+    1.0,
+    3.97917223959155352819e-01,
+    6.50222499887672944485e-02,
+    5.08130628187576562776e-03,
+    1.32494738004321644526e-04,
+    -3.96022827877536812320e-06,
+)
+
+# erf(1 + s) = erx + P(s)/Q(s) on [0.84375, 1.25)
+_PA = (
+    -2.36211856075265944077e-03,
+    4.14856118683748331666e-01,
+    -3.72207876035701323847e-01,
+    3.18346619901161753674e-01,
+    -1.10894694282396677476e-01,
+    3.54783043256182359371e-02,
+    -2.16637559486879084300e-03,
+)
+
+_QA = (
+    1.0,
+    1.06420880400844228286e-01,
+    5.40397917702171048937e-01,
+    7.18286544141962662868e-02,
+    1.26171219808761642112e-01,
+    1.36370839120290507362e-02,
+    1.19844998467991074170e-02,
+)
+
+# erfc(x) = exp(-x² - 0.5625 + R(1/x²)/S(1/x²)) / x on [1.25, 1/0.35)
+_RA = (
+    -9.86494403484714822705e-03,
+    -6.93858572707181764372e-01,
+    -1.05586262253232909814e01,
+    -6.23753324503260060396e01,
+    -1.62396669462573470355e02,
+    -1.84605092906711035994e02,
+    -8.12874355063065934246e01,
+    -9.81432934416914548592e00,
+)
+
+_SA = (
+    1.0,
+    1.96512716674392571292e01,
+    1.37657754143519042600e02,
+    4.34565877475229228821e02,
+    6.45387271733267880336e02,
+    4.29008140027567833386e02,
+    1.08635005541779435134e02,
+    6.57024977031928170135e00,
+    -6.04244152148580987438e-02,
+)
+
+# ... and on [1/0.35, 28)
+_RB = (
+    -9.86494292470009928597e-03,
+    -7.99283237680523006574e-01,
+    -1.77579549177547519889e01,
+    -1.60636384855821916062e02,
+    -6.37566443368389627722e02,
+    -1.02509513161107724954e03,
+    -4.83519191608651397019e02,
+)
+
+_SB = (
+    1.0,
+    3.03380607434824582924e01,
+    3.25792512996573918826e02,
+    1.53672958608443695994e03,
+    3.19985821950859553908e03,
+    2.55305040643316442583e03,
+    4.74528541206955367215e02,
+    -2.24409524465858183362e01,
+)
+
+
+def _horner(z, coeffs):
+    """c0 + z (c1 + z (c2 + ...)), evaluated from the highest coefficient down."""
+    acc = coeffs[-1]
+    for c in reversed(coeffs[:-1]):
+        acc = c + z * acc
+    return acc
+
+
+def _erf_erfc(x):
+    """(erf(x), erfc(x)) elementwise, in float64, each within about one ulp."""
+    x = xp.asarray(x, dtype=xp.float64)
+    ax = xp.abs(x)
+    erf_ax = xp.full(x.shape, xp.nan)  # erf(|x|) and erfc(|x|); nan stays nan
+    erfc_ax = xp.full(x.shape, xp.nan)
+    with xp.errstate(all="ignore"):
+        m = ax < 0.84375
+        if m.any():
+            s = ax[m]
+            y = _horner(s * s, _PP) / _horner(s * s, _QQ)
+            erf_ax[m] = s + s * y
+            # below 1/4, 1 - erf loses nothing; above, this order keeps the last bits
+            erfc_ax[m] = xp.where(s < 0.25, 1.0 - (s + s * y), 0.5 - (s * y + (s - 0.5)))
+        m = (ax >= 0.84375) & (ax < 1.25)
+        if m.any():
+            s = ax[m] - 1.0
+            pq = _horner(s, _PA) / _horner(s, _QA)
+            erf_ax[m] = _ERX + pq
+            erfc_ax[m] = (1.0 - _ERX) - pq
+        m = (ax >= 1.25) & (ax < 28.0)
+        if m.any():
+            s = ax[m]
+            w = 1.0 / (s * s)
+            near = s < 1.0 / 0.35
+            rs = xp.where(
+                near, _horner(w, _RA) / _horner(w, _SA), _horner(w, _RB) / _horner(w, _SB)
+            )
+            # e^(-x²) as e^(-z²) e^((z - x)(z + x)), z = x with its low 32 bits cleared: z² is
+            # exact, so the large exponent carries no rounding error
+            z = (xp.ascontiguousarray(s).view(xp.uint64) & xp.uint64(0xFFFFFFFF00000000)).view(
+                xp.float64
+            )
+            tail = xp.exp(-z * z - 0.5625) * xp.exp((z - s) * (z + s) + rs) / s
+            erfc_ax[m] = tail
+            erf_ax[m] = 1.0 - tail
+        m = ax >= 28.0  # erfc(28) < 1e-341: 0 in float64 (inf included)
+        erf_ax[m] = 1.0
+        erfc_ax[m] = 0.0
+    erf_x = xp.copysign(erf_ax, x)  # erf is odd (and erf(-0) = -0)
+    erfc_x = xp.where(x < 0, 1.0 + erf_ax, erfc_ax)  # erfc(-a) = 1 + erf(a)
+    return erf_x, erfc_x
+
+
+def _erf(x):
+    """erf(x) = 2/√π ∫₀ˣ e^(-t²) dt (computed in float64)"""
+    return _erf_erfc(x)[0].astype(x.dtype)
+
+
+def _erfc(x):
+    """erfc(x) = 1 - erf(x), accurate where erf(x) is close to 1 (computed in float64)"""
+    return _erf_erfc(x)[1].astype(x.dtype)
+
+
+erf_op = defop(
+    "erf",
+    _erf,
+    dtypes=FLOAT,
+    vjp=lambda g, x: (
+        g * (unary.exp(-(x * x)) * unary._TWO_OVER_SQRT_PI)
+    ),  # d/dx erf x = 2/√π e^(-x²)
+    jvp=lambda t, x: t * (unary.exp(-(x * x)) * unary._TWO_OVER_SQRT_PI),
+)
+
+erfc_op = defop(
+    "erfc",
+    _erfc,
+    dtypes=FLOAT,
+    vjp=lambda g, x: (
+        g * (unary.exp(-(x * x)) * -unary._TWO_OVER_SQRT_PI)
+    ),  # d/dx erfc x = -2/√π e^(-x²)
+    jvp=lambda t, x: t * (unary.exp(-(x * x)) * -unary._TWO_OVER_SQRT_PI),
+)
+
+# ----- the gamma family and erfinv ----------------------------------------------------------
+#
+# Computed in float64 and cast to the input's dtype. lgamma uses Python's math.lgamma per
+# element (exact to an ulp or two; a Python loop, so it is slow on large tensors); digamma
+# and polygamma shift x up by their recurrences until an asymptotic series in 1/x is exact
+# to double precision; erfinv refines a closed-form first guess by Halley's method on erf
+# (erfc in the tail, where 1 - |y| is exact).
+
+_SQRT_PI = math.sqrt(math.pi)
+
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
+
+_lgamma_elementwise = xp.frompyfunc(math.lgamma, 1, 1)
+
+
+def _f64(x):
+    return xp.asarray(x, dtype=xp.float64)
+
+
+def _poles(x):
+    """Where x is 0 or a negative integer: the poles of Γ."""
+    return (x <= 0) & (x == xp.floor(x))
+
+
+def _lgamma(x):
+    """ln |Γ(x)|: inf at the poles (0, -1, -2, ...), inf at ±inf"""
+    x64 = _f64(x)
+    out = xp.full(x64.shape, xp.inf)
+    ok = ~_poles(x64) & xp.isfinite(x64)
+    out[ok] = _lgamma_elementwise(x64[ok]).astype(xp.float64)
+    out[xp.isnan(x64)] = xp.nan
+    return out.astype(x.dtype)
+
+
+def _digamma64(x):
+    """ψ(x) = Γ'(x)/Γ(x) in float64: -inf at 0, nan at the negative integers and -inf"""
+    x = _f64(x)
+    out = xp.empty(x.shape)
+    neg = x < 0.5
+    # reflection: ψ(x) = ψ(1 - x) - π / tan(πx)
+    z = xp.where(neg, 1.0 - x, x)
+    acc = xp.zeros(x.shape)
+    for _ in range(10):  # ψ(z) = ψ(z + 1) - 1/z until z >= 10
+        small = z < 10
+        acc = acc - xp.where(small, 1.0 / xp.where(small, z, 1.0), 0.0)
+        z = xp.where(small, z + 1.0, z)
+    inv2 = 1.0 / (z * z)
+    series = xp.zeros(x.shape)
+    for k in range(len(_BERNOULLI), 0, -1):  # Σ B_2k / (2k z^2k), from the smallest term
+        series = (series + _BERNOULLI[k - 1] / (2 * k)) * inv2
+    out = xp.log(z) - 0.5 / z - series + acc
+    with xp.errstate(all="ignore"):
+        reflected = out - math.pi / xp.tan(math.pi * xp.where(neg, x, 0.25))
+    out = xp.where(neg, reflected, out)
+    out = xp.where(_poles(x), xp.nan, out)
+    out = xp.where(x == 0, -xp.inf, out)
+    out = xp.where(x == xp.inf, xp.inf, out)
+    return out
+
+
+def _digamma(x):
+    """ψ(x) = d/dx ln Γ(x): -inf at 0, nan at the negative integers"""
+    return _digamma64(x).astype(x.dtype)
+
+
+def _polygamma64(n: int, x):
+    """ψ⁽ⁿ⁾(x) = (-1)^(n+1) n! Σ_k 1/(x + k)^(n+1), n >= 1, in float64"""
+    x = _f64(x)
+    sign_fact = (-1.0) ** (n + 1) * math.factorial(n)
+    start = 20.0 + n  # beyond this the asymptotic series is exact to double precision
+    steps = xp.clip(xp.ceil(start - xp.where(xp.isfinite(x), x, start)), 0, 10000)
+    z = x.copy()
+    acc = xp.zeros(x.shape)
+    with xp.errstate(all="ignore"):
+        for _ in range(int(steps.max(initial=0))):
+            shift = z < start
+            acc = acc + xp.where(shift, 1.0 / xp.where(shift, z, 1.0) ** (n + 1), 0.0)
+            z = xp.where(shift, z + 1.0, z)
+        # ψ⁽ⁿ⁾(z) ≈ (-1)^(n+1) [(n-1)!/z^n + n!/(2 z^(n+1)) + Σ B_2k (2k+n-1)!/((2k)! z^(2k+n))]
+        tail = math.factorial(n - 1) / z**n + math.factorial(n) / (2 * z ** (n + 1))
+        for k, b in enumerate(_BERNOULLI, start=1):
+            coef = b * math.factorial(2 * k + n - 1) / math.factorial(2 * k)
+            tail = tail + coef / z ** (2 * k + n)
+        out = sign_fact * acc + (-1.0) ** (n + 1) * tail
+    out = xp.where(_poles(x), xp.inf if n % 2 else -xp.inf, out)
+    # at ±inf, PyTorch's values: ψ⁽¹⁾(inf) = 0 and ψ⁽¹⁾(-inf) = nan; for n >= 2, nan at inf
+    # and (-1)^(n+1) inf at -inf
+    out = xp.where(x == xp.inf, 0.0 if n == 1 else xp.nan, out)
+    out = xp.where(x == -xp.inf, xp.nan if n == 1 else (-1.0) ** (n + 1) * xp.inf, out)
+    return xp.where(steps >= 10000, xp.nan, out)
+
+
+def _polygamma(x, n=1):
+    """ψ⁽ⁿ⁾(x), the n-th derivative of ψ (ψ itself for n = 0)"""
+    return (_polygamma64(n, x) if n else _digamma64(x)).astype(x.dtype)
+
+
+lgamma_op = defop(
+    "lgamma",
+    _lgamma,
+    dtypes=FLOAT,
+    vjp=lambda g, x: g * digamma_op(x),  # d/dx ln Γ(x) = ψ(x)
+    jvp=lambda t, x: t * digamma_op(x),
+)
+
+digamma_op = defop(
+    "digamma",
+    _digamma,
+    dtypes=FLOAT,
+    vjp=lambda g, x: g * polygamma_op(x, n=1),  # d/dx ψ(x) = ψ⁽¹⁾(x)
+    jvp=lambda t, x: t * polygamma_op(x, n=1),
+)
+
+polygamma_op = defop(
+    "polygamma",
+    _polygamma,
+    dtypes=FLOAT,
+    vjp=lambda g, x, n: g * polygamma_op(x, n=n + 1),  # d/dx ψ⁽ⁿ⁾(x) = ψ⁽ⁿ⁺¹⁾(x)
+    jvp=lambda t, x, n: t * polygamma_op(x, n=n + 1),
+)
+
+
+def _erfinv(y):
+    """The x with erf(x) = y, for -1 <= y <= 1 (±inf at ±1, nan outside)"""
+    y64 = _f64(y)
+    a = xp.abs(y64)
+    inside = a < 1
+    a_in = xp.where(inside, a, 0.5)
+    # first guess (Winitzki's closed form, ~1e-3 relative), then Halley's method
+    ln = xp.log1p(-a_in) + xp.log1p(a_in)  # ln(1 - a²)
+    t = 2 / (math.pi * 0.147) + ln / 2
+    x = xp.sqrt(xp.sqrt(t * t - ln / 0.147) - t)
+    tail = a_in > 0.5
+    for _ in range(3):
+        erf_x, erfc_x = _erf_erfc(x)
+        # f(x) = erf(x) - a, or (1 - a) - erfc(x) in the tail (1 - a is exact there)
+        f = xp.where(tail, (1.0 - a_in) - erfc_x, erf_x - a_in)
+        step = f / (2 / _SQRT_PI * xp.exp(-x * x))
+        x = x - step / (1 + x * step)  # Halley: f''/f' = -2x
+    out = xp.where(inside, x, xp.where(a == 1, xp.inf, xp.nan))
+    return xp.copysign(out, y64).astype(y.dtype)
+
+
+erfinv_op = defop(
+    "erfinv",
+    _erfinv,
+    dtypes=FLOAT,
+    vjp=lambda g, ans: g * (unary.exp(ans * ans) * (_SQRT_PI / 2)),  # d/dy erf⁻¹ y = √π/2 e^(x²)
+    jvp=lambda t, ans: t * (unary.exp(ans * ans) * (_SQRT_PI / 2)),
+)
+
+# ----- modified Bessel functions I0, I1 (and their exponentially scaled forms) ----------------
+#
+# In float64: the power series Σ (x²/4)^k / (k! (k + ν)!) below |x| = 15 (all terms positive:
+# no cancellation), and Hankel's asymptotic series e^|x| / √(2π|x|) Σ (-1)^k a_k(ν) / |x|^k
+# above, whose terms shrink until k ≈ 2|x| (30 terms are exact to double precision there).
+
+
+def _bessel_i_scaled(x, nu: int):
+    """e^-|x| I_nu(|x|) for nu = 0 or 1, in float64 (the sign of I1 is applied by callers)."""
+    a = xp.abs(_f64(x))
+    out = xp.empty(a.shape)
+    small = a < 15
+    s = a[small]
+    q = s * s / 4
+    term = xp.ones(s.shape) if nu == 0 else s / 2
+    total = term.copy()
+    for k in range(1, 60):
+        term = term * q / (k * (k + nu))
+        total = total + term
+    out[small] = total * xp.exp(-s)
+    big = a[~small]
+    term = xp.ones(big.shape)
+    total = term.copy()
+    with xp.errstate(all="ignore"):
+        for k in range(1, 30):  # a_k / a_(k-1) = -(4ν² - (2k - 1)²) / (8k)
+            term = term * (-(4 * nu * nu - (2 * k - 1) ** 2) / (8 * k)) / big
+            total = total + term
+        out[~small] = total / xp.sqrt(2 * math.pi * big)
+    out[xp.isinf(a)] = 0.0
+    out[xp.isnan(a)] = xp.nan
+    return out
+
+
+def _i0(x):
+    """I0(x) = Σ (x²/4)^k / (k!)², the modified Bessel function of order 0"""
+    x64 = _f64(x)
+    with xp.errstate(over="ignore", invalid="ignore"):  # at ±inf: 0 · inf = nan, as PyTorch
+        out = _bessel_i_scaled(x64, 0) * xp.exp(xp.abs(x64))
+    return out.astype(x.dtype)
+
+
+def _i0e(x):
+    """e^-|x| I0(x)"""
+    return _bessel_i_scaled(x, 0).astype(x.dtype)
+
+
+def _i1(x):
+    """I1(x) = (x/2) Σ (x²/4)^k / (k! (k + 1)!), the modified Bessel function of order 1"""
+    x64 = _f64(x)
+    with xp.errstate(over="ignore", invalid="ignore"):  # at ±inf: nan, as PyTorch
+        out = xp.copysign(_bessel_i_scaled(x64, 1) * xp.exp(xp.abs(x64)), x64)
+    return out.astype(x.dtype)
+
+
+def _i1e(x):
+    """e^-|x| I1(x)"""
+    x64 = _f64(x)
+    return xp.copysign(_bessel_i_scaled(x64, 1), x64).astype(x.dtype)
+
+
+def _i1_vjp(g, x, ans):
+    # d/dx I1(x) = I0(x) - I1(x)/x, 1/2 at x = 0
+    zero = x == 0
+    return g * unary._where(zero, 0.5, i0_op(x) - ans / unary._where(zero, 1.0, x))
+
+
+def _i1e_vjp(g, x, ans):
+    # d/dx e^-|x| I1(x) = e^-|x| I0(x) - (sgn x + 1/x) e^-|x| I1(x), 1/2 at x = 0
+    zero = x == 0
+    return g * unary._where(
+        zero, 0.5, i0e_op(x) - ans * (unary.sign(x) + 1 / unary._where(zero, 1.0, x))
+    )
+
+
+i0_op = defop(
+    "i0",
+    _i0,
+    dtypes=FLOAT,
+    vjp=lambda g, x: g * i1_op(x),  # d/dx I0(x) = I1(x)
+    jvp=lambda t, x: t * i1_op(x),
+)
+
+i0e_op = defop(
+    "i0e",
+    _i0e,
+    dtypes=FLOAT,
+    node="SpecialI0EBackward0",
+    vjp=lambda g, x, ans: g * (i1e_op(x) - unary.sign(x) * ans),  # e^-|x| (I1 - sgn x I0)
+    jvp=lambda t, x, ans: t * (i1e_op(x) - unary.sign(x) * ans),
+)
+
+i1_op = defop(
+    "i1",
+    _i1,
+    dtypes=FLOAT,
+    node="SpecialI1Backward0",
+    vjp=_i1_vjp,
+    jvp=_i1_vjp,
+    conventions="d/dx I1(x) at x = 0 is 1/2 (the limit).",
+)
+
+i1e_op = defop(
+    "i1e",
+    _i1e,
+    dtypes=FLOAT,
+    node="SpecialI1EBackward0",
+    vjp=_i1e_vjp,
+    jvp=_i1e_vjp,
+    conventions="d/dx at x = 0 is 1/2 (the limit).",
+)
+
+# ----- erf (float64, W. J. Cody's rational approximations) ----------------------------
+#
+# W. J. Cody, "Rational Chebyshev approximations for the error function", Math. Comp. 23
+# (1969), as in SPECFUN's CALERF: |error| ~ 1e-16 relative over the whole line, erfc
+# accurate in its tail (no 1 - erf cancellation). NumPy has no erf; this one is private
+# to the activations (GELU's normal CDF).
+
+_ERF_A = (
+    3.16112374387056560e00,
+    1.13864154151050156e02,
+    3.77485237685302021e02,
+    3.20937758913846947e03,
+    1.85777706184603153e-1,
+)
+
+_ERF_B = (
+    2.36012909523441209e01,
+    2.44024637934444173e02,
+    1.28261652607737228e03,
+    2.84423683343917062e03,
+)
+
+_ERF_C = (
+    5.64188496988670089e-1,
+    8.88314979438837594e00,
+    6.61191906371416295e01,
+    2.98635138197400131e02,
+    8.81952221241769090e02,
+    1.71204761263407058e03,
+    2.05107837782607147e03,
+    1.23033935479799725e03,
+    2.15311535474403846e-8,
+)
+
+_ERF_D = (
+    1.57449261107098347e01,
+    1.17693950891312499e02,
+    5.37181101862009858e02,
+    1.62138957456669019e03,
+    3.29079923573345963e03,
+    4.36261909014324716e03,
+    3.43936767414372164e03,
+    1.23033935480374942e03,
+)
+
+_ERF_P = (
+    3.05326634961232344e-1,
+    3.60344899949804439e-1,
+    1.25781726111229246e-1,
+    1.60837851487422766e-2,
+    6.58749161529837803e-4,
+    1.63153871373020978e-2,
+)
+
+_ERF_Q = (
+    2.56852019228982242e00,
+    1.87295284992346047e00,
+    5.27905102951428412e-1,
+    6.05183413124413191e-2,
+    2.33520497626869185e-3,
+)
+
+_INV_SQRT_PI = 5.6418958354775628695e-1
+
+_ERFC_UNDERFLOW = 26.543  # erfc(y) < the smallest double beyond this
+
+
+def _erf_small(x):
+    """erf(x) for |x| <= 0.46875"""
+    z = x * x
+    num, den = _ERF_A[4] * z, z
+    for i in range(3):
+        num = (num + _ERF_A[i]) * z
+        den = (den + _ERF_B[i]) * z
+    return x * (num + _ERF_A[3]) / (den + _ERF_B[3])
+
+
+def _exp_minus_square(y):
+    """e^(-y²), with y² split as y₀² + (y - y₀)(y + y₀), y₀ = y to 1/16, as Cody does:
+    the rounding error of y² is not amplified by the exponential."""
+    y0 = xp.trunc(16.0 * y) / 16.0
+    return xp.exp(-y0 * y0) * xp.exp(-(y - y0) * (y + y0))
+
+
+def _erfc_large(y):
+    """erfc(y) for y > 0.46875 (nan stays nan, inf gives 0)"""
+    out = xp.where(xp.isnan(y), xp.nan, 0.0)
+    mid = y <= 4.0
+    ym = y[mid]
+    num, den = _ERF_C[8] * ym, ym
+    for i in range(7):
+        num = (num + _ERF_C[i]) * ym
+        den = (den + _ERF_D[i]) * ym
+    out[mid] = _exp_minus_square(ym) * ((num + _ERF_C[7]) / (den + _ERF_D[7]))
+    far = (y > 4.0) & (y < _ERFC_UNDERFLOW)
+    yf = y[far]
+    z = 1.0 / (yf * yf)
+    num, den = _ERF_P[5] * z, z
+    for i in range(4):
+        num = (num + _ERF_P[i]) * z
+        den = (den + _ERF_Q[i]) * z
+    r = (_INV_SQRT_PI - z * (num + _ERF_P[4]) / (den + _ERF_Q[4])) / yf
+    out[far] = _exp_minus_square(yf) * r
+    return out
+
+
+def _erf(x):
+    """erf(x) in float64, elementwise (any shape)."""
+    x = xp.asarray(x, dtype=xp.float64)
+    flat = x.reshape(-1)
+    out = xp.empty_like(flat)
+    small = xp.abs(flat) <= 0.46875
+    out[small] = _erf_small(flat[small])
+    rest = flat[~small]
+    out[~small] = xp.copysign(1.0 - _erfc_large(xp.abs(rest)), rest)
+    return out.reshape(x.shape)
+
+
+def _erfc(x):
+    """erfc(x) = 1 - erf(x) in float64, elementwise, accurate in the tail."""
+    x = xp.asarray(x, dtype=xp.float64)
+    flat = x.reshape(-1)
+    out = xp.empty_like(flat)
+    small = xp.abs(flat) <= 0.46875
+    out[small] = 1.0 - _erf_small(flat[small])
+    rest = flat[~small]
+    e = _erfc_large(xp.abs(rest))
+    out[~small] = xp.where(rest < 0, 2.0 - e, e)
+    return out.reshape(x.shape)
+
+
+_SQRT1_2 = math.sqrt(0.5)
+
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def _ndtr(x):
+    """Φ(x) = erfc(-x/√2)/2, the standard normal CDF (computed in float64)"""
+    return (0.5 * _erfc(-xp.asarray(x, dtype=xp.float64) * _SQRT1_2)).astype(x.dtype, copy=False)
+
+
+def _ndtr_grad(g, x):
+    # Φ'(x) = φ(x) = e^(-x²/2)/√(2π)
+    return g * (unary.exp(-0.5 * (x * x)) * _INV_SQRT_2PI)
+
+
+# private: GELU's derivative is Φ(x) + xφ(x), and Φ must be an op for create_graph
+normal_cdf = defop(
+    "_ndtr",
+    _ndtr,
+    node="SpecialNdtrBackward0",
+    dtypes=floating_only("ndtr"),
+    vjp=_ndtr_grad,
+    jvp=_ndtr_grad,
+)
+
+
+def ndtr(input):  # noqa: A002
+    """Φ(input) = (1 + erf(input/√2))/2, the standard normal CDF, as PyTorch composes it."""
+    return (erf_op(input * _SQRT1_2) + 1) * 0.5
+
+
+_SQRT1_2 = 0.5**0.5

@@ -1,0 +1,362 @@
+"""unary: TODO docstring."""
+
+from __future__ import annotations
+
+import math
+
+from .._backend import xp
+from .._dtypes import float16, float32, float64
+from .._tensor import Tensor
+from ..autograd.recording import FLOAT, defop, floating_only, no_bool
+from . import arithmetic, copies, logical
+
+# ----- one-input functions ----------------------------------------------------------
+
+# For an elementwise op, the Jacobian is diagonal: the JVP multiplies the tangent by
+# the same local derivative the VJP multiplies the gradient by.
+exp = defop(
+    "exp",
+    xp.exp,
+    dtypes=FLOAT,
+    vjp=lambda g, ans: g * ans,  # d/dx e^x = e^x
+    jvp=lambda t, ans: t * ans,
+)
+
+log = defop(
+    "log",
+    xp.log,
+    dtypes=FLOAT,
+    vjp=lambda g, x: g / x,  # d/dx ln x = 1/x
+    jvp=lambda t, x: t / x,
+)
+
+sin = defop(
+    "sin",
+    xp.sin,
+    dtypes=FLOAT,
+    vjp=lambda g, x: g * cos(x),  # d/dx sin x = cos x
+    jvp=lambda t, x: t * cos(x),
+)
+
+cos = defop(
+    "cos",
+    xp.cos,
+    dtypes=FLOAT,
+    vjp=lambda g, x: g * -sin(x),  # d/dx cos x = -sin x
+    jvp=lambda t, x: t * -sin(x),
+)
+
+tanh = defop(
+    "tanh",
+    xp.tanh,
+    dtypes=FLOAT,
+    vjp=lambda g, ans: g * (1 - ans * ans),  # d/dx tanh x = 1 - tanh² x
+    jvp=lambda t, ans: t * (1 - ans * ans),
+)
+
+sqrt = defop(
+    "sqrt",
+    xp.sqrt,
+    dtypes=FLOAT,
+    vjp=lambda g, ans: g / (2 * ans),  # d/dx √x = 1/(2√x)
+    jvp=lambda t, ans: t / (2 * ans),
+    conventions="At x = 0 the gradient is inf (g / 0), as in PyTorch.",
+)
+
+
+def _sign(x):
+    """-1, 0 or 1 by the sign of x (a bool stays bool)"""
+    return x.copy() if x.dtype is arithmetic.BOOL else xp.sign(x)
+
+
+sign = defop(
+    "sign",
+    _sign,
+    vjp=lambda g: copies.zero(g),  # d/dx sign x = 0 (almost everywhere)
+    jvp=lambda t: copies.zero(t),
+)
+
+abs = defop(  # noqa: A001
+    "abs",
+    xp.abs,
+    dtypes=no_bool("\"abs_cpu\" not implemented for 'Bool'", NotImplementedError),
+    vjp=lambda g, x: g * sign(x),  # d/dx |x| = sign x
+    jvp=lambda t, x: t * sign(x),
+    conventions="abs'(0) = 0 (sign(0) = 0).",
+)
+
+_LN2 = math.log(2.0)
+
+_LN10 = math.log(10.0)
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+# PyTorch's names of its scalar types, as its "not implemented for 'Long'" errors print them
+_SCALAR_TYPE = {
+    "bool": "Bool",
+    "uint8": "Byte",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "float16": "Half",
+    "float32": "Float",
+    "float64": "Double",
+}
+
+_C10_NAME = {float16: "c10::Half", float32: "float", float64: "double"}
+
+
+def _not_implemented(kernel: str, dtype) -> NotImplementedError:
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{_SCALAR_TYPE[dtype.name]}'")
+
+
+def _where(condition, a, b):
+    """``where`` for VJPs and JVPs: the op on tensors, ``xp.where`` on arrays and numbers.
+
+    (``elementwise.where`` wraps two arrays in a tensor; on the array path of a VJP the
+    plain ``xp.where`` gives the same values without that round trip.)
+    """
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        return logical.where(condition, a, b)
+    return xp.where(getattr(condition, "_data", condition), a, b)
+
+
+# ----- exponentials and logarithms ---------------------------------------------------
+
+# Elementwise ops have diagonal Jacobians: each JVP multiplies the tangent by the same
+# local derivative its VJP multiplies the gradient by.
+exp2_op = defop(
+    "exp2",
+    xp.exp2,
+    dtypes=FLOAT,
+    vjp=lambda g, ans: g * (ans * _LN2),  # d/dx 2^x = 2^x ln 2
+    jvp=lambda t, ans: t * (ans * _LN2),
+)
+
+expm1_op = defop(
+    "expm1",
+    xp.expm1,
+    dtypes=FLOAT,
+    vjp=lambda g, ans: g * (ans + 1),  # d/dx (e^x - 1) = e^x = ans + 1
+    jvp=lambda t, ans: t * (ans + 1),
+)
+
+log2_op = defop(
+    "log2",
+    xp.log2,
+    dtypes=FLOAT,
+    vjp=lambda g, x: g / (x * _LN2),  # d/dx log2 x = 1 / (x ln 2)
+    jvp=lambda t, x: t / (x * _LN2),
+)
+
+log10_op = defop(
+    "log10",
+    xp.log10,
+    dtypes=FLOAT,
+    vjp=lambda g, x: g / (x * _LN10),  # d/dx log10 x = 1 / (x ln 10)
+    jvp=lambda t, x: t / (x * _LN10),
+)
+
+log1p_op = defop(
+    "log1p",
+    xp.log1p,
+    dtypes=FLOAT,
+    node="Log1PBackward0",
+    vjp=lambda g, x: g / (x + 1),  # d/dx ln(1 + x) = 1 / (1 + x)
+    jvp=lambda t, x: t / (x + 1),
+)
+
+
+def _rsqrt(x):
+    """1 / √x"""
+    return xp.reciprocal(xp.sqrt(x))
+
+
+rsqrt_op = defop(
+    "rsqrt",
+    _rsqrt,
+    dtypes=FLOAT,
+    vjp=lambda g, ans: g * (ans * ans * ans * -0.5),  # d/dx x^(-1/2) = -x^(-3/2) / 2
+    jvp=lambda t, ans: t * (ans * ans * ans * -0.5),
+    conventions="At x = 0 the gradient is -inf, as in PyTorch.",
+)
+
+# ----- trigonometric and hyperbolic -------------------------------------------------------
+
+tan_op = defop(
+    "tan",
+    xp.tan,
+    dtypes=FLOAT,
+    vjp=lambda g, ans: g * (ans * ans + 1),  # d/dx tan x = 1 + tan² x
+    jvp=lambda t, ans: t * (ans * ans + 1),
+)
+
+asin_op = defop(
+    "asin",
+    xp.arcsin,
+    dtypes=FLOAT,
+    vjp=lambda g, x: g * rsqrt_op(1 - x * x),  # d/dx asin x = 1 / √(1 - x²)
+    jvp=lambda t, x: t * rsqrt_op(1 - x * x),
+)
+
+acos_op = defop(
+    "acos",
+    xp.arccos,
+    dtypes=FLOAT,
+    vjp=lambda g, x: g * -rsqrt_op(1 - x * x),  # d/dx acos x = -1 / √(1 - x²)
+    jvp=lambda t, x: t * -rsqrt_op(1 - x * x),
+)
+
+atan_op = defop(
+    "atan",
+    xp.arctan,
+    dtypes=FLOAT,
+    vjp=lambda g, x: g / (x * x + 1),  # d/dx atan x = 1 / (1 + x²)
+    jvp=lambda t, x: t / (x * x + 1),
+)
+
+sinh_op = defop(
+    "sinh",
+    xp.sinh,
+    dtypes=FLOAT,
+    vjp=lambda g, x: g * cosh_op(x),  # d/dx sinh x = cosh x
+    jvp=lambda t, x: t * cosh_op(x),
+)
+
+cosh_op = defop(
+    "cosh",
+    xp.cosh,
+    dtypes=FLOAT,
+    vjp=lambda g, x: g * sinh_op(x),  # d/dx cosh x = sinh x
+    jvp=lambda t, x: t * sinh_op(x),
+)
+
+asinh_op = defop(
+    "asinh",
+    xp.arcsinh,
+    dtypes=FLOAT,
+    vjp=lambda g, x: g * rsqrt_op(x * x + 1),  # d/dx asinh x = 1 / √(x² + 1)
+    jvp=lambda t, x: t * rsqrt_op(x * x + 1),
+)
+
+acosh_op = defop(
+    "acosh",
+    xp.arccosh,
+    dtypes=FLOAT,
+    vjp=lambda g, x: g * rsqrt_op(x * x - 1),  # d/dx acosh x = 1 / √(x² - 1)
+    jvp=lambda t, x: t * rsqrt_op(x * x - 1),
+)
+
+atanh_op = defop(
+    "atanh",
+    xp.arctanh,
+    dtypes=FLOAT,
+    vjp=lambda g, x: g / (1 - x * x),  # d/dx atanh x = 1 / (1 - x²)
+    jvp=lambda t, x: t / (1 - x * x),
+)
+
+# ----- rounding ------------------------------------------------------------------------
+
+
+def _rounding_dtype(kernel: str):
+    """Rounding keeps the dtype (integers are already whole); bool is not implemented."""
+
+    def rule(args, params):
+        dtype = args[0]._dtype
+        if "decimals" in params and dtype._category != 2:  # round(int, decimals=...) raises
+            raise _not_implemented("round_cpu" if params["decimals"] else kernel, dtype)
+        if dtype._category == 0:
+            raise _not_implemented(kernel, dtype)
+        return dtype
+
+    return rule
+
+
+def _whole(fn):
+    def forward(x):
+        return fn(x) if x.dtype.kind == "f" else x.copy()
+
+    forward.__doc__ = f"{fn.__name__}(x); integer tensors are returned as a copy"
+    return forward
+
+
+_STEP = "The derivative is 0 everywhere, the jumps included (PyTorch's zeros_like(grad))."
+
+floor_op = defop(
+    "floor",
+    _whole(xp.floor),
+    dtypes=_rounding_dtype("floor_vml_cpu"),
+    vjp=lambda g: copies.zero(g),  # d/dx ⌊x⌋ = 0 (almost everywhere)
+    jvp=lambda t: copies.zero(t),
+    conventions=_STEP,
+)
+
+ceil_op = defop(
+    "ceil",
+    _whole(xp.ceil),
+    dtypes=_rounding_dtype("ceil_vml_cpu"),
+    vjp=lambda g: copies.zero(g),  # d/dx ⌈x⌉ = 0 (almost everywhere)
+    jvp=lambda t: copies.zero(t),
+    conventions=_STEP,
+)
+
+trunc_op = defop(
+    "trunc",
+    _whole(xp.trunc),
+    dtypes=_rounding_dtype("trunc_vml_cpu"),
+    vjp=lambda g: copies.zero(g),  # d/dx trunc x = 0 (almost everywhere)
+    jvp=lambda t: copies.zero(t),
+    conventions=_STEP,
+)
+
+
+def _round(x, decimals=0):
+    """x rounded half to even, to ``decimals`` decimal places (negative: tens, hundreds)
+
+    As PyTorch computes it, in x's dtype: rint(x * 10^d) / 10^d, or rint(x / 10^-d) * 10^-d.
+    """
+    if x.dtype.kind != "f":
+        return x.copy()
+    if decimals == 0:
+        return xp.rint(x)
+    scale = x.dtype.type(10.0 ** (decimals if decimals > 0 else -decimals))
+    if decimals > 0:
+        return xp.rint(x * scale) / scale
+    return xp.rint(x / scale) * scale
+
+
+round_op = defop(
+    "round",
+    _round,
+    dtypes=_rounding_dtype("round_vml_cpu"),
+    node=lambda x, **params: "RoundBackward1" if "decimals" in params else "RoundBackward0",
+    vjp=lambda g: copies.zero(g),  # d/dx round(x) = 0 (almost everywhere)
+    jvp=lambda t: copies.zero(t),
+    conventions=_STEP + " Ties round half to even.",
+)
+
+
+def _frac(x):
+    """x - trunc(x): the fractional part, with x's sign"""
+    return x - xp.trunc(x)
+
+
+frac_op = defop(
+    "frac",
+    _frac,
+    dtypes=floating_only("frac_cpu"),
+    vjp=lambda g: g,  # d/dx (x - trunc x) = 1 (almost everywhere)
+    jvp=lambda t: t,
+    conventions="The derivative is 1 everywhere, the jumps at integers included.",
+)
+
+# ----- more pointwise ops: sgn, one-sided clamps, xlogy, logaddexp, logit, copysign, ... ---
+
+sgn_op = defop(
+    "sgn",
+    sign.forward,
+    vjp=lambda g: copies.zero(g),  # d/dx sgn x = 0 (almost everywhere)
+    jvp=lambda t: copies.zero(t),
+    conventions=_STEP,
+)
