@@ -272,7 +272,7 @@ def _celu(x, alpha=1.0):
     return _elu(x, alpha, 1.0, 1.0 / alpha)
 
 
-celu_op = defop(
+celu = defop(
     "celu",
     _celu,
     node="CeluBackward0",
@@ -426,7 +426,7 @@ def _threshold_grad(g, x, threshold):
 
 _THRESHOLD = "The gradient is 0 at x = threshold (the value branch), as in PyTorch."
 
-threshold_op = defop(
+threshold = defop(
     "threshold",
     _threshold,
     dtypes=_threshold_dtype,
@@ -458,7 +458,7 @@ def _shrink_grad(g, x, lambd):
     return _select((xa > lambd) | (xa < -lambd), g, 0.0)
 
 
-hardshrink_op = defop(
+hardshrink = defop(
     "hardshrink",
     _hardshrink,
     dtypes=floating_only("hardshrink_cpu"),
@@ -473,7 +473,7 @@ def _softshrink(x, lambd=0.5):
     return xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, xp.zeros_like(x)))
 
 
-softshrink_op = defop(
+softshrink = defop(
     "softshrink",
     _softshrink,
     dtypes=floating_only("softshrink_check"),
@@ -514,7 +514,7 @@ def _glu_jvp(t, x, x_shape, dim):
     return s * shapes.getitem(t, key=first) + (a * (s * (1 - s))) * shapes.getitem(t, key=second)
 
 
-glu_op = defop(
+glu = defop(
     "glu",
     _glu,
     dtypes=floating_only("glu_cpu"),
@@ -561,7 +561,7 @@ def _prelu_dtype(args, params):
     return dtype
 
 
-prelu_op = defop(
+prelu = defop(
     "prelu",
     _prelu,
     args=("x", "weight"),
@@ -591,7 +591,7 @@ def _rrelu_result_grad(g, ans, noise):
     return _select(_arr(ans) > 0, g, g * noise)
 
 
-rrelu_op = defop(
+rrelu = defop(
     "rrelu",
     _rrelu,
     node="RreluWithNoiseBackward0",

@@ -375,7 +375,7 @@ def _fmod_node(a, b):
     return "FmodBackward1" if hasattr(b, "shape") else "FmodBackward0"
 
 
-remainder_op = defop(
+remainder = defop(
     "remainder",
     _remainder,
     args=("a", "b"),
@@ -383,13 +383,13 @@ remainder_op = defop(
     node=_remainder_node,
     vjp=(
         lambda g: g,  # d/da (a - b⌊a/b⌋) = 1 (almost everywhere)
-        lambda g, a, b: -g * div_rounding_op(a, b, rounding_mode="floor"),  # d/db = -⌊a/b⌋
+        lambda g, a, b: -g * div_rounding(a, b, rounding_mode="floor"),  # d/db = -⌊a/b⌋
     ),
-    jvp=(lambda t: t, lambda t, a, b: -t * div_rounding_op(a, b, rounding_mode="floor")),
+    jvp=(lambda t: t, lambda t, a, b: -t * div_rounding(a, b, rounding_mode="floor")),
     conventions="d/da = 1 and d/db = -⌊a/b⌋ everywhere, the jumps where b divides a included.",
 )
 
-fmod_op = defop(
+fmod = defop(
     "fmod",
     _fmod,
     args=("a", "b"),
@@ -397,13 +397,13 @@ fmod_op = defop(
     node=_fmod_node,
     vjp=(
         lambda g: g,  # d/da (a - b trunc(a/b)) = 1 (almost everywhere)
-        lambda g, a, b: -g * div_rounding_op(a, b, rounding_mode="trunc"),  # d/db = -trunc(a/b)
+        lambda g, a, b: -g * div_rounding(a, b, rounding_mode="trunc"),  # d/db = -trunc(a/b)
     ),
-    jvp=(lambda t: t, lambda t, a, b: -t * div_rounding_op(a, b, rounding_mode="trunc")),
+    jvp=(lambda t: t, lambda t, a, b: -t * div_rounding(a, b, rounding_mode="trunc")),
     conventions="d/da = 1 and d/db = -trunc(a/b) everywhere, the jumps included.",
 )
 
-div_rounding_op = defop(
+div_rounding = defop(
     "div_rounding",
     _div_rounding,
     args=("a", "b"),
@@ -419,7 +419,7 @@ div_rounding_op = defop(
 
 _FLOOR_DIVIDE = not_differentiable("floor_divide")
 
-floor_divide_op = defop(
+floor_divide = defop(
     "floor_divide",
     _floor_divide,
     args=("a", "b"),

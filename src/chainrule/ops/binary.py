@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import math
-
 from .._backend import xp
 from .._dtypes import float16
 from .._promotion import result_type
 from .._tensor import Tensor
-from ..autograd.recording import FLOAT, KEEP, defop, floating_only, not_differentiable
+from ..autograd.recording import FLOAT, defop, floating_only, not_differentiable
 from . import activations, arithmetic, copies, logical, unary
 
 # ----- clamping -------------------------------------------------------------------------
@@ -33,7 +31,7 @@ def _inside(x, lo, hi):
         return x <= hi
     if hi is None:
         return x >= lo
-    return logical.logical_and_op(x >= lo, x <= hi)
+    return logical.logical_and(x >= lo, x <= hi)
 
 
 def _clamp_scalar(x, min=None, max=None):  # noqa: A002
@@ -78,14 +76,14 @@ def _clamp_lo_vjp(g, x, lo, hi):
     # d/dlo clamp = [x < lo] (and lo < hi when both bounds are given)
     if hi is None:
         return unary._where(x < lo, g, 0)
-    return unary._where(logical.logical_and_op(x < lo, lo < hi), g, 0)
+    return unary._where(logical.logical_and(x < lo, lo < hi), g, 0)
 
 
 def _clamp_hi_vjp(g, x, lo, hi):
     # d/dhi clamp = [x > hi] (or hi < lo: then the result is hi everywhere)
     if lo is None:
         return unary._where(x > hi, g, 0)
-    return unary._where(logical.logical_or_op(x > hi, hi < lo), g, 0)
+    return unary._where(logical.logical_or(x > hi, hi < lo), g, 0)
 
 
 # Forward mode follows PyTorch's clamp_jvp, which differs from backward at ties: with one
@@ -102,15 +100,13 @@ def _clamp_x_jvp(t, x, lo, hi):
 def _clamp_lo_jvp(t, x, lo, hi):
     if hi is None:
         return unary._where(x > lo, 0, t)
-    return unary._where(logical.logical_and_op(x < lo, lo <= hi), t, 0)
+    return unary._where(logical.logical_and(x < lo, lo <= hi), t, 0)
 
 
 def _clamp_hi_jvp(t, x, lo, hi):
     if lo is None:
         return unary._where(x < hi, 0, t)
-    return unary._where(
-        logical.logical_or_op(lo > hi, logical.logical_and_op(x >= lo, x > hi)), t, 0
-    )
+    return unary._where(logical.logical_or(lo > hi, logical.logical_and(x >= lo, x > hi)), t, 0)
 
 
 clamp_tensor = defop(
@@ -128,25 +124,6 @@ clamp_tensor = defop(
     "for lo, x > hi or hi < lo for hi (at lo = hi > x, no input gets it, as in PyTorch).",
 )
 
-
-def _nan_to_num(x, nan=0.0, posinf=None, neginf=None):
-    """x with nan, +inf and -inf replaced (the infinities by the dtype's largest values)"""
-    if x.dtype.kind != "f":
-        return x.copy()
-    return xp.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
-
-
-nan_to_num_op = defop(
-    "nan_to_num",
-    _nan_to_num,
-    node="NanToNumBackward0",
-    vjp=lambda g, x: unary._where(
-        logical.isfinite_op(x), g, 0
-    ),  # d/dx = 1 where x is finite, else 0
-    jvp=lambda t, x: unary._where(logical.isfinite_op(x), t, 0),
-    conventions="The gradient is 0 where x is nan or ±inf (the value was replaced).",
-)
-
 # ----- maximum and minimum ----------------------------------------------------------------
 
 _TIES = (
@@ -154,7 +131,7 @@ _TIES = (
     "(PyTorch's masks compare false)."
 )
 
-maximum_op = defop(
+maximum = defop(
     "maximum",
     xp.maximum,
     args=("a", "b"),
@@ -174,7 +151,7 @@ maximum_op = defop(
     conventions=_TIES + " Forward mode: a nan takes b's tangent.",
 )
 
-minimum_op = defop(
+minimum = defop(
     "minimum",
     xp.minimum,
     args=("a", "b"),
@@ -196,19 +173,19 @@ minimum_op = defop(
 
 def _fmax_picks_a(a, b):
     # backward: a where a >= b or b is nan (ties go to a)
-    return logical.logical_or_op(a >= b, logical.isnan_op(b))
+    return logical.logical_or(a >= b, logical.isnan(b))
 
 
 def _fmin_picks_a(a, b):
-    return logical.logical_or_op(a <= b, logical.isnan_op(b))
+    return logical.logical_or(a <= b, logical.isnan(b))
 
 
 def _fmax_jvp_picks_a(a, b):
     # PyTorch's forward formula: a where a > b or b is nan (ties go to b)
-    return logical.logical_or_op(a > b, logical.isnan_op(b))
+    return logical.logical_or(a > b, logical.isnan(b))
 
 
-fmax_op = defop(
+fmax = defop(
     "fmax",
     xp.fmax,
     args=("a", "b"),
@@ -224,7 +201,7 @@ fmax_op = defop(
     "gradient goes to a; in forward mode the tangent is b's (PyTorch's formulas).",
 )
 
-fmin_op = defop(
+fmin = defop(
     "fmin",
     xp.fmin,
     args=("a", "b"),
@@ -253,7 +230,7 @@ def _atan2_b(g, a, b):
     return -(g * (a / (a * a + b * b)))
 
 
-atan2_op = defop(
+atan2 = defop(
     "atan2",
     xp.arctan2,
     args=("a", "b"),
@@ -263,7 +240,7 @@ atan2_op = defop(
     conventions="At a = b = 0 the gradient is nan (0/0), as in PyTorch.",
 )
 
-hypot_op = defop(
+hypot = defop(
     "hypot",
     xp.hypot,
     args=("a", "b"),
@@ -298,7 +275,7 @@ def _lerp_dtype(args, params):
     return dtype
 
 
-lerp_op = defop(
+lerp = defop(
     "lerp",
     _lerp,
     args=("start", "end", "weight"),
@@ -432,10 +409,10 @@ def _xlogy_da(g, a, b):
     # compute ln 2.5 in the default float32.
     if not hasattr(b, "dtype"):
         b = xp.asarray(b, dtype=(g._data if isinstance(g, Tensor) else xp.asarray(g)).dtype)
-    return g * xlogy_op(a != 0, b)
+    return g * xlogy(a != 0, b)
 
 
-xlogy_op = defop(
+xlogy = defop(
     "xlogy",
     _xlogy,
     args=("a", "b"),
@@ -455,7 +432,7 @@ def _logaddexp2(a, b):
     return xp.logaddexp2(a, b)
 
 
-logaddexp_op = defop(
+logaddexp = defop(
     "logaddexp",
     _logaddexp,
     args=("a", "b"),
@@ -470,7 +447,7 @@ logaddexp_op = defop(
     ),
 )
 
-logaddexp2_op = defop(
+logaddexp2 = defop(
     "logaddexp2",
     _logaddexp2,
     args=("a", "b"),
@@ -488,32 +465,6 @@ logaddexp2_op = defop(
 )
 
 
-def _logit(x, eps=None):
-    """ln(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given"""
-    if eps is not None:
-        x = xp.clip(x, eps, 1 - eps)
-    return xp.log(x / (1 - x))
-
-
-def _logit_vjp(g, x, eps):
-    # d/dx ln(x / (1 - x)) = 1 / (x (1 - x)); outside [eps, 1 - eps] 0 (nan outside [0, 1]
-    # without eps), as PyTorch
-    inside = g / (x * (1 - x))
-    lo, hi, outside = (0.0, 1.0, math.nan) if eps is None else (eps, 1 - eps, 0.0)
-    return unary._where(logical.logical_or_op(x < lo, x > hi), outside, inside)
-
-
-logit_op = defop(
-    "logit",
-    _logit,
-    dtypes=FLOAT,
-    vjp=_logit_vjp,
-    jvp=_logit_vjp,
-    conventions="With eps, the gradient is 0 where x < eps or x > 1 - eps (the clamped "
-    "region, its bounds excluded); without, nan outside [0, 1].",
-)
-
-
 def _copysign_node(a, b):
     return "CopysignBackward0" if hasattr(b, "shape") else "CopysignBackward1"
 
@@ -523,7 +474,7 @@ def _copysign_vjp(g, a, ans):
     return unary._where(a == 0, 0.0, g * (ans / unary._where(a == 0, 1.0, a)))
 
 
-copysign_op = defop(
+copysign = defop(
     "copysign",
     _copysign,
     args=("a", "b"),
@@ -534,79 +485,23 @@ copysign_op = defop(
     conventions="d/da is 0 at a = 0; the sign source b has gradient 0.",
 )
 
-_DEG = math.pi / 180.0
-
-
-def _deg2rad(x):
-    """x · π/180"""
-    return x * x.dtype.type(_DEG)
-
-
-def _rad2deg(x):
-    """x · 180/π"""
-    return x * x.dtype.type(1 / _DEG)
-
-
-deg2rad_op = defop(
-    "deg2rad",
-    _deg2rad,
-    dtypes=FLOAT,
-    node="Deg2RadBackward0",
-    vjp=lambda g: g * _DEG,  # d/dx (π/180) x = π/180
-    jvp=lambda t: t * _DEG,
-)
-
-rad2deg_op = defop(
-    "rad2deg",
-    _rad2deg,
-    dtypes=FLOAT,
-    node="Rad2DegBackward0",
-    vjp=lambda g: g * (1 / _DEG),  # d/dx (180/π) x = 180/π
-    jvp=lambda t: t * (1 / _DEG),
-)
-
-
-def _sinc(x):
-    """sin(πx) / (πx), 1 at x = 0"""
-    px = x * x.dtype.type(math.pi)
-    return xp.where(x == 0, xp.ones_like(px), xp.sin(px) / xp.where(x == 0, 1, px))
-
-
-def _sinc_vjp(g, x):
-    # d/dx sin(πx)/(πx) = (πx cos(πx) - sin(πx)) / (πx²), 0 at x = 0 (x = 1 stands in there,
-    # so no 0/0 reaches a higher derivative)
-    zero = x == 0
-    safe = unary._where(zero, 1.0, x)
-    px = safe * math.pi
-    return unary._where(zero, 0.0, g * ((px * unary.cos(px) - unary.sin(px)) / (px * safe)))
-
-
-sinc_op = defop(
-    "sinc",
-    _sinc,
-    dtypes=FLOAT,
-    vjp=_sinc_vjp,
-    jvp=_sinc_vjp,
-    conventions="sinc'(0) = 0.",
-)
-
 
 def _ldexp(a, b):
     """a · 2^b"""
     return a * xp.exp2(b)
 
 
-ldexp_op = defop(
+ldexp = defop(
     "ldexp",
     _ldexp,
     args=("a", "b"),
     dtypes=FLOAT,
     vjp=(
-        lambda g, b: g * unary.exp2_op(arithmetic.as_float(b)),  # d/da a 2^b = 2^b
+        lambda g, b: g * unary.exp2(arithmetic.as_float(b)),  # d/da a 2^b = 2^b
         lambda g, ans: g * (ans * unary._LN2),  # d/db a 2^b = a 2^b ln 2
     ),
     jvp=(
-        lambda t, b: t * unary.exp2_op(arithmetic.as_float(b)),
+        lambda t, b: t * unary.exp2(arithmetic.as_float(b)),
         lambda t, ans: t * (ans * unary._LN2),
     ),
 )
@@ -635,7 +530,7 @@ def _heaviside(x, values):
 
 _HEAVISIDE = not_differentiable("heaviside")
 
-heaviside_op = defop(
+heaviside = defop(
     "heaviside",
     _heaviside,
     args=("x", "values"),
@@ -647,48 +542,12 @@ heaviside_op = defop(
 )
 
 
-def _signbit(x):
-    """True where x's sign bit is set (-0.0 and -nan included)"""
-    return xp.signbit(x)
-
-
-def _isposinf(x):
-    """True where x is +inf"""
-    return xp.isposinf(x)
-
-
-def _isneginf(x):
-    """True where x is -inf"""
-    return xp.isneginf(x)
-
-
-signbit_op = defop("signbit", _signbit, dtypes=KEEP, vjp=None)
-
-isposinf_op = defop("isposinf", _isposinf, dtypes=KEEP, vjp=None)
-
-isneginf_op = defop("isneginf", _isneginf, dtypes=KEEP, vjp=None)
-
-
-def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """|a - b| <= atol + rtol |b| (infinities equal only to themselves)"""
-    return xp.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
-
-
-isclose_op = defop(
-    "isclose",
-    _isclose,
-    args=("a", "b"),
-    vjp=(None, None),
-    dtypes=_same_dtype("{a} did not match {b}"),
-)
-
-
 def _nextafter(a, b):
     """the next floating value after a in the direction of b"""
     return xp.nextafter(a, b)
 
 
-nextafter_op = defop(
+nextafter = defop(
     "nextafter",
     _nextafter,
     args=("a", "b"),
@@ -696,30 +555,3 @@ nextafter_op = defop(
     vjp=(lambda g: g, lambda g: copies.zero(g)),  # d/da = 1, d/db = 0 (PyTorch's: a step of an ulp)
     jvp=(lambda t: t, lambda t: copies.zero(t)),
 )
-
-
-def _shift(name: str, left: bool):
-    def forward(a, b):
-        dtype = xp.result_type(a, b)
-        if dtype.kind == "b":
-            raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
-        if dtype.kind == "f":
-            raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Float'")
-        a = xp.asarray(a).astype(dtype)
-        b = xp.asarray(b).astype(dtype)
-        bits = dtype.itemsize * 8
-        wide = b >= bits  # shifting by the width or more: 0, or the sign, as PyTorch
-        b = xp.where(wide, 0, b)
-        if left:
-            return xp.where(wide, 0, xp.left_shift(a, b)).astype(dtype)
-        return xp.where(wide, xp.where(a < 0, -1, 0), xp.right_shift(a, b)).astype(dtype)
-
-    forward.__doc__ = f"a {'<<' if left else '>>'} b on integers"
-    return defop(
-        f"bitwise_{'left' if left else 'right'}_shift", forward, args=("a", "b"), vjp=(None, None)
-    )
-
-
-bitwise_left_shift_op = _shift("lshift", True)
-
-bitwise_right_shift_op = _shift("rshift", False)

@@ -44,19 +44,19 @@ def _pad_to(g, index, src_shape):
     return shapes.index_into_zeros(g, shape=src_shape, key=tuple(slice(0, n) for n in index.shape))
 
 
-gather_op = defop(
+gather = defop(
     "gather",
     _gather,
     args=("x", "index"),
     dtypes=KEEP,
     vjp=(
         # each gathered element's gradient goes back to where it came from (repeats add)
-        lambda g, x_shape, index, dim: scatter_add_op(
+        lambda g, x_shape, index, dim: scatter_add(
             xp.zeros(x_shape, dtype=shapes._np_dtype(g)), index, g, dim=dim
         ),
         None,
     ),
-    jvp=(lambda t, index, dim: gather_op(t, index, dim=dim), None),
+    jvp=(lambda t, index, dim: gather(t, index, dim=dim), None),
     conventions="An element gathered several times gets the sum of their gradients.",
 )
 
@@ -99,15 +99,15 @@ def _no_reduce_grad(reduce):
 
 def _scatter_vjp_x(g, index, dim, reduce):
     _no_reduce_grad(reduce)
-    return scatter_value_op(g, index, dim=dim, value=0.0)  # overwritten places lose x
+    return scatter_value(g, index, dim=dim, value=0.0)  # overwritten places lose x
 
 
 def _scatter_vjp_src(g, index, src_shape, dim, reduce):
     _no_reduce_grad(reduce)
-    return _pad_to(gather_op(g, index, dim=dim), index, src_shape)
+    return _pad_to(gather(g, index, dim=dim), index, src_shape)
 
 
-scatter_op = defop(
+scatter = defop(
     "scatter",
     _scatter,
     args=("x", "index", "src"),
@@ -121,7 +121,7 @@ scatter_op = defop(
     jvp=(
         lambda t, index, dim, reduce: _scatter_vjp_x(t, index, dim, reduce),
         None,
-        lambda t, x_shape, index, dim, reduce: scatter_op(
+        lambda t, x_shape, index, dim, reduce: scatter(
             shapes._zeros(x_shape, t), index, t, dim=dim, reduce=reduce
         ),
     ),
@@ -136,7 +136,7 @@ def _scatter_value(x, index, dim=0, value=0.0, reduce=None):
     return _scatter(x, index, xp.asarray(value, dtype=x.dtype), dim=dim, reduce=reduce)
 
 
-scatter_value_op = defop(
+scatter_value = defop(
     "scatter_value",
     _scatter_value,
     args=("x", "index"),
@@ -152,7 +152,7 @@ def _scatter_add(x, index, src, dim=0):
     return _scatter(x, index, src, dim=dim, reduce="add")
 
 
-scatter_add_op = defop(
+scatter_add = defop(
     "scatter_add",
     _scatter_add,
     args=("x", "index", "src"),
@@ -160,12 +160,12 @@ scatter_add_op = defop(
     vjp=(
         lambda g: g,  # x passes through
         None,
-        lambda g, index, src_shape, dim: _pad_to(gather_op(g, index, dim=dim), index, src_shape),
+        lambda g, index, src_shape, dim: _pad_to(gather(g, index, dim=dim), index, src_shape),
     ),
     jvp=(
         lambda t: t,
         None,
-        lambda t, x_shape, index, dim: scatter_add_op(shapes._zeros(x_shape, t), index, t, dim=dim),
+        lambda t, x_shape, index, dim: scatter_add(shapes._zeros(x_shape, t), index, t, dim=dim),
     ),
 )
 
@@ -187,21 +187,21 @@ def _index_add(x, index, source, dim=0, alpha=1):
     return out
 
 
-index_select_op = defop(
+index_select = defop(
     "index_select",
     _index_select,
     args=("x", "index"),
     dtypes=KEEP,
     vjp=(
-        lambda g, x_shape, index, dim: index_add_op(
+        lambda g, x_shape, index, dim: index_add(
             xp.zeros(x_shape, dtype=shapes._np_dtype(g)), index, g, dim=dim
         ),  # each selected slice's gradient goes back to it (repeats add)
         None,
     ),
-    jvp=(lambda t, index, dim: index_select_op(t, index, dim=dim), None),
+    jvp=(lambda t, index, dim: index_select(t, index, dim=dim), None),
 )
 
-index_add_op = defop(
+index_add = defop(
     "index_add",
     _index_add,
     args=("x", "index", "source"),
@@ -209,12 +209,12 @@ index_add_op = defop(
     vjp=(
         lambda g: g,  # x passes through
         None,
-        lambda g, index, dim, alpha: _scaled(index_select_op(g, index, dim=dim), alpha),
+        lambda g, index, dim, alpha: _scaled(index_select(g, index, dim=dim), alpha),
     ),
     jvp=(
         lambda t: t,
         None,
-        lambda t, x_shape, index, dim, alpha: index_add_op(
+        lambda t, x_shape, index, dim, alpha: index_add(
             shapes._zeros(x_shape, t), index, t, dim=dim, alpha=alpha
         ),
     ),
@@ -246,13 +246,13 @@ def _filled(x_shape, index, dim) -> Any:
     return mask
 
 
-index_fill_op = defop(
+index_fill = defop(
     "index_fill",
     _index_fill,
     args=("x", "index"),
     dtypes=KEEP,
-    vjp=(lambda g, index, dim: index_fill_op(g, index, dim=dim, value=0.0), None),  # filled: 0
-    jvp=(lambda t, index, dim: index_fill_op(t, index, dim=dim, value=0.0), None),
+    vjp=(lambda g, index, dim: index_fill(g, index, dim=dim, value=0.0), None),  # filled: 0
+    jvp=(lambda t, index, dim: index_fill(t, index, dim=dim, value=0.0), None),
 )
 
 
@@ -261,22 +261,22 @@ def _index_fill_tensor(x, index, value, dim=0):
     return _index_fill(x, index, dim=dim, value=value)
 
 
-index_fill_tensor_op = defop(
+index_fill_tensor = defop(
     "index_fill_tensor",
     _index_fill_tensor,
     args=("x", "index", "value"),
     dtypes=KEEP,
     node="IndexFillBackward1",
     vjp=(
-        lambda g, index, dim: index_fill_op(g, index, dim=dim, value=0.0),
+        lambda g, index, dim: index_fill(g, index, dim=dim, value=0.0),
         None,
         # each filled place once (a repeated index fills it once): summed to the 0-d value
-        lambda g, x_shape, index, dim: indexing.masked_fill_op(
+        lambda g, x_shape, index, dim: indexing.masked_fill(
             g, ~_filled(x_shape, index, dim), value=0.0
         ),
     ),
     jvp=(
-        lambda t, index, dim: index_fill_op(t, index, dim=dim, value=0.0),
+        lambda t, index, dim: index_fill(t, index, dim=dim, value=0.0),
         None,
         lambda t, x_shape, index, dim: t * _filled(x_shape, index, dim),
     ),
@@ -290,20 +290,20 @@ def _index_copy(x, index, source, dim=0):
     return out
 
 
-index_copy_op = defop(
+index_copy = defop(
     "index_copy",
     _index_copy,
     args=("x", "index", "source"),
     dtypes=KEEP,
     vjp=(
-        lambda g, index, dim: index_fill_op(g, index, dim=dim, value=0.0),  # overwritten: 0
+        lambda g, index, dim: index_fill(g, index, dim=dim, value=0.0),  # overwritten: 0
         None,
-        lambda g, index, dim: index_select_op(g, index, dim=dim),
+        lambda g, index, dim: index_select(g, index, dim=dim),
     ),
     jvp=(
-        lambda t, index, dim: index_fill_op(t, index, dim=dim, value=0.0),
+        lambda t, index, dim: index_fill(t, index, dim=dim, value=0.0),
         None,
-        lambda t, x_shape, index, dim: index_copy_op(shapes._zeros(x_shape, t), index, t, dim=dim),
+        lambda t, x_shape, index, dim: index_copy(shapes._zeros(x_shape, t), index, t, dim=dim),
     ),
     conventions="With a repeated index, which slice of source lands is unspecified (as in "
     "PyTorch); each gets the gradient of the slice it was copied to.",
@@ -317,7 +317,7 @@ def _index_put_accumulate(x, value, key=()):
     return out
 
 
-index_put_accumulate_op = defop(
+index_put_accumulate = defop(
     "index_put_accumulate",
     _index_put_accumulate,
     args=("x", "value"),
@@ -329,7 +329,7 @@ index_put_accumulate_op = defop(
     ),
     jvp=(
         lambda t: t,
-        lambda t, x_shape, key: index_put_accumulate_op(shapes._zeros(x_shape, t), t, key=key),
+        lambda t, x_shape, key: index_put_accumulate(shapes._zeros(x_shape, t), t, key=key),
     ),
 )
 
@@ -344,27 +344,27 @@ def _masked_scatter(x, mask, source):
 
 def _masked_scatter_source_vjp(g, mask, source_shape):
     """The gradient at the masked places, in order, as the first elements of source."""
-    picked = indexing.masked_select_op(g, mask)
+    picked = indexing.masked_select(g, mask)
     n = math.prod(source_shape)
     return shapes.reshape(
         shapes.index_into_zeros(picked, shape=(n,), key=slice(0, picked.shape[0])), source_shape
     )
 
 
-masked_scatter_op = defop(
+masked_scatter = defop(
     "masked_scatter",
     _masked_scatter,
     args=("x", "mask", "source"),
     dtypes=KEEP,
     vjp=(
-        lambda g, mask: indexing.masked_fill_op(g, mask, value=0.0),  # overwritten places lose x
+        lambda g, mask: indexing.masked_fill(g, mask, value=0.0),  # overwritten places lose x
         None,
         lambda g, mask, source_shape: _masked_scatter_source_vjp(g, mask, source_shape),
     ),
     jvp=(
-        lambda t, mask: indexing.masked_fill_op(t, mask, value=0.0),
+        lambda t, mask: indexing.masked_fill(t, mask, value=0.0),
         None,
-        lambda t, x_shape, mask: masked_scatter_op(shapes._zeros(x_shape, t), mask, t),
+        lambda t, x_shape, mask: masked_scatter(shapes._zeros(x_shape, t), mask, t),
     ),
 )
 
@@ -393,7 +393,7 @@ def _fold_windows(g, x_shape, dimension, size, step):
     shape = list(x_shape)
     del shape[dimension]
     zeros = xp.zeros(tuple(shape) + (x_shape[dimension],), dtype=shapes._np_dtype(g))
-    out = index_add_op(zeros, _make(index, int64), flat, dim=len(shape))
+    out = index_add(zeros, _make(index, int64), flat, dim=len(shape))
     return ew_movedim(out, -1, dimension)
 
 
@@ -406,12 +406,12 @@ def ew_movedim(t, source: int, destination: int):
     return shapes.permute(t, dims=tuple(order))
 
 
-unfold_op = defop(
+unfold = defop(
     "unfold",
     _unfold,
     dtypes=KEEP,
     view=True,
     vjp=lambda g, x_shape, dimension, size, step: _fold_windows(g, x_shape, dimension, size, step),
-    jvp=lambda t, dimension, size, step: unfold_op(t, dimension=dimension, size=size, step=step),
+    jvp=lambda t, dimension, size, step: unfold(t, dimension=dimension, size=size, step=step),
     conventions="Overlapping windows add their gradients.",
 )

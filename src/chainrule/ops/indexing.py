@@ -18,13 +18,13 @@ def _masked_fill(x, mask, value=0.0):
     return xp.where(mask, xp.asarray(value, dtype=x.dtype), x)
 
 
-masked_fill_op = defop(
+masked_fill = defop(
     "masked_fill",
     _masked_fill,
     args=("x", "mask"),
     dtypes=KEEP,
-    vjp=(lambda g, mask: masked_fill_op(g, mask, value=0.0), None),  # filled places lose x
-    jvp=(lambda t, mask: masked_fill_op(t, mask, value=0.0), None),
+    vjp=(lambda g, mask: masked_fill(g, mask, value=0.0), None),  # filled places lose x
+    jvp=(lambda t, mask: masked_fill(t, mask, value=0.0), None),
 )
 
 
@@ -33,19 +33,19 @@ def _masked_fill_tensor(x, mask, value):
     return xp.where(mask, value.astype(x.dtype), x)
 
 
-masked_fill_tensor_op = defop(
+masked_fill_tensor = defop(
     "masked_fill_tensor",
     _masked_fill_tensor,
     args=("x", "mask", "value"),
     dtypes=KEEP,
     node="MaskedFillBackward1",
     vjp=(
-        lambda g, mask: masked_fill_op(g, mask, value=0.0),
+        lambda g, mask: masked_fill(g, mask, value=0.0),
         None,
-        lambda g, mask: masked_fill_op(g, ~mask, value=0.0),  # summed to the 0-d value
+        lambda g, mask: masked_fill(g, ~mask, value=0.0),  # summed to the 0-d value
     ),
     jvp=(
-        lambda t, mask: masked_fill_op(t, mask, value=0.0),
+        lambda t, mask: masked_fill(t, mask, value=0.0),
         None,
         lambda t, mask: t * mask,
     ),
@@ -64,13 +64,13 @@ def _unmask(g, x_shape, mask):
     return shapes.index_into_zeros(g, shape=shape, key=xp.broadcast_to(shapes._arr(mask), shape))
 
 
-masked_select_op = defop(
+masked_select = defop(
     "masked_select",
     _masked_select,
     args=("x", "mask"),
     dtypes=KEEP,
     vjp=(lambda g, x_shape, mask: _unmask(g, x_shape, mask), None),
-    jvp=(lambda t, mask: masked_select_op(t, mask), None),
+    jvp=(lambda t, mask: masked_select(t, mask), None),
 )
 
 
@@ -79,7 +79,7 @@ def _take(x, index):
     return x.reshape(-1)[index]
 
 
-take_op = defop(
+take = defop(
     "take",
     _take,
     args=("x", "index"),
@@ -90,5 +90,5 @@ take_op = defop(
         ),  # repeated indices add up
         None,
     ),
-    jvp=(lambda t, index: take_op(t, index), None),
+    jvp=(lambda t, index: take(t, index), None),
 )

@@ -23,12 +23,12 @@ def _unrepeat(g, x_shape, repeats):
     return shapes.reshape(g, tuple(x_shape))
 
 
-repeat_op = defop(
+repeat = defop(
     "repeat",
     _repeat,
     dtypes=KEEP,
     vjp=lambda g, x_shape, repeats: _unrepeat(g, x_shape, repeats),  # each copy adds to x
-    jvp=lambda t, repeats: repeat_op(t, repeats=repeats),
+    jvp=lambda t, repeats: repeat(t, repeats=repeats),
 )
 
 
@@ -37,12 +37,12 @@ def _flip(x, dims=()):
     return xp.flip(x, axis=dims).copy() if x.ndim else x.copy()
 
 
-flip_op = defop(
+flip = defop(
     "flip",
     _flip,
     dtypes=KEEP,
-    vjp=lambda g, dims: flip_op(g, dims=dims),  # a reversal undoes itself
-    jvp=lambda t, dims: flip_op(t, dims=dims),
+    vjp=lambda g, dims: flip(g, dims=dims),  # a reversal undoes itself
+    jvp=lambda t, dims: flip(t, dims=dims),
 )
 
 
@@ -53,12 +53,12 @@ def _roll(x, shifts=(), dims=None):
     return xp.roll(x, shifts, axis=dims)
 
 
-roll_op = defop(
+roll = defop(
     "roll",
     _roll,
     dtypes=KEEP,
-    vjp=lambda g, shifts, dims: roll_op(g, shifts=tuple(-s for s in shifts), dims=dims),
-    jvp=lambda t, shifts, dims: roll_op(t, shifts=shifts, dims=dims),
+    vjp=lambda g, shifts, dims: roll(g, shifts=tuple(-s for s in shifts), dims=dims),
+    jvp=lambda t, shifts, dims: roll(t, shifts=shifts, dims=dims),
 )
 
 # ----- cat and stack: ops over a sequence of tensors ---------------------------------------
@@ -70,14 +70,14 @@ def _cat(arrays, dim=0, offsets=()):
     return xp.concatenate(kept, axis=dim)
 
 
-cat_op = SequenceOp(
+cat = SequenceOp(
     "cat",
     _cat,
     node="CatBackward0",
     vjp=lambda g, i, dim, offsets: shapes.getitem(
         g, key=shapes._key_of(dim, slice(offsets[i], offsets[i + 1]))
     ),  # the i-th tensor's block of the gradient
-    jvp=lambda tangents, dim, offsets: cat_op(tangents, dim=dim, offsets=offsets),
+    jvp=lambda tangents, dim, offsets: cat(tangents, dim=dim, offsets=offsets),
 )
 
 
@@ -86,12 +86,12 @@ def _stack(arrays, dim=0):
     return xp.stack(arrays, axis=dim)
 
 
-stack_op = SequenceOp(
+stack = SequenceOp(
     "stack",
     _stack,
     node="StackBackward0",
     vjp=lambda g, i, dim: shapes.getitem(
         g, key=shapes._key_of(dim, i)
     ),  # the i-th slice of the gradient
-    jvp=lambda tangents, dim: stack_op(tangents, dim=dim),
+    jvp=lambda tangents, dim: stack(tangents, dim=dim),
 )

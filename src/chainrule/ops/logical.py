@@ -5,7 +5,7 @@ from __future__ import annotations
 from .._backend import xp
 from .._promotion import result_type
 from ..autograd.recording import KEEP, defop
-from . import arithmetic, copies, unary
+from . import arithmetic, binary, copies, unary
 
 
 def _where(a, b, condition=True):
@@ -72,23 +72,19 @@ builtins_bool = True.__class__
 
 # ----- logical, bitwise and predicates: no gradient ----------------------------------------
 
-logical_and_op = defop(
-    "logical_and", xp.logical_and, args=("a", "b"), dtypes=KEEP, vjp=(None, None)
-)
+logical_and = defop("logical_and", xp.logical_and, args=("a", "b"), dtypes=KEEP, vjp=(None, None))
 
-logical_or_op = defop("logical_or", xp.logical_or, args=("a", "b"), dtypes=KEEP, vjp=(None, None))
+logical_or = defop("logical_or", xp.logical_or, args=("a", "b"), dtypes=KEEP, vjp=(None, None))
 
-logical_xor_op = defop(
-    "logical_xor", xp.logical_xor, args=("a", "b"), dtypes=KEEP, vjp=(None, None)
-)
+logical_xor = defop("logical_xor", xp.logical_xor, args=("a", "b"), dtypes=KEEP, vjp=(None, None))
 
-logical_not_op = defop("logical_not", xp.logical_not, dtypes=KEEP, vjp=None)
+logical_not = defop("logical_not", xp.logical_not, dtypes=KEEP, vjp=None)
 
-isnan_op = defop("isnan", xp.isnan, dtypes=KEEP, vjp=None)
+isnan = defop("isnan", xp.isnan, dtypes=KEEP, vjp=None)
 
-isinf_op = defop("isinf", xp.isinf, dtypes=KEEP, vjp=None)
+isinf = defop("isinf", xp.isinf, dtypes=KEEP, vjp=None)
 
-isfinite_op = defop("isfinite", xp.isfinite, dtypes=KEEP, vjp=None)
+isfinite = defop("isfinite", xp.isfinite, dtypes=KEEP, vjp=None)
 
 
 def _bitwise(name: str, fn):
@@ -104,11 +100,11 @@ def _bitwise(name: str, fn):
     return defop(name, forward, args=("a", "b"), vjp=(None, None))
 
 
-bitwise_and_op = _bitwise("bitwise_and", xp.bitwise_and)
+bitwise_and = _bitwise("bitwise_and", xp.bitwise_and)
 
-bitwise_or_op = _bitwise("bitwise_or", xp.bitwise_or)
+bitwise_or = _bitwise("bitwise_or", xp.bitwise_or)
 
-bitwise_xor_op = _bitwise("bitwise_xor", xp.bitwise_xor)
+bitwise_xor = _bitwise("bitwise_xor", xp.bitwise_xor)
 
 
 def _bitwise_not(x):
@@ -124,7 +120,43 @@ def _dtype_of(arr):
     return _FROM_NP[arr.dtype]
 
 
-bitwise_not_op = defop("bitwise_not", _bitwise_not, dtypes=KEEP, vjp=None)
+bitwise_not = defop("bitwise_not", _bitwise_not, dtypes=KEEP, vjp=None)
+
+
+def _signbit(x):
+    """True where x's sign bit is set (-0.0 and -nan included)"""
+    return xp.signbit(x)
+
+
+def _isposinf(x):
+    """True where x is +inf"""
+    return xp.isposinf(x)
+
+
+def _isneginf(x):
+    """True where x is -inf"""
+    return xp.isneginf(x)
+
+
+signbit = defop("signbit", _signbit, dtypes=KEEP, vjp=None)
+
+isposinf = defop("isposinf", _isposinf, dtypes=KEEP, vjp=None)
+
+isneginf = defop("isneginf", _isneginf, dtypes=KEEP, vjp=None)
+
+
+def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|a - b| <= atol + rtol |b| (infinities equal only to themselves)"""
+    return xp.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+isclose = defop(
+    "isclose",
+    _isclose,
+    args=("a", "b"),
+    vjp=(None, None),
+    dtypes=binary._same_dtype("{a} did not match {b}"),
+)
 
 
 def _comparison_inplace(name: str, fn):
@@ -149,3 +181,30 @@ def _comparison_inplace(name: str, fn):
 _COMPARE_INPLACE = {
     op.name: _comparison_inplace(op.name, op.forward) for op in (eq, ne, lt, le, gt, ge)
 }
+
+
+def _shift(name: str, left: bool):
+    def forward(a, b):
+        dtype = xp.result_type(a, b)
+        if dtype.kind == "b":
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
+        if dtype.kind == "f":
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Float'")
+        a = xp.asarray(a).astype(dtype)
+        b = xp.asarray(b).astype(dtype)
+        bits = dtype.itemsize * 8
+        wide = b >= bits  # shifting by the width or more: 0, or the sign, as PyTorch
+        b = xp.where(wide, 0, b)
+        if left:
+            return xp.where(wide, 0, xp.left_shift(a, b)).astype(dtype)
+        return xp.where(wide, xp.where(a < 0, -1, 0), xp.right_shift(a, b)).astype(dtype)
+
+    forward.__doc__ = f"a {'<<' if left else '>>'} b on integers"
+    return defop(
+        f"bitwise_{'left' if left else 'right'}_shift", forward, args=("a", "b"), vjp=(None, None)
+    )
+
+
+bitwise_left_shift = _shift("lshift", True)
+
+bitwise_right_shift = _shift("rshift", False)

@@ -37,7 +37,7 @@ def _softmax_grad(g, ans, dim):
     return ans * (g - reductions.sum(g * ans, dim=dim, keepdim=True))
 
 
-softmax_op = defop(
+softmax = defop(
     "softmax",
     _softmax,
     dtypes=_floating_along_dim("softmax"),
@@ -55,7 +55,7 @@ def _log_softmax(x, dim=-1):
     return s - xp.log(xp.sum(xp.exp(s), axis=axis, keepdims=True))
 
 
-log_softmax_op = defop(
+log_softmax = defop(
     "log_softmax",
     _log_softmax,
     dtypes=_floating_along_dim("log_softmax"),
@@ -101,7 +101,7 @@ def _logsumexp_jvp(t, x, dim, keepdim):
     )
 
 
-logsumexp_op = defop(
+logsumexp = defop(
     "logsumexp",
     _logsumexp,
     dtypes=FLOAT,

@@ -220,6 +220,28 @@ def _as_1d(x):
     return x.reshape(1) if x.ndim == 0 else x
 
 
+def _nansum(x, dim=None, keepdim=False, dtype=None):
+    """Σ x over dim with nan counted as 0"""
+    if x.dtype.kind == "f":
+        x = xp.where(xp.isnan(x), 0, x)
+    return _sum(x, dim=dim, keepdim=keepdim, dtype=dtype)
+
+
+nansum = defop(
+    "nansum",
+    _nansum,
+    dtypes=KEEP,
+    # ∂/∂x_i = 1 where x_i is not nan, else 0
+    # (a product, not a where: a nan or inf g stays nan at nan entries, as in PyTorch)
+    vjp=lambda g, x, dim, keepdim: (
+        unreduce(g, _arr(x).shape, dim, keepdim) * (~xp.isnan(_arr(x))).astype(_arr(x).dtype)
+    ),
+    jvp=lambda t, x, dim, keepdim, dtype: sum(
+        _where(xp.isnan(_arr(x)), 0.0, t), dim=dim, keepdim=keepdim, dtype=dtype
+    ),
+    conventions="nan entries get a gradient of 0.",
+)
+
 # ===== prod ===============================================================================
 
 
@@ -237,10 +259,10 @@ def _prod(x, dim=None, keepdim=False, dtype=None):
 
 def _exclusive_products(x, dim: int):
     """Π_(j≠i) x_j along dim, exactly (zeros included): the products before i times after."""
-    before = sorting.shift_along(scans.cumprod_op(x, dim=dim), dim=dim, fill=1.0)
+    before = sorting.shift_along(scans.cumprod(x, dim=dim), dim=dim, fill=1.0)
     flipped = sorting.flip_along(x, dim=dim)
     after = sorting.flip_along(
-        sorting.shift_along(scans.cumprod_op(flipped, dim=dim), dim=dim, fill=1.0), dim=dim
+        sorting.shift_along(scans.cumprod(flipped, dim=dim), dim=dim, fill=1.0), dim=dim
     )
     return before * after
 
@@ -268,7 +290,7 @@ def _prod_jvp(t, x, ans, dim, keepdim):
     return sum(_prod_vjp(ans * 0 + 1, x, ans, dim, keepdim) * t, dim=dim, keepdim=keepdim)
 
 
-prod_op = defop(
+prod = defop(
     "prod",
     _prod,
     dtypes=KEEP,
@@ -338,7 +360,7 @@ def _no_identity(name: str, x, axis):
 
 _SHARED = "Entries tying for the result share its gradient equally."
 
-amax_op = _sharing(
+amax = _sharing(
     "amax",
     _extreme(xp.max, "amax"),
     "AmaxBackward0",
@@ -346,7 +368,7 @@ amax_op = _sharing(
     _SHARED + " Where the result is nan every entry's gradient is nan (PyTorch's).",
 )
 
-amin_op = _sharing(
+amin = _sharing(
     "amin",
     _extreme(xp.min, "amin"),
     "AminBackward0",
@@ -354,7 +376,7 @@ amin_op = _sharing(
     _SHARED + " Where the result is nan every entry's gradient is nan (PyTorch's).",
 )
 
-max_all_op = _sharing(
+max_all = _sharing(
     "max",
     _extreme(xp.max, "max"),
     "MaxBackward1",
@@ -362,7 +384,7 @@ max_all_op = _sharing(
     _SHARED + " A nan result shares it among the nan entries.",
 )
 
-min_all_op = _sharing(
+min_all = _sharing(
     "min",
     _extreme(xp.min, "min"),
     "MinBackward1",
@@ -372,11 +394,11 @@ min_all_op = _sharing(
 
 _NAN_ALL = " Where the result is nan every entry's gradient is nan (PyTorch's)."
 
-aminmax_min_op = _sharing(
+aminmax_min = _sharing(
     "aminmax_min", _extreme(xp.min, "aminmax"), "AminmaxBackward0", False, _SHARED + _NAN_ALL
 )
 
-aminmax_max_op = _sharing(
+aminmax_max = _sharing(
     "aminmax_max", _extreme(xp.max, "aminmax"), "AminmaxBackward0", False, _SHARED + _NAN_ALL
 )
 
@@ -391,7 +413,7 @@ def _median_all(x, dim=None, keepdim=False):
     return xp.asarray(flat[(flat.size - 1) // 2])
 
 
-median_all_op = _sharing(
+median_all = _sharing(
     "median",
     _median_all,
     "MedianBackward0",
@@ -410,7 +432,7 @@ def _nanmedian_all(x, dim=None, keepdim=False):
     return xp.asarray(xp.sort(flat)[(flat.size - 1) // 2])
 
 
-nanmedian_all_op = _sharing(
+nanmedian_all = _sharing(
     "nanmedian",
     _nanmedian_all,
     "NanmedianBackward0",
@@ -456,7 +478,7 @@ def _var_jvp(t, x, dim, correction, keepdim):
     return sum(centred * t, dim=dim, keepdim=keepdim) * scale
 
 
-var_op = defop(
+var = defop(
     "var",
     _var,
     dtypes=KEEP,
@@ -478,7 +500,7 @@ def _inverse_or_zero(ans):
     return _where(a == 0, 0.0, 0.5 / _where(a == 0, 1.0, ans))
 
 
-std_op = defop(
+std = defop(
     "std",
     _std,
     dtypes=KEEP,
@@ -517,6 +539,6 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):  # noqa: A002
     if dim is not None:
         dim = _axis(dim, input.ndim)
     return _AminmaxResult(
-        aminmax_min_op(input, dim=dim, keepdim=keepdim),
-        aminmax_max_op(input, dim=dim, keepdim=keepdim),
+        aminmax_min(input, dim=dim, keepdim=keepdim),
+        aminmax_max(input, dim=dim, keepdim=keepdim),
     )

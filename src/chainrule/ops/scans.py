@@ -3,8 +3,94 @@
 from __future__ import annotations
 
 from .._backend import xp
+from .._dtypes import float64
 from ..autograd.recording import KEEP, defop
-from . import reductions, shapes, sorting
+from . import copies, reductions, shapes, sorting, unary
+
+
+def _cumulative_selecting(name: str, node: str, doc: str):
+    """cummax / cummin values: entries read at indices that repeat, so gradients add up."""
+
+    def forward(x, index=None, dim=0):
+        return sorting._take_along(x, index=index, dim=dim, keepdim=True)
+
+    forward.__doc__ = doc
+
+    def vjp(g, x_shape, index, dim):
+        """∂y_i/∂x_j = [index_i = j]: each g_i is added at the entry it was read from"""
+        return sorting.scatter_add_into_zeros(g, index=index, dim=dim, shape=x_shape)
+
+    return defop(
+        name,
+        forward,
+        dtypes=KEEP,
+        node=node,
+        vjp=vjp,
+        jvp=lambda t, index, dim: sorting.take_along(t, index=index, dim=dim, keepdim=True),
+        conventions="The gradient goes to the returned index: among ties, the latest entry "
+        "(PyTorch's); after a nan, the latest nan.",
+    )
+
+
+cummax = _cumulative_selecting("cummax", "CummaxBackward0", "the running max along dim")
+
+cummin = _cumulative_selecting("cummin", "CumminBackward0", "the running min along dim")
+
+
+def _logcumsumexp(x, dim=0):
+    """y_i = log Σ_(j≤i) e^(x_j) along dim, accumulated pairwise with logaddexp (stable)"""
+    if x.ndim == 0:
+        return x.copy()
+    return xp.logaddexp.accumulate(x, axis=dim)
+
+
+def _log_part(v, positive: bool):
+    """log |v| where v has the wanted sign, else the dtype's lowest finite number (not -inf:
+    -inf - -inf would be nan in the next derivative)."""
+    a = reductions._arr(v)
+    keep = a > 0 if positive else a < 0
+    lowest = float(xp.finfo(a.dtype).min) if a.dtype.kind == "f" else -1e308
+    safe = reductions._where(keep, v, 1.0) if positive else reductions._where(keep, -v, 1.0)
+    return reductions._where(keep, unary.log(safe), lowest)
+
+
+def _logcumsumexp_vjp(g, x, ans, dim):
+    """∂y_i/∂x_k = e^(x_k - y_i) for k ≤ i: Σ_(i≥k) g_i e^(x_k - y_i), split by sign of g"""
+    if reductions._arr(x).ndim == 0:
+        return g
+    flipped = sorting.flip_along(ans, dim=dim)
+    total = 0.0
+    for positive in (True, False):
+        part = sorting.flip_along(_log_part(g, positive), dim=dim) - flipped
+        rev = sorting.flip_along(logcumsumexp(part, dim=dim), dim=dim)
+        term = unary.exp(rev + x)
+        total = total + term if positive else total - term
+    return total
+
+
+def _logcumsumexp_jvp(t, x, ans, dim):
+    """Σ_(k≤i) t_k e^(x_k - y_i), split by the sign of t"""
+    if reductions._arr(x).ndim == 0:
+        return t
+    if reductions._arr(x).dtype != xp.float64:
+        # formed in float64 (the tangent is cast back to x's dtype): in float32,
+        # log|t_k| + x_k and y_i round at the scale of x (~5e-4 near 1e4), and so
+        # would every term, relatively
+        x, t = copies.to_dtype(x, dtype=float64), copies.to_dtype(t, dtype=float64)
+        ans = logcumsumexp(x, dim=dim)
+    pos = logcumsumexp(_log_part(t, True) + x, dim=dim)
+    neg = logcumsumexp(_log_part(t, False) + x, dim=dim)
+    return unary.exp(pos - ans) - unary.exp(neg - ans)
+
+
+logcumsumexp = defop(
+    "logcumsumexp",
+    _logcumsumexp,
+    dtypes=KEEP,
+    vjp=_logcumsumexp_vjp,
+    jvp=_logcumsumexp_jvp,
+    conventions="Stable for large |x|: the sums of the rules are formed in log space.",
+)
 
 # ===== cumsum and cumprod ===================================================================
 
@@ -24,15 +110,15 @@ def _cumsum(x, dim=0, dtype=None):
 
 def _reverse_cumsum(g, dim: int):
     """Σ_(i≥j) g_i along dim: the VJP of a cumulative sum."""
-    return sorting.flip_along(cumsum_op(sorting.flip_along(g, dim=dim), dim=dim), dim=dim)
+    return sorting.flip_along(cumsum(sorting.flip_along(g, dim=dim), dim=dim), dim=dim)
 
 
-cumsum_op = defop(
+cumsum = defop(
     "cumsum",
     _cumsum,
     dtypes=KEEP,
     vjp=lambda g, dim: _reverse_cumsum(g, dim),  # ∂y_i/∂x_j = [j ≤ i]
-    jvp=lambda t, dim, dtype: cumsum_op(t, dim=dim, dtype=dtype),
+    jvp=lambda t, dim, dtype: cumsum(t, dim=dim, dtype=dtype),
 )
 
 
@@ -60,10 +146,8 @@ def _cumprod_jacobian(xs):
     k = xp.arange(n).reshape(n, 1)
     i = xp.arange(n).reshape(1, n)
     rows = shapes.reshape(xs, reductions._arr(xs).shape[:-1] + (1, n))
-    after_k = cumprod_op(
-        reductions._where(i > k, rows, 1.0), dim=last + 1
-    )  # [k, i] = Π_(k<j≤i) x_j
-    before = sorting.shift_along(cumprod_op(xs, dim=last), dim=last, fill=1.0)  # Π_(j<k) x_j
+    after_k = cumprod(reductions._where(i > k, rows, 1.0), dim=last + 1)  # [k, i] = Π_(k<j≤i) x_j
+    before = sorting.shift_along(cumprod(xs, dim=last), dim=last, fill=1.0)  # Π_(j<k) x_j
     before = shapes.reshape(before, reductions._arr(xs).shape + (1,))
     return reductions._where(i >= k, before * after_k, 0.0)
 
@@ -89,7 +173,7 @@ def _cumprod_jvp(t, x, ans, dim):
     if a.ndim == 0:
         return t
     if not (a == 0).any():
-        return ans * cumsum_op(t / x, dim=dim)
+        return ans * cumsum(t / x, dim=dim)
     order, back = _last_axis_order(a.ndim, dim)
     w = _cumprod_jacobian(shapes.permute(x, dims=order))
     ts = shapes.permute(t, dims=order)
@@ -97,7 +181,7 @@ def _cumprod_jvp(t, x, ans, dim):
     return shapes.permute(reductions.sum(w * tk, dim=a.ndim - 1), dims=back)
 
 
-cumprod_op = defop(
+cumprod = defop(
     "cumprod",
     _cumprod,
     dtypes=KEEP,

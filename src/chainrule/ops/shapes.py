@@ -343,14 +343,14 @@ def _squeeze(x, dims=None, variant=0):
 
 
 # variant: 0 squeeze(), 1 squeeze(dim), 2 squeeze(dims); 3, 4, 5 the same in place (squeeze_)
-squeeze_op = defop(
+squeeze = defop(
     "squeeze",
     _squeeze,
     dtypes=KEEP,
     view=True,
     node=lambda x, dims=None, variant=0: f"SqueezeBackward{variant}",
     vjp=lambda g, x_shape: reshape(g, x_shape),  # put the size-1 dims back
-    jvp=lambda t, dims: squeeze_op(t, dims=dims),
+    jvp=lambda t, dims: squeeze(t, dims=dims),
 )
 
 
@@ -359,14 +359,14 @@ def _unsqueeze(x, dim=0, variant=0):
     return xp.expand_dims(x, dim)
 
 
-unsqueeze_op = defop(
+unsqueeze = defop(
     "unsqueeze",
     _unsqueeze,
     dtypes=KEEP,
     view=True,
     node=lambda x, dim=0, variant=0: f"UnsqueezeBackward{variant}",
     vjp=lambda g, x_shape: reshape(g, x_shape),  # drop the inserted dim
-    jvp=lambda t, dim: unsqueeze_op(t, dim=dim),
+    jvp=lambda t, dim: unsqueeze(t, dim=dim),
 )
 
 # ----- narrow, select, split, chunk, unbind -----------------------------------------------
@@ -377,7 +377,7 @@ def _narrow(x, dim=0, start=0, length=0):
     return x[_key_of(dim, slice(start, start + length))]
 
 
-narrow_op = defop(
+narrow = defop(
     "narrow",
     _narrow,
     dtypes=KEEP,
@@ -386,7 +386,7 @@ narrow_op = defop(
     vjp=lambda g, x_shape, dim, start, length: index_into_zeros(
         g, shape=x_shape, key=_key_of(dim, slice(start, start + length))
     ),  # the slice's gradient in place, zeros elsewhere
-    jvp=lambda t, dim, start, length: narrow_op(t, dim=dim, start=start, length=length),
+    jvp=lambda t, dim, start, length: narrow(t, dim=dim, start=start, length=length),
 )
 
 
@@ -415,19 +415,19 @@ def _unsplit(g, x_shape, dim, sizes, unbind):
             p = xp.zeros(shape, dtype=dtype)
         filled.append(p)
     if unbind:
-        return joining.stack_op(filled, dim=dim)
+        return joining.stack(filled, dim=dim)
     offsets = tuple(sum(sizes[:i]) for i in range(len(sizes) + 1))
-    return joining.cat_op(filled, dim=dim, offsets=offsets)
+    return joining.cat(filled, dim=dim, offsets=offsets)
 
 
-split_op = defop(
+split = defop(
     "split",
     _split,
     dtypes=KEEP,
     node=lambda x, dim=0, sizes=(), unbind=False, kind="Split": f"{kind}Backward0",
     vjp=lambda g, x_shape, dim, sizes, unbind: _unsplit(g, x_shape, dim, sizes, unbind),
     # forward mode: _split_views attaches the split tangent to each piece
-    jvp=lambda t, dim, sizes, unbind: split_op(t, dim=dim, sizes=sizes, unbind=unbind),
+    jvp=lambda t, dim, sizes, unbind: split(t, dim=dim, sizes=sizes, unbind=unbind),
     conventions="Pieces that receive no gradient count as zeros.",
 )
 
@@ -437,7 +437,7 @@ def _piece(x, dim=0, start=0, stop=0, unbind=False, kind="Split", output=0):
     return x[_key_of(dim, start if unbind else slice(start, stop))]
 
 
-piece_op = defop(
+piece = defop(
     "split_piece",
     _piece,
     dtypes=KEEP,
@@ -446,7 +446,7 @@ piece_op = defop(
     vjp=lambda g, x_shape, dim, start, stop, unbind: index_into_zeros(
         g, shape=x_shape, key=_key_of(dim, start if unbind else slice(start, stop))
     ),  # the piece's gradient in place, zeros elsewhere
-    jvp=lambda t, dim, start, stop, unbind: piece_op(
+    jvp=lambda t, dim, start, stop, unbind: piece(
         t, dim=dim, start=start, stop=stop, unbind=unbind
     ),
 )
@@ -462,4 +462,4 @@ def _refuse_inplace(params: dict) -> str:
     )
 
 
-piece_op.refuse_inplace = _refuse_inplace  # read by autograd/inplace.py
+piece.refuse_inplace = _refuse_inplace  # read by autograd/inplace.py

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from .._backend import xp
-from .._dtypes import float64
 from ..autograd.recording import KEEP, defop
-from . import copies, reductions, unary
+from . import reductions
 
 # ===== helper ops: flip, shift, gather and scatter along a dim ===============================
 
@@ -127,19 +126,17 @@ scatter_into_zeros = defop(
     ),
 )
 
-max_dim_op = _selecting("max_dim", "MaxBackward0", "the max along dim, at its (first) index")
+max_dim = _selecting("max_dim", "MaxBackward0", "the max along dim, at its (first) index")
 
-min_dim_op = _selecting("min_dim", "MinBackward0", "the min along dim, at its (first) index")
+min_dim = _selecting("min_dim", "MinBackward0", "the min along dim, at its (first) index")
 
-median_dim_op = _selecting(
-    "median_dim", "MedianBackward1", "the lower median along dim, at its index"
-)
+median_dim = _selecting("median_dim", "MedianBackward1", "the lower median along dim, at its index")
 
-nanmedian_dim_op = _selecting(
+nanmedian_dim = _selecting(
     "nanmedian_dim", "NanmedianBackward1", "the lower median of the non-nan entries along dim"
 )
 
-sort_op = _selecting(
+sort = _selecting(
     "sort",
     "SortBackward0",
     "x sorted along dim (the entries at the sorting indices)",
@@ -149,7 +146,7 @@ sort_op = _selecting(
     "then the gradient of tied values sits on other (equal) entries.",
 )
 
-topk_op = _selecting(
+topk = _selecting(
     "topk",
     "TopkBackward0",
     "the k largest (or smallest) entries along dim, at their indices",
@@ -158,7 +155,7 @@ topk_op = _selecting(
     "indices, so with ties the gradient may sit on different (equal) entries.",
 )
 
-kthvalue_op = _selecting(
+kthvalue = _selecting(
     "kthvalue",
     "KthvalueBackward0",
     "the k-th smallest entry along dim, at its index",
@@ -166,7 +163,7 @@ kthvalue_op = _selecting(
     "PyTorch's CPU kernel (a selection) may return another of the tied indices.",
 )
 
-mode_op = _selecting(
+mode = _selecting(
     "mode",
     "ModeBackward0",
     "the most frequent entry along dim (the smallest such), at its last index",
@@ -194,116 +191,4 @@ scatter_add_into_zeros = defop(
     node="ScatterAddBackward0",
     vjp=lambda gg, index, dim: take_along(gg, index=index, dim=dim, keepdim=True),
     jvp=lambda t, index, dim, shape: scatter_add_into_zeros(t, index=index, dim=dim, shape=shape),
-)
-
-
-def _cumulative_selecting(name: str, node: str, doc: str):
-    """cummax / cummin values: entries read at indices that repeat, so gradients add up."""
-
-    def forward(x, index=None, dim=0):
-        return _take_along(x, index=index, dim=dim, keepdim=True)
-
-    forward.__doc__ = doc
-
-    def vjp(g, x_shape, index, dim):
-        """∂y_i/∂x_j = [index_i = j]: each g_i is added at the entry it was read from"""
-        return scatter_add_into_zeros(g, index=index, dim=dim, shape=x_shape)
-
-    return defop(
-        name,
-        forward,
-        dtypes=KEEP,
-        node=node,
-        vjp=vjp,
-        jvp=lambda t, index, dim: take_along(t, index=index, dim=dim, keepdim=True),
-        conventions="The gradient goes to the returned index: among ties, the latest entry "
-        "(PyTorch's); after a nan, the latest nan.",
-    )
-
-
-cummax_op = _cumulative_selecting("cummax", "CummaxBackward0", "the running max along dim")
-
-cummin_op = _cumulative_selecting("cummin", "CumminBackward0", "the running min along dim")
-
-
-def _logcumsumexp(x, dim=0):
-    """y_i = log Σ_(j≤i) e^(x_j) along dim, accumulated pairwise with logaddexp (stable)"""
-    if x.ndim == 0:
-        return x.copy()
-    return xp.logaddexp.accumulate(x, axis=dim)
-
-
-def _log_part(v, positive: bool):
-    """log |v| where v has the wanted sign, else the dtype's lowest finite number (not -inf:
-    -inf - -inf would be nan in the next derivative)."""
-    a = reductions._arr(v)
-    keep = a > 0 if positive else a < 0
-    lowest = float(xp.finfo(a.dtype).min) if a.dtype.kind == "f" else -1e308
-    safe = reductions._where(keep, v, 1.0) if positive else reductions._where(keep, -v, 1.0)
-    return reductions._where(keep, unary.log(safe), lowest)
-
-
-def _logcumsumexp_vjp(g, x, ans, dim):
-    """∂y_i/∂x_k = e^(x_k - y_i) for k ≤ i: Σ_(i≥k) g_i e^(x_k - y_i), split by sign of g"""
-    if reductions._arr(x).ndim == 0:
-        return g
-    flipped = flip_along(ans, dim=dim)
-    total = 0.0
-    for positive in (True, False):
-        part = flip_along(_log_part(g, positive), dim=dim) - flipped
-        rev = flip_along(logcumsumexp_op(part, dim=dim), dim=dim)
-        term = unary.exp(rev + x)
-        total = total + term if positive else total - term
-    return total
-
-
-def _logcumsumexp_jvp(t, x, ans, dim):
-    """Σ_(k≤i) t_k e^(x_k - y_i), split by the sign of t"""
-    if reductions._arr(x).ndim == 0:
-        return t
-    if reductions._arr(x).dtype != xp.float64:
-        # formed in float64 (the tangent is cast back to x's dtype): in float32,
-        # log|t_k| + x_k and y_i round at the scale of x (~5e-4 near 1e4), and so
-        # would every term, relatively
-        x, t = copies.to_dtype(x, dtype=float64), copies.to_dtype(t, dtype=float64)
-        ans = logcumsumexp_op(x, dim=dim)
-    pos = logcumsumexp_op(_log_part(t, True) + x, dim=dim)
-    neg = logcumsumexp_op(_log_part(t, False) + x, dim=dim)
-    return unary.exp(pos - ans) - unary.exp(neg - ans)
-
-
-logcumsumexp_op = defop(
-    "logcumsumexp",
-    _logcumsumexp,
-    dtypes=KEEP,
-    vjp=_logcumsumexp_vjp,
-    jvp=_logcumsumexp_jvp,
-    conventions="Stable for large |x|: the sums of the rules are formed in log space.",
-)
-
-
-def _nansum(x, dim=None, keepdim=False, dtype=None):
-    """Σ x over dim with nan counted as 0"""
-    if x.dtype.kind == "f":
-        x = xp.where(xp.isnan(x), 0, x)
-    return reductions._sum(x, dim=dim, keepdim=keepdim, dtype=dtype)
-
-
-nansum_op = defop(
-    "nansum",
-    _nansum,
-    dtypes=KEEP,
-    # ∂/∂x_i = 1 where x_i is not nan, else 0
-    # (a product, not a where: a nan or inf g stays nan at nan entries, as in PyTorch)
-    vjp=lambda g, x, dim, keepdim: (
-        reductions.unreduce(g, reductions._arr(x).shape, dim, keepdim)
-        * (~xp.isnan(reductions._arr(x))).astype(reductions._arr(x).dtype)
-    ),
-    jvp=lambda t, x, dim, keepdim, dtype: reductions.sum(
-        reductions._where(xp.isnan(reductions._arr(x)), 0.0, t),
-        dim=dim,
-        keepdim=keepdim,
-        dtype=dtype,
-    ),
-    conventions="nan entries get a gradient of 0.",
 )

@@ -6,7 +6,7 @@ import math
 
 from .._backend import xp
 from ..autograd.recording import FLOAT, defop, floating_only
-from . import unary
+from . import logical, unary
 
 # ----- the error function -----------------------------------------------------------------
 #
@@ -168,7 +168,7 @@ def _erfc(x):
     return _erf_erfc(x)[1].astype(x.dtype)
 
 
-erf_op = defop(
+erf = defop(
     "erf",
     _erf,
     dtypes=FLOAT,
@@ -178,7 +178,7 @@ erf_op = defop(
     jvp=lambda t, x: t * (unary.exp(-(x * x)) * unary._TWO_OVER_SQRT_PI),
 )
 
-erfc_op = defop(
+erfc = defop(
     "erfc",
     _erfc,
     dtypes=FLOAT,
@@ -186,6 +186,32 @@ erfc_op = defop(
         g * (unary.exp(-(x * x)) * -unary._TWO_OVER_SQRT_PI)
     ),  # d/dx erfc x = -2/√π e^(-x²)
     jvp=lambda t, x: t * (unary.exp(-(x * x)) * -unary._TWO_OVER_SQRT_PI),
+)
+
+
+def _logit(x, eps=None):
+    """ln(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given"""
+    if eps is not None:
+        x = xp.clip(x, eps, 1 - eps)
+    return xp.log(x / (1 - x))
+
+
+def _logit_vjp(g, x, eps):
+    # d/dx ln(x / (1 - x)) = 1 / (x (1 - x)); outside [eps, 1 - eps] 0 (nan outside [0, 1]
+    # without eps), as PyTorch
+    inside = g / (x * (1 - x))
+    lo, hi, outside = (0.0, 1.0, math.nan) if eps is None else (eps, 1 - eps, 0.0)
+    return unary._where(logical.logical_or(x < lo, x > hi), outside, inside)
+
+
+logit = defop(
+    "logit",
+    _logit,
+    dtypes=FLOAT,
+    vjp=_logit_vjp,
+    jvp=_logit_vjp,
+    conventions="With eps, the gradient is 0 where x < eps or x > 1 - eps (the clamped "
+    "region, its bounds excluded); without, nan outside [0, 1].",
 )
 
 # ----- the gamma family and erfinv ----------------------------------------------------------
@@ -285,28 +311,28 @@ def _polygamma(x, n=1):
     return (_polygamma64(n, x) if n else _digamma64(x)).astype(x.dtype)
 
 
-lgamma_op = defop(
+lgamma = defop(
     "lgamma",
     _lgamma,
     dtypes=FLOAT,
-    vjp=lambda g, x: g * digamma_op(x),  # d/dx ln Γ(x) = ψ(x)
-    jvp=lambda t, x: t * digamma_op(x),
+    vjp=lambda g, x: g * digamma(x),  # d/dx ln Γ(x) = ψ(x)
+    jvp=lambda t, x: t * digamma(x),
 )
 
-digamma_op = defop(
+digamma = defop(
     "digamma",
     _digamma,
     dtypes=FLOAT,
-    vjp=lambda g, x: g * polygamma_op(x, n=1),  # d/dx ψ(x) = ψ⁽¹⁾(x)
-    jvp=lambda t, x: t * polygamma_op(x, n=1),
+    vjp=lambda g, x: g * polygamma(x, n=1),  # d/dx ψ(x) = ψ⁽¹⁾(x)
+    jvp=lambda t, x: t * polygamma(x, n=1),
 )
 
-polygamma_op = defop(
+polygamma = defop(
     "polygamma",
     _polygamma,
     dtypes=FLOAT,
-    vjp=lambda g, x, n: g * polygamma_op(x, n=n + 1),  # d/dx ψ⁽ⁿ⁾(x) = ψ⁽ⁿ⁺¹⁾(x)
-    jvp=lambda t, x, n: t * polygamma_op(x, n=n + 1),
+    vjp=lambda g, x, n: g * polygamma(x, n=n + 1),  # d/dx ψ⁽ⁿ⁾(x) = ψ⁽ⁿ⁺¹⁾(x)
+    jvp=lambda t, x, n: t * polygamma(x, n=n + 1),
 )
 
 
@@ -331,7 +357,7 @@ def _erfinv(y):
     return xp.copysign(out, y64).astype(y.dtype)
 
 
-erfinv_op = defop(
+erfinv = defop(
     "erfinv",
     _erfinv,
     dtypes=FLOAT,
@@ -402,35 +428,35 @@ def _i1e(x):
 def _i1_vjp(g, x, ans):
     # d/dx I1(x) = I0(x) - I1(x)/x, 1/2 at x = 0
     zero = x == 0
-    return g * unary._where(zero, 0.5, i0_op(x) - ans / unary._where(zero, 1.0, x))
+    return g * unary._where(zero, 0.5, i0(x) - ans / unary._where(zero, 1.0, x))
 
 
 def _i1e_vjp(g, x, ans):
     # d/dx e^-|x| I1(x) = e^-|x| I0(x) - (sgn x + 1/x) e^-|x| I1(x), 1/2 at x = 0
     zero = x == 0
     return g * unary._where(
-        zero, 0.5, i0e_op(x) - ans * (unary.sign(x) + 1 / unary._where(zero, 1.0, x))
+        zero, 0.5, i0e(x) - ans * (unary.sign(x) + 1 / unary._where(zero, 1.0, x))
     )
 
 
-i0_op = defop(
+i0 = defop(
     "i0",
     _i0,
     dtypes=FLOAT,
-    vjp=lambda g, x: g * i1_op(x),  # d/dx I0(x) = I1(x)
-    jvp=lambda t, x: t * i1_op(x),
+    vjp=lambda g, x: g * i1(x),  # d/dx I0(x) = I1(x)
+    jvp=lambda t, x: t * i1(x),
 )
 
-i0e_op = defop(
+i0e = defop(
     "i0e",
     _i0e,
     dtypes=FLOAT,
     node="SpecialI0EBackward0",
-    vjp=lambda g, x, ans: g * (i1e_op(x) - unary.sign(x) * ans),  # e^-|x| (I1 - sgn x I0)
-    jvp=lambda t, x, ans: t * (i1e_op(x) - unary.sign(x) * ans),
+    vjp=lambda g, x, ans: g * (i1e(x) - unary.sign(x) * ans),  # e^-|x| (I1 - sgn x I0)
+    jvp=lambda t, x, ans: t * (i1e(x) - unary.sign(x) * ans),
 )
 
-i1_op = defop(
+i1 = defop(
     "i1",
     _i1,
     dtypes=FLOAT,
@@ -440,7 +466,7 @@ i1_op = defop(
     conventions="d/dx I1(x) at x = 0 is 1/2 (the limit).",
 )
 
-i1e_op = defop(
+i1e = defop(
     "i1e",
     _i1e,
     dtypes=FLOAT,
@@ -609,7 +635,7 @@ normal_cdf = defop(
 
 def ndtr(input):  # noqa: A002
     """Φ(input) = (1 + erf(input/√2))/2, the standard normal CDF, as PyTorch composes it."""
-    return (erf_op(input * _SQRT1_2) + 1) * 0.5
+    return (erf(input * _SQRT1_2) + 1) * 0.5
 
 
 _SQRT1_2 = 0.5**0.5

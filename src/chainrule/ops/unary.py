@@ -126,7 +126,7 @@ def _where(condition, a, b):
 
 # Elementwise ops have diagonal Jacobians: each JVP multiplies the tangent by the same
 # local derivative its VJP multiplies the gradient by.
-exp2_op = defop(
+exp2 = defop(
     "exp2",
     xp.exp2,
     dtypes=FLOAT,
@@ -134,7 +134,7 @@ exp2_op = defop(
     jvp=lambda t, ans: t * (ans * _LN2),
 )
 
-expm1_op = defop(
+expm1 = defop(
     "expm1",
     xp.expm1,
     dtypes=FLOAT,
@@ -142,7 +142,7 @@ expm1_op = defop(
     jvp=lambda t, ans: t * (ans + 1),
 )
 
-log2_op = defop(
+log2 = defop(
     "log2",
     xp.log2,
     dtypes=FLOAT,
@@ -150,7 +150,7 @@ log2_op = defop(
     jvp=lambda t, x: t / (x * _LN2),
 )
 
-log10_op = defop(
+log10 = defop(
     "log10",
     xp.log10,
     dtypes=FLOAT,
@@ -158,7 +158,7 @@ log10_op = defop(
     jvp=lambda t, x: t / (x * _LN10),
 )
 
-log1p_op = defop(
+log1p = defop(
     "log1p",
     xp.log1p,
     dtypes=FLOAT,
@@ -173,7 +173,7 @@ def _rsqrt(x):
     return xp.reciprocal(xp.sqrt(x))
 
 
-rsqrt_op = defop(
+rsqrt = defop(
     "rsqrt",
     _rsqrt,
     dtypes=FLOAT,
@@ -184,7 +184,7 @@ rsqrt_op = defop(
 
 # ----- trigonometric and hyperbolic -------------------------------------------------------
 
-tan_op = defop(
+tan = defop(
     "tan",
     xp.tan,
     dtypes=FLOAT,
@@ -192,23 +192,23 @@ tan_op = defop(
     jvp=lambda t, ans: t * (ans * ans + 1),
 )
 
-asin_op = defop(
+asin = defop(
     "asin",
     xp.arcsin,
     dtypes=FLOAT,
-    vjp=lambda g, x: g * rsqrt_op(1 - x * x),  # d/dx asin x = 1 / √(1 - x²)
-    jvp=lambda t, x: t * rsqrt_op(1 - x * x),
+    vjp=lambda g, x: g * rsqrt(1 - x * x),  # d/dx asin x = 1 / √(1 - x²)
+    jvp=lambda t, x: t * rsqrt(1 - x * x),
 )
 
-acos_op = defop(
+acos = defop(
     "acos",
     xp.arccos,
     dtypes=FLOAT,
-    vjp=lambda g, x: g * -rsqrt_op(1 - x * x),  # d/dx acos x = -1 / √(1 - x²)
-    jvp=lambda t, x: t * -rsqrt_op(1 - x * x),
+    vjp=lambda g, x: g * -rsqrt(1 - x * x),  # d/dx acos x = -1 / √(1 - x²)
+    jvp=lambda t, x: t * -rsqrt(1 - x * x),
 )
 
-atan_op = defop(
+atan = defop(
     "atan",
     xp.arctan,
     dtypes=FLOAT,
@@ -216,39 +216,39 @@ atan_op = defop(
     jvp=lambda t, x: t / (x * x + 1),
 )
 
-sinh_op = defop(
+sinh = defop(
     "sinh",
     xp.sinh,
     dtypes=FLOAT,
-    vjp=lambda g, x: g * cosh_op(x),  # d/dx sinh x = cosh x
-    jvp=lambda t, x: t * cosh_op(x),
+    vjp=lambda g, x: g * cosh(x),  # d/dx sinh x = cosh x
+    jvp=lambda t, x: t * cosh(x),
 )
 
-cosh_op = defop(
+cosh = defop(
     "cosh",
     xp.cosh,
     dtypes=FLOAT,
-    vjp=lambda g, x: g * sinh_op(x),  # d/dx cosh x = sinh x
-    jvp=lambda t, x: t * sinh_op(x),
+    vjp=lambda g, x: g * sinh(x),  # d/dx cosh x = sinh x
+    jvp=lambda t, x: t * sinh(x),
 )
 
-asinh_op = defop(
+asinh = defop(
     "asinh",
     xp.arcsinh,
     dtypes=FLOAT,
-    vjp=lambda g, x: g * rsqrt_op(x * x + 1),  # d/dx asinh x = 1 / √(x² + 1)
-    jvp=lambda t, x: t * rsqrt_op(x * x + 1),
+    vjp=lambda g, x: g * rsqrt(x * x + 1),  # d/dx asinh x = 1 / √(x² + 1)
+    jvp=lambda t, x: t * rsqrt(x * x + 1),
 )
 
-acosh_op = defop(
+acosh = defop(
     "acosh",
     xp.arccosh,
     dtypes=FLOAT,
-    vjp=lambda g, x: g * rsqrt_op(x * x - 1),  # d/dx acosh x = 1 / √(x² - 1)
-    jvp=lambda t, x: t * rsqrt_op(x * x - 1),
+    vjp=lambda g, x: g * rsqrt(x * x - 1),  # d/dx acosh x = 1 / √(x² - 1)
+    jvp=lambda t, x: t * rsqrt(x * x - 1),
 )
 
-atanh_op = defop(
+atanh = defop(
     "atanh",
     xp.arctanh,
     dtypes=FLOAT,
@@ -283,7 +283,7 @@ def _whole(fn):
 
 _STEP = "The derivative is 0 everywhere, the jumps included (PyTorch's zeros_like(grad))."
 
-floor_op = defop(
+floor = defop(
     "floor",
     _whole(xp.floor),
     dtypes=_rounding_dtype("floor_vml_cpu"),
@@ -292,7 +292,7 @@ floor_op = defop(
     conventions=_STEP,
 )
 
-ceil_op = defop(
+ceil = defop(
     "ceil",
     _whole(xp.ceil),
     dtypes=_rounding_dtype("ceil_vml_cpu"),
@@ -301,7 +301,7 @@ ceil_op = defop(
     conventions=_STEP,
 )
 
-trunc_op = defop(
+trunc = defop(
     "trunc",
     _whole(xp.trunc),
     dtypes=_rounding_dtype("trunc_vml_cpu"),
@@ -326,7 +326,7 @@ def _round(x, decimals=0):
     return xp.rint(x / scale) * scale
 
 
-round_op = defop(
+round = defop(
     "round",
     _round,
     dtypes=_rounding_dtype("round_vml_cpu"),
@@ -342,7 +342,7 @@ def _frac(x):
     return x - xp.trunc(x)
 
 
-frac_op = defop(
+frac = defop(
     "frac",
     _frac,
     dtypes=floating_only("frac_cpu"),
@@ -351,12 +351,85 @@ frac_op = defop(
     conventions="The derivative is 1 everywhere, the jumps at integers included.",
 )
 
+
+def _nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+    """x with nan, +inf and -inf replaced (the infinities by the dtype's largest values)"""
+    if x.dtype.kind != "f":
+        return x.copy()
+    return xp.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+
+
+nan_to_num = defop(
+    "nan_to_num",
+    _nan_to_num,
+    node="NanToNumBackward0",
+    vjp=lambda g, x: _where(logical.isfinite(x), g, 0),  # d/dx = 1 where x is finite, else 0
+    jvp=lambda t, x: _where(logical.isfinite(x), t, 0),
+    conventions="The gradient is 0 where x is nan or ±inf (the value was replaced).",
+)
+
 # ----- more pointwise ops: sgn, one-sided clamps, xlogy, logaddexp, logit, copysign, ... ---
 
-sgn_op = defop(
+sgn = defop(
     "sgn",
     sign.forward,
     vjp=lambda g: copies.zero(g),  # d/dx sgn x = 0 (almost everywhere)
     jvp=lambda t: copies.zero(t),
     conventions=_STEP,
+)
+
+_DEG = math.pi / 180.0
+
+
+def _deg2rad(x):
+    """x · π/180"""
+    return x * x.dtype.type(_DEG)
+
+
+def _rad2deg(x):
+    """x · 180/π"""
+    return x * x.dtype.type(1 / _DEG)
+
+
+deg2rad = defop(
+    "deg2rad",
+    _deg2rad,
+    dtypes=FLOAT,
+    node="Deg2RadBackward0",
+    vjp=lambda g: g * _DEG,  # d/dx (π/180) x = π/180
+    jvp=lambda t: t * _DEG,
+)
+
+rad2deg = defop(
+    "rad2deg",
+    _rad2deg,
+    dtypes=FLOAT,
+    node="Rad2DegBackward0",
+    vjp=lambda g: g * (1 / _DEG),  # d/dx (180/π) x = 180/π
+    jvp=lambda t: t * (1 / _DEG),
+)
+
+
+def _sinc(x):
+    """sin(πx) / (πx), 1 at x = 0"""
+    px = x * x.dtype.type(math.pi)
+    return xp.where(x == 0, xp.ones_like(px), xp.sin(px) / xp.where(x == 0, 1, px))
+
+
+def _sinc_vjp(g, x):
+    # d/dx sin(πx)/(πx) = (πx cos(πx) - sin(πx)) / (πx²), 0 at x = 0 (x = 1 stands in there,
+    # so no 0/0 reaches a higher derivative)
+    zero = x == 0
+    safe = _where(zero, 1.0, x)
+    px = safe * math.pi
+    return _where(zero, 0.0, g * ((px * cos(px) - sin(px)) / (px * safe)))
+
+
+sinc = defop(
+    "sinc",
+    _sinc,
+    dtypes=FLOAT,
+    vjp=_sinc_vjp,
+    jvp=_sinc_vjp,
+    conventions="sinc'(0) = 0.",
 )

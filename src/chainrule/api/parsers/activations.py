@@ -25,14 +25,14 @@ def softmax(input, dim, dtype=None):
     """e^x / Σ_dim e^x (input cast to ``dtype`` first when given)."""
     if dtype is not None:
         input = input.to(dtype)
-    return normalizations.softmax_op(input, dim=_wrap_dim(dim, input.ndim))
+    return normalizations.softmax(input, dim=_wrap_dim(dim, input.ndim))
 
 
 def log_softmax(input, dim, dtype=None):
     """x - log Σ_dim e^x (input cast to ``dtype`` first when given)."""
     if dtype is not None:
         input = input.to(dtype)
-    return normalizations.log_softmax_op(input, dim=_wrap_dim(dim, input.ndim))
+    return normalizations.log_softmax(input, dim=_wrap_dim(dim, input.ndim))
 
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
@@ -40,7 +40,7 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     if isinstance(dim, list):
         dim = tuple(dim)
     reductions.dims_of(dim, input.ndim)  # range check, PyTorch's IndexError
-    return normalizations.logsumexp_op(input, dim=dim, keepdim=keepdim)
+    return normalizations.logsumexp(input, dim=dim, keepdim=keepdim)
 
 
 def selu(input):
@@ -63,7 +63,7 @@ def _check_celu_alpha(alpha) -> None:
 def celu(input, alpha=1.0):
     """max(0, x) + min(0, alpha·(e^(x/alpha) - 1))."""
     _check_celu_alpha(alpha)
-    return activations.celu_op(input, alpha=alpha)
+    return activations.celu(input, alpha=alpha)
 
 
 def celu_(input, alpha=1.0):
@@ -78,7 +78,7 @@ def relu_(input):
 
 def threshold(input, threshold, value):  # noqa: A002
     """value where input <= threshold, else input."""
-    return activations.threshold_op(input, threshold=threshold, value=value)
+    return activations.threshold(input, threshold=threshold, value=value)
 
 
 def threshold_(input, threshold, value):  # noqa: A002
@@ -90,7 +90,7 @@ def threshold_(input, threshold, value):  # noqa: A002
 
 def hardshrink(input, lambd=0.5):
     """input where |input| > lambd, else 0."""
-    return activations.hardshrink_op(input, lambd=lambd)
+    return activations.hardshrink(input, lambd=lambd)
 
 
 def prelu(input, weight):
@@ -106,7 +106,7 @@ def prelu(input, weight):
             "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
             f"{n} and channel size = {channels}."
         )
-    return activations.prelu_op(input, weight)
+    return activations.prelu(input, weight)
 
 
 def _rrelu_noise(input, lower: float, upper: float, training: bool):
@@ -122,7 +122,7 @@ def _rrelu_noise(input, lower: float, upper: float, training: bool):
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     """Randomized leaky ReLU: slope (lower + upper)/2 in evaluation, random in training."""
-    return activations.rrelu_op(input, noise=_rrelu_noise(input, lower, upper, training))
+    return activations.rrelu(input, noise=_rrelu_noise(input, lower, upper, training))
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):

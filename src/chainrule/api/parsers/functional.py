@@ -162,7 +162,7 @@ def softshrink(input, lambd: float = 0.5):
             f"lambda must be in range [0, {top:g}] for input dtype "
             f"{input.dtype.name.capitalize()}, but found {lambd:g}"
         )
-    return activations.softshrink_op(input, lambd=lambd)
+    return activations.softshrink(input, lambd=lambd)
 
 
 def glu(input, dim: int = -1):
@@ -174,7 +174,7 @@ def glu(input, dim: int = -1):
         raise RuntimeError(
             f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}"
         )
-    return activations.glu_op(input, dim=d)
+    return activations.glu(input, dim=d)
 
 
 def prelu(input, weight):

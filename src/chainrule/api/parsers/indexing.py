@@ -56,7 +56,7 @@ def _check_index(input: Tensor, dim: int, index, what: str, src: Any = None) -> 
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None):
     """input's elements at ``index`` along ``dim``: out[p] = input[p with p[dim] = index[p]]."""
     d, index = _check_index(input, dim, index, "gather")
-    return gather_scatter.gather_op(input, index, dim=d)
+    return gather_scatter.gather(input, index, dim=d)
 
 
 def scatter(
@@ -79,9 +79,9 @@ def scatter(
         if src._dtype is not input._dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
         d, index = _check_index(input, dim, index, "scatter", src)
-        return gather_scatter.scatter_op(input, index, src, dim=d, reduce=reduce)
+        return gather_scatter.scatter(input, index, src, dim=d, reduce=reduce)
     d, index = _check_index(input, dim, index, "scatter")
-    return gather_scatter.scatter_value_op(input, index, dim=d, value=src, reduce=reduce)
+    return gather_scatter.scatter_value(input, index, dim=d, value=src, reduce=reduce)
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
@@ -89,7 +89,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     if src._dtype is not input._dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     d, index = _check_index(input, dim, index, "scatter_add", src)
-    return gather_scatter.scatter_add_op(input, index, src, dim=d)
+    return gather_scatter.scatter_add(input, index, src, dim=d)
 
 
 def _check_1d_index(index, what: str) -> Tensor:
@@ -118,7 +118,7 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> 
         raise RuntimeError(
             f"INDICES element is out of DATA bounds, id={int(bad[0])} axis_dim={size}"
         )
-    return gather_scatter.index_select_op(input, _make(idx, index._dtype), dim=d)
+    return gather_scatter.index_select(input, _make(idx, index._dtype), dim=d)
 
 
 def index_add(
@@ -151,7 +151,7 @@ def index_add(
             f"index_add_(): self ({input._dtype.name.capitalize()}) and source "
             f"({source._dtype.name.capitalize()}) must have the same scalar type"
         )
-    return gather_scatter.index_add_op(input, _make(idx, index._dtype), source, dim=d, alpha=alpha)
+    return gather_scatter.index_add(input, _make(idx, index._dtype), source, dim=d, alpha=alpha)
 
 
 def _bool_mask(mask, what: str) -> Tensor:
@@ -175,14 +175,14 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
                 "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                 f"{value._data.ndim} dimension(s)."
             )
-        return indexing.masked_fill_tensor_op(input, mask, value)
-    return indexing.masked_fill_op(input, mask, value=value)
+        return indexing.masked_fill_tensor(input, mask, value)
+    return indexing.masked_fill(input, mask, value=value)
 
 
 def masked_select(input: Tensor, mask: Tensor, *, out: Any = None) -> Tensor:
     """input's elements where ``mask`` is True, as a 1-D tensor."""
     mask = _bool_mask(mask, "masked_select")
-    return indexing.masked_select_op(input, mask)
+    return indexing.masked_select(input, mask)
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:
@@ -200,7 +200,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
         raise IndexError(
             f"out of range: tried to access index {int(bad.flat[0])} on a tensor of {n} elements."
         )
-    return indexing.take_op(input, index)
+    return indexing.take(input, index)
 
 
 _TYPE = {
@@ -227,8 +227,8 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
                 "index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                 f"{value._data.ndim} dimension(s)."
             )
-        return gather_scatter.index_fill_tensor_op(input, idx, value, dim=d)
-    return gather_scatter.index_fill_op(input, idx, dim=d, value=value)
+        return gather_scatter.index_fill_tensor(input, idx, value, dim=d)
+    return gather_scatter.index_fill(input, idx, dim=d, value=value)
 
 
 def _checked_slices(input: Tensor, d: int, index: Tensor, what: str) -> Any:
@@ -256,7 +256,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
             "index_copy_(): self and source expected to have the same dtype, but got (self) "
             f"{_TYPE[input._dtype.name]} and (source) {_TYPE[source._dtype.name]}"
         )
-    return gather_scatter.index_copy_op(input, _make(idx, index._dtype), source, dim=d)
+    return gather_scatter.index_copy(input, _make(idx, index._dtype), source, dim=d)
 
 
 def index_put(input: Tensor, indices, values: Any, accumulate: bool = False) -> Tensor:
@@ -272,7 +272,7 @@ def index_put(input: Tensor, indices, values: Any, accumulate: bool = False) -> 
         )
     try:
         if accumulate:
-            return gather_scatter.index_put_accumulate_op(input, values, key=key)
+            return gather_scatter.index_put_accumulate(input, values, key=key)
         return shapes.index_put(input, values, key=key)
     except IndexError as exc:
         raise _index_error(exc, input._data.shape) from None
@@ -289,7 +289,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
             "masked_scatter_: expected self and source to have same dtypes but got "
             f"{_TYPE[input._dtype.name]} and {_TYPE[source._dtype.name]}"
         )
-    return gather_scatter.masked_scatter_op(input, mask, source)
+    return gather_scatter.masked_scatter(input, mask, source)
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
@@ -327,7 +327,7 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    return gather_scatter.unfold_op(self, dimension=d, size=size, step=step)
+    return gather_scatter.unfold(self, dimension=d, size=size, step=step)
 
 
 def atleast_1d(*tensors):

@@ -111,13 +111,13 @@ def outer(input, vec2, *, out=None):
 
 def trace(input):
     """The sum of the main diagonal of a matrix."""
-    return matrices.trace_op(_require_tensor("trace", input))
+    return matrices.trace(_require_tensor("trace", input))
 
 
 def diag(input, diagonal=0, *, out=None):
     """A vector's diagonal matrix, or a matrix's diagonal (``diagonal`` above or below)."""
     if input.ndim == 1:
-        return matrices.diag_embed_op(input, offset=diagonal, dim1=0, dim2=1)
+        return matrices.diag_embed(input, offset=diagonal, dim1=0, dim2=1)
     if input.ndim == 2:
         return matrices.diagonal_copy(input, offset=diagonal, dim1=0, dim2=1)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
@@ -129,12 +129,12 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     d1, d2 = reductions.dims_of(dim1, nd)[0], reductions.dims_of(dim2, nd)[0]
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return matrices.diag_embed_op(input, offset=offset, dim1=d1, dim2=d2)
+    return matrices.diag_embed(input, offset=offset, dim1=d1, dim2=d2)
 
 
 def diagflat(input, offset=0):
     """The diagonal matrix of input's flattened entries."""
-    return matrices.diag_embed_op(shapes.reshape(input, (-1,)), offset=offset, dim1=0, dim2=1)
+    return matrices.diag_embed(shapes.reshape(input, (-1,)), offset=offset, dim1=0, dim2=1)
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
@@ -143,17 +143,17 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     d1, d2 = reductions.dims_of(dim1, nd)[0], reductions.dims_of(dim2, nd)[0]
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return matrices.diagonal_op(input, offset=offset, dim1=d1, dim2=d2)
+    return matrices.diagonal(input, offset=offset, dim1=d1, dim2=d2)
 
 
 def tril(input, diagonal=0, *, out=None):
     """The lower triangle (on and below the diagonal ``diagonal``) of the last two dims."""
-    return matrices.tril_op(input, diagonal=diagonal)
+    return matrices.tril(input, diagonal=diagonal)
 
 
 def triu(input, diagonal=0, *, out=None):
     """The upper triangle (on and above the diagonal ``diagonal``) of the last two dims."""
-    return matrices.triu_op(input, diagonal=diagonal)
+    return matrices.triu(input, diagonal=diagonal)
 
 
 def _cross_dim(input, other, dim) -> int:
@@ -183,22 +183,22 @@ def cross(input, other, dim=None, *, out=None):
         )
         shape = xp.broadcast_shapes(tuple(input.shape), tuple(other.shape))
         dim = next((i for i, s in enumerate(shape) if s == 3), -1)
-    return matrices.cross_op(input, other, dim=_cross_dim(input, other, dim))
+    return matrices.cross(input, other, dim=_cross_dim(input, other, dim))
 
 
 def linalg_cross(input, other, *, dim=-1, out=None):
     """input × other along dim (of size 3), broadcasting."""
-    return matrices.cross_op(input, other, dim=_cross_dim(input, other, dim))
+    return matrices.cross(input, other, dim=_cross_dim(input, other, dim))
 
 
 def inv(A, *, out=None):
     """A⁻¹ for a (batch of) square matrices."""
-    return inverses.inv_op(_require_tensor("linalg_inv", A, arg="A"))
+    return inverses.inv(_require_tensor("linalg_inv", A, arg="A"))
 
 
 def det(A, *, out=None):
     """The determinant of a (batch of) square matrices."""
-    return inverses.det_op(_require_tensor("linalg_det", A, arg="A"))
+    return inverses.det(_require_tensor("linalg_det", A, arg="A"))
 
 
 def _return_type(name: str, fields: tuple):
@@ -233,19 +233,19 @@ def linalg_slogdet(A, *, out=None):
     """(sign, log |det A|): the determinant without overflow."""
     A = _require_tensor("linalg_slogdet", A, arg="A")
     with _sharing():
-        return _LINALG_SLOGDET(inverses.det_sign(A), inverses.logabsdet_op(A))
+        return _LINALG_SLOGDET(inverses.det_sign(A), inverses.logabsdet(A))
 
 
 def slogdet(input):
     """(sign, log |det input|)."""
     with _sharing():
-        return _SLOGDET(inverses.det_sign(input), inverses.logabsdet_op(input))
+        return _SLOGDET(inverses.det_sign(input), inverses.logabsdet(input))
 
 
 def logdet(input):
     """log det input: nan where the determinant is negative, -inf where it is 0."""
     sign = inverses.det_sign(input)
-    return logical.where(sign < 0, math.nan, inverses.logabsdet_op(input))
+    return logical.where(sign < 0, math.nan, inverses.logabsdet(input))
 
 
 def solve(A, B, *, left=True, out=None):
@@ -254,17 +254,17 @@ def solve(A, B, *, left=True, out=None):
         return products._mT(solve(products._mT(A), products._mT(B)))
     A = _require_tensor("linalg_solve", A, arg="A")
     B = _require_tensor("linalg_solve", B, 2, "B")
-    return inverses.solve_op(A, B, vector=_is_vector_rhs(tuple(A.shape), tuple(B.shape)))
+    return inverses.solve(A, B, vector=_is_vector_rhs(tuple(A.shape), tuple(B.shape)))
 
 
 def linalg_cholesky(A, *, upper=False, out=None):
     """The lower-triangular L with A = L Lᵀ (A symmetric positive-definite)."""
-    return factorizations.cholesky_op(_require_tensor("linalg_cholesky", A, arg="A"), upper=upper)
+    return factorizations.cholesky(_require_tensor("linalg_cholesky", A, arg="A"), upper=upper)
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     """X with A X = B (or X A = B), A triangular."""
-    return inverses.solve_triangular_op(A, B, upper=upper, left=left, unitriangular=unitriangular)
+    return inverses.solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
 
 
 def cholesky(input, upper=False, *, out=None):
@@ -306,7 +306,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
         raise RuntimeError(
             "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"
         )
-    solution = inverses.lstsq_op(A, B, rcond=rcond)
+    solution = inverses.lstsq(A, B, rcond=rcond)
     empty = wrap(xp.zeros((0,), dtype=inverses._np_dtype(A)))
     m, n = A.shape[-2], A.shape[-1]
     rank = matrix_rank(A) if driver != "gels" else wrap(xp.zeros((0,), dtype=xp.int64))
@@ -322,16 +322,16 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 def matrix_exp(A):
     """e^A for a (batch of) square matrices."""
-    return factorizations.matrix_exp_op(_require_tensor("linalg_matrix_exp", A, arg="A"))
+    return factorizations.matrix_exp(_require_tensor("linalg_matrix_exp", A, arg="A"))
 
 
 def cond(A, p=None, *, out=None):
     """The condition number ‖A‖ ‖A⁻¹‖ (for p None or 2: s_max / s_min)."""
     if p is None or p in (2, -2):
-        s = factorizations.svdvals_op(A)
+        s = factorizations.svdvals(A)
         first, last = inverses._getitem(s, (Ellipsis, 0)), inverses._getitem(s, (Ellipsis, -1))
         return first / last if p != -2 else last / first
-    return matrix_norm(A, p) * matrix_norm(inverses.inv_op(A), p)
+    return matrix_norm(A, p) * matrix_norm(inverses.inv(A), p)
 
 
 _INV_EX = _return_type("linalg_inv_ex", ("inverse", "info"))
@@ -360,12 +360,12 @@ def inv_ex(A, *, check_errors=False, out=None):
     inverses._check_matrix("inv_ex", A._data)
     info = _info(A, _pivot_info)
     if not info._data.any():
-        return _INV_EX(inverses.inv_op(A), info)
+        return _INV_EX(inverses.inv(A), info)
     if check_errors:
-        inverses.inv_op(A)  # raises PyTorch's error
+        inverses.inv(A)  # raises PyTorch's error
     ok = wrap((info._data == 0)[..., None, None])
     safe = logical.where(ok, A, wrap(inverses._eye(A.shape[-1], A._data)))
-    return _INV_EX(logical.where(ok, inverses.inv_op(safe), math.nan), info)
+    return _INV_EX(logical.where(ok, inverses.inv(safe), math.nan), info)
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
@@ -374,13 +374,13 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     inverses._check_matrix("cholesky", A._data)
     info = _info(A, factorizations._failed_minor)
     if not info._data.any():
-        return _CHOLESKY_EX(factorizations.cholesky_op(A, upper=upper), info)
+        return _CHOLESKY_EX(factorizations.cholesky(A, upper=upper), info)
     if check_errors:
-        factorizations.cholesky_op(A)
+        factorizations.cholesky(A)
     ok = wrap((info._data == 0)[..., None, None])
     safe = logical.where(ok, A, wrap(inverses._eye(A.shape[-1], A._data)))
     return _CHOLESKY_EX(
-        logical.where(ok, factorizations.cholesky_op(safe, upper=upper), math.nan), info
+        logical.where(ok, factorizations.cholesky(safe, upper=upper), math.nan), info
     )
 
 
@@ -446,10 +446,10 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     """(P, L, U) from lu_factor's packed factors."""
     m, n = LU_data.shape[-2], LU_data.shape[-1]
     k = min(m, n)
-    low = matrices.tril_op(
+    low = matrices.tril(
         inverses._getitem(LU_data, (Ellipsis, slice(None, k))), diagonal=-1
     ) + inverses._eye(m, LU_data, k)
-    up = matrices.triu_op(
+    up = matrices.triu(
         inverses._getitem(LU_data, (Ellipsis, slice(None, k), slice(None))), diagonal=0
     )
     p = wrap(factorizations._permutation(LU_pivots._data, m, inverses._np_dtype(LU_data)))
@@ -460,15 +460,15 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):  # noqa: N80
     """X with A X = B (or X A = B, or with Aᵀ) from A's packed LU factors."""
     p, low, up = lu_unpack(LU, pivots)
     if left and not adjoint:  # A X = B: U X = L⁻¹ Pᵀ B
-        y = inverses.solve_triangular_op(
+        y = inverses.solve_triangular(
             low, products._mT(p) @ B, upper=False, left=True, unitriangular=True
         )
-        return inverses.solve_triangular_op(up, y, upper=True, left=True, unitriangular=False)
+        return inverses.solve_triangular(up, y, upper=True, left=True, unitriangular=False)
     if left:  # Aᵀ X = B: Uᵀ Lᵀ Pᵀ X = B
-        y = inverses.solve_triangular_op(
+        y = inverses.solve_triangular(
             products._mT(up), B, upper=False, left=True, unitriangular=False
         )
-        z = inverses.solve_triangular_op(
+        z = inverses.solve_triangular(
             products._mT(low), y, upper=True, left=True, unitriangular=True
         )
         return p @ z
@@ -497,7 +497,7 @@ def tensorinv(A, ind=2, *, out=None):
             f"prod(self.shape[:ind]), but got {math.prod(cols)} != {math.prod(rows)}"
         )
     square = shapes.reshape(A, (math.prod(rows), math.prod(cols)))
-    return shapes.reshape(inverses.inv_op(square), cols + rows)
+    return shapes.reshape(inverses.inv(square), cols + rows)
 
 
 def tensorsolve(A, B, dims=None, *, out=None):
@@ -513,7 +513,7 @@ def tensorsolve(A, B, dims=None, *, out=None):
             f"{math.prod(B.shape)}"
         )
     square = shapes.reshape(A, (math.prod(B.shape), math.prod(rest)))
-    return shapes.reshape(inverses.solve_op(square, shapes.reshape(B, (-1,)), vector=True), rest)
+    return shapes.reshape(inverses.solve(square, shapes.reshape(B, (-1,)), vector=True), rest)
 
 
 def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
@@ -524,14 +524,14 @@ def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 def cholesky_solve(B, L, upper=False, *, out=None):
     """X with A X = B, given A's Cholesky factor L (A = L Lᵀ, or Uᵀ U when ``upper``)."""
     a = products._mT(L) @ L if upper else L @ products._mT(L)
-    return inverses.solve_op(a, B, vector=False)
+    return inverses.solve(a, B, vector=False)
 
 
 def cholesky_inverse(L, upper=False, *, out=None):
     """(L Lᵀ)⁻¹ from the Cholesky factor L."""
     if upper:
-        return inverses.inv_op(products._mT(L) @ L)
-    return inverses.inv_op(L @ products._mT(L))
+        return inverses.inv(products._mT(L) @ L)
+    return inverses.inv(L @ products._mT(L))
 
 
 def _check_mode(mode: str) -> None:
@@ -561,14 +561,14 @@ def eigh(A, UPLO="L", *, out=None):  # noqa: N803
     _check_uplo(UPLO)
     with _sharing():
         return _LINALG_EIGH(
-            factorizations.eigvalsh_op(A, uplo=UPLO), factorizations.eigh_vectors(A, uplo=UPLO)
+            factorizations.eigvalsh(A, uplo=UPLO), factorizations.eigh_vectors(A, uplo=UPLO)
         )
 
 
 def eigvalsh(A, UPLO="L", *, out=None):  # noqa: N803
     """The eigenvalues (ascending) of a symmetric A."""
     _check_uplo(UPLO)
-    return factorizations.eigvalsh_op(A, uplo=UPLO)
+    return factorizations.eigvalsh(A, uplo=UPLO)
 
 
 def _check_uplo(uplo: str) -> None:
@@ -582,7 +582,7 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
         inverses._shared.full = full_matrices
         return _LINALG_SVD(
             factorizations.svd_u(A, full_matrices=full_matrices),
-            factorizations.svdvals_op(A),
+            factorizations.svdvals(A),
             factorizations.svd_vh(A, full_matrices=full_matrices),
         )
 
@@ -594,12 +594,12 @@ def svd(input, some=True, compute_uv=True, *, out=None):
         batch, (m, n) = tuple(input.shape[:-2]), tuple(input.shape[-2:])
         u = wrap(xp.zeros(batch + (m, m), inverses._np_dtype(input)))
         v = wrap(xp.zeros(batch + (n, n), inverses._np_dtype(input)))
-        return _SVD(u, factorizations.svdvals_op(input), v)
+        return _SVD(u, factorizations.svdvals(input), v)
     with _sharing():
         inverses._shared.full = full
         u, s, vh = (
             factorizations.svd_u(input, full_matrices=full),
-            factorizations.svdvals_op(input),
+            factorizations.svdvals(input),
             factorizations.svd_vh(input, full_matrices=full),
         )
     return _SVD(u, s, products._mT(vh))
@@ -607,18 +607,18 @@ def svd(input, some=True, compute_uv=True, *, out=None):
 
 def svdvals(A, *, driver=None, out=None):
     """The singular values of A, descending."""
-    return factorizations.svdvals_op(A)
+    return factorizations.svdvals(A)
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     """The Moore-Penrose pseudo-inverse, through the SVD."""
     A = _require_tensor("linalg_pinv", A, arg="A")
-    return inverses.pinv_op(A, atol=atol, rtol=rtol, hermitian=hermitian)
+    return inverses.pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
 
 
 def pinverse(input, rcond=1e-15):
     """The pseudo-inverse, singular values below rcond · s_max dropped."""
-    return inverses.pinv_op(input, atol=None, rtol=rcond, hermitian=False)
+    return inverses.pinv(input, atol=None, rtol=rcond, hermitian=False)
 
 
 def matrix_power(input, n):
@@ -631,7 +631,7 @@ def matrix_power(input, n):
     if n == 0:
         eye = xp.broadcast_to(xp.eye(input.shape[-1], dtype=inverses._np_dtype(input)), input.shape)
         return wrap(eye.copy())
-    base = inverses.inv_op(input) if n < 0 else input
+    base = inverses.inv(input) if n < 0 else input
     result = None
     power = base
     k = abs(n)
@@ -707,10 +707,10 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     moved, d = _last_two(A, dim)
     if ord == "nuc":
-        out = reductions.sum(factorizations.svdvals_op(moved), dim=-1)
+        out = reductions.sum(factorizations.svdvals(moved), dim=-1)
     elif ord in (2, -2):
         op = norms.norm_amax if ord == 2 else norms.norm_amin
-        out = op(factorizations.svdvals_op(moved), dim=(-1,))
+        out = op(factorizations.svdvals(moved), dim=(-1,))
     else:
         axis = -2 if abs(ord) == 1 else -1  # column sums for ±1, row sums for ±inf
         op = norms.norm_amax if ord > 0 else norms.norm_amin

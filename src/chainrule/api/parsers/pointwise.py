@@ -147,8 +147,8 @@ def square(input, *, out=None):  # noqa: A002
 def round(input, *, decimals=None, out=None):  # noqa: A001, A002
     """input rounded half to even, to ``decimals`` decimal places (0 when not given)."""
     if decimals is None:
-        return unary.round_op(input)
-    return unary.round_op(input, decimals=int(decimals))
+        return unary.round(input)
+    return unary.round(input, decimals=int(decimals))
 
 
 def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
@@ -177,7 +177,7 @@ def _bound(b):
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):  # noqa: A002
     """input with nan, +inf and -inf replaced (the infinities by the dtype's extremes unless
     given); the gradient is 0 at the replaced elements."""
-    return binary.nan_to_num_op(input, nan=nan, posinf=posinf, neginf=neginf)
+    return unary.nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf)
 
 
 def lerp(input, end, weight, *, out=None):  # noqa: A002
@@ -186,7 +186,7 @@ def lerp(input, end, weight, *, out=None):  # noqa: A002
     require_tensor("lerp", end, 2, "end")
     if not isinstance(weight, (int, float)):
         weight = require_tensor("lerp", tensor_arg(weight), 3, "weight")
-    return binary.lerp_op(input, end, weight)
+    return binary.lerp(input, end, weight)
 
 
 def remainder(input, other, *, out=None):  # noqa: A002
@@ -196,13 +196,13 @@ def remainder(input, other, *, out=None):  # noqa: A002
         return arithmetic.remainder_scalar_tensor(
             input, require_tensor("remainder", other, 2, "other")
         )
-    return arithmetic.remainder_op(input, tensor_arg(other))
+    return arithmetic.remainder(input, tensor_arg(other))
 
 
 def fmod(input, other, *, out=None):  # noqa: A002
     """input - other trunc(input/other) (the sign of input, as C's fmod)."""
     require_tensor("fmod", input, 1, "input")
-    return arithmetic.fmod_op(input, tensor_arg(other))
+    return arithmetic.fmod(input, tensor_arg(other))
 
 
 def floor_divide(input, other, *, out=None):  # noqa: A002
@@ -210,7 +210,7 @@ def floor_divide(input, other, *, out=None):  # noqa: A002
     raises): div(input, other, rounding_mode='floor') has the zero gradient."""
     if not isinstance(input, Tensor):
         require_tensor("floor_divide", other, 2, "other")
-    return arithmetic.floor_divide_op(tensor_arg(input), tensor_arg(other))
+    return arithmetic.floor_divide(tensor_arg(input), tensor_arg(other))
 
 
 def rounded_div(input, other, rounding_mode):
@@ -220,7 +220,7 @@ def rounded_div(input, other, rounding_mode):
             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
             f"'{rounding_mode}'"
         )
-    return arithmetic.div_rounding_op(
+    return arithmetic.div_rounding(
         tensor_arg(input), tensor_arg(other), rounding_mode=rounding_mode
     )
 
@@ -230,7 +230,7 @@ def rounded_div(input, other, rounding_mode):
 
 def sgn(input, *, out=None):  # noqa: A002
     """The sign of input (sign, for real tensors); the gradient is 0."""
-    return unary.sgn_op(input)
+    return unary.sgn(input)
 
 
 def positive(input):  # noqa: A002
@@ -258,18 +258,18 @@ def xlogy(input, other, *, out=None):  # noqa: A002
     """input · ln(other), 0 where input is 0; either may be a Python number."""
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         require_tensor("xlogy", other, 2, "other")
-    return binary.xlogy_op(tensor_arg(input), tensor_arg(other))
+    return binary.xlogy(tensor_arg(input), tensor_arg(other))
 
 
 def logit(input, eps=None, *, out=None):  # noqa: A002
     """ln(input / (1 - input)), input first clamped to [eps, 1 - eps] when eps is given."""
-    return binary.logit_op(input, eps=eps)
+    return special.logit(input, eps=eps)
 
 
 def copysign(input, other, *, out=None):  # noqa: A002
     """|input| with the sign of other (a tensor or a Python number)."""
     require_tensor("copysign", input, 1, "input")
-    return binary.copysign_op(input, tensor_arg(other))
+    return binary.copysign(input, tensor_arg(other))
 
 
 def float_power(input, exponent, *, out=None):  # noqa: A002
@@ -287,14 +287,14 @@ def ldexp(input, other, *, out=None):  # noqa: A002
     """input · 2^other."""
     require_tensor("ldexp", input, 1, "input")
     require_tensor("ldexp", other, 2, "other")
-    return binary.ldexp_op(input, other)
+    return binary.ldexp(input, other)
 
 
 def heaviside(input, values, *, out=None):  # noqa: A002
     """0 where input < 0, values where input = 0, 1 where input > 0 (no derivative)."""
     require_tensor("heaviside", input, 1, "input")
     require_tensor("heaviside", values, 2, "values")
-    return binary.heaviside_op(input, values)
+    return binary.heaviside(input, values)
 
 
 def isreal(input):  # noqa: A002
@@ -309,14 +309,14 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A00
     """|input - other| <= atol + rtol |other|, elementwise: a bool tensor."""
     require_tensor("isclose", input, 1, "input")
     require_tensor("isclose", other, 2, "other")
-    return binary.isclose_op(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    return logical.isclose(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
 def polygamma(n, input, *, out=None):  # noqa: A002
     """ψ⁽ⁿ⁾(input), the n-th derivative of the digamma function ψ (n = 0: ψ itself)."""
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
-    return special.polygamma_op(input, n=int(n))
+    return special.polygamma(input, n=int(n))
 
 
 def _polygamma_method(self, n):
@@ -327,17 +327,17 @@ def nextafter(input, other, *, out=None):  # noqa: A002
     """The next floating value after input toward other (the gradient passes to input)."""
     require_tensor("nextafter", input, 1, "input")
     require_tensor("nextafter", other, 2, "other")
-    return binary.nextafter_op(input, other)
+    return binary.nextafter(input, other)
 
 
 def bitwise_left_shift(input, other, *, out=None):  # noqa: A002
     """input << other, on integers."""
-    return binary.bitwise_left_shift_op(tensor_arg(input), tensor_arg(other))
+    return logical.bitwise_left_shift(tensor_arg(input), tensor_arg(other))
 
 
 def bitwise_right_shift(input, other, *, out=None):  # noqa: A002
     """input >> other, on integers (arithmetic: the sign is kept)."""
-    return binary.bitwise_right_shift_op(tensor_arg(input), tensor_arg(other))
+    return logical.bitwise_right_shift(tensor_arg(input), tensor_arg(other))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:  # noqa: A002
@@ -345,7 +345,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:  # 
     require_tensor("allclose", input, 1, "input")
     require_tensor("allclose", other, 2, "other")
     return bool(
-        binary.isclose_op(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)._data.all()
+        logical.isclose(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)._data.all()
     )
 
 
@@ -367,7 +367,7 @@ def _invert(self):
         raise TypeError(
             "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
         )
-    return logical.bitwise_not_op(self)
+    return logical.bitwise_not(self)
 
 
 def _round_method(self, *, decimals=None):

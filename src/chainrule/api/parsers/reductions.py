@@ -62,7 +62,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
         )
     if dim is not None:
         reductions._axis(dim, input.ndim)
-    return reductions.prod_op(input, dim=dim, keepdim=keepdim, dtype=dtype)
+    return reductions.prod(input, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
 def _arg_extreme(input, dim, keepdim: bool, largest: bool, name: str = ""):
@@ -136,11 +136,11 @@ def _max_min(name: str, all_op, dim_op, pair, binary, largest: bool):
 
 
 max = _max_min(
-    "max", reductions.max_all_op, sorting.max_dim_op, _MAX, tensors_only(binary.maximum_op), True
+    "max", reductions.max_all, sorting.max_dim, _MAX, tensors_only(binary.maximum), True
 )  # noqa: A001
 
 min = _max_min(
-    "min", reductions.min_all_op, sorting.min_dim_op, _MIN, tensors_only(binary.minimum_op), False
+    "min", reductions.min_all, sorting.min_dim, _MIN, tensors_only(binary.minimum), False
 )  # noqa: A001
 
 
@@ -162,9 +162,9 @@ def _amax_amin(name: str, op):
     return function
 
 
-amax = _amax_amin("amax", reductions.amax_op)
+amax = _amax_amin("amax", reductions.amax)
 
-amin = _amax_amin("amin", reductions.amin_op)
+amin = _amax_amin("amin", reductions.amin)
 
 
 def _parse_correction(fn: str, dim, unbiased, correction):
@@ -216,9 +216,9 @@ def _var_std(fn: str, op):
     return function
 
 
-var = _var_std("var", reductions.var_op)
+var = _var_std("var", reductions.var)
 
-std = _var_std("std", reductions.std_op)
+std = _var_std("std", reductions.std)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):  # noqa: A002
@@ -253,9 +253,9 @@ def _cumulative(name: str, op):
     return function
 
 
-cumsum = _cumulative("cumsum", scans.cumsum_op)
+cumsum = _cumulative("cumsum", scans.cumsum)
 
-cumprod = _cumulative("cumprod", scans.cumprod_op)
+cumprod = _cumulative("cumprod", scans.cumprod)
 
 
 def _stable_order(data, axis: int, descending: bool):
@@ -280,7 +280,7 @@ def sort(input, dim=-1, descending=False, stable=False, *, out=None):  # noqa: A
     index = _stable_order(data, axis, descending)
     if input.ndim == 0:
         index = index.reshape(())
-    values = sorting.sort_op(input, index=index, dim=axis, keepdim=True)
+    values = sorting.sort(input, index=index, dim=axis, keepdim=True)
     return _SORT(values, wrap(xp.asarray(index, dtype=xp.int64)))
 
 
@@ -308,7 +308,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A00
     index = xp.take(order, xp.arange(k), axis=axis)
     if input.ndim == 0:
         index = index.reshape(())
-    values = sorting.topk_op(input, index=index, dim=axis, keepdim=True)
+    values = sorting.topk(input, index=index, dim=axis, keepdim=True)
     return _TOPK(values, wrap(xp.asarray(index, dtype=xp.int64)))
 
 
@@ -347,9 +347,9 @@ def _median(name: str, all_op, dim_op, skip_nan: bool):
     return function
 
 
-median = _median("median", reductions.median_all_op, sorting.median_dim_op, False)
+median = _median("median", reductions.median_all, sorting.median_dim, False)
 
-nanmedian = _median("nanmedian", reductions.nanmedian_all_op, sorting.nanmedian_dim_op, True)
+nanmedian = _median("nanmedian", reductions.nanmedian_all, sorting.nanmedian_dim, True)
 
 
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):  # noqa: A002
@@ -367,7 +367,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):  # noqa: A002
     index = xp.take(order, [k - 1], axis=axis)
     if input.ndim == 0:
         index = index.reshape(())
-    values = sorting.kthvalue_op(input, index=index, dim=axis, keepdim=keepdim)
+    values = sorting.kthvalue(input, index=index, dim=axis, keepdim=keepdim)
     return _KTHVALUE(values, _index_tensor(index, axis, keepdim, input.ndim))
 
 
@@ -402,7 +402,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None):  # noqa: A002
     index = _mode_index(data, axis)
     if input.ndim == 0:
         index = index.reshape(())
-    values = sorting.mode_op(input, index=index, dim=axis, keepdim=keepdim)
+    values = sorting.mode(input, index=index, dim=axis, keepdim=keepdim)
     return _MODE(values, _index_tensor(index, axis, keepdim, input.ndim))
 
 
@@ -442,9 +442,9 @@ def _cum_extreme(name: str, op, largest: bool, pair):
 
 _CUMMAX, _CUMMIN = _return_type("cummax"), _return_type("cummin")
 
-cummax = _cum_extreme("cummax", sorting.cummax_op, True, _CUMMAX)
+cummax = _cum_extreme("cummax", scans.cummax, True, _CUMMAX)
 
-cummin = _cum_extreme("cummin", sorting.cummin_op, False, _CUMMIN)
+cummin = _cum_extreme("cummin", scans.cummin, False, _CUMMIN)
 
 
 def logcumsumexp(input, dim, *, out=None):  # noqa: A002
@@ -453,7 +453,7 @@ def logcumsumexp(input, dim, *, out=None):  # noqa: A002
     if input._dtype._category != 2:
         name = _TORCH_NAME.get(input._dtype.name, input._dtype.name)
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{name}'")
-    return sorting.logcumsumexp_op(input, dim=reductions._axis(dim, input.ndim))
+    return scans.logcumsumexp(input, dim=reductions._axis(dim, input.ndim))
 
 
 def _dims_arg(dim):
@@ -467,7 +467,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A0
     reductions._require_tensor("nansum", input)
     dim = _dims_arg(dim)
     reductions.dims_of(dim, input.ndim)
-    return sorting.nansum_op(input, dim=dim, keepdim=keepdim, dtype=dtype)
+    return reductions.nansum(input, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002

@@ -53,15 +53,15 @@ def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     """input without its size-1 dims (only among ``dim`` when given): a view."""
     nd = input._data.ndim
     if dim is None:
-        return shapes.squeeze_op(input, dims=None, variant=0)
+        return shapes.squeeze(input, dims=None, variant=0)
     if isinstance(dim, (tuple, list)):
-        return shapes.squeeze_op(input, dims=_dims(dim, nd), variant=2)
-    return shapes.squeeze_op(input, dims=(_dim(dim, nd),), variant=1)
+        return shapes.squeeze(input, dims=_dims(dim, nd), variant=2)
+    return shapes.squeeze(input, dims=(_dim(dim, nd),), variant=1)
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """input with a size-1 dim inserted at ``dim`` (in [-ndim-1, ndim]): a view."""
-    return shapes.unsqueeze_op(input, dim=_dim(dim, input._data.ndim + 1), variant=0)
+    return shapes.unsqueeze(input, dim=_dim(dim, input._data.ndim + 1), variant=0)
 
 
 def movedim(input: Tensor, source, destination) -> Tensor:
@@ -163,7 +163,7 @@ def repeat(input: Tensor, *repeats) -> Tensor:
         )
     if any(r < 0 for r in repeats):
         raise RuntimeError(f"Trying to create tensor with negative dimension: {list(repeats)}")
-    return joining.repeat_op(input, repeats=repeats)
+    return joining.repeat(input, repeats=repeats)
 
 
 def tile(input: Tensor, *dims) -> Tensor:
@@ -175,7 +175,7 @@ def tile(input: Tensor, *dims) -> Tensor:
 
 def flip(input: Tensor, *dims) -> Tensor:
     """input with the order of elements reversed along ``dims``."""
-    return joining.flip_op(input, dims=_dims(shapes._ints(dims), input._data.ndim))
+    return joining.flip(input, dims=_dims(shapes._ints(dims), input._data.ndim))
 
 
 def roll(input: Tensor, shifts, dims=None) -> Tensor:
@@ -184,7 +184,7 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
     if dims is None:
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
-        return joining.roll_op(input, shifts=shifts, dims=None)
+        return joining.roll(input, shifts=shifts, dims=None)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if not input._data.ndim and dims:
         raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
@@ -192,9 +192,7 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
         raise RuntimeError(
             f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"
         )
-    return joining.roll_op(
-        input, shifts=shifts, dims=tuple(_dim(d, input._data.ndim) for d in dims)
-    )
+    return joining.roll(input, shifts=shifts, dims=tuple(_dim(d, input._data.ndim) for d in dims))
 
 
 def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
@@ -214,7 +212,7 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     start %= max(size, 1)
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return shapes.narrow_op(input, dim=d, start=start, length=length)
+    return shapes.narrow(input, dim=d, start=start, length=length)
 
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
@@ -236,7 +234,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 def _split_views(input: Tensor, d: int, sizes: tuple, unbind: bool, kind: str) -> tuple:
     """Run split_op and make its outputs views of input: shared memory and version counter,
     each recorded as a piece (so in-place writes into them are refused, as in PyTorch)."""
-    outs = shapes.split_op(input, dim=d, sizes=sizes, unbind=unbind, kind=kind)
+    outs = shapes.split(input, dim=d, sizes=sizes, unbind=unbind, kind=kind)
     if not isinstance(outs, tuple):  # split_op called on an array
         return outs
     vc = _counter(input)
@@ -253,11 +251,11 @@ def _split_views(input: Tensor, d: int, sizes: tuple, unbind: bool, kind: str) -
         start += s
         if out._data.size and xp.may_share_memory(out._data, input._data):
             out._vc = vc
-            out._view = view_record(shapes.piece_op, input, params, vc)
+            out._view = view_record(shapes.piece, input, params, vc)
     tangent = forward_ad.tangent_of(input)
     if tangent is not None and forward_ad.state.level:
         with forward_ad.paused():
-            parts = shapes.split_op(tangent, dim=d, sizes=sizes, unbind=unbind, kind=kind)
+            parts = shapes.split(tangent, dim=d, sizes=sizes, unbind=unbind, kind=kind)
         for out, part in zip(outs, parts):
             forward_ad.attach(out, _make(part._data, part._dtype))
     return outs
@@ -353,7 +351,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
         tensors = used  # 1-D empty tensors are skipped (they get no gradient)
     sizes = [t._data.shape[d] if t._data.ndim == nd else 0 for t in tensors]
     offsets = tuple(sum(sizes[:i]) for i in range(len(sizes) + 1))
-    return joining.cat_op(tensors, dim=d, offsets=offsets)
+    return joining.cat(tensors, dim=d, offsets=offsets)
 
 
 def concatenate(tensors: Sequence[Tensor], axis: int = 0, out: Any = None) -> Tensor:
@@ -372,7 +370,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor
                 f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
                 f"and {list(t._data.shape)} at entry {i}"
             )
-    return joining.stack_op(tensors, dim=_dim(dim, len(shape) + 1))
+    return joining.stack(tensors, dim=_dim(dim, len(shape) + 1))
 
 
 def hstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
@@ -407,17 +405,17 @@ def _inplace_shape(fn: Callable) -> Callable:
 def _squeeze_inplace(self: Tensor, dim=None) -> Tensor:
     nd = self._data.ndim
     if dim is None:
-        return shapes.squeeze_op(self, dims=None, variant=3)
+        return shapes.squeeze(self, dims=None, variant=3)
     if isinstance(dim, (tuple, list)):
-        return shapes.squeeze_op(self, dims=_dims(dim, nd), variant=5)
-    return shapes.squeeze_op(self, dims=(_dim(dim, nd),), variant=4)
+        return shapes.squeeze(self, dims=_dims(dim, nd), variant=5)
+    return shapes.squeeze(self, dims=(_dim(dim, nd),), variant=4)
 
 
 _squeeze_inplace.__name__ = "squeeze"
 
 
 def _unsqueeze_inplace(self: Tensor, dim: int) -> Tensor:
-    return shapes.unsqueeze_op(self, dim=_dim(dim, self._data.ndim + 1), variant=1)
+    return shapes.unsqueeze(self, dim=_dim(dim, self._data.ndim + 1), variant=1)
 
 
 _unsqueeze_inplace.__name__ = "unsqueeze"

@@ -49,22 +49,22 @@ def _cholesky_vjp(g, ans, upper):
     """gA = L⁻ᵀ Φ L⁻¹, Φ = ½(P + tril(P, -1)ᵀ), P = tril(Lᵀ G): PyTorch's symmetric gradient"""
     low = products._mT(ans) if upper else ans
     g_low = products._mT(g) if upper else g
-    p = matrices.tril_op(products._mT(low) @ g_low, diagonal=0)
-    phi = (p + products._mT(matrices.tril_op(p, diagonal=-1))) * 0.5
-    low_inv = inverses.inv_op(low)
+    p = matrices.tril(products._mT(low) @ g_low, diagonal=0)
+    phi = (p + products._mT(matrices.tril(p, diagonal=-1))) * 0.5
+    low_inv = inverses.inv(low)
     return products._mT(low_inv) @ phi @ low_inv
 
 
 def _cholesky_jvp(t, ans, upper):
     """dL = L Φ(L⁻¹ dA L⁻ᵀ), Φ(X) the lower triangle of X with its diagonal halved"""
     low = products._mT(ans) if upper else ans
-    low_inv = inverses.inv_op(low)
+    low_inv = inverses.inv(low)
     x = low_inv @ t @ products._mT(low_inv)
-    d = low @ (matrices.tril_op(x, diagonal=-1) + inverses._diag_matrix(inverses._diag_of(x)) * 0.5)
+    d = low @ (matrices.tril(x, diagonal=-1) + inverses._diag_matrix(inverses._diag_of(x)) * 0.5)
     return products._mT(d) if upper else d
 
 
-cholesky_op = defop(
+cholesky = defop(
     "cholesky",
     _cholesky,
     dtypes=KEEP,
@@ -132,13 +132,13 @@ def _qr_tall_vjp(g_q, g_r, q, r):
         m = r @ products._mT(g_r)
     if g_q is not None:
         m = m - products._mT(g_q) @ q
-    low = matrices.tril_op(m, diagonal=-1)
+    low = matrices.tril(m, diagonal=-1)
     b = q @ (
         low + products._mT(low) + inverses._diag_matrix(inverses._diag_of(m))
     )  # M's lower triangle mirrored up
     if g_q is not None:
         b = b + g_q
-    return products._mT(inverses.solve_op(r, products._mT(b), vector=False))  # b R⁻ᵀ
+    return products._mT(inverses.solve(r, products._mT(b), vector=False))  # b R⁻ᵀ
 
 
 def _qr_vjp(g_q, g_r, x, mode):
@@ -165,9 +165,9 @@ def _qr_vjp(g_q, g_r, x, mode):
 def _qr_tall_jvp(t, q, r):
     """dA = dQ R + Q dR with QᵀdQ skew and dR upper: C = Qᵀ dA R⁻¹, Ω = tril(C,-1) - its ᵀ,
     dR = (C - Ω) R, dQ = dA R⁻¹ - Q (C - Ω)"""
-    b = products._mT(inverses.solve_op(products._mT(r), products._mT(t), vector=False))  # dA R⁻¹
+    b = products._mT(inverses.solve(products._mT(r), products._mT(t), vector=False))  # dA R⁻¹
     c = products._mT(q) @ b
-    low = matrices.tril_op(c, diagonal=-1)
+    low = matrices.tril(c, diagonal=-1)
     upper_part = c - low + products._mT(low)  # C - Ω
     return b - q @ upper_part, upper_part @ r
 
@@ -235,7 +235,7 @@ def _eigh_vectors(x, uplo="L"):
 def _eigh_vectors_vjp(g, x, ans, uplo):
     """gA = V (skew(VᵀG) / E) Vᵀ, skew(M) = (M - Mᵀ)/2, E_ij = λ_j - λ_i"""
     vtg = products._mT(ans) @ g
-    inner = inverses._skew_divide((vtg - products._mT(vtg)) * 0.5, eigvalsh_op(x, uplo=uplo))
+    inner = inverses._skew_divide((vtg - products._mT(vtg)) * 0.5, eigvalsh(x, uplo=uplo))
     return ans @ inner @ products._mT(ans)
 
 
@@ -246,7 +246,7 @@ _EIGH_CONVENTION = (
     "the gradient is a symmetric matrix and tangents are taken to be symmetric."
 )
 
-eigvalsh_op = defop(
+eigvalsh = defop(
     "eigvalsh",
     _eigvalsh,
     dtypes=KEEP,
@@ -274,7 +274,7 @@ eigh_vectors = defop(
     vjp=_eigh_vectors_vjp,
     # dV = V (VᵀTV / E), zero on the diagonal
     jvp=lambda t, x, ans, uplo: (
-        ans @ inverses._skew_divide(products._mT(ans) @ t @ ans, eigvalsh_op(x, uplo=uplo))
+        ans @ inverses._skew_divide(products._mT(ans) @ t @ ans, eigvalsh(x, uplo=uplo))
     ),
     conventions=_EIGH_CONVENTION,
 )
@@ -308,7 +308,7 @@ def _svd_thin(x, full_matrices: bool):
     """U, S, Vh of x narrowed to k = min(m, n) singular vectors (recomputed by the ops)."""
     if isinstance(x, Tensor):
         u = svd_u(x, full_matrices=full_matrices)
-        s = svdvals_op(x)
+        s = svdvals(x)
         vh = svd_vh(x, full_matrices=full_matrices)
     else:
         u, s, vh = xp.linalg.svd(x, full_matrices=full_matrices)
@@ -404,7 +404,7 @@ svd_u = defop(
     conventions=_SVD_CONVENTION,
 )
 
-svdvals_op = defop(
+svdvals = defop(
     "svdvals",
     _svdvals,
     dtypes=KEEP,
@@ -498,12 +498,12 @@ def _lu_parts(x):
 
 def _right_solve(b, a):
     """B A⁻¹"""
-    return products._mT(inverses.solve_op(products._mT(a), products._mT(b), vector=False))
+    return products._mT(inverses.solve(products._mT(a), products._mT(b), vector=False))
 
 
 def _left_solve_t(a, b):
     """A⁻ᵀ B"""
-    return inverses.solve_op(products._mT(a), b, vector=False)
+    return inverses.solve(products._mT(a), b, vector=False)
 
 
 def _lu_vjp(g_l, g_u, x):
@@ -554,11 +554,11 @@ def _lu_vjp(g_l, g_u, x):
 
 def _tril_or_zero(v):
     """tril(v, -1), where v is a matrix, or 0 (no gradient reached that factor)."""
-    return matrices.tril_op(v, diagonal=-1) if not isinstance(v, int) else 0
+    return matrices.tril(v, diagonal=-1) if not isinstance(v, int) else 0
 
 
 def _triu_or_zero(v):
-    return matrices.triu_op(v, diagonal=0) if not isinstance(v, int) else 0
+    return matrices.triu(v, diagonal=0) if not isinstance(v, int) else 0
 
 
 def _lu_jvp(t, x, which: int):
@@ -570,31 +570,31 @@ def _lu_jvp(t, x, which: int):
     if m <= n:
         up1 = inverses._getitem(up, (Ellipsis, slice(None, m)))
         inner = _right_solve(
-            inverses.solve_op(low, inverses._getitem(pt, (Ellipsis, slice(None, m))), vector=False),
+            inverses.solve(low, inverses._getitem(pt, (Ellipsis, slice(None, m))), vector=False),
             up1,
         )
-        d_low = low @ matrices.tril_op(inner, diagonal=-1)
+        d_low = low @ matrices.tril(inner, diagonal=-1)
         if which == 0:
             return d_low
-        d_up = matrices.triu_op(inner, diagonal=0) @ up1
+        d_up = matrices.triu(inner, diagonal=0) @ up1
         if m == n:
             return d_up
         up2 = inverses._getitem(up, (Ellipsis, slice(m, None)))
-        d_up2 = inverses.solve_op(
+        d_up2 = inverses.solve(
             low, inverses._getitem(pt, (Ellipsis, slice(m, None))) - d_low @ up2, vector=False
         )
         return d_up @ inverses._eye(m, x, n) + d_up2 @ inverses._eye(n - m, x, n, m)
     low1 = inverses._getitem(low, (Ellipsis, slice(None, n), slice(None)))
     inner = _right_solve(
-        inverses.solve_op(
+        inverses.solve(
             low1, inverses._getitem(pt, (Ellipsis, slice(None, n), slice(None))), vector=False
         ),
         up,
     )
-    d_up = matrices.triu_op(inner, diagonal=0) @ up
+    d_up = matrices.triu(inner, diagonal=0) @ up
     if which == 1:
         return d_up
-    d_low1 = low1 @ matrices.tril_op(inner, diagonal=-1)
+    d_low1 = low1 @ matrices.tril(inner, diagonal=-1)
     low2 = inverses._getitem(low, (Ellipsis, slice(n, None), slice(None)))
     d_low2 = _right_solve(
         inverses._getitem(pt, (Ellipsis, slice(n, None), slice(None))) - low2 @ d_up, up
@@ -634,16 +634,14 @@ def _lu_packed(x):
 def _lu_packed_vjp(g, x):
     m, n = x.shape[-2], x.shape[-1]
     k = min(m, n)
-    g_l = matrices.tril_op(inverses._getitem(g, (Ellipsis, slice(None, k))), diagonal=-1)
-    g_u = matrices.triu_op(
-        inverses._getitem(g, (Ellipsis, slice(None, k), slice(None))), diagonal=0
-    )
+    g_l = matrices.tril(inverses._getitem(g, (Ellipsis, slice(None, k))), diagonal=-1)
+    g_u = matrices.triu(inverses._getitem(g, (Ellipsis, slice(None, k), slice(None))), diagonal=0)
     return _lu_vjp(g_l, g_u, x)
 
 
 def _lu_packed_jvp(t, x):
     m, n = x.shape[-2], x.shape[-1]
-    d_low = matrices.tril_op(_lu_jvp(t, x, 0), diagonal=-1)
+    d_low = matrices.tril(_lu_jvp(t, x, 0), diagonal=-1)
     d_up = _lu_jvp(t, x, 1)
     if m >= n:
         return d_low + inverses._eye(m, x, n) @ d_up
@@ -705,10 +703,10 @@ def _exp_frechet(a, e):
         + products._mT(top) @ e @ bottom
         + products._mT(bottom) @ a @ bottom
     )
-    return top @ matrix_exp_op(block) @ products._mT(bottom)
+    return top @ matrix_exp(block) @ products._mT(bottom)
 
 
-matrix_exp_op = defop(
+matrix_exp = defop(
     "matrix_exp",
     _matrix_exp,
     dtypes=KEEP,

@@ -45,12 +45,12 @@ def _unsq(x, dim: int):
 
 def _diag_of(x):
     """The diagonals of a batch of matrices: (..., n, n) -> (..., n)."""
-    return matrices.diagonal_op(x, offset=0, dim1=x.ndim - 2, dim2=x.ndim - 1)
+    return matrices.diagonal(x, offset=0, dim1=x.ndim - 2, dim2=x.ndim - 1)
 
 
 def _diag_matrix(v):
     """The diagonal matrices of a batch of vectors: (..., n) -> (..., n, n)."""
-    return matrices.diag_embed_op(v, offset=0, dim1=-2, dim2=-1)
+    return matrices.diag_embed(v, offset=0, dim1=-2, dim2=-1)
 
 
 def _btrace(x):
@@ -165,7 +165,7 @@ def _inv(x):
         ) from None
 
 
-inv_op = defop(
+inv = defop(
     "inv",
     _inv,
     dtypes=KEEP,
@@ -185,7 +185,7 @@ def _cofactors(x, ans):
     """The cofactor matrix det(X) X⁻ᵀ; where X is singular, through the SVD:
     X = U S Vᵀ gives det(U) det(Vᵀ) U diag(Π_{j≠i} s_j) Vᵀ."""
     try:
-        return _unsq(_unsq(ans, -1), -1) * products._mT(inv_op(x))
+        return _unsq(_unsq(ans, -1), -1) * products._mT(inv(x))
     except LinAlgError:
         pass
     # Each matrix goes through one formula; the other formula sees a harmless stand-in
@@ -197,7 +197,7 @@ def _cofactors(x, ans):
     singular = xp.array([_is_singular(a) for a in flat]).reshape(data.shape[:-2] + (1, 1))
     m = singular.astype(data.dtype)
     eye = _eye(n, data)
-    by_inverse = _unsq(_unsq(ans, -1), -1) * products._mT(inv_op(x * (1 - m) + eye * m))
+    by_inverse = _unsq(_unsq(ans, -1), -1) * products._mT(inv(x * (1 - m) + eye * m))
     stand_in = xp.diag(xp.arange(1, n + 1, dtype=data.dtype))
     u, vh, s = factorizations._svd_thin(x * m + stand_in * (1 - m), False)
     others = s * 0 + 1 if n == 1 else 0  # Π_{j≠i} s_j, one product per i
@@ -223,7 +223,7 @@ def _is_singular(a) -> bool:
     return False
 
 
-det_op = defop(
+det = defop(
     "det",
     _det,
     dtypes=KEEP,
@@ -245,13 +245,13 @@ def _logabsdet(x):
     return xp.asarray(_factor(("slogdet",), x, lambda: xp.linalg.slogdet(x))[1])
 
 
-logabsdet_op = defop(
+logabsdet = defop(
     "logabsdet",
     _logabsdet,
     dtypes=KEEP,
     node="LinalgSlogdetBackward0",
-    vjp=lambda g, x: _unsq(_unsq(g, -1), -1) * products._mT(inv_op(x)),  # d log|det X| = tr(X⁻¹ dX)
-    jvp=lambda t, x: _btrace(solve_op(x, t, vector=False)),
+    vjp=lambda g, x: _unsq(_unsq(g, -1), -1) * products._mT(inv(x)),  # d log|det X| = tr(X⁻¹ dX)
+    jvp=lambda t, x: _btrace(solve(x, t, vector=False)),
     conventions="At a singular X (log |det X| = -inf) backward raises LinAlgError.",
 )
 
@@ -316,7 +316,7 @@ def _matvec(m, x, vector: bool):
     return m @ x
 
 
-solve_op = defop(
+solve = defop(
     "solve",
     _solve,
     args=("a", "b"),
@@ -325,13 +325,13 @@ solve_op = defop(
     vjp=(
         # X = A⁻¹B: dX = -A⁻¹ dA X, so gA = -(A⁻ᵀ G) Xᵀ and gB = A⁻ᵀ G
         lambda g, a, ans, vector: (
-            -_outer_last(solve_op(products._mT(a), g, vector=vector), ans, vector)
+            -_outer_last(solve(products._mT(a), g, vector=vector), ans, vector)
         ),
-        lambda g, a, vector: solve_op(products._mT(a), g, vector=vector),
+        lambda g, a, vector: solve(products._mT(a), g, vector=vector),
     ),
     jvp=(
-        lambda t, a, ans, vector: -solve_op(a, _matvec(t, ans, vector), vector=vector),
-        lambda t, a, vector: solve_op(a, t, vector=vector),
+        lambda t, a, ans, vector: -solve(a, _matvec(t, ans, vector), vector=vector),
+        lambda t, a, vector: solve(a, t, vector=vector),
     ),
 )
 
@@ -339,7 +339,7 @@ solve_op = defop(
 def _triangle(a, upper, unitriangular):
     """A's upper or lower triangle, with ones on the diagonal when ``unitriangular``."""
     strict = (1 if upper else -1) if unitriangular else 0
-    t = (matrices.triu_op if upper else matrices.tril_op)(a, diagonal=strict)
+    t = (matrices.triu if upper else matrices.tril)(a, diagonal=strict)
     return t + _eye(a.shape[-1], a) if unitriangular else t
 
 
@@ -360,24 +360,24 @@ def _solve_triangular(a, b, upper=False, left=True, unitriangular=False):
 
 def _solve_triangular_vjp_a(g, a, ans, upper, left, unitriangular):
     """gA = -A⁻ᵀ G Xᵀ (left) or -Xᵀ G A⁻ᵀ (right), kept to the triangle that was read"""
-    g_b = solve_triangular_op(
+    g_b = solve_triangular(
         products._mT(a), g, upper=not upper, left=left, unitriangular=unitriangular
     )
     g_a = -(g_b @ products._mT(ans)) if left else -(products._mT(ans) @ g_b)
-    return (matrices.triu_op if upper else matrices.tril_op)(
+    return (matrices.triu if upper else matrices.tril)(
         g_a, diagonal=(1 if upper else -1) if unitriangular else 0
     )
 
 
 def _solve_triangular_jvp_a(t, a, ans, upper, left, unitriangular):
-    t_a = (matrices.triu_op if upper else matrices.tril_op)(
+    t_a = (matrices.triu if upper else matrices.tril)(
         t, diagonal=(1 if upper else -1) if unitriangular else 0
     )
     rhs = -(t_a @ ans) if left else -(ans @ t_a)
-    return solve_triangular_op(a, rhs, upper=upper, left=left, unitriangular=unitriangular)
+    return solve_triangular(a, rhs, upper=upper, left=left, unitriangular=unitriangular)
 
 
-solve_triangular_op = defop(
+solve_triangular = defop(
     "solve_triangular",
     _solve_triangular,
     args=("a", "b"),
@@ -386,13 +386,13 @@ solve_triangular_op = defop(
     vjp=(
         _solve_triangular_vjp_a,
         # gB = A⁻ᵀ G (left) or G A⁻ᵀ (right): the transposed system, the other triangle
-        lambda g, a, upper, left, unitriangular: solve_triangular_op(
+        lambda g, a, upper, left, unitriangular: solve_triangular(
             products._mT(a), g, upper=not upper, left=left, unitriangular=unitriangular
         ),
     ),
     jvp=(
         _solve_triangular_jvp_a,
-        lambda t, a, upper, left, unitriangular: solve_triangular_op(
+        lambda t, a, upper, left, unitriangular: solve_triangular(
             a, t, upper=upper, left=left, unitriangular=unitriangular
         ),
     ),
@@ -435,7 +435,7 @@ def _pinv_jvp(t, x, ans):
     return out + (products._mT(t) - p @ (x @ products._mT(t))) @ (pt @ p)
 
 
-pinv_op = defop(
+pinv = defop(
     "pinv",
     _pinv,
     dtypes=KEEP,
@@ -454,16 +454,16 @@ def _lstsq(a, b, rcond=None):
 
 def _lstsq_vjp_a(g, a, b, rcond):
     """X = A⁺ B: gA is the VJP of A⁺ at G Bᵀ"""
-    p = pinv_op(a, rtol=rcond)
+    p = pinv(a, rtol=rcond)
     g_p = _unsq(g, -1) * _unsq(b, -2) if b.ndim == 1 else g @ products._mT(b)
     return _pinv_vjp(g_p, a, p)
 
 
 def _lstsq_jvp_a(t, a, b, rcond):
-    return products.matmul(_pinv_jvp(t, a, pinv_op(a, rtol=rcond)), b)
+    return products.matmul(_pinv_jvp(t, a, pinv(a, rtol=rcond)), b)
 
 
-lstsq_op = defop(
+lstsq = defop(
     "lstsq",
     _lstsq,
     args=("a", "b"),
@@ -475,14 +475,14 @@ lstsq_op = defop(
     ),
     jvp=(
         _lstsq_jvp_a,
-        lambda t, a, rcond: products.matmul(pinv_op(a, rtol=rcond), t),
+        lambda t, a, rcond: products.matmul(pinv(a, rtol=rcond), t),
     ),
     conventions="The solution is A⁺ B; its derivative is that of A⁺ (constant rank).",
 )
 
 
 def _lstsq_vjp_b(g, a, b, rcond):
-    p_t = products._mT(pinv_op(a, rtol=rcond))
+    p_t = products._mT(pinv(a, rtol=rcond))
     return _matvec(p_t, g, True) if b.ndim == 1 else p_t @ g
 
 

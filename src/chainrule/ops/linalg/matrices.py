@@ -18,12 +18,12 @@ def _trace(x):
     return xp.asarray(xp.trace(x, dtype=xp.int64 if x.dtype.kind in "iu" else None))
 
 
-trace_op = defop(
+trace = defop(
     "trace",
     _trace,
     dtypes=KEEP,
     vjp=lambda g, x_shape: g * inverses._eye(x_shape[0], g, x_shape[1]),  # d tr(X)/dX = I
-    jvp=lambda t: trace_op(t),
+    jvp=lambda t: trace(t),
 )
 
 
@@ -40,7 +40,7 @@ def _diagonal(x, offset=0, dim1=0, dim2=1):
     return _writable_diagonal(x, offset, dim1, dim2)
 
 
-diagonal_op = defop(
+diagonal = defop(
     "diagonal",
     _diagonal,
     dtypes=KEEP,
@@ -49,7 +49,7 @@ diagonal_op = defop(
     vjp=lambda g, x_shape, offset, dim1, dim2: diagonal_backward(
         g, shape=x_shape, offset=offset, dim1=dim1, dim2=dim2
     ),
-    jvp=lambda t, offset, dim1, dim2: diagonal_op(t, offset=offset, dim1=dim1, dim2=dim2),
+    jvp=lambda t, offset, dim1, dim2: diagonal(t, offset=offset, dim1=dim1, dim2=dim2),
 )
 
 
@@ -82,7 +82,7 @@ diagonal_backward = defop(
     _diagonal_backward,
     args=("g",),
     dtypes=KEEP,
-    vjp=lambda gg, offset, dim1, dim2: diagonal_op(gg, offset=offset, dim1=dim1, dim2=dim2),
+    vjp=lambda gg, offset, dim1, dim2: diagonal(gg, offset=offset, dim1=dim1, dim2=dim2),
     jvp=lambda t, shape, offset, dim1, dim2: diagonal_backward(
         t, shape=shape, offset=offset, dim1=dim1, dim2=dim2
     ),
@@ -102,14 +102,14 @@ def _diag_embed(x, offset=0, dim1=-2, dim2=-1):
     return _diagonal_backward(x, _embed_shape(x.shape, offset, d1, d2), offset, d1, d2)
 
 
-diag_embed_op = defop(
+diag_embed = defop(
     "diag_embed",
     _diag_embed,
     dtypes=KEEP,
-    vjp=lambda g, offset, dim1, dim2: diagonal_op(  # reading the diagonal back
+    vjp=lambda g, offset, dim1, dim2: diagonal(  # reading the diagonal back
         g, offset=offset, dim1=dim1 % g.ndim, dim2=dim2 % g.ndim
     ),
-    jvp=lambda t, offset, dim1, dim2: diag_embed_op(t, offset=offset, dim1=dim1, dim2=dim2),
+    jvp=lambda t, offset, dim1, dim2: diag_embed(t, offset=offset, dim1=dim1, dim2=dim2),
 )
 
 
@@ -127,20 +127,20 @@ def _triu(x, diagonal=0):
     return xp.triu(x, diagonal)
 
 
-tril_op = defop(
+tril = defop(
     "tril",
     _tril,
     dtypes=KEEP,
-    vjp=lambda g, diagonal: tril_op(g, diagonal=diagonal),  # a mask: G masked the same way
-    jvp=lambda t, diagonal: tril_op(t, diagonal=diagonal),
+    vjp=lambda g, diagonal: tril(g, diagonal=diagonal),  # a mask: G masked the same way
+    jvp=lambda t, diagonal: tril(t, diagonal=diagonal),
 )
 
-triu_op = defop(
+triu = defop(
     "triu",
     _triu,
     dtypes=KEEP,
-    vjp=lambda g, diagonal: triu_op(g, diagonal=diagonal),
-    jvp=lambda t, diagonal: triu_op(t, diagonal=diagonal),
+    vjp=lambda g, diagonal: triu(g, diagonal=diagonal),
+    jvp=lambda t, diagonal: triu(t, diagonal=diagonal),
 )
 
 # ----- cross product -------------------------------------------------------------------------
@@ -161,15 +161,15 @@ def _cross_dtype(args, params):
     return a.dtype
 
 
-cross_op = defop(
+cross = defop(
     "cross",
     _cross,
     args=("a", "b"),
     dtypes=_cross_dtype,
     node="LinalgCrossBackward0",
     vjp=(
-        lambda g, b, dim: cross_op(b, g, dim=dim),  # <G, a × b> = <a, b × G>
-        lambda g, a, dim: cross_op(g, a, dim=dim),  # <G, a × b> = <b, G × a>
+        lambda g, b, dim: cross(b, g, dim=dim),  # <G, a × b> = <a, b × G>
+        lambda g, a, dim: cross(g, a, dim=dim),  # <G, a × b> = <b, G × a>
     ),
-    jvp=(lambda t, b, dim: cross_op(t, b, dim=dim), lambda t, a, dim: cross_op(a, t, dim=dim)),
+    jvp=(lambda t, b, dim: cross(t, b, dim=dim), lambda t, a, dim: cross(a, t, dim=dim)),
 )

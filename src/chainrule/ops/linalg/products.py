@@ -569,7 +569,7 @@ def _einsum_diagonals(x, lab: list[str]):
                 f"einsum(): subscript {c} is repeated for operand but the sizes don't match, "
                 f"{x.shape[i]} != {x.shape[j]}"
             )
-        x = matrices.diagonal_op(x, offset=0, dim1=i, dim2=j)
+        x = matrices.diagonal(x, offset=0, dim1=i, dim2=j)
         lab = [c2 for k, c2 in enumerate(lab) if k not in (i, j)] + [c]
     return x, lab
 

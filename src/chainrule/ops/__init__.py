@@ -1,0 +1,24 @@
+"""The op definitions, one module per mathematical family.
+
+Each op is one ``defop`` entry: its forward on arrays, one VJP and one JVP per input
+(see docs/architecture.md). Importing this package defines (and registers) every op.
+"""
+
+from . import (  # noqa: F401
+    activations,
+    arithmetic,
+    binary,
+    copies,
+    gather_scatter,
+    indexing,
+    joining,
+    logical,
+    normalizations,
+    reductions,
+    scans,
+    shapes,
+    sorting,
+    special,
+    unary,
+)
+from .linalg import factorizations, inverses, matrices, norms, products  # noqa: F401
