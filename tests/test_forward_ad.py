@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import chainrule as cr
+import oracle
 from chainrule._op import REGISTRY
 
 # Each case: a function of (lib, *tensors) and the input shapes. Inputs are positive
@@ -140,3 +141,22 @@ def test_tangents_are_dropped_after_the_level():
 def test_make_dual_outside_a_level_raises():
     with pytest.raises(RuntimeError, match="dual level"):
         cr.autograd.forward_ad.make_dual(cr.ones(2), cr.ones(2))
+
+
+# ----- the forward-mode rules torch lacks ----------------------------------------------
+
+TORCH_GAP_EXAMPLES = {
+    "aten::floor_divide": lambda L, x: L.floor_divide(x, 0.7),
+    "aten::remainder": lambda L, x: L.remainder(2.5, x),
+    "cholesky": lambda L, x: L.cholesky(x @ x.mT + 3 * L.eye(3, dtype=x.dtype)),
+    "rrelu_with_noise_": lambda L, x: L.nn.functional.rrelu(x * 1, inplace=True),
+}
+
+
+@pytest.mark.parametrize("op", sorted(oracle.KNOWN_TORCH_FORWARD_GAPS))
+def test_known_torch_forward_gaps_are_real(op):
+    """Each gap oracle.check accepts (and lists at the end of the run) is one torch really
+    has: its forward mode raises, naming the op, so the list cannot go stale."""
+    x = np.random.default_rng(0).uniform(0.5, 2.0, (3, 3))
+    with pytest.raises(NotImplementedError, match=f"forward AD with {op} that does not"):
+        _tangent(torch, TORCH_GAP_EXAMPLES[op], [x], [np.ones((3, 3))])
