@@ -247,13 +247,15 @@ def assert_close(
     atol: float = 1e-7,
     *,
     exact: bool = False,
+    requires_grad: bool = True,
     what: str = "value",
 ) -> None:
     """What chainrule returned equals what torch returned, recursively.
 
-    Tensors: a chainrule Tensor of torch's shape, dtype and ``requires_grad``, with
-    values within ``rtol``/``atol`` (``exact``: equal); dicts: the same keys; tuples and
-    lists: the same length; anything else (None, numbers, strings): equal.
+    Tensors: a chainrule Tensor of torch's shape, dtype and (unless ``requires_grad`` is
+    False) ``requires_grad``, with values within ``rtol``/``atol`` (``exact``: equal);
+    dicts: the same keys; tuples and lists: the same length; anything else (None, numbers,
+    strings): equal.
     """
     if isinstance(want, torch.Tensor):
         assert isinstance(got, cr.Tensor), f"{what}: expected a chainrule Tensor, got {got!r}"
@@ -261,7 +263,7 @@ def assert_close(
             f"{what}: shape {tuple(got.shape)} != torch's {tuple(want.shape)}"
         )
         assert str(got.dtype) == str(want.dtype), f"{what}: dtype {got.dtype} != {want.dtype}"
-        assert got.requires_grad == want.requires_grad, (
+        assert got.requires_grad == want.requires_grad or not requires_grad, (
             f"{what}: requires_grad {got.requires_grad} != torch's {want.requires_grad}"
         )
         g, w = to_numpy(got), to_numpy(want)
@@ -272,11 +274,21 @@ def assert_close(
     elif isinstance(want, dict):
         assert isinstance(got, dict) and got.keys() == want.keys(), (what, got, want)
         for k in want:
-            assert_close(got[k], want[k], rtol, atol, exact=exact, what=f"{what}[{k!r}]")
+            assert_close(
+                got[k],
+                want[k],
+                rtol,
+                atol,
+                exact=exact,
+                requires_grad=requires_grad,
+                what=f"{what}[{k!r}]",
+            )
     elif isinstance(want, (list, tuple)):
         assert isinstance(got, (list, tuple)) and len(got) == len(want), (what, got, want)
         for i, (g, w) in enumerate(zip(got, want, strict=True)):
-            assert_close(g, w, rtol, atol, exact=exact, what=f"{what}[{i}]")
+            assert_close(
+                g, w, rtol, atol, exact=exact, requires_grad=requires_grad, what=f"{what}[{i}]"
+            )
     else:
         assert got == want, (what, got, want)
 

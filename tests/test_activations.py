@@ -18,25 +18,24 @@ import torch
 import chainrule as cr
 from chainrule.ops import activations as A
 from oracle import (
+    DT_IDS,
+    FLOATS,
     NoGrad,
     assert_same,
     check,
     check_double_backward,
     check_fd,
     check_raises,
+    compare_tangents,
     randn,
+    same_node,
+    shape_id,
+    tangent,
 )
-
-FLOATS = [np.float32, np.float64]
-DT_IDS = ["f32", "f64"]
 
 
 def F(lib):
     return lib.nn.functional
-
-
-def _shape_id(shape) -> str:
-    return "x".join(map(str, shape)) if shape else "0d"
 
 
 # ----- elementwise activations ---------------------------------------------------------
@@ -97,12 +96,12 @@ def _data(shape, seed=0):
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
-@pytest.mark.parametrize("shape", ELEMENTWISE_SHAPES, ids=_shape_id)
+@pytest.mark.parametrize("shape", ELEMENTWISE_SHAPES, ids=shape_id)
 @pytest.mark.parametrize("name", sorted(ELEMENTWISE))
 def test_elementwise_matches_torch(name, shape, dtype):
     rtol = LOOSE_F64.get(name) if dtype is np.float64 else None
     res = check(ELEMENTWISE[name], _data(shape, seed=len(name)), dtype=dtype, rtol=rtol)
-    assert res.cr_out.grad_fn.name() == res.torch_out.grad_fn.name()
+    same_node(res)
 
 
 @pytest.mark.parametrize("name", sorted(ELEMENTWISE))
@@ -140,7 +139,7 @@ SHAPE_DIMS = [
 
 
 def _sd_id(sd) -> str:
-    return f"{_shape_id(sd[0])}_dim{sd[1]}"
+    return f"{shape_id(sd[0])}_dim{sd[1]}"
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
@@ -149,7 +148,7 @@ def _sd_id(sd) -> str:
 def test_dim_functions_match_torch(name, shape_dim, dtype):
     shape, dim = shape_dim
     res = check(lambda L, x: DIM_CASES[name](L, x, dim), _data(shape, 7), dtype=dtype)
-    assert res.cr_out.grad_fn.name() == res.torch_out.grad_fn.name()
+    same_node(res)
 
 
 @pytest.mark.parametrize("name", sorted(DIM_CASES))
@@ -332,15 +331,6 @@ def test_inplace_on_a_view(name):
 # ----- forward mode --------------------------------------------------------------------
 
 
-def _tangent(lib, fn, primal, tangent):
-    fwd = lib.autograd.forward_ad
-    with fwd.dual_level():
-        dual = fwd.make_dual(lib.tensor(primal), lib.tensor(tangent))
-        out = fn(lib, dual)
-        p, t = fwd.unpack_dual(out)
-        return p.detach().numpy().copy(), t.detach().numpy().copy()
-
-
 def _at_dim(fn, dim: int):
     return lambda L, x: fn(L, x, dim)
 
@@ -360,19 +350,14 @@ FORWARD = {
 @pytest.mark.parametrize("name", sorted(FORWARD))
 def test_tangent_matches_torch(name):
     primal = _data((3, 4), len(name))
-    tangent = randn((3, 4), seed=len(name) + 1)
-    ours = _tangent(cr, FORWARD[name], primal, tangent)
-    theirs = _tangent(torch, FORWARD[name], primal, tangent)
-    rtol = LOOSE_F64.get(name, 1e-10)
-    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(ours[1], theirs[1], rtol=rtol, atol=1e-12)
+    t = randn((3, 4), seed=len(name) + 1)
+    compare_tangents(FORWARD[name], [primal], [t], rtol=LOOSE_F64.get(name, 1e-10), atol=1e-12)
 
 
 def test_tangent_of_inplace_activation():
     fn = lambda L, x: F(L).elu(x * 1, inplace=True)  # noqa: E731
-    primal, tangent = _data((5,), 3), randn((5,), 4)
-    ours = _tangent(cr, fn, primal, tangent)
-    theirs = _tangent(torch, fn, primal, tangent)
+    primal, t = _data((5,), 3), randn((5,), 4)
+    ours, theirs = tangent(cr, fn, [primal], [t]), tangent(torch, fn, [primal], [t])
     np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-10, atol=1e-12)
 
 
@@ -741,7 +726,7 @@ def test_prelu_matches_torch(shapes, dtype):
     xs, ws = shapes
     fn = lambda L, x, w: F(L).prelu(x, w)  # noqa: E731
     res = check(fn, _data(xs, 1), np.abs(randn(ws, 2)) * 0.3, dtype=dtype)
-    assert res.cr_out.grad_fn.name() == res.torch_out.grad_fn.name()
+    same_node(res)
     check_fd(fn, _data(xs, 1), np.abs(randn(ws, 2)) * 0.3)
     method = lambda L, x, w: x.prelu(w) * x  # noqa: E731
     check_double_backward(method, _data(xs, 3), randn(ws, 4))

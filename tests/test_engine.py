@@ -17,7 +17,6 @@ import textwrap
 import threading
 import warnings
 import weakref
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,6 +24,7 @@ import pytest
 import torch
 
 import chainrule as cr
+from oracle import assert_close, assert_same_error, both, compare, error_of
 
 SECOND_BACKWARD = "Trying to backward through the graph a second time"
 MODIFIED = (
@@ -34,57 +34,6 @@ LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place 
 
 
 # ----- helpers ---------------------------------------------------------------------------
-
-
-def error_of(fn: Callable[[Any], Any], lib) -> BaseException:
-    with pytest.raises(Exception) as info:  # noqa: B017 - the type is compared below
-        fn(lib)
-    return info.value
-
-
-def assert_same_error(fn: Callable[[Any], Any], phrase: str | None = None) -> None:
-    """Both libraries raise the same exception type with the same message (or phrase)."""
-    expected = error_of(fn, torch)
-    got = error_of(fn, cr)
-    assert type(got) is type(expected), (type(got), got, type(expected), expected)
-    if phrase is None:
-        assert str(got) == str(expected)
-    else:
-        assert phrase in str(expected), f"phrase not in torch's message: {expected}"
-        assert phrase in str(got), f"{phrase!r} not in {got}"
-
-
-def assert_same_tensor(got, expected) -> None:
-    if expected is None:
-        assert got is None
-        return
-    assert isinstance(got, cr.Tensor), type(got)
-    assert tuple(got.shape) == tuple(expected.shape)
-    assert str(got.dtype) == str(expected.dtype)
-    np.testing.assert_allclose(
-        got.detach().numpy(), expected.detach().numpy(), rtol=1e-6, atol=1e-7
-    )
-
-
-def assert_same(got, expected) -> None:
-    """Tensors, None, numbers and (nested) sequences of them compare equal."""
-    if isinstance(expected, torch.Tensor) or expected is None:
-        assert_same_tensor(got, expected)
-    elif isinstance(expected, (list, tuple)):
-        assert isinstance(got, (list, tuple)) and len(got) == len(expected), (got, expected)
-        for g, e in zip(got, expected, strict=True):
-            assert_same(g, e)
-    else:
-        assert got == expected
-
-
-def both(fn: Callable[[Any], Any]) -> tuple[Any, Any]:
-    return fn(cr), fn(torch)
-
-
-def compare(fn: Callable[[Any], Any]) -> None:
-    c, t = both(fn)
-    assert_same(c, t)
 
 
 def structure(fn) -> Any:
@@ -959,7 +908,7 @@ def test_tutorial_weight_update():
         return w, b, losses
 
     c, t = both(f)
-    assert_same(c[:2], t[:2])
+    assert_close(c[:2], t[:2])
     np.testing.assert_allclose(c[2], t[2], rtol=1e-6)
     assert c[2][-1] < c[2][0]
 

@@ -17,34 +17,24 @@ import pytest
 import torch
 
 import chainrule as cr
-from oracle import NoGrad, check, check_double_backward, check_fd
+from oracle import (
+    DT_IDS,
+    FLOATS,
+    NoGrad,
+    check,
+    check_double_backward,
+    check_fd,
+    check_same_error,
+    compare_tangents,
+    randn,
+    same_node,
+    spd,
+    sym,
+    tangent,
+    well,
+)
 
-FLOATS = [np.float32, np.float64]
-DT_IDS = ["f32", "f64"]
 F32_TOL = {np.float32: dict(rtol=2e-4, atol=2e-4), np.float64: {}}
-
-
-def randn(shape, seed=0):
-    return np.random.default_rng(seed).standard_normal(shape)
-
-
-def well(shape, seed=0):
-    """Square matrices with well-separated singular values: random plus 3 I."""
-    n = shape[-1]
-    return randn(shape, seed) * 0.5 + 3 * np.eye(n)
-
-
-def spd(lib, x):
-    """x xᵀ + n I: symmetric positive-definite, differentiable in x."""
-    n = x.shape[-1]
-    return x @ x.mT + n * lib.eye(n, dtype=x.dtype)
-
-
-def sym(lib, x):
-    """(x + xᵀ) / 2 plus a spread diagonal: symmetric with well-separated eigenvalues."""
-    n = x.shape[-1]
-    spread = lib.diag(lib.arange(n, dtype=x.dtype) * 3.0)
-    return (x + x.mT) * 0.5 + spread
 
 
 # ----- cases: name -> (function of (lib, *tensors), inputs, PyTorch's node name) -------------
@@ -763,14 +753,6 @@ def test_finite_differences(name):
 # ----- forward mode --------------------------------------------------------------------------
 
 
-def _tangent(lib, fn, primals, tangents):
-    fwd = lib.autograd.forward_ad
-    with fwd.dual_level():
-        duals = [fwd.make_dual(lib.tensor(p), lib.tensor(t)) for p, t in zip(primals, tangents)]
-        primal, tangent = fwd.unpack_dual(fn(lib, *duals))
-        return primal.detach().numpy().copy(), tangent.detach().numpy().copy()
-
-
 # PyTorch's own forward-mode rule for cholesky_inverse disagrees with finite differences
 # (checked below against them instead)
 TORCH_JVP_WRONG = {"cholesky_inverse", "cholesky_inverse_upper"}
@@ -781,10 +763,7 @@ TORCH_NO_JVP = {"cholesky_legacy", "cholesky_legacy_upper"}  # torch.cholesky ha
 def test_tangent_matches_torch(name):
     fn, inputs, _ = CASES[name]
     tangents = [randn(np.shape(x), seed=7 + i) for i, x in enumerate(inputs)]
-    ours = _tangent(cr, fn, inputs, tangents)
-    theirs = _tangent(torch, fn, inputs, tangents)
-    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-8, atol=1e-10)
+    compare_tangents(fn, inputs, tangents, 1e-8, 1e-10, primal_rtol=1e-10, primal_atol=1e-12)
 
 
 # ----- second derivatives ----------------------------------------------------------------------
@@ -797,15 +776,6 @@ def test_double_backward(name):
 
 
 # ----- errors --------------------------------------------------------------------------------
-
-
-def same_error(fn, *inputs):
-    """Both libraries raise, with the same exception type and message."""
-    with pytest.raises(Exception) as want:
-        fn(torch, *[torch.from_numpy(np.asarray(x)) for x in inputs])
-    with pytest.raises(want.type if want.type.__module__ == "builtins" else RuntimeError) as got:
-        fn(cr, *[cr.tensor(np.asarray(x)) for x in inputs])
-    assert str(got.value) == str(want.value)
 
 
 ERRORS = {
@@ -887,7 +857,7 @@ ERRORS = {
 @pytest.mark.parametrize("name", list(ERRORS))
 def test_errors_match_torch(name):
     fn, inputs = ERRORS[name]
-    same_error(fn, *inputs)
+    check_same_error(fn, *inputs)
 
 
 def test_linalg_error_is_a_runtime_error():
@@ -1017,7 +987,7 @@ def test_tril_triu_in_place_as_torch():
         return y + z
 
     result = check(fn, randn((3, 4)))
-    assert result.cr_out.grad_fn.name() == result.torch_out.grad_fn.name()
+    same_node(result)
 
 
 def test_writes_through_diagonal_as_torch():
@@ -1052,12 +1022,12 @@ def test_forward_mode_qr_r_raises():
 def test_tangent_matches_finite_differences(name):
     fn, inputs, _ = CASES[name]
     tangents = [randn(np.shape(x), seed=7 + i) for i, x in enumerate(inputs)]
-    _, tangent = _tangent(cr, fn, inputs, tangents)
+    _, t = tangent(cr, fn, inputs, tangents)
     eps = 1e-6
     with cr.no_grad():
         plus = fn(cr, *[cr.tensor(x + eps * t) for x, t in zip(inputs, tangents)]).numpy()
         minus = fn(cr, *[cr.tensor(x - eps * t) for x, t in zip(inputs, tangents)]).numpy()
-    np.testing.assert_allclose(tangent, (plus - minus) / (2 * eps), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(t, (plus - minus) / (2 * eps), rtol=1e-6, atol=1e-8)
 
 
 def test_addmm_with_beta_0_ignores_nan_in_the_input():
@@ -1073,7 +1043,7 @@ def test_addmm_in_place_as_torch():
         return y
 
     result = check(fn, randn((3, 2)), randn((3, 4)), randn((4, 2)))
-    assert result.cr_out.grad_fn.name() == result.torch_out.grad_fn.name()
+    same_node(result)
 
 
 @pytest.mark.parametrize(

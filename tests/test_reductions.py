@@ -17,37 +17,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chainrule as cr
-from oracle import NoGrad, check, check_double_backward, check_fd, check_raises, randn
-
-FLOATS = [np.float32, np.float64]
-DT_IDS = ["f32", "f64"]
-
-
-def same_node(result) -> None:
-    """chainrule's node is named as PyTorch's."""
-    want = result.torch_out.grad_fn
-    got = result.cr_out.grad_fn
-    assert (got is None) == (want is None), (got, want)
-    if want is not None:
-        assert type(got).__name__ == want.name()
-
-
-def distinct(shape, seed=0) -> np.ndarray:
-    """float64 values with no ties (a random permutation of spread-out numbers)."""
-    n = int(np.prod(shape)) if shape else 1
-    r = np.random.default_rng(seed)
-    v = r.permutation(n).astype(np.float64) * 0.37 - n * 0.15 + r.uniform(0, 0.1, n)
-    return v.reshape(shape)
-
-
-def cr_tangent(fn, x: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """chainrule's forward-mode tangent of ``fn(cr, x)`` along ``t``: for pinning the
-    cases where PyTorch's forward mode is not the spec."""
-    fwd = cr.autograd.forward_ad
-    with fwd.dual_level():
-        out = fn(cr, fwd.make_dual(cr.tensor(x), cr.tensor(t)))
-        return fwd.unpack_dual(out).tangent.numpy()
-
+from oracle import (
+    DT_IDS,
+    FLOATS,
+    NoGrad,
+    check,
+    check_double_backward,
+    check_fd,
+    check_raises,
+    compare_tangents,
+    cr_tangent,
+    distinct,
+    randn,
+    same_node,
+    tangent,
+)
 
 # ----- sum and mean -----------------------------------------------------------------------
 
@@ -755,35 +739,25 @@ FORWARD = {
 }
 
 
-def _tangent(lib, fn, primal, tangent):
-    fwd = lib.autograd.forward_ad
-    with fwd.dual_level():
-        dual = fwd.make_dual(lib.tensor(primal), lib.tensor(tangent))
-        p, t = fwd.unpack_dual(fn(lib, dual))
-        return p.detach().numpy().copy(), t.detach().numpy().copy()
-
-
 @pytest.mark.parametrize("name", sorted(FORWARD))
 def test_forward_mode_tangents(name):
     fn, shape = FORWARD[name]
     primal = distinct(shape, seed=len(name))
     tangent = randn(shape, seed=len(name) + 1)
-    ours, theirs = _tangent(cr, fn, primal, tangent), _tangent(torch, fn, primal, tangent)
-    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-10, atol=1e-12)
+    compare_tangents(fn, [primal], [tangent])
 
 
 def test_forward_mode_with_zeros_and_ties():
     zeros = np.array([[2.0, 0.0, 3.0, 0.5], [0.0, 1.0, 0.0, 2.0]])
     ties = np.array([[1.0, 3.0, 3.0, 2.0], [2.0, 2.0, 2.0, 2.0]])
-    tangent = randn((2, 4), seed=21)
+    t = randn((2, 4), seed=21)
     for fn, x in (
         (lambda L, a: a.prod(1), zeros),
         (lambda L, a: a.cumprod(1), zeros),
         (lambda L, a: a.amax(1), ties),
         (lambda L, a: a.max(), ties),
     ):
-        ours, theirs = _tangent(cr, fn, x, tangent), _tangent(torch, fn, x, tangent)
+        ours, theirs = tangent(cr, fn, [x], [t]), tangent(torch, fn, [x], [t])
         np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-10, atol=1e-12)
 
 
