@@ -28,7 +28,7 @@ from chainrule.autograd.graph import SECOND_BACKWARD
 from oracle import assert_close, both
 
 LIBS = (cr, torch)
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 X = np.array([-1.5, -0.25, 0.5, 2.0], dtype=np.float32)
 
 

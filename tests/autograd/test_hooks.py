@@ -1,7 +1,9 @@
 """Hooks, against PyTorch: tensor hooks, node hooks and prehooks, post-accumulate-grad hooks,
 and ``retain_grad``, in PyTorch's order, with their replacements and ``remove()``.
 
-Each scenario records a log of (event, values) on both libraries; the logs must be equal.
+Each scenario records a log of (event, values) on both libraries; the logs must be equal
+(``oracle.compare_logs``). The last section compares the gradients hooks replaced, and the
+errors, directly (``oracle.compare``, ``oracle.assert_same_error``).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import pytest
 import torch
 
 import chainrule as cr
-from oracle import compare_logs
+from oracle import assert_same_error, compare, compare_logs
 
 
 def _v(t):
@@ -303,3 +305,89 @@ def test_grad_leaves_unrun_nodes_able_to_run_later():
         log.append([round(v, 4) for v in x.grad.tolist()])
 
     compare_logs(run)
+
+
+# ----- hooks on tensors in the engine's own scenarios -------------------------------------
+
+
+def test_leaf_hook_sees_and_replaces_the_gradient():
+    def f(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        seen = []
+        h = x.register_hook(lambda g: seen.append(g.clone()))
+        (x * 3).sum().backward()
+        h.remove()
+        (x * 3).sum().backward()
+        g1 = x.grad.clone()
+        x.grad = None
+        h2 = x.register_hook(lambda g: g * 10)
+        (x * 3).sum().backward()
+        g2 = x.grad.clone()
+        h2.remove()
+        h2.remove()  # a second remove does nothing
+        x.grad = None
+        (x * 3).sum().backward()
+        return seen, g1, g2, x.grad
+
+    compare(f)
+
+
+def test_non_leaf_hook_replaces_the_gradient():
+    def f(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        h = y.register_hook(lambda g: g * 10)
+        (y * y).sum().backward()
+        g1 = x.grad.clone()
+        h.remove()
+        x.grad = None
+        y2 = x * 2
+        (y2 * y2).sum().backward()
+        return g1, x.grad
+
+    compare(f)
+
+
+def test_hooks_run_in_order_and_before_retain_grad():
+    def f(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        y.register_hook(lambda g: g + 1)
+        y.register_hook(lambda g: g * 10)
+        y.register_hook(lambda g: None)
+        (y * y).sum().backward()
+        x2 = L.tensor([1.0, 2.0], requires_grad=True)
+        x2.register_hook(lambda g: g * 2)
+        x2.register_hook(lambda g: g + 1)
+        (x2 * 3).sum().backward()
+        return x.grad, y.grad, x2.grad
+
+    compare(f)
+
+
+def test_retain_grad_then_in_place_op():
+    """.grad of a tensor retaining grad is the gradient of its current value."""
+
+    def f(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        y.mul_(3)
+        (y * y).sum().backward()
+        return y.grad, y.retains_grad, x.grad
+
+    compare(f)
+
+
+def test_hook_on_tensor_not_requiring_grad_raises():
+    assert_same_error(lambda L: L.tensor([1.0, 2.0]).register_hook(lambda g: g))
+
+
+def test_hook_handle_context_manager():
+    x = cr.tensor([1.0, 2.0], requires_grad=True)
+    with x.register_hook(lambda g: g * 0):
+        (x * 3).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]
+    (x * 3).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
