@@ -1,4 +1,5 @@
-"""Run one function on chainrule and on PyTorch and compare everything that comes out.
+"""The oracle: run the same code on chainrule and on PyTorch and compare what comes out.
+Every test file takes its comparison helpers from here.
 
 A test function takes the library first: ``fn(lib, *tensors)``, where ``lib`` is either
 ``chainrule`` or ``torch``, so ``lib.where`` or ``lib.linalg.vector_norm`` name the same
@@ -11,13 +12,23 @@ unchanged: Python scalars, slices, lists):
 
 ``check`` compares forward values, shapes and dtypes (``str(dtype)``: chainrule's dtypes
 print as ``torch.float32``), whether the output requires grad, then runs backward with a
-random non-scalar ``gradient`` of the output's shape and compares every input's ``.grad``.
-Where torch itself cannot run forward mode (``KNOWN_TORCH_FORWARD_GAPS``), ``check``
-records the case in ``TORCH_FORWARD_GAPS``, which the terminal summary lists.
-``check_raises`` checks that both libraries raise the same exception type.
-``check_fd`` is a float64 central-difference check of chainrule's VJP alone.
-``check_double_backward`` compares first and second derivatives taken with
-``create_graph=True`` against PyTorch's.
+random non-scalar ``gradient`` of the output's shape and compares every input's ``.grad``,
+then the forward-mode tangent for random tangents on every float input. Where torch itself
+cannot run forward mode (``KNOWN_TORCH_FORWARD_GAPS``), ``check`` records the case in
+``TORCH_FORWARD_GAPS``, which the terminal summary counts and lists (conftest.py); any
+other failure of torch's forward mode fails the test.
+``check_raises`` checks that both libraries raise the same exception type,
+``check_same_error`` the type and message. ``check_fd`` is a float64 central-difference
+check of chainrule's VJP alone. ``check_double_backward`` compares first and second
+derivatives taken with ``create_graph=True`` against PyTorch's.
+
+For code that is not one op: ``assert_same`` (one tensor, the dtype's tolerance),
+``assert_close``/``compare`` (nested results: tensors, tuples, dicts, numbers),
+``compare_logs`` (event logs), ``same_node`` (the output's node), ``error_of`` and
+``assert_same_error`` (exceptions), ``tangent``/``compare_tangents`` (forward mode).
+The data section makes inputs: ``randn``, ``positive``, ``nonzero``, ``values`` (an op's
+domain), ``distinct`` (no ties), ``R``/``L64`` (shape-op cases), ``well``/``spd``/``sym``
+(matrices).
 """
 
 from __future__ import annotations

@@ -26,9 +26,6 @@ def _restore_torch_default_dtype():
     torch.set_default_dtype(dtype)
 
 
-# ----- helpers ---------------------------------------------------------------------------
-
-
 # ----- dtypes ----------------------------------------------------------------------------
 
 
@@ -412,46 +409,6 @@ def test_retain_grad_and_retains_grad():
     assert_same_error(lambda L: L.tensor(3.0).retain_grad())
 
 
-def test_clone():
-    def f(L):
-        x = L.tensor([1.0, 2.0], requires_grad=True)
-        y = x.clone()
-        (y * y).sum().backward()
-        with L.no_grad():
-            y[0] = 5.0
-        return x, y, y.grad_fn.name(), x.grad
-
-    (cx, cy, cn, cg), (tx, ty, tn, tg) = both(f)
-    assert_close(cx, tx, exact=True)
-    assert_close(cy, ty, exact=True)
-    assert cn == tn == "CloneBackward0"
-    assert_close(cg, tg, exact=True)
-    a = cr.tensor([1, 2])
-    b = a.clone()
-    b[0] = 9
-    assert a.tolist() == [1, 2] and b.dtype is cr.int64
-
-
-def test_zero_fill_copy():
-    def f(L):
-        a = L.tensor([1.0, 2.0])
-        b = L.tensor([1, 2])
-        c = L.zeros(2, 2)
-        return [
-            a.zero_(),
-            L.tensor([1.0, 2.0]).fill_(3),
-            b.fill_(2.7),
-            c.copy_(L.tensor([1, 2])),
-            L.zeros(2, dtype=L.int32).copy_(L.tensor([1.9, -1.9])),
-            a,
-        ], a.zero_() is a
-
-    (cs, cself), (ts, tself) = both(f)
-    for c, t in zip(cs, ts, strict=True):
-        assert_close(c, t, exact=True)
-    assert cself == tself is True
-
-
 @pytest.mark.parametrize(
     "op",
     [
@@ -483,59 +440,10 @@ def test_in_place_on_leaf_under_no_grad():
 # ----- dtype conversion ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "convert",
-    [
-        lambda t: t.float(),
-        lambda t: t.double(),
-        lambda t: t.half(),
-        lambda t: t.long(),
-        lambda t: t.int(),
-        lambda t: t.short(),
-        lambda t: t.char(),
-        lambda t: t.byte(),
-        lambda t: t.bool(),
-        lambda t: t.to(torch.float64 if isinstance(t, torch.Tensor) else cr.float64),
-        lambda t: t.to(torch.int32 if isinstance(t, torch.Tensor) else cr.int32),
-        lambda t: t.type(torch.int16 if isinstance(t, torch.Tensor) else cr.int16),
-        lambda t: t.type("torch.IntTensor"),
-        lambda t: t.type("torch.DoubleTensor"),
-    ],
-)
-@pytest.mark.parametrize("data", [[-1.5, 0.0, 2.7], [3, 0, 1], [True, False]])
-def test_conversions(convert, data):
-    c, t = both(lambda L: convert(L.tensor(data)))
-    assert_close(c, t, exact=True)
-
-
 @pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_type_string(name):
     c, t = both(lambda L: L.zeros(1, dtype=getattr(L, name)).type())
     assert c == t
-
-
-def test_conversion_to_same_dtype_returns_self():
-    def f(L):
-        x = L.tensor([1.0, 2.0])
-        return (
-            x.float() is x,
-            x.to(L.float32) is x,
-            x.to("cpu") is x,
-            x.double() is x,
-            x.to(L.float32, copy=True) is x,
-            x.type(L.float32) is x,
-        )
-
-    c, t = both(f)
-    assert c == t
-
-
-def test_conversion_records_the_graph():
-    x = cr.tensor([1.0, 2.0], requires_grad=True)
-    y = x.double()
-    assert y.grad_fn.name() == "ToCopyBackward0"
-    (y * y).sum().backward()
-    assert x.grad.dtype is cr.float32 and x.grad.tolist() == [2.0, 4.0]
 
 
 # ----- Python protocols ----------------------------------------------------------------------

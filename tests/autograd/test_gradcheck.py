@@ -155,7 +155,7 @@ FAILING = {
 
 
 @pytest.mark.parametrize("name", sorted(FAILING))
-def test_wrong_gradients_raise_gradcheckerror_of(name):
+def test_wrong_gradients_raise_gradcheck_error(name):
     ours, theirs = error_of(FAILING[name], cr), error_of(FAILING[name], torch)
     assert type(ours).__name__ == type(theirs).__name__ == "GradcheckError"
     assert isinstance(ours, RuntimeError)

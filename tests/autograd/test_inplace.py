@@ -28,6 +28,7 @@ from oracle import (
     check_fd,
     check_raises,
     compare,
+    nonzero,
     randn,
 )
 
@@ -560,6 +561,178 @@ def test_gradient_through_in_place_ops(chain):
 @pytest.mark.parametrize("chain", IN_PLACE_CHAINS_WITH_GRAD_ARGS)
 def test_gradient_through_in_place_ops_with_grad_requiring_argument(chain):
     _run_chain(chain)
+
+
+# ----- in-place arithmetic on non-leaves and leaves (the first ops) -----------------------
+
+
+def _inplace_fns():
+    def add_(lib, x, b):
+        y = x * 1.0
+        y.add_(b)
+        return y
+
+    def sub_(lib, x, b):
+        y = x.sin()
+        y.sub_(b)
+        return y
+
+    def mul_(lib, x, b):
+        y = x * 1.0
+        y.mul_(b)
+        return y
+
+    def div_(lib, x, b):
+        y = x * 1.0
+        y.div_(b)
+        return y
+
+    def iadd(lib, x, b):
+        y = x.sin()
+        y += b
+        return y
+
+    def isub(lib, x, b):
+        y = x * 2.0
+        y -= b
+        return y
+
+    def imul(lib, x, b):
+        y = x * 2.0
+        y *= b
+        return y
+
+    def idiv(lib, x, b):
+        y = x * 2.0
+        y /= b
+        return y
+
+    def chain(lib, x, b):
+        y = x * 1.0
+        y += b
+        y *= 2
+        y -= 1.5
+        y /= 4
+        y.mul_(b)
+        y.sub_(x)
+        return y
+
+    def add_alpha_(lib, x, b):
+        y = x.clone()
+        y.add_(b, alpha=3)
+        return y
+
+    return {
+        f.__name__: f for f in (add_, sub_, mul_, div_, iadd, isub, imul, idiv, chain, add_alpha_)
+    }
+
+
+INPLACE = _inplace_fns()
+
+INPLACE_OPERANDS = {
+    "tensor": lambda: nonzero((3, 4), seed=32),
+    "broadcast": lambda: nonzero((4,), seed=32),
+    "0d": lambda: nonzero((), seed=32),
+    "no_grad_tensor": lambda: NoGrad(nonzero((4,), seed=32)),
+    "int": lambda: 3,
+    "float": lambda: -2.5,
+}
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("operand", list(INPLACE_OPERANDS))
+@pytest.mark.parametrize("name", list(INPLACE))
+def test_inplace_on_nonleaf(name, operand, dtype):
+    """In-place ops on a non-leaf are recorded: gradients reach x and the operand."""
+    check(INPLACE[name], randn((3, 4), seed=33), INPLACE_OPERANDS[operand](), dtype=dtype)
+
+
+@pytest.mark.parametrize("operand", ["tensor", "broadcast", "0d", "float"])
+@pytest.mark.parametrize("name", list(INPLACE))
+def test_inplace_on_nonleaf_fd(name, operand):
+    check_fd(INPLACE[name], randn((3, 4), seed=33), INPLACE_OPERANDS[operand]())
+
+
+def test_inplace_operand_of_other_dtype():
+    """y (float32) += b (float64): y stays float32, b's grad is float64."""
+    x = randn((3, 4), seed=34).astype(np.float32)
+    b = nonzero((4,), seed=35)
+    for fn in INPLACE.values():
+        if fn.__name__ != "add_alpha_":
+            check(fn, x, b)
+
+
+def test_inplace_version_and_grad_fn():
+    """After y.add_(b) the result is y itself, with a new grad_fn and a bumped version."""
+    for lib in (cr, torch):
+        x = lib.ones(3, requires_grad=True)
+        y = x * 2
+        before = y._version
+        out = y.add_(1.0)
+        assert out is y
+        assert y._version == before + 1
+        assert y.grad_fn is not None
+        assert y.grad_fn.name() == "AddBackward0"
+
+
+def _sgd_step(lib, w, g):
+    """An optimizer step on a leaf, under no_grad; then the leaf is used again."""
+    with lib.no_grad():
+        w -= 0.1 * g
+        w.add_(g, alpha=0.5)
+        w.mul_(0.9)
+        w *= 1.1
+        w.div_(2.0)
+        w /= 0.5
+        w += 1
+        w.sub_(0.25)
+    assert w.is_leaf and w.requires_grad
+    return (w * w).sum() * w
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+def test_inplace_on_leaf_under_no_grad(dtype):
+    # forward=False: _sgd_step asserts w.requires_grad, which a dual input does not have
+    res = check(
+        _sgd_step, randn((3,), seed=36), NoGrad(randn((3,), seed=37)), dtype=dtype, forward=False
+    )
+    assert res.cr_inputs[0].grad_fn is None
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+def test_inplace_on_leaf_under_no_grad_updates_values(dtype):
+    def fn(lib, w):
+        with lib.no_grad():
+            w.add_(lib.ones_like(w))
+            w -= 0.5
+        return w.clone()
+
+    res = check(fn, randn((2, 2), seed=38), dtype=dtype)
+    np.testing.assert_allclose(
+        res.cr_inputs[0].detach().numpy(), res.torch_inputs[0].detach().numpy(), rtol=1e-6
+    )
+
+
+INPLACE_RAISES = {
+    "leaf_add_": lambda lib, x: x.add_(1.0),
+    "leaf_iadd": lambda lib, x: x.__iadd__(1.0),
+    "leaf_mul_": lambda lib, x: x.mul_(2),
+    "int_iadd_float": lambda lib, x: (x.detach().to(lib.int64)).add_(1.5),
+    "int_idiv": lambda lib, x: (x.detach().to(lib.int64)).div_(2),
+    "broadcast_self": lambda lib, x: (x * 1)[0:1].add_(x),
+    "saved_then_modified": lambda lib, x: _modify_saved(lib, x),
+}
+
+
+def _modify_saved(lib, x):
+    y = x.exp()  # exp saves its output
+    y.mul_(2)
+    y.sum().backward()
+
+
+@pytest.mark.parametrize("name", list(INPLACE_RAISES))
+def test_inplace_raises(name):
+    check_raises(INPLACE_RAISES[name], randn((3, 2), seed=39))
 
 
 # ----- nn.functional's inplace=True --------------------------------------------------------------

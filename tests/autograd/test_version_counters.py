@@ -1,6 +1,7 @@
 """Version counters against PyTorch: a value a node saved and then modified in place makes
 backward raise PyTorch's error (through views, ``detach()`` and index assignment too),
 nothing is raised where nothing saved was touched, and ``.data`` is the escape hatch.
+Views share memory and the version counter with their base, as PyTorch's; copies do not.
 """
 
 from __future__ import annotations
@@ -385,3 +386,82 @@ def test_the_version_error_names_the_tensor_and_versions():
     y.add_(1)
     with pytest.raises(RuntimeError, match=r"is at version 1; expected version 0 instead"):
         y.sum().backward()
+
+
+# ----- views share memory and the version counter -----------------------------------------
+
+
+VIEWS = {
+    "view": (lambda x: x.view(12), True),
+    "reshape": (lambda x: x.reshape(4, 3), True),
+    "reshape_copy": (lambda x: x.t().reshape(12), False),
+    "flatten": (lambda x: x.flatten(), True),
+    "unflatten": (lambda x: x.unflatten(1, (2, 2)), True),
+    "squeeze": (lambda x: x.unsqueeze(0).squeeze(0), True),
+    "unsqueeze": (lambda x: x.unsqueeze(-1), True),
+    "permute": (lambda x: x.permute(1, 0), True),
+    "transpose": (lambda x: x.transpose(0, 1), True),
+    "movedim": (lambda x: x.movedim(0, 1), True),
+    "expand": (lambda x: x[:1].expand(3, 4), True),
+    "narrow": (lambda x: x.narrow(1, 1, 2), True),
+    "select": (lambda x: x.select(1, 0), True),
+    "split": (lambda x: x.split(2, 1)[1], True),
+    "chunk": (lambda x: x.chunk(2)[0], True),
+    "unbind": (lambda x: x.unbind(1)[3], True),
+    "unfold": (lambda x: x.unfold(1, 2, 1), True),
+    "basic_index": (lambda x: x[1:, ::2], True),
+    "int_index": (lambda x: x[1], True),
+    "advanced_index": (lambda x: x[[0, 1]], False),
+    "mask_index": (lambda x: x[x > 0], False),
+    "contiguous": (lambda x: x.contiguous(), True),
+    "contiguous_copy": (lambda x: x.t().contiguous(), False),
+    "flip": (lambda x: x.flip(0), False),
+    "roll": (lambda x: x.roll(1), False),
+    "repeat": (lambda x: x.repeat(1, 1), False),
+    "cat": (lambda x: cr.cat([x]), False),
+    "clone": (lambda x: x.clone(), False),
+    "gather": (lambda x: x.gather(0, cr.zeros(1, 4, dtype=cr.long)), False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIEWS))
+def test_views_share_memory_and_version_as_torch(name):
+    """A view shares memory and the version counter with its input (as PyTorch); a copy not."""
+    fn, is_view = VIEWS[name]
+    torch_fn = {
+        "cat": lambda x: torch.cat([x]),
+        "gather": lambda x: x.gather(0, torch.zeros(1, 4, dtype=torch.long)),
+    }.get(name, fn)
+    t = torch.randn(3, 4)
+    assert (torch_fn(t)._base is not None or torch_fn(t) is t) == is_view  # the oracle agrees
+    x = cr.randn(3, 4)
+    y = fn(x)
+    before = x._version
+    with cr.no_grad():
+        x.add_(1)
+    assert (y._version == before + 1) == is_view
+    assert x._version == before + 1
+
+
+def test_inplace_through_a_view_bumps_the_base_version():
+    for lib in (cr, torch):
+        x = lib.zeros(3, 4)
+        v = x[1:].t()
+        v.mul_(2)
+        x[0] = 1
+        x[:, 1].add_(3)
+        x.view(12)[2] = 5
+        assert x._version == 4 and v._version == 4
+        assert x.tolist()[0] == [1.0, 4.0, 5.0, 1.0]
+
+
+def test_saved_tensor_modified_through_a_view_raises():
+    for lib in (cr, torch):
+        y = lib.randn(3, requires_grad=True) * 1
+        z = y.exp()
+        y[0] = 1.0  # exp saved its output z, not y: fine
+        w = y.sin()
+        y[1:].mul_(2)  # sin saved y, which just changed
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            w.sum().backward()
+        z.sum().backward()

@@ -1,6 +1,8 @@
-"""Activations against PyTorch: forward values, dtypes, gradients, in-place variants,
-finite differences, forward-mode tangents, second derivatives, stability at ±1e4,
-conventions at the kinks, node names.
+"""Activations against PyTorch: relu, sigmoid, gelu, silu, softplus, elu/selu/celu,
+hardtanh, leaky_relu and the rest of nn.functional's, softmax, log_softmax, softmin,
+logsumexp, normalize, glu, prelu, rrelu: forward values, dtypes, gradients, in-place
+variants, finite differences, forward-mode tangents, second derivatives, stability at
+±1e4, conventions at the kinks, node names, property tests over random shapes.
 
 Each case is ``fn(lib, x)`` run on both libraries by ``oracle.check``; ``F(lib)`` is
 ``lib.nn.functional``.
@@ -14,8 +16,12 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
+import cases
 import chainrule as cr
+from cases import B
 from chainrule.ops import activations as A
 from oracle import (
     DT_IDS,
@@ -27,10 +33,19 @@ from oracle import (
     check_fd,
     check_raises,
     compare_tangents,
+    cr_tangent,
     randn,
     same_node,
     shape_id,
     tangent,
+)
+from props import (
+    SETTINGS,
+    nonempty_shapes,
+    seeds,
+    shape_and_dim,
+    shapes,
+    values_for,
 )
 
 
@@ -792,3 +807,129 @@ def test_glu_and_prelu_stable_at_large_inputs():
         _finite_where_torch_is(check(lambda L, x: F(L).glu(x), rows, dtype=dtype))
         res = check(lambda L, x, w: F(L).prelu(x, w), BIG, np.array([0.25]), dtype=dtype)
         _finite_where_torch_is(res)
+
+
+# ----- function and method forms (the first ops) ------------------------------------------
+
+
+FORMS = {
+    "sigmoid": (lambda lib, x: lib.sigmoid(x), lambda lib, x: x.sigmoid(), "any"),
+    "relu": (lambda lib, x: lib.relu(x), lambda lib, x: x.relu(), "nonzero"),
+    "relu_nn": (lambda lib, x: lib.nn.functional.relu(x), lambda lib, x: x.relu(), "nonzero"),
+}
+
+test_function_and_method = cases.function_and_method(FORMS)
+
+test_function_and_method_fd = cases.function_and_method_fd(FORMS)
+
+test_saturation = cases.saturation(FORMS, ["sigmoid"])
+
+KINK = np.array([-2.0, -0.0, 0.0, 0.0, 1.5, 3.0])
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+def test_relu_at_zero(dtype):
+    res = check(lambda lib, x: lib.relu(x), KINK, dtype=dtype)
+    np.testing.assert_array_equal(res.cr_inputs[0].grad.numpy()[1:4], 0.0)
+
+
+ERRORS = {
+    "relu_bool": (lambda L, a: L.relu(a), B),
+}
+
+test_errors_match_torch = cases.raises_like_torch(ERRORS, sort=True)
+
+
+# ----- logsumexp as a reduction -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+def test_logsumexp(dtype):
+    x = randn((2, 3, 4), seed=18) * 3
+    for dim, keepdim in ((1, False), (-1, True), ((0, 2), False), ((-1, 0), True), ([0, 1], False)):
+        same_node(
+            check(
+                lambda L, x, dim=dim, keepdim=keepdim: L.logsumexp(x, dim, keepdim), x, dtype=dtype
+            )
+        )
+        check(
+            lambda L, x, dim=dim, keepdim=keepdim: x.logsumexp(dim=dim, keepdim=keepdim),
+            x,
+            dtype=dtype,
+        )
+    check(lambda L, x: x.logsumexp(0), randn(()), dtype=dtype)
+    # an empty slice: torch's forward-mode logsumexp divides 0 by 0 (nan); the tangent of a
+    # function of no entries is an empty sum, 0, which chainrule gives
+    check(lambda L, x: x.logsumexp(0), randn((0, 3)), dtype=dtype, forward=False)
+    np.testing.assert_array_equal(
+        cr_tangent(lambda L, x: x.logsumexp(0), randn((0, 3)), randn((0, 3))), np.zeros(3)
+    )
+    check(lambda L, x: x.logsumexp(1), np.array([[1, 2, 3], [4, 5, 6]]))
+    big = np.array([[1e4, 1e4 - 1.0, -1e4], [-np.inf, -np.inf, -np.inf], [np.inf, 1.0, 2.0]])
+    check(lambda L, x: x.logsumexp(1), big[:2], dtype=dtype)
+    check(lambda L, x: x.logsumexp(1), NoGrad(big), dtype=dtype)
+    check_fd(lambda L, x: L.logsumexp(x, (0, 1)), x[0])
+
+
+LOGSUMEXP_FORWARD = {
+    "logsumexp": (lambda L, a: a.logsumexp((0, 1)), (3, 4)),
+}
+
+test_forward_mode_tangents = cases.forward_mode_tangents(LOGSUMEXP_FORWARD)
+
+DOUBLE_BACKWARD = {
+    "logsumexp": lambda L, x: L.logsumexp(x, (0, 1)),
+}
+
+test_double_backward = cases.double_backward(DOUBLE_BACKWARD)
+
+
+# ----- property tests: random shapes and dims ---------------------------------------------
+
+
+ACTIVATIONS = {
+    "relu": lambda lib, x: lib.nn.functional.relu(x),
+    "leaky_relu": lambda lib, x: lib.nn.functional.leaky_relu(x, 0.2),
+    "elu": lambda lib, x: lib.nn.functional.elu(x),
+    "selu": lambda lib, x: lib.nn.functional.selu(x),
+    "celu": lambda lib, x: lib.nn.functional.celu(x, 0.5),
+    "gelu": lambda lib, x: lib.nn.functional.gelu(x),
+    "gelu_tanh": lambda lib, x: lib.nn.functional.gelu(x, approximate="tanh"),
+    "silu": lambda lib, x: lib.nn.functional.silu(x),
+    "mish": lambda lib, x: lib.nn.functional.mish(x),
+    "softplus": lambda lib, x: lib.nn.functional.softplus(x, beta=2.0),
+    "softsign": lambda lib, x: lib.nn.functional.softsign(x),
+    "hardtanh": lambda lib, x: lib.nn.functional.hardtanh(x),
+    "relu6": lambda lib, x: lib.nn.functional.relu6(x * 4),
+    "hardswish": lambda lib, x: lib.nn.functional.hardswish(x * 3),
+    "logsigmoid": lambda lib, x: lib.nn.functional.logsigmoid(x),
+    "hardshrink": lambda lib, x: lib.nn.functional.hardshrink(x),
+    "softshrink": lambda lib, x: lib.nn.functional.softshrink(x),
+    "tanhshrink": lambda lib, x: lib.nn.functional.tanhshrink(x),
+    "threshold": lambda lib, x: lib.nn.functional.threshold(x, 0.1, -1.0),
+}
+
+
+@SETTINGS
+@given(op=st.sampled_from(sorted(ACTIVATIONS)), shape=shapes, seed=seeds)
+def test_activations_match_torch(op, shape, seed):
+    check(ACTIVATIONS[op], values_for(shape, seed, "any") * 2, dtype=np.float64)
+
+
+@SETTINGS
+@given(
+    op=st.sampled_from(["softmax", "log_softmax", "softmin", "logsumexp", "normalize"]),
+    case=shape_and_dim(nonempty_shapes),
+    seed=seeds,
+)
+def test_softmax_family_over_random_dims_match_torch(op, case, seed):
+    shape, dim = case
+    if not isinstance(dim, int):  # these take one dim (logsumexp also takes a tuple)
+        dim = -1 if dim is None or op != "logsumexp" else dim
+    if op == "logsumexp":
+        fn = lambda lib, x: lib.logsumexp(x, dim if dim is not None else -1)  # noqa: E731
+    elif op == "normalize" and len(shape) == 0:
+        fn = lambda lib, x: lib.nn.functional.normalize(x, dim=0)  # noqa: E731
+    else:
+        fn = lambda lib, x: getattr(lib.nn.functional, op)(x, dim=dim)  # noqa: E731
+    check(fn, values_for(shape, seed, "any") * 3, dtype=np.float64)
