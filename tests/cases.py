@@ -38,6 +38,7 @@ from oracle import (
     positive,
     randn,
     same_node,
+    shape_id,
     values,
 )
 
@@ -55,10 +56,6 @@ F = np.array([[0.5, 0.0, -2.0], [np.nan, np.inf, 1.0]])
 MASK = np.array([[True, False, True, True], [False, False, True, False], [True, True, False, True]])
 GATHER_INDEX = L64([0, 2], [1, 1], [3, 0])
 SCATTER_INDEX = L64([0, 2], [1, 3], [3, 0])  # no place written twice: the result is defined
-
-
-def _ids(table: Mapping) -> list:
-    return list(table)
 
 
 # ----- any table: check or raise each case -----------------------------------------------
@@ -121,10 +118,6 @@ def error_messages_as_torch(cases: Sequence) -> Callable:
 FORM_SHAPES = [(), (7,), (2, 3), (2, 3, 2), (0,), (2, 0)]
 
 
-def _shape_id(shape) -> str:
-    return "x".join(map(str, shape)) if shape else "0d"
-
-
 def form_input(domain: str, shape, seed: int = 7):
     if domain == "pos":
         return positive(shape, seed=seed, low=0.2, high=3.0)
@@ -138,7 +131,7 @@ def function_and_method(table: Mapping) -> Callable:
     float32 and float64 over 0-d, empty and dimensioned shapes."""
 
     @pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
-    @pytest.mark.parametrize("shape", FORM_SHAPES, ids=_shape_id)
+    @pytest.mark.parametrize("shape", FORM_SHAPES, ids=shape_id)
     @pytest.mark.parametrize("form", [0, 1], ids=["function", "method"])
     @pytest.mark.parametrize("name", list(table))
     def test(name, form, shape, dtype):

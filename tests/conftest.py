@@ -26,7 +26,8 @@ def _restore_global_state():
 
 def pytest_terminal_summary(terminalreporter) -> None:
     """Count and list the forward-mode comparisons ``oracle.check`` could not make because
-    torch itself has no forward-mode rule there: shown, never passed silently."""
+    torch itself has no forward-mode rule there (shown, never passed silently), and count
+    the checks whose test turned the comparison off (``forward=False``)."""
     import oracle
 
     gaps = oracle.TORCH_FORWARD_GAPS
@@ -40,3 +41,8 @@ def pytest_terminal_summary(terminalreporter) -> None:
     )
     for gap in gaps:
         terminalreporter.write_line(f"  {gap.test}: {gap.error}: {gap.message}")
+    off = oracle.FORWARD_OFF
+    terminalreporter.write_line(
+        f"forward-mode checks turned off by the test (forward=False, reason in a comment): "
+        f"{len(off)} in {len(set(off))} tests"
+    )

@@ -416,6 +416,8 @@ def check(
                 assert_same_grad(c.grad, t.grad, f"grad of input {i}", rtol, atol)
     if forward:
         check_tangents(fn, inputs, dtype, seed, rtol, atol)
+    else:  # the test's own choice, with its reason in a comment there: counted, not listed
+        FORWARD_OFF.append(_current_test())
     return Result(cr_in, t_in, c_out, t_out)
 
 
@@ -533,11 +535,17 @@ class ForwardGap:
 # Every comparison not made because torch raised, in the order met; conftest.py counts
 # and lists them in the terminal summary ("forward-mode checks torch could not run: N").
 TORCH_FORWARD_GAPS: list[ForwardGap] = []
+# The tests that called check(..., forward=False), once per call (the summary counts them)
+FORWARD_OFF: list[str] = []
+
+
+def _current_test() -> str:
+    return os.environ.get("PYTEST_CURRENT_TEST", "(outside a test)").rsplit(" (", 1)[0]
 
 
 def record_torch_forward_gap(exc: BaseException) -> ForwardGap:
     """Record that torch raised ``exc`` in forward mode; fail unless it is a known gap."""
-    test = os.environ.get("PYTEST_CURRENT_TEST", "(outside a test)").rsplit(" (", 1)[0]
+    test = _current_test()
     lines = str(exc).strip().splitlines()
     message = lines[0] if lines else ""
     match = _FORWARD_GAP.search(message)
