@@ -1,4 +1,5 @@
-"""Shared test set-up: the PyTorch oracle is required, never optional."""
+"""Shared test set-up: the PyTorch oracle is required, never optional; the forward-mode
+comparisons torch itself could not run are listed at the end of the run."""
 
 from __future__ import annotations
 
@@ -21,3 +22,27 @@ def _restore_global_state():
     dtype = chainrule.get_default_dtype()
     yield
     chainrule.set_default_dtype(dtype)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Count and list the forward-mode comparisons ``oracle.check`` could not make because
+    torch itself has no forward-mode rule there (shown, never passed silently), and count
+    the checks whose test turned the comparison off (``forward=False``)."""
+    import oracle
+
+    gaps = oracle.TORCH_FORWARD_GAPS
+    by_op: dict[str, int] = {}
+    for gap in gaps:
+        by_op[gap.op] = by_op.get(gap.op, 0) + 1
+    counts = ", ".join(f"{op} {n}" for op, n in sorted(by_op.items()))
+    terminalreporter.section("forward mode")
+    terminalreporter.write_line(
+        f"forward-mode checks torch could not run: {len(gaps)}" + (f" ({counts})" if gaps else "")
+    )
+    for gap in gaps:
+        terminalreporter.write_line(f"  {gap.test}: {gap.error}: {gap.message}")
+    off = oracle.FORWARD_OFF
+    terminalreporter.write_line(
+        f"forward-mode checks turned off by the test (forward=False, reason in a comment): "
+        f"{len(off)} in {len(set(off))} tests"
+    )

@@ -1,4 +1,5 @@
-"""Run one function on chainrule and on PyTorch and compare everything that comes out.
+"""The oracle: run the same code on chainrule and on PyTorch and compare what comes out.
+Every test file takes its comparison helpers from here.
 
 A test function takes the library first: ``fn(lib, *tensors)``, where ``lib`` is either
 ``chainrule`` or ``torch``, so ``lib.where`` or ``lib.linalg.vector_norm`` name the same
@@ -11,19 +12,35 @@ unchanged: Python scalars, slices, lists):
 
 ``check`` compares forward values, shapes and dtypes (``str(dtype)``: chainrule's dtypes
 print as ``torch.float32``), whether the output requires grad, then runs backward with a
-random non-scalar ``gradient`` of the output's shape and compares every input's ``.grad``.
-``check_raises`` checks that both libraries raise the same exception type.
-``check_fd`` is a float64 central-difference check of chainrule's VJP alone.
-``check_double_backward`` compares first and second derivatives taken with
-``create_graph=True`` against PyTorch's.
+random non-scalar ``gradient`` of the output's shape and compares every input's ``.grad``,
+then the forward-mode tangent for random tangents on every float input. Where torch itself
+cannot run forward mode (``KNOWN_TORCH_FORWARD_GAPS``), ``check`` records the case in
+``TORCH_FORWARD_GAPS``, which the terminal summary counts and lists (conftest.py); any
+other failure of torch's forward mode fails the test.
+``check_raises`` checks that both libraries raise the same exception type,
+``check_same_error`` the type and message. ``check_fd`` is a float64 central-difference
+check of chainrule's VJP alone. ``check_double_backward`` compares first and second
+derivatives taken with ``create_graph=True`` against PyTorch's.
+
+For code that is not one op: ``assert_same`` (one tensor, the dtype's tolerance),
+``assert_close``/``compare`` (nested results: tensors, tuples, dicts, numbers),
+``compare_logs`` (event logs), ``same_node`` (the output's node), ``error_of`` and
+``assert_same_error`` (exceptions), ``tangent``/``compare_tangents`` (forward mode).
+The data section makes inputs: ``randn``, ``positive``, ``nonzero``, ``values`` (an op's
+domain), ``distinct`` (no ties), ``R``/``L64`` (shape-op cases), ``well``/``spd``/``sym``
+(matrices).
 """
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pytest
 import torch
 
 import chainrule as cr
@@ -36,6 +53,20 @@ TOLERANCES = {
     "torch.float32": (2e-5, 2e-5),
     "torch.float64": (1e-10, 1e-12),
 }
+
+
+# the float dtypes most cases run in, and their test ids
+FLOATS = [np.float32, np.float64]
+DT_IDS = ["f32", "f64"]
+
+
+def shape_id(shape) -> str:
+    """A test id for a shape: ``3x4``, ``0d`` for ()."""
+    return "x".join(map(str, shape)) if shape else "0d"
+
+
+def pair_id(pair) -> str:
+    return f"{shape_id(pair[0])}_{shape_id(pair[1])}"
 
 
 class NoGrad:
@@ -66,6 +97,75 @@ def nonzero(shape: tuple = (), seed: int = 0) -> np.ndarray:
     """Values with |x| in [0.5, 2), random signs: divisors, kinks kept away."""
     r = rng(seed)
     return np.asarray(r.uniform(0.5, 2.0, shape) * r.choice([-1.0, 1.0], shape), dtype=np.float64)
+
+
+def values(kind: str, shape=(), seed: int = 0) -> np.ndarray:
+    """float64 inputs in an op's domain, kept away from its kinks and domain edges."""
+    r = np.random.default_rng(seed)
+    if kind == "any":
+        v = r.standard_normal(shape)
+    elif kind == "wide":  # erf, erfc: the tails too
+        v = r.uniform(-3.0, 3.0, shape)
+    elif kind == "pos":
+        v = r.uniform(0.5, 2.0, shape)
+    elif kind == "gt-1":
+        v = r.uniform(-0.6, 2.0, shape)
+    elif kind == "prob":  # logit: inside (0, 1), away from both ends
+        v = r.uniform(0.1, 0.9, shape)
+    elif kind == "unit":
+        v = r.uniform(-0.9, 0.9, shape)
+    elif kind == "gt1":
+        v = r.uniform(1.2, 3.0, shape)
+    elif kind == "tan":
+        v = r.uniform(-1.2, 1.2, shape)
+    elif kind == "nonzero":
+        v = r.uniform(0.5, 2.0, shape) * r.choice([-1.0, 1.0], shape)
+    elif kind.startswith("away"):  # k + u, u away from 0, 1/2 and 1: no rounding edge near
+        u = r.choice([r.uniform(0.15, 0.35), r.uniform(0.65, 0.85)], shape)
+        v = (r.integers(-4, 4, shape) + u) * {"away": 1, "away10": 0.1, "away_10": 10}[kind]
+    elif kind == "clamp":  # away from the bounds ±0.5
+        v = r.uniform(0.1, 0.4, shape) * r.choice([-1.0, 1.0], shape)
+        v = v + r.choice([-0.5, 0.5, 0.0], shape) * 2
+    else:
+        raise ValueError(kind)
+    return np.asarray(v, dtype=np.float64)
+
+
+def distinct(shape, seed=0) -> np.ndarray:
+    """float64 values with no ties (a random permutation of spread-out numbers)."""
+    n = int(np.prod(shape)) if shape else 1
+    r = np.random.default_rng(seed)
+    v = r.permutation(n).astype(np.float64) * 0.37 - n * 0.15 + r.uniform(0, 0.1, n)
+    return v.reshape(shape)
+
+
+def R(*shape, seed=0) -> np.ndarray:
+    """Standard normal values of ``shape``, seeded by the shape (the shape-op cases)."""
+    return randn(shape, seed=seed + 7 * len(shape) + sum(shape))
+
+
+def L64(*values) -> np.ndarray:
+    """An int64 index array."""
+    return np.array(values, dtype=np.int64)
+
+
+def well(shape, seed=0) -> np.ndarray:
+    """Square matrices with well-separated singular values: random plus 3 I."""
+    n = shape[-1]
+    return randn(shape, seed) * 0.5 + 3 * np.eye(n)
+
+
+def spd(lib, x):
+    """x xᵀ + n I: symmetric positive-definite, differentiable in x."""
+    n = x.shape[-1]
+    return x @ x.mT + n * lib.eye(n, dtype=x.dtype)
+
+
+def sym(lib, x):
+    """(x + xᵀ) / 2 plus a spread diagonal: symmetric with well-separated eigenvalues."""
+    n = x.shape[-1]
+    spread = lib.diag(lib.arange(n, dtype=x.dtype) * 3.0)
+    return (x + x.mT) * 0.5 + spread
 
 
 # ----- conversion ----------------------------------------------------------------------
@@ -145,6 +245,133 @@ def assert_same_grad(got: Any, want: Any, what: str, rtol=None, atol=None) -> No
     assert_same(got, want, what, rtol, atol)
 
 
+def relative_atol(want: Any, atol: float) -> float:
+    """``atol`` scaled by the size of torch's values: ``atol * (1 + max |want|)``."""
+    w = to_numpy(want) if is_tensor(want) else np.asarray(want)
+    return atol * (1.0 + float(np.max(np.abs(w)))) if w.size else atol
+
+
+def assert_close(
+    got: Any,
+    want: Any,
+    rtol: float = 1e-6,
+    atol: float = 1e-7,
+    *,
+    exact: bool = False,
+    requires_grad: bool = True,
+    what: str = "value",
+) -> None:
+    """What chainrule returned equals what torch returned, recursively.
+
+    Tensors: a chainrule Tensor of torch's shape, dtype and (unless ``requires_grad`` is
+    False) ``requires_grad``, with values within ``rtol``/``atol`` (``exact``: equal);
+    dicts: the same keys; tuples and lists: the same length; anything else (None, numbers,
+    strings): equal.
+    """
+    if isinstance(want, torch.Tensor):
+        assert isinstance(got, cr.Tensor), f"{what}: expected a chainrule Tensor, got {got!r}"
+        assert tuple(got.shape) == tuple(want.shape), (
+            f"{what}: shape {tuple(got.shape)} != torch's {tuple(want.shape)}"
+        )
+        assert str(got.dtype) == str(want.dtype), f"{what}: dtype {got.dtype} != {want.dtype}"
+        assert got.requires_grad == want.requires_grad or not requires_grad, (
+            f"{what}: requires_grad {got.requires_grad} != torch's {want.requires_grad}"
+        )
+        g, w = to_numpy(got), to_numpy(want)
+        if exact:
+            np.testing.assert_array_equal(g, w, err_msg=what)
+        else:
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=what)
+    elif isinstance(want, dict):
+        assert isinstance(got, dict) and got.keys() == want.keys(), (what, got, want)
+        for k in want:
+            assert_close(
+                got[k],
+                want[k],
+                rtol,
+                atol,
+                exact=exact,
+                requires_grad=requires_grad,
+                what=f"{what}[{k!r}]",
+            )
+    elif isinstance(want, (list, tuple)):
+        assert isinstance(got, (list, tuple)) and len(got) == len(want), (what, got, want)
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
+            assert_close(
+                g, w, rtol, atol, exact=exact, requires_grad=requires_grad, what=f"{what}[{i}]"
+            )
+    else:
+        assert got == want, (what, got, want)
+
+
+def both(fn: Callable[[Any], Any]) -> tuple[Any, Any]:
+    """``fn(chainrule)`` and ``fn(torch)``."""
+    return fn(cr), fn(torch)
+
+
+def compare(fn: Callable[[Any], Any], rtol: float = 1e-6, atol: float = 1e-7, **kw) -> None:
+    """``fn(lib)`` returns the same (nested) values on both libraries: ``assert_close``."""
+    got, want = both(fn)
+    assert_close(got, want, rtol, atol, **kw)
+
+
+def compare_logs(fn: Callable[[Any, list], Any]) -> None:
+    """``fn(lib, log)`` appends the same events to ``log`` on both libraries (and some)."""
+    ours: list = []
+    theirs: list = []
+    fn(cr, ours)
+    fn(torch, theirs)
+    assert ours == theirs
+    assert ours  # every scenario logs something
+
+
+def same_node(result: Result) -> None:
+    """chainrule's output node is PyTorch's: both None, or the same class name and name()
+    (the class name is name() without the ``torch::autograd::`` of C++ nodes)."""
+    want = result.torch_out.grad_fn
+    got = result.cr_out.grad_fn
+    assert (got is None) == (want is None), (got, want)
+    if want is not None:
+        assert got.name() == want.name(), (got.name(), want.name())
+        assert type(got).__name__ == type(want).__name__, (type(got), type(want))
+        assert type(got).__name__ == want.name().split("::")[-1], (type(got), want.name())
+
+
+# ----- errors --------------------------------------------------------------------------
+
+
+def error_of(fn: Callable[[Any], Any], lib) -> BaseException:
+    """The exception ``fn(lib)`` raises (it must raise)."""
+    try:
+        fn(lib)
+    except Exception as exc:  # noqa: BLE001 - the exception itself is what is compared
+        return exc
+    raise AssertionError(f"{lib.__name__} raised nothing")
+
+
+def assert_same_error(fn: Callable[[Any], Any], phrase: str | None = None) -> None:
+    """Both libraries raise the same exception type with the same message (or phrase)."""
+    expected = error_of(fn, torch)
+    got = error_of(fn, cr)
+    assert type(got) is type(expected), (type(got), got, type(expected), expected)
+    if phrase is None:
+        assert str(got) == str(expected)
+    else:
+        assert phrase in str(expected), f"phrase not in torch's message: {expected}"
+        assert phrase in str(got), f"{phrase!r} not in {got}"
+
+
+def check_same_error(fn: Callable, *inputs: Any) -> None:
+    """``fn(lib, *tensors)`` raises on both libraries with the same message; the type is
+    torch's where that is a builtin exception, a RuntimeError (or subclass) where torch's
+    is its own (``torch.linalg.LinAlgError``)."""
+    with pytest.raises(Exception) as want:  # noqa: B017 - the type is compared below
+        fn(torch, *[torch.from_numpy(np.asarray(x)) for x in inputs])
+    with pytest.raises(want.type if want.type.__module__ == "builtins" else RuntimeError) as got:
+        fn(cr, *[cr.tensor(np.asarray(x)) for x in inputs])
+    assert str(got.value) == str(want.value)
+
+
 class Result:
     """What ``check`` ran: both libraries' inputs and outputs, for further asserts."""
 
@@ -189,6 +416,8 @@ def check(
                 assert_same_grad(c.grad, t.grad, f"grad of input {i}", rtol, atol)
     if forward:
         check_tangents(fn, inputs, dtype, seed, rtol, atol)
+    else:  # the test's own choice, with its reason in a comment there: counted, not listed
+        FORWARD_OFF.append(_current_test())
     return Result(cr_in, t_in, c_out, t_out)
 
 
@@ -223,13 +452,113 @@ def check_tangents(fn: Callable, inputs: Sequence[Any], dtype: Any, seed: int, r
 
     try:
         want = run(torch)
-    except (RuntimeError, NotImplementedError, IndexError):
-        return  # torch has no forward-mode rule here (or refuses this case)
+    except (RuntimeError, NotImplementedError, IndexError) as exc:
+        record_torch_forward_gap(exc)  # listed at the end of the run, never silent
+        return
     got = run(cr)
     if want is None:
         return
     assert got is not None, "forward mode: torch gives a tangent, chainrule none"
     assert_same(got, want, "forward-mode tangent", rtol, atol)
+
+
+def tangent(lib, fn: Callable, primals: Sequence[Any], tangents: Sequence[Any]):
+    """Forward mode: ``fn(lib, *inputs)`` where each primal with a tangent is a dual
+    tensor, the others plain tensors (a ``NoGrad`` primal is one). Returns the output's
+    primal and tangent as NumPy arrays."""
+    fwd = lib.autograd.forward_ad
+    with fwd.dual_level():
+        args = []
+        for p, t in zip(primals, tangents, strict=True):
+            x = lib.tensor(np.array(p.array if isinstance(p, NoGrad) else p, copy=True))
+            args.append(x if t is None else fwd.make_dual(x, lib.tensor(np.array(t, copy=True))))
+        primal, tan = fwd.unpack_dual(fn(lib, *args))
+        assert tan is not None, f"{lib.__name__}: the output has no tangent"
+        return to_numpy(primal), to_numpy(tan)
+
+
+def compare_tangents(
+    fn: Callable,
+    primals: Sequence[Any],
+    tangents: Sequence[Any],
+    rtol: float = 1e-10,
+    atol: float = 1e-12,
+    primal_rtol: float = 1e-12,
+    primal_atol: float = 1e-12,
+):
+    """chainrule's forward-mode primal and tangent equal torch's (``tangent`` on both);
+    returns both libraries' (primal, tangent)."""
+    ours, theirs = tangent(cr, fn, primals, tangents), tangent(torch, fn, primals, tangents)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=primal_rtol, atol=primal_atol)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=rtol, atol=atol)
+    return ours, theirs
+
+
+def assert_same_tangent(fn: Callable, *primals: Any, seed: int = 0):
+    """``compare_tangents`` at float64 ``primals`` with standard normal tangents."""
+    r = np.random.default_rng(seed)
+    primals = [np.asarray(p, dtype=np.float64) for p in primals]
+    return compare_tangents(fn, primals, [r.standard_normal(p.shape) for p in primals])
+
+
+def cr_tangent(fn: Callable, x: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """chainrule's forward-mode tangent of ``fn(cr, x)`` along ``t``: for pinning the
+    cases where PyTorch's forward mode is not the spec."""
+    return tangent(cr, fn, [x], [t])[1]
+
+
+# ----- forward mode that torch itself cannot run ----------------------------------------
+
+# The forward-mode rules torch 2.13 lacks, by the name its NotImplementedError gives
+# ("Trying to use forward AD with <name> that does not support it"). Where torch raises
+# one of these, ``check`` records the case and compares no tangent; any other failure of
+# torch's forward mode fails the test, so that a new gap is added here deliberately.
+KNOWN_TORCH_FORWARD_GAPS = {
+    "aten::floor_divide": "floor_divide (and //): no derivative in either mode",
+    "aten::remainder": "remainder(number, tensor), the Scalar_Tensor overload (and number % x)",
+    "cholesky": "the deprecated torch.cholesky (torch.linalg.cholesky has a rule)",
+    "rrelu_with_noise_": "the in-place rrelu (nn.functional.rrelu(inplace=True), rrelu_)",
+}
+_FORWARD_GAP = re.compile(r"Trying to use forward AD with (\S+) that does not support it")
+
+
+@dataclass(frozen=True)
+class ForwardGap:
+    """A forward-mode comparison ``check`` could not make: torch itself raised."""
+
+    test: str  # the pytest node id of the test that ran the check
+    op: str  # the name in torch's message (a key of KNOWN_TORCH_FORWARD_GAPS)
+    error: str  # torch's exception type
+    message: str  # the first line of torch's message
+
+
+# Every comparison not made because torch raised, in the order met; conftest.py counts
+# and lists them in the terminal summary ("forward-mode checks torch could not run: N").
+TORCH_FORWARD_GAPS: list[ForwardGap] = []
+# The tests that called check(..., forward=False), once per call (the summary counts them)
+FORWARD_OFF: list[str] = []
+
+
+def _current_test() -> str:
+    return os.environ.get("PYTEST_CURRENT_TEST", "(outside a test)").rsplit(" (", 1)[0]
+
+
+def record_torch_forward_gap(exc: BaseException) -> ForwardGap:
+    """Record that torch raised ``exc`` in forward mode; fail unless it is a known gap."""
+    test = _current_test()
+    lines = str(exc).strip().splitlines()
+    message = lines[0] if lines else ""
+    match = _FORWARD_GAP.search(message)
+    op = match.group(1) if match else ""
+    if op not in KNOWN_TORCH_FORWARD_GAPS:
+        raise AssertionError(
+            "torch's forward mode raised where no gap is known, so no tangent was compared: "
+            f"{type(exc).__name__}: {message} (a real gap goes into "
+            "oracle.KNOWN_TORCH_FORWARD_GAPS; a case torch refuses takes forward=False)"
+        ) from exc
+    gap = ForwardGap(test, op, type(exc).__name__, message)
+    TORCH_FORWARD_GAPS.append(gap)
+    return gap
 
 
 def check_raises(fn: Callable, *inputs: Any, dtype: Any = None) -> type:

@@ -16,6 +16,7 @@ import pytest
 import torch
 
 import chainrule as cr
+from oracle import compare, error_of, tangent
 
 RTOL, ATOL = 1e-10, 1e-12
 X = np.array([0.3, -0.7, 1.1])
@@ -24,29 +25,6 @@ A = np.array([[0.5, -0.2, 0.1], [0.3, 0.8, -0.4], [-0.6, 0.2, 0.9]])
 
 def _t(lib, a):
     return lib.tensor(np.asarray(a, dtype=np.float64))
-
-
-def _structure(value):
-    if isinstance(value, dict):
-        return {k: _structure(v) for k, v in value.items()}
-    if isinstance(value, (tuple, list)):
-        return tuple(_structure(v) for v in value)
-    return (tuple(value.shape), value.requires_grad)
-
-
-def _arrays(value) -> list:
-    if isinstance(value, dict):
-        return [a for v in value.values() for a in _arrays(v)]
-    if isinstance(value, (tuple, list)):
-        return [a for v in value for a in _arrays(v)]
-    return [value.detach().numpy()]
-
-
-def compare(fn) -> None:
-    ours, theirs = fn(cr), fn(torch)
-    assert _structure(ours) == _structure(theirs)
-    for a, b in zip(_arrays(ours), _arrays(theirs)):
-        np.testing.assert_allclose(a, b, rtol=RTOL, atol=ATOL)
 
 
 def scalar_f(x):
@@ -65,15 +43,15 @@ def matrix_f(a, x):
 
 
 def test_grad():
-    compare(lambda L: L.func.grad(scalar_f)(_t(L, X)))
+    compare(lambda L: L.func.grad(scalar_f)(_t(L, X)), RTOL, ATOL)
 
 
 def test_grad_argnums_tuple_and_negative():
     def f(a, x):
         return ((a @ x).sin() * x).sum()
 
-    compare(lambda L: L.func.grad(f, argnums=(0, 1))(_t(L, A), _t(L, X)))
-    compare(lambda L: L.func.grad(f, argnums=-1)(_t(L, A), _t(L, X)))
+    compare(lambda L: L.func.grad(f, argnums=(0, 1))(_t(L, A), _t(L, X)), RTOL, ATOL)
+    compare(lambda L: L.func.grad(f, argnums=-1)(_t(L, A), _t(L, X)), RTOL, ATOL)
 
 
 def test_grad_has_aux_and_grad_and_value():
@@ -81,24 +59,26 @@ def test_grad_has_aux_and_grad_and_value():
         y = (x**2).sum()
         return y, {"y": y, "x2": x * 2}
 
-    compare(lambda L: L.func.grad(f, has_aux=True)(_t(L, X)))
-    compare(lambda L: L.func.grad_and_value(f, has_aux=True)(_t(L, X)))
-    compare(lambda L: L.func.grad_and_value(scalar_f)(_t(L, X)))
+    compare(lambda L: L.func.grad(f, has_aux=True)(_t(L, X)), RTOL, ATOL)
+    compare(lambda L: L.func.grad_and_value(f, has_aux=True)(_t(L, X)), RTOL, ATOL)
+    compare(lambda L: L.func.grad_and_value(scalar_f)(_t(L, X)), RTOL, ATOL)
 
 
 def test_grad_of_a_dict_of_parameters():
     def loss(params, x):
         return ((params["w"] @ x + params["b"]).tanh() ** 2).sum()
 
-    compare(lambda L: L.func.grad(loss)({"w": _t(L, A), "b": _t(L, X)}, _t(L, X)))
+    compare(lambda L: L.func.grad(loss)({"w": _t(L, A), "b": _t(L, X)}, _t(L, X)), RTOL, ATOL)
 
 
 def test_grad_keeps_an_outer_graph_when_the_input_requires_grad():
-    compare(lambda L: L.func.grad(scalar_f)(_t(L, X).requires_grad_()))
+    compare(lambda L: L.func.grad(scalar_f)(_t(L, X).requires_grad_()), RTOL, ATOL)
 
 
 def test_grad_of_an_unused_input_is_zero():
-    compare(lambda L: L.func.grad(lambda a, b: b.sum() * 2, argnums=0)(_t(L, X), _t(L, X)))
+    compare(
+        lambda L: L.func.grad(lambda a, b: b.sum() * 2, argnums=0)(_t(L, X), _t(L, X)), RTOL, ATOL
+    )
 
 
 def test_vjp():
@@ -106,7 +86,7 @@ def test_vjp():
         out, fn = L.func.vjp(matrix_f, _t(L, A), _t(L, X))
         return out, fn(_t(L, [1.0, -2.0, 0.5]))
 
-    compare(run)
+    compare(run, RTOL, ATOL)
 
 
 def test_vjp_with_several_outputs_and_aux():
@@ -117,34 +97,46 @@ def test_vjp_with_several_outputs_and_aux():
         out, fn, aux = L.func.vjp(f, _t(L, A), _t(L, X), has_aux=True)
         return out, fn((_t(L, X), _t(L, 2.0))), aux
 
-    compare(run)
+    compare(run, RTOL, ATOL)
 
 
 def test_jvp():
-    compare(lambda L: L.func.jvp(matrix_f, (_t(L, A), _t(L, X)), (_t(L, A.T), _t(L, -X))))
+    compare(
+        lambda L: L.func.jvp(matrix_f, (_t(L, A), _t(L, X)), (_t(L, A.T), _t(L, -X))), RTOL, ATOL
+    )
 
 
 def test_jvp_with_several_outputs_and_aux():
     def f(x):
         return (x * 2, x.sum()), x.exp()
 
-    compare(lambda L: L.func.jvp(f, (_t(L, X),), (_t(L, X),), has_aux=True))
+    compare(lambda L: L.func.jvp(f, (_t(L, X),), (_t(L, X),), has_aux=True), RTOL, ATOL)
 
 
 @pytest.mark.parametrize("transform", ["jacrev", "jacfwd"])
 def test_jacobians(transform):
-    compare(lambda L: getattr(L.func, transform)(vector_f)(_t(L, X)))
-    compare(lambda L: getattr(L.func, transform)(matrix_f, argnums=(0, 1))(_t(L, A), _t(L, X)))
-    compare(lambda L: getattr(L.func, transform)(lambda x: {"y": x.exp()})(_t(L, X)))
-    compare(lambda L: getattr(L.func, transform)(lambda x: (x * 2, x), has_aux=True)(_t(L, X)))
+    compare(lambda L: getattr(L.func, transform)(vector_f)(_t(L, X)), RTOL, ATOL)
+    compare(
+        lambda L: getattr(L.func, transform)(matrix_f, argnums=(0, 1))(_t(L, A), _t(L, X)),
+        RTOL,
+        ATOL,
+    )
+    compare(lambda L: getattr(L.func, transform)(lambda x: {"y": x.exp()})(_t(L, X)), RTOL, ATOL)
+    compare(
+        lambda L: getattr(L.func, transform)(lambda x: (x * 2, x), has_aux=True)(_t(L, X)),
+        RTOL,
+        ATOL,
+    )
 
 
 def test_hessian():
-    compare(lambda L: L.func.hessian(scalar_f)(_t(L, X)))
+    compare(lambda L: L.func.hessian(scalar_f)(_t(L, X)), RTOL, ATOL)
     compare(
         lambda L: L.func.hessian(lambda a, x: (matrix_f(a, x) ** 2).sum(), argnums=(0, 1))(
             _t(L, A), _t(L, X)
-        )
+        ),
+        RTOL,
+        ATOL,
     )
 
 
@@ -173,7 +165,7 @@ COMPOSITIONS = {
 
 @pytest.mark.parametrize("name", sorted(COMPOSITIONS))
 def test_compositions_match_torch(name):
-    compare(lambda L: COMPOSITIONS[name](L)(_t(L, X)))
+    compare(lambda L: COMPOSITIONS[name](L)(_t(L, X)), RTOL, ATOL)
 
 
 def test_third_derivative_by_nested_grad():
@@ -216,17 +208,9 @@ ERRORS = {
 }
 
 
-def _error(fn, lib):
-    try:
-        fn(lib)
-    except Exception as exc:  # noqa: BLE001 - the exception itself is what is compared
-        return exc
-    raise AssertionError(f"{lib.__name__} raised nothing")
-
-
 @pytest.mark.parametrize("name", sorted(ERRORS))
 def test_errors_match_torch(name):
-    ours, theirs = _error(ERRORS[name], cr), _error(ERRORS[name], torch)
+    ours, theirs = error_of(ERRORS[name], cr), error_of(ERRORS[name], torch)
     assert type(ours) is type(theirs)
     assert str(ours) == str(theirs)
 
@@ -235,7 +219,7 @@ def test_jvp_structure_mismatch_raises_like_torch():
     """PyTorch prints its pytree spec in the message; the error and its start are the same."""
 
     def run(L):
-        return _error(lambda L: L.func.jvp(lambda a: a, (_t(L, X),), (_t(L, X), _t(L, X))), L)
+        return error_of(lambda L: L.func.jvp(lambda a: a, (_t(L, X),), (_t(L, X), _t(L, X))), L)
 
     ours, theirs = run(cr), run(torch)
     assert type(ours) is type(theirs)
@@ -500,22 +484,13 @@ TANGENT_CASES = {
 }
 
 
-def _tangent(lib, fn, primals, tangents):
-    fwd = lib.autograd.forward_ad
-    with fwd.dual_level():
-        duals = [fwd.make_dual(_t(lib, p), _t(lib, t)) for p, t in zip(primals, tangents)]
-        out = fn(lib, *duals)
-        primal, tangent = fwd.unpack_dual(out)
-        return primal.detach().numpy().copy(), tangent.detach().numpy().copy()
-
-
 @pytest.mark.parametrize("name", sorted(TANGENT_CASES))
 def test_forward_mode_tangents_match_torch(name):
     fn, primals = TANGENT_CASES[name]
     rng = np.random.default_rng(len(name))
     tangents = [rng.standard_normal(np.shape(p)) for p in primals]
-    ours = _tangent(cr, fn, primals, tangents)
-    theirs = _tangent(torch, fn, primals, tangents)
+    ours = tangent(cr, fn, primals, tangents)
+    theirs = tangent(torch, fn, primals, tangents)
     np.testing.assert_allclose(ours[0], theirs[0], rtol=RTOL, atol=ATOL)
     np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-9, atol=1e-11)
 
@@ -543,7 +518,7 @@ VMAP_CASES = {
 
 @pytest.mark.parametrize("name", sorted(VMAP_CASES))
 def test_vmap_matches_torch(name):
-    compare(VMAP_CASES[name])
+    compare(VMAP_CASES[name], RTOL, ATOL)
 
 
 def test_vmap_gradient_flows_to_the_batched_input():
@@ -552,7 +527,7 @@ def test_vmap_gradient_flows_to_the_batched_input():
         L.func.vmap(scalar_f)(xs).sum().backward()
         return xs.grad
 
-    compare(run)
+    compare(run, RTOL, ATOL)
 
 
 VMAP_ERRORS = {
@@ -568,7 +543,7 @@ VMAP_ERRORS = {
 
 @pytest.mark.parametrize("name", sorted(VMAP_ERRORS))
 def test_vmap_errors_match_torch(name):
-    ours, theirs = _error(VMAP_ERRORS[name], cr), _error(VMAP_ERRORS[name], torch)
+    ours, theirs = error_of(VMAP_ERRORS[name], cr), error_of(VMAP_ERRORS[name], torch)
     assert type(ours) is type(theirs)
     if name == "in_dims_structure":  # PyTorch prints its pytree spec
         assert str(ours).split(" in_dims has")[0] == str(theirs).split(" in_dims has")[0]
@@ -581,7 +556,7 @@ def test_hardsigmoid_tangent_matches_torch_to_its_float32_constant():
     conventions): equal to 1e-7, not 1e-10."""
     fn = lambda L, a: L.nn.functional.hardsigmoid(a)  # noqa: E731
     tangents = [np.random.default_rng(0).standard_normal(Q.shape)]
-    ours, theirs = _tangent(cr, fn, [Q], tangents), _tangent(torch, fn, [Q], tangents)
+    ours, theirs = tangent(cr, fn, [Q], tangents), tangent(torch, fn, [Q], tangents)
     np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-7)
     np.testing.assert_allclose(ours[1], tangents[0] / 6, rtol=1e-12)
 
@@ -597,7 +572,7 @@ def test_hardsigmoid_tangent_matches_torch_to_its_float32_constant():
 )
 def test_ops_without_a_derivative_refuse_forward_mode_like_torch(fn):
     def run(L):
-        return _error(lambda L: _tangent(L, fn, [Q], [Q]), L)
+        return error_of(lambda L: tangent(L, fn, [Q], [Q]), L)
 
     ours, theirs = run(cr), run(torch)
     assert type(ours) is type(theirs) is NotImplementedError

@@ -18,31 +18,13 @@ import torch
 
 import chainrule as cr
 from chainrule.autograd.registry import REGISTRY
+from oracle import assert_close, both, error_of
 
 RTOL, ATOL = 1e-10, 1e-12
 
 
 def _t(lib, a):
     return lib.tensor(np.asarray(a, dtype=np.float64))
-
-
-def _structure(value):
-    """The nesting of tuples and tensors, with shapes: what PyTorch returns, shape by shape."""
-    if isinstance(value, (tuple, list)):
-        return tuple(_structure(v) for v in value)
-    return tuple(value.shape)
-
-
-def _arrays(value) -> list:
-    if isinstance(value, (tuple, list)):
-        return [a for v in value for a in _arrays(v)]
-    return [value.detach().numpy()]
-
-
-def assert_same(ours, theirs) -> None:
-    assert _structure(ours) == _structure(theirs)
-    for a, b in zip(_arrays(ours), _arrays(theirs)):
-        np.testing.assert_allclose(a, b, rtol=RTOL, atol=ATOL)
 
 
 # ----- the functions: scalar-valued (for Hessians) and vector-valued ------------------
@@ -103,10 +85,6 @@ def _like(lib, value, seed: int):
     return _t(lib, rng.standard_normal(tuple(value.shape)))
 
 
-def both(fn):
-    return fn(cr), fn(torch)
-
-
 # ----- vjp, jvp, jacobian -------------------------------------------------------------
 
 
@@ -121,7 +99,7 @@ def test_vjp_matches_torch(name, as_tuple):
         return lib.autograd.functional.vjp(f, inputs, _like(lib, out, seed=1))
 
     ours, theirs = both(run)
-    assert_same(ours, theirs)
+    assert_close(ours, theirs, RTOL, ATOL, requires_grad=False)
 
 
 @pytest.mark.parametrize("as_tuple", [False, True], ids=["tensor", "tuple"])
@@ -134,7 +112,7 @@ def test_jvp_matches_torch(name, as_tuple):
         return lib.autograd.functional.jvp(f, inputs, _like(lib, inputs, seed=2))
 
     ours, theirs = both(run)
-    assert_same(ours, theirs)
+    assert_close(ours, theirs, RTOL, ATOL, requires_grad=False)
 
 
 @pytest.mark.parametrize("strategy", ["reverse-mode", "forward-mode"])
@@ -149,7 +127,7 @@ def test_jacobian_matches_torch(name, strategy):
         )
 
     ours, theirs = both(run)
-    assert_same(ours, theirs)
+    assert_close(ours, theirs, RTOL, ATOL, requires_grad=False)
 
 
 def test_jacobian_of_a_single_input_given_as_a_tuple_is_a_tuple():
@@ -157,7 +135,7 @@ def test_jacobian_of_a_single_input_given_as_a_tuple_is_a_tuple():
         lambda lib: lib.autograd.functional.jacobian(lambda x: x.exp(), (_t(lib, X),))
     )
     assert isinstance(ours, tuple) and len(ours) == 1
-    assert_same(ours, theirs)
+    assert_close(ours, theirs, RTOL, ATOL, requires_grad=False)
 
 
 def test_vjp_equals_v_times_the_jacobian():
@@ -186,7 +164,7 @@ def test_hessian_matches_torch(name, strategy):
         )
 
     ours, theirs = both(run)
-    assert_same(ours, theirs)
+    assert_close(ours, theirs, RTOL, ATOL, requires_grad=False)
 
 
 @pytest.mark.parametrize("product", ["vhp", "hvp"])
@@ -200,7 +178,7 @@ def test_hessian_products_match_torch(name, as_tuple, product):
         return getattr(lib.autograd.functional, product)(f, inputs, _like(lib, inputs, seed=3))
 
     ours, theirs = both(run)
-    assert_same(ours, theirs)
+    assert_close(ours, theirs, RTOL, ATOL, requires_grad=False)
 
 
 def test_hessian_of_a_quadratic_form_is_a_plus_a_transpose():
@@ -224,7 +202,7 @@ def test_create_graph_results_are_differentiable_like_torch():
 
     ours, theirs = both(run)
     assert ours[0].requires_grad
-    assert_same(ours, theirs)
+    assert_close(ours, theirs, RTOL, ATOL, requires_grad=False)
 
 
 def test_without_create_graph_results_are_detached():
@@ -367,17 +345,10 @@ ERRORS = {
 }
 
 
-def _error(fn, lib):
-    try:
-        fn(lib, lib.autograd.functional)
-    except Exception as exc:  # noqa: BLE001 - the exception itself is what is compared
-        return exc
-    raise AssertionError(f"{lib.__name__} raised nothing")
-
-
 @pytest.mark.parametrize("name", sorted(ERRORS))
 def test_errors_match_torch(name):
-    ours, theirs = _error(ERRORS[name], cr), _error(ERRORS[name], torch)
+    fn = ERRORS[name]
+    ours, theirs = (error_of(lambda L: fn(L, L.autograd.functional), lib) for lib in (cr, torch))
     assert type(ours) is type(theirs)
     assert str(ours) == str(theirs)
 
@@ -399,7 +370,7 @@ STRICT_OK = {
 @pytest.mark.parametrize("name", sorted(STRICT_OK))
 def test_independence_gives_zeros_without_strict(name):
     ours, theirs = both(lambda lib: STRICT_OK[name](lib, lib.autograd.functional))
-    assert_same(ours, theirs)
+    assert_close(ours, theirs, RTOL, ATOL, requires_grad=False)
 
 
 # ----- import paths and forward-mode coverage --------------------------------------------
@@ -468,7 +439,7 @@ def test_grad_options_match_torch(name):
     if not isinstance(ours, tuple):
         ours, theirs = (ours,), (theirs,)
     assert [o.requires_grad for o in ours] == [t.requires_grad for t in theirs]
-    assert_same(ours, theirs)
+    assert_close(ours, theirs, RTOL, ATOL, requires_grad=False)
 
 
 GRAD_ERRORS = {
@@ -488,14 +459,7 @@ GRAD_ERRORS = {
 
 @pytest.mark.parametrize("name", sorted(GRAD_ERRORS))
 def test_grad_errors_match_torch(name):
-    def error(L):
-        try:
-            GRAD_ERRORS[name](L)
-        except Exception as exc:  # noqa: BLE001 - the exception itself is what is compared
-            return exc
-        raise AssertionError(f"{L.__name__} raised nothing")
-
-    ours, theirs = error(cr), error(torch)
+    ours, theirs = error_of(GRAD_ERRORS[name], cr), error_of(GRAD_ERRORS[name], torch)
     assert type(ours) is type(theirs)
     assert str(ours) == str(theirs)
 
@@ -543,7 +507,7 @@ def test_container_types_match_torch(call):
     """Tuples, except where PyTorch's forward mode returns lists (tuple inputs)."""
     ours, theirs = both(lambda L: call(L, L.autograd.functional, _t(L, X)))
     assert _containers(ours) == _containers(theirs)
-    assert_same(ours, theirs)
+    assert_close(ours, theirs, RTOL, ATOL, requires_grad=False)
 
 
 def test_top_level_anomaly_switches_match_torch():

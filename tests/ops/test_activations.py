@@ -1,6 +1,8 @@
-"""Activations against PyTorch: forward values, dtypes, gradients, in-place variants,
-finite differences, forward-mode tangents, second derivatives, stability at ±1e4,
-conventions at the kinks, node names.
+"""Activations against PyTorch: relu, sigmoid, gelu, silu, softplus, elu/selu/celu,
+hardtanh, leaky_relu and the rest of nn.functional's, softmax, log_softmax, softmin,
+logsumexp, normalize, glu, prelu, rrelu: forward values, dtypes, gradients, in-place
+variants, finite differences, forward-mode tangents, second derivatives, stability at
+±1e4, conventions at the kinks, node names, property tests over random shapes.
 
 Each case is ``fn(lib, x)`` run on both libraries by ``oracle.check``; ``F(lib)`` is
 ``lib.nn.functional``.
@@ -14,29 +16,41 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
+import cases
 import chainrule as cr
+from cases import B
 from chainrule.ops import special as A
 from oracle import (
+    DT_IDS,
+    FLOATS,
     NoGrad,
     assert_same,
     check,
     check_double_backward,
     check_fd,
     check_raises,
+    compare_tangents,
+    cr_tangent,
     randn,
+    same_node,
+    shape_id,
+    tangent,
 )
-
-FLOATS = [np.float32, np.float64]
-DT_IDS = ["f32", "f64"]
+from props import (
+    SETTINGS,
+    nonempty_shapes,
+    seeds,
+    shape_and_dim,
+    shapes,
+    values_for,
+)
 
 
 def F(lib):
     return lib.nn.functional
-
-
-def _shape_id(shape) -> str:
-    return "x".join(map(str, shape)) if shape else "0d"
 
 
 # ----- elementwise activations ---------------------------------------------------------
@@ -97,12 +111,12 @@ def _data(shape, seed=0):
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
-@pytest.mark.parametrize("shape", ELEMENTWISE_SHAPES, ids=_shape_id)
+@pytest.mark.parametrize("shape", ELEMENTWISE_SHAPES, ids=shape_id)
 @pytest.mark.parametrize("name", sorted(ELEMENTWISE))
 def test_elementwise_matches_torch(name, shape, dtype):
     rtol = LOOSE_F64.get(name) if dtype is np.float64 else None
     res = check(ELEMENTWISE[name], _data(shape, seed=len(name)), dtype=dtype, rtol=rtol)
-    assert res.cr_out.grad_fn.name() == res.torch_out.grad_fn.name()
+    same_node(res)
 
 
 @pytest.mark.parametrize("name", sorted(ELEMENTWISE))
@@ -140,7 +154,7 @@ SHAPE_DIMS = [
 
 
 def _sd_id(sd) -> str:
-    return f"{_shape_id(sd[0])}_dim{sd[1]}"
+    return f"{shape_id(sd[0])}_dim{sd[1]}"
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
@@ -149,7 +163,7 @@ def _sd_id(sd) -> str:
 def test_dim_functions_match_torch(name, shape_dim, dtype):
     shape, dim = shape_dim
     res = check(lambda L, x: DIM_CASES[name](L, x, dim), _data(shape, 7), dtype=dtype)
-    assert res.cr_out.grad_fn.name() == res.torch_out.grad_fn.name()
+    same_node(res)
 
 
 @pytest.mark.parametrize("name", sorted(DIM_CASES))
@@ -332,15 +346,6 @@ def test_inplace_on_a_view(name):
 # ----- forward mode --------------------------------------------------------------------
 
 
-def _tangent(lib, fn, primal, tangent):
-    fwd = lib.autograd.forward_ad
-    with fwd.dual_level():
-        dual = fwd.make_dual(lib.tensor(primal), lib.tensor(tangent))
-        out = fn(lib, dual)
-        p, t = fwd.unpack_dual(out)
-        return p.detach().numpy().copy(), t.detach().numpy().copy()
-
-
 def _at_dim(fn, dim: int):
     return lambda L, x: fn(L, x, dim)
 
@@ -360,19 +365,14 @@ FORWARD = {
 @pytest.mark.parametrize("name", sorted(FORWARD))
 def test_tangent_matches_torch(name):
     primal = _data((3, 4), len(name))
-    tangent = randn((3, 4), seed=len(name) + 1)
-    ours = _tangent(cr, FORWARD[name], primal, tangent)
-    theirs = _tangent(torch, FORWARD[name], primal, tangent)
-    rtol = LOOSE_F64.get(name, 1e-10)
-    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(ours[1], theirs[1], rtol=rtol, atol=1e-12)
+    t = randn((3, 4), seed=len(name) + 1)
+    compare_tangents(FORWARD[name], [primal], [t], rtol=LOOSE_F64.get(name, 1e-10), atol=1e-12)
 
 
 def test_tangent_of_inplace_activation():
     fn = lambda L, x: F(L).elu(x * 1, inplace=True)  # noqa: E731
-    primal, tangent = _data((5,), 3), randn((5,), 4)
-    ours = _tangent(cr, fn, primal, tangent)
-    theirs = _tangent(torch, fn, primal, tangent)
+    primal, t = _data((5,), 3), randn((5,), 4)
+    ours, theirs = tangent(cr, fn, [primal], [t]), tangent(torch, fn, [primal], [t])
     np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-10, atol=1e-12)
 
 
@@ -741,7 +741,7 @@ def test_prelu_matches_torch(shapes, dtype):
     xs, ws = shapes
     fn = lambda L, x, w: F(L).prelu(x, w)  # noqa: E731
     res = check(fn, _data(xs, 1), np.abs(randn(ws, 2)) * 0.3, dtype=dtype)
-    assert res.cr_out.grad_fn.name() == res.torch_out.grad_fn.name()
+    same_node(res)
     check_fd(fn, _data(xs, 1), np.abs(randn(ws, 2)) * 0.3)
     method = lambda L, x, w: x.prelu(w) * x  # noqa: E731
     check_double_backward(method, _data(xs, 3), randn(ws, 4))
@@ -807,3 +807,129 @@ def test_glu_and_prelu_stable_at_large_inputs():
         _finite_where_torch_is(check(lambda L, x: F(L).glu(x), rows, dtype=dtype))
         res = check(lambda L, x, w: F(L).prelu(x, w), BIG, np.array([0.25]), dtype=dtype)
         _finite_where_torch_is(res)
+
+
+# ----- function and method forms (the first ops) ------------------------------------------
+
+
+FORMS = {
+    "sigmoid": (lambda lib, x: lib.sigmoid(x), lambda lib, x: x.sigmoid(), "any"),
+    "relu": (lambda lib, x: lib.relu(x), lambda lib, x: x.relu(), "nonzero"),
+    "relu_nn": (lambda lib, x: lib.nn.functional.relu(x), lambda lib, x: x.relu(), "nonzero"),
+}
+
+test_function_and_method = cases.function_and_method(FORMS)
+
+test_function_and_method_fd = cases.function_and_method_fd(FORMS)
+
+test_saturation = cases.saturation(FORMS, ["sigmoid"])
+
+KINK = np.array([-2.0, -0.0, 0.0, 0.0, 1.5, 3.0])
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+def test_relu_at_zero(dtype):
+    res = check(lambda lib, x: lib.relu(x), KINK, dtype=dtype)
+    np.testing.assert_array_equal(res.cr_inputs[0].grad.numpy()[1:4], 0.0)
+
+
+ERRORS = {
+    "relu_bool": (lambda L, a: L.relu(a), B),
+}
+
+test_errors_match_torch = cases.raises_like_torch(ERRORS, sort=True)
+
+
+# ----- logsumexp as a reduction -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+def test_logsumexp(dtype):
+    x = randn((2, 3, 4), seed=18) * 3
+    for dim, keepdim in ((1, False), (-1, True), ((0, 2), False), ((-1, 0), True), ([0, 1], False)):
+        same_node(
+            check(
+                lambda L, x, dim=dim, keepdim=keepdim: L.logsumexp(x, dim, keepdim), x, dtype=dtype
+            )
+        )
+        check(
+            lambda L, x, dim=dim, keepdim=keepdim: x.logsumexp(dim=dim, keepdim=keepdim),
+            x,
+            dtype=dtype,
+        )
+    check(lambda L, x: x.logsumexp(0), randn(()), dtype=dtype)
+    # an empty slice: torch's forward-mode logsumexp divides 0 by 0 (nan); the tangent of a
+    # function of no entries is an empty sum, 0, which chainrule gives
+    check(lambda L, x: x.logsumexp(0), randn((0, 3)), dtype=dtype, forward=False)
+    np.testing.assert_array_equal(
+        cr_tangent(lambda L, x: x.logsumexp(0), randn((0, 3)), randn((0, 3))), np.zeros(3)
+    )
+    check(lambda L, x: x.logsumexp(1), np.array([[1, 2, 3], [4, 5, 6]]))
+    big = np.array([[1e4, 1e4 - 1.0, -1e4], [-np.inf, -np.inf, -np.inf], [np.inf, 1.0, 2.0]])
+    check(lambda L, x: x.logsumexp(1), big[:2], dtype=dtype)
+    check(lambda L, x: x.logsumexp(1), NoGrad(big), dtype=dtype)
+    check_fd(lambda L, x: L.logsumexp(x, (0, 1)), x[0])
+
+
+LOGSUMEXP_FORWARD = {
+    "logsumexp": (lambda L, a: a.logsumexp((0, 1)), (3, 4)),
+}
+
+test_forward_mode_tangents = cases.forward_mode_tangents(LOGSUMEXP_FORWARD)
+
+DOUBLE_BACKWARD = {
+    "logsumexp": lambda L, x: L.logsumexp(x, (0, 1)),
+}
+
+test_double_backward = cases.double_backward(DOUBLE_BACKWARD)
+
+
+# ----- property tests: random shapes and dims ---------------------------------------------
+
+
+ACTIVATIONS = {
+    "relu": lambda lib, x: lib.nn.functional.relu(x),
+    "leaky_relu": lambda lib, x: lib.nn.functional.leaky_relu(x, 0.2),
+    "elu": lambda lib, x: lib.nn.functional.elu(x),
+    "selu": lambda lib, x: lib.nn.functional.selu(x),
+    "celu": lambda lib, x: lib.nn.functional.celu(x, 0.5),
+    "gelu": lambda lib, x: lib.nn.functional.gelu(x),
+    "gelu_tanh": lambda lib, x: lib.nn.functional.gelu(x, approximate="tanh"),
+    "silu": lambda lib, x: lib.nn.functional.silu(x),
+    "mish": lambda lib, x: lib.nn.functional.mish(x),
+    "softplus": lambda lib, x: lib.nn.functional.softplus(x, beta=2.0),
+    "softsign": lambda lib, x: lib.nn.functional.softsign(x),
+    "hardtanh": lambda lib, x: lib.nn.functional.hardtanh(x),
+    "relu6": lambda lib, x: lib.nn.functional.relu6(x * 4),
+    "hardswish": lambda lib, x: lib.nn.functional.hardswish(x * 3),
+    "logsigmoid": lambda lib, x: lib.nn.functional.logsigmoid(x),
+    "hardshrink": lambda lib, x: lib.nn.functional.hardshrink(x),
+    "softshrink": lambda lib, x: lib.nn.functional.softshrink(x),
+    "tanhshrink": lambda lib, x: lib.nn.functional.tanhshrink(x),
+    "threshold": lambda lib, x: lib.nn.functional.threshold(x, 0.1, -1.0),
+}
+
+
+@SETTINGS
+@given(op=st.sampled_from(sorted(ACTIVATIONS)), shape=shapes, seed=seeds)
+def test_activations_match_torch(op, shape, seed):
+    check(ACTIVATIONS[op], values_for(shape, seed, "any") * 2, dtype=np.float64)
+
+
+@SETTINGS
+@given(
+    op=st.sampled_from(["softmax", "log_softmax", "softmin", "logsumexp", "normalize"]),
+    case=shape_and_dim(nonempty_shapes),
+    seed=seeds,
+)
+def test_softmax_family_over_random_dims_match_torch(op, case, seed):
+    shape, dim = case
+    if not isinstance(dim, int):  # these take one dim (logsumexp also takes a tuple)
+        dim = -1 if dim is None or op != "logsumexp" else dim
+    if op == "logsumexp":
+        fn = lambda lib, x: lib.logsumexp(x, dim if dim is not None else -1)  # noqa: E731
+    elif op == "normalize" and len(shape) == 0:
+        fn = lambda lib, x: lib.nn.functional.normalize(x, dim=0)  # noqa: E731
+    else:
+        fn = lambda lib, x: getattr(lib.nn.functional, op)(x, dim=dim)  # noqa: E731
+    check(fn, values_for(shape, seed, "any") * 3, dtype=np.float64)

@@ -14,6 +14,7 @@ import pytest
 import torch
 
 import chainrule as cr
+from oracle import error_of
 
 X = [0.3, -0.8, 1.2]
 A = [[0.5, -0.2], [0.3, 0.8]]
@@ -153,17 +154,9 @@ FAILING = {
 }
 
 
-def _error(fn, lib):
-    try:
-        fn(lib)
-    except Exception as exc:  # noqa: BLE001 - the exception itself is what is compared
-        return exc
-    raise AssertionError(f"{lib.__name__} raised nothing")
-
-
 @pytest.mark.parametrize("name", sorted(FAILING))
 def test_wrong_gradients_raise_gradcheck_error(name):
-    ours, theirs = _error(FAILING[name], cr), _error(FAILING[name], torch)
+    ours, theirs = error_of(FAILING[name], cr), error_of(FAILING[name], torch)
     assert type(ours).__name__ == type(theirs).__name__ == "GradcheckError"
     assert isinstance(ours, RuntimeError)
     if name == "second_derivative_lost":  # random grad_outputs: the numbers differ
@@ -188,7 +181,7 @@ def test_gradcheck_error_class_is_importable_from_the_module():
 
 def test_no_input_requiring_grad_raises_like_torch():
     def run(L):
-        return _error(lambda L: L.autograd.gradcheck(lambda a: a.sin(), (L.tensor(X),)), L)
+        return error_of(lambda L: L.autograd.gradcheck(lambda a: a.sin(), (L.tensor(X),)), L)
 
     ours, theirs = run(cr), run(torch)
     assert type(ours) is type(theirs) is ValueError

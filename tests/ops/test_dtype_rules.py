@@ -3,7 +3,9 @@
 Every pair of the nine dtypes chainrule has, for each binary op, with each operand a
 dimensioned tensor or a 0-d tensor; every dtype against Python bools, ints and floats on
 either side; true division of integers; integer sums (int64) and means (an error); the
-default dtype; and gradients, which always have their input's dtype.
+default dtype; and gradients, which always have their input's dtype. Also the promotion
+of the first ops' cases, gradients cast back to each input's dtype, and shape ops that
+keep integer dtypes.
 
 A case passes when both libraries raise the same exception type, or both return a tensor
 of the same dtype and shape with the same values.
@@ -18,7 +20,11 @@ import pytest
 import torch
 
 import chainrule as cr
-from oracle import check
+from oracle import (
+    L64,
+    check,
+    values,
+)
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
 FLOAT_DTYPES = ["float16", "float32", "float64"]
@@ -326,3 +332,117 @@ def test_gradients_through_casts_and_unary_ops_have_their_inputs_dtypes():
         check(lambda L, x: L.sigmoid(x) * L.tensor([1, 2, 3]), array(d, False, 11))
         check(lambda L, x: x.sum() * 3, array(d, False, 12))
         check(lambda L, x: x.mean(dim=0), array(d, False, 13))
+
+
+# ----- promotion through the first ops ----------------------------------------------------
+
+
+I64 = np.array([1, 2, -3], dtype=np.int64)
+
+I32 = np.array([4, 5, 6], dtype=np.int32)
+
+BOOL = np.array([True, False, True])
+
+F32 = np.array([0.5, -1.5, 2.0], dtype=np.float32)
+
+F64 = np.array([0.25, 1.0, -2.0])
+
+PROMOTION = {
+    "int64*2.5": (lambda lib, a: a * 2.5, [I64]),
+    "2.5*int64": (lambda lib, a: 2.5 * a, [I64]),
+    "int64*2": (lambda lib, a: a * 2, [I64]),
+    "int64+True": (lambda lib, a: a + True, [I64]),
+    "int/int": (lambda lib, a, b: a / b, [I64, I32]),
+    "int/2": (lambda lib, a: a / 2, [I64]),
+    "7/int": (lambda lib, a: 7 / a, [I32]),
+    "2-int": (lambda lib, a: 2 - a, [I32]),
+    "2.5-int": (lambda lib, a: 2.5 - a, [I32]),
+    "int32+int64": (lambda lib, a, b: a + b, [I32, I64]),
+    "int32*int64_0d": (lambda lib, a, b: a * b, [I32, np.array(3, dtype=np.int64)]),
+    "int32+float64_0d": (lambda lib, a, b: a + b, [I32, np.array(0.5)]),
+    "bool+int": (lambda lib, a: a + 1, [BOOL]),
+    "bool+int_tensor": (lambda lib, a, b: a + b, [BOOL, I32]),
+    "bool*bool": (lambda lib, a, b: a * b, [BOOL, BOOL]),
+    "bool+bool": (lambda lib, a, b: a + b, [BOOL, BOOL]),
+    "bool*2.5": (lambda lib, a: a * 2.5, [BOOL]),
+    "bool+float32": (lambda lib, a, b: a + b, [BOOL, F32]),
+    "int64+float32": (lambda lib, a, b: a + b, [I64, F32]),
+    "float32*int": (lambda lib, a: a * 3, [F32]),
+    "int*float32": (lambda lib, a: 3 * a, [F32]),
+    "float32+float64_0d": (lambda lib, a, b: a + b, [F32, np.array(2.0)]),
+    "float64_0d+float32": (lambda lib, a, b: b + a, [F32, np.array(2.0)]),
+    "float32_0d+float64_0d": (
+        lambda lib, a, b: a + b,
+        [np.float32(1.5) * np.ones((), np.float32), np.array(2.0)],
+    ),
+    "float32*float64": (lambda lib, a, b: a * b, [F32, F64]),
+    "float32/float64_0d": (lambda lib, a, b: a / b, [F32, np.array(4.0)]),
+    "float32**float64_0d": (lambda lib, a, b: abs(a) ** b, [F32, np.array(2.0)]),
+    "int**2": (lambda lib, a: a**2, [I32]),
+    "int**2.5": (lambda lib, a: abs(a) ** 2.5, [I64]),
+    "2**int": (lambda lib, a: 2**a, [abs(I64)]),
+    "2.5**int": (lambda lib, a: 2.5**a, [I32]),
+    "int_sum": (lambda lib, a: a.sum(), [I32]),
+    "int_sum_dim": (lambda lib, a: lib.sum(a.reshape(1, 3), dim=1), [I32]),
+    "int64_sum": (lambda lib, a: a.sum(), [I64]),
+    "bool_sum": (lambda lib, a: a.sum(), [BOOL]),
+    "exp(int)": (lambda lib, a: lib.exp(a), [I64]),
+    "log(int32)": (lambda lib, a: lib.log(abs(a)), [I32]),
+    "sqrt(int)": (lambda lib, a: lib.sqrt(a), [I32]),
+    "sin(bool)": (lambda lib, a: lib.sin(a), [BOOL]),
+    "sigmoid(int)": (lambda lib, a: lib.sigmoid(a), [I64]),
+    "tanh(int)": (lambda lib, a: lib.tanh(a), [I32]),
+    "abs(int)": (lambda lib, a: lib.abs(a), [I64]),
+    "relu(int)": (lambda lib, a: lib.relu(a), [I32]),
+    "neg(int)": (lambda lib, a: -a, [I32]),
+    "where(f32,f64)": (lambda lib, c, a, b: lib.where(c, a, b), [BOOL, F32, F64]),
+    "where(f32,0.0)": (lambda lib, c, a: lib.where(c, a, 0.0), [BOOL, F32]),
+    "where(int,2.5)": (lambda lib, c, a: lib.where(c, a, 2.5), [BOOL, I32]),
+    "where(1.0,0.0)": (lambda lib, c: lib.where(c, 1.0, 0.0), [BOOL]),
+    "where(1,0)": (lambda lib, c: lib.where(c, 1, 0), [BOOL]),
+    "where(f64_0d,2.5)": (lambda lib, c, a: lib.where(c, a, 2.5), [BOOL, np.array(1.0)]),
+    "float32*True": (lambda lib, a: a * True, [F32]),
+    "2**float32": (lambda lib, a: 2**a, [F32]),
+    "float64_0d**2": (lambda lib, a: a**2, [np.array(1.5)]),
+    "matmul_int": (lambda lib, a, b: a @ b, [I64, I64]),
+    "clone(int)": (lambda lib, a: a.clone(), [I32]),
+    "to_int": (lambda lib, a: a.to(lib.int32), [F32]),
+    "to_float64": (lambda lib, a: a.to(lib.float64), [I32]),
+    "double": (lambda lib, a: a.double(), [I64]),
+}
+
+
+@pytest.mark.parametrize("name", list(PROMOTION))
+def test_dtype_promotion(name):
+    """Output dtypes follow torch's promotion. Tolerances are float32's: where a float64
+    0-d tensor meets a float32 tensor torch computes the backward in float32."""
+    fn, inputs = PROMOTION[name]
+    check(fn, *inputs, rtol=2e-5, atol=2e-5)
+
+
+# ----- mixed dtypes, integer inputs of shape ops ------------------------------------------
+
+
+def test_mixed_dtypes_promote_and_cast_gradients_back():
+    a = values("any", (3,), 1)
+    check(lambda L, a, b: L.maximum(a, b), a.astype(np.float32), values("any", (3,), 2))
+    check(lambda L, a, b: L.atan2(a, b), a, np.array([1, -2, 3]))
+    check(lambda L, a, b: L.fmod(a, b), a.astype(np.float32), np.array([2, -3, 1]))
+    check(lambda L, a, b: L.minimum(a, b), np.array([0, 1, -1]), a)
+    check(lambda L, a, b: L.remainder(a, b), np.asarray(2.5), a)  # 0-d tensor first
+
+
+def test_shapes_and_dtypes_of_integer_inputs():
+    """Shape ops keep an integer dtype and give no gradient."""
+    a = L64([1, 2, 3], [4, 5, 6])
+    for fn in (
+        lambda L, x: x.flip(0),
+        lambda L, x: L.cat([x, x]),
+        lambda L, x: L.stack([x, x], 1),
+        lambda L, x: x[[1, 0], 1:],
+        lambda L, x: x.repeat(2, 1),
+        lambda L, x: x.unbind(1)[0],
+        lambda L, x: x.gather(1, L.tensor([[0], [2]])),
+        lambda L, x: x.masked_fill(x > 2, 0),
+    ):
+        check(fn, a)

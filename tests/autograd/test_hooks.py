@@ -1,7 +1,9 @@
 """Hooks, against PyTorch: tensor hooks, node hooks and prehooks, post-accumulate-grad hooks,
 and ``retain_grad``, in PyTorch's order, with their replacements and ``remove()``.
 
-Each scenario records a log of (event, values) on both libraries; the logs must be equal.
+Each scenario records a log of (event, values) on both libraries; the logs must be equal
+(``oracle.compare_logs``). The last section compares the gradients hooks replaced, and the
+errors, directly (``oracle.compare``, ``oracle.assert_same_error``).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import pytest
 import torch
 
 import chainrule as cr
+from oracle import assert_same_error, compare, compare_logs
 
 
 def _v(t):
@@ -18,14 +21,6 @@ def _v(t):
     if isinstance(t, (tuple, list)):
         return tuple(_v(x) for x in t)
     return t.tolist()
-
-
-def compare(fn) -> None:
-    ours, theirs = [], []
-    fn(cr, ours)
-    fn(torch, theirs)
-    assert ours == theirs
-    assert ours  # every scenario logs something
 
 
 def leaf(L, values=(1.0, 2.0, 3.0)):
@@ -48,7 +43,7 @@ def test_non_leaf_hooks_retain_grad_and_node_hooks_in_order():
         (y * y).sum().backward()
         log.append(("grads", _v(y.grad), _v(x.grad)))
 
-    compare(run)
+    compare_logs(run)
 
 
 def test_retain_grad_sees_hooks_registered_before_and_after_it():
@@ -61,7 +56,7 @@ def test_retain_grad_sees_hooks_registered_before_and_after_it():
         (y**2).sum().backward()
         log.append(("grads", _v(y.grad), _v(x.grad)))
 
-    compare(run)
+    compare_logs(run)
 
 
 def test_leaf_order_tensor_hook_prehook_accumulate_post_hook_node_hook():
@@ -76,7 +71,7 @@ def test_leaf_order_tensor_hook_prehook_accumulate_post_hook_node_hook():
         (x * 2).sum().backward()
         log.append(("grad", _v(x.grad)))
 
-    compare(run)
+    compare_logs(run)
 
 
 def test_hook_returning_none_keeps_the_gradient():
@@ -88,7 +83,7 @@ def test_hook_returning_none_keeps_the_gradient():
         y.sum().backward()
         log.append(("grad", [round(v, 5) for v in x.grad.tolist()]))
 
-    compare(run)
+    compare_logs(run)
 
 
 def test_leaf_hooks_apply_in_autograd_grad():
@@ -98,7 +93,7 @@ def test_leaf_hooks_apply_in_autograd_grad():
         log.append(_v(L.autograd.grad((x * 2).sum(), x)))
         log.append(("grad", _v(x.grad)))
 
-    compare(run)
+    compare_logs(run)
 
 
 def test_removed_hooks_do_not_run():
@@ -115,7 +110,7 @@ def test_removed_hooks_do_not_run():
         y.sum().backward()
         log.append(_v(x.grad))
 
-    compare(run)
+    compare_logs(run)
 
 
 def test_handle_as_context_manager():
@@ -127,7 +122,7 @@ def test_handle_as_context_manager():
         (x * 2).sum().backward()
         log.append(_v(x.grad))
 
-    compare(run)
+    compare_logs(run)
 
 
 # ----- node hooks replace gradients --------------------------------------------------
@@ -142,7 +137,7 @@ def test_node_hook_replaces_grad_inputs():
         y.sum().backward()
         log.append((_v(x.grad), _v(w.grad)))
 
-    compare(run)
+    compare_logs(run)
 
 
 def test_node_prehook_replaces_grad_outputs():
@@ -154,7 +149,7 @@ def test_node_prehook_replaces_grad_outputs():
         z.sum().backward()
         log.append([round(v, 6) for v in x.grad.tolist()])
 
-    compare(run)
+    compare_logs(run)
 
 
 def test_node_hooks_with_create_graph_see_tensors_with_graphs():
@@ -167,7 +162,7 @@ def test_node_hooks_with_create_graph_see_tensors_with_graphs():
         (g2,) = L.autograd.grad(g.sum(), x)
         log.append(_v(g2))
 
-    compare(run)
+    compare_logs(run)
 
 
 # ----- post-accumulate-grad hooks ---------------------------------------------------
@@ -189,7 +184,7 @@ def test_post_accumulate_grad_hook_can_update_the_parameter():
             (w * w).sum().backward()
             log.append(([round(v, 6) for v in w.tolist()], w.grad))
 
-    compare(run)
+    compare_logs(run)
 
 
 def test_post_accumulate_grad_hook_runs_once_per_accumulation():
@@ -203,7 +198,7 @@ def test_post_accumulate_grad_hook_runs_once_per_accumulation():
         L.autograd.grad((x * 4).sum(), x)  # autograd.grad accumulates nothing: no call
         log.append(("grad", _v(x.grad)))
 
-    compare(run)
+    compare_logs(run)
 
 
 ERRORS = {
@@ -283,7 +278,7 @@ def test_grad_runs_no_hook_of_nodes_that_lead_to_no_input():
         (z * w).sum().backward(inputs=[w])
         log.append((_v(w.grad), _v(x.grad)))
 
-    compare(run)
+    compare_logs(run)
 
 
 def test_grad_captures_before_the_node_prehooks():
@@ -294,7 +289,7 @@ def test_grad_captures_before_the_node_prehooks():
         y.grad_fn.register_prehook(lambda go: (go[0] * 100,))
         log.append(_v(L.autograd.grad(z.sum(), [y, x])))
 
-    compare(run)
+    compare_logs(run)
 
 
 def test_grad_leaves_unrun_nodes_able_to_run_later():
@@ -309,4 +304,90 @@ def test_grad_leaves_unrun_nodes_able_to_run_later():
         u.backward()
         log.append([round(v, 4) for v in x.grad.tolist()])
 
-    compare(run)
+    compare_logs(run)
+
+
+# ----- hooks on tensors in the engine's own scenarios -------------------------------------
+
+
+def test_leaf_hook_sees_and_replaces_the_gradient():
+    def f(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        seen = []
+        h = x.register_hook(lambda g: seen.append(g.clone()))
+        (x * 3).sum().backward()
+        h.remove()
+        (x * 3).sum().backward()
+        g1 = x.grad.clone()
+        x.grad = None
+        h2 = x.register_hook(lambda g: g * 10)
+        (x * 3).sum().backward()
+        g2 = x.grad.clone()
+        h2.remove()
+        h2.remove()  # a second remove does nothing
+        x.grad = None
+        (x * 3).sum().backward()
+        return seen, g1, g2, x.grad
+
+    compare(f)
+
+
+def test_non_leaf_hook_replaces_the_gradient():
+    def f(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        h = y.register_hook(lambda g: g * 10)
+        (y * y).sum().backward()
+        g1 = x.grad.clone()
+        h.remove()
+        x.grad = None
+        y2 = x * 2
+        (y2 * y2).sum().backward()
+        return g1, x.grad
+
+    compare(f)
+
+
+def test_hooks_run_in_order_and_before_retain_grad():
+    def f(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        y.register_hook(lambda g: g + 1)
+        y.register_hook(lambda g: g * 10)
+        y.register_hook(lambda g: None)
+        (y * y).sum().backward()
+        x2 = L.tensor([1.0, 2.0], requires_grad=True)
+        x2.register_hook(lambda g: g * 2)
+        x2.register_hook(lambda g: g + 1)
+        (x2 * 3).sum().backward()
+        return x.grad, y.grad, x2.grad
+
+    compare(f)
+
+
+def test_retain_grad_then_in_place_op():
+    """.grad of a tensor retaining grad is the gradient of its current value."""
+
+    def f(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        y.mul_(3)
+        (y * y).sum().backward()
+        return y.grad, y.retains_grad, x.grad
+
+    compare(f)
+
+
+def test_hook_on_tensor_not_requiring_grad_raises():
+    assert_same_error(lambda L: L.tensor([1.0, 2.0]).register_hook(lambda g: g))
+
+
+def test_hook_handle_context_manager():
+    x = cr.tensor([1.0, 2.0], requires_grad=True)
+    with x.register_hook(lambda g: g * 0):
+        (x * 3).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]
+    (x * 3).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]

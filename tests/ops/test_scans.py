@@ -1,0 +1,172 @@
+"""Scans against PyTorch: cumsum, cumprod (exact with zeros), cummax, cummin and
+logcumsumexp along every dim: values, dtypes, node names, gradients, finite
+differences, tangents (chainrule's pinned to central differences where PyTorch's
+forward mode is not the spec), second derivatives, in-place variants, errors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import cases
+import chainrule as cr
+from oracle import (
+    DT_IDS,
+    FLOATS,
+    check,
+    check_double_backward,
+    check_fd,
+    check_raises,
+    cr_tangent,
+    distinct,
+    randn,
+    same_node,
+    tangent,
+)
+
+# ----- cumsum and cumprod -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_cumulative(name, dtype):
+    x = np.random.default_rng(11).uniform(0.5, 1.5, (2, 3, 4))
+    for dim in (0, 1, -1):
+        same_node(check(lambda L, x, dim=dim: getattr(L, name)(x, dim), x, dtype=dtype))
+        same_node(check(lambda L, x, dim=dim: getattr(x, name)(dim=dim), x, dtype=dtype))
+    check(lambda L, x: getattr(x, name)(0), randn(()), dtype=dtype)
+    check(lambda L, x: getattr(x, name)(-1), randn(()), dtype=dtype)
+    check(lambda L, x: getattr(x, name)(0), randn((0, 3)), dtype=dtype)
+    check(lambda L, x: getattr(x, name)(1, dtype=L.float64), x, dtype=dtype)
+    ints = np.array([[1, -2, 3], [4, 5, -6]], dtype=np.int32)
+    check(lambda L, x: getattr(x, name)(1), ints)
+    check(lambda L, x: getattr(x, name)(0), ints > 0)
+    check(lambda L, x: getattr(x, name)(1, dtype=L.float32), ints)
+    check_raises(lambda L, x: getattr(x, name)(2), x[0])
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[2.0, 0.0, 3.0, 4.0], [2.0, 0.0, 0.0, 3.0], [0.0, 1.5, -2.0, 0.5], [1.5, -2.0, 0.5, 0.0]],
+    ids=["one_zero", "two_zeros", "first", "last"],
+)
+def test_cumprod_with_zeros_is_exact(values):
+    x = np.array(values)
+    check(lambda L, x: x.cumprod(0), x)
+    m = np.stack([x, x[::-1], np.array([1.0, 2.0, 3.0, 0.5])])
+    check(lambda L, x: x.cumprod(1), m)
+    check(lambda L, x: x.cumprod(0), m.T.copy())
+    check_fd(lambda L, x: x.cumprod(1), m)
+    check_double_backward(lambda L, x: x.cumprod(1), m)
+
+
+def test_cumulative_finite_differences():
+    x = randn((3, 4), seed=12)
+    check_fd(lambda L, x: x.cumsum(1), x)
+    check_fd(lambda L, x: x.cumsum(0), x)
+    check_fd(lambda L, x: x.cumprod(-1), x)
+    check_fd(lambda L, x: x.cumprod(0), x)
+
+
+def test_cumulative_in_place():
+    for name in ("cumsum", "cumprod"):
+        check(lambda L, x, name=name: getattr(x * 1, name + "_")(1), randn((2, 3), seed=13))
+
+
+# ----- cummax, cummin, logcumsumexp -------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_cummax_cummin(name):
+    ties = np.array(
+        [[3.0, 1.0, 3.0, 1.0, 2.0], [2.0, 2.0, 2.0, 2.0, 2.0], [1.0, 2.0, 3.0, 4.0, 5.0]]
+    )
+    for dtype in FLOATS:
+        for dim in (1, 0, -1):
+            same_node(check(lambda L, x, d=dim: getattr(L, name)(x, d)[0], ties, dtype=dtype))
+            check(lambda L, x, d=dim: getattr(x, name)(d).indices, ties, dtype=dtype)
+        check(lambda L, x: getattr(x, name)(0).values, randn(()), dtype=dtype)
+        check(lambda L, x: getattr(x, name)(1).values, randn((0, 3)), dtype=dtype)
+    nan = np.array([3.0, np.nan, 1.0, np.nan, 5.0])
+    check(lambda L, x: getattr(x, name)(0).values, nan)
+    check(lambda L, x: getattr(x, name)(0).indices, nan)
+    check(lambda L, x: getattr(x, name)(1).values, np.array([[3, 1, 4], [1, 5, 9]]))
+    check_fd(lambda L, x: getattr(x, name)(1).values, distinct((3, 4), seed=24))
+    check_double_backward(lambda L, x: getattr(x, name)(1).values ** 2, distinct((3, 4), seed=25))
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+def test_logcumsumexp(dtype):
+    x = randn((3, 4), seed=26) * 3
+    for dim in (0, 1, -1):
+        # torch's forward-mode logcumsumexp is ~1e-8 off in float64 (chainrule's tangent
+        # agrees with finite differences to 1e-10): compare tangents in float32 only
+        same_node(
+            check(
+                lambda L, x, d=dim: L.logcumsumexp(x, d),
+                x,
+                dtype=dtype,
+                forward=dtype == np.float32,
+            )
+        )
+    check(lambda L, x: x.logcumsumexp(0), randn(()), dtype=dtype)
+    # an empty slice: torch's forward mode raises IndexError (amax of an empty dim), which
+    # the harness does not skip
+    check(lambda L, x: x.logcumsumexp(0), randn((0, 2)), dtype=dtype, forward=False)
+    big = np.array([[1e4, 1e4 - 1.0, -1e4, 3.0], [-5e3, 2.0, 5e3, 5e3]])
+    # torch's forward mode scales by the max over the whole dim: e^(x - max) underflows to 0
+    # for the entries far below it (-5e3 and 2 here, vs 5e3), whose tangents it loses
+    check(lambda L, x: x.logcumsumexp(1), big, dtype=dtype, forward=False)
+    check_fd(lambda L, x: x.logcumsumexp(1), x)
+    for a, d in ((x, 0), (big, 1)):  # chainrule's tangent: float64 central differences
+        a = a.astype(dtype)
+        t, h = randn(a.shape, seed=27).astype(dtype), 1e-4
+        a64, t64 = a.astype(np.float64), t.astype(np.float64)
+        up, down = (np.logaddexp.accumulate(a64 + s * h * t64, d) for s in (1, -1))
+        tangent = cr_tangent(lambda L, x, d=d: x.logcumsumexp(d), a, t)
+        np.testing.assert_allclose(tangent, (up - down) / (2 * h), rtol=1e-6)
+    check_double_backward(lambda L, x: x.logcumsumexp(0), x)
+
+
+def test_bool_inputs():
+    b = np.array([[True, False], [True, True]])
+    for fn in (
+        lambda L, x: x.cummax(1).indices,
+        lambda L, x: x.cumsum(0),
+    ):
+        check(fn, b)
+    for fn in (lambda L, x: x.logcumsumexp(0),):
+        check_raises(fn, b)
+    check_raises(lambda L, x: x.logcumsumexp(0), np.arange(3))
+
+
+# ----- forward mode and second derivatives ------------------------------------------------
+
+
+FORWARD = {
+    "cumsum": (lambda L, a: a.cumsum(1), (3, 4)),
+    "cumprod": (lambda L, a: a.cumprod(0), (3, 4)),
+    "logcumsumexp": (lambda L, a: a.logcumsumexp(1), (3, 4)),
+    "cummax": (lambda L, a: a.cummax(1).values, (3, 4)),
+    "cummin": (lambda L, a: a.cummin(0).values, (3, 4)),
+}
+
+test_forward_mode_tangents = cases.forward_mode_tangents(FORWARD)
+
+
+def test_forward_mode_of_cumprod_with_zeros():
+    zeros = np.array([[2.0, 0.0, 3.0, 0.5], [0.0, 1.0, 0.0, 2.0]])
+    t = randn((2, 4), seed=21)
+    for fn, x in ((lambda L, a: a.cumprod(1), zeros),):
+        ours, theirs = tangent(cr, fn, [x], [t]), tangent(torch, fn, [x], [t])
+        np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-10, atol=1e-12)
+
+
+DOUBLE_BACKWARD = {
+    "cumprod": lambda L, x: x.cumprod(1),
+    "cumsum": lambda L, x: x.cumsum(0) ** 2,
+}
+
+test_double_backward = cases.double_backward(DOUBLE_BACKWARD)
