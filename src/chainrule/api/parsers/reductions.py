@@ -135,9 +135,7 @@ def _max_min(name: str, all_op, dim_op, pair, binary, largest: bool):
     return function
 
 
-max = _max_min(
-    "max", reductions.max_all, sorting.max_dim, _MAX, tensors_only(binary.maximum), True
-)  # noqa: A001
+max = _max_min("max", reductions.max_all, sorting.max_dim, _MAX, tensors_only(binary.maximum), True)  # noqa: A001
 
 min = _max_min(
     "min", reductions.min_all, sorting.min_dim, _MIN, tensors_only(binary.minimum), False
