@@ -120,9 +120,14 @@ _py_bool = True.__class__
 _ORDER = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
 
 
-def not_implemented(kernel: str, d: dtype) -> NotImplementedError:
+def scalar_name(d) -> str:
+    """PyTorch's name of a dtype or of a backend dtype, as its errors print it ('Long')."""
+    return (d if isinstance(d, dtype) else from_numpy_dtype(d)).scalar_name
+
+
+def not_implemented(kernel: str, d) -> NotImplementedError:
     """PyTorch's error of a kernel that has no version for ``d``."""
-    return NotImplementedError(f"\"{kernel}\" not implemented for '{d.scalar_name}'")
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(d)}'")
 
 
 def from_legacy_type(name: str) -> dtype:

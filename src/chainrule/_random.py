@@ -49,20 +49,10 @@ def initial_seed() -> int:
     return _seed[0]
 
 
-_KERNEL_NAMES = {
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-
-
 def _float_dtype(dtype, kernel: str):
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     if not dt.is_floating_point:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_KERNEL_NAMES[dt.name]}'")
+        raise _dtypes.not_implemented(kernel, dt)
     return dt
 
 

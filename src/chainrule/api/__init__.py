@@ -44,8 +44,8 @@ def build() -> dict[str, dict[str, Any]]:
         spaces[space][name] = value
 
     for row in table.TORCH:
-        name, target, variants, *rest = row
-        flags = variants.split()
+        name, target, where, *rest = row
+        flags = where.split()
         unknown = set(flags) - VARIANTS
         if unknown:
             raise ValueError(f"table row {name!r}: unknown variants {sorted(unknown)}")

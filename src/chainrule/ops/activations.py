@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from .. import _dtypes
 from .._backend import xp
 from .._promotion import result_type
 from .._tensor import Tensor
@@ -53,16 +54,6 @@ def _select(cond, a, b):
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         return logical.where(cond, a, b)
     return xp.where(cond, a, b)
-
-
-_TYPE_NAMES = {
-    "bool": "Bool",
-    "uint8": "Byte",
-    "int8": "Char",
-    "int16": "Short",
-    "int32": "Int",
-    "int64": "Long",
-}
 
 
 def _axis(dim, ndim: int):
@@ -557,7 +548,7 @@ def _prelu_weight_grad(g, x, weight_shape):
 def _prelu_dtype(args, params):
     dtype = result_type(args)
     if dtype._category != 2:
-        raise NotImplementedError(f"\"prelu_cpu\" not implemented for '{_TYPE_NAMES[dtype.name]}'")
+        raise _dtypes.not_implemented("prelu_cpu", dtype)
     return dtype
 
 

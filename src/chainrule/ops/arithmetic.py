@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from .. import _dtypes
 from .._backend import ndarray, xp
 from .._dtypes import bool as _bool
 from .._dtypes import float16 as _float16
@@ -54,10 +55,6 @@ def _scaled(a, b, alpha):
     return alpha * b
 
 
-_C_TYPE = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
-           "int64": "int64_t"}  # fmt: skip
-
-
 def check_scalar_fits(value, dtype) -> None:
     """PyTorch's error for a Python number a dtype cannot hold, where PyTorch takes a scalar
     argument (pow's exponent, clamp's bounds, where's value): an int out of an integer
@@ -71,9 +68,7 @@ def check_scalar_fits(value, dtype) -> None:
         return
     info = xp.iinfo(dtype.np)
     if not (-info.max if info.min == 0 else info.min) <= value <= info.max:
-        raise RuntimeError(
-            f"value cannot be converted to type {_C_TYPE[dtype.name]} without overflow"
-        )
+        raise RuntimeError(f"value cannot be converted to type {dtype.c_name} without overflow")
 
 
 def as_float(a):
@@ -328,7 +323,7 @@ def _divides(kernel: str):
     def rule(args, params):
         dtype = result_type(args)
         if dtype._category == 0:
-            raise unary._not_implemented(kernel.format(params.get("rounding_mode")), dtype)
+            raise _dtypes.not_implemented(kernel.format(params.get("rounding_mode")), dtype)
         return dtype
 
     return rule

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import _dtypes
 from .._backend import xp
 from .._dtypes import float16
 from .._promotion import result_type
@@ -53,7 +54,7 @@ def _clamp_scalar_dtype(args, params):
     arithmetic.check_scalar_fits(hi, dtype)
     if dtype._category == 0:
         kernel = "clamp_max_scalar_cpu" if lo is None else "clamp_min_scalar_cpu"
-        raise unary._not_implemented(
+        raise _dtypes.not_implemented(
             "clamp_scalar_cpu" if lo is not None and hi is not None else kernel, dtype
         )
     return dtype
@@ -265,12 +266,12 @@ def _lerp_dtype(args, params):
     dtype = start._dtype
     if dtype._category != 2:
         kind = "tensor" if isinstance(weight, Tensor) else "scalar"
-        raise unary._not_implemented(f"lerp_kernel_{kind}", dtype)
+        raise _dtypes.not_implemented(f"lerp_kernel_{kind}", dtype)
     for name, v in (("end", end), ("weight", weight)):
         if isinstance(v, Tensor) and v._dtype is not dtype and (name == "end" or v.ndim):
             raise RuntimeError(
-                f"expected dtype {unary._C10_NAME[dtype]} for `{name}` but got dtype "
-                f"{unary._C10_NAME.get(v._dtype, v._dtype.name)}"
+                f"expected dtype {dtype.c_name} for `{name}` but got dtype "
+                f"{v._dtype.c_name if v._dtype.is_floating_point else v._dtype.name}"
             )
     return dtype
 
@@ -513,11 +514,7 @@ def _same_dtype(message: str):
     def rule(args, params):
         a, b = args
         if a._dtype is not b._dtype:
-            raise RuntimeError(
-                message.format(
-                    a=unary._SCALAR_TYPE[a._dtype.name], b=unary._SCALAR_TYPE[b._dtype.name]
-                )
-            )
+            raise RuntimeError(message.format(a=a._dtype.scalar_name, b=b._dtype.scalar_name))
         return a._dtype
 
     return rule

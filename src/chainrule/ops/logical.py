@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from .. import _dtypes
 from .._backend import xp
 from .._promotion import result_type
 from ..autograd.recording import KEEP, defop
-from . import arithmetic, binary, copies, unary
+from . import arithmetic, binary, copies
 
 
 def _where(a, b, condition=True):
@@ -110,7 +111,7 @@ bitwise_xor = _bitwise("bitwise_xor", xp.bitwise_xor)
 def _bitwise_not(x):
     """~x: logical not on bools, two's complement not on integers"""
     if x.dtype.kind == "f":
-        raise unary._not_implemented("bitwise_not_cpu", _dtype_of(x))
+        raise _dtypes.not_implemented("bitwise_not_cpu", _dtype_of(x))
     return xp.invert(x)
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from .. import _dtypes
 from .._backend import xp
 from .._tensor import Tensor
 from ..autograd.recording import KEEP, defop
-from . import logical, scans, shapes, sorting, unary
+from . import joining, logical, scans, shapes, sorting, unary
 
 
 def _norm_ord(p) -> float:
@@ -85,7 +86,7 @@ sum = defop(  # noqa: A001
 def _mean(x, dim=None, keepdim=False, dtype=None):
     """(1/n) Σ x over dim"""
     if x.dtype.kind in "biu" and dtype is None:
-        name = {"b": "Bool", "u": "Byte"}.get(x.dtype.kind, _INT_NAMES.get(x.dtype.itemsize))
+        name = _dtypes.scalar_name(x.dtype)
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating "
             f"point or complex dtype. Got: {name}"
@@ -97,9 +98,6 @@ def _mean(x, dim=None, keepdim=False, dtype=None):
     out = xp.sum(x, axis=axes, keepdims=keepdim, dtype=None if dtype is None else dtype.np)
     out = xp.true_divide(out, n)  # 0/0 is nan for an empty input, as in PyTorch
     return out.astype(x.dtype if dtype is None else dtype.np, copy=False)
-
-
-_INT_NAMES = {1: "Char", 2: "Short", 4: "Int", 8: "Long"}
 
 
 def _count(x_shape: tuple, dim) -> int:
@@ -125,7 +123,7 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):  # noqa: A002
     if x.dtype.kind in "biu":
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. "
-            f"Got {_dtype_name(x)}"
+            f"Got {_dtypes.scalar_name(x.dtype)}"
         )
     axes = dims_of(dim, x.ndim)
     if axes == ():
@@ -148,10 +146,6 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):  # noqa: A002
     else:
         out = xp.sum(a**ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
     return xp.asarray(out, dtype=x.dtype)
-
-
-def _dtype_name(x) -> str:
-    return {"b": "Bool", "u": "Byte"}.get(x.dtype.kind, _INT_NAMES.get(x.dtype.itemsize, "?"))
 
 
 def _vector_norm_vjp(g, x, ans, ord, dim, keepdim):  # noqa: A002
@@ -260,9 +254,9 @@ def _prod(x, dim=None, keepdim=False, dtype=None):
 def _exclusive_products(x, dim: int):
     """Π_(j≠i) x_j along dim, exactly (zeros included): the products before i times after."""
     before = sorting.shift_along(scans.cumprod(x, dim=dim), dim=dim, fill=1.0)
-    flipped = sorting.flip_along(x, dim=dim)
-    after = sorting.flip_along(
-        sorting.shift_along(scans.cumprod(flipped, dim=dim), dim=dim, fill=1.0), dim=dim
+    flipped = joining.flip(x, dims=(dim,))
+    after = joining.flip(
+        sorting.shift_along(scans.cumprod(flipped, dim=dim), dim=dim, fill=1.0), dims=(dim,)
     )
     return before * after
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .._backend import xp
 from .._dtypes import float64
 from ..autograd.recording import KEEP, defop
-from . import copies, reductions, shapes, sorting, unary
+from . import copies, joining, reductions, shapes, sorting, unary
 
 
 def _cumulative_selecting(name: str, node: str, doc: str):
@@ -26,7 +26,7 @@ def _cumulative_selecting(name: str, node: str, doc: str):
         dtypes=KEEP,
         node=node,
         vjp=vjp,
-        jvp=lambda t, index, dim: sorting.take_along(t, index=index, dim=dim, keepdim=True),
+        jvp=lambda t, index, dim: sorting.gather_along(t, index, dim, True),
         conventions="The gradient goes to the returned index: among ties, the latest entry "
         "(PyTorch's); after a nan, the latest nan.",
     )
@@ -58,11 +58,11 @@ def _logcumsumexp_vjp(g, x, ans, dim):
     """∂y_i/∂x_k = e^(x_k - y_i) for k ≤ i: Σ_(i≥k) g_i e^(x_k - y_i), split by sign of g"""
     if reductions._arr(x).ndim == 0:
         return g
-    flipped = sorting.flip_along(ans, dim=dim)
+    flipped = joining.flip(ans, dims=(dim,))
     total = 0.0
     for positive in (True, False):
-        part = sorting.flip_along(_log_part(g, positive), dim=dim) - flipped
-        rev = sorting.flip_along(logcumsumexp(part, dim=dim), dim=dim)
+        part = joining.flip(_log_part(g, positive), dims=(dim,)) - flipped
+        rev = joining.flip(logcumsumexp(part, dim=dim), dims=(dim,))
         term = unary.exp(rev + x)
         total = total + term if positive else total - term
     return total
@@ -110,7 +110,7 @@ def _cumsum(x, dim=0, dtype=None):
 
 def _reverse_cumsum(g, dim: int):
     """Σ_(i≥j) g_i along dim: the VJP of a cumulative sum."""
-    return sorting.flip_along(cumsum(sorting.flip_along(g, dim=dim), dim=dim), dim=dim)
+    return joining.flip(cumsum(joining.flip(g, dims=(dim,)), dim=dim), dims=(dim,))
 
 
 cumsum = defop(

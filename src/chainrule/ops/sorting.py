@@ -4,26 +4,9 @@ from __future__ import annotations
 
 from .._backend import xp
 from ..autograd.recording import KEEP, defop
-from . import reductions
+from . import gather_scatter, reductions, shapes
 
 # ===== helper ops: flip, shift, gather and scatter along a dim ===============================
-
-
-def _flip(x, dim=0):
-    """x reversed along dim (a copy)"""
-    if x.ndim == 0:
-        return x.copy()
-    return xp.flip(x, axis=dim).copy()
-
-
-flip_along = defop(
-    "flip_along",
-    _flip,
-    dtypes=KEEP,
-    node="FlipBackward0",
-    vjp=lambda g, dim: flip_along(g, dim=dim),  # a reversal undoes itself
-    jvp=lambda t, dim: flip_along(t, dim=dim),
-)
 
 
 def _shift(x, dim=0, fill=0.0):
@@ -105,14 +88,17 @@ def _selecting(name: str, node: str, doc: str, conventions: str = _PICKED):
         dtypes=KEEP,
         node=node,
         vjp=_take_along_vjp,
-        jvp=lambda t, index, dim, keepdim: take_along(t, index=index, dim=dim, keepdim=keepdim),
+        jvp=lambda t, index, dim, keepdim: gather_along(t, index, dim, keepdim),
         conventions=conventions,
     )
 
 
-take_along = _selecting(
-    "take_along", "GatherBackward0", "x's entries at ``index`` along dim (a gather)"
-)
+def gather_along(t, index, dim: int, keepdim: bool):
+    """t's entries at ``index`` (keepdim-shaped) along dim: a gather, squeezed when not
+    keepdim (PyTorch's gather_with_keepdimed_indices)."""
+    out = gather_scatter.gather(t, index, dim=dim)
+    return out if keepdim else shapes.squeeze(out, dims=(dim,), variant=1)
+
 
 scatter_into_zeros = defop(
     "scatter_into_zeros",
@@ -120,7 +106,7 @@ scatter_into_zeros = defop(
     args=("g",),
     dtypes=KEEP,
     node="ScatterBackward0",
-    vjp=lambda gg, index, dim, keepdim: take_along(gg, index=index, dim=dim, keepdim=keepdim),
+    vjp=lambda gg, index, dim, keepdim: gather_along(gg, index, dim, keepdim),
     jvp=lambda t, index, dim, keepdim, shape: scatter_into_zeros(
         t, index=index, dim=dim, keepdim=keepdim, shape=shape
     ),
@@ -189,6 +175,6 @@ scatter_add_into_zeros = defop(
     args=("g",),
     dtypes=KEEP,
     node="ScatterAddBackward0",
-    vjp=lambda gg, index, dim: take_along(gg, index=index, dim=dim, keepdim=True),
+    vjp=lambda gg, index, dim: gather_along(gg, index, dim, True),
     jvp=lambda t, index, dim, shape: scatter_add_into_zeros(t, index=index, dim=dim, shape=shape),
 )

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
+from .. import _dtypes
 from .._backend import xp
-from .._dtypes import float16, float32, float64
 from .._tensor import Tensor
 from ..autograd.recording import FLOAT, defop, floating_only, no_bool
 from . import arithmetic, copies, logical
@@ -92,23 +92,6 @@ _LN10 = math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 # PyTorch's names of its scalar types, as its "not implemented for 'Long'" errors print them
-_SCALAR_TYPE = {
-    "bool": "Bool",
-    "uint8": "Byte",
-    "int8": "Char",
-    "int16": "Short",
-    "int32": "Int",
-    "int64": "Long",
-    "float16": "Half",
-    "float32": "Float",
-    "float64": "Double",
-}
-
-_C10_NAME = {float16: "c10::Half", float32: "float", float64: "double"}
-
-
-def _not_implemented(kernel: str, dtype) -> NotImplementedError:
-    return NotImplementedError(f"\"{kernel}\" not implemented for '{_SCALAR_TYPE[dtype.name]}'")
 
 
 def _where(condition, a, b):
@@ -265,9 +248,9 @@ def _rounding_dtype(kernel: str):
     def rule(args, params):
         dtype = args[0]._dtype
         if "decimals" in params and dtype._category != 2:  # round(int, decimals=...) raises
-            raise _not_implemented("round_cpu" if params["decimals"] else kernel, dtype)
+            raise _dtypes.not_implemented("round_cpu" if params["decimals"] else kernel, dtype)
         if dtype._category == 0:
-            raise _not_implemented(kernel, dtype)
+            raise _dtypes.not_implemented(kernel, dtype)
         return dtype
 
     return rule

@@ -191,7 +191,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
         index = tensor_arg(index)
     if index._dtype is not int64:
         raise RuntimeError(
-            f"take(): Expected a long tensor for index, but got {_TYPE[index._dtype.name]}"
+            f"take(): Expected a long tensor for index, but got {index._dtype.scalar_name}"
         )
     n = input._data.size
     idx = index._data
@@ -201,19 +201,6 @@ def take(input: Tensor, index: Tensor) -> Tensor:
             f"out of range: tried to access index {int(bad.flat[0])} on a tensor of {n} elements."
         )
     return indexing.take(input, index)
-
-
-_TYPE = {
-    "bool": "Bool",
-    "uint8": "Byte",
-    "int8": "Char",
-    "int16": "Short",
-    "int32": "Int",
-    "int64": "Long",
-    "float16": "Half",
-    "float32": "Float",
-    "float64": "Double",
-}
 
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
@@ -254,7 +241,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     if source._dtype is not input._dtype:
         raise RuntimeError(
             "index_copy_(): self and source expected to have the same dtype, but got (self) "
-            f"{_TYPE[input._dtype.name]} and (source) {_TYPE[source._dtype.name]}"
+            f"{input._dtype.scalar_name} and (source) {source._dtype.scalar_name}"
         )
     return gather_scatter.index_copy(input, _make(idx, index._dtype), source, dim=d)
 
@@ -267,8 +254,8 @@ def index_put(input: Tensor, indices, values: Any, accumulate: bool = False) -> 
     if values._dtype is not input._dtype:
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
-            f"{_TYPE[input._dtype.name]} for the destination and "
-            f"{_TYPE[values._dtype.name]} for the source."
+            f"{input._dtype.scalar_name} for the destination and "
+            f"{values._dtype.scalar_name} for the source."
         )
     try:
         if accumulate:
@@ -287,7 +274,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     if source._dtype is not input._dtype:
         raise RuntimeError(
             "masked_scatter_: expected self and source to have same dtypes but got "
-            f"{_TYPE[input._dtype.name]} and {_TYPE[source._dtype.name]}"
+            f"{input._dtype.scalar_name} and {source._dtype.scalar_name}"
         )
     return gather_scatter.masked_scatter(input, mask, source)
 
@@ -571,8 +558,8 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
         if isinstance(value, Tensor) and value._dtype is not input._dtype:
             raise RuntimeError(
                 "Index put requires the source and destination dtypes match, got "
-                f"{_TYPE[input._dtype.name]} for the destination and "
-                f"{_TYPE[value._dtype.name]} for the source."
+                f"{input._dtype.scalar_name} for the destination and "
+                f"{value._dtype.scalar_name} for the source."
             )
         basic, advanced = _split_key(parts, always=True)
         target = input
@@ -602,8 +589,8 @@ def _write_array(input: Tensor, parts: tuple, value: Any) -> None:
         if value._dtype is not input._dtype and any(_is_advanced(p) for p in parts):
             raise RuntimeError(
                 "Index put requires the source and destination dtypes match, got "
-                f"{_TYPE[input._dtype.name]} for the destination and "
-                f"{_TYPE[value._dtype.name]} for the source."
+                f"{input._dtype.scalar_name} for the destination and "
+                f"{value._dtype.scalar_name} for the source."
             )
         value = value._data
     elif not isinstance(value, (int, float, bool)):
@@ -639,7 +626,7 @@ def _write_region(input: Tensor, parts: tuple, value: Any, scalar: bool) -> None
     region = shapes.getitem.forward(input._data, key=key)
     if isinstance(value, Tensor) and value._data.ndim > region.ndim:
         raise RuntimeError(
-            f"expand({_TYPE[value._dtype.name]}Tensor{{{list(value._data.shape)}}}, "
+            f"expand({value._dtype.scalar_name}Tensor{{{list(value._data.shape)}}}, "
             f"size={list(region.shape)}): the number of sizes provided "
             f"({region.ndim}) must be greater or equal to the number of "
             f"dimensions in the tensor ({value._data.ndim})"

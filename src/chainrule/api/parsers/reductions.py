@@ -449,7 +449,7 @@ def logcumsumexp(input, dim, *, out=None):  # noqa: A002
     """log Σ_(j≤i) e^(x_j) along dim, stable for large |x|."""
     reductions._require_tensor("logcumsumexp", input)
     if input._dtype._category != 2:
-        name = _TORCH_NAME.get(input._dtype.name, input._dtype.name)
+        name = input._dtype.scalar_name
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{name}'")
     return scans.logcumsumexp(input, dim=reductions._axis(dim, input.ndim))
 
@@ -474,23 +474,13 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A
     if input._dtype._category != 2 and dtype is None:
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "
-            f"{_TORCH_NAME.get(input._dtype.name, input._dtype.name)}"
+            f"{input._dtype.scalar_name}"
         )
     dim = _dims_arg(dim)
     axes = reductions.dims_of(dim, input.ndim)
     count = xp.sum(~xp.isnan(input._data), axis=axes, keepdims=keepdim)
     total = nansum(input, dim, keepdim, dtype=dtype)
     return total / wrap(xp.asarray(count, dtype=total._data.dtype))
-
-
-_TORCH_NAME = {
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
 
 
 def count_nonzero(input, dim=None):  # noqa: A002

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+from ... import _dtypes
 from ..._backend import xp
 from ..._tensor import Tensor, wrap
 from ...autograd.recording import KEEP, defop
@@ -20,7 +21,6 @@ LinAlgError.__module__ = "torch._C"
 
 LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
 
-_SCALAR_NAMES = products._NAMES  # PyTorch's names of the scalar types, as its errors print them
 
 # ----- helpers that work on arrays (plain backward) and tensors (create_graph) -----------
 
@@ -74,7 +74,7 @@ def _check_floating(name: str, x) -> None:
     if x.dtype.kind not in "fc":
         raise RuntimeError(
             f"linalg.{name}: Expected a floating point or complex tensor as input. Got "
-            f"{_SCALAR_NAMES[x.dtype.name]}"
+            f"{_dtypes.scalar_name(x.dtype)}"
         )
     if x.dtype.itemsize < 4:
         raise RuntimeError(f"linalg.{name}: Low precision dtypes not supported. Got Half")
@@ -297,7 +297,7 @@ def _solve_dtype(args, params):
     if isinstance(b, Tensor) and a.dtype is not b.dtype:
         raise RuntimeError(
             "linalg.solve: Expected A and B to have the same dtype, but found A of type "
-            f"{_SCALAR_NAMES[a.dtype.name]} and B of type {_SCALAR_NAMES[b.dtype.name]} instead"
+            f"{_dtypes.scalar_name(a.dtype)} and B of type {_dtypes.scalar_name(b.dtype)} instead"
         )
     return a.dtype
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ... import _dtypes
 from ..._backend import xp
 from ...autograd.recording import KEEP, defop
 from . import inverses
@@ -155,8 +156,8 @@ def _cross_dtype(args, params):
     a, b = args
     if a.dtype is not b.dtype:
         raise RuntimeError(
-            f"expected scalar type {inverses._SCALAR_NAMES[a.dtype.name]} but found "
-            f"{inverses._SCALAR_NAMES[b.dtype.name]}"
+            f"expected scalar type {_dtypes.scalar_name(a.dtype)} but found "
+            f"{_dtypes.scalar_name(b.dtype)}"
         )
     return a.dtype
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from ... import _dtypes
 from ..._backend import xp
 from ..._tensor import Tensor
 from ...autograd.recording import defop
@@ -69,19 +70,6 @@ def _check_matmul(a, b) -> None:
     )
 
 
-_NAMES = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-
-
 def _same_dtype(args, params):
     """Matrix products do not promote: both operands must have one dtype, as in PyTorch."""
     a, b = args
@@ -90,11 +78,11 @@ def _same_dtype(args, params):
         if a.ndim == 1 and b.ndim == 1:
             raise RuntimeError(
                 "dot : expected both vectors to have same dtype, but found "
-                f"{_NAMES[da.name]} and {_NAMES[db.name]}"
+                f"{_dtypes.scalar_name(da)} and {_dtypes.scalar_name(db)}"
             )
         raise RuntimeError(
             "expected m1 and m2 to have the same dtype, but got: "
-            f"{_NAMES[da.name].lower()} != {_NAMES[db.name].lower()}"
+            f"{_dtypes.scalar_name(da).lower()} != {_dtypes.scalar_name(db).lower()}"
         )
     return da or db
 
@@ -294,8 +282,8 @@ def _all_same_dtype(args, params):
     for d in dtypes[1:]:
         if d is not dtypes[0]:
             raise RuntimeError(
-                f"self and mat2 must have the same dtype, but got {_NAMES[dtypes[0].name]} and "
-                f"{_NAMES[d.name]}"
+                f"self and mat2 must have the same dtype, but got {_dtypes.scalar_name(dtypes[0])} and "
+                f"{_dtypes.scalar_name(d)}"
             )
     return dtypes[0]
 
