@@ -4,7 +4,7 @@ and the signatures most ops share (``unary``: ``f(input, *, out=None)``, ``tenso
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from .._tensor import Tensor
 
@@ -49,7 +49,7 @@ def shape_args(shape: tuple) -> tuple:
     return shape
 
 
-def require_tensor(fn: str, value, position: int, name: str):
+def require_tensor(fn: str, value, position: int = 1, name: str = "input"):
     """PyTorch's TypeError for a Python number (or anything else) where a tensor must be."""
     if not isinstance(value, Tensor):
         raise TypeError(
@@ -57,6 +57,19 @@ def require_tensor(fn: str, value, position: int, name: str):
             f"not {type(value).__name__}"
         )
     return value
+
+
+def return_type(name: str, fields: tuple = ("values", "indices")) -> type:
+    """A named tuple that prints as PyTorch's ``torch.return_types.<name>``."""
+    cls = NamedTuple(name, [(f, Tensor) for f in fields])
+
+    def __repr__(self) -> str:  # noqa: N807
+        body = ",\n".join(f"{f}={getattr(self, f)!r}" for f in fields)
+        return f"torch.return_types.{name}(\n{body})"
+
+    cls.__repr__ = __repr__
+    cls.__module__ = "torch.return_types"
+    return cls
 
 
 def named(function, name: str, doc: str):

@@ -31,7 +31,6 @@ from ..ops import (
     copies,
     logical,
     normalizations,
-    reductions,
     special,
     unary,
 )
@@ -209,7 +208,7 @@ TORCH = [
     ("min", p_reductions.min, "f m"),
     ("amax", p_reductions.amax, "f m"),
     ("amin", p_reductions.amin, "f m"),
-    ("aminmax", reductions.aminmax, "f m"),
+    ("aminmax", p_reductions.aminmax, "f m"),
     ("argmax", p_reductions.argmax, "f m"),
     ("argmin", p_reductions.argmin, "f m"),
     ("var", p_reductions.var, "f m"),

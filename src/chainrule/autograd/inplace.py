@@ -20,7 +20,7 @@ from .._backend import xp
 from .._promotion import can_cast
 from .._tensor import Tensor, _make
 from . import forward_ad, grad_mode
-from .recording import KEEP, defop, refresh_view
+from .recording import KEEP, defop, np_dtype, refresh_view
 from .views import alias, check_view_place, replay_view
 
 
@@ -181,11 +181,6 @@ def snapshot(t: Tensor) -> Tensor:
 # ----- CopySlices: the base with a view's region replaced ---------------------------------
 
 
-def _dtype_of(a):
-    """The NumPy dtype of a tensor or an array."""
-    return a._data.dtype if hasattr(a, "_data") else a.dtype
-
-
 def _view_scatter(base, src, steps=()):
     """base with the region that ``steps`` view replaced by src (a copy)"""
     out = base.copy()
@@ -212,7 +207,7 @@ view_scatter = defop(
     jvp=(
         lambda t, steps: view_scatter(t, 0, steps=steps),
         lambda t, base_shape, steps: view_scatter(
-            xp.zeros(base_shape, dtype=_dtype_of(t)), t, steps=steps
+            xp.zeros(base_shape, dtype=np_dtype(t)), t, steps=steps
         ),
     ),
 )

@@ -96,6 +96,17 @@ def not_differentiable(name: str) -> tuple:
     return vjp, jvp
 
 
+def array_of(x: Any) -> Any:
+    """x's array when x is a tensor, else x itself: what a VJP computes masks and indices
+    on (they carry no gradient), whether it runs on arrays or, for create_graph, tensors."""
+    return x._data if isinstance(x, Tensor) else x
+
+
+def np_dtype(x: Any) -> Any:
+    """The backend dtype of a tensor, an array or a number."""
+    return x._data.dtype if isinstance(x, Tensor) else xp.asarray(x).dtype
+
+
 def edges_of(inputs) -> tuple[int, tuple, tuple]:
     """How a node connects to its inputs: (bits, edges, metadata).
 

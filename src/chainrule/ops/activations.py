@@ -7,8 +7,7 @@ import math
 from .. import _dtypes
 from .._backend import xp
 from .._promotion import result_type
-from .._tensor import Tensor
-from ..autograd.recording import FLOAT, defop, floating_only, no_bool
+from ..autograd.recording import FLOAT, array_of, defop, floating_only, no_bool
 from . import logical, reductions, shapes, special, unary
 
 
@@ -43,19 +42,6 @@ relu = defop(
 # ----- helpers -----------------------------------------------------------------------
 
 
-def _arr(x):
-    """x's array: masks carry no gradient, so they are computed on arrays."""
-    return x._data if isinstance(x, Tensor) else x
-
-
-def _select(cond, a, b):
-    """a where cond else b: an op when a or b is a tensor, else NumPy's where (backward
-    without create_graph, where everything is an array)."""
-    if isinstance(a, Tensor) or isinstance(b, Tensor):
-        return logical.where(cond, a, b)
-    return xp.where(cond, a, b)
-
-
 def _axis(dim, ndim: int):
     """A NumPy axis for one (already wrapped) dim; None for a 0-d array."""
     return dim if ndim else None
@@ -72,8 +58,8 @@ def _hardtanh(x, min_val=-1.0, max_val=1.0):
 
 def _hardtanh_grad(g, x, min_val, max_val):
     # d/dx clip(x, lo, hi) = [lo < x < hi]: 0 at both bounds
-    xa = _arr(x)
-    return _select((xa > min_val) & (xa < max_val), g, 0.0)
+    xa = array_of(x)
+    return logical.select((xa > min_val) & (xa < max_val), g, 0.0)
 
 
 def _hardtanh_dtype(args, params):
@@ -109,7 +95,7 @@ def _leaky_relu(x, negative_slope=0.01):
 
 def _leaky_relu_grad(g, x, negative_slope):
     # d/dx = 1 for x > 0, negative_slope for x <= 0
-    return _select(_arr(x) > 0, g, g * negative_slope)
+    return logical.select(array_of(x) > 0, g, g * negative_slope)
 
 
 leaky_relu = defop(
@@ -136,7 +122,7 @@ def _leaky_relu_result_grad(g, ans, negative_slope):
     # with a negative slope y > 0 no longer tells x > 0, hence PyTorch's error
     if negative_slope < 0:
         raise RuntimeError(_NEGATIVE_SLOPE_INPLACE)
-    return _select(_arr(ans) > 0, g, g * negative_slope)
+    return logical.select(array_of(ans) > 0, g, g * negative_slope)
 
 
 # in place (F.leaky_relu(x, inplace=True)): saves its output, as PyTorch's does
@@ -158,8 +144,8 @@ def _hardsigmoid(x):
 
 def _hardsigmoid_grad(g, x):
     # d/dx = 1/6 for -3 < x < 3, else 0
-    xa = _arr(x)
-    return _select((xa > -3) & (xa < 3), g / 6, 0.0)
+    xa = array_of(x)
+    return logical.select((xa > -3) & (xa < 3), g / 6, 0.0)
 
 
 hardsigmoid = defop(
@@ -182,9 +168,9 @@ def _hardswish(x):
 
 def _hardswish_grad(g, x):
     # d/dx = 0 for x <= -3, x/3 + 1/2 for -3 < x < 3, 1 for x >= 3
-    xa = _arr(x)
+    xa = array_of(x)
     mid = (xa > -3) & (xa < 3)
-    return _select(mid, g * (x / 3 + 0.5), _select(xa >= 3, g, 0.0))
+    return logical.select(mid, g * (x / 3 + 0.5), logical.select(xa >= 3, g, 0.0))
 
 
 hardswish = defop(
@@ -209,9 +195,9 @@ def _elu_grad(g, x, alpha, scale, input_scale):
     # d/dx = scale for x > 0, alpha·scale·input_scale·e^(input_scale·x) for x <= 0.
     # The exponential is taken at x where x < 0 and at 0 elsewhere: it never overflows,
     # even where discarded, and (as in PyTorch) the second derivative at 0 is 0
-    xa = _arr(x)
-    e = unary.exp(_select(xa < 0, x, 0.0) * input_scale) * (alpha * scale * input_scale)
-    return g * _select(xa > 0, scale, e)
+    xa = array_of(x)
+    e = unary.exp(logical.select(xa < 0, x, 0.0) * input_scale) * (alpha * scale * input_scale)
+    return g * logical.select(xa > 0, scale, e)
 
 
 def _elu_result_grad(g, ans, alpha, scale, input_scale):
@@ -219,9 +205,11 @@ def _elu_result_grad(g, ans, alpha, scale, input_scale):
     # (the constant alpha·scale·input_scale at y = 0: second derivative 0 there, as PyTorch)
     if alpha < 0:
         raise RuntimeError(_NEGATIVE_ALPHA_INPLACE)
-    ya = _arr(ans)
+    ya = array_of(ans)
     c = alpha * scale * input_scale
-    return g * _select(ya > 0, scale, _select(ya < 0, (ans + alpha * scale) * input_scale, c))
+    return g * logical.select(
+        ya > 0, scale, logical.select(ya < 0, (ans + alpha * scale) * input_scale, c)
+    )
 
 
 _NEGATIVE_ALPHA_INPLACE = (
@@ -336,8 +324,10 @@ def _softplus_grad(g, x, beta, threshold):
     # At βx = threshold it is σ(threshold), a constant: second derivative 0 there, as PyTorch.
     # A nan x fails both comparisons and reaches σ(nan): its derivative is nan, as PyTorch's
     z = x * beta
-    za = _arr(z)
-    return _select(za > threshold, g, g * sigmoid(_select(za >= threshold, threshold, z)))
+    za = array_of(z)
+    return logical.select(
+        za > threshold, g, g * sigmoid(logical.select(za >= threshold, threshold, z))
+    )
 
 
 softplus = defop(
@@ -412,7 +402,7 @@ def _threshold_dtype(args, params):
 
 def _threshold_grad(g, x, threshold):
     # d/dx = [x > threshold]
-    return _select(_arr(x) > threshold, g, 0.0)
+    return logical.select(array_of(x) > threshold, g, 0.0)
 
 
 _THRESHOLD = "The gradient is 0 at x = threshold (the value branch), as in PyTorch."
@@ -445,8 +435,8 @@ def _hardshrink(x, lambd=0.5):
 
 def _shrink_grad(g, x, lambd):
     # d/dx = [|x| > lambd] for both hardshrink and softshrink
-    xa = _arr(x)
-    return _select((xa > lambd) | (xa < -lambd), g, 0.0)
+    xa = array_of(x)
+    return logical.select((xa > lambd) | (xa < -lambd), g, 0.0)
 
 
 hardshrink = defop(
@@ -528,18 +518,18 @@ def _prelu(x, weight):
 
 
 def _prelu_w(weight, x_shape):
-    return shapes.reshape(weight, _channel_shape(x_shape)) if _arr(weight).ndim else weight
+    return shapes.reshape(weight, _channel_shape(x_shape)) if array_of(weight).ndim else weight
 
 
 def _prelu_x_grad(g, x, weight):
     # d/dx = 1 for x > 0, weight for x <= 0
-    return _select(_arr(x) > 0, g, g * _prelu_w(weight, tuple(_arr(x).shape)))
+    return logical.select(array_of(x) > 0, g, g * _prelu_w(weight, tuple(array_of(x).shape)))
 
 
 def _prelu_weight_grad(g, x, weight_shape):
     # d/dweight = x for x <= 0, summed over every dim but the channels
-    xs = tuple(_arr(x).shape)
-    part = _select(_arr(x) > 0, 0.0, g * x)
+    xs = tuple(array_of(x).shape)
+    part = logical.select(array_of(x) > 0, 0.0, g * x)
     if len(xs) >= 2 and math.prod(weight_shape) > 1:
         return reductions.sum(part, dim=tuple(d for d in range(len(xs)) if d != 1))
     return shapes.reshape(reductions.sum(part), weight_shape)
@@ -561,7 +551,9 @@ prelu = defop(
     vjp=(_prelu_x_grad, _prelu_weight_grad),
     jvp=(
         _prelu_x_grad,
-        lambda t, x, weight: _select(_arr(x) > 0, 0.0, x * _prelu_w(t, tuple(_arr(x).shape))),
+        lambda t, x, weight: logical.select(
+            array_of(x) > 0, 0.0, x * _prelu_w(t, tuple(array_of(x).shape))
+        ),
     ),
     conventions="prelu'(0) = weight (x = 0 takes the negative branch).",
 )
@@ -574,12 +566,12 @@ def _rrelu(x, noise=None):
 
 def _rrelu_grad(g, x, noise):
     # d/dx = 1 for x > 0, the slope for x <= 0
-    return _select(_arr(x) > 0, g, g * noise)
+    return logical.select(array_of(x) > 0, g, g * noise)
 
 
 def _rrelu_result_grad(g, ans, noise):
     # in place, from the output (slopes are positive, so y > 0 iff x > 0)
-    return _select(_arr(ans) > 0, g, g * noise)
+    return logical.select(array_of(ans) > 0, g, g * noise)
 
 
 rrelu = defop(

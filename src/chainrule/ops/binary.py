@@ -65,10 +65,10 @@ clamp_scalar = defop(
     _clamp_scalar,
     node="ClampBackward1",
     dtypes=_clamp_scalar_dtype,
-    vjp=lambda g, x, min, max: unary._where(
+    vjp=lambda g, x, min, max: logical.select(
         _inside(x, min, max), g, 0
     ),  # d/dx clamp = [min ≤ x ≤ max]
-    jvp=lambda t, x, min, max: unary._where(_inside(x, min, max), t, 0),
+    jvp=lambda t, x, min, max: logical.select(_inside(x, min, max), t, 0),
     conventions=_CLAMP,
 )
 
@@ -76,15 +76,15 @@ clamp_scalar = defop(
 def _clamp_lo_vjp(g, x, lo, hi):
     # d/dlo clamp = [x < lo] (and lo < hi when both bounds are given)
     if hi is None:
-        return unary._where(x < lo, g, 0)
-    return unary._where(logical.logical_and(x < lo, lo < hi), g, 0)
+        return logical.select(x < lo, g, 0)
+    return logical.select(logical.logical_and(x < lo, lo < hi), g, 0)
 
 
 def _clamp_hi_vjp(g, x, lo, hi):
     # d/dhi clamp = [x > hi] (or hi < lo: then the result is hi everywhere)
     if lo is None:
-        return unary._where(x > hi, g, 0)
-    return unary._where(logical.logical_or(x > hi, hi < lo), g, 0)
+        return logical.select(x > hi, g, 0)
+    return logical.select(logical.logical_or(x > hi, hi < lo), g, 0)
 
 
 # Forward mode follows PyTorch's clamp_jvp, which differs from backward at ties: with one
@@ -92,22 +92,22 @@ def _clamp_hi_vjp(g, x, lo, hi):
 # takes lo's tangent (where backward gives no input a gradient).
 def _clamp_x_jvp(t, x, lo, hi):
     if lo is None:
-        return unary._where(x < hi, t, 0)
+        return logical.select(x < hi, t, 0)
     if hi is None:
-        return unary._where(x > lo, t, 0)
-    return unary._where(_inside(x, lo, hi), t, 0)
+        return logical.select(x > lo, t, 0)
+    return logical.select(_inside(x, lo, hi), t, 0)
 
 
 def _clamp_lo_jvp(t, x, lo, hi):
     if hi is None:
-        return unary._where(x > lo, 0, t)
-    return unary._where(logical.logical_and(x < lo, lo <= hi), t, 0)
+        return logical.select(x > lo, 0, t)
+    return logical.select(logical.logical_and(x < lo, lo <= hi), t, 0)
 
 
 def _clamp_hi_jvp(t, x, lo, hi):
     if lo is None:
-        return unary._where(x < hi, 0, t)
-    return unary._where(logical.logical_or(lo > hi, logical.logical_and(x >= lo, x > hi)), t, 0)
+        return logical.select(x < hi, 0, t)
+    return logical.select(logical.logical_or(lo > hi, logical.logical_and(x >= lo, x > hi)), t, 0)
 
 
 clamp_tensor = defop(
@@ -116,7 +116,7 @@ clamp_tensor = defop(
     args=("x", "lo", "hi"),
     node="ClampBackward0",
     vjp=(
-        lambda g, x, lo, hi: unary._where(_inside(x, lo, hi), g, 0),  # d/dx = [lo ≤ x ≤ hi]
+        lambda g, x, lo, hi: logical.select(_inside(x, lo, hi), g, 0),  # d/dx = [lo ≤ x ≤ hi]
         _clamp_lo_vjp,
         _clamp_hi_vjp,
     ),
@@ -137,17 +137,17 @@ maximum = defop(
     xp.maximum,
     args=("a", "b"),
     vjp=(
-        lambda g, a, b: unary._where(
-            a == b, g / 2, unary._where(a < b, 0, g)
+        lambda g, a, b: logical.select(
+            a == b, g / 2, logical.select(a < b, 0, g)
         ),  # d/da max = [a > b]
-        lambda g, a, b: unary._where(
-            a == b, g / 2, unary._where(a > b, 0, g)
+        lambda g, a, b: logical.select(
+            a == b, g / 2, logical.select(a > b, 0, g)
         ),  # d/db max = [b > a]
     ),
     # PyTorch: other_t + where(a == b, 1/2, a > b) (self_t - other_t)
     jvp=(
-        lambda t, a, b: unary._where(a == b, t / 2, unary._where(a > b, t, 0)),
-        lambda t, a, b: unary._where(a == b, t / 2, unary._where(a > b, 0, t)),
+        lambda t, a, b: logical.select(a == b, t / 2, logical.select(a > b, t, 0)),
+        lambda t, a, b: logical.select(a == b, t / 2, logical.select(a > b, 0, t)),
     ),
     conventions=_TIES + " Forward mode: a nan takes b's tangent.",
 )
@@ -157,16 +157,16 @@ minimum = defop(
     xp.minimum,
     args=("a", "b"),
     vjp=(
-        lambda g, a, b: unary._where(
-            a == b, g / 2, unary._where(a > b, 0, g)
+        lambda g, a, b: logical.select(
+            a == b, g / 2, logical.select(a > b, 0, g)
         ),  # d/da min = [a < b]
-        lambda g, a, b: unary._where(
-            a == b, g / 2, unary._where(a < b, 0, g)
+        lambda g, a, b: logical.select(
+            a == b, g / 2, logical.select(a < b, 0, g)
         ),  # d/db min = [b < a]
     ),
     jvp=(
-        lambda t, a, b: unary._where(a == b, t / 2, unary._where(a < b, t, 0)),
-        lambda t, a, b: unary._where(a == b, t / 2, unary._where(a < b, 0, t)),
+        lambda t, a, b: logical.select(a == b, t / 2, logical.select(a < b, t, 0)),
+        lambda t, a, b: logical.select(a == b, t / 2, logical.select(a < b, 0, t)),
     ),
     conventions=_TIES + " Forward mode: a nan takes b's tangent.",
 )
@@ -191,12 +191,14 @@ fmax = defop(
     xp.fmax,
     args=("a", "b"),
     vjp=(
-        lambda g, a, b: unary._where(_fmax_picks_a(a, b), g, 0),  # d/da fmax = [a ≥ b or b is nan]
-        lambda g, a, b: unary._where(_fmax_picks_a(a, b), 0, g),  # d/db fmax = the rest
+        lambda g, a, b: logical.select(
+            _fmax_picks_a(a, b), g, 0
+        ),  # d/da fmax = [a ≥ b or b is nan]
+        lambda g, a, b: logical.select(_fmax_picks_a(a, b), 0, g),  # d/db fmax = the rest
     ),
     jvp=(
-        lambda t, a, b: unary._where(_fmax_jvp_picks_a(a, b), t, 0),
-        lambda t, a, b: unary._where(_fmax_jvp_picks_a(a, b), 0, t),
+        lambda t, a, b: logical.select(_fmax_jvp_picks_a(a, b), t, 0),
+        lambda t, a, b: logical.select(_fmax_jvp_picks_a(a, b), 0, t),
     ),
     conventions="nan is ignored (the other input gets the gradient). Ties: the whole "
     "gradient goes to a; in forward mode the tangent is b's (PyTorch's formulas).",
@@ -207,12 +209,14 @@ fmin = defop(
     xp.fmin,
     args=("a", "b"),
     vjp=(
-        lambda g, a, b: unary._where(_fmin_picks_a(a, b), g, 0),  # d/da fmin = [a ≤ b or b is nan]
-        lambda g, a, b: unary._where(_fmin_picks_a(a, b), 0, g),  # d/db fmin = the rest
+        lambda g, a, b: logical.select(
+            _fmin_picks_a(a, b), g, 0
+        ),  # d/da fmin = [a ≤ b or b is nan]
+        lambda g, a, b: logical.select(_fmin_picks_a(a, b), 0, g),  # d/db fmin = the rest
     ),
     jvp=(
-        lambda t, a, b: unary._where(_fmin_picks_a(a, b), t, 0),
-        lambda t, a, b: unary._where(_fmin_picks_a(a, b), 0, t),
+        lambda t, a, b: logical.select(_fmin_picks_a(a, b), t, 0),
+        lambda t, a, b: logical.select(_fmin_picks_a(a, b), 0, t),
     ),
     conventions="nan is ignored (the other input gets the gradient). Ties: the whole "
     "gradient (and tangent) goes to a.",
@@ -348,8 +352,8 @@ clamp_min_scalar = defop(
     _clamp_min,
     node="ClampMinBackward0",
     dtypes=_one_bound_dtype("min"),
-    vjp=lambda g, x, min: unary._where(x >= min, g, 0),  # d/dx max(x, m) = [x ≥ m]
-    jvp=lambda t, x, min: unary._where(x >= min, t, 0),
+    vjp=lambda g, x, min: logical.select(x >= min, g, 0),  # d/dx max(x, m) = [x ≥ m]
+    jvp=lambda t, x, min: logical.select(x >= min, t, 0),
     conventions=_ONE_SIDED,
 )
 
@@ -358,8 +362,8 @@ clamp_max_scalar = defop(
     _clamp_max,
     node="ClampMaxBackward0",
     dtypes=_one_bound_dtype("max"),
-    vjp=lambda g, x, max: unary._where(x <= max, g, 0),  # d/dx min(x, m) = [x ≤ m]
-    jvp=lambda t, x, max: unary._where(x <= max, t, 0),
+    vjp=lambda g, x, max: logical.select(x <= max, g, 0),  # d/dx min(x, m) = [x ≤ m]
+    jvp=lambda t, x, max: logical.select(x <= max, t, 0),
     conventions=_ONE_SIDED,
 )
 
@@ -369,10 +373,13 @@ clamp_min_tensor = defop(
     args=("x", "lo"),
     node="ClampMinBackward1",
     vjp=(
-        lambda g, x, lo: unary._where(x >= lo, g, 0),  # d/dx max(x, lo) = [x ≥ lo]
-        lambda g, x, lo: unary._where(x < lo, g, 0),  # d/dlo max(x, lo) = [x < lo]
+        lambda g, x, lo: logical.select(x >= lo, g, 0),  # d/dx max(x, lo) = [x ≥ lo]
+        lambda g, x, lo: logical.select(x < lo, g, 0),  # d/dlo max(x, lo) = [x < lo]
     ),
-    jvp=(lambda t, x, lo: unary._where(x >= lo, t, 0), lambda t, x, lo: unary._where(x < lo, t, 0)),
+    jvp=(
+        lambda t, x, lo: logical.select(x >= lo, t, 0),
+        lambda t, x, lo: logical.select(x < lo, t, 0),
+    ),
     conventions=_ONE_SIDED + " The bound gets the gradient where x < lo.",
 )
 
@@ -382,10 +389,13 @@ clamp_max_tensor = defop(
     args=("x", "hi"),
     node="ClampMaxBackward1",
     vjp=(
-        lambda g, x, hi: unary._where(x <= hi, g, 0),  # d/dx min(x, hi) = [x ≤ hi]
-        lambda g, x, hi: unary._where(x > hi, g, 0),  # d/dhi min(x, hi) = [x > hi]
+        lambda g, x, hi: logical.select(x <= hi, g, 0),  # d/dx min(x, hi) = [x ≤ hi]
+        lambda g, x, hi: logical.select(x > hi, g, 0),  # d/dhi min(x, hi) = [x > hi]
     ),
-    jvp=(lambda t, x, hi: unary._where(x <= hi, t, 0), lambda t, x, hi: unary._where(x > hi, t, 0)),
+    jvp=(
+        lambda t, x, hi: logical.select(x <= hi, t, 0),
+        lambda t, x, hi: logical.select(x > hi, t, 0),
+    ),
     conventions=_ONE_SIDED + " The bound gets the gradient where x > hi.",
 )
 
@@ -472,7 +482,7 @@ def _copysign_node(a, b):
 
 def _copysign_vjp(g, a, ans):
     # d/da copysign(a, b) = ±1: the result's sign over a's (0 where a = 0, as PyTorch)
-    return unary._where(a == 0, 0.0, g * (ans / unary._where(a == 0, 1.0, a)))
+    return logical.select(a == 0, 0.0, g * (ans / logical.select(a == 0, 1.0, a)))
 
 
 copysign = defop(

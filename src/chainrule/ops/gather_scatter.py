@@ -10,7 +10,7 @@ import numpy
 from .._backend import ndarray, xp
 from .._dtypes import int64
 from .._tensor import _make
-from ..autograd.recording import KEEP, defop
+from ..autograd.recording import KEEP, array_of, defop, np_dtype
 from . import indexing, shapes
 
 # ----- gather, scatter, scatter_add -------------------------------------------------------
@@ -52,7 +52,7 @@ gather = defop(
     vjp=(
         # each gathered element's gradient goes back to where it came from (repeats add)
         lambda g, x_shape, index, dim: scatter_add(
-            xp.zeros(x_shape, dtype=shapes._np_dtype(g)), index, g, dim=dim
+            xp.zeros(x_shape, dtype=np_dtype(g)), index, g, dim=dim
         ),
         None,
     ),
@@ -194,7 +194,7 @@ index_select = defop(
     dtypes=KEEP,
     vjp=(
         lambda g, x_shape, index, dim: index_add(
-            xp.zeros(x_shape, dtype=shapes._np_dtype(g)), index, g, dim=dim
+            xp.zeros(x_shape, dtype=np_dtype(g)), index, g, dim=dim
         ),  # each selected slice's gradient goes back to it (repeats add)
         None,
     ),
@@ -242,7 +242,7 @@ def _index_fill(x, index, dim=0, value=0.0):
 def _filled(x_shape, index, dim) -> Any:
     """A bool array of x_shape: True on the slices at index along dim."""
     mask = xp.zeros(x_shape, dtype=bool)
-    mask[shapes._key_of(dim, shapes._arr(index)) if len(x_shape) else ()] = True
+    mask[shapes._key_of(dim, array_of(index)) if len(x_shape) else ()] = True
     return mask
 
 
@@ -392,7 +392,7 @@ def _fold_windows(g, x_shape, dimension, size, step):
     index = places.reshape(-1)
     shape = list(x_shape)
     del shape[dimension]
-    zeros = xp.zeros(tuple(shape) + (x_shape[dimension],), dtype=shapes._np_dtype(g))
+    zeros = xp.zeros(tuple(shape) + (x_shape[dimension],), dtype=np_dtype(g))
     out = index_add(zeros, _make(index, int64), flat, dim=len(shape))
     return ew_movedim(out, -1, dimension)
 

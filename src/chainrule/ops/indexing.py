@@ -7,7 +7,7 @@ import math
 import numpy
 
 from .._backend import xp
-from ..autograd.recording import KEEP, defop
+from ..autograd.recording import KEEP, array_of, defop
 from . import shapes
 
 # ----- masked_fill, masked_select, take ---------------------------------------------------
@@ -60,8 +60,8 @@ def _masked_select(x, mask):
 
 def _unmask(g, x_shape, mask):
     """The VJP of masked_select: g put back where the mask is True, in mask's broadcast shape."""
-    shape = numpy.broadcast_shapes(tuple(x_shape), shapes._arr(mask).shape)
-    return shapes.index_into_zeros(g, shape=shape, key=xp.broadcast_to(shapes._arr(mask), shape))
+    shape = numpy.broadcast_shapes(tuple(x_shape), array_of(mask).shape)
+    return shapes.index_into_zeros(g, shape=shape, key=xp.broadcast_to(array_of(mask), shape))
 
 
 masked_select = defop(
@@ -86,7 +86,7 @@ take = defop(
     dtypes=KEEP,
     vjp=(
         lambda g, x_shape, index: shapes.reshape(
-            shapes.index_into_zeros(g, shape=(math.prod(x_shape),), key=shapes._arr(index)), x_shape
+            shapes.index_into_zeros(g, shape=(math.prod(x_shape),), key=array_of(index)), x_shape
         ),  # repeated indices add up
         None,
     ),

@@ -5,7 +5,8 @@ from __future__ import annotations
 from .. import _dtypes
 from .._backend import xp
 from .._promotion import result_type
-from ..autograd.recording import KEEP, defop
+from .._tensor import Tensor
+from ..autograd.recording import KEEP, array_of, defop
 from . import arithmetic, binary, copies
 
 
@@ -111,14 +112,8 @@ bitwise_xor = _bitwise("bitwise_xor", xp.bitwise_xor)
 def _bitwise_not(x):
     """~x: logical not on bools, two's complement not on integers"""
     if x.dtype.kind == "f":
-        raise _dtypes.not_implemented("bitwise_not_cpu", _dtype_of(x))
+        raise _dtypes.not_implemented("bitwise_not_cpu", _dtypes.from_numpy_dtype(x.dtype))
     return xp.invert(x)
-
-
-def _dtype_of(arr):
-    from .._dtypes import _FROM_NP
-
-    return _FROM_NP[arr.dtype]
 
 
 bitwise_not = defop("bitwise_not", _bitwise_not, dtypes=KEEP, vjp=None)
@@ -209,3 +204,11 @@ def _shift(name: str, left: bool):
 bitwise_left_shift = _shift("lshift", True)
 
 bitwise_right_shift = _shift("rshift", False)
+
+
+def select(condition, a, b):
+    """a where condition else b, inside VJPs and JVPs: the where op when a or b is a tensor
+    (create_graph), NumPy's where on arrays (backward without create_graph)."""
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        return where(condition, a, b)
+    return xp.where(array_of(condition), a, b)

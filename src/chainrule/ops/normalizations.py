@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .._backend import xp
-from ..autograd.recording import FLOAT, defop, floating_only
-from . import activations, reductions, shapes, unary
+from ..autograd.recording import FLOAT, array_of, defop, floating_only
+from . import activations, logical, reductions, shapes, unary
 
 
 def _floating_along_dim(name: str):
@@ -93,7 +93,7 @@ def _logsumexp_jvp(t, x, dim, keepdim):
     # m is 0 where it is ±inf, as in the forward. Not e^(x - logsumexp(x)): in float32 a
     # result near 1e4 is rounded by ~5e-4, and every weight is off by as much relatively
     # (the VJP keeps that form, which is PyTorch's backward)
-    xa = activations._arr(x)
+    xa = array_of(x)
     m = xp.max(xa, axis=reductions.dims_of(dim, xa.ndim), keepdims=True, initial=-xp.inf)
     e = unary.exp(x - xp.where(xp.isinf(m), 0, m))
     return reductions.sum(
@@ -120,7 +120,7 @@ def _clamp_min(x, min=0.0):  # noqa: A002 - PyTorch's name
 
 def _clamp_min_grad(g, x, min):  # noqa: A002
     # d/dx max(x, m) = [x >= m]
-    return activations._select(activations._arr(x) >= min, g, 0.0)
+    return logical.select(array_of(x) >= min, g, 0.0)
 
 
 # private, for normalize: the norm clamped from below by eps

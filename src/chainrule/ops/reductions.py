@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 from .. import _dtypes
 from .._backend import xp
 from .._tensor import Tensor
-from ..autograd.recording import KEEP, defop
+from ..autograd.recording import KEEP, array_of, defop
 from . import joining, logical, scans, shapes, sorting, unary
 
 
@@ -169,7 +168,6 @@ def _vector_norm_vjp(g, x, ans, ord, dim, keepdim):  # noqa: A002
 
 
 def _count_hits(hit, dim, keepdim, shape):
-    from .._tensor import Tensor
 
     data = hit._data if isinstance(hit, Tensor) else hit
     return _sum(data, dim=dim, keepdim=keepdim).astype(xp.float64)
@@ -189,18 +187,6 @@ vector_norm = defop(
         "entries that tie for the extreme |x|."
     ),
 )
-
-
-def _arr(x):
-    """x's array: masks and indices carry no gradient, so they are computed on arrays."""
-    return x._data if isinstance(x, Tensor) else x
-
-
-def _where(cond, a, b):
-    """a where cond else b: the op when a or b is a tensor (create_graph), else NumPy's."""
-    if isinstance(a, Tensor) or isinstance(b, Tensor):
-        return logical.where(cond, a, b)
-    return xp.where(cond, a, b)
 
 
 def _axis(dim, ndim: int) -> int:
@@ -228,10 +214,11 @@ nansum = defop(
     # ∂/∂x_i = 1 where x_i is not nan, else 0
     # (a product, not a where: a nan or inf g stays nan at nan entries, as in PyTorch)
     vjp=lambda g, x, dim, keepdim: (
-        unreduce(g, _arr(x).shape, dim, keepdim) * (~xp.isnan(_arr(x))).astype(_arr(x).dtype)
+        unreduce(g, array_of(x).shape, dim, keepdim)
+        * (~xp.isnan(array_of(x))).astype(array_of(x).dtype)
     ),
     jvp=lambda t, x, dim, keepdim, dtype: sum(
-        _where(xp.isnan(_arr(x)), 0.0, t), dim=dim, keepdim=keepdim, dtype=dtype
+        logical.select(xp.isnan(array_of(x)), 0.0, t), dim=dim, keepdim=keepdim, dtype=dtype
     ),
     conventions="nan entries get a gradient of 0.",
 )
@@ -267,7 +254,7 @@ def _prod_vjp(g, x, ans, dim, keepdim):
     g = unreduce(g, shape, dim, keepdim)
     if len(shape) == 0:
         return g  # the product of one entry is that entry
-    if not (_arr(x) == 0).any():
+    if not (array_of(x) == 0).any():
         return g * (unreduce(ans, shape, dim, keepdim) / x)
     if dim is None:
         flat = shapes.reshape(x, (-1,))
@@ -302,8 +289,8 @@ prod = defop(
 
 def _share(x, ans, dim, keepdim, nan_ties: bool):
     """Each entry's share of the gradient: 1/count where x equals the result, else 0."""
-    xa = _arr(x)
-    full = _arr(unreduce(_arr(ans), xa.shape, dim, keepdim))
+    xa = array_of(x)
+    full = array_of(unreduce(array_of(ans), xa.shape, dim, keepdim))
     hit = xa == full
     if nan_ties:
         hit = hit | (xp.isnan(xa) & xp.isnan(full))
@@ -316,7 +303,7 @@ def _share(x, ans, dim, keepdim, nan_ties: bool):
 def _sharing(name: str, forward, node, nan_ties: bool, conventions: str):
     def vjp(g, x, ans, dim, keepdim):
         """∂max/∂x_i = 1/count for the count entries equal to the result, else 0"""
-        return unreduce(g, _arr(x).shape, dim, keepdim) * _share(x, ans, dim, keepdim, nan_ties)
+        return unreduce(g, array_of(x).shape, dim, keepdim) * _share(x, ans, dim, keepdim, nan_ties)
 
     def jvp(t, x, ans, dim, keepdim):
         """the mean of the tangents of the entries equal to the result"""
@@ -456,7 +443,7 @@ def _var(x, dim=None, correction=1, keepdim=False):
 
 def _var_vjp(g, x, dim, correction, keepdim):
     """∂var/∂x_i = 2 (x_i - mean x) / (N - correction)"""
-    shape = _arr(x).shape
+    shape = array_of(x).shape
     dof = _count(shape, dim) - correction
     centred = x - mean(x, dim=dim, keepdim=True)
     return unreduce(g, shape, dim, keepdim) * centred * (2.0 / dof if dof > 0 else math.nan)
@@ -464,7 +451,7 @@ def _var_vjp(g, x, dim, correction, keepdim):
 
 def _var_jvp(t, x, dim, correction, keepdim):
     """Σ_i t_i 2 (x_i - mean x) / (N - correction)"""
-    n = _count(_arr(x).shape, dim)
+    n = _count(array_of(x).shape, dim)
     dof = n - correction
     centred = x - mean(x, dim=dim, keepdim=True)
     # over an empty slice (N = 0) the tangent is an empty sum, 0 (PyTorch's), not nan
@@ -490,8 +477,8 @@ def _std(x, dim=None, correction=1, keepdim=False):
 
 def _inverse_or_zero(ans):
     # 1/(2 std), 0 where std = 0: PyTorch's gradient of std at a constant input is 0
-    a = _arr(ans)
-    return _where(a == 0, 0.0, 0.5 / _where(a == 0, 1.0, ans))
+    a = array_of(ans)
+    return logical.select(a == 0, 0.0, 0.5 / logical.select(a == 0, 1.0, ans))
 
 
 std = defop(
@@ -506,33 +493,3 @@ std = defop(
     ),
     conventions="Where std is 0 (a constant input) the gradient is 0, as in PyTorch.",
 )
-
-
-def _require_tensor(fn: str, value) -> Tensor:
-    if not isinstance(value, Tensor):
-        raise TypeError(
-            f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(value).__name__}"
-        )
-    return value
-
-
-class _AminmaxResult(NamedTuple):
-    min: Tensor
-    max: Tensor
-
-    def __repr__(self) -> str:
-        return f"torch.return_types.aminmax(\nmin={self.min!r},\nmax={self.max!r})"
-
-
-_AminmaxResult.__name__ = _AminmaxResult.__qualname__ = "aminmax"
-
-
-def aminmax(input, *, dim=None, keepdim=False, out=None):  # noqa: A002
-    """(min, max) over dim (every dim when None); ties share each gradient equally."""
-    _require_tensor("aminmax", input)
-    if dim is not None:
-        dim = _axis(dim, input.ndim)
-    return _AminmaxResult(
-        aminmax_min(input, dim=dim, keepdim=keepdim),
-        aminmax_max(input, dim=dim, keepdim=keepdim),
-    )

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from .._backend import xp
 from .._dtypes import float64
-from ..autograd.recording import KEEP, defop
-from . import copies, joining, reductions, shapes, sorting, unary
+from ..autograd.recording import KEEP, array_of, defop
+from . import copies, joining, logical, reductions, shapes, sorting, unary
 
 
 def _cumulative_selecting(name: str, node: str, doc: str):
@@ -47,16 +47,16 @@ def _logcumsumexp(x, dim=0):
 def _log_part(v, positive: bool):
     """log |v| where v has the wanted sign, else the dtype's lowest finite number (not -inf:
     -inf - -inf would be nan in the next derivative)."""
-    a = reductions._arr(v)
+    a = array_of(v)
     keep = a > 0 if positive else a < 0
     lowest = float(xp.finfo(a.dtype).min) if a.dtype.kind == "f" else -1e308
-    safe = reductions._where(keep, v, 1.0) if positive else reductions._where(keep, -v, 1.0)
-    return reductions._where(keep, unary.log(safe), lowest)
+    safe = logical.select(keep, v, 1.0) if positive else logical.select(keep, -v, 1.0)
+    return logical.select(keep, unary.log(safe), lowest)
 
 
 def _logcumsumexp_vjp(g, x, ans, dim):
     """∂y_i/∂x_k = e^(x_k - y_i) for k ≤ i: Σ_(i≥k) g_i e^(x_k - y_i), split by sign of g"""
-    if reductions._arr(x).ndim == 0:
+    if array_of(x).ndim == 0:
         return g
     flipped = joining.flip(ans, dims=(dim,))
     total = 0.0
@@ -70,9 +70,9 @@ def _logcumsumexp_vjp(g, x, ans, dim):
 
 def _logcumsumexp_jvp(t, x, ans, dim):
     """Σ_(k≤i) t_k e^(x_k - y_i), split by the sign of t"""
-    if reductions._arr(x).ndim == 0:
+    if array_of(x).ndim == 0:
         return t
-    if reductions._arr(x).dtype != xp.float64:
+    if array_of(x).dtype != xp.float64:
         # formed in float64 (the tangent is cast back to x's dtype): in float32,
         # log|t_k| + x_k and y_i round at the scale of x (~5e-4 near 1e4), and so
         # would every term, relatively
@@ -141,21 +141,21 @@ def _last_axis_order(ndim: int, dim: int):
 def _cumprod_jacobian(xs):
     """W[..., k, i] = ∂y_i/∂x_k = Π_(j≤i, j≠k) x_j for k ≤ i, else 0, along the last dim:
     (Π_(j<k) x_j)(Π_(k<j≤i) x_j), products only, so exact with zeros (n² values a slice)."""
-    last = reductions._arr(xs).ndim - 1
-    n = reductions._arr(xs).shape[-1]
+    last = array_of(xs).ndim - 1
+    n = array_of(xs).shape[-1]
     k = xp.arange(n).reshape(n, 1)
     i = xp.arange(n).reshape(1, n)
-    rows = shapes.reshape(xs, reductions._arr(xs).shape[:-1] + (1, n))
-    after_k = cumprod(reductions._where(i > k, rows, 1.0), dim=last + 1)  # [k, i] = Π_(k<j≤i) x_j
+    rows = shapes.reshape(xs, array_of(xs).shape[:-1] + (1, n))
+    after_k = cumprod(logical.select(i > k, rows, 1.0), dim=last + 1)  # [k, i] = Π_(k<j≤i) x_j
     before = sorting.shift_along(cumprod(xs, dim=last), dim=last, fill=1.0)  # Π_(j<k) x_j
-    before = shapes.reshape(before, reductions._arr(xs).shape + (1,))
-    return reductions._where(i >= k, before * after_k, 0.0)
+    before = shapes.reshape(before, array_of(xs).shape + (1,))
+    return logical.select(i >= k, before * after_k, 0.0)
 
 
 def _cumprod_vjp(g, x, ans, dim):
     """∂y_i/∂x_k = Π_(j≤i, j≠k) x_j (k ≤ i): (Σ_(i≥k) g_i y_i) / x_k without zeros"""
     # as PyTorch computes it; with zeros, the Jacobian itself (no division)
-    a = reductions._arr(x)
+    a = array_of(x)
     if a.ndim == 0:
         return g
     if not (a == 0).any():
@@ -163,13 +163,13 @@ def _cumprod_vjp(g, x, ans, dim):
     order, back = _last_axis_order(a.ndim, dim)
     w = _cumprod_jacobian(shapes.permute(x, dims=order))
     gs = shapes.permute(g, dims=order)
-    gk = shapes.reshape(gs, reductions._arr(gs).shape[:-1] + (1, a.shape[dim]))
+    gk = shapes.reshape(gs, array_of(gs).shape[:-1] + (1, a.shape[dim]))
     return shapes.permute(reductions.sum(w * gk, dim=a.ndim), dims=back)
 
 
 def _cumprod_jvp(t, x, ans, dim):
     """J t = y_i Σ_(k≤i) t_k / x_k without zeros; with zeros, Σ_k (∂y_i/∂x_k) t_k"""
-    a = reductions._arr(x)
+    a = array_of(x)
     if a.ndim == 0:
         return t
     if not (a == 0).any():
@@ -177,7 +177,7 @@ def _cumprod_jvp(t, x, ans, dim):
     order, back = _last_axis_order(a.ndim, dim)
     w = _cumprod_jacobian(shapes.permute(x, dims=order))
     ts = shapes.permute(t, dims=order)
-    tk = shapes.reshape(ts, reductions._arr(ts).shape + (1,))
+    tk = shapes.reshape(ts, array_of(ts).shape + (1,))
     return shapes.permute(reductions.sum(w * tk, dim=a.ndim - 1), dims=back)
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from .._backend import ndarray, xp
 from .._tensor import Tensor
-from ..autograd.recording import KEEP, defop
+from ..autograd.recording import KEEP, defop, np_dtype
 from . import joining
 
 
@@ -287,32 +287,17 @@ index_put = defop(
     ),
     jvp=(
         lambda t, key: index_put(t, 0, key=key),
-        lambda t, x_shape, key: index_put(xp.zeros(x_shape, dtype=_dtype_of(t)), t, key=key),
+        lambda t, x_shape, key: index_put(xp.zeros(x_shape, dtype=np_dtype(t)), t, key=key),
     ),
 )
-
-
-def _dtype_of(a):
-    """The NumPy dtype of a tensor or an array."""
-    return a._data.dtype if hasattr(a, "_data") else a.dtype
 
 
 # ----- helpers ---------------------------------------------------------------------------
 
 
-def _np_dtype(a) -> Any:
-    """The NumPy dtype of a tensor or an array."""
-    return a._data.dtype if isinstance(a, Tensor) else xp.asarray(a).dtype
-
-
 def _zeros(shape: tuple, like) -> Any:
     """Zeros of ``shape`` in ``like``'s dtype: the base a JVP scatters a tangent into."""
-    return xp.zeros(shape, dtype=_np_dtype(like))
-
-
-def _arr(a) -> Any:
-    """A tensor's array, or the array itself (index arguments inside VJPs)."""
-    return a._data if isinstance(a, Tensor) else a
+    return xp.zeros(shape, dtype=np_dtype(like))
 
 
 def _ints(args: tuple) -> tuple:
@@ -403,7 +388,7 @@ def _split(x, dim=0, sizes=(), unbind=False, kind="Split"):
 def _unsplit(g, x_shape, dim, sizes, unbind):
     """The VJP of split: the pieces' gradients joined back, zeros for unused pieces."""
     parts = g if isinstance(g, tuple) else (g,)
-    dtype = next(_np_dtype(p) for p in parts if p is not None)
+    dtype = next(np_dtype(p) for p in parts if p is not None)
     filled = []
     for p, s in zip(parts, sizes):
         if p is None:

@@ -201,7 +201,7 @@ def _logit_vjp(g, x, eps):
     # without eps), as PyTorch
     inside = g / (x * (1 - x))
     lo, hi, outside = (0.0, 1.0, math.nan) if eps is None else (eps, 1 - eps, 0.0)
-    return unary._where(logical.logical_or(x < lo, x > hi), outside, inside)
+    return logical.select(logical.logical_or(x < lo, x > hi), outside, inside)
 
 
 logit = defop(
@@ -428,14 +428,14 @@ def _i1e(x):
 def _i1_vjp(g, x, ans):
     # d/dx I1(x) = I0(x) - I1(x)/x, 1/2 at x = 0
     zero = x == 0
-    return g * unary._where(zero, 0.5, i0(x) - ans / unary._where(zero, 1.0, x))
+    return g * logical.select(zero, 0.5, i0(x) - ans / logical.select(zero, 1.0, x))
 
 
 def _i1e_vjp(g, x, ans):
     # d/dx e^-|x| I1(x) = e^-|x| I0(x) - (sgn x + 1/x) e^-|x| I1(x), 1/2 at x = 0
     zero = x == 0
-    return g * unary._where(
-        zero, 0.5, i0e(x) - ans * (unary.sign(x) + 1 / unary._where(zero, 1.0, x))
+    return g * logical.select(
+        zero, 0.5, i0e(x) - ans * (unary.sign(x) + 1 / logical.select(zero, 1.0, x))
     )
 
 

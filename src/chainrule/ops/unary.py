@@ -6,7 +6,6 @@ import math
 
 from .. import _dtypes
 from .._backend import xp
-from .._tensor import Tensor
 from ..autograd.recording import FLOAT, defop, floating_only, no_bool
 from . import arithmetic, copies, logical
 
@@ -92,17 +91,6 @@ _LN10 = math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 # PyTorch's names of its scalar types, as its "not implemented for 'Long'" errors print them
-
-
-def _where(condition, a, b):
-    """``where`` for VJPs and JVPs: the op on tensors, ``xp.where`` on arrays and numbers.
-
-    (``elementwise.where`` wraps two arrays in a tensor; on the array path of a VJP the
-    plain ``xp.where`` gives the same values without that round trip.)
-    """
-    if isinstance(a, Tensor) or isinstance(b, Tensor):
-        return logical.where(condition, a, b)
-    return xp.where(getattr(condition, "_data", condition), a, b)
 
 
 # ----- exponentials and logarithms ---------------------------------------------------
@@ -346,8 +334,10 @@ nan_to_num = defop(
     "nan_to_num",
     _nan_to_num,
     node="NanToNumBackward0",
-    vjp=lambda g, x: _where(logical.isfinite(x), g, 0),  # d/dx = 1 where x is finite, else 0
-    jvp=lambda t, x: _where(logical.isfinite(x), t, 0),
+    vjp=lambda g, x: logical.select(
+        logical.isfinite(x), g, 0
+    ),  # d/dx = 1 where x is finite, else 0
+    jvp=lambda t, x: logical.select(logical.isfinite(x), t, 0),
     conventions="The gradient is 0 where x is nan or ±inf (the value was replaced).",
 )
 
@@ -403,9 +393,9 @@ def _sinc_vjp(g, x):
     # d/dx sin(πx)/(πx) = (πx cos(πx) - sin(πx)) / (πx²), 0 at x = 0 (x = 1 stands in there,
     # so no 0/0 reaches a higher derivative)
     zero = x == 0
-    safe = _where(zero, 1.0, x)
+    safe = logical.select(zero, 1.0, x)
     px = safe * math.pi
-    return _where(zero, 0.0, g * ((px * cos(px) - sin(px)) / (px * safe)))
+    return logical.select(zero, 0.0, g * ((px * cos(px) - sin(px)) / (px * safe)))
 
 
 sinc = defop(

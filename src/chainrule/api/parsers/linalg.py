@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 from ..._backend import xp
 from ..._tensor import Tensor, wrap
+from ...autograd.recording import np_dtype
 from ...ops import logical, reductions, shapes
 from ...ops.linalg import factorizations, inverses, matrices, norms, products
-from ..args import dim_arg, tensor_arg
+from ..args import dim_arg, require_tensor, return_type, tensor_arg
 
 
 def _vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
@@ -42,33 +42,24 @@ def _is_vector_rhs(a_shape: tuple, b_shape: tuple) -> bool:
 # ===== public functions ======================================================================
 
 
-def _require_tensor(name: str, value, position: int = 1, arg: str = "input") -> Tensor:
-    if not isinstance(value, Tensor):
-        raise TypeError(
-            f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
-            f"{type(value).__name__}"
-        )
-    return value
-
-
 def bmm(input, mat2, *, out=None):  # noqa: F811 - the public function over the op
     """The batched matrix product of two (b, n, k) and (b, k, m) tensors."""
-    return products.bmm(_require_tensor("bmm", input), _require_tensor("bmm", mat2, 2, "mat2"))
+    return products.bmm(require_tensor("bmm", input), require_tensor("bmm", mat2, 2, "mat2"))
 
 
 def mv(input, vec, *, out=None):  # noqa: F811
     """The product of a matrix and a vector."""
-    return products.mv(_require_tensor("mv", input), _require_tensor("mv", vec, 2, "vec"))
+    return products.mv(require_tensor("mv", input), require_tensor("mv", vec, 2, "vec"))
 
 
 def dot(input, tensor, *, out=None):  # noqa: F811
     """The dot product of two 1-D tensors (no broadcasting)."""
-    return products.dot(_require_tensor("dot", input), _require_tensor("dot", tensor, 2, "tensor"))
+    return products.dot(require_tensor("dot", input), require_tensor("dot", tensor, 2, "tensor"))
 
 
 def vdot(input, other, *, out=None):
     """Σᵢ conj(input)ᵢ otherᵢ: the dot product (real tensors only, so no conjugation)."""
-    return products.vdot(_require_tensor("vdot", input), _require_tensor("vdot", other, 2, "other"))
+    return products.vdot(require_tensor("vdot", input), require_tensor("vdot", other, 2, "other"))
 
 
 def matmul(input, other, *, out=None):  # noqa: F811
@@ -111,7 +102,7 @@ def outer(input, vec2, *, out=None):
 
 def trace(input):
     """The sum of the main diagonal of a matrix."""
-    return matrices.trace(_require_tensor("trace", input))
+    return matrices.trace(require_tensor("trace", input))
 
 
 def diag(input, diagonal=0, *, out=None):
@@ -193,45 +184,32 @@ def linalg_cross(input, other, *, dim=-1, out=None):
 
 def inv(A, *, out=None):
     """A⁻¹ for a (batch of) square matrices."""
-    return inverses.inv(_require_tensor("linalg_inv", A, arg="A"))
+    return inverses.inv(require_tensor("linalg_inv", A, name="A"))
 
 
 def det(A, *, out=None):
     """The determinant of a (batch of) square matrices."""
-    return inverses.det(_require_tensor("linalg_det", A, arg="A"))
+    return inverses.det(require_tensor("linalg_det", A, name="A"))
 
 
-def _return_type(name: str, fields: tuple):
-    """A named tuple that prints as torch.return_types.<name>."""
-    cls = NamedTuple(name, [(f, Tensor) for f in fields])
+_SLOGDET = return_type("slogdet", ("sign", "logabsdet"))
 
-    def __repr__(self) -> str:  # noqa: N807
-        body = ",\n".join(f"{f}={getattr(self, f)!r}" for f in fields)
-        return f"torch.return_types.{name}(\n{body})"
+_LINALG_SLOGDET = return_type("linalg_slogdet", ("sign", "logabsdet"))
 
-    cls.__repr__ = __repr__
-    cls.__module__ = "torch.return_types"
-    return cls
+_LINALG_EIGH = return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
 
+_LINALG_SVD = return_type("linalg_svd", ("U", "S", "Vh"))
 
-_SLOGDET = _return_type("slogdet", ("sign", "logabsdet"))
+_SVD = return_type("svd", ("U", "S", "V"))
 
-_LINALG_SLOGDET = _return_type("linalg_slogdet", ("sign", "logabsdet"))
+_LINALG_QR = return_type("linalg_qr", ("Q", "R"))
 
-_LINALG_EIGH = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
-
-_LINALG_SVD = _return_type("linalg_svd", ("U", "S", "Vh"))
-
-_SVD = _return_type("svd", ("U", "S", "V"))
-
-_LINALG_QR = _return_type("linalg_qr", ("Q", "R"))
-
-_QR = _return_type("qr", ("Q", "R"))
+_QR = return_type("qr", ("Q", "R"))
 
 
 def linalg_slogdet(A, *, out=None):
     """(sign, log |det A|): the determinant without overflow."""
-    A = _require_tensor("linalg_slogdet", A, arg="A")
+    A = require_tensor("linalg_slogdet", A, name="A")
     with _sharing():
         return _LINALG_SLOGDET(inverses.det_sign(A), inverses.logabsdet(A))
 
@@ -252,14 +230,14 @@ def solve(A, B, *, left=True, out=None):
     """X with A X = B (B a matrix, a vector, or batches of them)."""
     if not left:
         return products._mT(solve(products._mT(A), products._mT(B)))
-    A = _require_tensor("linalg_solve", A, arg="A")
-    B = _require_tensor("linalg_solve", B, 2, "B")
+    A = require_tensor("linalg_solve", A, name="A")
+    B = require_tensor("linalg_solve", B, 2, "B")
     return inverses.solve(A, B, vector=_is_vector_rhs(tuple(A.shape), tuple(B.shape)))
 
 
 def linalg_cholesky(A, *, upper=False, out=None):
     """The lower-triangular L with A = L Lᵀ (A symmetric positive-definite)."""
-    return factorizations.cholesky(_require_tensor("linalg_cholesky", A, arg="A"), upper=upper)
+    return factorizations.cholesky(require_tensor("linalg_cholesky", A, name="A"), upper=upper)
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
@@ -295,7 +273,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     return wrap(xp.sum(s > tol, axis=-1).astype(xp.int64))
 
 
-_LINALG_LSTSQ = _return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+_LINALG_LSTSQ = return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 
 
 def lstsq(A, B, rcond=None, *, driver=None):
@@ -307,7 +285,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
             "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"
         )
     solution = inverses.lstsq(A, B, rcond=rcond)
-    empty = wrap(xp.zeros((0,), dtype=inverses._np_dtype(A)))
+    empty = wrap(xp.zeros((0,), dtype=np_dtype(A)))
     m, n = A.shape[-2], A.shape[-1]
     rank = matrix_rank(A) if driver != "gels" else wrap(xp.zeros((0,), dtype=xp.int64))
     residuals = empty
@@ -322,7 +300,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 def matrix_exp(A):
     """e^A for a (batch of) square matrices."""
-    return factorizations.matrix_exp(_require_tensor("linalg_matrix_exp", A, arg="A"))
+    return factorizations.matrix_exp(require_tensor("linalg_matrix_exp", A, name="A"))
 
 
 def cond(A, p=None, *, out=None):
@@ -334,11 +312,11 @@ def cond(A, p=None, *, out=None):
     return matrix_norm(A, p) * matrix_norm(inverses.inv(A), p)
 
 
-_INV_EX = _return_type("linalg_inv_ex", ("inverse", "info"))
+_INV_EX = return_type("linalg_inv_ex", ("inverse", "info"))
 
-_CHOLESKY_EX = _return_type("linalg_cholesky_ex", ("L", "info"))
+_CHOLESKY_EX = return_type("linalg_cholesky_ex", ("L", "info"))
 
-_SOLVE_EX = _return_type("linalg_solve_ex", ("result", "info"))
+_SOLVE_EX = return_type("linalg_solve_ex", ("result", "info"))
 
 
 def _info(A, failed) -> Tensor:
@@ -393,18 +371,18 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     return _SOLVE_EX(solve(A, B, left=left), info)
 
 
-_LINALG_LU = _return_type("linalg_lu", ("P", "L", "U"))
+_LINALG_LU = return_type("linalg_lu", ("P", "L", "U"))
 
-_LINALG_LU_FACTOR = _return_type("linalg_lu_factor", ("LU", "pivots"))
+_LINALG_LU_FACTOR = return_type("linalg_lu_factor", ("LU", "pivots"))
 
-_LU_UNPACK = _return_type("lu_unpack", ("P", "L", "U"))
+_LU_UNPACK = return_type("lu_unpack", ("P", "L", "U"))
 
 
 def linalg_lu(A, *, pivot=True, out=None):
     """(P, L, U) with A = P L U: L unit lower triangular, U upper triangular."""
     if not pivot:
         raise NotImplementedError("linalg.lu(pivot=False) is not implemented in chainrule yet")
-    A = _require_tensor("linalg_lu", A, arg="A")
+    A = require_tensor("linalg_lu", A, name="A")
     inverses._check_matrix("lu", A._data, square=False)
     with _sharing():
         p = wrap(inverses._factor(("lu",), A._data, lambda: factorizations._plu(A._data))[0])
@@ -415,7 +393,7 @@ def lu_factor(A, *, pivot=True, out=None):
     """(LU, pivots): L and U packed in one matrix, and LAPACK's 1-based row swaps."""
     if not pivot:
         raise NotImplementedError("linalg.lu_factor(pivot=False) is not implemented yet")
-    A = _require_tensor("linalg_lu_factor", A, arg="A")
+    A = require_tensor("linalg_lu_factor", A, name="A")
     inverses._check_matrix("lu_factor", A._data, square=False)
     with _sharing():
         pivots = wrap(
@@ -452,7 +430,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     up = matrices.triu(
         inverses._getitem(LU_data, (Ellipsis, slice(None, k), slice(None))), diagonal=0
     )
-    p = wrap(factorizations._permutation(LU_pivots._data, m, inverses._np_dtype(LU_data)))
+    p = wrap(factorizations._permutation(LU_pivots._data, m, np_dtype(LU_data)))
     return _LU_UNPACK(p, low, up)
 
 
@@ -592,8 +570,8 @@ def svd(input, some=True, compute_uv=True, *, out=None):
     full = not some
     if not compute_uv:  # U and V come back as zeros, of their full shapes
         batch, (m, n) = tuple(input.shape[:-2]), tuple(input.shape[-2:])
-        u = wrap(xp.zeros(batch + (m, m), inverses._np_dtype(input)))
-        v = wrap(xp.zeros(batch + (n, n), inverses._np_dtype(input)))
+        u = wrap(xp.zeros(batch + (m, m), np_dtype(input)))
+        v = wrap(xp.zeros(batch + (n, n), np_dtype(input)))
         return _SVD(u, factorizations.svdvals(input), v)
     with _sharing():
         inverses._shared.full = full
@@ -612,7 +590,7 @@ def svdvals(A, *, driver=None, out=None):
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     """The Moore-Penrose pseudo-inverse, through the SVD."""
-    A = _require_tensor("linalg_pinv", A, arg="A")
+    A = require_tensor("linalg_pinv", A, name="A")
     return inverses.pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
 
 
@@ -629,7 +607,7 @@ def matrix_power(input, n):
             f"{input.shape[-2] if input.ndim > 1 else 1} by {input.shape[-1]} matrices"
         )
     if n == 0:
-        eye = xp.broadcast_to(xp.eye(input.shape[-1], dtype=inverses._np_dtype(input)), input.shape)
+        eye = xp.broadcast_to(xp.eye(input.shape[-1], dtype=np_dtype(input)), input.shape)
         return wrap(eye.copy())
     base = inverses.inv(input) if n < 0 else input
     result = None

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import warnings
-from typing import NamedTuple
 
 from ..._backend import xp
 from ..._tensor import Tensor, wrap
 from ...ops import binary, reductions, scans, sorting
-from ..args import dim_arg, tensors_only
+from ..args import dim_arg, require_tensor, return_type, tensors_only
 from .linalg import matrix_norm
 
 # ----- reductions ---------------------------------------------------------------------
@@ -27,21 +26,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 # ===== named tuples, as torch.return_types ===================================================
 
 
-def _return_type(name: str):
-    class ReturnType(NamedTuple):
-        values: Tensor
-        indices: Tensor
-
-        def __repr__(self) -> str:
-            return f"torch.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
-
-    ReturnType.__name__ = ReturnType.__qualname__ = name
-    ReturnType.__module__ = "torch.return_types"
-    return ReturnType
-
-
 _MAX, _MIN, _SORT, _TOPK, _KTHVALUE, _MODE = (
-    _return_type(n) for n in ("max", "min", "sort", "topk", "kthvalue", "mode")
+    return_type(n) for n in ("max", "min", "sort", "topk", "kthvalue", "mode")
 )
 
 
@@ -55,7 +41,7 @@ def _index_tensor(index, dim: int, keepdim: bool, ndim: int) -> Tensor:
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
     """Π input (over one dim when given). Exact gradient with zeros in the input."""
-    reductions._require_tensor("prod", input)
+    require_tensor("prod", input)
     if dim is not None and not isinstance(dim, int):
         raise TypeError(
             f"prod(): argument 'dim' (position 2) must be int, not {type(dim).__name__}"
@@ -113,7 +99,7 @@ def argmin(input, dim=None, keepdim=False, *, out=None):  # noqa: A002
 
 def _max_min(name: str, all_op, dim_op, pair, binary, largest: bool):
     def function(input, dim=None, keepdim=False, *, out=None):  # noqa: A002
-        reductions._require_tensor(name, input)
+        require_tensor(name, input)
         if isinstance(dim, Tensor):  # max(input, other): the elementwise maximum
             return binary(input, dim)
         if dim is None:
@@ -144,7 +130,7 @@ min = _max_min(
 
 def _amax_amin(name: str, op):
     def function(input, dim=(), keepdim=False, *, out=None):  # noqa: A002
-        reductions._require_tensor(name, input)
+        require_tensor(name, input)
         if isinstance(dim, list):
             dim = tuple(dim)
         if dim == ():
@@ -196,7 +182,7 @@ def _warn_dof(fn: str, input, dim, correction) -> None:
 
 def _var_std(fn: str, op):
     def function(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):  # noqa: A002
-        reductions._require_tensor(fn, input)
+        require_tensor(fn, input)
         dim, correction = _parse_correction(fn, dim, unbiased, correction)
         if input._dtype._category != 2:
             raise RuntimeError("std and var only support floating point and complex dtypes")
@@ -239,7 +225,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, 
 
 def _cumulative(name: str, op):
     def function(input, dim, *, dtype=None, out=None):  # noqa: A002
-        reductions._require_tensor(name, input)
+        require_tensor(name, input)
         axis = reductions._axis(dim, input.ndim)
         return op(input, dim=axis, dtype=dtype)
 
@@ -270,7 +256,7 @@ def _stable_order(data, axis: int, descending: bool):
 
 def sort(input, dim=-1, descending=False, stable=False, *, out=None):  # noqa: A002
     """(values, indices) sorted along dim; always stable, nan sorted as the largest."""
-    reductions._require_tensor("sort", input)
+    require_tensor("sort", input)
     if isinstance(dim, bool):  # sort(input, stable, dim, descending) is not supported
         raise TypeError("sort(): argument 'dim' must be int, not bool")
     axis = reductions._axis(dim, input.ndim)
@@ -295,7 +281,7 @@ def msort(input, *, out=None):  # noqa: A002
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A002
     """(values, indices) of the k largest (smallest) entries along dim, largest first
     (smallest first); among ties the lowest indices first. Always sorted."""
-    reductions._require_tensor("topk", input)
+    require_tensor("topk", input)
     _no_bool("topk", input, "topk does not support bool dtypes on CPU")
     axis = reductions._axis(dim, input.ndim)
     data = reductions._as_1d(input._data)
@@ -312,7 +298,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A00
 
 def _median(name: str, all_op, dim_op, skip_nan: bool):
     def function(input, dim=None, keepdim=False, *, out=None):  # noqa: A002
-        reductions._require_tensor(name, input)
+        require_tensor(name, input)
         _no_bool(f"{name}_cpu" if dim is None else f"{name}_out", input)
         if dim is None:
             return all_op(input)
@@ -335,7 +321,7 @@ def _median(name: str, all_op, dim_op, skip_nan: bool):
         values = dim_op(input, index=index, dim=axis, keepdim=keepdim)
         return pair(values, _index_tensor(index, axis, keepdim, input.ndim))
 
-    pair = _return_type(name)
+    pair = return_type(name)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = (
         f"{name}(input): the lower median of all {'non-nan ' if skip_nan else ''}entries "
@@ -353,7 +339,7 @@ nanmedian = _median("nanmedian", reductions.nanmedian_all, sorting.nanmedian_dim
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):  # noqa: A002
     """(values, indices): the k-th smallest entry along dim (k from 1); the gradient goes
     to that index."""
-    reductions._require_tensor("kthvalue", input)
+    require_tensor("kthvalue", input)
     _no_bool("kthvalue_cpu", input)
     axis = reductions._axis(dim, input.ndim)
     data = reductions._as_1d(input._data)
@@ -392,7 +378,7 @@ def _mode_index(data, axis: int):
 def mode(input, dim=-1, keepdim=False, *, out=None):  # noqa: A002
     """(values, indices): the most frequent entry along dim (the smallest of equally frequent
     ones) and its last index; the gradient goes to that index."""
-    reductions._require_tensor("mode", input)
+    require_tensor("mode", input)
     axis = reductions._axis(dim, input.ndim)
     data = reductions._as_1d(input._data)
     if data.shape[axis] == 0:
@@ -421,7 +407,7 @@ def _running_index(data, axis: int, largest: bool):
 
 def _cum_extreme(name: str, op, largest: bool, pair):
     def function(input, dim, *, out=None):  # noqa: A002
-        reductions._require_tensor(name, input)
+        require_tensor(name, input)
         axis = reductions._axis(dim, input.ndim)
         data = reductions._as_1d(input._data)
         index = _running_index(data, axis, largest) if data.size else xp.zeros(data.shape, xp.int64)
@@ -438,7 +424,7 @@ def _cum_extreme(name: str, op, largest: bool, pair):
     return function
 
 
-_CUMMAX, _CUMMIN = _return_type("cummax"), _return_type("cummin")
+_CUMMAX, _CUMMIN = return_type("cummax"), return_type("cummin")
 
 cummax = _cum_extreme("cummax", scans.cummax, True, _CUMMAX)
 
@@ -447,7 +433,7 @@ cummin = _cum_extreme("cummin", scans.cummin, False, _CUMMIN)
 
 def logcumsumexp(input, dim, *, out=None):  # noqa: A002
     """log Σ_(j≤i) e^(x_j) along dim, stable for large |x|."""
-    reductions._require_tensor("logcumsumexp", input)
+    require_tensor("logcumsumexp", input)
     if input._dtype._category != 2:
         name = input._dtype.scalar_name
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{name}'")
@@ -462,7 +448,7 @@ def _dims_arg(dim):
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
     """Σ input over dim, nan counted as 0 (nan entries get no gradient)."""
-    reductions._require_tensor("nansum", input)
+    require_tensor("nansum", input)
     dim = _dims_arg(dim)
     reductions.dims_of(dim, input.ndim)
     return reductions.nansum(input, dim=dim, keepdim=keepdim, dtype=dtype)
@@ -470,7 +456,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A0
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
     """The mean over dim of the entries that are not nan: nansum / their count."""
-    reductions._require_tensor("nanmean", input)
+    require_tensor("nanmean", input)
     if input._dtype._category != 2 and dtype is None:
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "
@@ -485,7 +471,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A
 
 def count_nonzero(input, dim=None):  # noqa: A002
     """The number of nonzero entries over dim (an int or a tuple), as int64."""
-    reductions._require_tensor("count_nonzero", input)
+    require_tensor("count_nonzero", input)
     dim = _dims_arg(dim)
     axes = reductions.dims_of(dim, input.ndim)
     return wrap(xp.asarray(xp.count_nonzero(input._data, axis=axes), dtype=xp.int64))
@@ -494,7 +480,7 @@ def count_nonzero(input, dim=None):  # noqa: A002
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):  # noqa: A002
     """torch.norm: the vector p-norm over dim (every entry when None) for a number p or
     'fro'; p='nuc' is the nuclear norm of the matrices over dim (the last two by default)."""
-    reductions._require_tensor("norm", input)
+    require_tensor("norm", input)
     if isinstance(dim, list):
         dim = tuple(dim)
     if isinstance(dim, int):
@@ -518,7 +504,7 @@ def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
 
 def _logical_reduction(name: str, np_fn):
     def function(input, dim=None, keepdim=False, *, out=None):  # noqa: A002
-        reductions._require_tensor(name, input)
+        require_tensor(name, input)
         if isinstance(dim, list):
             dim = tuple(dim)
         axes = reductions.dims_of(dim, input.ndim)
@@ -548,3 +534,17 @@ def _cumulative_method(fn):
 
     method.__name__ = fn.__name__
     return method
+
+
+_AMINMAX = return_type("aminmax", ("min", "max"))
+
+
+def aminmax(input, *, dim=None, keepdim=False, out=None):  # noqa: A002
+    """(min, max) over dim (every dim when None); ties share each gradient equally."""
+    require_tensor("aminmax", input)
+    if dim is not None:
+        dim = reductions._axis(dim, input.ndim)
+    return _AMINMAX(
+        reductions.aminmax_min(input, dim=dim, keepdim=keepdim),
+        reductions.aminmax_max(input, dim=dim, keepdim=keepdim),
+    )

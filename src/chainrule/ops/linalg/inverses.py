@@ -7,7 +7,7 @@ import threading
 from ... import _dtypes
 from ..._backend import xp
 from ..._tensor import Tensor, wrap
-from ...autograd.recording import KEEP, defop
+from ...autograd.recording import KEEP, defop, np_dtype
 from .. import reductions, shapes
 from . import factorizations, matrices, products
 
@@ -25,14 +25,10 @@ LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
 # ----- helpers that work on arrays (plain backward) and tensors (create_graph) -----------
 
 
-def _np_dtype(x):
-    return x._data.dtype if isinstance(x, Tensor) else xp.asarray(x).dtype
-
-
 def _eye(n: int, like, m: int | None = None, k: int = 0):
     """An identity of ``like``'s dtype: a constant in the formulas below (a tensor when
     ``like`` is one, so that ``@`` with it stays among tensors)."""
-    eye = xp.eye(n, m, k, dtype=_np_dtype(like))
+    eye = xp.eye(n, m, k, dtype=np_dtype(like))
     return wrap(eye) if isinstance(like, Tensor) else eye
 
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from ..._backend import xp
 from ..._tensor import Tensor
-from ...autograd.recording import KEEP, defop
+from ...autograd.recording import KEEP, defop, np_dtype
 from .. import copies, logical, reductions
-from . import inverses
 
 # ----- reductions for the matrix norms -------------------------------------------------------
 
@@ -25,7 +24,7 @@ def _extreme_vjp(g, x, ans, dim, keepdim):
     """the gradient goes to the entries equal to the extreme, shared equally among ties"""
     hit = logical.eq(x, reductions.unreduce(ans, tuple(x.shape), dim, keepdim))
     hit = hit._data if isinstance(hit, Tensor) else hit
-    count = xp.sum(hit, axis=dim, keepdims=True).astype(inverses._np_dtype(x))
+    count = xp.sum(hit, axis=dim, keepdims=True).astype(np_dtype(x))
     return reductions.unreduce(g, tuple(x.shape), dim, keepdim) * (hit / count)
 
 
