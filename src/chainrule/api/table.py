@@ -124,9 +124,9 @@ TORCH = [
     ("clamp_min", p_pointwise.clamp_min, "f m m_ f_ out!"),
     ("clamp_max", p_pointwise.clamp_max, "f m m_ f_ out!"),
     ("copysign", p_pointwise.copysign, "f m m_ out"),
-    ("ldexp", p_pointwise.ldexp, "f m m_ f_ out"),
+    ("ldexp", tensors_only(binary.ldexp), "f m m_ f_ out"),
     ("heaviside", p_pointwise.heaviside, "f m m_ out"),
-    ("nextafter", p_pointwise.nextafter, "f m m_ out"),
+    ("nextafter", tensors_only(binary.nextafter), "f m m_ out"),
     # ----- comparisons, selection, logical and bitwise (ops/logical.py) --------------------
     ("eq", compare(logical.eq), "f m out"),
     ("ne", compare(logical.ne), "f m out", "not_equal"),

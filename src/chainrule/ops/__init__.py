@@ -21,4 +21,4 @@ from . import (  # noqa: F401
     special,
     unary,
 )
-from .linalg import factorizations, inverses, matrices, norms, products  # noqa: F401
+from .linalg import factorizations, inverses, matrices, products  # noqa: F401

@@ -387,17 +387,17 @@ def _fold_windows(g, x_shape, dimension, size, step):
     n = g.shape[dimension] if len(x_shape) else 1
     starts = xp.arange(n) * step
     places = starts[:, None] + xp.arange(size)[None, :]  # (windows, size)
-    moved = ew_movedim(g, dimension, -2)  # (..., windows, size)
+    moved = _movedim(g, dimension, -2)  # (..., windows, size)
     flat = shapes.reshape(moved, tuple(moved.shape[:-2]) + (n * size,))
     index = places.reshape(-1)
     shape = list(x_shape)
     del shape[dimension]
     zeros = xp.zeros(tuple(shape) + (x_shape[dimension],), dtype=np_dtype(g))
     out = index_add(zeros, _make(index, int64), flat, dim=len(shape))
-    return ew_movedim(out, -1, dimension)
+    return _movedim(out, -1, dimension)
 
 
-def ew_movedim(t, source: int, destination: int):
+def _movedim(t, source: int, destination: int):
     """movedim for a tensor or an array (inside VJPs)."""
     nd = len(t.shape)
     order = list(range(nd))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from ..autograd.recording import FLOAT, array_of, defop, floating_only
-from . import activations, logical, reductions, shapes, unary
+from . import activations, binary, reductions, shapes, unary
 
 
 def _floating_along_dim(name: str):
@@ -113,31 +113,10 @@ logsumexp = defop(
 )
 
 
-def _clamp_min(x, min=0.0):  # noqa: A002 - PyTorch's name
-    """max(x, min)"""
-    return xp.maximum(x, min)
-
-
-def _clamp_min_grad(g, x, min):  # noqa: A002
-    # d/dx max(x, m) = [x >= m]
-    return logical.select(array_of(x) >= min, g, 0.0)
-
-
-# private, for normalize: the norm clamped from below by eps
-clamp_min = defop(
-    "_clamp_min",
-    _clamp_min,
-    node="ClampMinBackward0",
-    vjp=_clamp_min_grad,
-    jvp=_clamp_min_grad,
-    conventions="The gradient passes where x >= min, x = min included (PyTorch's).",
-)
-
-
 def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None):
     """x / max(‖x‖_p over dim, eps) (PyTorch's graph: Div, Expand, ClampMin, norm)."""
     if out is not None:
         raise NotImplementedError("normalize(out=...) is not implemented in chainrule yet")
     norm = reductions.vector_norm(input, ord=p, dim=dim, keepdim=True)
-    denom = shapes.expand(clamp_min(norm, min=eps), shape=tuple(input.shape))
+    denom = shapes.expand(binary.clamp_min_scalar(norm, min=eps), shape=tuple(input.shape))
     return input / denom

@@ -8,7 +8,7 @@ from ..._backend import xp
 from ..._tensor import Tensor, wrap
 from ...autograd.recording import np_dtype
 from ...ops import logical, reductions, shapes
-from ...ops.linalg import factorizations, inverses, matrices, norms, products
+from ...ops.linalg import factorizations, inverses, matrices, products
 from ..args import dim_arg, require_tensor, return_type, tensor_arg
 
 
@@ -687,11 +687,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if ord == "nuc":
         out = reductions.sum(factorizations.svdvals(moved), dim=-1)
     elif ord in (2, -2):
-        op = norms.norm_amax if ord == 2 else norms.norm_amin
+        op = reductions.amax if ord == 2 else reductions.amin
         out = op(factorizations.svdvals(moved), dim=(-1,))
     else:
         axis = -2 if abs(ord) == 1 else -1  # column sums for ±1, row sums for ±inf
-        op = norms.norm_amax if ord > 0 else norms.norm_amin
+        op = reductions.amax if ord > 0 else reductions.amin
         out = op(reductions.vector_norm(moved, ord=1, dim=axis), dim=(-1,))
     return _keep(out, d, keepdim)
 

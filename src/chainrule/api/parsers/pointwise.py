@@ -283,13 +283,6 @@ def float_power(input, exponent, *, out=None):  # noqa: A002
     return pow(input, exponent)
 
 
-def ldexp(input, other, *, out=None):  # noqa: A002
-    """input · 2^other."""
-    require_tensor("ldexp", input, 1, "input")
-    require_tensor("ldexp", other, 2, "other")
-    return binary.ldexp(input, other)
-
-
 def heaviside(input, values, *, out=None):  # noqa: A002
     """0 where input < 0, values where input = 0, 1 where input > 0 (no derivative)."""
     require_tensor("heaviside", input, 1, "input")
@@ -321,13 +314,6 @@ def polygamma(n, input, *, out=None):  # noqa: A002
 
 def _polygamma_method(self, n):
     return polygamma(n, self)
-
-
-def nextafter(input, other, *, out=None):  # noqa: A002
-    """The next floating value after input toward other (the gradient passes to input)."""
-    require_tensor("nextafter", input, 1, "input")
-    require_tensor("nextafter", other, 2, "other")
-    return binary.nextafter(input, other)
 
 
 def bitwise_left_shift(input, other, *, out=None):  # noqa: A002

@@ -49,14 +49,15 @@ def _dims(dims, ndim: int) -> tuple:
     return out
 
 
-def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
-    """input without its size-1 dims (only among ``dim`` when given): a view."""
+def squeeze(input: Tensor, dim: int | Sequence[int] | None = None, *, _inplace: int = 0) -> Tensor:
+    """input without its size-1 dims (only among ``dim`` when given): a view. (The node's
+    variant: 0 squeeze(), 1 squeeze(dim), 2 squeeze(dims); 3, 4, 5 the same for squeeze_.)"""
     nd = input._data.ndim
     if dim is None:
-        return shapes.squeeze(input, dims=None, variant=0)
+        return shapes.squeeze(input, dims=None, variant=_inplace)
     if isinstance(dim, (tuple, list)):
-        return shapes.squeeze(input, dims=_dims(dim, nd), variant=2)
-    return shapes.squeeze(input, dims=(_dim(dim, nd),), variant=1)
+        return shapes.squeeze(input, dims=_dims(dim, nd), variant=2 + _inplace)
+    return shapes.squeeze(input, dims=(_dim(dim, nd),), variant=1 + _inplace)
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
@@ -403,12 +404,7 @@ def _inplace_shape(fn: Callable) -> Callable:
 
 
 def _squeeze_inplace(self: Tensor, dim=None) -> Tensor:
-    nd = self._data.ndim
-    if dim is None:
-        return shapes.squeeze(self, dims=None, variant=3)
-    if isinstance(dim, (tuple, list)):
-        return shapes.squeeze(self, dims=_dims(dim, nd), variant=5)
-    return shapes.squeeze(self, dims=(_dim(dim, nd),), variant=4)
+    return squeeze(self, dim, _inplace=3)
 
 
 _squeeze_inplace.__name__ = "squeeze"

@@ -179,8 +179,8 @@ mm = defop(
     args=("a", "b"),
     dtypes=_same_dtype,
     vjp=(
-        lambda g, b: g @ t_(b),  # d(AB)/dA: G Bᵀ
-        lambda g, a: t_(a) @ g,  # d(AB)/dB: Aᵀ G
+        lambda g, b: g @ _t(b),  # d(AB)/dA: G Bᵀ
+        lambda g, a: _t(a) @ g,  # d(AB)/dB: Aᵀ G
     ),
     jvp=(lambda t, b: mm(t, b), lambda t, a: mm(a, t)),
 )
@@ -231,7 +231,7 @@ mv = defop(
     dtypes=_same_dtype,
     vjp=(
         lambda g, v: shapes.reshape(g, (g.shape[0], 1)) * v,  # d(Av)/dA: g vᵀ
-        lambda g, a: mv(t_(a), g),  # d(Av)/dv: Aᵀ g
+        lambda g, a: mv(_t(a), g),  # d(Av)/dv: Aᵀ g
     ),
     jvp=(lambda t, v: mv(t, v), lambda t, a: mv(a, t)),
 )
@@ -260,7 +260,7 @@ dot = defop(
 )
 
 
-def t_(x):
+def _t(x):
     return shapes.transpose(x, dim0=0, dim1=1)
 
 
@@ -324,8 +324,8 @@ addmm = defop(
     dtypes=_all_same_dtype,
     vjp=(
         _beta_g,
-        lambda g, b, alpha: mm(g, t_(b)) * alpha,  # alpha G Bᵀ
-        lambda g, a, alpha: mm(t_(a), g) * alpha,  # alpha Aᵀ G
+        lambda g, b, alpha: mm(g, _t(b)) * alpha,  # alpha G Bᵀ
+        lambda g, a, alpha: mm(_t(a), g) * alpha,  # alpha Aᵀ G
     ),
     jvp=(
         lambda t, beta: t * beta,
@@ -349,7 +349,7 @@ addmv = defop(
     vjp=(
         _beta_g,
         lambda g, v, alpha: shapes.reshape(g, (g.shape[0], 1)) * v * alpha,  # alpha g vᵀ
-        lambda g, a, alpha: mv(t_(a), g) * alpha,  # alpha Aᵀ g
+        lambda g, a, alpha: mv(_t(a), g) * alpha,  # alpha Aᵀ g
     ),
     jvp=(
         lambda t, beta: t * beta,
@@ -380,7 +380,7 @@ addr = defop(
     vjp=(
         _beta_g,
         lambda g, v, alpha: mv(g, v) * alpha,  # alpha G v
-        lambda g, u, alpha: mv(t_(g), u) * alpha,  # alpha Gᵀ u
+        lambda g, u, alpha: mv(_t(g), u) * alpha,  # alpha Gᵀ u
     ),
     jvp=(
         lambda t, beta: t * beta,
