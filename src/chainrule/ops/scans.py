@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from .._backend import xp
 from .._dtypes import float64
-from ..autograd.recording import KEEP, array_of, defop
-from . import copies, joining, logical, reductions, shapes, sorting, unary
+from ..autograd.recording import KEEP, array_of, defop, np_dtype
+from . import copies, gather_scatter, joining, logical, reductions, shapes, sorting, unary
 
 
 def _cumulative_selecting(name: str, node: str, doc: str):
@@ -18,7 +18,7 @@ def _cumulative_selecting(name: str, node: str, doc: str):
 
     def vjp(g, x_shape, index, dim):
         """∂y_i/∂x_j = [index_i = j]: each g_i is added at the entry it was read from"""
-        return sorting.scatter_add_into_zeros(g, index=index, dim=dim, shape=x_shape)
+        return gather_scatter.scatter_add(xp.zeros(x_shape, dtype=np_dtype(g)), index, g, dim=dim)
 
     return defop(
         name,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._backend import xp
-from ..autograd.recording import KEEP, defop
+from ..autograd.recording import KEEP, defop, np_dtype
 from . import gather_scatter, reductions, shapes
 
 # ===== helper ops: flip, shift, gather and scatter along a dim ===============================
@@ -53,21 +53,12 @@ def _take_along(x, index=None, dim=0, keepdim=True):
     return out if keepdim else xp.squeeze(out, axis=dim)
 
 
-def _scatter_into_zeros(g, index=None, dim=0, keepdim=True, shape=()):
-    """zeros of ``shape`` with g written at ``index`` along dim (indices are distinct)"""
-    out = xp.zeros(shape, dtype=g.dtype)
-    if len(shape) == 0:
-        out[...] = xp.sum(g)  # index is 0 (or empty)
-        return out
-    if not keepdim:
-        g = xp.expand_dims(g, dim)
-    xp.put_along_axis(out, index, g, axis=dim)
-    return out
-
-
 def _take_along_vjp(g, x_shape, index, dim, keepdim):
-    """∂x[index]/∂x = 1 at the picked entry: g is written back where it was read"""
-    return scatter_into_zeros(g, index=index, dim=dim, keepdim=keepdim, shape=x_shape)
+    """∂x[index]/∂x = 1 at the picked entry: g is written back where it was read (zeros
+    elsewhere), as PyTorch's value_selecting_reduction_backward."""
+    if not keepdim:
+        g = shapes.unsqueeze(g, dim=dim)
+    return gather_scatter.scatter(xp.zeros(x_shape, dtype=np_dtype(g)), index, g, dim=dim)
 
 
 _PICKED = (
@@ -99,18 +90,6 @@ def gather_along(t, index, dim: int, keepdim: bool):
     out = gather_scatter.gather(t, index, dim=dim)
     return out if keepdim else shapes.squeeze(out, dims=(dim,), variant=1)
 
-
-scatter_into_zeros = defop(
-    "scatter_into_zeros",
-    _scatter_into_zeros,
-    args=("g",),
-    dtypes=KEEP,
-    node="ScatterBackward0",
-    vjp=lambda gg, index, dim, keepdim: gather_along(gg, index, dim, keepdim),
-    jvp=lambda t, index, dim, keepdim, shape: scatter_into_zeros(
-        t, index=index, dim=dim, keepdim=keepdim, shape=shape
-    ),
-)
 
 max_dim = _selecting("max_dim", "MaxBackward0", "the max along dim, at its (first) index")
 
@@ -154,27 +133,4 @@ mode = _selecting(
     "ModeBackward0",
     "the most frequent entry along dim (the smallest such), at its last index",
     _PICKED + " With nan in the slice PyTorch's index may differ.",
-)
-
-
-def _scatter_add_into_zeros(g, index=None, dim=0, shape=()):
-    """zeros of ``shape`` with g added at ``index`` along dim (repeated indices add up)"""
-    out = xp.zeros(shape, dtype=g.dtype)
-    if len(shape) == 0:
-        out[...] = xp.sum(g)
-        return out
-    where = list(xp.indices(index.shape, sparse=True))
-    where[dim] = index
-    xp.add.at(out, tuple(where), g)
-    return out
-
-
-scatter_add_into_zeros = defop(
-    "scatter_add_into_zeros",
-    _scatter_add_into_zeros,
-    args=("g",),
-    dtypes=KEEP,
-    node="ScatterAddBackward0",
-    vjp=lambda gg, index, dim: gather_along(gg, index, dim, True),
-    jvp=lambda t, index, dim, shape: scatter_add_into_zeros(t, index=index, dim=dim, shape=shape),
 )
