@@ -8,7 +8,7 @@ from .. import _dtypes
 from .._backend import xp
 from .._promotion import result_type
 from ..autograd.recording import FLOAT, array_of, defop, floating_only, no_bool
-from . import logical, reductions, shapes, special, unary
+from . import indexing, logical, reductions, shapes, special, unary
 
 
 def _sigmoid(x):
@@ -480,9 +480,9 @@ def _glu(x, dim=-1):
 def _glu_grad(g, x, x_shape, dim):
     # d/da a σ(b) = σ(b), d/db a σ(b) = a σ(b)(1 - σ(b)): the two halves of the gradient
     first, second = _halves(x_shape, dim)
-    a, b = shapes.getitem(x, key=first), shapes.getitem(x, key=second)
+    a, b = indexing.getitem(x, key=first), indexing.getitem(x, key=second)
     s = sigmoid(b)
-    return shapes.index_into_zeros(g * s, shape=x_shape, key=first) + shapes.index_into_zeros(
+    return indexing.index_into_zeros(g * s, shape=x_shape, key=first) + indexing.index_into_zeros(
         g * (a * (s * (1 - s))), shape=x_shape, key=second
     )
 
@@ -490,9 +490,11 @@ def _glu_grad(g, x, x_shape, dim):
 def _glu_jvp(t, x, x_shape, dim):
     # J t = σ(b) t_a + a σ(b)(1 - σ(b)) t_b
     first, second = _halves(x_shape, dim)
-    a, b = shapes.getitem(x, key=first), shapes.getitem(x, key=second)
+    a, b = indexing.getitem(x, key=first), indexing.getitem(x, key=second)
     s = sigmoid(b)
-    return s * shapes.getitem(t, key=first) + (a * (s * (1 - s))) * shapes.getitem(t, key=second)
+    return s * indexing.getitem(t, key=first) + (a * (s * (1 - s))) * indexing.getitem(
+        t, key=second
+    )
 
 
 glu = defop(

@@ -41,7 +41,9 @@ def _pad_to(g, index, src_shape):
     """g (index's shape) placed at the head of zeros of src_shape."""
     if tuple(src_shape) == tuple(index.shape):
         return g
-    return shapes.index_into_zeros(g, shape=src_shape, key=tuple(slice(0, n) for n in index.shape))
+    return indexing.index_into_zeros(
+        g, shape=src_shape, key=tuple(slice(0, n) for n in index.shape)
+    )
 
 
 gather = defop(
@@ -325,7 +327,7 @@ index_put_accumulate = defop(
     node="IndexPutBackward0",
     vjp=(
         lambda g: g,  # x passes through
-        lambda g, key: shapes.getitem(g, key=key),  # summed to value's shape by the engine
+        lambda g, key: indexing.getitem(g, key=key),  # summed to value's shape by the engine
     ),
     jvp=(
         lambda t: t,
@@ -347,7 +349,7 @@ def _masked_scatter_source_vjp(g, mask, source_shape):
     picked = indexing.masked_select(g, mask)
     n = math.prod(source_shape)
     return shapes.reshape(
-        shapes.index_into_zeros(picked, shape=(n,), key=slice(0, picked.shape[0])), source_shape
+        indexing.index_into_zeros(picked, shape=(n,), key=slice(0, picked.shape[0])), source_shape
     )
 
 

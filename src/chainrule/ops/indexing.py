@@ -6,8 +6,8 @@ import math
 
 import numpy
 
-from .._backend import xp
-from ..autograd.recording import KEEP, array_of, defop
+from .._backend import ndarray, xp
+from ..autograd.recording import KEEP, array_of, defop, np_dtype
 from . import shapes
 
 # ----- masked_fill, masked_select, take ---------------------------------------------------
@@ -61,7 +61,7 @@ def _masked_select(x, mask):
 def _unmask(g, x_shape, mask):
     """The VJP of masked_select: g put back where the mask is True, in mask's broadcast shape."""
     shape = numpy.broadcast_shapes(tuple(x_shape), array_of(mask).shape)
-    return shapes.index_into_zeros(g, shape=shape, key=xp.broadcast_to(array_of(mask), shape))
+    return index_into_zeros(g, shape=shape, key=xp.broadcast_to(array_of(mask), shape))
 
 
 masked_select = defop(
@@ -86,9 +86,117 @@ take = defop(
     dtypes=KEEP,
     vjp=(
         lambda g, x_shape, index: shapes.reshape(
-            shapes.index_into_zeros(g, shape=(math.prod(x_shape),), key=array_of(index)), x_shape
+            index_into_zeros(g, shape=(math.prod(x_shape),), key=array_of(index)), x_shape
         ),  # repeated indices add up
         None,
     ),
     jvp=(lambda t, index: take(t, index), None),
+)
+
+
+# ----- x[key]: reading, and writing into a copy ---------------------------------------------
+
+
+def _getitem(x, key=()):
+    """x[key] (an element of an array is a 0-d view, as in PyTorch, not a copy)"""
+    out = x[key]
+    if type(out) is not ndarray:
+        out = x[(*key, Ellipsis) if isinstance(key, tuple) else (key, Ellipsis)]
+    return out
+
+
+def _index_node_name(x, key=()) -> str:
+    """PyTorch applies basic indexing one part at a time; the last real step names the node.
+
+    A lone slice is always sliced (SliceBackward0); inside a tuple, a slice PyTorch sees
+    as whole (``_whole_slice``) is skipped, and a key that does nothing is an alias.
+    """
+    if isinstance(key, slice):
+        return "SliceBackward0"
+    parts = key if isinstance(key, tuple) else (key,)
+    name = "AliasBackward0"
+    dim = 0
+    for p in parts:
+        if isinstance(p, bool) or not isinstance(p, (int, slice, type(None), type(Ellipsis))):
+            return "IndexBackward0"
+        if isinstance(p, int):
+            name = "SelectBackward0"
+            dim += 1
+        elif isinstance(p, slice):
+            if not _whole_slice(p, x.shape[dim] if dim < x.ndim else 0):
+                name = "SliceBackward0"
+            dim += 1
+        elif p is None:
+            name = "UnsqueezeBackward0"
+        else:  # Ellipsis: skips the dims that the parts after it do not consume
+            dim += x.ndim - sum(1 for q in parts if q is not None and q is not Ellipsis)
+    return name
+
+
+def _whole_slice(p: slice, size: int) -> bool:
+    """Whether PyTorch skips this slice: start None or 0 (never negative), stop at least the
+    size, step 1."""
+    stop = size if p.stop is None else min(p.stop + (size if p.stop < 0 else 0), size)
+    return p.start in (None, 0) and stop == size and p.step in (None, 1)
+
+
+getitem = defop(
+    "getitem",
+    _getitem,
+    dtypes=KEEP,
+    view=True,
+    node=_index_node_name,
+    vjp=lambda g, x_shape, key: index_into_zeros(g, shape=x_shape, key=key),
+    jvp=lambda t, key: getitem(t, key=key),
+    conventions="Repeated indices accumulate their gradients.",
+)
+
+
+def _index_into_zeros(g, shape=(), key=()):
+    """zeros of ``shape`` with g added at ``key`` (repeated indices add up)"""
+    out = xp.zeros(shape, dtype=g.dtype)
+    if _is_basic(key):  # no index can repeat: plain assignment, much faster than add.at
+        out[key] = g
+    else:
+        xp.add.at(out, key, g)
+    return out
+
+
+def _is_basic(key) -> bool:
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(p is None or p is Ellipsis or isinstance(p, slice) or type(p) is int for p in parts)
+
+
+index_into_zeros = defop(
+    "index_into_zeros",
+    _index_into_zeros,
+    args=("g",),
+    dtypes=KEEP,
+    node="IndexPutBackward0",
+    vjp=lambda gg, key: getitem(gg, key=key),  # reading back at key
+    jvp=lambda t, shape, key: index_into_zeros(t, shape=shape, key=key),
+)
+
+
+def _index_put(x, value, key=()):
+    """x with x[key] replaced by value"""
+    out = x.copy()
+    out[key] = value
+    return out
+
+
+index_put = defop(
+    "index_put",
+    _index_put,
+    args=("x", "value"),
+    node="IndexPutBackward0",
+    dtypes=KEEP,
+    vjp=(
+        lambda g, key: index_put(g, 0, key=key),  # written places no longer depend on x
+        lambda g, key: getitem(g, key=key),  # the engine sums it to the value's shape
+    ),
+    jvp=(
+        lambda t, key: index_put(t, 0, key=key),
+        lambda t, x_shape, key: index_put(xp.zeros(x_shape, dtype=np_dtype(t)), t, key=key),
+    ),
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from ..autograd.recording import KEEP, SequenceOp, defop
-from . import reductions, shapes
+from . import indexing, reductions, shapes
 
 # ----- repeat, tile, flip, roll -----------------------------------------------------------
 
@@ -74,7 +74,7 @@ cat = SequenceOp(
     "cat",
     _cat,
     node="CatBackward0",
-    vjp=lambda g, i, dim, offsets: shapes.getitem(
+    vjp=lambda g, i, dim, offsets: indexing.getitem(
         g, key=shapes._key_of(dim, slice(offsets[i], offsets[i + 1]))
     ),  # the i-th tensor's block of the gradient
     jvp=lambda tangents, dim, offsets: cat(tangents, dim=dim, offsets=offsets),
@@ -90,7 +90,7 @@ stack = SequenceOp(
     "stack",
     _stack,
     node="StackBackward0",
-    vjp=lambda g, i, dim: shapes.getitem(
+    vjp=lambda g, i, dim: indexing.getitem(
         g, key=shapes._key_of(dim, i)
     ),  # the i-th slice of the gradient
     jvp=lambda tangents, dim: stack(tangents, dim=dim),

@@ -260,7 +260,7 @@ def index_put(input: Tensor, indices, values: Any, accumulate: bool = False) -> 
     try:
         if accumulate:
             return gather_scatter.index_put_accumulate(input, values, key=key)
-        return shapes.index_put(input, values, key=key)
+        return indexing.index_put(input, values, key=key)
     except IndexError as exc:
         raise _index_error(exc, input._data.shape) from None
 
@@ -497,9 +497,9 @@ def getitem(input: Tensor, key: Any) -> Tensor:
         if advanced is not None or not isinstance(key, tuple):
             basic = _plain(basic)  # x[:] is sliced, x[:,] an alias: keep the tuple as given
     try:
-        out = shapes.getitem(input, key=basic)
+        out = indexing.getitem(input, key=basic)
         if advanced is not None:
-            out = shapes.getitem(out, key=_plain(advanced))
+            out = indexing.getitem(out, key=_plain(advanced))
     except IndexError as exc:
         raise _index_error(exc, input._data.shape) from None
     return out
@@ -532,7 +532,7 @@ def _is_whole(parts: tuple, shape: tuple) -> bool:
         return False
     at = parts.index(Ellipsis) if Ellipsis in parts else len(parts)
     dims = list(range(at)) + list(range(len(shape) - (len(slices) - at), len(shape)))
-    return all(shapes._whole_slice(p, shape[d]) for p, d in zip(slices, dims))
+    return all(indexing._whole_slice(p, shape[d]) for p, d in zip(slices, dims))
 
 
 def setitem(input: Tensor, key: Any, value: Any) -> None:
@@ -566,7 +566,7 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
         if not _is_whole(basic, input._data.shape):
             target = _region(input, basic)
             parts = advanced
-        _inplace(target, shapes.index_put, (target, value), {"key": _plain(parts)})
+        _inplace(target, indexing.index_put, (target, value), {"key": _plain(parts)})
     except IndexError as exc:
         raise _index_error(exc, input._data.shape) from None
     except ValueError as exc:
@@ -575,11 +575,11 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
 
 def _region(input: Tensor, key: tuple) -> Tensor:
     """input[key] for a basic key: a view, even when empty (NumPy shares no memory then)."""
-    region = shapes.getitem(input, key=key)
+    region = indexing.getitem(input, key=key)
     if region._view is None and not region._data.size:
         vc = _counter(input)
         region._vc = vc
-        region._view = view_record(shapes.getitem, input, {"key": key}, vc)
+        region._view = view_record(indexing.getitem, input, {"key": key}, vc)
     return region
 
 
@@ -623,7 +623,7 @@ def _write_region(input: Tensor, parts: tuple, value: Any, scalar: bool) -> None
             input.fill_(value)
         return
     key = _plain(parts)
-    region = shapes.getitem.forward(input._data, key=key)
+    region = indexing.getitem.forward(input._data, key=key)
     if isinstance(value, Tensor) and value._data.ndim > region.ndim:
         raise RuntimeError(
             f"expand({value._dtype.scalar_name}Tensor{{{list(value._data.shape)}}}, "
@@ -632,7 +632,7 @@ def _write_region(input: Tensor, parts: tuple, value: Any, scalar: bool) -> None
             f"dimensions in the tensor ({value._data.ndim})"
         )
     # one CopySlices node: input with the region replaced by the value
-    _inplace(input, view_scatter, (input, value), {"steps": ((shapes.getitem, {"key": key}),)})
+    _inplace(input, view_scatter, (input, value), {"steps": ((indexing.getitem, {"key": key}),)})
 
 
 def _scatter_method(self, dim, index, src=None, value=None, *, reduce=None):

@@ -12,7 +12,7 @@ from ..._tensor import Tensor, _counter, _make, _wrap_dim
 from ...autograd import forward_ad
 from ...autograd.inplace import check_inplace, inplace_view
 from ...autograd.views import view_record
-from ...ops import copies, joining, shapes
+from ...ops import copies, indexing, joining, shapes
 from ..args import shape_args, tensor_arg
 
 
@@ -81,7 +81,7 @@ def movedim(input: Tensor, source, destination) -> Tensor:
         if len(set(dims)) != len(dims):
             raise RuntimeError(f"movedim: repeated dim in `{what}` ({list(given)})")
     if not nd:
-        return shapes.getitem(input, key=Ellipsis)  # a 0-d tensor: an alias, as in PyTorch
+        return indexing.getitem(input, key=Ellipsis)  # a 0-d tensor: an alias, as in PyTorch
     order = [-1] * nd
     for a, b in zip(s, d):
         order[b] = a
@@ -229,7 +229,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
             f"select(): index {index} out of range for tensor of size "
             f"{list(input._data.shape)} at dimension {dim}"
         )
-    return shapes.getitem(input, key=shapes._key_of(d, index % size))
+    return indexing.getitem(input, key=shapes._key_of(d, index % size))
 
 
 def _split_views(input: Tensor, d: int, sizes: tuple, unbind: bool, kind: str) -> tuple:

@@ -8,7 +8,7 @@ from ... import _dtypes
 from ..._backend import xp
 from ..._tensor import Tensor, wrap
 from ...autograd.recording import KEEP, defop, np_dtype
-from .. import reductions, shapes
+from .. import indexing, reductions, shapes
 from . import factorizations, matrices, products
 
 
@@ -63,7 +63,7 @@ def _skew_divide(m, values):
 
 
 def _getitem(x, key):
-    return shapes.getitem(x, key=key)
+    return indexing.getitem(x, key=key)
 
 
 def _check_floating(name: str, x) -> None:
