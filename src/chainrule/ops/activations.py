@@ -1,4 +1,10 @@
-"""activations: TODO docstring."""
+"""Activation functions: relu, sigmoid, hardtanh, leaky_relu, hardsigmoid,
+hardswish, elu, selu, celu, gelu, softplus, logsigmoid, silu, mish, threshold, the
+shrinkages, glu, prelu, rrelu.
+
+Where PyTorch's in-place kernel saves its output rather than its input (leaky_relu_, elu_,
+celu_, threshold_, rrelu_), a ``..._result`` op computes the derivative from the output, as
+PyTorch's ``...Backward1`` nodes do."""
 
 from __future__ import annotations
 

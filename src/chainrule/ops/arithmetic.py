@@ -1,4 +1,9 @@
-"""arithmetic: TODO docstring."""
+"""Arithmetic: add, sub, mul, div, neg, reciprocal, pow, and the rounding divisions
+(remainder, fmod, floor_divide, div with rounding_mode).
+
+Each op is one ``defop`` entry (see docs/architecture.md): the forward on arrays, then one
+VJP and one JVP per input, the derivative in a comment beside each. A VJP returns the
+gradient at the broadcast shape; the engine sums it back to each input's shape."""
 
 from __future__ import annotations
 
@@ -19,7 +24,7 @@ F16 = xp.dtype(xp.float16)
 
 BOOL = xp.dtype(xp.bool_)
 
-# ----- arithmetic ----------------------------------------------------------------
+# ----- add, sub, mul, div, neg, reciprocal, pow ----------------------------------------------
 
 
 _ONE = 1  # the default alpha: small ints are one object, so `alpha is _ONE` is exact

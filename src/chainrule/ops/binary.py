@@ -1,4 +1,9 @@
-"""binary: TODO docstring."""
+"""Functions of two inputs with PyTorch's tie and nan conventions: maximum, minimum,
+fmax, fmin, clamp (with tensor or number bounds), atan2, hypot, lerp, xlogy, logaddexp,
+copysign, ldexp, heaviside, nextafter.
+
+Where a derivative has a kink (a tie in maximum, a bound in clamp) the subgradient chosen
+is stated in the op's ``conventions``, as PyTorch chooses it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""copies: TODO docstring."""
+"""Copies, casts and fills: clone, to(dtype), fill_, zero_, copy_.
+
+Their derivatives are the simplest there are: 1 for a copy or a cast (the engine casts the
+gradient back to the input's dtype), 0 for what a fill overwrites."""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""gather_scatter: TODO docstring."""
+"""Gathering and scattering along a dim: gather, scatter, scatter_add,
+index_select, index_add, index_fill, index_copy, masked_scatter, unfold.
+
+Gather and scatter-add are each other's transposes: the VJP of a gather scatter-adds the
+gradient back, and the VJP of a scatter_add's source gathers it."""
 
 from __future__ import annotations
 

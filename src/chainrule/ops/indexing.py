@@ -1,4 +1,8 @@
-"""indexing: TODO docstring."""
+"""Indexing: ``x[key]`` (getitem), writes into a copy at a key (index_put),
+masked_fill, masked_select and take.
+
+Reading at a key is linear: its VJP writes the gradient into zeros at the key
+(``index_into_zeros``), where repeated indices add up."""
 
 from __future__ import annotations
 

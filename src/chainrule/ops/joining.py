@@ -1,4 +1,8 @@
-"""joining: TODO docstring."""
+"""Joining and tiling: cat and stack (ops over a sequence of tensors, one edge
+per tensor), repeat, flip, roll.
+
+The VJP of a join cuts the gradient into the inputs' blocks; of repeat, sums the copies; of
+flip and roll, flips or rolls it back."""
 
 from __future__ import annotations
 

@@ -1,4 +1,9 @@
-"""logical: TODO docstring."""
+"""Comparisons, selection, logical and bitwise ops, predicates: results that are
+bools or integers and carry no gradient, and ``where``, whose gradient flows to the chosen
+branch.
+
+``select`` is ``where`` for use inside VJPs and JVPs: on arrays (backward without
+create_graph) it is NumPy's where, on tensors the op itself."""
 
 from __future__ import annotations
 

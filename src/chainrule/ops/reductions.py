@@ -1,4 +1,9 @@
-"""reductions: TODO docstring."""
+"""Reductions over dims: sum, mean, nansum, prod, amax, amin, the full max, min
+and median, var, std, and vector_norm.
+
+Two gradient patterns recur. A sum's VJP broadcasts the gradient back over the reduced dims
+(``unreduce``). A reduction to an extreme value shares the gradient equally among the
+entries that tie for it. ``prod`` has exact gradients with zeros in the input."""
 
 from __future__ import annotations
 
@@ -223,7 +228,7 @@ nansum = defop(
     conventions="nan entries get a gradient of 0.",
 )
 
-# ===== prod ===============================================================================
+# ----- prod ------------------------------------------------------------------------------------
 
 
 def _prod(x, dim=None, keepdim=False, dtype=None):
@@ -284,7 +289,7 @@ prod = defop(
     ),
 )
 
-# ===== amax, amin, and the full max, min, median: the gradient shared among ties =============
+# ----- amax, amin, and the full max, min, median: the gradient shared among ties ---------------
 
 
 def _share(x, ans, dim, keepdim, nan_ties: bool):
@@ -421,7 +426,7 @@ nanmedian_all = _sharing(
     _SHARED + " With every entry nan, the nan entries share it.",
 )
 
-# ===== var and std ==========================================================================
+# ----- var and std -----------------------------------------------------------------------------
 
 
 def _var(x, dim=None, correction=1, keepdim=False):

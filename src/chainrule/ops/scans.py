@@ -1,4 +1,8 @@
-"""scans: TODO docstring."""
+"""Scans along a dim: cumsum, cumprod, cummax, cummin, logcumsumexp.
+
+The VJP of a cumulative sum is the reversed cumulative sum of the gradient; cumprod's is
+exact with zeros in the input; logcumsumexp's rules are formed in log space; cummax and
+cummin send each gradient to the index they return (repeats add up)."""
 
 from __future__ import annotations
 
@@ -92,7 +96,7 @@ logcumsumexp = defop(
     conventions="Stable for large |x|: the sums of the rules are formed in log space.",
 )
 
-# ===== cumsum and cumprod ===================================================================
+# ----- cumsum and cumprod ----------------------------------------------------------------------
 
 
 def _cum_dtype(x, dtype):

@@ -1,4 +1,9 @@
-"""shapes: TODO docstring."""
+"""Shapes and views: view, reshape, expand and sum_to, permute, transpose, t,
+squeeze, unsqueeze, narrow, split.
+
+Shape ops are linear, so each JVP is the op itself applied to the tangent and each VJP is the
+op's transpose: a reshape back, a sum over broadcast dims, the inverse permutation. Ops that
+return views share their input's memory and version counter (``view=True``)."""
 
 from __future__ import annotations
 

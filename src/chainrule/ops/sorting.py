@@ -1,4 +1,9 @@
-"""sorting: TODO docstring."""
+"""Selections by value along a dim: sort, topk, kthvalue, mode, median and max/min
+with dim.
+
+Each is one op that reads the input at the indices the forward found (``_selecting``); its
+VJP writes the gradient back at those indices (a scatter), so the gradient goes to the
+entry whose index is returned, as in PyTorch."""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ from .._backend import xp
 from ..autograd.recording import KEEP, defop, np_dtype
 from . import gather_scatter, reductions, shapes
 
-# ===== helper ops: flip, shift, gather and scatter along a dim ===============================
+# ----- shifting along a dim, and the selecting ops ------------------------------------------
 
 
 def _shift(x, dim=0, fill=0.0):

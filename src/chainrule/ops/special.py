@@ -1,4 +1,9 @@
-"""special: TODO docstring."""
+"""Special functions: erf, erfc and erfinv, the gamma family (lgamma, digamma,
+polygamma), the modified Bessel functions I0 and I1 (and their scaled forms), logit, and the
+standard normal CDF.
+
+NumPy has none of them, so their forwards are computed here, in float64, with their
+accuracy stated and tested; the derivatives are the classical ones, in comments."""
 
 from __future__ import annotations
 

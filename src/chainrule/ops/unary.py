@@ -1,4 +1,9 @@
-"""unary: TODO docstring."""
+"""Functions of one input: exponentials and logarithms, powers and roots,
+trigonometric and hyperbolic functions, abs and sign, rounding, and the other elementwise
+maps (nan_to_num, deg2rad, sinc).
+
+The Jacobian of an elementwise op is diagonal: each JVP multiplies the tangent by the same
+local derivative the VJP multiplies the gradient by, and the comment beside the VJP gives it."""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from .._backend import xp
 from ..autograd.recording import FLOAT, defop, floating_only, no_bool
 from . import arithmetic, copies, logical
 
-# ----- one-input functions ----------------------------------------------------------
+# ----- exp, log, sin, cos, tanh, sqrt, sign, abs ---------------------------------------------
 
 # For an elementwise op, the Jacobian is diagonal: the JVP multiplies the tangent by
 # the same local derivative the VJP multiplies the gradient by.
@@ -341,7 +346,7 @@ nan_to_num = defop(
     conventions="The gradient is 0 where x is nan or ±inf (the value was replaced).",
 )
 
-# ----- more pointwise ops: sgn, one-sided clamps, xlogy, logaddexp, logit, copysign, ... ---
+# ----- sgn, nan_to_num, degrees and radians, sinc ------------------------------------------
 
 sgn = defop(
     "sgn",

@@ -1,4 +1,6 @@
-"""activations: TODO docstring."""
+"""PyTorch's top-level signatures for the activations and normalizations
+(``chainrule.softmax(input, dim, dtype)``, ``chainrule.selu_``, ...) and ``chainrule.special``'s
+softmax, log_softmax and logsumexp."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""functional: TODO docstring."""
+"""``torch.nn.functional``'s signatures for the activations: ``inplace=``,
+``dim=None`` with PyTorch's legacy implicit dim, and its argument checks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""indexing: TODO docstring."""
+"""PyTorch's signatures for indexing, gather and scatter: index checks with
+PyTorch's errors, and ``x[key]`` and ``x[key] = value`` with PyTorch's advanced-indexing
+rules (the key is split into its basic part, a view, and its advanced part)."""
 
 from __future__ import annotations
 

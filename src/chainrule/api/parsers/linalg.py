@@ -1,4 +1,7 @@
-"""linalg: TODO docstring."""
+"""PyTorch's signatures for the linear algebra: ``chainrule.*`` and
+``chainrule.linalg`` functions, their checks and errors, results as named tuples, and the
+compositions PyTorch defines in terms of other public functions (matrix_power, multi_dot,
+cond, matrix_rank, the norms)."""
 
 from __future__ import annotations
 
@@ -39,7 +42,7 @@ def _is_vector_rhs(a_shape: tuple, b_shape: tuple) -> bool:
     )
 
 
-# ===== public functions ======================================================================
+# ----- products, parts, inverses, factorizations ------------------------------------------------
 
 
 def bmm(input, mat2, *, out=None):  # noqa: F811 - the public function over the op

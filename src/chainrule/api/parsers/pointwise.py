@@ -1,4 +1,7 @@
-"""pointwise: TODO docstring."""
+"""PyTorch's signatures for the pointwise ops (arithmetic, unary, special,
+binary, logical, copies): the argument handling that turns a public call into an op call,
+and the Tensor methods whose signatures differ from the functions (``x.to(...)``,
+``x.round(decimals=)``, ``x.T``)."""
 
 from __future__ import annotations
 
@@ -225,7 +228,7 @@ def rounded_div(input, other, rounding_mode):
     )
 
 
-# ----- the ops added after the first pointwise set ------------------------------------------
+# ----- more pointwise signatures --------------------------------------------------------------
 
 
 def sgn(input, *, out=None):  # noqa: A002

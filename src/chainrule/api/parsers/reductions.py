@@ -1,4 +1,6 @@
-"""reductions: TODO docstring."""
+"""PyTorch's signatures for the reductions, scans and sorts: dims as ints,
+lists or None, ``keepdim``, ``dtype``, ``correction``, and results as named tuples
+(``torch.return_types.max`` and its kin)."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return reductions.mean(input, dim=dim_arg(dim), keepdim=keepdim, dtype=dtype)
 
 
-# ===== named tuples, as torch.return_types ===================================================
+# ----- results as torch.return_types ----------------------------------------------------------
 
 
 _MAX, _MIN, _SORT, _TOPK, _KTHVALUE, _MODE = (
@@ -36,7 +38,7 @@ def _index_tensor(index, dim: int, keepdim: bool, ndim: int) -> Tensor:
     return wrap(xp.asarray(out, dtype=xp.int64))
 
 
-# ===== public functions ======================================================================
+# ----- the reductions ----------------------------------------------------------------------------
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002

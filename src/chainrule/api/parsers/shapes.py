@@ -1,4 +1,6 @@
-"""shapes: TODO docstring."""
+"""PyTorch's signatures for the shape ops and joins: sizes as varargs or one
+sequence, dims wrapped with PyTorch's IndexError, ``split``'s sizes, ``cat``'s checks, and the
+in-place view methods (``squeeze_``, ``t_``)."""
 
 from __future__ import annotations
 

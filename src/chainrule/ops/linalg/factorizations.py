@@ -1,4 +1,10 @@
-"""factorizations: TODO docstring."""
+"""Factorizations: cholesky, QR, the symmetric eigendecomposition, the
+SVD, LU with partial pivoting, and the matrix exponential.
+
+A decomposition with several outputs has one op (and one node) per output; the forward
+factorizes once and the outputs share it. The derivatives are the standard matrix-calculus
+ones (stated beside each VJP); where a factor is not unique (eigenvector signs, repeated
+singular values) the convention is stated with the op."""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""inverses: TODO docstring."""
+"""Inverses and solves: inv, det and log|det|, solve, solve_triangular, pinv,
+lstsq; PyTorch's LinAlgError for singular inputs.
+
+Notation: Xᵀ is the transpose of the last two dims (mT), G the output gradient, T an input's
+tangent. d(A⁻¹) = -A⁻¹ dA A⁻¹, d det A = det A tr(A⁻¹ dA)."""
 
 from __future__ import annotations
 

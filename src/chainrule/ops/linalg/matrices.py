@@ -1,4 +1,7 @@
-"""matrices: TODO docstring."""
+"""Parts of matrices: trace, diagonal (and its embedding), tril, triu, and the
+cross product.
+
+All are linear: each VJP puts the gradient back where the forward read it, zeros elsewhere."""
 
 from __future__ import annotations
 

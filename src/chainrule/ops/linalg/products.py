@@ -1,4 +1,8 @@
-"""products: TODO docstring."""
+"""Matrix products: matmul (with PyTorch's rules for 1-D and batched
+operands), mm, bmm, mv, dot, vdot, the ``beta·input + alpha·product`` family (addmm, addmv,
+addr, baddbmm, addbmm), inner, tensordot, vecdot and einsum.
+
+d(AB) = dA B + A dB: the VJPs are G Bᵀ and Aᵀ G (Xᵀ transposes the last two dims)."""
 
 from __future__ import annotations
 
