@@ -25,7 +25,7 @@ def inplace_method(op_function):
     return method
 
 
-# ----- Tensor methods and operators (methods.py adds these to its table) -----------------------
+# ----- operators: x + y, x == y, ... -----------------------------------------------------------
 
 
 def operator(fn, reflected: bool = False):
