@@ -105,7 +105,7 @@ api.install()
 __version__ = "0.1.0"
 
 
-def is_tensor(obj) -> bool:
+def is_tensor(obj: object) -> bool:
     return isinstance(obj, Tensor)
 
 

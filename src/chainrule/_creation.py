@@ -5,17 +5,20 @@ from __future__ import annotations
 import builtins
 import numbers
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _dtypes
 from ._backend import ndarray, xp
 from ._dtypes import dtype as DType
 from ._tensor import Tensor, _make, device
 
+if TYPE_CHECKING:
+    from ._tensor import device as Device
+
 # ----- from data -----------------------------------------------------------------------
 
 
-def _infer_array(data: Any, dtype: DType | None):
+def _infer_array(data: Any, dtype: DType | None) -> tuple[Any, DType]:
     """``data`` (nested sequences, numbers, arrays, tensors) as an array of PyTorch's dtype."""
     if isinstance(data, Tensor):
         arr = data._data
@@ -76,14 +79,21 @@ def _check_requires_grad(t: Tensor, requires_grad: bool) -> Tensor:
     return t
 
 
-def tensor(data: Any, *, dtype=None, device=None, requires_grad: bool = False, pin_memory=False):
+def tensor(
+    data: Any,
+    *,
+    dtype: DType | None = None,
+    device: str | Device | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     """A new tensor holding a copy of ``data``; Python floats give the default dtype."""
     _check_device(device)
     arr, dt = _infer_array(data, dtype)
     return _check_requires_grad(_make(xp.array(arr, dtype=dt.np), dt), requires_grad)
 
 
-def as_tensor(data: Any, dtype=None, device=None) -> Tensor:
+def as_tensor(data: Any, dtype: DType | None = None, device: str | Device | None = None) -> Tensor:
     """``data`` as a tensor, sharing memory with an array or tensor of the same dtype."""
     _check_device(device)
     if isinstance(data, Tensor):
@@ -115,80 +125,131 @@ def _size(size: Sequence) -> tuple:
     return tuple(int(s) for s in size)
 
 
-def _filled(fill, size, dtype, requires_grad, default=None):
+def _filled(
+    fill: Any, size: Any, dtype: DType | None, requires_grad: bool, default: DType | None = None
+) -> Tensor:
     dt = _dtypes.to_dtype(dtype) if dtype is not None else (default or _dtypes.get_default_dtype())
     arr = xp.full(_size(size), fill, dtype=dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+def zeros(
+    *size: int | Sequence[int],
+    dtype: DType | None = None,
+    device: str | Device | None = None,
+    requires_grad: bool = False,
+    out: Tensor | None = None,
+    layout: Any = None,
+) -> Tensor:
     """A tensor of zeros of the given size."""
     return _filled(0, size, dtype, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+def ones(
+    *size: int | Sequence[int],
+    dtype: DType | None = None,
+    device: str | Device | None = None,
+    requires_grad: bool = False,
+    out: Tensor | None = None,
+    layout: Any = None,
+) -> Tensor:
     """A tensor of ones of the given size."""
     return _filled(1, size, dtype, requires_grad)
 
 
 def empty(
-    *size,
-    dtype=None,
-    device=None,
-    requires_grad=False,
-    out=None,
-    layout=None,
-    memory_format=None,
-    pin_memory=False,
-):
+    *size: int | Sequence[int],
+    dtype: DType | None = None,
+    device: str | Device | None = None,
+    requires_grad: bool = False,
+    out: Tensor | None = None,
+    layout: Any = None,
+    memory_format: Any = None,
+    pin_memory: bool = False,
+) -> Tensor:
     """An uninitialised tensor (chainrule fills it with zeros)."""
     return _filled(0, size, dtype, requires_grad)
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
+def full(
+    size: Sequence[int],
+    fill_value: float,
+    *,
+    dtype: DType | None = None,
+    device: str | Device | None = None,
+    requires_grad: bool = False,
+    out: Tensor | None = None,
+) -> Tensor:
     """A tensor filled with ``fill_value``; the dtype follows the value's type."""
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     return _filled(fill_value, (size,), dtype, requires_grad, _dtypes.scalar_dtype(fill_value))
 
 
-def _like(t: Tensor, fill, dtype, requires_grad):
+def _like(t: Tensor, fill: Any, dtype: DType | None, requires_grad: bool) -> Tensor:
     dt = t._dtype if dtype is None else _dtypes.to_dtype(dtype)
     return _check_requires_grad(_make(xp.full(t._data.shape, fill, dtype=dt.np), dt), requires_grad)
 
 
 def zeros_like(
-    input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None
-):
+    input: Tensor,
+    *,
+    dtype: DType | None = None,
+    device: str | Device | None = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+    layout: Any = None,
+) -> Tensor:
     return _like(input, 0, dtype, requires_grad)
 
 
 def ones_like(
-    input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None
-):
+    input: Tensor,
+    *,
+    dtype: DType | None = None,
+    device: str | Device | None = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+    layout: Any = None,
+) -> Tensor:
     return _like(input, 1, dtype, requires_grad)
 
 
 def empty_like(
-    input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None
-):
+    input: Tensor,
+    *,
+    dtype: DType | None = None,
+    device: str | Device | None = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+    layout: Any = None,
+) -> Tensor:
     return _like(input, 0, dtype, requires_grad)
 
 
 def full_like(
-    input,
-    fill_value,
+    input: Tensor,
+    fill_value: float,
     *,
-    dtype=None,
-    device=None,
-    requires_grad=False,
-    memory_format=None,
-    layout=None,
-):
+    dtype: DType | None = None,
+    device: str | Device | None = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+    layout: Any = None,
+) -> Tensor:
     return _like(input, fill_value, dtype, requires_grad)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+def eye(
+    n: int,
+    m: int | None = None,
+    *,
+    dtype: DType | None = None,
+    device: str | Device | None = None,
+    requires_grad: bool = False,
+    out: Tensor | None = None,
+    layout: Any = None,
+) -> Tensor:
     """The n×m identity matrix."""
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     arr = xp.eye(n, n if m is None else m, dtype=dt.np)
@@ -196,16 +257,16 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None, la
 
 
 def arange(
-    start=0,
-    end=None,
-    step=1,
+    start: float = 0,
+    end: float | None = None,
+    step: float = 1,
     *,
-    dtype=None,
-    device=None,
-    requires_grad=False,
-    out=None,
-    layout=None,
-):
+    dtype: DType | None = None,
+    device: str | Device | None = None,
+    requires_grad: bool = False,
+    out: Tensor | None = None,
+    layout: Any = None,
+) -> Tensor:
     """Values from start to end (exclusive) in steps; integers give int64, else the default float."""
     if end is None:
         start, end = 0, start
@@ -226,8 +287,16 @@ def arange(
 
 
 def linspace(
-    start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None, layout=None
-):
+    start: float | Tensor,
+    end: float | Tensor,
+    steps: int,
+    *,
+    dtype: DType | None = None,
+    device: str | Device | None = None,
+    requires_grad: bool = False,
+    out: Tensor | None = None,
+    layout: Any = None,
+) -> Tensor:
     """``steps`` evenly spaced values from start to end inclusive."""
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     if int(steps) < 0:
@@ -245,7 +314,7 @@ def tensor_new(cls: type, *args: Any, **kwargs: Any) -> Tensor:
     return _legacy_new(cls, _dtypes.get_default_dtype(), args, kwargs)
 
 
-def _legacy_new(cls, dt: DType, args: tuple, kwargs: dict) -> Tensor:
+def _legacy_new(cls: type, dt: DType, args: tuple, kwargs: dict) -> Tensor:
     """``FloatTensor(2, 3)`` is an (uninitialised) 2x3 tensor; ``FloatTensor([1, 2])`` copies data."""
     if kwargs.get("device") not in (None, "cpu"):
         device(kwargs["device"])

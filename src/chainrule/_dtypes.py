@@ -6,6 +6,9 @@ scripts written for PyTorch print the same text under chainrule.
 
 from __future__ import annotations
 
+import builtins
+from typing import Any
+
 from ._backend import xp
 
 
@@ -24,7 +27,9 @@ class dtype:  # noqa: N801 - PyTorch's spelling
         "c_name",
     )
 
-    def __init__(self, name: str, np_dtype, category: int, scalar_name: str, c_name: str) -> None:
+    def __init__(
+        self, name: str, np_dtype: Any, category: builtins.int, scalar_name: str, c_name: str
+    ) -> None:
         self.name = name
         # PyTorch's names of the type: in its errors ("not implemented for 'Long'"), the
         # legacy constructor ("torch.LongTensor") and C++ messages ("int64_t")
@@ -38,13 +43,13 @@ class dtype:  # noqa: N801 - PyTorch's spelling
         self.itemsize = self.np.itemsize
 
     @property
-    def is_complex(self) -> bool:
+    def is_complex(self) -> builtins.bool:
         return False
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
 
-    def __reduce__(self):
+    def __reduce__(self) -> str:
         return self.name
 
 
@@ -84,7 +89,7 @@ def set_default_dtype(d: dtype) -> None:
     _default[0] = d
 
 
-def from_numpy_dtype(np_dtype) -> dtype:
+def from_numpy_dtype(np_dtype: Any) -> dtype:
     """The chainrule dtype of a backend dtype; TypeError for one chainrule lacks."""
     try:
         return _FROM_NP[np_dtype]
@@ -99,7 +104,7 @@ def from_numpy_dtype(np_dtype) -> dtype:
         ) from None
 
 
-def to_dtype(d) -> dtype:
+def to_dtype(d: Any) -> dtype:
     """Accept a chainrule dtype, a backend dtype or a Python type (float, int, bool)."""
     if isinstance(d, dtype):
         return d
@@ -120,12 +125,12 @@ _py_bool = True.__class__
 _ORDER = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
 
 
-def scalar_name(d) -> str:
+def scalar_name(d: Any) -> str:
     """PyTorch's name of a dtype or of a backend dtype, as its errors print it ('Long')."""
     return (d if isinstance(d, dtype) else from_numpy_dtype(d)).scalar_name
 
 
-def not_implemented(kernel: str, d) -> NotImplementedError:
+def not_implemented(kernel: str, d: Any) -> NotImplementedError:
     """PyTorch's error of a kernel that has no version for ``d``."""
     return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(d)}'")
 
@@ -159,7 +164,7 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     return a if a.itemsize >= b.itemsize else b
 
 
-def scalar_dtype(value) -> dtype:
+def scalar_dtype(value: Any) -> dtype:
     """The dtype PyTorch gives a Python scalar standing alone (``torch.tensor(value)``)."""
     if isinstance(value, _py_bool):
         return bool
@@ -168,5 +173,5 @@ def scalar_dtype(value) -> dtype:
     return get_default_dtype()
 
 
-def category(d: dtype) -> _py_int:
+def category(d: dtype) -> builtins.int:
     return d._category

@@ -6,10 +6,17 @@ run reproducible. chainrule does not reproduce PyTorch's random streams.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 from . import _dtypes
 from ._backend import xp
 from ._creation import _check_requires_grad, _size
 from ._tensor import Tensor, _make
+
+if TYPE_CHECKING:
+    from ._dtypes import dtype as DType
+    from ._tensor import device as Device
 
 _first_seed = int(xp.random.SeedSequence().entropy) & 0xFFFFFFFFFFFFFFFF
 _gen = [xp.random.default_rng(_first_seed)]
@@ -49,14 +56,14 @@ def initial_seed() -> int:
     return _seed[0]
 
 
-def _float_dtype(dtype, kernel: str):
+def _float_dtype(dtype: Any, kernel: str) -> DType:
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     if not dt.is_floating_point:
         raise _dtypes.not_implemented(kernel, dt)
     return dt
 
 
-def _sample(kind: str, shape: tuple, dt):
+def _sample(kind: str, shape: tuple, dt: DType) -> Any:
     gen = _gen[0]
     np_dt = dt.np if dt.np in (xp.float32, xp.float64) else xp.float32
     arr = gen.standard_normal(shape, dtype=np_dt) if kind == "n" else gen.random(shape, dtype=np_dt)
@@ -64,45 +71,69 @@ def _sample(kind: str, shape: tuple, dt):
 
 
 def randn(
-    *size, dtype=None, device=None, requires_grad=False, generator=None, out=None, layout=None
-):
+    *size: int | Sequence[int],
+    dtype: DType | None = None,
+    device: str | Device | None = None,
+    requires_grad: bool = False,
+    generator: Generator | None = None,
+    out: Tensor | None = None,
+    layout: Any = None,
+) -> Tensor:
     """Samples of the standard normal distribution."""
     dt = _float_dtype(dtype, "normal_kernel_cpu")
     return _check_requires_grad(_make(_sample("n", _size(size), dt), dt), requires_grad)
 
 
 def rand(
-    *size, dtype=None, device=None, requires_grad=False, generator=None, out=None, layout=None
-):
+    *size: int | Sequence[int],
+    dtype: DType | None = None,
+    device: str | Device | None = None,
+    requires_grad: bool = False,
+    generator: Generator | None = None,
+    out: Tensor | None = None,
+    layout: Any = None,
+) -> Tensor:
     """Samples of the uniform distribution on [0, 1)."""
     dt = _float_dtype(dtype, "check_uniform_bounds")
     return _check_requires_grad(_make(_sample("u", _size(size), dt), dt), requires_grad)
 
 
 def randn_like(
-    input: Tensor, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None
-):
+    input: Tensor,
+    *,
+    dtype: DType | None = None,
+    device: str | Device | None = None,
+    requires_grad: bool = False,
+    layout: Any = None,
+    memory_format: Any = None,
+) -> Tensor:
     return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def rand_like(
-    input: Tensor, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None
-):
+    input: Tensor,
+    *,
+    dtype: DType | None = None,
+    device: str | Device | None = None,
+    requires_grad: bool = False,
+    layout: Any = None,
+    memory_format: Any = None,
+) -> Tensor:
     return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def randint(
-    low=0,
-    high=None,
-    size=None,
+    low: int = 0,
+    high: int | Sequence[int] | None = None,
+    size: Sequence[int] | None = None,
     *,
-    dtype=None,
-    device=None,
-    requires_grad=False,
-    generator=None,
-    out=None,
-    layout=None,
-):
+    dtype: DType | None = None,
+    device: str | Device | None = None,
+    requires_grad: bool = False,
+    generator: Generator | None = None,
+    out: Tensor | None = None,
+    layout: Any = None,
+) -> Tensor:
     """Integers drawn uniformly from [low, high); int64 unless dtype says otherwise."""
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
@@ -117,7 +148,14 @@ def randint(
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
-def randperm(n: int, *, dtype=None, device=None, requires_grad=False, generator=None):
+def randperm(
+    n: int,
+    *,
+    dtype: DType | None = None,
+    device: str | Device | None = None,
+    requires_grad: bool = False,
+    generator: Generator | None = None,
+) -> Tensor:
     """A random permutation of 0..n-1 (int64)."""
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.int64
     return _make(_gen[0].permutation(n).astype(dt.np), dt)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from . import _dtypes
 from ._backend import ndarray, xp
@@ -37,7 +38,7 @@ class Size(tuple):
             n *= s
         return n
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> Any:  # an int, or a Size for a slice
         out = tuple.__getitem__(self, key)
         return Size(out) if isinstance(key, slice) else out
 
@@ -171,7 +172,7 @@ class Tensor:
         return self
 
     @property
-    def grad_fn(self):
+    def grad_fn(self) -> Any:  # a Node of autograd/graph.py, or None
         fn = self._grad_fn
         made_at = getattr(self, "_cf_version", None) if fn is not None else None
         if made_at is not None and made_at != self._vc[0]:
@@ -243,7 +244,7 @@ class Tensor:
         self._retains_grad = True
         self._grad_fn._retain(self._output_nr, weakref.ref(self))
 
-    def register_hook(self, hook):
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
         """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one."""
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
@@ -253,7 +254,7 @@ class Tensor:
             return RemovableHandle(self._hooks, hook)
         return self._grad_fn._tensor_pre_hook(self._output_nr, hook)
 
-    def register_post_accumulate_grad_hook(self, hook):
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle:
         """Call ``hook(self)`` after backward has accumulated into this leaf's ``.grad``."""
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
@@ -302,7 +303,7 @@ class Tensor:
     def shape(self) -> Size:
         return Size(self._data.shape)
 
-    def size(self, dim: int | None = None):
+    def size(self, dim: int | None = None) -> Size | int:
         if dim is None:
             return Size(self._data.shape)
         if self._data.ndim == 0:
@@ -349,7 +350,7 @@ class Tensor:
     def is_contiguous(self) -> bool:
         return bool(self._data.flags.c_contiguous)
 
-    def stride(self, dim: int | None = None):
+    def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
         strides = tuple(s // self._data.itemsize for s in self._data.strides)
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
 
@@ -358,14 +359,14 @@ class Tensor:
 
     # ----- conversion to Python and NumPy ----------------------------------------
 
-    def item(self):
+    def item(self) -> int | float | bool:
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
             )
         return self._data.reshape(()).item()
 
-    def tolist(self):
+    def tolist(self) -> Any:
         return self._data.tolist()
 
     def numpy(self, *, force: bool = False) -> ndarray:
@@ -377,7 +378,7 @@ class Tensor:
             )
         return self._data
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> ndarray:
         if self._requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. "
@@ -387,7 +388,7 @@ class Tensor:
             return self._data
         return self._data.astype(dtype, copy=False)
 
-    def _scalar(self, kind: str):
+    def _scalar(self, kind: str) -> Any:
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return self._data.reshape(()).item()
@@ -417,21 +418,21 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Tensor]:
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self._data.shape[0]))
 
-    def __contains__(self, element) -> bool:
+    def __contains__(self, element: Any) -> bool:
         value = element._data if isinstance(element, Tensor) else element
         return bool((self._data == value).any())
 
     __hash__ = object.__hash__
 
-    def __reduce_ex__(self, protocol):
+    def __reduce_ex__(self, protocol: Any) -> tuple:
         return (_rebuild, (self._data, self._dtype.name, self._requires_grad))
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: dict) -> Tensor:
         if self._grad_fn is not None:
             raise RuntimeError(
                 "Only Tensors created explicitly by the user (graph leaves) support the "
@@ -445,7 +446,7 @@ class Tensor:
 
     # ----- printing ----------------------------------------------------------------
 
-    def __repr__(self, *, tensor_contents=None) -> str:
+    def __repr__(self, *, tensor_contents: Any = None) -> str:
         from ._printing import format_tensor
 
         return format_tensor(self._data, self._print_suffixes())
@@ -477,6 +478,66 @@ class Tensor:
     def cuda(self, *args: Any, **kwargs: Any) -> Tensor:
         raise RuntimeError("chainrule runs on the CPU only: Tensor.cuda() is not available.")
 
+    # ----- for type checkers only --------------------------------------------------
+
+    if TYPE_CHECKING:
+        # The methods and operators are attached at import from the name table
+        # (api/table.py), where type checkers do not see them: here are their types.
+        # Methods read as Any; tests/api/test_typing.py checks the operators against
+        # the table's.
+
+        def __getattr__(self, name: str) -> Any: ...
+        def __add__(self, other: Any) -> Tensor: ...
+        def __radd__(self, other: Any) -> Tensor: ...
+        def __sub__(self, other: Any) -> Tensor: ...
+        def __rsub__(self, other: Any) -> Tensor: ...
+        def __mul__(self, other: Any) -> Tensor: ...
+        def __rmul__(self, other: Any) -> Tensor: ...
+        def __truediv__(self, other: Any) -> Tensor: ...
+        def __rtruediv__(self, other: Any) -> Tensor: ...
+        def __pow__(self, other: Any) -> Tensor: ...
+        def __rpow__(self, other: Any) -> Tensor: ...
+        def __matmul__(self, other: Any) -> Tensor: ...
+        def __rmatmul__(self, other: Any) -> Tensor: ...
+        def __mod__(self, other: Any) -> Tensor: ...
+        def __rmod__(self, other: Any) -> Tensor: ...
+        def __floordiv__(self, other: Any) -> Tensor: ...
+        def __rfloordiv__(self, other: Any) -> Tensor: ...
+        def __and__(self, other: Any) -> Tensor: ...
+        def __rand__(self, other: Any) -> Tensor: ...
+        def __or__(self, other: Any) -> Tensor: ...
+        def __ror__(self, other: Any) -> Tensor: ...
+        def __xor__(self, other: Any) -> Tensor: ...
+        def __rxor__(self, other: Any) -> Tensor: ...
+        def __lshift__(self, other: Any) -> Tensor: ...
+        def __rlshift__(self, other: Any) -> Tensor: ...
+        def __rshift__(self, other: Any) -> Tensor: ...
+        def __rrshift__(self, other: Any) -> Tensor: ...
+        def __neg__(self) -> Tensor: ...
+        def __pos__(self) -> Tensor: ...
+        def __abs__(self) -> Tensor: ...
+        def __invert__(self) -> Tensor: ...
+        def __eq__(self, other: Any) -> Tensor: ...  # type: ignore[override]
+        def __ne__(self, other: Any) -> Tensor: ...  # type: ignore[override]
+        def __lt__(self, other: Any) -> Tensor: ...
+        def __le__(self, other: Any) -> Tensor: ...
+        def __gt__(self, other: Any) -> Tensor: ...
+        def __ge__(self, other: Any) -> Tensor: ...
+        def __iadd__(self, other: Any) -> Tensor: ...
+        def __isub__(self, other: Any) -> Tensor: ...
+        def __imul__(self, other: Any) -> Tensor: ...
+        def __itruediv__(self, other: Any) -> Tensor: ...
+        def __ipow__(self, other: Any) -> Tensor: ...
+        def __imod__(self, other: Any) -> Tensor: ...
+        def __ifloordiv__(self, other: Any) -> Tensor: ...
+        def __iand__(self, other: Any) -> Tensor: ...
+        def __ior__(self, other: Any) -> Tensor: ...
+        def __ixor__(self, other: Any) -> Tensor: ...
+        def __ilshift__(self, other: Any) -> Tensor: ...
+        def __irshift__(self, other: Any) -> Tensor: ...
+        def __getitem__(self, key: Any) -> Tensor: ...
+        def __setitem__(self, key: Any, value: Any) -> None: ...
+
 
 def _wrap_dim(dim: int, ndim: int) -> int:
     """A dim in [-ndim, ndim) as a non-negative index, with PyTorch's IndexError otherwise."""
@@ -488,5 +549,5 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     return dim % n
 
 
-def _rebuild(data, dtype_name, requires_grad):
+def _rebuild(data: ndarray, dtype_name: str, requires_grad: bool) -> Tensor:
     return _make(data, getattr(_dtypes, dtype_name), requires_grad)

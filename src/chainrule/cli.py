@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType, TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import _import_hook
 
@@ -108,18 +108,20 @@ class explaining:  # noqa: N801 - used as a context manager
         self._saved = (autograd.backward, autograd.grad)
         real_backward, real_grad = self._saved
 
-        def backward(tensors, grad_tensors=None, *args, **kwargs):
+        def backward(tensors: Any, grad_tensors: Any = None, *args: Any, **kwargs: Any) -> None:
             self._explain(tensors, grad_tensors)
             return real_backward(tensors, grad_tensors, *args, **kwargs)
 
-        def grad(outputs, inputs, grad_outputs=None, *args, **kwargs):
+        def grad(
+            outputs: Any, inputs: Any, grad_outputs: Any = None, *args: Any, **kwargs: Any
+        ) -> tuple:
             self._explain(outputs, grad_outputs, inputs)
             return real_grad(outputs, inputs, grad_outputs, *args, **kwargs)
 
         autograd.backward, autograd.grad = backward, grad
         return self
 
-    def _explain(self, outputs, grads, inputs=None) -> None:
+    def _explain(self, outputs: Any, grads: Any, inputs: Any = None) -> None:
 
         if getattr(self, "_busy", False):  # explain's own backward passes are not the script's
             return
@@ -134,7 +136,7 @@ class explaining:  # noqa: N801 - used as a context manager
         finally:
             self._busy = False
 
-    def _explain_now(self, outputs, grads, inputs) -> None:
+    def _explain_now(self, outputs: Any, grads: Any, inputs: Any) -> None:
         from . import explain
         from ._tensor import Tensor
 
@@ -147,7 +149,7 @@ class explaining:  # noqa: N801 - used as a context manager
         for out, g in zip(outs, gs):
             self.explanations.append(explain.explain(out, g, inputs))
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: Any) -> None:
         from . import autograd
 
         autograd.backward, autograd.grad = self._saved

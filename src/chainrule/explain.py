@@ -20,14 +20,20 @@ import shutil
 import subprocess
 import sys
 import types
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._backend import xp
 from ._tensor import Tensor, _make
 from .autograd import grad as _grad  # bound at import: `chainrule explain` wraps the public one
 from .autograd.anomaly_mode import _anomaly
 from .autograd.graph import AccumulateGrad, Node
+
+if TYPE_CHECKING:
+    from traceback import FrameSummary
+
+    from .autograd.recording import Op
 
 MAX_JACOBIAN = 1_000_000  # entries of a dense Jacobian explain will build
 RUN = 4  # a run of more than this many alike steps is folded into one item
@@ -285,7 +291,7 @@ def explain(output: Tensor, gradient: Tensor | None = None, inputs: Any = None) 
     def node_id(n: Node) -> int:
         return ids.setdefault(n, len(ids))
 
-    def observe(node, grad_outputs, grad_inputs) -> None:
+    def observe(node: Node, grad_outputs: list, grad_inputs: list) -> None:
         g_in = _as_tensor(grad_outputs[0])
         if type(node) is AccumulateGrad:
             leaf = node.variable
@@ -342,7 +348,16 @@ def explain(output: Tensor, gradient: Tensor | None = None, inputs: Any = None) 
         return _finish(output, v, steps, gradients, wanted, capture, names, leaf_name)
 
 
-def _finish(output, v, steps, gradients, wanted, capture, names, leaf_name) -> Explanation:
+def _finish(
+    output: Tensor,
+    v: Tensor,
+    steps: list[Step],
+    gradients: dict[Tensor, Tensor],
+    wanted: list | None,
+    capture: dict,
+    names: dict[int, str],
+    leaf_name: Callable[[Tensor], str],
+) -> Explanation:
     """Fan-in counts, the gradients of ``inputs``, diagonals of elementwise graphs."""
     from .autograd import _edge
 
@@ -374,7 +389,7 @@ def _finish(output, v, steps, gradients, wanted, capture, names, leaf_name) -> E
 class _keeping_retained_grads:  # noqa: N801 - a context manager
     """retain_grad()'s hook runs in explain's passes as in backward: undo what it stores."""
 
-    def __init__(self, roots) -> None:
+    def __init__(self, roots: list) -> None:
         self.saved = _retained_grads(roots)
 
     def __enter__(self) -> None:
@@ -385,7 +400,7 @@ class _keeping_retained_grads:  # noqa: N801 - a context manager
             t._grad = g
 
 
-def _retained_grads(roots) -> list:
+def _retained_grads(roots: list) -> list:
     """Every tensor in the graph that retain_grad() watches, with its .grad now."""
     found, seen, stack = [], set(), [n for n, _ in roots]
     while stack:
@@ -516,7 +531,7 @@ def _describe(node: Node) -> tuple[float | None, bool, str, str]:
     )
 
 
-def _is_elementwise(op) -> bool:
+def _is_elementwise(op: Op) -> bool:
     """Whether each output element depends only on the same element of each input."""
     if isinstance(op.forward, xp.ufunc):
         return True
@@ -541,7 +556,7 @@ def _shapes_kept(node: Node, g_in: Tensor) -> bool:
     return all(m is None or tuple(m[0]) == tuple(g_in.shape) for m in metas)
 
 
-def _vjp_comment(op) -> str:
+def _vjp_comment(op: Op) -> str:
     import inspect
 
     for f in op.raw_vjps:
@@ -560,7 +575,7 @@ def _vjp_comment(op) -> str:
     return ""
 
 
-def _count(shape, dim) -> int:
+def _count(shape: tuple, dim: int | tuple) -> int:
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     return math.prod(shape[d] for d in dims)
 
@@ -583,7 +598,7 @@ def _source_text(node: Node) -> str | None:
     return _fit(frame.line.strip(), 120) if frame is not None and frame.line else None
 
 
-def _frame(node: Node):
+def _frame(node: Node) -> FrameSummary | None:
     if node._extra is None:
         return None
     stack = node._extra.metadata.get("traceback_")
@@ -648,7 +663,7 @@ def _as_tensor(g: Any) -> Tensor:
     return _make(arr, from_numpy_dtype(arr.dtype))
 
 
-def _values(arr, limit: int = 6) -> str:
+def _values(arr: Any, limit: int = 6) -> str:
     """Values of a gradient, short: all of them up to ``limit``, else the first few and the shape."""
     arr = xp.asarray(arr)
     flat = arr.reshape(-1)
@@ -658,7 +673,7 @@ def _values(arr, limit: int = 6) -> str:
     return f"[{text}]" if arr.ndim else text
 
 
-def _fmt(v) -> str:
+def _fmt(v: Any) -> str:
     v = float(v)
     if math.isnan(v) or math.isinf(v):
         return str(v)
@@ -981,7 +996,7 @@ document.querySelectorAll(".node").forEach(function (el) {
 _W, _H, _DX, _DY = 210, 46, 250, 96  # box size and spacing in the drawn graph
 
 
-def _layout(items: list[Item], edges) -> dict[int, tuple[int, int]]:
+def _layout(items: list[Item], edges: Any) -> dict[int, tuple[int, int]]:
     """Each item's (x, y): one row per distance from the output (the output on top); a node
     sits below the first node that feeds it, leaves one column to the right."""
     depth = [0] * len(items)
@@ -1070,13 +1085,15 @@ def _fit(text: str, n: int) -> str:
 class _ExplainModule(types.ModuleType):
     """So that ``chainrule.explain(y, v)`` and ``chainrule.explain.record()`` both work."""
 
-    def __call__(self, output: Tensor, gradient: Tensor | None = None, inputs: Any = None):
+    def __call__(
+        self, output: Tensor, gradient: Tensor | None = None, inputs: Any = None
+    ) -> Explanation:
         return explain(output, gradient, inputs)
 
 
 sys.modules[__name__].__class__ = _ExplainModule
 
 
-def _short_name(node) -> str:
+def _short_name(node: Node) -> str:
     """The node's class name: ``AccumulateGrad`` rather than name()'s C++ path."""
     return type(node).__name__

@@ -140,7 +140,7 @@ def _detach(tree: Any, keep: bool) -> Any:
 class _Transform:
     """Counts running transforms, and turns on grad mode, for the length of a call."""
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         global _depth
         from .autograd import grad_mode
 
@@ -148,7 +148,7 @@ class _Transform:
         self._grad = grad_mode.enable_grad()
         self._grad.__enter__()
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         global _depth
         _depth -= 1
         self._grad.__exit__(*exc)
@@ -217,7 +217,7 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
     ``(value, aux)`` and the result is ``(∇f(x), (value, aux))``."""
 
     @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         with _Transform():
             nums, args, per_arg, specs, keep = _prepare(args, argnums)
             out = func(*args, **kwargs)
@@ -250,7 +250,7 @@ def grad(func: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     gv = grad_and_value(func, argnums, has_aux)
 
     @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         g, value = gv(*args, **kwargs)
         return (g, value[1]) if has_aux else g
 
@@ -273,7 +273,9 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
                 )
     flat_inputs = [x for leaves in per_arg for x in leaves]
 
-    def vjp_fn(cotangents: Any, *, retain_graph: bool = True, create_graph: bool | None = None):
+    def vjp_fn(
+        cotangents: Any, *, retain_graph: bool = True, create_graph: bool | None = None
+    ) -> Any:
         ct_leaves, ct_spec = _flatten(cotangents)
         if _spec_str(ct_spec) != _spec_str(out_spec):
             raise RuntimeError(
@@ -304,7 +306,7 @@ def jacrev(
     and an input of shape ``T``, the block of ``J`` has shape ``S + T``."""
 
     @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         with _Transform():
             nums, args, per_arg, specs, keep = _prepare(args, argnums)
             out = func(*args, **kwargs)
@@ -410,7 +412,9 @@ def _split_aux(out: Any, has_aux: bool, name: str) -> tuple:
     return out
 
 
-def _jvp_forward(func, p_leaves, p_spec, t_leaves, has_aux) -> tuple:
+def _jvp_forward(
+    func: Callable, p_leaves: list, p_spec: Any, t_leaves: list, has_aux: bool
+) -> tuple:
     from .autograd import forward_ad as fwd
 
     with _Transform(), fwd.dual_level():
@@ -442,7 +446,9 @@ def _check_jvp_outputs(leaves: list) -> None:
             )
 
 
-def _jvp_by_reverse(func, primals, p_leaves, p_spec, t_leaves, has_aux) -> tuple:
+def _jvp_by_reverse(
+    func: Callable, primals: Any, p_leaves: list, p_spec: Any, t_leaves: list, has_aux: bool
+) -> tuple:
     """J t without forward mode: u ↦ uᵀ J is linear in u, and its gradient along t is J t."""
     with _Transform():
         fresh = [_fresh(p) for p in p_leaves]
@@ -467,7 +473,7 @@ def jacfwd(
     """``f ↦ J``, by one forward-mode pass per input element (a column of ``J`` each)."""
 
     @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         if _forward_active():  # forward mode does not nest: the same Jacobian by reverse mode
             return jacrev(func, argnums, has_aux=has_aux)(*args, **kwargs)
         from .autograd import forward_ad as fwd
@@ -519,7 +525,16 @@ def jacfwd(
     return wrapper
 
 
-def _call_split(func, args, kwargs, nums, per_arg, specs, new_leaves, has_aux) -> tuple:
+def _call_split(
+    func: Callable,
+    args: tuple,
+    kwargs: dict,
+    nums: tuple,
+    per_arg: list,
+    specs: list,
+    new_leaves: list,
+    has_aux: bool,
+) -> tuple:
     args = list(args)
     i = 0
     for a, leaves, spec in zip(nums, per_arg, specs):
@@ -540,7 +555,15 @@ def _primal_tree(tree: Any) -> Any:
     )
 
 
-def _assemble_forward(columns, out_leaves, out_spec, inputs, per_arg, specs, argnums) -> Any:
+def _assemble_forward(
+    columns: list,
+    out_leaves: list,
+    out_spec: Any,
+    inputs: list,
+    per_arg: list,
+    specs: list,
+    argnums: Any,
+) -> Any:
     from ._creation import zeros
     from .autograd.functional import _stack
 
@@ -585,7 +608,7 @@ def vmap(
     name = getattr(func, "__name__", repr(func))
 
     @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         if not isinstance(in_dims, (int, tuple)) or isinstance(in_dims, bool):
             raise ValueError(
                 f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be int "
@@ -694,7 +717,7 @@ def _stack_results(name: str, results: list, out_dims: Any) -> Any:
     return _unflatten(stacked, out_spec)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     from ._missing import missing
 
     raise missing("torch.func", name)

@@ -4,9 +4,73 @@ and the signatures most ops share (``unary``: ``f(input, *, out=None)``, ``tenso
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._tensor import Tensor
+
+if TYPE_CHECKING:
+    from ..autograd.recording import Op
+
+    # The named tuples PyTorch returns (torch.return_types.*), as the type checker sees them:
+    # at run time ``return_type`` makes them, one class per function.
+
+    class ValuesIndices(NamedTuple):  # max, min, sort, topk, kthvalue, mode, median, cummax, ...
+        values: Tensor
+        indices: Tensor
+
+    class MinMax(NamedTuple):  # aminmax
+        min: Tensor
+        max: Tensor
+
+    class SignLogAbsDet(NamedTuple):  # slogdet, linalg.slogdet
+        sign: Tensor
+        logabsdet: Tensor
+
+    class Eigh(NamedTuple):  # linalg.eigh
+        eigenvalues: Tensor
+        eigenvectors: Tensor
+
+    class SVDh(NamedTuple):  # linalg.svd
+        U: Tensor
+        S: Tensor
+        Vh: Tensor
+
+    class SVD(NamedTuple):  # svd
+        U: Tensor
+        S: Tensor
+        V: Tensor
+
+    class QR(NamedTuple):  # qr, linalg.qr
+        Q: Tensor
+        R: Tensor
+
+    class Lstsq(NamedTuple):  # linalg.lstsq
+        solution: Tensor
+        residuals: Tensor
+        rank: Tensor
+        singular_values: Tensor
+
+    class InverseInfo(NamedTuple):  # linalg.inv_ex
+        inverse: Tensor
+        info: Tensor
+
+    class LInfo(NamedTuple):  # linalg.cholesky_ex
+        L: Tensor
+        info: Tensor
+
+    class ResultInfo(NamedTuple):  # linalg.solve_ex
+        result: Tensor
+        info: Tensor
+
+    class PLU(NamedTuple):  # linalg.lu, lu_unpack
+        P: Tensor
+        L: Tensor
+        U: Tensor
+
+    class LUPivots(NamedTuple):  # linalg.lu_factor
+        LU: Tensor
+        pivots: Tensor
 
 
 def tensor_arg(x: Any) -> Any:
@@ -18,18 +82,18 @@ def tensor_arg(x: Any) -> Any:
     return as_tensor(x)
 
 
-def op_function(op, name: str | None = None):
+def op_function(op: Op, name: str | None = None) -> Callable[..., Any]:
     """An op as a public function: its arguments passed through to the op."""
 
-    def function(*args, **kwargs):
+    def function(*args: Any, **kwargs: Any) -> Any:
         return op(*args, **kwargs)
 
     doc = (op.doc or f"The op {op.name}.") + (f" {op.conventions}" if op.conventions else "")
     return named(function, name or op.name, doc)
 
 
-def compare(op):
-    def compare(input, other, *, out=None):
+def compare(op: Op) -> Callable[..., Tensor]:
+    def compare(input: Tensor, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
         return op(input, tensor_arg(other))
 
     compare.__name__ = op.name
@@ -37,7 +101,7 @@ def compare(op):
     return compare
 
 
-def dim_arg(dim):
+def dim_arg(dim: Any) -> Any:
     if isinstance(dim, list):
         return tuple(dim)
     return dim
@@ -49,7 +113,7 @@ def shape_args(shape: tuple) -> tuple:
     return shape
 
 
-def require_tensor(fn: str, value, position: int = 1, name: str = "input"):
+def require_tensor(fn: str, value: Any, position: int = 1, name: str = "input") -> Tensor:
     """PyTorch's TypeError for a Python number (or anything else) where a tensor must be."""
     if not isinstance(value, Tensor):
         raise TypeError(
@@ -59,7 +123,7 @@ def require_tensor(fn: str, value, position: int = 1, name: str = "input"):
     return value
 
 
-def return_type(name: str, fields: tuple = ("values", "indices")) -> type:
+def return_type(name: str, fields: tuple[str, ...] = ("values", "indices")) -> type:
     """A named tuple that prints as PyTorch's ``torch.return_types.<name>``."""
     cls = NamedTuple(name, [(f, Tensor) for f in fields])
 
@@ -72,24 +136,24 @@ def return_type(name: str, fields: tuple = ("values", "indices")) -> type:
     return cls
 
 
-def named(function, name: str, doc: str):
+def named(function: Callable[..., Any], name: str, doc: str) -> Callable[..., Any]:
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
     return function
 
 
-def unary(op):
-    def function(input, *, out=None):  # noqa: A002
+def unary(op: Op) -> Callable[..., Tensor]:
+    def function(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
         return op(input)
 
     doc = f"Elementwise {op.name}." + (f" {op.conventions}" if op.conventions else "")
     return named(function, op.name, doc)
 
 
-def tensors_only(op, name: str | None = None):
+def tensors_only(op: Op, name: str | None = None) -> Callable[..., Tensor]:
     name = name or op.name
 
-    def function(input, other, *, out=None):  # noqa: A002
+    def function(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
         require_tensor(name, input, 1, "input")
         require_tensor(name, other, 2, "other")
         return op(input, other)
@@ -100,15 +164,17 @@ def tensors_only(op, name: str | None = None):
     return named(function, name, doc)
 
 
-def predicate(op, doc: str | None = None):
-    def function(input, *, out=None):  # noqa: A002
+def predicate(op: Op, doc: str | None = None) -> Callable[..., Tensor]:
+    def function(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
         return op(require_tensor(op.name, input, 1, "input"))
 
     return named(function, op.name, doc or f"{op.name}: a bool tensor.")
 
 
-def bitwise(op):
-    def function(input, other, *, out=None):  # noqa: A002
+def bitwise(op: Op) -> Callable[..., Tensor]:
+    def function(
+        input: Tensor | int | bool, other: Tensor | int | bool, *, out: Tensor | None = None
+    ) -> Tensor:  # noqa: A002
         return op(tensor_arg(input), tensor_arg(other))
 
     return named(function, op.name, f"{op.name}: logical on bools, bitwise on integers.")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from .._backend import xp
 from .._tensor import Tensor
@@ -13,11 +15,14 @@ from ..autograd.inplace import inplace as _inplace
 from ..ops import logical
 from .args import compare, tensor_arg
 
+if TYPE_CHECKING:
+    from ..autograd.recording import Op
 
-def inplace_method(op_function):
+
+def inplace_method(op_function: Callable[..., Tensor]) -> Callable[..., Tensor]:
     """The in-place variant of ``op_function``: ``x.add_(y)`` is ``x = x + y`` written into x."""
 
-    def method(self, *args, **kwargs):
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         return _inplace(self, op_function, (self, *args), kwargs)
 
     method.__name__ = op_function.__name__ + "_"
@@ -28,10 +33,10 @@ def inplace_method(op_function):
 # ----- operators: x + y, x == y, ... -----------------------------------------------------------
 
 
-def operator(fn, reflected: bool = False):
+def operator(fn: Callable[..., Tensor], reflected: bool = False) -> Callable[..., Tensor]:
     """``self <op> other``, or ``other <op> self`` for a reflected operator."""
 
-    def method(self, other):
+    def method(self: Tensor, other: Any) -> Tensor:
         if other is None:
             return NotImplemented
         if not isinstance(other, (Tensor, int, float, bool)):
@@ -44,7 +49,14 @@ def operator(fn, reflected: bool = False):
 # ----- out= ------------------------------------------------------------------------------------
 
 
-def write_out(name: str, function, args: tuple, kwargs: dict, out, exact: bool = False):
+def write_out(
+    name: str,
+    function: Callable[..., Tensor],
+    args: tuple,
+    kwargs: dict,
+    out: Tensor,
+    exact: bool = False,
+) -> Tensor:
     """``function(*args, **kwargs)`` written into ``out`` (resized if its shape differs), as
     PyTorch's out= does; no autograd through it, so inputs requiring grad raise. ``exact``:
     out must have the result's dtype (PyTorch's clamp with number bounds)."""
@@ -86,11 +98,13 @@ def write_out(name: str, function, args: tuple, kwargs: dict, out, exact: bool =
     return out
 
 
-def with_out(function, exact: bool = False, name: str | None = None):
+def with_out(
+    function: Callable[..., Tensor], exact: bool = False, name: str | None = None
+) -> Callable[..., Tensor]:
     """``function`` with PyTorch's ``out=`` keyword (``name``: the op its errors name)."""
     name = name or function.__name__
 
-    def wrapper(*args, out=None, **kwargs):
+    def wrapper(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Tensor:
         if out is None:
             return function(*args, **kwargs)
         return write_out(name, function, args, kwargs, out, exact)
@@ -102,11 +116,11 @@ def with_out(function, exact: bool = False, name: str | None = None):
 _NO_PARAMS: dict = {}
 
 
-def fast_operator(op):
+def fast_operator(op: Op) -> Callable[[Tensor, Any], Tensor]:
     """``self <op> other`` straight to the op (the hot path of every tutorial loop)."""
     apply = op._apply
 
-    def method(self, other):
+    def method(self: Tensor, other: Any) -> Tensor:
         c = other.__class__
         if c is not float and c is not int and not isinstance(other, Tensor):
             if other is None:
@@ -118,15 +132,17 @@ def fast_operator(op):
     return method
 
 
-def binary_operator(fn, reflected=False):
+def binary_operator(
+    fn: Callable[..., Tensor], reflected: bool = False
+) -> Callable[[Tensor, Any], Tensor]:
     if reflected:
 
-        def op(self, other):
+        def op(self: Tensor, other: Any) -> Tensor:
             return fn(self, other)
 
     else:
 
-        def op(self, other):
+        def op(self: Tensor, other: Any) -> Tensor:
             if not isinstance(other, (Tensor, int, float, bool)):
                 if other is None:
                     return NotImplemented
@@ -140,7 +156,7 @@ _eq = compare(logical.eq)
 _ne = compare(logical.ne)
 
 
-def eq_operator(self, other):
+def eq_operator(self: Tensor, other: Any) -> Tensor | bool:
     if (
         other is None
         or not isinstance(other, (Tensor, int, float, bool))
@@ -151,7 +167,7 @@ def eq_operator(self, other):
     return _eq(self, other)
 
 
-def ne_operator(self, other):
+def ne_operator(self: Tensor, other: Any) -> Tensor | bool:
     if (
         other is None
         or not isinstance(other, (Tensor, int, float, bool))

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from . import forward_ad, functional  # noqa: F401
 from .anomaly_mode import (  # noqa: F401
@@ -21,6 +22,9 @@ from .grad_mode import (
 )
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401  (shadows the module, as in PyTorch)
 from .graph import accumulator
+
+if TYPE_CHECKING:
+    from .._tensor import Tensor
 
 __all__ = [
     "Variable",
@@ -43,7 +47,7 @@ __all__ = [
 ]
 
 
-def Variable(data: Any, requires_grad: bool = False, volatile: bool = False):  # noqa: N802
+def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> Tensor:  # noqa: N802
     """The pre-0.4 wrapper: a new leaf sharing ``data``'s memory, with ``requires_grad`` set."""
     from .._creation import as_tensor
     from .._tensor import _counter, _make
@@ -63,7 +67,9 @@ def _as_list(tensors: Any) -> list:
     return list(tensors)
 
 
-def _roots_and_grads(outputs: list, grad_outputs: list | None, create_graph: bool, api: str):
+def _roots_and_grads(
+    outputs: list, grad_outputs: list | None, create_graph: bool, api: str
+) -> tuple[list, list]:
     """Check outputs and their gradients the way PyTorch does; return engine roots and grads."""
     from .._tensor import Tensor
 
@@ -111,18 +117,18 @@ def _roots_and_grads(outputs: list, grad_outputs: list | None, create_graph: boo
     return roots, grads
 
 
-def _edge(t):
+def _edge(t: Tensor) -> tuple[Any, int]:
     fn = t._grad_fn
     return (accumulator(t) if fn is None else fn, t._output_nr)
 
 
 def backward(
-    tensors: Any,
-    grad_tensors: Any = None,
+    tensors: Tensor | Sequence[Tensor],
+    grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
     grad_variables: Any = None,
-    inputs: Any = None,
+    inputs: Tensor | Sequence[Tensor] | None = None,
 ) -> None:
     """Accumulate into each leaf's ``.grad`` the sum over roots of ``grad_tensorᵀ · d root/d leaf``."""
     from .engine import run_backward
@@ -155,11 +161,11 @@ def backward(
 
 
 def tensor_backward(
-    self: Any,
-    gradient: Any = None,
+    self: Tensor,
+    gradient: Tensor | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
-    inputs: Any = None,
+    inputs: Tensor | Sequence[Tensor] | None = None,
 ) -> None:
     """``Tensor.backward``: accumulate d(self)/d(leaf), contracted with ``gradient``, into
     each leaf's ``.grad``.
@@ -177,16 +183,16 @@ def tensor_backward(
 
 
 def grad(
-    outputs: Any,
-    inputs: Any,
-    grad_outputs: Any = None,
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
     only_inputs: bool = True,
     allow_unused: bool | None = None,
     is_grads_batched: bool = False,
     materialize_grads: bool = False,
-) -> tuple:
+) -> tuple[Tensor, ...]:
     """The gradients of ``outputs`` with respect to ``inputs``, without touching any ``.grad``."""
     from .._tensor import Tensor, _make
     from .engine import run_backward
@@ -250,7 +256,15 @@ def grad(
     return tuple(result)
 
 
-def _batched_grad(outs, ins, grads, retain_graph, create_graph, allow_unused, materialize_grads):
+def _batched_grad(
+    outs: list,
+    ins: list,
+    grads: list | None,
+    retain_graph: bool | None,
+    create_graph: bool,
+    allow_unused: bool,
+    materialize_grads: bool,
+) -> tuple:
     """``is_grads_batched=True``: one ``grad`` per slice of the grad_outputs' first dim, stacked."""
     from .functional import _stack
 

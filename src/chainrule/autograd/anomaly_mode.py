@@ -11,7 +11,13 @@ from __future__ import annotations
 import os
 import traceback
 import warnings
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from .graph import Node
+
+    _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class _AnomalyState:
@@ -57,8 +63,8 @@ class detect_anomaly:  # noqa: N801 - PyTorch's spelling
         _anomaly.enabled, _anomaly.check_nan = self._prev
         _anomaly.update()
 
-    def __call__(self, func):
-        def wrapper(*args, **kwargs):
+    def __call__(self, func: _F) -> _F:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
             with detect_anomaly(self.check_nan):
                 return func(*args, **kwargs)
 
@@ -87,20 +93,20 @@ def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
     _anomaly.update()
 
 
-def record_creation(node) -> None:
+def record_creation(node: Node) -> None:
     """Keep the forward call's stack (without chainrule's own frames) on the node."""
     stack = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_PACKAGE)]
     node.metadata["traceback_"] = stack
 
 
-def creation_text(node) -> str:
+def creation_text(node: Node) -> str:
     stack = node.metadata.get("traceback_") if node._extra is not None else None
     if not stack:
         return ""
     return "".join(traceback.format_list(stack))
 
 
-def check_gradients(node, grads: list) -> None:
+def check_gradients(node: Node, grads: list) -> None:
     """Raise if a backward step produced nan, naming the node and where it was made."""
     from .._backend import xp
     from .._tensor import Tensor

@@ -158,7 +158,9 @@ _INDEPENDENT = {
 }
 
 
-def _zeros_for_none(grads: tuple, refs: tuple, strict: bool, create_graph: bool, stage: str):
+def _zeros_for_none(
+    grads: tuple, refs: tuple, strict: bool, create_graph: bool, stage: str
+) -> tuple:
     """Replace each missing gradient by zeros (an error in strict mode)."""
     from .._creation import zeros_like
 
@@ -178,7 +180,7 @@ def _zeros_for_none(grads: tuple, refs: tuple, strict: bool, create_graph: bool,
     return tuple(out)
 
 
-def _grad(outputs: tuple, inputs: tuple, grad_outputs: tuple | None, create_graph: bool):
+def _grad(outputs: tuple, inputs: tuple, grad_outputs: tuple | None, create_graph: bool) -> tuple:
     """``autograd.grad`` over the outputs that carry a graph; None for unreached inputs."""
     from . import grad
 
@@ -321,7 +323,9 @@ def hvp(
     return _finish(out, create_graph), _shape_back(_finish(result, create_graph), inputs_tuple)
 
 
-def _products_v(v: Any, ins: tuple, inputs_tuple: bool, create_graph: bool, fn_name: str):
+def _products_v(
+    v: Any, ins: tuple, inputs_tuple: bool, create_graph: bool, fn_name: str
+) -> tuple | None:
     if v is None:
         if len(ins) != 1 or ins[0].numel() != 1:
             raise RuntimeError(
@@ -523,10 +527,10 @@ def hessian(
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
 
-    def scalar_func(*xs):
+    def scalar_func(*xs: Any) -> Tensor:
         return _scalar_output(func(*xs), "hessian")
 
-    def gradient(*xs):
+    def gradient(*xs: Any) -> Any:
         jac = jacobian(scalar_func, xs, create_graph=True)
         _require_grad(jac, "jacobian", strict)
         return jac

@@ -5,6 +5,11 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class _State(threading.local):
@@ -24,12 +29,12 @@ def is_inference_mode_enabled() -> bool:
     return _state.inference
 
 
-def _decorate(func, make_mode):
+def _decorate(func: Callable[..., Any], make_mode: Callable[[], Any]) -> Any:
     """``func`` run inside a fresh ``make_mode()``; a generator gets it around each step."""
     if inspect.isgeneratorfunction(func):
 
         @functools.wraps(func)
-        def generator(*args, **kwargs):
+        def generator(*args: Any, **kwargs: Any) -> Any:
             gen = func(*args, **kwargs)
             value = None
             while True:
@@ -43,7 +48,7 @@ def _decorate(func, make_mode):
         return generator
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         with make_mode():
             return func(*args, **kwargs)
 
@@ -55,29 +60,29 @@ class _Mode:
 
     _enabled = True
 
-    def __new__(cls, func=None):
+    def __new__(cls, func: Callable[..., Any] | None = None) -> Any:
         self = super().__new__(cls)
         if callable(func):  # used bare as ``@no_grad``
             self.__init__()
             return self(func)
         return self
 
-    def __init__(self, func=None) -> None:
+    def __init__(self, func: Callable[..., Any] | None = None) -> None:
         self._stack: list[tuple[bool, bool]] = []
 
     def _set(self) -> None:
         _state.enabled = self._enabled
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         self._stack.append((_state.enabled, _state.inference))
         self._set()
         return None
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, *exc: Any) -> bool:
         _state.enabled, _state.inference = self._stack.pop()
         return False
 
-    def __call__(self, func):
+    def __call__(self, func: _F) -> _F:
         return _decorate(func, self.__class__)
 
 
@@ -96,7 +101,7 @@ class enable_grad(_Mode):  # noqa: N801
 class inference_mode(_Mode):  # noqa: N801
     """Like ``no_grad`` (chainrule has no separate inference tensors); ``mode=False`` is a no-op."""
 
-    def __new__(cls, mode=True):
+    def __new__(cls, mode: bool | Callable[..., Any] = True) -> Any:
         if callable(mode):
             self = super().__new__(cls)
             self.__init__()
@@ -112,7 +117,7 @@ class inference_mode(_Mode):  # noqa: N801
             _state.enabled = False
             _state.inference = True
 
-    def __call__(self, func):
+    def __call__(self, func: _F) -> _F:
         mode = self.mode
         return _decorate(func, lambda: inference_mode(mode))
 
@@ -120,7 +125,7 @@ class inference_mode(_Mode):  # noqa: N801
 class set_grad_enabled(_Mode):  # noqa: N801
     """Set recording on or off now; used as a context manager it restores on exit."""
 
-    def __new__(cls, mode: bool):
+    def __new__(cls, mode: bool) -> set_grad_enabled:
         return object.__new__(cls)
 
     def __init__(self, mode: bool) -> None:
@@ -129,12 +134,12 @@ class set_grad_enabled(_Mode):  # noqa: N801
         self._enabled = bool(mode)
         _state.enabled = self._enabled
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         self._stack.append(self._prev)
         _state.enabled = self._enabled
         return None
 
-    def __call__(self, func):
+    def __call__(self, func: _F) -> _F:
         _state.enabled, _state.inference = self._prev
         mode = self._enabled
         return _decorate(func, lambda: set_grad_enabled(mode))

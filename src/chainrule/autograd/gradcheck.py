@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._backend import xp
+from .._dtypes import dtype as DType
 from .._dtypes import float64
 from .._tensor import Tensor, _make
 
@@ -141,11 +142,20 @@ def _forward_analytical(func: Callable, inputs: tuple, idx: list[int], n_out: in
     return jac
 
 
-def _show(arr, dtype) -> str:
+def _show(arr: Any, dtype: DType) -> str:
     return str(_make(xp.asarray(arr, dtype=dtype.np), dtype))
 
 
-def _compare(numerical, analytical, inputs, idx, outs, atol, rtol, what: str) -> str | None:
+def _compare(
+    numerical: list[list],
+    analytical: list[list],
+    inputs: tuple,
+    idx: list[int],
+    outs: tuple,
+    atol: float,
+    rtol: float,
+    what: str,
+) -> str | None:
     for n, i in enumerate(idx):
         for o in range(len(outs)):
             num, an = numerical[n][o], analytical[n][o]
@@ -259,7 +269,7 @@ def gradgradcheck(
     else:
         grad_outputs = _as_tuple(grad_outputs)
 
-    def first_derivatives(*args):
+    def first_derivatives(*args: Any) -> tuple:
         ins, gouts = args[:n_inputs], args[n_inputs:]
         outs = [o for o in _outputs(func, ins) if _is_float(o) and o.requires_grad]
         diff = [x for x in ins if isinstance(x, Tensor) and x.requires_grad]

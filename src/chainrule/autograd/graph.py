@@ -84,7 +84,7 @@ class Node:
             self._extra = _Extras()
         return self._extra
 
-    def _retain(self, output_nr: int, ref) -> None:
+    def _retain(self, output_nr: int, ref: Callable[[], Tensor | None]) -> None:
         extra = self._extras
         if extra.retained is None:
             extra.retained = {}
@@ -182,7 +182,7 @@ def _restore_tangent(ans: Tensor, saved: tuple) -> None:
         level.append(weakref.ref(ans))
 
 
-def _fit_tensor(node: Node, i: int, grad: Any, meta: tuple):
+def _fit_tensor(node: Node, i: int, grad: Any, meta: tuple) -> Tensor:
     """Undo broadcasting and cast to the input's dtype, recording (``create_graph``).
 
     With arrays the same two steps are inlined in ``Node.apply``: these are the only
@@ -198,7 +198,7 @@ def _fit_tensor(node: Node, i: int, grad: Any, meta: tuple):
     return grad
 
 
-def _sum_to(node: Node, i: int, grad, shape: tuple, gshape: tuple):
+def _sum_to(node: Node, i: int, grad: Tensor, shape: tuple, gshape: tuple) -> Tensor:
     """Sum ``grad`` down to ``shape`` over the dims broadcasting added or stretched."""
     lead = len(gshape) - len(shape)
     if lead < 0 or any(s != 1 and s != gs for s, gs in zip(shape, gshape[lead:])):
@@ -226,7 +226,7 @@ class AccumulateGrad(Node):
 
     __slots__ = ("variable",)
 
-    def __init__(self, variable) -> None:
+    def __init__(self, variable: Tensor) -> None:
         self.variable = variable
         self._next = ()
         self._extra = None

@@ -4,9 +4,17 @@ softmax, log_softmax and logsumexp."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 from ..._backend import xp
+from ..._dtypes import dtype as DType
+from ..._tensor import Tensor
 from ...autograd.inplace import inplace as _inplace
 from ...ops import activations, normalizations, reductions
+
+if TYPE_CHECKING:
+    from ..._random import Generator
 
 SELU_ALPHA = 1.6732632423543772848170429916717
 
@@ -15,7 +23,7 @@ SELU_SCALE = 1.0507009873554804934193349852946
 # ----- public functions with PyTorch's top-level signatures ----------------------------
 
 
-def _wrap_dim(dim, ndim: int) -> int:
+def _wrap_dim(dim: Any, ndim: int) -> int:
     """dim as a non-negative int (0 for a 0-d tensor); IndexError when out of range."""
     if not isinstance(dim, int):
         raise TypeError(f"softmax(): argument 'dim' must be int, not {type(dim).__name__}")
@@ -23,21 +31,23 @@ def _wrap_dim(dim, ndim: int) -> int:
     return 0 if axes is None else axes[0]
 
 
-def softmax(input, dim, dtype=None):
+def softmax(input: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
     """e^x / Σ_dim e^x (input cast to ``dtype`` first when given)."""
     if dtype is not None:
         input = input.to(dtype)
     return normalizations.softmax(input, dim=_wrap_dim(dim, input.ndim))
 
 
-def log_softmax(input, dim, dtype=None):
+def log_softmax(input: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
     """x - log Σ_dim e^x (input cast to ``dtype`` first when given)."""
     if dtype is not None:
         input = input.to(dtype)
     return normalizations.log_softmax(input, dim=_wrap_dim(dim, input.ndim))
 
 
-def logsumexp(input, dim, keepdim=False, *, out=None):
+def logsumexp(
+    input: Tensor, dim: int | Sequence[int], keepdim: bool = False, *, out: Tensor | None = None
+) -> Tensor:
     """log Σ_dim e^x, stable for large |x|; ``dim`` an int or a sequence of ints."""
     if isinstance(dim, list):
         dim = tuple(dim)
@@ -45,57 +55,57 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     return normalizations.logsumexp(input, dim=dim, keepdim=keepdim)
 
 
-def selu(input):
+def selu(input: Tensor) -> Tensor:
     """scale·elu(x, alpha) with SELU's fixed alpha and scale."""
     return activations.elu(input, alpha=SELU_ALPHA, scale=SELU_SCALE, input_scale=1.0)
 
 
-def selu_(input):
+def selu_(input: Tensor) -> Tensor:
     return _inplace(input, activations.elu_result, (input,), _SELU_PARAMS)
 
 
 _SELU_PARAMS = {"alpha": SELU_ALPHA, "scale": SELU_SCALE, "input_scale": 1.0}
 
 
-def _check_celu_alpha(alpha) -> None:
+def _check_celu_alpha(alpha: float) -> None:
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
 
 
-def celu(input, alpha=1.0):
+def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
     """max(0, x) + min(0, alpha·(e^(x/alpha) - 1))."""
     _check_celu_alpha(alpha)
     return activations.celu(input, alpha=alpha)
 
 
-def celu_(input, alpha=1.0):
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     _check_celu_alpha(alpha)
     return _inplace(input, activations.celu_result, (input,), {"alpha": alpha})
 
 
-def relu_(input):
+def relu_(input: Tensor) -> Tensor:
     """relu written into input."""
     return _inplace(input, activations.relu, (input,), {})
 
 
-def threshold(input, threshold, value):  # noqa: A002
+def threshold(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
     """value where input <= threshold, else input."""
     return activations.threshold(input, threshold=threshold, value=value)
 
 
-def threshold_(input, threshold, value):  # noqa: A002
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
     """threshold written into input (ThresholdBackward1)."""
     return _inplace(
         input, activations.threshold_result, (input,), {"threshold": threshold, "value": value}
     )
 
 
-def hardshrink(input, lambd=0.5):
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """input where |input| > lambd, else 0."""
     return activations.hardshrink(input, lambd=lambd)
 
 
-def prelu(input, weight):
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """input for input > 0, weight · input otherwise; weight one value or one per channel."""
     if weight.ndim > 1:
         raise RuntimeError(
@@ -111,7 +121,7 @@ def prelu(input, weight):
     return activations.prelu(input, weight)
 
 
-def _rrelu_noise(input, lower: float, upper: float, training: bool):
+def _rrelu_noise(input: Tensor, lower: float, upper: float, training: bool) -> Any:
     """The slopes: (lower + upper)/2 in evaluation; in training, drawn uniformly from
     [lower, upper) for each element <= 0 (1 elsewhere) from chainrule's generator."""
     if not training:
@@ -122,27 +132,41 @@ def _rrelu_noise(input, lower: float, upper: float, training: bool):
     return xp.where(input._data > 0, input._data.dtype.type(1), draw)
 
 
-def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+def rrelu(
+    input: Tensor,
+    lower: float = 1.0 / 8,
+    upper: float = 1.0 / 3,
+    training: bool = False,
+    generator: Generator | None = None,
+) -> Tensor:
     """Randomized leaky ReLU: slope (lower + upper)/2 in evaluation, random in training."""
     return activations.rrelu(input, noise=_rrelu_noise(input, lower, upper, training))
 
 
-def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+def rrelu_(
+    input: Tensor,
+    lower: float = 1.0 / 8,
+    upper: float = 1.0 / 3,
+    training: bool = False,
+    generator: Generator | None = None,
+) -> Tensor:
     """rrelu written into input (saves its output: RreluWithNoiseBackward1)."""
     noise = _rrelu_noise(input, lower, upper, training)
     return _inplace(input, activations.rrelu_result, (input,), {"noise": noise})
 
 
-def special_softmax(input, dim, *, dtype=None):  # noqa: A002
+def special_softmax(input: Tensor, dim: int, *, dtype: DType | None = None) -> Tensor:  # noqa: A002
     """softmax along dim (input cast to dtype first when given)."""
     return softmax(input, dim, dtype)
 
 
-def special_log_softmax(input, dim, *, dtype=None):  # noqa: A002
+def special_log_softmax(input: Tensor, dim: int, *, dtype: DType | None = None) -> Tensor:  # noqa: A002
     """log_softmax along dim (input cast to dtype first when given)."""
     return log_softmax(input, dim, dtype)
 
 
-def special_logsumexp(input, dim, keepdim=False, *, out=None):  # noqa: A002
+def special_logsumexp(
+    input: Tensor, dim: int | Sequence[int], keepdim: bool = False, *, out: Tensor | None = None
+) -> Tensor:  # noqa: A002
     """log Σ_dim e^input, stable for large |input|."""
     return logsumexp(input, dim, keepdim)

@@ -4,12 +4,18 @@
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 from ..._backend import xp as _xp
+from ..._dtypes import dtype as DType
+from ..._tensor import Tensor
 from ...autograd.inplace import inplace as _inplace
 from ...ops import activations, arithmetic, reductions
 from . import activations as torch_activations
 from .activations import celu_, selu_
+
+if TYPE_CHECKING:
+    from ...autograd.recording import Op
 
 
 def _implicit_dim(name: str, ndim: int, stacklevel: int) -> int:
@@ -22,18 +28,20 @@ def _implicit_dim(name: str, ndim: int, stacklevel: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def _maybe_inplace(op, input, params: dict, inplace: bool):
+def _maybe_inplace(op: Op, input: Tensor, params: dict, inplace: bool) -> Tensor:
     if inplace:
         return _inplace(input, op, (input,), params)
     return op(input, **params)
 
 
-def relu(input, inplace: bool = False):
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0); relu'(0) = 0."""
     return _maybe_inplace(activations.relu, input, {}, inplace)
 
 
-def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
+def hardtanh(
+    input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+) -> Tensor:
     """x clipped to [min_val, max_val]; the gradient is 0 at both bounds."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
@@ -42,120 +50,126 @@ def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool =
     )
 
 
-def hardtanh_(input, min_val: float = -1.0, max_val: float = 1.0):
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     return hardtanh(input, min_val, max_val, inplace=True)
 
 
-def relu6(input, inplace: bool = False):
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """min(max(x, 0), 6), as hardtanh(x, 0, 6) (PyTorch's HardtanhBackward0)."""
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
-def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x for x > 0, negative_slope·x otherwise; the gradient at 0 is negative_slope."""
     op = activations.leaky_relu_result if inplace else activations.leaky_relu
     return _maybe_inplace(op, input, {"negative_slope": negative_slope}, inplace)
 
 
-def leaky_relu_(input, negative_slope: float = 0.01):
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return leaky_relu(input, negative_slope, inplace=True)
 
 
-def elu(input, alpha: float = 1.0, inplace: bool = False):
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x for x > 0, alpha·(e^x - 1) otherwise."""
     op = activations.elu_result if inplace else activations.elu
     return _maybe_inplace(op, input, {"alpha": alpha, "scale": 1.0, "input_scale": 1.0}, inplace)
 
 
-def elu_(input, alpha: float = 1.0):
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     return elu(input, alpha, inplace=True)
 
 
-def selu(input, inplace: bool = False):
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """scale·elu(x, alpha) with alpha ≈ 1.6733, scale ≈ 1.0507 (EluBackward0, as PyTorch)."""
     return selu_(input) if inplace else torch_activations.selu(input)
 
 
-def celu(input, alpha: float = 1.0, inplace: bool = False):
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """max(0, x) + min(0, alpha·(e^(x/alpha) - 1))."""
     return celu_(input, alpha) if inplace else torch_activations.celu(input, alpha)
 
 
-def gelu(input, approximate: str = "none"):
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x·Φ(x), Φ the standard normal CDF; approximate='tanh' for the tanh formula."""
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     return activations.gelu(input, approximate=approximate)
 
 
-def silu(input, inplace: bool = False):
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x·σ(x)."""
     return _maybe_inplace(activations.silu, input, {}, inplace)
 
 
-def mish(input, inplace: bool = False):
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x·tanh(softplus(x))."""
     return _maybe_inplace(activations.mish, input, {}, inplace)
 
 
-def softplus(input, beta: float = 1.0, threshold: float = 20.0):
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + e^(βx))/β, and x where βx > threshold."""
     return activations.softplus(input, beta=beta, threshold=threshold)
 
 
-def hardsigmoid(input, inplace: bool = False):
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """min(max(x + 3, 0), 6)/6; the gradient is 0 at ±3."""
     return _maybe_inplace(activations.hardsigmoid, input, {}, inplace)
 
 
-def hardswish(input, inplace: bool = False):
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """x·min(max(x + 3, 0), 6)/6; the gradient is 0 at -3 and 1 at 3."""
     return _maybe_inplace(activations.hardswish, input, {}, inplace)
 
 
-def logsigmoid(input):
+def logsigmoid(input: Tensor) -> Tensor:
     """log σ(x) = -softplus(-x)."""
     return activations.log_sigmoid(input)
 
 
-def softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
+def softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: DType | None = None
+) -> Tensor:
     """e^x / Σ_dim e^x; dim=None picks PyTorch's legacy dim, with its warning."""
     if dim is None:
         dim = _implicit_dim("softmax", input.ndim, _stacklevel)
     return torch_activations.softmax(input, dim, dtype)
 
 
-def log_softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
+def log_softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: DType | None = None
+) -> Tensor:
     """x - log Σ_dim e^x."""
     if dim is None:
         dim = _implicit_dim("log_softmax", input.ndim, _stacklevel)
     return torch_activations.log_softmax(input, dim, dtype)
 
 
-def softmin(input, dim=None, _stacklevel: int = 3, dtype=None):
+def softmin(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: DType | None = None
+) -> Tensor:
     """softmax(-x) (PyTorch's graph: SoftmaxBackward0 of NegBackward0)."""
     if dim is None:
         dim = _implicit_dim("softmin", input.ndim, _stacklevel)
     return torch_activations.softmax(arithmetic.neg(input), dim, dtype)
 
 
-def threshold(input, threshold: float, value: float, inplace: bool = False):
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """value where input <= threshold, else input (ThresholdBackward0; in place Backward1)."""
     if inplace:
         return torch_activations.threshold_(input, threshold, value)
     return torch_activations.threshold(input, threshold, value)
 
 
-def threshold_(input, threshold: float, value: float):
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
     return torch_activations.threshold_(input, threshold, value)
 
 
-def hardshrink(input, lambd: float = 0.5):
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """input where |input| > lambd, else 0; the gradient is 0 at |input| = lambd."""
     return torch_activations.hardshrink(input, lambd)
 
 
-def softshrink(input, lambd: float = 0.5):
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """input ∓ lambd beyond ±lambd, 0 between; the gradient is 0 at |input| = lambd."""
     if lambd < 0:
         top = _xp.finfo(input.dtype.np).max if input.is_floating_point() else 0
@@ -166,7 +180,7 @@ def softshrink(input, lambd: float = 0.5):
     return activations.softshrink(input, lambd=lambd)
 
 
-def glu(input, dim: int = -1):
+def glu(input: Tensor, dim: int = -1) -> Tensor:
     """a · σ(b), a and b the halves of input along dim (GluBackward0)."""
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
@@ -178,23 +192,25 @@ def glu(input, dim: int = -1):
     return activations.glu(input, dim=d)
 
 
-def prelu(input, weight):
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """input for input > 0, weight · input otherwise (weight: one value or one per channel)."""
     return torch_activations.prelu(input, weight)
 
 
 def rrelu(
-    input,
+    input: Tensor,
     lower: float = 1.0 / 8,
     upper: float = 1.0 / 3,
     training: bool = False,
     inplace: bool = False,
-):
+) -> Tensor:
     """Randomized leaky ReLU: slope (lower + upper)/2 in evaluation, uniform in training."""
     if inplace:
         return torch_activations.rrelu_(input, lower, upper, training)
     return torch_activations.rrelu(input, lower, upper, training)
 
 
-def rrelu_(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False):
+def rrelu_(
+    input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False
+) -> Tensor:
     return torch_activations.rrelu_(input, lower, upper, training)

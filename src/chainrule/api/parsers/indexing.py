@@ -22,7 +22,7 @@ from ..args import tensor_arg
 from .shapes import _dim, _tensor_list, cat, unsqueeze
 
 
-def _check_index(input: Tensor, dim: int, index, what: str, src: Any = None) -> tuple:
+def _check_index(input: Tensor, dim: int, index: Any, what: str, src: Any = None) -> tuple:
     """Wrap dim and check index (and src) for gather/scatter, with PyTorch's errors."""
     if not isinstance(index, Tensor):
         raise TypeError(f"{what}(): argument 'index' must be Tensor, not {type(index).__name__}")
@@ -55,7 +55,9 @@ def _check_index(input: Tensor, dim: int, index, what: str, src: Any = None) -> 
     return d, index
 
 
-def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None):
+def gather(
+    input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out: Tensor | None = None
+) -> Tensor:
     """input's elements at ``index`` along ``dim``: out[p] = input[p with p[dim] = index[p]]."""
     d, index = _check_index(input, dim, index, "gather")
     return gather_scatter.gather(input, index, dim=d)
@@ -94,7 +96,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     return gather_scatter.scatter_add(input, index, src, dim=d)
 
 
-def _check_1d_index(index, what: str) -> Tensor:
+def _check_1d_index(index: Any, what: str) -> Tensor:
     if not isinstance(index, Tensor):
         index = tensor_arg(index)
     if index._dtype.is_floating_point or index._dtype.name == "bool":
@@ -156,7 +158,7 @@ def index_add(
     return gather_scatter.index_add(input, _make(idx, index._dtype), source, dim=d, alpha=alpha)
 
 
-def _bool_mask(mask, what: str) -> Tensor:
+def _bool_mask(mask: Any, what: str) -> Tensor:
     if not isinstance(mask, Tensor):
         mask = tensor_arg(mask)
     if mask._dtype.name != "bool":
@@ -248,7 +250,9 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     return gather_scatter.index_copy(input, _make(idx, index._dtype), source, dim=d)
 
 
-def index_put(input: Tensor, indices, values: Any, accumulate: bool = False) -> Tensor:
+def index_put(
+    input: Tensor, indices: Sequence[Tensor | None], values: Any, accumulate: bool = False
+) -> Tensor:
     """A copy of input with ``values`` written (or with ``accumulate`` added) at the advanced
     index ``indices`` (a tuple of tensors)."""
     key = _plain(tuple(_index_part(i) for i in indices))
@@ -319,22 +323,22 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
     return gather_scatter.unfold(self, dimension=d, size=size, step=step)
 
 
-def atleast_1d(*tensors):
+def atleast_1d(*tensors: Any) -> Tensor | tuple[Tensor, ...]:
     """Each tensor with at least 1 dim (0-d tensors become shape (1,))."""
     return _atleast(tensors, 1)
 
 
-def atleast_2d(*tensors):
+def atleast_2d(*tensors: Any) -> Tensor | tuple[Tensor, ...]:
     """Each tensor with at least 2 dims (leading size-1 dims added)."""
     return _atleast(tensors, 2)
 
 
-def atleast_3d(*tensors):
+def atleast_3d(*tensors: Any) -> Tensor | tuple[Tensor, ...]:
     """Each tensor with at least 3 dims: (n,) -> (1, n, 1), (m, n) -> (m, n, 1)."""
     return _atleast(tensors, 3)
 
 
-def _atleast(tensors: tuple, n: int):
+def _atleast(tensors: tuple, n: int) -> Tensor | tuple[Tensor, ...]:
     many = len(tensors) != 1 or isinstance(tensors[0], (list, tuple))
     items = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
     out = []
@@ -371,7 +375,7 @@ def column_stack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
 # ----- x[key] and x[key] = value -----------------------------------------------------------
 
 
-def _index_part(k):
+def _index_part(k: Any) -> Any:
     """One part of a key as NumPy takes it: tensors and lists become arrays."""
     if isinstance(k, Tensor):
         if k._dtype.is_floating_point:
@@ -400,7 +404,7 @@ def _index_part(k):
     return k
 
 
-def _normalize(key, ndim: int) -> tuple:
+def _normalize(key: Any, ndim: int) -> tuple:
     if (
         isinstance(key, list)
         and 0 < len(key) < 32
@@ -423,11 +427,11 @@ def _normalize(key, ndim: int) -> tuple:
     return parts
 
 
-def _is_advanced(p) -> bool:
+def _is_advanced(p: Any) -> bool:
     return isinstance(p, (ndarray, bool))
 
 
-def _split_key(parts: tuple, always: bool = False):
+def _split_key(parts: tuple, always: bool = False) -> tuple[tuple, tuple | None]:
     """(basic, advanced): PyTorch applies ints before advanced indices, so with both the key
     splits into a basic step (a view) and an advanced step on it; advanced is None otherwise
     (``always``: split whenever there are advanced indices)."""
@@ -463,12 +467,12 @@ def _plain_slice(k: slice) -> bool:
     )
 
 
-def _plain_part(p) -> bool:
+def _plain_part(p: Any) -> bool:
     c = p.__class__
     return c is int or p is None or p is Ellipsis or c is slice and _plain_slice(p)
 
 
-def _plain(parts: tuple):
+def _plain(parts: tuple) -> Any:
     """A one-part key as itself (x[0] names its node as PyTorch does), else the tuple."""
     return parts[0] if len(parts) == 1 else parts
 
@@ -637,5 +641,13 @@ def _write_region(input: Tensor, parts: tuple, value: Any, scalar: bool) -> None
     _inplace(input, view_scatter, (input, value), {"steps": ((indexing.getitem, {"key": key}),)})
 
 
-def _scatter_method(self, dim, index, src=None, value=None, *, reduce=None):
+def _scatter_method(
+    self: Tensor,
+    dim: int,
+    index: Tensor,
+    src: Any = None,
+    value: Any = None,
+    *,
+    reduce: str | None = None,
+) -> Tensor:
     return scatter(self, dim, index, src, value, reduce=reduce)

@@ -6,23 +6,50 @@ cond, matrix_rank, the norms)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..._backend import xp
+from ..._dtypes import dtype as DType
 from ..._tensor import Tensor, wrap
 from ...autograd.recording import np_dtype
 from ...ops import logical, reductions, shapes
 from ...ops.linalg import factorizations, inverses, matrices, products
 from ..args import dim_arg, require_tensor, return_type, tensor_arg
 
+if TYPE_CHECKING:
+    from ...autograd.recording import Op
+    from ..args import (
+        PLU,
+        QR,
+        SVD,
+        Eigh,
+        InverseInfo,
+        LInfo,
+        Lstsq,
+        LUPivots,
+        ResultInfo,
+        SignLogAbsDet,
+        SVDh,
+    )
 
-def _vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
+
+def _vector_norm(
+    x: Tensor,
+    ord: float = 2,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: DType | None = None,
+    out: Tensor | None = None,
+) -> Tensor:  # noqa: A002
     """linalg.vector_norm: (Σ |x|^ord)^(1/ord)."""
     if dtype is not None:
         x = x.to(dtype)
     return reductions.vector_norm(x, ord=ord, dim=dim_arg(dim), keepdim=keepdim)
 
 
-def t(input):
+def t(input: Tensor) -> Tensor:
     """The transpose of a tensor of at most 2 dims."""
     return shapes.t(input)
 
@@ -45,38 +72,46 @@ def _is_vector_rhs(a_shape: tuple, b_shape: tuple) -> bool:
 # ----- products, parts, inverses, factorizations ------------------------------------------------
 
 
-def bmm(input, mat2, *, out=None):  # noqa: F811 - the public function over the op
+def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: F811 - the public function over the op
     """The batched matrix product of two (b, n, k) and (b, k, m) tensors."""
     return products.bmm(require_tensor("bmm", input), require_tensor("bmm", mat2, 2, "mat2"))
 
 
-def mv(input, vec, *, out=None):  # noqa: F811
+def mv(input: Tensor, vec: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: F811
     """The product of a matrix and a vector."""
     return products.mv(require_tensor("mv", input), require_tensor("mv", vec, 2, "vec"))
 
 
-def dot(input, tensor, *, out=None):  # noqa: F811
+def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: F811
     """The dot product of two 1-D tensors (no broadcasting)."""
     return products.dot(require_tensor("dot", input), require_tensor("dot", tensor, 2, "tensor"))
 
 
-def vdot(input, other, *, out=None):
+def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Σᵢ conj(input)ᵢ otherᵢ: the dot product (real tensors only, so no conjugation)."""
     return products.vdot(require_tensor("vdot", input), require_tensor("vdot", other, 2, "other"))
 
 
-def matmul(input, other, *, out=None):  # noqa: F811
+def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: F811
     """The matrix product with PyTorch's rules for 1-D and batched operands."""
     return products.matmul(input, tensor_arg(other))
 
 
-def mm(input, mat2, *, out=None):  # noqa: F811
+def mm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: F811
     """The product of two 2-D tensors."""
     return products.mm(input, mat2)
 
 
-def _addmm_family(op, name: str):
-    def fn(input, a, b, *, beta=1, alpha=1, out=None):
+def _addmm_family(op: Op, name: str) -> Callable[..., Tensor]:
+    def fn(
+        input: Tensor,
+        a: Tensor,
+        b: Tensor,
+        *,
+        beta: float = 1,
+        alpha: float = 1,
+        out: Tensor | None = None,
+    ) -> Tensor:
         return op(input, a, b, beta=beta, alpha=alpha)
 
     fn.__name__ = name
@@ -95,7 +130,7 @@ baddbmm = _addmm_family(products.baddbmm, "baddbmm")
 addbmm = _addmm_family(products.addbmm, "addbmm")
 
 
-def outer(input, vec2, *, out=None):
+def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
     """input ⊗ vec2: the matrix of products input[i] * vec2[j]."""
     for name, v in (("self", input), ("vec2", vec2)):
         if v.ndim != 1:
@@ -103,12 +138,12 @@ def outer(input, vec2, *, out=None):
     return inverses._unsq(input, -1) * vec2
 
 
-def trace(input):
+def trace(input: Tensor) -> Tensor:
     """The sum of the main diagonal of a matrix."""
     return matrices.trace(require_tensor("trace", input))
 
 
-def diag(input, diagonal=0, *, out=None):
+def diag(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor:
     """A vector's diagonal matrix, or a matrix's diagonal (``diagonal`` above or below)."""
     if input.ndim == 1:
         return matrices.diag_embed(input, offset=diagonal, dim1=0, dim2=1)
@@ -117,7 +152,7 @@ def diag(input, diagonal=0, *, out=None):
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
 
 
-def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Matrices (over dim1, dim2) with input's last dim on their diagonal ``offset``."""
     nd = input.ndim + 1
     d1, d2 = reductions.dims_of(dim1, nd)[0], reductions.dims_of(dim2, nd)[0]
@@ -126,12 +161,12 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return matrices.diag_embed(input, offset=offset, dim1=d1, dim2=d2)
 
 
-def diagflat(input, offset=0):
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """The diagonal matrix of input's flattened entries."""
     return matrices.diag_embed(shapes.reshape(input, (-1,)), offset=offset, dim1=0, dim2=1)
 
 
-def diagonal(input, offset=0, dim1=0, dim2=1):
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal over dims (dim1, dim2), as the last dim: a view."""
     nd = input.ndim
     d1, d2 = reductions.dims_of(dim1, nd)[0], reductions.dims_of(dim2, nd)[0]
@@ -140,17 +175,17 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return matrices.diagonal(input, offset=offset, dim1=d1, dim2=d2)
 
 
-def tril(input, diagonal=0, *, out=None):
+def tril(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor:
     """The lower triangle (on and below the diagonal ``diagonal``) of the last two dims."""
     return matrices.tril(input, diagonal=diagonal)
 
 
-def triu(input, diagonal=0, *, out=None):
+def triu(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor:
     """The upper triangle (on and above the diagonal ``diagonal``) of the last two dims."""
     return matrices.triu(input, diagonal=diagonal)
 
 
-def _cross_dim(input, other, dim) -> int:
+def _cross_dim(input: Tensor, other: Tensor, dim: int) -> int:
     """dim, checked and counted from the end (so it names the same dim in both inputs)."""
     if input.ndim != other.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
@@ -163,7 +198,9 @@ def _cross_dim(input, other, dim) -> int:
     return d - input.ndim
 
 
-def cross(input, other, dim=None, *, out=None):
+def cross(
+    input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor | None = None
+) -> Tensor:
     """input × other along dim (by default the first dim of size 3)."""
     if dim is None:
         import warnings
@@ -180,17 +217,19 @@ def cross(input, other, dim=None, *, out=None):
     return matrices.cross(input, other, dim=_cross_dim(input, other, dim))
 
 
-def linalg_cross(input, other, *, dim=-1, out=None):
+def linalg_cross(
+    input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = None
+) -> Tensor:
     """input × other along dim (of size 3), broadcasting."""
     return matrices.cross(input, other, dim=_cross_dim(input, other, dim))
 
 
-def inv(A, *, out=None):
+def inv(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     """A⁻¹ for a (batch of) square matrices."""
     return inverses.inv(require_tensor("linalg_inv", A, name="A"))
 
 
-def det(A, *, out=None):
+def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The determinant of a (batch of) square matrices."""
     return inverses.det(require_tensor("linalg_det", A, name="A"))
 
@@ -210,26 +249,26 @@ _LINALG_QR = return_type("linalg_qr", ("Q", "R"))
 _QR = return_type("qr", ("Q", "R"))
 
 
-def linalg_slogdet(A, *, out=None):
+def linalg_slogdet(A: Tensor, *, out: Tensor | None = None) -> SignLogAbsDet:
     """(sign, log |det A|): the determinant without overflow."""
     A = require_tensor("linalg_slogdet", A, name="A")
     with _sharing():
         return _LINALG_SLOGDET(inverses.det_sign(A), inverses.logabsdet(A))
 
 
-def slogdet(input):
+def slogdet(input: Tensor) -> SignLogAbsDet:
     """(sign, log |det input|)."""
     with _sharing():
         return _SLOGDET(inverses.det_sign(input), inverses.logabsdet(input))
 
 
-def logdet(input):
+def logdet(input: Tensor) -> Tensor:
     """log det input: nan where the determinant is negative, -inf where it is 0."""
     sign = inverses.det_sign(input)
     return logical.where(sign < 0, math.nan, inverses.logabsdet(input))
 
 
-def solve(A, B, *, left=True, out=None):
+def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Tensor | None = None) -> Tensor:
     """X with A X = B (B a matrix, a vector, or batches of them)."""
     if not left:
         return products._mT(solve(products._mT(A), products._mT(B)))
@@ -238,17 +277,25 @@ def solve(A, B, *, left=True, out=None):
     return inverses.solve(A, B, vector=_is_vector_rhs(tuple(A.shape), tuple(B.shape)))
 
 
-def linalg_cholesky(A, *, upper=False, out=None):
+def linalg_cholesky(A: Tensor, *, upper: bool = False, out: Tensor | None = None) -> Tensor:
     """The lower-triangular L with A = L Lᵀ (A symmetric positive-definite)."""
     return factorizations.cholesky(require_tensor("linalg_cholesky", A, name="A"), upper=upper)
 
 
-def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+def solve_triangular(
+    A: Tensor,
+    B: Tensor,
+    *,
+    upper: bool,
+    left: bool = True,
+    unitriangular: bool = False,
+    out: Tensor | None = None,
+) -> Tensor:
     """X with A X = B (or X A = B), A triangular."""
     return inverses.solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
 
 
-def cholesky(input, upper=False, *, out=None):
+def cholesky(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """torch.cholesky (deprecated in PyTorch in favour of linalg.cholesky)."""
     import warnings
 
@@ -264,7 +311,14 @@ def cholesky(input, upper=False, *, out=None):
     return factorizations.cholesky_legacy(input, upper=upper)
 
 
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
+def matrix_rank(
+    A: Tensor,
+    *,
+    atol: float | Tensor | None = None,
+    rtol: float | Tensor | None = None,
+    hermitian: bool = False,
+    out: Tensor | None = None,
+) -> Tensor:
     """The number of singular values above max(atol, rtol · s_max) (an int64 tensor)."""
     inverses._check_matrix("matrix_rank", A._data, square=False)
     s = xp.linalg.svd(A._data, compute_uv=False)
@@ -279,7 +333,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
 _LINALG_LSTSQ = return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 
 
-def lstsq(A, B, rcond=None, *, driver=None):
+def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None) -> Lstsq:
     """The least-squares solution of A X = B, with PyTorch's (solution, residuals, rank,
     singular_values); which of the last three are filled depends on the driver."""
     driver = driver or "gelsy"
@@ -301,12 +355,12 @@ def lstsq(A, B, rcond=None, *, driver=None):
     return _LINALG_LSTSQ(solution, residuals, rank, values)
 
 
-def matrix_exp(A):
+def matrix_exp(A: Tensor) -> Tensor:
     """e^A for a (batch of) square matrices."""
     return factorizations.matrix_exp(require_tensor("linalg_matrix_exp", A, name="A"))
 
 
-def cond(A, p=None, *, out=None):
+def cond(A: Tensor, p: float | str | None = None, *, out: Tensor | None = None) -> Tensor:
     """The condition number ‖A‖ ‖A⁻¹‖ (for p None or 2: s_max / s_min)."""
     if p is None or p in (2, -2):
         s = factorizations.svdvals(A)
@@ -322,7 +376,7 @@ _CHOLESKY_EX = return_type("linalg_cholesky_ex", ("L", "info"))
 _SOLVE_EX = return_type("linalg_solve_ex", ("result", "info"))
 
 
-def _info(A, failed) -> Tensor:
+def _info(A: Tensor, failed: Callable[[Any], int]) -> Tensor:
     """LAPACK's info per matrix: 0, or the order at which it failed."""
     data = A._data
     n = data.shape[-1]
@@ -331,11 +385,11 @@ def _info(A, failed) -> Tensor:
     return wrap(info.reshape(data.shape[:-2]))
 
 
-def _pivot_info(a) -> int:
+def _pivot_info(a: Any) -> int:
     return inverses._first_zero_pivot(a) if inverses._is_singular(a) else 0
 
 
-def inv_ex(A, *, check_errors=False, out=None):
+def inv_ex(A: Tensor, *, check_errors: bool = False, out: Tensor | None = None) -> InverseInfo:
     """(inverse, info): info is 0, or the first zero pivot of a singular matrix (whose
     inverse is then nan)."""
     inverses._check_matrix("inv_ex", A._data)
@@ -349,7 +403,9 @@ def inv_ex(A, *, check_errors=False, out=None):
     return _INV_EX(logical.where(ok, inverses.inv(safe), math.nan), info)
 
 
-def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+def cholesky_ex(
+    A: Tensor, *, upper: bool = False, check_errors: bool = False, out: Tensor | None = None
+) -> LInfo:
     """(L, info): info is 0, or the order of the first leading minor that is not
     positive-definite (L is then nan)."""
     inverses._check_matrix("cholesky", A._data)
@@ -365,7 +421,14 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     )
 
 
-def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+def solve_ex(
+    A: Tensor,
+    B: Tensor,
+    *,
+    left: bool = True,
+    check_errors: bool = False,
+    out: Tensor | None = None,
+) -> ResultInfo:
     """(result, info): info is 0, or the first zero pivot of a singular A."""
     inverses._check_matrix("solve", A._data)
     info = _info(A, _pivot_info)
@@ -381,7 +444,7 @@ _LINALG_LU_FACTOR = return_type("linalg_lu_factor", ("LU", "pivots"))
 _LU_UNPACK = return_type("lu_unpack", ("P", "L", "U"))
 
 
-def linalg_lu(A, *, pivot=True, out=None):
+def linalg_lu(A: Tensor, *, pivot: bool = True, out: Tensor | None = None) -> PLU:
     """(P, L, U) with A = P L U: L unit lower triangular, U upper triangular."""
     if not pivot:
         raise NotImplementedError("linalg.lu(pivot=False) is not implemented in chainrule yet")
@@ -392,7 +455,7 @@ def linalg_lu(A, *, pivot=True, out=None):
         return _LINALG_LU(p, factorizations.lu_l(A), factorizations.lu_u(A))
 
 
-def lu_factor(A, *, pivot=True, out=None):
+def lu_factor(A: Tensor, *, pivot: bool = True, out: Tensor | None = None) -> LUPivots:
     """(LU, pivots): L and U packed in one matrix, and LAPACK's 1-based row swaps."""
     if not pivot:
         raise NotImplementedError("linalg.lu_factor(pivot=False) is not implemented yet")
@@ -407,7 +470,9 @@ def lu_factor(A, *, pivot=True, out=None):
         return _LINALG_LU_FACTOR(factorizations.lu_packed(A), pivots)
 
 
-def lu(A, pivot=True, get_infos=False, out=None):
+def lu(
+    A: Tensor, pivot: bool = True, get_infos: bool = False, out: Tensor | None = None
+) -> tuple[Tensor, ...]:
     """torch.lu (deprecated in PyTorch): (LU, pivots), and the infos when ``get_infos``."""
     import warnings
 
@@ -423,7 +488,14 @@ def lu(A, pivot=True, get_infos=False, out=None):
     return packed, pivots
 
 
-def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):  # noqa: N803
+def lu_unpack(
+    LU_data: Tensor,
+    LU_pivots: Tensor,
+    unpack_data: bool = True,
+    unpack_pivots: bool = True,
+    *,
+    out: Tensor | None = None,
+) -> PLU:  # noqa: N803
     """(P, L, U) from lu_factor's packed factors."""
     m, n = LU_data.shape[-2], LU_data.shape[-1]
     k = min(m, n)
@@ -437,7 +509,15 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     return _LU_UNPACK(p, low, up)
 
 
-def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):  # noqa: N803
+def lu_solve(
+    LU: Tensor,
+    pivots: Tensor,
+    B: Tensor,
+    *,
+    left: bool = True,
+    adjoint: bool = False,
+    out: Tensor | None = None,
+) -> Tensor:  # noqa: N803
     """X with A X = B (or X A = B, or with Aᵀ) from A's packed LU factors."""
     p, low, up = lu_unpack(LU, pivots)
     if left and not adjoint:  # A X = B: U X = L⁻¹ Pᵀ B
@@ -456,7 +536,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):  # noqa: N80
     return products._mT(lu_solve(LU, pivots, products._mT(B), left=True, adjoint=not adjoint))
 
 
-def vander(x, *, N=None):  # noqa: N803
+def vander(x: Tensor, *, N: int | None = None) -> Tensor:  # noqa: N803
     """The Vandermonde matrices [1, x, x², ..., x^(N-1)] of the last dim of x."""
     n = x.shape[-1] if N is None else N
     if N is not None and N < 1:
@@ -469,7 +549,7 @@ def vander(x, *, N=None):  # noqa: N803
     return out
 
 
-def tensorinv(A, ind=2, *, out=None):
+def tensorinv(A: Tensor, ind: int = 2, *, out: Tensor | None = None) -> Tensor:
     """The inverse of A for tensordot over its first ``ind`` dims."""
     rows, cols = tuple(A.shape[:ind]), tuple(A.shape[ind:])
     if math.prod(rows) != math.prod(cols):
@@ -481,7 +561,9 @@ def tensorinv(A, ind=2, *, out=None):
     return shapes.reshape(inverses.inv(square), cols + rows)
 
 
-def tensorsolve(A, B, dims=None, *, out=None):
+def tensorsolve(
+    A: Tensor, B: Tensor, dims: Sequence[int] | None = None, *, out: Tensor | None = None
+) -> Tensor:
     """X with tensordot(A, X, X.ndim) = B."""
     if dims is not None:
         moved = [d % A.ndim for d in dims]
@@ -497,18 +579,20 @@ def tensorsolve(A, B, dims=None, *, out=None):
     return shapes.reshape(inverses.solve(square, shapes.reshape(B, (-1,)), vector=True), rest)
 
 
-def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+def linalg_diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """The diagonal of each matrix over dims (dim1, dim2): a view."""
     return diagonal(A, offset, dim1, dim2)
 
 
-def cholesky_solve(B, L, upper=False, *, out=None):
+def cholesky_solve(
+    B: Tensor, L: Tensor, upper: bool = False, *, out: Tensor | None = None
+) -> Tensor:
     """X with A X = B, given A's Cholesky factor L (A = L Lᵀ, or Uᵀ U when ``upper``)."""
     a = products._mT(L) @ L if upper else L @ products._mT(L)
     return inverses.solve(a, B, vector=False)
 
 
-def cholesky_inverse(L, upper=False, *, out=None):
+def cholesky_inverse(L: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """(L Lᵀ)⁻¹ from the Cholesky factor L."""
     if upper:
         return inverses.inv(products._mT(L) @ L)
@@ -523,21 +607,21 @@ def _check_mode(mode: str) -> None:
         )
 
 
-def linalg_qr(A, mode="reduced", *, out=None):
+def linalg_qr(A: Tensor, mode: str = "reduced", *, out: Tensor | None = None) -> QR:
     """(Q, R) with A = QR, Q with orthonormal columns and R upper triangular."""
     _check_mode(mode)
     with _sharing():
         return _LINALG_QR(factorizations.qr_q(A, mode=mode), factorizations.qr_r(A, mode=mode))
 
 
-def qr(input, some=True, *, out=None):
+def qr(input: Tensor, some: bool = True, *, out: Tensor | None = None) -> QR:
     """(Q, R) with input = QR (reduced when ``some``)."""
     mode = "reduced" if some else "complete"
     with _sharing():
         return _QR(factorizations.qr_q(input, mode=mode), factorizations.qr_r(input, mode=mode))
 
 
-def eigh(A, UPLO="L", *, out=None):  # noqa: N803
+def eigh(A: Tensor, UPLO: str = "L", *, out: Tensor | None = None) -> Eigh:  # noqa: N803
     """The eigenvalues (ascending) and orthonormal eigenvectors of a symmetric A."""
     _check_uplo(UPLO)
     with _sharing():
@@ -546,7 +630,7 @@ def eigh(A, UPLO="L", *, out=None):  # noqa: N803
         )
 
 
-def eigvalsh(A, UPLO="L", *, out=None):  # noqa: N803
+def eigvalsh(A: Tensor, UPLO: str = "L", *, out: Tensor | None = None) -> Tensor:  # noqa: N803
     """The eigenvalues (ascending) of a symmetric A."""
     _check_uplo(UPLO)
     return factorizations.eigvalsh(A, uplo=UPLO)
@@ -557,7 +641,9 @@ def _check_uplo(uplo: str) -> None:
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {uplo}")
 
 
-def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
+def linalg_svd(
+    A: Tensor, full_matrices: bool = True, *, driver: str | None = None, out: Tensor | None = None
+) -> SVDh:
     """(U, S, Vh) with A = U diag(S) Vh, singular values descending."""
     with _sharing():
         inverses._shared.full = full_matrices
@@ -568,7 +654,9 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
         )
 
 
-def svd(input, some=True, compute_uv=True, *, out=None):
+def svd(
+    input: Tensor, some: bool = True, compute_uv: bool = True, *, out: Tensor | None = None
+) -> SVD:
     """(U, S, V) with input = U diag(S) Vᵀ (torch.svd's older form: V, not Vh)."""
     full = not some
     if not compute_uv:  # U and V come back as zeros, of their full shapes
@@ -586,23 +674,30 @@ def svd(input, some=True, compute_uv=True, *, out=None):
     return _SVD(u, s, products._mT(vh))
 
 
-def svdvals(A, *, driver=None, out=None):
+def svdvals(A: Tensor, *, driver: str | None = None, out: Tensor | None = None) -> Tensor:
     """The singular values of A, descending."""
     return factorizations.svdvals(A)
 
 
-def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+def pinv(
+    A: Tensor,
+    *,
+    atol: float | Tensor | None = None,
+    rtol: float | Tensor | None = None,
+    hermitian: bool = False,
+    out: Tensor | None = None,
+) -> Tensor:
     """The Moore-Penrose pseudo-inverse, through the SVD."""
     A = require_tensor("linalg_pinv", A, name="A")
     return inverses.pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
 
 
-def pinverse(input, rcond=1e-15):
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     """The pseudo-inverse, singular values below rcond · s_max dropped."""
     return inverses.pinv(input, atol=None, rtol=rcond, hermitian=False)
 
 
-def matrix_power(input, n):
+def matrix_power(input: Tensor, n: int) -> Tensor:
     """input multiplied by itself n times (n < 0: the inverse's power; n = 0: the identity)."""
     if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
         raise RuntimeError(
@@ -625,7 +720,7 @@ def matrix_power(input, n):
     return result
 
 
-def chain_matmul(*matrices, out=None):
+def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
     """The product of the matrices, left to right."""
     out = matrices[0]
     for m in matrices[1:]:
@@ -633,7 +728,7 @@ def chain_matmul(*matrices, out=None):
     return out
 
 
-def multi_dot(tensors, *, out=None):
+def multi_dot(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """The product of the matrices (the first and last may be vectors), left to right."""
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
@@ -646,7 +741,7 @@ def multi_dot(tensors, *, out=None):
 # ----- norms --------------------------------------------------------------------------------------
 
 
-def _last_two(A, dim) -> tuple:
+def _last_two(A: Tensor, dim: Sequence[int]) -> tuple:
     """A with the matrix dims ``dim`` moved last, and those dims normalized."""
     if A.ndim < 2:
         raise RuntimeError(
@@ -663,7 +758,7 @@ def _last_two(A, dim) -> tuple:
     return inverses._permute(A, rest + d), d
 
 
-def _keep(out, dims: list, keepdim: bool):
+def _keep(out: Tensor, dims: list, keepdim: bool) -> Tensor:
     if not keepdim:
         return out
     shape = list(out.shape)
@@ -672,7 +767,15 @@ def _keep(out, dims: list, keepdim: bool):
     return shapes.reshape(out, tuple(shape))
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):  # noqa: A002
+def matrix_norm(
+    A: Tensor,
+    ord: float | str = "fro",
+    dim: Sequence[int] = (-2, -1),
+    keepdim: bool = False,
+    *,
+    dtype: DType | None = None,
+    out: Tensor | None = None,
+) -> Tensor:  # noqa: A002
     """The matrix norm: 'fro', 'nuc', ±1 (column sums), ±2 (singular values), ±inf (row sums)."""
     if dtype is not None:
         A = A.to(dtype)
@@ -699,12 +802,28 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     return _keep(out, d, keepdim)
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
+def vector_norm(
+    x: Tensor,
+    ord: float = 2,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: DType | None = None,
+    out: Tensor | None = None,
+) -> Tensor:  # noqa: A002
     """(Σ |x|^ord)^(1/ord) over dim (all entries when None)."""
     return _vector_norm(x, ord, dim, keepdim, dtype=dtype)
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):  # noqa: A002
+def norm(
+    A: Tensor,
+    ord: float | str | None = None,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    out: Tensor | None = None,
+    dtype: DType | None = None,
+) -> Tensor:  # noqa: A002
     """A vector norm (1-D input, an int dim) or a matrix norm (2-D input, a 2-tuple dim)."""
     if isinstance(dim, int):
         dim = (dim,)
@@ -731,18 +850,18 @@ def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):  # noqa
 # ----- Tensor methods -----------------------------------------------------------------------------
 
 
-def _matmul_operator(self, other):
+def _matmul_operator(self: Tensor, other: Any) -> Tensor:
     """self @ other: tensors only, as in PyTorch (other operands raise TypeError)."""
     if not isinstance(other, Tensor):
         return NotImplemented
     return products.matmul(self, other)
 
 
-def _rmatmul_operator(self, other):
+def _rmatmul_operator(self: Tensor, other: Any) -> Tensor:
     if not isinstance(other, Tensor):
         return NotImplemented
     return products.matmul(other, self)
 
 
-def _method_cross(self, other, dim=None):
+def _method_cross(self: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     return cross(self, other, dim)

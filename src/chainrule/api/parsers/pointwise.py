@@ -6,6 +6,7 @@ and the Tensor methods whose signatures differ from the functions (``x.to(...)``
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from ... import _dtypes
@@ -43,7 +44,7 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return copies.to_dtype(self, dtype=target)
 
 
-def type_method(self: Tensor, dtype: Any = None, **kwargs: Any):
+def type_method(self: Tensor, dtype: Any = None, **kwargs: Any) -> str | Tensor:
     """The legacy type name (``'torch.FloatTensor'``), or self cast to ``dtype``."""
     if dtype is None:
         return self._dtype.legacy_type
@@ -56,7 +57,7 @@ def type_as(self: Tensor, other: Tensor) -> Tensor:
     return to(self, other._dtype)
 
 
-def _cast_method(dtype: DType):
+def _cast_method(dtype: DType) -> Callable[[Tensor], Tensor]:
     def method(self: Tensor) -> Tensor:
         return to(self, dtype)
 
@@ -91,36 +92,46 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
 # ----- arithmetic ------------------------------------------------------------------
 
 
-def add(input, other, *, alpha=1, out=None):
+def add(
+    input: Tensor, other: Tensor | float, *, alpha: float = 1, out: Tensor | None = None
+) -> Tensor:
     """input + alpha * other, broadcasting."""
     return arithmetic.add(input, tensor_arg(other), alpha=alpha)
 
 
-def sub(input, other, *, alpha=1, out=None):
+def sub(
+    input: Tensor, other: Tensor | float, *, alpha: float = 1, out: Tensor | None = None
+) -> Tensor:
     """input - alpha * other, broadcasting."""
     return arithmetic.sub(input, tensor_arg(other), alpha=alpha)
 
 
-def rsub(input, other, *, alpha=1):
+def rsub(input: Tensor, other: Tensor | float, *, alpha: float = 1) -> Tensor:
     """other - alpha * input."""
     if isinstance(other, Tensor):
         return arithmetic.sub(other, input, alpha=alpha)
     return arithmetic.rsub(input, other=other, alpha=alpha)
 
 
-def mul(input, other, *, out=None):
+def mul(input: Tensor, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
     """input * other, broadcasting."""
     return arithmetic.mul(input, tensor_arg(other))
 
 
-def div(input, other, *, rounding_mode=None, out=None):
+def div(
+    input: Tensor,
+    other: Tensor | float,
+    *,
+    rounding_mode: str | None = None,
+    out: Tensor | None = None,
+) -> Tensor:
     """input / other (true division: integers give the default float dtype)."""
     if rounding_mode is not None:
         return rounded_div(input, other, rounding_mode)
     return arithmetic.div(input, tensor_arg(other))
 
 
-def pow(input, exponent, *, out=None):  # noqa: A001
+def pow(input: Tensor | float, exponent: Tensor | float, *, out: Tensor | None = None) -> Tensor:  # noqa: A001
     """input ** exponent; a Python number on either side."""
     if not isinstance(input, Tensor):
         return arithmetic.pow_scalar_base(exponent, base=input)
@@ -131,30 +142,38 @@ def pow(input, exponent, *, out=None):  # noqa: A001
     return arithmetic.pow_scalar(input, exponent=exponent)
 
 
-def where(condition, input=None, other=None):
+def where(
+    condition: Tensor, input: Tensor | float | None = None, other: Tensor | float | None = None
+) -> Tensor:
     if input is None and other is None:
         raise NotImplementedError("where(condition) with one argument is not implemented yet")
     return logical.where(tensor_arg(condition), tensor_arg(input), tensor_arg(other))
 
 
-def equal(input, other) -> bool:
+def equal(input: Tensor, other: Tensor) -> bool:
     """Same shape and same values."""
     return input.shape == other.shape and logical.builtins_bool((input._data == other._data).all())
 
 
-def square(input, *, out=None):  # noqa: A002
+def square(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """input ** 2, as PyTorch computes it (pow): integers stay integers, bool gives int64."""
     return arithmetic.pow_scalar(input, exponent=2)
 
 
-def round(input, *, decimals=None, out=None):  # noqa: A001, A002
+def round(input: Tensor, *, decimals: int | None = None, out: Tensor | None = None) -> Tensor:  # noqa: A001, A002
     """input rounded half to even, to ``decimals`` decimal places (0 when not given)."""
     if decimals is None:
         return unary.round(input)
     return unary.round(input, decimals=int(decimals))
 
 
-def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
+def clamp(
+    input: Tensor,
+    min: Tensor | float | None = None,
+    max: Tensor | float | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:  # noqa: A002
     """min(max(input, min), max); the bounds both Python numbers or both tensors (None for
     no bound). The gradient passes where min <= input <= max, at the bounds included."""
     if min is None and max is None:
@@ -171,19 +190,28 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
     return binary.clamp_scalar(input, min=lo, max=hi)
 
 
-def _bound(b):
+def _bound(b: Any) -> Any:
     if b is None or isinstance(b, (Tensor, int, float)):
         return b
     return tensor_arg(b)
 
 
-def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):  # noqa: A002
+def nan_to_num(
+    input: Tensor,
+    nan: float = 0.0,
+    posinf: float | None = None,
+    neginf: float | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:  # noqa: A002
     """input with nan, +inf and -inf replaced (the infinities by the dtype's extremes unless
     given); the gradient is 0 at the replaced elements."""
     return unary.nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf)
 
 
-def lerp(input, end, weight, *, out=None):  # noqa: A002
+def lerp(
+    input: Tensor, end: Tensor, weight: Tensor | float, *, out: Tensor | None = None
+) -> Tensor:  # noqa: A002
     """input + weight (end - input); weight a Python number or a tensor, broadcasting."""
     require_tensor("lerp", input, 1, "input")
     require_tensor("lerp", end, 2, "end")
@@ -192,7 +220,7 @@ def lerp(input, end, weight, *, out=None):  # noqa: A002
     return binary.lerp(input, end, weight)
 
 
-def remainder(input, other, *, out=None):  # noqa: A002
+def remainder(input: Tensor | float, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """input - other ⌊input/other⌋ (the sign of other, as Python's %); input or other may
     be a Python number. (PyTorch has no derivative for remainder(number, tensor).)"""
     if not isinstance(input, Tensor):
@@ -202,13 +230,15 @@ def remainder(input, other, *, out=None):  # noqa: A002
     return arithmetic.remainder(input, tensor_arg(other))
 
 
-def fmod(input, other, *, out=None):  # noqa: A002
+def fmod(input: Tensor, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """input - other trunc(input/other) (the sign of input, as C's fmod)."""
     require_tensor("fmod", input, 1, "input")
     return arithmetic.fmod(input, tensor_arg(other))
 
 
-def floor_divide(input, other, *, out=None):  # noqa: A002
+def floor_divide(
+    input: Tensor | float, other: Tensor | float, *, out: Tensor | None = None
+) -> Tensor:  # noqa: A002
     """⌊input / other⌋; integers stay integers. PyTorch has no derivative for it (backward
     raises): div(input, other, rounding_mode='floor') has the zero gradient."""
     if not isinstance(input, Tensor):
@@ -216,7 +246,7 @@ def floor_divide(input, other, *, out=None):  # noqa: A002
     return arithmetic.floor_divide(tensor_arg(input), tensor_arg(other))
 
 
-def rounded_div(input, other, rounding_mode):
+def rounded_div(input: Tensor | float, other: Tensor | float, rounding_mode: str) -> Tensor:
     """div(input, other, rounding_mode='trunc' or 'floor'): functions.div calls this."""
     if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError(
@@ -231,51 +261,53 @@ def rounded_div(input, other, rounding_mode):
 # ----- more pointwise signatures --------------------------------------------------------------
 
 
-def sgn(input, *, out=None):  # noqa: A002
+def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """The sign of input (sign, for real tensors); the gradient is 0."""
     return unary.sgn(input)
 
 
-def positive(input):  # noqa: A002
+def positive(input: Tensor) -> Tensor:  # noqa: A002
     """input itself (PyTorch returns the same tensor); bool raises, as PyTorch's ``+``."""
     if input._dtype._category == 0:
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
-def clamp_min(input, min, *, out=None):  # noqa: A002
+def clamp_min(input: Tensor, min: Tensor | float, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """max(input, min); min a Python number or a tensor (broadcasting)."""
     if isinstance(min, Tensor):
         return binary.clamp_min_tensor(input, min)
     return binary.clamp_min_scalar(input, min=_bound(min))
 
 
-def clamp_max(input, max, *, out=None):  # noqa: A002
+def clamp_max(input: Tensor, max: Tensor | float, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """min(input, max); max a Python number or a tensor (broadcasting)."""
     if isinstance(max, Tensor):
         return binary.clamp_max_tensor(input, max)
     return binary.clamp_max_scalar(input, max=_bound(max))
 
 
-def xlogy(input, other, *, out=None):  # noqa: A002
+def xlogy(input: Tensor | float, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """input · ln(other), 0 where input is 0; either may be a Python number."""
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         require_tensor("xlogy", other, 2, "other")
     return binary.xlogy(tensor_arg(input), tensor_arg(other))
 
 
-def logit(input, eps=None, *, out=None):  # noqa: A002
+def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """ln(input / (1 - input)), input first clamped to [eps, 1 - eps] when eps is given."""
     return special.logit(input, eps=eps)
 
 
-def copysign(input, other, *, out=None):  # noqa: A002
+def copysign(input: Tensor, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """|input| with the sign of other (a tensor or a Python number)."""
     require_tensor("copysign", input, 1, "input")
     return binary.copysign(input, tensor_arg(other))
 
 
-def float_power(input, exponent, *, out=None):  # noqa: A002
+def float_power(
+    input: Tensor | float, exponent: Tensor | float, *, out: Tensor | None = None
+) -> Tensor:  # noqa: A002
     """input ** exponent computed in float64 (PyTorch's graph: a cast, then pow)."""
     if isinstance(input, Tensor):
         input = input.to(float64)  # noqa: A001
@@ -286,14 +318,14 @@ def float_power(input, exponent, *, out=None):  # noqa: A002
     return pow(input, exponent)
 
 
-def heaviside(input, values, *, out=None):  # noqa: A002
+def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """0 where input < 0, values where input = 0, 1 where input > 0 (no derivative)."""
     require_tensor("heaviside", input, 1, "input")
     require_tensor("heaviside", values, 2, "values")
     return binary.heaviside(input, values)
 
 
-def isreal(input):  # noqa: A002
+def isreal(input: Tensor) -> Tensor:  # noqa: A002
     """True everywhere: chainrule has no complex dtypes."""
     from ..._creation import ones_like
     from ..._dtypes import bool as b
@@ -301,35 +333,43 @@ def isreal(input):  # noqa: A002
     return ones_like(require_tensor("isreal", input, 1, "input"), dtype=b)
 
 
-def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002
+def isclose(
+    input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Tensor:  # noqa: A002
     """|input - other| <= atol + rtol |other|, elementwise: a bool tensor."""
     require_tensor("isclose", input, 1, "input")
     require_tensor("isclose", other, 2, "other")
     return logical.isclose(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
-def polygamma(n, input, *, out=None):  # noqa: A002
+def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """ψ⁽ⁿ⁾(input), the n-th derivative of the digamma function ψ (n = 0: ψ itself)."""
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     return special.polygamma(input, n=int(n))
 
 
-def _polygamma_method(self, n):
+def _polygamma_method(self: Tensor, n: int) -> Tensor:
     return polygamma(n, self)
 
 
-def bitwise_left_shift(input, other, *, out=None):  # noqa: A002
+def bitwise_left_shift(
+    input: Tensor | float, other: Tensor | float, *, out: Tensor | None = None
+) -> Tensor:  # noqa: A002
     """input << other, on integers."""
     return logical.bitwise_left_shift(tensor_arg(input), tensor_arg(other))
 
 
-def bitwise_right_shift(input, other, *, out=None):  # noqa: A002
+def bitwise_right_shift(
+    input: Tensor | float, other: Tensor | float, *, out: Tensor | None = None
+) -> Tensor:  # noqa: A002
     """input >> other, on integers (arithmetic: the sign is kept)."""
     return logical.bitwise_right_shift(tensor_arg(input), tensor_arg(other))
 
 
-def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:  # noqa: A002
+def allclose(
+    input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:  # noqa: A002
     """Whether |input - other| <= atol + rtol |other| everywhere (broadcasting; one dtype)."""
     require_tensor("allclose", input, 1, "input")
     require_tensor("allclose", other, 2, "other")
@@ -338,7 +378,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:  # 
     )
 
 
-def fill_(input, value):  # noqa: A002
+def fill_(input: Tensor, value: Tensor | float) -> Tensor:  # noqa: A002
     """Fill input with value in place: a Python number, or a 0-d tensor (which then gets
     the gradient: the sum of the output gradient, FillBackward3)."""
     if isinstance(value, Tensor):
@@ -351,7 +391,7 @@ def fill_(input, value):  # noqa: A002
     return _inplace(input, copies.fill, (input,), {"value": value})
 
 
-def _invert(self):
+def _invert(self: Tensor) -> Tensor:
     if self._dtype._category == 2:
         raise TypeError(
             "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
@@ -359,11 +399,11 @@ def _invert(self):
     return logical.bitwise_not(self)
 
 
-def _round_method(self, *, decimals=None):
+def _round_method(self: Tensor, *, decimals: int | None = None) -> Tensor:
     return round(self, decimals=decimals)
 
 
-def _float_power_(self, exponent):
+def _float_power_(self: Tensor, exponent: Tensor | float) -> Tensor:
     if self._dtype is not float64:
         raise RuntimeError(
             f"the base given to float_power_ has dtype {self._dtype.name.capitalize()} but "
@@ -372,10 +412,10 @@ def _float_power_(self, exponent):
     return _inplace(self, float_power, (self, exponent), {})
 
 
-def _compare_inplace(name: str):
+def _compare_inplace(name: str) -> Callable[[Tensor, Tensor | float], Tensor]:
     op = logical._COMPARE_INPLACE[name]
 
-    def method(self, other):
+    def method(self, other: Tensor | float) -> Tensor:
         # a float tensor keeps a (zero-gradient) node, as PyTorch's EqBackward0 ...
         params = {"dtype": self._dtype.np} if self._dtype._category == 2 else {}
         return _inplace(self, op, (self, tensor_arg(other)), params)
@@ -385,7 +425,7 @@ def _compare_inplace(name: str):
     return method
 
 
-def _T(self):  # noqa: N802
+def _T(self: Tensor) -> Tensor:  # noqa: N802
     if self.ndim == 0:
         warnings.warn(
             "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
@@ -404,24 +444,24 @@ def _T(self):  # noqa: N802
     return shapes.permute(self, dims=tuple(range(self.ndim - 1, -1, -1)))
 
 
-def _mT(self):  # noqa: N802
+def _mT(self: Tensor) -> Tensor:  # noqa: N802
     return transpose(self, -2, -1)
 
 
-def _size_args(self, *shape):
+def _size_args(self: Tensor, *shape: Any) -> tuple:
     return shape_args(shape)
 
 
-def _reshape(self, *shape):
+def _reshape(self: Tensor, *shape: Any) -> Tensor:
     return shapes.reshape(self, shape_args(shape))
 
 
-def where_method(self, condition, other):
+def where_method(self: Tensor, condition: Tensor, other: Tensor | float) -> Tensor:
     """``x.where(condition, y)``: x where condition, else y."""
     return where(condition, self, other)
 
 
-def pos_operator(self):
+def pos_operator(self: Tensor) -> Tensor:
     """``+x`` is x itself."""
     return self
 

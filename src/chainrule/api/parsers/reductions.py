@@ -5,22 +5,43 @@ lists or None, ``keepdim``, ``dtype``, ``correction``, and results as named tupl
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..._backend import xp
+from ..._dtypes import dtype as DType
 from ..._tensor import Tensor, wrap
 from ...ops import binary, reductions, scans, sorting
 from ..args import dim_arg, require_tensor, return_type, tensors_only
 from .linalg import matrix_norm
 
+if TYPE_CHECKING:
+    from ...autograd.recording import Op
+    from ..args import MinMax, ValuesIndices
+
 # ----- reductions ---------------------------------------------------------------------
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
+def sum(
+    input: Tensor,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: DType | None = None,
+    out: Tensor | None = None,
+) -> Tensor:  # noqa: A001
     """Σ input over dim (all dims when None)."""
     return reductions.sum(input, dim=dim_arg(dim), keepdim=keepdim, dtype=dtype)
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def mean(
+    input: Tensor,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: DType | None = None,
+    out: Tensor | None = None,
+) -> Tensor:
     """The mean over dim (all dims when None); integer inputs raise, as in PyTorch."""
     return reductions.mean(input, dim=dim_arg(dim), keepdim=keepdim, dtype=dtype)
 
@@ -33,7 +54,7 @@ _MAX, _MIN, _SORT, _TOPK, _KTHVALUE, _MODE = (
 )
 
 
-def _index_tensor(index, dim: int, keepdim: bool, ndim: int) -> Tensor:
+def _index_tensor(index: Any, dim: int, keepdim: bool, ndim: int) -> Tensor:
     out = index if keepdim or ndim == 0 else xp.squeeze(index, axis=dim)
     return wrap(xp.asarray(out, dtype=xp.int64))
 
@@ -41,7 +62,14 @@ def _index_tensor(index, dim: int, keepdim: bool, ndim: int) -> Tensor:
 # ----- the reductions ----------------------------------------------------------------------------
 
 
-def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
+def prod(
+    input: Tensor,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: DType | None = None,
+    out: Tensor | None = None,
+) -> Tensor:  # noqa: A002
     """Π input (over one dim when given). Exact gradient with zeros in the input."""
     require_tensor("prod", input)
     if dim is not None and not isinstance(dim, int):
@@ -53,7 +81,9 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
     return reductions.prod(input, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
-def _arg_extreme(input, dim, keepdim: bool, largest: bool, name: str = ""):
+def _arg_extreme(
+    input: Tensor, dim: int | None, keepdim: bool, largest: bool, name: str = ""
+) -> Any:
     """Index of the max (min) along dim: the first one; a nan counts as the extreme."""
     data = input._data
     name = name or ("argmax" if largest else "argmin")
@@ -79,28 +109,40 @@ def _arg_extreme(input, dim, keepdim: bool, largest: bool, name: str = ""):
     return i if keepdim else xp.squeeze(i, axis=axis)
 
 
-def _no_bool(fn: str, input, message: str | None = None) -> None:
+def _no_bool(fn: str, input: Tensor, message: str | None = None) -> None:
     if input._dtype.name == "bool":
         raise (RuntimeError if message else NotImplementedError)(
             message or f"\"{fn}\" not implemented for 'Bool'"
         )
 
 
-def argmax(input, dim=None, keepdim=False, *, out=None):  # noqa: A002
+def argmax(
+    input: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Tensor | None = None
+) -> Tensor:  # noqa: A002
     """The index of the largest entry (of the flattened input when dim is None); the first
     on ties; a nan counts as largest."""
     _no_bool("argmax", input, "argmax(): does not support bool input")
     return wrap(xp.asarray(_arg_extreme(input, dim, keepdim, True), dtype=xp.int64))
 
 
-def argmin(input, dim=None, keepdim=False, *, out=None):  # noqa: A002
+def argmin(
+    input: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Tensor | None = None
+) -> Tensor:  # noqa: A002
     """The index of the smallest entry; the first on ties; a nan counts as smallest."""
     _no_bool("argmin", input, "argmin(): does not support bool input")
     return wrap(xp.asarray(_arg_extreme(input, dim, keepdim, False), dtype=xp.int64))
 
 
-def _max_min(name: str, all_op, dim_op, pair, binary, largest: bool):
-    def function(input, dim=None, keepdim=False, *, out=None):  # noqa: A002
+def _max_min(
+    name: str, all_op: Op, dim_op: Op, pair: type, binary: Callable[..., Tensor], largest: bool
+) -> Callable[..., Tensor | ValuesIndices]:
+    def function(
+        input: Tensor,
+        dim: int | Tensor | None = None,
+        keepdim: bool = False,
+        *,
+        out: Tensor | None = None,
+    ) -> Tensor | ValuesIndices:  # noqa: A002
         require_tensor(name, input)
         if isinstance(dim, Tensor):  # max(input, other): the elementwise maximum
             return binary(input, dim)
@@ -130,8 +172,14 @@ min = _max_min(
 )  # noqa: A001
 
 
-def _amax_amin(name: str, op):
-    def function(input, dim=(), keepdim=False, *, out=None):  # noqa: A002
+def _amax_amin(name: str, op: Op) -> Callable[..., Tensor]:
+    def function(
+        input: Tensor,
+        dim: int | Sequence[int] = (),
+        keepdim: bool = False,
+        *,
+        out: Tensor | None = None,
+    ) -> Tensor:  # noqa: A002
         require_tensor(name, input)
         if isinstance(dim, list):
             dim = tuple(dim)
@@ -153,7 +201,9 @@ amax = _amax_amin("amax", reductions.amax)
 amin = _amax_amin("amin", reductions.amin)
 
 
-def _parse_correction(fn: str, dim, unbiased, correction):
+def _parse_correction(
+    fn: str, dim: Any, unbiased: bool | None, correction: float | None
+) -> tuple[Any, float]:
     """(dim, correction) from PyTorch's var/std overloads: var(x, unbiased), var(x, dim,
     unbiased, keepdim), var(x, dim, *, correction, keepdim)."""
     if isinstance(dim, bool):
@@ -172,7 +222,7 @@ def _parse_correction(fn: str, dim, unbiased, correction):
     return dim, correction
 
 
-def _warn_dof(fn: str, input, dim, correction) -> None:
+def _warn_dof(fn: str, input: Tensor, dim: Any, correction: float) -> None:
     if reductions._count(tuple(input.shape), dim) - correction <= 0:
         warnings.warn(
             f"{fn}(): degrees of freedom is <= 0. Correction should be strictly less than the "
@@ -182,8 +232,16 @@ def _warn_dof(fn: str, input, dim, correction) -> None:
         )
 
 
-def _var_std(fn: str, op):
-    def function(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):  # noqa: A002
+def _var_std(fn: str, op: Op) -> Callable[..., Tensor]:
+    def function(
+        input: Tensor,
+        dim: int | Sequence[int] | bool | None = None,
+        unbiased: bool | None = None,
+        keepdim: bool = False,
+        *,
+        correction: float | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor:  # noqa: A002
         require_tensor(fn, input)
         dim, correction = _parse_correction(fn, dim, unbiased, correction)
         if input._dtype._category != 2:
@@ -207,7 +265,15 @@ var = _var_std("var", reductions.var)
 std = _var_std("std", reductions.std)
 
 
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):  # noqa: A002
+def var_mean(
+    input: Tensor,
+    dim: int | Sequence[int] | bool | None = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: float | None = None,
+    out: Tensor | None = None,
+) -> tuple[Tensor, Tensor]:  # noqa: A002
     """(var, mean) over dim, as two tensors (each with its own gradient node)."""
     v = var(input, dim, unbiased, keepdim, correction=correction)
     d = None if isinstance(dim, bool) or dim == () else dim
@@ -216,7 +282,15 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, 
     )
 
 
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):  # noqa: A002
+def std_mean(
+    input: Tensor,
+    dim: int | Sequence[int] | bool | None = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: float | None = None,
+    out: Tensor | None = None,
+) -> tuple[Tensor, Tensor]:  # noqa: A002
     """(std, mean) over dim, as two tensors."""
     s = std(input, dim, unbiased, keepdim, correction=correction)
     d = None if isinstance(dim, bool) or dim == () else dim
@@ -225,8 +299,10 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, 
     )
 
 
-def _cumulative(name: str, op):
-    def function(input, dim, *, dtype=None, out=None):  # noqa: A002
+def _cumulative(name: str, op: Op) -> Callable[..., Tensor]:
+    def function(
+        input: Tensor, dim: int, *, dtype: DType | None = None, out: Tensor | None = None
+    ) -> Tensor:  # noqa: A002
         require_tensor(name, input)
         axis = reductions._axis(dim, input.ndim)
         return op(input, dim=axis, dtype=dtype)
@@ -244,7 +320,7 @@ cumsum = _cumulative("cumsum", scans.cumsum)
 cumprod = _cumulative("cumprod", scans.cumprod)
 
 
-def _stable_order(data, axis: int, descending: bool):
+def _stable_order(data: Any, axis: int, descending: bool) -> Any:
     """Indices that sort ``data`` along axis, equal entries in their original order; nan is
     the largest value."""
     if data.dtype.kind == "b":
@@ -256,7 +332,14 @@ def _stable_order(data, axis: int, descending: bool):
     return (n - 1) - xp.flip(rev, axis=axis)
 
 
-def sort(input, dim=-1, descending=False, stable=False, *, out=None):  # noqa: A002
+def sort(
+    input: Tensor,
+    dim: int = -1,
+    descending: bool = False,
+    stable: bool = False,
+    *,
+    out: Tensor | None = None,
+) -> ValuesIndices:  # noqa: A002
     """(values, indices) sorted along dim; always stable, nan sorted as the largest."""
     require_tensor("sort", input)
     if isinstance(dim, bool):  # sort(input, stable, dim, descending) is not supported
@@ -270,17 +353,25 @@ def sort(input, dim=-1, descending=False, stable=False, *, out=None):  # noqa: A
     return _SORT(values, wrap(xp.asarray(index, dtype=xp.int64)))
 
 
-def argsort(input, dim=-1, descending=False, stable=False):  # noqa: A002
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:  # noqa: A002
     """The indices that sort input along dim (stable, nan as the largest)."""
     return sort(input, dim, descending, stable).indices
 
 
-def msort(input, *, out=None):  # noqa: A002
+def msort(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """input sorted along its first dim."""
     return sort(input, 0).values
 
 
-def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A002
+def topk(
+    input: Tensor,
+    k: int,
+    dim: int = -1,
+    largest: bool = True,
+    sorted: bool = True,
+    *,
+    out: Tensor | None = None,
+) -> ValuesIndices:  # noqa: A002
     """(values, indices) of the k largest (smallest) entries along dim, largest first
     (smallest first); among ties the lowest indices first. Always sorted."""
     require_tensor("topk", input)
@@ -298,8 +389,12 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A00
     return _TOPK(values, wrap(xp.asarray(index, dtype=xp.int64)))
 
 
-def _median(name: str, all_op, dim_op, skip_nan: bool):
-    def function(input, dim=None, keepdim=False, *, out=None):  # noqa: A002
+def _median(
+    name: str, all_op: Op, dim_op: Op, skip_nan: bool
+) -> Callable[..., Tensor | ValuesIndices]:
+    def function(
+        input: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Tensor | None = None
+    ) -> Tensor | ValuesIndices:  # noqa: A002
         require_tensor(name, input)
         _no_bool(f"{name}_cpu" if dim is None else f"{name}_out", input)
         if dim is None:
@@ -338,7 +433,9 @@ median = _median("median", reductions.median_all, sorting.median_dim, False)
 nanmedian = _median("nanmedian", reductions.nanmedian_all, sorting.nanmedian_dim, True)
 
 
-def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):  # noqa: A002
+def kthvalue(
+    input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out: Tensor | None = None
+) -> ValuesIndices:  # noqa: A002
     """(values, indices): the k-th smallest entry along dim (k from 1); the gradient goes
     to that index."""
     require_tensor("kthvalue", input)
@@ -357,7 +454,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):  # noqa: A002
     return _KTHVALUE(values, _index_tensor(index, axis, keepdim, input.ndim))
 
 
-def _mode_index(data, axis: int):
+def _mode_index(data: Any, axis: int) -> Any:
     """Per slice along axis: the index of the last occurrence of the most frequent value
     (the smallest such value)."""
     moved = xp.moveaxis(data, axis, -1)
@@ -377,7 +474,9 @@ def _mode_index(data, axis: int):
     return xp.moveaxis(index, -1, axis)
 
 
-def mode(input, dim=-1, keepdim=False, *, out=None):  # noqa: A002
+def mode(
+    input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Tensor | None = None
+) -> ValuesIndices:  # noqa: A002
     """(values, indices): the most frequent entry along dim (the smallest of equally frequent
     ones) and its last index; the gradient goes to that index."""
     require_tensor("mode", input)
@@ -392,7 +491,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None):  # noqa: A002
     return _MODE(values, _index_tensor(index, axis, keepdim, input.ndim))
 
 
-def _running_index(data, axis: int, largest: bool):
+def _running_index(data: Any, axis: int, largest: bool) -> Any:
     """For cummax (cummin): the index each running extreme was read from, the latest among
     ties, the latest nan once a nan has been seen."""
     if data.dtype.kind == "b":
@@ -407,8 +506,8 @@ def _running_index(data, axis: int, largest: bool):
     return xp.maximum.accumulate(xp.where(hit, positions, 0), axis=axis)
 
 
-def _cum_extreme(name: str, op, largest: bool, pair):
-    def function(input, dim, *, out=None):  # noqa: A002
+def _cum_extreme(name: str, op: Op, largest: bool, pair: type) -> Callable[..., ValuesIndices]:
+    def function(input: Tensor, dim: int, *, out: Tensor | None = None) -> ValuesIndices:  # noqa: A002
         require_tensor(name, input)
         axis = reductions._axis(dim, input.ndim)
         data = reductions._as_1d(input._data)
@@ -433,7 +532,7 @@ cummax = _cum_extreme("cummax", scans.cummax, True, _CUMMAX)
 cummin = _cum_extreme("cummin", scans.cummin, False, _CUMMIN)
 
 
-def logcumsumexp(input, dim, *, out=None):  # noqa: A002
+def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """log Σ_(j≤i) e^(x_j) along dim, stable for large |x|."""
     require_tensor("logcumsumexp", input)
     if input._dtype._category != 2:
@@ -442,13 +541,20 @@ def logcumsumexp(input, dim, *, out=None):  # noqa: A002
     return scans.logcumsumexp(input, dim=reductions._axis(dim, input.ndim))
 
 
-def _dims_arg(dim):
+def _dims_arg(dim: Any) -> Any:
     if isinstance(dim, list):
         dim = tuple(dim)
     return None if dim == () else dim
 
 
-def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
+def nansum(
+    input: Tensor,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: DType | None = None,
+    out: Tensor | None = None,
+) -> Tensor:  # noqa: A002
     """Σ input over dim, nan counted as 0 (nan entries get no gradient)."""
     require_tensor("nansum", input)
     dim = _dims_arg(dim)
@@ -456,7 +562,14 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A0
     return reductions.nansum(input, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
-def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
+def nanmean(
+    input: Tensor,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: DType | None = None,
+    out: Tensor | None = None,
+) -> Tensor:  # noqa: A002
     """The mean over dim of the entries that are not nan: nansum / their count."""
     require_tensor("nanmean", input)
     if input._dtype._category != 2 and dtype is None:
@@ -471,7 +584,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A
     return total / wrap(xp.asarray(count, dtype=total._data.dtype))
 
 
-def count_nonzero(input, dim=None):  # noqa: A002
+def count_nonzero(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:  # noqa: A002
     """The number of nonzero entries over dim (an int or a tuple), as int64."""
     require_tensor("count_nonzero", input)
     dim = _dims_arg(dim)
@@ -479,7 +592,14 @@ def count_nonzero(input, dim=None):  # noqa: A002
     return wrap(xp.asarray(xp.count_nonzero(input._data, axis=axes), dtype=xp.int64))
 
 
-def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):  # noqa: A002
+def norm(
+    input: Tensor,
+    p: float | str | None = "fro",
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    out: Tensor | None = None,
+    dtype: DType | None = None,
+) -> Tensor:  # noqa: A002
     """torch.norm: the vector p-norm over dim (every entry when None) for a number p or
     'fro'; p='nuc' is the nuclear norm of the matrices over dim (the last two by default)."""
     require_tensor("norm", input)
@@ -500,12 +620,24 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):  # noqa
     return reductions.vector_norm(x, ord=p, dim=dim, keepdim=keepdim)
 
 
-def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
+def _norm_method(
+    self: Tensor,
+    p: float | str | None = "fro",
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    dtype: DType | None = None,
+) -> Tensor:
     return norm(self, p, dim, keepdim, dtype=dtype)
 
 
-def _logical_reduction(name: str, np_fn):
-    def function(input, dim=None, keepdim=False, *, out=None):  # noqa: A002
+def _logical_reduction(name: str, np_fn: Callable[..., Any]) -> Callable[..., Tensor]:
+    def function(
+        input: Tensor,
+        dim: int | Sequence[int] | None = None,
+        keepdim: bool = False,
+        *,
+        out: Tensor | None = None,
+    ) -> Tensor:  # noqa: A002
         require_tensor(name, input)
         if isinstance(dim, list):
             dim = tuple(dim)
@@ -530,8 +662,8 @@ all = _logical_reduction("all", xp.all)  # noqa: A001
 any = _logical_reduction("any", xp.any)  # noqa: A001
 
 
-def _cumulative_method(fn):
-    def method(self, dim, *, dtype=None):
+def _cumulative_method(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    def method(self: Tensor, dim: int, *, dtype: DType | None = None) -> Tensor:
         return fn(self, dim, dtype=dtype)
 
     method.__name__ = fn.__name__
@@ -541,7 +673,9 @@ def _cumulative_method(fn):
 _AMINMAX = return_type("aminmax", ("min", "max"))
 
 
-def aminmax(input, *, dim=None, keepdim=False, out=None):  # noqa: A002
+def aminmax(
+    input: Tensor, *, dim: int | None = None, keepdim: bool = False, out: Tensor | None = None
+) -> MinMax:  # noqa: A002
     """(min, max) over dim (every dim when None); ties share each gradient equally."""
     require_tensor("aminmax", input)
     if dim is not None:

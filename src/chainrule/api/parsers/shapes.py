@@ -18,12 +18,12 @@ from ...ops import copies, indexing, joining, shapes
 from ..args import shape_args, tensor_arg
 
 
-def reshape(input, shape):
+def reshape(input: Tensor, shape: Sequence[int] | int) -> Tensor:
     """input with a new shape (one dim may be -1): a view when possible, else a copy."""
     return shapes.reshape(input, shape_args((shape,)) if isinstance(shape, int) else tuple(shape))
 
 
-def view(input, *shape):
+def view(input: Tensor, *shape: Any) -> Tensor:
     """input with a new shape, sharing memory (one dim may be -1)."""
     shape = shape_args(shape)
     from ..._dtypes import dtype as DType
@@ -33,7 +33,7 @@ def view(input, *shape):
     return shapes.view(input, shape=shapes.infer_shape(shape, input._data.size))
 
 
-def expand(input, *sizes):
+def expand(input: Tensor, *sizes: Any) -> Tensor:
     return shapes.expand(input, shape=tuple(int(s) for s in shape_args(sizes)))
 
 
@@ -42,7 +42,7 @@ def _dim(dim: int, ndim: int) -> int:
     return _wrap_dim(operator.index(dim), ndim)
 
 
-def _dims(dims, ndim: int) -> tuple:
+def _dims(dims: Sequence[int], ndim: int) -> tuple:
     """A sequence of dims, wrapped, with PyTorch's error for a repeated dim."""
     out = tuple(_dim(d, ndim) for d in dims)
     for i, d in enumerate(out):
@@ -67,7 +67,7 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     return shapes.unsqueeze(input, dim=_dim(dim, input._data.ndim + 1), variant=0)
 
 
-def movedim(input: Tensor, source, destination) -> Tensor:
+def movedim(input: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
     """input with dims ``source`` moved to positions ``destination`` (a permute)."""
     nd = input._data.ndim
     src = (source,) if isinstance(source, int) else tuple(source)
@@ -92,7 +92,7 @@ def movedim(input: Tensor, source, destination) -> Tensor:
     return shapes.permute(input, dims=order)
 
 
-def permute(input: Tensor, dims) -> Tensor:
+def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
     """input with its dims reordered: a view."""
     dims = tuple(dims)
     nd = input._data.ndim
@@ -128,7 +128,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return shapes.reshape(input, shape[:s] + (math.prod(shape[s : e + 1]),) + shape[e + 1 :])
 
 
-def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
+def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """input with dim ``dim`` split into ``sizes`` (one may be -1)."""
     shape = input._data.shape
     if not shape:
@@ -156,7 +156,7 @@ def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
     return copies.clone(input)
 
 
-def repeat(input: Tensor, *repeats) -> Tensor:
+def repeat(input: Tensor, *repeats: Any) -> Tensor:
     """input tiled ``repeats[i]`` times along dim i (Tensor.repeat)."""
     repeats = shapes._ints(repeats)
     if len(repeats) < input._data.ndim:
@@ -169,19 +169,21 @@ def repeat(input: Tensor, *repeats) -> Tensor:
     return joining.repeat(input, repeats=repeats)
 
 
-def tile(input: Tensor, *dims) -> Tensor:
+def tile(input: Tensor, *dims: Any) -> Tensor:
     """input repeated ``dims[i]`` times along dim i; missing leading dims repeat once."""
     dims = shapes._ints(dims)
     dims = (1,) * (input._data.ndim - len(dims)) + dims
     return repeat(input, dims)
 
 
-def flip(input: Tensor, *dims) -> Tensor:
+def flip(input: Tensor, *dims: Any) -> Tensor:
     """input with the order of elements reversed along ``dims``."""
     return joining.flip(input, dims=_dims(shapes._ints(dims), input._data.ndim))
 
 
-def roll(input: Tensor, shifts, dims=None) -> Tensor:
+def roll(
+    input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None
+) -> Tensor:
     """input shifted cyclically by ``shifts`` along ``dims`` (the flattened tensor if None)."""
     shifts = (shifts,) if isinstance(shifts, int) else tuple(int(s) for s in shifts)
     if dims is None:
@@ -198,7 +200,7 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
     return joining.roll(input, shifts=shifts, dims=tuple(_dim(d, input._data.ndim) for d in dims))
 
 
-def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
+def narrow(input: Tensor, dim: int, start: int | Tensor, length: int) -> Tensor:
     """The ``length`` elements of input from ``start`` along ``dim``: a view."""
     nd = input._data.ndim
     if nd == 0:
@@ -264,7 +266,9 @@ def _split_views(input: Tensor, d: int, sizes: tuple, unbind: bool, kind: str) -
     return outs
 
 
-def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+def split(
+    tensor: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0
+) -> tuple[Tensor, ...]:
     """tensor cut along ``dim`` into pieces of ``split_size`` (the last may be smaller), or of
     the sizes in a list: views."""
     nd = tensor._data.ndim
@@ -293,7 +297,7 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     return _split_views(tensor, d, sizes, False, "Split")
 
 
-def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """input cut along ``dim`` into at most ``chunks`` pieces of equal size (the last may be
     smaller): views."""
     if chunks <= 0:
@@ -308,7 +312,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return split(input, -(-n // chunks), d)
 
 
-def unbind(input: Tensor, dim: int = 0) -> tuple:
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """The slices of input along ``dim``, that dim removed: views."""
     nd = input._data.ndim
     if nd == 0:
@@ -317,7 +321,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     return _split_views(input, d, (1,) * input._data.shape[d], True, "Unbind")
 
 
-def _tensor_list(tensors, what: str) -> list:
+def _tensor_list(tensors: Any, what: str) -> list:
     if isinstance(tensors, Tensor):
         raise TypeError(f"{what}(): argument 'tensors' must be tuple of Tensors, not Tensor")
     return [t if isinstance(t, Tensor) else tensor_arg(t) for t in tensors]
@@ -395,8 +399,8 @@ def vstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     return cat(parts, 0)
 
 
-def _inplace_shape(fn: Callable) -> Callable:
-    def method(self, *args, **kwargs):
+def _inplace_shape(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         check_inplace(self)
         return inplace_view(self, fn(self, *args, **kwargs))
 
@@ -405,7 +409,7 @@ def _inplace_shape(fn: Callable) -> Callable:
     return method
 
 
-def _squeeze_inplace(self: Tensor, dim=None) -> Tensor:
+def _squeeze_inplace(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     return squeeze(self, dim, _inplace=3)
 
 
@@ -438,14 +442,16 @@ def _t_inplace(self: Tensor) -> Tensor:
 _t_inplace.__name__ = "t"
 
 
-def _split_method(self, split_size, dim=0):
+def _split_method(
+    self: Tensor, split_size: int | Sequence[int], dim: int = 0
+) -> tuple[Tensor, ...]:
     return split(self, split_size, dim)
 
 
-def _method_varargs(fn: Callable) -> Callable:
+def _method_varargs(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
     """A method taking sizes or dims as varargs or one sequence: ``x.flip(0, 1)``."""
 
-    def method(self, *args):
+    def method(self: Tensor, *args: Any) -> Tensor:
         return fn(self, shapes._ints(args))
 
     method.__name__ = fn.__name__
@@ -453,18 +459,18 @@ def _method_varargs(fn: Callable) -> Callable:
     return method
 
 
-def permute_method(self, *dims):
+def permute_method(self: Tensor, *dims: Any) -> Tensor:
     """``x.permute(1, 0)`` or ``x.permute((1, 0))``."""
     return permute(self, shapes._ints(dims))
 
 
-def view_as(self, other):
+def view_as(self: Tensor, other: Tensor) -> Tensor:
     return view(self, *other.shape)
 
 
-def reshape_as(self, other):
+def reshape_as(self: Tensor, other: Tensor) -> Tensor:
     return shapes.reshape(self, tuple(other.shape))
 
 
-def expand_as(self, other):
+def expand_as(self: Tensor, other: Tensor) -> Tensor:
     return expand(self, *other.shape)
