@@ -16,14 +16,6 @@ from ..autograd.recording import KEEP, array_of, defop
 from . import joining, logical, scans, shapes, sorting, unary
 
 
-def _norm_ord(p) -> float:
-    if p == "fro" or p is None:
-        return 2
-    if p == "nuc":
-        raise NotImplementedError("norm(p='nuc') is not implemented in chainrule yet")
-    return p
-
-
 def dims_of(dim, ndim: int) -> tuple | None:
     """``dim`` (None, an int or a sequence, negatives allowed) as sorted non-negative axes."""
     if dim is None:

@@ -14,7 +14,6 @@ from ..._dtypes import dtype as DType
 from ..._dtypes import float64
 from ..._tensor import Tensor, device
 from ...autograd.inplace import inplace
-from ...autograd.inplace import inplace as _inplace
 from ...ops import arithmetic, binary, copies, logical, shapes, special, unary
 from ..args import require_tensor, shape_args, tensor_arg
 from .shapes import transpose
@@ -387,8 +386,8 @@ def fill_(input: Tensor, value: Tensor | float) -> Tensor:  # noqa: A002
                 "fill_ only supports 0-dimension value tensor but got tensor with "
                 f"{value.ndim} dimensions."
             )
-        return _inplace(input, copies.fill_tensor, (input, value), {})
-    return _inplace(input, copies.fill, (input,), {"value": value})
+        return inplace(input, copies.fill_tensor, (input, value), {})
+    return inplace(input, copies.fill, (input,), {"value": value})
 
 
 def _invert(self: Tensor) -> Tensor:
@@ -409,7 +408,7 @@ def _float_power_(self: Tensor, exponent: Tensor | float) -> Tensor:
             f"the base given to float_power_ has dtype {self._dtype.name.capitalize()} but "
             "the operation's result requires dtype Double"
         )
-    return _inplace(self, float_power, (self, exponent), {})
+    return inplace(self, float_power, (self, exponent), {})
 
 
 def _compare_inplace(name: str) -> Callable[[Tensor, Tensor | float], Tensor]:
@@ -418,7 +417,7 @@ def _compare_inplace(name: str) -> Callable[[Tensor, Tensor | float], Tensor]:
     def method(self, other: Tensor | float) -> Tensor:
         # a float tensor keeps a (zero-gradient) node, as PyTorch's EqBackward0 ...
         params = {"dtype": self._dtype.np} if self._dtype._category == 2 else {}
-        return _inplace(self, op, (self, tensor_arg(other)), params)
+        return inplace(self, op, (self, tensor_arg(other)), params)
 
     method.__name__ = name + "_"
     method.__doc__ = f"In-place {name}: 1 where true, 0 elsewhere, in self's dtype."
@@ -446,10 +445,6 @@ def _T(self: Tensor) -> Tensor:  # noqa: N802
 
 def _mT(self: Tensor) -> Tensor:  # noqa: N802
     return transpose(self, -2, -1)
-
-
-def _size_args(self: Tensor, *shape: Any) -> tuple:
-    return shape_args(shape)
 
 
 def _reshape(self: Tensor, *shape: Any) -> Tensor:
