@@ -443,6 +443,7 @@ def defop(
     node: str | Callable[..., str] | None = None,
     dtypes: str | Callable = PROMOTE,
     view: bool = False,
+    doc: str | None = None,
     conventions: str = "",
 ) -> Op:
     """Define a differentiable op: its forward on arrays, one VJP and one JVP per input.
@@ -451,9 +452,13 @@ def defop(
     input's tangent ``t`` to its contribution to the output's tangent. Both name
     the values they read (inputs, ``ans``, ``x_shape``, parameters) as their
     remaining parameters. Put the formula in a comment beside each and any
-    subgradient convention in ``conventions``.
+    subgradient convention in ``conventions``. ``doc`` describes what the op computes, in
+    the math (``"e^x"``), where the forward's own docstring does not (a NumPy ufunc or
+    function); by default it is the forward's docstring.
     """
-    return Op(name, forward, args, vjp, node, dtypes, view, forward.__doc__ or "", conventions, jvp)
+    if doc is None:
+        doc = forward.__doc__ or ""
+    return Op(name, forward, args, vjp, node, dtypes, view, doc, conventions, jvp)
 
 
 def _forward_params(forward: Callable, args: tuple) -> dict:

@@ -166,6 +166,7 @@ mul = defop(
     "mul",
     xp.multiply,
     args=("a", "b"),
+    doc="a · b",
     vjp=(
         lambda g, b: g * b,  # d(ab)/da = b
         lambda g, a: g * a,  # d(ab)/db = a
@@ -177,6 +178,7 @@ div = defop(
     "div",
     xp.true_divide,
     args=("a", "b"),
+    doc="a / b",
     dtypes=FLOAT,
     vjp=(
         lambda g, b: g / b,  # d(a/b)/da = 1/b
@@ -190,6 +192,7 @@ neg = defop("neg", _neg, vjp=lambda g: -g, jvp=lambda t: -t)  # d(-x)/dx = -1
 reciprocal = defop(
     "reciprocal",
     xp.reciprocal,
+    doc="1 / x",
     dtypes=FLOAT,
     vjp=lambda g, ans: -g * (ans * ans),  # d(1/x)/dx = -1/x²
     jvp=lambda t, ans: -t * (ans * ans),

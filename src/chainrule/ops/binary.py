@@ -141,6 +141,7 @@ maximum = defop(
     "maximum",
     xp.maximum,
     args=("a", "b"),
+    doc="max(a, b), elementwise; nan where either is nan",
     vjp=(
         lambda g, a, b: logical.select(
             a == b, g / 2, logical.select(a < b, 0, g)
@@ -161,6 +162,7 @@ minimum = defop(
     "minimum",
     xp.minimum,
     args=("a", "b"),
+    doc="min(a, b), elementwise; nan where either is nan",
     vjp=(
         lambda g, a, b: logical.select(
             a == b, g / 2, logical.select(a > b, 0, g)
@@ -195,6 +197,7 @@ fmax = defop(
     "fmax",
     xp.fmax,
     args=("a", "b"),
+    doc="max(a, b), elementwise, a nan ignored (nan only where both are)",
     vjp=(
         lambda g, a, b: logical.select(
             _fmax_picks_a(a, b), g, 0
@@ -213,6 +216,7 @@ fmin = defop(
     "fmin",
     xp.fmin,
     args=("a", "b"),
+    doc="min(a, b), elementwise, a nan ignored (nan only where both are)",
     vjp=(
         lambda g, a, b: logical.select(
             _fmin_picks_a(a, b), g, 0
@@ -244,6 +248,7 @@ atan2 = defop(
     "atan2",
     xp.arctan2,
     args=("a", "b"),
+    doc="atan2(a, b): the angle of the point (b, a), in (-π, π]",
     dtypes=FLOAT,
     vjp=(_atan2_a, _atan2_b),
     jvp=(_atan2_a, _atan2_b),  # elementwise: VJP and JVP coincide
@@ -254,6 +259,7 @@ hypot = defop(
     "hypot",
     xp.hypot,
     args=("a", "b"),
+    doc="√(a² + b²)",
     dtypes=floating_only("hypot_cpu"),
     vjp=(
         lambda g, a, ans: g * (a / ans),  # d/da √(a² + b²) = a / hypot

@@ -331,7 +331,8 @@ def _extreme(np_fn, name: str):
             return xp.asarray(out).reshape((1,) * x.ndim if keepdim else ())
         return xp.asarray(np_fn(x, axis=axes, keepdims=keepdim))
 
-    forward.__doc__ = f"{name} of x over dim (all dims when None); nan propagates"
+    which = "max" if np_fn is xp.max else "min"
+    forward.__doc__ = f"the {which} of x over dim (all dims when None); nan propagates"
     return forward
 
 

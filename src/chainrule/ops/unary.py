@@ -21,6 +21,7 @@ from . import arithmetic, copies, logical
 exp = defop(
     "exp",
     xp.exp,
+    doc="e^x",
     dtypes=FLOAT,
     vjp=lambda g, ans: g * ans,  # d/dx e^x = e^x
     jvp=lambda t, ans: t * ans,
@@ -29,6 +30,7 @@ exp = defop(
 log = defop(
     "log",
     xp.log,
+    doc="ln x",
     dtypes=FLOAT,
     vjp=lambda g, x: g / x,  # d/dx ln x = 1/x
     jvp=lambda t, x: t / x,
@@ -37,6 +39,7 @@ log = defop(
 sin = defop(
     "sin",
     xp.sin,
+    doc="sin x",
     dtypes=FLOAT,
     vjp=lambda g, x: g * cos(x),  # d/dx sin x = cos x
     jvp=lambda t, x: t * cos(x),
@@ -45,6 +48,7 @@ sin = defop(
 cos = defop(
     "cos",
     xp.cos,
+    doc="cos x",
     dtypes=FLOAT,
     vjp=lambda g, x: g * -sin(x),  # d/dx cos x = -sin x
     jvp=lambda t, x: t * -sin(x),
@@ -53,6 +57,7 @@ cos = defop(
 tanh = defop(
     "tanh",
     xp.tanh,
+    doc="tanh x",
     dtypes=FLOAT,
     vjp=lambda g, ans: g * (1 - ans * ans),  # d/dx tanh x = 1 - tanh² x
     jvp=lambda t, ans: t * (1 - ans * ans),
@@ -61,6 +66,7 @@ tanh = defop(
 sqrt = defop(
     "sqrt",
     xp.sqrt,
+    doc="√x",
     dtypes=FLOAT,
     vjp=lambda g, ans: g / (2 * ans),  # d/dx √x = 1/(2√x)
     jvp=lambda t, ans: t / (2 * ans),
@@ -83,6 +89,7 @@ sign = defop(
 abs = defop(  # noqa: A001
     "abs",
     xp.abs,
+    doc="|x|",
     dtypes=no_bool("\"abs_cpu\" not implemented for 'Bool'", NotImplementedError),
     vjp=lambda g, x: g * sign(x),  # d/dx |x| = sign x
     jvp=lambda t, x: t * sign(x),
@@ -105,6 +112,7 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 exp2 = defop(
     "exp2",
     xp.exp2,
+    doc="2^x",
     dtypes=FLOAT,
     vjp=lambda g, ans: g * (ans * _LN2),  # d/dx 2^x = 2^x ln 2
     jvp=lambda t, ans: t * (ans * _LN2),
@@ -113,6 +121,7 @@ exp2 = defop(
 expm1 = defop(
     "expm1",
     xp.expm1,
+    doc="e^x - 1, accurate for x near 0",
     dtypes=FLOAT,
     vjp=lambda g, ans: g * (ans + 1),  # d/dx (e^x - 1) = e^x = ans + 1
     jvp=lambda t, ans: t * (ans + 1),
@@ -121,6 +130,7 @@ expm1 = defop(
 log2 = defop(
     "log2",
     xp.log2,
+    doc="log2 x = ln x / ln 2",
     dtypes=FLOAT,
     vjp=lambda g, x: g / (x * _LN2),  # d/dx log2 x = 1 / (x ln 2)
     jvp=lambda t, x: t / (x * _LN2),
@@ -129,6 +139,7 @@ log2 = defop(
 log10 = defop(
     "log10",
     xp.log10,
+    doc="log10 x = ln x / ln 10",
     dtypes=FLOAT,
     vjp=lambda g, x: g / (x * _LN10),  # d/dx log10 x = 1 / (x ln 10)
     jvp=lambda t, x: t / (x * _LN10),
@@ -137,6 +148,7 @@ log10 = defop(
 log1p = defop(
     "log1p",
     xp.log1p,
+    doc="ln(1 + x), accurate for x near 0",
     dtypes=FLOAT,
     node="Log1PBackward0",
     vjp=lambda g, x: g / (x + 1),  # d/dx ln(1 + x) = 1 / (1 + x)
@@ -163,6 +175,7 @@ rsqrt = defop(
 tan = defop(
     "tan",
     xp.tan,
+    doc="tan x",
     dtypes=FLOAT,
     vjp=lambda g, ans: g * (ans * ans + 1),  # d/dx tan x = 1 + tan² x
     jvp=lambda t, ans: t * (ans * ans + 1),
@@ -171,6 +184,7 @@ tan = defop(
 asin = defop(
     "asin",
     xp.arcsin,
+    doc="asin x, the angle in [-π/2, π/2] whose sine is x",
     dtypes=FLOAT,
     vjp=lambda g, x: g * rsqrt(1 - x * x),  # d/dx asin x = 1 / √(1 - x²)
     jvp=lambda t, x: t * rsqrt(1 - x * x),
@@ -179,6 +193,7 @@ asin = defop(
 acos = defop(
     "acos",
     xp.arccos,
+    doc="acos x, the angle in [0, π] whose cosine is x",
     dtypes=FLOAT,
     vjp=lambda g, x: g * -rsqrt(1 - x * x),  # d/dx acos x = -1 / √(1 - x²)
     jvp=lambda t, x: t * -rsqrt(1 - x * x),
@@ -187,6 +202,7 @@ acos = defop(
 atan = defop(
     "atan",
     xp.arctan,
+    doc="atan x, the angle in (-π/2, π/2) whose tangent is x",
     dtypes=FLOAT,
     vjp=lambda g, x: g / (x * x + 1),  # d/dx atan x = 1 / (1 + x²)
     jvp=lambda t, x: t / (x * x + 1),
@@ -195,6 +211,7 @@ atan = defop(
 sinh = defop(
     "sinh",
     xp.sinh,
+    doc="sinh x = (e^x - e^-x)/2",
     dtypes=FLOAT,
     vjp=lambda g, x: g * cosh(x),  # d/dx sinh x = cosh x
     jvp=lambda t, x: t * cosh(x),
@@ -203,6 +220,7 @@ sinh = defop(
 cosh = defop(
     "cosh",
     xp.cosh,
+    doc="cosh x = (e^x + e^-x)/2",
     dtypes=FLOAT,
     vjp=lambda g, x: g * sinh(x),  # d/dx cosh x = sinh x
     jvp=lambda t, x: t * sinh(x),
@@ -211,6 +229,7 @@ cosh = defop(
 asinh = defop(
     "asinh",
     xp.arcsinh,
+    doc="asinh x = ln(x + √(x² + 1))",
     dtypes=FLOAT,
     vjp=lambda g, x: g * rsqrt(x * x + 1),  # d/dx asinh x = 1 / √(x² + 1)
     jvp=lambda t, x: t * rsqrt(x * x + 1),
@@ -219,6 +238,7 @@ asinh = defop(
 acosh = defop(
     "acosh",
     xp.arccosh,
+    doc="acosh x = ln(x + √(x² - 1))",
     dtypes=FLOAT,
     vjp=lambda g, x: g * rsqrt(x * x - 1),  # d/dx acosh x = 1 / √(x² - 1)
     jvp=lambda t, x: t * rsqrt(x * x - 1),
@@ -227,6 +247,7 @@ acosh = defop(
 atanh = defop(
     "atanh",
     xp.arctanh,
+    doc="atanh x = ln((1 + x)/(1 - x))/2",
     dtypes=FLOAT,
     vjp=lambda g, x: g / (1 - x * x),  # d/dx atanh x = 1 / (1 - x²)
     jvp=lambda t, x: t / (1 - x * x),
