@@ -39,8 +39,8 @@ _where_op = defop(
         lambda g, condition: where(condition, 0, g),  # d/db = [not condition]
     ),
     jvp=(
-        lambda t, condition: where(condition, t, 0),
-        lambda t, condition: where(condition, 0, t),
+        lambda t, condition: where(condition, t, 0),  # as the VJP
+        lambda t, condition: where(condition, 0, t),  # as the VJP
     ),
 )
 
@@ -198,8 +198,14 @@ def _comparison_inplace(name: str, fn):
         forward,
         args=("a", "b"),
         node=f"{name.capitalize()}Backward0",
-        vjp=(lambda g: copies.zero(g), lambda g: copies.zero(g)),  # a step function of a and b
-        jvp=(lambda t: copies.zero(t), lambda t: copies.zero(t)),
+        vjp=(
+            lambda g: copies.zero(g),  # d/da cmp(a, b) = 0 (a step function)
+            lambda g: copies.zero(g),  # d/db cmp(a, b) = 0 (a step function)
+        ),
+        jvp=(
+            lambda t: copies.zero(t),  # as the VJP
+            lambda t: copies.zero(t),  # as the VJP
+        ),
         conventions="The gradient is 0 everywhere, as PyTorch's.",
     )
 
