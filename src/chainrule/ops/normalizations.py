@@ -64,7 +64,7 @@ log_softmax = defop(
     dtypes=_floating_along_dim("log_softmax"),
     vjp=lambda g, ans, dim: (
         g - unary.exp(ans) * reductions.sum(g, dim=dim, keepdim=True)
-    ),  # ∂y_i/∂x_j = δ_ij - e^(y_j), y = log_softmax(x): vᵀJ = g - e^y Σ_dim g
+    ),  # ∂y_i/∂x_j = δ_ij - e^(y_j), y = log_softmax(x): gᵀJ = g - e^y Σ_dim g
     jvp=lambda t, ans, dim: (
         t - reductions.sum(unary.exp(ans) * t, dim=dim, keepdim=True)
     ),  # J t = t - Σ_dim e^y ⊙ t
