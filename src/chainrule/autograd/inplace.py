@@ -200,14 +200,13 @@ view_scatter = defop(
     dtypes=KEEP,
     node="CopySlices",
     vjp=(
-        # the written region no longer depends on base
-        lambda g, steps: view_scatter(g, 0, steps=steps),
-        lambda g, steps: replay_view(g, steps),  # the region's gradient; summed to src's shape
+        lambda g, steps: view_scatter(g, 0, steps=steps),  # ∂/∂base = [outside the region]
+        lambda g, steps: replay_view(g, steps),  # ∂/∂src: g's region (summed to src's shape)
     ),
     jvp=(
-        lambda t, steps: view_scatter(t, 0, steps=steps),
+        lambda t, steps: view_scatter(t, 0, steps=steps),  # as the VJP
         lambda t, base_shape, steps: view_scatter(
             xp.zeros(base_shape, dtype=np_dtype(t)), t, steps=steps
-        ),
+        ),  # J t = zeros of base's shape with t in the region
     ),
 )

@@ -86,9 +86,11 @@ def not_differentiable(name: str) -> tuple:
     backward (or forward mode) raises PyTorch's error."""
 
     def vjp(g):
+        """No derivative: raises PyTorch's RuntimeError, "derivative ... is not implemented"."""
         raise RuntimeError(f"derivative for aten::{name} is not implemented")
 
     def jvp(t):
+        """No derivative: raises PyTorch's NotImplementedError (no forward AD)."""
         raise NotImplementedError(
             f"Trying to use forward AD with aten::{name} that does not support it."
         )
@@ -443,6 +445,7 @@ def defop(
     node: str | Callable[..., str] | None = None,
     dtypes: str | Callable = PROMOTE,
     view: bool = False,
+    doc: str | None = None,
     conventions: str = "",
 ) -> Op:
     """Define a differentiable op: its forward on arrays, one VJP and one JVP per input.
@@ -450,10 +453,17 @@ def defop(
     A VJP maps the output gradient ``g`` to an input's gradient; a JVP maps an
     input's tangent ``t`` to its contribution to the output's tangent. Both name
     the values they read (inputs, ``ans``, ``x_shape``, parameters) as their
-    remaining parameters. Put the formula in a comment beside each and any
-    subgradient convention in ``conventions``.
+    remaining parameters. Each states its formula: a lambda in the trailing comment on
+    its line, a def in the first line of its docstring (the convention, in
+    ``chainrule._opdocs``). Any subgradient convention goes in ``conventions``.
+
+    ``doc`` describes what the op computes, in the math (``"e^x"``), where the forward's
+    own docstring does not (a NumPy ufunc or function); by default it is the forward's
+    docstring.
     """
-    return Op(name, forward, args, vjp, node, dtypes, view, forward.__doc__ or "", conventions, jvp)
+    if doc is None:
+        doc = forward.__doc__ or ""
+    return Op(name, forward, args, vjp, node, dtypes, view, doc, conventions, jvp)
 
 
 def _forward_params(forward: Callable, args: tuple) -> dict:

@@ -27,7 +27,7 @@ sigmoid = defop(
     _sigmoid,
     dtypes=FLOAT,
     vjp=lambda g, ans: g * ((1 - ans) * ans),  # d/dx σ(x) = σ(x)(1 - σ(x))
-    jvp=lambda t, ans: t * ((1 - ans) * ans),
+    jvp=lambda t, ans: t * ((1 - ans) * ans),  # as the VJP
 )
 
 
@@ -41,7 +41,7 @@ relu = defop(
     _relu,
     dtypes=no_bool("Boolean inputs not supported for relu"),
     vjp=lambda g, ans: logical.where(ans > 0, g, 0),  # d/dx max(x, 0) = [x > 0]
-    jvp=lambda t, ans: logical.where(ans > 0, t, 0),
+    jvp=lambda t, ans: logical.where(ans > 0, t, 0),  # as the VJP
     conventions="relu'(0) = 0.",
 )
 
@@ -63,7 +63,7 @@ def _hardtanh(x, min_val=-1.0, max_val=1.0):
 
 
 def _hardtanh_grad(g, x, min_val, max_val):
-    # d/dx clip(x, lo, hi) = [lo < x < hi]: 0 at both bounds
+    """d/dx clip(x, lo, hi) = [lo < x < hi]: 0 at both bounds"""
     xa = array_of(x)
     return logical.select((xa > min_val) & (xa < max_val), g, 0.0)
 
@@ -100,7 +100,7 @@ def _leaky_relu(x, negative_slope=0.01):
 
 
 def _leaky_relu_grad(g, x, negative_slope):
-    # d/dx = 1 for x > 0, negative_slope for x <= 0
+    """d/dx leaky_relu(x) = 1 for x > 0, negative_slope for x <= 0"""
     return logical.select(array_of(x) > 0, g, g * negative_slope)
 
 
@@ -124,7 +124,7 @@ _NEGATIVE_SLOPE_INPLACE = (
 
 
 def _leaky_relu_result_grad(g, ans, negative_slope):
-    # from the output y (the input is overwritten): d/dx = 1 for y > 0, else negative_slope;
+    """d/dx leaky_relu(x) from the output y (x is overwritten): 1 for y > 0, else negative_slope"""
     # with a negative slope y > 0 no longer tells x > 0, hence PyTorch's error
     if negative_slope < 0:
         raise RuntimeError(_NEGATIVE_SLOPE_INPLACE)
@@ -149,7 +149,7 @@ def _hardsigmoid(x):
 
 
 def _hardsigmoid_grad(g, x):
-    # d/dx = 1/6 for -3 < x < 3, else 0
+    """d/dx hardsigmoid(x) = 1/6 for -3 < x < 3, else 0"""
     xa = array_of(x)
     return logical.select((xa > -3) & (xa < 3), g / 6, 0.0)
 
@@ -173,7 +173,7 @@ def _hardswish(x):
 
 
 def _hardswish_grad(g, x):
-    # d/dx = 0 for x <= -3, x/3 + 1/2 for -3 < x < 3, 1 for x >= 3
+    """d/dx hardswish(x) = 0 for x <= -3, x/3 + 1/2 for -3 < x < 3, 1 for x >= 3"""
     xa = array_of(x)
     mid = (xa > -3) & (xa < 3)
     return logical.select(mid, g * (x / 3 + 0.5), logical.select(xa >= 3, g, 0.0))
@@ -198,7 +198,7 @@ def _elu(x, alpha=1.0, scale=1.0, input_scale=1.0):
 
 
 def _elu_grad(g, x, alpha, scale, input_scale):
-    # d/dx = scale for x > 0, alpha·scale·input_scale·e^(input_scale·x) for x <= 0.
+    """d/dx elu(x) = scale for x > 0, alpha·scale·input_scale·e^(input_scale·x) for x <= 0"""
     # The exponential is taken at x where x < 0 and at 0 elsewhere: it never overflows,
     # even where discarded, and (as in PyTorch) the second derivative at 0 is 0
     xa = array_of(x)
@@ -207,7 +207,7 @@ def _elu_grad(g, x, alpha, scale, input_scale):
 
 
 def _elu_result_grad(g, ans, alpha, scale, input_scale):
-    # from the output y: d/dx = scale for y > 0, input_scale·(y + alpha·scale) for y <= 0
+    """d/dx elu(x) from the output y: scale for y > 0, input_scale·(y + alpha·scale) for y <= 0"""
     # (the constant alpha·scale·input_scale at y = 0: second derivative 0 there, as PyTorch)
     if alpha < 0:
         raise RuntimeError(_NEGATIVE_ALPHA_INPLACE)
@@ -262,9 +262,10 @@ celu = defop(
     _celu,
     node="CeluBackward0",
     dtypes=floating_only("elu_cpu"),
-    # d/dx = 1 for x > 0, e^(x/alpha) for x <= 0
-    vjp=lambda g, x, alpha: _elu_grad(g, x, alpha, 1.0, 1.0 / alpha),
-    jvp=lambda t, x, alpha: _elu_grad(t, x, alpha, 1.0, 1.0 / alpha),
+    vjp=lambda g, x, alpha: _elu_grad(
+        g, x, alpha, 1.0, 1.0 / alpha
+    ),  # d/dx celu(x) = 1 for x > 0, e^(x/alpha) for x <= 0
+    jvp=lambda t, x, alpha: _elu_grad(t, x, alpha, 1.0, 1.0 / alpha),  # as the VJP
     conventions=(
         "celu'(0) = 1 (the left derivative, e^0). PyTorch's backward uses 1/float32(alpha), "
         "so its float64 gradient is off by ~1e-8 relative when alpha is not a float32; "
@@ -277,9 +278,10 @@ celu_result = defop(
     _celu,
     node="CeluBackward1",
     dtypes=floating_only("elu_cpu"),
-    # from the output y: d/dx = 1 for y > 0, y/alpha + 1 for y <= 0
-    vjp=lambda g, ans, alpha: _elu_result_grad(g, ans, alpha, 1.0, 1.0 / alpha),
-    jvp=lambda t, ans, alpha: _elu_result_grad(t, ans, alpha, 1.0, 1.0 / alpha),
+    vjp=lambda g, ans, alpha: _elu_result_grad(
+        g, ans, alpha, 1.0, 1.0 / alpha
+    ),  # d/dx celu(x) from the output y: 1 for y > 0, y/alpha + 1 for y <= 0
+    jvp=lambda t, ans, alpha: _elu_result_grad(t, ans, alpha, 1.0, 1.0 / alpha),  # as the VJP
     conventions="celu'(0) = 1; a negative alpha raises in backward (PyTorch's error).",
 )
 
@@ -299,13 +301,14 @@ def _gelu(x, approximate="none"):
 
 
 def _gelu_grad(g, x, approximate):
+    """d/dx xΦ(x) = Φ(x) + xφ(x), φ(x) = e^(-x²/2)/√(2π); with approximate='tanh',
+    d/dx x/2·(1 + tanh u) = (1 + tanh u)/2 + x/2·(1 - tanh² u)·β(1 + 3κx²), u = β(x + κx³)
+    (β = √(2/π), κ = 0.044715)"""
     if approximate == "tanh":
-        # u = β(x + κx³): d/dx x/2·(1 + tanh u) = (1 + tanh u)/2 + x/2·(1 - tanh² u)·β(1 + 3κx²)
         x2 = x * x
         th = unary.tanh((x + x2 * x * _GELU_KAPPA) * _GELU_BETA)
         du = (1 + x2 * (3 * _GELU_KAPPA)) * _GELU_BETA
         return g * (0.5 * (1 + th) + (0.5 * x) * ((1 - th * th) * du))
-    # d/dx xΦ(x) = Φ(x) + xφ(x), φ(x) = e^(-x²/2)/√(2π)
     return g * (special.normal_cdf(x) + x * (unary.exp(-0.5 * (x * x)) * special._INV_SQRT_2PI))
 
 
@@ -326,7 +329,7 @@ def _softplus(x, beta=1.0, threshold=20.0):
 
 
 def _softplus_grad(g, x, beta, threshold):
-    # d/dx log(1 + e^(βx))/β = σ(βx); 1 where βx > threshold (there the function is x).
+    """d/dx log(1 + e^(βx))/β = σ(βx); 1 where βx > threshold (there the function is x)"""
     # At βx = threshold it is σ(threshold), a constant: second derivative 0 there, as PyTorch.
     # A nan x fails both comparisons and reaches σ(nan): its derivative is nan, as PyTorch's
     z = x * beta
@@ -360,7 +363,7 @@ log_sigmoid = defop(
     node="LogSigmoidBackward0",
     dtypes=floating_only("log_sigmoid_cpu"),
     vjp=lambda g, x: g * sigmoid(-x),  # d/dx log σ(x) = 1 - σ(x) = σ(-x)
-    jvp=lambda t, x: t * sigmoid(-x),
+    jvp=lambda t, x: t * sigmoid(-x),  # as the VJP
 )
 
 
@@ -370,7 +373,7 @@ def _silu(x):
 
 
 def _silu_grad(g, x):
-    # d/dx xσ(x) = σ(x)(1 + x(1 - σ(x)))
+    """d/dx xσ(x) = σ(x)(1 + x(1 - σ(x)))"""
     s = sigmoid(x)
     return g * (s * (1 + x * (1 - s)))
 
@@ -384,7 +387,7 @@ def _mish(x):
 
 
 def _mish_grad(g, x):
-    # with s = softplus(x), s' = σ(x): d/dx x·tanh(s) = tanh(s) + x·σ(x)·(1 - tanh² s)
+    """d/dx x·tanh(s) = tanh(s) + x·σ(x)·(1 - tanh² s), with s = softplus(x), s' = σ(x)"""
     th = unary.tanh(softplus(x, beta=1.0, threshold=math.inf))
     return g * (th + x * (sigmoid(x) * (1 - th * th)))
 
@@ -407,7 +410,7 @@ def _threshold_dtype(args, params):
 
 
 def _threshold_grad(g, x, threshold):
-    # d/dx = [x > threshold]
+    """d/dx threshold(x) = [x > threshold]"""
     return logical.select(array_of(x) > threshold, g, 0.0)
 
 
@@ -440,7 +443,7 @@ def _hardshrink(x, lambd=0.5):
 
 
 def _shrink_grad(g, x, lambd):
-    # d/dx = [|x| > lambd] for both hardshrink and softshrink
+    """d/dx = [|x| > lambd], for hardshrink and softshrink alike"""
     xa = array_of(x)
     return logical.select((xa > lambd) | (xa < -lambd), g, 0.0)
 
@@ -484,7 +487,7 @@ def _glu(x, dim=-1):
 
 
 def _glu_grad(g, x, x_shape, dim):
-    # d/da a σ(b) = σ(b), d/db a σ(b) = a σ(b)(1 - σ(b)): the two halves of the gradient
+    """d/da a σ(b) = σ(b), d/db a σ(b) = a σ(b)(1 - σ(b)): the two halves of the gradient"""
     first, second = _halves(x_shape, dim)
     a, b = indexing.getitem(x, key=first), indexing.getitem(x, key=second)
     s = sigmoid(b)
@@ -494,7 +497,7 @@ def _glu_grad(g, x, x_shape, dim):
 
 
 def _glu_jvp(t, x, x_shape, dim):
-    # J t = σ(b) t_a + a σ(b)(1 - σ(b)) t_b
+    """J t = σ(b) t_a + a σ(b)(1 - σ(b)) t_b, t_a and t_b the halves of t"""
     first, second = _halves(x_shape, dim)
     a, b = indexing.getitem(x, key=first), indexing.getitem(x, key=second)
     s = sigmoid(b)
@@ -530,12 +533,12 @@ def _prelu_w(weight, x_shape):
 
 
 def _prelu_x_grad(g, x, weight):
-    # d/dx = 1 for x > 0, weight for x <= 0
+    """d/dx prelu(x) = 1 for x > 0, weight for x <= 0"""
     return logical.select(array_of(x) > 0, g, g * _prelu_w(weight, tuple(array_of(x).shape)))
 
 
 def _prelu_weight_grad(g, x, weight_shape):
-    # d/dweight = x for x <= 0, summed over every dim but the channels
+    """d/dweight prelu(x) = x for x <= 0, 0 for x > 0, summed over every dim but the channels"""
     xs = tuple(array_of(x).shape)
     part = logical.select(array_of(x) > 0, 0.0, g * x)
     if len(xs) >= 2 and math.prod(weight_shape) > 1:
@@ -561,7 +564,7 @@ prelu = defop(
         _prelu_x_grad,
         lambda t, x, weight: logical.select(
             array_of(x) > 0, 0.0, x * _prelu_w(t, tuple(array_of(x).shape))
-        ),
+        ),  # d/dweight prelu(x) = x for x <= 0, 0 for x > 0
     ),
     conventions="prelu'(0) = weight (x = 0 takes the negative branch).",
 )
@@ -573,12 +576,12 @@ def _rrelu(x, noise=None):
 
 
 def _rrelu_grad(g, x, noise):
-    # d/dx = 1 for x > 0, the slope for x <= 0
+    """d/dx rrelu(x) = 1 for x > 0, the slope (noise) for x <= 0"""
     return logical.select(array_of(x) > 0, g, g * noise)
 
 
 def _rrelu_result_grad(g, ans, noise):
-    # in place, from the output (slopes are positive, so y > 0 iff x > 0)
+    """d/dx rrelu(x) from the output y: 1 for y > 0, the slope for y <= 0 (y > 0 iff x > 0)"""
     return logical.select(array_of(ans) > 0, g, g * noise)
 
 

@@ -126,7 +126,10 @@ add = defop(
         lambda g: g,  # d(a + αb)/da = 1
         lambda g, alpha: g if alpha == 1 else g * alpha,  # d(a + αb)/db = α
     ),
-    jvp=(lambda t: t, lambda t, alpha: t if alpha == 1 else t * alpha),
+    jvp=(
+        lambda t: t,  # as the VJP
+        lambda t, alpha: t if alpha == 1 else t * alpha,  # as the VJP
+    ),
 )
 
 sub = defop(
@@ -138,7 +141,10 @@ sub = defop(
         lambda g: g,  # d(a - αb)/da = 1
         lambda g, alpha: -g if alpha == 1 else -g * alpha,  # d(a - αb)/db = -α
     ),
-    jvp=(lambda t: t, lambda t, alpha: -t if alpha == 1 else -t * alpha),
+    jvp=(
+        lambda t: t,  # as the VJP
+        lambda t, alpha: -t if alpha == 1 else -t * alpha,  # as the VJP
+    ),
 )
 
 
@@ -159,30 +165,38 @@ rsub = defop(
     node="RsubBackward1",
     dtypes=_sub_dtype,
     vjp=lambda g, alpha: -g if alpha == 1 else -g * alpha,  # d(c - αx)/dx = -α
-    jvp=lambda t, alpha: -t if alpha == 1 else -t * alpha,
+    jvp=lambda t, alpha: -t if alpha == 1 else -t * alpha,  # as the VJP
 )
 
 mul = defop(
     "mul",
     xp.multiply,
     args=("a", "b"),
+    doc="a · b",
     vjp=(
         lambda g, b: g * b,  # d(ab)/da = b
         lambda g, a: g * a,  # d(ab)/db = a
     ),
-    jvp=(lambda t, b: t * b, lambda t, a: a * t),
+    jvp=(
+        lambda t, b: t * b,  # as the VJP
+        lambda t, a: a * t,  # d(ab)/db = a
+    ),
 )
 
 div = defop(
     "div",
     xp.true_divide,
     args=("a", "b"),
+    doc="a / b",
     dtypes=FLOAT,
     vjp=(
         lambda g, b: g / b,  # d(a/b)/da = 1/b
         lambda g, a, b: -g * ((a / b) / b),  # d(a/b)/db = -a/b²
     ),
-    jvp=(lambda t, b: t / b, lambda t, a, b: -t * ((a / b) / b)),
+    jvp=(
+        lambda t, b: t / b,  # as the VJP
+        lambda t, a, b: -t * ((a / b) / b),  # as the VJP
+    ),
 )
 
 neg = defop("neg", _neg, vjp=lambda g: -g, jvp=lambda t: -t)  # d(-x)/dx = -1
@@ -190,9 +204,10 @@ neg = defop("neg", _neg, vjp=lambda g: -g, jvp=lambda t: -t)  # d(-x)/dx = -1
 reciprocal = defop(
     "reciprocal",
     xp.reciprocal,
+    doc="1 / x",
     dtypes=FLOAT,
     vjp=lambda g, ans: -g * (ans * ans),  # d(1/x)/dx = -1/x²
-    jvp=lambda t, ans: -t * (ans * ans),
+    jvp=lambda t, ans: -t * (ans * ans),  # as the VJP
 )
 
 
@@ -236,7 +251,7 @@ def _pow_operands_dtype(args, params):
 
 
 def _pow_scalar_vjp(g, x, exponent):
-    # d(x^c)/dx = c x^(c-1); PyTorch gives 0 for c == 0 (even at x == 0)
+    """d(x^c)/dx = c x^(c-1); PyTorch gives 0 for c == 0 (even at x == 0)"""
     if exponent == 0:
         return copies.zero(g)  # zeros, not g * 0: a nan gradient stays out, as in PyTorch
     return g * (exponent * x ** (exponent - 1))
@@ -254,12 +269,12 @@ pow_scalar = defop(
 
 
 def _pow_tensor_base_vjp(g, a, b):
-    # d(a^b)/da = b a^(b-1), taken as 0 where b == 0
+    """d(a^b)/da = b a^(b-1), taken as 0 where b == 0"""
     return logical.where(b == 0, 0.0, g * (b * a ** (b - 1)))
 
 
 def _pow_tensor_exp_vjp(g, a, b, ans):
-    # d(a^b)/db = a^b ln a, taken as 0 where a == 0 and b >= 0 (the limit for b > 0)
+    """d(a^b)/db = a^b ln a, taken as 0 where a == 0 and b >= 0 (the limit for b > 0)"""
     grad = g * (ans * unary.log(as_float(a)))
     return logical.where(a == 0, logical.where(b >= 0, 0.0, grad), grad)
 
@@ -284,7 +299,7 @@ def _rpow(x, base=1):
 
 
 def _rpow_vjp(g, x, ans, base):
-    # d(c^x)/dx = c^x ln c; for c == 0, 0 where x >= 0 (and ±inf where x < 0)
+    """d(c^x)/dx = c^x ln c; for c = 0, 0 where x >= 0 and -inf where x < 0"""
     if base == 0:
         return logical.where(x >= 0, 0.0, g * (ans * -math.inf))
     return g * (ans * math.log(base))
@@ -385,7 +400,10 @@ remainder = defop(
         lambda g: g,  # d/da (a - b⌊a/b⌋) = 1 (almost everywhere)
         lambda g, a, b: -g * div_rounding(a, b, rounding_mode="floor"),  # d/db = -⌊a/b⌋
     ),
-    jvp=(lambda t: t, lambda t, a, b: -t * div_rounding(a, b, rounding_mode="floor")),
+    jvp=(
+        lambda t: t,  # as the VJP
+        lambda t, a, b: -t * div_rounding(a, b, rounding_mode="floor"),  # as the VJP
+    ),
     conventions="d/da = 1 and d/db = -⌊a/b⌋ everywhere, the jumps where b divides a included.",
 )
 
@@ -399,7 +417,10 @@ fmod = defop(
         lambda g: g,  # d/da (a - b trunc(a/b)) = 1 (almost everywhere)
         lambda g, a, b: -g * div_rounding(a, b, rounding_mode="trunc"),  # d/db = -trunc(a/b)
     ),
-    jvp=(lambda t: t, lambda t, a, b: -t * div_rounding(a, b, rounding_mode="trunc")),
+    jvp=(
+        lambda t: t,  # as the VJP
+        lambda t, a, b: -t * div_rounding(a, b, rounding_mode="trunc"),  # as the VJP
+    ),
     conventions="d/da = 1 and d/db = -trunc(a/b) everywhere, the jumps included.",
 )
 
@@ -413,7 +434,10 @@ div_rounding = defop(
         lambda g: copies.zero(g),  # d/da ⌊a/b⌋ = 0 (almost everywhere)
         lambda g: copies.zero(g),  # d/db ⌊a/b⌋ = 0 (almost everywhere)
     ),
-    jvp=(lambda t: copies.zero(t), lambda t: copies.zero(t)),
+    jvp=(
+        lambda t: copies.zero(t),  # as the VJP
+        lambda t: copies.zero(t),  # as the VJP
+    ),
     conventions="The derivative is 0 everywhere, as PyTorch's div(rounding_mode=...) gives.",
 )
 

@@ -73,20 +73,20 @@ clamp_scalar = defop(
     vjp=lambda g, x, min, max: logical.select(
         _inside(x, min, max), g, 0
     ),  # d/dx clamp = [min ≤ x ≤ max]
-    jvp=lambda t, x, min, max: logical.select(_inside(x, min, max), t, 0),
+    jvp=lambda t, x, min, max: logical.select(_inside(x, min, max), t, 0),  # as the VJP
     conventions=_CLAMP,
 )
 
 
 def _clamp_lo_vjp(g, x, lo, hi):
-    # d/dlo clamp = [x < lo] (and lo < hi when both bounds are given)
+    """d/dlo clamp = [x < lo] (and lo < hi when both bounds are given)"""
     if hi is None:
         return logical.select(x < lo, g, 0)
     return logical.select(logical.logical_and(x < lo, lo < hi), g, 0)
 
 
 def _clamp_hi_vjp(g, x, lo, hi):
-    # d/dhi clamp = [x > hi] (or hi < lo: then the result is hi everywhere)
+    """d/dhi clamp = [x > hi] (or hi < lo: then the result is hi everywhere)"""
     if lo is None:
         return logical.select(x > hi, g, 0)
     return logical.select(logical.logical_or(x > hi, hi < lo), g, 0)
@@ -96,6 +96,7 @@ def _clamp_hi_vjp(g, x, lo, hi):
 # tensor bound, x = lo takes lo's tangent and x = hi takes hi's; with both, x < lo = hi
 # takes lo's tangent (where backward gives no input a gradient).
 def _clamp_x_jvp(t, x, lo, hi):
+    """d/dx clamp = [x < hi] with hi alone, [x > lo] with lo alone, [lo ≤ x ≤ hi] with both"""
     if lo is None:
         return logical.select(x < hi, t, 0)
     if hi is None:
@@ -104,12 +105,14 @@ def _clamp_x_jvp(t, x, lo, hi):
 
 
 def _clamp_lo_jvp(t, x, lo, hi):
+    """d/dlo clamp = [x ≤ lo] with lo alone, [x < lo ≤ hi] with both bounds"""
     if hi is None:
         return logical.select(x > lo, 0, t)
     return logical.select(logical.logical_and(x < lo, lo <= hi), t, 0)
 
 
 def _clamp_hi_jvp(t, x, lo, hi):
+    """d/dhi clamp = [x ≥ hi] with hi alone, [hi < lo, or lo ≤ x and x > hi] with both"""
     if lo is None:
         return logical.select(x < hi, 0, t)
     return logical.select(logical.logical_or(lo > hi, logical.logical_and(x >= lo, x > hi)), t, 0)
@@ -121,7 +124,7 @@ clamp_tensor = defop(
     args=("x", "lo", "hi"),
     node="ClampBackward0",
     vjp=(
-        lambda g, x, lo, hi: logical.select(_inside(x, lo, hi), g, 0),  # d/dx = [lo ≤ x ≤ hi]
+        lambda g, x, lo, hi: logical.select(_inside(x, lo, hi), g, 0),  # d/dx clamp = [lo ≤ x ≤ hi]
         _clamp_lo_vjp,
         _clamp_hi_vjp,
     ),
@@ -141,18 +144,21 @@ maximum = defop(
     "maximum",
     xp.maximum,
     args=("a", "b"),
+    doc="max(a, b), elementwise; nan where either is nan",
     vjp=(
         lambda g, a, b: logical.select(
             a == b, g / 2, logical.select(a < b, 0, g)
-        ),  # d/da max = [a > b]
+        ),  # d/da max(a, b) = [a > b], 1/2 where a = b
         lambda g, a, b: logical.select(
             a == b, g / 2, logical.select(a > b, 0, g)
-        ),  # d/db max = [b > a]
+        ),  # d/db max(a, b) = [b > a], 1/2 where a = b
     ),
     # PyTorch: other_t + where(a == b, 1/2, a > b) (self_t - other_t)
     jvp=(
-        lambda t, a, b: logical.select(a == b, t / 2, logical.select(a > b, t, 0)),
-        lambda t, a, b: logical.select(a == b, t / 2, logical.select(a > b, 0, t)),
+        lambda t, a, b: logical.select(
+            a == b, t / 2, logical.select(a > b, t, 0)
+        ),  # d/da max(a, b) = [a > b], 1/2 where a = b (0 where either is nan)
+        lambda t, a, b: logical.select(a == b, t / 2, logical.select(a > b, 0, t)),  # as the VJP
     ),
     conventions=_TIES + " Forward mode: a nan takes b's tangent.",
 )
@@ -161,17 +167,20 @@ minimum = defop(
     "minimum",
     xp.minimum,
     args=("a", "b"),
+    doc="min(a, b), elementwise; nan where either is nan",
     vjp=(
         lambda g, a, b: logical.select(
             a == b, g / 2, logical.select(a > b, 0, g)
-        ),  # d/da min = [a < b]
+        ),  # d/da min(a, b) = [a < b], 1/2 where a = b
         lambda g, a, b: logical.select(
             a == b, g / 2, logical.select(a < b, 0, g)
-        ),  # d/db min = [b < a]
+        ),  # d/db min(a, b) = [b < a], 1/2 where a = b
     ),
     jvp=(
-        lambda t, a, b: logical.select(a == b, t / 2, logical.select(a < b, t, 0)),
-        lambda t, a, b: logical.select(a == b, t / 2, logical.select(a < b, 0, t)),
+        lambda t, a, b: logical.select(
+            a == b, t / 2, logical.select(a < b, t, 0)
+        ),  # d/da min(a, b) = [a < b], 1/2 where a = b (0 where either is nan)
+        lambda t, a, b: logical.select(a == b, t / 2, logical.select(a < b, 0, t)),  # as the VJP
     ),
     conventions=_TIES + " Forward mode: a nan takes b's tangent.",
 )
@@ -195,15 +204,22 @@ fmax = defop(
     "fmax",
     xp.fmax,
     args=("a", "b"),
+    doc="max(a, b), elementwise, a nan ignored (nan only where both are)",
     vjp=(
         lambda g, a, b: logical.select(
             _fmax_picks_a(a, b), g, 0
         ),  # d/da fmax = [a ≥ b or b is nan]
-        lambda g, a, b: logical.select(_fmax_picks_a(a, b), 0, g),  # d/db fmax = the rest
+        lambda g, a, b: logical.select(
+            _fmax_picks_a(a, b), 0, g
+        ),  # d/db fmax = [b > a, or a is nan and b is not]
     ),
     jvp=(
-        lambda t, a, b: logical.select(_fmax_jvp_picks_a(a, b), t, 0),
-        lambda t, a, b: logical.select(_fmax_jvp_picks_a(a, b), 0, t),
+        lambda t, a, b: logical.select(
+            _fmax_jvp_picks_a(a, b), t, 0
+        ),  # d/da fmax = [a > b or b is nan] (ties go to b)
+        lambda t, a, b: logical.select(
+            _fmax_jvp_picks_a(a, b), 0, t
+        ),  # d/db fmax = [b ≥ a, or a is nan and b is not] (ties go to b)
     ),
     conventions="nan is ignored (the other input gets the gradient). Ties: the whole "
     "gradient goes to a; in forward mode the tangent is b's (PyTorch's formulas).",
@@ -213,15 +229,18 @@ fmin = defop(
     "fmin",
     xp.fmin,
     args=("a", "b"),
+    doc="min(a, b), elementwise, a nan ignored (nan only where both are)",
     vjp=(
         lambda g, a, b: logical.select(
             _fmin_picks_a(a, b), g, 0
         ),  # d/da fmin = [a ≤ b or b is nan]
-        lambda g, a, b: logical.select(_fmin_picks_a(a, b), 0, g),  # d/db fmin = the rest
+        lambda g, a, b: logical.select(
+            _fmin_picks_a(a, b), 0, g
+        ),  # d/db fmin = [b < a, or a is nan and b is not]
     ),
     jvp=(
-        lambda t, a, b: logical.select(_fmin_picks_a(a, b), t, 0),
-        lambda t, a, b: logical.select(_fmin_picks_a(a, b), 0, t),
+        lambda t, a, b: logical.select(_fmin_picks_a(a, b), t, 0),  # as the VJP
+        lambda t, a, b: logical.select(_fmin_picks_a(a, b), 0, t),  # as the VJP
     ),
     conventions="nan is ignored (the other input gets the gradient). Ties: the whole "
     "gradient (and tangent) goes to a.",
@@ -231,12 +250,13 @@ fmin = defop(
 
 
 def _atan2_a(g, a, b):
-    # d/da atan2(a, b) = b / (a² + b²)
+    """d/da atan2(a, b) = b / (a² + b²)"""
     return g * (b / (a * a + b * b))
 
 
 def _atan2_b(g, a, b):
-    # d/db atan2(a, b) = -a / (a² + b²)   (negated last: a may be a bool)
+    """d/db atan2(a, b) = -a / (a² + b²)"""
+    # negated last: a may be a bool
     return -(g * (a / (a * a + b * b)))
 
 
@@ -244,6 +264,7 @@ atan2 = defop(
     "atan2",
     xp.arctan2,
     args=("a", "b"),
+    doc="atan2(a, b): the angle of the point (b, a), in (-π, π]",
     dtypes=FLOAT,
     vjp=(_atan2_a, _atan2_b),
     jvp=(_atan2_a, _atan2_b),  # elementwise: VJP and JVP coincide
@@ -254,12 +275,16 @@ hypot = defop(
     "hypot",
     xp.hypot,
     args=("a", "b"),
+    doc="√(a² + b²)",
     dtypes=floating_only("hypot_cpu"),
     vjp=(
         lambda g, a, ans: g * (a / ans),  # d/da √(a² + b²) = a / hypot
         lambda g, b, ans: g * (b / ans),  # d/db √(a² + b²) = b / hypot
     ),
-    jvp=(lambda t, a, ans: t * (a / ans), lambda t, b, ans: t * (b / ans)),
+    jvp=(
+        lambda t, a, ans: t * (a / ans),  # as the VJP
+        lambda t, b, ans: t * (b / ans),  # as the VJP
+    ),
     conventions="At a = b = 0 the gradient is nan (0/0), as in PyTorch.",
 )
 
@@ -299,9 +324,9 @@ lerp = defop(
         lambda g, start, end: g * (end - start),  # d/dw = end - start
     ),
     jvp=(
-        lambda t, weight: t * (1 - weight),
-        lambda t, weight: t * weight,
-        lambda t, start, end: t * (end - start),
+        lambda t, weight: t * (1 - weight),  # as the VJP
+        lambda t, weight: t * weight,  # as the VJP
+        lambda t, start, end: t * (end - start),  # as the VJP
     ),
 )
 
@@ -358,7 +383,7 @@ clamp_min_scalar = defop(
     node="ClampMinBackward0",
     dtypes=_one_bound_dtype("min"),
     vjp=lambda g, x, min: logical.select(x >= min, g, 0),  # d/dx max(x, m) = [x ≥ m]
-    jvp=lambda t, x, min: logical.select(x >= min, t, 0),
+    jvp=lambda t, x, min: logical.select(x >= min, t, 0),  # as the VJP
     conventions=_ONE_SIDED,
 )
 
@@ -368,7 +393,7 @@ clamp_max_scalar = defop(
     node="ClampMaxBackward0",
     dtypes=_one_bound_dtype("max"),
     vjp=lambda g, x, max: logical.select(x <= max, g, 0),  # d/dx min(x, m) = [x ≤ m]
-    jvp=lambda t, x, max: logical.select(x <= max, t, 0),
+    jvp=lambda t, x, max: logical.select(x <= max, t, 0),  # as the VJP
     conventions=_ONE_SIDED,
 )
 
@@ -382,8 +407,8 @@ clamp_min_tensor = defop(
         lambda g, x, lo: logical.select(x < lo, g, 0),  # d/dlo max(x, lo) = [x < lo]
     ),
     jvp=(
-        lambda t, x, lo: logical.select(x >= lo, t, 0),
-        lambda t, x, lo: logical.select(x < lo, t, 0),
+        lambda t, x, lo: logical.select(x >= lo, t, 0),  # as the VJP
+        lambda t, x, lo: logical.select(x < lo, t, 0),  # as the VJP
     ),
     conventions=_ONE_SIDED + " The bound gets the gradient where x < lo.",
 )
@@ -398,8 +423,8 @@ clamp_max_tensor = defop(
         lambda g, x, hi: logical.select(x > hi, g, 0),  # d/dhi min(x, hi) = [x > hi]
     ),
     jvp=(
-        lambda t, x, hi: logical.select(x <= hi, t, 0),
-        lambda t, x, hi: logical.select(x > hi, t, 0),
+        lambda t, x, hi: logical.select(x <= hi, t, 0),  # as the VJP
+        lambda t, x, hi: logical.select(x > hi, t, 0),  # as the VJP
     ),
     conventions=_ONE_SIDED + " The bound gets the gradient where x > hi.",
 )
@@ -420,9 +445,9 @@ def _xlogy_node(a, b):
 
 
 def _xlogy_da(g, a, b):
-    # d/da a ln b = ln b, 0 where a = 0 (PyTorch's xlogy(a != 0, b)). A Python number b
-    # is taken in g's dtype, as the forward takes it in a's: xlogy(bool, 2.5) alone would
-    # compute ln 2.5 in the default float32.
+    """d/da a ln b = ln b, 0 where a = 0 (PyTorch's xlogy(a != 0, b))"""
+    # A Python number b is taken in g's dtype, as the forward takes it in a's: xlogy(bool,
+    # 2.5) alone would compute ln 2.5 in the default float32.
     if not hasattr(b, "dtype"):
         b = xp.asarray(b, dtype=(g._data if isinstance(g, Tensor) else xp.asarray(g)).dtype)
     return g * xlogy(a != 0, b)
@@ -435,10 +460,13 @@ xlogy = defop(
     dtypes=FLOAT,
     node=_xlogy_node,
     vjp=(
-        _xlogy_da,  # d/da a ln b = ln b (0 where a = 0)
+        _xlogy_da,
         lambda g, a, b: g * (a / b),  # d/db a ln b = a / b
     ),
-    jvp=(_xlogy_da, lambda t, a, b: t * (a / b)),
+    jvp=(
+        _xlogy_da,
+        lambda t, a, b: t * (a / b),  # as the VJP
+    ),
     conventions="d/da at a = 0 is 0 (PyTorch's xlogy(a != 0, b)).",
 )
 
@@ -455,11 +483,11 @@ logaddexp = defop(
     dtypes=floating_only("logaddexp_cpu"),
     vjp=(
         lambda g, a, b: g * activations.sigmoid(a - b),  # d/da ln(e^a + e^b) = σ(a - b)
-        lambda g, a, b: g * activations.sigmoid(b - a),
+        lambda g, a, b: g * activations.sigmoid(b - a),  # d/db ln(e^a + e^b) = σ(b - a)
     ),
     jvp=(
-        lambda t, a, b: t * activations.sigmoid(a - b),
-        lambda t, a, b: t * activations.sigmoid(b - a),
+        lambda t, a, b: t * activations.sigmoid(a - b),  # as the VJP
+        lambda t, a, b: t * activations.sigmoid(b - a),  # as the VJP
     ),
 )
 
@@ -472,11 +500,13 @@ logaddexp2 = defop(
         lambda g, a, b: (
             g * activations.sigmoid((a - b) * unary._LN2)
         ),  # d/da log2(2^a + 2^b) = σ((a-b) ln 2)
-        lambda g, a, b: g * activations.sigmoid((b - a) * unary._LN2),
+        lambda g, a, b: (
+            g * activations.sigmoid((b - a) * unary._LN2)
+        ),  # d/db log2(2^a + 2^b) = σ((b-a) ln 2)
     ),
     jvp=(
-        lambda t, a, b: t * activations.sigmoid((a - b) * unary._LN2),
-        lambda t, a, b: t * activations.sigmoid((b - a) * unary._LN2),
+        lambda t, a, b: t * activations.sigmoid((a - b) * unary._LN2),  # as the VJP
+        lambda t, a, b: t * activations.sigmoid((b - a) * unary._LN2),  # as the VJP
     ),
 )
 
@@ -486,7 +516,7 @@ def _copysign_node(a, b):
 
 
 def _copysign_vjp(g, a, ans):
-    # d/da copysign(a, b) = ±1: the result's sign over a's (0 where a = 0, as PyTorch)
+    """d/da copysign(a, b) = copysign(a, b) / a = ±1 (0 where a = 0, as PyTorch)"""
     return logical.select(a == 0, 0.0, g * (ans / logical.select(a == 0, 1.0, a)))
 
 
@@ -496,8 +526,14 @@ copysign = defop(
     args=("a", "b"),
     dtypes=FLOAT,
     node=_copysign_node,
-    vjp=(_copysign_vjp, lambda g: copies.zero(g)),  # d/db = 0
-    jvp=(_copysign_vjp, lambda t: copies.zero(t)),
+    vjp=(
+        _copysign_vjp,
+        lambda g: copies.zero(g),  # d/db copysign(a, b) = 0 (almost everywhere)
+    ),
+    jvp=(
+        _copysign_vjp,
+        lambda t: copies.zero(t),  # as the VJP
+    ),
     conventions="d/da is 0 at a = 0; the sign source b has gradient 0.",
 )
 
@@ -517,8 +553,8 @@ ldexp = defop(
         lambda g, ans: g * (ans * unary._LN2),  # d/db a 2^b = a 2^b ln 2
     ),
     jvp=(
-        lambda t, b: t * unary.exp2(arithmetic.as_float(b)),
-        lambda t, ans: t * (ans * unary._LN2),
+        lambda t, b: t * unary.exp2(arithmetic.as_float(b)),  # as the VJP
+        lambda t, ans: t * (ans * unary._LN2),  # as the VJP
     ),
 )
 
@@ -564,6 +600,12 @@ nextafter = defop(
     _nextafter,
     args=("a", "b"),
     dtypes=floating_only("nextafter_cpu"),
-    vjp=(lambda g: g, lambda g: copies.zero(g)),  # d/da = 1, d/db = 0 (PyTorch's: a step of an ulp)
-    jvp=(lambda t: t, lambda t: copies.zero(t)),
+    vjp=(
+        lambda g: g,  # d/da nextafter(a, b) = 1 (PyTorch's: a step of an ulp)
+        lambda g: copies.zero(g),  # d/db nextafter(a, b) = 0
+    ),
+    jvp=(
+        lambda t: t,  # as the VJP
+        lambda t: copies.zero(t),  # as the VJP
+    ),
 )

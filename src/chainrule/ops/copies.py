@@ -27,8 +27,8 @@ to_dtype = defop(
     _to_dtype,
     dtypes=KEEP,
     node="ToCopyBackward0",
-    vjp=lambda g: g,  # the engine casts the gradient back to x's dtype
-    jvp=lambda t: t,  # and the tangent to the output's dtype
+    vjp=lambda g: g,  # d/dx x = 1 (the engine casts the gradient back to x's dtype)
+    jvp=lambda t: t,  # as the VJP (the engine casts the tangent to the output's dtype)
 )
 
 
@@ -42,8 +42,8 @@ fill = defop(
     _fill,
     dtypes=KEEP,
     node="FillBackward2",
-    vjp=lambda g: zero(g),  # the old values are gone
-    jvp=lambda t: zero(t),
+    vjp=lambda g: zero(g),  # d/dx fill(x, v) = 0: the old values are gone
+    jvp=lambda t: zero(t),  # as the VJP
 )
 
 
@@ -59,10 +59,13 @@ fill_tensor = defop(
     dtypes=KEEP,
     node="FillBackward3",
     vjp=(
-        lambda g: zero(g),  # the old values are gone
-        lambda g: g,  # every element is the value: the engine sums g to its shape ()
+        lambda g: zero(g),  # d/dx fill(x, v) = 0: the old values are gone
+        lambda g: g,  # d/dv = 1 at every element (the engine sums g to v's shape, ())
     ),
-    jvp=(lambda t: zero(t), lambda t: t),
+    jvp=(
+        lambda t: zero(t),  # as the VJP
+        lambda t: t,  # as the VJP (t broadcasts to the output's shape)
+    ),
 )
 
 
@@ -71,8 +74,14 @@ def _zero(x):
     return xp.zeros_like(x)
 
 
-# d/dx 0 = 0; zeros rather than g * 0, so that a nan or inf gradient does not leak through
-zero = defop("zero", _zero, dtypes=KEEP, vjp=lambda g: zero(g), jvp=lambda t: zero(t))
+# zeros rather than g * 0, so that a nan or inf gradient does not leak through
+zero = defop(
+    "zero",
+    _zero,
+    dtypes=KEEP,
+    vjp=lambda g: zero(g),  # d/dx 0 = 0
+    jvp=lambda t: zero(t),  # as the VJP
+)
 
 
 def _copy_from(dst, src):
@@ -87,8 +96,11 @@ copy_from = defop(
     dtypes=KEEP,
     node="CopyBackwards",
     vjp=(
-        lambda g: zero(g),  # dst is overwritten
-        lambda g: g,  # the engine sums it to src's shape and casts to src's dtype
+        lambda g: zero(g),  # d/ddst = 0: dst is overwritten
+        lambda g: g,  # d/dsrc = 1 (the engine sums g to src's shape, casts it to src's dtype)
     ),
-    jvp=(lambda t: zero(t), lambda t: t),
+    jvp=(
+        lambda t: zero(t),  # as the VJP
+        lambda t: t,  # as the VJP (the engine broadcasts t and casts it to dst's dtype)
+    ),
 )

@@ -56,13 +56,15 @@ gather = defop(
     args=("x", "index"),
     dtypes=KEEP,
     vjp=(
-        # each gathered element's gradient goes back to where it came from (repeats add)
         lambda g, x_shape, index, dim: scatter_add(
             xp.zeros(x_shape, dtype=np_dtype(g)), index, g, dim=dim
-        ),
+        ),  # Jᵀg = zeros of x's shape with g scatter-added at index (repeats add)
         None,
     ),
-    jvp=(lambda t, index, dim: gather(t, index, dim=dim), None),
+    jvp=(
+        lambda t, index, dim: gather(t, index, dim=dim),  # J t = t gathered at index
+        None,
+    ),
     conventions="An element gathered several times gets the sum of their gradients.",
 )
 
@@ -120,16 +122,18 @@ scatter = defop(
     dtypes=KEEP,
     node=_scatter_node,
     vjp=(
-        lambda g, index, dim, reduce: _scatter_vjp_x(g, index, dim, reduce),
+        lambda g, index, dim, reduce: _scatter_vjp_x(g, index, dim, reduce),  # ∂/∂x = [not written]
         None,
-        lambda g, index, src_shape, dim, reduce: _scatter_vjp_src(g, index, src_shape, dim, reduce),
+        lambda g, index, src_shape, dim, reduce: _scatter_vjp_src(
+            g, index, src_shape, dim, reduce
+        ),  # ∂/∂src: g gathered at index (zeros past index's shape)
     ),
     jvp=(
-        lambda t, index, dim, reduce: _scatter_vjp_x(t, index, dim, reduce),
+        lambda t, index, dim, reduce: _scatter_vjp_x(t, index, dim, reduce),  # as the VJP
         None,
         lambda t, x_shape, index, dim, reduce: scatter(
             shapes._zeros(x_shape, t), index, t, dim=dim, reduce=reduce
-        ),
+        ),  # J t = zeros of x's shape with t scattered at index
     ),
     conventions="Written places get no gradient from x; src gets the gradient at the places it "
     "wrote (with repeated indices, PyTorch leaves which write wins unspecified). With reduce=, "
@@ -148,8 +152,14 @@ scatter_value = defop(
     args=("x", "index"),
     dtypes=KEEP,
     node=lambda x, index, dim=0, value=0.0, reduce=None: _scatter_node(x, index, None, dim, reduce),
-    vjp=(lambda g, index, dim, reduce: _scatter_vjp_x(g, index, dim, reduce), None),
-    jvp=(lambda t, index, dim, reduce: _scatter_vjp_x(t, index, dim, reduce), None),
+    vjp=(
+        lambda g, index, dim, reduce: _scatter_vjp_x(g, index, dim, reduce),  # ∂/∂x = [not written]
+        None,
+    ),
+    jvp=(
+        lambda t, index, dim, reduce: _scatter_vjp_x(t, index, dim, reduce),  # as the VJP
+        None,
+    ),
 )
 
 
@@ -164,14 +174,18 @@ scatter_add = defop(
     args=("x", "index", "src"),
     dtypes=KEEP,
     vjp=(
-        lambda g: g,  # x passes through
+        lambda g: g,  # ∂/∂x = 1 (x passes through)
         None,
-        lambda g, index, src_shape, dim: _pad_to(gather(g, index, dim=dim), index, src_shape),
+        lambda g, index, src_shape, dim: _pad_to(
+            gather(g, index, dim=dim), index, src_shape
+        ),  # ∂/∂src: g gathered at index (zeros past index's shape)
     ),
     jvp=(
-        lambda t: t,
+        lambda t: t,  # as the VJP
         None,
-        lambda t, x_shape, index, dim: scatter_add(shapes._zeros(x_shape, t), index, t, dim=dim),
+        lambda t, x_shape, index, dim: scatter_add(
+            shapes._zeros(x_shape, t), index, t, dim=dim
+        ),  # J t = zeros of x's shape with t scatter-added at index
     ),
 )
 
@@ -201,10 +215,13 @@ index_select = defop(
     vjp=(
         lambda g, x_shape, index, dim: index_add(
             xp.zeros(x_shape, dtype=np_dtype(g)), index, g, dim=dim
-        ),  # each selected slice's gradient goes back to it (repeats add)
+        ),  # Jᵀg = zeros of x's shape with g's slices added at index (repeats add)
         None,
     ),
-    jvp=(lambda t, index, dim: index_select(t, index, dim=dim), None),
+    jvp=(
+        lambda t, index, dim: index_select(t, index, dim=dim),  # J t = t's slices at index
+        None,
+    ),
 )
 
 index_add = defop(
@@ -213,16 +230,18 @@ index_add = defop(
     args=("x", "index", "source"),
     dtypes=KEEP,
     vjp=(
-        lambda g: g,  # x passes through
+        lambda g: g,  # ∂/∂x = 1 (x passes through)
         None,
-        lambda g, index, dim, alpha: _scaled(index_select(g, index, dim=dim), alpha),
+        lambda g, index, dim, alpha: _scaled(
+            index_select(g, index, dim=dim), alpha
+        ),  # ∂/∂source: alpha · g's slices at index
     ),
     jvp=(
-        lambda t: t,
+        lambda t: t,  # as the VJP
         None,
         lambda t, x_shape, index, dim, alpha: index_add(
             shapes._zeros(x_shape, t), index, t, dim=dim, alpha=alpha
-        ),
+        ),  # J t = zeros of x's shape with alpha · t's slices added at index
     ),
 )
 
@@ -257,8 +276,14 @@ index_fill = defop(
     _index_fill,
     args=("x", "index"),
     dtypes=KEEP,
-    vjp=(lambda g, index, dim: index_fill(g, index, dim=dim, value=0.0), None),  # filled: 0
-    jvp=(lambda t, index, dim: index_fill(t, index, dim=dim, value=0.0), None),
+    vjp=(
+        lambda g, index, dim: index_fill(g, index, dim=dim, value=0.0),  # ∂/∂x = [not filled]
+        None,
+    ),
+    jvp=(
+        lambda t, index, dim: index_fill(t, index, dim=dim, value=0.0),  # as the VJP
+        None,
+    ),
 )
 
 
@@ -274,17 +299,17 @@ index_fill_tensor = defop(
     dtypes=KEEP,
     node="IndexFillBackward1",
     vjp=(
-        lambda g, index, dim: index_fill(g, index, dim=dim, value=0.0),
+        lambda g, index, dim: index_fill(g, index, dim=dim, value=0.0),  # ∂/∂x = [not filled]
         None,
-        # each filled place once (a repeated index fills it once): summed to the 0-d value
+        # (a repeated index fills its place once)
         lambda g, x_shape, index, dim: indexing.masked_fill(
             g, ~_filled(x_shape, index, dim), value=0.0
-        ),
+        ),  # ∂/∂value = 1 at each filled place, summed to the 0-d value
     ),
     jvp=(
-        lambda t, index, dim: index_fill(t, index, dim=dim, value=0.0),
+        lambda t, index, dim: index_fill(t, index, dim=dim, value=0.0),  # as the VJP
         None,
-        lambda t, x_shape, index, dim: t * _filled(x_shape, index, dim),
+        lambda t, x_shape, index, dim: t * _filled(x_shape, index, dim),  # J t = t where filled
     ),
 )
 
@@ -302,14 +327,16 @@ index_copy = defop(
     args=("x", "index", "source"),
     dtypes=KEEP,
     vjp=(
-        lambda g, index, dim: index_fill(g, index, dim=dim, value=0.0),  # overwritten: 0
+        lambda g, index, dim: index_fill(g, index, dim=dim, value=0.0),  # ∂/∂x = [not overwritten]
         None,
-        lambda g, index, dim: index_select(g, index, dim=dim),
+        lambda g, index, dim: index_select(g, index, dim=dim),  # ∂/∂source: g's slices at index
     ),
     jvp=(
-        lambda t, index, dim: index_fill(t, index, dim=dim, value=0.0),
+        lambda t, index, dim: index_fill(t, index, dim=dim, value=0.0),  # as the VJP
         None,
-        lambda t, x_shape, index, dim: index_copy(shapes._zeros(x_shape, t), index, t, dim=dim),
+        lambda t, x_shape, index, dim: index_copy(
+            shapes._zeros(x_shape, t), index, t, dim=dim
+        ),  # J t = zeros of x's shape with t's slices copied at index
     ),
     conventions="With a repeated index, which slice of source lands is unspecified (as in "
     "PyTorch); each gets the gradient of the slice it was copied to.",
@@ -330,12 +357,14 @@ index_put_accumulate = defop(
     dtypes=KEEP,
     node="IndexPutBackward0",
     vjp=(
-        lambda g: g,  # x passes through
-        lambda g, key: indexing.getitem(g, key=key),  # summed to value's shape by the engine
+        lambda g: g,  # ∂/∂x = 1 (x passes through)
+        lambda g, key: indexing.getitem(g, key=key),  # ∂/∂value: g[key] (summed to its shape)
     ),
     jvp=(
-        lambda t: t,
-        lambda t, x_shape, key: index_put_accumulate(shapes._zeros(x_shape, t), t, key=key),
+        lambda t: t,  # as the VJP
+        lambda t, x_shape, key: index_put_accumulate(
+            shapes._zeros(x_shape, t), t, key=key
+        ),  # J t = zeros of x's shape with t added at key
     ),
 )
 
@@ -363,14 +392,18 @@ masked_scatter = defop(
     args=("x", "mask", "source"),
     dtypes=KEEP,
     vjp=(
-        lambda g, mask: indexing.masked_fill(g, mask, value=0.0),  # overwritten places lose x
+        lambda g, mask: indexing.masked_fill(g, mask, value=0.0),  # ∂/∂x = [not mask]
         None,
-        lambda g, mask, source_shape: _masked_scatter_source_vjp(g, mask, source_shape),
+        lambda g, mask, source_shape: _masked_scatter_source_vjp(
+            g, mask, source_shape
+        ),  # ∂/∂source: g where mask is True, in order, as source's first elements
     ),
     jvp=(
-        lambda t, mask: indexing.masked_fill(t, mask, value=0.0),
+        lambda t, mask: indexing.masked_fill(t, mask, value=0.0),  # as the VJP
         None,
-        lambda t, x_shape, mask: masked_scatter(shapes._zeros(x_shape, t), mask, t),
+        lambda t, x_shape, mask: masked_scatter(
+            shapes._zeros(x_shape, t), mask, t
+        ),  # J t = zeros of x's shape with t's first elements where mask is True
     ),
 )
 
@@ -417,7 +450,11 @@ unfold = defop(
     _unfold,
     dtypes=KEEP,
     view=True,
-    vjp=lambda g, x_shape, dimension, size, step: _fold_windows(g, x_shape, dimension, size, step),
-    jvp=lambda t, dimension, size, step: unfold(t, dimension=dimension, size=size, step=step),
+    vjp=lambda g, x_shape, dimension, size, step: _fold_windows(
+        g, x_shape, dimension, size, step
+    ),  # Jᵀg = each window's gradient added back where the window came from
+    jvp=lambda t, dimension, size, step: unfold(
+        t, dimension=dimension, size=size, step=step
+    ),  # J t = t's windows
     conventions="Overlapping windows add their gradients.",
 )

@@ -27,8 +27,14 @@ masked_fill = defop(
     _masked_fill,
     args=("x", "mask"),
     dtypes=KEEP,
-    vjp=(lambda g, mask: masked_fill(g, mask, value=0.0), None),  # filled places lose x
-    jvp=(lambda t, mask: masked_fill(t, mask, value=0.0), None),
+    vjp=(
+        lambda g, mask: masked_fill(g, mask, value=0.0),  # ∂/∂x = [not mask]
+        None,
+    ),
+    jvp=(
+        lambda t, mask: masked_fill(t, mask, value=0.0),  # as the VJP
+        None,
+    ),
 )
 
 
@@ -44,14 +50,14 @@ masked_fill_tensor = defop(
     dtypes=KEEP,
     node="MaskedFillBackward1",
     vjp=(
-        lambda g, mask: masked_fill(g, mask, value=0.0),
+        lambda g, mask: masked_fill(g, mask, value=0.0),  # ∂/∂x = [not mask]
         None,
-        lambda g, mask: masked_fill(g, ~mask, value=0.0),  # summed to the 0-d value
+        lambda g, mask: masked_fill(g, ~mask, value=0.0),  # ∂/∂value = [mask], summed to ()
     ),
     jvp=(
-        lambda t, mask: masked_fill(t, mask, value=0.0),
+        lambda t, mask: masked_fill(t, mask, value=0.0),  # as the VJP
         None,
-        lambda t, mask: t * mask,
+        lambda t, mask: t * mask,  # J t = t where mask, else 0
     ),
 )
 
@@ -73,8 +79,14 @@ masked_select = defop(
     _masked_select,
     args=("x", "mask"),
     dtypes=KEEP,
-    vjp=(lambda g, x_shape, mask: _unmask(g, x_shape, mask), None),
-    jvp=(lambda t, mask: masked_select(t, mask), None),
+    vjp=(
+        lambda g, x_shape, mask: _unmask(g, x_shape, mask),  # Jᵀg = zeros, g where mask, in order
+        None,
+    ),
+    jvp=(
+        lambda t, mask: masked_select(t, mask),  # J t = t's elements where mask is True
+        None,
+    ),
 )
 
 
@@ -91,10 +103,13 @@ take = defop(
     vjp=(
         lambda g, x_shape, index: shapes.reshape(
             index_into_zeros(g, shape=(math.prod(x_shape),), key=array_of(index)), x_shape
-        ),  # repeated indices add up
+        ),  # Jᵀg = zeros of x's shape with g added at index (repeats add up)
         None,
     ),
-    jvp=(lambda t, index: take(t, index), None),
+    jvp=(
+        lambda t, index: take(t, index),  # J t = t's elements at index
+        None,
+    ),
 )
 
 
@@ -150,8 +165,10 @@ getitem = defop(
     dtypes=KEEP,
     view=True,
     node=_index_node_name,
-    vjp=lambda g, x_shape, key: index_into_zeros(g, shape=x_shape, key=key),
-    jvp=lambda t, key: getitem(t, key=key),
+    vjp=lambda g, x_shape, key: index_into_zeros(
+        g, shape=x_shape, key=key
+    ),  # Jᵀg = zeros of x's shape with g added at key
+    jvp=lambda t, key: getitem(t, key=key),  # J t = t[key]
     conventions="Repeated indices accumulate their gradients.",
 )
 
@@ -177,8 +194,8 @@ index_into_zeros = defop(
     args=("g",),
     dtypes=KEEP,
     node="IndexPutBackward0",
-    vjp=lambda gg, key: getitem(gg, key=key),  # reading back at key
-    jvp=lambda t, shape, key: index_into_zeros(t, shape=shape, key=key),
+    vjp=lambda gg, key: getitem(gg, key=key),  # Jᵀgg = gg[key]
+    jvp=lambda t, shape, key: index_into_zeros(t, shape=shape, key=key),  # J t = zeros, t at key
 )
 
 
@@ -196,11 +213,13 @@ index_put = defop(
     node="IndexPutBackward0",
     dtypes=KEEP,
     vjp=(
-        lambda g, key: index_put(g, 0, key=key),  # written places no longer depend on x
-        lambda g, key: getitem(g, key=key),  # the engine sums it to the value's shape
+        lambda g, key: index_put(g, 0, key=key),  # ∂/∂x = 1 but 0 at key (overwritten)
+        lambda g, key: getitem(g, key=key),  # ∂/∂value: g[key] (summed to value's shape)
     ),
     jvp=(
-        lambda t, key: index_put(t, 0, key=key),
-        lambda t, x_shape, key: index_put(xp.zeros(x_shape, dtype=np_dtype(t)), t, key=key),
+        lambda t, key: index_put(t, 0, key=key),  # as the VJP
+        lambda t, x_shape, key: index_put(
+            xp.zeros(x_shape, dtype=np_dtype(t)), t, key=key
+        ),  # J t = zeros of x's shape with t written at key
     ),
 )

@@ -31,8 +31,8 @@ repeat = defop(
     "repeat",
     _repeat,
     dtypes=KEEP,
-    vjp=lambda g, x_shape, repeats: _unrepeat(g, x_shape, repeats),  # each copy adds to x
-    jvp=lambda t, repeats: repeat(t, repeats=repeats),
+    vjp=lambda g, x_shape, repeats: _unrepeat(g, x_shape, repeats),  # Jᵀg = Σ g's copies of x
+    jvp=lambda t, repeats: repeat(t, repeats=repeats),  # J t = t repeated
 )
 
 
@@ -45,8 +45,8 @@ flip = defop(
     "flip",
     _flip,
     dtypes=KEEP,
-    vjp=lambda g, dims: flip(g, dims=dims),  # a reversal undoes itself
-    jvp=lambda t, dims: flip(t, dims=dims),
+    vjp=lambda g, dims: flip(g, dims=dims),  # Jᵀg = g flipped back (a reversal undoes itself)
+    jvp=lambda t, dims: flip(t, dims=dims),  # as the VJP
 )
 
 
@@ -61,8 +61,10 @@ roll = defop(
     "roll",
     _roll,
     dtypes=KEEP,
-    vjp=lambda g, shifts, dims: roll(g, shifts=tuple(-s for s in shifts), dims=dims),
-    jvp=lambda t, shifts, dims: roll(t, shifts=shifts, dims=dims),
+    vjp=lambda g, shifts, dims: roll(
+        g, shifts=tuple(-s for s in shifts), dims=dims
+    ),  # Jᵀg = g rolled back by -shifts
+    jvp=lambda t, shifts, dims: roll(t, shifts=shifts, dims=dims),  # J t = t rolled by shifts
 )
 
 # ----- cat and stack: ops over a sequence of tensors ---------------------------------------
@@ -80,8 +82,10 @@ cat = SequenceOp(
     node="CatBackward0",
     vjp=lambda g, i, dim, offsets: indexing.getitem(
         g, key=shapes._key_of(dim, slice(offsets[i], offsets[i + 1]))
-    ),  # the i-th tensor's block of the gradient
-    jvp=lambda tangents, dim, offsets: cat(tangents, dim=dim, offsets=offsets),
+    ),  # Jᵢᵀg = the i-th tensor's block of g along dim
+    jvp=lambda tangents, dim, offsets: cat(
+        tangents, dim=dim, offsets=offsets
+    ),  # J t = the tangents joined along dim
 )
 
 
@@ -96,6 +100,6 @@ stack = SequenceOp(
     node="StackBackward0",
     vjp=lambda g, i, dim: indexing.getitem(
         g, key=shapes._key_of(dim, i)
-    ),  # the i-th slice of the gradient
-    jvp=lambda tangents, dim: stack(tangents, dim=dim),
+    ),  # Jᵢᵀg = the i-th slice of g along dim
+    jvp=lambda tangents, dim: stack(tangents, dim=dim),  # J t = the tangents stacked along dim
 )

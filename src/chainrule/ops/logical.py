@@ -39,8 +39,8 @@ _where_op = defop(
         lambda g, condition: where(condition, 0, g),  # d/db = [not condition]
     ),
     jvp=(
-        lambda t, condition: where(condition, t, 0),
-        lambda t, condition: where(condition, 0, t),
+        lambda t, condition: where(condition, t, 0),  # as the VJP
+        lambda t, condition: where(condition, 0, t),  # as the VJP
     ),
 )
 
@@ -59,39 +59,64 @@ def where(condition, a, b):
 # ----- comparisons: bool results, no gradient --------------------------------------
 
 
-def _comparison(name: str, fn):
-    return defop(name, fn, args=("a", "b"), vjp=(None, None))
+def _comparison(name: str, fn, doc: str):
+    return defop(name, fn, args=("a", "b"), vjp=(None, None), doc=doc)
 
 
-eq = _comparison("eq", xp.equal)
+eq = _comparison("eq", xp.equal, "a = b, elementwise")
 
-ne = _comparison("ne", xp.not_equal)
+ne = _comparison("ne", xp.not_equal, "a ≠ b, elementwise")
 
-lt = _comparison("lt", xp.less)
+lt = _comparison("lt", xp.less, "a < b, elementwise")
 
-le = _comparison("le", xp.less_equal)
+le = _comparison("le", xp.less_equal, "a ≤ b, elementwise")
 
-gt = _comparison("gt", xp.greater)
+gt = _comparison("gt", xp.greater, "a > b, elementwise")
 
-ge = _comparison("ge", xp.greater_equal)
+ge = _comparison("ge", xp.greater_equal, "a ≥ b, elementwise")
 
 builtins_bool = True.__class__
 
 # ----- logical, bitwise and predicates: no gradient ----------------------------------------
 
-logical_and = defop("logical_and", xp.logical_and, args=("a", "b"), dtypes=KEEP, vjp=(None, None))
+logical_and = defop(
+    "logical_and",
+    xp.logical_and,
+    args=("a", "b"),
+    dtypes=KEEP,
+    vjp=(None, None),
+    doc="a and b, nonzero as true",
+)
 
-logical_or = defop("logical_or", xp.logical_or, args=("a", "b"), dtypes=KEEP, vjp=(None, None))
+logical_or = defop(
+    "logical_or",
+    xp.logical_or,
+    args=("a", "b"),
+    dtypes=KEEP,
+    vjp=(None, None),
+    doc="a or b, nonzero as true",
+)
 
-logical_xor = defop("logical_xor", xp.logical_xor, args=("a", "b"), dtypes=KEEP, vjp=(None, None))
+logical_xor = defop(
+    "logical_xor",
+    xp.logical_xor,
+    args=("a", "b"),
+    dtypes=KEEP,
+    vjp=(None, None),
+    doc="a xor b: true where exactly one is nonzero",
+)
 
-logical_not = defop("logical_not", xp.logical_not, dtypes=KEEP, vjp=None)
+logical_not = defop(
+    "logical_not", xp.logical_not, dtypes=KEEP, vjp=None, doc="not x: true where x is 0"
+)
 
-isnan = defop("isnan", xp.isnan, dtypes=KEEP, vjp=None)
+isnan = defop("isnan", xp.isnan, dtypes=KEEP, vjp=None, doc="True where x is nan")
 
-isinf = defop("isinf", xp.isinf, dtypes=KEEP, vjp=None)
+isinf = defop("isinf", xp.isinf, dtypes=KEEP, vjp=None, doc="True where x is +inf or -inf")
 
-isfinite = defop("isfinite", xp.isfinite, dtypes=KEEP, vjp=None)
+isfinite = defop(
+    "isfinite", xp.isfinite, dtypes=KEEP, vjp=None, doc="True where x is neither nan nor ±inf"
+)
 
 
 def _bitwise(name: str, fn):
@@ -173,8 +198,14 @@ def _comparison_inplace(name: str, fn):
         forward,
         args=("a", "b"),
         node=f"{name.capitalize()}Backward0",
-        vjp=(lambda g: copies.zero(g), lambda g: copies.zero(g)),  # a step function of a and b
-        jvp=(lambda t: copies.zero(t), lambda t: copies.zero(t)),
+        vjp=(
+            lambda g: copies.zero(g),  # d/da cmp(a, b) = 0 (a step function)
+            lambda g: copies.zero(g),  # d/db cmp(a, b) = 0 (a step function)
+        ),
+        jvp=(
+            lambda t: copies.zero(t),  # as the VJP
+            lambda t: copies.zero(t),  # as the VJP
+        ),
         conventions="The gradient is 0 everywhere, as PyTorch's.",
     )
 

@@ -36,7 +36,7 @@ def _softmax(x, dim=-1):
 
 
 def _softmax_grad(g, ans, dim):
-    # y = softmax(x): vᵀ ∂y/∂x = y ⊙ (v - Σ_dim v ⊙ y)   (∂y_i/∂x_j = y_i(δ_ij - y_j))
+    """∂y_i/∂x_j = y_i(δ_ij - y_j), y = softmax(x): vᵀJ = J v = y ⊙ (v - Σ_dim v ⊙ y)"""
     return ans * (g - reductions.sum(g * ans, dim=dim, keepdim=True))
 
 
@@ -62,10 +62,12 @@ log_softmax = defop(
     "log_softmax",
     _log_softmax,
     dtypes=_floating_along_dim("log_softmax"),
-    # y = log_softmax(x): ∂y_i/∂x_j = δ_ij - e^(y_j),
-    # so vᵀJ = v - e^y Σ_dim v and J t = t - Σ_dim e^y t
-    vjp=lambda g, ans, dim: g - unary.exp(ans) * reductions.sum(g, dim=dim, keepdim=True),
-    jvp=lambda t, ans, dim: t - reductions.sum(unary.exp(ans) * t, dim=dim, keepdim=True),
+    vjp=lambda g, ans, dim: (
+        g - unary.exp(ans) * reductions.sum(g, dim=dim, keepdim=True)
+    ),  # ∂y_i/∂x_j = δ_ij - e^(y_j), y = log_softmax(x): gᵀJ = g - e^y Σ_dim g
+    jvp=lambda t, ans, dim: (
+        t - reductions.sum(unary.exp(ans) * t, dim=dim, keepdim=True)
+    ),  # J t = t - Σ_dim e^y ⊙ t
 )
 
 
@@ -108,10 +110,9 @@ logsumexp = defop(
     "logsumexp",
     _logsumexp,
     dtypes=FLOAT,
-    # ∂/∂x_i log Σ e^x = e^(x_i - logsumexp(x)) = softmax(x)_i
     vjp=lambda g, x, ans, x_shape, dim, keepdim: (
         reductions.unreduce(g, x_shape, dim, keepdim) * _softmax_of(x, ans, x_shape, dim, keepdim)
-    ),
+    ),  # ∂/∂x_i log Σ e^x = e^(x_i - logsumexp(x)) = softmax(x)_i
     jvp=_logsumexp_jvp,
 )
 

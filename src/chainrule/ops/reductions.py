@@ -74,8 +74,8 @@ sum = defop(  # noqa: A001
     _sum,
     dtypes=KEEP,
     node=_reduction_node("Sum"),
-    vjp=lambda g, x_shape, dim, keepdim: unreduce(g, x_shape, dim, keepdim),  # dΣx/dx_i = 1
-    jvp=lambda t, dim, keepdim, dtype: sum(t, dim=dim, keepdim=keepdim, dtype=dtype),
+    vjp=lambda g, x_shape, dim, keepdim: unreduce(g, x_shape, dim, keepdim),  # ∂Σx/∂x_i = 1
+    jvp=lambda t, dim, keepdim, dtype: sum(t, dim=dim, keepdim=keepdim, dtype=dtype),  # J t = Σ t
 )
 
 
@@ -108,9 +108,12 @@ mean = defop(
     _mean,
     dtypes=KEEP,
     node=_reduction_node("Mean"),
-    # d mean(x)/dx_i = 1/n
-    vjp=lambda g, x_shape, dim, keepdim: unreduce(g, x_shape, dim, keepdim) / _count(x_shape, dim),
-    jvp=lambda t, dim, keepdim, dtype: mean(t, dim=dim, keepdim=keepdim, dtype=dtype),
+    vjp=lambda g, x_shape, dim, keepdim: (
+        unreduce(g, x_shape, dim, keepdim) / _count(x_shape, dim)
+    ),  # ∂ mean(x)/∂x_i = 1/n
+    jvp=lambda t, dim, keepdim, dtype: mean(
+        t, dim=dim, keepdim=keepdim, dtype=dtype
+    ),  # J t = mean t
 )
 
 
@@ -176,9 +179,9 @@ vector_norm = defop(
     dtypes=KEEP,
     node="LinalgVectorNormBackward0",
     vjp=_vector_norm_vjp,
-    jvp=lambda t, x, ans, ord, dim, keepdim: sum(  # noqa: A002 - the directional derivative
+    jvp=lambda t, x, ans, ord, dim, keepdim: sum(  # noqa: A002
         _vector_norm_vjp(ans * 0 + 1, x, ans, ord, dim, keepdim) * t, dim=dim, keepdim=keepdim
-    ),
+    ),  # J t = Σ_i t_i ∂‖x‖_p/∂x_i
     conventions=(
         "The gradient is 0 where the norm is 0; for p = ±inf it is shared equally by the "
         "entries that tie for the extreme |x|."
@@ -208,15 +211,14 @@ nansum = defop(
     "nansum",
     _nansum,
     dtypes=KEEP,
-    # ∂/∂x_i = 1 where x_i is not nan, else 0
     # (a product, not a where: a nan or inf g stays nan at nan entries, as in PyTorch)
     vjp=lambda g, x, dim, keepdim: (
         unreduce(g, array_of(x).shape, dim, keepdim)
         * (~xp.isnan(array_of(x))).astype(array_of(x).dtype)
-    ),
+    ),  # ∂/∂x_i = 1 where x_i is not nan, else 0
     jvp=lambda t, x, dim, keepdim, dtype: sum(
         logical.select(xp.isnan(array_of(x)), 0.0, t), dim=dim, keepdim=keepdim, dtype=dtype
-    ),
+    ),  # J t = Σ t over the entries that are not nan
     conventions="nan entries get a gradient of 0.",
 )
 
@@ -264,7 +266,7 @@ def _reduction_node(base: str):
 
 
 def _prod_jvp(t, x, ans, dim, keepdim):
-    """Σ_i t_i ∂Πx/∂x_i"""
+    """J t = Σ_i t_i ∂Πx/∂x_i"""
     return sum(_prod_vjp(ans * 0 + 1, x, ans, dim, keepdim) * t, dim=dim, keepdim=keepdim)
 
 
@@ -299,11 +301,11 @@ def _share(x, ans, dim, keepdim, nan_ties: bool):
 
 def _sharing(name: str, forward, node, nan_ties: bool, conventions: str):
     def vjp(g, x, ans, dim, keepdim):
-        """∂max/∂x_i = 1/count for the count entries equal to the result, else 0"""
+        """∂m/∂x_i = 1/count for the count entries equal to the result m, else 0"""
         return unreduce(g, array_of(x).shape, dim, keepdim) * _share(x, ans, dim, keepdim, nan_ties)
 
     def jvp(t, x, ans, dim, keepdim):
-        """the mean of the tangents of the entries equal to the result"""
+        """J t = Σ_i t_i ∂m/∂x_i: the mean of t over the entries equal to the result m"""
         return sum(t * _share(x, ans, dim, keepdim, nan_ties), dim=dim, keepdim=keepdim)
 
     return defop(name, forward, dtypes=KEEP, node=node, vjp=vjp, jvp=jvp, conventions=conventions)
@@ -323,7 +325,8 @@ def _extreme(np_fn, name: str):
             return xp.asarray(out).reshape((1,) * x.ndim if keepdim else ())
         return xp.asarray(np_fn(x, axis=axes, keepdims=keepdim))
 
-    forward.__doc__ = f"{name} of x over dim (all dims when None); nan propagates"
+    which = "max" if np_fn is xp.max else "min"
+    forward.__doc__ = f"the {which} of x over dim (all dims when None); nan propagates"
     return forward
 
 
@@ -447,7 +450,7 @@ def _var_vjp(g, x, dim, correction, keepdim):
 
 
 def _var_jvp(t, x, dim, correction, keepdim):
-    """Σ_i t_i 2 (x_i - mean x) / (N - correction)"""
+    """J t = Σ_i t_i 2 (x_i - mean x) / (N - correction)"""
     n = _count(array_of(x).shape, dim)
     dof = n - correction
     centred = x - mean(x, dim=dim, keepdim=True)
@@ -482,11 +485,11 @@ std = defop(
     "std",
     _std,
     dtypes=KEEP,
-    vjp=lambda g, x, ans, dim, correction, keepdim: _var_vjp(  # ∂std = ∂var / (2 std)
+    vjp=lambda g, x, ans, dim, correction, keepdim: _var_vjp(
         g * _inverse_or_zero(ans), x, dim, correction, keepdim
-    ),
+    ),  # ∂std/∂x_i = (∂var/∂x_i) / (2 std), 0 where std = 0
     jvp=lambda t, x, ans, dim, correction, keepdim: (
         _var_jvp(t, x, dim, correction, keepdim) * _inverse_or_zero(ans)
-    ),
+    ),  # J t = (Σ_i t_i ∂var/∂x_i) / (2 std), 0 where std = 0
     conventions="Where std is 0 (a constant input) the gradient is 0, as in PyTorch.",
 )

@@ -30,7 +30,9 @@ def _cumulative_selecting(name: str, node: str, doc: str):
         dtypes=KEEP,
         node=node,
         vjp=vjp,
-        jvp=lambda t, index, dim: sorting.gather_along(t, index, dim, True),
+        jvp=lambda t, index, dim: sorting.gather_along(
+            t, index, dim, True
+        ),  # (J t)_i = t_(index_i)
         conventions="The gradient goes to the returned index: among ties, the latest entry "
         "(PyTorch's); after a nan, the latest nan.",
     )
@@ -73,7 +75,7 @@ def _logcumsumexp_vjp(g, x, ans, dim):
 
 
 def _logcumsumexp_jvp(t, x, ans, dim):
-    """Σ_(k≤i) t_k e^(x_k - y_i), split by the sign of t"""
+    """J t = Σ_(k≤i) t_k e^(x_k - y_i), split by the sign of t"""
     if array_of(x).ndim == 0:
         return t
     if array_of(x).dtype != xp.float64:
@@ -121,8 +123,8 @@ cumsum = defop(
     "cumsum",
     _cumsum,
     dtypes=KEEP,
-    vjp=lambda g, dim: _reverse_cumsum(g, dim),  # ∂y_i/∂x_j = [j ≤ i]
-    jvp=lambda t, dim, dtype: cumsum(t, dim=dim, dtype=dtype),
+    vjp=lambda g, dim: _reverse_cumsum(g, dim),  # ∂y_i/∂x_j = [j ≤ i]: Σ_(i≥j) g_i
+    jvp=lambda t, dim, dtype: cumsum(t, dim=dim, dtype=dtype),  # J t = cumsum t
 )
 
 
@@ -190,6 +192,6 @@ cumprod = defop(
     _cumprod,
     dtypes=KEEP,
     vjp=_cumprod_vjp,
-    jvp=lambda t, x, ans, dim, dtype: _cumprod_jvp(t, x, ans, dim),  # Jacobian × tangent
+    jvp=lambda t, x, ans, dim, dtype: _cumprod_jvp(t, x, ans, dim),  # J t = Σ_k (∂y_i/∂x_k) t_k
     conventions="Exact with zeros (no division where an entry is 0).",
 )

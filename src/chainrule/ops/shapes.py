@@ -40,8 +40,8 @@ view = defop(
     _view,
     dtypes=KEEP,
     view=True,
-    vjp=lambda g, x_shape: reshape(g, x_shape),  # a reshape's VJP reshapes back
-    jvp=lambda t, shape: reshape(t, shape),
+    vjp=lambda g, x_shape: reshape(g, x_shape),  # Jᵀg = g reshaped back to x's shape
+    jvp=lambda t, shape: reshape(t, shape),  # J t = t in the new shape
 )
 
 reshape_copy = defop(
@@ -49,8 +49,8 @@ reshape_copy = defop(
     _reshape_copy,
     dtypes=KEEP,
     node="UnsafeViewBackward0",
-    vjp=lambda g, x_shape: reshape(g, x_shape),
-    jvp=lambda t, shape: reshape(t, shape),
+    vjp=lambda g, x_shape: reshape(g, x_shape),  # Jᵀg = g reshaped back to x's shape
+    jvp=lambda t, shape: reshape(t, shape),  # J t = t in the new shape
 )
 
 
@@ -112,8 +112,8 @@ sum_to = defop(
     _sum_to,
     dtypes=KEEP,
     node="SumBackward1",
-    vjp=lambda g, x_shape: expand(g, x_shape),  # summing is the VJP of broadcasting
-    jvp=lambda t, ans: sum_to(t, shape=ans.shape),  # ans: the shape, however it was given
+    vjp=lambda g, x_shape: expand(g, x_shape),  # Jᵀg = g broadcast to x's shape
+    jvp=lambda t, ans: sum_to(t, shape=ans.shape),  # J t = t summed to the shape (ans's)
 )
 
 
@@ -130,8 +130,8 @@ expand = defop(
     _expand,
     dtypes=KEEP,
     view=True,
-    vjp=lambda g, x_shape: sum_to(g, x_shape),  # broadcasting's VJP sums back
-    jvp=lambda t, ans: expand(t, shape=ans.shape),
+    vjp=lambda g, x_shape: sum_to(g, x_shape),  # Jᵀg = g summed back to x's shape
+    jvp=lambda t, ans: expand(t, shape=ans.shape),  # J t = t broadcast to the shape
 )
 
 
@@ -152,8 +152,8 @@ permute = defop(
     _permute,
     dtypes=KEEP,
     view=True,
-    vjp=lambda g, dims: permute(g, dims=_inverse(dims)),  # undo by the inverse permutation
-    jvp=lambda t, dims: permute(t, dims=dims),
+    vjp=lambda g, dims: permute(g, dims=_inverse(dims)),  # Jᵀg = g by the inverse permutation
+    jvp=lambda t, dims: permute(t, dims=dims),  # J t = t permuted by dims
 )
 
 
@@ -171,8 +171,8 @@ t = defop(
     dtypes=KEEP,
     view=True,
     node=lambda x, variant=0: f"TBackward{variant}",
-    vjp=lambda g: t(g),  # (Aᵀ)ᵀ = A
-    jvp=lambda tan: t(tan),
+    vjp=lambda g: t(g),  # Jᵀg = gᵀ, as (Aᵀ)ᵀ = A
+    jvp=lambda tan: t(tan),  # as the VJP
 )
 
 
@@ -187,8 +187,8 @@ transpose = defop(
     dtypes=KEEP,
     view=True,
     node=lambda x, dim0=0, dim1=1, variant=0: f"TransposeBackward{variant}",
-    vjp=lambda g, dim0, dim1: transpose(g, dim0=dim0, dim1=dim1),  # a swap undoes itself
-    jvp=lambda t, dim0, dim1: transpose(t, dim0=dim0, dim1=dim1),
+    vjp=lambda g, dim0, dim1: transpose(g, dim0=dim0, dim1=dim1),  # Jᵀg = g swapped back
+    jvp=lambda t, dim0, dim1: transpose(t, dim0=dim0, dim1=dim1),  # as the VJP
 )
 
 
@@ -234,8 +234,8 @@ squeeze = defop(
     dtypes=KEEP,
     view=True,
     node=lambda x, dims=None, variant=0: f"SqueezeBackward{variant}",
-    vjp=lambda g, x_shape: reshape(g, x_shape),  # put the size-1 dims back
-    jvp=lambda t, dims: squeeze(t, dims=dims),
+    vjp=lambda g, x_shape: reshape(g, x_shape),  # Jᵀg = g with the size-1 dims back
+    jvp=lambda t, dims: squeeze(t, dims=dims),  # J t = t squeezed
 )
 
 
@@ -250,8 +250,8 @@ unsqueeze = defop(
     dtypes=KEEP,
     view=True,
     node=lambda x, dim=0, variant=0: f"UnsqueezeBackward{variant}",
-    vjp=lambda g, x_shape: reshape(g, x_shape),  # drop the inserted dim
-    jvp=lambda t, dim: unsqueeze(t, dim=dim),
+    vjp=lambda g, x_shape: reshape(g, x_shape),  # Jᵀg = g without the inserted dim
+    jvp=lambda t, dim: unsqueeze(t, dim=dim),  # J t = t with the size-1 dim inserted
 )
 
 # ----- narrow, select, split, chunk, unbind -----------------------------------------------
@@ -270,8 +270,10 @@ narrow = defop(
     node="SliceBackward0",
     vjp=lambda g, x_shape, dim, start, length: indexing.index_into_zeros(
         g, shape=x_shape, key=_key_of(dim, slice(start, start + length))
-    ),  # the slice's gradient in place, zeros elsewhere
-    jvp=lambda t, dim, start, length: narrow(t, dim=dim, start=start, length=length),
+    ),  # Jᵀg = zeros of x's shape with g at the slice
+    jvp=lambda t, dim, start, length: narrow(
+        t, dim=dim, start=start, length=length
+    ),  # J t = t's slice
 )
 
 
@@ -310,9 +312,13 @@ split = defop(
     _split,
     dtypes=KEEP,
     node=lambda x, dim=0, sizes=(), unbind=False, kind="Split": f"{kind}Backward0",
-    vjp=lambda g, x_shape, dim, sizes, unbind: _unsplit(g, x_shape, dim, sizes, unbind),
+    vjp=lambda g, x_shape, dim, sizes, unbind: _unsplit(
+        g, x_shape, dim, sizes, unbind
+    ),  # Jᵀg = the pieces' gradients joined back along dim (zeros for a piece without one)
     # forward mode: _split_views attaches the split tangent to each piece
-    jvp=lambda t, dim, sizes, unbind: split(t, dim=dim, sizes=sizes, unbind=unbind),
+    jvp=lambda t, dim, sizes, unbind: split(
+        t, dim=dim, sizes=sizes, unbind=unbind
+    ),  # J t = t split the same way
     conventions="Pieces that receive no gradient count as zeros.",
 )
 
@@ -330,10 +336,10 @@ piece = defop(
     node=lambda x, kind="Split", **_: f"{kind}Backward0",
     vjp=lambda g, x_shape, dim, start, stop, unbind: indexing.index_into_zeros(
         g, shape=x_shape, key=_key_of(dim, start if unbind else slice(start, stop))
-    ),  # the piece's gradient in place, zeros elsewhere
+    ),  # Jᵀg = zeros of x's shape with g at the piece
     jvp=lambda t, dim, start, stop, unbind: piece(
         t, dim=dim, start=start, stop=stop, unbind=unbind
-    ),
+    ),  # J t = the same piece of t
 )
 
 

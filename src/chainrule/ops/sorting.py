@@ -36,8 +36,8 @@ shift_along = defop(
     _shift,
     dtypes=KEEP,
     node="CatBackward0",
-    vjp=lambda g, dim: unshift_along(g, dim=dim),  # out_i = x_(i-1): g moves back by one
-    jvp=lambda t, dim: shift_along(t, dim=dim, fill=0.0),
+    vjp=lambda g, dim: unshift_along(g, dim=dim),  # ∂out_i/∂x_j = [j = i - 1]: g moves back one
+    jvp=lambda t, dim: shift_along(t, dim=dim, fill=0.0),  # J t = t moved forward one, 0 first
 )
 
 unshift_along = defop(
@@ -45,8 +45,8 @@ unshift_along = defop(
     _unshift,
     dtypes=KEEP,
     node="CatBackward0",
-    vjp=lambda g, dim: shift_along(g, dim=dim, fill=0.0),
-    jvp=lambda t, dim: unshift_along(t, dim=dim),
+    vjp=lambda g, dim: shift_along(g, dim=dim, fill=0.0),  # ∂out_i/∂x_j = [j = i + 1]
+    jvp=lambda t, dim: unshift_along(t, dim=dim),  # J t = t moved back one, 0 last
 )
 
 
@@ -84,7 +84,7 @@ def _selecting(name: str, node: str, doc: str, conventions: str = _PICKED):
         dtypes=KEEP,
         node=node,
         vjp=_take_along_vjp,
-        jvp=lambda t, index, dim, keepdim: gather_along(t, index, dim, keepdim),
+        jvp=lambda t, index, dim, keepdim: gather_along(t, index, dim, keepdim),  # J t = t[index]
         conventions=conventions,
     )
 

@@ -3,7 +3,7 @@ polygamma), the modified Bessel functions I0 and I1 (and their scaled forms), lo
 standard normal CDF.
 
 NumPy has none of them, so their forwards are computed here, in float64, with their
-accuracy stated and tested; the derivatives are the classical ones, in comments."""
+accuracy stated and tested; the derivatives are the classical ones, stated beside each rule."""
 
 from __future__ import annotations
 
@@ -180,7 +180,7 @@ erf = defop(
     vjp=lambda g, x: (
         g * (unary.exp(-(x * x)) * unary._TWO_OVER_SQRT_PI)
     ),  # d/dx erf x = 2/√π e^(-x²)
-    jvp=lambda t, x: t * (unary.exp(-(x * x)) * unary._TWO_OVER_SQRT_PI),
+    jvp=lambda t, x: t * (unary.exp(-(x * x)) * unary._TWO_OVER_SQRT_PI),  # as the VJP
 )
 
 erfc = defop(
@@ -190,7 +190,7 @@ erfc = defop(
     vjp=lambda g, x: (
         g * (unary.exp(-(x * x)) * -unary._TWO_OVER_SQRT_PI)
     ),  # d/dx erfc x = -2/√π e^(-x²)
-    jvp=lambda t, x: t * (unary.exp(-(x * x)) * -unary._TWO_OVER_SQRT_PI),
+    jvp=lambda t, x: t * (unary.exp(-(x * x)) * -unary._TWO_OVER_SQRT_PI),  # as the VJP
 )
 
 
@@ -202,8 +202,8 @@ def _logit(x, eps=None):
 
 
 def _logit_vjp(g, x, eps):
-    # d/dx ln(x / (1 - x)) = 1 / (x (1 - x)); outside [eps, 1 - eps] 0 (nan outside [0, 1]
-    # without eps), as PyTorch
+    """d/dx ln(x / (1 - x)) = 1 / (x (1 - x)); 0 outside [eps, 1 - eps] (nan outside [0, 1]
+    without eps), as PyTorch"""
     inside = g / (x * (1 - x))
     lo, hi, outside = (0.0, 1.0, math.nan) if eps is None else (eps, 1 - eps, 0.0)
     return logical.select(logical.logical_or(x < lo, x > hi), outside, inside)
@@ -321,7 +321,7 @@ lgamma = defop(
     _lgamma,
     dtypes=FLOAT,
     vjp=lambda g, x: g * digamma(x),  # d/dx ln Γ(x) = ψ(x)
-    jvp=lambda t, x: t * digamma(x),
+    jvp=lambda t, x: t * digamma(x),  # as the VJP
 )
 
 digamma = defop(
@@ -329,7 +329,7 @@ digamma = defop(
     _digamma,
     dtypes=FLOAT,
     vjp=lambda g, x: g * polygamma(x, n=1),  # d/dx ψ(x) = ψ⁽¹⁾(x)
-    jvp=lambda t, x: t * polygamma(x, n=1),
+    jvp=lambda t, x: t * polygamma(x, n=1),  # as the VJP
 )
 
 polygamma = defop(
@@ -337,7 +337,7 @@ polygamma = defop(
     _polygamma,
     dtypes=FLOAT,
     vjp=lambda g, x, n: g * polygamma(x, n=n + 1),  # d/dx ψ⁽ⁿ⁾(x) = ψ⁽ⁿ⁺¹⁾(x)
-    jvp=lambda t, x, n: t * polygamma(x, n=n + 1),
+    jvp=lambda t, x, n: t * polygamma(x, n=n + 1),  # as the VJP
 )
 
 
@@ -366,8 +366,8 @@ erfinv = defop(
     "erfinv",
     _erfinv,
     dtypes=FLOAT,
-    vjp=lambda g, ans: g * (unary.exp(ans * ans) * (_SQRT_PI / 2)),  # d/dy erf⁻¹ y = √π/2 e^(x²)
-    jvp=lambda t, ans: t * (unary.exp(ans * ans) * (_SQRT_PI / 2)),
+    vjp=lambda g, ans: g * (unary.exp(ans * ans) * (_SQRT_PI / 2)),  # d/dx erf⁻¹ x = √π/2 e^(ans²)
+    jvp=lambda t, ans: t * (unary.exp(ans * ans) * (_SQRT_PI / 2)),  # as the VJP
 )
 
 # ----- modified Bessel functions I0, I1 (and their exponentially scaled forms) ----------------
@@ -431,13 +431,13 @@ def _i1e(x):
 
 
 def _i1_vjp(g, x, ans):
-    # d/dx I1(x) = I0(x) - I1(x)/x, 1/2 at x = 0
+    """d/dx I1(x) = I0(x) - I1(x)/x, 1/2 at x = 0"""
     zero = x == 0
     return g * logical.select(zero, 0.5, i0(x) - ans / logical.select(zero, 1.0, x))
 
 
 def _i1e_vjp(g, x, ans):
-    # d/dx e^-|x| I1(x) = e^-|x| I0(x) - (sgn x + 1/x) e^-|x| I1(x), 1/2 at x = 0
+    """d/dx e^-|x| I1(x) = e^-|x| I0(x) - (sgn x + 1/x) e^-|x| I1(x), 1/2 at x = 0"""
     zero = x == 0
     return g * logical.select(
         zero, 0.5, i0e(x) - ans * (unary.sign(x) + 1 / logical.select(zero, 1.0, x))
@@ -449,7 +449,7 @@ i0 = defop(
     _i0,
     dtypes=FLOAT,
     vjp=lambda g, x: g * i1(x),  # d/dx I0(x) = I1(x)
-    jvp=lambda t, x: t * i1(x),
+    jvp=lambda t, x: t * i1(x),  # as the VJP
 )
 
 i0e = defop(
@@ -457,8 +457,10 @@ i0e = defop(
     _i0e,
     dtypes=FLOAT,
     node="SpecialI0EBackward0",
-    vjp=lambda g, x, ans: g * (i1e(x) - unary.sign(x) * ans),  # e^-|x| (I1 - sgn x I0)
-    jvp=lambda t, x, ans: t * (i1e(x) - unary.sign(x) * ans),
+    vjp=lambda g, x, ans: (
+        g * (i1e(x) - unary.sign(x) * ans)
+    ),  # d/dx e^-|x| I0(x) = e^-|x| (I1(x) - sgn x I0(x))
+    jvp=lambda t, x, ans: t * (i1e(x) - unary.sign(x) * ans),  # as the VJP
 )
 
 i1 = defop(
@@ -494,7 +496,7 @@ def _ndtr(x):
 
 
 def _ndtr_grad(g, x):
-    # Φ'(x) = φ(x) = e^(-x²/2)/√(2π)
+    """Φ'(x) = φ(x) = e^(-x²/2)/√(2π)"""
     return g * (unary.exp(-0.5 * (x * x)) * _INV_SQRT_2PI)
 
 

@@ -3,7 +3,8 @@ trigonometric and hyperbolic functions, abs and sign, rounding, and the other el
 maps (nan_to_num, deg2rad, sinc).
 
 The Jacobian of an elementwise op is diagonal: each JVP multiplies the tangent by the same
-local derivative the VJP multiplies the gradient by, and the comment beside the VJP gives it."""
+local derivative the VJP multiplies the gradient by. The comment beside the VJP gives that
+derivative; the JVP's says "as the VJP"."""
 
 from __future__ import annotations
 
@@ -21,49 +22,55 @@ from . import arithmetic, copies, logical
 exp = defop(
     "exp",
     xp.exp,
+    doc="e^x",
     dtypes=FLOAT,
     vjp=lambda g, ans: g * ans,  # d/dx e^x = e^x
-    jvp=lambda t, ans: t * ans,
+    jvp=lambda t, ans: t * ans,  # as the VJP
 )
 
 log = defop(
     "log",
     xp.log,
+    doc="ln x",
     dtypes=FLOAT,
     vjp=lambda g, x: g / x,  # d/dx ln x = 1/x
-    jvp=lambda t, x: t / x,
+    jvp=lambda t, x: t / x,  # as the VJP
 )
 
 sin = defop(
     "sin",
     xp.sin,
+    doc="sin x",
     dtypes=FLOAT,
     vjp=lambda g, x: g * cos(x),  # d/dx sin x = cos x
-    jvp=lambda t, x: t * cos(x),
+    jvp=lambda t, x: t * cos(x),  # as the VJP
 )
 
 cos = defop(
     "cos",
     xp.cos,
+    doc="cos x",
     dtypes=FLOAT,
     vjp=lambda g, x: g * -sin(x),  # d/dx cos x = -sin x
-    jvp=lambda t, x: t * -sin(x),
+    jvp=lambda t, x: t * -sin(x),  # as the VJP
 )
 
 tanh = defop(
     "tanh",
     xp.tanh,
+    doc="tanh x",
     dtypes=FLOAT,
     vjp=lambda g, ans: g * (1 - ans * ans),  # d/dx tanh x = 1 - tanh² x
-    jvp=lambda t, ans: t * (1 - ans * ans),
+    jvp=lambda t, ans: t * (1 - ans * ans),  # as the VJP
 )
 
 sqrt = defop(
     "sqrt",
     xp.sqrt,
+    doc="√x",
     dtypes=FLOAT,
     vjp=lambda g, ans: g / (2 * ans),  # d/dx √x = 1/(2√x)
-    jvp=lambda t, ans: t / (2 * ans),
+    jvp=lambda t, ans: t / (2 * ans),  # as the VJP
     conventions="At x = 0 the gradient is inf (g / 0), as in PyTorch.",
 )
 
@@ -77,15 +84,16 @@ sign = defop(
     "sign",
     _sign,
     vjp=lambda g: copies.zero(g),  # d/dx sign x = 0 (almost everywhere)
-    jvp=lambda t: copies.zero(t),
+    jvp=lambda t: copies.zero(t),  # as the VJP
 )
 
 abs = defop(  # noqa: A001
     "abs",
     xp.abs,
+    doc="|x|",
     dtypes=no_bool("\"abs_cpu\" not implemented for 'Bool'", NotImplementedError),
     vjp=lambda g, x: g * sign(x),  # d/dx |x| = sign x
-    jvp=lambda t, x: t * sign(x),
+    jvp=lambda t, x: t * sign(x),  # as the VJP
     conventions="abs'(0) = 0 (sign(0) = 0).",
 )
 
@@ -105,42 +113,47 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 exp2 = defop(
     "exp2",
     xp.exp2,
+    doc="2^x",
     dtypes=FLOAT,
     vjp=lambda g, ans: g * (ans * _LN2),  # d/dx 2^x = 2^x ln 2
-    jvp=lambda t, ans: t * (ans * _LN2),
+    jvp=lambda t, ans: t * (ans * _LN2),  # as the VJP
 )
 
 expm1 = defop(
     "expm1",
     xp.expm1,
+    doc="e^x - 1, accurate for x near 0",
     dtypes=FLOAT,
     vjp=lambda g, ans: g * (ans + 1),  # d/dx (e^x - 1) = e^x = ans + 1
-    jvp=lambda t, ans: t * (ans + 1),
+    jvp=lambda t, ans: t * (ans + 1),  # as the VJP
 )
 
 log2 = defop(
     "log2",
     xp.log2,
+    doc="log2 x = ln x / ln 2",
     dtypes=FLOAT,
     vjp=lambda g, x: g / (x * _LN2),  # d/dx log2 x = 1 / (x ln 2)
-    jvp=lambda t, x: t / (x * _LN2),
+    jvp=lambda t, x: t / (x * _LN2),  # as the VJP
 )
 
 log10 = defop(
     "log10",
     xp.log10,
+    doc="log10 x = ln x / ln 10",
     dtypes=FLOAT,
     vjp=lambda g, x: g / (x * _LN10),  # d/dx log10 x = 1 / (x ln 10)
-    jvp=lambda t, x: t / (x * _LN10),
+    jvp=lambda t, x: t / (x * _LN10),  # as the VJP
 )
 
 log1p = defop(
     "log1p",
     xp.log1p,
+    doc="ln(1 + x), accurate for x near 0",
     dtypes=FLOAT,
     node="Log1PBackward0",
     vjp=lambda g, x: g / (x + 1),  # d/dx ln(1 + x) = 1 / (1 + x)
-    jvp=lambda t, x: t / (x + 1),
+    jvp=lambda t, x: t / (x + 1),  # as the VJP
 )
 
 
@@ -154,7 +167,7 @@ rsqrt = defop(
     _rsqrt,
     dtypes=FLOAT,
     vjp=lambda g, ans: g * (ans * ans * ans * -0.5),  # d/dx x^(-1/2) = -x^(-3/2) / 2
-    jvp=lambda t, ans: t * (ans * ans * ans * -0.5),
+    jvp=lambda t, ans: t * (ans * ans * ans * -0.5),  # as the VJP
     conventions="At x = 0 the gradient is -inf, as in PyTorch.",
 )
 
@@ -163,73 +176,82 @@ rsqrt = defop(
 tan = defop(
     "tan",
     xp.tan,
+    doc="tan x",
     dtypes=FLOAT,
     vjp=lambda g, ans: g * (ans * ans + 1),  # d/dx tan x = 1 + tan² x
-    jvp=lambda t, ans: t * (ans * ans + 1),
+    jvp=lambda t, ans: t * (ans * ans + 1),  # as the VJP
 )
 
 asin = defop(
     "asin",
     xp.arcsin,
+    doc="asin x, the angle in [-π/2, π/2] whose sine is x",
     dtypes=FLOAT,
     vjp=lambda g, x: g * rsqrt(1 - x * x),  # d/dx asin x = 1 / √(1 - x²)
-    jvp=lambda t, x: t * rsqrt(1 - x * x),
+    jvp=lambda t, x: t * rsqrt(1 - x * x),  # as the VJP
 )
 
 acos = defop(
     "acos",
     xp.arccos,
+    doc="acos x, the angle in [0, π] whose cosine is x",
     dtypes=FLOAT,
     vjp=lambda g, x: g * -rsqrt(1 - x * x),  # d/dx acos x = -1 / √(1 - x²)
-    jvp=lambda t, x: t * -rsqrt(1 - x * x),
+    jvp=lambda t, x: t * -rsqrt(1 - x * x),  # as the VJP
 )
 
 atan = defop(
     "atan",
     xp.arctan,
+    doc="atan x, the angle in (-π/2, π/2) whose tangent is x",
     dtypes=FLOAT,
     vjp=lambda g, x: g / (x * x + 1),  # d/dx atan x = 1 / (1 + x²)
-    jvp=lambda t, x: t / (x * x + 1),
+    jvp=lambda t, x: t / (x * x + 1),  # as the VJP
 )
 
 sinh = defop(
     "sinh",
     xp.sinh,
+    doc="sinh x = (e^x - e^-x)/2",
     dtypes=FLOAT,
     vjp=lambda g, x: g * cosh(x),  # d/dx sinh x = cosh x
-    jvp=lambda t, x: t * cosh(x),
+    jvp=lambda t, x: t * cosh(x),  # as the VJP
 )
 
 cosh = defop(
     "cosh",
     xp.cosh,
+    doc="cosh x = (e^x + e^-x)/2",
     dtypes=FLOAT,
     vjp=lambda g, x: g * sinh(x),  # d/dx cosh x = sinh x
-    jvp=lambda t, x: t * sinh(x),
+    jvp=lambda t, x: t * sinh(x),  # as the VJP
 )
 
 asinh = defop(
     "asinh",
     xp.arcsinh,
+    doc="asinh x = ln(x + √(x² + 1))",
     dtypes=FLOAT,
     vjp=lambda g, x: g * rsqrt(x * x + 1),  # d/dx asinh x = 1 / √(x² + 1)
-    jvp=lambda t, x: t * rsqrt(x * x + 1),
+    jvp=lambda t, x: t * rsqrt(x * x + 1),  # as the VJP
 )
 
 acosh = defop(
     "acosh",
     xp.arccosh,
+    doc="acosh x = ln(x + √(x² - 1))",
     dtypes=FLOAT,
     vjp=lambda g, x: g * rsqrt(x * x - 1),  # d/dx acosh x = 1 / √(x² - 1)
-    jvp=lambda t, x: t * rsqrt(x * x - 1),
+    jvp=lambda t, x: t * rsqrt(x * x - 1),  # as the VJP
 )
 
 atanh = defop(
     "atanh",
     xp.arctanh,
+    doc="atanh x = ln((1 + x)/(1 - x))/2",
     dtypes=FLOAT,
     vjp=lambda g, x: g / (1 - x * x),  # d/dx atanh x = 1 / (1 - x²)
-    jvp=lambda t, x: t / (1 - x * x),
+    jvp=lambda t, x: t / (1 - x * x),  # as the VJP
 )
 
 # ----- rounding ------------------------------------------------------------------------
@@ -264,7 +286,7 @@ floor = defop(
     _whole(xp.floor),
     dtypes=_rounding_dtype("floor_vml_cpu"),
     vjp=lambda g: copies.zero(g),  # d/dx ⌊x⌋ = 0 (almost everywhere)
-    jvp=lambda t: copies.zero(t),
+    jvp=lambda t: copies.zero(t),  # as the VJP
     conventions=_STEP,
 )
 
@@ -273,7 +295,7 @@ ceil = defop(
     _whole(xp.ceil),
     dtypes=_rounding_dtype("ceil_vml_cpu"),
     vjp=lambda g: copies.zero(g),  # d/dx ⌈x⌉ = 0 (almost everywhere)
-    jvp=lambda t: copies.zero(t),
+    jvp=lambda t: copies.zero(t),  # as the VJP
     conventions=_STEP,
 )
 
@@ -282,7 +304,7 @@ trunc = defop(
     _whole(xp.trunc),
     dtypes=_rounding_dtype("trunc_vml_cpu"),
     vjp=lambda g: copies.zero(g),  # d/dx trunc x = 0 (almost everywhere)
-    jvp=lambda t: copies.zero(t),
+    jvp=lambda t: copies.zero(t),  # as the VJP
     conventions=_STEP,
 )
 
@@ -308,7 +330,7 @@ round = defop(
     dtypes=_rounding_dtype("round_vml_cpu"),
     node=lambda x, **params: "RoundBackward1" if "decimals" in params else "RoundBackward0",
     vjp=lambda g: copies.zero(g),  # d/dx round(x) = 0 (almost everywhere)
-    jvp=lambda t: copies.zero(t),
+    jvp=lambda t: copies.zero(t),  # as the VJP
     conventions=_STEP + " Ties round half to even.",
 )
 
@@ -323,7 +345,7 @@ frac = defop(
     _frac,
     dtypes=floating_only("frac_cpu"),
     vjp=lambda g: g,  # d/dx (x - trunc x) = 1 (almost everywhere)
-    jvp=lambda t: t,
+    jvp=lambda t: t,  # as the VJP
     conventions="The derivative is 1 everywhere, the jumps at integers included.",
 )
 
@@ -342,7 +364,7 @@ nan_to_num = defop(
     vjp=lambda g, x: logical.select(
         logical.isfinite(x), g, 0
     ),  # d/dx = 1 where x is finite, else 0
-    jvp=lambda t, x: logical.select(logical.isfinite(x), t, 0),
+    jvp=lambda t, x: logical.select(logical.isfinite(x), t, 0),  # as the VJP
     conventions="The gradient is 0 where x is nan or ±inf (the value was replaced).",
 )
 
@@ -352,7 +374,7 @@ sgn = defop(
     "sgn",
     sign.forward,
     vjp=lambda g: copies.zero(g),  # d/dx sgn x = 0 (almost everywhere)
-    jvp=lambda t: copies.zero(t),
+    jvp=lambda t: copies.zero(t),  # as the VJP
     conventions=_STEP,
 )
 
@@ -375,7 +397,7 @@ deg2rad = defop(
     dtypes=FLOAT,
     node="Deg2RadBackward0",
     vjp=lambda g: g * _DEG,  # d/dx (π/180) x = π/180
-    jvp=lambda t: t * _DEG,
+    jvp=lambda t: t * _DEG,  # as the VJP
 )
 
 rad2deg = defop(
@@ -384,7 +406,7 @@ rad2deg = defop(
     dtypes=FLOAT,
     node="Rad2DegBackward0",
     vjp=lambda g: g * (1 / _DEG),  # d/dx (180/π) x = 180/π
-    jvp=lambda t: t * (1 / _DEG),
+    jvp=lambda t: t * (1 / _DEG),  # as the VJP
 )
 
 
@@ -395,8 +417,9 @@ def _sinc(x):
 
 
 def _sinc_vjp(g, x):
-    # d/dx sin(πx)/(πx) = (πx cos(πx) - sin(πx)) / (πx²), 0 at x = 0 (x = 1 stands in there,
-    # so no 0/0 reaches a higher derivative)
+    """d/dx sin(πx)/(πx) = (πx cos(πx) - sin(πx)) / (πx²), 0 at x = 0
+
+    (x = 1 stands in at x = 0, so no 0/0 reaches a higher derivative.)"""
     zero = x == 0
     safe = logical.select(zero, 1.0, x)
     px = safe * math.pi

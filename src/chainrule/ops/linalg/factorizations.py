@@ -89,8 +89,8 @@ cholesky_legacy = defop(
     _cholesky,
     dtypes=KEEP,
     node="CholeskyBackward0",
-    vjp=lambda g, ans, upper: _cholesky_vjp(g, ans, upper),
-    jvp=lambda t, ans, upper: _cholesky_jvp(t, ans, upper),
+    vjp=lambda g, ans, upper: _cholesky_vjp(g, ans, upper),  # gA = L⁻ᵀ Φ L⁻¹, as cholesky
+    jvp=lambda t, ans, upper: _cholesky_jvp(t, ans, upper),  # dL = L Φ(L⁻¹ dA L⁻ᵀ), as cholesky
     conventions="torch.cholesky, deprecated: linalg.cholesky under its older node name.",
 )
 
@@ -206,8 +206,12 @@ qr_q = defop(
     _qr_q,
     dtypes=KEEP,
     node="LinalgQrBackward0",
-    vjp=lambda g, x, mode: _qr_vjp(g, None, x, mode),
-    jvp=lambda t, x, mode: _qr_jvp(t, x, mode, 0),
+    vjp=lambda g, x, mode: _qr_vjp(
+        g, None, x, mode
+    ),  # gA = (G_Q + Q copyltu(M)) R⁻ᵀ, M = -G_Qᵀ Q (m ≥ n; wide A = [X | Y]: R₂ = Qᵀ Y)
+    jvp=lambda t, x, mode: _qr_jvp(
+        t, x, mode, 0
+    ),  # dQ = dA R⁻¹ - Q (C - Ω), C = Qᵀ dA R⁻¹, Ω = tril(C, -1) - tril(C, -1)ᵀ
     conventions=_QR_CONVENTION,
 )
 
@@ -216,8 +220,12 @@ qr_r = defop(
     _qr_r,
     dtypes=KEEP,
     node="LinalgQrBackward0",
-    vjp=lambda g, x, mode: _qr_vjp(None, g, x, mode),
-    jvp=lambda t, x, mode: _qr_jvp(t, x, mode, 1),
+    vjp=lambda g, x, mode: _qr_vjp(
+        None, g, x, mode
+    ),  # gA = Q copyltu(M) R⁻ᵀ, M = R G_Rᵀ (m ≥ n; wide A = [X | Y]: R₂ = Qᵀ Y)
+    jvp=lambda t, x, mode: _qr_jvp(
+        t, x, mode, 1
+    ),  # dR = (C - Ω) R, C = Qᵀ dA R⁻¹, Ω = tril(C, -1) - tril(C, -1)ᵀ
     conventions=_QR_CONVENTION,
 )
 
@@ -257,9 +265,12 @@ eigvalsh = defop(
     _eigvalsh,
     dtypes=KEEP,
     node="LinalgEighBackward0",
-    # dλᵢ = vᵢᵀ dA vᵢ: gA = V diag(G) Vᵀ
-    vjp=lambda g, x, uplo: _vjp_values(g, eigh_vectors(x, uplo=uplo)),
-    jvp=lambda t, x, uplo: _jvp_values(t, eigh_vectors(x, uplo=uplo)),
+    vjp=lambda g, x, uplo: _vjp_values(
+        g, eigh_vectors(x, uplo=uplo)
+    ),  # dλᵢ = vᵢᵀ dA vᵢ: gA = V diag(G) Vᵀ
+    jvp=lambda t, x, uplo: _jvp_values(
+        t, eigh_vectors(x, uplo=uplo)
+    ),  # dλᵢ = vᵢᵀ dA vᵢ: dλ = diag(Vᵀ dA V)
     conventions=_EIGH_CONVENTION,
 )
 
@@ -278,10 +289,9 @@ eigh_vectors = defop(
     dtypes=KEEP,
     node="LinalgEighBackward0",
     vjp=_eigh_vectors_vjp,
-    # dV = V (VᵀTV / E), zero on the diagonal
     jvp=lambda t, x, ans, uplo: (
         ans @ inverses._skew_divide(products._mT(ans) @ t @ ans, eigvalsh(x, uplo=uplo))
-    ),
+    ),  # dV = V ((Vᵀ dA V) / E), E_ij = λ_j - λ_i, zero on the diagonal
     conventions=_EIGH_CONVENTION,
 )
 
@@ -405,8 +415,12 @@ svd_u = defop(
     _svd_u,
     dtypes=KEEP,
     node="LinalgSvdBackward0",
-    vjp=lambda g, x, full_matrices: _svd_vjp(g, None, None, x, full_matrices),
-    jvp=lambda t, x, full_matrices: _svd_jvp(t, x, full_matrices, 0),
+    vjp=lambda g, x, full_matrices: _svd_vjp(
+        g, None, None, x, full_matrices
+    ),  # gA = U ((J S) / E) Vᵀ + (I - UUᵀ) G_U S⁻¹ Vᵀ, J = UᵀG_U - G_UᵀU, E_ij = s_j² - s_i²
+    jvp=lambda t, x, full_matrices: _svd_jvp(
+        t, x, full_matrices, 0
+    ),  # dU = U (F ∘ (dP S + S dPᵀ)) + (I - UUᵀ) dA V S⁻¹, dP = Uᵀ dA V, F_ij = 1/(s_j² - s_i²)
     conventions=_SVD_CONVENTION,
 )
 
@@ -415,8 +429,8 @@ svdvals = defop(
     _svdvals,
     dtypes=KEEP,
     node="LinalgSvdBackward0",
-    vjp=lambda g, x: _svd_vjp(None, g, None, x, False),  # dsᵢ = uᵢᵀ dA vᵢ
-    jvp=lambda t, x: _svd_jvp(t, x, False, 1),
+    vjp=lambda g, x: _svd_vjp(None, g, None, x, False),  # dsᵢ = uᵢᵀ dA vᵢ: gA = U diag(G) Vᵀ
+    jvp=lambda t, x: _svd_jvp(t, x, False, 1),  # dsᵢ = uᵢᵀ dA vᵢ: ds = diag(Uᵀ dA V)
     conventions="At repeated singular values the gradient is one of the valid subgradients.",
 )
 
@@ -425,8 +439,12 @@ svd_vh = defop(
     _svd_vh,
     dtypes=KEEP,
     node="LinalgSvdBackward0",
-    vjp=lambda g, x, full_matrices: _svd_vjp(None, None, g, x, full_matrices),
-    jvp=lambda t, x, full_matrices: _svd_jvp(t, x, full_matrices, 2),
+    vjp=lambda g, x, full_matrices: _svd_vjp(
+        None, None, g, x, full_matrices
+    ),  # G_V = G_Vhᵀ: gA = U ((S K) / E) Vᵀ + U S⁻¹ G_Vᵀ (I - VVᵀ), K = VᵀG_V - G_VᵀV
+    jvp=lambda t, x, full_matrices: _svd_jvp(
+        t, x, full_matrices, 2
+    ),  # dVh = dVᵀ, dV = V (F ∘ (S dP + dPᵀ S)) + (I - VVᵀ) dAᵀ U S⁻¹, dP = Uᵀ dA V
     conventions=_SVD_CONVENTION,
 )
 
@@ -615,8 +633,10 @@ lu_l = defop(
     _lu_l,
     dtypes=KEEP,
     node="LinalgLuBackward0",
-    vjp=lambda g, x: _lu_vjp(g, None, x),
-    jvp=lambda t, x: _lu_jvp(t, x, 0),
+    vjp=lambda g, x: _lu_vjp(
+        g, None, x
+    ),  # gA = P L⁻ᵀ tril(Lᵀ G, -1) U⁻ᵀ (square; else lu_packed's)
+    jvp=lambda t, x: _lu_jvp(t, x, 0),  # dL = L tril(L⁻¹ Pᵀ dA U⁻¹, -1) (square; else lu_packed's)
     conventions=_LU_CONVENTION,
 )
 
@@ -625,8 +645,8 @@ lu_u = defop(
     _lu_u,
     dtypes=KEEP,
     node="LinalgLuBackward0",
-    vjp=lambda g, x: _lu_vjp(None, g, x),
-    jvp=lambda t, x: _lu_jvp(t, x, 1),
+    vjp=lambda g, x: _lu_vjp(None, g, x),  # gA = P L⁻ᵀ triu(G Uᵀ) U⁻ᵀ (square; else lu_packed's)
+    jvp=lambda t, x: _lu_jvp(t, x, 1),  # dU = triu(L⁻¹ Pᵀ dA U⁻¹) U (square; else lu_packed's)
     conventions=_LU_CONVENTION,
 )
 
@@ -638,6 +658,10 @@ def _lu_packed(x):
 
 
 def _lu_packed_vjp(g, x):
+    """A = P L U, G split into G_L (below the diagonal) and G_U: gA = P L⁻ᵀ Φ U⁻ᵀ,
+    Φ = tril(Lᵀ G_L, -1) + triu(G_U Uᵀ); for a wide A the columns past U's square block add
+    L⁻ᵀ G_U₂ (and -G_U₂ U₂ᵀ to Lᵀ G_L), for a tall A the rows past L's square block add
+    G_L₂ U⁻ᵀ (and -L₂ᵀ G_L₂ to G_U Uᵀ)"""
     m, n = x.shape[-2], x.shape[-1]
     k = min(m, n)
     g_l = matrices.tril(inverses._getitem(g, (Ellipsis, slice(None, k))), diagonal=-1)
@@ -646,6 +670,9 @@ def _lu_packed_vjp(g, x):
 
 
 def _lu_packed_jvp(t, x):
+    """X = L⁻¹ Pᵀ dA U⁻¹ on the square block: dL = L tril(X, -1) below the diagonal, dU =
+    triu(X) U on and above; the rest of U (wide) or L (tall) follows from U₂ = L⁻¹ Pᵀ A₂ or
+    L₂ = (Pᵀ A)₂ U⁻¹"""
     m, n = x.shape[-2], x.shape[-1]
     d_low = matrices.tril(_lu_jvp(t, x, 0), diagonal=-1)
     d_up = _lu_jvp(t, x, 1)
@@ -717,6 +744,10 @@ matrix_exp = defop(
     _matrix_exp,
     dtypes=KEEP,
     node="LinalgMatrixExpBackward0",
-    vjp=lambda g, x: _exp_frechet(products._mT(x), g),  # the adjoint of the Fréchet derivative
-    jvp=lambda t, x: _exp_frechet(x, t),
+    vjp=lambda g, x: _exp_frechet(
+        products._mT(x), g
+    ),  # gA = L(Aᵀ, G), L the Fréchet derivative of the JVP
+    jvp=lambda t, x: _exp_frechet(
+        x, t
+    ),  # d e^A = L(A, dA), the upper-right block of exp([[A, dA], [0, A]])
 )

@@ -170,8 +170,10 @@ inv = defop(
     _inv,
     dtypes=KEEP,
     node="LinalgInvExBackward0",
-    vjp=lambda g, ans: -(products._mT(ans) @ g @ products._mT(ans)),  # d(X⁻¹) = -X⁻¹ dX X⁻¹
-    jvp=lambda t, ans: -(ans @ t @ ans),
+    vjp=lambda g, ans: (
+        -(products._mT(ans) @ g @ products._mT(ans))
+    ),  # d(X⁻¹) = -X⁻¹ dX X⁻¹: gX = -X⁻ᵀ G X⁻ᵀ
+    jvp=lambda t, ans: -(ans @ t @ ans),  # d(X⁻¹) = -X⁻¹ dX X⁻¹
 )
 
 
@@ -228,9 +230,12 @@ det = defop(
     _det,
     dtypes=KEEP,
     node="LinalgDetBackward0",
-    # d det X = tr(adj(X) dX): the gradient is the cofactor matrix det(X) X⁻ᵀ
-    vjp=lambda g, x, ans: _unsq(_unsq(g, -1), -1) * _cofactors(x, ans),
-    jvp=lambda t, x, ans: reductions.sum(_cofactors(x, ans) * t, dim=(-2, -1)),
+    vjp=lambda g, x, ans: (
+        _unsq(_unsq(g, -1), -1) * _cofactors(x, ans)
+    ),  # d det X = tr(adj(X) dX): gX = g det(X) X⁻ᵀ, the cofactor matrix
+    jvp=lambda t, x, ans: reductions.sum(
+        _cofactors(x, ans) * t, dim=(-2, -1)
+    ),  # d det X = tr(adj(X) dX) = Σ cofactors ⊙ dX
     conventions=(
         "At a singular X the gradient is still the cofactor matrix (computed through the "
         "SVD), as PyTorch gives it with create_graph=True; PyTorch's first-order backward "
@@ -250,8 +255,10 @@ logabsdet = defop(
     _logabsdet,
     dtypes=KEEP,
     node="LinalgSlogdetBackward0",
-    vjp=lambda g, x: _unsq(_unsq(g, -1), -1) * products._mT(inv(x)),  # d log|det X| = tr(X⁻¹ dX)
-    jvp=lambda t, x: _btrace(solve(x, t, vector=False)),
+    vjp=lambda g, x: (
+        _unsq(_unsq(g, -1), -1) * products._mT(inv(x))
+    ),  # d log|det X| = tr(X⁻¹ dX): gX = g X⁻ᵀ
+    jvp=lambda t, x: _btrace(solve(x, t, vector=False)),  # d log|det X| = tr(X⁻¹ dX)
     conventions="At a singular X (log |det X| = -inf) backward raises LinAlgError.",
 )
 
@@ -267,8 +274,8 @@ det_sign = defop(
     _det_sign,
     dtypes=KEEP,
     node="LinalgSlogdetBackward0",
-    vjp=lambda g, x: x * 0,  # piecewise constant
-    jvp=lambda t, ans: ans * 0,
+    vjp=lambda g, x: x * 0,  # d sgn(det X) = 0 (piecewise constant)
+    jvp=lambda t, ans: ans * 0,  # d sgn(det X) = 0
     conventions="The sign of the determinant is piecewise constant: its gradient is 0.",
 )
 
@@ -323,15 +330,16 @@ solve = defop(
     dtypes=_solve_dtype,
     node="LinalgSolveExBackward0",
     vjp=(
-        # X = A⁻¹B: dX = -A⁻¹ dA X, so gA = -(A⁻ᵀ G) Xᵀ and gB = A⁻ᵀ G
         lambda g, a, ans, vector: (
             -_outer_last(solve(products._mT(a), g, vector=vector), ans, vector)
-        ),
-        lambda g, a, vector: solve(products._mT(a), g, vector=vector),
+        ),  # X = A⁻¹B, dX = -A⁻¹ dA X: gA = -(A⁻ᵀ G) Xᵀ
+        lambda g, a, vector: solve(products._mT(a), g, vector=vector),  # dX = A⁻¹ dB: gB = A⁻ᵀ G
     ),
     jvp=(
-        lambda t, a, ans, vector: -solve(a, _matvec(t, ans, vector), vector=vector),
-        lambda t, a, vector: solve(a, t, vector=vector),
+        lambda t, a, ans, vector: (
+            -solve(a, _matvec(t, ans, vector), vector=vector)
+        ),  # X = A⁻¹B: dX = -A⁻¹ dA X
+        lambda t, a, vector: solve(a, t, vector=vector),  # dX = A⁻¹ dB
     ),
 )
 
@@ -370,6 +378,7 @@ def _solve_triangular_vjp_a(g, a, ans, upper, left, unitriangular):
 
 
 def _solve_triangular_jvp_a(t, a, ans, upper, left, unitriangular):
+    """dX = -A⁻¹ dA X (left) or -X dA A⁻¹ (right), dA kept to the triangle that is read"""
     t_a = (matrices.triu if upper else matrices.tril)(
         t, diagonal=(1 if upper else -1) if unitriangular else 0
     )
@@ -385,16 +394,16 @@ solve_triangular = defop(
     node="LinalgSolveTriangularBackward0",
     vjp=(
         _solve_triangular_vjp_a,
-        # gB = A⁻ᵀ G (left) or G A⁻ᵀ (right): the transposed system, the other triangle
+        # (the transposed system: the other triangle)
         lambda g, a, upper, left, unitriangular: solve_triangular(
             products._mT(a), g, upper=not upper, left=left, unitriangular=unitriangular
-        ),
+        ),  # gB = A⁻ᵀ G (left) or G A⁻ᵀ (right)
     ),
     jvp=(
         _solve_triangular_jvp_a,
         lambda t, a, upper, left, unitriangular: solve_triangular(
             a, t, upper=upper, left=left, unitriangular=unitriangular
-        ),
+        ),  # dX = A⁻¹ dB (left) or dB A⁻¹ (right)
     ),
     conventions=(
         "Only the triangle that is read gets a gradient (and not the diagonal when "
@@ -428,6 +437,7 @@ def _pinv_vjp(g, x, ans):
 
 
 def _pinv_jvp(t, x, ans):
+    """dA⁺ = -A⁺ dA A⁺ + A⁺A⁺ᵀ dAᵀ (I - AA⁺) + (I - A⁺A) dAᵀ A⁺ᵀA⁺"""
     p = ans
     pt = products._mT(p)
     out = -(p @ t @ p)
@@ -460,6 +470,7 @@ def _lstsq_vjp_a(g, a, b, rcond):
 
 
 def _lstsq_jvp_a(t, a, b, rcond):
+    """X = A⁺ B: dX = dA⁺ B, dA⁺ as in pinv"""
     return products.matmul(_pinv_jvp(t, a, pinv(a, rtol=rcond)), b)
 
 
@@ -475,7 +486,7 @@ lstsq = defop(
     ),
     jvp=(
         _lstsq_jvp_a,
-        lambda t, a, rcond: products.matmul(pinv(a, rtol=rcond), t),
+        lambda t, a, rcond: products.matmul(pinv(a, rtol=rcond), t),  # dX = A⁺ dB
     ),
     conventions="The solution is A⁺ B; its derivative is that of A⁺ (constant rank).",
 )

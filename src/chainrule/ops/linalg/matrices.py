@@ -27,7 +27,7 @@ trace = defop(
     _trace,
     dtypes=KEEP,
     vjp=lambda g, x_shape: g * inverses._eye(x_shape[0], g, x_shape[1]),  # d tr(X)/dX = I
-    jvp=lambda t: trace(t),
+    jvp=lambda t: trace(t),  # d tr(X) = tr(dX)
 )
 
 
@@ -49,11 +49,12 @@ diagonal = defop(
     _diagonal,
     dtypes=KEEP,
     view=True,
-    # the diagonal's VJP writes G back onto the diagonal of zeros
     vjp=lambda g, x_shape, offset, dim1, dim2: diagonal_backward(
         g, shape=x_shape, offset=offset, dim1=dim1, dim2=dim2
-    ),
-    jvp=lambda t, offset, dim1, dim2: diagonal(t, offset=offset, dim1=dim1, dim2=dim2),
+    ),  # Jᵀg = zeros of x's shape with g on the diagonal
+    jvp=lambda t, offset, dim1, dim2: diagonal(
+        t, offset=offset, dim1=dim1, dim2=dim2
+    ),  # J t = t's diagonal
 )
 
 
@@ -69,8 +70,10 @@ diagonal_copy = defop(
     node="DiagonalBackward0_copy",
     vjp=lambda g, x_shape, offset, dim1, dim2: diagonal_backward(
         g, shape=x_shape, offset=offset, dim1=dim1, dim2=dim2
-    ),
-    jvp=lambda t, offset, dim1, dim2: diagonal_copy(t, offset=offset, dim1=dim1, dim2=dim2),
+    ),  # Jᵀg = zeros of x's shape with g on the diagonal
+    jvp=lambda t, offset, dim1, dim2: diagonal_copy(
+        t, offset=offset, dim1=dim1, dim2=dim2
+    ),  # J t = t's diagonal
 )
 
 
@@ -86,10 +89,12 @@ diagonal_backward = defop(
     _diagonal_backward,
     args=("g",),
     dtypes=KEEP,
-    vjp=lambda gg, offset, dim1, dim2: diagonal(gg, offset=offset, dim1=dim1, dim2=dim2),
+    vjp=lambda gg, offset, dim1, dim2: diagonal(
+        gg, offset=offset, dim1=dim1, dim2=dim2
+    ),  # Jᵀgg = gg's diagonal
     jvp=lambda t, shape, offset, dim1, dim2: diagonal_backward(
         t, shape=shape, offset=offset, dim1=dim1, dim2=dim2
-    ),
+    ),  # J t = zeros of the shape with t on the diagonal
 )
 
 
@@ -110,10 +115,12 @@ diag_embed = defop(
     "diag_embed",
     _diag_embed,
     dtypes=KEEP,
-    vjp=lambda g, offset, dim1, dim2: diagonal(  # reading the diagonal back
+    vjp=lambda g, offset, dim1, dim2: diagonal(
         g, offset=offset, dim1=dim1 % g.ndim, dim2=dim2 % g.ndim
-    ),
-    jvp=lambda t, offset, dim1, dim2: diag_embed(t, offset=offset, dim1=dim1, dim2=dim2),
+    ),  # Jᵀg = g's diagonal, read back
+    jvp=lambda t, offset, dim1, dim2: diag_embed(
+        t, offset=offset, dim1=dim1, dim2=dim2
+    ),  # J t = t on the diagonal of zero matrices
 )
 
 
@@ -135,16 +142,16 @@ tril = defop(
     "tril",
     _tril,
     dtypes=KEEP,
-    vjp=lambda g, diagonal: tril(g, diagonal=diagonal),  # a mask: G masked the same way
-    jvp=lambda t, diagonal: tril(t, diagonal=diagonal),
+    vjp=lambda g, diagonal: tril(g, diagonal=diagonal),  # Jᵀg = tril(g): a mask, G masked alike
+    jvp=lambda t, diagonal: tril(t, diagonal=diagonal),  # as the VJP
 )
 
 triu = defop(
     "triu",
     _triu,
     dtypes=KEEP,
-    vjp=lambda g, diagonal: triu(g, diagonal=diagonal),
-    jvp=lambda t, diagonal: triu(t, diagonal=diagonal),
+    vjp=lambda g, diagonal: triu(g, diagonal=diagonal),  # Jᵀg = triu(g): a mask, G masked alike
+    jvp=lambda t, diagonal: triu(t, diagonal=diagonal),  # as the VJP
 )
 
 # ----- cross product -------------------------------------------------------------------------
@@ -172,8 +179,11 @@ cross = defop(
     dtypes=_cross_dtype,
     node="LinalgCrossBackward0",
     vjp=(
-        lambda g, b, dim: cross(b, g, dim=dim),  # <G, a × b> = <a, b × G>
-        lambda g, a, dim: cross(g, a, dim=dim),  # <G, a × b> = <b, G × a>
+        lambda g, b, dim: cross(b, g, dim=dim),  # ⟨G, a × b⟩ = ⟨a, b × G⟩: ga = b × G
+        lambda g, a, dim: cross(g, a, dim=dim),  # ⟨G, a × b⟩ = ⟨b, G × a⟩: gb = G × a
     ),
-    jvp=(lambda t, b, dim: cross(t, b, dim=dim), lambda t, a, dim: cross(a, t, dim=dim)),
+    jvp=(
+        lambda t, b, dim: cross(t, b, dim=dim),  # d(a × b) = da × b
+        lambda t, a, dim: cross(a, t, dim=dim),  # d(a × b) = a × db
+    ),
 )

@@ -159,7 +159,10 @@ matmul = defop(
     node=_matmul_node,
     dtypes=_same_dtype,
     vjp=_MATMUL_VJPS,
-    jvp=(lambda t, b: matmul(t, b), lambda t, a: matmul(a, t)),  # d(AB) = dA B + A dB
+    jvp=(
+        lambda t, b: matmul(t, b),  # d(AB) = dA B
+        lambda t, a: matmul(a, t),  # d(AB) = A dB
+    ),
     conventions=(
         "One node for every case; batched products are named as the last step of "
         "PyTorch's decomposition (UnsafeViewBackward0, CloneBackward0, SqueezeBackward4)."
@@ -186,7 +189,10 @@ mm = defop(
         lambda g, b: g @ _t(b),  # d(AB)/dA: G Bᵀ
         lambda g, a: _t(a) @ g,  # d(AB)/dB: Aᵀ G
     ),
-    jvp=(lambda t, b: mm(t, b), lambda t, a: mm(a, t)),
+    jvp=(
+        lambda t, b: mm(t, b),  # d(AB) = dA B
+        lambda t, a: mm(a, t),  # d(AB) = A dB
+    ),
 )
 
 
@@ -213,7 +219,10 @@ bmm = defop(
         lambda g, b: bmm(g, _mT(b)),  # d(AᵢBᵢ)/dAᵢ: Gᵢ Bᵢᵀ
         lambda g, a: bmm(_mT(a), g),  # d(AᵢBᵢ)/dBᵢ: Aᵢᵀ Gᵢ
     ),
-    jvp=(lambda t, b: bmm(t, b), lambda t, a: bmm(a, t)),
+    jvp=(
+        lambda t, b: bmm(t, b),  # d(AᵢBᵢ) = dAᵢ Bᵢ
+        lambda t, a: bmm(a, t),  # d(AᵢBᵢ) = Aᵢ dBᵢ
+    ),
 )
 
 
@@ -237,7 +246,10 @@ mv = defop(
         lambda g, v: shapes.reshape(g, (g.shape[0], 1)) * v,  # d(Av)/dA: g vᵀ
         lambda g, a: mv(_t(a), g),  # d(Av)/dv: Aᵀ g
     ),
-    jvp=(lambda t, v: mv(t, v), lambda t, a: mv(a, t)),
+    jvp=(
+        lambda t, v: mv(t, v),  # d(Av) = dA v
+        lambda t, a: mv(a, t),  # d(Av) = A dv
+    ),
 )
 
 
@@ -259,8 +271,14 @@ dot = defop(
     _dot,
     args=("a", "b"),
     dtypes=_same_dtype,
-    vjp=(lambda g, b: g * b, lambda g, a: g * a),  # d(a·b)/da = b, d(a·b)/db = a
-    jvp=(lambda t, b: dot(t, b), lambda t, a: dot(a, t)),
+    vjp=(
+        lambda g, b: g * b,  # d(a·b)/da = b
+        lambda g, a: g * a,  # d(a·b)/db = a
+    ),
+    jvp=(
+        lambda t, b: dot(t, b),  # d(a·b) = da·b
+        lambda t, a: dot(a, t),  # d(a·b) = a·db
+    ),
 )
 
 
@@ -273,8 +291,14 @@ vdot = defop(
     _dot,
     args=("a", "b"),
     dtypes=_same_dtype,
-    vjp=(lambda g, b: g * b, lambda g, a: g * a),  # real tensors: no conjugation, as dot
-    jvp=(lambda t, b: vdot(t, b), lambda t, a: vdot(a, t)),
+    vjp=(
+        lambda g, b: g * b,  # d(a·b)/da = b (real tensors: no conjugation, as dot)
+        lambda g, a: g * a,  # d(a·b)/db = a
+    ),
+    jvp=(
+        lambda t, b: vdot(t, b),  # d(a·b) = da·b
+        lambda t, a: vdot(a, t),  # d(a·b) = a·db
+    ),
 )
 
 # ----- beta · input + alpha · product --------------------------------------------------------
@@ -312,7 +336,7 @@ def _scaled_sum(x, product, beta, alpha):
 
 
 def _beta_g(g, beta):
-    """d/dx of beta · x: beta, broadcast (summed back to x's shape by the engine)"""
+    """d/dx (beta·x + alpha·product) = beta (summed back to x's shape by the engine)"""
     return g * 0 if beta == 0 else g * beta
 
 
@@ -328,13 +352,13 @@ addmm = defop(
     dtypes=_all_same_dtype,
     vjp=(
         _beta_g,
-        lambda g, b, alpha: mm(g, _t(b)) * alpha,  # alpha G Bᵀ
-        lambda g, a, alpha: mm(_t(a), g) * alpha,  # alpha Aᵀ G
+        lambda g, b, alpha: mm(g, _t(b)) * alpha,  # d/dA: alpha G Bᵀ
+        lambda g, a, alpha: mm(_t(a), g) * alpha,  # d/dB: alpha Aᵀ G
     ),
     jvp=(
-        lambda t, beta: t * beta,
-        lambda t, b, alpha: mm(t, b) * alpha,
-        lambda t, a, alpha: mm(a, t) * alpha,
+        lambda t, beta: t * beta,  # d/dx = beta
+        lambda t, b, alpha: mm(t, b) * alpha,  # alpha dA B
+        lambda t, a, alpha: mm(a, t) * alpha,  # alpha A dB
     ),
     conventions="With beta = 0 the input is ignored: no nan or inf from it, a zero gradient.",
 )
@@ -352,13 +376,13 @@ addmv = defop(
     dtypes=_all_same_dtype,
     vjp=(
         _beta_g,
-        lambda g, v, alpha: shapes.reshape(g, (g.shape[0], 1)) * v * alpha,  # alpha g vᵀ
-        lambda g, a, alpha: mv(_t(a), g) * alpha,  # alpha Aᵀ g
+        lambda g, v, alpha: shapes.reshape(g, (g.shape[0], 1)) * v * alpha,  # d/dA: alpha g vᵀ
+        lambda g, a, alpha: mv(_t(a), g) * alpha,  # d/dv: alpha Aᵀ g
     ),
     jvp=(
-        lambda t, beta: t * beta,
-        lambda t, v, alpha: mv(t, v) * alpha,
-        lambda t, a, alpha: mv(a, t) * alpha,
+        lambda t, beta: t * beta,  # d/dx = beta
+        lambda t, v, alpha: mv(t, v) * alpha,  # alpha dA v
+        lambda t, a, alpha: mv(a, t) * alpha,  # alpha A dv
     ),
     conventions="With beta = 0 the input is ignored: no nan or inf from it, a zero gradient.",
 )
@@ -383,13 +407,13 @@ addr = defop(
     dtypes=_all_same_dtype,
     vjp=(
         _beta_g,
-        lambda g, v, alpha: mv(g, v) * alpha,  # alpha G v
-        lambda g, u, alpha: mv(_t(g), u) * alpha,  # alpha Gᵀ u
+        lambda g, v, alpha: mv(g, v) * alpha,  # d/du: alpha G v
+        lambda g, u, alpha: mv(_t(g), u) * alpha,  # d/dv: alpha Gᵀ u
     ),
     jvp=(
-        lambda t, beta: t * beta,
-        lambda t, v, alpha: shapes.reshape(t, (t.shape[0], 1)) * v * alpha,
-        lambda t, u, alpha: shapes.reshape(u, (u.shape[0], 1)) * t * alpha,
+        lambda t, beta: t * beta,  # d/dx = beta
+        lambda t, v, alpha: shapes.reshape(t, (t.shape[0], 1)) * v * alpha,  # alpha du vᵀ
+        lambda t, u, alpha: shapes.reshape(u, (u.shape[0], 1)) * t * alpha,  # alpha u dvᵀ
     ),
     conventions="With beta = 0 the input is ignored: no nan or inf from it, a zero gradient.",
 )
@@ -407,13 +431,13 @@ baddbmm = defop(
     dtypes=_all_same_dtype,
     vjp=(
         _beta_g,
-        lambda g, b, alpha: bmm(g, _mT(b)) * alpha,
-        lambda g, a, alpha: bmm(_mT(a), g) * alpha,
+        lambda g, b, alpha: bmm(g, _mT(b)) * alpha,  # d/dAᵢ: alpha Gᵢ Bᵢᵀ
+        lambda g, a, alpha: bmm(_mT(a), g) * alpha,  # d/dBᵢ: alpha Aᵢᵀ Gᵢ
     ),
     jvp=(
-        lambda t, beta: t * beta,
-        lambda t, b, alpha: bmm(t, b) * alpha,
-        lambda t, a, alpha: bmm(a, t) * alpha,
+        lambda t, beta: t * beta,  # d/dx = beta
+        lambda t, b, alpha: bmm(t, b) * alpha,  # alpha dAᵢ Bᵢ
+        lambda t, a, alpha: bmm(a, t) * alpha,  # alpha Aᵢ dBᵢ
     ),
     conventions="With beta = 0 the input is ignored: no nan or inf from it, a zero gradient.",
 )
@@ -436,13 +460,13 @@ addbmm = defop(
     dtypes=_all_same_dtype,
     vjp=(
         _beta_g,
-        lambda g, b, alpha: bmm(_batch_of(g, b.shape[0]), _mT(b)) * alpha,  # alpha G Bᵢᵀ
-        lambda g, a, alpha: bmm(_mT(a), _batch_of(g, a.shape[0])) * alpha,  # alpha Aᵢᵀ G
+        lambda g, b, alpha: bmm(_batch_of(g, b.shape[0]), _mT(b)) * alpha,  # d/dAᵢ: alpha G Bᵢᵀ
+        lambda g, a, alpha: bmm(_mT(a), _batch_of(g, a.shape[0])) * alpha,  # d/dBᵢ: alpha Aᵢᵀ G
     ),
     jvp=(
-        lambda t, beta: t * beta,
-        lambda t, b, alpha: bmm(t, b).sum(0) * alpha,
-        lambda t, a, alpha: bmm(a, t).sum(0) * alpha,
+        lambda t, beta: t * beta,  # d/dx = beta
+        lambda t, b, alpha: bmm(t, b).sum(0) * alpha,  # alpha Σᵢ dAᵢ Bᵢ
+        lambda t, a, alpha: bmm(a, t).sum(0) * alpha,  # alpha Σᵢ Aᵢ dBᵢ
     ),
     conventions="With beta = 0 the input is ignored: no nan or inf from it, a zero gradient.",
 )
