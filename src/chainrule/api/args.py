@@ -151,14 +151,25 @@ def unary(op: Op) -> Callable[..., Tensor]:
 
 
 def tensors_only(op: Op, name: str | None = None) -> Callable[..., Tensor]:
+    """``f(input, other, *params, out=None)``: both operands must be tensors; further
+    arguments are the op's parameters, by position or by name (``dist(a, b, 3)``)."""
     name = name or op.name
 
-    def function(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    def function(
+        input: Tensor, other: Tensor, *args: Any, out: Tensor | None = None, **params: Any
+    ) -> Tensor:  # noqa: A002
         require_tensor(name, input, 1, "input")
         require_tensor(name, other, 2, "other")
-        return op(input, other)
+        if args:
+            if len(args) > len(op.params):
+                raise TypeError(
+                    f"{name}() takes {2 + len(op.params)} positional arguments but "
+                    f"{2 + len(args)} were given"
+                )
+            params = {**dict(zip(op.params, args)), **params}
+        return op(input, other, **params)
 
-    doc = f"Elementwise {name} of two tensors, broadcasting." + (
+    doc = (op.doc or f"{name} of two tensors, broadcasting.") + (
         f" {op.conventions}" if op.conventions else ""
     )
     return named(function, name, doc)

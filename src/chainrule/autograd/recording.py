@@ -467,9 +467,13 @@ def defop(
 
 
 def _forward_params(forward: Callable, args: tuple) -> dict:
+    """The forward's keyword parameters and their defaults (none for a ufunc: its out=,
+    where=, ... are NumPy's, not the op's)."""
+    if isinstance(forward, xp.ufunc):
+        return {}
     try:
         sig = inspect.signature(forward)
-    except (TypeError, ValueError):  # a ufunc
+    except (TypeError, ValueError):
         return {}
     return {
         n: p.default
