@@ -617,6 +617,21 @@ def test_norm_at_zero_vector(p, dtype):
         check(lambda lib, x: lib.linalg.vector_norm(x, ord=p, dim=1), x, dtype=dtype)
 
 
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("p", [None, 2, 1, 3.5, math.inf, -math.inf], ids=repr)
+def test_dist(p, dtype):
+    """torch.dist: ‖a - b‖_p, broadcasting, against PyTorch (values, gradients of both inputs,
+    tangents) and finite differences; the method; a zero difference has a zero gradient.
+    (p = 0 counts nonzeros: PyTorch gives it no gradient, so only its value is compared.)"""
+    args = () if p is None else (p,)
+    a, b = randn((3, 4), seed=12), randn((4,), seed=13)
+    check(lambda L, a, b: L.dist(a, b, 0), NoGrad(a), NoGrad(b), dtype=dtype)
+    check(lambda L, a, b: L.dist(a, b, *args), a, b, dtype=dtype)
+    check(lambda L, a, b: a.dist(b, *args), a, b, dtype=dtype)
+    check(lambda L, a, b: L.dist(a, b, *args), a, a.copy(), dtype=dtype)
+    check_fd(lambda L, a, b: L.dist(a, b, *args), a, b + 0.5)
+
+
 NORM_PS = [1, 2, math.inf, -math.inf, 0, 3, 0.5, -1.5, "fro"]
 
 

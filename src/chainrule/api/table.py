@@ -31,6 +31,7 @@ from ..ops import (
     copies,
     logical,
     normalizations,
+    reductions,
     special,
     unary,
 )
@@ -219,6 +220,7 @@ TORCH = [
     ("all", p_reductions.all, "f m"),
     ("any", p_reductions.any, "f m"),
     ("norm", p_reductions.norm, "f"),
+    ("dist", tensors_only(reductions.dist), "f m"),
     ("cumsum", p_reductions.cumsum, "f m"),
     ("cumprod", p_reductions.cumprod, "f m"),
     ("cummax", p_reductions.cummax, "f m"),

@@ -189,6 +189,44 @@ vector_norm = defop(
 )
 
 
+def _dist(a, b, p=2.0):
+    """‖a - b‖_p over every entry of a - b (a and b broadcast)"""
+    d = a - b
+    if d.dtype.kind in "biu":
+        raise RuntimeError(
+            "norm(): input dtype should be either floating point or complex. "
+            f"Got {_dtypes.scalar_name(d.dtype)} instead."
+        )
+    return _vector_norm(d, ord=p)
+
+
+def _dist_vjp(g, a, b, ans, p):
+    """∂‖a - b‖_p/∂a = ∂‖d‖_p/∂d at d = a - b (vector_norm's rule)"""
+    return _vector_norm_vjp(g, a - b, ans, p, None, False)
+
+
+def _dist_jvp(t, a, b, ans, p):
+    """J t = Σ_i t_i ∂‖d‖_p/∂d_i at d = a - b"""
+    return sum(_vector_norm_vjp(ans * 0 + 1, a - b, ans, p, None, False) * t)
+
+
+dist = defop(
+    "dist",
+    _dist,
+    args=("a", "b"),
+    vjp=(
+        _dist_vjp,
+        lambda g, a, b, ans, p: -_dist_vjp(g, a, b, ans, p),  # ∂‖a - b‖_p/∂b = -∂‖d‖_p/∂d
+    ),
+    jvp=(
+        _dist_jvp,
+        lambda t, a, b, ans, p: -_dist_jvp(t, a, b, ans, p),  # J t = -Σ_i t_i ∂‖d‖_p/∂d_i
+    ),
+    conventions="The gradient is 0 where a = b; for p = ±inf it is shared equally by the "
+    "entries that tie for the extreme |a - b|.",
+)
+
+
 def _axis(dim, ndim: int) -> int:
     """One dim as a non-negative axis (0 for a 0-d tensor), with PyTorch's IndexError."""
     axes = dims_of(int(dim), ndim)
