@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     )
 
 
-def _vector_norm(
+def vector_norm(
     x: Tensor,
     ord: float = 2,
     dim: int | Sequence[int] | None = None,
@@ -43,7 +43,7 @@ def _vector_norm(
     dtype: DType | None = None,
     out: Tensor | None = None,
 ) -> Tensor:  # noqa: A002
-    """linalg.vector_norm: (Σ |x|^ord)^(1/ord)."""
+    """(Σ |x|^ord)^(1/ord) over dim (all entries when None)."""
     if dtype is not None:
         x = x.to(dtype)
     return reductions.vector_norm(x, ord=ord, dim=dim_arg(dim), keepdim=keepdim)
@@ -800,19 +800,6 @@ def matrix_norm(
         op = reductions.amax if ord > 0 else reductions.amin
         out = op(reductions.vector_norm(moved, ord=1, dim=axis), dim=(-1,))
     return _keep(out, d, keepdim)
-
-
-def vector_norm(
-    x: Tensor,
-    ord: float = 2,
-    dim: int | Sequence[int] | None = None,
-    keepdim: bool = False,
-    *,
-    dtype: DType | None = None,
-    out: Tensor | None = None,
-) -> Tensor:  # noqa: A002
-    """(Σ |x|^ord)^(1/ord) over dim (all entries when None)."""
-    return _vector_norm(x, ord, dim, keepdim, dtype=dtype)
 
 
 def norm(

@@ -181,10 +181,7 @@ def _amax_amin(name: str, op: Op) -> Callable[..., Tensor]:
         out: Tensor | None = None,
     ) -> Tensor:  # noqa: A002
         require_tensor(name, input)
-        if isinstance(dim, list):
-            dim = tuple(dim)
-        if dim == ():
-            dim = None
+        dim = _dims_arg(dim)
         reductions.dims_of(dim, input.ndim)
         return op(input, dim=dim, keepdim=keepdim)
 
@@ -246,8 +243,7 @@ def _var_std(fn: str, op: Op) -> Callable[..., Tensor]:
         dim, correction = _parse_correction(fn, dim, unbiased, correction)
         if input._dtype._category != 2:
             raise RuntimeError("std and var only support floating point and complex dtypes")
-        if dim == ():
-            dim = None
+        dim = _dims_arg(dim)
         reductions.dims_of(dim, input.ndim)
         _warn_dof(fn, input, dim, correction)
         return op(input, dim=dim, correction=correction, keepdim=keepdim)
