@@ -12,7 +12,7 @@ from ..._backend import xp
 from ..._dtypes import dtype as DType
 from ..._tensor import Tensor, wrap
 from ...ops import binary, reductions, scans, sorting
-from ..args import dim_arg, require_tensor, return_type, tensors_only
+from ..args import dim_arg, named, require_tensor, return_type, tensors_only
 from .linalg import matrix_norm
 
 if TYPE_CHECKING:
@@ -155,14 +155,16 @@ def _max_min(
         values = dim_op(input, index=index, dim=axis, keepdim=keepdim)
         return pair(values, _index_tensor(index, axis, keepdim, input.ndim))
 
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = (
-        f"{name}(input): the {name} of all entries (ties share the gradient equally); "
-        f"{name}(input, dim, keepdim=False): a named tuple (values, indices), the first "
-        f"index on ties, the gradient to that index; {name}(input, other): the elementwise "
-        f"{'maximum' if largest else 'minimum'}."
+    return named(
+        function,
+        name,
+        (
+            f"{name}(input): the {name} of all entries (ties share the gradient equally); "
+            f"{name}(input, dim, keepdim=False): a named tuple (values, indices), the first "
+            f"index on ties, the gradient to that index; {name}(input, other): the elementwise "
+            f"{'maximum' if largest else 'minimum'}."
+        ),
     )
-    return function
 
 
 max = _max_min("max", reductions.max_all, sorting.max_dim, _MAX, tensors_only(binary.maximum), True)  # noqa: A001
@@ -185,12 +187,14 @@ def _amax_amin(name: str, op: Op) -> Callable[..., Tensor]:
         reductions.dims_of(dim, input.ndim)
         return op(input, dim=dim, keepdim=keepdim)
 
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = (
-        f"The {name[1:]} over dim (an int or a tuple; every dim by default). Entries tying "
-        "for it share the gradient equally."
+    return named(
+        function,
+        name,
+        (
+            f"The {name[1:]} over dim (an int or a tuple; every dim by default). Entries tying "
+            "for it share the gradient equally."
+        ),
     )
-    return function
 
 
 amax = _amax_amin("amax", reductions.amax)
@@ -248,12 +252,14 @@ def _var_std(fn: str, op: Op) -> Callable[..., Tensor]:
         _warn_dof(fn, input, dim, correction)
         return op(input, dim=dim, correction=correction, keepdim=keepdim)
 
-    function.__name__ = function.__qualname__ = fn
-    function.__doc__ = (
-        f"The {'variance' if fn == 'var' else 'standard deviation'} over dim, dividing by "
-        "N - correction (correction=1, Bessel's, by default; unbiased=False means 0)."
+    return named(
+        function,
+        fn,
+        (
+            f"The {'variance' if fn == 'var' else 'standard deviation'} over dim, dividing by "
+            "N - correction (correction=1, Bessel's, by default; unbiased=False means 0)."
+        ),
     )
-    return function
 
 
 var = _var_std("var", reductions.var)
@@ -303,12 +309,14 @@ def _cumulative(name: str, op: Op) -> Callable[..., Tensor]:
         axis = reductions._axis(dim, input.ndim)
         return op(input, dim=axis, dtype=dtype)
 
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = (
-        f"The cumulative {'sum' if name == 'cumsum' else 'product'} along dim; integers "
-        "and bools accumulate in int64."
+    return named(
+        function,
+        name,
+        (
+            f"The cumulative {'sum' if name == 'cumsum' else 'product'} along dim; integers "
+            "and bools accumulate in int64."
+        ),
     )
-    return function
 
 
 cumsum = _cumulative("cumsum", scans.cumsum)
@@ -415,13 +423,15 @@ def _median(
         return pair(values, _index_tensor(index, axis, keepdim, input.ndim))
 
     pair = return_type(name)
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = (
-        f"{name}(input): the lower median of all {'non-nan ' if skip_nan else ''}entries "
-        f"(ties share the gradient); {name}(input, dim, keepdim=False): (values, indices), "
-        "the gradient to that index."
+    return named(
+        function,
+        name,
+        (
+            f"{name}(input): the lower median of all {'non-nan ' if skip_nan else ''}entries "
+            f"(ties share the gradient); {name}(input, dim, keepdim=False): (values, indices), "
+            "the gradient to that index."
+        ),
     )
-    return function
 
 
 median = _median("median", reductions.median_all, sorting.median_dim, False)
@@ -513,12 +523,14 @@ def _cum_extreme(name: str, op: Op, largest: bool, pair: type) -> Callable[..., 
         values = op(input, index=index, dim=axis)
         return pair(values, wrap(xp.asarray(index, dtype=xp.int64)))
 
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = (
-        f"(values, indices): the running {name[3:]} along dim and where each was read (the "
-        "latest among ties); the gradient adds up at those indices."
+    return named(
+        function,
+        name,
+        (
+            f"(values, indices): the running {name[3:]} along dim and where each was read (the "
+            "latest among ties); the gradient adds up at those indices."
+        ),
     )
-    return function
 
 
 _CUMMAX, _CUMMIN = return_type("cummax"), return_type("cummin")
@@ -645,12 +657,14 @@ def _logical_reduction(name: str, np_fn: Callable[..., Any]) -> Callable[..., Te
         # PyTorch keeps uint8 for uint8 inputs; every other dtype gives bool
         return wrap(xp.asarray(result, dtype=xp.uint8 if data.dtype == xp.uint8 else xp.bool_))
 
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = (
-        f"True where {'every' if name == 'all' else 'some'} entry over dim (an int or a "
-        "tuple; every dim by default) is nonzero. bool, or uint8 for a uint8 input."
+    return named(
+        function,
+        name,
+        (
+            f"True where {'every' if name == 'all' else 'some'} entry over dim (an int or a "
+            "tuple; every dim by default) is nonzero. bool, or uint8 for a uint8 input."
+        ),
     )
-    return function
 
 
 all = _logical_reduction("all", xp.all)  # noqa: A001
