@@ -24,6 +24,28 @@ def _restore_global_state():
     chainrule.set_default_dtype(dtype)
 
 
+def pytest_sessionfinish(session) -> None:
+    """Under pytest-xdist, a worker hands its forward-mode lists to the controller."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        import dataclasses
+
+        import oracle
+
+        workeroutput["forward_gaps"] = [dataclasses.asdict(g) for g in oracle.TORCH_FORWARD_GAPS]
+        workeroutput["forward_off"] = list(oracle.FORWARD_OFF)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    """The controller gathers each worker's forward-mode lists for the summary."""
+    import oracle
+
+    out = getattr(node, "workeroutput", {})
+    oracle.TORCH_FORWARD_GAPS.extend(oracle.ForwardGap(**g) for g in out.get("forward_gaps", ()))
+    oracle.FORWARD_OFF.extend(out.get("forward_off", ()))
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
     """Count and list the forward-mode comparisons ``oracle.check`` could not make because
     torch itself has no forward-mode rule there (shown, never passed silently), and count
