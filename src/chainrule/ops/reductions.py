@@ -227,6 +227,11 @@ dist = defop(
 )
 
 
+def wrap_dims(dims, ndim: int) -> list:
+    """Each of ``dims`` as a non-negative axis, with PyTorch's IndexError."""
+    return [dims_of(d, ndim)[0] for d in dims]
+
+
 def _axis(dim, ndim: int) -> int:
     """One dim as a non-negative axis (0 for a 0-d tensor), with PyTorch's IndexError."""
     axes = dims_of(int(dim), ndim)

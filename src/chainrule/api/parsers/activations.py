@@ -23,26 +23,25 @@ SELU_SCALE = 1.0507009873554804934193349852946
 # ----- public functions with PyTorch's top-level signatures ----------------------------
 
 
-def _wrap_dim(dim: Any, ndim: int) -> int:
+def _softmax_dim(dim: Any, ndim: int) -> int:
     """dim as a non-negative int (0 for a 0-d tensor); IndexError when out of range."""
     if not isinstance(dim, int):
         raise TypeError(f"softmax(): argument 'dim' must be int, not {type(dim).__name__}")
-    axes = reductions.dims_of(dim, ndim)
-    return 0 if axes is None else axes[0]
+    return reductions._axis(dim, ndim)
 
 
 def softmax(input: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
     """e^x / Σ_dim e^x (input cast to ``dtype`` first when given)."""
     if dtype is not None:
         input = input.to(dtype)
-    return normalizations.softmax(input, dim=_wrap_dim(dim, input.ndim))
+    return normalizations.softmax(input, dim=_softmax_dim(dim, input.ndim))
 
 
 def log_softmax(input: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
     """x - log Σ_dim e^x (input cast to ``dtype`` first when given)."""
     if dtype is not None:
         input = input.to(dtype)
-    return normalizations.log_softmax(input, dim=_wrap_dim(dim, input.ndim))
+    return normalizations.log_softmax(input, dim=_softmax_dim(dim, input.ndim))
 
 
 def logsumexp(

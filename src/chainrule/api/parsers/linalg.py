@@ -747,7 +747,7 @@ def _last_two(A: Tensor, dim: Sequence[int]) -> tuple:
         raise RuntimeError(
             "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
         )
-    d = inverses._wrap_dims(list(dim), A.ndim)
+    d = reductions.wrap_dims(list(dim), A.ndim)
     if len(d) != 2:
         raise RuntimeError(
             f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}"
@@ -785,7 +785,7 @@ def matrix_norm(
         )
     inverses._check_floating("matrix_norm", A._data)
     if ord == "fro":
-        d = inverses._wrap_dims(list(dim), A.ndim)
+        d = reductions.wrap_dims(list(dim), A.ndim)
         return reductions.vector_norm(A, ord=2, dim=tuple(d), keepdim=keepdim)
     if ord not in ("nuc", 1, -1, 2, -2, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")

@@ -497,10 +497,6 @@ def _lstsq_vjp_b(g, a, b, rcond):
     return _matvec(p_t, g, True) if b.ndim == 1 else p_t @ g
 
 
-def _wrap_dims(dims, ndim: int) -> list:
-    return [reductions.dims_of(d, ndim)[0] for d in dims]
-
-
 def _permute(x, dims):
     dims = tuple(dims)
     if dims == tuple(range(x.ndim)):

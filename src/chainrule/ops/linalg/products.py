@@ -503,7 +503,7 @@ def tensordot(a, b, dims=2, out=None):
                 f"contracted dimensions need to match, but first has size {a.shape[da]} in dim "
                 f"{da} and second has size {b.shape[db]} in dim {db}"
             )
-    dims_a, dims_b = inverses._wrap_dims(dims_a, a.ndim), inverses._wrap_dims(dims_b, b.ndim)
+    dims_a, dims_b = reductions.wrap_dims(dims_a, a.ndim), reductions.wrap_dims(dims_b, b.ndim)
     free_a = [d for d in range(a.ndim) if d not in dims_a]
     free_b = [d for d in range(b.ndim) if d not in dims_b]
     size = math.prod(a.shape[d] for d in dims_a)
