@@ -436,7 +436,9 @@ class Tensor:
         if self._grad_fn is not None:
             raise RuntimeError(
                 "Only Tensors created explicitly by the user (graph leaves) support the "
-                "deepcopy protocol at the moment."
+                "deepcopy protocol at the moment.  If you were attempting to deepcopy a module, "
+                "this may be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
             )
         t = _make(self._data.copy(), self._dtype, self._requires_grad)
         if self._grad is not None:
