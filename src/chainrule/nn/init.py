@@ -57,7 +57,7 @@ def _sample_dtype(tensor: Tensor, kernel: str) -> Any:
         from .. import _dtypes
 
         raise _dtypes.not_implemented(kernel, dt)
-    return dt.np if dt.np in (xp.float32, xp.float64) else xp.float32
+    return dt.np if dt.np in (xp.float32, xp.float64) else xp.dtype(xp.float32)
 
 
 def _normal(shape: tuple, mean: float, std: float, dtype: Any, generator: Any) -> Any:
