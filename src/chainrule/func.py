@@ -836,13 +836,19 @@ def _check_keys(module: Any, values: dict[str, Tensor]) -> None:
 
 
 def _submodule(module: Any, path: str) -> Any:
+    """The submodule at the dotted ``path``, with PyTorch's errors for a missing step or a
+    step that is not a Module."""
+    walked = []
     for attr in path.split(".") if path else ():
+        walked.append(attr)
         try:
             child = getattr(module, attr)
         except AttributeError as ex:
             raise AttributeError(f"{module._get_name()} has no attribute `{attr}`") from ex
         if not hasattr(child, "_parameters"):
-            raise TypeError(f"submodule `{path}`: {child} is not an instance of torch.nn.Module")
+            raise TypeError(
+                f"submodule `{'.'.join(walked)}`: {child} is not an instance of torch.nn.Module"
+            )
         module = child
     return module
 
@@ -866,6 +872,8 @@ def _swap_tensors(module: Any, values: dict[str, Any]) -> dict[str, Any]:
 def _swap_tensor(module: Any, name: str, value: Any) -> Any:
     if value is not _MISSING and value is not None and not isinstance(value, Tensor):
         raise TypeError(f"{value} is not an instance of torch.Tensor")
+    if name == "":
+        raise KeyError('tensor name can\'t be empty string ""')
     for store in (module._parameters, module._buffers):
         if name in store:
             original = store[name]

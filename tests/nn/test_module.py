@@ -562,3 +562,34 @@ def test_setstate_fills_missing_hook_dicts():
     fresh.__setstate__(state)
     assert fresh._forward_pre_hooks == {} and fresh._non_persistent_buffers_set == set()
     assert fresh(cr.ones(1)).tolist() == [1.0]
+
+
+# ----- what chainrule lacks ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "get",
+    [
+        lambda: cr.nn.DataParallel,
+        lambda: cr.nn.modules.DataParallel,
+        lambda: cr.nn.utils.spectral_norm,
+        lambda: cr.nn.Identity().compile(),
+    ],
+    ids=["nn", "nn.modules", "nn.utils", "Module.compile"],
+)
+def test_missing_names_say_so(get):
+    from chainrule._missing import NotImplementedInChainrule
+
+    with pytest.raises(NotImplementedInChainrule, match="chainrule does not implement torch.nn"):
+        get()
+
+
+def test_namespaces_hold_the_classes_of_torch_nn():
+    for name in ["Module", "Parameter", "Buffer", "Sequential", "ModuleList", "ModuleDict"]:
+        assert hasattr(torch.nn, name) and getattr(cr.nn, name).__name__ == name
+    for name in ["ParameterList", "ParameterDict", "Identity", "Flatten", "Unflatten"]:
+        assert getattr(cr.nn.modules, name) is getattr(cr.nn, name)
+    assert cr.nn.parameter.Parameter is cr.nn.Parameter
+    assert cr.nn.modules.module.Module is cr.nn.Module
+    assert cr.nn.utils.clip_grad_norm_ is cr.nn.utils.clip_grad.clip_grad_norm_
+    assert callable(cr.nn.modules.module.register_module_forward_hook)

@@ -306,6 +306,15 @@ FUNCTIONAL_CALL_ERRORS = {
     "bad_path": lambda lib: lib.func.functional_call(
         net(lib), {"body.9.weight": lib.ones(1)}, lib.ones(5, 2)
     ),
+    "path_through_parameter": lambda lib: lib.func.functional_call(
+        net(lib), {"body.0.weight.x": lib.ones(1)}, lib.ones(5, 2)
+    ),
+    "path_through_buffer": lambda lib: lib.func.functional_call(
+        net(lib), {"body.0.count.x": lib.ones(1)}, lib.ones(5, 2)
+    ),
+    "empty_name": lambda lib: lib.func.functional_call(
+        net(lib), {"body.": lib.ones(1)}, lib.ones(5, 2)
+    ),
     "not_a_tensor": lambda lib: lib.func.functional_call(
         affine(lib), {"weight": 1.0}, lib.ones(1, 2)
     ),

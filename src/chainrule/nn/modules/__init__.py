@@ -20,3 +20,9 @@ __all__ = [
     "Flatten",
     "Unflatten",
 ]
+
+
+def __getattr__(name: str):
+    from ..._missing import missing
+
+    raise missing("torch.nn.modules", name)

@@ -701,6 +701,12 @@ class Module:
         """A no-op: chainrule's tensors live in one process."""
         return self
 
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """chainrule has no compiler (``torch.compile``): always an error."""
+        from ..._missing import missing
+
+        raise missing("torch.nn.Module", "compile")
+
     # ----- hooks ---------------------------------------------------------------------
 
     def register_forward_pre_hook(
