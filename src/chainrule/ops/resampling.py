@@ -403,7 +403,7 @@ def _grid_sampler_grid_grad(g, x, grid, interpolation_mode, padding_mode, align_
             slope = term if slope is None else slope + term
         rate = _like(coords[d][2].reshape(n, -1), g)
         parts.append(reductions.sum(gf * slope, dim=(1,)) * rate)
-    return shapes.reshape(joining.stack(parts, dim=-1), array_of(grid).shape)
+    return shapes.reshape(joining.stack(parts, dim=2), array_of(grid).shape)
 
 
 def _grid_sampler_grid_jvp(t, x, grid, interpolation_mode, padding_mode, align_corners):

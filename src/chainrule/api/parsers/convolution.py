@@ -31,6 +31,11 @@ def expand_param(value: IntOrTuple, name: str, dim: int) -> tuple:
     return tuple(int(v) for v in values)
 
 
+def _spread(value: IntOrTuple, n: int) -> IntOrTuple:
+    """An int argument of conv{n}d as its n values (PyTorch's IntArrayRef[n] parsing)."""
+    return [value] * n if isinstance(value, int) else value
+
+
 def batchify(input: Tensor, spatial: int, fn: str) -> tuple[Tensor, bool]:
     """input with a batch dim (unbatched inputs get one), and whether it had one."""
     if input.ndim not in (spatial + 1, spatial + 2):
@@ -58,8 +63,8 @@ def _check_shapes(input: Tensor, weight: Tensor, bias: Tensor | None, params: di
         raise RuntimeError("negative output_padding is not supported")
     if any(s <= 0 for s in params["stride"]):
         raise RuntimeError("non-positive stride is not supported")
-    if any(d <= 0 for d in params["dilation"]):
-        raise RuntimeError("non-positive dilation is not supported")
+    if any(d < 0 for d in params["dilation"]):
+        raise RuntimeError("dilation should be greater than zero")
     if len(ws) != input.ndim:
         raise RuntimeError(
             f"Expected {len(ws)}-dimensional input for {len(ws)}-dimensional weight {ws}, but "
@@ -141,6 +146,21 @@ def _check_transposed(input: Tensor, ws: list, bias: Tensor | None, params: dict
         )
 
 
+def _check_zero_dilation(input: Tensor, params: dict) -> None:
+    """A dilation of 0 passes PyTorch's common checks and fails in its kernel: the message
+    is the float32 (oneDNN) kernel's or the other dtypes' (slow_conv) kernel's."""
+    dilation = params["dilation"]
+    if all(dilation):
+        return
+    if params["transposed"]:
+        axes = _AXES[len(dilation)]
+        got = ", ".join(f"dilation_{a}: {d}" for a, d in zip(axes, dilation))
+        raise RuntimeError(f"dilation should be greater than zero, but got {got}")
+    if input.dtype.name == "float32":
+        raise RuntimeError("non-positive dilation is not supported")
+    raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+
+
 def _check_dtypes(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
     if bias is not None and bias.dtype is not input.dtype:
         raise RuntimeError(
@@ -186,6 +206,7 @@ def convolution(
         "groups": int(groups),
     }
     _check_shapes(input, weight, bias, params)
+    _check_zero_dilation(input, params)
     _check_weight_dtype(input, weight)
     return conv_ops.convolution(input, weight, bias, **params)
 
@@ -228,6 +249,7 @@ def _conv(
     require_tensor(fn, input)
     require_tensor(fn, weight, 2, "weight")
     input, batched = batchify(input, spatial, fn)
+    stride, dilation = _spread(stride, spatial), _spread(dilation, spatial)
     if isinstance(padding, str):
         if padding == "same":
             input, padding = _same_padding(input, weight, dilation, stride)
@@ -235,6 +257,7 @@ def _conv(
             padding = 0
         else:
             raise RuntimeError(f"Invalid padding string: '{padding}'")
+    padding = _spread(padding, spatial)
     y = convolution(input, weight, bias, stride, padding, dilation, False, 0, groups)
     return _unbatch(y, batched)
 
@@ -293,6 +316,9 @@ def _conv_transpose(
     require_tensor(fn, input)
     require_tensor(fn, weight, 2, "weight")
     input, batched = batchify(input, spatial, fn)
+    stride, padding, output_padding, dilation = (
+        _spread(v, spatial) for v in (stride, padding, output_padding, dilation)
+    )
     y = convolution(input, weight, bias, stride, padding, dilation, True, output_padding, groups)
     return _unbatch(y, batched)
 

@@ -66,7 +66,11 @@ def pad(
     nd = len(pad) // 2
     if nd not in (1, 2, 3) or input.ndim not in (nd + 1, nd + 2):
         raise NotImplementedError(
-            f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor."
+            f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
         )
     if mode == "circular":
         for (lo, hi), n in zip(padding.pairs(pad, nd), input.shape[input.ndim - nd :]):

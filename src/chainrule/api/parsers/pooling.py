@@ -443,7 +443,7 @@ def _adaptive_avg(fn: str, nd: int, input: Tensor, output_size: Any) -> Tensor:
         )
     _adaptive_check(fn, input, nd, "")
     if not input.is_floating_point():
-        raise not_implemented(fn, input.dtype)
+        raise not_implemented(fn + ("_cpu" if nd == 3 else ""), input.dtype)
     if all(s == 1 for s in sizes):  # PyTorch takes the mean (MeanBackward1)
         return reductions.mean(input, dim=tuple(range(-nd, 0)), keepdim=True)
     taps = pooling.adaptive_avg_taps(input.shape, sizes)
@@ -602,7 +602,7 @@ def _max_unpool(nd: int, input: Tensor, indices: Tensor, sizes: list) -> Tensor:
     if bad.size:
         raise RuntimeError(
             f"Found an invalid max index: {int(bad.reshape(-1)[0])} (output volumes are of size "
-            f"{'x'.join(map(str, sizes))}"
+            f"{'x'.join(map(str, sizes))})"
         )
     shape = tuple(input.shape[: input.ndim - nd]) + tuple(sizes)
     return pooling.max_unpool(input, index=index, spatial=nd, shape=shape)

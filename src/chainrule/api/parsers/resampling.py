@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from ..._dtypes import not_implemented
 from ..._tensor import Tensor
 from ...ops import resampling
 from ..args import require_tensor
@@ -62,7 +63,7 @@ def _check_sizes(input: Tensor, out: list, dim: int) -> None:
     axes = _AXES[dim]
     given = ", ".join(f"{a}: {n}" for a, n in zip(axes, spatial))
     wanted = ", ".join(f"{a}: {o}" for a, o in zip(axes, out))
-    joiner = " and output" if dim == 1 else ") output"
+    joiner = ") and output" if dim == 1 else ") output"
     raise RuntimeError(
         f"Input and output sizes should be greater than 0, but got input ({given}"
         f"{joiner} ({wanted})"
@@ -102,7 +103,7 @@ def interpolate(
             "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and "
             "requires a 4-D tensor as input"
         )
-    wanted = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}.get(mode)
+    wanted = {"linear": 3, "bilinear": 4, "trilinear": 5}.get(mode)
     if mode == "area" and input.ndim in (3, 4, 5):
         pool = (
             p_pooling.adaptive_avg_pool1d,
@@ -112,23 +113,34 @@ def interpolate(
         return pool(input, out if dim > 1 else out[0])
     if mode in ("nearest", "nearest-exact") and input.ndim in (3, 4, 5):
         _check_sizes(input, out, dim)
+        if not input.is_floating_point():  # PyTorch's kernels refuse integers (and bools)
+            kernel = (
+                "upsample_nearest2d_channels_last"
+                if dim == 2
+                else "compute_indices_weights_nearest"
+            )
+            raise not_implemented(kernel, input.dtype)
         exact = mode == "nearest-exact"
         taps = tuple(
             resampling.nearest_taps(n, o, s, exact) for n, o, s in zip(input.shape[2:], out, scales)
         )
         op = resampling.upsample_nearest_exact if exact else resampling.upsample_nearest
         return op(input, taps=taps)
+    if mode == "bicubic" and input.ndim == 4:
+        wanted = 4
     if wanted is not None and input.ndim == wanted:
-        if mode == "bicubic" and antialias or mode == "bilinear" and antialias:
+        if antialias:
             raise NotImplementedError("chainrule: interpolate(antialias=True) is not implemented")
         _check_sizes(input, out, dim)
+        if not input.is_floating_point():
+            raise not_implemented(f"upsample_{mode}{dim}d", input.dtype)
         build = resampling.cubic_taps if mode == "bicubic" else resampling.linear_taps
         taps = tuple(build(n, o, align_corners, s) for n, o, s in zip(input.shape[2:], out, scales))
         op = resampling.upsample_bicubic if mode == "bicubic" else resampling.upsample_linear
         return op(input, taps=taps)
     if mode == "lanczos" and input.ndim == 4:
         raise NotImplementedError("chainrule: interpolate(mode='lanczos') is not implemented")
-    if wanted is not None and input.ndim in (3, 4, 5):
+    if wanted is not None and mode != "bicubic" and input.ndim in (3, 4, 5):
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {wanted}D input")
     raise NotImplementedError(
         f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
@@ -261,17 +273,6 @@ def grid_sampler(
     """torch.grid_sampler: input read at the grid's points (modes as integers)."""
     require_tensor("grid_sampler", input)
     require_tensor("grid_sampler", grid, 2, "grid")
-    if input.ndim not in (4, 5) or input.ndim != grid.ndim:
-        raise RuntimeError(
-            f"grid_sampler(): expected {4 if input.ndim != 5 else 5}D input and grid with same "
-            f"number of dimensions, but got input with sizes {list(input.shape)} and grid with "
-            f"sizes {list(grid.shape)}"
-        )
-    if input.dtype is not grid.dtype:
-        raise RuntimeError(
-            "grid_sampler(): expected input and grid to have same dtype, but input has "
-            f"{input.dtype.c_name} and grid has {grid.dtype.c_name}"
-        )
     if input.shape[0] != grid.shape[0]:
         raise RuntimeError(
             "grid_sampler(): expected grid and input to have same batch size, but got input "
@@ -288,9 +289,19 @@ def grid_sampler(
                 "grid_sampler(): expected input to have non-empty spatial dimensions, but "
                 f"input has sizes {list(input.shape)} with dimension {i} being empty"
             )
+    if input.ndim not in (4, 5) or input.ndim != grid.ndim:
+        raise RuntimeError(
+            f"grid_sampler(): expected {4 if input.ndim != 5 else 5}D input and grid with same "
+            f"number of dimensions, but got input with sizes {list(input.shape)} and grid with "
+            f"sizes {list(grid.shape)}"
+        )
+    if interpolation_mode == 2 and input.ndim == 5:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if input.dtype is not grid.dtype:
+        raise RuntimeError(
+            f"expected scalar type {input.dtype.scalar_name} but found {grid.dtype.scalar_name}"
+        )
     if interpolation_mode == 2:
-        if input.ndim == 5:
-            raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
         raise NotImplementedError("chainrule: grid_sample(mode='bicubic') is not implemented")
     return resampling.grid_sampler(
         input,
