@@ -97,6 +97,51 @@ def cubic_taps(n_in: int, n_out: int, align_corners: bool, scale: float | None) 
     return (index.astype(xp.intp), weights)
 
 
+def _triangle(x):
+    """The linear filter: 1 - |x| inside (-1, 1)"""
+    x = xp.abs(x)
+    return xp.where(x < 1, 1 - x, 0.0)
+
+
+def _keys_half(x):
+    """Keys' cubic filter with A = -0.5 (what antialiased bicubic uses), 0 past |x| = 2"""
+    a, x = -0.5, xp.abs(x)
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return xp.where(x < 1, near, xp.where(x < 2, far, 0.0))
+
+
+def _lanczos(x):
+    """The Lanczos filter of order 3: sinc(x)·sinc(x/3) inside (-3, 3)"""
+    return xp.where(xp.abs(x) < 3, xp.sinc(x) * xp.sinc(x / 3), 0.0)
+
+
+# PyTorch's antialiasing filters and the width each reads at scale 1
+AA_FILTERS = {"bilinear": (_triangle, 2), "bicubic": (_keys_half, 4), "lanczos": (_lanczos, 6)}
+
+
+def antialias_taps(n_in: int, n_out: int, align_corners: bool, scale: float | None,
+                   mode: str) -> tuple:  # fmt: skip
+    """Antialiased resampling (PyTorch's _upsample_*_aa): output o averages the inputs
+    within the filter's support around its centre s·(o + 1/2), the filter stretched by s
+    when downsampling (s ≥ 1), its weights normalized to sum to 1."""
+    kernel, width = AA_FILTERS[mode]
+    s = _scale(n_in, n_out, align_corners, scale)
+    support = width / 2 * s if s >= 1 else width / 2
+    stretch = 1 / s if s >= 1 else 1.0
+    taps = int(math.ceil(support)) * 2 + 1
+    centre = s * (xp.arange(n_out) + 0.5)
+    start = xp.maximum((centre - support + 0.5).astype(xp.int64), 0)
+    stop = xp.minimum((centre + support + 0.5).astype(xp.int64), n_in)
+    length = xp.clip(stop - start, 0, taps)
+    j = xp.arange(taps)[:, None]
+    weight = kernel((j + start - centre + 0.5) * stretch)
+    weight = xp.where(j < length, weight, 0.0)
+    total = weight.sum(axis=0)
+    weight = weight / xp.where(total != 0, total, 1.0)
+    return (xp.minimum(start + j, n_in - 1).astype(xp.intp), weight)
+
+
 _LINEAR_NODES = {1: "UpsampleLinear1D", 2: "UpsampleBilinear2D", 3: "UpsampleTrilinear3D"}
 
 upsample_nearest, upsample_nearest_backward = axis_gather_pair(
@@ -121,6 +166,25 @@ upsample_bicubic, upsample_bicubic_backward = axis_gather_pair(
     "upsample_bicubic",
     lambda nd: f"UpsampleBicubic{nd}DBackward0",
     "cubic convolution (A = -0.75) along each dim over the four inputs around the source point",
+)
+
+upsample_bilinear_aa, upsample_bilinear_aa_backward = axis_gather_pair(
+    "upsample_bilinear_aa",
+    lambda nd: f"UpsampleBilinear{nd}DAaBackward0",
+    "antialiased bilinear resampling: each output the normalized mean of the inputs under "
+    "the triangle filter, stretched to the output's spacing when downsampling",
+)
+
+upsample_bicubic_aa, upsample_bicubic_aa_backward = axis_gather_pair(
+    "upsample_bicubic_aa",
+    lambda nd: f"UpsampleBicubic{nd}DAaBackward0",
+    "antialiased bicubic resampling: as bilinear, with Keys' cubic filter (A = -0.5)",
+)
+
+upsample_lanczos_aa, upsample_lanczos_aa_backward = axis_gather_pair(
+    "upsample_lanczos_aa",
+    lambda nd: f"UpsampleLanczos{nd}DAaBackward0",
+    "antialiased Lanczos resampling: as bilinear, with the Lanczos filter of order 3",
 )
 
 # ----- pixel and channel shuffles --------------------------------------------------------------

@@ -1,6 +1,6 @@
-"""Resampling against PyTorch: F.interpolate in every mode chainrule has (nearest,
-nearest-exact, linear, bilinear, bicubic, trilinear, area; size or scale_factor,
-align_corners, recompute_scale_factor), the deprecated F.upsample*, F.pixel_shuffle,
+"""Resampling against PyTorch: F.interpolate in every mode (nearest, nearest-exact,
+linear, bilinear, bicubic, trilinear, area, antialiased bilinear, bicubic and lanczos; size
+or scale_factor, align_corners, recompute_scale_factor), the deprecated F.upsample*, F.pixel_shuffle,
 F.pixel_unshuffle, F.channel_shuffle, F.grid_sample (bilinear and nearest, 4-D and 5-D,
 padding_mode zeros, border and reflection, align_corners) and F.affine_grid: values,
 dtypes, gradients, forward-mode tangents and node names in float32 and float64; finite
@@ -69,6 +69,21 @@ RESAMPLE = {
     "bicubic": (interp(scale_factor=2, mode="bicubic"), R(2, 2, 4, 5)),
     "bicubic_align": (interp(size=(6, 3), mode="bicubic", align_corners=True), R(1, 2, 4, 5)),
     "bicubic_down": (interp(scale_factor=0.6, mode="bicubic"), R(1, 2, 7, 6)),
+    # antialiased (4-D only)
+    "bilinear_antialias": (
+        interp(scale_factor=0.4, mode="bilinear", antialias=True),
+        R(1, 2, 9, 8),
+    ),
+    "bilinear_antialias_align": (
+        interp(size=(3, 6), mode="bilinear", antialias=True, align_corners=True),
+        R(2, 1, 8, 5),
+    ),
+    "bicubic_antialias": (interp(size=(4, 2), mode="bicubic", antialias=True), R(1, 2, 9, 7)),
+    "bicubic_antialias_up": (
+        interp(scale_factor=1.5, mode="bicubic", antialias=True, align_corners=True),
+        R(1, 1, 4, 3),
+    ),
+    "lanczos": (interp(size=(3, 5), mode="lanczos", antialias=True), R(1, 2, 10, 4)),
     # area
     "area_1d": (interp(size=3, mode="area"), R(2, 3, 7)),
     "area_2d": (interp(scale_factor=0.5, mode="area"), R(2, 2, 6, 5)),
@@ -150,6 +165,8 @@ SECOND_ORDER = [
     "bilinear",
     "trilinear_align",
     "bicubic",
+    "bilinear_antialias",
+    "lanczos",
     "area_2d",
     "pixel_shuffle",
     "pixel_unshuffle",
@@ -256,6 +273,8 @@ ERRORS = {
     "integer_nearest_1d": (interp(scale_factor=2), [np.zeros((2, 3, 5), np.int64)]),
     "integer_nearest_2d": (interp(scale_factor=2), [np.zeros((2, 3, 4, 5), np.int64)]),
     "integer_area_3d": (interp(size=2, mode="area"), [np.zeros((1, 2, 3, 4, 5), np.int64)]),
+    "lanczos_align_corners": (interp(size=2, mode="lanczos", align_corners=True), [X4]),
+    "lanczos_without_antialias": (interp(size=2, mode="lanczos"), [X4]),
     "zero_output": (interp(size=0), [X3]),
     "zero_output_2d": (interp(size=(0, 2), mode="bilinear"), [X4]),
     "pixel_shuffle_channels": (lambda L, x: F(L).pixel_shuffle(x, 2), [np.zeros((2, 3, 4, 4))]),

@@ -128,9 +128,9 @@ def interpolate(
         return op(input, taps=taps)
     if mode == "bicubic" and input.ndim == 4:
         wanted = 4
+    if antialias and input.ndim == 4 and mode in ("bilinear", "bicubic"):
+        return _antialiased(input, out, scales, mode, align_corners)
     if wanted is not None and input.ndim == wanted:
-        if antialias:
-            raise NotImplementedError("chainrule: interpolate(antialias=True) is not implemented")
         _check_sizes(input, out, dim)
         if not input.is_floating_point():
             raise not_implemented(f"upsample_{mode}{dim}d", input.dtype)
@@ -139,7 +139,11 @@ def interpolate(
         op = resampling.upsample_bicubic if mode == "bicubic" else resampling.upsample_linear
         return op(input, taps=taps)
     if mode == "lanczos" and input.ndim == 4:
-        raise NotImplementedError("chainrule: interpolate(mode='lanczos') is not implemented")
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+        return _antialiased(input, out, scales, mode, align_corners)
     if wanted is not None and mode != "bicubic" and input.ndim in (3, 4, 5):
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {wanted}D input")
     raise NotImplementedError(
@@ -147,6 +151,25 @@ def interpolate(
         "the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
         f"nearest-exact (got {mode})"
     )
+
+
+_AA_OPS = {
+    "bilinear": resampling.upsample_bilinear_aa,
+    "bicubic": resampling.upsample_bicubic_aa,
+    "lanczos": resampling.upsample_lanczos_aa,
+}
+
+
+def _antialiased(input: Tensor, out: list, scales: list, mode: str, align_corners: bool) -> Tensor:
+    """interpolate(antialias=True) of a 4-D input: bilinear, bicubic or lanczos."""
+    _check_sizes(input, out, 2)
+    if not input.is_floating_point():
+        raise not_implemented(f"_upsample_{mode}2d_aa", input.dtype)
+    taps = tuple(
+        resampling.antialias_taps(n, o, align_corners, s, mode)
+        for n, o, s in zip(input.shape[2:], out, scales)
+    )
+    return _AA_OPS[mode](input, taps=taps)
 
 
 def upsample(
