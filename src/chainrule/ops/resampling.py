@@ -314,7 +314,7 @@ affine_grid_generator_backward = defop(
 # ----- grid_sampler ----------------------------------------------------------------------------
 
 ZEROS, BORDER, REFLECTION = 0, 1, 2
-BILINEAR, NEAREST = 0, 1
+BILINEAR, NEAREST, BICUBIC = 0, 1, 2
 
 
 def _reflect(u, low2: int, high2: int) -> tuple[Any, Any]:
@@ -353,7 +353,8 @@ def _like(a, ref) -> Any:
 
 def _coordinates(grid, spatial, padding_mode, align_corners):
     """Per spatial dim of x: (source coordinate as an expression of grid, its value, its
-    derivative in the grid's component). grid's last axis lists x first: reversed dims."""
+    derivative in the grid's component). grid's last axis lists x first: reversed dims.
+    padding_mode None: the unnormalized coordinate, not padded (bicubic pads each tap)."""
     nd = len(spatial)
     values = array_of(grid)
     out = []
@@ -361,7 +362,12 @@ def _coordinates(grid, spatial, padding_mode, align_corners):
         comp = indexing.getitem(grid, key=(Ellipsis, nd - 1 - d))
         c = values[..., nd - 1 - d].astype(xp.float64)
         mul = (n - 1) / 2 if align_corners else n / 2
-        src, slope = _source(c * mul + (n - 1) / 2, n, padding_mode, align_corners)
+        u = c * mul + (n - 1) / 2
+        src, slope = (
+            (u, xp.ones_like(u))
+            if padding_mode is None
+            else _source(u, n, padding_mode, align_corners)
+        )
         rate = mul * slope  # d src / d grid component
         # src as an expression of the component, exact in value and slope
         expr = comp * _like(rate, grid) + _like(src - c * rate, grid)
@@ -369,11 +375,43 @@ def _coordinates(grid, spatial, padding_mode, align_corners):
     return out
 
 
+def _cubic_slope_near(t):
+    """d/dt of Keys' kernel for |t| ≤ 1: 3(A + 2)t² - 2(A + 3)t"""
+    return (3 * (_CUBIC_A + 2) * t - 2 * (_CUBIC_A + 3)) * t
+
+
+def _cubic_slope_far(t):
+    """d/dt of Keys' kernel for 1 < |t| < 2: 3At² - 10At + 8A"""
+    return (3 * _CUBIC_A * t - 10 * _CUBIC_A) * t + 8 * _CUBIC_A
+
+
+def _taps_1d(mode, frac):
+    """Per tap along one dim: (offset from ⌊src⌋, weight, d weight / d src) as expressions
+    of frac = src - ⌊src⌋."""
+    if mode == BICUBIC:
+        return [
+            (-1, _cubic_far(frac + 1), _cubic_slope_far(frac + 1)),
+            (0, _cubic_near(frac), _cubic_slope_near(frac)),
+            (1, _cubic_near(1 - frac), -_cubic_slope_near(1 - frac)),
+            (2, _cubic_far(2 - frac), -_cubic_slope_far(2 - frac)),
+        ]
+    return [(0, 1 - frac, -1.0), (1, frac, 1.0)]
+
+
+def _bounded(pos, n: int, padding_mode: int, align_corners: bool) -> Any:
+    """A bicubic tap's integer position after padding_mode (PyTorch's get_value_bounded)."""
+    if padding_mode == ZEROS:
+        return pos
+    src, _ = _source(pos.astype(xp.float64), n, padding_mode, align_corners)
+    return src.astype(xp.int64)
+
+
 def _corners(grid, spatial, mode, padding_mode, align_corners):
     """The points x is read at for each grid point: per corner, (flat index, in-bounds
     mask, weight as an expression of grid, per dim the weight's derivative in the source
-    coordinate as an expression). Arrays are (N, *out)."""
-    coords = _coordinates(grid, spatial, padding_mode, align_corners)
+    coordinate as an expression). Arrays are (N, *out). Bilinear reads the 2^d corners
+    around the point, bicubic the 4^d around it (each tap padded by padding_mode)."""
+    coords = _coordinates(grid, spatial, None if mode == BICUBIC else padding_mode, align_corners)
     mult = [math.prod(spatial[d + 1 :]) for d in range(len(spatial))]
     if mode == NEAREST:
         pos = [xp.round(src).astype(xp.int64) for _, src, _ in coords]
@@ -382,17 +420,19 @@ def _corners(grid, spatial, mode, padding_mode, align_corners):
         return [(index, inside, None, None)], coords
     corners = []
     floors = [xp.floor(src) for _, src, _ in coords]
-    fracs = [expr - _like(f, grid) for (expr, _, _), f in zip(coords, floors)]
-    for bits in itertools.product((0, 1), repeat=len(spatial)):
-        pos = [f.astype(xp.int64) + b for f, b in zip(floors, bits)]
+    taps = [_taps_1d(mode, expr - _like(f, grid)) for (expr, _, _), f in zip(coords, floors)]
+    for combo in itertools.product(*taps):
+        pos = [f.astype(xp.int64) + offset for f, (offset, _, _) in zip(floors, combo)]
+        if mode == BICUBIC:
+            pos = [_bounded(p, n, padding_mode, align_corners) for p, n in zip(pos, spatial)]
         inside = _inside(pos, spatial)
         index = sum(xp.clip(p, 0, n - 1) * m for p, n, m in zip(pos, spatial, mult))
-        parts = [fr if b else 1 - fr for fr, b in zip(fracs, bits)]
-        weight = _product(parts)
+        weights = [w for _, w, _ in combo]
         slopes = [
-            _product(parts[:d] + parts[d + 1 :]) * (1.0 if b else -1.0) for d, b in enumerate(bits)
+            _product(weights[:d] + weights[d + 1 :] + [slope])
+            for d, (_, _, slope) in enumerate(combo)
         ]
-        corners.append((index, inside, weight, slopes))
+        corners.append((index, inside, _product(weights), slopes))
     return corners, coords
 
 
@@ -404,6 +444,7 @@ def _inside(pos, spatial) -> Any:
 
 
 def _product(parts) -> Any:
+    """The product of expressions (tensors, arrays or numbers)."""
     out = 1.0
     for p in parts:
         out = p if isinstance(out, float) else out * p
@@ -420,8 +461,9 @@ def _read(x, index, inside):
 
 def _grid_sampler(x, grid, interpolation_mode=0, padding_mode=0, align_corners=False):
     """x read at each grid point: bilinear (Σ over the 2^d corners around the point, each
-    weighted by the product of 1 - distance along each dim) or nearest; 0 outside x
-    (zeros), or the point clipped (border) or reflected (reflection) into x"""
+    weighted by the product of 1 - distance along each dim), bicubic (Σ over the 4×4
+    around it, Keys' weights, A = -0.75) or nearest; 0 outside x (zeros), or the point
+    clipped (border) or reflected (reflection) into x"""
     spatial = x.shape[2:]
     corners, _ = _corners(grid, spatial, interpolation_mode, padding_mode, align_corners)
     n, c = x.shape[:2]

@@ -1,7 +1,7 @@
 """Resampling against PyTorch: F.interpolate in every mode (nearest, nearest-exact,
 linear, bilinear, bicubic, trilinear, area, antialiased bilinear, bicubic and lanczos; size
 or scale_factor, align_corners, recompute_scale_factor), the deprecated F.upsample*, F.pixel_shuffle,
-F.pixel_unshuffle, F.channel_shuffle, F.grid_sample (bilinear and nearest, 4-D and 5-D,
+F.pixel_unshuffle, F.channel_shuffle, F.grid_sample (bilinear, nearest and bicubic, 4-D and 5-D,
 padding_mode zeros, border and reflection, align_corners) and F.affine_grid: values,
 dtypes, gradients, forward-mode tangents and node names in float32 and float64; finite
 differences and second derivatives in float64; PyTorch's errors.
@@ -144,6 +144,13 @@ GRID = {
     ),
     "nearest_zeros": (sample("nearest"), R(2, 3, 5, 6), U(2, 4, 3, 2)),
     "nearest_reflection": (sample("nearest", "reflection", True), R(1, 2, 5, 6), U(1, 4, 3, 2)),
+    "bicubic_zeros": (sample("bicubic"), R(2, 2, 5, 6), U(2, 3, 3, 2)),
+    "bicubic_border": (sample("bicubic", "border"), R(1, 2, 4, 5), U(1, 3, 3, 2)),
+    "bicubic_reflection_align": (
+        sample("bicubic", "reflection", True),
+        R(1, 2, 4, 5),
+        U(1, 3, 3, 2, low=-3, high=3),
+    ),
     "trilinear_zeros": (sample(), R(1, 2, 3, 4, 5), U(1, 2, 3, 2, 3)),
     "trilinear_border": (sample(padding_mode="border"), R(1, 2, 3, 4, 5), U(1, 2, 3, 2, 3)),
     "trilinear_reflection_align": (
@@ -180,6 +187,7 @@ GRID_SECOND_ORDER = [
     "bilinear_border",
     "bilinear_reflection_align",
     "nearest_zeros",
+    "bicubic_reflection_align",
     "trilinear_zeros",
 ]
 

@@ -324,8 +324,6 @@ def grid_sampler(
         raise RuntimeError(
             f"expected scalar type {input.dtype.scalar_name} but found {grid.dtype.scalar_name}"
         )
-    if interpolation_mode == 2:
-        raise NotImplementedError("chainrule: grid_sample(mode='bicubic') is not implemented")
     return resampling.grid_sampler(
         input,
         grid,
@@ -342,8 +340,8 @@ def grid_sample(
     padding_mode: str = "zeros",
     align_corners: bool | None = None,
 ) -> Tensor:
-    """input read at each point of grid (normalized to [-1, 1]): bilinear (trilinear for 5-D)
-    or nearest, with padding_mode zeros, border or reflection outside."""
+    """input read at each point of grid (normalized to [-1, 1]): bilinear (trilinear for 5-D),
+    nearest or bicubic (4-D), with padding_mode zeros, border or reflection outside."""
     if mode not in _GRID_MODES:
         raise ValueError(
             "nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or "
