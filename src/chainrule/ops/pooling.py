@@ -20,7 +20,7 @@ from typing import Any
 
 from .._backend import xp
 from ..autograd.recording import KEEP, defop
-from .windows import axis_gather_pair, pad_array, windows
+from .windows import axis_gather_pair, gather_axes, pad_array, windows
 
 # ----- output sizes and windows --------------------------------------------------------------
 
@@ -266,30 +266,55 @@ def _taps(index, weight) -> tuple:
     return (xp.asarray(index, dtype=xp.intp), xp.asarray(weight, dtype=xp.float64))
 
 
+def _avg_windows(shape, kernel, stride, padding, ceil_mode, count_include_pad):
+    """Per spatial dim: the positions each window reads (k, out), whether they fall in the
+    input, and the window's length (clipped to the padded input with count_include_pad,
+    else to the input; at least 1)."""
+    nd = len(kernel)
+    for n, k, s, p in zip(shape[len(shape) - nd :], kernel, stride, padding):
+        out = pool_out_size(n, k, s, p, 1, ceil_mode)
+        start = xp.arange(out) * s - p
+        pos = start[None, :] + xp.arange(k)[:, None]  # (k, out)
+        if count_include_pad:
+            length = xp.minimum(start + k, n + p) - start
+        else:
+            length = xp.minimum(start + k, n) - xp.maximum(start, 0)
+        yield xp.clip(pos, 0, max(n - 1, 0)), (pos >= 0) & (pos < n), xp.maximum(length, 1)
+
+
 def avg_pool_taps(shape, kernel, stride, padding, ceil_mode, count_include_pad,
                   divisor_override) -> tuple:  # fmt: skip
     """The taps of average pooling along each spatial dim: tap t of output o reads
     o·stride - padding + t with weight 1/(the window's length), 0 outside the input. The
     length is the window clipped to the padded input (count_include_pad) or to the input;
     divisor_override replaces their product."""
-    nd = len(kernel)
     taps = []
-    for n, k, s, p in zip(shape[len(shape) - nd :], kernel, stride, padding):
-        out = pool_out_size(n, k, s, p, 1, ceil_mode)
-        start = xp.arange(out) * s - p
-        pos = start[None, :] + xp.arange(k)[:, None]  # (k, out)
-        valid = (pos >= 0) & (pos < n)
-        if count_include_pad:
-            length = xp.minimum(start + k, n + p) - start
-        else:
-            length = xp.minimum(start + k, n) - xp.maximum(start, 0)
-        length = xp.where(length > 0, length, 1)
+    for pos, inside, length in _avg_windows(
+        shape, kernel, stride, padding, ceil_mode, count_include_pad
+    ):
         scale = 1.0 if divisor_override else 1.0 / length
-        taps.append(_taps(xp.clip(pos, 0, max(n - 1, 0)), xp.where(valid, scale, 0.0)))
+        taps.append(_taps(pos, xp.where(inside, scale, 0.0)))
     if divisor_override:
         index, weight = taps[0]
         taps[0] = (index, weight / divisor_override)
     return tuple(taps)
+
+
+def integer_avg_pool(x: Any, kernel, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override) -> Any:  # fmt: skip
+    """Average pooling of int64 x as PyTorch's kernel computes it: each window's integer
+    sum divided by the divisor, truncated toward zero (an integer result: no gradient)."""
+    taps, divisor = [], xp.ones((), dtype=xp.int64)
+    for pos, inside, length in _avg_windows(
+        x.shape, kernel, stride, padding, ceil_mode, count_include_pad
+    ):
+        taps.append((pos.astype(xp.intp), inside.astype(x.dtype)))
+        divisor = divisor[..., None] * length  # the outer product of the lengths
+    sums = gather_axes(x, taps)  # weights 0 or 1: exact integer sums
+    if divisor_override:
+        divisor = xp.asarray(divisor_override, dtype=xp.int64)
+    quotient = xp.abs(sums) // xp.abs(divisor)
+    return (quotient * xp.sign(sums) * xp.sign(divisor)).astype(x.dtype)
 
 
 def adaptive_avg_taps(shape, output_size) -> tuple:

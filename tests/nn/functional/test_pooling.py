@@ -245,6 +245,22 @@ def test_integer_max_pooling():
     assert_close(fn(cr, cr.tensor(x)), fn(torch, torch.tensor(x)), exact=True)
 
 
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda L, t: F(L).avg_pool2d(t, 2, 1, 1),
+        lambda L, t: F(L).avg_pool2d(t, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+        lambda L, t: F(L).avg_pool2d(t, (2, 3), 1, divisor_override=-2),
+        lambda L, t: F(L).avg_pool1d(t[0], 3, 2),
+        lambda L, t: F(L).avg_pool3d(t[None], (1, 2, 2)),
+    ],
+)
+def test_integer_average_pooling_truncates(fn):
+    """int64 windows: the integer sum over the divisor, truncated toward zero (PyTorch's)."""
+    x = np.round(randn((2, 3, 5, 6), seed=5) * 7).astype(np.int64)
+    assert_close(fn(cr, cr.tensor(x)), fn(torch, torch.tensor(x)), exact=True)
+
+
 def test_unpooling_overlapping_indices():
     """With overlapping windows the indices repeat: unpooling writes each once, and its
     gradient reads each place for every repeat (PyTorch's formula)."""
@@ -280,6 +296,7 @@ ERRORS = {
     "avg_divisor_zero": (lambda L, x: F(L).avg_pool2d(x, 2, divisor_override=0), [X4]),
     "avg_too_big": (lambda L, x: F(L).avg_pool2d(x, 9), [X4]),
     "avg_kernel_zero": (lambda L, x: F(L).avg_pool2d(x, 0), [X4]),
+    "avg_int32": (lambda L, x: F(L).avg_pool2d(x.int(), 2), [X4]),
     "avg1d_rank": (lambda L, x: F(L).avg_pool1d(x, 2), [np.zeros((1, 3, 3, 8))]),
     "avg1d_too_big": (lambda L, x: F(L).avg_pool1d(x, 9), [np.zeros((3, 8))]),
     "adaptive_avg_negative": (lambda L, x: F(L).adaptive_avg_pool2d(x, -1), [X4]),

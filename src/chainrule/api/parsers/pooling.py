@@ -333,8 +333,15 @@ def _avg_pool(fn: str, nd: int, input: Tensor, kernel_size, stride, padding, cei
         _out_size(n, k, s, p, 1, ceil_mode) for n, k, s, p in zip(spatial, kernel, stride, padding)
     ]
     _shape_check(fn, input, nd, kernel, stride, [1] * nd, out)
+    if input.dtype.name == "int64":  # PyTorch's integer kernel: sums divided, truncated
+        return wrap(
+            pooling.integer_avg_pool(
+                input._data, kernel, stride, padding, ceil_mode, count_include_pad,
+                divisor_override,
+            )
+        )  # fmt: skip
     if not input.is_floating_point():
-        raise not_implemented(fn, input.dtype)  # PyTorch computes it; chainrule does not
+        raise not_implemented(fn, input.dtype)
     taps = pooling.avg_pool_taps(
         input.shape, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override
     )
