@@ -97,10 +97,16 @@ def max_pool_indices(x: Any, kernel, stride, padding, dilation, ceil_mode: bool)
     # where each window's position p·s - pad + t·d falls inside x, per tap (None: always)
     starts = [xp.arange(o) * s - p for o, s, p in zip(out, stride, padding)]
     inside = _tap_masks(taps, starts, spatial, dilation) if any(padding) or ceil_mode else None
-    code = xp.zeros(best.shape, dtype=xp.int32)
-    for i in reversed(range(len(taps))):  # the first tap that reaches the max writes last
-        hit = views[i] == best
-        xp.copyto(code, i, where=hit if inside is None else hit & inside[i])
+    # the number of the first tap that reaches the max: Σ_i i·[tap i hits, none before]
+    code = xp.zeros(best.shape, dtype=xp.int8 if len(taps) < 128 else xp.int32)
+    found = xp.zeros(best.shape, dtype=bool)
+    for i, v in enumerate(views):
+        hit = v == best
+        if inside is not None:
+            hit &= inside[i]
+        if i:
+            code += (hit & ~found) * code.dtype.type(i)
+        found |= hit
     if x.dtype.kind == "f":
         nan = best != best
         if nan.any():

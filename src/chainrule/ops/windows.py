@@ -88,9 +88,14 @@ def add_windows(cols: Any, size: Sequence[int], stride: Sequence[int], dilation:
 
 
 # ----- convolution as a matrix product on windows ------------------------------------------
-# Inside, arrays are laid out channels first and batch last, (C, *spatial, N): a window's
-# row then runs over (width, batch) contiguously, so the copies and adds below move long
-# runs even for small images.
+# Two layouts: x's own (N, C, *spatial), or, for short rows, channels first and batch last,
+# (C, *spatial, N), where a window's row runs over (width, batch) contiguously, so that the
+# copies and adds below move long runs even for small images (at the price of transposes).
+
+# Rows shorter than this many outputs are worked batch last (measured on small images:
+# the forward's final transpose costs more than the backward's, so its threshold is lower)
+_SHORT_ROW = 12
+_SHORT_ROW_BACKWARD = 32
 
 
 def _batch_last(x: Any, padding: Sequence[int] = ()) -> Any:
@@ -109,22 +114,42 @@ def _batch_first(y: Any) -> Any:
     return xp.ascontiguousarray(xp.moveaxis(y, -1, 0))
 
 
-def _window_matrix(x, kernel, stride, padding, dilation, groups, out=None):
-    """x's windows as the (G, Cg·K, O·N) matrix of im2col (one copy), and O."""
+def _out(x_shape, kernel, stride, padding, dilation) -> tuple:
+    return tuple(
+        out_size(n, k, s, p, p, d)
+        for n, k, s, p, d in zip(x_shape[2:], kernel, stride, padding, dilation)
+    )
+
+
+def _windows_nchw(x, kernel, stride, padding, dilation, groups, out):
+    """x's windows as a view (N, G, Cg, *kernel, *out)."""
+    n, c = x.shape[:2]
+    win = windows(pad_array(x, [(p, p) for p in padding]), kernel, stride, dilation, out)
+    return win.reshape((n, groups, c // groups) + win.shape[2:])
+
+
+def _windows_batch_last(x, kernel, stride, padding, dilation, groups, out):
+    """x's windows as the (G, Cg·K, O·N) matrix of im2col, batch last (one copy)."""
     n, c = x.shape[:2]
     win = windows(_batch_last(x, padding), kernel, stride, dilation, out, axis=1)
-    o = win.shape[1 + len(kernel) : 1 + 2 * len(kernel)]
-    rows = c // groups * math.prod(kernel)
-    return win.reshape(groups, rows, math.prod(o) * n), tuple(o)
+    return win.reshape(groups, c // groups * math.prod(kernel), math.prod(out) * n)
 
 
 def correlate(x: Any, w: Any, stride, padding, dilation, groups: int) -> Any:
     """y[n, f, o] = Σ_{c,k} w[f, c, k] · x_padded[n, g(f)·Cg + c, o·stride + k·dilation]:
     the windows of x times the weight, one matrix product (batched over the groups)."""
-    n, f = x.shape[0], w.shape[0]
-    cols, out = _window_matrix(x, w.shape[2:], stride, padding, dilation, groups)
-    y = xp.matmul(w.reshape(groups, f // groups, cols.shape[1]), cols)  # (G, Fg, O·N)
-    return _batch_first(y.reshape((f,) + out + (n,)))
+    n, c = x.shape[:2]
+    f, kernel = w.shape[0], w.shape[2:]
+    out = _out(x.shape, kernel, stride, padding, dilation)
+    rows = c // groups * math.prod(kernel)
+    wm = w.reshape(groups, f // groups, rows)
+    if out and out[-1] < _SHORT_ROW:
+        cols = _windows_batch_last(x, kernel, stride, padding, dilation, groups, out)
+        y = xp.matmul(wm, cols)  # (G, Fg, O·N)
+        return _batch_first(y.reshape((f,) + out + (n,)))
+    win = _windows_nchw(x, kernel, stride, padding, dilation, groups, out)
+    y = xp.matmul(wm, win.reshape(n, groups, rows, math.prod(out)))  # (N, G, Fg, O)
+    return y.reshape((n, f) + out)
 
 
 def correlate_transpose(y: Any, w: Any, stride, padding, dilation, groups: int,
@@ -136,16 +161,21 @@ def correlate_transpose(y: Any, w: Any, stride, padding, dilation, groups: int,
     kernel, out = w.shape[2:], y.shape[2:]
     cg = w.shape[1]
     wt = w.reshape(groups, f // groups, cg * math.prod(kernel)).transpose(0, 2, 1)
-    ym = _batch_last(y).reshape(groups, f // groups, math.prod(out) * n)
-    cols = xp.matmul(wt, ym)  # (G, Cg·K, O·N)
-    cols = cols.reshape((cg * groups,) + tuple(kernel) + tuple(out) + (n,))
     full = [
         (o - 1) * s + d * (k - 1) + 1 + op
         for o, s, d, k, op in zip(out, stride, dilation, kernel, output_padding)
     ]
-    x = add_windows(cols, full, stride, dilation, axis=1)  # (C, *full, N)
-    x = x[(slice(None),) + tuple(slice(p, m - p) for p, m in zip(padding, full))]
-    return _batch_first(x)
+    crop = tuple(slice(p, m - p) for p, m in zip(padding, full))
+    if out and out[-1] < _SHORT_ROW_BACKWARD:
+        ym = _batch_last(y).reshape(groups, f // groups, math.prod(out) * n)
+        cols = xp.matmul(wt, ym)  # (G, Cg·K, O·N)
+        cols = cols.reshape((cg * groups,) + tuple(kernel) + tuple(out) + (n,))
+        x = add_windows(cols, full, stride, dilation, axis=1)  # (C, *full, N)
+        return _batch_first(x[(slice(None),) + crop])
+    cols = xp.matmul(wt, y.reshape(n, groups, f // groups, math.prod(out)))  # (N, G, CgK, O)
+    cols = cols.reshape((n, cg * groups) + tuple(kernel) + tuple(out))
+    x = add_windows(cols, full, stride, dilation)  # (N, C, *full)
+    return xp.ascontiguousarray(x[(slice(None), slice(None)) + crop])
 
 
 def correlate_weight(x: Any, y: Any, stride, padding, dilation, groups: int, kernel) -> Any:
@@ -153,11 +183,20 @@ def correlate_weight(x: Any, y: Any, stride, padding, dilation, groups: int, ker
     x_padded[n, g(f)·Cg + c, o·stride + k·dilation] (one matrix product per group), over
     y's windows only."""
     n, f = y.shape[:2]
-    out = y.shape[2:]
-    cols, _ = _window_matrix(x, kernel, stride, padding, dilation, groups, out)
-    ym = _batch_last(y).reshape(groups, f // groups, math.prod(out) * n)
+    out = tuple(y.shape[2:])
+    fg, cg = f // groups, x.shape[1] // groups
+    if out and out[-1] < _SHORT_ROW_BACKWARD:
+        cols = _windows_batch_last(x, kernel, stride, padding, dilation, groups, out)
+        ym = _batch_last(y).reshape(groups, fg, math.prod(out) * n)
+    else:
+        win = _windows_nchw(x, kernel, stride, padding, dilation, groups, out)
+        nd = len(kernel)
+        order = (1, 2) + tuple(range(3, 3 + nd)) + (0,) + tuple(range(3 + nd, 3 + 2 * nd))
+        cols = win.transpose(order).reshape(groups, cg * math.prod(kernel), n * math.prod(out))
+        ym = y.reshape(n, groups, fg, math.prod(out)).transpose(1, 2, 0, 3)
+        ym = ym.reshape(groups, fg, n * math.prod(out))
     gw = xp.matmul(ym, cols.transpose(0, 2, 1))  # (G, Fg, Cg·K)
-    return gw.reshape((f, x.shape[1] // groups) + tuple(kernel))
+    return gw.reshape((f, cg) + tuple(kernel))
 
 
 # ----- gathers along axes, and their transposes --------------------------------------------

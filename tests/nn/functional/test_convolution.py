@@ -92,6 +92,23 @@ CONV = {
     "conv2d_unbatched": (lambda L, x, w: F(L).conv2d(x, w, stride=2), R(3, 7, 6), R(2, 3, 3, 3)),
     "conv2d_1x1": (lambda L, x, w: F(L).conv2d(x, w), R(3, 4, 3, 2), R(5, 4, 1, 1)),
     "conv2d_kernel_is_input": (lambda L, x, w: F(L).conv2d(x, w), R(2, 2, 3, 4), R(3, 2, 3, 4)),
+    # rows of 32 outputs or more: worked in x's own layout (short rows go batch last)
+    "conv1d_long_rows": (
+        lambda L, x, w, b: F(L).conv1d(x, w, b, padding=1),
+        R(2, 3, 36),
+        R(4, 3, 3),
+        R(4),
+    ),
+    "conv2d_long_rows_groups": (
+        lambda L, x, w: F(L).conv2d(x, w, groups=2, dilation=(1, 2), padding=(1, 0)),
+        R(1, 4, 3, 38),
+        R(4, 2, 2, 3),
+    ),  # fmt: skip
+    "conv_transpose1d_long_rows": (
+        lambda L, x, w: F(L).conv_transpose1d(x, w, stride=2, padding=1),
+        R(2, 3, 33),
+        R(3, 2, 3),
+    ),
     # conv3d
     "conv3d": (lambda L, x, w, b: F(L).conv3d(x, w, b), R(2, 2, 4, 5, 4), R(3, 2, 2, 3, 2), R(3)),
     "conv3d_stride_groups": (
@@ -170,6 +187,9 @@ CONV = {
 SECOND_ORDER = [
     "conv1d_stride_pad_dil",
     "conv1d_same_even",
+    "conv1d_long_rows",
+    "conv2d_long_rows_groups",
+    "conv_transpose1d_long_rows",
     "conv2d",
     "conv2d_groups",
     "conv2d_depthwise",
