@@ -165,7 +165,7 @@ def _global(index, spatial: int, plane: int) -> Any:
     """index (..., *out) as indices into the whole flattened array: the i-th plane's
     indices shifted by i·plane."""
     lead = math.prod(index.shape[: index.ndim - spatial])
-    flat = index.reshape(lead, -1)
+    flat = index.reshape(lead, math.prod(index.shape[index.ndim - spatial :]))
     return (flat + xp.arange(0, lead * plane, plane)[:, None]).reshape(-1)
 
 

@@ -239,6 +239,16 @@ def test_minus_infinity_windows_point_inside_the_input():
     assert_close(fn(cr, cr.tensor(x)), fn(torch, torch.tensor(x)), exact=True)
 
 
+def test_empty_batches():
+    for fn in (
+        lambda L, x: F(L).max_pool2d(x, 2),
+        lambda L, x: F(L).avg_pool2d(x, 2),
+        lambda L, x: F(L).adaptive_max_pool2d(x, 3),
+        lambda L, x: F(L).max_unpool2d(*F(L).max_pool2d(x, 2, return_indices=True), 2),
+    ):
+        same_node(check(fn, np.zeros((0, 3, 4, 4))))
+
+
 def test_integer_max_pooling():
     x = (np.arange(2 * 3 * 5 * 4).reshape(2, 3, 5, 4) * 7) % 11
     fn = lambda L, t: F(L).max_pool2d(t, 2, 1, 1, return_indices=True)  # noqa: E731
