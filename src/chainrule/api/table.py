@@ -340,6 +340,7 @@ TORCH = [
     ("pixel_shuffle", p_resampling.pixel_shuffle, "f"),
     ("pixel_unshuffle", p_resampling.pixel_unshuffle, "f"),
     ("channel_shuffle", p_resampling.channel_shuffle, "f"),
+    ("native_channel_shuffle", p_resampling.native_channel_shuffle, "f"),
     ("grid_sampler", p_resampling.grid_sampler, "f"),
     ("affine_grid_generator", p_resampling.affine_grid_generator, "f"),
 ]
@@ -582,6 +583,7 @@ FUNCTIONAL = [
     ("pixel_shuffle", p_resampling.pixel_shuffle),
     ("pixel_unshuffle", p_resampling.pixel_unshuffle),
     ("channel_shuffle", p_resampling.channel_shuffle),
+    ("native_channel_shuffle", p_resampling.native_channel_shuffle),
     ("grid_sample", p_resampling.grid_sample),
     ("affine_grid", p_resampling.affine_grid),
 ]

@@ -20,7 +20,7 @@ from typing import Any
 
 from .._backend import xp
 from .._tensor import Tensor, _make
-from ..autograd.recording import KEEP, array_of, defop, np_dtype
+from ..autograd.recording import KEEP, array_of, defop, not_differentiable, np_dtype
 from . import gather_scatter, indexing, joining, reductions, shapes
 from .windows import axis_gather_pair
 
@@ -251,6 +251,19 @@ channel_shuffle = defop(
         g, groups=x_shape[1] // groups
     ),  # Jᵀg = the inverse permutation: channel_shuffle with C/groups groups
     jvp=lambda t, groups: channel_shuffle(t, groups=groups),  # J t = channel_shuffle(t)
+)
+
+_NATIVE_SHUFFLE = not_differentiable("native_channel_shuffle")
+
+# torch.native_channel_shuffle: the same permutation, with no derivative in PyTorch
+native_channel_shuffle = defop(
+    "native_channel_shuffle",
+    _channel_shuffle,
+    dtypes=KEEP,
+    node="NotImplemented",
+    vjp=_NATIVE_SHUFFLE[0],
+    jvp=_NATIVE_SHUFFLE[1],
+    conventions="No derivative: backward raises, as in PyTorch (channel_shuffle has one).",
 )
 
 # ----- affine_grid_generator ---------------------------------------------------------------------

@@ -16,10 +16,11 @@ import warnings
 
 import numpy as np
 import pytest
+import torch
 
 import cases
 import chainrule as cr
-from oracle import check, randn, same_node, tangent
+from oracle import assert_same_error, check, randn, same_node, tangent
 
 
 def F(lib):
@@ -246,6 +247,19 @@ def test_align_corners_default_warns():
         F(cr).grid_sample(x, g)
     with pytest.warns(UserWarning, match="Default grid_sample and affine_grid behavior"):
         F(cr).affine_grid(cr.tensor(R(1, 2, 3)), (1, 1, 2, 2))
+
+
+def test_native_channel_shuffle_has_no_derivative():
+    x = R(2, 6, 3)
+    for lib in (cr, torch):
+        y = lib.native_channel_shuffle(lib.tensor(x, requires_grad=True), 3)
+        assert y.grad_fn.name() == "torch::autograd::NotImplemented"
+        np.testing.assert_array_equal(
+            y.detach().numpy(), F(lib).channel_shuffle(lib.tensor(x), 3).numpy()
+        )
+    assert_same_error(
+        lambda L: L.native_channel_shuffle(L.tensor(x, requires_grad=True), 3).sum().backward()
+    )
 
 
 def test_integer_shuffles():

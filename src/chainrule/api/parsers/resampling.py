@@ -261,6 +261,17 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """(N, g·k, *) → (N, k·g, *): the channels dealt out group by group."""
+    _check_channel_shuffle(input, groups)
+    return resampling.channel_shuffle(input, groups=int(groups))
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """channel_shuffle without a derivative (PyTorch's: backward raises)."""
+    _check_channel_shuffle(input, groups)
+    return resampling.native_channel_shuffle(input, groups=int(groups))
+
+
+def _check_channel_shuffle(input: Tensor, groups: int) -> None:
     require_tensor("channel_shuffle", input)
     if input.ndim <= 2:
         raise RuntimeError(
@@ -276,7 +287,6 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
             f"Number of channels must be divisible by groups. Got {input.shape[1]} channels "
             f"and {groups} groups."
         )
-    return resampling.channel_shuffle(input, groups=int(groups))
 
 
 # ----- grid_sample, affine_grid --------------------------------------------------------------------
