@@ -518,6 +518,8 @@ KNOWN_TORCH_FORWARD_GAPS = {
     "aten::remainder": "remainder(number, tensor), the Scalar_Tensor overload (and number % x)",
     "cholesky": "the deprecated torch.cholesky (torch.linalg.cholesky has a rule)",
     "rrelu_with_noise_": "the in-place rrelu (nn.functional.rrelu(inplace=True), rrelu_)",
+    "grid_sampler_2d": "nn.functional.grid_sample on 4-D input (tangents: finite differences)",
+    "grid_sampler_3d": "nn.functional.grid_sample on 5-D input (tangents: finite differences)",
 }
 _FORWARD_GAP = re.compile(r"Trying to use forward AD with (\S+) that does not support it")
 

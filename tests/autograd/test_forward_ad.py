@@ -141,6 +141,12 @@ TORCH_GAP_EXAMPLES = {
     "aten::remainder": lambda L, x: L.remainder(2.5, x),
     "cholesky": lambda L, x: L.cholesky(x @ x.mT + 3 * L.eye(3, dtype=x.dtype)),
     "rrelu_with_noise_": lambda L, x: L.nn.functional.rrelu(x * 1, inplace=True),
+    "grid_sampler_2d": lambda L, x: L.nn.functional.grid_sample(
+        x[None, None], L.stack([x, x], -1)[None] * 0.3, align_corners=False
+    ),
+    "grid_sampler_3d": lambda L, x: L.nn.functional.grid_sample(
+        x[None, None, None], L.stack([x, x, x], -1)[None, None] * 0.3, align_corners=False
+    ),
 }
 
 

@@ -39,11 +39,15 @@ from ..ops.linalg import inverses, products
 from .args import bitwise, compare, predicate, tensors_only
 from .args import unary as unary_fn
 from .parsers import activations as p_activations
+from .parsers import convolution as p_convolution
 from .parsers import functional as p_functional
 from .parsers import indexing as p_indexing
 from .parsers import linalg as p_linalg
+from .parsers import padding as p_padding
 from .parsers import pointwise as p_pointwise
+from .parsers import pooling as p_pooling
 from .parsers import reductions as p_reductions
+from .parsers import resampling as p_resampling
 from .parsers import shapes as p_shapes
 from .variants import binary_operator, eq_operator, fast_operator, inplace_method, ne_operator
 from .variants import operator as function_operator
@@ -316,6 +320,29 @@ TORCH = [
     ("pinverse", p_linalg.pinverse, "f m"),
     ("lu", p_linalg.lu, "f m"),
     ("lu_unpack", p_linalg.lu_unpack, "f"),
+    # ----- convolution, pooling, padding, resampling (ops/convolution.py, pooling.py,
+    # padding.py, resampling.py; the nn.functional names are in FUNCTIONAL's section) -----
+    ("convolution", p_convolution.convolution, "f"),
+    ("conv1d", p_convolution.conv1d, "f"),
+    ("conv2d", p_convolution.conv2d, "f"),
+    ("conv3d", p_convolution.conv3d, "f"),
+    ("conv_transpose1d", p_convolution.conv_transpose1d, "f"),
+    ("conv_transpose2d", p_convolution.conv_transpose2d, "f"),
+    ("conv_transpose3d", p_convolution.conv_transpose3d, "f"),
+    ("max_pool1d", p_pooling.torch_max_pool1d, "f"),
+    ("max_pool2d", p_pooling.torch_max_pool2d, "f"),
+    ("max_pool3d", p_pooling.torch_max_pool3d, "f"),
+    ("max_pool1d_with_indices", p_pooling.torch_max_pool1d_with_indices, "f"),
+    ("avg_pool1d", p_pooling.torch_avg_pool1d, "f"),
+    ("adaptive_avg_pool1d", p_pooling.adaptive_avg_pool1d, "f"),
+    ("adaptive_max_pool1d", p_pooling.torch_adaptive_max_pool1d, "f"),
+    ("constant_pad_nd", p_padding.constant_pad_nd, "f"),
+    ("pixel_shuffle", p_resampling.pixel_shuffle, "f"),
+    ("pixel_unshuffle", p_resampling.pixel_unshuffle, "f"),
+    ("channel_shuffle", p_resampling.channel_shuffle, "f"),
+    ("native_channel_shuffle", p_resampling.native_channel_shuffle, "f"),
+    ("grid_sampler", p_resampling.grid_sampler, "f"),
+    ("affine_grid_generator", p_resampling.affine_grid_generator, "f"),
 ]
 
 # Methods that are not functions of chainrule (or differ from them): name, what it is
@@ -514,4 +541,49 @@ FUNCTIONAL = [
     ("softmin", p_functional.softmin),
     ("log_softmax", p_functional.log_softmax),
     ("normalize", normalizations.normalize),
+    # ----- convolution, pooling, padding, resampling (api/parsers/convolution.py,
+    # pooling.py, padding.py, resampling.py) ------------------------------------------------
+    ("conv1d", p_convolution.conv1d),
+    ("conv2d", p_convolution.conv2d),
+    ("conv3d", p_convolution.conv3d),
+    ("conv_transpose1d", p_convolution.conv_transpose1d),
+    ("conv_transpose2d", p_convolution.conv_transpose2d),
+    ("conv_transpose3d", p_convolution.conv_transpose3d),
+    ("unfold", p_convolution.unfold),
+    ("fold", p_convolution.fold),
+    ("max_pool1d", p_pooling.max_pool1d),
+    ("max_pool2d", p_pooling.max_pool2d),
+    ("max_pool3d", p_pooling.max_pool3d),
+    ("max_pool1d_with_indices", p_pooling.max_pool1d_with_indices),
+    ("max_pool2d_with_indices", p_pooling.max_pool2d_with_indices),
+    ("max_pool3d_with_indices", p_pooling.max_pool3d_with_indices),
+    ("avg_pool1d", p_pooling.avg_pool1d),
+    ("avg_pool2d", p_pooling.avg_pool2d),
+    ("avg_pool3d", p_pooling.avg_pool3d),
+    ("adaptive_avg_pool1d", p_pooling.adaptive_avg_pool1d),
+    ("adaptive_avg_pool2d", p_pooling.adaptive_avg_pool2d),
+    ("adaptive_avg_pool3d", p_pooling.adaptive_avg_pool3d),
+    ("adaptive_max_pool1d", p_pooling.adaptive_max_pool1d),
+    ("adaptive_max_pool2d", p_pooling.adaptive_max_pool2d),
+    ("adaptive_max_pool3d", p_pooling.adaptive_max_pool3d),
+    ("adaptive_max_pool1d_with_indices", p_pooling.adaptive_max_pool1d_with_indices),
+    ("adaptive_max_pool2d_with_indices", p_pooling.adaptive_max_pool2d_with_indices),
+    ("adaptive_max_pool3d_with_indices", p_pooling.adaptive_max_pool3d_with_indices),
+    ("max_unpool1d", p_pooling.max_unpool1d),
+    ("max_unpool2d", p_pooling.max_unpool2d),
+    ("max_unpool3d", p_pooling.max_unpool3d),
+    ("lp_pool1d", p_pooling.lp_pool1d),
+    ("lp_pool2d", p_pooling.lp_pool2d),
+    ("lp_pool3d", p_pooling.lp_pool3d),
+    ("pad", p_padding.pad),
+    ("interpolate", p_resampling.interpolate),
+    ("upsample", p_resampling.upsample),
+    ("upsample_nearest", p_resampling.upsample_nearest),
+    ("upsample_bilinear", p_resampling.upsample_bilinear),
+    ("pixel_shuffle", p_resampling.pixel_shuffle),
+    ("pixel_unshuffle", p_resampling.pixel_unshuffle),
+    ("channel_shuffle", p_resampling.channel_shuffle),
+    ("native_channel_shuffle", p_resampling.native_channel_shuffle),
+    ("grid_sample", p_resampling.grid_sample),
+    ("affine_grid", p_resampling.affine_grid),
 ]
