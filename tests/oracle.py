@@ -518,6 +518,9 @@ KNOWN_TORCH_FORWARD_GAPS = {
     "aten::remainder": "remainder(number, tensor), the Scalar_Tensor overload (and number % x)",
     "cholesky": "the deprecated torch.cholesky (torch.linalg.cholesky has a rule)",
     "rrelu_with_noise_": "the in-place rrelu (nn.functional.rrelu(inplace=True), rrelu_)",
+    "multi_margin_loss": "nn.functional.multi_margin_loss",
+    "multilabel_margin_loss_forward": "nn.functional.multilabel_margin_loss",
+    "_pdist_forward": "nn.functional.pdist",
 }
 _FORWARD_GAP = re.compile(r"Trying to use forward AD with (\S+) that does not support it")
 

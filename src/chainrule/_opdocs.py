@@ -71,6 +71,8 @@ FAMILIES = (
     ("ops.linalg.matrices", "Linear algebra: matrices"),
     ("ops.linalg.inverses", "Linear algebra: inverses and solves"),
     ("ops.linalg.factorizations", "Linear algebra: factorizations"),
+    ("ops.losses", "Losses"),
+    ("ops.distances", "Distances"),
     ("autograd.inplace", "In-place writes through views"),
 )
 

@@ -141,6 +141,11 @@ TORCH_GAP_EXAMPLES = {
     "aten::remainder": lambda L, x: L.remainder(2.5, x),
     "cholesky": lambda L, x: L.cholesky(x @ x.mT + 3 * L.eye(3, dtype=x.dtype)),
     "rrelu_with_noise_": lambda L, x: L.nn.functional.rrelu(x * 1, inplace=True),
+    "multi_margin_loss": lambda L, x: L.nn.functional.multi_margin_loss(x, L.tensor([0, 2, 1])),
+    "multilabel_margin_loss_forward": lambda L, x: L.nn.functional.multilabel_margin_loss(
+        x, L.tensor([[0, -1, 0], [2, 1, -1], [1, 0, 2]])
+    ),
+    "_pdist_forward": lambda L, x: L.nn.functional.pdist(x),
 }
 
 

@@ -39,9 +39,12 @@ from ..ops.linalg import inverses, products
 from .args import bitwise, compare, predicate, tensors_only
 from .args import unary as unary_fn
 from .parsers import activations as p_activations
+from .parsers import class_losses as p_class_losses
+from .parsers import distances as p_distances
 from .parsers import functional as p_functional
 from .parsers import indexing as p_indexing
 from .parsers import linalg as p_linalg
+from .parsers import losses as p_losses
 from .parsers import pointwise as p_pointwise
 from .parsers import reductions as p_reductions
 from .parsers import shapes as p_shapes
@@ -514,4 +517,29 @@ FUNCTIONAL = [
     ("softmin", p_functional.softmin),
     ("log_softmax", p_functional.log_softmax),
     ("normalize", normalizations.normalize),
+    # ----- nn-loss: losses (ops/losses.py; parsers/losses.py, class_losses.py) -------------
+    ("mse_loss", p_losses.mse_loss),
+    ("l1_loss", p_losses.l1_loss),
+    ("smooth_l1_loss", p_losses.smooth_l1_loss),
+    ("huber_loss", p_losses.huber_loss),
+    ("binary_cross_entropy", p_losses.binary_cross_entropy),
+    ("binary_cross_entropy_with_logits", p_losses.binary_cross_entropy_with_logits),
+    ("soft_margin_loss", p_losses.soft_margin_loss),
+    ("kl_div", p_losses.kl_div),
+    ("poisson_nll_loss", p_losses.poisson_nll_loss),
+    ("gaussian_nll_loss", p_losses.gaussian_nll_loss),
+    ("nll_loss", p_class_losses.nll_loss),
+    ("cross_entropy", p_class_losses.cross_entropy),
+    ("multi_margin_loss", p_class_losses.multi_margin_loss),
+    ("multilabel_margin_loss", p_class_losses.multilabel_margin_loss),
+    ("multilabel_soft_margin_loss", p_class_losses.multilabel_soft_margin_loss),
+    ("cosine_embedding_loss", p_class_losses.cosine_embedding_loss),
+    ("margin_ranking_loss", p_class_losses.margin_ranking_loss),
+    ("hinge_embedding_loss", p_class_losses.hinge_embedding_loss),
+    ("triplet_margin_loss", p_class_losses.triplet_margin_loss),
+    ("triplet_margin_with_distance_loss", p_class_losses.triplet_margin_with_distance_loss),
+    # ----- nn-loss: distances (ops/distances.py; parsers/distances.py) --------------------
+    ("pairwise_distance", p_distances.pairwise_distance),
+    ("cosine_similarity", p_distances.cosine_similarity),
+    ("pdist", p_distances.pdist),
 ]
