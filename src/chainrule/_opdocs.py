@@ -71,6 +71,7 @@ FAMILIES = (
     ("ops.linalg.matrices", "Linear algebra: matrices"),
     ("ops.linalg.inverses", "Linear algebra: inverses and solves"),
     ("ops.linalg.factorizations", "Linear algebra: factorizations"),
+    ("ops.norm_layers", "Normalization layers"),
     ("ops.losses", "Losses"),
     ("ops.distances", "Distances"),
     ("autograd.inplace", "In-place writes through views"),

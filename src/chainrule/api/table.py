@@ -44,7 +44,9 @@ from .parsers import distances as p_distances
 from .parsers import functional as p_functional
 from .parsers import indexing as p_indexing
 from .parsers import linalg as p_linalg
+from .parsers import linear as p_linear
 from .parsers import losses as p_losses
+from .parsers import norm_layers as p_norm_layers
 from .parsers import pointwise as p_pointwise
 from .parsers import reductions as p_reductions
 from .parsers import shapes as p_shapes
@@ -538,6 +540,16 @@ FUNCTIONAL = [
     ("hinge_embedding_loss", p_class_losses.hinge_embedding_loss),
     ("triplet_margin_loss", p_class_losses.triplet_margin_loss),
     ("triplet_margin_with_distance_loss", p_class_losses.triplet_margin_with_distance_loss),
+    # ----- nn-loss: linear layers (parsers/linear.py; ops/linalg/products.py's trilinear) --
+    ("linear", p_linear.linear),
+    ("bilinear", p_linear.bilinear),
+    # ----- nn-loss: normalization layers (ops/norm_layers.py; parsers/norm_layers.py) -----
+    ("batch_norm", p_norm_layers.batch_norm),
+    ("instance_norm", p_norm_layers.instance_norm),
+    ("layer_norm", p_norm_layers.layer_norm),
+    ("group_norm", p_norm_layers.group_norm),
+    ("local_response_norm", p_norm_layers.local_response_norm),
+    ("rms_norm", p_norm_layers.rms_norm),
     # ----- nn-loss: distances (ops/distances.py; parsers/distances.py) --------------------
     ("pairwise_distance", p_distances.pairwise_distance),
     ("cosine_similarity", p_distances.cosine_similarity),

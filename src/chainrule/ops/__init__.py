@@ -15,6 +15,7 @@ from . import (  # noqa: F401
     joining,
     logical,
     losses,
+    norm_layers,
     normalizations,
     reductions,
     scans,
