@@ -521,6 +521,7 @@ KNOWN_TORCH_FORWARD_GAPS = {
     "multi_margin_loss": "nn.functional.multi_margin_loss",
     "multilabel_margin_loss_forward": "nn.functional.multilabel_margin_loss",
     "_pdist_forward": "nn.functional.pdist",
+    "_embedding_bag": "nn.functional.embedding_bag",
 }
 _FORWARD_GAP = re.compile(r"Trying to use forward AD with (\S+) that does not support it")
 

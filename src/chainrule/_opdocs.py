@@ -74,6 +74,7 @@ FAMILIES = (
     ("ops.norm_layers", "Normalization layers"),
     ("ops.losses", "Losses"),
     ("ops.distances", "Distances"),
+    ("ops.embedding", "Embeddings"),
     ("autograd.inplace", "In-place writes through views"),
 )
 

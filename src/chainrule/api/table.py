@@ -41,6 +41,8 @@ from .args import unary as unary_fn
 from .parsers import activations as p_activations
 from .parsers import class_losses as p_class_losses
 from .parsers import distances as p_distances
+from .parsers import dropout as p_dropout
+from .parsers import embedding as p_embedding
 from .parsers import functional as p_functional
 from .parsers import indexing as p_indexing
 from .parsers import linalg as p_linalg
@@ -50,6 +52,7 @@ from .parsers import norm_layers as p_norm_layers
 from .parsers import pointwise as p_pointwise
 from .parsers import reductions as p_reductions
 from .parsers import shapes as p_shapes
+from .parsers import torch_nn as p_torch_nn
 from .variants import binary_operator, eq_operator, fast_operator, inplace_method, ne_operator
 from .variants import operator as function_operator
 
@@ -321,6 +324,30 @@ TORCH = [
     ("pinverse", p_linalg.pinverse, "f m"),
     ("lu", p_linalg.lu, "f m"),
     ("lu_unpack", p_linalg.lu_unpack, "f"),
+    # ----- nn-loss: torch.<name> of nn.functional's functions (parsers/torch_nn.py) --------
+    ("dropout", p_torch_nn.torch_dropout, "f"),
+    ("dropout_", p_torch_nn.dropout_, "f"),
+    ("feature_dropout", p_torch_nn.feature_dropout, "f"),
+    ("alpha_dropout", p_torch_nn.alpha_dropout, "f"),
+    ("feature_alpha_dropout", p_torch_nn.feature_alpha_dropout, "f"),
+    ("batch_norm", p_torch_nn.batch_norm, "f"),
+    ("instance_norm", p_torch_nn.instance_norm, "f"),
+    ("layer_norm", p_torch_nn.layer_norm, "f"),
+    ("group_norm", p_torch_nn.group_norm, "f"),
+    ("rms_norm", p_norm_layers.rms_norm, "f"),
+    ("bilinear", p_linear.bilinear, "f"),
+    ("embedding", p_torch_nn.torch_embedding, "f"),
+    ("embedding_renorm_", p_embedding.embedding_renorm_, "f"),
+    ("cosine_similarity", p_distances.cosine_similarity, "f"),
+    ("pairwise_distance", p_distances.pairwise_distance, "f"),
+    ("pdist", p_distances.pdist, "f"),
+    ("kl_div", p_torch_nn.kl_div, "f"),
+    ("poisson_nll_loss", p_torch_nn.poisson_nll_loss, "f"),
+    ("binary_cross_entropy_with_logits", p_torch_nn.binary_cross_entropy_with_logits, "f"),
+    ("cosine_embedding_loss", p_torch_nn.cosine_embedding_loss, "f"),
+    ("margin_ranking_loss", p_torch_nn.margin_ranking_loss, "f"),
+    ("hinge_embedding_loss", p_torch_nn.hinge_embedding_loss, "f"),
+    ("triplet_margin_loss", p_torch_nn.triplet_margin_loss, "f"),
 ]
 
 # Methods that are not functions of chainrule (or differ from them): name, what it is
@@ -550,6 +577,17 @@ FUNCTIONAL = [
     ("group_norm", p_norm_layers.group_norm),
     ("local_response_norm", p_norm_layers.local_response_norm),
     ("rms_norm", p_norm_layers.rms_norm),
+    # ----- nn-loss: dropout (parsers/dropout.py) ------------------------------------------
+    ("dropout", p_dropout.dropout),
+    ("dropout1d", p_dropout.dropout1d),
+    ("dropout2d", p_dropout.dropout2d),
+    ("dropout3d", p_dropout.dropout3d),
+    ("alpha_dropout", p_dropout.alpha_dropout),
+    ("feature_alpha_dropout", p_dropout.feature_alpha_dropout),
+    # ----- nn-loss: embeddings (ops/embedding.py; parsers/embedding.py) -------------------
+    ("embedding", p_embedding.embedding),
+    ("embedding_bag", p_embedding.embedding_bag),
+    ("one_hot", p_embedding.one_hot),
     # ----- nn-loss: distances (ops/distances.py; parsers/distances.py) --------------------
     ("pairwise_distance", p_distances.pairwise_distance),
     ("cosine_similarity", p_distances.cosine_similarity),

@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     binary,
     copies,
     distances,
+    embedding,
     gather_scatter,
     indexing,
     joining,

@@ -652,3 +652,48 @@ def test_no_grad_allows_a_weight_that_requires_grad():
             return F(L).nll_loss(L.tensor(X), L.tensor(T), weight=w)
 
     assert_close(fn(cr), fn(torch), requires_grad=False)
+
+
+# ----- the torch.<name> forms: ATen's signatures, the reduction as an int -----------------------
+
+TORCH_FORMS = {
+    "kl_div": (lambda L, a, b: L.kl_div(a, b, 2), X, Q),
+    "kl_div_log_target": (lambda L, a, b: L.kl_div(a, b, 0, log_target=True), X, Y),
+    "poisson_nll_loss": (lambda L, a, b: L.poisson_nll_loss(a, b, True, False, 1e-8, 1), X, Q),
+    "bce_with_logits": (
+        lambda L, a, b, pw: L.binary_cross_entropy_with_logits(a, b, None, pw, 2),
+        X,
+        Q,
+        W4,
+    ),
+    "cosine_embedding_loss": (
+        lambda L, a, b, t: L.cosine_embedding_loss(a, b, t, 0.1, 0),
+        X,
+        Y,
+        PAIR,
+    ),
+    "margin_ranking_loss": (
+        lambda L, a, b, t: L.margin_ranking_loss(a, b, t, 0.2, 1),
+        X[0],
+        Y[0],
+        RANK,
+    ),
+    "hinge_embedding_loss": (lambda L, a, t: L.hinge_embedding_loss(a, t, 0.5, 2), X, SIGNS),
+    "triplet_margin_loss": (
+        lambda L, a, p, n: L.triplet_margin_loss(a, p, n, 1.0, 2, 1e-6, True, 0),
+        X,
+        Y,
+        Z,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TORCH_FORMS))
+def test_torch_forms_match_torch(name):
+    fn, *inputs = TORCH_FORMS[name]
+    same_node(check(fn, *inputs))
+
+
+def test_torch_form_with_another_int_reduces_nothing():
+    ours, theirs = (lib.kl_div(lib.zeros(3), lib.ones(3) * 2, 5) for lib in (cr, torch))
+    assert_close(ours, theirs, requires_grad=False)

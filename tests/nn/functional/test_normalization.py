@@ -219,3 +219,33 @@ ERRORS = {
 @pytest.mark.parametrize("name", list(ERRORS))
 def test_errors_as_torch(name):
     assert_same_error(ERRORS[name])
+
+
+TORCH_FORMS = {
+    "batch_norm": (
+        lambda L, x, w, b, rm, rv: L.batch_norm(x, w, b, rm, rv, True, 0.2, 1e-5, False),
+        randn((4, C, 2)),
+        W,
+        Bv,
+        RM,
+        RV,
+    ),
+    "instance_norm": (
+        lambda L, x, w: L.instance_norm(x, w, None, None, None, True, 0.1, 1e-5, False),
+        randn((2, C, 4)),
+        W,
+    ),
+    "layer_norm": (lambda L, x: L.layer_norm(x, [4]), randn((3, 4))),
+    "group_norm": (lambda L, x, w, b: L.group_norm(x, 3, w, b), randn((2, C, 4)), W, Bv),
+    "rms_norm": (lambda L, x: L.rms_norm(x, (4,), eps=1e-4), randn((3, 4))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TORCH_FORMS))
+def test_torch_forms_match_torch(name):
+    fn, *inputs = TORCH_FORMS[name]
+    res = check(fn, *inputs)
+    same_node(res)
+    for i, v in enumerate(inputs):
+        if isinstance(v, NoGrad):
+            assert_same(res.cr_inputs[i], res.torch_inputs[i], f"input {i} after")

@@ -254,10 +254,11 @@ def binary_cross_entropy_with_logits(
         raise ValueError(
             f"Target size ({target.size()}) must be the same as input size ({input.size()})"
         )
-    return _bce_with_logits(input, target, weight, pos_weight, reduction)
+    return bce_with_logits(input, target, weight, pos_weight, reduction)
 
 
-def _bce_with_logits(input, target, weight, pos_weight, reduction: str) -> Tensor:
+def bce_with_logits(input, target, weight, pos_weight, reduction: str) -> Tensor:
+    """The op, its weights checked to need no gradient."""
     for name, value in (("weight", weight), ("pos_weight", pos_weight)):
         no_grad_for("binary_cross_entropy_with_logits", name, value)
     return losses.binary_cross_entropy_with_logits(
@@ -307,17 +308,23 @@ def kl_div(
             stacklevel=2,
         )
     batchmean = reduction == "batchmean"
-    reduced = "sum" if batchmean else reduction_of(reduction)
+    loss = kl_div_pointwise(
+        input, target, "sum" if batchmean else reduction_of(reduction), log_target
+    )
+    if batchmean and input.ndim != 0:
+        loss = loss / input.shape[0]
+    return loss
+
+
+def kl_div_pointwise(input: Tensor, target: Tensor, reduction: str, log_target: bool) -> Tensor:
+    """target·(log target - input), reduced (PyTorch's kl_div kernel, composed)."""
     if not input.is_floating_point() or not target.is_floating_point():
         raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = unary.exp(target) * (target - input)
     else:
         loss = binary.xlogy(target, target) - target * input
-    loss = reduce_loss(loss, reduced)
-    if batchmean and input.ndim != 0:
-        loss = loss / input.shape[0]
-    return loss
+    return reduce_loss(loss, reduction)
 
 
 def poisson_nll_loss(
