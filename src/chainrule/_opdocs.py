@@ -75,6 +75,7 @@ FAMILIES = (
     ("ops.losses", "Losses"),
     ("ops.distances", "Distances"),
     ("ops.embedding", "Embeddings"),
+    ("ops.attention", "Attention"),
     ("autograd.inplace", "In-place writes through views"),
 )
 

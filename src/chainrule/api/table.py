@@ -39,6 +39,7 @@ from ..ops.linalg import inverses, products
 from .args import bitwise, compare, predicate, tensors_only
 from .args import unary as unary_fn
 from .parsers import activations as p_activations
+from .parsers import attention as p_attention
 from .parsers import class_losses as p_class_losses
 from .parsers import distances as p_distances
 from .parsers import dropout as p_dropout
@@ -592,4 +593,6 @@ FUNCTIONAL = [
     ("pairwise_distance", p_distances.pairwise_distance),
     ("cosine_similarity", p_distances.cosine_similarity),
     ("pdist", p_distances.pdist),
+    # ----- nn-loss: attention (ops/attention.py; parsers/attention.py) ---------------------
+    ("scaled_dot_product_attention", p_attention.scaled_dot_product_attention),
 ]

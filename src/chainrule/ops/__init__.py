@@ -7,6 +7,7 @@ Each op is one ``defop`` entry: its forward on arrays, one VJP and one JVP per i
 from . import (  # noqa: F401
     activations,
     arithmetic,
+    attention,
     binary,
     copies,
     distances,
