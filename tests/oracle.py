@@ -523,6 +523,7 @@ KNOWN_TORCH_FORWARD_GAPS = {
     "_pdist_forward": "nn.functional.pdist",
     "_embedding_bag": "nn.functional.embedding_bag",
     "_scaled_dot_product_flash_attention_for_cpu": "scaled_dot_product_attention, 4-D inputs",
+    "_ctc_loss": "nn.functional.ctc_loss",
 }
 _FORWARD_GAP = re.compile(r"Trying to use forward AD with (\S+) that does not support it")
 

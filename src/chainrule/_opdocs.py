@@ -89,6 +89,7 @@ HELPERS = frozenset(
         "unshift_along",
         "index_into_zeros",  # the VJP of reading at a key
         "diagonal_backward",  # the VJP of diagonal
+        "ctc_loss_backward",  # the VJP of ctc_loss, recorded under create_graph
     }
 )
 

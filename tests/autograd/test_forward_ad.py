@@ -149,6 +149,9 @@ TORCH_GAP_EXAMPLES = {
     "_scaled_dot_product_flash_attention_for_cpu": lambda L, x: (
         L.nn.functional.scaled_dot_product_attention(x[None, None], x[None, None], x[None, None])
     ),
+    "_ctc_loss": lambda L, x: L.nn.functional.ctc_loss(
+        x[:, None].log_softmax(2), L.tensor([[1, 2]]), L.tensor([3]), L.tensor([2])
+    ),
     "_embedding_bag": lambda L, x: L.nn.functional.embedding_bag(
         L.tensor([0, 2, 1]), x, L.tensor([0, 1])
     ),

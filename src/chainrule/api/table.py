@@ -349,6 +349,7 @@ TORCH = [
     ("margin_ranking_loss", p_torch_nn.margin_ranking_loss, "f"),
     ("hinge_embedding_loss", p_torch_nn.hinge_embedding_loss, "f"),
     ("triplet_margin_loss", p_torch_nn.triplet_margin_loss, "f"),
+    ("ctc_loss", p_torch_nn.ctc_loss, "f"),
 ]
 
 # Methods that are not functions of chainrule (or differ from them): name, what it is
@@ -568,6 +569,7 @@ FUNCTIONAL = [
     ("hinge_embedding_loss", p_class_losses.hinge_embedding_loss),
     ("triplet_margin_loss", p_class_losses.triplet_margin_loss),
     ("triplet_margin_with_distance_loss", p_class_losses.triplet_margin_with_distance_loss),
+    ("ctc_loss", p_class_losses.ctc_loss),
     # ----- nn-loss: linear layers (parsers/linear.py; ops/linalg/products.py's trilinear) --
     ("linear", p_linear.linear),
     ("bilinear", p_linear.bilinear),

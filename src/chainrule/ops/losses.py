@@ -576,3 +576,147 @@ multilabel_margin_loss = defop(
     conventions="Piecewise linear: the second derivative is 0. A term at exactly 0 gets no "
     "gradient.",
 )
+
+# ----- sequences: ctc_loss -----------------------------------------------------------------------
+
+
+def _shifted(a, k: int):
+    """a moved k places along its last dim (right for k > 0, left for k < 0), -inf in."""
+    out = xp.full_like(a, -xp.inf)
+    if k > 0:
+        out[..., k:] = a[..., :-k]
+    else:
+        out[..., :k] = a[..., -k:]
+    return out
+
+
+def _ctc_lattice(log_probs, targets, input_lengths, target_lengths, blank):
+    """The CTC forward-backward lattice over the extended labels (blank, l1, blank, ...,
+    blank): log α and log β per (t, sample, s), the log-probability of each extended label,
+    the extended labels and each sample's negative log-likelihood."""
+    t_max, n = log_probs.shape[:2]
+    width = 2 * targets.shape[1] + 1
+    ext = xp.full((n, width), blank, dtype=xp.int64)
+    ext[:, 1::2] = targets
+    ends = 2 * target_lengths + 1  # each sample's extended length
+    inside = xp.arange(width) < ends[:, None]
+    lpe = log_probs[:, xp.arange(n)[:, None], ext]  # (t, n, s)
+    skip = xp.zeros((n, width), dtype=bool)
+    skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
+    alpha = xp.full((t_max, n, width), -xp.inf, dtype=log_probs.dtype)
+    beta = xp.full_like(alpha, -xp.inf)
+    if t_max:
+        alpha[0, :, :2] = lpe[0, :, :2]
+        alpha[0] = xp.where(inside, alpha[0], -xp.inf)
+    with xp.errstate(invalid="ignore"):
+        for t in range(1, t_max):
+            prev = alpha[t - 1]
+            reach = xp.logaddexp(prev, _shifted(prev, 1))
+            reach = xp.logaddexp(reach, xp.where(skip, _shifted(prev, 2), -xp.inf))
+            alpha[t] = xp.where(inside, reach + lpe[t], -xp.inf)
+        skip_back = _shifted(xp.where(skip, 0.0, -xp.inf), -2) == 0
+        last = xp.arange(width)[None, :]
+        final = (last == ends[:, None] - 1) | (last == ends[:, None] - 2)
+        for t in range(t_max - 1, -1, -1):
+            end = input_lengths - 1 == t
+            if t < t_max - 1:
+                nxt = beta[t + 1]
+                reach = xp.logaddexp(nxt, _shifted(nxt, -1))
+                reach = xp.logaddexp(reach, xp.where(skip_back, _shifted(nxt, -2), -xp.inf))
+                beta[t] = xp.where(inside, reach + lpe[t], -xp.inf)
+            beta[t] = xp.where(end[:, None], xp.where(final & inside, lpe[t], -xp.inf), beta[t])
+        rows = xp.arange(n)
+        at_end = alpha[xp.maximum(input_lengths - 1, 0), rows]  # (n, s)
+        last_two = xp.where(final & inside, at_end, -xp.inf)
+        nll = -xp.logaddexp.reduce(last_two, axis=1)
+    empty = input_lengths == 0
+    nll = xp.where(empty, xp.where(target_lengths == 0, 0.0, xp.inf), nll)
+    return alpha, beta, lpe, ext, nll.astype(log_probs.dtype)
+
+
+def _ctc_loss(
+    log_probs, targets=None, input_lengths=None, target_lengths=None, blank=0, zero_infinity=False
+):
+    """-log Σ over the alignments of each target to its input (blanks between and around
+    the labels, repeats merged) of Π_t p_t(label): one loss per sample"""
+    return _ctc_lattice(log_probs, targets, input_lengths, target_lengths, blank)[4]
+
+
+def _ctc_coefficients(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
+    """∂loss/∂log_probs[t, n, c] = -(the posterior probability that an alignment is at
+    label c at time t), 0 past the sample's input length; where the loss is inf, nan (0
+    with zero_infinity), as PyTorch's"""
+    lp = array_of(log_probs)
+    alpha, beta, lpe, ext, nll = _ctc_lattice(lp, targets, input_lengths, target_lengths, blank)
+    t_max, n, c = lp.shape
+    with xp.errstate(invalid="ignore", over="ignore"):
+        occupancy = xp.exp(alpha + beta - lpe + nll[None, :, None])
+    live = xp.arange(t_max)[:, None] < input_lengths[None, :]
+    occupancy = xp.where(live[:, :, None], occupancy, 0)
+    if zero_infinity:
+        occupancy = xp.where(xp.isinf(nll)[None, :, None], 0, occupancy)
+    coef = xp.zeros(lp.shape, dtype=lp.dtype)
+    times = xp.arange(t_max)[:, None, None]
+    rows = xp.arange(n)[None, :, None]
+    xp.add.at(coef, (times, rows, ext[None]), -occupancy)
+    return coef
+
+
+def _ctc_vjp(g, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
+    """∂loss_n/∂log_probs[t, n, c] = -P(an alignment of sample n is at c at time t)"""
+    coef = _ctc_coefficients(
+        log_probs, targets, input_lengths, target_lengths, blank, zero_infinity
+    )
+    if hasattr(g, "_data"):  # create_graph: the gradient recorded, without a derivative
+        return ctc_loss_backward(g, log_probs, coef=coef)
+    return coef * g[None, :, None]
+
+
+def _ctc_jvp(t, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
+    """J t = Σ_(time, class) ∂loss_n/∂log_probs·t per sample"""
+    coef = _ctc_coefficients(
+        log_probs, targets, input_lengths, target_lengths, blank, zero_infinity
+    )
+    return reductions.sum(t * coef, dim=(0, 2))
+
+
+def _ctc_backward(g, log_probs, coef=None):
+    """the gradient of ctc_loss: coef·g per sample (coef = ∂loss/∂log_probs)"""
+    return coef * g[None, :, None]
+
+
+def _no_second_derivative(gg):
+    """PyTorch has none: raises its error, "derivative for _ctc_loss_backward ..." """
+    raise RuntimeError("derivative for aten::_ctc_loss_backward is not implemented")
+
+
+def _no_second_tangent(t):
+    """PyTorch has none: raises its NotImplementedError"""
+    raise NotImplementedError(
+        "Trying to use forward AD with _ctc_loss_backward that does not support it."
+    )
+
+
+# the gradient, recorded when backward runs with create_graph: no derivative of its own,
+# as in PyTorch (CTC's second derivative is not implemented there either)
+ctc_loss_backward = defop(
+    "ctc_loss_backward",
+    _ctc_backward,
+    args=("g", "log_probs"),
+    node="CtcLossBackwardBackward0",
+    vjp=(_no_second_derivative, _no_second_derivative),
+    jvp=(_no_second_tangent, _no_second_tangent),
+)
+
+ctc_loss = defop(
+    "ctc_loss",
+    _ctc_loss,
+    args=("log_probs",),
+    node="CtcLossBackward0",
+    dtypes=floating_only("ctc_loss_cpu"),
+    vjp=_ctc_vjp,
+    jvp=_ctc_jvp,
+    conventions="The gradient with respect to log_probs is the derivative, -P(label c at "
+    "time t); PyTorch's adds exp(log_probs)·g, which a log_softmax before it cancels (the "
+    "two agree on the logits). A sample whose target cannot be aligned has loss inf.",
+)

@@ -697,3 +697,149 @@ def test_torch_forms_match_torch(name):
 def test_torch_form_with_another_int_reduces_nothing():
     ours, theirs = (lib.kl_div(lib.zeros(3), lib.ones(3) * 2, 5) for lib in (cr, torch))
     assert_close(ours, theirs, requires_grad=False)
+
+
+# ----- ctc_loss --------------------------------------------------------------------------------
+
+LOGITS = randn((6, 3, 5), seed=9)  # (time, batch, classes)
+TARGETS = L64([1, 2, 2], [3, 1, 0], [4, 4, 4])  # padded; the second has 2 labels, the third 1
+IN_LENS, TARGET_LENS = L64(6, 5, 4), L64(3, 2, 1)
+
+
+def _ctc(**kw):
+    def fn(L, x, t, il, tl):
+        return F(L).ctc_loss(x.log_softmax(-1), t, il, tl, **kw)
+
+    return fn
+
+
+CTC = {
+    "mean": (_ctc(), LOGITS, TARGETS, IN_LENS, TARGET_LENS),
+    "sum": (_ctc(reduction="sum"), LOGITS, TARGETS, IN_LENS, TARGET_LENS),
+    "none": (_ctc(reduction="none"), LOGITS, TARGETS, IN_LENS, TARGET_LENS),
+    "blank_4": (
+        _ctc(blank=4, reduction="none"),
+        LOGITS,
+        TARGETS - (TARGETS == 4),
+        IN_LENS,
+        TARGET_LENS,
+    ),
+    "concatenated": (_ctc(), LOGITS, L64(1, 2, 2, 3, 1, 4), IN_LENS, TARGET_LENS),
+    "empty_target": (_ctc(reduction="none"), LOGITS, TARGETS, IN_LENS, L64(3, 0, 1)),
+    "unbatched": (
+        lambda L, x, t: F(L).ctc_loss(x.log_softmax(-1), t, L.tensor(6), L.tensor(3)),
+        LOGITS[:, 0],
+        TARGETS[0],
+    ),
+    "unbatched_none": (
+        lambda L, x, t: F(L).ctc_loss(x.log_softmax(-1), t, (6,), (3,), reduction="none"),
+        LOGITS[:, 0],
+        TARGETS[0],
+    ),
+    "lengths_as_tuples": (
+        lambda L, x, t: F(L).ctc_loss(x.log_softmax(-1), t, (6, 5, 4), [3, 2, 1]),
+        LOGITS,
+        TARGETS,
+    ),
+    "torch.ctc_loss": (
+        lambda L, x, t, il, tl: L.ctc_loss(x.log_softmax(-1), t, il, tl, 0, 2),
+        LOGITS,
+        TARGETS,
+        IN_LENS,
+        TARGET_LENS,
+    ),
+    "impossible": (  # loss inf, gradient nan, as PyTorch's
+        _ctc(reduction="none"),
+        LOGITS,
+        TARGETS,
+        L64(2, 5, 4),
+        TARGET_LENS,
+    ),
+    "zero_infinity": (  # the first target needs 4 steps (1 2 _ 2) but has 2
+        _ctc(zero_infinity=True),
+        LOGITS,
+        TARGETS,
+        L64(2, 5, 4),
+        TARGET_LENS,
+    ),
+}
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("name", sorted(CTC))
+def test_ctc_loss_matches_torch(name, dtype):
+    fn, *inputs = CTC[name]
+    same_node(check(fn, *inputs, dtype=dtype))
+
+
+@pytest.mark.parametrize("name", sorted(set(CTC) - {"impossible"}))
+def test_ctc_loss_finite_differences(name):
+    fn, *inputs = CTC[name]
+    check_fd(fn, *inputs)
+
+
+def test_ctc_loss_gradient_of_log_probs_is_the_derivative():
+    """On log_probs themselves chainrule's gradient is the derivative (finite differences);
+    PyTorch's adds exp(log_probs)·g, which cancels through a log_softmax."""
+    log_probs = torch.tensor(LOGITS).log_softmax(-1).numpy()
+
+    def fn(L, lp):
+        return F(L).ctc_loss(
+            lp, L.tensor(TARGETS), L.tensor(IN_LENS), L.tensor(TARGET_LENS), reduction="sum"
+        )
+
+    check_fd(fn, log_probs)
+    ours = cr.tensor(log_probs, requires_grad=True)
+    theirs = torch.tensor(log_probs, requires_grad=True)
+    fn(cr, ours).backward()
+    fn(torch, theirs).backward()
+    live = (np.arange(6)[:, None] < IN_LENS)[:, :, None]
+    np.testing.assert_allclose(
+        theirs.grad.numpy(), ours.grad.numpy() + np.exp(log_probs) * live, rtol=1e-10, atol=1e-12
+    )
+
+
+def test_ctc_loss_has_no_second_derivative_as_torch():
+    def fn(L):
+        x = L.tensor(LOGITS, requires_grad=True)
+        loss = CTC["sum"][0](L, x, L.tensor(TARGETS), L.tensor(IN_LENS), L.tensor(TARGET_LENS))
+        (g,) = L.autograd.grad(loss, x, create_graph=True)
+        return L.autograd.grad(g.sum(), x)
+
+    assert_same_error(fn)
+
+
+CTC_ERRORS = {
+    "blank": lambda L: F(L).ctc_loss(
+        L.zeros(5, 2, 4), L.ones(2, 2, dtype=L.long), (5, 5), (2, 2), blank=4
+    ),
+    "input_lengths_size": lambda L: F(L).ctc_loss(
+        L.zeros(5, 2, 4), L.ones(2, 2, dtype=L.long), (5, 5, 5), (2, 2)
+    ),
+    "target_lengths_size": lambda L: F(L).ctc_loss(
+        L.zeros(5, 2, 4), L.ones(2, 2, dtype=L.long), (5, 5), (2,)
+    ),
+    "input_too_long": lambda L: F(L).ctc_loss(
+        L.zeros(5, 2, 4), L.ones(2, 2, dtype=L.long), (6, 5), (2, 2)
+    ),
+    "negative_input_length": lambda L: F(L).ctc_loss(
+        L.zeros(5, 2, 4), L.ones(2, 2, dtype=L.long), (5, -1), (2, 2)
+    ),
+    "target_too_short": lambda L: F(L).ctc_loss(
+        L.zeros(5, 2, 4), L.ones(2, 2, dtype=L.long), (5, 5), (3, 2)
+    ),
+    "concatenated_size": lambda L: F(L).ctc_loss(
+        L.zeros(5, 2, 4), L.ones(3, dtype=L.long), (5, 5), (2, 2)
+    ),
+    "float_lengths": lambda L: F(L).ctc_loss(
+        L.zeros(5, 2, 4), L.ones(2, 2, dtype=L.long), L.tensor([5.0, 5.0]), L.tensor([2, 2])
+    ),
+    "bad_reduction": lambda L: F(L).ctc_loss(
+        L.zeros(5, 2, 4), L.ones(2, 2, dtype=L.long), (5, 5), (2, 2), reduction="avg"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CTC_ERRORS))
+def test_ctc_loss_errors_as_torch(name):
+    assert_same_error(CTC_ERRORS[name])

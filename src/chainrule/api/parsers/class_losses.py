@@ -8,8 +8,11 @@ PyTorch writes); the embedding losses are composed from ops as PyTorch composes 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
+from ..._backend import xp
+from ..._creation import tensor as make_tensor
 from ..._creation import zeros_like
 from ..._tensor import Tensor
 from ...ops import activations, binary, logical, losses, normalizations, reductions, shapes
@@ -457,3 +460,105 @@ def triplet_margin_with_distance_loss(
         d_neg = binary.minimum(d_neg, distance(positive, negative))
     loss = binary.clamp_min_scalar(margin + d_pos - d_neg, min=0)
     return reduce_loss(loss, reduction)
+
+
+# ----- sequences: ctc_loss -----------------------------------------------------------------------
+
+
+def _lengths(value, name: str) -> Any:
+    """Lengths given as a tensor (of integers) or a sequence, as an int64 array."""
+    if isinstance(value, Tensor):
+        if not value.dtype.is_floating_point and value.dtype.name != "bool":
+            return value._data.reshape(-1).astype(xp.int64)
+        raise RuntimeError(f"{name} must be integral")
+    return xp.asarray(list(value) if not isinstance(value, int) else [value], dtype=xp.int64)
+
+
+def _padded_targets(targets: Tensor, target_lengths, batch: int):
+    """The targets as (batch, longest), from the padded 2-D form or the concatenated 1-D
+    one, with PyTorch's checks."""
+    where = "(while checking arguments for ctc_loss_allocate_outputs)"
+    for length in target_lengths:
+        if length < 0:
+            raise RuntimeError(
+                f"Expected target_lengths to have value at least 0, but got value {length} " + where
+            )
+    longest = int(target_lengths.max()) if target_lengths.size else 0
+    data = targets._data.astype(xp.int64)
+    if targets.ndim == 1:
+        total = int(target_lengths.sum())
+        if data.shape[0] != total:
+            raise RuntimeError(
+                f"Expected tensor to have size {total} at dimension 0, but got size "
+                f"{data.shape[0]} for argument #2 'targets' {where}"
+            )
+        starts = xp.cumsum(target_lengths) - target_lengths
+        at = starts[:, None] + xp.arange(longest)
+        valid = xp.arange(longest) < target_lengths[:, None]
+        return xp.where(valid, data[xp.where(valid, at, 0)] if total else 0, 0)
+    if data.shape[0] != batch:
+        raise RuntimeError(
+            f"Expected tensor to have size {batch} at dimension 0, but got size "
+            f"{data.shape[0]} for argument #2 'targets' {where}"
+        )
+    if data.shape[1] < longest:
+        raise RuntimeError(
+            f"Expected tensor to have size at least {longest} at dimension 1, but got size "
+            f"{data.shape[1]} for argument #2 'targets' {where}"
+        )
+    return data[:, :longest]
+
+
+def ctc_loss(
+    log_probs: Tensor,
+    targets: Tensor,
+    input_lengths: Tensor | Sequence[int],
+    target_lengths: Tensor | Sequence[int],
+    blank: int = 0,
+    reduction: str = "mean",
+    zero_infinity: bool = False,
+) -> Tensor:
+    """The connectionist temporal classification loss: -log of the total probability of the
+    alignments of each target to its input (log_probs: (T, N, C) or (T, C)), per sample
+    (CtcLossBackward0), then divided by the target lengths and averaged ('mean') or summed;
+    zero_infinity sets impossible alignments' losses (inf) to 0."""
+    reduction = reduction_of(reduction)
+    batched = log_probs.ndim == 3
+    lp = log_probs if batched else shapes.unsqueeze(log_probs, dim=1)
+    t_max, batch, labels = lp.shape
+    if not 0 <= blank < labels:
+        raise RuntimeError("blank must be in label range")
+    inputs = _lengths(input_lengths, "input_lengths")
+    lengths = _lengths(target_lengths, "target_lengths")
+    if inputs.size != batch:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if lengths.size != batch:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    padded = _padded_targets(targets, lengths, batch)
+    where = "(while checking arguments for ctc_loss_allocate_outputs)"
+    for length in inputs:
+        if length < 0:
+            raise RuntimeError(
+                f"Expected input_lengths to have value at least 0, but got value {length} " + where
+            )
+        if length > t_max:
+            raise RuntimeError(
+                f"Expected input_lengths to have value at most {t_max}, but got value "
+                f"{length} " + where
+            )
+    loss = losses.ctc_loss(
+        lp,
+        targets=padded,
+        input_lengths=inputs,
+        target_lengths=lengths,
+        blank=int(blank),
+        zero_infinity=bool(zero_infinity),
+    )
+    if zero_infinity:
+        loss = logical.where(xp.isinf(loss._data), zeros_like(loss), loss)
+    if reduction == "mean":
+        per_length = make_tensor(xp.maximum(lengths, 1).astype(lp._data.dtype))
+        loss = reductions.mean(loss / per_length)
+    elif reduction == "sum":
+        loss = reductions.sum(loss)
+    return loss if batched or reduction != "none" else shapes.squeeze(loss, dims=(0,), variant=1)

@@ -189,3 +189,24 @@ def torch_embedding(
 ) -> Tensor:
     """torch.embedding(weight, indices, ...): the rows of weight at indices."""
     return embedding.embedding_rows(weight, indices, padding_idx, scale_grad_by_freq)
+
+
+def ctc_loss(
+    log_probs: Tensor,
+    targets: Tensor,
+    input_lengths: Tensor | Sequence[int],
+    target_lengths: Tensor | Sequence[int],
+    blank: int = 0,
+    reduction: int = 1,
+    zero_infinity: bool = False,
+) -> Tensor:
+    """torch.ctc_loss."""
+    return class_losses.ctc_loss(
+        log_probs,
+        targets,
+        input_lengths,
+        target_lengths,
+        blank,
+        _reduction(reduction),
+        zero_infinity,
+    )
