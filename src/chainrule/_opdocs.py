@@ -75,6 +75,11 @@ FAMILIES = (
     ("ops.pooling", "Pooling"),
     ("ops.padding", "Padding"),
     ("ops.resampling", "Resampling"),
+    ("ops.norm_layers", "Normalization layers"),
+    ("ops.losses", "Losses"),
+    ("ops.distances", "Distances"),
+    ("ops.embedding", "Embeddings"),
+    ("ops.attention", "Attention"),
     ("autograd.inplace", "In-place writes through views"),
 )
 
@@ -104,6 +109,7 @@ HELPERS = frozenset(
         "upsample_linear_backward",
         "upsample_bicubic_backward",
         "affine_grid_generator_backward",
+        "ctc_loss_backward",  # the VJP of ctc_loss, recorded under create_graph
     }
 )
 
