@@ -13,8 +13,11 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"chainrule(\
 
 from . import (  # noqa: E402, F401
     _dtypes,  # noqa: E402
+    accelerator,  # torch.accelerator: none
     api,  # noqa: E402
     autograd,
+    backends,  # torch.backends: flags and availability
+    cuda,  # torch.cuda as a CPU-only build has it
     explain,  # noqa: E402, F401  (callable: chainrule.explain(y, v))
     func,  # torch.func's transforms
     linalg,  # torch.linalg

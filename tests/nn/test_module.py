@@ -431,14 +431,17 @@ def test_to_refuses_integer_dtypes():
 
 
 def test_other_devices_give_tensor_to_s_error():
-    """chainrule has only the CPU: Module.to raises what Tensor.to raises."""
-    with pytest.raises(RuntimeError) as tensor_error:
+    """chainrule has only the CPU: Module.to and Module.cuda raise what Tensor.to raises,
+    PyTorch's error on a build without CUDA."""
+    with pytest.raises(AssertionError) as tensor_error:
         cr.ones(1).to("cuda")
-    with pytest.raises(RuntimeError) as module_error:
+    with pytest.raises(AssertionError) as module_error:
         net(cr).to("cuda")
     assert str(module_error.value) == str(tensor_error.value)
-    with pytest.raises(RuntimeError, match="CPU only"):
+    with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
         net(cr).cuda()
+    with pytest.raises(RuntimeError, match="CPU only"):
+        net(cr).to("mps")
     assert net(cr).to("cpu").training
 
 
