@@ -23,6 +23,7 @@ from . import (  # noqa: E402, F401
     linalg,  # torch.linalg
     nn,
     ops,  # noqa: E402, F401  (every op family: defines and registers the ops)
+    serialization,  # torch.serialization: save and load in PyTorch's format
     special,  # torch.special
 )
 from ._creation import (  # noqa: E402, F401
@@ -100,6 +101,8 @@ from .autograd.grad_mode import (  # noqa: E402, F401
     no_grad,
     set_grad_enabled,
 )
+from .serialization import load, save  # noqa: E402, F401
+from .serialization.safetensors import load_safetensors, save_safetensors  # noqa: E402, F401
 
 # chainrule.*, the Tensor methods and operators, chainrule.linalg, chainrule.special and
 # chainrule.nn.functional, from the name table (api/table.py)

@@ -587,4 +587,16 @@ def _wrap_dim(dim: int, ndim: int) -> int:
 
 
 def _rebuild(data: ndarray, dtype_name: str, requires_grad: bool) -> Tensor:
-    return _make(data, getattr(_dtypes, dtype_name), requires_grad)
+    """A pickled tensor, checked: a known dtype and an array of exactly that dtype."""
+    dt = {d.name: d for d in _dtypes.ALL}.get(dtype_name) if isinstance(dtype_name, str) else None
+    if dt is None:
+        raise RuntimeError(f"cannot unpickle a tensor of unknown dtype {dtype_name!r}")
+    if type(data) is not ndarray or data.dtype != dt.np:
+        raise RuntimeError(
+            f"cannot unpickle a tensor: expected an array of {dt}, got "
+            f"{getattr(data, 'dtype', type(data).__name__)}"
+        )
+    t = _make(data, dt)
+    if requires_grad is True:
+        t.requires_grad_(True)
+    return t
