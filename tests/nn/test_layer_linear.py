@@ -117,3 +117,66 @@ def test_print_model():
 
     assert str(model(cr)) == str(model(torch))
     assert np.all([k1 == k2 for k1, k2 in zip(model(cr).state_dict(), model(torch).state_dict())])
+
+
+# ----- LazyLinear and the lazy-module mechanism ----------------------------------------------
+
+
+def test_lazy_linear_before_first_call():
+    for lib in (cr, torch):
+        m = lib.nn.LazyLinear(3)
+        assert repr(m) == "LazyLinear(in_features=0, out_features=3, bias=True)"
+        assert repr(m.weight) == "<UninitializedParameter>"
+        assert lib.nn.parameter.is_lazy(m.weight) and m.has_uninitialized_params()
+        assert list(m.state_dict()) == ["weight", "bias"]
+        assert isinstance(m.weight, lib.nn.parameter.UninitializedParameter)
+        assert isinstance(m.weight, lib.nn.Parameter)
+    assert_same_error(lambda lib: lib.nn.LazyLinear(3).weight.shape)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+def test_lazy_linear_becomes_linear(dtype):
+    x = R(2, 6, 5).astype(dtype)
+    mods = {}
+    for lib in (cr, torch):
+        m = lib.nn.LazyLinear(4, bias=False, dtype=getattr(lib, np.dtype(dtype).name))
+        y = m(lib.tensor(x))
+        assert type(m) is lib.nn.Linear and m.in_features == 5
+        assert type(m.weight) is lib.nn.Parameter and tuple(m.weight.shape) == (4, 5)
+        assert str(m.weight.dtype) == f"torch.{np.dtype(dtype).name}" and tuple(y.shape) == (
+            2,
+            6,
+            4,
+        )
+        assert not m._forward_pre_hooks and not m._load_state_dict_pre_hooks
+        mods[lib] = m
+    mods[cr].load_state_dict({"weight": cr.tensor(mods[torch].weight.detach().numpy())})
+    assert repr(mods[cr]) == repr(mods[torch])
+    out_c, out_t = mods[cr](cr.tensor(x)), mods[torch](torch.tensor(x))
+    np.testing.assert_allclose(out_c.detach().numpy(), out_t.detach().numpy(), rtol=1e-5)
+    assert out_c.grad_fn.name() == out_t.grad_fn.name()
+
+
+def test_lazy_linear_initialisation():
+    m = cr.nn.LazyLinear(300)
+    m(cr.ones(1, 400))
+    uniform_stats(m.weight, 1 / 20)
+    b = cr.nn.LazyLinear(2000)
+    b(cr.ones(3))
+    uniform_stats(b.bias, 1 / math.sqrt(3))
+
+
+def test_lazy_linear_load_state_dict():
+    """Loading materialises the placeholders to the loaded shapes; the module stays lazy
+    until its first call."""
+    for lib in (cr, torch):
+        m = lib.nn.LazyLinear(2)
+        src = lib.nn.Linear(3, 2)
+        m.load_state_dict(src.state_dict())
+        assert lib.equal(m.weight, src.weight) and not m.has_uninitialized_params()
+        assert type(m).__name__ == "LazyLinear"
+        m(lib.ones(4, 3))
+        assert type(m) is lib.nn.Linear
+    assert_same_error(
+        lambda lib: lib.nn.Linear(3, 2).load_state_dict(lib.nn.LazyLinear(2).state_dict())
+    )

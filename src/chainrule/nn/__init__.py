@@ -24,6 +24,18 @@ from .parameter import Buffer, Parameter  # noqa: F401
 
 # ----- layers (nn-layers) -----
 # isort: off
+from .modules import Conv1d  # noqa: E402, F401
+from .modules import Conv2d  # noqa: E402, F401
+from .modules import Conv3d  # noqa: E402, F401
+from .modules import ConvTranspose1d  # noqa: E402, F401
+from .modules import ConvTranspose2d  # noqa: E402, F401
+from .modules import ConvTranspose3d  # noqa: E402, F401
+from .modules import LazyConv1d  # noqa: E402, F401
+from .modules import LazyConv2d  # noqa: E402, F401
+from .modules import LazyConv3d  # noqa: E402, F401
+from .modules import LazyConvTranspose1d  # noqa: E402, F401
+from .modules import LazyConvTranspose2d  # noqa: E402, F401
+from .modules import LazyConvTranspose3d  # noqa: E402, F401
 from .modules import AlphaDropout  # noqa: E402, F401
 from .modules import Dropout  # noqa: E402, F401
 from .modules import Dropout1d  # noqa: E402, F401
@@ -31,6 +43,7 @@ from .modules import Dropout2d  # noqa: E402, F401
 from .modules import Dropout3d  # noqa: E402, F401
 from .modules import FeatureAlphaDropout  # noqa: E402, F401
 from .modules import Bilinear  # noqa: E402, F401
+from .modules import LazyLinear  # noqa: E402, F401
 from .modules import Linear  # noqa: E402, F401
 from .modules import LayerNorm  # noqa: E402, F401
 # isort: on

@@ -11,13 +11,27 @@ from .module import Module
 
 # ----- layers (nn-layers) -----
 # isort: off
+from .conv import Conv1d  # noqa: E402
+from .conv import Conv2d  # noqa: E402
+from .conv import Conv3d  # noqa: E402
+from .conv import ConvTranspose1d  # noqa: E402
+from .conv import ConvTranspose2d  # noqa: E402
+from .conv import ConvTranspose3d  # noqa: E402
+from .conv import LazyConv1d  # noqa: E402
+from .conv import LazyConv2d  # noqa: E402
+from .conv import LazyConv3d  # noqa: E402
+from .conv import LazyConvTranspose1d  # noqa: E402
+from .conv import LazyConvTranspose2d  # noqa: E402
+from .conv import LazyConvTranspose3d  # noqa: E402
 from .dropout import AlphaDropout  # noqa: E402
 from .dropout import Dropout  # noqa: E402
 from .dropout import Dropout1d  # noqa: E402
 from .dropout import Dropout2d  # noqa: E402
 from .dropout import Dropout3d  # noqa: E402
 from .dropout import FeatureAlphaDropout  # noqa: E402
+from .lazy import LazyModuleMixin  # noqa: E402
 from .linear import Bilinear  # noqa: E402
+from .linear import LazyLinear  # noqa: E402
 from .linear import Linear  # noqa: E402
 from .linear import NonDynamicallyQuantizableLinear  # noqa: E402
 from .normalization import LayerNorm  # noqa: E402
@@ -35,6 +49,18 @@ __all__ = [
     "Flatten",
     "Unflatten",
     # ----- layers (nn-layers) -----
+    "Conv1d",
+    "Conv2d",
+    "Conv3d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "ConvTranspose3d",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyConv3d",
+    "LazyConvTranspose1d",
+    "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
     "AlphaDropout",
     "Dropout",
     "Dropout1d",
@@ -42,6 +68,8 @@ __all__ = [
     "Dropout3d",
     "FeatureAlphaDropout",
     "Bilinear",
+    "LazyModuleMixin",
+    "LazyLinear",
     "Linear",
     "NonDynamicallyQuantizableLinear",
     "LayerNorm",
