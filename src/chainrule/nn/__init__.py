@@ -46,6 +46,24 @@ from .modules import Bilinear  # noqa: E402, F401
 from .modules import LazyLinear  # noqa: E402, F401
 from .modules import Linear  # noqa: E402, F401
 from .modules import LayerNorm  # noqa: E402, F401
+from .modules import AdaptiveAvgPool1d  # noqa: E402, F401
+from .modules import AdaptiveAvgPool2d  # noqa: E402, F401
+from .modules import AdaptiveAvgPool3d  # noqa: E402, F401
+from .modules import AdaptiveMaxPool1d  # noqa: E402, F401
+from .modules import AdaptiveMaxPool2d  # noqa: E402, F401
+from .modules import AdaptiveMaxPool3d  # noqa: E402, F401
+from .modules import AvgPool1d  # noqa: E402, F401
+from .modules import AvgPool2d  # noqa: E402, F401
+from .modules import AvgPool3d  # noqa: E402, F401
+from .modules import LPPool1d  # noqa: E402, F401
+from .modules import LPPool2d  # noqa: E402, F401
+from .modules import LPPool3d  # noqa: E402, F401
+from .modules import MaxPool1d  # noqa: E402, F401
+from .modules import MaxPool2d  # noqa: E402, F401
+from .modules import MaxPool3d  # noqa: E402, F401
+from .modules import MaxUnpool1d  # noqa: E402, F401
+from .modules import MaxUnpool2d  # noqa: E402, F401
+from .modules import MaxUnpool3d  # noqa: E402, F401
 # isort: on
 # ----- end layers (nn-layers) -----
 

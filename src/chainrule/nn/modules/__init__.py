@@ -35,6 +35,24 @@ from .linear import LazyLinear  # noqa: E402
 from .linear import Linear  # noqa: E402
 from .linear import NonDynamicallyQuantizableLinear  # noqa: E402
 from .normalization import LayerNorm  # noqa: E402
+from .pooling import AdaptiveAvgPool1d  # noqa: E402
+from .pooling import AdaptiveAvgPool2d  # noqa: E402
+from .pooling import AdaptiveAvgPool3d  # noqa: E402
+from .pooling import AdaptiveMaxPool1d  # noqa: E402
+from .pooling import AdaptiveMaxPool2d  # noqa: E402
+from .pooling import AdaptiveMaxPool3d  # noqa: E402
+from .pooling import AvgPool1d  # noqa: E402
+from .pooling import AvgPool2d  # noqa: E402
+from .pooling import AvgPool3d  # noqa: E402
+from .pooling import LPPool1d  # noqa: E402
+from .pooling import LPPool2d  # noqa: E402
+from .pooling import LPPool3d  # noqa: E402
+from .pooling import MaxPool1d  # noqa: E402
+from .pooling import MaxPool2d  # noqa: E402
+from .pooling import MaxPool3d  # noqa: E402
+from .pooling import MaxUnpool1d  # noqa: E402
+from .pooling import MaxUnpool2d  # noqa: E402
+from .pooling import MaxUnpool3d  # noqa: E402
 # isort: on
 # ----- end layers (nn-layers) -----
 
@@ -73,6 +91,24 @@ __all__ = [
     "Linear",
     "NonDynamicallyQuantizableLinear",
     "LayerNorm",
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "AvgPool3d",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
+    "MaxPool1d",
+    "MaxPool2d",
+    "MaxPool3d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "MaxUnpool3d",
     # ----- end layers (nn-layers) -----
 ]
 
