@@ -64,6 +64,21 @@ from .modules import MaxPool3d  # noqa: E402, F401
 from .modules import MaxUnpool1d  # noqa: E402, F401
 from .modules import MaxUnpool2d  # noqa: E402, F401
 from .modules import MaxUnpool3d  # noqa: E402, F401
+from .modules import BatchNorm1d  # noqa: E402, F401
+from .modules import BatchNorm2d  # noqa: E402, F401
+from .modules import BatchNorm3d  # noqa: E402, F401
+from .modules import LazyBatchNorm1d  # noqa: E402, F401
+from .modules import LazyBatchNorm2d  # noqa: E402, F401
+from .modules import LazyBatchNorm3d  # noqa: E402, F401
+from .modules import InstanceNorm1d  # noqa: E402, F401
+from .modules import InstanceNorm2d  # noqa: E402, F401
+from .modules import InstanceNorm3d  # noqa: E402, F401
+from .modules import LazyInstanceNorm1d  # noqa: E402, F401
+from .modules import LazyInstanceNorm2d  # noqa: E402, F401
+from .modules import LazyInstanceNorm3d  # noqa: E402, F401
+from .modules import GroupNorm  # noqa: E402, F401
+from .modules import LocalResponseNorm  # noqa: E402, F401
+from .modules import RMSNorm  # noqa: E402, F401
 # isort: on
 # ----- end layers (nn-layers) -----
 

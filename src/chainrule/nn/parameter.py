@@ -135,6 +135,7 @@ class UninitializedTensorMixin:
     """A tensor without data or shape yet: ``materialize(shape)`` gives it both and turns it
     into ``cls_to_become``."""
 
+    __slots__ = ()
     cls_to_become: type = Tensor
 
     def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
@@ -156,6 +157,31 @@ class UninitializedTensorMixin:
             "an uninitialized parameter into an initialized one. "
             "Call `forward` to initialize the parameters before accessing their attributes."
         )
+
+    def to(self, *args: Any, **kwargs: Any) -> Any:
+        """A placeholder of the new dtype (there is no data to convert): ``Module.to`` and
+        ``double()`` keep a lazy module lazy."""
+        from .._dtypes import dtype as DType
+
+        dt = kwargs.get("dtype") or next((a for a in args if isinstance(a, DType)), None)
+        if dt is None or dt == self._dtype:
+            return self
+        return type(self)(self._requires_grad, dtype=dt)
+
+    def float(self) -> Any:
+        from .._dtypes import float32
+
+        return self.to(float32)
+
+    def double(self) -> Any:
+        from .._dtypes import float64
+
+        return self.to(float64)
+
+    def half(self) -> Any:
+        from .._dtypes import float16
+
+        return self.to(float16)
 
     def share_memory_(self) -> Any:
         raise RuntimeError(

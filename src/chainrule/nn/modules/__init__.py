@@ -53,6 +53,21 @@ from .pooling import MaxPool3d  # noqa: E402
 from .pooling import MaxUnpool1d  # noqa: E402
 from .pooling import MaxUnpool2d  # noqa: E402
 from .pooling import MaxUnpool3d  # noqa: E402
+from .batchnorm import BatchNorm1d  # noqa: E402
+from .batchnorm import BatchNorm2d  # noqa: E402
+from .batchnorm import BatchNorm3d  # noqa: E402
+from .batchnorm import LazyBatchNorm1d  # noqa: E402
+from .batchnorm import LazyBatchNorm2d  # noqa: E402
+from .batchnorm import LazyBatchNorm3d  # noqa: E402
+from .instancenorm import InstanceNorm1d  # noqa: E402
+from .instancenorm import InstanceNorm2d  # noqa: E402
+from .instancenorm import InstanceNorm3d  # noqa: E402
+from .instancenorm import LazyInstanceNorm1d  # noqa: E402
+from .instancenorm import LazyInstanceNorm2d  # noqa: E402
+from .instancenorm import LazyInstanceNorm3d  # noqa: E402
+from .normalization import GroupNorm  # noqa: E402
+from .normalization import LocalResponseNorm  # noqa: E402
+from .normalization import RMSNorm  # noqa: E402
 # isort: on
 # ----- end layers (nn-layers) -----
 
@@ -109,6 +124,21 @@ __all__ = [
     "MaxUnpool1d",
     "MaxUnpool2d",
     "MaxUnpool3d",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "BatchNorm3d",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "InstanceNorm3d",
+    "LazyInstanceNorm1d",
+    "LazyInstanceNorm2d",
+    "LazyInstanceNorm3d",
+    "GroupNorm",
+    "LocalResponseNorm",
+    "RMSNorm",
     # ----- end layers (nn-layers) -----
 ]
 
