@@ -102,6 +102,8 @@ def check_module(
         assert list(cparams) == list(tparams)
         for name, p in tparams.items():
             assert_same_grad(cparams[name].grad, p.grad, f"grad of {name}", rtol, atol)
+    for name, p in tm.named_parameters():  # layers that write their weights (max_norm)
+        assert_same(dict(cm.named_parameters())[name], p, f"parameter {name}", rtol, atol)
     tbufs = dict(tm.named_buffers())
     cbufs = dict(cm.named_buffers())
     assert list(cbufs) == list(tbufs)

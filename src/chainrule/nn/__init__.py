@@ -79,6 +79,8 @@ from .modules import LazyInstanceNorm3d  # noqa: E402, F401
 from .modules import GroupNorm  # noqa: E402, F401
 from .modules import LocalResponseNorm  # noqa: E402, F401
 from .modules import RMSNorm  # noqa: E402, F401
+from .modules import Embedding  # noqa: E402, F401
+from .modules import EmbeddingBag  # noqa: E402, F401
 # isort: on
 # ----- end layers (nn-layers) -----
 

@@ -68,6 +68,8 @@ from .instancenorm import LazyInstanceNorm3d  # noqa: E402
 from .normalization import GroupNorm  # noqa: E402
 from .normalization import LocalResponseNorm  # noqa: E402
 from .normalization import RMSNorm  # noqa: E402
+from .sparse import Embedding  # noqa: E402
+from .sparse import EmbeddingBag  # noqa: E402
 # isort: on
 # ----- end layers (nn-layers) -----
 
@@ -139,6 +141,8 @@ __all__ = [
     "GroupNorm",
     "LocalResponseNorm",
     "RMSNorm",
+    "Embedding",
+    "EmbeddingBag",
     # ----- end layers (nn-layers) -----
 ]
 
