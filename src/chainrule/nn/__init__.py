@@ -81,6 +81,31 @@ from .modules import LocalResponseNorm  # noqa: E402, F401
 from .modules import RMSNorm  # noqa: E402, F401
 from .modules import Embedding  # noqa: E402, F401
 from .modules import EmbeddingBag  # noqa: E402, F401
+from .modules import Upsample  # noqa: E402, F401
+from .modules import UpsamplingBilinear2d  # noqa: E402, F401
+from .modules import UpsamplingNearest2d  # noqa: E402, F401
+from .modules import PixelShuffle  # noqa: E402, F401
+from .modules import PixelUnshuffle  # noqa: E402, F401
+from .modules import ChannelShuffle  # noqa: E402, F401
+from .modules import Fold  # noqa: E402, F401
+from .modules import Unfold  # noqa: E402, F401
+from .modules import CosineSimilarity  # noqa: E402, F401
+from .modules import PairwiseDistance  # noqa: E402, F401
+from .modules import CircularPad1d  # noqa: E402, F401
+from .modules import CircularPad2d  # noqa: E402, F401
+from .modules import CircularPad3d  # noqa: E402, F401
+from .modules import ConstantPad1d  # noqa: E402, F401
+from .modules import ConstantPad2d  # noqa: E402, F401
+from .modules import ConstantPad3d  # noqa: E402, F401
+from .modules import ReflectionPad1d  # noqa: E402, F401
+from .modules import ReflectionPad2d  # noqa: E402, F401
+from .modules import ReflectionPad3d  # noqa: E402, F401
+from .modules import ReplicationPad1d  # noqa: E402, F401
+from .modules import ReplicationPad2d  # noqa: E402, F401
+from .modules import ReplicationPad3d  # noqa: E402, F401
+from .modules import ZeroPad1d  # noqa: E402, F401
+from .modules import ZeroPad2d  # noqa: E402, F401
+from .modules import ZeroPad3d  # noqa: E402, F401
 # isort: on
 # ----- end layers (nn-layers) -----
 

@@ -70,6 +70,31 @@ from .normalization import LocalResponseNorm  # noqa: E402
 from .normalization import RMSNorm  # noqa: E402
 from .sparse import Embedding  # noqa: E402
 from .sparse import EmbeddingBag  # noqa: E402
+from .upsampling import Upsample  # noqa: E402
+from .upsampling import UpsamplingBilinear2d  # noqa: E402
+from .upsampling import UpsamplingNearest2d  # noqa: E402
+from .pixelshuffle import PixelShuffle  # noqa: E402
+from .pixelshuffle import PixelUnshuffle  # noqa: E402
+from .channelshuffle import ChannelShuffle  # noqa: E402
+from .fold import Fold  # noqa: E402
+from .fold import Unfold  # noqa: E402
+from .distance import CosineSimilarity  # noqa: E402
+from .distance import PairwiseDistance  # noqa: E402
+from .padding import CircularPad1d  # noqa: E402
+from .padding import CircularPad2d  # noqa: E402
+from .padding import CircularPad3d  # noqa: E402
+from .padding import ConstantPad1d  # noqa: E402
+from .padding import ConstantPad2d  # noqa: E402
+from .padding import ConstantPad3d  # noqa: E402
+from .padding import ReflectionPad1d  # noqa: E402
+from .padding import ReflectionPad2d  # noqa: E402
+from .padding import ReflectionPad3d  # noqa: E402
+from .padding import ReplicationPad1d  # noqa: E402
+from .padding import ReplicationPad2d  # noqa: E402
+from .padding import ReplicationPad3d  # noqa: E402
+from .padding import ZeroPad1d  # noqa: E402
+from .padding import ZeroPad2d  # noqa: E402
+from .padding import ZeroPad3d  # noqa: E402
 # isort: on
 # ----- end layers (nn-layers) -----
 
@@ -143,6 +168,31 @@ __all__ = [
     "RMSNorm",
     "Embedding",
     "EmbeddingBag",
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
+    "PixelShuffle",
+    "PixelUnshuffle",
+    "ChannelShuffle",
+    "Fold",
+    "Unfold",
+    "CosineSimilarity",
+    "PairwiseDistance",
+    "CircularPad1d",
+    "CircularPad2d",
+    "CircularPad3d",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ConstantPad3d",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReflectionPad3d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "ReplicationPad3d",
+    "ZeroPad1d",
+    "ZeroPad2d",
+    "ZeroPad3d",
     # ----- end layers (nn-layers) -----
 ]
 
