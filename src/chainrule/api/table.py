@@ -672,4 +672,6 @@ FUNCTIONAL = [
     ("scaled_dot_product_attention", p_attention.scaled_dot_product_attention),
     # ----- nn-transformer: multi-head attention (parsers/multihead.py) --------------------
     ("multi_head_attention_forward", p_multihead.multi_head_attention_forward),
+    ("_canonical_mask", p_multihead._canonical_mask),
+    ("_none_or_dtype", p_multihead._none_or_dtype),
 ]

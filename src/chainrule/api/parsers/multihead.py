@@ -71,25 +71,39 @@ def _shape_check(query, key, value, key_padding_mask, attn_mask, num_heads: int)
     )
 
 
-def canonical_mask(
-    mask: Tensor | None, name: str, other_dtype: Any, other_name: str, dtype: Any
+def _canonical_mask(
+    mask: Tensor | None,
+    mask_name: str,
+    other_type: Any,
+    other_name: str,
+    target_type: Any,
+    check_other: bool = True,
 ) -> Tensor | None:
     """A bool mask (True: masked out) as an additive one (-inf there, 0 elsewhere, of
-    ``dtype``); a float mask as it is; PyTorch's check of the mask's type and its warning
-    when it differs from the other mask's."""
+    ``target_type``); a float mask as it is; PyTorch's check of the mask's type and its
+    warning when it differs from the other mask's (``other_type``)."""
     if mask is None:
         return None
     if mask.dtype != bool_ and not mask.is_floating_point():
-        raise AssertionError(f"only bool and floating types of {name} are supported")
-    if other_dtype is not None and mask.dtype != other_dtype:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype != other_type:
         warnings.warn(
-            f"Support for mismatched {name} and {other_name} is deprecated. Use same type for "
-            "both instead.",
+            f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same "
+            "type for both instead.",
             stacklevel=3,
         )
     if mask.is_floating_point():
         return mask
-    return make_tensor(xp.where(mask._data, -xp.inf, 0.0).astype(dtype.np))
+    return make_tensor(xp.where(mask._data, -xp.inf, 0.0).astype(target_type.np))
+
+
+def _none_or_dtype(input: Tensor | None) -> Any:
+    """The tensor's dtype, or None."""
+    if input is None:
+        return None
+    if isinstance(input, Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
 
 
 def _pad_one(mask: Tensor | None) -> Tensor | None:
@@ -222,9 +236,8 @@ def multi_head_attention_forward(
             key_padding_mask = key_padding_mask.unsqueeze(0)
     tgt_len, bsz, embed_dim = query.shape
     src_len = key.shape[0]
-    other = None if attn_mask is None else attn_mask.dtype
-    key_padding_mask = canonical_mask(
-        key_padding_mask, "key_padding_mask", other, "attn_mask", query.dtype
+    key_padding_mask = _canonical_mask(
+        key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask", query.dtype
     )
     if is_causal and attn_mask is None:
         raise RuntimeError(
@@ -234,7 +247,7 @@ def multi_head_attention_forward(
     if is_causal and key_padding_mask is None and not need_weights:
         attn_mask = None  # the hint alone: scaled_dot_product_attention's own causal mask
     else:
-        attn_mask = canonical_mask(attn_mask, "attn_mask", None, "", query.dtype)
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, False)
         if key_padding_mask is not None:
             is_causal = False  # the merged mask is no longer causal
     if embed_dim != embed_dim_to_check:
