@@ -22,6 +22,20 @@ from .modules import (  # noqa: F401
 )
 from .parameter import Buffer, Parameter  # noqa: F401
 
+# ----- layers (nn-layers) -----
+# isort: off
+from .modules import AlphaDropout  # noqa: E402, F401
+from .modules import Dropout  # noqa: E402, F401
+from .modules import Dropout1d  # noqa: E402, F401
+from .modules import Dropout2d  # noqa: E402, F401
+from .modules import Dropout3d  # noqa: E402, F401
+from .modules import FeatureAlphaDropout  # noqa: E402, F401
+from .modules import Bilinear  # noqa: E402, F401
+from .modules import Linear  # noqa: E402, F401
+from .modules import LayerNorm  # noqa: E402, F401
+# isort: on
+# ----- end layers (nn-layers) -----
+
 
 def __getattr__(name: str):
     from .._missing import missing

@@ -9,6 +9,21 @@ from .flatten import Flatten, Unflatten
 from .linear import Identity
 from .module import Module
 
+# ----- layers (nn-layers) -----
+# isort: off
+from .dropout import AlphaDropout  # noqa: E402
+from .dropout import Dropout  # noqa: E402
+from .dropout import Dropout1d  # noqa: E402
+from .dropout import Dropout2d  # noqa: E402
+from .dropout import Dropout3d  # noqa: E402
+from .dropout import FeatureAlphaDropout  # noqa: E402
+from .linear import Bilinear  # noqa: E402
+from .linear import Linear  # noqa: E402
+from .linear import NonDynamicallyQuantizableLinear  # noqa: E402
+from .normalization import LayerNorm  # noqa: E402
+# isort: on
+# ----- end layers (nn-layers) -----
+
 __all__ = [
     "Module",
     "Sequential",
@@ -19,6 +34,18 @@ __all__ = [
     "Identity",
     "Flatten",
     "Unflatten",
+    # ----- layers (nn-layers) -----
+    "AlphaDropout",
+    "Dropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
+    "FeatureAlphaDropout",
+    "Bilinear",
+    "Linear",
+    "NonDynamicallyQuantizableLinear",
+    "LayerNorm",
+    # ----- end layers (nn-layers) -----
 ]
 
 
