@@ -4,8 +4,9 @@ after: ``norm_first``), ``TransformerDecoderLayer`` (plus attention over the enc
 memory), ``TransformerEncoder``/``TransformerDecoder`` (stacks of deep copies of a layer,
 an optional final norm) and ``Transformer`` (both, Xavier-uniform weights).
 ``Transformer.generate_square_subsequent_mask`` is the causal mask. The layers are
-composed of ``MultiheadAttention``, ``Linear``, ``Dropout`` and ``LayerNorm``; PyTorch's
-fused inference paths give the same values, so there is one path here."""
+composed of ``MultiheadAttention``, ``Linear``, ``Dropout`` and ``LayerNorm``. PyTorch's
+fused inference paths give the same values, so there is one path here, but for what the
+encoder's nested-tensor path shows: zeros at padded tokens."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from typing import Any
 from ..._creation import full
 from ..._tensor import Tensor
 from ...api.parsers.functional import relu  # F.relu itself: F is filled in after nn's import
+from ...autograd.grad_mode import is_grad_enabled
 from .. import functional as F
 from ..init import xavier_uniform_
 from .activation_attention import MultiheadAttention
@@ -376,9 +378,31 @@ class TransformerEncoder(Module):
                 is_causal=is_causal,
                 src_key_padding_mask=src_key_padding_mask,
             )
+        if self._nested_path(src, mask, src_key_padding_mask):
+            # PyTorch's inference path runs the valid tokens as a nested tensor and pads the
+            # result with zeros: the same values at valid tokens, zeros at padded ones
+            padded = src_key_padding_mask != 0
+            output = output.masked_fill(padded.unsqueeze(-1), 0.0)
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+    def _nested_path(self, src: Tensor, mask: Tensor | None, padding: Tensor | None) -> bool:
+        """Whether PyTorch would take its nested-tensor inference path: enabled, in eval
+        mode, batched input with a (left-aligned, with mask_check) padding mask and no
+        attention mask, and nothing to differentiate."""
+        first = self.layers[0]
+        if not (getattr(self, "use_nested_tensor", False) and not first.training):
+            return False
+        if src.ndim != 3 or padding is None or mask is not None:
+            return False
+        valid = (padding == 0)._data
+        if getattr(self, "mask_check", True) and (valid[..., 1:] & ~valid[..., :-1]).any():
+            return False  # not left-aligned
+        tensors = (src, *first.self_attn.parameters(), *first.linear1.parameters())
+        tensors += (*first.linear2.parameters(), *first.norm1.parameters())
+        tensors += tuple(first.norm2.parameters())
+        return not (is_grad_enabled() and any(t.requires_grad for t in tensors))
 
 
 class TransformerDecoder(Module):
