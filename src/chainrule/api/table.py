@@ -50,6 +50,7 @@ from .parsers import indexing as p_indexing
 from .parsers import linalg as p_linalg
 from .parsers import linear as p_linear
 from .parsers import losses as p_losses
+from .parsers import multihead as p_multihead
 from .parsers import norm_layers as p_norm_layers
 from .parsers import padding as p_padding
 from .parsers import pointwise as p_pointwise
@@ -669,4 +670,8 @@ FUNCTIONAL = [
     ("pdist", p_distances.pdist),
     # ----- nn-loss: attention (ops/attention.py; parsers/attention.py) ---------------------
     ("scaled_dot_product_attention", p_attention.scaled_dot_product_attention),
+    # ----- nn-transformer: multi-head attention (parsers/multihead.py) --------------------
+    ("multi_head_attention_forward", p_multihead.multi_head_attention_forward),
+    ("_canonical_mask", p_multihead._canonical_mask),
+    ("_none_or_dtype", p_multihead._none_or_dtype),
 ]

@@ -110,6 +110,18 @@ from .modules import ZeroPad3d  # noqa: E402, F401
 # ----- end layers (nn-layers) -----
 
 
+# ----- attention and transformers (nn-transformer) -----
+# isort: off
+from .modules import MultiheadAttention  # noqa: E402, F401
+from .modules import Transformer  # noqa: E402, F401
+from .modules import TransformerDecoder  # noqa: E402, F401
+from .modules import TransformerDecoderLayer  # noqa: E402, F401
+from .modules import TransformerEncoder  # noqa: E402, F401
+from .modules import TransformerEncoderLayer  # noqa: E402, F401
+# isort: on
+# ----- end attention and transformers (nn-transformer) -----
+
+
 def __getattr__(name: str):
     from .._missing import missing
 

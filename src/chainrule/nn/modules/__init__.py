@@ -98,6 +98,17 @@ from .padding import ZeroPad3d  # noqa: E402
 # isort: on
 # ----- end layers (nn-layers) -----
 
+# ----- attention and transformers (nn-transformer) -----
+# isort: off
+from .activation_attention import MultiheadAttention  # noqa: E402
+from .transformer import Transformer  # noqa: E402
+from .transformer import TransformerDecoder  # noqa: E402
+from .transformer import TransformerDecoderLayer  # noqa: E402
+from .transformer import TransformerEncoder  # noqa: E402
+from .transformer import TransformerEncoderLayer  # noqa: E402
+# isort: on
+# ----- end attention and transformers (nn-transformer) -----
+
 __all__ = [
     "Module",
     "Sequential",
@@ -194,6 +205,14 @@ __all__ = [
     "ZeroPad2d",
     "ZeroPad3d",
     # ----- end layers (nn-layers) -----
+    # ----- attention and transformers (nn-transformer) -----
+    "MultiheadAttention",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
+    # ----- end attention and transformers (nn-transformer) -----
 ]
 
 
