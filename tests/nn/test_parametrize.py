@@ -543,3 +543,75 @@ def test_old_spectral_norm_state_dict_round_trip():
     got, want = fn(cr), fn(torch)
     assert got == want
     assert_close(got, want)
+
+
+# ----- parametrizations.orthogonal -------------------------------------------------------------
+
+# (weight shape (out, in), orthogonal_map): square, tall and wide, each map
+ORTHOGONAL = [((3, 3), None), ((3, 3), "cayley"), ((3, 3), "householder"), ((4, 3), None)]
+ORTHOGONAL += [((3, 5), None), ((3, 5), "matrix_exp"), ((4, 3), "cayley")]
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("case", ORTHOGONAL, ids=lambda c: f"{c[0][0]}x{c[0][1]}-{c[1]}")
+def test_orthogonal_as_torch(case, dtype):
+    (n_out, n_in), orthogonal_map = case
+    tdt = {np.float32: "float32", np.float64: "float64"}[dtype]
+    ms = {}
+    for lib in (cr, torch):
+        m = affine(lib, n_in, n_out).to(getattr(lib, tdt))
+        ms[lib.__name__] = lib.nn.utils.parametrizations.orthogonal(
+            m, orthogonal_map=orthogonal_map
+        )
+    # a non-square weight is completed to a square base by random columns: torch's into ours
+    _copy_buffers(ms["torch"], ms["chainrule"])
+
+    def fn(lib):
+        m = ms[lib.__name__]
+        x = lib.tensor(arr(2, n_in, seed=4, dtype=dtype), requires_grad=True)
+        out = m(x)
+        out.backward(lib.tensor(arr(2, n_out, seed=5, dtype=dtype)))
+        w = m.weight.detach().numpy()
+        gram = w @ w.T if n_out < n_in else w.T @ w
+        orthonormal = bool(np.allclose(gram, np.eye(min(n_in, n_out)), atol=1e-5))
+        return [str(m), list(m.state_dict()), out, x.grad, _grads(m), orthonormal]
+
+    tol = 2e-5 if dtype is np.float32 else 1e-10
+    compare(fn, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("orthogonal_map", ["matrix_exp", "cayley", "householder"])
+def test_orthogonal_assignment_and_no_trivialization(orthogonal_map):
+    def fn(lib):
+        P = lib.nn.utils.parametrizations
+        m = P.orthogonal(affine(lib, 3, 3), orthogonal_map=orthogonal_map)
+        q = lib.linalg.qr(lib.tensor(arr(3, 3, seed=6)))[0]
+        m.weight = q  # right_inverse: q becomes the base
+        out = [m.weight, m.parametrizations.weight[0].base]
+        plain = P.orthogonal(
+            affine(lib, 3, 3), orthogonal_map=orthogonal_map, use_trivialization=False
+        )
+        out += [plain.weight, list(plain.state_dict())]
+        return out
+
+    compare(fn, rtol=1e-5, atol=1e-6)
+
+
+ORTHOGONAL_ERRORS = {
+    "vector": lambda lib: lib.nn.utils.parametrizations.orthogonal(affine(lib), "bias"),
+    "missing": lambda lib: lib.nn.utils.parametrizations.orthogonal(affine(lib), "nope"),
+    "map": lambda lib: lib.nn.utils.parametrizations.orthogonal(affine(lib), "weight", "qr"),
+    "assign_shape": lambda lib: setattr(
+        lib.nn.utils.parametrizations.orthogonal(affine(lib, 3, 3)), "weight", lib.ones(2, 2)
+    ),
+    "assign_without_base": lambda lib: setattr(
+        lib.nn.utils.parametrizations.orthogonal(affine(lib, 3, 3), use_trivialization=False),
+        "weight",
+        lib.eye(3),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", ORTHOGONAL_ERRORS)
+def test_orthogonal_errors_as_torch(name):
+    assert_same_error(ORTHOGONAL_ERRORS[name])
