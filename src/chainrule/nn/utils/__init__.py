@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 # ----- nn-actloss: parametrizations, weight and spectral normalization -----
-from . import parametrizations, parametrize  # noqa: F401, E402
+from . import fusion, parametrizations, parametrize, stateless  # noqa: F401, E402
 from .clip_grad import (  # noqa: F401
     clip_grad_norm,
     clip_grad_norm_,
@@ -13,6 +13,13 @@ from .clip_grad import (  # noqa: F401
     get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
+from .fusion import (  # noqa: F401, E402
+    fuse_conv_bn_eval,
+    fuse_conv_bn_weights,
+    fuse_linear_bn_eval,
+    fuse_linear_bn_weights,
+)
+from .init import skip_init  # noqa: F401, E402
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401, E402
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401, E402
 
