@@ -59,6 +59,7 @@ from .parsers import reductions as p_reductions
 from .parsers import resampling as p_resampling
 from .parsers import shapes as p_shapes
 from .parsers import torch_nn as p_torch_nn
+from .parsers import weight_norm as p_weight_norm
 from .variants import binary_operator, eq_operator, fast_operator, inplace_method, ne_operator
 from .variants import operator as function_operator
 
@@ -353,6 +354,9 @@ TORCH = [
     ("native_channel_shuffle", p_resampling.native_channel_shuffle, "f"),
     ("grid_sampler", p_resampling.grid_sampler, "f"),
     ("affine_grid_generator", p_resampling.affine_grid_generator, "f"),
+    # ----- nn-actloss: weight normalization (ops/normalizations.py; parsers/weight_norm.py) -
+    ("_weight_norm", p_weight_norm.weight_norm, "f"),
+    ("norm_except_dim", p_weight_norm.norm_except_dim, "f"),
     # ----- nn-loss: torch.<name> of nn.functional's functions (parsers/torch_nn.py) --------
     ("dropout", p_torch_nn.torch_dropout, "f"),
     ("dropout_", p_torch_nn.dropout_, "f"),
