@@ -26,7 +26,8 @@ from ..autograd import grad as _grad  # bound at import: `chainrule explain` wra
 from ..autograd.anomaly_mode import _anomaly
 from ..autograd.graph import AccumulateGrad, Node
 from ._describe import _broadcast, _describe, _shapes_kept, _short_name, _source_place, _source_text
-from ._pictures import _box_sub, _box_title, _cells, _html, _item_edges
+from ._modules import ModuleNames, graph_calls, held_modules, scope_of
+from ._pictures import _cells, _dot, _has_modules, _html
 from ._steps import MAX_LEAVES, Item, Step, _items
 from ._text import _as_tensor, _narrative, _values
 
@@ -142,33 +143,24 @@ class Explanation:
 
     def to_markdown(self) -> str:
         """The narrative and a table of the steps (runs folded, as in the text)."""
+        modules = _has_modules(self.items)
         rows = [
-            "| # | node | forward | local derivative | incoming gradient | outgoing gradients |",
-            "|---|---|---|---|---|---|",
+            "| # | node | "
+            + ("module | " if modules else "")
+            + "forward | local derivative | incoming gradient | outgoing gradients |",
+            "|---|---|---|---|---|---|" + ("---|" if modules else ""),
         ]
         for item in self.items:
-            cells = _cells(item)
+            cells = _cells(item, modules)
             cells = [c.replace("|", "\\|") for c in cells]
-            rows.append(
-                f"| {cells[0]} | `{cells[1]}` | `{cells[2]}` | {cells[3]} | {cells[4]} | "
-                f"{cells[5]} |"
-            )
+            code = [f"`{c}`" if i in (1, 2 + modules) else c for i, c in enumerate(cells)]
+            rows.append("| " + " | ".join(code) + " |")
         return f"## What backward computes\n\n{_narrative(self)}\n\n## Steps\n\n" + "\n".join(rows)
 
     def to_dot(self) -> str:
-        """Graphviz DOT: one box per node (or folded run), each edge labelled by its gradient."""
-        lines = [
-            "digraph backward {",
-            "  rankdir=LR;",
-            '  node [shape=box, style="rounded,filled", fillcolor="#eef4ff", fontname="monospace"];',
-        ]
-        for k, item in enumerate(self.items):
-            label = f"{_box_title(item)}\\n{_box_sub(item)}".replace('"', '\\"')
-            lines.append(f'  i{k} [label="{label}"];')
-        for (a, b), g in _item_edges(self.items).items():
-            lines.append(f'  i{a} -> i{b} [label="{_values(g._data, 3)}"];')
-        lines.append("}")
-        return "\n".join(lines)
+        """Graphviz DOT: one box per node (or folded run), each edge labelled by its gradient;
+        the nodes a module call made inside a cluster labelled by it (``fc1 (Linear)``)."""
+        return _dot(self)
 
     def render(self, path: str, format: str = "svg") -> str:  # noqa: A002 - graphviz's name
         """Draw the DOT graph into ``path.<format>`` (svg, png, pdf) with Graphviz.
@@ -224,7 +216,10 @@ def explain(output: Tensor, gradient: Tensor | None = None, inputs: Any = None) 
     ids: dict[Node, int] = {}
     gradients: dict[Tensor, Tensor] = {}
     wanted = None if inputs is None else _as_list(inputs)
-    names = _variable_names()
+    frames = _user_frames()
+    names = _variable_names(frames)
+    modules = ModuleNames(graph_calls(roots), held_modules(frames))
+    names.update(modules.parameters())  # fc1.weight, rather than a variable's name
     unnamed = [0]
 
     def leaf_name(t: Tensor) -> str:
@@ -263,6 +258,7 @@ def explain(output: Tensor, gradient: Tensor | None = None, inputs: Any = None) 
         outs = [None if g is None else _as_tensor(g) for g in grad_inputs]
         factor, elementwise, local, fwd = _describe(node)
         tensors = [n for n, _ in node._next]
+        call = scope_of(node)
         steps.append(
             Step(
                 len(steps) + 1,
@@ -284,6 +280,9 @@ def explain(output: Tensor, gradient: Tensor | None = None, inputs: Any = None) 
                 same_inputs=len(tensors) == 2
                 and tensors[0] is not None
                 and tensors[0] is tensors[1],
+                module=modules.base_label(call) if call is not None else None,
+                call=modules.rank(call) if call is not None else None,
+                calls=modules.chain(call),
             )
         )
 
@@ -363,28 +362,35 @@ def _retained_grads(roots: list) -> list:
     return found
 
 
-def _variable_names() -> dict[int, str]:
-    """id(tensor) -> the name the user's code gives it, from the calling frames (innermost
-    first, chainrule's own frames skipped)."""
-    names: dict[int, str] = {}
-    held: dict[int, str] = {}  # tensors inside a dict, list or tuple: params[0], p['w1']
+def _user_frames() -> list[dict[str, Any]]:
+    """The local variables of the calling frames, innermost first, chainrule's own skipped."""
+    found = []
     frame = sys._getframe(1)
     while frame is not None:
         if not frame.f_code.co_filename.startswith(_PACKAGE):
-            for name, value in list(frame.f_locals.items()):
-                if name.startswith("_"):
-                    continue
-                if isinstance(value, Tensor):
-                    names.setdefault(id(value), name)
-                elif isinstance(value, dict) and len(value) <= 1000:
-                    for key, t in value.items():
-                        if isinstance(t, Tensor) and isinstance(key, (str, int)):
-                            held.setdefault(id(t), f"{name}[{key!r}]")
-                elif isinstance(value, (list, tuple)) and len(value) <= 1000:
-                    for i, t in enumerate(value):
-                        if isinstance(t, Tensor):
-                            held.setdefault(id(t), f"{name}[{i}]")
+            found.append(dict(frame.f_locals))
         frame = frame.f_back
+    return found
+
+
+def _variable_names(frames: list[dict[str, Any]]) -> dict[int, str]:
+    """id(tensor) -> the name the user's code gives it, from the frames' variables."""
+    names: dict[int, str] = {}
+    held: dict[int, str] = {}  # tensors inside a dict, list or tuple: params[0], p['w1']
+    for f_locals in frames:
+        for name, value in f_locals.items():
+            if name.startswith("_"):
+                continue
+            if isinstance(value, Tensor):
+                names.setdefault(id(value), name)
+            elif isinstance(value, dict) and len(value) <= 1000:
+                for key, t in value.items():
+                    if isinstance(t, Tensor) and isinstance(key, (str, int)):
+                        held.setdefault(id(t), f"{name}[{key!r}]")
+            elif isinstance(value, (list, tuple)) and len(value) <= 1000:
+                for i, t in enumerate(value):
+                    if isinstance(t, Tensor):
+                        held.setdefault(id(t), f"{name}[{i}]")
     return {**held, **names}
 
 

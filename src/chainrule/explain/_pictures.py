@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from .._tensor import Tensor
 from ._describe import _fit
 from ._steps import Item, _counts
-from ._text import _in, _item_text, _narrative, _out, _summary, _values
+from ._text import _in, _in_module, _item_text, _narrative, _out, _summary, _values
 
 if TYPE_CHECKING:
     from . import Explanation
@@ -54,8 +54,24 @@ def _item_edges(items: list[Item]) -> dict[tuple[int, int], Tensor]:
     return edges
 
 
-def _cells(item: Item) -> list[str]:
-    """The table's cells for an item: #, node, forward, local derivative, gradients."""
+def _has_modules(items: list[Item]) -> bool:
+    """Whether any step was made inside a module's forward (the views then name modules)."""
+    return any(s.module is not None for item in items for s in item.steps)
+
+
+def _where(item: Item) -> str:
+    """The module call that made an item's steps ("fc1 (Linear)"), or ""."""
+    return "" if item.kind == "gap" else _in_module(item.steps).removeprefix(" in ")
+
+
+def _cells(item: Item, modules: bool = False) -> list[str]:
+    """The table's cells for an item: #, node, (module,) forward, local derivative,
+    gradients."""
+    cells = _plain_cells(item)
+    return cells[:2] + [_where(item)] + cells[2:] if modules else cells
+
+
+def _plain_cells(item: Item) -> list[str]:
     s = item.steps[0]
     if item.kind == "gap":
         return [
@@ -82,6 +98,72 @@ def _cells(item: Item) -> list[str]:
     return [str(s.index), s.node, forward, s.local, _in(s), _out(s)]
 
 
+def _calls(item: Item) -> tuple:
+    """The module calls every step of an item was made in: the common outer chain."""
+    if item.kind == "gap":
+        return ()
+    chains = [s.calls for s in item.steps if s.op != "accumulate"]
+    if not chains:
+        return ()
+    common = chains[0]
+    for c in chains[1:]:
+        n = 0
+        while n < min(len(common), len(c)) and common[n] == c[n]:
+            n += 1
+        common = common[:n]
+    return common
+
+
+def _dot(e: Explanation) -> str:
+    """The DOT text: items as boxes, nested in a cluster per module call that made them."""
+    lines = [
+        "digraph backward {",
+        "  rankdir=LR;",
+        '  node [shape=box, style="rounded,filled", fillcolor="#eef4ff", fontname="monospace"];',
+    ]
+    tree: dict = {}  # (call number, label) -> {"items": [...], "calls": {...}}
+    top: list[int] = []
+    for k, item in enumerate(e.items):
+        chain = _calls(item)
+        if not chain:
+            top.append(k)
+            continue
+        level = tree
+        for call in chain:
+            node = level.setdefault(call, {"items": [], "calls": {}})
+            level = node["calls"]
+        node["items"].append(k)
+
+    def box(k: int, indent: str) -> str:
+        item = e.items[k]
+        label = f"{_dot_text(_box_title(item))}\\n{_dot_text(_box_sub(item))}"
+        return f'{indent}i{k} [label="{label}"];'
+
+    def cluster(call: tuple, node: dict, indent: str) -> None:
+        lines.append(f"{indent}subgraph cluster_m{call[0]} {{")
+        lines.append(
+            f'{indent}  label="{_dot_text(call[1])}"; style="rounded,dashed"; color="#7a4fcf";'
+            ' fontname="monospace";'
+        )
+        lines.extend(box(k, indent + "  ") for k in node["items"])
+        for inner, child in sorted(node["calls"].items()):
+            cluster(inner, child, indent + "  ")
+        lines.append(f"{indent}}}")
+
+    lines.extend(box(k, "  ") for k in top)
+    for call, node in sorted(tree.items()):
+        cluster(call, node, "  ")
+    for (a, b), g in _item_edges(e.items).items():
+        lines.append(f'  i{a} -> i{b} [label="{_values(g._data, 3)}"];')
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _dot_text(text: str) -> str:
+    """Text inside a DOT string: its backslashes and quotes escaped."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
 _CSS = """
 body { font-family: sans-serif; margin: 2em; color: #222; }
 #narrative { white-space: pre-wrap; font-family: monospace; font-size: 13px;
@@ -94,6 +176,7 @@ body { font-family: sans-serif; margin: 2em; color: #222; }
 .node.selected rect { fill: #ffe9a8; stroke: #c08a00; }
 .node text { font: 12px monospace; pointer-events: none; }
 .node text.sub { font-size: 10px; fill: #555; }
+.node text.module { font-size: 10px; fill: #7a4fcf; }
 .edge { font: 10px monospace; fill: #555; }
 table { border-collapse: collapse; font-size: 13px; }
 td, th { border: 1px solid #ccc; padding: 4px 8px; vertical-align: top; }
@@ -147,7 +230,9 @@ def _html(e: Explanation) -> str:
     edges = _item_edges(items)
     pos = _layout(items, edges)
     width = max((x for x, _ in pos.values()), default=0) + _W + 40
-    height = max((y for _, y in pos.values()), default=0) + _H + 40
+    modules = _has_modules(items)
+    h = _H + 14 * modules  # a third line names the module
+    height = max((y for _, y in pos.values()), default=0) + h + 40
     svg = [
         f'<svg id="graph" width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg">',
         '<defs><marker id="arrow" markerWidth="8" markerHeight="8" refX="8" refY="4" '
@@ -155,7 +240,7 @@ def _html(e: Explanation) -> str:
     ]
     for (a, b), g in edges.items():
         (x1, y1), (x2, y2) = pos[a], pos[b]
-        x1, y1, x2 = x1 + _W // 2, y1 + _H, x2 + _W // 2
+        x1, y1, x2 = x1 + _W // 2, y1 + h, x2 + _W // 2
         svg.append(
             f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#888" '
             'marker-end="url(#arrow)"/>'
@@ -167,17 +252,28 @@ def _html(e: Explanation) -> str:
         s = item.steps[0]
         cls = "leaf" if item.kind == "step" and s.op == "accumulate" else item.kind
         svg.append(
-            f'<g class="node {cls}" data-item="{k}" data-step="{s.index}">'
+            f'<g class="node {cls}" data-item="{k}" data-step="{s.index}"'
+            + (f' data-module="{html.escape(_where(item))}"' if _where(item) else "")
+            + ">"
             f"<title>{html.escape(_item_text(item))}</title>"
-            f'<rect x="{x}" y="{y}" width="{_W}" height="{_H}" rx="6"/>'
+            f'<rect x="{x}" y="{y}" width="{_W}" height="{h}" rx="6"/>'
             f'<text x="{x + _W // 2}" y="{y + 19}" text-anchor="middle">'
             f"{html.escape(_fit(_box_title(item), 28))}</text>"
             f'<text class="sub" x="{x + _W // 2}" y="{y + 36}" text-anchor="middle">'
-            f"{html.escape(_box_sub(item))}</text></g>"
+            f"{html.escape(_box_sub(item))}</text>"
+            + (
+                f'<text class="module" x="{x + _W // 2}" y="{y + 51}" text-anchor="middle">'
+                f"{html.escape(_fit(_where(item), 32))}</text>"
+                if _where(item)
+                else ""
+            )
+            + "</g>"
         )
     svg.append("</svg>")
     rows = "".join(
-        f'<tr id="row-{k}">' + "".join(f"<td>{html.escape(c)}</td>" for c in _cells(item)) + "</tr>"
+        f'<tr id="row-{k}">'
+        + "".join(f"<td>{html.escape(c)}</td>" for c in _cells(item, modules))
+        + "</tr>"
         for k, item in enumerate(items)
     )
     details = json.dumps({str(k): _item_text(item) for k, item in enumerate(items)})
@@ -193,7 +289,8 @@ gradient sent along it. Click a node to see its step.</p>
 <div id="graph-box">{"".join(svg)}</div>
 <div id="detail">Click a node to see its step.</div>
 <h2>Steps</h2>
-<table id="steps"><thead><tr><th>#</th><th>node</th><th>forward</th><th>local derivative</th>
+<table id="steps"><thead><tr><th>#</th><th>node</th>{"<th>module</th>" if modules else ""}
+<th>forward</th><th>local derivative</th>
 <th>gradient in</th><th>gradients out</th></tr></thead><tbody>{rows}</tbody></table>
 <h2>The whole story</h2>
 <div id="narrative">{html.escape(_narrative(e, summary=False))}</div>

@@ -36,6 +36,16 @@ class Step:
     fan_in: int = 1  # how many edges brought gradient to this node (their sum is grad_in)
     same_inputs: bool = False  # both inputs are one tensor: y * y
     broadcast: list[int] = field(default_factory=list)  # inputs broadcast by an elementwise op
+    module: str | None = None  # the module whose forward made the node: "fc1 (Linear)"
+    call: int | None = None  # which call of that module (1, 2, ...) when it was called again
+    calls: tuple = ()  # (call number, label) of each module call, the outermost first
+
+    @property
+    def where(self) -> str | None:
+        """The module call that made the node: "fc1 (Linear)", "fc (Linear), call 2"."""
+        if self.module is None:
+            return None
+        return self.module + (f", call {self.call}" if self.call else "")
 
 
 @dataclass
@@ -68,7 +78,9 @@ def _items(steps: list[Step]) -> list[Item]:
     kinds: dict[tuple, int] = {}
     sigs = [
         kinds.setdefault(
-            ("leaf", s.output_shape) if s.op == "accumulate" else (s.node, s.forward, s.code),
+            ("leaf", s.output_shape)
+            if s.op == "accumulate"
+            else (s.node, s.forward, s.code, s.module),
             len(kinds),
         )
         for s in steps

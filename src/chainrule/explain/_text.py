@@ -86,10 +86,25 @@ def _step_text(s: Step) -> str:
         for i in s.broadcast
     )
     return (
-        f"Step {s.index}: {s.node} undoes {_undoes(s)}; inputs {', '.join(shapes) or '-'} -> "
+        f"Step {s.index}{_in_module([s])}: {s.node} undoes {_undoes(s)}; inputs {', '.join(shapes) or '-'} -> "
         f"output {list(s.output_shape)}. Local derivative: {s.local}.{broadcast} Gradient in: "
         f"{_in(s)}; gradient out: {_out(s)}."
     )
+
+
+def _in_module(steps: list[Step]) -> str:
+    """ " in fc1 (Linear)" when one module call made all the steps, " in fc (Linear)
+    (calls 1-3)" when calls of one module did, else nothing."""
+    labels = {s.where for s in steps}
+    if len(labels) == 1:
+        label = labels.pop()
+        return f" in {label}" if label else ""
+    if None in labels or len({s.module for s in steps}) > 1:
+        return ""
+    calls = sorted({s.call or 0 for s in steps})
+    if calls[-1] - calls[0] == len(calls) - 1:
+        return f" in {steps[0].module}, calls {calls[0]}-{calls[-1]}"
+    return f" in {steps[0].module}, {len(calls)} calls"
 
 
 def _item_text(item: Item) -> str:
@@ -117,7 +132,8 @@ def _item_text(item: Item) -> str:
     if item.period == 1:
         s = steps[0]
         return (
-            f"Steps {item.first}-{item.last}: {s.node} x {len(steps)}, each undoing "
+            f"Steps {item.first}-{item.last}{_in_module(steps)}: {s.node} x {len(steps)}, "
+            "each undoing "
             f"{_undoes(s)}, local derivative {s.local}" + tail
         )
     each = "; ".join(
@@ -128,7 +144,8 @@ def _item_text(item: Item) -> str:
     )
     names = " -> ".join(s.node for s in pattern)
     return (
-        f"Steps {item.first}-{item.last}: the pattern {names} repeated {item.reps} times "
+        f"Steps {item.first}-{item.last}{_in_module(steps)}: the pattern {names} repeated "
+        f"{item.reps} times "
         f"({_counts(steps)}). In each: {each}" + tail
     )
 
