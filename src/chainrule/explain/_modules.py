@@ -105,11 +105,14 @@ class ModuleNames:
         return tuple((c.number, self.label(c)) for c in call.chain())
 
     def parameters(self) -> dict[int, str]:
-        """id(parameter) -> its qualified name, over every module tree known."""
+        """id(parameter) -> its qualified name, over every module tree known; a root's own
+        parameters are prefixed by the root's variable (``cell.weight``), if it has one."""
         names: dict[int, str] = {}
         for tree in self._trees:
+            root = self._var.get(id(tree))
             for name, p in tree.named_parameters(remove_duplicate=False):
-                names.setdefault(id(p), name)
+                own = root and "." not in name
+                names.setdefault(id(p), f"{root}.{name}" if own else name)
         return names
 
 

@@ -139,7 +139,8 @@ def _item_text(item: Item) -> str:
     each = "; ".join(
         "AccumulateGrad adds its gradient into a leaf's .grad"
         if s.op == "accumulate"
-        else f"{s.node} undoes {_undoes(s)} (local derivative {s.local})"
+        else f"{s.node}{f' in {s.module}' if s.module else ''} undoes {_undoes(s)} "
+        f"(local derivative {s.local})"
         for s in pattern
     )
     names = " -> ".join(s.node for s in pattern)
