@@ -11,6 +11,7 @@ graph's node names. The cost when nothing is explained is pinned by counting cal
 from __future__ import annotations
 
 import functools
+import gc
 import re
 import subprocess
 import sys
@@ -316,11 +317,13 @@ def _calls_made(fn: Any) -> list[str]:
         if event == "call":
             called.append(f"{frame.f_code.co_filename}:{frame.f_code.co_qualname}")
 
+    gc.disable()  # no collector callbacks in the count
     sys.setprofile(profile)
     try:
         fn()
     finally:
         sys.setprofile(None)
+        gc.enable()
     return called
 
 
