@@ -272,7 +272,7 @@ def _apply(cls: FunctionMeta, args: tuple, kwargs: dict, setup: bool) -> Any:
         _state.enabled = enabled
 
     outputs = _wrap_outputs(ctx, args, raw, executable)
-    if executable and _anomaly.enabled:
+    if executable and _anomaly.record:
         record_creation(ctx)
     if tangents is not None:
         _forward_ad(cls, ctx, args, tangents, outputs)

@@ -36,7 +36,7 @@ SECOND_BACKWARD = (
 class _Extras:
     """The rarely used parts of a node, kept apart so recording a node stays cheap."""
 
-    __slots__ = ("pre", "retained", "hooks", "prehooks", "metadata", "ans_tangent")
+    __slots__ = ("pre", "retained", "hooks", "prehooks", "metadata", "ans_tangent", "scope")
 
     def __init__(self) -> None:
         self.ans_tangent: tuple | None = None  # (dual level, tangent of the saved output)
@@ -45,6 +45,7 @@ class _Extras:
         self.hooks: dict | None = None  # {handle id: hook(grad_inputs, grad_outputs)}
         self.prehooks: dict | None = None  # {handle id: prehook(grad_outputs)}
         self.metadata: dict = {}
+        self.scope: Any = None  # while recording: the scope the node was made in (anomaly_mode)
 
 
 # Nodes PyTorch implements as C++ classes of torch::autograd, whose name() says so
