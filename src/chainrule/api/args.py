@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .._promotion import _NP_SCALAR, as_number
 from .._tensor import Tensor
 
 if TYPE_CHECKING:
@@ -74,7 +75,10 @@ if TYPE_CHECKING:
 
 
 def tensor_arg(x: Any) -> Any:
-    """Python numbers stay numbers; anything else array-like becomes a tensor."""
+    """Python numbers stay numbers, NumPy scalars become them (PyTorch reads them as
+    numbers); anything else array-like becomes a tensor."""
+    if isinstance(x, _NP_SCALAR):
+        return as_number(x)
     if isinstance(x, (Tensor, int, float, bool)):
         return x
     from .._creation import as_tensor

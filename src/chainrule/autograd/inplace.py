@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._backend import xp
+from .._backend import ndarray, xp
 from .._promotion import can_cast
 from .._tensor import Tensor, _make
 from . import forward_ad, grad_mode
@@ -39,11 +39,8 @@ def inplace(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor:
     becomes self's ``grad_fn``, so backward sees the same graph as for ``y = op(y)``.
     """
     check_inplace(self)
-    if not self._data.flags.writeable:  # an expanded view: elements share memory
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation."
-        )
+    if not self._data.flags.writeable:
+        raise RuntimeError(_read_only(self._data))
     recording = grad_mode._state.enabled and any(
         isinstance(a, Tensor) and a._requires_grad for a in args
     )
@@ -80,6 +77,25 @@ def inplace(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor:
     if tangent is not None:  # forward mode: self now carries the result's tangent
         write_tangent(self, tangent)
     return self
+
+
+def _read_only(arr: Any) -> str:
+    """Why a tensor's array cannot be written: a view whose elements share memory (expand,
+    unfold), or memory that is read-only (a non-writable NumPy array over memory NumPy does
+    not own)."""
+    owner = arr
+    while getattr(owner, "base", None) is not None:  # (through as_strided's DummyArray too)
+        owner = owner.base
+    if isinstance(owner, ndarray) and owner.flags.writeable:  # a view: expand, unfold
+        return (
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation."
+        )
+    return (
+        "the tensor's memory is read-only: it comes from a non-writable NumPy array whose "
+        "memory NumPy does not own (np.frombuffer of bytes, say). Please clone() the tensor, "
+        "or copy the array, before writing into it."
+    )
 
 
 def _inplace_on_view(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor:

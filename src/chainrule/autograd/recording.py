@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 from .. import _dtypes
 from .._backend import ndarray, xp
 from .._dtypes import dtype as DType
-from .._promotion import result_type
+from .._promotion import _NP_SCALAR, as_number, numbers_in, result_type
 from .._tensor import Tensor, _counter, _make
 from . import forward_ad, grad_mode
 from .anomaly_mode import _anomaly, record_creation
@@ -285,6 +285,8 @@ class Op:
 
     def _apply(self, args: tuple, params: dict) -> Tensor:
         """Run the forward on the inputs' arrays and, when grad is needed, record a node."""
+        if params:  # (a NumPy scalar parameter is the Python number it holds, as in PyTorch)
+            params = numbers_in(params)
         # 1. the result dtype, and the inputs cast to it
         rule = self.dtypes
         first = args[0]
@@ -311,12 +313,7 @@ class Op:
             if type(out) is tuple:
                 return self._apply_multi(args, arrays, params, out)
             out = xp.asarray(out)
-        # (an empty result shares no memory, but is still a view: in-place ops on it record)
-        vc = (
-            _counter(args[0])
-            if self.view and (xp.may_share_memory(out, arrays[0]) or not out.size)
-            else None
-        )
+        vc = _counter(args[0]) if self.view and _is_view(out, arrays[0]) else None
         # 3. the output tensor, with a node if grad mode is on and an input needs a gradient
         result = self._output(args, arrays, params, out, _from_np[out.dtype], vc)
         if _fw_state.level and result._dtype._category == 2:
@@ -359,8 +356,13 @@ class Op:
         return node
 
     def _cast_inputs(self, args: tuple, params: dict) -> list:
-        """The inputs' arrays, cast to the result dtype of the op's dtype rule."""
+        """The inputs' arrays, cast to the result dtype of the op's dtype rule (a NumPy
+        scalar is the Python number it holds, as in PyTorch)."""
         rule = self.dtypes
+        for a in args:
+            if isinstance(a, _NP_SCALAR):
+                args = tuple(as_number(a) for a in args)
+                break
         if rule is KEEP:
             return [a._data if isinstance(a, Tensor) else a for a in args]
         target = rule(args, params) if callable(rule) else result_type(args)
@@ -421,6 +423,16 @@ class Op:
             outs = tuple(r._data for r in results)
             self._save(node, node._plan, args, arrays, params, outs, results[0])
         return tuple(results)
+
+
+def _is_view(out: ndarray, a: Any) -> bool:
+    """Whether a view op's result is a view of its input ``a``'s memory. An empty result
+    shares no memory but is still a view when NumPy made it one (``x[1:1]``: its base is
+    a's memory), not when it is a copy (``x[x < 0]`` selecting nothing)."""
+    if out.size:
+        return xp.may_share_memory(out, a)
+    base = out.base
+    return base is not None and (base is a or base is a.base)
 
 
 def _multi_class(cls: type, n: int) -> type:

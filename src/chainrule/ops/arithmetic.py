@@ -57,6 +57,8 @@ def _scaled(a, b, alpha):
         )
     if kind == "b":  # a nonzero alpha is True for bool results
         return b if alpha else xp.zeros_like(b)
+    if kind in "iu" and alpha.__class__ is int:  # wraps into b's dtype (uint8: -1 is 255)
+        alpha = xp.asarray(alpha).astype(b.dtype)
     return alpha * b
 
 

@@ -34,7 +34,8 @@ to_dtype = defop(
 
 def _fill(x, value=0):
     """an array of x's shape full of value"""
-    return xp.full_like(x, value._data if hasattr(value, "_data") else value)
+    with xp.errstate(over="ignore"):  # beyond float16's range: inf, as in PyTorch
+        return xp.full_like(x, value._data if hasattr(value, "_data") else value)
 
 
 fill = defop(

@@ -42,10 +42,8 @@ def unreduce(g, x_shape: tuple, dim, keepdim: bool):
     """Broadcast a reduction's output gradient back to the input's shape."""
     axes = dims_of(dim, len(x_shape))
     if axes is not None and not keepdim:
-        kept = list(x_shape)
-        for a in axes:
-            kept[a] = 1
-        g = shapes.reshape(g, tuple(kept))
+        for a in axes:  # one unsqueeze per reduced dim, as PyTorch's graph has
+            g = shapes.unsqueeze(g, dim=a)
     return shapes.expand(g, x_shape)
 
 
@@ -329,23 +327,32 @@ prod = defop(
 # ----- amax, amin, and the full max, min, median: the gradient shared among ties ---------------
 
 
-def _share(x, ans, dim, keepdim, nan_ties: bool):
-    """Each entry's share of the gradient: 1/count where x equals the result, else 0."""
+def _hits(x, ans, dim, keepdim, nan_ties: bool):
+    """(where x equals the result, as x's dtype; how many do, per result)."""
     xa = array_of(x)
     full = array_of(unreduce(array_of(ans), xa.shape, dim, keepdim))
     hit = xa == full
     if nan_ties:
         hit = hit | (xp.isnan(xa) & xp.isnan(full))
     hit = hit.astype(xa.dtype)
-    axes = dims_of(dim, xa.ndim)
-    count = xp.sum(hit, axis=axes, keepdims=True)
-    return hit / count  # 0/0 = nan where no entry equals a nan result (amax's nan case)
+    return hit, xp.sum(hit, axis=dims_of(dim, xa.ndim), keepdims=True)
+
+
+def _share(x, ans, dim, keepdim, nan_ties: bool):
+    """Each entry's share of the gradient: 1/count where x equals the result, else 0."""
+    hit, count = _hits(x, ans, dim, keepdim, nan_ties)
+    with xp.errstate(invalid="ignore"):
+        return hit / count  # 0/0 = nan where no entry equals a nan result (amax's nan case)
 
 
 def _sharing(name: str, forward, node, nan_ties: bool, conventions: str):
     def vjp(g, x, ans, dim, keepdim):
         """∂m/∂x_i = 1/count for the count entries equal to the result m, else 0"""
-        return unreduce(g, array_of(x).shape, dim, keepdim) * _share(x, ans, dim, keepdim, nan_ties)
+        g = unreduce(g, array_of(x).shape, dim, keepdim)
+        if nan_ties:  # PyTorch's evenly_distribute_backward: 0 off the ties, even for an inf g
+            hit, count = _hits(x, ans, dim, keepdim, nan_ties)
+            return logical.select(hit != 0, g / count, 0.0)
+        return g * _share(x, ans, dim, keepdim, nan_ties)  # (an inf g gives nan off the ties)
 
     def jvp(t, x, ans, dim, keepdim):
         """J t = Σ_i t_i ∂m/∂x_i: the mean of t over the entries equal to the result m"""

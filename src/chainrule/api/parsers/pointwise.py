@@ -12,6 +12,7 @@ from typing import Any
 from ... import _dtypes
 from ..._dtypes import dtype as DType
 from ..._dtypes import float64
+from ..._promotion import as_number
 from ..._tensor import Tensor, device
 from ...autograd.inplace import inplace
 from ...ops import arithmetic, binary, copies, logical, shapes, special, unary
@@ -132,6 +133,7 @@ def div(
 
 def pow(input: Tensor | float, exponent: Tensor | float, *, out: Tensor | None = None) -> Tensor:  # noqa: A001
     """input ** exponent; a Python number on either side."""
+    input, exponent = as_number(input), as_number(exponent)
     if not isinstance(input, Tensor):
         return arithmetic.pow_scalar_base(exponent, base=input)
     if isinstance(exponent, Tensor):
@@ -387,6 +389,7 @@ def fill_(input: Tensor, value: Tensor | float) -> Tensor:  # noqa: A002
                 f"{value.ndim} dimensions."
             )
         return inplace(input, copies.fill_tensor, (input, value), {})
+    value = _dtypes.checked_fill(as_number(value), input._dtype)
     return inplace(input, copies.fill, (input,), {"value": value})
 
 
