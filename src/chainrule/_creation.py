@@ -353,8 +353,8 @@ def full(
 
 def _like(t: Tensor, fill: Any, dtype: DType | None, requires_grad: bool) -> Tensor:
     dt = t._dtype if dtype is None else _dtypes.to_dtype(dtype)
-    with xp.errstate(over="ignore"):
-        arr = xp.full(t._data.shape, fill, dtype=dt.np)
+    with xp.errstate(over="ignore"):  # (laid out as t is: PyTorch's preserve_format)
+        arr = xp.full_like(t._data, fill, dtype=dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 

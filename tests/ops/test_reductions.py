@@ -879,3 +879,39 @@ def test_the_graph_of_a_reductions_gradient_is_torchs(name, dim):
     if name == "mean":  # PyTorch divides by the count with a Scalar (DivBackward1)
         theirs = [n.replace("DivBackward1", "DivBackward0") for n in theirs]
     assert ours == theirs
+
+
+F16_REDUCTIONS = {
+    "sum": lambda L, x: x.sum(),
+    "mean": lambda L, x: x.mean(),
+    "mean_dim": lambda L, x: x.reshape(10, -1).mean(1),
+    "nansum": lambda L, x: x.nansum(),
+    "norm": lambda L, x: x.norm(),
+    "norm_1": lambda L, x: x.norm(p=1),
+    "norm_3": lambda L, x: x.norm(p=3),
+    "vector_norm_dim": lambda L, x: L.linalg.vector_norm(x.reshape(10, -1), dim=1),
+    "var": lambda L, x: x.var(),
+    "std_dim": lambda L, x: x.reshape(10, -1).std(1),
+    "normalize": lambda L, x: L.nn.functional.normalize(x.reshape(250, 4)),
+}
+
+
+@pytest.mark.parametrize("fill", [100.0, 300.0, 0.1])
+@pytest.mark.parametrize("name", list(F16_REDUCTIONS))
+def test_float16_reductions_accumulate_in_float32_as_torch(name, fill):
+    """PyTorch sums float16 in float32: mean of 1000 × 100 is 100 (not inf), ‖300·1₄‖ is
+    600, normalize gives 1/2, not 0; only a result float16 cannot hold is inf."""
+    fn = F16_REDUCTIONS[name]
+    ours = fn(cr, cr.full((1000,), fill, dtype=cr.float16))
+    theirs = fn(torch, torch.full((1000,), fill, dtype=torch.float16))
+    assert ours.dtype == cr.float16
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_float16_norm_gradient_is_torchs():
+    ours = cr.full((4,), 300.0, dtype=cr.float16, requires_grad=True)
+    theirs = torch.full((4,), 300.0, dtype=torch.float16, requires_grad=True)
+    ours.norm().backward()
+    theirs.norm().backward()
+    np.testing.assert_array_equal(ours.grad.numpy(), theirs.grad.numpy())
+    assert ours.grad.numpy().tolist() == [0.5] * 4

@@ -112,9 +112,15 @@ def dim_arg(dim: Any) -> Any:
 
 
 def shape_args(shape: tuple) -> tuple:
-    if len(shape) == 1 and not isinstance(shape[0], int):
+    """Sizes given as ints or as one sequence of them; a 0-d integer tensor or NumPy
+    integer is an int."""
+    if len(shape) == 1 and not _int_like(shape[0]):
         return tuple(shape[0])
     return shape
+
+
+def _int_like(x: Any) -> bool:
+    return isinstance(x, int) or hasattr(x, "__index__") and getattr(x, "ndim", 0) == 0
 
 
 def require_tensor(fn: str, value: Any, position: int = 1, name: str = "input") -> Tensor:

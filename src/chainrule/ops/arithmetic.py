@@ -354,7 +354,11 @@ def _divides(kernel: str):
 def _remainder(a, b):
     """a - b ⌊a/b⌋: the remainder with the divisor's sign (Python's %)"""
     _integer_divisor_check(a, b)
-    return xp.remainder(a, b)
+    if xp.result_type(a, b).kind != "f":
+        return xp.remainder(a, b)
+    # PyTorch's: fmod, moved by b where its sign differs from b's; a zero keeps a's sign
+    mod = xp.fmod(a, b)
+    return xp.where((mod != 0) & ((xp.asarray(b) < 0) != (mod < 0)), mod + b, mod)
 
 
 def _fmod(a, b):

@@ -12,7 +12,7 @@ import math
 from .. import _dtypes
 from .._backend import xp
 from .._tensor import Tensor
-from ..autograd.recording import KEEP, array_of, defop
+from ..autograd.recording import KEEP, array_of, contiguous, defop
 from . import joining, logical, scans, shapes, sorting, unary
 
 
@@ -53,11 +53,19 @@ def _integral_sum_dtype(x, dtype):
     return xp.int64 if x.dtype.kind in "biu" else None
 
 
+def _widened(x):
+    """x as the accumulation type PyTorch sums it in: float32 for float16 (whose range a sum
+    of ordinary values overflows), x itself otherwise."""
+    return x.astype(xp.float32) if x.dtype == xp.float16 else x
+
+
 def _sum(x, dim=None, keepdim=False, dtype=None):
     """Σ x over dim (all dims when None); integers and bools sum to int64"""
     axes = dims_of(dim, x.ndim)
     if axes == ():
         axes = None
+    if dtype is None and x.dtype == xp.float16:  # accumulated in float32, as PyTorch does
+        return xp.sum(x, axis=axes, keepdims=keepdim, dtype=xp.float32).astype(x.dtype)
     return xp.sum(x, axis=axes, keepdims=keepdim, dtype=_integral_sum_dtype(x, dtype))
 
 
@@ -69,7 +77,7 @@ def _reduction_node(base: str):
 
 sum = defop(  # noqa: A001
     "sum",
-    _sum,
+    contiguous(_sum),
     dtypes=KEEP,
     node=_reduction_node("Sum"),
     vjp=lambda g, x_shape, dim, keepdim: unreduce(g, x_shape, dim, keepdim),  # ∂Σx/∂x_i = 1
@@ -89,7 +97,9 @@ def _mean(x, dim=None, keepdim=False, dtype=None):
     if axes == ():
         axes = None
     n = x.size if axes is None else math.prod(x.shape[a] for a in axes)
-    out = xp.sum(x, axis=axes, keepdims=keepdim, dtype=None if dtype is None else dtype.np)
+    out = xp.sum(
+        _widened(x), axis=axes, keepdims=keepdim, dtype=None if dtype is None else dtype.np
+    )
     out = xp.true_divide(out, n)  # 0/0 is nan for an empty input, as in PyTorch
     return out.astype(x.dtype if dtype is None else dtype.np, copy=False)
 
@@ -103,7 +113,7 @@ def _count(x_shape: tuple, dim) -> int:
 
 mean = defop(
     "mean",
-    _mean,
+    contiguous(_mean),
     dtypes=KEEP,
     node=_reduction_node("Mean"),
     vjp=lambda g, x_shape, dim, keepdim: (
@@ -125,6 +135,8 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):  # noqa: A002
     axes = dims_of(dim, x.ndim)
     if axes == ():
         axes = None
+    result_dtype = x.dtype
+    x = _widened(x)  # (float16 in float32: 300² overflows it)
     a = xp.abs(x)
     if ord == 2:
         out = xp.sqrt(xp.sum(x * x, axis=axes, keepdims=keepdim))
@@ -142,7 +154,7 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):  # noqa: A002
         out = xp.sum(a != 0, axis=axes, keepdims=keepdim).astype(x.dtype)
     else:
         out = xp.sum(a**ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
-    return xp.asarray(out, dtype=x.dtype)
+    return xp.asarray(out, dtype=result_dtype)
 
 
 def _vector_norm_vjp(g, x, ans, ord, dim, keepdim):  # noqa: A002
@@ -173,7 +185,7 @@ def _count_hits(hit, dim, keepdim, shape):
 
 vector_norm = defop(
     "vector_norm",
-    _vector_norm,
+    contiguous(_vector_norm),
     dtypes=KEEP,
     node="LinalgVectorNormBackward0",
     vjp=_vector_norm_vjp,
@@ -250,7 +262,7 @@ def _nansum(x, dim=None, keepdim=False, dtype=None):
 
 nansum = defop(
     "nansum",
-    _nansum,
+    contiguous(_nansum),
     dtypes=KEEP,
     # (a product, not a where: a nan or inf g stays nan at nan entries, as in PyTorch)
     vjp=lambda g, x, dim, keepdim: (
@@ -313,7 +325,7 @@ def _prod_jvp(t, x, ans, dim, keepdim):
 
 prod = defop(
     "prod",
-    _prod,
+    contiguous(_prod),
     dtypes=KEEP,
     node=_reduction_node("Prod"),
     vjp=_prod_vjp,
@@ -358,7 +370,9 @@ def _sharing(name: str, forward, node, nan_ties: bool, conventions: str):
         """J t = Σ_i t_i ∂m/∂x_i: the mean of t over the entries equal to the result m"""
         return sum(t * _share(x, ans, dim, keepdim, nan_ties), dim=dim, keepdim=keepdim)
 
-    return defop(name, forward, dtypes=KEEP, node=node, vjp=vjp, jvp=jvp, conventions=conventions)
+    return defop(
+        name, contiguous(forward), dtypes=KEEP, node=node, vjp=vjp, jvp=jvp, conventions=conventions
+    )
 
 
 def _extreme(np_fn, name: str):
@@ -476,19 +490,21 @@ nanmedian_all = _sharing(
 
 def _var(x, dim=None, correction=1, keepdim=False):
     """Σ (x - mean x)² / (N - correction) over dim"""
+    result_dtype = x.dtype
+    x = _widened(x)
     axes = dims_of(dim, x.ndim)
     n = x.size if axes is None else math.prod(x.shape[a] for a in axes)
     dof = n - correction if n > correction else 0.0
     if axes is None:
         m = xp.mean(x) if x.size else xp.asarray(xp.nan, dtype=x.dtype)
         out = xp.sum((x - m) ** 2) / x.dtype.type(dof) if dof else xp.asarray(xp.nan)
-        out = xp.asarray(out, dtype=x.dtype)
+        out = xp.asarray(out, dtype=result_dtype)
         return out.reshape((1,) * x.ndim) if keepdim else out
     with xp.errstate(all="ignore"):
         m = xp.mean(x, axis=axes, keepdims=True)
         s = xp.sum((x - m) ** 2, axis=axes, keepdims=keepdim)
         out = s / x.dtype.type(dof) if dof else s * xp.nan
-    return xp.asarray(out, dtype=x.dtype)
+    return xp.asarray(out, dtype=result_dtype)
 
 
 def _var_vjp(g, x, dim, correction, keepdim):
@@ -511,7 +527,7 @@ def _var_jvp(t, x, dim, correction, keepdim):
 
 var = defop(
     "var",
-    _var,
+    contiguous(_var),
     dtypes=KEEP,
     vjp=_var_vjp,
     jvp=_var_jvp,
@@ -533,7 +549,7 @@ def _inverse_or_zero(ans):
 
 std = defop(
     "std",
-    _std,
+    contiguous(_std),
     dtypes=KEEP,
     vjp=lambda g, x, ans, dim, correction, keepdim: _var_vjp(
         g * _inverse_or_zero(ans), x, dim, correction, keepdim

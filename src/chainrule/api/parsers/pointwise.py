@@ -148,7 +148,25 @@ def where(
 ) -> Tensor:
     if input is None and other is None:
         raise NotImplementedError("where(condition) with one argument is not implemented yet")
-    return logical.where(tensor_arg(condition), tensor_arg(input), tensor_arg(other))
+    return logical.where(_condition(tensor_arg(condition)), tensor_arg(input), tensor_arg(other))
+
+
+def _condition(condition: Any) -> Any:
+    """where's condition: a bool tensor (a uint8 one, deprecated, with PyTorch's warning)."""
+    if not isinstance(condition, Tensor) or condition._dtype is _dtypes.bool:
+        return condition
+    if condition._dtype is _dtypes.uint8:
+        warnings.warn(
+            "where received a uint8 condition tensor. This behavior is deprecated and will be "
+            "removed in a future version of PyTorch. Use a boolean condition instead.",
+            UserWarning,
+            stacklevel=3,
+        )
+        return condition.to(_dtypes.bool)
+    raise RuntimeError(
+        "where expected condition to be a boolean tensor, but got a tensor with dtype "
+        f"{condition._dtype.scalar_name}"
+    )
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
