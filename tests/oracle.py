@@ -518,6 +518,14 @@ KNOWN_TORCH_FORWARD_GAPS = {
     "aten::remainder": "remainder(number, tensor), the Scalar_Tensor overload (and number % x)",
     "cholesky": "the deprecated torch.cholesky (torch.linalg.cholesky has a rule)",
     "rrelu_with_noise_": "the in-place rrelu (nn.functional.rrelu(inplace=True), rrelu_)",
+    "grid_sampler_2d": "nn.functional.grid_sample on 4-D input (tangents: finite differences)",
+    "grid_sampler_3d": "nn.functional.grid_sample on 5-D input (tangents: finite differences)",
+    "multi_margin_loss": "nn.functional.multi_margin_loss",
+    "multilabel_margin_loss_forward": "nn.functional.multilabel_margin_loss",
+    "_pdist_forward": "nn.functional.pdist",
+    "_embedding_bag": "nn.functional.embedding_bag",
+    "_scaled_dot_product_flash_attention_for_cpu": "scaled_dot_product_attention, 4-D inputs",
+    "_ctc_loss": "nn.functional.ctc_loss",
 }
 _FORWARD_GAP = re.compile(r"Trying to use forward AD with (\S+) that does not support it")
 

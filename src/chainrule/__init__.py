@@ -7,13 +7,17 @@ from __future__ import annotations
 
 from . import (  # noqa: E402, F401
     _dtypes,  # noqa: E402
+    accelerator,  # torch.accelerator: none
     api,  # noqa: E402
     autograd,
+    backends,  # torch.backends: flags and availability
+    cuda,  # torch.cuda as a CPU-only build has it
     explain,  # noqa: E402, F401  (callable: chainrule.explain(y, v))
     func,  # torch.func's transforms
     linalg,  # torch.linalg
     nn,
     ops,  # noqa: E402, F401  (every op family: defines and registers the ops)
+    serialization,  # torch.serialization: save and load in PyTorch's format
     special,  # torch.special
 )
 from ._creation import (  # noqa: E402, F401
@@ -91,6 +95,8 @@ from .autograd.grad_mode import (  # noqa: E402, F401
     no_grad,
     set_grad_enabled,
 )
+from .serialization import load, save  # noqa: E402, F401
+from .serialization.safetensors import load_safetensors, save_safetensors  # noqa: E402, F401
 
 # chainrule.*, the Tensor methods and operators, chainrule.linalg, chainrule.special and
 # chainrule.nn.functional, from the name table (api/table.py)

@@ -13,7 +13,7 @@ from . import _dtypes
 from ._backend import ndarray, xp
 from ._dtypes import dtype as DType
 from ._promotion import as_number
-from ._tensor import Tensor, _make, device
+from ._tensor import Tensor, _make, check_device
 
 if TYPE_CHECKING:
     from ._tensor import device as Device
@@ -259,8 +259,7 @@ class _Memory:
 
 
 def _check_device(dev: Any) -> None:
-    if dev is not None:
-        device(dev)
+    check_device(dev)
 
 
 # ----- filled ----------------------------------------------------------------------------
@@ -304,6 +303,7 @@ def zeros(
     layout: Any = None,
 ) -> Tensor:
     """A tensor of zeros of the given size."""
+    _check_device(device)
     return _filled(0, size, dtype, requires_grad, fn="zeros")
 
 
@@ -316,6 +316,7 @@ def ones(
     layout: Any = None,
 ) -> Tensor:
     """A tensor of ones of the given size."""
+    _check_device(device)
     return _filled(1, size, dtype, requires_grad, fn="ones")
 
 
@@ -330,6 +331,7 @@ def empty(
     pin_memory: bool = False,
 ) -> Tensor:
     """An uninitialised tensor (chainrule fills it with zeros)."""
+    _check_device(device)
     return _filled(0, size, dtype, requires_grad, fn="empty")
 
 
@@ -343,6 +345,7 @@ def full(
     out: Tensor | None = None,
 ) -> Tensor:
     """A tensor filled with ``fill_value``; the dtype follows the value's type."""
+    _check_device(device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     fill_value = as_number(fill_value)
@@ -367,6 +370,7 @@ def zeros_like(
     memory_format: Any = None,
     layout: Any = None,
 ) -> Tensor:
+    _check_device(device)
     return _like(input, 0, dtype, requires_grad)
 
 
@@ -379,6 +383,7 @@ def ones_like(
     memory_format: Any = None,
     layout: Any = None,
 ) -> Tensor:
+    _check_device(device)
     return _like(input, 1, dtype, requires_grad)
 
 
@@ -391,6 +396,7 @@ def empty_like(
     memory_format: Any = None,
     layout: Any = None,
 ) -> Tensor:
+    _check_device(device)
     return _like(input, 0, dtype, requires_grad)
 
 
@@ -404,6 +410,7 @@ def full_like(
     memory_format: Any = None,
     layout: Any = None,
 ) -> Tensor:
+    _check_device(device)
     dt = input._dtype if dtype is None else _dtypes.to_dtype(dtype)
     return _like(input, _dtypes.checked_fill(as_number(fill_value), dt), dt, requires_grad)
 
@@ -419,6 +426,7 @@ def eye(
     layout: Any = None,
 ) -> Tensor:
     """The n×m identity matrix."""
+    _check_device(device)
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     arr = xp.eye(n, n if m is None else m, dtype=dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)
@@ -436,6 +444,7 @@ def arange(
     layout: Any = None,
 ) -> Tensor:
     """Values from start to end (exclusive) in steps; integers give int64, else the default float."""
+    _check_device(device)
     if end is None:
         start, end = 0, start
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -466,6 +475,7 @@ def linspace(
     layout: Any = None,
 ) -> Tensor:
     """``steps`` evenly spaced values from start to end inclusive."""
+    _check_device(device)
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     if int(steps) < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -484,8 +494,7 @@ def tensor_new(cls: type, *args: Any, **kwargs: Any) -> Tensor:
 
 def _legacy_new(cls: type, dt: DType, args: tuple, kwargs: dict) -> Tensor:
     """``FloatTensor(2, 3)`` is an (uninitialised) 2x3 tensor; ``FloatTensor([1, 2])`` copies data."""
-    if kwargs.get("device") not in (None, "cpu"):
-        device(kwargs["device"])
+    check_device(kwargs.get("device"))
     if not args:
         return _make(xp.zeros((0,), dtype=dt.np), dt)
     if all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args):

@@ -71,6 +71,15 @@ FAMILIES = (
     ("ops.linalg.matrices", "Linear algebra: matrices"),
     ("ops.linalg.inverses", "Linear algebra: inverses and solves"),
     ("ops.linalg.factorizations", "Linear algebra: factorizations"),
+    ("ops.convolution", "Convolution"),
+    ("ops.pooling", "Pooling"),
+    ("ops.padding", "Padding"),
+    ("ops.resampling", "Resampling"),
+    ("ops.norm_layers", "Normalization layers"),
+    ("ops.losses", "Losses"),
+    ("ops.distances", "Distances"),
+    ("ops.embedding", "Embeddings"),
+    ("ops.attention", "Attention"),
     ("autograd.inplace", "In-place writes through views"),
 )
 
@@ -84,6 +93,23 @@ HELPERS = frozenset(
         "unshift_along",
         "index_into_zeros",  # the VJP of reading at a key
         "diagonal_backward",  # the VJP of diagonal
+        # the transposes inside the VJPs of convolution, pooling, padding and resampling
+        "convolution_weight",
+        "max_pool_backward",
+        "adaptive_max_pool_backward",
+        "max_unpool_backward",
+        "max_unpool_backward_backward",
+        "avg_pool_backward",
+        "adaptive_avg_pool_backward",
+        "reflection_pad_backward",
+        "replication_pad_backward",
+        "circular_pad_backward",
+        "upsample_nearest_backward",
+        "upsample_nearest_exact_backward",
+        "upsample_linear_backward",
+        "upsample_bicubic_backward",
+        "affine_grid_generator_backward",
+        "ctc_loss_backward",  # the VJP of ctc_loss, recorded under create_graph
     }
 )
 
@@ -209,10 +235,12 @@ def family(op) -> str:
     else where its def rules or its forward are, else the family module that names it."""
     rules = [f for f in (*op.raw_vjps, *op.raw_jvps) if f is not None]
     lambdas = [f for f in rules if f.__name__ == "<lambda>"]
+    families = {m for m, _ in FAMILIES}
     for fn in (*lambdas, *rules, op.forward):
-        module = getattr(fn, "__module__", None) or ""
-        if is_ours(fn) and module != "chainrule.autograd.recording":
-            return module.removeprefix("chainrule.")
+        module = (getattr(fn, "__module__", None) or "").removeprefix("chainrule.")
+        # (rules written by a shared factory, ops.windows', belong where the op is named)
+        if is_ours(fn) and module != "autograd.recording" and module in families:
+            return module
     for module, _ in FAMILIES:  # no function of ours: the family that names the op
         if any(value is op for value in vars(sys.modules[f"chainrule.{module}"]).values()):
             return module

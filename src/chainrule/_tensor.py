@@ -47,35 +47,69 @@ class Size(tuple):
 
 
 class device:  # noqa: N801 - PyTorch's spelling
-    """Where a tensor lives. chainrule has one: the CPU."""
+    """Where a tensor lives. Any of PyTorch's device types can be named; chainrule's
+    tensors live on one, the CPU (allocating elsewhere raises, as a CPU build of PyTorch
+    does)."""
 
     __slots__ = ("type", "index")
 
     def __init__(self, type: str | device = "cpu", index: int | None = None) -> None:  # noqa: A002
         if isinstance(type, device):
             type, index = type.type, type.index
-        name, _, idx = str(type).partition(":")
-        if name != "cpu":
+        elif isinstance(type, int) and not isinstance(type, bool):
             raise RuntimeError(
-                f"chainrule runs on the CPU only; device {type!r} is not available "
-                "(GPU arrays through CuPy are planned)."
+                "chainrule runs on the CPU only: an integer device index names an "
+                "accelerator, which this build does not have."
+            )
+        name, _, idx = str(type).partition(":")
+        if name not in DEVICE_TYPES:
+            raise RuntimeError(
+                f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of device "
+                f"string: {type}"
             )
         self.type = name
         self.index = int(idx) if idx else index
 
     def __repr__(self) -> str:
-        return f"device(type='{self.type}')"
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
 
     def __str__(self) -> str:
-        return self.type
+        return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):
             other = device(other)
-        return isinstance(other, device) and other.type == self.type
+        return isinstance(other, device) and other.type == self.type and other.index == self.index
 
     def __hash__(self) -> int:
-        return hash(self.type)
+        return hash((self.type, self.index))
+
+
+DEVICE_TYPES = (
+    "cpu cuda ipu xpu mkldnn opengl opencl ideep hip ve fpga maia xla lazy vulkan mps meta "
+    "hpu mtia privateuseone"
+).split()
+
+
+def check_device(dev: Any) -> None:
+    """Raise unless ``dev`` (a device, its name, or None) is the CPU, with PyTorch's error
+    for a CUDA device on a build without CUDA."""
+    if dev is None or dev == "cpu":
+        return
+    where = dev if isinstance(dev, device) else device(dev)
+    if where.type == "cpu":
+        return
+    if where.type == "cuda":
+        raise AssertionError(
+            "Torch not compiled with CUDA enabled (chainrule runs on the CPU; CUDA through "
+            "CuPy is planned)"
+        )
+    raise RuntimeError(
+        f"chainrule runs on the CPU only; device {str(where)!r} is not available "
+        "(GPU arrays through CuPy are planned)."
+    )
 
 
 _CPU = device("cpu")
@@ -452,7 +486,9 @@ class Tensor:
         if self._grad_fn is not None:
             raise RuntimeError(
                 "Only Tensors created explicitly by the user (graph leaves) support the "
-                "deepcopy protocol at the moment."
+                "deepcopy protocol at the moment.  If you were attempting to deepcopy a module, "
+                "this may be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
             )
         t = _make(self._data.copy(), self._dtype, self._requires_grad)
         if self._grad is not None:
@@ -507,7 +543,8 @@ class Tensor:
         return self
 
     def cuda(self, *args: Any, **kwargs: Any) -> Tensor:
-        raise RuntimeError("chainrule runs on the CPU only: Tensor.cuda() is not available.")
+        check_device("cuda")
+        raise AssertionError("unreachable")  # pragma: no cover
 
     # ----- for type checkers only --------------------------------------------------
 
@@ -580,4 +617,16 @@ def _wrap_dim(dim: int, ndim: int) -> int:
 
 
 def _rebuild(data: ndarray, dtype_name: str, requires_grad: bool) -> Tensor:
-    return _make(data, getattr(_dtypes, dtype_name), requires_grad)
+    """A pickled tensor, checked: a known dtype and an array of exactly that dtype."""
+    dt = {d.name: d for d in _dtypes.ALL}.get(dtype_name) if isinstance(dtype_name, str) else None
+    if dt is None:
+        raise RuntimeError(f"cannot unpickle a tensor of unknown dtype {dtype_name!r}")
+    if type(data) is not ndarray or data.dtype != dt.np:
+        raise RuntimeError(
+            f"cannot unpickle a tensor: expected an array of {dt}, got "
+            f"{getattr(data, 'dtype', type(data).__name__)}"
+        )
+    t = _make(data, dt)
+    if requires_grad is True:
+        t.requires_grad_(True)
+    return t

@@ -5,6 +5,8 @@
 give the products; ``vmap(f)`` maps ``f`` over a batch dimension. They compose:
 ``grad(grad(f))`` is the second derivative, ``jacfwd(jacrev(f))`` (which is
 ``hessian(f)``) the Hessian, ``vmap(grad(f))`` per-sample gradients.
+``functional_call(module, params, x)`` runs a module with other parameters, so a
+model's loss is a function of its parameters for these transforms.
 
 chainrule has no functorch-style levels. Each reverse transform differentiates
 with ``autograd.grad(..., create_graph=True)`` with respect to fresh copies of
@@ -19,13 +21,23 @@ stacks the results (no batching rules).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import wraps
 from typing import Any
 
 from ._tensor import Tensor
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"]
+__all__ = [
+    "grad",
+    "grad_and_value",
+    "vjp",
+    "jvp",
+    "jacrev",
+    "jacfwd",
+    "hessian",
+    "vmap",
+    "functional_call",
+]
 
 _depth = 0  # how many transforms are running (0: none; results are detached at 0)
 
@@ -715,6 +727,169 @@ def _stack_results(name: str, results: list, out_dims: Any) -> Any:
             out = out.permute(*order)
         stacked.append(out)
     return _unflatten(stacked, out_spec)
+
+
+# ----- functional_call: a module run with other parameters ---------------------------------
+
+_MISSING = object()
+
+
+def functional_call(
+    module: Any,
+    parameter_and_buffer_dicts: dict[str, Tensor] | Sequence[dict[str, Tensor]],
+    args: Any = None,
+    kwargs: dict[str, Any] | None = None,
+    *,
+    tie_weights: bool = True,
+    strict: bool = False,
+) -> Any:
+    """``module(*args, **kwargs)`` with its parameters and buffers replaced by the tensors
+    of ``parameter_and_buffer_dicts`` (dotted names, as ``state_dict`` has them; one dict
+    or a sequence of dicts with distinct keys), and put back afterwards. So a loss is a
+    function of the parameters, for ``grad`` or ``jacrev``. ``tie_weights``: a value given
+    for one of several names of one tensor replaces it under all of them. ``strict``: the
+    names must be exactly the module's."""
+    if isinstance(parameter_and_buffer_dicts, dict):
+        values = parameter_and_buffer_dicts
+    elif isinstance(parameter_and_buffer_dicts, Sequence):
+        if not all(isinstance(d, dict) for d in parameter_and_buffer_dicts):
+            raise ValueError(
+                "Expected all elements of parameter_and_buffer_dicts to be dictionaries"
+            )
+        counts: dict[str, int] = {}
+        for d in parameter_and_buffer_dicts:
+            for k in d:
+                counts[k] = counts.get(k, 0) + 1
+        repeated = [k for k, n in counts.items() if n > 1]
+        if repeated:
+            raise ValueError(
+                f"{repeated} appeared in multiple dictionaries; behavior of functional call "
+                "is ambiguous"
+            )
+        values = {k: v for d in parameter_and_buffer_dicts for k, v in d.items()}
+    else:
+        raise ValueError(
+            "Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but "
+            f"got {type(parameter_and_buffer_dicts)}"
+        )
+    if kwargs is None:
+        kwargs = {}
+    if args is None:
+        args = ()
+    elif not isinstance(args, tuple):
+        args = (args,)
+    swapped = _untie(module, values) if tie_weights else values
+    if strict:
+        _check_keys(module, swapped)
+    originals = _swap_tensors(module, swapped)
+    try:
+        return module(*args, **kwargs)
+    finally:
+        final = _swap_tensors(module, originals)
+        # what the module rebound during the call (an in-place update's result) goes back
+        values.update({k: final[k] for k in values if k in final})
+
+
+def _named_tensors(module: Any) -> dict[str, Tensor]:
+    named = dict(module.named_parameters(remove_duplicate=False))
+    named.update(module.named_buffers(remove_duplicate=False))
+    return named
+
+
+def _untie(module: Any, values: dict[str, Tensor]) -> dict[str, Tensor]:
+    """``values`` with each given tensor also under the other names of the tensor it
+    replaces (the module's tied weights); two different values for one tensor are an error."""
+    names_of: dict[int, set[str]] = {}
+    for name, tensor in _named_tensors(module).items():
+        names_of.setdefault(id(tensor), set()).add(name)
+    tied = {name: names for names in names_of.values() if len(names) > 1 for name in names}
+    given = [name for name in values if name in tied]
+    for name in given:
+        names = tied[name]
+        if len({id(values[n]) for n in names if n in values}) > 1:
+            raise ValueError(
+                f"functional_call got multiple values for keys {sorted(names)}, which are "
+                "tied. Consider using tie_weights=False"
+            )
+    untied = dict(values)
+    for name in given:
+        for other in tied[name]:
+            untied[other] = values[name]
+    return untied
+
+
+def _check_keys(module: Any, values: dict[str, Tensor]) -> None:
+    valid = set(_named_tensors(module))
+    missing = sorted(valid - set(values))
+    unexpected = sorted(set(values) - valid)
+    errors = []
+    if unexpected:
+        errors.append(f"Unexpected key(s): {', '.join(map(repr, unexpected))}.")
+    if missing:
+        errors.append(f"Missing key(s): {', '.join(map(repr, missing))}.")
+    if errors:
+        raise RuntimeError(
+            "Error(s) in reparametrizing for {}:\n\t{}".format(
+                module._get_name(), "\n\t".join(errors)
+            )
+        )
+
+
+def _submodule(module: Any, path: str) -> Any:
+    """The submodule at the dotted ``path``, with PyTorch's errors for a missing step or a
+    step that is not a Module."""
+    walked = []
+    for attr in path.split(".") if path else ():
+        walked.append(attr)
+        try:
+            child = getattr(module, attr)
+        except AttributeError as ex:
+            raise AttributeError(f"{module._get_name()} has no attribute `{attr}`") from ex
+        if not hasattr(child, "_parameters"):
+            raise TypeError(
+                f"submodule `{'.'.join(walked)}`: {child} is not an instance of torch.nn.Module"
+            )
+        module = child
+    return module
+
+
+def _swap_tensors(module: Any, values: dict[str, Any]) -> dict[str, Any]:
+    """Put each value at its dotted name (a parameter's, a buffer's, or a plain attribute's
+    place; _MISSING deletes it); returns what was there, to swap back."""
+    originals: dict[str, Any] = {}
+    try:
+        for name, value in values.items():
+            path, _, attr = name.rpartition(".")
+            originals[name] = _swap_tensor(_submodule(module, path), attr, value)
+    except Exception:
+        for name, value in originals.items():
+            path, _, attr = name.rpartition(".")
+            _swap_tensor(_submodule(module, path), attr, value)
+        raise
+    return originals
+
+
+def _swap_tensor(module: Any, name: str, value: Any) -> Any:
+    if value is not _MISSING and value is not None and not isinstance(value, Tensor):
+        raise TypeError(f"{value} is not an instance of torch.Tensor")
+    if name == "":
+        raise KeyError('tensor name can\'t be empty string ""')
+    for store in (module._parameters, module._buffers):
+        if name in store:
+            original = store[name]
+            if value is _MISSING:
+                del store[name]
+            else:
+                store[name] = value
+            return original
+    original = getattr(module, name) if hasattr(module, name) else _MISSING
+    if original is not _MISSING and original is not None and not isinstance(original, Tensor):
+        raise TypeError(f"attribute `{name}`: {original} is not an instance of torch.Tensor")
+    if value is not _MISSING:
+        setattr(module, name, value)
+    elif hasattr(module, name):
+        delattr(module, name)
+    return original
 
 
 def __getattr__(name: str) -> Any:

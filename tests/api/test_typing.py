@@ -54,6 +54,17 @@ MODULES = (
     "chainrule.api.parsers.pointwise",
     "chainrule.api.parsers.reductions",
     "chainrule.api.parsers.shapes",
+    "chainrule.nn",
+    "chainrule.nn.parameter",
+    "chainrule.nn.init",
+    "chainrule.nn.modules.module",
+    "chainrule.nn.modules._hooks",
+    "chainrule.nn.modules._state_dict",
+    "chainrule.nn.modules.container",
+    "chainrule.nn.modules.flatten",
+    "chainrule.nn.modules.linear",
+    "chainrule.nn.utils.clip_grad",
+    "chainrule.nn.utils.convert_parameters",
 )
 
 # Functions the name table names directly that are defined in ops/, not in api/: their hints

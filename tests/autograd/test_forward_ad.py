@@ -141,6 +141,26 @@ TORCH_GAP_EXAMPLES = {
     "aten::remainder": lambda L, x: L.remainder(2.5, x),
     "cholesky": lambda L, x: L.cholesky(x @ x.mT + 3 * L.eye(3, dtype=x.dtype)),
     "rrelu_with_noise_": lambda L, x: L.nn.functional.rrelu(x * 1, inplace=True),
+    "grid_sampler_2d": lambda L, x: L.nn.functional.grid_sample(
+        x[None, None], L.stack([x, x], -1)[None] * 0.3, align_corners=False
+    ),
+    "grid_sampler_3d": lambda L, x: L.nn.functional.grid_sample(
+        x[None, None, None], L.stack([x, x, x], -1)[None, None] * 0.3, align_corners=False
+    ),
+    "multi_margin_loss": lambda L, x: L.nn.functional.multi_margin_loss(x, L.tensor([0, 2, 1])),
+    "multilabel_margin_loss_forward": lambda L, x: L.nn.functional.multilabel_margin_loss(
+        x, L.tensor([[0, -1, 0], [2, 1, -1], [1, 0, 2]])
+    ),
+    "_pdist_forward": lambda L, x: L.nn.functional.pdist(x),
+    "_scaled_dot_product_flash_attention_for_cpu": lambda L, x: (
+        L.nn.functional.scaled_dot_product_attention(x[None, None], x[None, None], x[None, None])
+    ),
+    "_ctc_loss": lambda L, x: L.nn.functional.ctc_loss(
+        x[:, None].log_softmax(2), L.tensor([[1, 2]]), L.tensor([3]), L.tensor([2])
+    ),
+    "_embedding_bag": lambda L, x: L.nn.functional.embedding_bag(
+        L.tensor([0, 2, 1]), x, L.tensor([0, 1])
+    ),
 }
 
 

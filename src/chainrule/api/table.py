@@ -39,12 +39,25 @@ from ..ops.linalg import inverses, products
 from .args import bitwise, compare, predicate, tensors_only
 from .args import unary as unary_fn
 from .parsers import activations as p_activations
+from .parsers import attention as p_attention
+from .parsers import class_losses as p_class_losses
+from .parsers import convolution as p_convolution
+from .parsers import distances as p_distances
+from .parsers import dropout as p_dropout
+from .parsers import embedding as p_embedding
 from .parsers import functional as p_functional
 from .parsers import indexing as p_indexing
 from .parsers import linalg as p_linalg
+from .parsers import linear as p_linear
+from .parsers import losses as p_losses
+from .parsers import norm_layers as p_norm_layers
+from .parsers import padding as p_padding
 from .parsers import pointwise as p_pointwise
+from .parsers import pooling as p_pooling
 from .parsers import reductions as p_reductions
+from .parsers import resampling as p_resampling
 from .parsers import shapes as p_shapes
+from .parsers import torch_nn as p_torch_nn
 from .variants import binary_operator, eq_operator, fast_operator, inplace_method, ne_operator
 from .variants import operator as function_operator
 
@@ -316,6 +329,54 @@ TORCH = [
     ("pinverse", p_linalg.pinverse, "f m"),
     ("lu", p_linalg.lu, "f m"),
     ("lu_unpack", p_linalg.lu_unpack, "f"),
+    # ----- convolution, pooling, padding, resampling (ops/convolution.py, pooling.py,
+    # padding.py, resampling.py; the nn.functional names are in FUNCTIONAL's section) -----
+    ("convolution", p_convolution.convolution, "f"),
+    ("conv1d", p_convolution.conv1d, "f"),
+    ("conv2d", p_convolution.conv2d, "f"),
+    ("conv3d", p_convolution.conv3d, "f"),
+    ("conv_transpose1d", p_convolution.conv_transpose1d, "f"),
+    ("conv_transpose2d", p_convolution.conv_transpose2d, "f"),
+    ("conv_transpose3d", p_convolution.conv_transpose3d, "f"),
+    ("max_pool1d", p_pooling.torch_max_pool1d, "f"),
+    ("max_pool2d", p_pooling.torch_max_pool2d, "f"),
+    ("max_pool3d", p_pooling.torch_max_pool3d, "f"),
+    ("max_pool1d_with_indices", p_pooling.torch_max_pool1d_with_indices, "f"),
+    ("avg_pool1d", p_pooling.torch_avg_pool1d, "f"),
+    ("adaptive_avg_pool1d", p_pooling.adaptive_avg_pool1d, "f"),
+    ("adaptive_max_pool1d", p_pooling.torch_adaptive_max_pool1d, "f"),
+    ("constant_pad_nd", p_padding.constant_pad_nd, "f"),
+    ("pixel_shuffle", p_resampling.pixel_shuffle, "f"),
+    ("pixel_unshuffle", p_resampling.pixel_unshuffle, "f"),
+    ("channel_shuffle", p_resampling.channel_shuffle, "f"),
+    ("native_channel_shuffle", p_resampling.native_channel_shuffle, "f"),
+    ("grid_sampler", p_resampling.grid_sampler, "f"),
+    ("affine_grid_generator", p_resampling.affine_grid_generator, "f"),
+    # ----- nn-loss: torch.<name> of nn.functional's functions (parsers/torch_nn.py) --------
+    ("dropout", p_torch_nn.torch_dropout, "f"),
+    ("dropout_", p_torch_nn.dropout_, "f"),
+    ("feature_dropout", p_torch_nn.feature_dropout, "f"),
+    ("alpha_dropout", p_torch_nn.alpha_dropout, "f"),
+    ("feature_alpha_dropout", p_torch_nn.feature_alpha_dropout, "f"),
+    ("batch_norm", p_torch_nn.batch_norm, "f"),
+    ("instance_norm", p_torch_nn.instance_norm, "f"),
+    ("layer_norm", p_torch_nn.layer_norm, "f"),
+    ("group_norm", p_torch_nn.group_norm, "f"),
+    ("rms_norm", p_norm_layers.rms_norm, "f"),
+    ("bilinear", p_linear.bilinear, "f"),
+    ("embedding", p_torch_nn.torch_embedding, "f"),
+    ("embedding_renorm_", p_embedding.embedding_renorm_, "f"),
+    ("cosine_similarity", p_distances.cosine_similarity, "f"),
+    ("pairwise_distance", p_distances.pairwise_distance, "f"),
+    ("pdist", p_distances.pdist, "f"),
+    ("kl_div", p_torch_nn.kl_div, "f"),
+    ("poisson_nll_loss", p_torch_nn.poisson_nll_loss, "f"),
+    ("binary_cross_entropy_with_logits", p_torch_nn.binary_cross_entropy_with_logits, "f"),
+    ("cosine_embedding_loss", p_torch_nn.cosine_embedding_loss, "f"),
+    ("margin_ranking_loss", p_torch_nn.margin_ranking_loss, "f"),
+    ("hinge_embedding_loss", p_torch_nn.hinge_embedding_loss, "f"),
+    ("triplet_margin_loss", p_torch_nn.triplet_margin_loss, "f"),
+    ("ctc_loss", p_torch_nn.ctc_loss, "f"),
 ]
 
 # Methods that are not functions of chainrule (or differ from them): name, what it is
@@ -514,4 +575,98 @@ FUNCTIONAL = [
     ("softmin", p_functional.softmin),
     ("log_softmax", p_functional.log_softmax),
     ("normalize", normalizations.normalize),
+    # ----- convolution, pooling, padding, resampling (api/parsers/convolution.py,
+    # pooling.py, padding.py, resampling.py) ------------------------------------------------
+    ("conv1d", p_convolution.conv1d),
+    ("conv2d", p_convolution.conv2d),
+    ("conv3d", p_convolution.conv3d),
+    ("conv_transpose1d", p_convolution.conv_transpose1d),
+    ("conv_transpose2d", p_convolution.conv_transpose2d),
+    ("conv_transpose3d", p_convolution.conv_transpose3d),
+    ("unfold", p_convolution.unfold),
+    ("fold", p_convolution.fold),
+    ("max_pool1d", p_pooling.max_pool1d),
+    ("max_pool2d", p_pooling.max_pool2d),
+    ("max_pool3d", p_pooling.max_pool3d),
+    ("max_pool1d_with_indices", p_pooling.max_pool1d_with_indices),
+    ("max_pool2d_with_indices", p_pooling.max_pool2d_with_indices),
+    ("max_pool3d_with_indices", p_pooling.max_pool3d_with_indices),
+    ("avg_pool1d", p_pooling.avg_pool1d),
+    ("avg_pool2d", p_pooling.avg_pool2d),
+    ("avg_pool3d", p_pooling.avg_pool3d),
+    ("adaptive_avg_pool1d", p_pooling.adaptive_avg_pool1d),
+    ("adaptive_avg_pool2d", p_pooling.adaptive_avg_pool2d),
+    ("adaptive_avg_pool3d", p_pooling.adaptive_avg_pool3d),
+    ("adaptive_max_pool1d", p_pooling.adaptive_max_pool1d),
+    ("adaptive_max_pool2d", p_pooling.adaptive_max_pool2d),
+    ("adaptive_max_pool3d", p_pooling.adaptive_max_pool3d),
+    ("adaptive_max_pool1d_with_indices", p_pooling.adaptive_max_pool1d_with_indices),
+    ("adaptive_max_pool2d_with_indices", p_pooling.adaptive_max_pool2d_with_indices),
+    ("adaptive_max_pool3d_with_indices", p_pooling.adaptive_max_pool3d_with_indices),
+    ("max_unpool1d", p_pooling.max_unpool1d),
+    ("max_unpool2d", p_pooling.max_unpool2d),
+    ("max_unpool3d", p_pooling.max_unpool3d),
+    ("lp_pool1d", p_pooling.lp_pool1d),
+    ("lp_pool2d", p_pooling.lp_pool2d),
+    ("lp_pool3d", p_pooling.lp_pool3d),
+    ("pad", p_padding.pad),
+    ("interpolate", p_resampling.interpolate),
+    ("upsample", p_resampling.upsample),
+    ("upsample_nearest", p_resampling.upsample_nearest),
+    ("upsample_bilinear", p_resampling.upsample_bilinear),
+    ("pixel_shuffle", p_resampling.pixel_shuffle),
+    ("pixel_unshuffle", p_resampling.pixel_unshuffle),
+    ("channel_shuffle", p_resampling.channel_shuffle),
+    ("native_channel_shuffle", p_resampling.native_channel_shuffle),
+    ("grid_sample", p_resampling.grid_sample),
+    ("affine_grid", p_resampling.affine_grid),
+    # ----- nn-loss: losses (ops/losses.py; parsers/losses.py, class_losses.py) -------------
+    ("mse_loss", p_losses.mse_loss),
+    ("l1_loss", p_losses.l1_loss),
+    ("smooth_l1_loss", p_losses.smooth_l1_loss),
+    ("huber_loss", p_losses.huber_loss),
+    ("binary_cross_entropy", p_losses.binary_cross_entropy),
+    ("binary_cross_entropy_with_logits", p_losses.binary_cross_entropy_with_logits),
+    ("soft_margin_loss", p_losses.soft_margin_loss),
+    ("kl_div", p_losses.kl_div),
+    ("poisson_nll_loss", p_losses.poisson_nll_loss),
+    ("gaussian_nll_loss", p_losses.gaussian_nll_loss),
+    ("nll_loss", p_class_losses.nll_loss),
+    ("cross_entropy", p_class_losses.cross_entropy),
+    ("multi_margin_loss", p_class_losses.multi_margin_loss),
+    ("multilabel_margin_loss", p_class_losses.multilabel_margin_loss),
+    ("multilabel_soft_margin_loss", p_class_losses.multilabel_soft_margin_loss),
+    ("cosine_embedding_loss", p_class_losses.cosine_embedding_loss),
+    ("margin_ranking_loss", p_class_losses.margin_ranking_loss),
+    ("hinge_embedding_loss", p_class_losses.hinge_embedding_loss),
+    ("triplet_margin_loss", p_class_losses.triplet_margin_loss),
+    ("triplet_margin_with_distance_loss", p_class_losses.triplet_margin_with_distance_loss),
+    ("ctc_loss", p_class_losses.ctc_loss),
+    # ----- nn-loss: linear layers (parsers/linear.py; ops/linalg/products.py's trilinear) --
+    ("linear", p_linear.linear),
+    ("bilinear", p_linear.bilinear),
+    # ----- nn-loss: normalization layers (ops/norm_layers.py; parsers/norm_layers.py) -----
+    ("batch_norm", p_norm_layers.batch_norm),
+    ("instance_norm", p_norm_layers.instance_norm),
+    ("layer_norm", p_norm_layers.layer_norm),
+    ("group_norm", p_norm_layers.group_norm),
+    ("local_response_norm", p_norm_layers.local_response_norm),
+    ("rms_norm", p_norm_layers.rms_norm),
+    # ----- nn-loss: dropout (parsers/dropout.py) ------------------------------------------
+    ("dropout", p_dropout.dropout),
+    ("dropout1d", p_dropout.dropout1d),
+    ("dropout2d", p_dropout.dropout2d),
+    ("dropout3d", p_dropout.dropout3d),
+    ("alpha_dropout", p_dropout.alpha_dropout),
+    ("feature_alpha_dropout", p_dropout.feature_alpha_dropout),
+    # ----- nn-loss: embeddings (ops/embedding.py; parsers/embedding.py) -------------------
+    ("embedding", p_embedding.embedding),
+    ("embedding_bag", p_embedding.embedding_bag),
+    ("one_hot", p_embedding.one_hot),
+    # ----- nn-loss: distances (ops/distances.py; parsers/distances.py) --------------------
+    ("pairwise_distance", p_distances.pairwise_distance),
+    ("cosine_similarity", p_distances.cosine_similarity),
+    ("pdist", p_distances.pdist),
+    # ----- nn-loss: attention (ops/attention.py; parsers/attention.py) ---------------------
+    ("scaled_dot_product_attention", p_attention.scaled_dot_product_attention),
 ]

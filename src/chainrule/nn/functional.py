@@ -1,8 +1,11 @@
-"""``chainrule.nn.functional``: activations and normalizations with PyTorch's signatures.
+"""``chainrule.nn.functional``: activations, normalizations, convolutions, pooling,
+padding and resampling with PyTorch's signatures.
 
 Its names are filled in from the name table (``api/table.py``, ``FUNCTIONAL``): the ops
-live in ``ops/activations.py`` and ``ops/normalizations.py``, and the signatures that
-need code (``inplace=``, ``dim=None``) in ``api/parsers/functional.py``.
+live in ``ops/activations.py``, ``ops/normalizations.py``, ``ops/convolution.py``,
+``ops/pooling.py``, ``ops/padding.py`` and ``ops/resampling.py``, and the signatures that
+need code (``inplace=``, ``dim=None``, kernel sizes, padding modes, ...) in
+``api/parsers/``.
 """
 
 from __future__ import annotations

@@ -125,7 +125,7 @@ mean = defop(
 )
 
 
-def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):  # noqa: A002
+def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None, variant=0):  # noqa: A002
     """(Σ |x|^p)^(1/p) over dim; p = inf is max |x|, p = 0 counts nonzeros"""
     if x.dtype.kind in "biu":
         raise RuntimeError(
@@ -183,11 +183,12 @@ def _count_hits(hit, dim, keepdim, shape):
     return _sum(data, dim=dim, keepdim=keepdim).astype(xp.float64)
 
 
+# variant 1: ATen's norm(p, dim), which PyTorch's own composites call (NormBackward1)
 vector_norm = defop(
     "vector_norm",
     contiguous(_vector_norm),
     dtypes=KEEP,
-    node="LinalgVectorNormBackward0",
+    node=lambda x, variant=0, **_: "NormBackward1" if variant else "LinalgVectorNormBackward0",
     vjp=_vector_norm_vjp,
     jvp=lambda t, x, ans, ord, dim, keepdim: sum(  # noqa: A002
         _vector_norm_vjp(ans * 0 + 1, x, ans, ord, dim, keepdim) * t, dim=dim, keepdim=keepdim

@@ -13,7 +13,7 @@ from ... import _dtypes
 from ..._dtypes import dtype as DType
 from ..._dtypes import float64
 from ..._promotion import as_number
-from ..._tensor import Tensor, device
+from ..._tensor import Tensor, check_device, device
 from ...autograd.inplace import inplace
 from ...ops import arithmetic, binary, copies, logical, shapes, special, unary
 from ..args import require_tensor, shape_args, tensor_arg
@@ -38,7 +38,7 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         elif a is not None:
             target = _dtypes.to_dtype(a)
     if dev is not None:
-        device(dev)
+        check_device(dev)
     if target is None or target is self._dtype:
         return copies.clone(self) if copy else self
     return copies.to_dtype(self, dtype=target)

@@ -472,6 +472,33 @@ addbmm = defop(
 )
 
 
+# ----- the bilinear form of nn.functional.bilinear --------------------------------------------------
+
+
+def _trilinear(x1, weight, x2):
+    """y[n, o] = Σ_ij x1[n, i]·weight[o, i, j]·x2[n, j]: one bilinear form per output o"""
+    partial = xp.tensordot(x1, weight, axes=([1], [1]))  # (n, o, j)
+    return xp.matmul(partial, x2[:, :, None])[:, :, 0]
+
+
+trilinear = defop(
+    "trilinear",
+    _trilinear,
+    args=("x1", "weight", "x2"),
+    node="TrilinearBackward0",
+    vjp=(
+        lambda g, weight, x2: einsum("no,oij,nj->ni", g, weight, x2),  # ∂/∂x1 = Σ_o g_o W_o x2
+        lambda g, x1, x2: einsum("no,ni,nj->oij", g, x1, x2),  # ∂/∂W_o = Σ_n g_o x1 x2ᵀ
+        lambda g, x1, weight: einsum("no,ni,oij->nj", g, x1, weight),  # ∂/∂x2 = Σ_o g_o W_oᵀ x1
+    ),
+    jvp=(
+        lambda t, weight, x2: einsum("ni,oij,nj->no", t, weight, x2),  # J t = tᵀ W_o x2
+        lambda t, x1, x2: einsum("ni,oij,nj->no", x1, t, x2),  # J t = x1ᵀ T_o x2
+        lambda t, x1, weight: einsum("ni,oij,nj->no", x1, weight, t),  # J t = x1ᵀ W_o t
+    ),
+)
+
+
 def inner(input, other, *, out=None):
     """Σ over the last dims: input[..., k] * other[..., k] for every pair of leading indices."""
     if input.ndim == 0 or other.ndim == 0:

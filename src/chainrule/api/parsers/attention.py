@@ -1,0 +1,104 @@
+"""``torch.nn.functional.scaled_dot_product_attention``: masks (bool: where to attend; or
+float: added to the scores), the causal mask, dropout on the attention weights (a mask
+from chainrule's generator), the scale, grouped-query attention; PyTorch's checks."""
+
+from __future__ import annotations
+
+import math
+
+from ..._backend import xp
+from ..._creation import tensor
+from ..._tensor import Tensor
+from ...ops import attention, gather_scatter
+
+
+def _check(query: Tensor, key: Tensor, value: Tensor) -> None:
+    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
+        raise RuntimeError(
+            "Expected query, key, and value to all be  at least 2 dimensional, but got "
+            f"query.dim: {query.ndim} key.dim: {key.ndim} and value.dim: {value.ndim} instead."
+        )
+
+
+def _grouped(query: Tensor, t: Tensor) -> Tensor:
+    """key or value with each head repeated to query's number of heads (dim -3)."""
+    heads, groups = query.shape[-3], t.shape[-3]
+    if heads % groups:
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+    if heads == groups:
+        return t
+    index = xp.repeat(xp.arange(groups), heads // groups)
+    return gather_scatter.index_select(t, index, dim=t.ndim - 3)
+
+
+def _bias(attn_mask: Tensor | None, is_causal: bool, q_len: int, k_len: int, like: Tensor):
+    """The additive bias on the scores: -inf where a bool mask (or the causal one) forbids,
+    a float mask as it is; None without a mask."""
+    if is_causal:
+        allowed = xp.tril(xp.ones((q_len, k_len), dtype=bool))
+        return tensor(xp.where(allowed, 0.0, -xp.inf).astype(like._data.dtype))
+    if attn_mask is None:
+        return None
+    if attn_mask.dtype.name == "bool":
+        return tensor(xp.where(attn_mask._data, 0.0, -xp.inf).astype(like._data.dtype))
+    return attn_mask
+
+
+def _fused(query, key, value, attn_mask, dropout_p: float, enable_gqa: bool) -> bool:
+    """Whether PyTorch takes its fused CPU kernel (so names the node after it): 4-D inputs
+    of one head size and one batch, key and value of one number of heads (query's, or a
+    multiple with enable_gqa), no dropout, no mask that needs a gradient."""
+    if not query.ndim == key.ndim == value.ndim == 4:
+        return False
+    same_heads = query.shape[1] == key.shape[1] or (
+        enable_gqa and query.shape[1] % key.shape[1] == 0
+    )
+    return (
+        query.shape[-1] == key.shape[-1] == value.shape[-1]
+        and query.shape[0] == key.shape[0] == value.shape[0]
+        and key.shape[1] == value.shape[1]
+        and same_heads
+        and dropout_p == 0
+        and not (attn_mask is not None and attn_mask.requires_grad)
+    )
+
+
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+    enable_gqa: bool = False,
+) -> Tensor:
+    """softmax(query keyᵀ·scale + mask) value, scale = 1/√(query's last size) by default;
+    a bool mask (True: attend) or a float one (added to the scores), or is_causal; dropout
+    of the attention weights with probability dropout_p; with enable_gqa, key and value
+    heads shared among groups of query heads."""
+    _check(query, key, value)
+    if is_causal and attn_mask is not None:
+        raise RuntimeError(
+            "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+            "is_causal=True"
+        )
+    if dropout_p < 0 or dropout_p > 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
+    fused = _fused(query, key, value, attn_mask, dropout_p, enable_gqa)
+    if enable_gqa and query.ndim >= 3:
+        key, value = _grouped(query, key), _grouped(query, value)
+    q_len, k_len = query.shape[-2], key.shape[-2]
+    bias = _bias(attn_mask, is_causal, q_len, k_len, query)
+    if scale is None:
+        scale = 1.0 / math.sqrt(query.shape[-1])
+    mask = None
+    if dropout_p > 0:
+        from ..._random import _gen
+
+        batch = xp.broadcast_shapes(tuple(query.shape[:-2]), tuple(key.shape[:-2]))
+        keep = _gen[0].random(batch + (q_len, k_len)) >= dropout_p
+        mask = (keep / (1 - dropout_p) if dropout_p < 1 else keep * 0.0).astype(query._data.dtype)
+    return attention.scaled_dot_product_attention(
+        query, key, value, bias, scale=float(scale), dropout_mask=mask, fused=fused
+    )

@@ -1,0 +1,71 @@
+"""``torch.nn.functional``'s linear layers: linear (x Wᵀ + b, the graph PyTorch records for
+each shape: AddmmBackward0, MmBackward0, a view of addmm, matmul's nodes) and bilinear
+(x1ᵀ W x2 + b through the trilinear op, TrilinearBackward0)."""
+
+from __future__ import annotations
+
+import math
+
+from ..._tensor import Tensor
+from ...ops import shapes
+from ...ops.linalg import products
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """input @ weightᵀ + bias, as PyTorch computes it: addmm for a matrix input with a bias,
+    addmm of the input flattened to a matrix (then viewed back) for other inputs with a
+    vector bias, matmul (then + bias) otherwise."""
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(
+            "both arguments to linear need to be at least 1D, but they are "
+            f"{input.ndim}D and {weight.ndim}D"
+        )
+    w_t = shapes.t(weight)
+    if bias is not None and weight.ndim == 2:
+        if input.ndim == 2:
+            return products.addmm(bias, input, w_t)
+        if input.ndim == 3 or bias.ndim == 1:
+            rows = math.prod(input.shape[:-1])
+            flat = shapes.reshape(input, (rows, input.shape[-1]))
+            out = products.addmm(bias, flat, w_t)
+            return shapes.view(out, shape=tuple(input.shape[:-1]) + (out.shape[1],))
+    if bias is not None and input.ndim == 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {weight.ndim}-D tensor")
+    out = products.matmul(input, w_t)
+    return out if bias is None else out + bias
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """y_o = input1ᵀ weight_o input2 + bias_o over the last dims (the leading dims are a
+    batch): the trilinear op on the inputs flattened to matrices, viewed back."""
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(
+            f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}"
+        )
+    for i in range(input1.ndim - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(
+                f"bilinear(): input batch dimensions do not match at dim {i}: got "
+                f"{input1.shape[i]} and {input2.shape[i]}"
+            )
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(
+            "bilinear(): input1 size does not match weight size: got "
+            f"{input1.shape[-1]} but expected {weight.shape[1]}"
+        )
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(
+            "bilinear(): input2 size does not match weight size: got "
+            f"{input2.shape[-1]} but expected {weight.shape[2]}"
+        )
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(
+            "bilinear(): bias size does not match weight size: got "
+            f"{bias.shape[0]} but expected {weight.shape[0]}"
+        )
+    x1 = shapes.reshape(input1, (-1, input1.shape[-1]))
+    x2 = shapes.reshape(input2, (-1, input2.shape[-1]))
+    out = shapes.reshape(
+        products.trilinear(x1, weight, x2), tuple(input1.shape[:-1]) + (weight.shape[0],)
+    )
+    return out if bias is None else out + bias

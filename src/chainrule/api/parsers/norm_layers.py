@@ -1,0 +1,262 @@
+"""``torch.nn.functional``'s normalization layers: batch_norm (with the running statistics
+updated in place), instance_norm, layer_norm, group_norm (the ops of
+``ops/norm_layers.py``), and local_response_norm and rms_norm, composed from ops as
+PyTorch composes them; PyTorch's argument checks and errors."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from ..._backend import xp
+from ..._creation import zeros
+from ..._tensor import Tensor
+from ...autograd import grad_mode
+from ...ops import joining, norm_layers, reductions, shapes, unary
+from .shapes import cat
+
+
+def _check_parameter(name: str, value: Tensor | None, channels: int, input: Tensor) -> None:
+    if value is None:
+        return
+    if value.numel() != channels:
+        raise RuntimeError(f"{name} should contain {channels} elements not {value.numel()}")
+    if value.dtype is not input.dtype and input.is_floating_point():
+        raise RuntimeError(norm_layers.mixed_dtypes(input.dtype))
+
+
+def _more_than_one_value(shape: tuple, text: str = "torch.Size") -> None:
+    size = shape[0]
+    for s in shape[2:]:
+        size *= s
+    if size == 1:
+        shown = f"torch.Size({list(shape)})" if text == "torch.Size" else str(list(shape))
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input size {shown}"
+        )
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """(x - mean)/√(var + eps)·weight + bias per channel (dim 1) (NativeBatchNormBackward0).
+
+    In training the statistics are the batch's (over every dim but 1), and the running ones,
+    when given, are updated in place: ``running = (1 - momentum)·running + momentum·stat``,
+    with the unbiased variance. In evaluation the running statistics normalize.
+    """
+    if training:
+        _more_than_one_value(tuple(input.shape))
+        if eps <= 0.0:
+            raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if momentum is None:
+        raise TypeError(
+            "batch_norm(): argument 'momentum' (position 7) must be float, not NoneType"
+        )
+    if input.ndim < 2:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    channels = input.shape[1]
+    for name, value in (
+        ("weight", weight),
+        ("bias", bias),
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+    ):
+        _check_parameter(name, value, channels, input)
+    if not training and (running_mean is None or running_var is None):
+        which = "running_mean" if running_mean is None else "running_var"
+        raise RuntimeError(f"{which} must be defined in evaluation mode")
+    if training:
+        out = norm_layers.batch_norm(input, weight, bias, training=True, eps=float(eps))
+        if running_mean is not None or running_var is not None:
+            _update_running(input, running_mean, running_var, momentum)
+        return out
+    return norm_layers.batch_norm(
+        input,
+        weight,
+        bias,
+        training=False,
+        eps=float(eps),
+        running_mean=running_mean._data,
+        running_var=running_var._data,
+    )
+
+
+def _update_running(input: Tensor, running_mean, running_var, momentum: float) -> None:
+    """running = (1 - momentum)·running + momentum·(the batch's statistic), written into
+    the running tensors as PyTorch's kernel writes them (no version bump), the variance
+    unbiased (n/(n - 1) times the biased one)."""
+    axes = (0,) + tuple(range(2, input.ndim))
+    data = input._data
+    n = data.size // data.shape[1]
+    for running, stat in (
+        (running_mean, lambda: xp.mean(data, axis=axes, dtype=xp.float64)),
+        (running_var, lambda: xp.var(data, axis=axes, ddof=1 if n > 1 else 0, dtype=xp.float64)),
+    ):
+        if running is not None:
+            r = running._data
+            r[...] = (r * (1 - momentum) + stat() * momentum).astype(r.dtype)
+
+
+def instance_norm(
+    input: Tensor,
+    running_mean: Tensor | None = None,
+    running_var: Tensor | None = None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """batch_norm of each sample's channels on their own: the input viewed as one batch of
+    N·C channels (PyTorch's graph: View, NativeBatchNorm, View); the running statistics,
+    when given, updated with the mean over the samples."""
+    shape = tuple(input.shape)
+    if use_input_stats:
+        spatial = math.prod(shape[2:])
+        if spatial == 1:
+            raise ValueError(
+                "Expected more than 1 spatial element when training, got input size "
+                f"torch.Size({list(shape)})"
+            )
+    b, c = shape[0], shape[1]
+
+    def repeated(t: Tensor | None) -> Tensor | None:
+        return None if t is None else joining.repeat(t, repeats=(b,))
+
+    folded = shapes.view(input, shape=(1, b * c) + shape[2:])
+    rm, rv = repeated(running_mean), repeated(running_var)
+    out = batch_norm(
+        folded, rm, rv, repeated(weight), repeated(bias), use_input_stats, momentum, eps
+    )
+    if use_input_stats:
+        with grad_mode.no_grad():
+            for running, folded_stat in ((running_mean, rm), (running_var, rv)):
+                if running is not None:
+                    running.copy_(reductions.mean(shapes.reshape(folded_stat, (b, c)), dim=0))
+    return shapes.view(out, shape=shape)
+
+
+def _normalized_shape(normalized_shape) -> tuple:
+    if isinstance(normalized_shape, int):
+        raise TypeError(
+            "layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int"
+        )
+    return tuple(int(s) for s in normalized_shape)
+
+
+def _check_normalized_shape(
+    input: Tensor, shape: tuple, weight: Tensor | None, bias: Tensor | None, star: str = "*, "
+) -> None:
+    for name, value in (("weight", weight), ("bias", bias)):
+        if value is not None and tuple(value.shape) != shape:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                f"shape {list(value.shape)} and normalized_shape = {list(shape)}"
+            )
+    if input.ndim < len(shape) or tuple(input.shape[input.ndim - len(shape) :]) != shape:
+        expected = ", ".join(str(s) for s in shape)
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape [{star}{expected}], "
+            f"but got input of size{list(input.shape)}"
+        )
+
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Sequence[int],
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """(x - mean)/√(var + eps)·weight + bias over the trailing dims of ``normalized_shape``
+    (NativeLayerNormBackward0)."""
+    shape = _normalized_shape(normalized_shape)
+    _check_normalized_shape(input, shape, weight, bias)
+    return norm_layers.layer_norm(input, weight, bias, normalized_ndim=len(shape), eps=float(eps))
+
+
+def group_norm(
+    input: Tensor,
+    num_groups: int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """(x - mean)/√(var + eps)·weight + bias, statistics per sample over each of num_groups
+    groups of channels (and the spatial dims) (NativeGroupNormBackward0)."""
+    if input.ndim < 2:
+        raise RuntimeError(
+            f"Expected at least 2 dimensions for input tensor but received {input.ndim}"
+        )
+    shape = tuple(input.shape)
+    _more_than_one_value((shape[0] * shape[1] // num_groups, num_groups) + shape[2:], text="list")
+    channels = shape[1]
+    if channels % num_groups:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input "
+            f"of shape {list(shape)} and num_groups={num_groups}"
+        )
+    for name, value in (("weight", weight), ("bias", bias)):
+        if value is not None and (value.ndim != 1 or value.numel() != channels):
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in "
+                f"input, but got {name} of shape {list(value.shape)} and input of shape "
+                f"{list(shape)}"
+            )
+    return norm_layers.group_norm(input, weight, bias, num_groups=int(num_groups), eps=float(eps))
+
+
+def local_response_norm(
+    input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0
+) -> Tensor:
+    """x / (k + alpha·mean of x² over a window of ``size`` channels)^beta, the window
+    zero-padded at the edges (size // 2 channels before, (size - 1) // 2 after)."""
+    if input.ndim < 3:
+        raise ValueError(
+            "Expected 3D or higher dimensionality                          input (got "
+            f"{input.ndim} dimensions)"
+        )
+    if input.numel() == 0:
+        return input
+    square = input * input
+    channels = input.shape[1]
+    before, after = size // 2, (size - 1) // 2
+    pad_shape = list(square.shape)
+    parts = []
+    for n in (before, after):
+        pad_shape[1] = n
+        parts.append(zeros(tuple(pad_shape), dtype=input.dtype) if n else None)
+    padded = cat([p for p in (parts[0], square, parts[1]) if p is not None], dim=1)
+    window = shapes.narrow(padded, dim=1, start=0, length=channels)
+    for offset in range(1, size):
+        window = window + shapes.narrow(padded, dim=1, start=offset, length=channels)
+    div = (window / size * alpha + k) ** beta
+    return input / div
+
+
+def rms_norm(
+    input: Tensor,
+    normalized_shape: Sequence[int],
+    weight: Tensor | None = None,
+    eps: float | None = None,
+) -> Tensor:
+    """x / √(mean of x² over the trailing dims + eps)·weight, eps the dtype's machine epsilon
+    by default."""
+    shape = _normalized_shape(normalized_shape)
+    _check_normalized_shape(input, shape, weight, None, star="*")
+    if eps is None:
+        eps = float(xp.finfo(input._data.dtype).eps)
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    scale = unary.rsqrt(reductions.mean(input * input, dim=dims, keepdim=True) + eps)
+    out = input * scale
+    return out if weight is None else out * weight

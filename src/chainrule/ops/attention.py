@@ -1,0 +1,126 @@
+"""Attention: scaled_dot_product_attention as one op, softmax(q kᵀ·scale + bias) v.
+
+With S = q kᵀ·scale + bias, P = softmax(S) along the last dim (0 on rows that are all
+-inf, as PyTorch's), P' = P·mask (the dropout mask, kept entries scaled by 1/(1 - p)) and
+O = P' v, the backward is PyTorch's fused one: dV = P'ᵀ G, dP = (G vᵀ)·mask,
+dS = P ⊙ (dP - Σ_row dP ⊙ P), dq = dS k·scale, dk = dSᵀ q·scale, dbias = dS, written in
+ops so that second derivatives come from the same code. Batch dims broadcast (the engine
+sums each gradient back to its input's shape)."""
+
+from __future__ import annotations
+
+from .._backend import xp
+from ..autograd.recording import array_of, defop
+from . import logical, normalizations, reductions, shapes
+from .linalg import products
+
+_FLASH = "ScaledDotProductFlashAttentionForCpuBackward0"
+
+
+def _mT(x):  # noqa: N802 - the math's name
+    """x with its last two dims swapped"""
+    return shapes.transpose(x, dim0=-2, dim1=-1)
+
+
+def _attention_dtype(args, params):
+    """query's dtype, which key and value must have (PyTorch's error); floating only."""
+    q, k, v = args[:3]
+    if not (q._dtype is k._dtype is v._dtype):
+        raise RuntimeError(
+            "Expected query, key, and value to have the same dtype, but got query.dtype: "
+            f"{q._dtype.c_name} key.dtype: {k._dtype.c_name} and value.dtype: "
+            f"{v._dtype.c_name} instead."
+        )
+    return q._dtype
+
+
+def _dead_rows(scores):
+    """Rows of the scores that are -inf throughout (masked entirely): as an array mask."""
+    s = array_of(scores)
+    return xp.all(xp.isneginf(s), axis=-1, keepdims=True)
+
+
+def _probabilities(q, k, bias, scale):
+    """P = softmax(q kᵀ·scale + bias) along the last dim, 0 on rows that are all -inf"""
+    scores = products.matmul(q, _mT(k)) * scale
+    if bias is not None:
+        scores = scores + bias
+    dead = _dead_rows(scores)
+    if not dead.any():
+        return normalizations.softmax(scores, dim=-1)
+    safe = normalizations.softmax(logical.select(dead, 0.0, scores), dim=-1)
+    return logical.select(dead, 0.0, safe)
+
+
+def _attention(q, k, v, bias, scale=1.0, dropout_mask=None, fused=False):
+    """softmax(q kᵀ·scale + bias)·dropout_mask, times v (rows all masked give 0)"""
+    with xp.errstate(invalid="ignore"):
+        p = _probabilities(q, k, bias, scale)
+    if dropout_mask is not None:
+        p = p * dropout_mask
+    return xp.matmul(p, v)
+
+
+def _attention_node(q, k, v, bias, scale=1.0, dropout_mask=None, fused=False) -> str:
+    """PyTorch's node: its fused CPU kernel's where it takes it (4-D inputs of one head
+    size, no dropout, no mask needing a gradient), else the last of matmul's."""
+    if fused:
+        return _FLASH
+    return "MmBackward0" if q.ndim == 2 and v.ndim == 2 else "UnsafeViewBackward0"
+
+
+def _dropped(p, dropout_mask):
+    return p if dropout_mask is None else p * dropout_mask
+
+
+def _score_grad(g, q, k, v, bias, scale, dropout_mask):
+    """dS = P ⊙ (dP - Σ_row dP ⊙ P), dP = (G vᵀ)·mask"""
+    p = _probabilities(q, k, bias, scale)
+    dp = _dropped(products.matmul(g, _mT(v)), dropout_mask)
+    return p * (dp - reductions.sum(dp * p, dim=-1, keepdim=True))
+
+
+def _score_tangent(ds, q, k, v, bias, scale, dropout_mask):
+    """The output's tangent for a tangent ds of the scores: (P ⊙ (ds - Σ_row ds ⊙ P))·mask v"""
+    p = _probabilities(q, k, bias, scale)
+    dp = p * (ds - reductions.sum(ds * p, dim=-1, keepdim=True))
+    return products.matmul(_dropped(dp, dropout_mask), v)
+
+
+scaled_dot_product_attention = defop(
+    "scaled_dot_product_attention",
+    _attention,
+    args=("q", "k", "v", "bias"),
+    node=_attention_node,
+    dtypes=_attention_dtype,
+    vjp=(
+        lambda g, q, k, v, bias, scale, dropout_mask: (
+            products.matmul(_score_grad(g, q, k, v, bias, scale, dropout_mask), k) * scale
+        ),  # dq = dS k·scale
+        lambda g, q, k, v, bias, scale, dropout_mask: (
+            products.matmul(_mT(_score_grad(g, q, k, v, bias, scale, dropout_mask)), q) * scale
+        ),  # dk = dSᵀ q·scale
+        lambda g, q, k, bias, scale, dropout_mask: products.matmul(
+            _mT(_dropped(_probabilities(q, k, bias, scale), dropout_mask)), g
+        ),  # dv = P'ᵀ G
+        lambda g, q, k, v, bias, scale, dropout_mask: _score_grad(
+            g, q, k, v, bias, scale, dropout_mask
+        ),  # dbias = dS
+    ),
+    jvp=(
+        lambda t, q, k, v, bias, scale, dropout_mask: _score_tangent(
+            products.matmul(t, _mT(k)) * scale, q, k, v, bias, scale, dropout_mask
+        ),  # J t = the scores' tangent t kᵀ·scale through softmax, times v
+        lambda t, q, k, v, bias, scale, dropout_mask: _score_tangent(
+            products.matmul(q, _mT(t)) * scale, q, k, v, bias, scale, dropout_mask
+        ),  # J t = the scores' tangent q tᵀ·scale through softmax, times v
+        lambda t, q, k, bias, scale, dropout_mask: products.matmul(
+            _dropped(_probabilities(q, k, bias, scale), dropout_mask), t
+        ),  # J t = P' t
+        lambda t, q, k, v, bias, scale, dropout_mask: _score_tangent(
+            t, q, k, v, bias, scale, dropout_mask
+        ),  # J t = the scores' tangent t through softmax, times v
+    ),
+    conventions="A row of scores that is -inf throughout (masked entirely) gives 0, and no "
+    "gradient (PyTorch's safe softmax).",
+)

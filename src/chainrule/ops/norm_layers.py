@@ -1,0 +1,268 @@
+"""Normalization layers: batch_norm, layer_norm, group_norm, each one op with PyTorch's fused
+backward (NativeBatchNormBackward0, NativeLayerNormBackward0, NativeGroupNormBackward0).
+
+Each normalizes x over a set of dims to x̂ = (x - mean)·invstd, invstd = 1/√(var + eps)
+(the biased variance), then scales and shifts it per channel: y = x̂·weight + bias. Over
+the normalized dims the map x ↦ x̂ has the symmetric Jacobian
+invstd·(I - 1/n - x̂x̂ᵀ/n), so one rule gives both the VJP (applied to g·weight) and the
+JVP. Backward recomputes the statistics from x with ops, so second derivatives come from
+the same code. (instance_norm, local_response_norm and rms_norm are compositions:
+``api/parsers/norm_layers.py``.)"""
+
+from __future__ import annotations
+
+from .._dtypes import not_implemented
+from ..autograd.recording import array_of, defop
+from . import reductions, shapes, unary
+
+# ----- the shared rules ------------------------------------------------------------------------
+
+
+def normalized(x, axes: tuple, eps: float):
+    """x̂ = (x - mean)·invstd over ``axes`` and invstd = 1/√(var + eps) (biased variance),
+    with ops: on arrays in a forward, recorded on tensors for create_graph"""
+    centred = x - reductions.mean(x, dim=axes, keepdim=True)
+    invstd = unary.rsqrt(reductions.mean(centred * centred, dim=axes, keepdim=True) + eps)
+    return centred * invstd, invstd
+
+
+def _normalize_rule(v, xhat, invstd, axes: tuple):
+    """Jᵀv = J v of x ↦ x̂ over ``axes``: invstd·(v - mean v - x̂·mean(v·x̂))"""
+    return invstd * (
+        v
+        - reductions.mean(v, dim=axes, keepdim=True)
+        - xhat * reductions.mean(v * xhat, dim=axes, keepdim=True)
+    )
+
+
+def _scaled(v, weight, shape):
+    """v·weight, weight viewed as ``shape`` to broadcast (v itself without a weight)"""
+    return v if weight is None else v * shapes.reshape(weight, shape)
+
+
+def _affine(xhat, weight, bias, shape):
+    """x̂·weight + bias, each viewed as ``shape`` to broadcast"""
+    y = _scaled(xhat, weight, shape)
+    return y if bias is None else y + shapes.reshape(bias, shape)
+
+
+def _norm_dtype(kernel: str):
+    """x's dtype (floating only); weight and bias must have it (PyTorch's CPU errors)."""
+
+    def rule(args, params):
+        dtype = args[0]._dtype
+        if dtype._category != 2:
+            raise not_implemented(kernel, dtype)
+        for a in args[1:]:
+            if a is not None and a._dtype is not dtype:
+                raise RuntimeError(mixed_dtypes(dtype))
+        return dtype
+
+    return rule
+
+
+def mixed_dtypes(dtype) -> str:
+    """PyTorch's error for a parameter of another dtype than the input's."""
+    if dtype.name == "float32":
+        return "mixed dtype (CPU): expect parameter to have scalar type of Float"
+    return "mixed dtype (CPU): all inputs must share same datatype."
+
+
+# ----- batch_norm: per channel (dim 1), over the batch and every spatial dim ----------------------
+
+
+def _channels(ndim: int) -> tuple:
+    """The shape a per-channel vector takes to broadcast along dim 1."""
+    return (1, -1) + (1,) * (ndim - 2)
+
+
+def _batch_axes(ndim: int) -> tuple:
+    return (0,) + tuple(range(2, ndim))
+
+
+def _bn_hat(x, training, eps, running_mean, running_var):
+    """x̂ and invstd: from the batch in training, from the running statistics otherwise."""
+    ndim = array_of(x).ndim
+    if training:
+        return normalized(x, _batch_axes(ndim), eps)
+    shape = _channels(ndim)
+    invstd = unary.rsqrt(running_var.reshape(shape) + eps)
+    return (x - running_mean.reshape(shape)) * invstd, invstd
+
+
+def _batch_norm(x, weight, bias, training=True, eps=1e-5, running_mean=None, running_var=None):
+    """(x - mean)/√(var + eps)·weight + bias per channel (dim 1): the batch's mean and
+    biased variance over every other dim in training, the running ones otherwise"""
+    xhat, _ = _bn_hat(x, training, eps, running_mean, running_var)
+    return _affine(xhat, weight, bias, _channels(x.ndim))
+
+
+def _bn_x_rule(v, x, weight, training, eps, running_mean, running_var):
+    """training: Jᵀu = invstd·(u - mean u - x̂·mean(u·x̂)) over all dims but 1 (u = v·weight);
+    evaluation: v·weight·invstd"""
+    ndim = array_of(x).ndim
+    xhat, invstd = _bn_hat(x, training, eps, running_mean, running_var)
+    u = _scaled(v, weight, _channels(ndim))
+    return _normalize_rule(u, xhat, invstd, _batch_axes(ndim)) if training else u * invstd
+
+
+def _bn_weight_grad(g, x, training, eps, running_mean, running_var):
+    """∂/∂weight = Σ g·x̂ over all dims but 1"""
+    xhat, _ = _bn_hat(x, training, eps, running_mean, running_var)
+    return reductions.sum(g * xhat, dim=_batch_axes(array_of(x).ndim))
+
+
+def _bn_weight_tangent(t, x, training, eps, running_mean, running_var):
+    """J t = x̂·t per channel"""
+    xhat, _ = _bn_hat(x, training, eps, running_mean, running_var)
+    return xhat * shapes.reshape(t, _channels(array_of(x).ndim))
+
+
+batch_norm = defop(
+    "batch_norm",
+    _batch_norm,
+    args=("x", "weight", "bias"),
+    node="NativeBatchNormBackward0",
+    dtypes=_norm_dtype("batch_norm"),
+    vjp=(
+        _bn_x_rule,
+        _bn_weight_grad,
+        lambda g, x_shape: reductions.sum(g, dim=_batch_axes(len(x_shape))),  # ∂/∂bias = Σ g
+    ),
+    jvp=(
+        _bn_x_rule,
+        _bn_weight_tangent,
+        lambda t, x_shape: shapes.reshape(t, _channels(len(x_shape))),  # J t = t per channel
+    ),
+)
+
+# ----- layer_norm: over the trailing dims ---------------------------------------------------------
+
+
+def _trailing(ndim: int, normalized_ndim: int) -> tuple:
+    return tuple(range(ndim - normalized_ndim, ndim))
+
+
+def _layer_norm(x, weight, bias, normalized_ndim=1, eps=1e-5):
+    """(x - mean)/√(var + eps)·weight + bias, mean and biased variance over the last
+    normalized_ndim dims, weight and bias of their shape"""
+    xhat, _ = normalized(x, _trailing(x.ndim, normalized_ndim), eps)
+    return _affine(xhat, weight, bias, x.shape[x.ndim - normalized_ndim :])
+
+
+def _ln_x_rule(v, x, weight, normalized_ndim, eps):
+    """Jᵀu = invstd·(u - mean u - x̂·mean(u·x̂)) over the normalized dims (u = v·weight)"""
+    axes = _trailing(array_of(x).ndim, normalized_ndim)
+    xhat, invstd = normalized(x, axes, eps)
+    return _normalize_rule(v if weight is None else v * weight, xhat, invstd, axes)
+
+
+def _ln_x_tangent(t, x, weight, normalized_ndim, eps):
+    """J t = weight·invstd·(t - mean t - x̂·mean(t·x̂)) over the normalized dims"""
+    axes = _trailing(array_of(x).ndim, normalized_ndim)
+    xhat, invstd = normalized(x, axes, eps)
+    jt = _normalize_rule(t, xhat, invstd, axes)
+    return jt if weight is None else jt * weight
+
+
+def _leading(ndim: int, normalized_ndim: int) -> tuple:
+    return tuple(range(ndim - normalized_ndim))
+
+
+def _ln_weight_grad(g, x, normalized_ndim, eps):
+    """∂/∂weight = Σ g·x̂ over the leading (batch) dims"""
+    ndim = array_of(x).ndim
+    xhat, _ = normalized(x, _trailing(ndim, normalized_ndim), eps)
+    return _sum_leading(g * xhat, ndim, normalized_ndim)
+
+
+def _sum_leading(v, ndim: int, normalized_ndim: int):
+    axes = _leading(ndim, normalized_ndim)
+    return reductions.sum(v, dim=axes) if axes else v
+
+
+layer_norm = defop(
+    "layer_norm",
+    _layer_norm,
+    args=("x", "weight", "bias"),
+    node="NativeLayerNormBackward0",
+    dtypes=_norm_dtype("LayerNormKernelImpl"),
+    vjp=(
+        _ln_x_rule,
+        _ln_weight_grad,
+        lambda g, x_shape, normalized_ndim: _sum_leading(
+            g, len(x_shape), normalized_ndim
+        ),  # ∂/∂bias = Σ g over the leading dims
+    ),
+    jvp=(
+        _ln_x_tangent,
+        lambda t, x, normalized_ndim, eps: (
+            normalized(x, _trailing(array_of(x).ndim, normalized_ndim), eps)[0] * t
+        ),  # J t = x̂·t
+        lambda t: t,  # J t = t (broadcast over the leading dims)
+    ),
+)
+
+# ----- group_norm: per sample, over groups of channels and the spatial dims ------------------------
+
+
+def _grouped(x, num_groups):
+    """x viewed as (N, groups, the rest): statistics over dim 2"""
+    shape = array_of(x).shape
+    return shapes.reshape(x, (shape[0], num_groups, -1))
+
+
+def _gn_hat(x, num_groups, eps):
+    """x̂ (of x's shape) and the grouped x̂ and invstd"""
+    xhat, invstd = normalized(_grouped(x, num_groups), (2,), eps)
+    return shapes.reshape(xhat, array_of(x).shape), xhat, invstd
+
+
+def _group_norm(x, weight, bias, num_groups=1, eps=1e-5):
+    """(x - mean)/√(var + eps)·weight + bias, mean and biased variance per sample over each
+    group of channels and the spatial dims, weight and bias per channel"""
+    xhat, _, _ = _gn_hat(x, num_groups, eps)
+    return _affine(xhat, weight, bias, _channels(x.ndim))
+
+
+def _gn_x_rule(v, x, weight, num_groups, eps):
+    """Jᵀu = invstd·(u - mean u - x̂·mean(u·x̂)) over each group (u = v·weight per channel)"""
+    shape = array_of(x).shape
+    _, xhat, invstd = _gn_hat(x, num_groups, eps)
+    u = _grouped(_scaled(v, weight, _channels(len(shape))), num_groups)
+    return shapes.reshape(_normalize_rule(u, xhat, invstd, (2,)), shape)
+
+
+def _gn_x_tangent(t, x, weight, num_groups, eps):
+    """J t = weight·invstd·(t - mean t - x̂·mean(t·x̂)) over each group, weight per channel"""
+    shape = array_of(x).shape
+    _, xhat, invstd = _gn_hat(x, num_groups, eps)
+    jt = shapes.reshape(_normalize_rule(_grouped(t, num_groups), xhat, invstd, (2,)), shape)
+    return _scaled(jt, weight, _channels(len(shape)))
+
+
+def _gn_weight_grad(g, x, num_groups, eps):
+    """∂/∂weight = Σ g·x̂ over all dims but 1"""
+    xhat, _, _ = _gn_hat(x, num_groups, eps)
+    return reductions.sum(g * xhat, dim=_batch_axes(array_of(x).ndim))
+
+
+group_norm = defop(
+    "group_norm",
+    _group_norm,
+    args=("x", "weight", "bias"),
+    node="NativeGroupNormBackward0",
+    dtypes=_norm_dtype("GroupNormKernelImpl"),
+    vjp=(
+        _gn_x_rule,
+        _gn_weight_grad,
+        lambda g, x_shape: reductions.sum(g, dim=_batch_axes(len(x_shape))),  # ∂/∂bias = Σ g
+    ),
+    jvp=(
+        _gn_x_tangent,
+        lambda t, x, num_groups, eps: (
+            _gn_hat(x, num_groups, eps)[0] * shapes.reshape(t, _channels(array_of(x).ndim))
+        ),  # J t = x̂·t per channel
+        lambda t, x_shape: shapes.reshape(t, _channels(len(x_shape))),  # J t = t per channel
+    ),
+)

@@ -1,0 +1,353 @@
+"""Pooling: max pooling (plain and adaptive) as a pick of x at the indices of each window's
+max, max unpooling (the indices' values put back), and average pooling (plain and
+adaptive) as a separable weighted sum of each window.
+
+- **Max.** The parser finds each window's max and its index (``max_pool_indices``,
+  ``adaptive_max_indices``: flat indices into the spatial dims, as PyTorch returns them);
+  the op reads x there. Its VJP adds each output's gradient at its index (windows that pick
+  the same element add up), so the gradient goes to the index returned, as in PyTorch.
+- **Average.** A window's mean is separable: along each spatial dim, a weighted sum of the
+  window's taps (``windows.gather_axes``), the weights 1/(the window's length along that
+  dim). So average pooling and its VJP are ``windows.axis_gather_pair``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from .._backend import xp
+from ..autograd.recording import KEEP, defop
+from .windows import axis_gather_pair, gather_axes, pad_array, windows
+
+# ----- output sizes and windows --------------------------------------------------------------
+
+
+def pool_out_size(n: int, kernel: int, stride: int, pad: int, dilation: int, ceil: bool) -> int:
+    """PyTorch's pooling_output_shape: ⌊(n + 2p - d(k-1) - 1 (+ s-1 with ceil))/s⌋ + 1, and
+    with ceil one less if the last window would start past the input and its left pad."""
+    span = n + 2 * pad - dilation * (kernel - 1) - 1 + (stride - 1 if ceil else 0)
+    out = span // stride + 1
+    if ceil and (out - 1) * stride >= n + pad:
+        out -= 1
+    return out
+
+
+def _flat_strides(spatial: Sequence[int]) -> list[int]:
+    """How far apart, in a flattened spatial index, consecutive positions of each dim are."""
+    return [math.prod(spatial[i + 1 :]) for i in range(len(spatial))]
+
+
+def _grid(parts: Sequence[Any]) -> Any:
+    """Σ_d parts[d] on the outer grid: parts[d] (a 1-d array) along dim d."""
+    nd = len(parts)
+    total = xp.zeros((1,) * nd, dtype=xp.int64)
+    for d, p in enumerate(parts):
+        total = total + xp.asarray(p, dtype=xp.int64).reshape((-1,) + (1,) * (nd - 1 - d))
+    return total
+
+
+def _lowest(dtype) -> Any:
+    return -xp.inf if dtype.kind == "f" else xp.iinfo(dtype).min
+
+
+def _running_argmax(candidates, first_index, lowest, floating: bool):
+    """The index of the max over the candidates (values, flat index): the first strict max
+    in order, and the last nan (PyTorch's `val > max || isnan(val)`)."""
+    best = arg = None
+    for values, index in candidates:
+        if best is None:
+            best = xp.full(values.shape, lowest, dtype=values.dtype)
+            arg = xp.broadcast_to(first_index, values.shape).copy()
+        better = values > best
+        if floating:
+            better |= values != values
+        xp.copyto(best, values, where=better)
+        xp.copyto(arg, index, where=better)
+    return arg
+
+
+def max_pool_indices(x: Any, kernel, stride, padding, dilation, ceil_mode: bool) -> Any:
+    """The flat spatial index of each window's max (int64, shaped like the output): the
+    first maximum among the window's elements inside x, in row-major order, or the last nan
+    (PyTorch's choice). The max is taken over strided views of the windows, one per tap."""
+    nd = len(kernel)
+    spatial = x.shape[x.ndim - nd :]
+    out = [
+        pool_out_size(n, k, s, p, d, ceil_mode)
+        for n, k, s, p, d in zip(spatial, kernel, stride, padding, dilation)
+    ]
+    lead = x.shape[: x.ndim - nd]
+    if not all(out) or not math.prod(lead):
+        return xp.zeros(tuple(lead) + tuple(out), dtype=xp.int64)
+    # pad with the lowest value: enough on the right for windows that ceil_mode lets run past
+    right = [max(p, (o - 1) * s + d * (k - 1) + 1 - n - p)
+             for n, k, s, p, d, o in zip(spatial, kernel, stride, padding, dilation, out)]  # fmt: skip
+    win = windows(
+        pad_array(x, list(zip(padding, right)), _lowest(x.dtype)), kernel, stride, dilation, out
+    )  # (..., *kernel, *out)
+    every = (slice(None),) * len(lead)
+    taps = list(itertools.product(*(range(k) for k in kernel)))
+    views = [win[every + tap] for tap in taps]
+    best = views[0]
+    for v in views[1:]:
+        best = xp.maximum(best, v)  # a nan anywhere in the window wins
+    # where each window's position p·s - pad + t·d falls inside x, per tap (None: always)
+    starts = [xp.arange(o) * s - p for o, s, p in zip(out, stride, padding)]
+    inside = _tap_masks(taps, starts, spatial, dilation) if any(padding) or ceil_mode else None
+    # the number of the first tap that reaches the max: Σ_i i·[tap i hits, none before]
+    code = xp.zeros(best.shape, dtype=xp.int8 if len(taps) < 128 else xp.int32)
+    found = xp.zeros(best.shape, dtype=bool)
+    for i, v in enumerate(views):
+        hit = v == best
+        if inside is not None:
+            hit &= inside[i]
+        if i:
+            code += (hit & ~found) * code.dtype.type(i)
+        found |= hit
+    if x.dtype.kind == "f":
+        nan = best != best
+        if nan.any():
+            for i, v in enumerate(views):  # the last nan writes last
+                xp.copyto(code, i, where=nan & (v != v))
+    mult = _flat_strides(spatial)
+    offsets = xp.array([sum(t * d * m for t, d, m in zip(tap, dilation, mult)) for tap in taps])
+    return offsets[code] + _grid([st * m for st, m in zip(starts, mult)])
+
+
+def _tap_masks(taps, starts, spatial, dilation) -> list:
+    """Per tap, whether it falls inside x for each window (a bool array of the out shape)."""
+    masks = []
+    for tap in taps:
+        pos = [st + t * d for st, t, d in zip(starts, tap, dilation)]
+        outside = _grid([((p < 0) | (p >= n)).astype(xp.int64) for p, n in zip(pos, spatial)])
+        masks.append(outside == 0)
+    return masks
+
+
+def adaptive_windows(n: int, out: int) -> tuple[Any, Any]:
+    """The start and end of each adaptive window: ⌊o·n/out⌋ to ⌈(o+1)·n/out⌉."""
+    o = xp.arange(out)
+    return (o * n) // out, ((o + 1) * n + out - 1) // out
+
+
+def adaptive_max_indices(x: Any, output_size: Sequence[int]) -> Any:
+    """The flat spatial index of each adaptive window's max (int64, shaped like the output)."""
+    nd = len(output_size)
+    spatial = x.shape[x.ndim - nd :]
+    mult = _flat_strides(spatial)
+    bounds = [adaptive_windows(n, o) for n, o in zip(spatial, output_size)]
+    longest = [int((e - s).max()) if len(s) else 0 for s, e in bounds]
+    lead = x.shape[: x.ndim - nd]
+    if not all(output_size) or not math.prod(lead):
+        return xp.zeros(tuple(lead) + tuple(output_size), dtype=xp.int64)
+    flat = x.reshape(tuple(lead) + (math.prod(spatial),))
+    first_index = _grid([s * m for (s, _), m in zip(bounds, mult)])
+    lowest = _lowest(x.dtype)
+
+    def candidates():
+        for tap in itertools.product(*(range(k) for k in longest)):
+            pos = [s + t for (s, _), t in zip(bounds, tap)]
+            valid = _grid([(p >= e).astype(xp.int64) for p, (_, e) in zip(pos, bounds)]) == 0
+            index = _grid([xp.minimum(p, n - 1) * m for p, n, m in zip(pos, spatial, mult)])
+            values = xp.take(flat, index, axis=-1)
+            yield xp.where(valid, values, lowest), index
+
+    return _running_argmax(candidates(), first_index, lowest, x.dtype.kind == "f")
+
+
+# ----- picking at indices, and adding back -----------------------------------------------------
+
+
+def _global(index, spatial: int, plane: int) -> Any:
+    """index (..., *out) as indices into the whole flattened array: the i-th plane's
+    indices shifted by i·plane."""
+    lead = math.prod(index.shape[: index.ndim - spatial])
+    flat = index.reshape(lead, math.prod(index.shape[index.ndim - spatial :]))
+    return (flat + xp.arange(0, lead * plane, plane)[:, None]).reshape(-1)
+
+
+def _pick(x, index=None, spatial=2):
+    """x[..., index]: the elements of x's spatial dims (flattened) at index"""
+    plane = math.prod(x.shape[x.ndim - spatial :])
+    return xp.take(x.reshape(-1), _global(index, spatial, plane)).reshape(index.shape)
+
+
+def _add_at(x, index=None, spatial=2, shape=()):
+    """zeros of ``shape`` with each element of x added at its index (repeats add up)"""
+    out = xp.zeros(math.prod(shape), dtype=x.dtype)
+    plane = math.prod(shape[len(shape) - spatial :])
+    xp.add.at(out, _global(index, spatial, plane), x.reshape(-1))
+    return out.reshape(shape)
+
+
+def _put(x, index=None, spatial=2, shape=()):
+    """zeros of ``shape`` with each element of x written at its index"""
+    out = xp.zeros(math.prod(shape), dtype=x.dtype)
+    plane = math.prod(shape[len(shape) - spatial :])
+    out[_global(index, spatial, plane)] = x.reshape(-1)
+    return out.reshape(shape)
+
+
+def _picking_pair(name: str, node: str, doc: str, conventions: str = "") -> tuple:
+    """An op that reads x at indices (``node`` names it, with the spatial dims' count in
+    ``{}``), and its transpose, which adds each value back at its index."""
+
+    def forward(x, index=None, spatial=2):
+        return _pick(x, index=index, spatial=spatial)
+
+    forward.__doc__ = doc
+    pick = defop(
+        name,
+        forward,
+        dtypes=KEEP,
+        node=lambda x, index=None, spatial=2: node.format(spatial) + "Backward0",
+        vjp=lambda g, x_shape, index, spatial: add(
+            g, index=index, spatial=spatial, shape=x_shape
+        ),  # ∂y/∂x = 1 at the picked index: g added back there (repeats add up)
+        jvp=lambda t, index, spatial: pick(t, index=index, spatial=spatial),  # J t = t[index]
+        conventions=conventions,
+    )
+    add = defop(
+        name + "_backward",
+        _add_at,
+        dtypes=KEEP,
+        node=lambda x, index=None, spatial=2, shape=(): node.format(spatial) + "BackwardBackward0",
+        vjp=lambda g, index, spatial: pick(g, index=index, spatial=spatial),  # Jᵀg = g[index]
+        jvp=lambda t, index, spatial, shape: add(
+            t, index=index, spatial=spatial, shape=shape
+        ),  # J t = t added at index
+    )
+    return pick, add
+
+
+_AT_INDEX = (
+    "The gradient goes to the index returned: the first maximum of the window in row-major "
+    "order (or its last nan), as PyTorch; windows that pick the same element add up."
+)
+
+max_pool, max_pool_backward = _picking_pair(
+    "max_pool",
+    "MaxPool{}DWithIndices",
+    "each window's max: x at the index of the window's (first) maximum",
+    _AT_INDEX,
+)
+
+adaptive_max_pool, adaptive_max_pool_backward = _picking_pair(
+    "adaptive_max_pool",
+    "AdaptiveMaxPool{}D",
+    "each adaptive window's max: x at the index of the window's (first) maximum",
+    _AT_INDEX,
+)
+
+# max_unpool's VJP reads g at the indices (PyTorch's formula, even where indices repeat)
+max_unpool_backward, max_unpool_backward_backward = _picking_pair(
+    "max_unpool_backward",
+    "MaxUnpool{}DBackward",
+    "the gradient of max_unpool: g read at the indices",
+)
+
+max_unpool = defop(
+    "max_unpool",
+    _put,
+    dtypes=KEEP,
+    node=lambda x, index=None, spatial=2, shape=(): f"MaxUnpool{spatial}DBackward0",
+    vjp=lambda g, index, spatial: max_unpool_backward(
+        g, index=index, spatial=spatial
+    ),  # Jᵀg = g read at the indices x was written to
+    jvp=lambda t, index, spatial, shape: max_unpool(
+        t, index=index, spatial=spatial, shape=shape
+    ),  # J t = t written at the indices
+    conventions=(
+        "Where indices repeat, the last write wins and every repeat gets the gradient (as PyTorch)."
+    ),
+)
+
+# ----- average pooling: separable window means ---------------------------------------------------
+
+
+def _taps(index, weight) -> tuple:
+    return (xp.asarray(index, dtype=xp.intp), xp.asarray(weight, dtype=xp.float64))
+
+
+def _avg_windows(shape, kernel, stride, padding, ceil_mode, count_include_pad):
+    """Per spatial dim: the positions each window reads (k, out), whether they fall in the
+    input, and the window's length (clipped to the padded input with count_include_pad,
+    else to the input; at least 1)."""
+    nd = len(kernel)
+    for n, k, s, p in zip(shape[len(shape) - nd :], kernel, stride, padding):
+        out = pool_out_size(n, k, s, p, 1, ceil_mode)
+        start = xp.arange(out) * s - p
+        pos = start[None, :] + xp.arange(k)[:, None]  # (k, out)
+        if count_include_pad:
+            length = xp.minimum(start + k, n + p) - start
+        else:
+            length = xp.minimum(start + k, n) - xp.maximum(start, 0)
+        yield xp.clip(pos, 0, max(n - 1, 0)), (pos >= 0) & (pos < n), xp.maximum(length, 1)
+
+
+def avg_pool_taps(shape, kernel, stride, padding, ceil_mode, count_include_pad,
+                  divisor_override) -> tuple:  # fmt: skip
+    """The taps of average pooling along each spatial dim: tap t of output o reads
+    o·stride - padding + t with weight 1/(the window's length), 0 outside the input. The
+    length is the window clipped to the padded input (count_include_pad) or to the input;
+    divisor_override replaces their product."""
+    taps = []
+    for pos, inside, length in _avg_windows(
+        shape, kernel, stride, padding, ceil_mode, count_include_pad
+    ):
+        scale = 1.0 if divisor_override else 1.0 / length
+        taps.append(_taps(pos, xp.where(inside, scale, 0.0)))
+    if divisor_override:
+        index, weight = taps[0]
+        taps[0] = (index, weight / divisor_override)
+    return tuple(taps)
+
+
+def integer_avg_pool(x: Any, kernel, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override) -> Any:  # fmt: skip
+    """Average pooling of int64 x as PyTorch's kernel computes it: each window's integer
+    sum divided by the divisor, truncated toward zero (an integer result: no gradient)."""
+    taps, divisor = [], xp.ones((), dtype=xp.int64)
+    for pos, inside, length in _avg_windows(
+        x.shape, kernel, stride, padding, ceil_mode, count_include_pad
+    ):
+        taps.append((pos.astype(xp.intp), inside.astype(x.dtype)))
+        divisor = divisor[..., None] * length  # the outer product of the lengths
+    sums = gather_axes(x, taps)  # weights 0 or 1: exact integer sums
+    if divisor_override:
+        divisor = xp.asarray(divisor_override, dtype=xp.int64)
+    quotient = xp.abs(sums) // xp.abs(divisor)
+    return (quotient * xp.sign(sums) * xp.sign(divisor)).astype(x.dtype)
+
+
+def adaptive_avg_taps(shape, output_size) -> tuple:
+    """The taps of adaptive average pooling along each spatial dim: window o runs from
+    ⌊o·n/out⌋ to ⌈(o+1)·n/out⌉, each tap weighted 1/(its length)."""
+    nd = len(output_size)
+    taps = []
+    for n, out in zip(shape[len(shape) - nd :], output_size):
+        start, end = adaptive_windows(n, out)
+        length = end - start
+        k = int(length.max()) if out else 1
+        pos = start[None, :] + xp.arange(k)[:, None]
+        valid = pos < end[None, :]
+        weight = xp.where(valid, 1.0 / xp.where(length > 0, length, 1)[None, :], 0.0)
+        taps.append(_taps(xp.minimum(pos, max(n - 1, 0)), weight))
+    return tuple(taps)
+
+
+avg_pool, avg_pool_backward = axis_gather_pair(
+    "avg_pool",
+    lambda nd: f"AvgPool{nd}DBackward0",
+    "each window's mean (its sum over the divisor: the window's size, clipped as the "
+    "arguments say, or divisor_override)",
+)
+
+adaptive_avg_pool, adaptive_avg_pool_backward = axis_gather_pair(
+    "adaptive_avg_pool",
+    lambda nd: f"AdaptiveAvgPool{nd}DBackward0",
+    "each adaptive window's mean: window o along a dim of n runs from ⌊o·n/out⌋ to ⌈(o+1)·n/out⌉",
+)

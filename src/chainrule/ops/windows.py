@@ -1,0 +1,309 @@
+"""Sliding windows and gathers along axes: the array machinery that convolution, pooling,
+padding and resampling share. No ops are defined here, only array functions, and one
+factory of op pairs (``axis_gather_pair``).
+
+- **Windows.** ``windows`` views x's sliding windows without copying (a strided view of
+  shape ``(N, C, *kernel, *out)``); ``add_windows`` is its transpose, adding each window's
+  values back where the window came from (col2im). The convolutions are one matrix product
+  on the windows (``correlate``), its transpose in the input (``correlate_transpose``) and
+  in the weight (``correlate_weight``).
+- **Taps.** A linear map that acts on each trailing dim separately (padding by reflection,
+  interpolation, average pooling) is, along each dim, a weighted sum of ``T`` gathers:
+  ``y[o] = Σ_t w[t, o] · x[index[t, o]]``. ``gather_axes`` applies such maps (one per dim);
+  ``scatter_axes`` is their transpose, summing each output's value back into the inputs it
+  was taken from (with the same weights).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .._backend import xp
+from ..autograd.recording import KEEP, Op, defop
+
+# ----- sizes ---------------------------------------------------------------------------------
+
+
+def out_size(size: int, kernel: int, stride: int, pad_lo: int, pad_hi: int, dilation: int) -> int:
+    """How many windows of ``kernel`` taps ``dilation`` apart fit, ``stride`` apart, in
+    ``size`` padded by ``pad_lo`` and ``pad_hi``: ⌊(size + pads - d(k-1) - 1)/s⌋ + 1."""
+    return (size + pad_lo + pad_hi - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def pad_array(x: Any, pads: Sequence[tuple[int, int]], value: float = 0.0) -> Any:
+    """x with its trailing dims padded by ``pads`` ((before, after) per dim) of ``value``."""
+    if not any(lo or hi for lo, hi in pads):
+        return x
+    widths = [(0, 0)] * (x.ndim - len(pads)) + [tuple(p) for p in pads]
+    return xp.pad(x, widths, constant_values=value)
+
+
+# ----- sliding windows --------------------------------------------------------------------
+
+
+def windows(x: Any, kernel: Sequence[int], stride: Sequence[int], dilation: Sequence[int],
+            out: Sequence[int] | None = None, axis: int | None = None) -> Any:  # fmt: skip
+    """The read-only view of x's sliding windows over ``len(kernel)`` dims from ``axis``
+    (default: the trailing dims): shape (..., *kernel, *out, ...) with
+    ``view[..., k, o, ...] = x[..., o·stride + k·dilation, ...]`` (no copy). ``out``
+    (default: as many as fit) takes only the first windows."""
+    nd = len(kernel)
+    axis = x.ndim - nd if axis is None else axis
+    spatial = x.shape[axis : axis + nd]
+    steps = x.strides[axis : axis + nd]
+    if out is None:
+        out = [out_size(n, k, s, 0, 0, d) for n, k, s, d in zip(spatial, kernel, stride, dilation)]
+    shape = x.shape[:axis] + tuple(kernel) + tuple(out) + x.shape[axis + nd :]
+    strides = (
+        x.strides[:axis]
+        + tuple(st * d for st, d in zip(steps, dilation))
+        + tuple(st * s for st, s in zip(steps, stride))
+        + x.strides[axis + nd :]
+    )
+    return xp.lib.stride_tricks.as_strided(x, shape, strides, writeable=False)
+
+
+def add_windows(cols: Any, size: Sequence[int], stride: Sequence[int], dilation: Sequence[int],
+                axis: int | None = None) -> Any:  # fmt: skip
+    """The transpose of ``windows``: ``cols`` (..., *kernel, *out, ...), the kernel's dims
+    from ``axis`` (default: the kernel and out dims last), added into zeros of
+    (..., *size, ...) where each window was read from (col2im; one strided add per tap)."""
+    nd = len(size)
+    axis = cols.ndim - 2 * nd if axis is None else axis
+    kernel = cols.shape[axis : axis + nd]
+    out = cols.shape[axis + nd : axis + 2 * nd]
+    lead, tail = cols.shape[:axis], cols.shape[axis + 2 * nd :]
+    result = xp.zeros(tuple(lead) + tuple(size) + tuple(tail), dtype=cols.dtype)
+    every = (slice(None),) * len(lead)
+    for tap in itertools.product(*(range(k) for k in kernel)):
+        key = tuple(
+            slice(t * d, t * d + (o - 1) * s + 1, s) if o else slice(0, 0)
+            for t, d, s, o in zip(tap, dilation, stride, out)
+        )
+        result[every + key] += cols[every + tap]
+    return result
+
+
+# ----- convolution as a matrix product on windows ------------------------------------------
+# Two layouts: x's own (N, C, *spatial), or, for short rows, channels first and batch last,
+# (C, *spatial, N), where a window's row runs over (width, batch) contiguously, so that the
+# copies and adds below move long runs even for small images (at the price of transposes).
+
+# Rows shorter than this many outputs are worked batch last (measured on small images:
+# the forward's final transpose costs more than the backward's, so its threshold is lower)
+_SHORT_ROW = 12
+_SHORT_ROW_BACKWARD = 32
+
+
+def _batch_last(x: Any, padding: Sequence[int] = ()) -> Any:
+    """x (N, C, *S) as (C, *S_padded, N), zero-padded by ``padding`` (one copy)."""
+    moved = xp.moveaxis(x, 0, -1)
+    if not any(padding):
+        return xp.ascontiguousarray(moved)
+    inner = [n + 2 * p for n, p in zip(x.shape[2:], padding)]
+    out = xp.zeros((x.shape[1],) + tuple(inner) + (x.shape[0],), dtype=x.dtype)
+    out[(slice(None),) + tuple(slice(p, p + n) for p, n in zip(padding, x.shape[2:]))] = moved
+    return out
+
+
+def _batch_first(y: Any) -> Any:
+    """y (C, *S, N) as a contiguous (N, C, *S)."""
+    return xp.ascontiguousarray(xp.moveaxis(y, -1, 0))
+
+
+def _out(x_shape, kernel, stride, padding, dilation) -> tuple:
+    return tuple(
+        out_size(n, k, s, p, p, d)
+        for n, k, s, p, d in zip(x_shape[2:], kernel, stride, padding, dilation)
+    )
+
+
+def _windows_nchw(x, kernel, stride, padding, dilation, groups, out):
+    """x's windows as a view (N, G, Cg, *kernel, *out)."""
+    n, c = x.shape[:2]
+    win = windows(pad_array(x, [(p, p) for p in padding]), kernel, stride, dilation, out)
+    return win.reshape((n, groups, c // groups) + win.shape[2:])
+
+
+def _windows_batch_last(x, kernel, stride, padding, dilation, groups, out):
+    """x's windows as the (G, Cg·K, O·N) matrix of im2col, batch last (one copy)."""
+    n, c = x.shape[:2]
+    win = windows(_batch_last(x, padding), kernel, stride, dilation, out, axis=1)
+    return win.reshape(groups, c // groups * math.prod(kernel), math.prod(out) * n)
+
+
+def correlate(x: Any, w: Any, stride, padding, dilation, groups: int) -> Any:
+    """y[n, f, o] = Σ_{c,k} w[f, c, k] · x_padded[n, g(f)·Cg + c, o·stride + k·dilation]:
+    the windows of x times the weight, one matrix product (batched over the groups)."""
+    n, c = x.shape[:2]
+    f, kernel = w.shape[0], w.shape[2:]
+    out = _out(x.shape, kernel, stride, padding, dilation)
+    rows = c // groups * math.prod(kernel)
+    wm = w.reshape(groups, f // groups, rows)
+    if out and out[-1] < _SHORT_ROW:
+        cols = _windows_batch_last(x, kernel, stride, padding, dilation, groups, out)
+        y = xp.matmul(wm, cols)  # (G, Fg, O·N)
+        return _batch_first(y.reshape((f,) + out + (n,)))
+    win = _windows_nchw(x, kernel, stride, padding, dilation, groups, out)
+    y = xp.matmul(wm, win.reshape(n, groups, rows, math.prod(out)))  # (N, G, Fg, O)
+    return y.reshape((n, f) + out)
+
+
+def correlate_transpose(y: Any, w: Any, stride, padding, dilation, groups: int,
+                        output_padding) -> Any:  # fmt: skip
+    """The transpose of ``correlate`` in x: each output's value times the weight added back
+    where its window was read (a matrix product, then col2im), cropped by ``padding``; the
+    result is (o - 1)·s - 2p + d(k - 1) + output_padding + 1 long in each dim."""
+    n, f = y.shape[:2]
+    kernel, out = w.shape[2:], y.shape[2:]
+    cg = w.shape[1]
+    wt = w.reshape(groups, f // groups, cg * math.prod(kernel)).transpose(0, 2, 1)
+    full = [
+        (o - 1) * s + d * (k - 1) + 1 + op
+        for o, s, d, k, op in zip(out, stride, dilation, kernel, output_padding)
+    ]
+    crop = tuple(slice(p, m - p) for p, m in zip(padding, full))
+    if out and out[-1] < _SHORT_ROW_BACKWARD:
+        ym = _batch_last(y).reshape(groups, f // groups, math.prod(out) * n)
+        cols = xp.matmul(wt, ym)  # (G, Cg·K, O·N)
+        cols = cols.reshape((cg * groups,) + tuple(kernel) + tuple(out) + (n,))
+        x = add_windows(cols, full, stride, dilation, axis=1)  # (C, *full, N)
+        return _batch_first(x[(slice(None),) + crop])
+    cols = xp.matmul(wt, y.reshape(n, groups, f // groups, math.prod(out)))  # (N, G, CgK, O)
+    cols = cols.reshape((n, cg * groups) + tuple(kernel) + tuple(out))
+    x = add_windows(cols, full, stride, dilation)  # (N, C, *full)
+    return xp.ascontiguousarray(x[(slice(None), slice(None)) + crop])
+
+
+def correlate_weight(x: Any, y: Any, stride, padding, dilation, groups: int, kernel) -> Any:
+    """The transpose of ``correlate`` in w: gw[f, c, k] = Σ_{n,o} y[n, f, o] ·
+    x_padded[n, g(f)·Cg + c, o·stride + k·dilation] (one matrix product per group), over
+    y's windows only."""
+    n, f = y.shape[:2]
+    out = tuple(y.shape[2:])
+    fg, cg = f // groups, x.shape[1] // groups
+    if out and out[-1] < _SHORT_ROW_BACKWARD:
+        cols = _windows_batch_last(x, kernel, stride, padding, dilation, groups, out)
+        ym = _batch_last(y).reshape(groups, fg, math.prod(out) * n)
+    else:
+        win = _windows_nchw(x, kernel, stride, padding, dilation, groups, out)
+        nd = len(kernel)
+        order = (1, 2) + tuple(range(3, 3 + nd)) + (0,) + tuple(range(3 + nd, 3 + 2 * nd))
+        cols = win.transpose(order).reshape(groups, cg * math.prod(kernel), n * math.prod(out))
+        ym = y.reshape(n, groups, fg, math.prod(out)).transpose(1, 2, 0, 3)
+        ym = ym.reshape(groups, fg, n * math.prod(out))
+    gw = xp.matmul(ym, cols.transpose(0, 2, 1))  # (G, Fg, Cg·K)
+    return gw.reshape((f, cg) + tuple(kernel))
+
+
+# ----- gathers along axes, and their transposes --------------------------------------------
+
+# A tap map along one dim: (index, weight), index an int array (T, O) of input positions
+# and weight a float array (T, O) or None (all ones); None for a dim left as it is.
+
+
+def _axis_weights(weight, dtype, axis_from_end: int):
+    """weight (T, O) in x's dtype, shaped to broadcast along its axis."""
+    return weight.astype(dtype, copy=False).reshape(weight.shape + (1,) * axis_from_end)
+
+
+def gather_axes(x: Any, taps: Sequence) -> Any:
+    """x mapped along each of its trailing ``len(taps)`` dims: along dim i,
+    ``y[o] = Σ_t weight[t, o] · x[index[t, o]]``."""
+    nd = len(taps)
+    for i, tap in enumerate(taps):
+        if tap is None:
+            continue
+        index, weight = tap
+        axis = x.ndim - nd + i
+        if weight is None and len(index) == 1:
+            x = xp.take(x, index[0], axis=axis)
+            continue
+        picked = xp.take(x, index.reshape(-1), axis=axis)
+        picked = picked.reshape(x.shape[:axis] + index.shape + x.shape[axis + 1 :])
+        if weight is not None:
+            picked = picked * _axis_weights(weight, x.dtype, nd - 1 - i)
+        x = picked.sum(axis=axis)
+    return x
+
+
+def sum_into(g: Any, index: Any, size: int, axis: int) -> Any:
+    """The transpose of ``take(x, index, axis)``: out[j] = Σ_{o: index[o] = j} g[o] along
+    axis, out ``size`` long (a sort of the index, then one add.reduceat)."""
+    shape = g.shape[:axis] + (size,) + g.shape[axis + 1 :]
+    if not index.size or not g.size:
+        return xp.zeros(shape, dtype=g.dtype)
+    order = xp.argsort(index, kind="stable")
+    ordered = index[order]
+    starts = xp.flatnonzero(xp.concatenate(([True], ordered[1:] != ordered[:-1])))
+    targets = ordered[starts]
+    if not (order[1:] > order[:-1]).all():
+        g = xp.take(g, order, axis=axis)
+    sums = xp.add.reduceat(g, starts, axis=axis)
+    if len(targets) == size:  # every position is reached: targets is 0..size-1
+        return sums
+    out = xp.zeros(shape, dtype=g.dtype)
+    out[(slice(None),) * axis + (targets,)] = sums
+    return out
+
+
+def scatter_axes(g: Any, taps: Sequence, shape: Sequence[int]) -> Any:
+    """The transpose of ``gather_axes(x, taps)`` for x of ``shape``: along dim i, each
+    output's value, times its weight, summed into the input positions it was taken from."""
+    nd = len(taps)
+    for i, tap in enumerate(taps):
+        if tap is None:
+            continue
+        index, weight = tap
+        axis = g.ndim - nd + i
+        if weight is None and len(index) == 1:
+            g = sum_into(g, index[0], shape[axis], axis)
+            continue
+        spread = xp.expand_dims(g, axis)  # (..., 1, O, ...)
+        if weight is not None:
+            spread = spread * _axis_weights(weight, g.dtype, nd - 1 - i)
+        else:
+            spread = xp.broadcast_to(spread, g.shape[:axis] + index.shape + g.shape[axis + 1 :])
+        flat = spread.reshape(g.shape[:axis] + (index.size,) + g.shape[axis + 1 :])
+        g = sum_into(flat, index.reshape(-1), shape[axis], axis)
+    return g
+
+
+def axis_gather_pair(name: str, node: Callable[[int], str], doc: str,
+                     conventions: str = "") -> tuple[Op, Op]:  # fmt: skip
+    """A linear op that maps x along its trailing dims by taps (``gather_axes``), and its
+    transpose (``scatter_axes``): each other's VJP. ``node(nd)`` is PyTorch's node name for
+    ``nd`` mapped dims; the transpose's node is that name's ``...BackwardBackward0``."""
+
+    def forward(x, taps=()):
+        return gather_axes(x, taps)
+
+    def adjoint(x, taps=(), shape=()):
+        return scatter_axes(x, taps, shape)
+
+    forward.__doc__ = doc
+    adjoint.__doc__ = f"the transpose of {name}: each output summed back into its sources"
+
+    op = defop(
+        name,
+        forward,
+        dtypes=KEEP,
+        node=lambda x, taps=(): node(len(taps)),
+        vjp=lambda g, x_shape, taps: back(
+            g, taps=taps, shape=x_shape
+        ),  # Jᵀg = each output's gradient, times its weight, added back where it was taken from
+        jvp=lambda t, taps: op(t, taps=taps),  # J t = the same map applied to t (it is linear)
+        conventions=conventions,
+    )
+    back = defop(
+        name + "_backward",
+        adjoint,
+        dtypes=KEEP,
+        node=lambda x, taps=(), shape=(): node(len(taps)).replace("Backward0", "BackwardBackward0"),
+        vjp=lambda g, taps: op(g, taps=taps),  # Jᵀg = the forward map applied to g
+        jvp=lambda t, taps, shape: back(t, taps=taps, shape=shape),  # J t = the same sum of t
+    )
+    return op, back

@@ -1,0 +1,319 @@
+"""Convolutions against PyTorch: F.conv1d/2d/3d (stride, padding as ints, tuples, 'same'
+and 'valid', dilation, groups, bias, unbatched inputs), F.conv_transpose1d/2d/3d
+(stride, padding, output_padding, groups, dilation), torch.convolution, F.unfold and
+F.fold: values, dtypes, gradients of input, weight and bias, forward-mode tangents and
+node names in float32 and float64; finite differences and second derivatives in
+float64; PyTorch's errors for bad input.
+
+Each case is ``fn(lib, *tensors)`` run on both libraries by ``oracle.check``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import cases
+import chainrule as cr
+from oracle import check, randn, same_node
+
+
+def F(lib):
+    return lib.nn.functional
+
+
+def R(*shape, seed=0):
+    return randn(shape, seed=seed + sum(shape))
+
+
+# ----- convolutions: name -> (fn, *inputs) ---------------------------------------------------
+
+CONV = {
+    # conv1d
+    "conv1d": (lambda L, x, w, b: F(L).conv1d(x, w, b), R(2, 3, 7), R(4, 3, 3), R(4)),
+    "conv1d_stride_pad_dil": (
+        lambda L, x, w, b: F(L).conv1d(x, w, b, stride=2, padding=2, dilation=2),
+        R(2, 3, 9),
+        R(4, 3, 3),
+        R(4),
+    ),  # fmt: skip
+    "conv1d_groups": (
+        lambda L, x, w: F(L).conv1d(x, w, groups=3, padding=1),
+        R(2, 6, 5),
+        R(9, 2, 3),
+    ),
+    "conv1d_same_even": (lambda L, x, w: F(L).conv1d(x, w, padding="same"), R(2, 3, 6), R(2, 3, 4)),
+    "conv1d_same_dilated": (
+        lambda L, x, w, b: F(L).conv1d(x, w, b, padding="same", dilation=2),
+        R(1, 2, 7),
+        R(3, 2, 3),
+        R(3),
+    ),  # fmt: skip
+    "conv1d_valid": (lambda L, x, w: F(L).conv1d(x, w, padding="valid"), R(2, 3, 6), R(2, 3, 2)),
+    "conv1d_unbatched": (lambda L, x, w, b: F(L).conv1d(x, w, b), R(3, 7), R(4, 3, 3), R(4)),
+    # conv2d
+    "conv2d": (lambda L, x, w, b: F(L).conv2d(x, w, b), R(2, 3, 6, 5), R(4, 3, 3, 2), R(4)),
+    "conv2d_no_bias": (lambda L, x, w: F(L).conv2d(x, w), R(1, 2, 5, 5), R(3, 2, 3, 3)),
+    "conv2d_stride_padding": (
+        lambda L, x, w, b: F(L).conv2d(x, w, b, stride=(2, 1), padding=(1, 2)),
+        R(2, 3, 7, 6),
+        R(4, 3, 3, 3),
+        R(4),
+    ),  # fmt: skip
+    "conv2d_dilation": (
+        lambda L, x, w: F(L).conv2d(x, w, dilation=(2, 1), padding=1),
+        R(2, 2, 7, 6),
+        R(3, 2, 2, 3),
+    ),  # fmt: skip
+    "conv2d_groups": (
+        lambda L, x, w, b: F(L).conv2d(x, w, b, groups=2, stride=2),
+        R(2, 4, 7, 7),
+        R(6, 2, 3, 3),
+        R(6),
+    ),  # fmt: skip
+    "conv2d_depthwise": (
+        lambda L, x, w: F(L).conv2d(x, w, groups=3, padding=1),
+        R(2, 3, 5, 4),
+        R(3, 1, 3, 3),
+    ),
+    "conv2d_same_even": (
+        lambda L, x, w, b: F(L).conv2d(x, w, b, padding="same"),
+        R(2, 3, 5, 6),
+        R(4, 3, 2, 4),
+        R(4),
+    ),  # fmt: skip
+    "conv2d_same_odd": (
+        lambda L, x, w: F(L).conv2d(x, w, padding="same"),
+        R(1, 3, 5, 6),
+        R(2, 3, 3, 5),
+    ),
+    "conv2d_unbatched": (lambda L, x, w: F(L).conv2d(x, w, stride=2), R(3, 7, 6), R(2, 3, 3, 3)),
+    "conv2d_1x1": (lambda L, x, w: F(L).conv2d(x, w), R(3, 4, 3, 2), R(5, 4, 1, 1)),
+    "conv2d_kernel_is_input": (lambda L, x, w: F(L).conv2d(x, w), R(2, 2, 3, 4), R(3, 2, 3, 4)),
+    # rows of 32 outputs or more: worked in x's own layout (short rows go batch last)
+    "conv1d_long_rows": (
+        lambda L, x, w, b: F(L).conv1d(x, w, b, padding=1),
+        R(2, 3, 36),
+        R(4, 3, 3),
+        R(4),
+    ),
+    "conv2d_long_rows_groups": (
+        lambda L, x, w: F(L).conv2d(x, w, groups=2, dilation=(1, 2), padding=(1, 0)),
+        R(1, 4, 3, 38),
+        R(4, 2, 2, 3),
+    ),  # fmt: skip
+    "conv_transpose1d_long_rows": (
+        lambda L, x, w: F(L).conv_transpose1d(x, w, stride=2, padding=1),
+        R(2, 3, 33),
+        R(3, 2, 3),
+    ),
+    # conv3d
+    "conv3d": (lambda L, x, w, b: F(L).conv3d(x, w, b), R(2, 2, 4, 5, 4), R(3, 2, 2, 3, 2), R(3)),
+    "conv3d_stride_groups": (
+        lambda L, x, w: F(L).conv3d(x, w, stride=(1, 2, 2), padding=1, groups=2),
+        R(1, 4, 4, 5, 5),
+        R(4, 2, 3, 3, 3),
+    ),  # fmt: skip
+    # transposed
+    "conv_transpose1d": (
+        lambda L, x, w, b: F(L).conv_transpose1d(x, w, b, stride=2, padding=1, output_padding=1),
+        R(2, 3, 5),
+        R(3, 4, 3),
+        R(4),
+    ),  # fmt: skip
+    "conv_transpose1d_dilation": (
+        lambda L, x, w: F(L).conv_transpose1d(x, w, dilation=3, output_padding=2),
+        R(2, 2, 4),
+        R(2, 3, 3),
+    ),  # fmt: skip
+    "conv_transpose2d": (
+        lambda L, x, w, b: F(L).conv_transpose2d(x, w, b),
+        R(2, 3, 4, 5),
+        R(3, 2, 3, 2),
+        R(2),
+    ),
+    "conv_transpose2d_stride_groups": (
+        lambda L, x, w, b: F(L).conv_transpose2d(
+            x, w, b, stride=(2, 3), padding=(1, 0), output_padding=(1, 2), groups=2, dilation=2
+        ),
+        R(2, 4, 3, 4),
+        R(4, 3, 2, 3),
+        R(6),
+    ),  # fmt: skip
+    "conv_transpose2d_unbatched": (
+        lambda L, x, w: F(L).conv_transpose2d(x, w, stride=2),
+        R(2, 3, 3),
+        R(2, 3, 2, 2),
+    ),
+    "conv_transpose3d": (
+        lambda L, x, w: F(L).conv_transpose3d(x, w, stride=2, padding=1, output_padding=1),
+        R(1, 2, 3, 2, 3),
+        R(2, 2, 2, 3, 2),
+    ),  # fmt: skip
+    # torch-level names
+    "torch.conv2d": (
+        lambda L, x, w, b: L.conv2d(x, w, b, 1, 1),
+        R(2, 2, 4, 4),
+        R(3, 2, 3, 3),
+        R(3),
+    ),
+    "torch.convolution": (
+        lambda L, x, w, b: L.convolution(x, w, b, [2, 1], [0, 1], [1, 1], True, [1, 0], 1),
+        R(2, 3, 3, 4),
+        R(3, 2, 2, 2),
+        R(2),
+    ),  # fmt: skip
+    "torch.conv_transpose1d": (
+        lambda L, x, w: L.conv_transpose1d(x, w, None, 2),
+        R(2, 2, 4),
+        R(2, 3, 3),
+    ),
+    # im2col, col2im
+    "unfold": (
+        lambda L, x: F(L).unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)),
+        R(2, 3, 5, 6),
+    ),  # fmt: skip
+    "unfold_unbatched": (lambda L, x: F(L).unfold(x, 2), R(2, 4, 3)),
+    "fold": (
+        lambda L, x: F(L).fold(x, (5, 6), (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)),
+        R(2, 18, 12),
+    ),  # fmt: skip
+    "fold_overlapping": (lambda L, x: F(L).fold(x, 4, 2), R(3 * 4, 9)),
+}
+
+# float64 finite differences and second derivatives: a case of each kind
+SECOND_ORDER = [
+    "conv1d_stride_pad_dil",
+    "conv1d_same_even",
+    "conv1d_long_rows",
+    "conv2d_long_rows_groups",
+    "conv_transpose1d_long_rows",
+    "conv2d",
+    "conv2d_groups",
+    "conv2d_depthwise",
+    "conv3d_stride_groups",
+    "conv_transpose1d_dilation",
+    "conv_transpose2d_stride_groups",
+    "conv_transpose3d",
+    "unfold",
+    "fold",
+]
+
+
+def _quiet(fn):
+    """padding='same' with an even kernel warns, in both libraries alike."""
+
+    def run(*args):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return fn(*args)
+
+    return run
+
+
+test_convolutions_match_torch = cases.index_matches_torch(
+    {name: (_quiet(fn), *inputs) for name, (fn, *inputs) in CONV.items()}
+)
+test_convolution_finite_differences = cases.index_finite_differences(
+    {name: (_quiet(fn), *inputs) for name, (fn, *inputs) in CONV.items()}, SECOND_ORDER
+)
+test_convolution_second_derivatives = cases.index_second_derivatives(
+    {name: (_quiet(fn), *inputs) for name, (fn, *inputs) in CONV.items()}, SECOND_ORDER
+)
+
+
+def test_same_padding_warns_for_an_even_kernel():
+    x, w = cr.tensor(R(1, 2, 6)), cr.tensor(R(2, 2, 4))
+    with pytest.warns(UserWarning, match="padding='same' with even kernel lengths"):
+        y = F(cr).conv1d(x, w, padding="same")
+    assert y.shape == (1, 2, 6)
+    assert y.grad_fn is None
+    xg = x.requires_grad_()
+    with pytest.warns(UserWarning):
+        y = F(cr).conv1d(xg, w, padding="same")
+    # the input is padded on the right first, as PyTorch does
+    assert y.grad_fn.next_functions[0][0].name() == "ConstantPadNdBackward0"
+
+
+def test_empty_batch_and_integer_inputs():
+    same_node(check(lambda L, x, w: F(L).conv2d(x, w), R(0, 2, 4, 4), R(3, 2, 2, 2)))
+    ints = np.arange(2 * 2 * 4 * 4).reshape(2, 2, 4, 4) % 5
+    weights = np.arange(3 * 2 * 2 * 2).reshape(3, 2, 2, 2) % 3 - 1
+    check(lambda L, x, w: F(L).conv2d(x, w, padding=1), ints, weights)
+
+
+def test_double_backward_node_name():
+    """The weight's gradient, taken with create_graph, is PyTorch's ConvolutionBackwardBackward0."""
+    x = cr.tensor(R(2, 3, 5, 5), requires_grad=True)
+    w = cr.tensor(R(4, 3, 3, 3), requires_grad=True)
+    y = F(cr).conv2d(x, w)
+    _, gw = cr.autograd.grad(y, (x, w), cr.ones_like(y), create_graph=True)
+    assert gw.grad_fn.name() == "ConvolutionBackwardBackward0"
+
+
+# ----- errors: name -> (fn, [inputs]), the same type and message as PyTorch -----------------
+
+X4 = np.zeros((2, 3, 8, 8))
+W4 = np.zeros((4, 3, 3, 3))
+
+ERRORS = {
+    "input_rank": (lambda L, x, w: F(L).conv2d(x, w), [np.zeros((3, 8)), W4]),
+    "input_rank_5d": (lambda L, x, w: F(L).conv2d(x, w), [np.zeros((1, 2, 3, 8, 8)), W4]),
+    "channels": (lambda L, x, w: F(L).conv2d(x, w), [np.zeros((2, 5, 8, 8)), W4]),
+    "channels_unbatched": (lambda L, x, w: F(L).conv2d(x, w), [np.zeros((5, 8, 8)), W4]),
+    "weight_rank": (lambda L, x, w: F(L).conv2d(x, w), [X4, np.zeros((4, 3, 3))]),
+    "weight_too_small": (
+        lambda L, x, w: F(L).conv1d(x, w),
+        [np.zeros((2, 3, 8)), np.zeros((4, 3))],
+    ),
+    "kernel_too_big": (lambda L, x, w: F(L).conv2d(x, w), [X4, np.zeros((4, 3, 9, 9))]),
+    "kernel_too_big_dilated": (
+        lambda L, x, w: F(L).conv2d(x, w, dilation=4),
+        [X4, np.zeros((4, 3, 3, 3))],
+    ),
+    "groups_channels": (lambda L, x, w: F(L).conv2d(x, w, groups=2), [X4, np.zeros((4, 1, 3, 3))]),
+    "groups_weight": (
+        lambda L, x, w: F(L).conv2d(x, w, groups=2),
+        [np.zeros((2, 4, 8, 8)), np.zeros((3, 2, 3, 3))],
+    ),
+    "groups_zero": (lambda L, x, w: F(L).conv2d(x, w, groups=0), [X4, W4]),
+    "negative_padding": (lambda L, x, w: F(L).conv2d(x, w, padding=-1), [X4, W4]),
+    "zero_stride": (lambda L, x, w: F(L).conv2d(x, w, stride=0), [X4, W4]),
+    "zero_dilation": (lambda L, x, w: F(L).conv2d(x, w, dilation=0), [X4, W4]),
+    "padding_string": (lambda L, x, w: F(L).conv2d(x, w, padding="full"), [X4, W4]),
+    "same_strided": (lambda L, x, w: F(L).conv2d(x, w, padding="same", stride=2), [X4, W4]),
+    "padding_length": (lambda L, x, w: F(L).conv2d(x, w, padding=(1, 1, 1)), [X4, W4]),
+    "stride_length": (lambda L, x, w: F(L).conv2d(x, w, stride=[1, 1, 1]), [X4, W4]),
+    "dtypes": (lambda L, x, w: F(L).conv2d(x.double(), w.float()), [X4, W4]),
+    "bias_dtype": (lambda L, x, w, b: F(L).conv2d(x, w, b), [X4, W4, np.zeros(4, np.float32)]),
+    "bias_size": (lambda L, x, w, b: F(L).conv2d(x, w, b), [X4, W4, np.zeros(5)]),
+    "transposed_channels": (
+        lambda L, x, w: F(L).conv_transpose2d(x, w),
+        [X4, np.zeros((4, 4, 3, 3))],
+    ),
+    "transposed_groups": (
+        lambda L, x, w: F(L).conv_transpose2d(x, w, groups=2),
+        [X4, np.zeros((3, 4, 3, 3))],
+    ),
+    "transposed_output_padding": (
+        lambda L, x, w: F(L).conv_transpose2d(x, w, stride=2, output_padding=2),
+        [X4, np.zeros((3, 4, 3, 3))],
+    ),
+    "transposed_too_small": (
+        lambda L, x, w: F(L).conv_transpose2d(x, w, padding=2),
+        [np.zeros((1, 3, 1, 1)), np.zeros((3, 4, 1, 1))],
+    ),
+    "transposed_bias": (
+        lambda L, x, w, b: F(L).conv_transpose2d(x, w, b),
+        [X4, np.zeros((3, 4, 3, 3)), np.zeros(3)],
+    ),
+    "unfold_5d": (lambda L, x: F(L).unfold(x, 2), [np.zeros((1, 2, 3, 4, 5))]),
+    "unfold_2d": (lambda L, x: F(L).unfold(x, 2), [np.zeros((4, 5))]),
+    "unfold_too_big": (lambda L, x: F(L).unfold(x, 9), [X4]),
+    "fold_channels": (lambda L, x: F(L).fold(x, (4, 4), 2), [np.zeros((2, 7, 9))]),
+    "fold_blocks": (lambda L, x: F(L).fold(x, (4, 4), 2), [np.zeros((2, 12, 10))]),
+}
+
+test_errors_match_torch = cases.same_errors_as_torch(ERRORS)

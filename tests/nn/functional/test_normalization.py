@@ -1,0 +1,251 @@
+"""The normalization layers of nn.functional against PyTorch: batch_norm (training and
+evaluation, the running statistics updated in place), instance_norm, layer_norm,
+group_norm, local_response_norm, rms_norm; float32 and float64, with and without weight
+and bias, batches of any rank, values, gradients of input, weight and bias, tangents, node
+names, finite differences, second derivatives, and PyTorch's errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import chainrule as cr
+from oracle import (
+    DT_IDS,
+    FLOATS,
+    NoGrad,
+    assert_same,
+    assert_same_error,
+    check,
+    check_double_backward,
+    check_fd,
+    randn,
+    same_node,
+)
+
+
+def F(lib):
+    return lib.nn.functional
+
+
+def pos(shape, seed=0):
+    return np.random.default_rng(seed).uniform(0.5, 2.0, shape)
+
+
+C = 3  # channels
+W, Bv = pos((C,), 1), randn((C,), seed=2)
+RM, RV = NoGrad(randn((C,), seed=3)), NoGrad(pos((C,), 4))
+
+
+def _bn(training, affine=True, running=True, momentum=0.1):
+    if affine and running:
+        return lambda L, x, rm, rv, w, b: F(L).batch_norm(x, rm, rv, w, b, training, momentum)
+    if affine:
+        return lambda L, x, w, b: F(L).batch_norm(x, None, None, w, b, training, momentum)
+    if running:
+        return lambda L, x, rm, rv: F(L).batch_norm(x, rm, rv, training=training)
+    return lambda L, x: F(L).batch_norm(x, None, None, training=training)
+
+
+NORMS = {
+    "batch_norm_2d": (_bn(True), randn((4, C)), RM, RV, W, Bv),
+    "batch_norm_3d": (_bn(True, momentum=0.3), randn((2, C, 5)), RM, RV, W, Bv),
+    "batch_norm_4d": (_bn(True), randn((2, C, 2, 3)), RM, RV, W, Bv),
+    "batch_norm_no_affine": (_bn(True, affine=False), randn((2, C, 4)), RM, RV),
+    "batch_norm_no_running": (_bn(True, running=False), randn((2, C, 4)), W, Bv),
+    "batch_norm_bare": (_bn(True, affine=False, running=False), randn((5, C))),
+    "batch_norm_eval": (_bn(False), randn((2, C, 4)), RM, RV, W, Bv),
+    "batch_norm_eval_no_affine": (_bn(False, affine=False), randn((4, C)), RM, RV),
+    "instance_norm": (lambda L, x: F(L).instance_norm(x), randn((2, C, 5))),
+    "instance_norm_affine_running": (
+        lambda L, x, rm, rv, w, b: F(L).instance_norm(x, rm, rv, w, b),
+        randn((2, C, 2, 3)),
+        RM,
+        RV,
+        W,
+        Bv,
+    ),
+    "instance_norm_running_stats": (
+        lambda L, x, rm, rv, w: F(L).instance_norm(x, rm, rv, weight=w, use_input_stats=False),
+        randn((2, C, 4)),
+        RM,
+        RV,
+        W,
+    ),
+    "layer_norm": (
+        lambda L, x, w, b: F(L).layer_norm(x, (4,), w, b),
+        randn((3, 4)),
+        pos((4,), 5),
+        randn((4,), seed=6),
+    ),
+    "layer_norm_2_dims": (
+        lambda L, x, w, b: F(L).layer_norm(x, [3, 4], w, b, eps=1e-3),
+        randn((2, 3, 4)),
+        pos((3, 4), 5),
+        randn((3, 4), seed=6),
+    ),
+    "layer_norm_no_affine": (lambda L, x: F(L).layer_norm(x, (2, 3)), randn((2, 2, 3))),
+    "layer_norm_weight_only": (
+        lambda L, x, w: F(L).layer_norm(x, (5,), weight=w),
+        randn((5,)),
+        pos((5,), 7),
+    ),
+    "group_norm": (
+        lambda L, x, w, b: F(L).group_norm(x, 2, w, b),
+        randn((2, 4, 3)),
+        pos((4,), 8),
+        randn((4,), seed=9),
+    ),
+    "group_norm_4d": (
+        lambda L, x, w, b: F(L).group_norm(x, 3, w, b, eps=1e-4),
+        randn((2, 6, 2, 2)),
+        pos((6,), 8),
+        randn((6,), seed=9),
+    ),
+    "group_norm_one_group": (lambda L, x: F(L).group_norm(x, 1), randn((2, 4, 3))),
+    "group_norm_2d": (lambda L, x, w: F(L).group_norm(x, 2, w), randn((3, 4)), pos((4,), 8)),
+    "local_response_norm_3d": (lambda L, x: F(L).local_response_norm(x, 2), randn((2, 5, 3))),
+    "local_response_norm_4d": (
+        lambda L, x: F(L).local_response_norm(x, 3, alpha=0.1, beta=0.5, k=2.0),
+        randn((2, 5, 2, 3)),
+    ),
+    "local_response_norm_5d_wide": (
+        lambda L, x: F(L).local_response_norm(x, 4, alpha=0.3),
+        randn((1, 3, 2, 2, 2)),
+    ),
+    "rms_norm": (lambda L, x: F(L).rms_norm(x, (4,)), randn((3, 4))),
+    "rms_norm_weight_eps": (
+        lambda L, x, w: F(L).rms_norm(x, [3, 4], w, eps=1e-3),
+        randn((2, 3, 4)),
+        pos((3, 4), 10),
+    ),
+}
+
+# float32: statistics accumulate differently (torch sums in double, NumPy pairwise)
+F32 = dict(rtol=1e-4, atol=1e-5)
+
+
+def _tol(dtype):
+    return F32 if dtype is np.float32 else {}
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("name", sorted(NORMS))
+def test_matches_torch(name, dtype):
+    fn, *inputs = NORMS[name]
+    res = check(fn, *inputs, dtype=dtype, **_tol(dtype))
+    same_node(res)
+    # the running statistics, updated in place (or not), are torch's
+    for i, v in enumerate(inputs):
+        if isinstance(v, NoGrad):
+            assert_same(res.cr_inputs[i], res.torch_inputs[i], f"input {i} after", **_tol(dtype))
+            assert res.cr_inputs[i]._version == res.torch_inputs[i]._version
+
+
+@pytest.mark.parametrize("name", sorted(NORMS))
+def test_finite_differences(name):
+    fn, *inputs = NORMS[name]
+    check_fd(fn, *inputs)
+
+
+@pytest.mark.parametrize("name", sorted(NORMS))
+def test_second_derivatives_match_torch(name):
+    fn, *inputs = NORMS[name]
+    check_double_backward(fn, *inputs, rtol=1e-8, atol=1e-10)
+
+
+def test_running_statistics_follow_pytorchs_update():
+    """running = (1 - momentum)·running + momentum·statistic, the variance unbiased."""
+    x = randn((6, C, 2), seed=11)
+    rm, rv = cr.zeros(C, dtype=cr.float64), cr.ones(C, dtype=cr.float64)
+    F(cr).batch_norm(cr.tensor(x), rm, rv, training=True, momentum=0.25)
+    mean = x.mean(axis=(0, 2))
+    var = x.var(axis=(0, 2), ddof=1)
+    np.testing.assert_allclose(rm.numpy(), 0.25 * mean, rtol=1e-12)
+    np.testing.assert_allclose(rv.numpy(), 0.75 + 0.25 * var, rtol=1e-12)
+
+
+def test_evaluation_saves_the_running_statistics_it_used():
+    """Changing the running statistics after the forward does not change the gradient."""
+    x = cr.tensor(randn((4, C)), requires_grad=True)
+    rm, rv = cr.zeros(C, dtype=cr.float64), cr.ones(C, dtype=cr.float64) * 4
+    y = F(cr).batch_norm(x, rm, rv, training=False)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full((4, C), 1 / np.sqrt(4 + 1e-5)))
+
+
+ERRORS = {
+    "batch_norm_one_value": lambda L: F(L).batch_norm(L.ones(1, 4), None, None, training=True),
+    "batch_norm_eps": lambda L: F(L).batch_norm(L.ones(2, 4), None, None, training=True, eps=0),
+    "batch_norm_eval_eps": lambda L: F(L).batch_norm(L.ones(2, 4), L.zeros(4), L.ones(4), eps=-1.0),
+    "batch_norm_eval_without_running": lambda L: F(L).batch_norm(L.ones(2, 4), None, None),
+    "batch_norm_running_size": lambda L: F(L).batch_norm(
+        L.ones(2, 4), L.zeros(3), L.ones(3), training=True
+    ),
+    "batch_norm_weight_size": lambda L: F(L).batch_norm(
+        L.ones(2, 4), None, None, L.ones(3), training=True
+    ),
+    "batch_norm_mixed_dtype": lambda L: F(L).batch_norm(
+        L.ones(2, 4), L.zeros(4, dtype=L.float64), L.ones(4), training=True
+    ),
+    "batch_norm_mixed_dtype_double": lambda L: F(L).batch_norm(
+        L.ones(2, 4, dtype=L.float64), None, None, L.ones(4), training=True
+    ),
+    "batch_norm_integer": lambda L: F(L).batch_norm(
+        L.tensor([[1, 2], [3, 4]]), None, None, training=True
+    ),
+    "batch_norm_momentum_none": lambda L: F(L).batch_norm(
+        L.ones(2, 4), None, None, training=True, momentum=None
+    ),
+    "layer_norm_shape": lambda L: F(L).layer_norm(L.ones(3, 4), (5,)),
+    "layer_norm_weight": lambda L: F(L).layer_norm(L.ones(3, 4), (4,), weight=L.ones(3)),
+    "layer_norm_bias": lambda L: F(L).layer_norm(L.ones(3, 4), (4,), bias=L.ones(3)),
+    "layer_norm_int_shape": lambda L: F(L).layer_norm(L.ones(3, 4), 4),
+    "layer_norm_integer": lambda L: F(L).layer_norm(L.tensor([[1, 2]]), (2,)),
+    "layer_norm_mixed_dtype": lambda L: F(L).layer_norm(
+        L.ones(3, 4), (4,), L.ones(4, dtype=L.float64)
+    ),
+    "group_norm_groups": lambda L: F(L).group_norm(L.ones(3, 4, 5), 3),
+    "group_norm_weight": lambda L: F(L).group_norm(L.ones(3, 4, 5), 2, weight=L.ones(3)),
+    "group_norm_1d": lambda L: F(L).group_norm(L.ones(4), 2),
+    "group_norm_one_value": lambda L: F(L).group_norm(L.ones(1, 2, 1), 2),
+    "instance_norm_one_element": lambda L: F(L).instance_norm(L.ones(3, 4, 1)),
+    "local_response_norm_2d": lambda L: F(L).local_response_norm(L.ones(3, 4), 2),
+    "rms_norm_shape": lambda L: F(L).rms_norm(L.ones(3, 4), (3,)),
+    "rms_norm_weight": lambda L: F(L).rms_norm(L.ones(3, 4), (4,), L.ones(3)),
+}
+
+
+@pytest.mark.parametrize("name", list(ERRORS))
+def test_errors_as_torch(name):
+    assert_same_error(ERRORS[name])
+
+
+TORCH_FORMS = {
+    "batch_norm": (
+        lambda L, x, w, b, rm, rv: L.batch_norm(x, w, b, rm, rv, True, 0.2, 1e-5, False),
+        randn((4, C, 2)),
+        W,
+        Bv,
+        RM,
+        RV,
+    ),
+    "instance_norm": (
+        lambda L, x, w: L.instance_norm(x, w, None, None, None, True, 0.1, 1e-5, False),
+        randn((2, C, 4)),
+        W,
+    ),
+    "layer_norm": (lambda L, x: L.layer_norm(x, [4]), randn((3, 4))),
+    "group_norm": (lambda L, x, w, b: L.group_norm(x, 3, w, b), randn((2, C, 4)), W, Bv),
+    "rms_norm": (lambda L, x: L.rms_norm(x, (4,), eps=1e-4), randn((3, 4))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TORCH_FORMS))
+def test_torch_forms_match_torch(name):
+    fn, *inputs = TORCH_FORMS[name]
+    res = check(fn, *inputs)
+    same_node(res)
+    for i, v in enumerate(inputs):
+        if isinstance(v, NoGrad):
+            assert_same(res.cr_inputs[i], res.torch_inputs[i], f"input {i} after")
