@@ -5,12 +5,6 @@
 
 from __future__ import annotations
 
-import warnings as _warnings
-
-# NumPy reports overflow, division by zero and nan as RuntimeWarnings; PyTorch stays
-# silent and returns inf/nan. Ignore them when they come from chainrule's own code.
-_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"chainrule(\.|$)")
-
 from . import (  # noqa: E402, F401
     _dtypes,  # noqa: E402
     accelerator,  # torch.accelerator: none

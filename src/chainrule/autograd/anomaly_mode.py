@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from .graph import Node
+    Node = Any  # a graph.Node (not imported: graph's version error reads _anomaly here)
 
     _F = TypeVar("_F", bound=Callable[..., Any])
 

@@ -121,7 +121,8 @@ class _SavedTensor:
 
         now = self.vc[0]
         if now != self.version:
-            raise RuntimeError(_modified_message(node, self.data, now, self.version))
+            saved = self.data if self.tensor is None else self.tensor
+            raise RuntimeError(_modified_message(node, saved, now, self.version))
         if self.tensor is not None:
             return self.tensor
         if self.requires_grad:

@@ -6,7 +6,7 @@ log_softmax g - e^y Σ g, of logsumexp g e^(x - y)."""
 from __future__ import annotations
 
 from .._backend import xp
-from ..autograd.recording import FLOAT, array_of, defop, floating_only
+from ..autograd.recording import FLOAT, array_of, contiguous, defop, floating_only
 from . import activations, binary, reductions, shapes, unary
 
 
@@ -42,7 +42,7 @@ def _softmax_grad(g, ans, dim):
 
 softmax = defop(
     "softmax",
-    _softmax,
+    contiguous(_softmax),
     dtypes=_floating_along_dim("softmax"),
     vjp=_softmax_grad,
     jvp=_softmax_grad,  # the Jacobian is symmetric: J v = vᵀ J
@@ -60,7 +60,7 @@ def _log_softmax(x, dim=-1):
 
 log_softmax = defop(
     "log_softmax",
-    _log_softmax,
+    contiguous(_log_softmax),
     dtypes=_floating_along_dim("log_softmax"),
     vjp=lambda g, ans, dim: (
         g - unary.exp(ans) * reductions.sum(g, dim=dim, keepdim=True)
@@ -108,7 +108,7 @@ def _logsumexp_jvp(t, x, dim, keepdim):
 
 logsumexp = defop(
     "logsumexp",
-    _logsumexp,
+    contiguous(_logsumexp),
     dtypes=FLOAT,
     vjp=lambda g, x, ans, x_shape, dim, keepdim: (
         reductions.unreduce(g, x_shape, dim, keepdim) * _softmax_of(x, ans, x_shape, dim, keepdim)
