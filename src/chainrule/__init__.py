@@ -23,6 +23,7 @@ from . import (  # noqa: E402, F401
     linalg,  # torch.linalg
     nn,
     ops,  # noqa: E402, F401  (every op family: defines and registers the ops)
+    optim,  # torch.optim: optimizers, lr schedulers, weight averaging
     special,  # torch.special
 )
 from ._creation import (  # noqa: E402, F401
