@@ -164,7 +164,8 @@ class LBFGS(Optimizer):
 
     def _gather_flat_grad(self) -> Tensor:
         views = [
-            p.new_zeros(p.numel()) if p.grad is None else p.grad.reshape(-1) for p in self._params
+            chainrule.zeros(p.numel(), dtype=p.dtype) if p.grad is None else p.grad.reshape(-1)
+            for p in self._params
         ]
         return chainrule.cat(views, 0)
 

@@ -33,7 +33,7 @@ class SparseAdam(Optimizer):
             [i, j]
             for i, group in enumerate(self.param_groups)
             for j, p in enumerate(group["params"])
-            if p.is_complex()
+            if getattr(p.dtype, "is_complex", False)
         ]
         if complex_params:
             raise ValueError(
