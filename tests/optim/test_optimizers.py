@@ -9,10 +9,10 @@ import importlib
 import numpy as np
 import pytest
 import torch
-from oracle import assert_same_error, compare_logs
 from optim_helpers import assert_same_plain, convert, initial, numpy_of, params, plain
 
 import chainrule
+from oracle import assert_same_error, compare_logs
 
 # (optimizer, keyword arguments): each hyperparameter flag on at least once.
 CASES = [
