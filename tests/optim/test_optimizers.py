@@ -500,3 +500,41 @@ def test_sparse_adam_refuses_dense_gradients():
         opt.step()
 
     assert_same_error(run)
+
+
+# ----- a training loop: gradients from a loss, a scheduler, zero_grad ----------------------
+
+LOOPS = [
+    ("SGD", {"lr": 0.05, "momentum": 0.9, "nesterov": True}, "StepLR", {"step_size": 5}),
+    ("Adam", {"lr": 0.05, "amsgrad": True}, "OneCycleLR", {"max_lr": 0.1, "total_steps": 40}),
+    ("AdamW", {"lr": 0.05}, "CosineAnnealingLR", {"T_max": 10}),
+    ("RMSprop", {"lr": 0.01, "centered": True}, "ExponentialLR", {"gamma": 0.95}),
+]
+
+
+@pytest.mark.parametrize("name,kw,sched,skw", LOOPS, ids=[n for n, *_ in LOOPS])
+def test_training_loop(name, kw, sched, skw):
+    """A least-squares fit trained for 40 steps (backward through the loss, zero_grad,
+    optimizer then scheduler) follows torch's losses and parameters."""
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal((16, 3)), rng.standard_normal((16, 2))
+
+    def run(lib):
+        w, b = params(lib, [np.full((3, 2), 0.1), np.zeros(2)])
+        opt = getattr(lib.optim, name)([{"params": [w]}, {"params": [b], "lr": 0.02}], **kw)
+        scheduler = getattr(lib.optim.lr_scheduler, sched)(opt, **skw)
+        xs, ys = lib.tensor(x), lib.tensor(y)
+        losses = []
+        for _ in range(40):
+            opt.zero_grad()
+            loss = ((xs @ w + b - ys) ** 2).mean()
+            loss.backward()
+            opt.step()
+            scheduler.step()
+            losses.append(loss.item())
+        return losses, numpy_of(w), numpy_of(b)
+
+    got, want = run(chainrule), run(torch)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-10)
+    for g, t in zip(got[1:], want[1:]):
+        np.testing.assert_allclose(g, t, rtol=1e-10, atol=1e-12)
