@@ -17,6 +17,7 @@ from . import (  # noqa: E402, F401
     linalg,  # torch.linalg
     nn,
     ops,  # noqa: E402, F401  (every op family: defines and registers the ops)
+    optim,  # torch.optim: optimizers, lr schedulers, weight averaging
     serialization,  # torch.serialization: save and load in PyTorch's format
     special,  # torch.special
 )
