@@ -20,6 +20,18 @@ from .modules import (  # noqa: F401
     Sequential,
     Unflatten,
 )
+
+# ----- nn-rnn: recurrent layers -----
+from .modules.rnn import (  # noqa: F401
+    GRU,
+    LSTM,
+    RNN,
+    GRUCell,
+    LSTMCell,
+    RNNBase,
+    RNNCell,
+    RNNCellBase,
+)
 from .parameter import Buffer, Parameter  # noqa: F401
 
 

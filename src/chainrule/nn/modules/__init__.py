@@ -9,6 +9,18 @@ from .flatten import Flatten, Unflatten
 from .linear import Identity
 from .module import Module
 
+# ----- nn-rnn: recurrent layers -----
+from .rnn import (  # noqa: E402
+    GRU,
+    LSTM,
+    RNN,
+    GRUCell,
+    LSTMCell,
+    RNNBase,
+    RNNCell,
+    RNNCellBase,
+)
+
 __all__ = [
     "Module",
     "Sequential",
@@ -19,6 +31,15 @@ __all__ = [
     "Identity",
     "Flatten",
     "Unflatten",
+    # ----- nn-rnn: recurrent layers -----
+    "RNNBase",
+    "RNN",
+    "LSTM",
+    "GRU",
+    "RNNCellBase",
+    "RNNCell",
+    "LSTMCell",
+    "GRUCell",
 ]
 
 

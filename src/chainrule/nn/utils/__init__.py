@@ -1,7 +1,10 @@
-"""``nn.utils``: gradient clipping and flattening parameters into one vector."""
+"""``nn.utils``: gradient clipping, flattening parameters into one vector, and (``rnn``)
+variable-length sequences for the recurrent layers."""
 
 from __future__ import annotations
 
+# ----- nn-rnn: variable-length sequences -----
+from . import rnn  # noqa: F401
 from .clip_grad import (  # noqa: F401
     clip_grad_norm,
     clip_grad_norm_,
