@@ -242,7 +242,7 @@ class RNNBase(Module):
                 hx = self._default_hidden(data, int(batch_sizes[0]))
             else:
                 hx = self.permute_hidden(hx, sorted_indices)
-            self.check_forward_args(data, hx, batch_sizes)
+            self._check_packed(data, hx, batch_sizes)
             output, hidden = self._run(data, hx, batch_sizes._data.tolist())
             packed = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
             return packed, self.permute_hidden(hidden, unsorted_indices)
@@ -259,12 +259,15 @@ class RNNBase(Module):
         self.check_forward_args(input, hx, None)
         x = input.transpose(0, 1) if self.batch_first else input
         output, hidden = self._run(x, hx, None)
-        if self.batch_first:
-            output = output.transpose(0, 1)
+        if self.batch_first:  # PyTorch transposes the RNN's and GRU's result in place
+            output = output.transpose(0, 1) if self.mode == "LSTM" else output.transpose_(0, 1)
         if not is_batched:
             output = output.squeeze(batch_dim)
             hidden = self._squeeze_hidden(hidden)
         return output, hidden
+
+    def _check_packed(self, data: Tensor, hx: Any, batch_sizes: Tensor) -> None:
+        self.check_forward_args(data, hx, batch_sizes)
 
     def _dims_message(self, input: Tensor) -> str:
         if self.mode == "GRU":
@@ -464,6 +467,9 @@ class LSTM(RNNBase):
                 f"({h.dim()}-D, {c.dim()}-D) tensors"
             )
         return h.unsqueeze(1), c.unsqueeze(1)
+
+    def _check_packed(self, data: Tensor, hx: Any, batch_sizes: Tensor) -> None:
+        pass  # PyTorch checks no size of a packed LSTM input: a bad one fails in its product
 
     def _dims_message(self, input: Tensor) -> str:
         return f"LSTM: Expected input to be 2D or 3D, got {input.dim()}D instead"
