@@ -201,7 +201,7 @@ def pad_sequence(
     if not sequences:
         raise RuntimeError("received an empty list of sequences")
     if padding_side not in ("left", "right"):
-        raise ValueError(
+        raise RuntimeError(
             f"Expected padding_side to be one of left or right, but got {padding_side}."
         )
     lengths = xp.array([s.shape[0] if s.ndim else 1 for s in sequences], dtype=xp.int64)
