@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import chainrule as cr
-from chainrule.ops.recurrent import lstm_cell
+from chainrule.ops.recurrent import lstm_cell, lstm_layer
 from oracle import (
     DT_IDS,
     FLOATS,
@@ -89,6 +89,75 @@ def test_lstm_cell_op_fd(case):
 @pytest.mark.parametrize("case", ["state_is_c", "state_is_hc"])
 def test_lstm_cell_op_double_backward(case):
     check_double_backward(_cell, *CELL_CASES[case])
+
+
+def _layer(lib, xw, w_hh, h0, c0):
+    """[h_t, c_t] for every step: the whole-layer op on chainrule, the steps composed of
+    PyTorch's ops on torch."""
+    if lib is cr:
+        return lstm_layer(xw, w_hh, h0, c0)
+    h, c, ys = h0, c0, []
+    for t in range(xw.shape[0]):
+        i, f, g, o = (xw[t] + h @ w_hh.T).chunk(4, -1)
+        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+        h = o.sigmoid() * c.tanh()
+        ys.append(torch.cat([h, c], -1))
+    return torch.stack(ys)
+
+
+LAYER_CASES = {
+    "t4_b2_h3": (
+        randn((4, 2, 12)),
+        randn((12, 3), seed=1),
+        randn((2, 3), seed=2),
+        randn((2, 3), seed=3),
+    ),
+    "t1_b3_h2": (
+        randn((1, 3, 8)),
+        randn((8, 2), seed=1),
+        randn((3, 2), seed=2),
+        randn((3, 2), seed=3),
+    ),
+    "t3_b1_h4": (
+        randn((3, 1, 16)),
+        randn((16, 4), seed=1),
+        randn((1, 4), seed=2),
+        randn((1, 4), seed=3),
+    ),
+}
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("case", list(LAYER_CASES))
+def test_lstm_layer_op(case, dtype):
+    res = check(_layer, *LAYER_CASES[case], dtype=dtype)
+    assert res.cr_out.grad_fn.name() == "MkldnnRnnLayerBackward0"
+
+
+@pytest.mark.parametrize("case", ["t4_b2_h3", "t1_b3_h2"])
+def test_lstm_layer_op_fd(case):
+    check_fd(_layer, *LAYER_CASES[case])
+
+
+def test_lstm_layer_op_double_backward():
+    check_double_backward(_layer, *LAYER_CASES["t4_b2_h3"])
+
+
+def test_lstm_layer_op_some_inputs():
+    """Gradients of only some inputs (the others constants): one pass through time serves
+    whichever VJPs run; a second backward (retain_graph) gives the same."""
+    xw, w_hh, h0, c0 = LAYER_CASES["t4_b2_h3"]
+
+    def fn(lib):
+        x = lib.tensor(xw, requires_grad=True)
+        c = lib.tensor(c0, requires_grad=True)
+        y = _layer(lib, x, lib.tensor(w_hh), lib.tensor(h0), c)
+        w = lib.tensor(randn(tuple(y.shape), seed=9))
+        first = lib.autograd.grad(y, [x, c], w, retain_graph=True)
+        second = lib.autograd.grad(y, [c], w * 2)
+        return first, second
+
+    assert_close(fn(cr), fn(torch), 1e-10, 1e-12)
 
 
 # ----- the layers side by side -----------------------------------------------------------

@@ -20,7 +20,7 @@ from typing import Any
 import chainrule
 
 from ..._tensor import Tensor
-from ...ops.recurrent import lstm_cell
+from ...ops.recurrent import lstm_cell, lstm_layer
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -489,6 +489,25 @@ class LSTM(RNNBase):
         # the running cell state is the cell op's [h, c]: c is its last hidden_size columns
         n = self.hidden_size
         return state[0][start:stop], state[1][start:stop, -n:]
+
+    def _direction(
+        self, x: Tensor, weights: list, initial: tuple, batch_sizes: list | None, reverse: bool
+    ) -> tuple[Tensor, tuple]:
+        """A padded sequence without projections is one op for the whole layer (its output
+        holds [h_t, c_t] for every step); packed or projected ones run step by step."""
+        if batch_sizes is not None or self.proj_size > 0 or x.shape[0] == 0:
+            return super()._direction(x, weights, initial, batch_sizes, reverse)
+        w_ih, w_hh = weights[0], weights[1]
+        bias = weights[2] + weights[3] if self.bias else None
+        x_gates = F.linear(x, w_ih, bias)
+        if reverse:
+            x_gates = x_gates.flip(0)
+        y = lstm_layer(x_gates, w_hh, initial[0], initial[1])
+        n = self.hidden_size
+        last = y[-1]
+        if reverse:
+            y = y.flip(0)
+        return y[..., :n], (last[:, :n], last[:, n:])
 
     def _gates_and_step(self, x: Tensor, weights: list) -> tuple:
         w_ih, w_hh = weights[0], weights[1]
