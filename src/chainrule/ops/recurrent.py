@@ -20,6 +20,7 @@ from __future__ import annotations
 import weakref
 
 from .._backend import xp
+from .._tensor import Tensor
 from ..autograd.recording import FLOAT, defop
 from . import activations, joining, unary
 
@@ -123,45 +124,61 @@ lstm_cell = defop(
 #
 # ``lstm_layer(xw, w_hh, h0, c0)`` runs the recurrence over all T steps in one op, as
 # PyTorch's oneDNN layer (``MkldnnRnnLayerBackward0``) does: xw (T, B, 4H) holds the input's
-# part of every gate (x W_ihᵀ + b_ih + b_hh, one product outside), and the output Y (T, B, 2H)
-# holds [h_t, c_t] for every step. Backward through time is one loop of one product per
-# step; the activations are recomputed from Y for all steps at once (one product), and
-# W_hh's gradient is one product over all steps.
+# part of every gate (x W_ihᵀ + b_ih + b_hh, one product outside), and the output Y (T, B, 6H)
+# holds [h_t, c_t, i_t, f_t, g_t, o_t] for every step: the states, then the gates' values,
+# which backward reads instead of recomputing them (PyTorch's layer keeps them in its
+# workspace). Backward through time is one loop of one product per step, and W_hh's
+# gradient one product over all steps.
 
 
 def _lstm_layer(xw, w_hh, h0, c0):
-    """Y[t] = [h_t, c_t], a_t = xw_t + h_{t-1} W_hhᵀ, c_t = σ(a_f) c_{t-1} + σ(a_i) tanh(a_g),
-    h_t = σ(a_o) tanh(c_t)"""
+    """Y[t] = [h_t, c_t, i, f, g, o], a_t = xw_t + h_{t-1} W_hhᵀ, i, f, o = σ(a_{i,f,o}),
+    g = tanh(a_g), c_t = f c_{t-1} + i g, h_t = o tanh(c_t)"""
     n = h0.shape[-1]
-    out = xp.empty((*xw.shape[:-1], 2 * n), dtype=xw.dtype)
+    out = xp.empty((*xw.shape[:-1], 6 * n), dtype=xw.dtype)
     w_t = w_hh.T
     h, c = h0, c0
     for t in range(xw.shape[0]):
-        a = xw[t] + h @ w_t
-        s = 1 / (1 + xp.exp(-a))
-        c = s[:, n : 2 * n] * c + s[:, :n] * xp.tanh(a[:, 2 * n : 3 * n])
-        h = s[:, 3 * n :] * xp.tanh(c)
-        out[t, :, :n] = h
-        out[t, :, n:] = c
+        y = out[t]
+        s = y[:, 2 * n :]
+        xp.matmul(h, w_t, out=s)
+        s += xw[t]
+        g = s[:, 2 * n : 3 * n]
+        xp.tanh(g, out=g)
+        for part in (s[:, : 2 * n], s[:, 3 * n :]):  # σ(a) = 1 / (1 + e^-a), in place
+            xp.negative(part, out=part)
+            xp.exp(part, out=part)
+            part += 1
+            xp.reciprocal(part, out=part)
+        c = xp.multiply(s[:, n : 2 * n], c, out=y[:, n : 2 * n])
+        c += s[:, :n] * g
+        h = xp.multiply(s[:, 3 * n :], xp.tanh(c), out=y[:, :n])
     return out
 
 
 class _Steps:
-    """The layer's values at every step, recomputed from its inputs and output Y for all
-    steps at once: h_{t-1}, c_{t-1}, the gates i, f, g, o and tanh(c_t) (arrays or tensors)."""
+    """The layer's values at every step, read from its output Y: h_{t-1}, c_{t-1}, the gates
+    i, f, g, o and tanh(c_t) (arrays or tensors alike)."""
 
-    def __init__(self, xw, w_hh, h0, c0, ans) -> None:
+    def __init__(self, h0, c0, ans) -> None:
         n = h0.shape[-1]
-        steps, batch = xw.shape[0], xw.shape[1]
-        self.n, self.steps, self.batch = n, steps, batch
+        self.n, self.steps, self.batch = n, ans.shape[0], ans.shape[1]
         self.h_prev = _join_steps(h0, ans[:-1, :, :n])
-        self.c_prev = _join_steps(c0, ans[:-1, :, n:])
-        flat = self.h_prev.reshape(steps * batch, n)
-        a = xw + (flat @ w_hh.T).reshape(steps, batch, 4 * n)
-        s = activations.sigmoid(a)
-        self.i, self.f, self.o = s[..., :n], s[..., n : 2 * n], s[..., 3 * n :]
-        self.g = unary.tanh(a[..., 2 * n : 3 * n])
-        self.tc = unary.tanh(ans[..., n:])
+        self.c_prev = _join_steps(c0, ans[:-1, :, n : 2 * n])
+        self.i, self.f = ans[..., 2 * n : 3 * n], ans[..., 3 * n : 4 * n]
+        self.g, self.o = ans[..., 4 * n : 5 * n], ans[..., 5 * n :]
+        self.tc = unary.tanh(ans[..., n : 2 * n])
+
+    def gates_derivative(self):
+        """[σ'(a_i), σ'(a_f), tanh'(a_g), σ'(a_o)] for every step, (T, B, 4H)"""
+        return _join(
+            (
+                self.i * (1 - self.i),
+                self.f * (1 - self.f),
+                1 - self.g * self.g,
+                self.o * (1 - self.o),
+            )
+        )
 
 
 def _join_steps(first, rest):
@@ -176,7 +193,7 @@ def _join_steps(first, rest):
 _LAST: list = [None, None]
 
 
-def _through_time(g, xw, w_hh, h0, c0, ans):
+def _through_time(g, h0, c0, w_hh, ans):
     """d/da_t for every step (T, B, 4H), d/dh0, d/dc0 and the steps' values.
 
     One pass serves the VJPs of all four inputs: a node calls them one after another with
@@ -186,14 +203,19 @@ def _through_time(g, xw, w_hh, h0, c0, ans):
     key = _LAST[0]
     if key is not None and key[0]() is g and key[1]() is ans:
         return _LAST[1]
-    v = _Steps(xw, w_hh, h0, c0, ans)
+    v = _Steps(h0, c0, ans)
     n = v.n
-    g_h, g_c = g[..., :n], g[..., n:]
-    # what each step's gradients are multiplied by, for all steps at once
+    g_h, g_c = g[..., :n], g[..., n : 2 * n]
+    act = v.gates_derivative()
+    # the gates' own gradients (their columns of Y; none when only the states were read),
+    # then what each step's dh and dc are multiplied by, for all steps at once
+    g_gates = g[..., 2 * n :]
+    direct = g_gates * act if isinstance(g_gates, Tensor) or g_gates.any() else None
     d_c_from_h = v.o * (1 - v.tc * v.tc)
-    d_ifg = _join((v.g * (v.i * (1 - v.i)), v.c_prev * (v.f * (1 - v.f)), v.i * (1 - v.g * v.g)))
-    d_o = v.tc * (v.o * (1 - v.o))
-    d_ifg = d_ifg.reshape(v.steps, v.batch, 3, n)
+    d_ifg = _join((v.g, v.c_prev, v.i)).reshape(v.steps, v.batch, 3, n)
+    d_o = v.tc * act[..., 3 * n :]
+    act_ifg = act[..., : 3 * n].reshape(v.steps, v.batch, 3, n)
+    d_ifg = d_ifg * act_ifg
     grads: list = [None] * v.steps
     carry_h = carry_c = None
     for t in range(v.steps - 1, -1, -1):
@@ -202,6 +224,8 @@ def _through_time(g, xw, w_hh, h0, c0, ans):
         if carry_c is not None:
             dc = dc + carry_c
         da = _join(((dc[:, None, :] * d_ifg[t]).reshape(v.batch, 3 * n), dh * d_o[t]))
+        if direct is not None:
+            da = da + direct[t]
         grads[t] = da
         carry_h = da @ w_hh
         carry_c = dc * v.f[t]
@@ -212,75 +236,73 @@ def _through_time(g, xw, w_hh, h0, c0, ans):
     return result
 
 
-def _layer_vjp_xw(g, xw, w_hh, h0, c0, ans):
+def _layer_vjp_xw(g, w_hh, h0, c0, ans):
     """d/dxw_t = d/da_t, backward through time"""
-    return _through_time(g, xw, w_hh, h0, c0, ans)[0]
+    return _through_time(g, h0, c0, w_hh, ans)[0]
 
 
-def _layer_vjp_w_hh(g, xw, w_hh, h0, c0, ans):
+def _layer_vjp_w_hh(g, w_hh, h0, c0, ans):
     """d/dW_hh = Σ_t (d/da_t)ᵀ h_{t-1}: one product over all steps"""
-    d_a, _, _, v = _through_time(g, xw, w_hh, h0, c0, ans)
+    d_a, _, _, v = _through_time(g, h0, c0, w_hh, ans)
     rows = v.steps * v.batch
     return d_a.reshape(rows, 4 * v.n).T @ v.h_prev.reshape(rows, v.n)
 
 
-def _layer_vjp_h0(g, xw, w_hh, h0, c0, ans):
+def _layer_vjp_h0(g, w_hh, h0, c0, ans):
     """d/dh0 = (d/da_0) W_hh"""
-    return _through_time(g, xw, w_hh, h0, c0, ans)[1]
+    return _through_time(g, h0, c0, w_hh, ans)[1]
 
 
-def _layer_vjp_c0(g, xw, w_hh, h0, c0, ans):
+def _layer_vjp_c0(g, w_hh, h0, c0, ans):
     """d/dc0 = (d/dc_0) f_0"""
-    return _through_time(g, xw, w_hh, h0, c0, ans)[2]
+    return _through_time(g, h0, c0, w_hh, ans)[2]
 
 
 def _layer_tangent(v, w_hh, d_a, dh, dc):
-    """[dh_t, dc_t] for every step, from the tangents of the gates' inputs d_a (T, B, 4H,
-    without the recurrent part) and of the initial state: da_t = d_a[t] + dh_{t-1} W_hhᵀ,
-    dc_t = f' c_{t-1} + f dc_{t-1} + i' g + i g', dh_t = o' tanh c_t + o tanh'(c_t) dc_t"""
+    """[dh_t, dc_t, the gates' tangents] for every step, from the tangents of the gates'
+    inputs d_a (T, B, 4H, without the recurrent part) and of the initial state:
+    da_t = d_a[t] + dh_{t-1} W_hhᵀ, dc_t = f' c_{t-1} + f dc_{t-1} + i' g + i g',
+    dh_t = o' tanh c_t + o tanh'(c_t) dc_t"""
     n = v.n
+    act = v.gates_derivative()
     outs = []
     w_t = w_hh.T
     for t in range(v.steps):
         da = d_a[t] if dh is None else d_a[t] + dh @ w_t
-        i, f, g, o = v.i[t], v.f[t], v.g[t], v.o[t]
-        dc_new = (
-            da[:, n : 2 * n] * (f * (1 - f)) * v.c_prev[t]
-            + da[:, :n] * (i * (1 - i)) * g
-            + da[:, 2 * n : 3 * n] * (1 - g * g) * i
-        )
+        ds = da * act[t]  # the gates' tangents: i', f', g', o'
+        dc_new = ds[:, n : 2 * n] * v.c_prev[t] + ds[:, :n] * v.g[t] + ds[:, 2 * n : 3 * n] * v.i[t]
         if dc is not None:
-            dc_new = dc_new + f * dc
+            dc_new = dc_new + v.f[t] * dc
         dc = dc_new
         tc = v.tc[t]
-        dh = da[:, 3 * n :] * (o * (1 - o)) * tc + o * (1 - tc * tc) * dc
-        outs.append(_join((dh, dc)))
+        dh = ds[:, 3 * n :] * tc + v.o[t] * (1 - tc * tc) * dc
+        outs.append(_join((dh, dc, ds)))
     return joining.stack(outs, dim=0)
 
 
-def _layer_jvp_xw(t, xw, w_hh, h0, c0, ans):
+def _layer_jvp_xw(t, w_hh, h0, c0, ans):
     """the tangent carried through time from da_t = t_t"""
-    return _layer_tangent(_Steps(xw, w_hh, h0, c0, ans), w_hh, t, None, None)
+    return _layer_tangent(_Steps(h0, c0, ans), w_hh, t, None, None)
 
 
-def _layer_jvp_w_hh(t, xw, w_hh, h0, c0, ans):
+def _layer_jvp_w_hh(t, w_hh, h0, c0, ans):
     """the tangent carried through time from da_t = h_{t-1} tᵀ"""
-    v = _Steps(xw, w_hh, h0, c0, ans)
+    v = _Steps(h0, c0, ans)
     rows = v.steps * v.batch
     d_a = (v.h_prev.reshape(rows, v.n) @ t.T).reshape(v.steps, v.batch, 4 * v.n)
     return _layer_tangent(v, w_hh, d_a, None, None)
 
 
-def _layer_jvp_h0(t, xw, w_hh, h0, c0, ans):
+def _layer_jvp_h0(t, w_hh, h0, c0, ans):
     """the tangent carried through time from h_0's, dh_0 = t"""
-    v = _Steps(xw, w_hh, h0, c0, ans)
-    return _layer_tangent(v, w_hh, xw * 0, t, None)
+    v = _Steps(h0, c0, ans)
+    return _layer_tangent(v, w_hh, ans[..., 2 * v.n :] * 0, t, None)
 
 
-def _layer_jvp_c0(t, xw, w_hh, h0, c0, ans):
+def _layer_jvp_c0(t, w_hh, h0, c0, ans):
     """the tangent carried through time from c_0's, dc_0 = t"""
-    v = _Steps(xw, w_hh, h0, c0, ans)
-    return _layer_tangent(v, w_hh, xw * 0, None, t)
+    v = _Steps(h0, c0, ans)
+    return _layer_tangent(v, w_hh, ans[..., 2 * v.n :] * 0, None, t)
 
 
 lstm_layer = defop(

@@ -494,7 +494,8 @@ class LSTM(RNNBase):
         self, x: Tensor, weights: list, initial: tuple, batch_sizes: list | None, reverse: bool
     ) -> tuple[Tensor, tuple]:
         """A padded sequence without projections is one op for the whole layer (its output
-        holds [h_t, c_t] for every step); packed or projected ones run step by step."""
+        holds [h_t, c_t] and the gates for every step); packed or projected ones run step
+        by step."""
         if batch_sizes is not None or self.proj_size > 0 or x.shape[0] == 0:
             return super()._direction(x, weights, initial, batch_sizes, reverse)
         w_ih, w_hh = weights[0], weights[1]
@@ -504,10 +505,12 @@ class LSTM(RNNBase):
             x_gates = x_gates.flip(0)
         y = lstm_layer(x_gates, w_hh, initial[0], initial[1])
         n = self.hidden_size
-        last = y[-1]
+        c_n = y[-1, :, n : 2 * n]
+        out = y[..., :n]
+        h_n = out[-1]
         if reverse:
-            y = y.flip(0)
-        return y[..., :n], (last[:, :n], last[:, n:])
+            out = out.flip(0)
+        return out, (h_n, c_n)
 
     def _gates_and_step(self, x: Tensor, weights: list) -> tuple:
         w_ih, w_hh = weights[0], weights[1]
