@@ -80,6 +80,7 @@ FAMILIES = (
     ("ops.distances", "Distances"),
     ("ops.embedding", "Embeddings"),
     ("ops.attention", "Attention"),
+    ("ops.recurrent", "Recurrent cells"),  # nn-rnn
     ("autograd.inplace", "In-place writes through views"),
 )
 
