@@ -72,15 +72,18 @@ from ._printing import get_printoptions, set_printoptions  # noqa: E402, F401
 from ._random import (  # noqa: E402, F401
     Generator,
     default_generator,
+    get_rng_state,
     initial_seed,
     manual_seed,
     rand,
     rand_like,
     randint,
+    randint_like,
     randn,
     randn_like,
     randperm,
     seed,
+    set_rng_state,
 )
 from ._tensor import Size, Tensor, device  # noqa: E402, F401
 from .autograd import forward_ad  # noqa: E402, F401  (needs the ops, so imported last)

@@ -80,6 +80,7 @@ FAMILIES = (
     ("ops.distances", "Distances"),
     ("ops.embedding", "Embeddings"),
     ("ops.attention", "Attention"),
+    ("ops.random", "Random draws"),  # conf-names
     ("autograd.inplace", "In-place writes through views"),
 )
 

@@ -54,6 +54,7 @@ from .parsers import norm_layers as p_norm_layers
 from .parsers import padding as p_padding
 from .parsers import pointwise as p_pointwise
 from .parsers import pooling as p_pooling
+from .parsers import random as p_random
 from .parsers import reductions as p_reductions
 from .parsers import resampling as p_resampling
 from .parsers import shapes as p_shapes
@@ -377,6 +378,12 @@ TORCH = [
     ("hinge_embedding_loss", p_torch_nn.hinge_embedding_loss, "f"),
     ("triplet_margin_loss", p_torch_nn.triplet_margin_loss, "f"),
     ("ctc_loss", p_torch_nn.ctc_loss, "f"),
+    # ----- conf-names: random sampling (ops/random.py; api/parsers/random.py) --------------
+    ("normal", p_random.normal, "f out"),
+    ("bernoulli", p_random.bernoulli, "f m out"),
+    ("poisson", p_random.poisson, "f"),
+    ("multinomial", p_random.multinomial, "f m out"),
+    # ----- conf-names: end ------------------------------------------------------------------
 ]
 
 # Methods that are not functions of chainrule (or differ from them): name, what it is
@@ -418,6 +425,16 @@ TENSOR = [
     ("cross", p_linalg._method_cross),
     ("float_power_", p_pointwise._float_power_),
     *((alias + "_", p_pointwise._compare_inplace(name)) for alias, name in p_pointwise.COMPARISONS),
+    # ----- conf-names: the in-place samplers (api/parsers/random.py) ------------------------
+    ("uniform_", p_random.uniform_),
+    ("normal_", p_random.normal_),
+    ("random_", p_random.random_),
+    ("bernoulli_", p_random.bernoulli_),
+    ("exponential_", p_random.exponential_),
+    ("geometric_", p_random.geometric_),
+    ("cauchy_", p_random.cauchy_),
+    ("log_normal_", p_random.log_normal_),
+    # ----- conf-names: end ------------------------------------------------------------------
 ]
 
 OPERATORS = [
