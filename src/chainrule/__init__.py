@@ -11,6 +11,8 @@ import warnings as _warnings
 # silent and returns inf/nan. Ignore them when they come from chainrule's own code.
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"chainrule(\.|$)")
 
+from math import e, inf, nan, pi  # noqa: E402, F401  (torch.e, torch.inf, torch.nan, torch.pi)
+
 from . import (  # noqa: E402, F401
     _dtypes,  # noqa: E402
     api,  # noqa: E402
@@ -51,12 +53,14 @@ from ._dtypes import (  # noqa: E402, F401
     bool,
     double,
     dtype,
+    finfo,
     float,
     float16,
     float32,
     float64,
     get_default_dtype,
     half,
+    iinfo,
     int,
     int8,
     int16,
@@ -100,6 +104,7 @@ from .autograd.grad_mode import (  # noqa: E402, F401
     no_grad,
     set_grad_enabled,
 )
+from .func import vmap  # noqa: E402, F401  (torch.vmap is torch.func.vmap)
 
 # chainrule.*, the Tensor methods and operators, chainrule.linalg, chainrule.special and
 # chainrule.nn.functional, from the name table (api/table.py)

@@ -41,7 +41,10 @@ from .args import unary as unary_fn
 from .parsers import activations as p_activations
 from .parsers import attention as p_attention
 from .parsers import class_losses as p_class_losses
+from .parsers import combining as p_combining
 from .parsers import convolution as p_convolution
+from .parsers import counting as p_counting
+from .parsers import creation as p_creation
 from .parsers import distances as p_distances
 from .parsers import dropout as p_dropout
 from .parsers import embedding as p_embedding
@@ -383,6 +386,37 @@ TORCH = [
     ("bernoulli", p_random.bernoulli, "f m out"),
     ("poisson", p_random.poisson, "f"),
     ("multinomial", p_random.multinomial, "f m out"),
+    # ----- conf-names: dtypes and index constructors (api/parsers/creation.py) -------------
+    ("result_type", p_creation.result_type, "f"),
+    ("can_cast", p_creation.can_cast, "f"),
+    ("tril_indices", p_creation.tril_indices, "f"),
+    ("triu_indices", p_creation.triu_indices, "f"),
+    # ----- conf-names: addcmul, addcdiv (ops/arithmetic.py) --------------------------------
+    ("addcmul", p_pointwise.addcmul, "f m m_ out"),
+    ("addcdiv", p_pointwise.addcdiv, "f m m_ out"),
+    # ----- conf-names: compositions of shape ops (api/parsers/combining.py) ----------------
+    ("broadcast_to", p_combining.broadcast_to, "f m"),
+    ("broadcast_tensors", p_combining.broadcast_tensors, "f"),
+    ("broadcast_shapes", p_combining.broadcast_shapes, "f"),
+    ("meshgrid", p_combining.meshgrid, "f"),
+    ("block_diag", p_combining.block_diag, "f"),
+    ("cartesian_prod", p_combining.cartesian_prod, "f"),
+    ("combinations", p_combining.combinations, "f"),
+    ("kron", p_combining.kron, "f m out"),
+    ("diff", p_combining.diff, "f m out"),
+    ("rot90", p_combining.rot90, "f m"),
+    ("vander", p_combining.vander, "f"),
+    ("repeat_interleave", p_combining.repeat_interleave, "f m"),
+    # ----- conf-names: finding, counting, binning (api/parsers/counting.py) ----------------
+    ("nonzero", p_counting.nonzero, "f m out"),
+    ("argwhere", p_counting.argwhere, "f m"),
+    ("unique", p_counting.unique, "f m"),
+    ("unique_consecutive", p_counting.unique_consecutive, "f m"),
+    ("bincount", p_counting.bincount, "f m"),
+    ("histc", p_counting.histc, "f m out"),
+    ("histogram", p_counting.histogram, "f m out"),
+    ("searchsorted", p_counting.searchsorted, "f out"),
+    ("bucketize", p_counting.bucketize, "f out"),
     # ----- conf-names: end ------------------------------------------------------------------
 ]
 
@@ -434,6 +468,13 @@ TENSOR = [
     ("geometric_", p_random.geometric_),
     ("cauchy_", p_random.cauchy_),
     ("log_normal_", p_random.log_normal_),
+    # ----- conf-names: new tensors like self (api/parsers/creation.py) ---------------------
+    ("new_tensor", p_creation.new_tensor),
+    ("new_zeros", p_creation.new_zeros),
+    ("new_ones", p_creation.new_ones),
+    ("new_full", p_creation.new_full),
+    ("new_empty", p_creation.new_empty),
+    ("new_empty_strided", p_creation.new_empty_strided),
     # ----- conf-names: end ------------------------------------------------------------------
 ]
 
