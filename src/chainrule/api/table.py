@@ -60,6 +60,7 @@ from .parsers import pooling as p_pooling
 from .parsers import random as p_random
 from .parsers import reductions as p_reductions
 from .parsers import resampling as p_resampling
+from .parsers import scatters as p_scatters
 from .parsers import shapes as p_shapes
 from .parsers import torch_nn as p_torch_nn
 from .variants import binary_operator, eq_operator, fast_operator, inplace_method, ne_operator
@@ -417,6 +418,11 @@ TORCH = [
     ("histogram", p_counting.histogram, "f m out"),
     ("searchsorted", p_counting.searchsorted, "f out"),
     ("bucketize", p_counting.bucketize, "f out"),
+    # ----- conf-names: scatters (ops/gather_scatter.py; api/parsers/scatters.py) -----------
+    ("scatter_reduce", p_scatters.scatter_reduce, "f m m_ out"),
+    ("select_scatter", p_scatters.select_scatter, "f m"),
+    ("slice_scatter", p_scatters.slice_scatter, "f m"),
+    ("diagonal_scatter", p_scatters.diagonal_scatter, "f m"),
     # ----- conf-names: end ------------------------------------------------------------------
 ]
 
