@@ -418,6 +418,8 @@ TORCH = [
     ("histogram", p_counting.histogram, "f m out"),
     ("searchsorted", p_counting.searchsorted, "f out"),
     ("bucketize", p_counting.bucketize, "f out"),
+    ("quantile", p_counting.quantile, "f m out"),
+    ("nanquantile", p_counting.nanquantile, "f m out"),
     # ----- conf-names: scatters (ops/gather_scatter.py; api/parsers/scatters.py) -----------
     ("scatter_reduce", p_scatters.scatter_reduce, "f m m_ out"),
     ("select_scatter", p_scatters.select_scatter, "f m"),

@@ -252,3 +252,110 @@ def bucketize(
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+# ----- quantiles ----------------------------------------------------------------------------------
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(
+    name: str,
+    input: Tensor,
+    q: Tensor | float,
+    dim: int | None,
+    keepdim: bool,
+    interpolation: str,
+    ignore_nan: bool,
+) -> Tensor:
+    """The q-th quantiles along dim: sort, then interpolate between the two order
+    statistics around rank q·(n-1) (n the non-nan count for nanquantile). A composition of
+    sort, gather and lerp, so the gradient flows to the one or two elements picked."""
+    from ... import _creation
+
+    if input._dtype not in (_dtypes.float32, _dtypes.float64):
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if isinstance(q, Tensor):
+        if q.ndim > 1:
+            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        if q._dtype is not input._dtype:
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+        qa, scalar_q = q._data.astype(xp.float64), q.ndim == 0
+    else:
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+        qa, scalar_q = xp.asarray(float(q)), True
+    if input.numel() == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if qa.size and not ((qa >= 0) & (qa <= 1)).all():
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    if interpolation not in _INTERPOLATIONS:  # (PyTorch names quantile() for both)
+        raise RuntimeError(
+            "quantile() interpolation must be one of linear, lower, higher, midpoint or "
+            f"nearest, but got {interpolation}"
+        )
+    if dim is None:
+        x = input.reshape(-1)
+        out_shape = (1,) * input.ndim if keepdim else ()
+    else:
+        d = _dim(dim, max(input.ndim, 1))
+        x = input.reshape(1) if input.ndim == 0 else input.movedim(d, -1)
+        shape = list(input.shape) if input.ndim else [1]
+        shape[d] = 1
+        out_shape = tuple(shape) if keepdim else tuple(shape[:d] + shape[d + 1 :])
+    srt = x.sort(-1).values
+    batch, n = tuple(srt.shape[:-1]), srt.shape[-1]
+    nan = xp.isnan(srt._data)
+    qv = qa.reshape((-1,) + (1,) * len(batch))  # (Q, 1, ...)
+    if ignore_nan:
+        ranks = qv * ((~nan).sum(-1) - 1)
+        ranks = xp.where(ranks < 0, 0.0, ranks)
+    else:
+        ranks = xp.where(nan.any(-1), float(n - 1), qv * (n - 1))
+    ranks = xp.broadcast_to(ranks, (qv.shape[0],) + batch)
+    if interpolation == "lower":
+        ranks = xp.floor(ranks)
+    elif interpolation == "higher":
+        ranks = xp.ceil(ranks)
+    elif interpolation == "nearest":
+        ranks = xp.round(ranks)
+    below = xp.floor(ranks).astype(xp.int64)
+    expanded = srt.expand(qv.shape[0], *srt.shape)
+
+    def pick(idx: Any) -> Tensor:
+        return expanded.gather(-1, _long(idx[..., None])).squeeze(-1)
+
+    result = pick(below)
+    if interpolation in ("linear", "midpoint"):
+        weights = xp.full(ranks.shape, 0.5) if interpolation == "midpoint" else ranks - below
+        w = _creation.tensor(weights.astype(input._dtype.np))
+        result = result.lerp(pick(xp.ceil(ranks).astype(xp.int64)), w)
+    full_shape = out_shape if scalar_q else (qa.shape[0], *out_shape)
+    return result.reshape(full_shape)
+
+
+def quantile(
+    input: Tensor,
+    q: Tensor | float,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    interpolation: str = "linear",
+    out: Any = None,
+) -> Tensor:
+    """The q-th quantiles of input along dim (of all elements when dim is None); q a number
+    or 1-D tensor in [0, 1] (a leading dim per q); nan if a slice has a nan."""
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(
+    input: Tensor,
+    q: Tensor | float,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    interpolation: str = "linear",
+    out: Any = None,
+) -> Tensor:
+    """As quantile, ignoring nans (nan only where a slice is all nan)."""
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
