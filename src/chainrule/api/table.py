@@ -62,6 +62,7 @@ from .parsers import reductions as p_reductions
 from .parsers import resampling as p_resampling
 from .parsers import scatters as p_scatters
 from .parsers import shapes as p_shapes
+from .parsers import statistics as p_statistics
 from .parsers import torch_nn as p_torch_nn
 from .variants import binary_operator, eq_operator, fast_operator, inplace_method, ne_operator
 from .variants import operator as function_operator
@@ -420,6 +421,10 @@ TORCH = [
     ("bucketize", p_counting.bucketize, "f out"),
     ("quantile", p_counting.quantile, "f m out"),
     ("nanquantile", p_counting.nanquantile, "f m out"),
+    # ----- conf-names: distances and moments (api/parsers/statistics.py) -------------------
+    ("cdist", p_statistics.cdist, "f"),
+    ("cov", p_statistics.cov, "f m"),
+    ("corrcoef", p_statistics.corrcoef, "f m"),
     # ----- conf-names: scatters (ops/gather_scatter.py; api/parsers/scatters.py) -----------
     ("scatter_reduce", p_scatters.scatter_reduce, "f m m_ out"),
     ("select_scatter", p_scatters.select_scatter, "f m"),
