@@ -389,6 +389,7 @@ TORCH = [
     ("poisson", p_random.poisson, "f"),
     ("multinomial", p_random.multinomial, "f m out"),
     # ----- conf-names: dtypes and index constructors (api/parsers/creation.py) -------------
+    ("asarray", p_creation.asarray, "f"),
     ("result_type", p_creation.result_type, "f"),
     ("can_cast", p_creation.can_cast, "f"),
     ("tril_indices", p_creation.tril_indices, "f"),

@@ -168,3 +168,33 @@ def result_type(tensor1: Tensor | float, tensor2: Tensor | float) -> Any:
 def can_cast(from_: Any, to: Any) -> bool:
     """Whether PyTorch's casting rules allow a cast from ``from_`` to ``to``."""
     return _dtypes.can_cast(_dtypes.to_dtype(from_), _dtypes.to_dtype(to))
+
+
+def asarray(
+    obj: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    copy: bool | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``obj`` as a tensor: sharing memory with a tensor or array of the same dtype unless
+    ``copy=True``; ``copy=False`` refuses to copy."""
+    if copy:
+        return _creation.tensor(obj, dtype=dtype, requires_grad=requires_grad)
+    src_dt = None
+    if isinstance(obj, Tensor):
+        src_dt = obj._dtype
+    elif isinstance(obj, xp.ndarray):
+        src_dt = _dtypes.from_numpy_dtype(obj.dtype)
+    if copy is False and src_dt is not None and dtype is not None:
+        want = _dtypes.to_dtype(dtype)
+        if want is not src_dt:
+            raise ValueError(
+                f"can't alias tensor with dtype '{src_dt.scalar_name}' into dtype "
+                f"'{want.scalar_name}'."
+            )
+    out = _creation.as_tensor(obj, dtype=dtype)
+    if requires_grad:
+        out.requires_grad_()
+    return out
