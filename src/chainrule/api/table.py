@@ -608,6 +608,9 @@ SPECIAL = [
     ("softmax", p_activations.special_softmax),
     ("log_softmax", p_activations.special_log_softmax),
     ("logsumexp", p_activations.special_logsumexp),
+    # ----- conf-names: entr, xlog1py (ops/special.py) --------------------------------------
+    ("entr", unary_fn(special.entr), "special_entr"),
+    ("xlog1py", p_pointwise.xlog1py, "special_xlog1py"),
 ]
 
 FUNCTIONAL = [

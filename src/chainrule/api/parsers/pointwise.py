@@ -515,3 +515,10 @@ def addcdiv(
             "(input + value * tensor1 / tensor2), for all dtypes."
         )
     return arithmetic.addcdiv(input, tensor1, tensor2, value=value)
+
+
+def xlog1py(input: Tensor | float, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    """input · ln(1 + other), 0 where input is 0; either may be a Python number."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        require_tensor("xlog1py", other, 2, "other")
+    return special.xlog1py(tensor_arg(input), tensor_arg(other))
