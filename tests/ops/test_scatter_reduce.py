@@ -168,3 +168,29 @@ ERRORS = {
     "diagonal_size": (lambda L, x, s: L.diagonal_scatter(x, s), [R(2, 3), R(3)]),
 }
 test_errors_as_torch = cases.same_errors_as_torch(ERRORS)
+
+
+# ----- fill_diagonal_ -------------------------------------------------------------------------
+
+FILL_DIAGONAL = {
+    f"{'x'.join(map(str, shape))}_{'wrap' if wrap else 'nowrap'}": (
+        lambda L, x, w=wrap: (x * 1).fill_diagonal_(-2.5, wrap=w),
+        R(*shape),
+    )
+    for shape in ((3, 3), (5, 3), (7, 3), (3, 5), (2, 2, 2))
+    for wrap in (False, True)
+}
+test_fill_diagonal_matches_torch = cases.matches_torch(FILL_DIAGONAL)
+
+FILL_DIAGONAL_ERRORS = {
+    "1d": (lambda L, x: x.fill_diagonal_(1), [np.zeros(3)]),
+    "unequal": (lambda L, x: x.fill_diagonal_(1), [np.zeros((3, 3, 2))]),
+}
+test_fill_diagonal_errors = cases.same_errors_as_torch(FILL_DIAGONAL_ERRORS)
+
+
+def test_fill_diagonal_int_and_leaf():
+    from oracle import assert_same_error, compare
+
+    compare(lambda L: L.zeros(4, 3, dtype=L.int64).fill_diagonal_(7, wrap=True))
+    assert_same_error(lambda L: L.zeros(2, 2, requires_grad=True).fill_diagonal_(1.0))

@@ -489,6 +489,7 @@ TENSOR = [
     ("new_full", p_creation.new_full),
     ("new_empty", p_creation.new_empty),
     ("new_empty_strided", p_creation.new_empty_strided),
+    ("fill_diagonal_", p_scatters.fill_diagonal_),
     # ----- conf-names: end ------------------------------------------------------------------
 ]
 

@@ -91,3 +91,40 @@ def diagonal_scatter(
     return gather_scatter.diagonal_scatter(
         input, src.to(input.dtype), offset=offset, dim1=d1, dim2=d2
     )
+
+
+def fill_diagonal_(self: Tensor, fill_value: float, wrap: bool = False) -> Tensor:
+    """Write fill_value on the main diagonal in place (every dim of equal length, or a
+    matrix; ``wrap``: a tall matrix's diagonal restarts below every square block)."""
+    from ..._backend import xp
+    from ..._tensor import _make
+    from .indexing import setitem
+
+    shape = tuple(self.shape)
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    if len(shape) == 2:
+        rows, cols = shape
+        n = rows * cols if wrap and rows > cols + 1 else min(rows, cols) * (cols + 1)
+        flat = xp.arange(0, min(n, rows * cols), cols + 1)
+        key = tuple(_make(a.astype(xp.int64), _int64()) for a in (flat // cols, flat % cols))
+    else:
+        k = _make(xp.arange(shape[0], dtype=xp.int64), _int64())
+        key = (k,) * len(shape)
+    from ...autograd import grad_mode
+
+    if self.requires_grad and self.grad_fn is None and grad_mode.is_grad_enabled():
+        # (PyTorch writes through a strided view of self, so its message names a view)
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    setitem(self, key, fill_value)
+    return self
+
+
+def _int64():
+    from ... import _dtypes
+
+    return _dtypes.int64
