@@ -81,6 +81,7 @@ FAMILIES = (
     ("ops.embedding", "Embeddings"),
     ("ops.attention", "Attention"),
     ("ops.recurrent", "Recurrent cells"),  # nn-rnn
+    ("ops.random", "Random draws"),  # conf-names
     ("autograd.inplace", "In-place writes through views"),
 )
 

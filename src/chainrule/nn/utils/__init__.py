@@ -5,10 +5,14 @@ and (``rnn``) variable-length sequences for the recurrent layers."""
 from __future__ import annotations
 
 # ----- nn-actloss: parametrizations, weight and spectral normalization -----
-from . import fusion, parametrizations, parametrize, stateless  # noqa: F401, E402
-
 # ----- nn-rnn: variable-length sequences -----
-from . import rnn  # noqa: F401, E402
+from . import (  # noqa: F401, E402
+    fusion,
+    parametrizations,
+    parametrize,
+    rnn,  # noqa: F401, E402
+    stateless,
+)
 from .clip_grad import (  # noqa: F401
     clip_grad_norm,
     clip_grad_norm_,
