@@ -152,6 +152,7 @@ TORCH_GAP_EXAMPLES = {
         x, L.tensor([[0, -1, 0], [2, 1, -1], [1, 0, 2]])
     ),
     "_pdist_forward": lambda L, x: L.nn.functional.pdist(x),
+    "_cdist_forward": lambda L, x: L.cdist(x, x),
     "_scaled_dot_product_flash_attention_for_cpu": lambda L, x: (
         L.nn.functional.scaled_dot_product_attention(x[None, None], x[None, None], x[None, None])
     ),
