@@ -118,8 +118,9 @@ def main(argv=None):
     fig.tight_layout()
     fig.savefig(args.plot)
     if args.checkpoint:
-        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict()},
-                   args.checkpoint)
+        torch.save(
+            {"model": model.state_dict(), "optimizer": optimizer.state_dict()}, args.checkpoint
+        )
     print(f"final test accuracy {accuracies[-1]:.4f}")
     return accuracies[-1]
 

@@ -6,9 +6,7 @@ look at its layers one by one and at its parameters. Runs unchanged with PyTorch
 import torch
 from torch import nn
 
-device = (
-    torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else "cpu"
-)
+device = torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else "cpu"
 print(f"Using {device} device")
 
 
