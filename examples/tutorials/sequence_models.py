@@ -34,7 +34,7 @@ training_data = [
     ("Everybody read that book".split(), ["NN", "V", "DET", "NN"]),
 ]
 word_to_ix = {}
-for sent, tags in training_data:
+for sent, tags in training_data:  # noqa: B007
     for word in sent:
         if word not in word_to_ix:
             word_to_ix[word] = len(word_to_ix)
@@ -47,7 +47,7 @@ HIDDEN_DIM = 6
 
 class LSTMTagger(nn.Module):
     def __init__(self, embedding_dim, hidden_dim, vocab_size, tagset_size):
-        super(LSTMTagger, self).__init__()
+        super().__init__()
         self.hidden_dim = hidden_dim
         self.word_embeddings = nn.Embedding(vocab_size, embedding_dim)
         self.lstm = nn.LSTM(embedding_dim, hidden_dim)
@@ -69,7 +69,7 @@ with torch.no_grad():
     tag_scores = model(inputs)
     print(tag_scores)
 
-for epoch in range(100):
+for epoch in range(100):  # noqa: B007
     for sentence, tags in training_data:
         model.zero_grad()
         sentence_in = prepare_sequence(sentence, word_to_ix)

@@ -37,7 +37,7 @@ word_to_ix = {word: i for i, word in enumerate(sorted(vocab))}
 
 class NGramLanguageModeler(nn.Module):
     def __init__(self, vocab_size, embedding_dim, context_size):
-        super(NGramLanguageModeler, self).__init__()
+        super().__init__()
         self.embeddings = nn.Embedding(vocab_size, embedding_dim)
         self.linear1 = nn.Linear(context_size * embedding_dim, 128)
         self.linear2 = nn.Linear(128, vocab_size)
@@ -54,7 +54,7 @@ losses = []
 loss_function = nn.NLLLoss()
 model = NGramLanguageModeler(len(vocab), EMBEDDING_DIM, CONTEXT_SIZE)
 
-for epoch in range(10):
+for epoch in range(10):  # noqa: B007
     total_loss = 0
     for context, target in ngrams:
         context_idxs = torch.tensor([word_to_ix[w] for w in context], dtype=torch.long)
