@@ -103,6 +103,43 @@ def big_numpy(x_np):
     return run
 
 
+# ----- 3. a LeNet-style train step built from nn modules ----------------------------------
+
+
+def cnn_lib(lib):
+    """Conv2d(1,6,5) + ReLU + MaxPool2d(2) + Conv2d(6,16,5) + ReLU + MaxPool2d(2) + Flatten +
+    Linear(256,120) + ReLU + Linear(120,10), cross-entropy, backward (no optimizer) on a
+    batch of 64 1x28x28 inputs."""
+    nn, F = lib.nn, lib.nn.functional
+    lib.manual_seed(0)
+
+    class LeNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 6, 5)
+            self.pool = nn.MaxPool2d(2)
+            self.conv2 = nn.Conv2d(6, 16, 5)
+            self.flatten = nn.Flatten()
+            self.fc1 = nn.Linear(256, 120)
+            self.fc2 = nn.Linear(120, 10)
+
+        def forward(self, x):
+            x = self.pool(F.relu(self.conv1(x)))
+            x = self.pool(F.relu(self.conv2(x)))
+            return self.fc2(F.relu(self.fc1(self.flatten(x))))
+
+    model = LeNet()
+    x = lib.randn(64, 1, 28, 28)
+    target = lib.randint(0, 10, (64,))
+
+    def run():
+        model.zero_grad()
+        F.cross_entropy(model(x), target).backward()
+        return model.conv1.weight.grad
+
+    return run
+
+
 def peak_bytes(fn) -> int:
     """Peak memory NumPy allocates during ``fn`` (tracemalloc sees NumPy's buffers)."""
     gc.collect()
@@ -148,6 +185,14 @@ def main() -> int:
     m_cr = peak_bytes(big_lib(chainrule, x_np)) / 2**20
     m_np = peak_bytes(big_numpy(x_np)) / 2**20
     rows.append(("4M-element expression, peak memory (MiB)", m_cr, float("nan"), m_np))
+
+    t = race(
+        {"cr": cnn_lib(chainrule), "pt": cnn_lib(torch) if torch else None, "np": None},
+        3 * repeat,
+    )
+    rows.append(
+        ("CNN train step, LeNet batch 64, fwd+bwd (ms)", t["cr"] * 1e3, t["pt"] * 1e3, t["np"])
+    )
 
     n = 200_000
     t = race(

@@ -526,6 +526,7 @@ KNOWN_TORCH_FORWARD_GAPS = {
     "_embedding_bag": "nn.functional.embedding_bag",
     "_scaled_dot_product_flash_attention_for_cpu": "scaled_dot_product_attention, 4-D inputs",
     "_ctc_loss": "nn.functional.ctc_loss",
+    "_weight_norm_interface": "torch._weight_norm along the first or last dim (weight_norm)",
 }
 _FORWARD_GAP = re.compile(r"Trying to use forward AD with (\S+) that does not support it")
 

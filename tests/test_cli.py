@@ -73,6 +73,21 @@ def test_demo_seed_is_reproducible(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out == first
 
 
+def test_demo_explain_shows_the_programs_own_lines_and_names() -> None:
+    """``demo --explain`` attributes each step to the demo program's source line and names
+    its variables (x, y), as ``chainrule explain examples/seed.py`` does; not to
+    ``sys.exit(main())`` and ``leaf1``."""
+    demo = run_cli("demo", "--explain", "--seed", "3")
+    script = run_cli("explain", "examples/seed.py")
+    assert demo.returncode == 0 and script.returncode == 0, demo.stderr + script.stderr
+    assert "each undoing `y = y * 2` (line " in demo.stdout
+    assert "undoes `y = x * 2` (line " in demo.stdout
+    assert "into x.grad" in demo.stdout and "dy/dx" in demo.stdout
+    assert "leaf1" not in demo.stdout and "main()" not in demo.stdout
+    for text in ("each undoing `y = y * 2`", "undoes `y = x * 2`", "into x.grad"):
+        assert text in script.stdout
+
+
 # ---------------------------------------------------------------- run: the examples
 
 

@@ -169,6 +169,35 @@ def _net_page():
     return torch.explain(loss)
 
 
+def _module_page():
+    """A model of two layers (nn.Module subclasses calling F.linear and F.relu)."""
+    nn, F = torch.nn, torch.nn.functional
+
+    class Dense(nn.Module):
+        def __init__(self, n_in: int, n_out: int) -> None:
+            super().__init__()
+            self.weight = nn.Parameter(torch.randn(n_out, n_in))
+            self.bias = nn.Parameter(torch.zeros(n_out))
+
+        def forward(self, x):
+            return F.linear(x, self.weight, self.bias)
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc1 = Dense(3, 4)
+            self.fc2 = Dense(4, 2)
+
+        def forward(self, x):
+            return self.fc2(F.relu(self.fc1(x)))
+
+    torch.manual_seed(5)
+    model = Net()
+    with torch.explain.record():
+        loss = model(torch.randn(6, 3)).pow(2).mean()
+    return torch.explain(loss)
+
+
 def _load(browser: Browser, page: str, tmp_path: Path) -> None:
     path = tmp_path / "explain.html"
     path.write_text(page, encoding="utf-8")
@@ -341,3 +370,36 @@ def test_headless_screenshot_from_the_command_line(tmp_path):
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert dom.stdout.count('class="node') == len(e.items)
     assert "AccumulateGrad" in dom.stdout and 'id="steps"' in dom.stdout
+
+
+def test_module_page_names_modules_and_parameters(browser, tmp_path):
+    e = _module_page()
+    _load(browser, e.to_html(), tmp_path)
+    nodes = _nodes(browser)
+    assert any(t.startswith("AddmmBackward0") and t.endswith("fc1 (Dense)") for t in nodes)
+    assert any(t.startswith("ReluBackward0") and t.endswith("model (Net)") for t in nodes)
+    # the nodes made outside modules (mean, pow, the leaves) name none
+    marked = browser.find("svg#graph .node[data-module]")
+    assert len(marked) == sum(1 for item in e.items if item.steps[0].module is not None)
+    assert not any(browser.text(el).startswith("MeanBackward0") for el in marked)
+    for name in ("fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"):
+        assert any(f"{name}.grad" in t for t in nodes), (name, nodes)
+    header = [browser.text(h) for h in browser.find("table#steps thead th")]
+    assert header[:3] == ["#", "node", "module"]
+    rows = [browser.text(r) for r in browser.find("table#steps tbody tr")]
+    assert any(
+        r.startswith(("3 AddmmBackward0 fc2 (Dense)", "3 TBackward0 fc2 (Dense)")) for r in rows
+    )
+    fc1 = next(
+        el
+        for el in browser.find("svg#graph .node")
+        if browser.text(el).startswith("AddmmBackward0") and "fc1" in browser.text(el)
+    )
+    browser("POST", f"/element/{fc1}/click", {})
+    step = next(s for s in e.steps if s.node == "AddmmBackward0" and s.module == "fc1 (Dense)")
+    detail = browser.text(browser.find("#detail")[0])
+    assert detail.startswith(f"Step {step.index} in fc1 (Dense): AddmmBackward0 undoes")
+    assert (
+        browser.script("return arguments[0].getAttribute('data-module')", {ELEMENT: fc1})
+        == "fc1 (Dense)"
+    )

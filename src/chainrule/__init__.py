@@ -5,12 +5,6 @@
 
 from __future__ import annotations
 
-import warnings as _warnings
-
-# NumPy reports overflow, division by zero and nan as RuntimeWarnings; PyTorch stays
-# silent and returns inf/nan. Ignore them when they come from chainrule's own code.
-_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"chainrule(\.|$)")
-
 from . import (  # noqa: E402, F401
     _dtypes,  # noqa: E402
     accelerator,  # torch.accelerator: none
@@ -23,6 +17,7 @@ from . import (  # noqa: E402, F401
     linalg,  # torch.linalg
     nn,
     ops,  # noqa: E402, F401  (every op family: defines and registers the ops)
+    serialization,  # torch.serialization: save and load in PyTorch's format
     special,  # torch.special
 )
 from ._creation import (  # noqa: E402, F401
@@ -100,6 +95,8 @@ from .autograd.grad_mode import (  # noqa: E402, F401
     no_grad,
     set_grad_enabled,
 )
+from .serialization import load, save  # noqa: E402, F401
+from .serialization.safetensors import load_safetensors, save_safetensors  # noqa: E402, F401
 
 # chainrule.*, the Tensor methods and operators, chainrule.linalg, chainrule.special and
 # chainrule.nn.functional, from the name table (api/table.py)

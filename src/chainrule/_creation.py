@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import builtins
 import numbers
+import operator
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _dtypes
 from ._backend import ndarray, xp
 from ._dtypes import dtype as DType
+from ._promotion import as_number
 from ._tensor import Tensor, _make, check_device
 
 if TYPE_CHECKING:
@@ -23,15 +26,11 @@ def _infer_array(data: Any, dtype: DType | None) -> tuple[Any, DType]:
     if isinstance(data, Tensor):
         arr = data._data
     elif isinstance(data, ndarray):
-        arr = data
+        arr = numpy_array(data)
     else:
         if isinstance(data, (str, bytes)):
             raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-        arr = xp.array(_unwrap(data))
-        if arr.dtype.kind in "UOS":
-            raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-        if dtype is None:
-            dtype = _scalar_type(data)
+        return _from_python(data, dtype)
     if dtype is None:
         dtype = _dtypes.from_numpy_dtype(arr.dtype)
     else:
@@ -39,9 +38,114 @@ def _infer_array(data: Any, dtype: DType | None) -> tuple[Any, DType]:
     return arr, dtype
 
 
+def numpy_array(a: ndarray) -> ndarray:
+    """A NumPy array as a tensor holds it: a plain ndarray (a masked array's data, not its
+    mask, as PyTorch takes it), refused if its dtype has no tensor dtype (PyTorch's error)."""
+    if type(a) is not ndarray:
+        a = a.view(ndarray)
+    if a.dtype.kind == "c":
+        raise _complex_error()
+    if a.dtype.byteorder in "<>":  # (NumPy writes the native order "=")
+        raise ValueError(
+            "given numpy array has byte order different from the native byte order. "
+            "Conversion between byte orders is currently not supported."
+        )
+    _dtypes.from_numpy_dtype(a.dtype)
+    return a
+
+
+def _complex_error() -> TypeError:
+    return TypeError(
+        "chainrule has no complex dtypes yet: complex values (and complex NumPy arrays) "
+        "cannot become tensors. Pass the real and imaginary parts as separate tensors."
+    )
+
+
+def _from_python(data: Any, dtype: DType | None) -> tuple[Any, DType]:
+    """Python numbers and nested sequences as an array, with PyTorch's errors: ragged
+    sequences, complex numbers, and ints or floats a dtype cannot hold."""
+    items = _unwrap(data)
+    try:
+        arr = xp.array(items)
+    except ValueError:
+        _check_rectangular(data)  # PyTorch's error, where the sequences are ragged
+        raise
+    kind = arr.dtype.kind
+    if kind == "c":
+        raise _complex_error()
+    inferred = _scalar_type(data)
+    dt = inferred if dtype is None else _dtypes.to_dtype(dtype)
+    if kind in "uO" and inferred is not None or inferred is _dtypes.int64 and kind not in "ib":
+        # an int beyond int64's range (NumPy made uint64, float64 or object)
+        if dt._category == 1:
+            raise ValueError("Overflow when unpacking long long")
+        arr = xp.array(items, dtype=xp.float64 if dt._category == 2 else object)
+        if dt._category == 0:
+            arr = arr.astype(xp.bool_)
+        kind = arr.dtype.kind
+    if kind in "UOS":
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if dt is None:
+        dt = _dtypes.from_numpy_dtype(arr.dtype)
+    if dt._category == 1 and kind in "if":
+        _check_fits(arr, dt)
+    return arr, dt
+
+
+def _check_fits(arr: ndarray, dt: DType) -> None:
+    """PyTorch's error for Python numbers an integer dtype cannot hold: ints out of its
+    range (an unsigned dtype also takes negatives down to -max: they wrap), floats out of
+    it or nan."""
+    info = xp.iinfo(dt.np)
+    if arr.dtype.kind == "i":
+        low = -info.max if info.min == 0 else info.min
+        fits = (arr >= low) & (arr <= info.max)
+    else:  # (nan compares false; int64's max as a float is 2^63, which does not fit)
+        fits = (arr >= info.min) & ((arr < 2.0**63) if info.max == 2**63 - 1 else (arr <= info.max))
+    if not fits.all():
+        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
+
+
+def _check_rectangular(data: Any) -> None:
+    """PyTorch's error for nested sequences that do not form an array: the sizes are read
+    off the first element at each depth, and every sequence must have its depth's size."""
+    sizes = []
+    seq = data
+    while isinstance(seq, _SEQUENCES):
+        sizes.append(len(seq))
+        if not len(seq):
+            break
+        seq = seq[0]
+
+    def walk(seq: Any, dim: int) -> None:
+        if dim == len(sizes):
+            if isinstance(seq, _SEQUENCES):
+                raise TypeError(
+                    f"'{type(seq).__name__}' object cannot be interpreted as an integer"
+                )
+            return
+        if not isinstance(seq, _SEQUENCES):
+            raise TypeError("not a sequence")
+        if len(seq) != sizes[dim]:
+            raise ValueError(
+                f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(seq)})"
+            )
+        for item in seq:
+            walk(item, dim + 1)
+
+    walk(data, 0)
+
+
+_SEQUENCES = (list, tuple, ndarray)
+
+
 def _unwrap(data: Any) -> Any:
+    """Nested sequences with each tensor inside as its one value (a tensor of more
+    elements is not a number: PyTorch's error)."""
     if isinstance(data, Tensor):
-        return data._data
+        if data._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return data._data.reshape(())
     if isinstance(data, (list, tuple)):
         return [_unwrap(d) for d in data]
     return data
@@ -90,7 +194,9 @@ def tensor(
     """A new tensor holding a copy of ``data``; Python floats give the default dtype."""
     _check_device(device)
     arr, dt = _infer_array(data, dtype)
-    return _check_requires_grad(_make(xp.array(arr, dtype=dt.np), dt), requires_grad)
+    with xp.errstate(over="ignore"):  # beyond a float dtype's range: inf, as in PyTorch
+        arr = xp.array(arr, dtype=dt.np)
+    return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
 def as_tensor(data: Any, dtype: DType | None = None, device: str | Device | None = None) -> Tensor:
@@ -101,14 +207,55 @@ def as_tensor(data: Any, dtype: DType | None = None, device: str | Device | None
             return data
         return data.to(dtype)
     arr, dt = _infer_array(data, dtype)
-    return _make(xp.asarray(arr, dtype=dt.np), dt)
+    with xp.errstate(over="ignore"):
+        arr = xp.asarray(arr, dtype=dt.np)
+    return _make(arr, dt)
 
 
 def from_numpy(array: ndarray) -> Tensor:
     """A tensor sharing memory with a NumPy array (writes to one show in the other)."""
     if not isinstance(array, ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    array = numpy_array(array)
+    if not array.flags.writeable:
+        array = _writable(array)
     return _make(array, _dtypes.from_numpy_dtype(array.dtype))
+
+
+_warned_read_only = [False]
+
+
+def _writable(a: ndarray) -> ndarray:
+    """A read-only NumPy array's memory as a writable array, with PyTorch's warning (once):
+    PyTorch shares the memory and writes into it. Memory NumPy does not own (a bytes
+    object's, say) stays read-only: in-place ops on the tensor then raise."""
+    if not _warned_read_only[0]:
+        _warned_read_only[0] = True
+        warnings.warn(
+            "The given NumPy array is not writable, and PyTorch does not support non-writable "
+            "tensors. This means writing to this tensor will result in undefined behavior. You "
+            "may want to copy the array to protect its data or make it writable before "
+            "converting it to a tensor. This type of warning will be suppressed for the rest "
+            "of this program.",
+            UserWarning,
+            stacklevel=3,
+        )
+    owner = a
+    while isinstance(owner.base, ndarray):
+        owner = owner.base
+    if owner.base is not None or any(st == 0 for st in a.strides):
+        return a  # foreign memory, or elements sharing memory: not written into
+    return xp.asarray(_Memory(a))
+
+
+class _Memory:
+    """Exposes an array's memory as writable (it keeps the array alive)."""
+
+    def __init__(self, a: ndarray) -> None:
+        self.array = a
+        iface = dict(a.__array_interface__)
+        iface["data"] = (iface["data"][0], False)
+        self.__array_interface__ = iface
 
 
 def _check_device(dev: Any) -> None:
@@ -118,17 +265,32 @@ def _check_device(dev: Any) -> None:
 # ----- filled ----------------------------------------------------------------------------
 
 
-def _size(size: Sequence) -> tuple:
-    if len(size) == 1 and not isinstance(size[0], numbers.Integral):
-        size = tuple(size[0])
-    return tuple(int(s) for s in size)
+def _size(size: Sequence, fn: str) -> tuple:
+    """A size given as ints or one sequence of them; an integer tensor of one element
+    counts as an int (PyTorch's), anything else is PyTorch's TypeError."""
+    if len(size) == 1 and isinstance(size[0], (list, tuple)):
+        size = size[0]
+    try:
+        return tuple(operator.index(s) for s in size)
+    except TypeError:
+        bad = next(s for s in size if not _is_index(s))
+        raise TypeError(
+            f"{fn}(): argument 'size' (position 1) must be tuple of ints, not {type(bad).__name__}"
+        ) from None
 
 
-def _filled(
-    fill: Any, size: Any, dtype: DType | None, requires_grad: bool, default: DType | None = None
-) -> Tensor:
-    dt = _dtypes.to_dtype(dtype) if dtype is not None else (default or _dtypes.get_default_dtype())
-    arr = xp.full(_size(size), fill, dtype=dt.np)
+def _is_index(s: Any) -> bool:
+    try:
+        operator.index(s)
+    except TypeError:
+        return False
+    return True
+
+
+def _filled(fill: Any, size: Any, dtype: DType | None, requires_grad: bool, fn: str) -> Tensor:
+    dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
+    with xp.errstate(over="ignore"):  # beyond float16's range: inf, as in PyTorch
+        arr = xp.full(_size(size, fn), fill, dtype=dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
@@ -142,7 +304,7 @@ def zeros(
 ) -> Tensor:
     """A tensor of zeros of the given size."""
     _check_device(device)
-    return _filled(0, size, dtype, requires_grad)
+    return _filled(0, size, dtype, requires_grad, fn="zeros")
 
 
 def ones(
@@ -155,7 +317,7 @@ def ones(
 ) -> Tensor:
     """A tensor of ones of the given size."""
     _check_device(device)
-    return _filled(1, size, dtype, requires_grad)
+    return _filled(1, size, dtype, requires_grad, fn="ones")
 
 
 def empty(
@@ -170,7 +332,7 @@ def empty(
 ) -> Tensor:
     """An uninitialised tensor (chainrule fills it with zeros)."""
     _check_device(device)
-    return _filled(0, size, dtype, requires_grad)
+    return _filled(0, size, dtype, requires_grad, fn="empty")
 
 
 def full(
@@ -186,12 +348,17 @@ def full(
     _check_device(device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _filled(fill_value, (size,), dtype, requires_grad, _dtypes.scalar_dtype(fill_value))
+    fill_value = as_number(fill_value)
+    default = _dtypes.scalar_dtype(fill_value)
+    dt = _dtypes.to_dtype(dtype) if dtype is not None else default
+    return _filled(_dtypes.checked_fill(fill_value, dt), (size,), dt, requires_grad, fn="full")
 
 
 def _like(t: Tensor, fill: Any, dtype: DType | None, requires_grad: bool) -> Tensor:
     dt = t._dtype if dtype is None else _dtypes.to_dtype(dtype)
-    return _check_requires_grad(_make(xp.full(t._data.shape, fill, dtype=dt.np), dt), requires_grad)
+    with xp.errstate(over="ignore"):  # (laid out as t is: PyTorch's preserve_format)
+        arr = xp.full_like(t._data, fill, dtype=dt.np)
+    return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
 def zeros_like(
@@ -244,7 +411,8 @@ def full_like(
     layout: Any = None,
 ) -> Tensor:
     _check_device(device)
-    return _like(input, fill_value, dtype, requires_grad)
+    dt = input._dtype if dtype is None else _dtypes.to_dtype(dtype)
+    return _like(input, _dtypes.checked_fill(as_number(fill_value), dt), dt, requires_grad)
 
 
 def eye(

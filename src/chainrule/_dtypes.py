@@ -57,7 +57,7 @@ bool = dtype("bool", xp.bool_, 0, "Bool", "bool")  # noqa: A001 - PyTorch's publ
 uint8 = dtype("uint8", xp.uint8, 1, "Byte", "uint8_t")
 int8 = dtype("int8", xp.int8, 1, "Char", "int8_t")
 int16 = dtype("int16", xp.int16, 1, "Short", "int16_t")
-int32 = dtype("int32", xp.int32, 1, "Int", "int32_t")
+int32 = dtype("int32", xp.int32, 1, "Int", "int")  # c10's name: Scalar.toInt()
 int64 = dtype("int64", xp.int64, 1, "Long", "int64_t")
 float16 = dtype("float16", xp.float16, 2, "Half", "c10::Half")
 float32 = dtype("float32", xp.float32, 2, "Float", "float")
@@ -171,6 +171,54 @@ def scalar_dtype(value: Any) -> dtype:
     if isinstance(value, _py_int):
         return int64
     return get_default_dtype()
+
+
+_INT64 = (-(2**63), 2**63 - 1)
+_FLOAT32_MAX = xp.finfo(xp.float32).max.item()
+
+
+def checked_fill(value: Any, d: dtype) -> Any:
+    """A Python number as PyTorch converts it to fill a tensor of dtype ``d`` (``full``,
+    ``fill_``): c10's checked conversion, with its error where the value overflows.
+
+    Integer dtypes take ints in their range (an unsigned one also negatives down to -max,
+    which wrap: ``full(.., -1, dtype=uint8)`` is 255) and floats in it (nan does not fit);
+    float32 refuses a finite value beyond its largest, float16 and float64 take any (inf);
+    bool takes anything. An int beyond int64 is read as a uint64 (PyTorch's errors).
+    """
+    if isinstance(value, _py_bool) or not isinstance(value, (_py_int, _py_float)):
+        return value
+    if isinstance(value, _py_int) and not _INT64[0] <= value <= _INT64[1]:
+        # PyTorch reads it as a uint64, then converts that
+        if value < 0:
+            raise OverflowError("can't convert negative int to unsigned")
+        if value >= 2**64:
+            raise OverflowError("int too big to convert")
+        if d._category == 1:
+            raise _overflow(d)
+        value = _py_float(value)
+    if d is bool:
+        return value != 0
+    if d._category == 2:
+        if d is float32 and abs(value) > _FLOAT32_MAX and value not in (_INF, -_INF):
+            raise _overflow(d)
+        return value
+    info = xp.iinfo(d.np)
+    if isinstance(value, _py_int):
+        low = -info.max if info.min == 0 else info.min  # unsigned: negatives wrap
+        if not low <= value <= info.max:
+            raise _overflow(d)
+        return value % (info.max + 1) if value < 0 and info.min == 0 else value
+    if not info.min <= value <= info.max:  # (nan compares false)
+        raise _overflow(d)
+    return value
+
+
+_INF = _py_float("inf")
+
+
+def _overflow(d: dtype) -> RuntimeError:
+    return RuntimeError(f"value cannot be converted to type {d.c_name} without overflow")
 
 
 def category(d: dtype) -> builtins.int:

@@ -6,8 +6,35 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import _dtypes
+from ._backend import xp
 from ._dtypes import dtype as DType
 from ._tensor import Tensor
+
+_NP_SCALAR = xp.generic
+
+
+def as_number(a: Any) -> Any:
+    """A NumPy scalar as the Python number PyTorch reads it as (anything else unchanged).
+
+    To PyTorch ``np.float64(0.5)`` is the number 0.5, not a float64 operand: ``ones(2) *
+    np.sqrt(2.0)`` stays float32. NumPy integers are ints, NumPy floats are floats, and
+    ``np.bool_``, which PyTorch's argument parser does not recognise as a bool, a float.
+    """
+    if not isinstance(a, _NP_SCALAR):
+        return a
+    if isinstance(a, xp.integer):
+        return int(a)
+    if isinstance(a, (xp.floating, xp.bool_)):
+        return float(a)
+    return complex(a) if isinstance(a, xp.complexfloating) else a
+
+
+def numbers_in(params: dict) -> dict:
+    """``params`` with each NumPy scalar as the Python number PyTorch reads it as."""
+    for v in params.values():
+        if isinstance(v, _NP_SCALAR):
+            return {k: as_number(v) for k, v in params.items()}
+    return params
 
 
 def result_type(args: Sequence[Any]) -> DType:
@@ -29,6 +56,8 @@ def result_type(args: Sequence[Any]) -> DType:
         elif a is None:
             continue
         else:
+            if isinstance(a, _NP_SCALAR):
+                a = as_number(a)
             c = 0 if isinstance(a, bool) else 1 if isinstance(a, int) else 2
             if c > scalar:
                 scalar = c

@@ -81,7 +81,7 @@ def randn(
 ) -> Tensor:
     """Samples of the standard normal distribution."""
     dt = _float_dtype(dtype, "normal_kernel_cpu")
-    return _check_requires_grad(_make(_sample("n", _size(size), dt), dt), requires_grad)
+    return _check_requires_grad(_make(_sample("n", _size(size, "randn"), dt), dt), requires_grad)
 
 
 def rand(
@@ -95,7 +95,7 @@ def rand(
 ) -> Tensor:
     """Samples of the uniform distribution on [0, 1)."""
     dt = _float_dtype(dtype, "check_uniform_bounds")
-    return _check_requires_grad(_make(_sample("u", _size(size), dt), dt), requires_grad)
+    return _check_requires_grad(_make(_sample("u", _size(size, "rand"), dt), dt), requires_grad)
 
 
 def randn_like(

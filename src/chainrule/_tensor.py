@@ -139,6 +139,12 @@ def _make(
     return t
 
 
+def _grad_enabled() -> bool:
+    from .autograd.grad_mode import _state
+
+    return _state.enabled
+
+
 def _counter(t: Tensor) -> list[int]:
     """The tensor's version counter, made on first need (views and saves share it)."""
     vc = t._vc
@@ -188,10 +194,19 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if value.__class__ is not bool:
+            raise RuntimeError("requires_grad must be a bool")
+        if self._grad_fn is not None and value:  # (requires_grad_(True) lets it pass)
+            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` in place on a leaf; returns self."""
+        if requires_grad.__class__ is not bool:
+            raise TypeError(
+                "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                f"{type(requires_grad).__name__}"
+            )
         if self._grad_fn is not None:
             if requires_grad:
                 return self
@@ -404,8 +419,9 @@ class Tensor:
         return self._data.tolist()
 
     def numpy(self, *, force: bool = False) -> ndarray:
-        """The backend array itself (shared memory)."""
-        if self._requires_grad and not force:
+        """The backend array itself (shared memory); refused for a tensor that requires grad
+        while grad mode is on (as PyTorch: under no_grad it is allowed)."""
+        if self._requires_grad and not force and _grad_enabled():
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. "
                 "Use tensor.detach().numpy() instead."
@@ -413,7 +429,7 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> ndarray:
-        if self._requires_grad:
+        if self._requires_grad and _grad_enabled():
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. "
                 "Use tensor.detach().numpy() instead."
@@ -496,7 +512,11 @@ class Tensor:
         if not shown:
             suffixes.append(f"dtype={dt!r}")
         if self._grad_fn is not None:
-            suffixes.append(f"grad_fn=<{self._grad_fn.name()}>")
+            try:  # PyTorch's: the node's class name (CopySlices, without torch::autograd::)
+                name = type(self.grad_fn).__name__
+            except RuntimeError:  # a custom Function's view, written in place since
+                name = "Invalid"
+            suffixes.append(f"grad_fn=<{name}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
         return suffixes
@@ -505,6 +525,17 @@ class Tensor:
         if self._data.ndim == 0:
             return format(self._data.item(), spec)
         return object.__format__(self, spec)
+
+    # ----- names chainrule lacks ----------------------------------------------------
+
+    def __getattr__(self, name: str) -> Any:
+        """Called only when normal lookup fails: a PyTorch method chainrule does not have
+        gets the clear "not implemented" error that missing functions give."""
+        if name[0] == "_":  # unset private slots (_fw, _post_hooks), dunder protocols
+            raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+        from ._missing import missing
+
+        raise missing("torch.Tensor", name)
 
     # ----- device ------------------------------------------------------------------
 
@@ -523,7 +554,6 @@ class Tensor:
         # Methods read as Any; tests/api/test_typing.py checks the operators against
         # the table's.
 
-        def __getattr__(self, name: str) -> Any: ...
         def __add__(self, other: Any) -> Tensor: ...
         def __radd__(self, other: Any) -> Tensor: ...
         def __sub__(self, other: Any) -> Tensor: ...
@@ -587,4 +617,16 @@ def _wrap_dim(dim: int, ndim: int) -> int:
 
 
 def _rebuild(data: ndarray, dtype_name: str, requires_grad: bool) -> Tensor:
-    return _make(data, getattr(_dtypes, dtype_name), requires_grad)
+    """A pickled tensor, checked: a known dtype and an array of exactly that dtype."""
+    dt = {d.name: d for d in _dtypes.ALL}.get(dtype_name) if isinstance(dtype_name, str) else None
+    if dt is None:
+        raise RuntimeError(f"cannot unpickle a tensor of unknown dtype {dtype_name!r}")
+    if type(data) is not ndarray or data.dtype != dt.np:
+        raise RuntimeError(
+            f"cannot unpickle a tensor: expected an array of {dt}, got "
+            f"{getattr(data, 'dtype', type(data).__name__)}"
+        )
+    t = _make(data, dt)
+    if requires_grad is True:
+        t.requires_grad_(True)
+    return t

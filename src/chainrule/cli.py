@@ -51,23 +51,40 @@ class SeedRun:
         return grad is not None and bool((grad == self.gradients * self.factor).all())
 
 
+# The tutorial's non-scalar example, with chainrule for torch. It runs as the user's own code
+# (a file name outside the package, its lines in linecache), not as a function of this
+# module: ``--explain`` then shows its lines and its variable names (x, y), as
+# ``chainrule explain examples/seed.py`` does, instead of chainrule's frames.
+SEED_FILE = "<chainrule demo: the tutorial's non-scalar example>"
+SEED_PROGRAM = """\
+import chainrule as torch
+from chainrule.autograd import Variable
+
+x = torch.randn(3)  # input is taken randomly
+x = Variable(x, requires_grad=True)
+y = x * 2
+c = 0
+while y.data.norm() < 1000:
+    y = y * 2
+    c += 1
+gradients = torch.FloatTensor([0.1, 1.0, 0.0001])  # gradient because y is non-scalar
+y.backward(gradients)
+"""
+
+
 def run_seed_program(seed: int | None = None) -> SeedRun:
-    """The tutorial's non-scalar example, with chainrule for torch."""
-    import chainrule as torch
-    from chainrule.autograd import Variable
+    """The tutorial's non-scalar example (SEED_PROGRAM), run as a script would be."""
+    import linecache
+
+    import chainrule
 
     if seed is not None:
-        torch.manual_seed(seed)
-    x = torch.randn(3)  # input is taken randomly
-    x = Variable(x, requires_grad=True)
-    y = x * 2
-    c = 0
-    while y.data.norm() < 1000:
-        y = y * 2
-        c += 1
-    gradients = torch.FloatTensor([0.1, 1.0, 0.0001])  # gradient because y is non-scalar
-    y.backward(gradients)
-    return SeedRun(x=x, y=y, c=c, gradients=gradients)
+        chainrule.manual_seed(seed)
+    # (mtime None: linecache.checkcache keeps lines that have no file)
+    linecache.cache[SEED_FILE] = (len(SEED_PROGRAM), None, SEED_PROGRAM.splitlines(True), SEED_FILE)
+    names: dict[str, Any] = {"__name__": "__main__", "__file__": SEED_FILE}
+    exec(compile(SEED_PROGRAM, SEED_FILE, "exec"), names)  # noqa: S102 - our own program
+    return SeedRun(x=names["x"], y=names["y"], c=names["c"], gradients=names["gradients"])
 
 
 def _print_seed_run(result: SeedRun) -> None:

@@ -478,3 +478,44 @@ def test_gradient_penalty_pattern():
         results.append((penalty, W.grad, X.grad))
     for what, c, t in zip(("penalty", "W.grad", "X.grad"), *results, strict=True):
         assert_same(c, t, what)
+
+
+# ----- gradients of piecewise-linear activations stay differentiable -------------------------
+
+PIECEWISE = {
+    "relu": lambda L, x: x.relu(),
+    "relu_function": lambda L, x: L.relu(x),
+    "relu6": lambda L, x: L.nn.functional.relu6(x),
+    "leaky_relu": lambda L, x: L.nn.functional.leaky_relu(x, 0.2),
+    "hardtanh": lambda L, x: L.nn.functional.hardtanh(x, -0.5, 0.5),
+    "threshold": lambda L, x: L.nn.functional.threshold(x, 0.1, 2.0),
+    "hardshrink": lambda L, x: L.nn.functional.hardshrink(x),
+    "softshrink": lambda L, x: L.nn.functional.softshrink(x),
+    "relu_inplace": lambda L, x: (x * 1).relu_(),
+    "leaky_relu_inplace": lambda L, x: L.nn.functional.leaky_relu(x * 1, 0.2, inplace=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PIECEWISE))
+def test_a_gradient_penalty_through_a_piecewise_linear_activation(name):
+    """grad(relu(x).sum(), x, create_graph=True) depends on x, as PyTorch's backward kernels
+    (ThresholdBackwardBackward0, ...) make it: a gradient penalty (‖g‖ - 1)² backpropagates
+    to a zero gradient instead of raising "element 0 ... does not require grad"."""
+    fn = PIECEWISE[name]
+    x0 = np.array([[-1.5, -0.3, 0.2, 1.7], [0.05, -0.7, 0.9, 3.0]])
+    results = []
+    for lib in (cr, torch):
+        x = lib.tensor(x0, requires_grad=True)
+        (g,) = lib.autograd.grad(fn(lib, x).sum(), x, create_graph=True)
+        node = g.grad_fn.name() if g.grad_fn is not None else None
+        (g.norm() - 1).pow(2).backward()
+        results.append((g.requires_grad, node, x.grad))
+    (ours_rg, ours_node, ours_grad), (rg, node, grad) = results
+    assert ours_rg == rg
+    assert ours_node == node
+    assert_same(ours_grad, grad, "gradient of the penalty")
+
+
+@pytest.mark.parametrize("name", ["relu", "relu6", "leaky_relu", "hardtanh", "softshrink"])
+def test_second_derivatives_of_piecewise_linear_activations(name):
+    check_double_backward(PIECEWISE[name], randn((3, 4), seed=5))

@@ -822,3 +822,34 @@ def test_inplace_cast_error_messages_as_torch():
                 expr(lib)
             messages.append(str(info.value))
         assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda L, v: v.__setitem__(v < -10, v[v < -10] * 2),
+        lambda L, v: v[v < -10].mul_(2),
+        lambda L, v: v[:, [0, 2]][2:].zero_(),
+        lambda L, v: v[1:1].mul_(2),
+    ],
+)
+def test_in_place_through_a_selection_of_nothing(write):
+    """An in-place op on an empty selection is a no-op; a boolean or integer index makes a
+    copy even when empty, so no "view's base changed its layout" error."""
+
+    def fn(L, x):
+        v = x * 1
+        write(L, v)
+        return v
+
+    check(fn, randn((2, 3)))
+    compare(lambda L: L.ones(1, 3, requires_grad=True)[1:, [0, 2]].zero_())
+
+
+def test_augmented_assignment_through_an_empty_mask():
+    def fn(L, x):
+        v = x * 1
+        v[v < -10] *= 2
+        return v
+
+    check(fn, randn((2, 3)))

@@ -833,6 +833,30 @@ def test_relu_at_zero(dtype):
     np.testing.assert_array_equal(res.cr_inputs[0].grad.numpy()[1:4], 0.0)
 
 
+# nan passes the gradient where PyTorch's kernels test "x <= bound" (relu, hardtanh, threshold,
+# the shrinks, hardswish) and takes the x > 0 branch of elu's
+AT_NAN = {
+    "relu": lambda L, x: L.relu(x),
+    "relu6": lambda L, x: F(L).relu6(x),
+    "hardtanh": lambda L, x: F(L).hardtanh(x),
+    "threshold": lambda L, x: F(L).threshold(x, 0.1, 2.0),
+    "leaky_relu": lambda L, x: F(L).leaky_relu(x),
+    "hardshrink": lambda L, x: F(L).hardshrink(x),
+    "softshrink": lambda L, x: F(L).softshrink(x),
+    "hardswish": lambda L, x: F(L).hardswish(x),
+    "elu": lambda L, x: F(L).elu(x, 0.5),
+    "selu": lambda L, x: F(L).selu(x),
+    "relu_inplace": lambda L, x: (x * 1).relu_(),
+    "hardtanh_inplace": lambda L, x: F(L).hardtanh(x * 1, inplace=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AT_NAN))
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+def test_values_and_gradients_at_nan_as_torch(name, dtype):
+    check(AT_NAN[name], np.array([np.nan, -2.0, 0.3, 7.0]), dtype=dtype)
+
+
 ERRORS = {
     "relu_bool": (lambda L, a: L.relu(a), B),
 }

@@ -548,3 +548,20 @@ def test_binary_with_python_scalar_matches_torch(op, shape, scalar, left, seed):
             scalar = 1.5
         x = values_for(shape, seed, ka)
         check(lambda lib, x: fn(lib, x, scalar), x, dtype=np.float64)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_remainder_keeps_the_dividends_sign_of_zero_as_torch(dtype):
+    """PyTorch's remainder is fmod moved by b where the signs differ: a zero result keeps
+    a's sign (-0 % 3 is -0, 0 % -3 is 0), where NumPy's takes b's; infinities and tiny
+    values as PyTorch's."""
+    import torch
+
+    vals = [-0.0, 0.0, -2.0, 2.0, 5.0, -5.0, 7.5, -7.5, np.inf, -np.inf, 1e-30, -1e-30]
+    a, b = np.array(vals, dtype)[:, None], np.array(vals, dtype)[None, :]
+    ours = cr.remainder(cr.tensor(a), cr.tensor(b)).numpy()
+    theirs = torch.remainder(torch.tensor(a), torch.tensor(b)).numpy()
+    np.testing.assert_array_equal(ours, theirs)  # (nan where the two are nan)
+    number = ~np.isnan(theirs)
+    np.testing.assert_array_equal(np.signbit(ours)[number], np.signbit(theirs)[number])
+    assert str(cr.tensor([-0.0, 0.0]) % 3.0) == str(torch.tensor([-0.0, 0.0]) % 3.0)

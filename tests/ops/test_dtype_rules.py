@@ -166,6 +166,55 @@ def test_every_dtype_with_python_scalars_as_torch(op, zero_dim):
     assert failures == []
 
 
+NUMPY_SCALARS = [
+    np.float64(2.5),
+    np.float32(-0.5),
+    np.float16(0.5),
+    np.int64(3),
+    np.int32(-1),
+    np.uint8(7),
+    np.bool_(True),
+]
+NUMPY_SCALAR_OPS = {
+    **SCALAR_OPS,
+    "clamp": lambda L, a, s: L.clamp(a, s, s),
+    "clamp_method": lambda L, a, s: a.clamp(min=s),
+    "pow_function": lambda L, a, s: L.pow(a, abs(s)),
+    "rpow_function": lambda L, a, s: L.pow(s, a),
+    "add_alpha": lambda L, a, s: L.add(a, a, alpha=s),
+    "full": lambda L, a, s: L.full((2,), s, dtype=a.dtype),
+    "masked_fill": lambda L, a, s: a.masked_fill(a > 1, s),
+}
+
+
+@pytest.mark.parametrize("zero_dim", [False, True], ids=["dim", "0d"])
+@pytest.mark.parametrize("op", sorted(NUMPY_SCALAR_OPS))
+def test_numpy_scalars_are_python_numbers_as_in_torch(op, zero_dim):
+    """To PyTorch a NumPy scalar is the Python number it holds: ``ones(2) * np.sqrt(2.0)``
+    stays float32 (NumPy's own promotion would make it float64), a NumPy int is an int,
+    and ``np.bool_`` (not a Python bool to PyTorch's argument parser) a float."""
+    fn = NUMPY_SCALAR_OPS[op]
+    failures = []
+    for d in DTYPES:
+        for s in NUMPY_SCALARS:
+            a = array(d, zero_dim, 3)
+            ours = outcome(cr, fn, tensor(cr, a), s)
+            theirs = outcome(torch, fn, tensor(torch, a), s)
+            why = mismatch(ours, theirs)
+            if why:
+                failures.append(f"{d} {op} {s!r}: {why}")
+    assert failures == []
+
+
+def test_a_numpy_float_keeps_a_float32_product_float32_for_matmul():
+    def fn(L):
+        return (L.ones(2, 2) * np.sqrt(2.0)) @ L.ones(2, 2)
+
+    got, want = fn(cr), fn(torch)
+    assert str(got.dtype) == str(want.dtype) == "torch.float32"
+    np.testing.assert_allclose(got.numpy(), want.numpy())
+
+
 UNARY = {
     "exp": lambda L, a: L.exp(a),
     "sqrt": lambda L, a: a.sqrt(),

@@ -333,6 +333,27 @@ def test_nan_in_max_min():
         np.testing.assert_allclose(cr_tangent(fn, x, t), (t[0, 1] + t[0, 3]) / 2)
 
 
+@pytest.mark.parametrize(
+    "name", ["max", "min", "max_dim", "median", "amax", "amin", "amax_dim", "aminmax"]
+)
+def test_an_infinite_gradient_reaches_only_the_extreme_entries_as_in_torch(name):
+    """x.max().log() at max 0 gives inf to the maximum and 0 elsewhere (PyTorch's
+    evenly_distribute_backward fills zeros; it does not multiply inf by 0), while amax and
+    amin scale by the mask (inf·0 = nan) as PyTorch's do."""
+    reduce = {
+        "max": lambda x: x.max(),
+        "min": lambda x: -((-x).min()),
+        "max_dim": lambda x: x.max(0).values,
+        "median": lambda x: x.median(),
+        "amax": lambda x: x.amax(),
+        "amin": lambda x: -((-x).amin()),
+        "amax_dim": lambda x: x.amax(0),
+        "aminmax": lambda x: x.aminmax().max,
+    }[name]
+    check(lambda L, x: reduce(x).log(), np.array([0.0, -1.0, -3.0]), forward=False)
+    # (forward mode: the tangent of log at 0 is inf·t either way; not compared)
+
+
 @pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
 def test_amax_amin_dims(dtype):
     x = distinct((2, 3, 4), seed=6)
@@ -834,3 +855,63 @@ def test_reduction_chain_matches_torch(case, keepdim, seed):
         )
 
     check(fn, a, b, dtype=np.float64)
+
+
+@pytest.mark.parametrize("dim", [1, 0, (0, 2), (2, 0), -1])
+@pytest.mark.parametrize("name", ["sum", "mean"])
+def test_the_graph_of_a_reductions_gradient_is_torchs(name, dim):
+    """sum's VJP unsqueezes the gradient at each reduced dim, then expands it, as PyTorch's:
+    differentiating it again (jvp with create_graph) names SqueezeBackward1 nodes, not a
+    ViewBackward0."""
+
+    def chain(L):
+        x = L.ones(2, 3, 4, requires_grad=True)
+        v = L.ones(2, 3, 4, requires_grad=True)
+        reduce = getattr(L, name)
+        _, t = L.autograd.functional.jvp(lambda x: reduce(x, dim), x, v, create_graph=True)
+        names, fn = [], t.grad_fn
+        while fn is not None and fn.next_functions:
+            names.append(fn.name())
+            fn = fn.next_functions[0][0]
+        return names
+
+    ours, theirs = chain(cr), chain(torch)
+    if name == "mean":  # PyTorch divides by the count with a Scalar (DivBackward1)
+        theirs = [n.replace("DivBackward1", "DivBackward0") for n in theirs]
+    assert ours == theirs
+
+
+F16_REDUCTIONS = {
+    "sum": lambda L, x: x.sum(),
+    "mean": lambda L, x: x.mean(),
+    "mean_dim": lambda L, x: x.reshape(10, -1).mean(1),
+    "nansum": lambda L, x: x.nansum(),
+    "norm": lambda L, x: x.norm(),
+    "norm_1": lambda L, x: x.norm(p=1),
+    "norm_3": lambda L, x: x.norm(p=3),
+    "vector_norm_dim": lambda L, x: L.linalg.vector_norm(x.reshape(10, -1), dim=1),
+    "var": lambda L, x: x.var(),
+    "std_dim": lambda L, x: x.reshape(10, -1).std(1),
+    "normalize": lambda L, x: L.nn.functional.normalize(x.reshape(250, 4)),
+}
+
+
+@pytest.mark.parametrize("fill", [100.0, 300.0, 0.1])
+@pytest.mark.parametrize("name", list(F16_REDUCTIONS))
+def test_float16_reductions_accumulate_in_float32_as_torch(name, fill):
+    """PyTorch sums float16 in float32: mean of 1000 × 100 is 100 (not inf), ‖300·1₄‖ is
+    600, normalize gives 1/2, not 0; only a result float16 cannot hold is inf."""
+    fn = F16_REDUCTIONS[name]
+    ours = fn(cr, cr.full((1000,), fill, dtype=cr.float16))
+    theirs = fn(torch, torch.full((1000,), fill, dtype=torch.float16))
+    assert ours.dtype == cr.float16
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_float16_norm_gradient_is_torchs():
+    ours = cr.full((4,), 300.0, dtype=cr.float16, requires_grad=True)
+    theirs = torch.full((4,), 300.0, dtype=torch.float16, requires_grad=True)
+    ours.norm().backward()
+    theirs.norm().backward()
+    np.testing.assert_array_equal(ours.grad.numpy(), theirs.grad.numpy())
+    assert ours.grad.numpy().tolist() == [0.5] * 4

@@ -251,3 +251,10 @@ def test_second_derivative_by_grad_create_graph():
     (h,) = cr.autograd.grad(g.sum(), x)
     xs = x.detach().numpy()
     np.testing.assert_allclose(h.numpy(), -4 * xs / math.sqrt(math.pi) * np.exp(-xs * xs))
+
+
+@pytest.mark.parametrize("name", ["sign", "sgn", "abs"])
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+def test_sign_of_nan_is_zero_and_abs_has_zero_gradient_there(name, dtype):
+    """PyTorch's sign(nan) is 0, so abs'(nan) = sign(nan) = 0 (NumPy's sign(nan) is nan)."""
+    check(lambda L, x: getattr(L, name)(x), np.array([np.nan, -2.0, 0.0, 3.0]), dtype=dtype)

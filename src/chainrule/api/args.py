@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .._promotion import _NP_SCALAR, as_number
 from .._tensor import Tensor
 
 if TYPE_CHECKING:
@@ -74,7 +75,10 @@ if TYPE_CHECKING:
 
 
 def tensor_arg(x: Any) -> Any:
-    """Python numbers stay numbers; anything else array-like becomes a tensor."""
+    """Python numbers stay numbers, NumPy scalars become them (PyTorch reads them as
+    numbers); anything else array-like becomes a tensor."""
+    if isinstance(x, _NP_SCALAR):
+        return as_number(x)
     if isinstance(x, (Tensor, int, float, bool)):
         return x
     from .._creation import as_tensor
@@ -108,9 +112,15 @@ def dim_arg(dim: Any) -> Any:
 
 
 def shape_args(shape: tuple) -> tuple:
-    if len(shape) == 1 and not isinstance(shape[0], int):
+    """Sizes given as ints or as one sequence of them; a 0-d integer tensor or NumPy
+    integer is an int."""
+    if len(shape) == 1 and not _int_like(shape[0]):
         return tuple(shape[0])
     return shape
+
+
+def _int_like(x: Any) -> bool:
+    return isinstance(x, int) or hasattr(x, "__index__") and getattr(x, "ndim", 0) == 0
 
 
 def require_tensor(fn: str, value: Any, position: int = 1, name: str = "input") -> Tensor:

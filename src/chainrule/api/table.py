@@ -50,6 +50,7 @@ from .parsers import indexing as p_indexing
 from .parsers import linalg as p_linalg
 from .parsers import linear as p_linear
 from .parsers import losses as p_losses
+from .parsers import multihead as p_multihead
 from .parsers import norm_layers as p_norm_layers
 from .parsers import padding as p_padding
 from .parsers import pointwise as p_pointwise
@@ -58,6 +59,7 @@ from .parsers import reductions as p_reductions
 from .parsers import resampling as p_resampling
 from .parsers import shapes as p_shapes
 from .parsers import torch_nn as p_torch_nn
+from .parsers import weight_norm as p_weight_norm
 from .variants import binary_operator, eq_operator, fast_operator, inplace_method, ne_operator
 from .variants import operator as function_operator
 
@@ -352,6 +354,9 @@ TORCH = [
     ("native_channel_shuffle", p_resampling.native_channel_shuffle, "f"),
     ("grid_sampler", p_resampling.grid_sampler, "f"),
     ("affine_grid_generator", p_resampling.affine_grid_generator, "f"),
+    # ----- nn-actloss: weight normalization (ops/normalizations.py; parsers/weight_norm.py) -
+    ("_weight_norm", p_weight_norm.weight_norm, "f"),
+    ("norm_except_dim", p_weight_norm.norm_except_dim, "f"),
     # ----- nn-loss: torch.<name> of nn.functional's functions (parsers/torch_nn.py) --------
     ("dropout", p_torch_nn.torch_dropout, "f"),
     ("dropout_", p_torch_nn.dropout_, "f"),
@@ -669,4 +674,8 @@ FUNCTIONAL = [
     ("pdist", p_distances.pdist),
     # ----- nn-loss: attention (ops/attention.py; parsers/attention.py) ---------------------
     ("scaled_dot_product_attention", p_attention.scaled_dot_product_attention),
+    # ----- nn-transformer: multi-head attention (parsers/multihead.py) --------------------
+    ("multi_head_attention_forward", p_multihead.multi_head_attention_forward),
+    ("_canonical_mask", p_multihead._canonical_mask),
+    ("_none_or_dtype", p_multihead._none_or_dtype),
 ]

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from .graph import Node
+    Node = Any  # a graph.Node (not imported: graph's version error reads _anomaly here)
 
     _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -25,6 +25,9 @@ class _AnomalyState:
     check_nan = True
     explaining = 0  # depth of chainrule.explain.record() blocks
     record = False  # enabled or explaining: nodes keep where they were created
+    # A value anything may set while ``record`` is on (``nn`` sets the module call whose
+    # forward is running); each node made keeps it. The core never looks inside it.
+    scope: Any = None
 
     def update(self) -> None:
         self.record = self.enabled or self.explaining > 0
@@ -94,9 +97,12 @@ def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
 
 
 def record_creation(node: Node) -> None:
-    """Keep the forward call's stack (without chainrule's own frames) on the node."""
+    """Keep the forward call's stack (without chainrule's own frames) on the node, and
+    the current scope (``_anomaly.scope``) when one is set."""
     stack = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_PACKAGE)]
     node.metadata["traceback_"] = stack
+    if _anomaly.scope is not None:
+        node._extra.scope = _anomaly.scope
 
 
 def creation_text(node: Node) -> str:

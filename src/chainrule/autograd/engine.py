@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from .._backend import ndarray
+from .._backend import loud, ndarray, quiet
 from . import grad_mode
 from .anomaly_mode import _anomaly, check_gradients
 from .graph import AccumulateGrad, Node
@@ -58,6 +58,8 @@ def run_backward(
     ready.reverse()
     prev_enabled = _state.enabled
     _state.enabled = create_graph
+    # VJPs produce inf and nan where the math does (sqrt'(0), log'(0)): silently, as PyTorch
+    token = quiet()
     try:
         while ready:
             node = ready.pop()
@@ -126,6 +128,7 @@ def run_backward(
                     ready.append(nxt)
             g = grad_inputs = None  # drop references: _accumulate counts them
     finally:
+        loud(token)
         _state.enabled = prev_enabled
     return capture
 

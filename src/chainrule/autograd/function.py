@@ -121,7 +121,8 @@ class _SavedTensor:
 
         now = self.vc[0]
         if now != self.version:
-            raise RuntimeError(_modified_message(node, self.data, now, self.version))
+            saved = self.data if self.tensor is None else self.tensor
+            raise RuntimeError(_modified_message(node, saved, now, self.version))
         if self.tensor is not None:
             return self.tensor
         if self.requires_grad:
@@ -272,7 +273,7 @@ def _apply(cls: FunctionMeta, args: tuple, kwargs: dict, setup: bool) -> Any:
         _state.enabled = enabled
 
     outputs = _wrap_outputs(ctx, args, raw, executable)
-    if executable and _anomaly.enabled:
+    if executable and _anomaly.record:
         record_creation(ctx)
     if tangents is not None:
         _forward_ad(cls, ctx, args, tangents, outputs)

@@ -129,6 +129,11 @@ class set_grad_enabled(_Mode):  # noqa: N801
         return object.__new__(cls)
 
     def __init__(self, mode: bool) -> None:
+        if mode.__class__ is not bool:
+            raise TypeError(
+                "set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
+                f"{type(mode).__name__}"
+            )
         self._prev = (_state.enabled, _state.inference)
         self._stack = []
         self._enabled = bool(mode)

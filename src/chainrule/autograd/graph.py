@@ -20,6 +20,7 @@ from .._dtypes import _FROM_NP as _from_np
 from .._dtypes import from_numpy_dtype
 from .._tensor import Tensor, _make
 from ..utils.hooks import RemovableHandle
+from .anomaly_mode import _anomaly
 from .registry import op as _op
 
 _RELEASED = None  # _saved after backward without retain_graph
@@ -36,7 +37,7 @@ SECOND_BACKWARD = (
 class _Extras:
     """The rarely used parts of a node, kept apart so recording a node stays cheap."""
 
-    __slots__ = ("pre", "retained", "hooks", "prehooks", "metadata", "ans_tangent")
+    __slots__ = ("pre", "retained", "hooks", "prehooks", "metadata", "ans_tangent", "scope")
 
     def __init__(self) -> None:
         self.ans_tangent: tuple | None = None  # (dual level, tangent of the saved output)
@@ -45,6 +46,7 @@ class _Extras:
         self.hooks: dict | None = None  # {handle id: hook(grad_inputs, grad_outputs)}
         self.prehooks: dict | None = None  # {handle id: prehook(grad_outputs)}
         self.metadata: dict = {}
+        self.scope: Any = None  # while recording: the scope the node was made in (anomaly_mode)
 
 
 # Nodes PyTorch implements as C++ classes of torch::autograd, whose name() says so
@@ -210,15 +212,41 @@ def _sum_to(node: Node, i: int, grad: Tensor, shape: tuple, gshape: tuple) -> Te
 
 
 def _modified_message(node: Node, value: Any, now: int, expected: int) -> str:
+    """PyTorch's error for a saved tensor changed in place since it was saved. It names the
+    tensor's producer: for a saved input, the tensor's own grad_fn now (none for a leaf);
+    for a saved output (kept as its array), the node that saved it."""
     arr = value._data if isinstance(value, Tensor) else value
     kind = from_numpy_dtype(arr.dtype).legacy_type
+    if isinstance(value, Tensor):
+        producer, output_nr = value._grad_fn, value._output_nr
+    else:
+        producer, output_nr = node, 0
+    which = f", which is output {output_nr} of {_short_name(producer)}," if producer else ""
+    if _anomaly.enabled:
+        hint = (
+            "Hint: the backtrace further above shows the operation that failed to compute its "
+            "gradient. The variable in question was changed in there or anywhere later. Good "
+            "luck!"
+        )
+    else:
+        hint = (
+            "Hint: enable anomaly detection to find the operation that failed to compute its "
+            "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+        )
     return (
         "one of the variables needed for gradient computation has been modified by an "
-        f"inplace operation: [{kind} {list(arr.shape)}], which is output 0 of {node.name()}, "
-        f"is at version {now}; expected version {expected} instead. Hint: the tensor was "
-        "changed in place (for example by add_, mul_, or an assignment into it) after this "
-        "op saved it for backward; use an out-of-place op (y = y * 2) or .clone() it first."
+        f"inplace operation: [{kind} {list(arr.shape)}]{which} is at version {now}; expected "
+        f"version {expected} instead. {hint}"
     )
+
+
+def _short_name(node: Node) -> str:
+    """A node's name as PyTorch's version error prints it: ``Add`` for AddBackward0,
+    ``Threshold1`` for ThresholdBackward1."""
+    name = node.name()
+    if name.endswith("Backward0"):
+        return name[: -len("Backward0")]
+    return name.replace("Backward", "", 1)
 
 
 class AccumulateGrad(Node):

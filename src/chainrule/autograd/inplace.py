@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._backend import xp
+from .._backend import ndarray, xp
 from .._promotion import can_cast
-from .._tensor import Tensor, _make
+from .._tensor import Tensor, _counter, _make
 from . import forward_ad, grad_mode
-from .recording import KEEP, defop, np_dtype, refresh_view
+from .recording import KEEP, defop, np_dtype, refresh_view, regraph
 from .views import alias, check_view_place, replay_view
 
 
@@ -39,19 +39,15 @@ def inplace(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor:
     becomes self's ``grad_fn``, so backward sees the same graph as for ``y = op(y)``.
     """
     check_inplace(self)
-    if not self._data.flags.writeable:  # an expanded view: elements share memory
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation."
-        )
+    if not self._data.flags.writeable:
+        raise RuntimeError(_read_only(self._data))
     recording = grad_mode._state.enabled and any(
         isinstance(a, Tensor) and a._requires_grad for a in args
     )
     if recording and self._view is not None:
         return _inplace_on_view(self, op, args, kwargs)
     if recording:
-        snap = snapshot(self)
-        args = tuple(snap if a is self else a for a in args)
+        args = _operands(self, args, snapshot(self))
     out = op(*args, **kwargs)
     if out._dtype is not self._dtype and not can_cast(out._dtype, self._dtype):
         raise RuntimeError(
@@ -66,20 +62,33 @@ def inplace(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor:
     xp.copyto(self._data, out._data, casting="unsafe")
     self._bump()
     if out._grad_fn is not None:
-        retains = self._retains_grad
-        if retains:  # the retained gradient is now the new value's: move the retain
-            self._grad_fn._extra.retained.pop(self._output_nr, None)
-            self._retains_grad = False
-        self._grad_fn = out._grad_fn
-        self._output_nr = out._output_nr
+        _saved_output_is(self, out)
         self._requires_grad = True
+        regraph(self, out._grad_fn, out._output_nr)  # (a retained gradient is the new value's)
         self._vc[1] = self._vc[0]  # views made before this write now have stale graphs
-        if retains:
-            self.retain_grad()
     tangent = getattr(out, "_fw", None)
     if tangent is not None:  # forward mode: self now carries the result's tangent
         write_tangent(self, tangent)
     return self
+
+
+def _read_only(arr: Any) -> str:
+    """Why a tensor's array cannot be written: a view whose elements share memory (expand,
+    unfold), or memory that is read-only (a non-writable NumPy array over memory NumPy does
+    not own)."""
+    owner = arr
+    while getattr(owner, "base", None) is not None:  # (through as_strided's DummyArray too)
+        owner = owner.base
+    if isinstance(owner, ndarray) and owner.flags.writeable:  # a view: expand, unfold
+        return (
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation."
+        )
+    return (
+        "the tensor's memory is read-only: it comes from a non-writable NumPy array whose "
+        "memory NumPy does not own (np.frombuffer of bytes, say). Please clone() the tensor, "
+        "or copy the array, before writing into it."
+    )
 
 
 def _inplace_on_view(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor:
@@ -98,8 +107,7 @@ def _inplace_on_view(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor
             "a view of a leaf Variable that requires grad is being used in an in-place operation."
         )
     check_view_place(self, base, steps)
-    snap = snapshot(refresh_view(self))
-    out = op(*(snap if a is self else a for a in args), **kwargs)
+    out = op(*_operands(self, args, snapshot(refresh_view(self))), **kwargs)
     if out._data.shape != self._data.shape:
         raise RuntimeError(
             f"output with shape {list(self.shape)} doesn't match the broadcast shape "
@@ -108,13 +116,14 @@ def _inplace_on_view(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor
     new_base = view_scatter(alias(base), out, steps=steps)
     xp.copyto(self._data, out._data, casting="unsafe")
     self._bump()
+    _saved_output_is(self, out)
     vc = self._vc
-    base._grad_fn, base._output_nr = new_base._grad_fn, new_base._output_nr
     base._requires_grad = True
+    regraph(base, new_base._grad_fn, new_base._output_nr)
     vc[1] = vc[0]  # every other view of this memory now has a stale graph
     fresh = replay_view(alias(base), steps)
-    self._grad_fn, self._output_nr = fresh._grad_fn, fresh._output_nr
     self._requires_grad = True
+    regraph(self, fresh._grad_fn, fresh._output_nr)
     self._view = (base, steps, vc[0])
     tangent = getattr(out, "_fw", None)
     if tangent is not None:
@@ -127,8 +136,8 @@ def inplace_view(self: Tensor, out: Tensor) -> Tensor:
     new shape), with its node and tangent; the version is bumped."""
     self._data = out._data
     if out._grad_fn is not None:
-        self._grad_fn, self._output_nr = out._grad_fn, out._output_nr
         self._requires_grad = True
+        regraph(self, out._grad_fn, out._output_nr)
     if self._view is not None and out._view is not None:
         self._view = out._view
     tangent = getattr(out, "_fw", None)
@@ -161,6 +170,43 @@ def _tangent_into_base(view: Tensor, tangent: Tensor) -> None:
         if base_tangent is None:
             base_tangent = _make(xp.zeros_like(base._data), base._dtype)
         forward_ad.attach(base, view_scatter(base_tangent, tangent, steps=steps))
+
+
+def _operands(self: Tensor, args: tuple, snap: Tensor) -> tuple:
+    """An in-place op's inputs: in self's place (the first), the snapshot of self's value;
+    where self is another operand too (``x.mul_(x)``), that value at self's version, so that
+    what the op saves of it sees the write, as PyTorch's saved ``other`` does."""
+    tied = None
+    out = []
+    for i, a in enumerate(args):
+        if a is self and i:
+            if tied is None:
+                tied = _make(
+                    snap._data,
+                    snap._dtype,
+                    snap._requires_grad,
+                    snap._grad_fn,
+                    snap._output_nr,
+                    _counter(self),
+                )
+                tied._acc = snap._acc
+            a = tied
+        elif a is self:
+            a = snap
+        out.append(a)
+    return tuple(out)
+
+
+def _saved_output_is(self: Tensor, out: Tensor) -> None:
+    """The op's output, if its node saved it, is now ``self`` (written in place): a later
+    write to self makes backward raise, as PyTorch's in-place ops save ``result``, self."""
+    node = out._grad_fn
+    if out._vc is not None and node._checks:
+        vc = _counter(self)
+        node._checks = tuple(
+            (vc, vc[0], i) if counter is out._vc else (counter, version, i)
+            for counter, version, i in node._checks
+        )
 
 
 def snapshot(t: Tensor) -> Tensor:

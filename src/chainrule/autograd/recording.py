@@ -28,15 +28,16 @@ custom ``autograd.Function``s alike.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from .. import _dtypes
-from .._backend import ndarray, xp
+from .._backend import loud, ndarray, quiet, xp
 from .._dtypes import dtype as DType
-from .._promotion import result_type
+from .._promotion import _NP_SCALAR, as_number, numbers_in, result_type
 from .._tensor import Tensor, _counter, _make
 from . import forward_ad, grad_mode
 from .anomaly_mode import _anomaly, record_creation
@@ -143,11 +144,25 @@ def refresh_view(t: Tensor) -> Tensor:
         return t
     check_view_place(t, base, steps)
     fresh = replay_view(alias(base), steps)
-    t._grad_fn, t._output_nr = fresh._grad_fn, fresh._output_nr
     t._requires_grad = fresh._requires_grad
+    regraph(t, fresh._grad_fn, fresh._output_nr)
     forward_ad.refresh_tangent(t)  # before t is marked fresh
     t._view = (base, steps, t._vc[0])
     return t
+
+
+def regraph(t: Tensor, fn: Node | None, output_nr: int) -> None:
+    """``t`` is now output ``output_nr`` of node ``fn`` (written in place, or a view
+    re-derived): a gradient it retains (``retain_grad``) moves with it, as in PyTorch."""
+    retains = t._retains_grad
+    if retains:
+        extra = t._grad_fn._extra if t._grad_fn is not None else None
+        if extra is not None and extra.retained is not None:
+            extra.retained.pop(t._output_nr, None)
+        t._retains_grad = False
+    t._grad_fn, t._output_nr = fn, output_nr
+    if retains and fn is not None:
+        t.retain_grad()
 
 
 class SavePlan(NamedTuple):
@@ -285,6 +300,8 @@ class Op:
 
     def _apply(self, args: tuple, params: dict) -> Tensor:
         """Run the forward on the inputs' arrays and, when grad is needed, record a node."""
+        if params:  # (a NumPy scalar parameter is the Python number it holds, as in PyTorch)
+            params = numbers_in(params)
         # 1. the result dtype, and the inputs cast to it
         rule = self.dtypes
         first = args[0]
@@ -300,23 +317,22 @@ class Op:
                     arrays = (first._data, other)
                 elif c is Tensor and other._dtype is first._dtype:
                     arrays = (first._data, other._data)
-        if arrays is None:
-            arrays = self._cast_inputs(args, params)
-        # 2. the forward, on arrays
+        # 2. the forward, on arrays (inf and nan arise silently, as in PyTorch: _backend.quiet)
+        token = quiet()
         try:
-            out = self.forward(*arrays, **params)
-        except ValueError as exc:
-            raise _translate(exc, arrays) from None
+            if arrays is None:
+                arrays = self._cast_inputs(args, params)
+            try:
+                out = self.forward(*arrays, **params)
+            except ValueError as exc:
+                raise _translate(exc, arrays) from None
+        finally:
+            loud(token)
         if type(out) is not ndarray:
             if type(out) is tuple:
                 return self._apply_multi(args, arrays, params, out)
             out = xp.asarray(out)
-        # (an empty result shares no memory, but is still a view: in-place ops on it record)
-        vc = (
-            _counter(args[0])
-            if self.view and (xp.may_share_memory(out, arrays[0]) or not out.size)
-            else None
-        )
+        vc = _counter(args[0]) if self.view and _is_view(out, arrays[0]) else None
         # 3. the output tensor, with a node if grad mode is on and an input needs a gradient
         result = self._output(args, arrays, params, out, _from_np[out.dtype], vc)
         if _fw_state.level and result._dtype._category == 2:
@@ -359,8 +375,13 @@ class Op:
         return node
 
     def _cast_inputs(self, args: tuple, params: dict) -> list:
-        """The inputs' arrays, cast to the result dtype of the op's dtype rule."""
+        """The inputs' arrays, cast to the result dtype of the op's dtype rule (a NumPy
+        scalar is the Python number it holds, as in PyTorch)."""
         rule = self.dtypes
+        for a in args:
+            if isinstance(a, _NP_SCALAR):
+                args = tuple(as_number(a) for a in args)
+                break
         if rule is KEEP:
             return [a._data if isinstance(a, Tensor) else a for a in args]
         target = rule(args, params) if callable(rule) else result_type(args)
@@ -423,6 +444,16 @@ class Op:
         return tuple(results)
 
 
+def _is_view(out: ndarray, a: Any) -> bool:
+    """Whether a view op's result is a view of its input ``a``'s memory. An empty result
+    shares no memory but is still a view when NumPy made it one (``x[1:1]``: its base is
+    a's memory), not when it is a copy (``x[x < 0]`` selecting nothing)."""
+    if out.size:
+        return xp.may_share_memory(out, a)
+    base = out.base
+    return base is not None and (base is a or base is a.base)
+
+
 def _multi_class(cls: type, n: int) -> type:
     key = (cls, n)
     sub = _MULTI.get(key)
@@ -464,6 +495,21 @@ def defop(
     if doc is None:
         doc = forward.__doc__ or ""
     return Op(name, forward, args, vjp, node, dtypes, view, doc, conventions, jvp)
+
+
+def contiguous(forward: Callable) -> Callable:
+    """``forward`` with its result laid out contiguously, as PyTorch allocates the results of
+    reductions, scans, softmax, triu, cat, ...: NumPy keeps its input's memory order, so
+    the result for a transposed input would refuse a ``view(-1)`` that PyTorch's takes."""
+
+    @functools.wraps(forward)
+    def laid_out(*args: Any, **params: Any) -> Any:
+        out = forward(*args, **params)
+        if type(out) is ndarray and not out.flags.c_contiguous:
+            return xp.ascontiguousarray(out)
+        return out
+
+    return laid_out
 
 
 def _forward_params(forward: Callable, args: tuple) -> dict:
@@ -549,13 +595,17 @@ class SequenceOp:
         if not any(isinstance(t, Tensor) for t in tensors):
             return self.forward([xp.asarray(t) for t in tensors], **params)
         dtype = result_type([t for t in tensors if isinstance(t, Tensor)])
-        arrays = [
-            (t._data if t._dtype is dtype else t._data.astype(dtype.np))
-            if isinstance(t, Tensor)
-            else xp.asarray(t, dtype=dtype.np)
-            for t in tensors
-        ]
-        out = self.forward(arrays, **params)
+        token = quiet()
+        try:
+            arrays = [
+                (t._data if t._dtype is dtype else t._data.astype(dtype.np))
+                if isinstance(t, Tensor)
+                else xp.asarray(t, dtype=dtype.np)
+                for t in tensors
+            ]
+            out = self.forward(arrays, **params)
+        finally:
+            loud(token)
         node = None
         if _state.enabled and dtype._category == 2:
             node = self._node(tensors, params)

@@ -6,7 +6,9 @@ give plain Tensors, as PyTorch's do: only construction, ``deepcopy`` and picklin
 Parameters. A Buffer is a tensor that a Module takes as a buffer when it is assigned
 (``persistent`` says whether ``state_dict`` saves it).
 
-``UninitializedParameter`` (for the lazy modules) is not implemented yet.
+``UninitializedParameter`` and ``UninitializedBuffer`` are the placeholders of the lazy
+modules (``LazyLinear`` ...): they hold no data and no shape until ``materialize(shape)``
+gives them both, when they become a ``Parameter`` and a plain ``Tensor``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,14 @@ from .._backend import xp
 from .._dtypes import get_default_dtype
 from .._tensor import Tensor, _counter, _make
 
-__all__ = ["Parameter", "Buffer"]
+__all__ = [
+    "Buffer",
+    "Parameter",
+    "UninitializedBuffer",
+    "UninitializedParameter",
+    "UninitializedTensorMixin",
+    "is_lazy",
+]
 
 
 def _alias(cls: type, data: Tensor, requires_grad: bool) -> Any:
@@ -117,3 +126,132 @@ class Buffer(Tensor):
 
 def _rebuild_buffer(data: Tensor, persistent: bool) -> Buffer:
     return Buffer(data, persistent=persistent)
+
+
+# ----- the lazy modules' placeholders ------------------------------------------------------
+
+
+class UninitializedTensorMixin:
+    """A tensor without data or shape yet: ``materialize(shape)`` gives it both and turns it
+    into ``cls_to_become``."""
+
+    __slots__ = ()
+    cls_to_become: type = Tensor
+
+    def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
+        """Give the tensor uninitialised data of ``shape`` (and ``dtype``, by default its
+        own) and turn it into ``cls_to_become``."""
+        from .. import _dtypes
+
+        dt = self._dtype if dtype is None else _dtypes.to_dtype(dtype)
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        self._data = xp.empty(shape, dtype=dt.np)
+        self._dtype = dt
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self) -> Any:
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. "
+            "This error usually happens in `load_state_dict` when trying to load "
+            "an uninitialized parameter into an initialized one. "
+            "Call `forward` to initialize the parameters before accessing their attributes."
+        )
+
+    def to(self, *args: Any, **kwargs: Any) -> Any:
+        """A placeholder of the new dtype (there is no data to convert): ``Module.to`` and
+        ``double()`` keep a lazy module lazy."""
+        from .._dtypes import dtype as DType
+
+        dt = kwargs.get("dtype") or next((a for a in args if isinstance(a, DType)), None)
+        if dt is None or dt == self._dtype:
+            return self
+        return type(self)(self._requires_grad, dtype=dt)
+
+    def float(self) -> Any:
+        from .._dtypes import float32
+
+        return self.to(float32)
+
+    def double(self) -> Any:
+        from .._dtypes import float64
+
+        return self.to(float64)
+
+    def half(self) -> Any:
+        from .._dtypes import float16
+
+        return self.to(float16)
+
+    def share_memory_(self) -> Any:
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. "
+            "Call `forward` to initialize the parameters before calling "
+            "`module.share_memory()`."
+        )
+
+    def __repr__(self, *args: Any, **kwargs: Any) -> str:
+        return f"<{self.__class__.__name__}>"
+
+    def __reduce_ex__(self, protocol: Any) -> tuple:
+        return (self.__class__, (self._requires_grad,))
+
+
+def is_lazy(param: Any) -> bool:
+    """Whether ``param`` is a lazy module's placeholder, not materialised yet."""
+    return isinstance(param, UninitializedTensorMixin)
+
+
+def _empty(dtype: Any) -> Tensor:
+    from .. import _dtypes
+
+    dt = get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype)
+    return _make(xp.empty((0,), dtype=dt.np), dt)
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A Parameter whose shape a lazy module infers from its first input; it becomes a
+    ``Parameter`` when materialised."""
+
+    cls_to_become = Parameter
+
+    def __new__(
+        cls, requires_grad: bool = True, device: Any = None, dtype: Any = None
+    ) -> UninitializedParameter:
+        return _alias(cls, _empty(dtype), requires_grad)
+
+    def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> None:
+        pass
+
+    def __deepcopy__(self, memo: dict) -> UninitializedParameter:
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self._requires_grad, dtype=self._dtype)
+        return memo[id(self)]
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer whose shape a lazy module infers from its first input; it becomes a plain
+    ``Tensor`` when materialised."""
+
+    __slots__ = ()
+    cls_to_become = Tensor
+
+    def __new__(
+        cls,
+        requires_grad: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+        persistent: bool = True,
+    ) -> UninitializedBuffer:
+        t = _alias(cls, _empty(dtype), requires_grad)
+        t._vc = None
+        return t
+
+    def __init__(
+        self,
+        requires_grad: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+        persistent: bool = True,
+    ) -> None:
+        pass

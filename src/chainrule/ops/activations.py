@@ -13,8 +13,8 @@ import math
 from .. import _dtypes
 from .._backend import xp
 from .._promotion import result_type
-from ..autograd.recording import FLOAT, array_of, defop, floating_only, no_bool
-from . import indexing, logical, reductions, shapes, special, unary
+from ..autograd.recording import FLOAT, KEEP, array_of, defop, floating_only, no_bool
+from . import copies, indexing, logical, reductions, shapes, special, unary
 
 
 def _sigmoid(x):
@@ -31,6 +31,133 @@ sigmoid = defop(
 )
 
 
+# ----- the backward kernels of the piecewise-linear activations -----------------------------
+# PyTorch computes these gradients with kernels of their own (threshold_backward, ...): linear
+# in the output gradient and, with derivative 0, differentiable in the input. So a gradient
+# taken with create_graph=True still depends on x, as in PyTorch, and a gradient penalty
+# through relu backpropagates (a zero gradient) rather than finding nothing to differentiate.
+# Their masks are PyTorch's, nan included: relu passes the gradient at nan (not nan <= 0).
+
+
+def _zero_in_x(g, x):
+    """∂/∂x = 0: the kernel is piecewise constant in x"""
+    return copies.zero(x)
+
+
+def _threshold_backward(grad, x, threshold=0.0):
+    """grad where x > threshold (and where x is nan), else 0"""
+    return xp.where(x <= threshold, xp.zeros((), grad.dtype), grad)
+
+
+threshold_backward = defop(
+    "threshold_backward",
+    _threshold_backward,
+    args=("grad", "x"),
+    node="ThresholdBackwardBackward0",
+    dtypes=KEEP,
+    vjp=(
+        lambda g, x, threshold: threshold_backward(
+            g, x, threshold=threshold
+        ),  # ∂/∂grad = [x > threshold]
+        _zero_in_x,
+    ),
+    jvp=(
+        lambda t, x, threshold: threshold_backward(t, x, threshold=threshold),  # as the VJP
+        lambda t, x: copies.zero(x),  # J t = 0
+    ),
+)
+
+
+def _hardtanh_backward(grad, x, min_val=-1.0, max_val=1.0):
+    """grad where min_val < x < max_val (and where x is nan), else 0"""
+    return xp.where((x <= min_val) | (x >= max_val), xp.zeros((), grad.dtype), grad)
+
+
+hardtanh_backward = defop(
+    "hardtanh_backward",
+    _hardtanh_backward,
+    args=("grad", "x"),
+    node="HardtanhBackwardBackward0",
+    dtypes=KEEP,
+    vjp=(
+        lambda g, x, min_val, max_val: hardtanh_backward(
+            g, x, min_val=min_val, max_val=max_val
+        ),  # ∂/∂grad = [min_val < x < max_val]
+        _zero_in_x,
+    ),
+    jvp=(
+        lambda t, x, min_val, max_val: hardtanh_backward(
+            t, x, min_val=min_val, max_val=max_val
+        ),  # as the VJP
+        lambda t, x: copies.zero(x),  # J t = 0
+    ),
+)
+
+
+def _leaky_relu_backward(grad, x, negative_slope=0.01):
+    """grad where x > 0, negative_slope · grad elsewhere (nan included)"""
+    return xp.where(x > 0, grad, grad * negative_slope)
+
+
+leaky_relu_backward = defop(
+    "leaky_relu_backward",
+    _leaky_relu_backward,
+    args=("grad", "x"),
+    node="LeakyReluBackwardBackward0",
+    dtypes=KEEP,
+    vjp=(
+        lambda g, x, negative_slope: leaky_relu_backward(
+            g, x, negative_slope=negative_slope
+        ),  # ∂/∂grad = 1 for x > 0, negative_slope elsewhere
+        _zero_in_x,
+    ),
+    jvp=(
+        lambda t, x, negative_slope: leaky_relu_backward(
+            t, x, negative_slope=negative_slope
+        ),  # as the VJP
+        lambda t, x: copies.zero(x),  # J t = 0
+    ),
+)
+
+
+def _shrink_backward(grad, x, lambd=0.5):
+    """grad where |x| > lambd (and where x is nan), else 0"""
+    return xp.where((x >= -lambd) & (x <= lambd), xp.zeros((), grad.dtype), grad)
+
+
+hardshrink_backward = defop(
+    "hardshrink_backward",
+    _shrink_backward,
+    args=("grad", "x"),
+    node="HardshrinkBackwardBackward0",
+    dtypes=KEEP,
+    vjp=(
+        lambda g, x, lambd: hardshrink_backward(g, x, lambd=lambd),  # ∂/∂grad = [|x| > λ]
+        _zero_in_x,
+    ),
+    jvp=(
+        lambda t, x, lambd: hardshrink_backward(t, x, lambd=lambd),  # as the VJP
+        lambda t, x: copies.zero(x),  # J t = 0
+    ),
+)
+
+softshrink_backward = defop(
+    "softshrink_backward",
+    _shrink_backward,
+    args=("grad", "x"),
+    node="SoftshrinkBackwardBackward0",
+    dtypes=KEEP,
+    vjp=(
+        lambda g, x, lambd: softshrink_backward(g, x, lambd=lambd),  # ∂/∂grad = [|x| > λ]
+        _zero_in_x,
+    ),
+    jvp=(
+        lambda t, x, lambd: softshrink_backward(t, x, lambd=lambd),  # as the VJP
+        lambda t, x: copies.zero(x),  # J t = 0
+    ),
+)
+
+
 def _relu(x):
     """max(x, 0)"""
     return xp.maximum(x, 0)
@@ -40,9 +167,9 @@ relu = defop(
     "relu",
     _relu,
     dtypes=no_bool("Boolean inputs not supported for relu"),
-    vjp=lambda g, ans: logical.where(ans > 0, g, 0),  # d/dx max(x, 0) = [x > 0]
-    jvp=lambda t, ans: logical.where(ans > 0, t, 0),  # as the VJP
-    conventions="relu'(0) = 0.",
+    vjp=lambda g, ans: threshold_backward(g, ans, threshold=0.0),  # d/dx max(x, 0) = [x > 0]
+    jvp=lambda t, ans: threshold_backward(t, ans, threshold=0.0),  # as the VJP
+    conventions="relu'(0) = 0; at nan the gradient passes (PyTorch's: not x <= 0).",
 )
 
 # ----- helpers -----------------------------------------------------------------------
@@ -64,8 +191,7 @@ def _hardtanh(x, min_val=-1.0, max_val=1.0):
 
 def _hardtanh_grad(g, x, min_val, max_val):
     """d/dx clip(x, lo, hi) = [lo < x < hi]: 0 at both bounds"""
-    xa = array_of(x)
-    return logical.select((xa > min_val) & (xa < max_val), g, 0.0)
+    return hardtanh_backward(g, x, min_val=min_val, max_val=max_val)
 
 
 def _hardtanh_dtype(args, params):
@@ -89,7 +215,7 @@ hardtanh = defop(
     jvp=_hardtanh_grad,
     conventions=(
         "The gradient is 0 at x = min_val and at x = max_val (PyTorch's); so relu6, "
-        "hardtanh(0, 6), has gradient 0 at 0 and at 6."
+        "hardtanh(0, 6), has gradient 0 at 0 and at 6. At nan it passes (PyTorch's)."
     ),
 )
 
@@ -101,7 +227,7 @@ def _leaky_relu(x, negative_slope=0.01):
 
 def _leaky_relu_grad(g, x, negative_slope):
     """d/dx leaky_relu(x) = 1 for x > 0, negative_slope for x <= 0"""
-    return logical.select(array_of(x) > 0, g, g * negative_slope)
+    return leaky_relu_backward(g, x, negative_slope=negative_slope)
 
 
 leaky_relu = defop(
@@ -128,7 +254,7 @@ def _leaky_relu_result_grad(g, ans, negative_slope):
     # with a negative slope y > 0 no longer tells x > 0, hence PyTorch's error
     if negative_slope < 0:
         raise RuntimeError(_NEGATIVE_SLOPE_INPLACE)
-    return logical.select(array_of(ans) > 0, g, g * negative_slope)
+    return leaky_relu_backward(g, ans, negative_slope=negative_slope)
 
 
 # in place (F.leaky_relu(x, inplace=True)): saves its output, as PyTorch's does
@@ -174,9 +300,8 @@ def _hardswish(x):
 
 def _hardswish_grad(g, x):
     """d/dx hardswish(x) = 0 for x <= -3, x/3 + 1/2 for -3 < x < 3, 1 for x >= 3"""
-    xa = array_of(x)
-    mid = (xa > -3) & (xa < 3)
-    return logical.select(mid, g * (x / 3 + 0.5), logical.select(xa >= 3, g, 0.0))
+    xa = array_of(x)  # (a nan x takes the last branch, as in PyTorch)
+    return logical.select(xa <= -3, 0.0, logical.select(xa < 3, g * (x / 3 + 0.5), g))
 
 
 hardswish = defop(
@@ -201,9 +326,9 @@ def _elu_grad(g, x, alpha, scale, input_scale):
     """d/dx elu(x) = scale for x > 0, alpha·scale·input_scale·e^(input_scale·x) for x <= 0"""
     # The exponential is taken at x where x < 0 and at 0 elsewhere: it never overflows,
     # even where discarded, and (as in PyTorch) the second derivative at 0 is 0
-    xa = array_of(x)
+    xa = array_of(x)  # (a nan x takes the x > 0 branch, as in PyTorch)
     e = unary.exp(logical.select(xa < 0, x, 0.0) * input_scale) * (alpha * scale * input_scale)
-    return g * logical.select(xa > 0, scale, e)
+    return g * logical.select(xa <= 0, e, scale)
 
 
 def _elu_result_grad(g, ans, alpha, scale, input_scale):
@@ -398,8 +523,8 @@ mish = defop("mish", _mish, dtypes=floating_only("mish_cpu"), vjp=_mish_grad, jv
 
 
 def _threshold(x, threshold=0.0, value=0.0):
-    """x where x > threshold, else value"""
-    return xp.where(x > threshold, x, xp.asarray(value).astype(x.dtype))
+    """value where x <= threshold, else x (nan stays nan)"""
+    return xp.where(x <= threshold, xp.asarray(value).astype(x.dtype), x)
 
 
 def _threshold_dtype(args, params):
@@ -411,7 +536,7 @@ def _threshold_dtype(args, params):
 
 def _threshold_grad(g, x, threshold):
     """d/dx threshold(x) = [x > threshold]"""
-    return logical.select(array_of(x) > threshold, g, 0.0)
+    return threshold_backward(g, x, threshold=threshold)
 
 
 _THRESHOLD = "The gradient is 0 at x = threshold (the value branch), as in PyTorch."
@@ -438,37 +563,43 @@ threshold_result = defop(
 
 
 def _hardshrink(x, lambd=0.5):
-    """x where |x| > lambd, else 0"""
-    return xp.where((x > lambd) | (x < -lambd), x, xp.zeros_like(x))
+    """0 where |x| <= lambd, else x (nan stays nan)"""
+    return xp.where((x >= -lambd) & (x <= lambd), xp.zeros((), x.dtype), x)
 
 
-def _shrink_grad(g, x, lambd):
-    """d/dx = [|x| > lambd], for hardshrink and softshrink alike"""
-    xa = array_of(x)
-    return logical.select((xa > lambd) | (xa < -lambd), g, 0.0)
+def _hardshrink_grad(g, x, lambd):
+    """d/dx hardshrink(x) = [|x| > lambd]"""
+    return hardshrink_backward(g, x, lambd=lambd)
+
+
+def _softshrink_grad(g, x, lambd):
+    """d/dx softshrink(x) = [|x| > lambd]"""
+    return softshrink_backward(g, x, lambd=lambd)
 
 
 hardshrink = defop(
     "hardshrink",
     _hardshrink,
     dtypes=floating_only("hardshrink_cpu"),
-    vjp=_shrink_grad,
-    jvp=_shrink_grad,
+    vjp=_hardshrink_grad,
+    jvp=_hardshrink_grad,
     conventions="The gradient is 0 at |x| = lambd.",
 )
 
 
 def _softshrink(x, lambd=0.5):
-    """x - lambd for x > lambd, x + lambd for x < -lambd, 0 between"""
-    return xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, xp.zeros_like(x)))
+    """x - lambd for x > lambd, x + lambd for x < -lambd, 0 between (nan stays nan)"""
+    return xp.where(
+        (x >= -lambd) & (x <= lambd), xp.zeros((), x.dtype), x - xp.copysign(lambd, x)
+    ).astype(x.dtype, copy=False)
 
 
 softshrink = defop(
     "softshrink",
     _softshrink,
     dtypes=floating_only("softshrink_check"),
-    vjp=_shrink_grad,
-    jvp=_shrink_grad,
+    vjp=_softshrink_grad,
+    jvp=_softshrink_grad,
     conventions="The gradient is 0 at |x| = lambd.",
 )
 

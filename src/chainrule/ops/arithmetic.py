@@ -57,6 +57,8 @@ def _scaled(a, b, alpha):
         )
     if kind == "b":  # a nonzero alpha is True for bool results
         return b if alpha else xp.zeros_like(b)
+    if kind in "iu" and alpha.__class__ is int:  # wraps into b's dtype (uint8: -1 is 255)
+        alpha = xp.asarray(alpha).astype(b.dtype)
     return alpha * b
 
 
@@ -352,7 +354,11 @@ def _divides(kernel: str):
 def _remainder(a, b):
     """a - b ⌊a/b⌋: the remainder with the divisor's sign (Python's %)"""
     _integer_divisor_check(a, b)
-    return xp.remainder(a, b)
+    if xp.result_type(a, b).kind != "f":
+        return xp.remainder(a, b)
+    # PyTorch's: fmod, moved by b where its sign differs from b's; a zero keeps a's sign
+    mod = xp.fmod(a, b)
+    return xp.where((mod != 0) & ((xp.asarray(b) < 0) != (mod < 0)), mod + b, mod)
 
 
 def _fmod(a, b):

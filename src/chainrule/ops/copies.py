@@ -10,8 +10,9 @@ from ..autograd.recording import KEEP, defop
 
 
 def _clone(x, memory_format=None):
-    """a copy of x"""
-    return x.copy()
+    """a copy of x, laid out as x is (PyTorch's preserve_format) or, with
+    memory_format="contiguous", contiguously"""
+    return x.copy(order="C" if memory_format == "contiguous" else "K")
 
 
 clone = defop("clone", _clone, dtypes=KEEP, vjp=lambda g: g, jvp=lambda t: t)  # d/dx x = 1
@@ -34,7 +35,8 @@ to_dtype = defop(
 
 def _fill(x, value=0):
     """an array of x's shape full of value"""
-    return xp.full_like(x, value._data if hasattr(value, "_data") else value)
+    with xp.errstate(over="ignore"):  # beyond float16's range: inf, as in PyTorch
+        return xp.full_like(x, value._data if hasattr(value, "_data") else value)
 
 
 fill = defop(

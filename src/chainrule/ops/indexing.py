@@ -11,7 +11,7 @@ import math
 import numpy
 
 from .._backend import ndarray, xp
-from ..autograd.recording import KEEP, array_of, defop, np_dtype
+from ..autograd.recording import KEEP, array_of, contiguous, defop, np_dtype
 from . import shapes
 
 # ----- masked_fill, masked_select, take ---------------------------------------------------
@@ -24,7 +24,7 @@ def _masked_fill(x, mask, value=0.0):
 
 masked_fill = defop(
     "masked_fill",
-    _masked_fill,
+    contiguous(_masked_fill),
     args=("x", "mask"),
     dtypes=KEEP,
     vjp=(
@@ -45,7 +45,7 @@ def _masked_fill_tensor(x, mask, value):
 
 masked_fill_tensor = defop(
     "masked_fill_tensor",
-    _masked_fill_tensor,
+    contiguous(_masked_fill_tensor),
     args=("x", "mask", "value"),
     dtypes=KEEP,
     node="MaskedFillBackward1",

@@ -7,7 +7,7 @@ flip and roll, flips or rolls it back."""
 from __future__ import annotations
 
 from .._backend import xp
-from ..autograd.recording import KEEP, SequenceOp, defop
+from ..autograd.recording import KEEP, SequenceOp, contiguous, defop
 from . import indexing, reductions, shapes
 
 # ----- repeat, tile, flip, roll -----------------------------------------------------------
@@ -29,7 +29,7 @@ def _unrepeat(g, x_shape, repeats):
 
 repeat = defop(
     "repeat",
-    _repeat,
+    contiguous(_repeat),
     dtypes=KEEP,
     vjp=lambda g, x_shape, repeats: _unrepeat(g, x_shape, repeats),  # Jᵀg = Σ g's copies of x
     jvp=lambda t, repeats: repeat(t, repeats=repeats),  # J t = t repeated
@@ -59,7 +59,7 @@ def _roll(x, shifts=(), dims=None):
 
 roll = defop(
     "roll",
-    _roll,
+    contiguous(_roll),
     dtypes=KEEP,
     vjp=lambda g, shifts, dims: roll(
         g, shifts=tuple(-s for s in shifts), dims=dims
@@ -78,7 +78,7 @@ def _cat(arrays, dim=0, offsets=()):
 
 cat = SequenceOp(
     "cat",
-    _cat,
+    contiguous(_cat),
     node="CatBackward0",
     vjp=lambda g, i, dim, offsets: indexing.getitem(
         g, key=shapes._key_of(dim, slice(offsets[i], offsets[i + 1]))
@@ -96,7 +96,7 @@ def _stack(arrays, dim=0):
 
 stack = SequenceOp(
     "stack",
-    _stack,
+    contiguous(_stack),
     node="StackBackward0",
     vjp=lambda g, i, dim: indexing.getitem(
         g, key=shapes._key_of(dim, i)

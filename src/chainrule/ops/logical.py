@@ -49,11 +49,17 @@ def where(condition, a, b):
     """a where condition else b; the condition has no gradient, so it is no input of the node."""
     if hasattr(condition, "_data"):
         condition = condition._data
-    if not hasattr(a, "_data") and not hasattr(b, "_data"):  # two Python numbers
-        from .._creation import tensor
+    if not hasattr(a, "_data") and not hasattr(b, "_data"):
+        if a.__class__ in _NUMBERS and b.__class__ in _NUMBERS:  # two Python numbers
+            from .._creation import tensor
 
-        a = tensor(a)
+            a = tensor(a)
+        else:  # arrays (a VJP running on arrays): the forward alone
+            return _where(a, b, condition)
     return _where_op(a, b, condition=condition)
+
+
+_NUMBERS = (int, float, bool)
 
 
 # ----- comparisons: bool results, no gradient --------------------------------------

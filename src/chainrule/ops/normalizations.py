@@ -6,7 +6,7 @@ log_softmax g - e^y Σ g, of logsumexp g e^(x - y)."""
 from __future__ import annotations
 
 from .._backend import xp
-from ..autograd.recording import FLOAT, array_of, defop, floating_only
+from ..autograd.recording import FLOAT, array_of, contiguous, defop, floating_only
 from . import activations, binary, reductions, shapes, unary
 
 
@@ -42,7 +42,7 @@ def _softmax_grad(g, ans, dim):
 
 softmax = defop(
     "softmax",
-    _softmax,
+    contiguous(_softmax),
     dtypes=_floating_along_dim("softmax"),
     vjp=_softmax_grad,
     jvp=_softmax_grad,  # the Jacobian is symmetric: J v = vᵀ J
@@ -60,7 +60,7 @@ def _log_softmax(x, dim=-1):
 
 log_softmax = defop(
     "log_softmax",
-    _log_softmax,
+    contiguous(_log_softmax),
     dtypes=_floating_along_dim("log_softmax"),
     vjp=lambda g, ans, dim: (
         g - unary.exp(ans) * reductions.sum(g, dim=dim, keepdim=True)
@@ -108,7 +108,7 @@ def _logsumexp_jvp(t, x, dim, keepdim):
 
 logsumexp = defop(
     "logsumexp",
-    _logsumexp,
+    contiguous(_logsumexp),
     dtypes=FLOAT,
     vjp=lambda g, x, ans, x_shape, dim, keepdim: (
         reductions.unreduce(g, x_shape, dim, keepdim) * _softmax_of(x, ans, x_shape, dim, keepdim)
@@ -124,3 +124,50 @@ def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None)
     norm = reductions.vector_norm(input, ord=p, dim=dim, keepdim=True)
     denom = shapes.expand(binary.clamp_min_scalar(norm, min=eps), shape=tuple(input.shape))
     return input / denom
+
+
+# ----- weight normalization: w = g·v/‖v‖ --------------------------------------------------
+
+
+def _other_dims(dim: int, ndim: int) -> tuple:
+    """Every dim of an ``ndim``-dim tensor but ``dim``: the norm's dims."""
+    return tuple(i for i in range(ndim) if i != dim % max(ndim, 1))
+
+
+def _sum_except(x, dim):
+    """Σ over every dim but ``dim``, keeping dims (x itself where there is no other dim)."""
+    dims = _other_dims(dim, x.ndim)
+    return reductions.sum(x, dim=dims, keepdim=True) if dims else x
+
+
+def _weight_norm(v, mag, dim=0):
+    """v·mag/‖v‖, the 2-norm over every dim of v but dim (mag has that norm's shape)"""
+    dims = _other_dims(dim, v.ndim)
+    norm = xp.sqrt(xp.sum(v * v, axis=dims, keepdims=True))
+    return v * (mag / norm)
+
+
+def _weight_norm_dv(g, v, mag, dim):
+    """(mag/‖v‖)(g - v·Σ(g·v)/‖v‖²), the sums over every dim but dim"""
+    sq = _sum_except(v * v, dim)
+    return (mag / unary.sqrt(sq)) * (g - v * (_sum_except(g * v, dim) / sq))
+
+
+def _weight_norm_dmag(g, v, dim):
+    """Σ(g·v)/‖v‖ over every dim but dim"""
+    return _sum_except(g * v, dim) / unary.sqrt(_sum_except(v * v, dim))
+
+
+weight_norm_interface = defop(
+    "weight_norm_interface",
+    _weight_norm,
+    args=("v", "mag"),
+    node="WeightNormInterfaceBackward0",
+    dtypes=FLOAT,
+    vjp=(_weight_norm_dv, _weight_norm_dmag),
+    # the Jacobian in v, (mag/‖v‖)(I - v vᵀ/‖v‖²) per slice, is symmetric: J t = tᵀJ
+    jvp=(
+        _weight_norm_dv,
+        lambda t, v, dim: v * t / unary.sqrt(_sum_except(v * v, dim)),  # J t = v·t/‖v‖
+    ),
+)

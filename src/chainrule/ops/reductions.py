@@ -12,7 +12,7 @@ import math
 from .. import _dtypes
 from .._backend import xp
 from .._tensor import Tensor
-from ..autograd.recording import KEEP, array_of, defop
+from ..autograd.recording import KEEP, array_of, contiguous, defop
 from . import joining, logical, scans, shapes, sorting, unary
 
 
@@ -42,10 +42,8 @@ def unreduce(g, x_shape: tuple, dim, keepdim: bool):
     """Broadcast a reduction's output gradient back to the input's shape."""
     axes = dims_of(dim, len(x_shape))
     if axes is not None and not keepdim:
-        kept = list(x_shape)
-        for a in axes:
-            kept[a] = 1
-        g = shapes.reshape(g, tuple(kept))
+        for a in axes:  # one unsqueeze per reduced dim, as PyTorch's graph has
+            g = shapes.unsqueeze(g, dim=a)
     return shapes.expand(g, x_shape)
 
 
@@ -55,11 +53,19 @@ def _integral_sum_dtype(x, dtype):
     return xp.int64 if x.dtype.kind in "biu" else None
 
 
+def _widened(x):
+    """x as the accumulation type PyTorch sums it in: float32 for float16 (whose range a sum
+    of ordinary values overflows), x itself otherwise."""
+    return x.astype(xp.float32) if x.dtype == xp.float16 else x
+
+
 def _sum(x, dim=None, keepdim=False, dtype=None):
     """Σ x over dim (all dims when None); integers and bools sum to int64"""
     axes = dims_of(dim, x.ndim)
     if axes == ():
         axes = None
+    if dtype is None and x.dtype == xp.float16:  # accumulated in float32, as PyTorch does
+        return xp.sum(x, axis=axes, keepdims=keepdim, dtype=xp.float32).astype(x.dtype)
     return xp.sum(x, axis=axes, keepdims=keepdim, dtype=_integral_sum_dtype(x, dtype))
 
 
@@ -71,7 +77,7 @@ def _reduction_node(base: str):
 
 sum = defop(  # noqa: A001
     "sum",
-    _sum,
+    contiguous(_sum),
     dtypes=KEEP,
     node=_reduction_node("Sum"),
     vjp=lambda g, x_shape, dim, keepdim: unreduce(g, x_shape, dim, keepdim),  # ∂Σx/∂x_i = 1
@@ -91,7 +97,9 @@ def _mean(x, dim=None, keepdim=False, dtype=None):
     if axes == ():
         axes = None
     n = x.size if axes is None else math.prod(x.shape[a] for a in axes)
-    out = xp.sum(x, axis=axes, keepdims=keepdim, dtype=None if dtype is None else dtype.np)
+    out = xp.sum(
+        _widened(x), axis=axes, keepdims=keepdim, dtype=None if dtype is None else dtype.np
+    )
     out = xp.true_divide(out, n)  # 0/0 is nan for an empty input, as in PyTorch
     return out.astype(x.dtype if dtype is None else dtype.np, copy=False)
 
@@ -105,7 +113,7 @@ def _count(x_shape: tuple, dim) -> int:
 
 mean = defop(
     "mean",
-    _mean,
+    contiguous(_mean),
     dtypes=KEEP,
     node=_reduction_node("Mean"),
     vjp=lambda g, x_shape, dim, keepdim: (
@@ -127,6 +135,8 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None, variant=0):  # n
     axes = dims_of(dim, x.ndim)
     if axes == ():
         axes = None
+    result_dtype = x.dtype
+    x = _widened(x)  # (float16 in float32: 300² overflows it)
     a = xp.abs(x)
     if ord == 2:
         out = xp.sqrt(xp.sum(x * x, axis=axes, keepdims=keepdim))
@@ -144,7 +154,7 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None, variant=0):  # n
         out = xp.sum(a != 0, axis=axes, keepdims=keepdim).astype(x.dtype)
     else:
         out = xp.sum(a**ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
-    return xp.asarray(out, dtype=x.dtype)
+    return xp.asarray(out, dtype=result_dtype)
 
 
 def _vector_norm_vjp(g, x, ans, ord, dim, keepdim):  # noqa: A002
@@ -176,7 +186,7 @@ def _count_hits(hit, dim, keepdim, shape):
 # variant 1: ATen's norm(p, dim), which PyTorch's own composites call (NormBackward1)
 vector_norm = defop(
     "vector_norm",
-    _vector_norm,
+    contiguous(_vector_norm),
     dtypes=KEEP,
     node=lambda x, variant=0, **_: "NormBackward1" if variant else "LinalgVectorNormBackward0",
     vjp=_vector_norm_vjp,
@@ -253,7 +263,7 @@ def _nansum(x, dim=None, keepdim=False, dtype=None):
 
 nansum = defop(
     "nansum",
-    _nansum,
+    contiguous(_nansum),
     dtypes=KEEP,
     # (a product, not a where: a nan or inf g stays nan at nan entries, as in PyTorch)
     vjp=lambda g, x, dim, keepdim: (
@@ -316,7 +326,7 @@ def _prod_jvp(t, x, ans, dim, keepdim):
 
 prod = defop(
     "prod",
-    _prod,
+    contiguous(_prod),
     dtypes=KEEP,
     node=_reduction_node("Prod"),
     vjp=_prod_vjp,
@@ -330,29 +340,40 @@ prod = defop(
 # ----- amax, amin, and the full max, min, median: the gradient shared among ties ---------------
 
 
-def _share(x, ans, dim, keepdim, nan_ties: bool):
-    """Each entry's share of the gradient: 1/count where x equals the result, else 0."""
+def _hits(x, ans, dim, keepdim, nan_ties: bool):
+    """(where x equals the result, as x's dtype; how many do, per result)."""
     xa = array_of(x)
     full = array_of(unreduce(array_of(ans), xa.shape, dim, keepdim))
     hit = xa == full
     if nan_ties:
         hit = hit | (xp.isnan(xa) & xp.isnan(full))
     hit = hit.astype(xa.dtype)
-    axes = dims_of(dim, xa.ndim)
-    count = xp.sum(hit, axis=axes, keepdims=True)
-    return hit / count  # 0/0 = nan where no entry equals a nan result (amax's nan case)
+    return hit, xp.sum(hit, axis=dims_of(dim, xa.ndim), keepdims=True)
+
+
+def _share(x, ans, dim, keepdim, nan_ties: bool):
+    """Each entry's share of the gradient: 1/count where x equals the result, else 0."""
+    hit, count = _hits(x, ans, dim, keepdim, nan_ties)
+    with xp.errstate(invalid="ignore"):
+        return hit / count  # 0/0 = nan where no entry equals a nan result (amax's nan case)
 
 
 def _sharing(name: str, forward, node, nan_ties: bool, conventions: str):
     def vjp(g, x, ans, dim, keepdim):
         """∂m/∂x_i = 1/count for the count entries equal to the result m, else 0"""
-        return unreduce(g, array_of(x).shape, dim, keepdim) * _share(x, ans, dim, keepdim, nan_ties)
+        g = unreduce(g, array_of(x).shape, dim, keepdim)
+        if nan_ties:  # PyTorch's evenly_distribute_backward: 0 off the ties, even for an inf g
+            hit, count = _hits(x, ans, dim, keepdim, nan_ties)
+            return logical.select(hit != 0, g / count, 0.0)
+        return g * _share(x, ans, dim, keepdim, nan_ties)  # (an inf g gives nan off the ties)
 
     def jvp(t, x, ans, dim, keepdim):
         """J t = Σ_i t_i ∂m/∂x_i: the mean of t over the entries equal to the result m"""
         return sum(t * _share(x, ans, dim, keepdim, nan_ties), dim=dim, keepdim=keepdim)
 
-    return defop(name, forward, dtypes=KEEP, node=node, vjp=vjp, jvp=jvp, conventions=conventions)
+    return defop(
+        name, contiguous(forward), dtypes=KEEP, node=node, vjp=vjp, jvp=jvp, conventions=conventions
+    )
 
 
 def _extreme(np_fn, name: str):
@@ -470,19 +491,21 @@ nanmedian_all = _sharing(
 
 def _var(x, dim=None, correction=1, keepdim=False):
     """Σ (x - mean x)² / (N - correction) over dim"""
+    result_dtype = x.dtype
+    x = _widened(x)
     axes = dims_of(dim, x.ndim)
     n = x.size if axes is None else math.prod(x.shape[a] for a in axes)
     dof = n - correction if n > correction else 0.0
     if axes is None:
         m = xp.mean(x) if x.size else xp.asarray(xp.nan, dtype=x.dtype)
         out = xp.sum((x - m) ** 2) / x.dtype.type(dof) if dof else xp.asarray(xp.nan)
-        out = xp.asarray(out, dtype=x.dtype)
+        out = xp.asarray(out, dtype=result_dtype)
         return out.reshape((1,) * x.ndim) if keepdim else out
     with xp.errstate(all="ignore"):
         m = xp.mean(x, axis=axes, keepdims=True)
         s = xp.sum((x - m) ** 2, axis=axes, keepdims=keepdim)
         out = s / x.dtype.type(dof) if dof else s * xp.nan
-    return xp.asarray(out, dtype=x.dtype)
+    return xp.asarray(out, dtype=result_dtype)
 
 
 def _var_vjp(g, x, dim, correction, keepdim):
@@ -505,7 +528,7 @@ def _var_jvp(t, x, dim, correction, keepdim):
 
 var = defop(
     "var",
-    _var,
+    contiguous(_var),
     dtypes=KEEP,
     vjp=_var_vjp,
     jvp=_var_jvp,
@@ -527,7 +550,7 @@ def _inverse_or_zero(ans):
 
 std = defop(
     "std",
-    _std,
+    contiguous(_std),
     dtypes=KEEP,
     vjp=lambda g, x, ans, dim, correction, keepdim: _var_vjp(
         g * _inverse_or_zero(ans), x, dim, correction, keepdim

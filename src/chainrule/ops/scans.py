@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .._dtypes import float64
-from ..autograd.recording import KEEP, array_of, defop, np_dtype
+from ..autograd.recording import KEEP, array_of, contiguous, defop, np_dtype
 from . import copies, gather_scatter, joining, logical, reductions, shapes, sorting, unary
 
 
@@ -26,7 +26,7 @@ def _cumulative_selecting(name: str, node: str, doc: str):
 
     return defop(
         name,
-        forward,
+        contiguous(forward),
         dtypes=KEEP,
         node=node,
         vjp=vjp,
@@ -91,7 +91,7 @@ def _logcumsumexp_jvp(t, x, ans, dim):
 
 logcumsumexp = defop(
     "logcumsumexp",
-    _logcumsumexp,
+    contiguous(_logcumsumexp),
     dtypes=KEEP,
     vjp=_logcumsumexp_vjp,
     jvp=_logcumsumexp_jvp,
@@ -121,7 +121,7 @@ def _reverse_cumsum(g, dim: int):
 
 cumsum = defop(
     "cumsum",
-    _cumsum,
+    contiguous(_cumsum),
     dtypes=KEEP,
     vjp=lambda g, dim: _reverse_cumsum(g, dim),  # ∂y_i/∂x_j = [j ≤ i]: Σ_(i≥j) g_i
     jvp=lambda t, dim, dtype: cumsum(t, dim=dim, dtype=dtype),  # J t = cumsum t
@@ -160,9 +160,10 @@ def _cumprod_jacobian(xs):
 
 def _cumprod_vjp(g, x, ans, dim):
     """∂y_i/∂x_k = Π_(j≤i, j≠k) x_j (k ≤ i): (Σ_(i≥k) g_i y_i) / x_k without zeros"""
-    # as PyTorch computes it; with zeros, the Jacobian itself (no division)
+    # as PyTorch computes it; with zeros, the Jacobian itself (no division). Along a dim of
+    # size 1 the output is x itself: the gradient is g, not a function of x (PyTorch's)
     a = array_of(x)
-    if a.ndim == 0:
+    if a.ndim == 0 or a.shape[dim] == 1:
         return g
     if not (a == 0).any():
         return _reverse_cumsum(g * ans, dim) / x
@@ -176,7 +177,7 @@ def _cumprod_vjp(g, x, ans, dim):
 def _cumprod_jvp(t, x, ans, dim):
     """J t = y_i Σ_(k≤i) t_k / x_k without zeros; with zeros, Σ_k (∂y_i/∂x_k) t_k"""
     a = array_of(x)
-    if a.ndim == 0:
+    if a.ndim == 0 or a.shape[dim] == 1:
         return t
     if not (a == 0).any():
         return ans * cumsum(t / x, dim=dim)
@@ -189,7 +190,7 @@ def _cumprod_jvp(t, x, ans, dim):
 
 cumprod = defop(
     "cumprod",
-    _cumprod,
+    contiguous(_cumprod),
     dtypes=KEEP,
     vjp=_cumprod_vjp,
     jvp=lambda t, x, ans, dim, dtype: _cumprod_jvp(t, x, ans, dim),  # J t = Σ_k (∂y_i/∂x_k) t_k

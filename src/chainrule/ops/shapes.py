@@ -250,7 +250,7 @@ unsqueeze = defop(
     dtypes=KEEP,
     view=True,
     node=lambda x, dim=0, variant=0: f"UnsqueezeBackward{variant}",
-    vjp=lambda g, x_shape: reshape(g, x_shape),  # Jᵀg = g without the inserted dim
+    vjp=lambda g, dim: squeeze(g, dims=(dim,), variant=1),  # Jᵀg = g without the inserted dim
     jvp=lambda t, dim: unsqueeze(t, dim=dim),  # J t = t with the size-1 dim inserted
 )
 

@@ -76,8 +76,13 @@ sqrt = defop(
 
 
 def _sign(x):
-    """-1, 0 or 1 by the sign of x (a bool stays bool)"""
-    return x.copy() if x.dtype is arithmetic.BOOL else xp.sign(x)
+    """-1, 0 or 1 by the sign of x; 0 for nan, as in PyTorch (a bool stays bool)"""
+    if x.dtype is arithmetic.BOOL:
+        return x.copy()
+    out = xp.sign(x)
+    if out.dtype.kind == "f":
+        out = xp.where(out != out, xp.zeros((), out.dtype), out)
+    return out
 
 
 sign = defop(
@@ -94,7 +99,7 @@ abs = defop(  # noqa: A001
     dtypes=no_bool("\"abs_cpu\" not implemented for 'Bool'", NotImplementedError),
     vjp=lambda g, x: g * sign(x),  # d/dx |x| = sign x
     jvp=lambda t, x: t * sign(x),  # as the VJP
-    conventions="abs'(0) = 0 (sign(0) = 0).",
+    conventions="abs'(0) = 0 (sign(0) = 0), and abs'(nan) = 0 (sign(nan) = 0, PyTorch's).",
 )
 
 _LN2 = math.log(2.0)

@@ -10,14 +10,16 @@ from typing import Any
 
 import numpy
 
+from ... import _dtypes
 from ..._backend import ndarray, xp
 from ..._dtypes import int64
+from ..._promotion import as_number
 from ..._tensor import Tensor, _counter, _make
 from ...autograd import forward_ad, grad_mode
 from ...autograd.inplace import inplace as _inplace
 from ...autograd.inplace import view_scatter
 from ...autograd.views import view_record
-from ...ops import gather_scatter, indexing, shapes
+from ...ops import arithmetic, gather_scatter, indexing, shapes
 from ..args import tensor_arg
 from .shapes import _dim, _tensor_list, cat, unsqueeze
 
@@ -180,6 +182,8 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
                 f"{value._data.ndim} dimension(s)."
             )
         return indexing.masked_fill_tensor(input, mask, value)
+    value = _dtypes.checked_fill(as_number(value), input._dtype)
+    arithmetic.check_scalar_fits(value, input._dtype)  # (float16 too, as PyTorch's)
     return indexing.masked_fill(input, mask, value=value)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from ... import _dtypes
 from ..._dtypes import dtype as DType
 from ..._dtypes import float64
+from ..._promotion import as_number
 from ..._tensor import Tensor, check_device, device
 from ...autograd.inplace import inplace
 from ...ops import arithmetic, binary, copies, logical, shapes, special, unary
@@ -132,6 +133,7 @@ def div(
 
 def pow(input: Tensor | float, exponent: Tensor | float, *, out: Tensor | None = None) -> Tensor:  # noqa: A001
     """input ** exponent; a Python number on either side."""
+    input, exponent = as_number(input), as_number(exponent)
     if not isinstance(input, Tensor):
         return arithmetic.pow_scalar_base(exponent, base=input)
     if isinstance(exponent, Tensor):
@@ -146,7 +148,25 @@ def where(
 ) -> Tensor:
     if input is None and other is None:
         raise NotImplementedError("where(condition) with one argument is not implemented yet")
-    return logical.where(tensor_arg(condition), tensor_arg(input), tensor_arg(other))
+    return logical.where(_condition(tensor_arg(condition)), tensor_arg(input), tensor_arg(other))
+
+
+def _condition(condition: Any) -> Any:
+    """where's condition: a bool tensor (a uint8 one, deprecated, with PyTorch's warning)."""
+    if not isinstance(condition, Tensor) or condition._dtype is _dtypes.bool:
+        return condition
+    if condition._dtype is _dtypes.uint8:
+        warnings.warn(
+            "where received a uint8 condition tensor. This behavior is deprecated and will be "
+            "removed in a future version of PyTorch. Use a boolean condition instead.",
+            UserWarning,
+            stacklevel=3,
+        )
+        return condition.to(_dtypes.bool)
+    raise RuntimeError(
+        "where expected condition to be a boolean tensor, but got a tensor with dtype "
+        f"{condition._dtype.scalar_name}"
+    )
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
@@ -387,6 +407,7 @@ def fill_(input: Tensor, value: Tensor | float) -> Tensor:  # noqa: A002
                 f"{value.ndim} dimensions."
             )
         return inplace(input, copies.fill_tensor, (input, value), {})
+    value = _dtypes.checked_fill(as_number(value), input._dtype)
     return inplace(input, copies.fill, (input,), {"value": value})
 
 

@@ -654,8 +654,9 @@ def _logical_reduction(name: str, np_fn: Callable[..., Any]) -> Callable[..., Te
         result = np_fn(data, axis=axes, keepdims=keepdim)
         if dim is None and keepdim:
             result = xp.asarray(result).reshape((1,) * data.ndim)
-        # PyTorch keeps uint8 for uint8 inputs; every other dtype gives bool
-        return wrap(xp.asarray(result, dtype=xp.uint8 if data.dtype == xp.uint8 else xp.bool_))
+        # PyTorch keeps uint8 for uint8 inputs; every other dtype gives bool (contiguous)
+        dtype = xp.uint8 if data.dtype == xp.uint8 else xp.bool_
+        return wrap(xp.asarray(result, dtype=dtype, order="C"))
 
     return named(
         function,

@@ -25,12 +25,30 @@ def reshape(input: Tensor, shape: Sequence[int] | int) -> Tensor:
 
 def view(input: Tensor, *shape: Any) -> Tensor:
     """input with a new shape, sharing memory (one dim may be -1)."""
-    shape = shape_args(shape)
+    if not shape or len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
+        _view_signature_error(shape)
     from ..._dtypes import dtype as DType
 
     if len(shape) == 1 and isinstance(shape[0], DType):
         raise NotImplementedError("view(dtype) is not implemented in chainrule yet")
+    shape = shape_args(shape)
     return shapes.view(input, shape=shapes.infer_shape(shape, input._data.size))
+
+
+def _view_signature_error(args: tuple) -> None:
+    """PyTorch's TypeError for view() with no size, or one that is not a size or a dtype."""
+    from ..._dtypes import dtype as DType
+
+    if args and (isinstance(args[0], DType) or hasattr(args[0], "__index__")):
+        return
+    got = ", ".join(type(a).__name__ for a in args)
+    bad = f"(!{got}!)"
+    why = f"\n      didn't match because some of the arguments have invalid types: {bad}"
+    raise TypeError(
+        f"view() received an invalid combination of arguments - got ({got}), but expected "
+        f"one of:\n * (torch.dtype dtype){why if args else ''}\n * (tuple of ints size)"
+        f"{why if args else ''}\n"
+    )
 
 
 def expand(input: Tensor, *sizes: Any) -> Tensor:
@@ -153,7 +171,7 @@ def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
     """input itself when its memory is C-contiguous, else a contiguous copy (CloneBackward0)."""
     if input._data.flags.c_contiguous:
         return input
-    return copies.clone(input)
+    return copies.clone(input, memory_format="contiguous")
 
 
 def repeat(input: Tensor, *repeats: Any) -> Tensor:
@@ -465,7 +483,7 @@ def permute_method(self: Tensor, *dims: Any) -> Tensor:
 
 
 def view_as(self: Tensor, other: Tensor) -> Tensor:
-    return view(self, *other.shape)
+    return view(self, tuple(other.shape))
 
 
 def reshape_as(self: Tensor, other: Tensor) -> Tensor:

@@ -18,10 +18,11 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from ..._tensor import Tensor, device
+from ...autograd.anomaly_mode import _anomaly
 from ...autograd.grad_mode import no_grad
 from ...utils.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter
-from . import _hooks
+from . import _hooks, _scope
 from ._hooks import (
     _global_buffer_registration_hooks,
     _global_module_registration_hooks,
@@ -829,6 +830,8 @@ class Module:
     # ----- calling ------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _anomaly.record:  # nodes remember where they were made: also in which module
+            return _scope.recorded_call(self, args, kwargs)
         if not (
             self._forward_hooks
             or self._forward_pre_hooks

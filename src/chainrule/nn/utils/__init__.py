@@ -1,7 +1,10 @@
-"""``nn.utils``: gradient clipping and flattening parameters into one vector."""
+"""``nn.utils``: gradient clipping, flattening parameters into one vector, parametrizations
+(``parametrize``, ``parametrizations``) and the old weight and spectral normalization hooks."""
 
 from __future__ import annotations
 
+# ----- nn-actloss: parametrizations, weight and spectral normalization -----
+from . import fusion, parametrizations, parametrize, stateless  # noqa: F401, E402
 from .clip_grad import (  # noqa: F401
     clip_grad_norm,
     clip_grad_norm_,
@@ -10,6 +13,17 @@ from .clip_grad import (  # noqa: F401
     get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
+from .fusion import (  # noqa: F401, E402
+    fuse_conv_bn_eval,
+    fuse_conv_bn_weights,
+    fuse_linear_bn_eval,
+    fuse_linear_bn_weights,
+)
+from .init import skip_init  # noqa: F401, E402
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401, E402
+from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401, E402
+
+# ----- end nn-actloss -----
 
 
 def __getattr__(name: str):

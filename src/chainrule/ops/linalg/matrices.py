@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ... import _dtypes
 from ..._backend import xp
-from ...autograd.recording import KEEP, defop
+from ...autograd.recording import KEEP, contiguous, defop
 from . import inverses
 
 # ----- trace, diagonals, triangles ---------------------------------------------------------
@@ -140,7 +140,7 @@ def _triu(x, diagonal=0):
 
 tril = defop(
     "tril",
-    _tril,
+    contiguous(_tril),
     dtypes=KEEP,
     vjp=lambda g, diagonal: tril(g, diagonal=diagonal),  # Jᵀg = tril(g): a mask, G masked alike
     jvp=lambda t, diagonal: tril(t, diagonal=diagonal),  # as the VJP
@@ -148,7 +148,7 @@ tril = defop(
 
 triu = defop(
     "triu",
-    _triu,
+    contiguous(_triu),
     dtypes=KEEP,
     vjp=lambda g, diagonal: triu(g, diagonal=diagonal),  # Jᵀg = triu(g): a mask, G masked alike
     jvp=lambda t, diagonal: triu(t, diagonal=diagonal),  # as the VJP

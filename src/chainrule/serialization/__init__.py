@@ -1,0 +1,160 @@
+"""``torch.save`` and ``torch.load`` in PyTorch's own file format, and the allowlist of
+globals a file may name (``torch.serialization``).
+
+A file chainrule saves loads in PyTorch, and a state_dict or checkpoint PyTorch saved loads
+in chainrule; tensors that shared memory share it again after loading. Loading never runs
+code from the file: chainrule always uses the restricted unpickler (PyTorch's
+``weights_only=True``, its default since 2.6); ``weights_only=False`` is accepted and
+loads the same way (a deliberate difference: PyTorch would run the file's pickled code).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import pickle
+from collections.abc import Iterator
+from typing import IO, Any
+
+from ._archive import ArchiveReader, ArchiveWriter, archive_name
+from ._pickler import TorchPickler
+from ._storages import StorageTable, read_storage, storage_bytes
+from ._unpickler import WeightsUnpickler, _user_globals, global_name
+
+__all__ = [
+    "DEFAULT_PROTOCOL",
+    "add_safe_globals",
+    "clear_safe_globals",
+    "get_safe_globals",
+    "load",
+    "safe_globals",
+    "save",
+]
+
+DEFAULT_PROTOCOL = 2
+
+FileLike = str | os.PathLike | IO[bytes]
+
+
+def save(
+    obj: object,
+    f: FileLike,
+    pickle_module: Any = pickle,
+    pickle_protocol: int = DEFAULT_PROTOCOL,
+    _use_new_zipfile_serialization: bool = True,
+    _disable_byteorder_record: bool = False,
+) -> None:
+    """Save ``obj`` (tensors, Parameters, state_dicts, containers, numbers, strings) to a
+    path or a binary file object, as PyTorch's zip archive."""
+    if not _use_new_zipfile_serialization:
+        raise NotImplementedError(
+            "chainrule writes PyTorch's zip format only (_use_new_zipfile_serialization=True)"
+        )
+    storages = StorageTable()
+    buffer = io.BytesIO()
+    TorchPickler(buffer, storages, pickle_protocol).dump(obj)
+    with _opened(f, "wb") as stream:
+        writer = ArchiveWriter(stream, archive_name(f))
+        writer.write("data.pkl", buffer.getvalue())
+        writer.write(".format_version", b"1")
+        writer.write(".storage_alignment", b"64")
+        if not _disable_byteorder_record:
+            writer.write("byteorder", b"little")
+        for ref in storages.refs:
+            writer.write(f"data/{ref.key}", storage_bytes(ref), aligned=True)
+        writer.close()
+
+
+def load(
+    f: FileLike,
+    map_location: Any = None,
+    pickle_module: Any = None,
+    *,
+    weights_only: bool | None = None,
+    mmap: bool | None = None,
+    **pickle_load_args: Any,
+) -> Any:
+    """Load an object saved by ``torch.save`` (PyTorch's or chainrule's) from a path or a
+    binary file object, onto the CPU, running no code from the file."""
+    _check_map_location(map_location)
+    with _opened(f, "rb") as stream:
+        if not _is_zip(stream):
+            raise RuntimeError(
+                "chainrule reads PyTorch's zip format (torch.save's default since PyTorch "
+                "1.6); this file is not one (a legacy torch.save file, or not a PyTorch file)"
+            )
+        reader = ArchiveReader(stream)
+        big_endian = reader.has("byteorder") and reader.read("byteorder") == b"big"
+        cache: dict[str, Any] = {}
+
+        def load_storage(key: str, dt: Any, numel: int) -> Any:
+            if key not in cache:
+                cache[key] = read_storage(reader.read(f"data/{key}"), dt, numel, big_endian)
+            flat = cache[key]
+            if flat.size != numel or flat.dtype != dt.np:
+                raise pickle.UnpicklingError(
+                    f"storage {key} is named with {numel} elements of {dt} and also with "
+                    f"{flat.size} of another type (the file is damaged)"
+                )
+            return flat
+
+        data = reader.read("data.pkl")
+        try:
+            return WeightsUnpickler(io.BytesIO(data), load_storage).load()
+        except (EOFError, IndexError, ValueError, TypeError, AttributeError, KeyError) as exc:
+            raise pickle.UnpicklingError(
+                f"Weights only load failed: data.pkl is not a valid pickle of tensors and "
+                f"containers ({type(exc).__name__}: {exc})"
+            ) from exc
+
+
+def _check_map_location(map_location: Any) -> None:
+    """Accept what maps onto the CPU: None, 'cpu', a CPU device, a dict or a function."""
+    from .._tensor import check_device
+
+    if map_location is None or callable(map_location) or isinstance(map_location, dict):
+        return
+    check_device(map_location)
+
+
+def _is_zip(stream: IO[bytes]) -> bool:
+    start = stream.tell()
+    magic = stream.read(4)
+    stream.seek(start)
+    return magic == b"PK\x03\x04"
+
+
+@contextlib.contextmanager
+def _opened(f: FileLike, mode: str) -> Iterator[IO[bytes]]:
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, mode) as stream:
+            yield stream
+    else:
+        yield f
+
+
+def add_safe_globals(safe_globals: list[Any]) -> None:
+    """Allow these classes or functions (or ``(obj, "module.name")`` pairs) in files."""
+    for obj in safe_globals:
+        _user_globals[global_name(obj)] = obj[0] if isinstance(obj, tuple) else obj
+
+
+def get_safe_globals() -> list[Any]:
+    return list(_user_globals.values())
+
+
+def clear_safe_globals() -> None:
+    _user_globals.clear()
+
+
+@contextlib.contextmanager
+def safe_globals(safe_globals: list[Any]) -> Iterator[None]:
+    """Allow these globals while the block runs."""
+    saved = dict(_user_globals)
+    add_safe_globals(safe_globals)
+    try:
+        yield
+    finally:
+        _user_globals.clear()
+        _user_globals.update(saved)

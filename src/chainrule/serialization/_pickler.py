@@ -1,0 +1,99 @@
+"""Writing ``data.pkl`` as PyTorch writes it (pickle protocol 2): a tensor is a call of
+``torch._utils._rebuild_tensor_v2`` on a persistent storage reference
+``('storage', torch.FloatStorage, key, 'cpu', numel)``, a Parameter one of
+``torch._utils._rebuild_parameter``, a dtype the global ``torch.float32``. The globals are
+written by name, so the file names PyTorch's functions without chainrule importing torch."""
+
+from __future__ import annotations
+
+import pickle
+from collections import OrderedDict
+from typing import Any
+
+from .. import _dtypes
+from .._backend import xp
+from .._tensor import Size, Tensor, device
+from ._storages import STORAGE_OF, StorageRef, StorageTable
+
+
+class Global:
+    """A reference to ``module.name``, written as pickle's GLOBAL opcode."""
+
+    __slots__ = ("module", "name")
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+
+    def __call__(self, *args: Any) -> Any:  # pickle checks that a reduce function is callable
+        raise TypeError(f"{self.module}.{self.name} is a name written into a file, not a function")
+
+
+REBUILD_TENSOR = Global("torch._utils", "_rebuild_tensor_v2")
+REBUILD_PARAMETER = Global("torch._utils", "_rebuild_parameter")
+
+
+class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be extended
+    """A pickler that writes chainrule's tensors, dtypes, sizes and devices under
+    PyTorch's names, collecting the storages to write beside ``data.pkl``."""
+
+    dispatch = pickle._Pickler.dispatch.copy()
+
+    def __init__(self, file: Any, storages: StorageTable, protocol: int = 2) -> None:
+        super().__init__(file, protocol)
+        self.storages = storages
+
+    def persistent_id(self, obj: Any) -> Any:
+        if type(obj) is StorageRef:
+            return (
+                "storage",
+                Global("torch", STORAGE_OF[obj.dtype]),
+                obj.key,
+                "cpu",
+                obj.flat.size,
+            )
+        return None
+
+    def reducer_override(self, obj: Any) -> Any:
+        from ..nn.parameter import Buffer, Parameter
+
+        if isinstance(obj, Parameter):
+            return (REBUILD_PARAMETER, (_plain(obj, False), obj.requires_grad, OrderedDict()))
+        if isinstance(obj, Buffer):
+            return (REBUILD_TENSOR, self._tensor_args(_plain(obj, obj.requires_grad)))
+        if isinstance(obj, Tensor):
+            if type(obj) is not Tensor:
+                raise pickle.PicklingError(
+                    f"chainrule saves Tensor and Parameter objects, not the subclass "
+                    f"{type(obj).__name__}"
+                )
+            return (REBUILD_TENSOR, self._tensor_args(obj))
+        if type(obj) is Size:
+            return (Global("torch", "Size"), (tuple(obj),))
+        if type(obj) is device:
+            return (Global("torch", "device"), (str(obj),))
+        return NotImplemented
+
+    def _tensor_args(self, t: Tensor) -> tuple:
+        data = xp.asarray(t._data)
+        ref, offset, stride = self.storages.place(data, t._dtype)
+        return (ref, offset, tuple(data.shape), stride, t.requires_grad, OrderedDict())
+
+    def save_dtype(self, obj: _dtypes.dtype) -> None:
+        self.save_global_name("torch", obj.name, obj)
+
+    def save_marker(self, obj: Global) -> None:
+        self.save_global_name(obj.module, obj.name, obj)
+
+    def save_global_name(self, module: str, name: str, obj: Any) -> None:
+        self.write(pickle.GLOBAL + f"{module}\n{name}\n".encode())
+        self.memoize(obj)
+
+    dispatch[_dtypes.dtype] = save_dtype
+    dispatch[Global] = save_marker
+
+
+def _plain(t: Tensor, requires_grad: bool) -> Tensor:
+    """The tensor's data as a plain Tensor (same memory)."""
+    from .._tensor import _make
+
+    return _make(t._data, t._dtype, requires_grad)

@@ -1,0 +1,118 @@
+"""Tensors as PyTorch stores them: a storage (a flat run of elements, shared by every
+tensor that views it) plus an offset, a size and strides counted in elements."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _dtypes
+from .._backend import ndarray, xp
+
+# PyTorch's legacy storage class of each dtype, e.g. torch.FloatStorage for float32
+STORAGE_OF = {d: f"{d.scalar_name}Storage" for d in _dtypes.ALL}
+DTYPE_OF_STORAGE = {name: d for d, name in STORAGE_OF.items()}
+
+
+def root_of(a: ndarray) -> ndarray:
+    """The array that owns ``a``'s memory (following views back to their base)."""
+    while isinstance(a.base, ndarray):
+        a = a.base
+    return a
+
+
+def layout_in(a: ndarray, root: ndarray) -> tuple[int, tuple[int, ...]] | None:
+    """``a``'s offset and strides in elements of ``root``'s buffer, or None where they are
+    not whole non-negative multiples of the element size (save a contiguous copy then)."""
+    size = a.itemsize
+    if root.dtype != a.dtype or not root.flags.c_contiguous:
+        return None
+    start = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    if start < 0 or start % size or any(s < 0 or s % size for s in a.strides):
+        return None
+    return start // size, tuple(s // size for s in a.strides)
+
+
+class StorageRef:
+    """One storage to write: its key, dtype and the flat array of its elements."""
+
+    __slots__ = ("key", "dtype", "flat")
+
+    def __init__(self, key: str, dtype: Any, flat: ndarray) -> None:
+        self.key, self.dtype, self.flat = key, dtype, flat
+
+
+class StorageTable:
+    """The storages of one file, keyed "0", "1", ...: tensors over the same memory share one."""
+
+    def __init__(self) -> None:
+        self.by_root: dict[int, StorageRef] = {}
+        self.roots: list[ndarray] = []  # kept alive, so their ids stay unique while saving
+        self.refs: list[StorageRef] = []
+
+    def place(self, data: ndarray, dt: Any) -> tuple[StorageRef, int, tuple[int, ...]]:
+        """The storage ``data`` lives in, with its offset and strides there."""
+        root = root_of(data)
+        layout = layout_in(data, root) if root.dtype == data.dtype else None
+        if layout is None:  # a copy of its own: contiguous, offset 0
+            root = xp.ascontiguousarray(data).copy()
+            layout = (0, tuple(s // data.itemsize for s in root.strides))
+        ref = self.by_root.get(id(root))
+        if ref is None:
+            ref = StorageRef(str(len(self.refs)), dt, root.reshape(-1))
+            self.by_root[id(root)] = ref
+            self.roots.append(root)
+            self.refs.append(ref)
+        return ref, layout[0], layout[1]
+
+
+def storage_bytes(ref: StorageRef) -> bytes:
+    """The storage's elements as little-endian bytes."""
+    flat = ref.flat
+    if flat.dtype.byteorder == ">":
+        flat = flat.astype(flat.dtype.newbyteorder("<"))
+    return flat.tobytes()
+
+
+def read_storage(raw: bytes, dt: Any, numel: int, big_endian: bool = False) -> ndarray:
+    """A writable flat array of ``numel`` elements from a storage record, checked."""
+    expected = numel * dt.itemsize
+    if numel < 0 or len(raw) != expected:
+        raise RuntimeError(
+            f"storage has wrong byte size: expected {expected} bytes for {numel} elements of "
+            f"{dt}, the archive holds {len(raw)} (the file is damaged)"
+        )
+    np_dtype = dt.np.newbyteorder(">") if big_endian else dt.np
+    return xp.frombuffer(raw, dtype=np_dtype).astype(dt.np)
+
+
+def view_of(flat: ndarray, offset: int, size: tuple, stride: tuple) -> ndarray:
+    """The tensor ``(offset, size, stride)`` over a storage, sharing its memory; refuses
+    a view that would reach outside the storage."""
+    if not (
+        isinstance(offset, int)
+        and all(isinstance(s, int) for s in (*size, *stride))
+        and len(size) == len(stride)
+    ):
+        raise RuntimeError("invalid tensor metadata in the archive: sizes and strides must be ints")
+    if offset < 0 or any(s < 0 for s in size) or any(st < 0 for st in stride):
+        raise RuntimeError(
+            f"invalid tensor metadata in the archive: offset {offset}, size {size}, stride "
+            f"{stride} (negative values)"
+        )
+    numel = 1
+    for s in size:
+        numel *= s
+    if numel:
+        last = offset + sum((s - 1) * st for s, st in zip(size, stride, strict=True))
+        if last >= flat.size:
+            raise RuntimeError(
+                f"invalid tensor metadata in the archive: size {list(size)} and stride "
+                f"{list(stride)} at offset {offset} reach element {last} of a storage of "
+                f"{flat.size} elements"
+            )
+    item = flat.itemsize
+    return xp.lib.stride_tricks.as_strided(
+        flat[offset:] if numel else flat[:0],
+        shape=size,
+        strides=tuple(st * item for st in stride),
+    )

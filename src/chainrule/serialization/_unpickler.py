@@ -1,0 +1,197 @@
+"""Reading ``data.pkl`` without running code from it: a restricted unpickler whose only
+globals are the ones PyTorch's ``weights_only`` loader admits (tensor rebuild functions,
+storage types, dtypes, ``torch.Size``, ``torch.device``, ``OrderedDict``, ``Counter``,
+``set``, ``complex``, ``bytearray``, ``_codecs.encode`` for bytes) plus the ones the user
+allows (``add_safe_globals``). Any other global is refused with PyTorch's message, so a
+crafted ``__reduce__`` (``os.system``, ``eval``, ...) never runs."""
+
+from __future__ import annotations
+
+import _compat_pickle
+import builtins
+import codecs
+import io
+import pickle
+from collections import Counter, OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from .. import _dtypes
+from .._tensor import Size, Tensor, _make, device
+from ._storages import DTYPE_OF_STORAGE, view_of
+
+_LOAD_DOC = (
+    "Check the documentation of torch.load to learn more about types accepted by default "
+    "with weights_only https://pytorch.org/docs/stable/generated/torch.load.html."
+)
+
+_user_globals: dict[str, Any] = {}
+
+
+def global_name(obj: Any) -> str:
+    """``module.qualname`` of a class or function, as the pickle names it."""
+    if isinstance(obj, tuple):  # (obj, "module.name") as PyTorch accepts
+        return obj[1]
+    return f"{obj.__module__}.{obj.__qualname__}"
+
+
+class StorageType:
+    """A storage class named in the file (``torch.FloatStorage``): its dtype."""
+
+    __slots__ = ("dtype", "name")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.dtype = DTYPE_OF_STORAGE[name]
+
+    def __repr__(self) -> str:
+        return f"StorageType(dtype={self.dtype})"
+
+
+def _rebuild_tensor_v2(
+    storage: Any,
+    storage_offset: int,
+    size: tuple,
+    stride: tuple,
+    requires_grad: bool,
+    backward_hooks: Any,
+    metadata: Any = None,
+) -> Tensor:
+    """A tensor over ``storage`` (shared with every other tensor of the file that views it)."""
+    flat, dt = _storage(storage)
+    t = _make(view_of(flat, storage_offset, tuple(size), tuple(stride)), dt)
+    if requires_grad:
+        t.requires_grad_(bool(requires_grad))
+    return t
+
+
+def _rebuild_tensor(storage: Any, storage_offset: int, size: tuple, stride: tuple) -> Tensor:
+    return _rebuild_tensor_v2(storage, storage_offset, size, stride, False, None)
+
+
+def _rebuild_parameter(data: Tensor, requires_grad: bool, backward_hooks: Any) -> Any:
+    from ..nn.parameter import Parameter
+
+    return Parameter(_tensor(data), bool(requires_grad))
+
+
+def _rebuild_parameter_with_state(
+    data: Tensor, requires_grad: bool, backward_hooks: Any, state: Any
+) -> Any:
+    param = _rebuild_parameter(data, requires_grad, backward_hooks)
+    if state:
+        raise pickle.UnpicklingError(
+            "a Parameter with Python attributes: chainrule loads a Parameter's data and "
+            "requires_grad only"
+        )
+    return param
+
+
+def _rebuild_from_type_v2(func: Callable, new_type: Any, args: tuple, state: Any) -> Any:
+    from ..nn.parameter import Parameter
+
+    if new_type not in (Tensor, Parameter):
+        raise pickle.UnpicklingError(f"a tensor of type {new_type!r}: chainrule loads Tensor")
+    out = func(*args)
+    if state:
+        raise pickle.UnpicklingError(
+            "a tensor with Python attributes: chainrule loads a tensor's data only"
+        )
+    return out
+
+
+def _tensor(obj: Any) -> Tensor:
+    if not isinstance(obj, Tensor):
+        raise pickle.UnpicklingError(f"expected a tensor in the archive, got {type(obj).__name__}")
+    return obj
+
+
+def _storage(obj: Any) -> tuple[Any, Any]:
+    if not (isinstance(obj, tuple) and len(obj) == 2 and isinstance(obj[1], _dtypes.dtype)):
+        raise pickle.UnpicklingError("expected a storage in the archive")
+    return obj
+
+
+def _get_layout(name: str) -> str:
+    return name
+
+
+def _allowed() -> dict[str, Any]:
+    from ..nn.parameter import Parameter
+
+    allowed: dict[str, Any] = {
+        "collections.OrderedDict": OrderedDict,
+        "collections.Counter": Counter,
+        "torch.nn.parameter.Parameter": Parameter,
+        "torch.serialization._get_layout": _get_layout,
+        "torch.Size": Size,
+        "torch.Tensor": Tensor,
+        "torch.device": device,
+        "_codecs.encode": codecs.encode,
+        "builtins.bytearray": bytearray,
+        "builtins.set": builtins.set,
+        "builtins.complex": complex,
+        "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
+        "torch._utils._rebuild_tensor": _rebuild_tensor,
+        "torch._utils._rebuild_parameter": _rebuild_parameter,
+        "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
+        "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
+        "torch.strided": "strided",
+    }
+    for d in _dtypes.ALL:
+        allowed[f"torch.{d.name}"] = d
+    for name in DTYPE_OF_STORAGE:
+        allowed[f"torch.{name}"] = StorageType(name)
+    return allowed
+
+
+class WeightsUnpickler(pickle.Unpickler):
+    """The restricted unpickler: globals from the allowlist only, storages from the archive."""
+
+    def __init__(self, file: io.BytesIO, load_storage: Callable[[Any], Any]) -> None:
+        super().__init__(file, encoding="utf-8")
+        self.allowed = {**_allowed(), **_user_globals}
+        self.load_storage = load_storage
+
+    def find_class(self, module: str, name: str) -> Any:
+        # protocol 2 writes Python 2's names (``__builtin__.set``): map them as pickle does
+        if (module, name) in _compat_pickle.NAME_MAPPING:
+            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+        elif module in _compat_pickle.IMPORT_MAPPING:
+            module = _compat_pickle.IMPORT_MAPPING[module]
+        full = f"{module}.{name}"
+        if full in self.allowed:
+            return self.allowed[full]
+        raise pickle.UnpicklingError(_refusal(module, name))
+
+    def persistent_load(self, pid: Any) -> Any:
+        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
+            raise pickle.UnpicklingError(f"unsupported persistent id in the archive: {pid!r}")
+        _, kind, key, _location, numel = pid
+        if not isinstance(kind, StorageType):
+            raise pickle.UnpicklingError(
+                f"unsupported storage type in the archive: {kind!r} (chainrule reads typed "
+                "storages of its dtypes)"
+            )
+        if not (isinstance(key, str) and isinstance(numel, int)):
+            raise pickle.UnpicklingError("invalid storage reference in the archive")
+        return self.load_storage(key, kind.dtype, numel), kind.dtype
+
+
+def _refusal(module: str, name: str) -> str:
+    blocked = module in ("os", "posix", "nt", "subprocess", "sys", "builtins", "shutil")
+    if blocked:
+        why = f"Trying to load unsupported GLOBAL {module}.{name} whose module {module} is blocked."
+    else:
+        why = (
+            f"Unsupported global: GLOBAL {module}.{name} was not an allowed global by default. "
+            f"Please use `torch.serialization.add_safe_globals([{name}])` or the "
+            f"`torch.serialization.safe_globals([{name}])` context manager to allowlist this "
+            "global if you trust this class/function."
+        )
+    return (
+        "Weights only load failed. chainrule loads only tensors, containers, numbers, "
+        "strings and the globals you allow; it never runs code from a file (it has no "
+        "weights_only=False).\n\n"
+        f"WeightsUnpickler error: {why}\n\n{_LOAD_DOC}"
+    )

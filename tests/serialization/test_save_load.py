@@ -1,0 +1,217 @@
+"""torch.save / torch.load in PyTorch's zip format, both ways with the real PyTorch: what
+chainrule saves, torch loads (with ``weights_only=True``, its default), and what torch
+saves, chainrule loads; views share memory again after loading; state_dicts move between
+the two libraries' modules."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections import Counter, OrderedDict
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+from oracle import to_numpy
+
+
+def checkpoint(L):
+    """A checkpoint with what real ones hold: tensors of several dtypes, views of one
+    tensor, a Parameter, a state_dict, numbers, strings, bytes, sets, dtypes, sizes."""
+    x = L.arange(12.0, dtype=L.float64).reshape(3, 4)
+    return {
+        "x": x,
+        "row": x[1],
+        "col": x[:, 2],
+        "xt": x.t(),
+        "p": L.nn.Parameter(L.linspace(0, 1, 5)),
+        "frozen": L.nn.Parameter(L.ones(2, 2), requires_grad=False),
+        "leaf": L.tensor([1.0, -2.0], requires_grad=True),
+        "f16": L.tensor([0.5, 1.5], dtype=L.float16),
+        "i64": L.tensor([[1, -2], [3, 4]]),
+        "i32": L.tensor([7], dtype=L.int32),
+        "u8": L.tensor([0, 255], dtype=L.uint8),
+        "flags": L.tensor([True, False]),
+        "scalar": L.tensor(3.25),
+        "empty": L.zeros(0, 3),
+        "state": OrderedDict([("weight", L.ones(2, 3)), ("bias", L.zeros(2))]),
+        "epoch": 7,
+        "lr": 1e-3,
+        "name": "model",
+        "blob": b"\x00\xff",
+        "tags": {1, 2},
+        "counts": Counter("aab"),
+        "z": 1 + 2j,
+        "dtype": L.float32,
+        "shape": L.Size([2, 3]),
+        "nested": [(L.ones(1), {"deep": L.zeros(2, dtype=L.int64)})],
+    }
+
+
+def assert_same_checkpoint(got, want):
+    """Structures, types, values, dtypes and requires_grad equal, across the libraries."""
+    if isinstance(want, (torch.Tensor, cr.Tensor)):
+        assert isinstance(got, (torch.Tensor, cr.Tensor))
+        assert str(got.dtype) == str(want.dtype)
+        assert tuple(got.shape) == tuple(want.shape)
+        assert got.requires_grad == want.requires_grad
+        assert type(got).__name__ == type(want).__name__  # Tensor or Parameter
+        np.testing.assert_array_equal(to_numpy(got), to_numpy(want))
+    elif isinstance(want, dict):
+        assert type(got).__name__ == type(want).__name__
+        assert list(got) == list(want)
+        for k in want:
+            assert_same_checkpoint(got[k], want[k])
+    elif isinstance(want, (list, tuple)) and type(want).__name__ != "Size":
+        assert type(got) is type(want) and len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            assert_same_checkpoint(g, w)
+    else:
+        assert str(got) == str(want) and type(got).__name__ == type(want).__name__
+
+
+def saved_by(L, obj, where=None):
+    buffer = io.BytesIO() if where is None else where
+    L.save(obj, buffer)
+    if where is None:
+        buffer.seek(0)
+    return buffer
+
+
+@pytest.mark.parametrize("direction", ["chainrule to torch", "torch to chainrule"])
+def test_a_checkpoint_moves_between_the_libraries(direction):
+    src, dst = (cr, torch) if direction == "chainrule to torch" else (torch, cr)
+    original = checkpoint(src)
+    loaded = dst.load(saved_by(src, original))
+    assert_same_checkpoint(loaded, checkpoint(dst))
+
+
+@pytest.mark.parametrize("loader", [torch, cr])
+def test_views_share_memory_after_loading(loader):
+    for saver in (torch, cr):
+        loaded = loader.load(saved_by(saver, checkpoint(saver)))
+        with loader.no_grad():
+            loaded["x"][1, 2] = 100.0
+        assert loaded["row"][2].item() == 100.0
+        assert loaded["col"][1].item() == 100.0
+        assert loaded["xt"][2, 1].item() == 100.0
+
+
+def test_storages_are_written_once_and_aligned():
+    x = cr.arange(6.0).reshape(2, 3)
+    buffer = saved_by(cr, {"x": x, "row": x[1], "t": x.t()})
+    archive = zipfile.ZipFile(buffer)
+    names = archive.namelist()
+    assert [n for n in names if "/data/" in n] == ["archive/data/0"]
+    assert names[0] == "archive/data.pkl"
+    assert {"archive/byteorder", "archive/version", "archive/.format_version"} <= set(names)
+    info = archive.getinfo("archive/data/0")
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    assert start % 64 == 0
+    buffer.seek(0)
+    loaded = torch.load(buffer, mmap=False)
+    assert loaded["row"].untyped_storage().data_ptr() == loaded["x"].untyped_storage().data_ptr()
+
+
+def test_paths_and_file_objects(tmp_path):
+    path = tmp_path / "model.pt"
+    cr.save({"w": cr.ones(2)}, path)
+    assert zipfile.ZipFile(path).namelist()[0] == "model/data.pkl"
+    assert torch.load(path)["w"].tolist() == [1.0, 1.0]
+    with open(path, "rb") as f:
+        assert cr.load(f)["w"].tolist() == [1.0, 1.0]
+    assert cr.load(str(path))["w"].tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    "map_location",
+    [None, "cpu", cr.device("cpu"), {"cuda:0": "cpu"}, lambda storage, loc: storage],
+    ids=["none", "str", "device", "dict", "callable"],
+)
+def test_map_location_onto_the_cpu(map_location):
+    buffer = saved_by(torch, {"w": torch.ones(2)})
+    assert cr.load(buffer, map_location=map_location)["w"].tolist() == [1.0, 1.0]
+
+
+def test_map_location_cuda_raises_torch_s_error():
+    buffer = saved_by(cr, {"w": cr.ones(2)})
+    with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+        cr.load(buffer, map_location="cuda")
+
+
+def linear_pair():
+    t = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.ParameterList([torch.ones(1)]))
+    return t
+
+
+class TinyTorch(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(3, 4, dtype=torch.float64))
+        self.bias = torch.nn.Parameter(torch.randn(3, dtype=torch.float64))
+        self.register_buffer("running", torch.arange(3.0, dtype=torch.float64))
+
+
+class TinyChainrule(cr.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = cr.nn.Parameter(cr.randn(3, 4, dtype=cr.float64))
+        self.bias = cr.nn.Parameter(cr.randn(3, dtype=cr.float64))
+        self.register_buffer("running", cr.arange(3.0, dtype=cr.float64))
+
+
+@pytest.mark.parametrize("direction", ["chainrule to torch", "torch to chainrule"])
+def test_a_state_dict_loads_into_the_other_library_s_module(direction):
+    ours, theirs = TinyChainrule(), TinyTorch()
+    (src, src_lib), (dst, dst_lib) = (
+        ((ours, cr), (theirs, torch))
+        if direction == "chainrule to torch"
+        else ((theirs, torch), (ours, cr))
+    )
+    result = dst.load_state_dict(dst_lib.load(saved_by(src_lib, src.state_dict())))
+    assert not result.missing_keys and not result.unexpected_keys
+    for k, v in src.state_dict().items():
+        np.testing.assert_array_equal(to_numpy(dst.state_dict()[k]), to_numpy(v))
+
+
+def test_safe_globals_admit_a_class_the_user_trusts():
+    import argparse
+
+    buffer = saved_by(torch, {"args": argparse.Namespace(lr=0.1)})
+    with pytest.raises(Exception, match="add_safe_globals"):
+        cr.load(io.BytesIO(buffer.getvalue()))
+    with cr.serialization.safe_globals([argparse.Namespace]):
+        loaded = cr.load(io.BytesIO(buffer.getvalue()))
+    assert loaded["args"].lr == 0.1
+    assert cr.serialization.get_safe_globals() == []
+    cr.serialization.add_safe_globals([argparse.Namespace])
+    try:
+        assert cr.load(io.BytesIO(buffer.getvalue()))["args"].lr == 0.1
+    finally:
+        cr.serialization.clear_safe_globals()
+
+
+def test_weights_only_false_still_runs_no_code():
+    buffer = saved_by(torch, {"w": torch.ones(1)})
+    assert cr.load(buffer, weights_only=False)["w"].tolist() == [1.0]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda L: L.ones(2, 3, requires_grad=True),
+        lambda L: L.tensor([1, 2], dtype=L.int16),
+        lambda L: L.nn.Parameter(L.zeros(2)),
+        lambda L: L.arange(6.0).reshape(2, 3).t(),
+    ],
+)
+def test_pickling_a_tensor_round_trips(make):
+    import pickle
+
+    t = make(cr)
+    back = pickle.loads(pickle.dumps(t))
+    assert type(back) is type(t) and back.dtype == t.dtype
+    assert back.requires_grad == t.requires_grad
+    np.testing.assert_array_equal(back.detach().numpy(), t.detach().numpy())
