@@ -161,6 +161,7 @@ TORCH_GAP_EXAMPLES = {
     "_embedding_bag": lambda L, x: L.nn.functional.embedding_bag(
         L.tensor([0, 2, 1]), x, L.tensor([0, 1])
     ),
+    "_weight_norm_interface": lambda L, x: L._weight_norm(x, L.ones(3, 1, dtype=x.dtype), 0),
 }
 
 
