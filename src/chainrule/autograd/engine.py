@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from .._backend import loud, ndarray, quiet
+from .._backend import loud, ndarray, quiet, xp
 from . import grad_mode
 from .anomaly_mode import _anomaly, check_gradients
 from .graph import AccumulateGrad, Node
@@ -53,7 +53,7 @@ def run_backward(
         buf = buffers.get(node)
         if buf is None:
             buf = buffers[node] = [None] * node.n_outputs
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
+        buf[nr] = g if buf[nr] is None else _sum(buf[nr], g)
     ready = [n for n in buffers if deps[n] == 0]
     ready.reverse()
     prev_enabled = _state.enabled
@@ -119,7 +119,7 @@ def run_backward(
                         buffers[nxt] = [g] if nxt.n_outputs == 1 else _slot(nxt.n_outputs, nr, g)
                     else:
                         old = buf[nr]
-                        buf[nr] = g if old is None else old + g
+                        buf[nr] = g if old is None else _sum(old, g)
                 d = deps[nxt] - 1
                 if d:
                     deps[nxt] = d
@@ -182,6 +182,13 @@ def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
                 deps[nxt] = 1
                 stack.append(nxt)
     return deps
+
+
+def _sum(a: Any, b: Any) -> Any:
+    """Two gradients of one output added (an array stays an array: NumPy makes a scalar of
+    0-d arithmetic, and a later VJP may write into the sum)."""
+    total = a + b
+    return xp.asarray(total) if isinstance(total, xp.generic) else total
 
 
 def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:

@@ -295,8 +295,10 @@ class Op:
         for a in args:
             if isinstance(a, Tensor):
                 return self._apply(args, params)
-        # No tensor: a VJP running on arrays. Just the forward.
-        return self.forward(*args, **params)
+        # No tensor: a VJP running on arrays. Just the forward (a NumPy scalar, which NumPy
+        # makes of 0-d arithmetic, becomes a 0-d array: later ops may write into it).
+        out = self.forward(*args, **params)
+        return xp.asarray(out) if isinstance(out, xp.generic) else out
 
     def _apply(self, args: tuple, params: dict) -> Tensor:
         """Run the forward on the inputs' arrays and, when grad is needed, record a node."""

@@ -106,6 +106,7 @@ from .transformer import TransformerDecoder  # noqa: E402
 from .transformer import TransformerDecoderLayer  # noqa: E402
 from .transformer import TransformerEncoder  # noqa: E402
 from .transformer import TransformerEncoderLayer  # noqa: E402
+
 # isort: on
 # ----- end attention and transformers (nn-transformer) -----
 # ----- nn-rnn: recurrent layers -----
