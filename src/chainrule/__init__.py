@@ -19,6 +19,7 @@ from . import (  # noqa: E402, F401
     ops,  # noqa: E402, F401  (every op family: defines and registers the ops)
     serialization,  # torch.serialization: save and load in PyTorch's format
     special,  # torch.special
+    utils,  # torch.utils: hooks, data
 )
 from ._creation import (  # noqa: E402, F401
     BoolTensor,
@@ -101,6 +102,10 @@ from .serialization.safetensors import load_safetensors, save_safetensors  # noq
 # chainrule.*, the Tensor methods and operators, chainrule.linalg, chainrule.special and
 # chainrule.nn.functional, from the name table (api/table.py)
 api.install()
+
+from .utils import data as _utils_data  # noqa: E402  (torch.utils.data, after the ops)
+
+del _utils_data
 
 __version__ = "0.1.0"
 

@@ -24,14 +24,44 @@ _seed = [_first_seed]
 
 
 class Generator:
-    """A random generator; ``chainrule.default_generator`` is the global one."""
+    """A random generator; ``chainrule.default_generator`` is the global one.
+
+    A ``Generator()`` of one's own holds its own stream (PyTorch's default seed until
+    ``manual_seed``); ``default_generator`` drives the global stream.
+    """
+
+    def __init__(self, device: Any = "cpu") -> None:
+        self._own_seed = 67280421310721
+        self._own_rng: Any = None
+
+    @property
+    def _rng(self) -> Any:
+        if self is default_generator:
+            return _gen[0]
+        if self._own_rng is None:
+            self._own_rng = xp.random.default_rng(self._own_seed & 0xFFFFFFFFFFFFFFFF)
+        return self._own_rng
 
     def manual_seed(self, seed: int) -> Generator:
-        manual_seed(seed)
+        if self is default_generator:
+            manual_seed(seed)
+        else:
+            self._own_seed = int(seed)
+            self._own_rng = xp.random.default_rng(self._own_seed & 0xFFFFFFFFFFFFFFFF)
         return self
 
+    def seed(self) -> int:
+        s = int(xp.random.SeedSequence().entropy) & 0xFFFFFFFFFFFFFFFF
+        self.manual_seed(s)
+        return s
+
     def initial_seed(self) -> int:
-        return _seed[0]
+        return _seed[0] if self is default_generator else self._own_seed
+
+
+def _rng_of(generator: Generator | None) -> Any:
+    """The NumPy stream behind ``generator`` (the global one for ``None``)."""
+    return _gen[0] if generator is None else generator._rng
 
 
 default_generator = Generator()
@@ -144,7 +174,7 @@ def randint(
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
-    arr = _gen[0].integers(low, high, size=tuple(size)).astype(dt.np)
+    arr = _rng_of(generator).integers(low, high, size=tuple(size)).astype(dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
@@ -158,4 +188,4 @@ def randperm(
 ) -> Tensor:
     """A random permutation of 0..n-1 (int64)."""
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.int64
-    return _make(_gen[0].permutation(n).astype(dt.np), dt)
+    return _make(_rng_of(generator).permutation(n).astype(dt.np), dt)
