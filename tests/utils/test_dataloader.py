@@ -301,3 +301,18 @@ def test_iterable_dataset_option_errors(options):
     with pytest.raises(ValueError) as ours:
         cdata.DataLoader(Shards.make(chainrule), **options)
     assert str(ours.value).split(", but")[0] == str(theirs.value).split(", but")[0]
+
+
+def test_timeout_needs_workers_as_in_torch():
+    with pytest.raises(AssertionError) as theirs:
+        iter(tdata.DataLoader(range(3), timeout=1))
+    with pytest.raises(AssertionError) as ours:
+        iter(cdata.DataLoader(range(3), timeout=1))
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_worker_info_is_read_only():
+    info = cdata.WorkerInfo(id=0, num_workers=1, seed=3, dataset=None)
+    assert repr(info) == "WorkerInfo(id=0, num_workers=1, seed=3, dataset=None)"
+    with pytest.raises(RuntimeError, match="Cannot assign attributes to WorkerInfo objects"):
+        info.id = 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import queue
 import random
 import sys
@@ -140,6 +141,7 @@ def worker_loop(
 ) -> None:
     """Fetch batches for the indices that arrive on ``index_queue`` until told to stop (None)."""
     global _worker_info
+    parent = os.getppid()
     try:
         seed = base_seed + worker_id
         _seed_worker(seed, worker_id)
@@ -157,6 +159,8 @@ def worker_loop(
             try:
                 task = index_queue.get(timeout=5.0)
             except queue.Empty:
+                if os.getppid() != parent:  # the main process is gone
+                    break
                 continue
             if task is None:
                 break

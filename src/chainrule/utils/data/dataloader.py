@@ -212,6 +212,8 @@ class _BaseIter:
 class _SingleProcessIter(_BaseIter):
     def __init__(self, loader: DataLoader) -> None:
         super().__init__(loader)
+        if loader.timeout != 0:
+            raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
         kind = _worker.IterableFetcher if loader._iterable else _worker.MapFetcher
         self._fetcher = kind(
             loader.dataset, loader._auto_collation, loader.collate_fn, loader.drop_last
