@@ -140,6 +140,93 @@ def cnn_lib(lib):
     return run
 
 
+# ----- 3. an LSTM train step (nn-rnn) --------------------------------------------------------
+
+LSTM_T, LSTM_B, LSTM_IN, LSTM_H = 32, 16, 64, 128
+
+
+def lstm_lib(lib, x_np, weights):
+    """nn.LSTM(64, 128) on a (32, 16, 64) input, the mean of squares of its output, backward."""
+    lstm = lib.nn.LSTM(LSTM_IN, LSTM_H)
+    with lib.no_grad():
+        for p, w in zip(lstm.parameters(), weights):
+            p.copy_(lib.from_numpy(w))
+    x = lib.from_numpy(x_np)
+
+    def run():
+        lstm.zero_grad()
+        out, _ = lstm(x)
+        (out * out).mean().backward()
+        return lstm.weight_hh_l0.grad
+
+    return run
+
+
+def lstm_numpy(x_np, weights):
+    """The same step by hand: the gates of all steps in one product, one product per step
+    forward and backward, the weight gradients in one product each."""
+    w_ih, w_hh, b_ih, b_hh = weights
+    T, B, n = LSTM_T, LSTM_B, LSTM_H
+
+    def run():
+        xw = (x_np.reshape(T * B, -1) @ w_ih.T + (b_ih + b_hh)).reshape(T, B, 4 * n)
+        h = np.zeros((B, n), np.float32)
+        c = np.zeros((B, n), np.float32)
+        hs, cs, acts = [], [], []
+        for t in range(T):
+            a = xw[t] + h @ w_hh.T
+            s = 1 / (1 + np.exp(-a))
+            s[:, 2 * n : 3 * n] = np.tanh(a[:, 2 * n : 3 * n])
+            c = s[:, n : 2 * n] * c + s[:, :n] * s[:, 2 * n : 3 * n]
+            h = s[:, 3 * n :] * np.tanh(c)
+            hs.append(h)
+            cs.append(c)
+            acts.append(s)
+        out = np.stack(hs)
+        g_out = 2 * out / out.size
+        g_h = np.zeros((B, n), np.float32)
+        g_c = np.zeros((B, n), np.float32)
+        g_a = np.empty((T, B, 4 * n), np.float32)
+        for t in reversed(range(T)):
+            s = acts[t]
+            i, f, g, o = s[:, :n], s[:, n : 2 * n], s[:, 2 * n : 3 * n], s[:, 3 * n :]
+            g_h = g_h + g_out[t]
+            tc = np.tanh(cs[t])
+            g_c = g_c + g_h * o * (1 - tc * tc)
+            c_prev = cs[t - 1] if t else np.zeros_like(c)
+            g_a[t, :, :n] = g_c * g * i * (1 - i)
+            g_a[t, :, n : 2 * n] = g_c * c_prev * f * (1 - f)
+            g_a[t, :, 2 * n : 3 * n] = g_c * i * (1 - g * g)
+            g_a[t, :, 3 * n :] = g_h * tc * o * (1 - o)
+            g_c = g_c * f
+            g_h = g_a[t] @ w_hh
+        h_prev = np.concatenate([np.zeros((1, B, n), np.float32), out[:-1]])
+        flat = g_a.reshape(T * B, 4 * n)
+        g_bias = flat.sum(0)  # noqa: F841 - computed as the others compute it
+        g_w_ih = flat.T @ x_np.reshape(T * B, -1)  # noqa: F841
+        return flat.T @ h_prev.reshape(T * B, n)
+
+    return run
+
+
+def lstm_row(repeat: int) -> tuple:
+    """chainrule, PyTorch and NumPy times of one LSTM train step, in ms."""
+    r = np.random.default_rng(0)
+    x_np = r.standard_normal((LSTM_T, LSTM_B, LSTM_IN)).astype(np.float32)
+    k = 1 / np.sqrt(LSTM_H)
+    shapes = [(4 * LSTM_H, LSTM_IN), (4 * LSTM_H, LSTM_H), (4 * LSTM_H,), (4 * LSTM_H,)]
+    weights = [r.uniform(-k, k, s).astype(np.float32) for s in shapes]
+    t = race(
+        {
+            "cr": lstm_lib(chainrule, x_np, weights),
+            "pt": lstm_lib(torch, x_np, weights) if torch else None,
+            "np": lstm_numpy(x_np, weights),
+        },
+        3 * repeat,
+    )
+    return ("LSTM train step, seq 32, batch 16, 64 -> 128 (ms)", *(t[k] * 1e3 for k in t))
+
+
 def peak_bytes(fn) -> int:
     """Peak memory NumPy allocates during ``fn`` (tracemalloc sees NumPy's buffers)."""
     gc.collect()
@@ -204,6 +291,7 @@ def main() -> int:
         2,
     )
     rows.append(("tiny-op chain, 200,000 ops, fwd+bwd (s)", t["cr"], t["pt"], t["np"]))
+    rows.append(lstm_row(repeat))
 
     lines = [
         "| benchmark | chainrule | PyTorch | NumPy | chainrule / PyTorch | chainrule / NumPy |",

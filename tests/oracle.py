@@ -523,6 +523,7 @@ KNOWN_TORCH_FORWARD_GAPS = {
     "multi_margin_loss": "nn.functional.multi_margin_loss",
     "multilabel_margin_loss_forward": "nn.functional.multilabel_margin_loss",
     "_pdist_forward": "nn.functional.pdist",
+    "_cdist_forward": "torch.cdist (its VJP: finite differences)",
     "_embedding_bag": "nn.functional.embedding_bag",
     "_scaled_dot_product_flash_attention_for_cpu": "scaled_dot_product_attention, 4-D inputs",
     "_ctc_loss": "nn.functional.ctc_loss",

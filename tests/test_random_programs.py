@@ -11,7 +11,15 @@ so far); the recorded steps are then replayed on chainrule and on a fresh PyTorc
 Domains are kept safe by construction (log of |x| + 1, division by x² + 1, exp of tanh x),
 so every value stays finite.
 
-A second test runs smooth programs on mixed float32/float64 inputs: every value's dtype
+Programs also index (integers, slices, None and Ellipsis, boolean masks, index tensors)
+and write through indices (``y[key] = value``, ``index_put_`` with accumulation). Further
+tests run the same programs through ``autograd.grad`` over all inputs, a backward kept
+with ``retain_graph`` and repeated, and a second derivative through ``create_graph``; and
+programs that modify a value in place after an op saved it, where chainrule must raise
+exactly when PyTorch does. Hypothesis shrinks a failing program to a minimal one, printed
+step by step (``Program.__repr__``).
+
+A last test runs smooth programs on mixed float32/float64 inputs: every value's dtype
 and every gradient's dtype must be PyTorch's, the values equal to float32 accuracy.
 """
 
@@ -24,7 +32,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import chainrule as cr
-from oracle import assert_same, relative_atol
+from oracle import assert_same, relative_atol, to_numpy
 
 
 def F(lib):
@@ -155,6 +163,82 @@ def _draw_dim(draw, ndim: int) -> int:
     return draw(st.integers(-ndim, ndim - 1))
 
 
+# ----- indexing: keys are drawn as plain descriptions and built per library ---------------
+
+
+def _draw_positions(draw, n: int, unique: bool) -> list[int]:
+    """Up to 4 positions along a dimension of size n (negative ones too)."""
+    if n == 0:
+        return []
+    idx = draw(st.lists(st.integers(-n, n - 1), max_size=4))
+    if unique:
+        seen: dict[int, int] = {}
+        for k in idx:
+            seen.setdefault(k % n, k)
+        idx = list(seen.values())
+    return idx
+
+
+def _draw_key(draw, shape: tuple, unique: bool = False) -> list:
+    """A key for ``x[key]``: basic (ints, slices, None, Ellipsis), a boolean mask of x,
+    or one or two index tensors (for writes, without repeated positions)."""
+    ndim = len(shape)
+    choice = draw(st.sampled_from(["basic", "basic", "mask", "long", "long2"]))
+    if choice == "mask":
+        return [("mask",)]
+    if ndim == 0:
+        return [draw(st.sampled_from([("ellipsis",), ("none",)]))]
+    if choice == "long" or (choice == "long2" and ndim < 2):
+        return [("long", _draw_positions(draw, shape[0], unique))]
+    if choice == "long2":
+        rows = _draw_positions(draw, shape[0], unique)
+        cols = [draw(st.integers(-shape[1], shape[1] - 1)) for _ in rows] if shape[1] else []
+        if not shape[1]:
+            rows = []
+        return [("long", rows), ("long", cols)]
+    key: list = []
+    for d in range(draw(st.integers(1, ndim))):
+        n = shape[d]
+        if n and draw(st.booleans()):
+            key.append(("int", draw(st.integers(-n, n - 1))))
+        else:
+            start = draw(st.integers(0, n))
+            key.append(("slice", start, draw(st.integers(start, n)), draw(st.integers(1, 3))))
+    if draw(st.booleans()):
+        key.insert(draw(st.integers(0, len(key))), ("none",))
+    if len(key) < ndim and draw(st.booleans()):
+        key.append(("ellipsis",))
+    return key
+
+
+def _build_key(L, x, key: list):
+    def item(k):
+        if k[0] == "int":
+            return k[1]
+        if k[0] == "slice":
+            return slice(k[1], k[2], k[3])
+        if k[0] == "none":
+            return None
+        if k[0] == "ellipsis":
+            return ...
+        if k[0] == "mask":
+            return x > 0
+        return L.tensor(k[1], dtype=L.long)
+
+    return tuple(item(k) for k in key)
+
+
+def _index_put(L, y, key: list, value, how: str):
+    """Write ``value`` into a copy of y at ``key``: assignment or index_put_."""
+    y = y * 1
+    built = _build_key(L, y, key)
+    if how == "assign":
+        y[built] = value
+    else:
+        y.index_put_(built, value, accumulate=True)
+    return y
+
+
 class Program:
     """Steps recorded while drawing: each maps the value list to a new value."""
 
@@ -181,7 +265,7 @@ def _step(draw, prog: Program, values: list, xs: list):
     i = draw(st.integers(0, len(values) - 1))
     x = values[i]
     kinds = ["unary", "unary", "binary", "binary", "reduce", "reduce_more", "dim_op", "shape"]
-    kinds.append("inplace")
+    kinds += ["inplace", "index", "index_put"]
     if x.ndim >= 1:
         kinds += ["matmul", "view_inplace"]
     kind = draw(st.sampled_from(kinds))
@@ -225,6 +309,29 @@ def _step(draw, prog: Program, values: list, xs: list):
         j = draw(st.integers(0, len(values) - 1))
         step = lambda L, v, _, i=i, j=j, key=key, op=op, a=assign: _through_view(  # noqa: E731
             v[i], key, op, v[j], a
+        )
+    elif kind == "index":
+        key = _draw_key(draw, tuple(x.shape))
+        step = lambda L, v, _, i=i, key=key: v[i][_build_key(L, v[i], key)]  # noqa: E731
+    elif kind == "index_put":
+        accumulate = draw(st.booleans())
+        key = _draw_key(draw, tuple(x.shape), unique=not accumulate)
+        if accumulate and key[0][0] != "long":
+            key = [("long", _draw_positions(draw, x.shape[0], False))] if x.ndim else key
+            accumulate = bool(x.ndim)
+        target = tuple(x[_build_key(torch, x, key)].shape)
+        j = draw(st.integers(0, len(values) - 1))
+        try:
+            fits = np.broadcast_shapes(tuple(values[j].shape), target) == target
+        except ValueError:
+            fits = False
+        how = "accumulate" if accumulate else "assign"
+        if fits and draw(st.booleans()):
+            value = lambda L, v, j=j: v[j].tanh()  # noqa: E731
+        else:
+            value = lambda L, v, j=j: v[j].sum().tanh()  # noqa: E731
+        step = lambda L, v, _, i=i, key=key, val=value, how=how: _index_put(  # noqa: E731
+            L, v[i], key, val(L, v), how
         )
     elif kind == "reduce":
         op = draw(st.sampled_from(["sum", "mean", "sum_all", "mean_all"]))
@@ -279,7 +386,8 @@ def _step(draw, prog: Program, values: list, xs: list):
     xs.extend(
         torch.tensor(a, requires_grad=True) for a in prog.inputs[len(xs) :]
     )  # a new weight, if the step added one
-    names = {k: v for k, v in locals().items() if k in ("name", "op", "dim", "key", "assign", "f")}
+    shown = ("name", "op", "dim", "key", "assign", "f", "how")
+    names = {k: v for k, v in locals().items() if k in shown}
     prog.text.append(f"v{len(values)} = {kind}(v{i}, {names})")
     values.append(step(torch, values, xs))
     prog.steps.append(step)
@@ -303,7 +411,7 @@ def programs(draw):
     return prog, seed
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=800, deadline=None)
 @given(case=programs())
 def test_random_programs_agree_with_torch(case):
     prog, seed = case
@@ -323,6 +431,140 @@ def test_random_programs_agree_with_torch(case):
         assert str(c.grad.dtype) == "torch.float64"
         what = f"gradient of input {k}"
         assert_same(c.grad, t.grad, what, rtol=1e-9, atol=relative_atol(t.grad, 1e-10))
+
+
+# ----- the same programs through autograd.grad, retain_graph and create_graph ------------------
+
+
+def _grads(lib, out, xs, g, **kwargs):
+    return lib.autograd.grad(out, xs, lib.tensor(g), allow_unused=True, **kwargs)
+
+
+def _assert_grads(c_grads, t_grads, what: str) -> None:
+    for k, (c, t) in enumerate(zip(c_grads, t_grads, strict=True)):
+        if t is None:
+            assert c is None, f"{what} {k}: torch has none"
+            continue
+        assert c is not None, f"{what} {k}: chainrule has none"
+        assert c.requires_grad == t.requires_grad, f"{what} {k}: requires_grad"
+        assert_same(c, t, f"{what} {k}", rtol=1e-8, atol=relative_atol(t, 1e-9))
+
+
+@settings(max_examples=600, deadline=None)
+@given(case=programs(), mode=st.sampled_from(["grad", "retain_twice", "second_order"]))
+def test_random_programs_grad_retain_and_second_order_agree_with_torch(case, mode):
+    """``autograd.grad`` over every input; backward twice with ``retain_graph`` (the
+    gradients accumulate); and a second derivative: the gradients, taken with
+    ``create_graph``, dotted with fixed weights and differentiated again."""
+    prog, seed = case
+    t_xs, t_out = prog.run(torch)
+    c_xs, c_out = prog.run(cr)
+    g = np.random.default_rng(seed + 1).standard_normal(tuple(t_out.shape))
+    if mode == "retain_twice":
+        for lib, out in ((torch, t_out), (cr, c_out)):
+            out.backward(lib.tensor(g), retain_graph=True)
+            out.backward(lib.tensor(g))
+        _assert_grads([x.grad for x in c_xs], [x.grad for x in t_xs], "twice, input")
+        return
+    create = mode == "second_order"
+    t_grads = _grads(torch, t_out, t_xs, g, create_graph=create)
+    c_grads = _grads(cr, c_out, c_xs, g, create_graph=create)
+    _assert_grads(c_grads, t_grads, "autograd.grad, input")
+    if not create:
+        return
+    r = np.random.default_rng(seed + 2)
+    weights = [r.standard_normal(tuple(x.shape)) for x in t_xs]
+
+    def dot(lib, grads):
+        terms = [(gr * lib.tensor(w)).sum() for gr, w in zip(grads, weights, strict=True)]
+        terms = [t for t in terms if t.requires_grad]
+        return sum(terms[1:], terms[0]) if terms else None
+
+    t_s = dot(torch, [gr if gr is not None else torch.zeros(()) for gr in t_grads])
+    c_s = dot(cr, [gr if gr is not None else cr.zeros(()) for gr in c_grads])
+    assert (c_s is None) == (t_s is None), "whether the gradients depend on the inputs"
+    if t_s is None:
+        return
+    try:
+        t_second = torch.autograd.grad(t_s, t_xs, allow_unused=True)
+    except NotImplementedError:  # torch lacks this double backward; chainrule may have it
+        return
+    c_second = cr.autograd.grad(c_s, c_xs, allow_unused=True)
+    for k, (c, t) in enumerate(zip(c_second, t_second, strict=True)):
+        if t is None or c is None:  # unused in one graph, zeros in the other: compare values
+            t = torch.zeros(t_xs[k].shape, dtype=torch.float64) if t is None else t
+            c = cr.zeros(tuple(c_xs[k].shape), dtype=cr.float64) if c is None else c
+        assert_same(c, t, f"second derivative, input {k}", rtol=1e-7, atol=relative_atol(t, 1e-8))
+
+
+# ----- in place after a save: chainrule raises exactly when PyTorch does ----------------------
+
+SAVING = {  # op on y, and whether PyTorch saves y (or its result) for the backward
+    "sin": lambda L, y, b: y.sin(),  # saves y
+    "exp": lambda L, y, b: y.exp(),  # saves the result
+    "scale": lambda L, y, b: y * 2,  # saves nothing of y
+    "shift": lambda L, y, b: y + b,  # saves nothing
+    "square": lambda L, y, b: y**2,  # saves y
+    "relu": lambda L, y, b: y.relu(),  # saves the result
+    "sigmoid": lambda L, y, b: y.sigmoid(),  # saves the result
+    "times_b": lambda L, y, b: y * b,  # saves y and b
+    "view": lambda L, y, b: y.view(-1),  # a view: shares y's version counter
+    "sum": lambda L, y, b: y.sum(),  # saves only the shape
+    "matmul": lambda L, y, b: y.reshape(-1) @ b.reshape(-1),  # saves both
+}
+MODIFY = {
+    "mul_": lambda y: y.mul_(2),
+    "add_": lambda y: y.add_(1),
+    "exp_": lambda y: y.exp_(),
+    "sigmoid_": lambda y: y.sigmoid_(),
+    "zero_": lambda y: y.zero_(),
+    "setitem": lambda y: y.__setitem__(0, 5.0) if y.ndim else y.fill_(5.0),
+    "imul_self": lambda y: y.mul_(y),
+}
+
+
+def _hazard(lib, a, b, first: str, modify: list[str], which: str):
+    """y = a * 1; z = first(y); modify y (or z) in place; return z + y summed."""
+    y = a * 1
+    z = SAVING[first](lib, y, b)
+    target = y if which == "input" else z
+    for m in modify:
+        MODIFY[m](target)
+    return (z.sum() + y.sum()) if z.ndim or y.ndim else z + y
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    shape=hnp.array_shapes(min_dims=1, max_dims=2, max_side=3),
+    first=st.sampled_from(sorted(SAVING)),
+    modify=st.lists(st.sampled_from(sorted(MODIFY)), min_size=1, max_size=2),
+    which=st.sampled_from(["input", "output"]),
+    seed=st.integers(0, 2**31),
+)
+def test_in_place_after_a_save_raises_exactly_when_torch_does(shape, first, modify, which, seed):
+    r = np.random.default_rng(seed)
+    a, b = r.standard_normal(shape), r.standard_normal(shape)
+    outcome = {}
+    for lib in (torch, cr):
+        x = lib.tensor(a, requires_grad=True)
+        w = lib.tensor(b, requires_grad=True)
+        try:
+            out = _hazard(lib, x, w, first, modify, which)
+            out.backward()
+        except RuntimeError as exc:
+            outcome[lib.__name__] = ("raises", "modified by an inplace operation" in str(exc))
+        else:
+            grads = [None if t.grad is None else to_numpy(t.grad) for t in (x, w)]
+            outcome[lib.__name__] = ("runs", *grads)
+    t, c = outcome["torch"], outcome["chainrule"]
+    assert c[0] == t[0], f"torch {t[0]}, chainrule {c[0]}"
+    if t[0] == "raises":
+        assert c[1] == t[1], "the message names the in-place modification"
+    else:
+        for got, want in zip(c[1:], t[1:], strict=True):
+            assert (got is None) == (want is None)
+            if want is not None:
+                np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
 
 
 # ----- mixed float32 / float64 programs: dtypes flow as in PyTorch ------------------------------
@@ -365,7 +607,7 @@ def _run_mixed(lib, inputs, steps):
     return xs, values[-1]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(case=mixed_programs())
 def test_mixed_precision_programs_agree_with_torch(case):
     """Each value's dtype as PyTorch's (float32 with float64 promotes; a 0-d operand of the

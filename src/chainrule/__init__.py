@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from math import e, inf, nan, pi  # noqa: E402, F401  (torch.e, torch.inf, torch.nan, torch.pi)
+
 from . import (  # noqa: E402, F401
     _dtypes,  # noqa: E402
     accelerator,  # torch.accelerator: none
@@ -17,6 +19,7 @@ from . import (  # noqa: E402, F401
     linalg,  # torch.linalg
     nn,
     ops,  # noqa: E402, F401  (every op family: defines and registers the ops)
+    optim,  # torch.optim: optimizers, lr schedulers, weight averaging
     serialization,  # torch.serialization: save and load in PyTorch's format
     special,  # torch.special
     utils,  # torch.utils: hooks, data
@@ -50,12 +53,14 @@ from ._dtypes import (  # noqa: E402, F401
     bool,
     double,
     dtype,
+    finfo,
     float,
     float16,
     float32,
     float64,
     get_default_dtype,
     half,
+    iinfo,
     int,
     int8,
     int16,
@@ -71,15 +76,18 @@ from ._printing import get_printoptions, set_printoptions  # noqa: E402, F401
 from ._random import (  # noqa: E402, F401
     Generator,
     default_generator,
+    get_rng_state,
     initial_seed,
     manual_seed,
     rand,
     rand_like,
     randint,
+    randint_like,
     randn,
     randn_like,
     randperm,
     seed,
+    set_rng_state,
 )
 from ._tensor import Size, Tensor, device  # noqa: E402, F401
 from .autograd import forward_ad  # noqa: E402, F401  (needs the ops, so imported last)
@@ -96,6 +104,7 @@ from .autograd.grad_mode import (  # noqa: E402, F401
     no_grad,
     set_grad_enabled,
 )
+from .func import vmap  # noqa: E402, F401  (torch.vmap is torch.func.vmap)
 from .serialization import load, save  # noqa: E402, F401
 from .serialization.safetensors import load_safetensors, save_safetensors  # noqa: E402, F401
 

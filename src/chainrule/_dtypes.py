@@ -223,3 +223,68 @@ def _overflow(d: dtype) -> RuntimeError:
 
 def category(d: dtype) -> builtins.int:
     return d._category
+
+
+# ----- conf-names: finfo and iinfo -------------------------------------------------------
+
+
+def _g(v: Any) -> str:
+    """A number as PyTorch's finfo repr prints it (C's %g)."""
+    return f"{builtins.float(v):g}"
+
+
+class finfo:  # noqa: N801 - PyTorch's spelling
+    """The numerical properties of a floating dtype (the default dtype if none)."""
+
+    def __init__(self, type: dtype | None = None) -> None:  # noqa: A002 - PyTorch's name
+        d = get_default_dtype() if type is None else to_dtype(type)
+        if not d.is_floating_point:
+            raise TypeError(
+                "torch.finfo() requires a floating point input type. Use torch.iinfo to "
+                "handle 'torch.finfo'"
+            )
+        info = xp.finfo(d.np)
+        self.bits = builtins.int(info.bits)
+        self.eps = builtins.float(info.eps)
+        self.max = builtins.float(info.max)
+        self.min = builtins.float(info.min)
+        self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
+        self.resolution = 10.0 ** -builtins.int(info.precision)
+        self.dtype = d.name
+
+    def __repr__(self) -> str:
+        return (
+            f"finfo(resolution={_g(self.resolution)}, min={_g(self.min)}, max={_g(self.max)}, "
+            f"eps={_g(self.eps)}, smallest_normal={_g(self.smallest_normal)}, "
+            f"tiny={_g(self.tiny)}, dtype={self.dtype})"
+        )
+
+
+class iinfo:  # noqa: N801 - PyTorch's spelling
+    """The numerical properties of an integer dtype."""
+
+    def __init__(self, type: dtype) -> None:  # noqa: A002 - PyTorch's name
+        d = to_dtype(type)
+        if d is bool:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if d.is_floating_point:
+            raise TypeError(
+                "torch.iinfo() requires an integer input type. Use torch.finfo to handle "
+                "'torch.iinfo'"
+            )
+        info = xp.iinfo(d.np)
+        self.bits = builtins.int(info.bits)
+        self.max = builtins.int(info.max)
+        self.min = builtins.int(info.min)
+        self.dtype = d.name
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={_g(self.min)}, max={_g(self.max)}, dtype={self.dtype})"
+
+
+def can_cast(from_: dtype, to: dtype) -> builtins.bool:
+    """Whether PyTorch's casting rules allow ``from_`` to ``to``: not floating to integral,
+    not a non-bool to bool."""
+    if from_._category == 2 and to._category != 2:
+        return False
+    return not (from_ is not bool and to is bool)

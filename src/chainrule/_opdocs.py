@@ -80,6 +80,8 @@ FAMILIES = (
     ("ops.distances", "Distances"),
     ("ops.embedding", "Embeddings"),
     ("ops.attention", "Attention"),
+    ("ops.recurrent", "Recurrent cells"),  # nn-rnn
+    ("ops.random", "Random draws"),  # conf-names
     ("autograd.inplace", "In-place writes through views"),
 )
 

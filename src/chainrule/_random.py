@@ -1,89 +1,162 @@
-"""Random tensors from chainrule's own generator (seeded by ``manual_seed``).
+"""Random numbers: ``Generator`` objects with their own state, the global one
+(``default_generator``), and the random constructors (rand, randn, randint, randperm).
 
-As in PyTorch, each process starts from a fresh random seed; ``manual_seed`` makes a
-run reproducible. chainrule does not reproduce PyTorch's random streams.
+As in PyTorch, the global generator starts from a fresh random seed in each process;
+``manual_seed`` makes a run reproducible, and a ``Generator`` passed as ``generator=``
+draws from its own stream, independent of the global one. chainrule's streams are NumPy's
+PCG64, not PyTorch's: the same seed gives the same numbers in chainrule, and the same
+distributions as PyTorch, but not PyTorch's numbers.
 """
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _dtypes
 from ._backend import xp
 from ._creation import _check_requires_grad, _size
-from ._tensor import Tensor, _make
+from ._tensor import Tensor, _make, device
 
 if TYPE_CHECKING:
     from ._dtypes import dtype as DType
     from ._tensor import device as Device
 
-_first_seed = int(xp.random.SeedSequence().entropy) & 0xFFFFFFFFFFFFFFFF
-_gen = [xp.random.default_rng(_first_seed)]
-_seed = [_first_seed]
+_DEFAULT_SEED = 67280421310721  # a new torch.Generator()'s seed, as PyTorch's
+_MASK64 = 0xFFFFFFFFFFFFFFFF
+_STATE_BYTES = 48  # PCG64's state (16) and increment (16), its buffered word (4 + 4), the seed
+
+
+def _fresh_seed() -> int:
+    return int(xp.random.SeedSequence().entropy) & _MASK64
 
 
 class Generator:
-    """A random generator; ``chainrule.default_generator`` is the global one.
+    """A random number generator with its own state (PCG64): ``manual_seed``, ``seed``,
+    ``initial_seed``, ``get_state``, ``set_state``. Pass it as ``generator=`` to draw from
+    its stream; ``chainrule.default_generator`` is the global one."""
 
-    A ``Generator()`` of one's own holds its own stream (PyTorch's default seed until
-    ``manual_seed``); ``default_generator`` drives the global stream.
-    """
-
-    def __init__(self, device: Any = "cpu") -> None:
-        self._own_seed = 67280421310721
-        self._own_rng: Any = None
+    def __init__(self, device: str | Device = "cpu") -> None:
+        self.device = _cpu(device)
+        # a one-element list: the global generator's list is also ``_gen``, which code
+        # that draws from the global stream reads (``_gen[0]``)
+        self._box = [xp.random.default_rng(_DEFAULT_SEED)]
+        self._seed = _DEFAULT_SEED
 
     @property
     def _rng(self) -> Any:
-        if self is default_generator:
-            return _gen[0]
-        if self._own_rng is None:
-            self._own_rng = xp.random.default_rng(self._own_seed & 0xFFFFFFFFFFFFFFFF)
-        return self._own_rng
+        return self._box[0]
 
     def manual_seed(self, seed: int) -> Generator:
-        if self is default_generator:
-            manual_seed(seed)
-        else:
-            self._own_seed = int(seed)
-            self._own_rng = xp.random.default_rng(self._own_seed & 0xFFFFFFFFFFFFFFFF)
+        """Reseed: the numbers that follow are a function of ``seed`` alone."""
+        if isinstance(seed, Tensor):
+            seed = seed.item()
+        if not isinstance(seed, numbers.Integral):
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+        seed = int(seed)
+        if seed >= 1 << 64 or seed < -(1 << 63):
+            raise ValueError("Overflow when unpacking long long")
+        self._seed = seed & _MASK64
+        self._box[0] = xp.random.default_rng(self._seed)
         return self
 
     def seed(self) -> int:
-        s = int(xp.random.SeedSequence().entropy) & 0xFFFFFFFFFFFFFFFF
+        """Reseed from fresh entropy; returns the new seed."""
+        s = _fresh_seed()
         self.manual_seed(s)
         return s
 
     def initial_seed(self) -> int:
-        return _seed[0] if self is default_generator else self._own_seed
+        """The seed the generator was last seeded with."""
+        return self._seed
+
+    def get_state(self) -> Tensor:
+        """The generator's state as a uint8 tensor (for ``set_state``)."""
+        st = self._rng.bit_generator.state
+        parts = (
+            (st["state"]["state"], 16),
+            (st["state"]["inc"], 16),
+            (st["has_uint32"], 4),
+            (st["uinteger"], 4),
+            (self._seed, 8),
+        )
+        raw = b"".join(int(v).to_bytes(n, "little") for v, n in parts)
+        return _make(xp.frombuffer(raw, dtype=xp.uint8).copy(), _dtypes.uint8)
+
+    def set_state(self, new_state: Tensor) -> Generator:
+        """Restore a state ``get_state`` returned: the same numbers follow again."""
+        if not isinstance(new_state, Tensor) or new_state._dtype is not _dtypes.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        if new_state.numel() != _STATE_BYTES:
+            raise RuntimeError(
+                f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but found the input "
+                f"RNG state size to be {new_state.numel()}"
+            )
+        raw = new_state._data.reshape(-1).tobytes()
+        field = [0, 16, 32, 36, 40, 48]
+        v = [int.from_bytes(raw[a:b], "little") for a, b in zip(field, field[1:])]
+        rng = xp.random.Generator(xp.random.PCG64())
+        rng.bit_generator.state = {
+            "bit_generator": "PCG64",
+            "state": {"state": v[0], "inc": v[1]},
+            "has_uint32": v[2],
+            "uinteger": v[3],
+        }
+        self._box[0] = rng
+        self._seed = v[4]
+        return self
+
+    def __repr__(self) -> str:
+        return f"<torch._C.Generator object at {hex(id(self))}>"
 
 
-def _rng_of(generator: Generator | None) -> Any:
-    """The NumPy stream behind ``generator`` (the global one for ``None``)."""
-    return _gen[0] if generator is None else generator._rng
+def _cpu(dev: Any) -> device:
+    d = dev if isinstance(dev, device) else device(dev)
+    if d.type != "cpu":
+        raise RuntimeError(f"Device type {d.type.upper()} is not supported by chainrule")
+    return d
 
 
 default_generator = Generator()
+default_generator.manual_seed(_fresh_seed())
+_gen = default_generator._box  # the global stream: _gen[0] is its NumPy generator
+
+
+def rng_of(generator: Generator | None, fn: str = "rand") -> Any:
+    """The NumPy generator to draw from: ``generator``'s own, or the global one."""
+    if generator is None:
+        return _gen[0]
+    if not isinstance(generator, Generator):
+        raise TypeError(
+            f"{fn}(): argument 'generator' must be torch.Generator, not {type(generator).__name__}"
+        )
+    return generator._rng
 
 
 def manual_seed(seed: int) -> Generator:
     """Reseed the global generator so the random tensors that follow are reproducible."""
-    seed = int(seed)
-    _seed[0] = seed
-    _gen[0] = xp.random.default_rng(seed & 0xFFFFFFFFFFFFFFFF)
-    return default_generator
+    return default_generator.manual_seed(seed)
 
 
 def seed() -> int:
-    """Reseed from fresh entropy; returns the new seed."""
-    s = int(xp.random.SeedSequence().entropy) & 0xFFFFFFFFFFFFFFFF
-    manual_seed(s)
-    return s
+    """Reseed the global generator from fresh entropy; returns the new seed."""
+    return default_generator.seed()
 
 
 def initial_seed() -> int:
-    return _seed[0]
+    """The global generator's seed."""
+    return default_generator.initial_seed()
+
+
+def get_rng_state() -> Tensor:
+    """The global generator's state as a uint8 tensor."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    """Restore the global generator's state from ``get_rng_state``."""
+    default_generator.set_state(new_state)
 
 
 def _float_dtype(dtype: Any, kernel: str) -> DType:
@@ -93,9 +166,14 @@ def _float_dtype(dtype: Any, kernel: str) -> DType:
     return dt
 
 
-def _sample(kind: str, shape: tuple, dt: DType) -> Any:
-    gen = _gen[0]
-    np_dt = dt.np if dt.np in (xp.float32, xp.float64) else xp.float32
+def sample_np_dtype(dt: DType) -> Any:
+    """The NumPy float dtype NumPy's samplers draw in for ``dt`` (float16 via float32)."""
+    return dt.np if dt.np in (xp.float32, xp.float64) else xp.dtype(xp.float32)
+
+
+def _sample(kind: str, shape: tuple, dt: DType, generator: Generator | None, fn: str) -> Any:
+    gen = rng_of(generator, fn)
+    np_dt = sample_np_dtype(dt)
     arr = gen.standard_normal(shape, dtype=np_dt) if kind == "n" else gen.random(shape, dtype=np_dt)
     return arr.astype(dt.np, copy=False)
 
@@ -111,7 +189,8 @@ def randn(
 ) -> Tensor:
     """Samples of the standard normal distribution."""
     dt = _float_dtype(dtype, "normal_kernel_cpu")
-    return _check_requires_grad(_make(_sample("n", _size(size, "randn"), dt), dt), requires_grad)
+    arr = _sample("n", _size(size, "randn"), dt, generator, "randn")
+    return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
 def rand(
@@ -125,7 +204,8 @@ def rand(
 ) -> Tensor:
     """Samples of the uniform distribution on [0, 1)."""
     dt = _float_dtype(dtype, "check_uniform_bounds")
-    return _check_requires_grad(_make(_sample("u", _size(size, "rand"), dt), dt), requires_grad)
+    arr = _sample("u", _size(size, "rand"), dt, generator, "rand")
+    return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
 def randn_like(
@@ -136,8 +216,12 @@ def randn_like(
     requires_grad: bool = False,
     layout: Any = None,
     memory_format: Any = None,
+    generator: Generator | None = None,
 ) -> Tensor:
-    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    """Standard normal samples of input's shape (and dtype, unless given)."""
+    return randn(
+        input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad, generator=generator
+    )
 
 
 def rand_like(
@@ -148,8 +232,12 @@ def rand_like(
     requires_grad: bool = False,
     layout: Any = None,
     memory_format: Any = None,
+    generator: Generator | None = None,
 ) -> Tensor:
-    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    """Uniform samples on [0, 1) of input's shape (and dtype, unless given)."""
+    return rand(
+        input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad, generator=generator
+    )
 
 
 def randint(
@@ -174,8 +262,33 @@ def randint(
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
-    arr = _rng_of(generator).integers(low, high, size=tuple(size)).astype(dt.np)
+    arr = rng_of(generator, "randint").integers(low, high, size=tuple(size)).astype(dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)
+
+
+def randint_like(
+    input: Tensor,
+    low: int = 0,
+    high: int | None = None,
+    *,
+    dtype: DType | None = None,
+    device: str | Device | None = None,
+    requires_grad: bool = False,
+    layout: Any = None,
+    memory_format: Any = None,
+    generator: Generator | None = None,
+) -> Tensor:
+    """Integers uniform on [low, high) of input's shape, in input's dtype unless given."""
+    if high is None:
+        low, high = 0, low
+    return randint(
+        low,
+        high,
+        tuple(input.shape),
+        dtype=dtype or input.dtype,
+        requires_grad=requires_grad,
+        generator=generator,
+    )
 
 
 def randperm(
@@ -185,7 +298,13 @@ def randperm(
     device: str | Device | None = None,
     requires_grad: bool = False,
     generator: Generator | None = None,
+    out: Tensor | None = None,
+    layout: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
-    """A random permutation of 0..n-1 (int64)."""
+    """A random permutation of 0..n-1 (int64 unless dtype says otherwise)."""
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.int64
-    return _make(_rng_of(generator).permutation(n).astype(dt.np), dt)
+    arr = rng_of(generator, "randperm").permutation(int(n)).astype(dt.np)
+    return _check_requires_grad(_make(arr, dt), requires_grad)

@@ -37,6 +37,7 @@ __all__ = [
     "hessian",
     "vmap",
     "functional_call",
+    "linearize",
 ]
 
 _depth = 0  # how many transforms are running (0: none; results are detached at 0)
@@ -896,3 +897,22 @@ def __getattr__(name: str) -> Any:
     from ._missing import missing
 
     raise missing("torch.func", name)
+
+
+def linearize(func: Callable, *primals: Any) -> tuple:
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is J · tangents, the
+    derivative of ``func`` at ``primals`` along ``tangents`` (forward mode, per call)."""
+    out = func(*primals)
+    p_leaves, _ = _flatten(primals)
+
+    def jvp_fn(*tangents: Any) -> Any:
+        t_leaves, _ = _flatten(tangents)
+        for i, (p, t) in enumerate(zip(p_leaves, t_leaves)):
+            if tuple(p.shape) != tuple(t.shape):
+                raise RuntimeError(
+                    f"tangent:{i} with shape {t.shape} in flattened pytree doesn't match the "
+                    f"shape {p.shape} of the corresponding primal."
+                )
+        return jvp(func, primals, tangents)[1]
+
+    return out, jvp_fn

@@ -65,6 +65,25 @@ MODULES = (
     "chainrule.nn.modules.linear",
     "chainrule.nn.utils.clip_grad",
     "chainrule.nn.utils.convert_parameters",
+    # --- optim (torch.optim) ---
+    "chainrule.optim",
+    "chainrule.optim.optimizer",
+    "chainrule.optim.sgd",
+    "chainrule.optim.adam",
+    "chainrule.optim.adamax",
+    "chainrule.optim.nadam",
+    "chainrule.optim.radam",
+    "chainrule.optim.rmsprop",
+    "chainrule.optim.adagrad",
+    "chainrule.optim.adadelta",
+    "chainrule.optim.asgd",
+    "chainrule.optim.rprop",
+    "chainrule.optim.lbfgs",
+    "chainrule.optim.sparse_adam",
+    "chainrule.optim.lr_scheduler",
+    "chainrule.optim._plateau_cyclic",
+    "chainrule.optim.swa_utils",
+    # --- end optim ---
 )
 
 # Functions the name table names directly that are defined in ops/, not in api/: their hints

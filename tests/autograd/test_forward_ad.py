@@ -152,6 +152,7 @@ TORCH_GAP_EXAMPLES = {
         x, L.tensor([[0, -1, 0], [2, 1, -1], [1, 0, 2]])
     ),
     "_pdist_forward": lambda L, x: L.nn.functional.pdist(x),
+    "_cdist_forward": lambda L, x: L.cdist(x, x),
     "_scaled_dot_product_flash_attention_for_cpu": lambda L, x: (
         L.nn.functional.scaled_dot_product_attention(x[None, None], x[None, None], x[None, None])
     ),
@@ -161,6 +162,7 @@ TORCH_GAP_EXAMPLES = {
     "_embedding_bag": lambda L, x: L.nn.functional.embedding_bag(
         L.tensor([0, 2, 1]), x, L.tensor([0, 1])
     ),
+    "_weight_norm_interface": lambda L, x: L._weight_norm(x, L.ones(3, 1, dtype=x.dtype), 0),
 }
 
 

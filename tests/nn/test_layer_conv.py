@@ -7,6 +7,7 @@ the default initialisation, PyTorch's constructor and input errors."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ import torch
 
 import chainrule as cr
 from nn_layers import check_module, uniform_stats
-from oracle import DT_IDS, FLOATS, R, assert_same_error
+from oracle import DT_IDS, FLOATS, R, assert_same_error, error_of
 
 CONV = [
     ("Conv1d", (2, 4, 3), {}, (2, 2, 7)),
@@ -166,6 +167,14 @@ def test_initialisation(name, args, fan_in):
     ],
 )
 def test_errors(fn):
+    expected = str(error_of(fn, torch))
+    if "padding_mode must be one of" in expected:
+        # the message prints a set, whose order depends on the hash seed and on the
+        # order the compiled module stored it in: compare the sets
+        got = error_of(fn, cr)
+        assert type(got) is ValueError
+        assert sorted(re.findall(r"'(\w+)'", str(got))) == sorted(re.findall(r"'(\w+)'", expected))
+        return
     assert_same_error(fn)
 
 

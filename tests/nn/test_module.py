@@ -575,7 +575,7 @@ def test_setstate_fills_missing_hook_dicts():
     [
         lambda: cr.nn.DataParallel,
         lambda: cr.nn.modules.DataParallel,
-        lambda: cr.nn.utils.spectral_norm,
+        lambda: cr.nn.utils.convert_conv2d_weight_memory_format,
         lambda: cr.nn.Identity().compile(),
     ],
     ids=["nn", "nn.modules", "nn.utils", "Module.compile"],

@@ -41,7 +41,10 @@ from .args import unary as unary_fn
 from .parsers import activations as p_activations
 from .parsers import attention as p_attention
 from .parsers import class_losses as p_class_losses
+from .parsers import combining as p_combining
 from .parsers import convolution as p_convolution
+from .parsers import counting as p_counting
+from .parsers import creation as p_creation
 from .parsers import distances as p_distances
 from .parsers import dropout as p_dropout
 from .parsers import embedding as p_embedding
@@ -55,9 +58,12 @@ from .parsers import norm_layers as p_norm_layers
 from .parsers import padding as p_padding
 from .parsers import pointwise as p_pointwise
 from .parsers import pooling as p_pooling
+from .parsers import random as p_random
 from .parsers import reductions as p_reductions
 from .parsers import resampling as p_resampling
+from .parsers import scatters as p_scatters
 from .parsers import shapes as p_shapes
+from .parsers import statistics as p_statistics
 from .parsers import torch_nn as p_torch_nn
 from .parsers import weight_norm as p_weight_norm
 from .variants import binary_operator, eq_operator, fast_operator, inplace_method, ne_operator
@@ -382,6 +388,55 @@ TORCH = [
     ("hinge_embedding_loss", p_torch_nn.hinge_embedding_loss, "f"),
     ("triplet_margin_loss", p_torch_nn.triplet_margin_loss, "f"),
     ("ctc_loss", p_torch_nn.ctc_loss, "f"),
+    # ----- conf-names: random sampling (ops/random.py; api/parsers/random.py) --------------
+    ("normal", p_random.normal, "f out"),
+    ("bernoulli", p_random.bernoulli, "f m out"),
+    ("poisson", p_random.poisson, "f"),
+    ("multinomial", p_random.multinomial, "f m out"),
+    # ----- conf-names: dtypes and index constructors (api/parsers/creation.py) -------------
+    ("asarray", p_creation.asarray, "f"),
+    ("result_type", p_creation.result_type, "f"),
+    ("can_cast", p_creation.can_cast, "f"),
+    ("tril_indices", p_creation.tril_indices, "f"),
+    ("triu_indices", p_creation.triu_indices, "f"),
+    # ----- conf-names: addcmul, addcdiv (ops/arithmetic.py) --------------------------------
+    ("addcmul", p_pointwise.addcmul, "f m m_ out"),
+    ("addcdiv", p_pointwise.addcdiv, "f m m_ out"),
+    # ----- conf-names: compositions of shape ops (api/parsers/combining.py) ----------------
+    ("broadcast_to", p_combining.broadcast_to, "f m"),
+    ("broadcast_tensors", p_combining.broadcast_tensors, "f"),
+    ("broadcast_shapes", p_combining.broadcast_shapes, "f"),
+    ("meshgrid", p_combining.meshgrid, "f"),
+    ("block_diag", p_combining.block_diag, "f"),
+    ("cartesian_prod", p_combining.cartesian_prod, "f"),
+    ("combinations", p_combining.combinations, "f"),
+    ("kron", p_combining.kron, "f m out"),
+    ("diff", p_combining.diff, "f m out"),
+    ("rot90", p_combining.rot90, "f m"),
+    ("vander", p_combining.vander, "f"),
+    ("repeat_interleave", p_combining.repeat_interleave, "f m"),
+    # ----- conf-names: finding, counting, binning (api/parsers/counting.py) ----------------
+    ("nonzero", p_counting.nonzero, "f m out"),
+    ("argwhere", p_counting.argwhere, "f m"),
+    ("unique", p_counting.unique, "f m"),
+    ("unique_consecutive", p_counting.unique_consecutive, "f m"),
+    ("bincount", p_counting.bincount, "f m"),
+    ("histc", p_counting.histc, "f m out"),
+    ("histogram", p_counting.histogram, "f m out"),
+    ("searchsorted", p_counting.searchsorted, "f out"),
+    ("bucketize", p_counting.bucketize, "f out"),
+    ("quantile", p_counting.quantile, "f m out"),
+    ("nanquantile", p_counting.nanquantile, "f m out"),
+    # ----- conf-names: distances and moments (api/parsers/statistics.py) -------------------
+    ("cdist", p_statistics.cdist, "f"),
+    ("cov", p_statistics.cov, "f m"),
+    ("corrcoef", p_statistics.corrcoef, "f m"),
+    # ----- conf-names: scatters (ops/gather_scatter.py; api/parsers/scatters.py) -----------
+    ("scatter_reduce", p_scatters.scatter_reduce, "f m m_ out"),
+    ("select_scatter", p_scatters.select_scatter, "f m"),
+    ("slice_scatter", p_scatters.slice_scatter, "f m"),
+    ("diagonal_scatter", p_scatters.diagonal_scatter, "f m"),
+    # ----- conf-names: end ------------------------------------------------------------------
 ]
 
 # Methods that are not functions of chainrule (or differ from them): name, what it is
@@ -423,6 +478,24 @@ TENSOR = [
     ("cross", p_linalg._method_cross),
     ("float_power_", p_pointwise._float_power_),
     *((alias + "_", p_pointwise._compare_inplace(name)) for alias, name in p_pointwise.COMPARISONS),
+    # ----- conf-names: the in-place samplers (api/parsers/random.py) ------------------------
+    ("uniform_", p_random.uniform_),
+    ("normal_", p_random.normal_),
+    ("random_", p_random.random_),
+    ("bernoulli_", p_random.bernoulli_),
+    ("exponential_", p_random.exponential_),
+    ("geometric_", p_random.geometric_),
+    ("cauchy_", p_random.cauchy_),
+    ("log_normal_", p_random.log_normal_),
+    # ----- conf-names: new tensors like self (api/parsers/creation.py) ---------------------
+    ("new_tensor", p_creation.new_tensor),
+    ("new_zeros", p_creation.new_zeros),
+    ("new_ones", p_creation.new_ones),
+    ("new_full", p_creation.new_full),
+    ("new_empty", p_creation.new_empty),
+    ("new_empty_strided", p_creation.new_empty_strided),
+    ("fill_diagonal_", p_scatters.fill_diagonal_),
+    # ----- conf-names: end ------------------------------------------------------------------
 ]
 
 OPERATORS = [
@@ -541,6 +614,9 @@ SPECIAL = [
     ("softmax", p_activations.special_softmax),
     ("log_softmax", p_activations.special_log_softmax),
     ("logsumexp", p_activations.special_logsumexp),
+    # ----- conf-names: entr, xlog1py (ops/special.py) --------------------------------------
+    ("entr", unary_fn(special.entr), "special_entr"),
+    ("xlog1py", p_pointwise.xlog1py, "special_xlog1py"),
 ]
 
 FUNCTIONAL = [

@@ -229,7 +229,7 @@ def snapshot(t: Tensor) -> Tensor:
 
 def _view_scatter(base, src, steps=()):
     """base with the region that ``steps`` view replaced by src (a copy)"""
-    out = base.copy()
+    out = xp.array(base)  # a copy, and an array even where base is a NumPy scalar
     region = out
     for op, params in steps:
         region = op.forward(region, **params)

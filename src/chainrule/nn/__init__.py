@@ -78,6 +78,17 @@ from .modules.loss import (  # noqa: F401
 )
 
 # ----- end nn-actloss -----
+# ----- nn-rnn: recurrent layers -----
+from .modules.rnn import (  # noqa: F401
+    GRU,
+    LSTM,
+    RNN,
+    GRUCell,
+    LSTMCell,
+    RNNBase,
+    RNNCell,
+    RNNCellBase,
+)
 from .parameter import Buffer, Parameter  # noqa: F401
 
 # ----- layers (nn-layers) -----

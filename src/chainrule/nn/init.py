@@ -4,7 +4,7 @@ Each function writes under ``no_grad`` (so a parameter that requires grad can be
 filled) through ``copy_``/``fill_``/``zero_``, which bump the version counter, and
 returns the tensor. The distributions are PyTorch's; the random numbers come from
 chainrule's generator (NumPy's PCG64), so the values are not PyTorch's.
-``generator=`` is accepted; chainrule has one random stream, which it always uses.
+``generator=`` draws from that generator's own stream.
 
 The fans of a weight of shape ``(out, in, *kernel)`` are ``fan_in = in * prod(kernel)``
 and ``fan_out = out * prod(kernel)``.
@@ -45,8 +45,8 @@ __all__ = [
 
 
 def _rng(generator: Any) -> Any:
-    """The NumPy generator to draw from (chainrule's one stream, whatever ``generator``)."""
-    return _random._gen[0]
+    """The NumPy generator to draw from (``generator``'s own, or the global one)."""
+    return _random.rng_of(generator)
 
 
 def _sample_dtype(tensor: Tensor, kernel: str) -> Any:

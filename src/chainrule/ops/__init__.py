@@ -22,6 +22,8 @@ from . import (  # noqa: F401
     normalizations,
     padding,
     pooling,
+    random,
+    recurrent,
     reductions,
     resampling,
     scans,

@@ -473,3 +473,50 @@ remainder_scalar_tensor = defop(
     jvp=(_REMAINDER[1], _REMAINDER[1]),
     conventions="remainder(number, tensor) has no derivative in PyTorch: backward raises.",
 )
+
+
+# ----- conf-names: addcmul, addcdiv ------------------------------------------------------
+
+
+def _addcmul(x, t1, t2, value=1):
+    """x + value·t1·t2"""
+    return x + value * (t1 * t2)
+
+
+addcmul = defop(
+    "addcmul",
+    _addcmul,
+    args=("x", "t1", "t2"),
+    vjp=(
+        lambda g: g,  # ∂/∂x = 1
+        lambda g, t2, value: g * t2 * value,  # ∂/∂t1 = value·t2
+        lambda g, t1, value: g * t1 * value,  # ∂/∂t2 = value·t1
+    ),
+    jvp=(
+        lambda t: t,  # as the VJP
+        lambda t, t2, value: t * t2 * value,  # as the VJP
+        lambda t, t1, value: t * t1 * value,  # as the VJP
+    ),
+)
+
+
+def _addcdiv(x, t1, t2, value=1):
+    """x + value·t1/t2"""
+    return x + value * (t1 / t2)
+
+
+addcdiv = defop(
+    "addcdiv",
+    _addcdiv,
+    args=("x", "t1", "t2"),
+    vjp=(
+        lambda g: g,  # ∂/∂x = 1
+        lambda g, t2, value: g * value / t2,  # ∂/∂t1 = value/t2
+        lambda g, t1, t2, value: -g * value * t1 / (t2 * t2),  # ∂/∂t2 = -value·t1/t2²
+    ),
+    jvp=(
+        lambda t: t,  # as the VJP
+        lambda t, t2, value: t * value / t2,  # as the VJP
+        lambda t, t1, t2, value: -t * value * t1 / (t2 * t2),  # as the VJP
+    ),
+)

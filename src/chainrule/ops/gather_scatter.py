@@ -15,7 +15,7 @@ from .._backend import ndarray, xp
 from .._dtypes import int64
 from .._tensor import _make
 from ..autograd.recording import KEEP, array_of, defop, np_dtype
-from . import indexing, shapes
+from . import indexing, logical, shapes
 
 # ----- gather, scatter, scatter_add -------------------------------------------------------
 
@@ -457,4 +457,253 @@ unfold = defop(
         t, dimension=dimension, size=size, step=step
     ),  # J t = t's windows
     conventions="Overlapping windows add their gradients.",
+)
+
+
+# ----- conf-names: scatter_reduce ----------------------------------------------------------
+
+_REDUCE_UFUNC = {
+    "sum": "add",
+    "prod": "multiply",
+    "mean": "add",
+    "amax": "maximum",
+    "amin": "minimum",
+}
+
+
+def _scattered(x_shape, index, dim) -> Any:
+    """A bool array of x's shape: True where index writes."""
+    hit = xp.zeros(x_shape, dtype=bool)
+    if index.size:
+        hit[_along(index, dim) if len(x_shape) else ()] = True
+    return hit
+
+
+def _counts(x_shape, index, dim, include_self) -> Any:
+    """How many values each place of x reduces (itself if included, and what index sends)."""
+    n = xp.full(x_shape, 1 if include_self else 0, dtype=xp.int64)
+    if index.size:
+        xp.add.at(n, _along(index, dim) if len(x_shape) else (), 1)
+    return n
+
+
+def _scatter_reduce(x, index, src, dim=0, reduce="sum", include_self=True):
+    """x with src's elements reduced (sum, prod, mean, amax, amin) into the places index
+    names along dim, x's own value included unless ``include_self`` is False"""
+    s = _head(src, index.shape)
+    key = _along(index, dim) if x.ndim else ()
+    out = x.copy()
+    if not include_self and index.size:
+        identity = {
+            "sum": 0,
+            "mean": 0,
+            "prod": 1,
+            "amax": -xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).min,
+            "amin": xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).max,
+        }[reduce]
+        out[key] = identity
+    if index.size:
+        getattr(xp, _REDUCE_UFUNC[reduce]).at(out, key, s)
+    if reduce == "mean":
+        n = xp.maximum(_counts(x.shape, index, dim, include_self), 1)
+        out = out / n if x.dtype.kind == "f" else xp.floor_divide(out, n)
+        out = out.astype(x.dtype)
+    return out
+
+
+def _scatter_reduce_x(g, x, index, src, ans, dim, reduce, include_self):
+    """∂/∂x: g (sum); g/N (mean, N the values reduced); g·(others' product) (prod); g shared
+    among the tied extremes (amax, amin); 0 at the places reduced without x"""
+    xa, ia = array_of(x), array_of(index)
+    if reduce == "sum":
+        grad = g
+    elif reduce == "mean":
+        grad = g / xp.maximum(_counts(xa.shape, ia, dim, include_self), 1).astype(xa.dtype)
+    elif reduce == "prod":
+        masked = logical.select(xa == 0, xp.ones((), xa.dtype), x)
+        grad = (
+            g
+            * scatter_reduce(masked, index, src, dim=dim, reduce=reduce, include_self=include_self)
+            / masked
+        )
+    else:
+        grad = g * (xa == array_of(ans)) / _ties(xa, ia, array_of(src), array_of(ans), dim)
+    if not include_self:
+        grad = logical.select(_scattered(xa.shape, ia, dim), xp.zeros((), np_dtype(g)), grad)
+    return grad
+
+
+def _ties(xa, ia, sa, ansa, dim) -> Any:
+    """How many values equal the extreme at each place (x's own, and src's sent there)."""
+    s = _head(sa, ia.shape)
+    hits = (s == _gather(ansa, ia, dim)).astype(xa.dtype)
+    return _scatter_add((xa == ansa).astype(xa.dtype), ia, hits, dim=dim)
+
+
+def _scatter_reduce_src(g, x, index, src, ans, dim, reduce, include_self):
+    """∂/∂src: g gathered at index (sum); divided by N (mean); times the others' product
+    (prod); shared among the tied extremes (amax, amin)"""
+    xa, ia, sa = array_of(x), array_of(index), array_of(src)
+    src_shape = sa.shape
+    s = _head(sa, ia.shape)
+    if reduce == "sum":
+        grad = gather(g, index, dim=dim)
+    elif reduce == "mean":
+        n = xp.maximum(_counts(xa.shape, ia, dim, include_self), 1).astype(xa.dtype)
+        grad = gather(g / n, index, dim=dim)
+    elif reduce == "prod":
+        zero = s == 0
+        zeros_there = _gather(
+            _scatter_add(xp.zeros(xa.shape), ia, zero.astype(xp.float64), dim=dim), ia, dim
+        )
+        single = zero & (zeros_there == 1)
+        head = src if s is sa else _head_op(src, ia.shape)
+        masked_src = logical.select(single, xp.ones((), sa.dtype), head)
+        others = scatter_reduce(
+            x, index, masked_src, dim=dim, reduce=reduce, include_self=include_self
+        )
+        grad = logical.select(
+            single,
+            gather(g * others, index, dim=dim),
+            gather(g * ans, index, dim=dim) / logical.select(zero, xp.ones((), sa.dtype), head),
+        )
+    else:
+        hit = s == _gather(array_of(ans), ia, dim)
+        ties = _ties(xa, ia, sa, array_of(ans), dim)
+        grad = gather(g / ties, index, dim=dim) * hit
+    return _pad_to(grad, index, src_shape)
+
+
+def _head_op(src, shape):
+    """src's leading block of ``shape``, as an op (so create_graph records it)."""
+    return indexing.getitem(src, key=tuple(slice(0, n) for n in shape))
+
+
+def _scatter_reduce_node(x, index, src, dim=0, reduce="sum", include_self=True):
+    return "ScatterReduceBackward0"
+
+
+scatter_reduce = defop(
+    "scatter_reduce",
+    _scatter_reduce,
+    args=("x", "index", "src"),
+    dtypes=KEEP,
+    node=_scatter_reduce_node,
+    vjp=(
+        lambda g, x, index, src, ans, dim, reduce, include_self: _scatter_reduce_x(
+            g, x, index, src, ans, dim, reduce, include_self
+        ),  # see _scatter_reduce_x
+        None,
+        lambda g, x, index, src, ans, dim, reduce, include_self: _scatter_reduce_src(
+            g, x, index, src, ans, dim, reduce, include_self
+        ),  # see _scatter_reduce_src
+    ),
+    jvp=(
+        lambda t, x, index, src, ans, dim, reduce, include_self: _scatter_reduce_jvp_x(
+            t, x, index, src, ans, dim, reduce, include_self
+        ),  # the x part of the directional derivative
+        None,
+        lambda t, x, index, src, ans, dim, reduce, include_self: _scatter_reduce_jvp_src(
+            t, x, index, src, ans, dim, reduce, include_self
+        ),  # the src part of the directional derivative
+    ),
+    conventions="amax/amin share the gradient equally among tied extremes; prod gives each "
+    "factor the product of the others (exact with zeros), as PyTorch does.",
+)
+
+
+def _scatter_reduce_jvp_x(t, x, index, src, ans, dim, reduce, include_self):
+    """J_x t: the elementwise factor of the VJP (the VJP of x is diagonal) times t"""
+    ones = xp.ones(array_of(x).shape, dtype=np_dtype(t))
+    factor = _scatter_reduce_x(ones, x, index, src, ans, dim, reduce, include_self)
+    return t * factor
+
+
+def _scatter_reduce_jvp_src(t, x, index, src, ans, dim, reduce, include_self):
+    """J_src t: t times its factor in the VJP, added into the places index names"""
+    ones = xp.ones(array_of(x).shape, dtype=np_dtype(t))
+    factor = _scatter_reduce_src(ones, x, index, src, ans, dim, reduce, include_self)
+    return scatter_add(shapes._zeros(array_of(x).shape, t), index, t * factor, dim=dim)
+
+
+# ----- conf-names: select_scatter, slice_scatter, diagonal_scatter -------------------------
+
+
+def _put_region(x, src, key=()):
+    """x with src written into the region x[key]"""
+    out = x.copy()
+    out[key] = src
+    return out
+
+
+select_scatter = defop(
+    "select_scatter",
+    _put_region,
+    args=("x", "src"),
+    dtypes=KEEP,
+    vjp=(
+        lambda g, src_shape, key: select_scatter(
+            g, shapes._zeros(src_shape, g), key=key
+        ),  # ∂/∂x = 1 outside the region, 0 inside
+        lambda g, key: indexing.getitem(g, key=key),  # ∂/∂src: g's region
+    ),
+    jvp=(
+        lambda t, src_shape, key: select_scatter(t, shapes._zeros(src_shape, t), key=key),  # VJP
+        lambda t, x_shape, key: select_scatter(shapes._zeros(x_shape, t), t, key=key),  # t placed
+    ),
+)
+
+slice_scatter = defop(
+    "slice_scatter",
+    _put_region,
+    args=("x", "src"),
+    dtypes=KEEP,
+    vjp=(
+        lambda g, src_shape, key: slice_scatter(
+            g, shapes._zeros(src_shape, g), key=key
+        ),  # ∂/∂x = 1 outside the slice, 0 inside
+        lambda g, key: indexing.getitem(g, key=key),  # ∂/∂src: g's slice
+    ),
+    jvp=(
+        lambda t, src_shape, key: slice_scatter(t, shapes._zeros(src_shape, t), key=key),  # VJP
+        lambda t, x_shape, key: slice_scatter(shapes._zeros(x_shape, t), t, key=key),  # t placed
+    ),
+)
+
+
+def _diagonal_scatter(x, src, offset=0, dim1=0, dim2=1):
+    """x with src written on its diagonal (offset, dim1, dim2)"""
+    out = x.copy()
+    moved = xp.moveaxis(out, (dim1, dim2), (-2, -1))
+    n, m = moved.shape[-2:]
+    k = xp.arange(max(0, min(n + min(offset, 0), m - max(offset, 0))))
+    moved[..., k - min(offset, 0), k + max(offset, 0)] = src
+    return out
+
+
+def _diag_of(g, offset, dim1, dim2):
+    from .linalg import matrices
+
+    return matrices.diagonal_copy(g, offset=offset, dim1=dim1, dim2=dim2)
+
+
+diagonal_scatter = defop(
+    "diagonal_scatter",
+    _diagonal_scatter,
+    args=("x", "src"),
+    dtypes=KEEP,
+    vjp=(
+        lambda g, src_shape, offset, dim1, dim2: diagonal_scatter(
+            g, shapes._zeros(src_shape, g), offset=offset, dim1=dim1, dim2=dim2
+        ),  # ∂/∂x = 1 off the diagonal, 0 on it
+        lambda g, offset, dim1, dim2: _diag_of(g, offset, dim1, dim2),  # ∂/∂src: g's diagonal
+    ),
+    jvp=(
+        lambda t, src_shape, offset, dim1, dim2: diagonal_scatter(
+            t, shapes._zeros(src_shape, t), offset=offset, dim1=dim1, dim2=dim2
+        ),  # as the VJP
+        lambda t, x_shape, offset, dim1, dim2: diagonal_scatter(
+            shapes._zeros(x_shape, t), t, offset=offset, dim1=dim1, dim2=dim2
+        ),  # t placed on the diagonal
+    ),
 )

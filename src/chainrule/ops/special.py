@@ -514,3 +514,67 @@ normal_cdf = defop(
 def ndtr(input):  # noqa: A002
     """Φ(input) = (1 + erf(input/√2))/2, the standard normal CDF, as PyTorch composes it."""
     return (erf(input * _SQRT1_2) + 1) * 0.5
+
+
+# ----- conf-names: entr, xlog1py ---------------------------------------------------------
+
+
+def _entr(x):
+    """-x ln x for x > 0, 0 at x = 0, -inf for x < 0"""
+    with xp.errstate(divide="ignore", invalid="ignore"):
+        out = -x * xp.log(x)
+    out = xp.where(x == 0, xp.zeros((), out.dtype), out)
+    return xp.where(x < 0, xp.asarray(-xp.inf, out.dtype), out)
+
+
+entr = defop(
+    "entr",
+    _entr,
+    dtypes=FLOAT,
+    node="SpecialEntrBackward0",
+    vjp=lambda g, x: g * -(1 + unary.log(x)),  # d/dx (-x ln x) = -(1 + ln x)
+    jvp=lambda t, x: t * -(1 + unary.log(x)),  # as the VJP
+)
+
+
+def _xlog1py(a, b):
+    """a · ln(1 + b), 0 where a = 0 (unless b is nan)"""
+    ref = a if hasattr(a, "dtype") else b
+    if not hasattr(b, "dtype"):  # a Python number: computed in a's dtype
+        b = xp.asarray(b, dtype=ref.dtype)
+    if not hasattr(a, "dtype"):
+        a = xp.asarray(a, dtype=ref.dtype)
+    with xp.errstate(divide="ignore", invalid="ignore"):
+        out = a * xp.log1p(b)
+    return xp.where((a == 0) & ~xp.isnan(b), xp.zeros_like(out), out)
+
+
+def _xlog1py_node(a, b):
+    if not hasattr(a, "shape"):
+        return "SpecialXlog1PyBackward1"
+    return "SpecialXlog1PyBackward0" if hasattr(b, "shape") else "SpecialXlog1PyBackward2"
+
+
+def _xlog1py_da(g, a, b):
+    """d/da a ln(1 + b) = ln(1 + b), 0 where a = 0 (as PyTorch)"""
+    if not hasattr(b, "dtype"):
+        b = xp.asarray(b, dtype=(g._data if hasattr(g, "_data") else xp.asarray(g)).dtype)
+    return g * xlog1py(logical.ne(a, 0), b)
+
+
+xlog1py = defop(
+    "xlog1py",
+    _xlog1py,
+    args=("a", "b"),
+    dtypes=FLOAT,
+    node=_xlog1py_node,
+    vjp=(
+        _xlog1py_da,
+        lambda g, a, b: g * (a / (1 + b)),  # d/db a ln(1 + b) = a / (1 + b)
+    ),
+    jvp=(
+        _xlog1py_da,
+        lambda t, a, b: t * (a / (1 + b)),  # as the VJP
+    ),
+    conventions="d/da at a = 0 is 0, as PyTorch's.",
+)

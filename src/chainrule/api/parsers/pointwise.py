@@ -488,3 +488,58 @@ COMPARISONS = (
     ("not_equal", "ne"), ("less", "lt"), ("less_equal", "le"), ("greater", "gt"),
     ("greater_equal", "ge"),
 )  # fmt: skip
+
+
+# ----- conf-names: addcmul, addcdiv ------------------------------------------------------
+
+
+def _integral_value(tensors: tuple, value: Any) -> Any:
+    """value as the op computes with it: truncated to an integer for integer tensors."""
+    if isinstance(value, float) and all(t._dtype._category < 2 for t in tensors):
+        return int(value)
+    return value
+
+
+def addcmul(
+    input: Tensor,
+    tensor1: Tensor,
+    tensor2: Tensor,
+    *,
+    value: float = 1,
+    out: Tensor | None = None,
+) -> Tensor:
+    """input + value · tensor1 · tensor2, broadcasting."""
+    for i, (name, t) in enumerate((("input", input), ("tensor1", tensor1), ("tensor2", tensor2))):
+        require_tensor("addcmul", t, i + 1, name)
+    value = _integral_value((input, tensor1, tensor2), value)
+    return arithmetic.addcmul(input, tensor1, tensor2, value=value)
+
+
+def addcdiv(
+    input: Tensor,
+    tensor1: Tensor,
+    tensor2: Tensor,
+    *,
+    value: float = 1,
+    out: Tensor | None = None,
+) -> Tensor:
+    """input + value · tensor1 / tensor2, broadcasting (floating tensors only)."""
+    for i, (name, t) in enumerate((("input", input), ("tensor1", tensor1), ("tensor2", tensor2))):
+        require_tensor("addcdiv", t, i + 1, name)
+    if tensor1._dtype._category < 2 and tensor2._dtype._category < 2:
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
+            ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) "
+            "for float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes."
+        )
+    return arithmetic.addcdiv(input, tensor1, tensor2, value=value)
+
+
+def xlog1py(input: Tensor | float, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    """input · ln(1 + other), 0 where input is 0; either may be a Python number."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        require_tensor("xlog1py", other, 2, "other")
+    return special.xlog1py(tensor_arg(input), tensor_arg(other))

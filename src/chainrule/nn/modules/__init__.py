@@ -106,8 +106,20 @@ from .transformer import TransformerDecoder  # noqa: E402
 from .transformer import TransformerDecoderLayer  # noqa: E402
 from .transformer import TransformerEncoder  # noqa: E402
 from .transformer import TransformerEncoderLayer  # noqa: E402
+
 # isort: on
 # ----- end attention and transformers (nn-transformer) -----
+# ----- nn-rnn: recurrent layers -----
+from .rnn import (  # noqa: E402
+    GRU,
+    LSTM,
+    RNN,
+    GRUCell,
+    LSTMCell,
+    RNNBase,
+    RNNCell,
+    RNNCellBase,
+)
 
 __all__ = [
     "Module",
@@ -213,6 +225,15 @@ __all__ = [
     "TransformerEncoder",
     "TransformerEncoderLayer",
     # ----- end attention and transformers (nn-transformer) -----
+    # ----- nn-rnn: recurrent layers -----
+    "RNNBase",
+    "RNN",
+    "LSTM",
+    "GRU",
+    "RNNCellBase",
+    "RNNCell",
+    "LSTMCell",
+    "GRUCell",
 ]
 
 

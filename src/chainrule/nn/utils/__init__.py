@@ -1,10 +1,18 @@
 """``nn.utils``: gradient clipping, flattening parameters into one vector, parametrizations
-(``parametrize``, ``parametrizations``) and the old weight and spectral normalization hooks."""
+(``parametrize``, ``parametrizations``), the old weight and spectral normalization hooks,
+and (``rnn``) variable-length sequences for the recurrent layers."""
 
 from __future__ import annotations
 
 # ----- nn-actloss: parametrizations, weight and spectral normalization -----
-from . import fusion, parametrizations, parametrize, stateless  # noqa: F401, E402
+# ----- nn-rnn: variable-length sequences -----
+from . import (  # noqa: F401, E402
+    fusion,
+    parametrizations,
+    parametrize,
+    rnn,  # noqa: F401, E402
+    stateless,
+)
 from .clip_grad import (  # noqa: F401
     clip_grad_norm,
     clip_grad_norm_,

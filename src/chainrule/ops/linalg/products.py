@@ -659,12 +659,33 @@ def _einsum_pair(a, lab_a: list[str], b, lab_b: list[str], keep: set):
     return shapes.reshape(out, shape), batch + left + right
 
 
+def _sublist_label(n) -> str:
+    if n is Ellipsis:
+        return "..."
+    if not 0 <= n < 52:
+        raise ValueError(
+            "einsum(): subscript in subscript list is not within the valid range [0, 52)"
+        )
+    return chr(ord("A") + n) if n < 26 else chr(ord("a") + n - 26)
+
+
+def _sublist_equation(args: tuple) -> tuple:
+    """``einsum(a, [0, 1], b, [1, 2], [0, 2])`` as ``("AB,BC->AC", (a, b))``: labels 0-25
+    are A-Z, 26-51 a-z, Ellipsis is ..., as in PyTorch."""
+    operands = args[0::2][: len(args) // 2]
+    subs = ["".join(_sublist_label(n) for n in lab) for lab in args[1::2]]
+    if len(args) % 2:  # an output sublist closes the arguments
+        operands = args[0:-1:2]
+        return ",".join(subs) + "->" + "".join(_sublist_label(n) for n in args[-1]), operands
+    return ",".join(subs), operands
+
+
 def einsum(equation, *operands):
     """Einstein summation: products of the operands summed over the labels not in the output."""
+    if not isinstance(equation, str):  # sublist format: op1, sublist1, op2, ..., [out]
+        equation, operands = _sublist_equation((equation, *operands))
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    if not isinstance(equation, str):
-        raise NotImplementedError("einsum in sublist format is not implemented in chainrule yet")
     ins, out = _parse_einsum(equation, operands)
     if len(set(out)) != len(out):
         raise RuntimeError("einsum(): output subscript appears more than once in the output")

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Generic, TypeVar
 
 from ..._backend import xp
-from ..._random import Generator, _rng_of, randint, randperm
+from ..._random import Generator, randint, randperm, rng_of
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -132,7 +132,7 @@ class WeightedRandomSampler(Sampler[int]):
             raise RuntimeError(
                 "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
             )
-        draws = _rng_of(self.generator).choice(
+        draws = rng_of(self.generator, "multinomial").choice(
             len(w), size=self.num_samples, replace=self.replacement, p=w / w.sum()
         )
         yield from draws.tolist()

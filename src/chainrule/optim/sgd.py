@@ -1,0 +1,78 @@
+"""``torch.optim.SGD``: stochastic gradient descent with momentum, dampening, Nesterov,
+weight decay and maximize."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import _updates as u
+from .optimizer import Optimizer, ParamsT, _check_fused, _check_lr, _to_scalar
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """``g <- g + wd p``; ``b <- momentum b + (1 - dampening) g`` (``b = g`` first);
+    ``g <- g + momentum b`` (Nesterov) or ``b``; ``p <- p - lr g``."""
+
+    def __init__(
+        self,
+        params: ParamsT,
+        lr: float = 1e-3,
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay: float = 0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        _check_lr(lr)
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr,
+            "momentum": momentum,
+            "dampening": dampening,
+            "weight_decay": weight_decay,
+            "nesterov": nesterov,
+            "maximize": maximize,
+            "foreach": foreach,
+            "differentiable": differentiable,
+            "fused": fused,
+        }
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+        _check_fused(fused, foreach, differentiable)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One SGD step on every parameter that has a gradient."""
+        loss = self._closure_loss(closure)
+        for group in self.param_groups:
+            lr = _to_scalar(group["lr"])
+            momentum, dampening = group["momentum"], group["dampening"]
+            for p in self._with_grad(group, "SGD"):
+                param = p._data
+                g = u.with_weight_decay(
+                    u.grad_of(p, group["maximize"]), param, group["weight_decay"]
+                )
+                if momentum != 0:
+                    state = self.state[p]
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        buf = p.grad.detach().clone()
+                        buf._data[...] = g
+                        state["momentum_buffer"] = buf
+                    else:
+                        buf._data *= momentum
+                        u.add_scaled_(buf._data, g, 1 - dampening)
+                    g = g + momentum * buf._data if group["nesterov"] else buf._data
+                u.add_scaled_(param, g, -lr)
+                u.done(p)
+        return loss

@@ -1,0 +1,53 @@
+"""``torch.optim.SparseAdam``: Adam for sparse gradients. chainrule has no sparse tensors,
+so every gradient is dense and ``step`` refuses it, as PyTorch does for a dense one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .optimizer import Optimizer, ParamsT, _check_betas
+
+__all__ = ["SparseAdam"]
+
+
+class SparseAdam(Optimizer):
+    """Adam on the nonzero entries of sparse gradients (chainrule's are never sparse)."""
+
+    def __init__(
+        self,
+        params: ParamsT,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        maximize: bool = False,
+    ) -> None:
+        if not 0.0 < lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 < eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_betas(betas)
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "maximize": maximize}
+        super().__init__(params, defaults)
+        complex_params = [
+            [i, j]
+            for i, group in enumerate(self.param_groups)
+            for j, p in enumerate(group["params"])
+            if getattr(p.dtype, "is_complex", False)
+        ]
+        if complex_params:
+            raise ValueError(
+                f"Complex params at indices {complex_params}: "
+                "SparseAdam does not support complex parameters"
+            )
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Refuses: chainrule's gradients are dense (PyTorch's error for a dense one)."""
+        loss = self._closure_loss(closure)
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    raise RuntimeError(
+                        "SparseAdam does not support dense gradients, please consider Adam instead"
+                    )
+        return loss

@@ -1,0 +1,637 @@
+"""nn.RNN, nn.LSTM, nn.GRU and their cells side by side with torch.nn, the same weights
+loaded into both: outputs, final states, gradients of the input, of the initial states and
+of every parameter, node names, in float32 and float64; layers, directions, batch_first,
+proj_size, unbatched and packed input, dropout; reprs, state_dict keys, initialisation by
+statistics, PyTorch's errors. The fused LSTM cell op against PyTorch's composition of it:
+values, gradients, tangents, finite differences, second derivatives."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+from chainrule.ops.recurrent import lstm_cell, lstm_layer
+from oracle import (
+    DT_IDS,
+    FLOATS,
+    assert_close,
+    assert_same_error,
+    check,
+    check_double_backward,
+    check_fd,
+    randn,
+)
+
+TOL = {np.float32: (2e-4, 2e-5), np.float64: (1e-9, 1e-11)}
+
+
+def build(lib, cls: str, args: tuple, kwargs: dict, dtype=np.float64):
+    """The module on ``lib`` with torch's weights (a fixed seed), in ``dtype``."""
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # dropout with one layer, proj_size and oneDNN
+        ref = getattr(torch.nn, cls)(*args, **kwargs).to(torch.from_numpy(np.zeros(0, dtype)).dtype)
+        if lib is torch:
+            return ref
+        mod = getattr(cr.nn, cls)(*args, **kwargs)
+    mod = mod.double() if dtype == np.float64 else mod.float()
+    state = {k: cr.tensor(v.detach().numpy().copy()) for k, v in ref.state_dict().items()}
+    mod.load_state_dict(state)
+    return mod
+
+
+def tensor(lib, a: np.ndarray, requires_grad: bool = True):
+    return lib.tensor(a.copy(), requires_grad=requires_grad)
+
+
+def node(t) -> str | None:
+    return None if t.grad_fn is None else t.grad_fn.name()
+
+
+# ----- the fused LSTM cell op ------------------------------------------------------------
+
+
+def _cell(lib, gates, state):
+    """[h', c'] from the gates and the last H columns of state: the op on chainrule, the
+    composition of PyTorch's ops on torch."""
+    if lib is cr:
+        return lstm_cell(gates, state)
+    n = gates.shape[-1] // 4
+    i, f, g, o = gates.chunk(4, -1)
+    c = f.sigmoid() * state[..., -n:] + i.sigmoid() * g.tanh()
+    return torch.cat([o.sigmoid() * c.tanh(), c], -1)
+
+
+CELL_CASES = {
+    "state_is_c": (randn((3, 8)), randn((3, 2), seed=1)),
+    "state_is_hc": (randn((3, 8)), randn((3, 4), seed=1)),
+    "unbatched": (randn((8,)), randn((2,), seed=1)),
+    "wide_state": (randn((2, 12)), randn((2, 7), seed=1)),
+}
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("case", list(CELL_CASES))
+def test_lstm_cell_op(case, dtype):
+    res = check(_cell, *CELL_CASES[case], dtype=dtype)
+    assert res.cr_out.grad_fn.name() == "ThnnFusedLstmCellBackward0"
+
+
+@pytest.mark.parametrize("case", list(CELL_CASES))
+def test_lstm_cell_op_fd(case):
+    check_fd(_cell, *CELL_CASES[case])
+
+
+@pytest.mark.parametrize("case", ["state_is_c", "state_is_hc"])
+def test_lstm_cell_op_double_backward(case):
+    check_double_backward(_cell, *CELL_CASES[case])
+
+
+def _layer(lib, xw, w_hh, h0, c0):
+    """[h_t, c_t, i, f, g, o] for every step: the whole-layer op on chainrule, the steps
+    composed of PyTorch's ops on torch."""
+    if lib is cr:
+        return lstm_layer(xw, w_hh, h0, c0)
+    h, c, ys = h0, c0, []
+    for t in range(xw.shape[0]):
+        i, f, g, o = (xw[t] + h @ w_hh.T).chunk(4, -1)
+        i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+        c = f * c + i * g
+        h = o * c.tanh()
+        ys.append(torch.cat([h, c, i, f, g, o], -1))
+    return torch.stack(ys)
+
+
+LAYER_CASES = {
+    "t4_b2_h3": (
+        randn((4, 2, 12)),
+        randn((12, 3), seed=1),
+        randn((2, 3), seed=2),
+        randn((2, 3), seed=3),
+    ),
+    "t1_b3_h2": (
+        randn((1, 3, 8)),
+        randn((8, 2), seed=1),
+        randn((3, 2), seed=2),
+        randn((3, 2), seed=3),
+    ),
+    "t3_b1_h4": (
+        randn((3, 1, 16)),
+        randn((16, 4), seed=1),
+        randn((1, 4), seed=2),
+        randn((1, 4), seed=3),
+    ),
+}
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("case", list(LAYER_CASES))
+def test_lstm_layer_op(case, dtype):
+    res = check(_layer, *LAYER_CASES[case], dtype=dtype)
+    assert res.cr_out.grad_fn.name() == "MkldnnRnnLayerBackward0"
+
+
+@pytest.mark.parametrize("case", ["t4_b2_h3", "t1_b3_h2"])
+def test_lstm_layer_op_fd(case):
+    check_fd(_layer, *LAYER_CASES[case])
+
+
+def test_lstm_layer_op_double_backward():
+    check_double_backward(_layer, *LAYER_CASES["t4_b2_h3"])
+
+
+def test_lstm_layer_op_some_inputs():
+    """Gradients of only some inputs (the others constants): one pass through time serves
+    whichever VJPs run; a second backward (retain_graph) gives the same."""
+    xw, w_hh, h0, c0 = LAYER_CASES["t4_b2_h3"]
+
+    def fn(lib):
+        x = lib.tensor(xw, requires_grad=True)
+        c = lib.tensor(c0, requires_grad=True)
+        y = _layer(lib, x, lib.tensor(w_hh), lib.tensor(h0), c)
+        w = lib.tensor(randn(tuple(y.shape), seed=9))
+        first = lib.autograd.grad(y, [x, c], w, retain_graph=True)
+        second = lib.autograd.grad(y, [c], w * 2)
+        return first, second
+
+    assert_close(fn(cr), fn(torch), 1e-10, 1e-12)
+
+
+# ----- the layers side by side -----------------------------------------------------------
+
+# (class, constructor kwargs); input 3 features, hidden 5
+LAYERS = {
+    "rnn": ("RNN", {}),
+    "rnn_relu": ("RNN", {"nonlinearity": "relu"}),
+    "rnn_2l_bi": ("RNN", {"num_layers": 2, "bidirectional": True}),
+    "rnn_nobias_bf": ("RNN", {"bias": False, "batch_first": True}),
+    "gru": ("GRU", {}),
+    "gru_2l_bi": ("GRU", {"num_layers": 2, "bidirectional": True}),
+    "gru_nobias_bf": ("GRU", {"bias": False, "batch_first": True}),
+    "lstm": ("LSTM", {}),
+    "lstm_2l": ("LSTM", {"num_layers": 2}),
+    "lstm_bi": ("LSTM", {"bidirectional": True}),
+    "lstm_2l_bi_bf": ("LSTM", {"num_layers": 2, "bidirectional": True, "batch_first": True}),
+    "lstm_nobias": ("LSTM", {"bias": False}),
+    "lstm_proj": ("LSTM", {"proj_size": 2}),
+    "lstm_proj_2l_bi": ("LSTM", {"proj_size": 3, "num_layers": 2, "bidirectional": True}),
+    "lstm_eval_dropout": ("LSTM", {"num_layers": 2, "dropout": 0.5}),
+}
+
+
+def _hidden_shapes(cls: str, kwargs: dict, batch: int | None) -> list[tuple]:
+    d = (2 if kwargs.get("bidirectional") else 1) * kwargs.get("num_layers", 1)
+    h = kwargs.get("proj_size") or 5
+    lead = (d,) if batch is None else (d, batch)
+    return [(*lead, h), (*lead, 5)] if cls == "LSTM" else [(*lead, h)]
+
+
+def _run_layer(lib, cls, kwargs, dtype, x, hiddens, packed=None):
+    """Forward, a random non-scalar backward; what came out, the gradients, node names."""
+    mod = build(lib, cls, (3, 5), kwargs, dtype)
+    if "dropout" in kwargs:
+        mod.eval()
+    xt = tensor(lib, x)
+    hs = [tensor(lib, h) for h in hiddens]
+    inp = xt
+    if packed is not None:
+        lengths, sort = packed
+        inp = lib.nn.utils.rnn.pack_padded_sequence(
+            xt, lengths, batch_first=kwargs.get("batch_first", False), enforce_sorted=sort
+        )
+    hx = None if not hs else (tuple(hs) if cls == "LSTM" else hs[0])
+    out, hidden = mod(inp, hx)
+    names = []
+    if packed is not None:
+        assert type(out).__name__ == "PackedSequence"
+        names.append(("batch_sizes", out.batch_sizes.tolist()))
+        out = out.data
+    states = list(hidden) if cls == "LSTM" else [hidden]
+    names += [node(out)] + [node(s) for s in states]
+    rng = np.random.default_rng(7)
+    loss = 0
+    for t in [out, *states]:
+        w = lib.tensor(rng.standard_normal(tuple(t.shape)).astype(dtype))
+        loss = loss + (t * w).sum()
+    loss.backward()
+    grads = [xt.grad] + [h.grad for h in hs] + [p.grad for _, p in mod.named_parameters()]
+    return [out, *states], grads, names
+
+
+def _one_dnn(cls, kwargs, names):
+    """PyTorch's CPU LSTM without projections may run oneDNN's fused layer, whose output
+    node (MkldnnRnnLayerBackward0, or a view of it) is its own: chainrule stacks (or, packed,
+    joins) the steps' outputs there, as PyTorch's RNN and GRU and its projected LSTM do.
+    The other nodes are compared."""
+    if cls == "LSTM" and not kwargs.get("proj_size"):
+        i = 1 if isinstance(names[0], tuple) else 0
+        names = names[:i] + ["(output)"] + names[i + 1 :]
+    return names
+
+
+def _compare_layer(cls, kwargs, dtype, x, hiddens, packed=None):
+    got = _run_layer(cr, cls, kwargs, dtype, x, hiddens, packed)
+    want = _run_layer(torch, cls, kwargs, dtype, x, hiddens, packed)
+    rtol, atol = TOL[dtype]
+    assert_close(got[0], want[0], rtol, atol, what="outputs")
+    assert_close(got[1], want[1], rtol, atol, what="grads", requires_grad=False)
+    assert _one_dnn(cls, kwargs, got[2]) == _one_dnn(cls, kwargs, want[2])
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("layer", list(LAYERS))
+def test_layer_batched(layer, dtype):
+    cls, kwargs = LAYERS[layer]
+    shape = (2, 4, 3) if kwargs.get("batch_first") else (4, 2, 3)
+    _compare_layer(cls, kwargs, dtype, randn(shape).astype(dtype), [])
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("layer", list(LAYERS))
+def test_layer_initial_state(layer, dtype):
+    cls, kwargs = LAYERS[layer]
+    shape = (2, 4, 3) if kwargs.get("batch_first") else (4, 2, 3)
+    hiddens = [
+        randn(s, seed=i + 1).astype(dtype) for i, s in enumerate(_hidden_shapes(cls, kwargs, 2))
+    ]
+    _compare_layer(cls, kwargs, dtype, randn(shape).astype(dtype), hiddens)
+
+
+@pytest.mark.parametrize("with_state", [False, True], ids=["no_state", "state"])
+@pytest.mark.parametrize("layer", ["rnn", "gru_2l_bi", "lstm", "lstm_proj_2l_bi"])
+def test_layer_unbatched(layer, with_state):
+    cls, kwargs = LAYERS[layer]
+    hiddens = [randn(s, seed=i + 1) for i, s in enumerate(_hidden_shapes(cls, kwargs, None))]
+    _compare_layer(cls, kwargs, np.float64, randn((4, 3)), hiddens if with_state else [])
+
+
+PACKED = {
+    "sorted": ([4, 3, 1], True),
+    "unsorted": ([2, 4, 1], False),
+    "equal_lengths": ([4, 4, 4], True),
+    "unsorted_ties": ([3, 1, 3], False),
+}
+
+
+@pytest.mark.parametrize(
+    "layer,lengths,dtype",
+    [
+        (layer, lengths, np.float64)
+        for layer in [
+            "rnn_2l_bi",
+            "gru",
+            "lstm",
+            "lstm_2l_bi_bf",
+            "lstm_proj_2l_bi",
+            "gru_nobias_bf",
+        ]
+        for lengths in PACKED
+    ]
+    + [(layer, "unsorted", np.float32) for layer in ["rnn_2l_bi", "gru", "lstm_2l_bi_bf"]],
+    ids=str,
+)
+def test_layer_packed(layer, lengths, dtype):
+    cls, kwargs = LAYERS[layer]
+    shape = (3, 4, 3) if kwargs.get("batch_first") else (4, 3, 3)
+    hiddens = [
+        randn(s, seed=i + 1).astype(dtype) for i, s in enumerate(_hidden_shapes(cls, kwargs, 3))
+    ]
+    x = randn(shape).astype(dtype)
+    _compare_layer(cls, kwargs, dtype, x, hiddens, PACKED[lengths])
+    _compare_layer(cls, kwargs, dtype, x, [], PACKED[lengths])
+
+
+def test_packed_output_pads_back():
+    """pack -> LSTM -> pad gives the padded output and lengths in the original order."""
+
+    def fn(lib):
+        mod = build(lib, "LSTM", (3, 5), {"bidirectional": True})
+        x = tensor(lib, randn((4, 3, 3)))
+        rnn = lib.nn.utils.rnn
+        out, (h, c) = mod(rnn.pack_padded_sequence(x, [2, 4, 1], enforce_sorted=False))
+        padded, lengths = rnn.pad_packed_sequence(out, total_length=5)
+        return padded, lengths, h, c, out.sorted_indices, out.unsorted_indices
+
+    got = fn(cr)
+    want = fn(torch)
+    assert_close(got, want, 1e-9, 1e-11)
+
+
+# ----- dropout between layers -------------------------------------------------------------
+
+
+def test_dropout_one_zeroes_the_second_layers_input():
+    """p = 1 in training: the second layer sees zeros, on both libraries alike."""
+
+    def fn(lib):
+        mod = build(lib, "GRU", (3, 5), {"num_layers": 2, "dropout": 1.0})
+        out, h = mod(tensor(lib, randn((4, 2, 3))))
+        return out, h
+
+    assert_close(*[fn(lib) for lib in (cr, torch)], 1e-9, 1e-11)
+
+
+def test_dropout_in_training_is_applied():
+    """p = 0.5 in training: the output changes from run to run and differs from eval's,
+    with the shapes of eval's; eval is deterministic."""
+    mod = build(cr, "LSTM", (3, 5), {"num_layers": 2, "dropout": 0.5})
+    x = cr.tensor(randn((6, 4, 3)))
+    cr.manual_seed(0)
+    a, _ = mod(x)
+    b, _ = mod(x)
+    mod.eval()
+    c, (h, _) = mod(x)
+    d, _ = mod(x)
+    assert tuple(a.shape) == tuple(c.shape) == (6, 4, 5) and tuple(h.shape) == (2, 4, 5)
+    assert not np.allclose(a.detach().numpy(), b.detach().numpy()) and not np.allclose(
+        a.detach().numpy(), c.detach().numpy()
+    )
+    np.testing.assert_array_equal(c.detach().numpy(), d.detach().numpy())
+
+
+def test_dropout_rate_between_layers():
+    """The second layer's input is zeroed at rate p and scaled by 1/(1 - p): with an identity
+    second layer's weights this shows in the first layer's output the mask is applied to."""
+    mod = cr.nn.RNN(200, 200, num_layers=2, dropout=0.3, nonlinearity="relu", bias=False)
+    with cr.no_grad():
+        mod.weight_ih_l0.copy_(cr.eye(200))
+        mod.weight_hh_l0.zero_()
+        mod.weight_ih_l1.copy_(cr.eye(200))
+        mod.weight_hh_l1.zero_()
+    cr.manual_seed(1)
+    out, _ = mod(cr.ones(50, 4, 200))
+    v = out.detach().numpy()
+    assert abs((v == 0).mean() - 0.3) < 0.01
+    np.testing.assert_allclose(v[v != 0], 1 / 0.7, rtol=1e-6)
+
+
+# ----- gradcheck ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cls", ["LSTM", "GRU"])
+def test_gradcheck(cls):
+    mod = build(cr, cls, (2, 2), {"bidirectional": True}).double()
+    x = cr.tensor(randn((3, 1, 2)), requires_grad=True)
+    h0 = cr.tensor(randn((2, 1, 2), seed=1), requires_grad=True)
+    names = [n for n, _ in mod.named_parameters()]
+
+    def fn(x, h0, *ps):
+        hx = (h0, h0 * 0.5) if cls == "LSTM" else h0
+        out, _ = cr.func.functional_call(mod, dict(zip(names, ps)), (x, hx))
+        return out
+
+    ps = [p.detach().clone().requires_grad_() for p in mod.parameters()]
+    assert cr.autograd.gradcheck(fn, (x, h0, *ps))
+
+
+# ----- cells ---------------------------------------------------------------------------
+
+CELLS = {
+    "rnn_cell": ("RNNCell", {}),
+    "rnn_cell_relu": ("RNNCell", {"nonlinearity": "relu"}),
+    "rnn_cell_nobias": ("RNNCell", {"bias": False}),
+    "lstm_cell": ("LSTMCell", {}),
+    "lstm_cell_nobias": ("LSTMCell", {"bias": False}),
+    "gru_cell": ("GRUCell", {}),
+    "gru_cell_nobias": ("GRUCell", {"bias": False}),
+}
+
+
+def _run_cell(lib, cls, kwargs, dtype, x, hiddens):
+    mod = build(lib, cls, (3, 5), kwargs, dtype)
+    xt = tensor(lib, x)
+    hs = [tensor(lib, h) for h in hiddens]
+    hx = None if not hs else (tuple(hs) if cls == "LSTMCell" else hs[0])
+    out = mod(xt, hx)
+    outs = list(out) if cls == "LSTMCell" else [out]
+    names = [node(o) for o in outs]
+    rng = np.random.default_rng(7)
+    sum(
+        (o * lib.tensor(rng.standard_normal(tuple(o.shape)).astype(dtype))).sum() for o in outs
+    ).backward()
+    grads = [xt.grad] + [h.grad for h in hs] + [p.grad for _, p in mod.named_parameters()]
+    return outs, grads, names
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("batched", [True, False], ids=["batched", "unbatched"])
+@pytest.mark.parametrize("with_state", [False, True], ids=["no_state", "state"])
+@pytest.mark.parametrize("cell", list(CELLS))
+def test_cell(cell, with_state, batched, dtype):
+    cls, kwargs = CELLS[cell]
+    lead = (2,) if batched else ()
+    n_states = 2 if cls == "LSTMCell" else 1
+    hiddens = [randn((*lead, 5), seed=i + 1).astype(dtype) for i in range(n_states)]
+    x = randn((*lead, 3)).astype(dtype)
+    got = _run_cell(cr, cls, kwargs, dtype, x, hiddens if with_state else [])
+    want = _run_cell(torch, cls, kwargs, dtype, x, hiddens if with_state else [])
+    rtol, atol = TOL[dtype]
+    assert_close(got[0], want[0], rtol, atol, what="outputs")
+    assert_close(got[1], want[1], rtol, atol, what="grads", requires_grad=False)
+    assert got[2] == want[2]
+
+
+# ----- parameters, reprs, state_dict, init ------------------------------------------------
+
+CONSTRUCT = [
+    ("RNN", (3, 5), {}),
+    ("RNN", (3, 5, 2), {"nonlinearity": "relu", "bias": False, "batch_first": True}),
+    ("RNN", (3, 5, 2, "relu"), {}),
+    ("GRU", (3, 5), {"num_layers": 3, "dropout": 0.25, "bidirectional": True}),
+    ("LSTM", (3, 5), {"proj_size": 2, "num_layers": 2, "bidirectional": True}),
+    ("LSTM", (3, 5), {"bias": False, "proj_size": 4}),
+    ("RNNCell", (3, 5), {"nonlinearity": "relu"}),
+    ("RNNCell", (3, 5), {"bias": False}),
+    ("LSTMCell", (3, 5), {}),
+    ("GRUCell", (3, 5), {"bias": False}),
+]
+
+
+@pytest.mark.parametrize("cls,args,kwargs", CONSTRUCT, ids=lambda v: str(v))
+def test_structure(cls, args, kwargs):
+    """repr, parameter names and shapes, state_dict keys, all_weights, constants."""
+
+    def fn(lib):
+        mod = build(lib, cls, args, kwargs)
+        res = [
+            repr(mod),
+            [(n, tuple(p.shape)) for n, p in mod.named_parameters()],
+            list(mod.state_dict()),
+            repr(lib.nn.Sequential(mod, lib.nn.Identity())),
+        ]
+        if not cls.endswith("Cell"):
+            res += [
+                [[tuple(p.shape) for p in ws] for ws in mod.all_weights],
+                mod._flat_weights_names,
+                [tuple(w.shape) for w in mod._flat_weights],
+                mod.mode,
+                mod.dropout,
+                mod.flatten_parameters(),
+            ]
+        return res
+
+    assert fn(cr) == fn(torch)
+
+
+@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell"])
+def test_default_init(cls):
+    """Every parameter uniform in ±1/√hidden_size: bounds, mean and std of U(-k, k)."""
+    mod = getattr(cr.nn, cls)(64, 100)
+    k = 1 / np.sqrt(100)
+    for name, p in mod.named_parameters():
+        v = p.detach().numpy()
+        assert v.dtype == np.float32, name
+        assert v.min() >= -k and v.max() <= k, name
+        if v.size > 1000:
+            assert v.max() > 0.99 * k and v.min() < -0.99 * k, name
+            assert abs(v.mean()) < 0.05 * k, name
+            assert abs(v.std() - 2 * k / np.sqrt(12)) < 0.03 * k, name
+
+
+def test_dtype_and_conversions():
+    mod = cr.nn.LSTM(3, 4, dtype=cr.float64)
+    assert all(p.dtype == cr.float64 for p in mod.parameters())
+    mod.float()
+    assert all(p.dtype == cr.float32 for p in mod.all_weights[0])
+    out, (h, c) = mod(cr.randn(2, 3, 3))
+    assert out.dtype == cr.float32 and h.dtype == c.dtype == cr.float32
+
+
+def test_assigned_weight_is_used():
+    """A parameter replaced by assignment is the one the layer reads (as _flat_weights)."""
+
+    def fn(lib):
+        mod = build(lib, "GRU", (3, 5), {})
+        mod.weight_hh_l0 = lib.nn.Parameter(lib.ones(15, 5, dtype=lib.float64))
+        out, h = mod(lib.tensor(randn((4, 2, 3))))
+        return out, h, mod._flat_weights[1]
+
+    assert_close(fn(cr), fn(torch), 1e-9, 1e-11, requires_grad=False)
+
+
+# ----- errors ------------------------------------------------------------------------------
+
+CONSTRUCTOR_ERRORS = {
+    "dropout_range": ("LSTM", (3, 5), {"dropout": 1.5}),
+    "dropout_bool": ("GRU", (3, 5), {"dropout": True}),
+    "bias_type": ("RNN", (3, 5), {"bias": 1}),
+    "batch_first_type": ("RNN", (3, 5), {"batch_first": "yes"}),
+    "input_size_type": ("LSTM", (3.0, 5), {}),
+    "input_size_zero": ("LSTM", (0, 5), {}),
+    "hidden_size_type": ("GRU", (3, "5"), {}),
+    "hidden_size_zero": ("GRU", (3, 0), {}),
+    "num_layers_zero": ("LSTM", (3, 5), {"num_layers": 0}),
+    "proj_negative": ("LSTM", (3, 5), {"proj_size": -1}),
+    "proj_too_big": ("LSTM", (3, 5), {"proj_size": 5}),
+    "proj_on_rnn": ("RNN", (3, 5), {"proj_size": 2}),
+    "proj_on_gru": ("GRU", (3, 5), {"proj_size": 2}),
+    "nonlinearity": ("RNN", (3, 5), {"nonlinearity": "sigmoid"}),
+    "rnn_base_mode": ("RNNBase", ("FOO", 3, 5), {}),
+}
+
+
+@pytest.mark.parametrize("case", list(CONSTRUCTOR_ERRORS))
+def test_constructor_errors(case):
+    cls, args, kwargs = CONSTRUCTOR_ERRORS[case]
+    assert_same_error(lambda lib: getattr(lib.nn, cls)(*args, **kwargs))
+
+
+def test_dropout_with_one_layer_warns():
+    for lib in (cr, torch):
+        with pytest.warns(UserWarning, match="non-zero dropout expects num_layers greater than 1"):
+            lib.nn.LSTM(3, 5, dropout=0.2)
+
+
+def _f(lib, shape, dtype=np.float32):
+    return lib.tensor(np.zeros(shape, dtype))
+
+
+FORWARD_ERRORS = {
+    "rnn_4d": ("RNN", {}, lambda L: ((_f(L, (1, 2, 3, 3)),), {})),
+    "gru_1d": ("GRU", {}, lambda L: ((_f(L, (3,)),), {})),
+    "lstm_4d": ("LSTM", {}, lambda L: ((_f(L, (1, 2, 3, 3)),), {})),
+    "input_size": ("LSTM", {}, lambda L: ((_f(L, (4, 2, 4)),), {})),
+    "input_dtype": ("GRU", {}, lambda L: ((_f(L, (4, 2, 3), np.float64),), {})),
+    "hidden_size": ("RNN", {}, lambda L: ((_f(L, (4, 2, 3)), _f(L, (1, 2, 4))), {})),
+    "hidden_batch": ("GRU", {}, lambda L: ((_f(L, (4, 2, 3)), _f(L, (1, 3, 5))), {})),
+    "hidden_layers": (
+        "RNN",
+        {"num_layers": 2},
+        lambda L: ((_f(L, (4, 2, 3)), _f(L, (1, 2, 5))), {}),
+    ),
+    "hidden_dims_batched": ("RNN", {}, lambda L: ((_f(L, (4, 2, 3)), _f(L, (2, 5))), {})),
+    "hidden_dims_unbatched": ("GRU", {}, lambda L: ((_f(L, (4, 3)), _f(L, (1, 1, 5))), {})),
+    "lstm_h_size": (
+        "LSTM",
+        {},
+        lambda L: ((_f(L, (4, 2, 3)), (_f(L, (1, 2, 4)), _f(L, (1, 2, 5)))), {}),
+    ),
+    "lstm_c_size": (
+        "LSTM",
+        {"proj_size": 2},
+        lambda L: ((_f(L, (4, 2, 3)), (_f(L, (1, 2, 2)), _f(L, (1, 2, 2)))), {}),
+    ),
+    "lstm_dims_batched": (
+        "LSTM",
+        {},
+        lambda L: ((_f(L, (4, 2, 3)), (_f(L, (2, 5)), _f(L, (1, 2, 5)))), {}),
+    ),
+    "lstm_dims_unbatched": (
+        "LSTM",
+        {},
+        lambda L: ((_f(L, (4, 3)), (_f(L, (1, 5)), _f(L, (1, 1, 5)))), {}),
+    ),
+    "packed_hidden_batch": (
+        "GRU",
+        {},
+        lambda L: (
+            (L.nn.utils.rnn.pack_sequence([_f(L, (3, 3)), _f(L, (2, 3))]), _f(L, (1, 3, 5))),
+            {},
+        ),
+    ),
+    "packed_input_size": (
+        "LSTM",
+        {},
+        lambda L: ((L.nn.utils.rnn.pack_sequence([_f(L, (3, 4)), _f(L, (2, 4))]),), {}),
+    ),
+    "rnn_cell_3d": ("RNNCell", {}, lambda L: ((_f(L, (1, 2, 3)),), {})),
+    "rnn_cell_hidden_3d": ("RNNCell", {}, lambda L: ((_f(L, (2, 3)), _f(L, (1, 2, 5))), {})),
+    "gru_cell_3d": ("GRUCell", {}, lambda L: ((_f(L, (1, 2, 3)),), {})),
+    "lstm_cell_3d": ("LSTMCell", {}, lambda L: ((_f(L, (1, 2, 3)),), {})),
+    "lstm_cell_hx_3d": (
+        "LSTMCell",
+        {},
+        lambda L: ((_f(L, (2, 3)), (_f(L, (2, 5)), _f(L, (1, 2, 5)))), {}),
+    ),
+    "cell_input_size": ("GRUCell", {}, lambda L: ((_f(L, (2, 4)),), {})),
+    "cell_hidden_batch": ("RNNCell", {}, lambda L: ((_f(L, (2, 3)), _f(L, (3, 5))), {})),
+    "cell_hidden_size": (
+        "LSTMCell",
+        {},
+        lambda L: ((_f(L, (2, 3)), (_f(L, (2, 4)), _f(L, (2, 4)))), {}),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(FORWARD_ERRORS))
+def test_forward_errors(case):
+    cls, kwargs, make = FORWARD_ERRORS[case]
+
+    def fn(lib):
+        args, kw = make(lib)
+        return build(lib, cls, (3, 5), kwargs, np.float32)(*args, **kw)
+
+    assert_same_error(fn)
+
+
+def test_cell_unknown_nonlinearity():
+    def fn(lib):
+        mod = lib.nn.RNNCell(3, 5)
+        mod.nonlinearity = "gelu"
+        return mod(lib.zeros(2, 3))
+
+    assert_same_error(fn)
