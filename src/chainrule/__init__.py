@@ -22,6 +22,7 @@ from . import (  # noqa: E402, F401
     optim,  # torch.optim: optimizers, lr schedulers, weight averaging
     serialization,  # torch.serialization: save and load in PyTorch's format
     special,  # torch.special
+    utils,  # torch.utils: hooks, data
 )
 from ._creation import (  # noqa: E402, F401
     BoolTensor,
@@ -110,6 +111,10 @@ from .serialization.safetensors import load_safetensors, save_safetensors  # noq
 # chainrule.*, the Tensor methods and operators, chainrule.linalg, chainrule.special and
 # chainrule.nn.functional, from the name table (api/table.py)
 api.install()
+
+from .utils import data as _utils_data  # noqa: E402  (torch.utils.data, after the ops)
+
+del _utils_data
 
 __version__ = "0.1.0"
 

@@ -1,1 +1,1 @@
-"""``chainrule.utils``: PyTorch's ``torch.utils`` (hooks for now)."""
+"""``chainrule.utils``: PyTorch's ``torch.utils`` (hooks, data)."""
