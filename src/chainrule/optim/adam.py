@@ -13,9 +13,8 @@ from . import _updates as u
 from .optimizer import (
     Optimizer,
     ParamsT,
-    _check_betas,
+    _check_adam_family,
     _check_fused,
-    _check_lr,
     _scalar_tensor,
     _to_scalar,
 )
@@ -24,12 +23,7 @@ __all__ = ["Adam", "AdamW"]
 
 
 def _check_adam(lr: Any, betas: Any, eps: float, weight_decay: float) -> tuple:
-    _check_lr(lr)
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    _check_betas(betas)
-    if not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+    _check_adam_family(lr, eps, betas, weight_decay)
     if not (
         (isinstance(betas[0], float) and isinstance(betas[1], float))
         or (isinstance(betas[0], chainrule.Tensor) and isinstance(betas[1], chainrule.Tensor))

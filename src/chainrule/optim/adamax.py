@@ -9,7 +9,7 @@ import chainrule
 
 from .._backend import xp
 from . import _updates as u
-from .optimizer import Optimizer, ParamsT, _check_betas, _check_lr, _scalar_tensor, _to_scalar
+from .optimizer import Optimizer, ParamsT, _check_adam_family, _scalar_tensor, _to_scalar
 
 __all__ = ["Adamax"]
 
@@ -31,12 +31,7 @@ class Adamax(Optimizer):
         differentiable: bool = False,
         capturable: bool = False,
     ) -> None:
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        _check_betas(betas)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_family(lr, eps, betas, weight_decay)
         defaults = {
             "lr": lr,
             "betas": betas,

@@ -99,6 +99,14 @@ def _check_betas(betas: Any) -> None:
         raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
 
 
+def _check_adam_family(lr: Any, eps: float, betas: Any, weight_decay: float) -> None:
+    """The Adam family's checks, in PyTorch's order: lr, eps, the betas, weight_decay."""
+    _check_lr(lr)
+    _check_nonneg("epsilon", eps)
+    _check_betas(betas)
+    _check_nonneg("weight_decay", weight_decay)
+
+
 def _check_fused(fused: Any, foreach: Any, differentiable: Any) -> None:
     if fused:
         if differentiable:

@@ -85,7 +85,77 @@ def _relu_or_gelu(activation: Any) -> int:
     return 0
 
 
-class TransformerEncoderLayer(Module):
+class _TransformerLayer(Module):
+    """What the encoder and decoder layers share: attention blocks ``attn(x, kv, kv)``
+    followed by dropout, and the feed-forward block
+    ``linear2(dropout(activation(linear1(x))))`` with its dropout, each block with a
+    LayerNorm (``norm1``..``normN``) and a dropout (``dropout1``..``dropoutN``)."""
+
+    def _add_feed_forward_and_norms(
+        self,
+        blocks: int,
+        d_model: int,
+        dim_feedforward: int,
+        dropout: float,
+        activation: str | Callable[[Tensor], Tensor],
+        layer_norm_eps: float,
+        norm_first: bool,
+        bias: bool,
+        factory_kwargs: dict,
+    ) -> None:
+        """Registers linear1, dropout, linear2, the norms and the dropouts in PyTorch's
+        order (the order ``print`` and ``state_dict`` show)."""
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory_kwargs)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory_kwargs)
+        self.norm_first = norm_first
+        for i in range(1, blocks + 1):
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs)
+            setattr(self, f"norm{i}", norm)
+        for i in range(1, blocks + 1):
+            setattr(self, f"dropout{i}", Dropout(dropout))
+        if isinstance(activation, str):
+            activation = _get_activation_fn(activation)
+        self.activation = activation
+
+    def _attention_block(
+        self,
+        attention: Module,
+        dropout: Module,
+        x: Tensor,
+        kv: Tensor,
+        attn_mask: Tensor | None,
+        key_padding_mask: Tensor | None,
+        is_causal: bool,
+    ) -> Tensor:
+        x = attention(
+            x,
+            kv,
+            kv,
+            attn_mask=attn_mask,
+            key_padding_mask=key_padding_mask,
+            need_weights=False,
+            is_causal=is_causal,
+        )[0]
+        return dropout(x)
+
+    def _sa_block(
+        self,
+        x: Tensor,
+        attn_mask: Tensor | None,
+        key_padding_mask: Tensor | None,
+        is_causal: bool = False,
+    ) -> Tensor:
+        return self._attention_block(
+            self.self_attn, self.dropout1, x, x, attn_mask, key_padding_mask, is_causal
+        )
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return self._ff_dropout(x)
+
+
+class TransformerEncoderLayer(_TransformerLayer):
     """``x + SA(x)`` then ``x + FF(x)``, each followed (or, with norm_first, preceded) by
     a LayerNorm; SA is self-attention, FF ``linear2(dropout(activation(linear1(x))))``,
     each block's output dropped out."""
@@ -111,18 +181,22 @@ class TransformerEncoderLayer(Module):
         self.self_attn = MultiheadAttention(
             d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **factory_kwargs
         )
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory_kwargs)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory_kwargs)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        if isinstance(activation, str):
-            activation = _get_activation_fn(activation)
-        self.activation_relu_or_gelu = _relu_or_gelu(activation)
-        self.activation = activation
+        self._add_feed_forward_and_norms(
+            2,
+            d_model,
+            dim_feedforward,
+            dropout,
+            activation,
+            layer_norm_eps,
+            norm_first,
+            bias,
+            factory_kwargs,
+        )
+        self.activation_relu_or_gelu = _relu_or_gelu(self.activation)
+
+    @property
+    def _ff_dropout(self) -> Module:
+        return self.dropout2
 
     def forward(
         self,
@@ -155,30 +229,8 @@ class TransformerEncoderLayer(Module):
             x = self.norm2(x + self._ff_block(x))
         return x
 
-    def _sa_block(
-        self,
-        x: Tensor,
-        attn_mask: Tensor | None,
-        key_padding_mask: Tensor | None,
-        is_causal: bool = False,
-    ) -> Tensor:
-        x = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            need_weights=False,
-            is_causal=is_causal,
-        )[0]
-        return self.dropout1(x)
 
-    def _ff_block(self, x: Tensor) -> Tensor:
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout2(x)
-
-
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(_TransformerLayer):
     """``x + SA(x)``, ``x + MHA(x, memory)``, ``x + FF(x)``, each followed (or, with
     norm_first, preceded) by a LayerNorm: self-attention over the target, attention over
     the encoder's memory, the feed-forward block; each block's output dropped out."""
@@ -207,19 +259,21 @@ class TransformerDecoderLayer(Module):
         self.multihead_attn = MultiheadAttention(
             d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **factory_kwargs
         )
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory_kwargs)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory_kwargs)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        if isinstance(activation, str):
-            activation = _get_activation_fn(activation)
-        self.activation = activation
+        self._add_feed_forward_and_norms(
+            3,
+            d_model,
+            dim_feedforward,
+            dropout,
+            activation,
+            layer_norm_eps,
+            norm_first,
+            bias,
+            factory_kwargs,
+        )
+
+    @property
+    def _ff_dropout(self) -> Module:
+        return self.dropout3
 
     def forward(
         self,
@@ -248,24 +302,6 @@ class TransformerDecoderLayer(Module):
             x = self.norm3(x + self._ff_block(x))
         return x
 
-    def _sa_block(
-        self,
-        x: Tensor,
-        attn_mask: Tensor | None,
-        key_padding_mask: Tensor | None,
-        is_causal: bool = False,
-    ) -> Tensor:
-        x = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            is_causal=is_causal,
-            need_weights=False,
-        )[0]
-        return self.dropout1(x)
-
     def _mha_block(
         self,
         x: Tensor,
@@ -274,20 +310,9 @@ class TransformerDecoderLayer(Module):
         key_padding_mask: Tensor | None,
         is_causal: bool = False,
     ) -> Tensor:
-        x = self.multihead_attn(
-            x,
-            mem,
-            mem,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            is_causal=is_causal,
-            need_weights=False,
-        )[0]
-        return self.dropout2(x)
-
-    def _ff_block(self, x: Tensor) -> Tensor:
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout3(x)
+        return self._attention_block(
+            self.multihead_attn, self.dropout2, x, mem, attn_mask, key_padding_mask, is_causal
+        )
 
 
 def _why_not_sparsity_fast_path(encoder_layer: Any) -> str:
