@@ -87,7 +87,9 @@ def main(argv=None):
     torch.manual_seed(args.seed)
     train, test = digits_data(args.seed)
     generator = torch.Generator().manual_seed(args.seed)
-    train_loader = DataLoader(train, batch_size=64, shuffle=True, generator=generator)
+    train_loader = DataLoader(
+        train, batch_size=64, shuffle=True, generator=generator, drop_last=True
+    )
     test_loader = DataLoader(test, batch_size=256)
     model = DigitsNet()
     optimizer = make_optimizer(args.optimizer, model.parameters())
