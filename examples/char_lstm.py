@@ -7,6 +7,10 @@ random windows of the text with Adam and gradient clipping, prints the loss as i
 and ends by sampling a few lines.
 
     python examples/char_lstm.py [--steps 600] [--text examples/data/chain_rule.txt]
+
+Measured (docs/examples.md): over the default 600 steps the mean loss falls from about
+2.8 (the first 50 steps) to about 0.2 (the last 50), a fall of more than 2.5; a uniform
+guess scores 3.83.
 """
 
 import argparse

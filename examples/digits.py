@@ -6,6 +6,9 @@ a DataLoader over a TensorDataset, a tqdm progress bar, and saves a matplotlib p
 the training loss and the test accuracy, and a checkpoint of the trained weights.
 
     python examples/digits.py [--epochs 20] [--optimizer adam|adamw|sgd] [--plot digits.png]
+
+Measured (docs/examples.md): ``chainrule run examples/digits.py`` reaches 0.9733 test
+accuracy after 20 epochs (seeds 1 and 2: 0.9800, 0.9756); PyTorch 0.9800.
 """
 
 import argparse
@@ -87,7 +90,9 @@ def main(argv=None):
     torch.manual_seed(args.seed)
     train, test = digits_data(args.seed)
     generator = torch.Generator().manual_seed(args.seed)
-    train_loader = DataLoader(train, batch_size=64, shuffle=True, generator=generator)
+    train_loader = DataLoader(
+        train, batch_size=64, shuffle=True, generator=generator, drop_last=True
+    )
     test_loader = DataLoader(test, batch_size=256)
     model = DigitsNet()
     optimizer = make_optimizer(args.optimizer, model.parameters())

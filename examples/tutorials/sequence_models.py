@@ -1,12 +1,14 @@
 """The steps of the NLP tutorial "Sequence Models and Long Short-Term Memory Networks"
 (written for ``import torch``): an ``nn.LSTM`` stepped one element at a time and run on
 the whole sequence at once, then an LSTM part-of-speech tagger (Embedding, LSTM, Linear,
-log_softmax, NLLLoss) trained with a hand-written update (``torch.optim`` is the next
-step). Runs unchanged with PyTorch and with ``chainrule run``."""
+log_softmax, NLLLoss) trained with ``optim.SGD(lr=0.1)``, printing the loss as it
+falls (fewer epochs than the tutorial's 300). Runs unchanged with PyTorch and with
+``chainrule run``."""
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+import torch.optim as optim
 
 torch.manual_seed(1)
 
@@ -69,7 +71,10 @@ with torch.no_grad():
     tag_scores = model(inputs)
     print(tag_scores)
 
-for epoch in range(100):  # noqa: B007
+optimizer = optim.SGD(model.parameters(), lr=0.1)
+epoch_losses = []
+for epoch in range(100):
+    total = 0.0
     for sentence, tags in training_data:
         model.zero_grad()
         sentence_in = prepare_sequence(sentence, word_to_ix)
@@ -77,9 +82,12 @@ for epoch in range(100):  # noqa: B007
         tag_scores = model(sentence_in)
         loss = loss_function(tag_scores, targets)
         loss.backward()
-        with torch.no_grad():
-            for p in model.parameters():
-                p -= 0.1 * p.grad
+        optimizer.step()
+        total += loss.item()
+    epoch_losses.append(total)
+    if epoch % 20 == 19:
+        print(epoch + 1, total)
+print("loss fell below a half:", epoch_losses[-1] < epoch_losses[0] / 2)
 
 with torch.no_grad():
     inputs = prepare_sequence(training_data[0][0], word_to_ix)

@@ -43,6 +43,7 @@ from ._creation import (  # noqa: E402, F401
     full,
     full_like,
     linspace,
+    logspace,
     ones,
     ones_like,
     tensor,
@@ -89,7 +90,13 @@ from ._random import (  # noqa: E402, F401
     seed,
     set_rng_state,
 )
-from ._tensor import Size, Tensor, device  # noqa: E402, F401
+from ._tensor import (  # noqa: E402, F401
+    Size,
+    Tensor,
+    device,
+    get_default_device,
+    set_default_device,
+)
 from .autograd import forward_ad  # noqa: E402, F401  (needs the ops, so imported last)
 from .autograd.anomaly_mode import (  # noqa: E402, F401
     is_anomaly_check_nan_enabled,

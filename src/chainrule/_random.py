@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from . import _dtypes
 from ._backend import xp
 from ._creation import _check_requires_grad, _size
-from ._tensor import Tensor, _make, device
+from ._tensor import Tensor, _make, check_device, device
 
 if TYPE_CHECKING:
     from ._dtypes import dtype as DType
@@ -111,11 +111,29 @@ class Generator:
         return f"<torch._C.Generator object at {hex(id(self))}>"
 
 
+# What a CPU-only build of PyTorch raises for a generator on another device.
+_NO_GENERATOR = {
+    "cuda": "Cannot get CUDA generator without ATen_cuda library. PyTorch splits its backend "
+    "into two shared libraries: a CPU library and a CUDA library; this error has occurred "
+    "because you are trying to use some CUDA functionality, but the CUDA library has not been "
+    "loaded by the dynamic linker for some reason.  The CUDA library MUST be loaded, EVEN IF "
+    "you don't directly use any symbols from the CUDA library! One common culprit is a lack of "
+    "-Wl,--no-as-needed in your link arguments; many dynamic linkers will delete dynamic "
+    "library dependencies if you don't depend on any of their symbols.  You can check if this "
+    "has occurred by using ldd on your binary to see if there is a dependency on *_cuda.so "
+    "library.",
+    "mps": "Cannot execute getNewGenerator() without MPS backend.",
+    "xpu": "Cannot get XPU generator without ATen_xpu library.",
+}
+
+
 def _cpu(dev: Any) -> device:
     d = dev if isinstance(dev, device) else device(dev)
     if d.type != "cpu":
-        raise RuntimeError(f"Device type {d.type.upper()} is not supported by chainrule")
-    return d
+        raise RuntimeError(
+            _NO_GENERATOR.get(d.type, f"Device type {d.type.upper()} is not supported")
+        )
+    return device("cpu")
 
 
 default_generator = Generator()
@@ -188,6 +206,7 @@ def randn(
     layout: Any = None,
 ) -> Tensor:
     """Samples of the standard normal distribution."""
+    check_device(device)
     dt = _float_dtype(dtype, "normal_kernel_cpu")
     arr = _sample("n", _size(size, "randn"), dt, generator, "randn")
     return _check_requires_grad(_make(arr, dt), requires_grad)
@@ -203,6 +222,7 @@ def rand(
     layout: Any = None,
 ) -> Tensor:
     """Samples of the uniform distribution on [0, 1)."""
+    check_device(device)
     dt = _float_dtype(dtype, "check_uniform_bounds")
     arr = _sample("u", _size(size, "rand"), dt, generator, "rand")
     return _check_requires_grad(_make(arr, dt), requires_grad)
@@ -219,6 +239,7 @@ def randn_like(
     generator: Generator | None = None,
 ) -> Tensor:
     """Standard normal samples of input's shape (and dtype, unless given)."""
+    check_device(device)
     return randn(
         input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad, generator=generator
     )
@@ -235,6 +256,7 @@ def rand_like(
     generator: Generator | None = None,
 ) -> Tensor:
     """Uniform samples on [0, 1) of input's shape (and dtype, unless given)."""
+    check_device(device)
     return rand(
         input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad, generator=generator
     )
@@ -253,6 +275,7 @@ def randint(
     layout: Any = None,
 ) -> Tensor:
     """Integers drawn uniformly from [low, high); int64 unless dtype says otherwise."""
+    check_device(device)
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
     if high is None:
@@ -279,6 +302,7 @@ def randint_like(
     generator: Generator | None = None,
 ) -> Tensor:
     """Integers uniform on [low, high) of input's shape, in input's dtype unless given."""
+    check_device(device)
     if high is None:
         low, high = 0, low
     return randint(
@@ -303,6 +327,7 @@ def randperm(
     pin_memory: bool = False,
 ) -> Tensor:
     """A random permutation of 0..n-1 (int64 unless dtype says otherwise)."""
+    check_device(device)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.int64

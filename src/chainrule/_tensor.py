@@ -57,16 +57,15 @@ class device:  # noqa: N801 - PyTorch's spelling
         if isinstance(type, device):
             type, index = type.type, type.index
         elif isinstance(type, int) and not isinstance(type, bool):
-            raise RuntimeError(
-                "chainrule runs on the CPU only: an integer device index names an "
-                "accelerator, which this build does not have."
-            )
-        name, _, idx = str(type).partition(":")
+            raise RuntimeError(NO_ACCELERATOR)
+        name, colon, idx = str(type).partition(":")
         if name not in DEVICE_TYPES:
             raise RuntimeError(
                 f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of device "
                 f"string: {type}"
             )
+        if colon and not (idx.isdigit() and idx.isascii()):
+            raise RuntimeError(f"Invalid device string: '{type}'")
         self.type = name
         self.index = int(idx) if idx else index
 
@@ -93,26 +92,53 @@ DEVICE_TYPES = (
 ).split()
 
 
+_device_type = device
+NO_ACCELERATOR = "Cannot access accelerator device when none is available."
+
+# The error a CPU-only build of PyTorch raises for a device it was built without: the
+# accelerators with a Python module assert, the others are not linked in.
+NOT_COMPILED = {"cuda": "CUDA", "xpu": "XPU"}
+
+
+def device_error(where: device) -> BaseException:
+    """PyTorch's error (a CPU-only build) for allocating on a device other than the CPU."""
+    if where.type in NOT_COMPILED:
+        return AssertionError(f"Torch not compiled with {NOT_COMPILED[where.type]} enabled")
+    return RuntimeError(f"PyTorch is not linked with support for {where.type} devices")
+
+
 def check_device(dev: Any) -> None:
-    """Raise unless ``dev`` (a device, its name, or None) is the CPU, with PyTorch's error
-    for a CUDA device on a build without CUDA."""
-    if dev is None or dev == "cpu":
+    """Raise unless ``dev`` (a device, its name, or None) is the CPU, with the error a
+    CPU-only build of PyTorch raises for the device named."""
+    if dev is None:
+        dev = _default_device[0]
+    if dev == "cpu":
         return
     where = dev if isinstance(dev, device) else device(dev)
-    if where.type == "cpu":
-        return
-    if where.type == "cuda":
-        raise AssertionError(
-            "Torch not compiled with CUDA enabled (chainrule runs on the CPU; CUDA through "
-            "CuPy is planned)"
-        )
-    raise RuntimeError(
-        f"chainrule runs on the CPU only; device {str(where)!r} is not available "
-        "(GPU arrays through CuPy are planned)."
-    )
+    if where.type != "cpu":
+        raise device_error(where)
 
 
 _CPU = device("cpu")
+_default_device = [_CPU]
+
+
+def set_default_device(device: str | device | int | None) -> None:
+    """Make ``device`` the one tensors are created on: the CPU (``'cpu'``, ``'cpu:0'``,
+    a ``device``), or None for the CPU again; any other raises PyTorch's error for it."""
+    if device is None:
+        _default_device[0] = _CPU
+        return
+    where = device if isinstance(device, _device_type) else _device_type(device)
+    if where.type != "cpu" and where.index is None:
+        # PyTorch asks the accelerator for its current index, and a CPU-only build has none
+        raise device_error(where)
+    _default_device[0] = where
+
+
+def get_default_device() -> device:
+    """The device tensors are created on: the CPU, as ``set_default_device`` named it."""
+    return _default_device[0]
 
 
 def _make(

@@ -25,10 +25,7 @@ __all__ = [
 
 
 def _not_compiled() -> AssertionError:
-    return AssertionError(
-        "Torch not compiled with CUDA enabled (chainrule runs on the CPU; CUDA through "
-        "CuPy is planned)"
-    )
+    return AssertionError("Torch not compiled with CUDA enabled")
 
 
 def is_available() -> bool:

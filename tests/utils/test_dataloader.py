@@ -80,6 +80,25 @@ def test_custom_sampler_and_batch_sampler_and_collate():
     compare("tensor", batch_size=3, collate_fn=lambda b: [len(b), b[0]])
 
 
+def _pairs(batch):
+    """A collate function of the test's own: the batch's length and its items in order."""
+    return [len(batch), batch]
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_same_sampler_order_and_collate_fn_with_and_without_workers(workers):
+    """The same explicit sampler order, batch sampler and collate_fn give torch's batches,
+    in process and with two worker processes."""
+    order = [6, 0, 3, 3, 1, 5, 2]
+    options = {"num_workers": workers}
+    compare("tuple", batch_size=2, sampler=order, **options)
+    compare("dict", batch_size=3, sampler=order, drop_last=True, **options)
+    compare("dict", batch_sampler=[[2, 5], [0], [6, 1, 4]], **options)
+    compare("tensor", batch_size=3, sampler=order, collate_fn=_pairs, **options)
+    compare("numpy", batch_size=2, sampler=order[::-1], **options)
+    assert no_children()
+
+
 @pytest.mark.parametrize("kind", ["tuple", "dict", "numpy"])
 def test_same_batches_as_torch_with_two_workers(kind):
     compare(kind, batch_size=2, num_workers=2)

@@ -10,7 +10,7 @@ from typing import Any
 from ... import _creation, _dtypes
 from ..._backend import xp
 from ..._promotion import result_type as _result_type
-from ..._tensor import Tensor, _make
+from ..._tensor import Tensor, _make, check_device
 
 
 def _dt(self: Tensor, dtype: Any) -> Any:
@@ -28,6 +28,7 @@ def new_tensor(
     pin_memory: bool = False,
 ) -> Tensor:
     """A new tensor holding a copy of data, in self's dtype unless given."""
+    check_device(device)
     return _creation.tensor(data, dtype=_dt(self, dtype), requires_grad=requires_grad)
 
 
@@ -41,6 +42,7 @@ def new_zeros(
     pin_memory: bool = False,
 ) -> Tensor:
     """Zeros of the given size, in self's dtype unless given."""
+    check_device(device)
     return _creation.zeros(*size, dtype=_dt(self, dtype), requires_grad=requires_grad)
 
 
@@ -54,6 +56,7 @@ def new_ones(
     pin_memory: bool = False,
 ) -> Tensor:
     """Ones of the given size, in self's dtype unless given."""
+    check_device(device)
     return _creation.ones(*size, dtype=_dt(self, dtype), requires_grad=requires_grad)
 
 
@@ -67,6 +70,7 @@ def new_empty(
     pin_memory: bool = False,
 ) -> Tensor:
     """An uninitialised tensor (zeros in chainrule) of the given size, in self's dtype."""
+    check_device(device)
     return _creation.empty(*size, dtype=_dt(self, dtype), requires_grad=requires_grad)
 
 
@@ -82,6 +86,7 @@ def new_empty_strided(
     pin_memory: bool = False,
 ) -> Tensor:
     """As ``new_empty(size)``; chainrule's tensors are contiguous, so ``stride`` is not kept."""
+    check_device(device)
     if len(size) != len(stride):
         raise RuntimeError(
             f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
@@ -102,6 +107,7 @@ def new_full(
     pin_memory: bool = False,
 ) -> Tensor:
     """``fill_value`` everywhere, in self's dtype unless given."""
+    check_device(device)
     return _creation.full(size, fill_value, dtype=_dt(self, dtype), requires_grad=requires_grad)
 
 
@@ -133,6 +139,7 @@ def tril_indices(
 ) -> Tensor:
     """The (row, column) indices of the lower triangle of a row×col matrix, as a 2×N
     tensor in row-major order (``offset`` shifts the diagonal)."""
+    check_device(device)
     return _triangle("tril_indices", row, col, offset, dtype, upper=False)
 
 
@@ -148,6 +155,7 @@ def triu_indices(
 ) -> Tensor:
     """The (row, column) indices of the upper triangle of a row×col matrix, as a 2×N
     tensor in row-major order (``offset`` shifts the diagonal)."""
+    check_device(device)
     return _triangle("triu_indices", row, col, offset, dtype, upper=True)
 
 
@@ -180,6 +188,7 @@ def asarray(
 ) -> Tensor:
     """``obj`` as a tensor: sharing memory with a tensor or array of the same dtype unless
     ``copy=True``; ``copy=False`` refuses to copy."""
+    check_device(device)
     if copy:
         return _creation.tensor(obj, dtype=dtype, requires_grad=requires_grad)
     src_dt = None

@@ -33,7 +33,7 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             target = a
         elif isinstance(a, Tensor):
             target = a._dtype
-        elif isinstance(a, (str, device)):
+        elif isinstance(a, (str, device)) or (isinstance(a, int) and not isinstance(a, bool)):
             dev = a
         elif a is not None:
             target = _dtypes.to_dtype(a)

@@ -14,7 +14,7 @@ from typing import Any
 from ... import _dtypes
 from ..._backend import xp
 from ..._random import Generator, rng_of, sample_np_dtype
-from ..._tensor import Tensor, _make
+from ..._tensor import Tensor, _make, check_device
 from ...autograd.inplace import inplace
 from ...ops import random as random_ops
 
@@ -208,6 +208,7 @@ def normal(
     requires_grad: bool = False,
 ) -> Tensor:
     """Samples of N(mean, std²): mean and std tensors (broadcast) or numbers (with size)."""
+    check_device(device)
     from ..._random import randn
 
     m_t, s_t = isinstance(mean, Tensor), isinstance(std, Tensor)

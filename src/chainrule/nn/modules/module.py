@@ -143,7 +143,7 @@ def _parse_to(*args: Any, **kwargs: Any) -> tuple[Any, Any, bool]:
     if rest:
         raise TypeError(f"to() received an invalid combination of arguments: {tuple(args)}")
     if dev is not None:
-        dev = device(dev if not isinstance(dev, int) else f"cuda:{dev}")
+        dev = device(dev)
     if dt is not None:
         dt = _dtypes.to_dtype(dt)
     return dev, dt, non_blocking

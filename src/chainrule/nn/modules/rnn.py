@@ -118,7 +118,9 @@ class RNNBase(Module):
                 names = []
                 for stem, shape in shapes.items():
                     name = stem + suffix
-                    setattr(self, name, Parameter(chainrule.empty(shape, dtype=dtype)))
+                    setattr(
+                        self, name, Parameter(chainrule.empty(shape, dtype=dtype, device=device))
+                    )
                     names.append(name)
                 self._flat_weights_names.extend(names)
                 self._all_weights.append(names)
@@ -546,11 +548,11 @@ class RNNCellBase(Module):
         self.hidden_size = hidden_size
         self.bias = bias
         size = num_chunks * hidden_size
-        self.weight_ih = Parameter(chainrule.empty((size, input_size), dtype=dtype))
-        self.weight_hh = Parameter(chainrule.empty((size, hidden_size), dtype=dtype))
+        self.weight_ih = Parameter(chainrule.empty((size, input_size), dtype=dtype, device=device))
+        self.weight_hh = Parameter(chainrule.empty((size, hidden_size), dtype=dtype, device=device))
         if bias:
-            self.bias_ih = Parameter(chainrule.empty(size, dtype=dtype))
-            self.bias_hh = Parameter(chainrule.empty(size, dtype=dtype))
+            self.bias_ih = Parameter(chainrule.empty(size, dtype=dtype, device=device))
+            self.bias_hh = Parameter(chainrule.empty(size, dtype=dtype, device=device))
         else:
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
