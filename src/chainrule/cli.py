@@ -321,7 +321,10 @@ def run_script(script: str, args: Sequence[str] = ()) -> int:
     except SystemExit as exc:
         return _exit_code(exc)
     except BaseException as exc:  # reported like the interpreter does
-        traceback.print_exception(type(exc), exc, _script_traceback(exc, path))
+        tb = _script_traceback(exc, path)
+        if sys.excepthook is not sys.__excepthook__:  # e.g. distributed's: name the rank, abort
+            sys.excepthook(type(exc), exc, tb)
+        traceback.print_exception(type(exc), exc, tb)
         message = _missing_feature_message(exc, path)
         if message is not None:
             print(f"{_PROG}: {message}", file=sys.stderr)
@@ -335,6 +338,12 @@ def run_script(script: str, args: Sequence[str] = ()) -> int:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     return run_script(args.script, args.args)
+
+
+def _cmd_launch(args: argparse.Namespace) -> int:
+    from .distributed._launch import launch
+
+    return launch(args.nproc, args.script, args.args, args.hostfile)
 
 
 # ---------------------------------------------------------------- main
@@ -382,6 +391,18 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("script", metavar="SCRIPT.py", help="the script to run")
     run.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
     run.set_defaults(handler=_cmd_run)
+
+    launch = commands.add_parser(
+        "launch",
+        help="run a script on N processes with MPI (torch.distributed, DistributedDataParallel)",
+        description="Run SCRIPT with `chainrule run` on N MPI processes: mpirun -n N "
+        "[--hostfile FILE] python -m chainrule run SCRIPT ARGS (see docs/distributed.md).",
+    )
+    launch.add_argument("--nproc", "-n", type=int, default=1, help="number of processes (1)")
+    launch.add_argument("--hostfile", metavar="FILE", help="MPI hostfile: the machines to use")
+    launch.add_argument("script", metavar="SCRIPT.py", help="the script to run")
+    launch.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
+    launch.set_defaults(handler=_cmd_launch)
     return parser
 
 
