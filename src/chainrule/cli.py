@@ -302,6 +302,16 @@ def _run_as_main(path: str) -> None:
             sys.modules["__main__"] = saved
 
 
+def _end_distributed_job(message: str, status: int) -> None:
+    """A rank of an MPI job that fails ends the whole job, naming itself (the other ranks
+    may be waiting for it in a collective)."""
+    dist = sys.modules.get("chainrule.distributed")
+    if dist is not None and dist.is_initialized():
+        from .distributed._world import abort_job
+
+        abort_job(message, status)
+
+
 def run_script(script: str, args: Sequence[str] = ()) -> int:
     """Run ``script`` as ``__main__`` with ``import torch`` resolved to chainrule.
 
@@ -319,7 +329,10 @@ def run_script(script: str, args: Sequence[str] = ()) -> int:
         with _import_hook.installed():
             _run_as_main(path)
     except SystemExit as exc:
-        return _exit_code(exc)
+        status = _exit_code(exc)
+        if status:
+            _end_distributed_job(f"exited with status {status}\n", status)
+        return status
     except BaseException as exc:  # reported like the interpreter does
         tb = _script_traceback(exc, path)
         if sys.excepthook is not sys.__excepthook__:  # e.g. distributed's: name the rank, abort

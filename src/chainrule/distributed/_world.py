@@ -138,14 +138,18 @@ def init_process_group(
 
 def _abort_on_exception(kind: type, exc: BaseException, tb: Any) -> None:
     """Print ``rank R: <traceback>`` and end every rank of the job (MPI_Abort)."""
+    abort_job("".join(traceback.format_exception(kind, exc, tb)), 1)
+
+
+def abort_job(message: str, status: int) -> None:
+    """Print ``rank R: message`` and, in a job of several processes, end them all with
+    ``status`` (MPI_Abort): the others may be waiting for this one in a collective."""
     MPI = _mpi()
-    rank = MPI.COMM_WORLD.Get_rank()
-    text = "".join(traceback.format_exception(kind, exc, tb))
     sys.stdout.flush()
-    sys.stderr.write(f"rank {rank}: {text}")
+    sys.stderr.write(f"rank {MPI.COMM_WORLD.Get_rank()}: {message}")
     sys.stderr.flush()
     if MPI.COMM_WORLD.Get_size() > 1:
-        MPI.COMM_WORLD.Abort(1)
+        MPI.COMM_WORLD.Abort(status)
 
 
 def destroy_process_group(group: ProcessGroup | None = None) -> None:
