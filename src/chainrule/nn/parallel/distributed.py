@@ -1,17 +1,18 @@
 """``DistributedDataParallel``: one model replica per process, gradients averaged over MPI.
 
-At construction rank 0's parameters and buffers are broadcast to every rank. The parameters
-are grouped into buckets, in reverse order (the order backward usually reaches them), one dtype per bucket,
-``bucket_cap_mb`` (25) MiB each; with the default cap the first is 1 MiB, as in PyTorch.
-Unlike PyTorch, the buckets are not rebuilt after the first step in the order backward
-produced the gradients.
+At construction rank 0's parameters and buffers are broadcast to every rank. The
+parameters are grouped into buckets in reverse order (the order backward usually reaches
+them), one dtype per bucket, ``bucket_cap_mb`` (25) MiB each; with the default cap the
+first is 1 MiB, as in PyTorch. (PyTorch also rebuilds the buckets after the first step in
+the order backward produced the gradients; chainrule keeps them.)
+
 A post-accumulate-grad hook on each parameter copies its gradient into its bucket's flat
 buffer; a full bucket goes at once to a communication thread that all-reduces the buckets
 in order (so every rank issues the same sequence) with MPI's blocking ``Allreduce``, which
 releases the GIL: communication runs while backward goes on. (MPI's non-blocking
-``Iallreduce`` would only progress inside MPI calls.) When the last bucket has gone, the hook
-waits for all and writes each gradient back as the sum over ranks divided by their number:
-the gradient of the mean loss over the ranks' batches together.
+``Iallreduce`` would progress only inside MPI calls.) When the last bucket has gone, the
+hook waits for all and writes each gradient back as the sum over ranks divided by their
+number: the gradient of the mean loss over the ranks' batches together.
 """
 
 from __future__ import annotations
