@@ -40,6 +40,7 @@ browser:
 
 bench: $(VENV)/.test
 	$(THREADS) $(PY) bench/run.py
+	$(THREADS) $(PY) bench/distributed.py
 
 docs: $(VENV)/.base
 	$(PY) -m chainrule._opdocs docs/ops.md

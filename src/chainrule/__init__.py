@@ -14,6 +14,7 @@ from . import (  # noqa: E402, F401
     autograd,
     backends,  # torch.backends: flags and availability
     cuda,  # torch.cuda as a CPU-only build has it
+    distributed,  # torch.distributed on MPI (mpi4py imported only by init_process_group)
     explain,  # noqa: E402, F401  (callable: chainrule.explain(y, v))
     func,  # torch.func's transforms
     linalg,  # torch.linalg

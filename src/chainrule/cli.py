@@ -302,6 +302,16 @@ def _run_as_main(path: str) -> None:
             sys.modules["__main__"] = saved
 
 
+def _end_distributed_job(message: str, status: int) -> None:
+    """A rank of an MPI job that fails ends the whole job, naming itself (the other ranks
+    may be waiting for it in a collective)."""
+    dist = sys.modules.get("chainrule.distributed")
+    if dist is not None and dist.is_initialized():
+        from .distributed._world import abort_job
+
+        abort_job(message, status)
+
+
 def run_script(script: str, args: Sequence[str] = ()) -> int:
     """Run ``script`` as ``__main__`` with ``import torch`` resolved to chainrule.
 
@@ -319,9 +329,15 @@ def run_script(script: str, args: Sequence[str] = ()) -> int:
         with _import_hook.installed():
             _run_as_main(path)
     except SystemExit as exc:
-        return _exit_code(exc)
+        status = _exit_code(exc)
+        if status:
+            _end_distributed_job(f"exited with status {status}\n", status)
+        return status
     except BaseException as exc:  # reported like the interpreter does
-        traceback.print_exception(type(exc), exc, _script_traceback(exc, path))
+        tb = _script_traceback(exc, path)
+        if sys.excepthook is not sys.__excepthook__:  # e.g. distributed's: name the rank, abort
+            sys.excepthook(type(exc), exc, tb)
+        traceback.print_exception(type(exc), exc, tb)
         message = _missing_feature_message(exc, path)
         if message is not None:
             print(f"{_PROG}: {message}", file=sys.stderr)
@@ -335,6 +351,12 @@ def run_script(script: str, args: Sequence[str] = ()) -> int:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     return run_script(args.script, args.args)
+
+
+def _cmd_launch(args: argparse.Namespace) -> int:
+    from .distributed._launch import launch
+
+    return launch(args.nproc, args.script, args.args, args.hostfile)
 
 
 # ---------------------------------------------------------------- main
@@ -382,6 +404,18 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("script", metavar="SCRIPT.py", help="the script to run")
     run.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
     run.set_defaults(handler=_cmd_run)
+
+    launch = commands.add_parser(
+        "launch",
+        help="run a script on N processes with MPI (torch.distributed, DistributedDataParallel)",
+        description="Run SCRIPT with `chainrule run` on N MPI processes: mpirun -n N "
+        "[--hostfile FILE] python -m chainrule run SCRIPT ARGS (see docs/distributed.md).",
+    )
+    launch.add_argument("--nproc", "-n", type=int, default=1, help="number of processes (1)")
+    launch.add_argument("--hostfile", metavar="FILE", help="MPI hostfile: the machines to use")
+    launch.add_argument("script", metavar="SCRIPT.py", help="the script to run")
+    launch.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
+    launch.set_defaults(handler=_cmd_launch)
     return parser
 
 
