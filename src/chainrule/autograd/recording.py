@@ -206,6 +206,9 @@ class Op:
         if len(vjps) != len(self.args):
             raise TypeError(f"{name}: {len(self.args)} inputs but {len(vjps)} VJPs")
         self.raw_vjps = vjps
+        # no VJP at all: a function PyTorch does not differentiate, its output never
+        # requires grad (no node is recorded)
+        self.differentiable = any(v is not None for v in vjps)
         self.params = _forward_params(forward, self.args)
         self.save_kinds, self.save_keys, self.vjps = self._plan_saves(vjps)
         jvps = jvp if isinstance(jvp, tuple) else (jvp,)
@@ -362,7 +365,7 @@ class Op:
     def _node(self, args, arrays, params, cls: type | None = None) -> Node | None:
         """A node with an edge and (shape, dtype) per input; None if no input needs a gradient."""
         bits, nxt, meta = edges_of(args)
-        if not bits:
+        if not bits or not self.differentiable:
             return None
         if cls is None:
             cls = self.node_class or self._class(self._node_name(*arrays, **params))
