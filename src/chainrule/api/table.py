@@ -66,6 +66,7 @@ from .parsers import scatters as p_scatters
 from .parsers import shapes as p_shapes
 from .parsers import special_functions as p_special_functions
 from .parsers import statistics as p_statistics
+from .parsers import storage as p_storage
 from .parsers import torch_nn as p_torch_nn
 from .parsers import weight_norm as p_weight_norm
 from .variants import binary_operator, eq_operator, fast_operator, inplace_method, ne_operator
@@ -137,6 +138,13 @@ TORCH = [
     ("igamma", p_special_functions.igamma, "f m m_ out"),
     ("igammac", p_special_functions.igammac, "f m m_ out"),
     ("mvlgamma", p_special_functions.mvlgamma, "f m m_ out"),
+    # ----- conf2: frexp, gcd, lcm, put, as_strided (api/parsers/storage.py) -----------------
+    ("frexp", p_storage.frexp, "f m"),
+    ("gcd", p_storage.gcd, "f m m_ f_ out"),
+    ("lcm", p_storage.lcm, "f m m_ f_ out"),
+    ("put", p_storage.put, "f m m_"),
+    ("as_strided", p_storage.as_strided, "f m"),
+    ("as_strided_scatter", p_storage.as_strided_scatter, "f m"),
     # ----- two-input functions (ops/binary.py) --------------------------------------------
     ("maximum", tensors_only(binary.maximum), "f m out"),
     ("minimum", tensors_only(binary.minimum), "f m out"),
@@ -502,6 +510,11 @@ TENSOR = [
     ("new_empty_strided", p_creation.new_empty_strided),
     ("fill_diagonal_", p_scatters.fill_diagonal_),
     # ----- conf-names: end ------------------------------------------------------------------
+    # ----- conf2: storage and strides (api/parsers/storage.py) ------------------------------
+    ("storage_offset", p_storage.storage_offset),
+    ("dim_order", p_storage.dim_order),
+    ("resize_", p_storage.resize_),
+    ("resize_as_", p_storage.resize_as_),
 ]
 
 OPERATORS = [
