@@ -7,8 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+import torch.autograd.forward_ad as torch_fwad
 
 import chainrule as cr
+import chainrule.autograd.forward_ad as cr_fwad
 from oracle import (
     DT_IDS,
     FLOATS,
@@ -260,3 +262,79 @@ def test_resize_matches_torch():
     a.resize_(3, 3)  # grows: the first 4 elements are kept, the rest uninitialised
     assert a.shape == (3, 3) and a.reshape(-1)[:4].tolist() == [0.0, 1.0, 2.0, 3.0]
     check_same_error(lambda L, x: x.requires_grad_().resize_(3), np.ones(2))
+
+
+# ----- index_reduce --------------------------------------------------------------------------
+
+
+def _with_ties_and_zeros(shape, seed):
+    """Values with repeats (ties for amax/amin) and zeros (prod's exclusive products)."""
+    r = np.random.default_rng(seed)
+    return r.choice([-1.5, 0.0, 0.5, 2.0, 2.0, 3.0], shape)
+
+
+INDEX_REDUCE = {
+    f"{reduce}{'' if include_self else '_exclude'}": (reduce, include_self)
+    for reduce in ("prod", "mean", "amax", "amin")
+    for include_self in (True, False)
+}
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("name", sorted(INDEX_REDUCE))
+def test_index_reduce_matches_torch(name, dtype):
+    reduce, include_self = INDEX_REDUCE[name]
+
+    def fn(L, x, s):
+        index = L.tensor([0, 2, 0, 3, 2])
+        return L.index_reduce(x, 1, index, s, reduce, include_self=include_self)
+
+    # forward=False: PyTorch has no forward mode for index_reduce (both raise: tested below)
+    x, s = randn((3, 5), 10), randn((3, 5), 11)
+    same_node(check(fn, x, s, dtype=dtype, forward=False))
+    ties = _with_ties_and_zeros((3, 5), 12), _with_ties_and_zeros((3, 5), 13)
+    check(fn, *ties, dtype=dtype, forward=False)
+
+
+@pytest.mark.parametrize("name", sorted(INDEX_REDUCE))
+def test_index_reduce_derivatives(name):
+    reduce, include_self = INDEX_REDUCE[name]
+
+    def fn(L, x, s):
+        return x.index_reduce(0, L.tensor([1, 0, 1]), s, reduce, include_self=include_self)
+
+    x, s = randn((2, 3), 14), randn((3, 3), 15)
+    check_fd(fn, x, s)
+    check_double_backward(fn, x, s)
+
+
+def test_index_reduce_inplace_integers_and_errors():
+    def inplace(L, x, s):
+        return (x * 1).index_reduce_(0, L.tensor([1, 1]), s, "amax", include_self=False)
+
+    check(inplace, randn((3, 2), 16), randn((2, 2), 17), forward=False)
+    for lib, fwad in ((torch, torch_fwad), (cr, cr_fwad)):
+        with fwad.dual_level(), pytest.raises(NotImplementedError) as e:
+            dual = fwad.make_dual(lib.ones(3), lib.ones(3))
+            dual.index_reduce(0, lib.tensor([0, 1]), lib.ones(2), "prod")
+        assert "Trying to use forward AD with index_reduce" in str(e.value)
+    ints = np.array([4, 6, 9])
+    for reduce in ("prod", "mean", "amax", "amin"):
+        for include_self in (True, False):
+            check(
+                lambda L, x, r=reduce, inc=include_self: x.index_reduce(
+                    0, L.tensor([0, 0, 2]), L.tensor([2, 3, 2]), r, include_self=inc
+                ),
+                ints,
+            )
+    x, s = np.ones((3, 2), np.float32), np.ones((4, 2), np.float32)
+    i = np.array([0, 2, 0, 1])
+    for fn in (
+        lambda L, x, s, i: x.index_reduce(0, i, s, "sum"),
+        lambda L, x, s, i: x.index_reduce(0, i.reshape(1, 4), s, "prod"),
+        lambda L, x, s, i: x.index_reduce(0, i[:3], s, "prod"),
+        lambda L, x, s, i: x.index_reduce(0, i, s.double(), "mean"),
+        lambda L, x, s, i: x.index_reduce(0, i * 2, s, "amax"),
+        lambda L, x, s, i: x.index_reduce(2, i, s, "amax"),
+    ):
+        check_same_error(fn, x, s, i)

@@ -143,6 +143,7 @@ TORCH = [
     ("gcd", p_storage.gcd, "f m m_ f_ out"),
     ("lcm", p_storage.lcm, "f m m_ f_ out"),
     ("put", p_storage.put, "f m m_"),
+    ("index_reduce", p_storage.index_reduce, "f m m_ out"),
     ("as_strided", p_storage.as_strided, "f m"),
     ("as_strided_scatter", p_storage.as_strided_scatter, "f m"),
     # ----- two-input functions (ops/binary.py) --------------------------------------------

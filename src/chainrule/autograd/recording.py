@@ -99,6 +99,23 @@ def not_differentiable(name: str) -> tuple:
     return vjp, jvp
 
 
+def no_forward_ad(name: str) -> Callable:
+    """The JVP of an op PyTorch has a derivative for but no forward mode: its
+    NotImplementedError, word for word."""
+
+    def jvp(t):
+        """No forward mode: raises PyTorch's NotImplementedError."""
+        raise NotImplementedError(
+            f"Trying to use forward AD with {name} that does not support it because it has "
+            "not been implemented yet.\nPlease file an issue to PyTorch at "
+            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so "
+            "that we can prioritize its implementation or submit a PR adding the "
+            "implementation to derivatives.yaml"
+        )
+
+    return jvp
+
+
 def array_of(x: Any) -> Any:
     """x's array when x is a tensor, else x itself: what a VJP computes masks and indices
     on (they carry no gradient), whether it runs on arrays or, for create_graph, tensors."""

@@ -20,7 +20,7 @@ import math
 from fractions import Fraction
 
 from .._backend import xp
-from ..autograd.recording import FLOAT, defop, floating_only
+from ..autograd.recording import FLOAT, defop, floating_only, no_forward_ad
 from . import special, unary
 
 _EPS = 2.0**-53  # the unit roundoff: a term below it relative to the sum changes nothing
@@ -38,22 +38,6 @@ def _torch_no_derivative(name: str):
         raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
 
     return vjp
-
-
-def _torch_no_forward(name: str):
-    """The JVP of an op PyTorch has no forward mode for: its NotImplementedError."""
-
-    def jvp(t):
-        """No forward mode: raises PyTorch's NotImplementedError."""
-        raise NotImplementedError(
-            f"Trying to use forward AD with {name} that does not support it because it has "
-            "not been implemented yet.\nPlease file an issue to PyTorch at "
-            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so "
-            "that we can prioritize its implementation or submit a PR adding the "
-            "implementation to derivatives.yaml"
-        )
-
-    return jvp
 
 
 # ----- Hurwitz zeta ---------------------------------------------------------------------------
@@ -126,7 +110,7 @@ zeta = defop(
         _torch_no_derivative("zeta"),
         lambda g, x, q: g * (-x * zeta(x + 1.0, q)),  # ∂/∂q ζ(x, q) = -x ζ(x + 1, q)
     ),
-    jvp=(_torch_no_forward("special_zeta"), _torch_no_forward("special_zeta")),
+    jvp=(no_forward_ad("special_zeta"), no_forward_ad("special_zeta")),
     conventions="No derivative in x and no forward mode (PyTorch has neither).",
 )
 
@@ -329,7 +313,7 @@ igamma = defop(
     args=("a", "x"),
     dtypes=floating_only("igamma_cpu"),
     vjp=(_torch_no_derivative("igamma: input"), _igamma_dx),
-    jvp=(_torch_no_forward("igamma"), _torch_no_forward("igamma")),
+    jvp=(no_forward_ad("igamma"), no_forward_ad("igamma")),
     conventions="No derivative in a and no forward mode (PyTorch has neither).",
 )
 
@@ -342,7 +326,7 @@ igammac = defop(
         _torch_no_derivative("igammac: input"),
         lambda g, a, x: -_igamma_dx(g, a, x),  # ∂/∂x Q(a, x) = -x^(a-1) e^-x / Γ(a)
     ),
-    jvp=(_torch_no_forward("igammac"), _torch_no_forward("igammac")),
+    jvp=(no_forward_ad("igammac"), no_forward_ad("igammac")),
     conventions="No derivative in a and no forward mode (PyTorch has neither).",
 )
 

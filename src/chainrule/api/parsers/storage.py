@@ -14,7 +14,7 @@ from ... import _dtypes
 from ..._backend import xp
 from ..._dtypes import dtype as DType
 from ..._tensor import Tensor, _make
-from ...ops import arithmetic, indexing, shapes, unary
+from ...ops import arithmetic, gather_scatter, indexing, shapes, unary
 from ..args import require_tensor, return_type, shape_args
 
 _Frexp = return_type("frexp", ("mantissa", "exponent"))
@@ -292,3 +292,61 @@ def put(
         )
     wrapped = _make(xp.where(idx < 0, idx + n, idx), _dtypes.int64)
     return indexing.put(input, wrapped, source, accumulate=bool(accumulate))
+
+
+# ----- index_reduce ----------------------------------------------------------------------------
+
+_INDEX_REDUCES = ("prod", "mean", "amax", "amin")
+
+
+def index_reduce(
+    input: Tensor,  # noqa: A002
+    dim: int,
+    index: Tensor,
+    source: Tensor,
+    reduce: str,
+    *,
+    include_self: bool = True,
+    out: Any = None,
+) -> Tensor:
+    """A copy of input with source's slices reduced into input's slices at ``index`` along
+    dim: ``reduce`` is prod, mean, amax or amin; input's own values take part unless
+    ``include_self`` is False."""
+    if reduce not in _INDEX_REDUCES:
+        raise RuntimeError(
+            "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
+            f"{reduce}."
+        )
+    ndim = max(input.dim(), 1)
+    if not -ndim <= dim < ndim:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but "
+            f"got {dim})"
+        )
+    d = dim % ndim
+    if index.dim() > 1:
+        raise IndexError(
+            "index_reduce_(): Index is supposed to be a vector, but got dim: "
+            f"{index.dim()} with type: {_dtypes.scalar_name(index.dtype)} and size: "
+            f"{list(index.shape)}"
+        )
+    if index.dtype not in (_dtypes.int64, _dtypes.int32):
+        raise RuntimeError("index_reduce_(): Expected dtype int32/int64 for index")
+    source_size = source.shape[d] if source.dim() else 1
+    if index.numel() != source_size:
+        raise RuntimeError(
+            f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "
+            f"source.size(dim): ({source_size}), for dim: {dim}"
+        )
+    if input.dtype is not source.dtype:
+        raise RuntimeError(
+            f"index_reduce_(): self ({_dtypes.scalar_name(input.dtype)}) and source "
+            f"({_dtypes.scalar_name(source.dtype)}) must have the same scalar type"
+        )
+    size = input.shape[d] if input.dim() else 1
+    idx = index._data
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        raise IndexError("index out of range in self")
+    return gather_scatter.index_reduce(
+        input, index.long(), source, dim=d, reduce=reduce, include_self=bool(include_self)
+    )
