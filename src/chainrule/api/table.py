@@ -146,6 +146,7 @@ TORCH = [
     ("index_reduce", p_storage.index_reduce, "f m m_ out"),
     ("as_strided", p_storage.as_strided, "f m"),
     ("as_strided_scatter", p_storage.as_strided_scatter, "f m"),
+    ("resize_as_", p_storage.resize_as_, "f m"),
     # ----- two-input functions (ops/binary.py) --------------------------------------------
     ("maximum", tensors_only(binary.maximum), "f m out"),
     ("minimum", tensors_only(binary.minimum), "f m out"),
@@ -515,7 +516,6 @@ TENSOR = [
     ("storage_offset", p_storage.storage_offset),
     ("dim_order", p_storage.dim_order),
     ("resize_", p_storage.resize_),
-    ("resize_as_", p_storage.resize_as_),
 ]
 
 OPERATORS = [
