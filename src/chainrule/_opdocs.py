@@ -55,6 +55,12 @@ FAMILIES = (
     ("ops.arithmetic", "Arithmetic"),
     ("ops.unary", "Unary functions"),
     ("ops.special", "Special functions"),
+    (
+        "ops.zeta_gamma",
+        "Special functions: zeta, incomplete gamma, multivariate log-gamma",
+    ),  # conf2
+    ("ops.bessel", "Special functions: Bessel and Airy (no derivative)"),  # conf2
+    ("ops.polynomials", "Special functions: orthogonal polynomials (no derivative)"),  # conf2
     ("ops.binary", "Binary functions"),
     ("ops.logical", "Comparisons and logical ops"),
     ("ops.copies", "Copies and casts"),

@@ -27,6 +27,7 @@ from ..autograd import tensor_backward
 from ..ops import (
     activations,
     arithmetic,
+    bessel,
     binary,
     copies,
     logical,
@@ -63,7 +64,9 @@ from .parsers import reductions as p_reductions
 from .parsers import resampling as p_resampling
 from .parsers import scatters as p_scatters
 from .parsers import shapes as p_shapes
+from .parsers import special_functions as p_special_functions
 from .parsers import statistics as p_statistics
+from .parsers import storage as p_storage
 from .parsers import torch_nn as p_torch_nn
 from .parsers import weight_norm as p_weight_norm
 from .variants import binary_operator, eq_operator, fast_operator, inplace_method, ne_operator
@@ -131,6 +134,19 @@ TORCH = [
     ("polygamma", p_pointwise._polygamma_method, "m m_"),
     ("i0", unary_fn(special.i0), "f m m_ f_ out"),
     ("logit", p_pointwise.logit, "f m m_ f_ out"),
+    # ----- conf2: incomplete gamma, mvlgamma (ops/zeta_gamma.py) ----------------------------
+    ("igamma", p_special_functions.igamma, "f m m_ out"),
+    ("igammac", p_special_functions.igammac, "f m m_ out"),
+    ("mvlgamma", p_special_functions.mvlgamma, "f m m_ out"),
+    # ----- conf2: frexp, gcd, lcm, put, as_strided (api/parsers/storage.py) -----------------
+    ("frexp", p_storage.frexp, "f m"),
+    ("gcd", p_storage.gcd, "f m m_ f_ out"),
+    ("lcm", p_storage.lcm, "f m m_ f_ out"),
+    ("put", p_storage.put, "f m m_"),
+    ("index_reduce", p_storage.index_reduce, "f m m_ out"),
+    ("as_strided", p_storage.as_strided, "f m"),
+    ("as_strided_scatter", p_storage.as_strided_scatter, "f m"),
+    ("resize_as_", p_storage.resize_as_, "f m"),
     # ----- two-input functions (ops/binary.py) --------------------------------------------
     ("maximum", tensors_only(binary.maximum), "f m out"),
     ("minimum", tensors_only(binary.minimum), "f m out"),
@@ -496,6 +512,10 @@ TENSOR = [
     ("new_empty_strided", p_creation.new_empty_strided),
     ("fill_diagonal_", p_scatters.fill_diagonal_),
     # ----- conf-names: end ------------------------------------------------------------------
+    # ----- conf2: storage and strides (api/parsers/storage.py) ------------------------------
+    ("storage_offset", p_storage.storage_offset),
+    ("dim_order", p_storage.dim_order),
+    ("resize_", p_storage.resize_),
 ]
 
 OPERATORS = [
@@ -617,6 +637,53 @@ SPECIAL = [
     # ----- conf-names: entr, xlog1py (ops/special.py) --------------------------------------
     ("entr", unary_fn(special.entr), "special_entr"),
     ("xlog1py", p_pointwise.xlog1py, "special_xlog1py"),
+    # ----- conf2: erfcx, ndtri, log_ndtr (ops/special.py), incomplete gamma, zeta,
+    # multigammaln (ops/zeta_gamma.py), Bessel and Airy (ops/bessel.py), orthogonal
+    # polynomials (ops/polynomials.py) -------------------------------------------------------
+    ("erfcx", unary_fn(special.erfcx), "special_erfcx"),
+    ("ndtri", unary_fn(special.ndtri), "special_ndtri"),
+    ("log_ndtr", unary_fn(special.log_ndtr), "special_log_ndtr"),
+    ("gammainc", p_special_functions.gammainc, "special_gammainc"),
+    ("gammaincc", p_special_functions.gammaincc, "special_gammaincc"),
+    ("zeta", p_special_functions.zeta, "special_zeta"),
+    ("multigammaln", p_special_functions.mvlgamma, "special_multigammaln"),
+    ("bessel_j0", unary_fn(bessel.bessel_j0), "special_bessel_j0"),
+    ("bessel_j1", unary_fn(bessel.bessel_j1), "special_bessel_j1"),
+    ("bessel_y0", unary_fn(bessel.bessel_y0), "special_bessel_y0"),
+    ("bessel_y1", unary_fn(bessel.bessel_y1), "special_bessel_y1"),
+    ("modified_bessel_i0", unary_fn(bessel.modified_bessel_i0), "special_modified_bessel_i0"),
+    ("modified_bessel_i1", unary_fn(bessel.modified_bessel_i1), "special_modified_bessel_i1"),
+    ("modified_bessel_k0", unary_fn(bessel.modified_bessel_k0), "special_modified_bessel_k0"),
+    ("modified_bessel_k1", unary_fn(bessel.modified_bessel_k1), "special_modified_bessel_k1"),
+    (
+        "scaled_modified_bessel_k0",
+        unary_fn(bessel.scaled_modified_bessel_k0),
+        "special_scaled_modified_bessel_k0",
+    ),
+    (
+        "scaled_modified_bessel_k1",
+        unary_fn(bessel.scaled_modified_bessel_k1),
+        "special_scaled_modified_bessel_k1",
+    ),
+    ("spherical_bessel_j0", unary_fn(bessel.spherical_bessel_j0), "special_spherical_bessel_j0"),
+    ("airy_ai", unary_fn(bessel.airy_ai), "special_airy_ai"),
+    *(
+        (name, getattr(p_special_functions, name), f"special_{name}")
+        for name in (
+            "chebyshev_polynomial_t",
+            "chebyshev_polynomial_u",
+            "chebyshev_polynomial_v",
+            "chebyshev_polynomial_w",
+            "shifted_chebyshev_polynomial_t",
+            "shifted_chebyshev_polynomial_u",
+            "shifted_chebyshev_polynomial_v",
+            "shifted_chebyshev_polynomial_w",
+            "hermite_polynomial_h",
+            "hermite_polynomial_he",
+            "laguerre_polynomial_l",
+            "legendre_polynomial_p",
+        )
+    ),
 ]
 
 FUNCTIONAL = [

@@ -99,6 +99,23 @@ def not_differentiable(name: str) -> tuple:
     return vjp, jvp
 
 
+def no_forward_ad(name: str) -> Callable:
+    """The JVP of an op PyTorch has a derivative for but no forward mode: its
+    NotImplementedError, word for word."""
+
+    def jvp(t):
+        """No forward mode: raises PyTorch's NotImplementedError."""
+        raise NotImplementedError(
+            f"Trying to use forward AD with {name} that does not support it because it has "
+            "not been implemented yet.\nPlease file an issue to PyTorch at "
+            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so "
+            "that we can prioritize its implementation or submit a PR adding the "
+            "implementation to derivatives.yaml"
+        )
+
+    return jvp
+
+
 def array_of(x: Any) -> Any:
     """x's array when x is a tensor, else x itself: what a VJP computes masks and indices
     on (they carry no gradient), whether it runs on arrays or, for create_graph, tensors."""
@@ -206,6 +223,9 @@ class Op:
         if len(vjps) != len(self.args):
             raise TypeError(f"{name}: {len(self.args)} inputs but {len(vjps)} VJPs")
         self.raw_vjps = vjps
+        # no VJP at all: a function PyTorch does not differentiate, its output never
+        # requires grad (no node is recorded)
+        self.differentiable = any(v is not None for v in vjps)
         self.params = _forward_params(forward, self.args)
         self.save_kinds, self.save_keys, self.vjps = self._plan_saves(vjps)
         jvps = jvp if isinstance(jvp, tuple) else (jvp,)
@@ -362,7 +382,7 @@ class Op:
     def _node(self, args, arrays, params, cls: type | None = None) -> Node | None:
         """A node with an edge and (shape, dtype) per input; None if no input needs a gradient."""
         bits, nxt, meta = edges_of(args)
-        if not bits:
+        if not bits or not self.differentiable:
             return None
         if cls is None:
             cls = self.node_class or self._class(self._node_name(*arrays, **params))

@@ -520,3 +520,58 @@ addcdiv = defop(
         lambda t, t1, t2, value: -t * value * t1 / (t2 * t2),  # as the VJP
     ),
 )
+
+
+# ----- conf2: gcd, lcm ------------------------------------------------------------------
+
+
+def _integers_only(kernel: str):
+    """A dtype rule: PyTorch's promotion, and its NotImplementedError for a float or bool
+    result (``"gcd_cpu" not implemented for 'Float'``)."""
+
+    def rule(args, params):
+        dtype = result_type(args)
+        if dtype._category != 1:
+            raise _dtypes.not_implemented(kernel, dtype)
+        return dtype
+
+    return rule
+
+
+def _gcd(a, b):
+    """the greatest common divisor of |a| and |b| (0 for gcd(0, 0))"""
+    _check_integers("gcd_cpu", a, b)
+    return xp.gcd(a, b)
+
+
+def _check_integers(kernel: str, a, b) -> None:
+    for v in (a, b):
+        if getattr(v, "dtype", None) is not None and v.dtype.kind not in "iu":
+            raise _dtypes.not_implemented(kernel, _dtypes._FROM_NP[v.dtype])
+
+
+gcd = defop(
+    "gcd",
+    _gcd,
+    args=("a", "b"),
+    dtypes=_integers_only("gcd_cpu"),
+    vjp=(None, None),
+)
+
+
+def _lcm(a, b):
+    """|a / gcd(a, b) · b|, 0 if either is 0 (wrapping on overflow, as PyTorch's)"""
+    _check_integers("lcm_cpu", a, b)
+    g = xp.gcd(a, b)
+    with xp.errstate(all="ignore"):
+        out = xp.abs(xp.floor_divide(a, xp.where(g == 0, 1, g)) * b)
+    return xp.where(g == 0, xp.zeros((), out.dtype), out).astype(out.dtype, copy=False)
+
+
+lcm = defop(
+    "lcm",
+    _lcm,
+    args=("a", "b"),
+    dtypes=_integers_only("lcm_cpu"),
+    vjp=(None, None),
+)

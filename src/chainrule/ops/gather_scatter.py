@@ -14,7 +14,7 @@ import numpy
 from .._backend import ndarray, xp
 from .._dtypes import int64
 from .._tensor import _make
-from ..autograd.recording import KEEP, array_of, defop, np_dtype
+from ..autograd.recording import KEEP, array_of, defop, no_forward_ad, np_dtype
 from . import indexing, logical, shapes
 
 # ----- gather, scatter, scatter_add -------------------------------------------------------
@@ -706,4 +706,59 @@ diagonal_scatter = defop(
             shapes._zeros(x_shape, t), t, offset=offset, dim1=dim1, dim2=dim2
         ),  # t placed on the diagonal
     ),
+)
+
+
+# ----- conf2: index_reduce ---------------------------------------------------------------
+#
+# index_reduce(x, dim, index, source, reduce) is scatter_reduce with the 1-D index spread
+# over source's shape (source's slice i along dim goes to x's slice index[i]): the forward
+# and the derivatives are scatter_reduce's, at that index.
+
+
+def _spread(index, source_shape, dim) -> Any:
+    """The 1-D index as a scatter index of source's shape: index[i] along dim."""
+    ia = array_of(index).reshape(-1)
+    if not source_shape:
+        return ia.reshape(())
+    shape = [1] * len(source_shape)
+    shape[dim] = ia.size
+    return xp.broadcast_to(ia.reshape(shape), source_shape)
+
+
+def _index_reduce(x, index, source, dim=0, reduce="prod", include_self=True):
+    """x with source's slices reduced (prod, mean, amax, amin) into x's slices at index along
+    dim, x's own value included unless ``include_self`` is False"""
+    return _scatter_reduce(
+        x,
+        _spread(index, source.shape, dim),
+        source,
+        dim=dim,
+        reduce=reduce,
+        include_self=include_self,
+    )
+
+
+def _index_reduce_x(g, x, index, source, ans, dim, reduce, include_self):
+    """∂/∂x: scatter_reduce's, at the spread index"""
+    spread = _spread(index, array_of(source).shape, dim)
+    return _scatter_reduce_x(g, x, spread, source, ans, dim, reduce, include_self)
+
+
+def _index_reduce_source(g, x, index, source, ans, dim, reduce, include_self):
+    """∂/∂source: scatter_reduce's, at the spread index"""
+    spread = _spread(index, array_of(source).shape, dim)
+    return _scatter_reduce_src(g, x, spread, source, ans, dim, reduce, include_self)
+
+
+index_reduce = defop(
+    "index_reduce",
+    _index_reduce,
+    args=("x", "index", "source"),
+    dtypes=KEEP,
+    vjp=(_index_reduce_x, None, _index_reduce_source),
+    jvp=(no_forward_ad("index_reduce"), None, no_forward_ad("index_reduce")),
+    conventions="As scatter_reduce: amax/amin share the gradient equally among tied "
+    "extremes; prod gives each factor the product of the others (exact with zeros). No "
+    "forward mode (PyTorch has none).",
 )

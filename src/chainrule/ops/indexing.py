@@ -223,3 +223,45 @@ index_put = defop(
         ),  # J t = zeros of x's shape with t written at key
     ),
 )
+
+
+# ----- conf2: put -------------------------------------------------------------------------
+
+
+def _put(x, index, source, accumulate=False):
+    """x with its flattened elements at index replaced by (or, accumulating, increased by)
+    source's"""
+    out = x.copy()
+    flat = out.reshape(-1)
+    if accumulate:
+        xp.add.at(flat, index.reshape(-1), source.reshape(-1))
+    else:
+        flat[index.reshape(-1)] = source.reshape(-1)
+    return out
+
+
+def _put_vjp_x(g, index, source, accumulate):
+    """∂/∂x = 1, but 0 at index when source overwrites it (not when accumulating)"""
+    return g if accumulate else put(g, index, xp.zeros(source.shape, np_dtype(g)))
+
+
+put = defop(
+    "put",
+    _put,
+    args=("x", "index", "source"),
+    dtypes=KEEP,
+    vjp=(
+        _put_vjp_x,
+        None,
+        lambda g, index, source_shape: shapes.reshape(
+            take(g, index), source_shape
+        ),  # ∂/∂source: g at the flat indices
+    ),
+    jvp=(
+        _put_vjp_x,
+        None,
+        lambda t, x_shape, index, accumulate: put(
+            xp.zeros(x_shape, np_dtype(t)), index, t, accumulate=accumulate
+        ),  # J t = zeros of x's shape with t put at index
+    ),
+)

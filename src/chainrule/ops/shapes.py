@@ -354,3 +354,87 @@ def _refuse_inplace(params: dict) -> str:
 
 
 piece.refuse_inplace = _refuse_inplace  # read by autograd/inplace.py
+
+
+# ----- conf2: as_strided, view(dtype) -----------------------------------------------------
+
+
+def _storage_root(x):
+    """The array that owns x's memory (the end of its chain of NumPy bases)."""
+    root = x
+    while isinstance(root.base, ndarray):
+        root = root.base
+    return root
+
+
+def _as_strided(x, size=(), stride=(), offset=0, x_strides=()):
+    """the elements of x's storage at offset + Σ i_k stride_k (offset relative to x's first
+    element), a view of that memory (``x_strides``, x's own strides, serve the derivatives)"""
+    item = x.itemsize
+    byte_strides = tuple(s * item for s in stride)
+    root = _storage_root(x)
+    start = x.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    if root.flags.c_contiguous:
+        return ndarray(
+            size, x.dtype, buffer=root, offset=start + offset * item, strides=byte_strides
+        )
+    shifted = x.reshape(-1)[offset:] if offset > 0 else x  # a root without a flat buffer
+    return xp.lib.stride_tricks.as_strided(shifted, size, byte_strides)
+
+
+def _grid(shape, strides, start=0):
+    """start + Σ i_k strides_k over the index grid of ``shape``"""
+    out = xp.full(tuple(shape), start, dtype=xp.int64)
+    for d, s in enumerate(strides):
+        ones = [1] * len(shape)
+        ones[d] = shape[d]
+        out = out + (xp.arange(shape[d]) * s).reshape(ones)
+    return out
+
+
+def _strided_positions(x_shape, x_strides, size, stride, offset):
+    """(index into x's flattened elements, found) for each element of as_strided(x, ...):
+    the x element at the same storage place, if any."""
+    own = _grid(x_shape, x_strides).reshape(-1)
+    out = _grid(size, stride, offset)
+    if own.size == 0:
+        return xp.zeros(out.shape, dtype=xp.int64), xp.zeros(out.shape, dtype=bool)
+    order = xp.argsort(own, kind="stable")
+    ranked = own[order]
+    place = xp.clip(xp.searchsorted(ranked, out), 0, ranked.size - 1)
+    return order[place], ranked[place] == out
+
+
+def _as_strided_vjp(g, x_shape, x_strides, size, stride, offset):
+    """Jᵀg: each output element's gradient added to the input element at its storage place
+    (overlapping outputs add up), as PyTorch's AsStridedBackward0"""
+    index, found = _strided_positions(x_shape, x_strides, size, stride, offset)
+    numel = int(xp.prod(x_shape, dtype=xp.int64)) if x_shape else 1
+    flat = indexing.index_into_zeros(g * found.astype(np_dtype(g)), shape=(numel,), key=index)
+    return reshape(flat, x_shape)
+
+
+def _as_strided_jvp(t, x_shape, x_strides, size, stride, offset):
+    """J t = t's elements at the output's storage places (0 outside the input's elements)"""
+    index, found = _strided_positions(x_shape, x_strides, size, stride, offset)
+    return indexing.take(t, index) * found.astype(np_dtype(t))
+
+
+as_strided = defop(
+    "as_strided",
+    _as_strided,
+    dtypes=KEEP,
+    view=True,
+    vjp=_as_strided_vjp,
+    jvp=_as_strided_jvp,
+    conventions="Output elements that share a storage place add their gradients there; "
+    "places outside the input's own elements get no gradient (and tangent 0).",
+)
+
+
+def _view_dtype(x, dtype=None):
+    """x's bytes read as another dtype (the last dim rescaled by the ratio of the sizes)"""
+    return x.view(dtype)
+
+
+view_dtype = defop("view_dtype", _view_dtype, dtypes=KEEP, view=True, vjp=None)

@@ -578,3 +578,170 @@ xlog1py = defop(
     ),
     conventions="d/da at a = 0 is 0, as PyTorch's.",
 )
+
+
+# ----- erfcx, log_ndtr, ndtri ---------------------------------------------------------------
+#
+# erfcx(x) = e^(x²) erfc(x): for 1.25 <= x < 28 it is fdlibm's e^(-0.5625 + R/S)/x exactly
+# (the e^(-x²) of erfc cancels), beyond the asymptotic series 1/(x√π) Σ (-1)^k (2k-1)!!/(2x²)^k
+# (8 terms: below an ulp for x >= 28), below 1.25 e^(x²) erfc(x) (x² < 1.6, no loss); for
+# x < 0, 2e^(x²) - erfcx(-x) (inf below -26.7, as PyTorch). ndtri uses Cephes' rational
+# approximations (Moshier, Cephes Math Library 2.1, 1989): x = √(2π)(w + w³R(w²)) around
+# the middle, z - ln(z)/z - P(1/z)/(z Q(1/z)), z = √(-2 ln y), in the tails.
+
+_INV_SQRT_PI = 1.0 / _SQRT_PI
+
+
+def _erfcx64(x):
+    """e^(x²) erfc(x) in float64."""
+    x = xp.asarray(x, dtype=xp.float64)
+    a = xp.abs(x)
+    with xp.errstate(all="ignore"):
+        near = xp.exp(a * a) * _erf_erfc(a)[1]
+        w = 1.0 / (a * a)
+        rs = xp.where(
+            a < 1.0 / 0.35, _horner(w, _RA) / _horner(w, _SA), _horner(w, _RB) / _horner(w, _SB)
+        )
+        mid = xp.exp(-0.5625 + rs) / a
+        series = xp.zeros(a.shape)
+        half_w = 0.5 * w
+        for k in range(8, 0, -1):  # Σ_k (-1)^k (2k-1)!! / (2x²)^k, nested
+            series = -(2 * k - 1) * half_w * (1.0 + series)
+        far = (1.0 + series) * _INV_SQRT_PI / a
+        pos = xp.where(a < 1.25, near, xp.where(a < 28.0, mid, far))
+        neg = xp.where(x < -26.7, xp.inf, 2.0 * xp.exp(x * x) - pos)
+    return xp.where(x < 0, neg, pos)
+
+
+def _erfcx(x):
+    """erfcx(x) = e^(x²) erfc(x), the scaled complementary error function"""
+    return _erfcx64(x).astype(x.dtype)
+
+
+erfcx = defop(
+    "special_erfcx",
+    _erfcx,
+    dtypes=FLOAT,
+    vjp=lambda g, x, ans: (
+        g * (2 * x * ans - unary._TWO_OVER_SQRT_PI)
+    ),  # d/dx erfcx(x) = 2x erfcx(x) - 2/√π
+    jvp=lambda t, x, ans: t * (2 * x * ans - unary._TWO_OVER_SQRT_PI),  # as the VJP
+)
+
+
+def _log_ndtr(x):
+    """ln Φ(x): ln(erfcx(-x/√2)/2) - x²/2 for x < -1, else ln(1 - erfc(x/√2)/2)"""
+    x64 = xp.asarray(x, dtype=xp.float64)
+    t = x64 * _SQRT1_2
+    with xp.errstate(all="ignore"):
+        left = xp.log(_erfcx64(-t) / 2) - t * t
+        right = xp.log1p(-_erf_erfc(t)[1] / 2)
+    return xp.where(x64 < -1.0, left, right).astype(x.dtype)
+
+
+def _log_ndtr_grad(g, x, ans):
+    """d/dx ln Φ(x) = φ(x)/Φ(x) = e^(-x²/2 - ln Φ(x)) / √(2π)"""
+    return g * (unary.exp(-(ans + x * x / 2)) * _INV_SQRT_2PI)
+
+
+log_ndtr = defop(
+    "special_log_ndtr", _log_ndtr, dtypes=FLOAT, vjp=_log_ndtr_grad, jvp=_log_ndtr_grad
+)
+
+_NDTRI_P0 = (
+    -5.99633501014107895267e1,
+    9.80010754185999661536e1,
+    -5.66762857469070293439e1,
+    1.39312609387279679503e1,
+    -1.23916583867381258016e0,
+)
+_NDTRI_Q0 = (
+    1.0,
+    1.95448858338141759834e0,
+    4.67627912898881538453e0,
+    8.63602421390890590575e1,
+    -2.25462687854119370527e2,
+    2.00260212380060660359e2,
+    -8.20372256168333339912e1,
+    1.59056225126211695515e1,
+    -1.18331621121330003142e0,
+)
+_NDTRI_P1 = (
+    4.05544892305962419923e0,
+    3.15251094599893866154e1,
+    5.71628192246421288162e1,
+    4.40805073893200834700e1,
+    1.46849561928858024014e1,
+    2.18663306850790267539e0,
+    -1.40256079171354495875e-1,
+    -3.50424626827848203418e-2,
+    -8.57456785154685413611e-4,
+)
+_NDTRI_Q1 = (
+    1.0,
+    1.57799883256466749731e1,
+    4.53907635128879210584e1,
+    4.13172038254672030440e1,
+    1.50425385692907503408e1,
+    2.50464946208309415979e0,
+    -1.42182922854787788574e-1,
+    -3.80806407691578277194e-2,
+    -9.33259480895457427372e-4,
+)
+_NDTRI_P2 = (
+    3.23774891776946035970e0,
+    6.91522889068984211695e0,
+    3.93881025292474443415e0,
+    1.33303460815807542389e0,
+    2.01485389549179081538e-1,
+    1.23716634817820021358e-2,
+    3.01581553508235416007e-4,
+    2.65806974686737550832e-6,
+    6.23974539184983293730e-9,
+)
+_NDTRI_Q2 = (
+    1.0,
+    6.02427039364742014255e0,
+    3.67983563856160859403e0,
+    1.37702099489081330271e0,
+    2.16236993594496635890e-1,
+    1.34204006088543189037e-2,
+    3.28014464682127739104e-4,
+    2.89247864745380683936e-6,
+    6.79019408009981274425e-9,
+)
+_EXP_M2 = 0.13533528323661269189  # e^-2
+
+
+def _highest_first(z, coeffs):
+    return _horner(z, coeffs[::-1])
+
+
+def _ndtri(p):
+    """Φ⁻¹(p), the standard normal quantile: -inf at 0, inf at 1, nan outside [0, 1]"""
+    p64 = xp.asarray(p, dtype=xp.float64)
+    upper = p64 > 1.0 - _EXP_M2
+    y = xp.where(upper, 1.0 - p64, p64)
+    with xp.errstate(all="ignore"):
+        w = y - 0.5
+        w2 = w * w
+        middle = w + w * (w2 * _highest_first(w2, _NDTRI_P0) / _highest_first(w2, _NDTRI_Q0))
+        middle = middle * math.sqrt(2 * math.pi)
+        z = xp.sqrt(-2.0 * xp.log(y))
+        inv = 1.0 / z
+        near = inv * _highest_first(inv, _NDTRI_P1) / _highest_first(inv, _NDTRI_Q1)
+        far = inv * _highest_first(inv, _NDTRI_P2) / _highest_first(inv, _NDTRI_Q2)
+        tail = z - xp.log(z) / z - xp.where(z < 8.0, near, far)
+        tail = xp.where(upper, tail, -tail)
+    out = xp.where(y > _EXP_M2, middle, tail)
+    out = xp.where(p64 == 0, -xp.inf, xp.where(p64 == 1, xp.inf, out))
+    return xp.where((p64 < 0) | (p64 > 1), xp.nan, out).astype(p.dtype)
+
+
+ndtri = defop(
+    "special_ndtri",
+    _ndtri,
+    dtypes=FLOAT,
+    vjp=lambda g, ans: g * (unary.exp(ans * ans / 2) * math.sqrt(2 * math.pi)),  # 1/φ(ans)
+    jvp=lambda t, ans: t * (unary.exp(ans * ans / 2) * math.sqrt(2 * math.pi)),  # as the VJP
+)

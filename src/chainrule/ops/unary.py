@@ -12,7 +12,7 @@ import math
 
 from .. import _dtypes
 from .._backend import xp
-from ..autograd.recording import FLOAT, defop, floating_only, no_bool
+from ..autograd.recording import FLOAT, KEEP, array_of, defop, floating_only, no_bool, np_dtype
 from . import arithmetic, copies, logical
 
 # ----- exp, log, sin, cos, tanh, sqrt, sign, abs ---------------------------------------------
@@ -438,4 +438,36 @@ sinc = defop(
     vjp=_sinc_vjp,
     jvp=_sinc_vjp,
     conventions="sinc'(0) = 0.",
+)
+
+
+# ----- conf2: frexp ---------------------------------------------------------------------
+
+
+def _frexp(x):
+    """m with x = m · 2^e, 0.5 <= |m| < 1 (m = x for 0, ±inf and nan); the exponent e is
+    ``frexp_exponent``"""
+    if x.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    return xp.frexp(x)[0]
+
+
+def frexp_exponent(x):
+    """e with x = m · 2^e (an int32 array; 0 for 0, ±inf and nan): no gradient"""
+    return xp.frexp(x)[1].astype(xp.int32)
+
+
+def _frexp_scale(x):
+    """2^-e, e the exponent of x: the constant slope of x ↦ m on each binade"""
+    exponent = xp.frexp(array_of(x))[1]
+    with xp.errstate(over="ignore"):  # 2^1074 for subnormals: inf, as PyTorch's
+        return xp.ldexp(xp.ones((), dtype=np_dtype(x)), -exponent)
+
+
+frexp = defop(
+    "frexp",
+    _frexp,
+    dtypes=KEEP,
+    vjp=lambda g, x: g * _frexp_scale(x),  # ∂m/∂x = 2^-e (e piecewise constant)
+    jvp=lambda t, x: t * _frexp_scale(x),  # as the VJP
 )

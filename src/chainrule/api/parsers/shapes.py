@@ -30,7 +30,9 @@ def view(input: Tensor, *shape: Any) -> Tensor:
     from ..._dtypes import dtype as DType
 
     if len(shape) == 1 and isinstance(shape[0], DType):
-        raise NotImplementedError("view(dtype) is not implemented in chainrule yet")
+        from .storage import view_dtype
+
+        return view_dtype(input, shape[0])
     shape = shape_args(shape)
     return shapes.view(input, shape=shapes.infer_shape(shape, input._data.size))
 
