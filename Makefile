@@ -38,8 +38,9 @@ browser:
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
 	fi
 
+# make bench BENCH_ARGS=--quick: about two minutes on a quiet machine
 bench: $(VENV)/.test
-	$(THREADS) $(PY) bench/run.py
+	$(THREADS) $(PY) bench/run.py $(BENCH_ARGS)
 	$(THREADS) $(PY) bench/distributed.py
 
 docs: $(VENV)/.base

@@ -8,9 +8,10 @@ import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._backend import xp
+from .._backend import loud, quiet, xp
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd.forward_ad import state as _fw_state
 from ..autograd.inplace import inplace as _inplace
 from ..ops import logical
 from .args import compare, tensor_arg
@@ -21,13 +22,67 @@ if TYPE_CHECKING:
 
 def inplace_method(op_function: Callable[..., Tensor]) -> Callable[..., Tensor]:
     """The in-place variant of ``op_function``: ``x.add_(y)`` is ``x = x + y`` written into x."""
+    ufunc = _OUT_UFUNCS.get((op_function.__module__, op_function.__name__))
+    if ufunc is not None:
 
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return _inplace(self, op_function, (self, *args), kwargs)
+        def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+            if not kwargs and len(args) == 1 and _written_with_out(self, ufunc, args[0]):
+                return self
+            return _inplace(self, op_function, (self, *args), kwargs)
+
+    else:
+
+        def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+            return _inplace(self, op_function, (self, *args), kwargs)
 
     method.__name__ = op_function.__name__ + "_"
     method.__doc__ = f"In-place {op_function.__name__}: writes the result into self."
     return method
+
+
+# In-place arithmetic where nothing is recorded (``p -= lr * g`` under no_grad): the ufunc
+# writes into the tensor's memory with ``out=``, as NumPy's ``a -= b`` does, rather than the
+# out-of-place op making a temporary that is copied back. The same result as the general
+# path (tests/api/test_inplace_fast.py pins it), which takes every other case and every error.
+_OUT_UFUNCS = {
+    ("chainrule.api.parsers.pointwise", "add"): xp.add,
+    ("chainrule.api.parsers.pointwise", "sub"): xp.subtract,
+    ("chainrule.api.parsers.pointwise", "mul"): xp.multiply,
+    ("chainrule.api.parsers.pointwise", "div"): xp.true_divide,
+}
+
+
+def _written_with_out(self: Tensor, ufunc: Any, other: Any) -> bool:
+    """``self <- ufunc(self, other)`` in place when no graph or tangent is recorded, self is
+    floating, writable and keeps its shape, and other is a Python number or a tensor of self's
+    dtype; False (nothing written) otherwise."""
+    dtype = self._dtype
+    if dtype._category != 2 or _fw_state.level:
+        return False
+    c = other.__class__
+    if isinstance(other, Tensor):
+        if other._dtype is not dtype:
+            return False
+        if grad_mode._state.enabled and (self._requires_grad or other._requires_grad):
+            return False
+        other = other._data
+    elif c is float or c is int:
+        if grad_mode._state.enabled and self._requires_grad:
+            return False
+    else:
+        return False
+    data = self._data
+    if not data.flags.writeable:
+        return False
+    token = quiet()
+    try:
+        ufunc(data, other, out=data)
+    except (ValueError, TypeError, OverflowError):  # the general path raises PyTorch's error
+        return False
+    finally:
+        loud(token)
+    self._bump()
+    return True
 
 
 # ----- operators: x + y, x == y, ... -----------------------------------------------------------

@@ -243,7 +243,7 @@ def _apply(cls: FunctionMeta, args: tuple, kwargs: dict, setup: bool) -> Any:
     from . import forward_ad
     from .anomaly_mode import _anomaly, record_creation
     from .graph import new_node
-    from .recording import SavePlan, edges_of
+    from .recording import edges_of, save_plan
 
     ctx = new_node(cls._backward_cls)
     bits, nxt, meta = edges_of(args)
@@ -252,9 +252,11 @@ def _apply(cls: FunctionMeta, args: tuple, kwargs: dict, setup: bool) -> Any:
     ctx._checks = ()
     # one edge per tensor argument (other arguments get no gradient slot)
     is_tensor = tuple(isinstance(a, Tensor) for a in args)
-    ctx._next = tuple(e for e, t in zip(nxt, is_tensor) if t)
-    ctx._meta = tuple(m for m, t in zip(meta, is_tensor) if t)
-    ctx._plan = SavePlan(("ctx",), (None,), ())  # non-empty: the engine frees _saved
+    ctx._set_inputs(
+        tuple(e for e, t in zip(nxt, is_tensor) if t),
+        tuple(m for m, t in zip(meta, is_tensor) if t),
+    )
+    ctx._plan = save_plan(("ctx",), (None,), ())  # non-empty: the engine frees _saved
     ctx._is_tensor = is_tensor
     ctx.needs_input_grad = tuple(m is not None for m in meta)
     executable = _state.enabled and bits != 0
@@ -509,7 +511,7 @@ def _delayed_error(message: str, outputs: tuple) -> tuple:
     """``outputs`` as aliases that require grad through a node raising ``message``."""
     from .._tensor import Tensor, _make
     from .graph import new_node
-    from .recording import SavePlan
+    from .recording import save_plan
 
     node = new_node(_delayed_error_class())
     node._msg = message
@@ -517,9 +519,8 @@ def _delayed_error(message: str, outputs: tuple) -> tuple:
     node._op = None
     node._saved = ()
     node._checks = ()
-    node._meta = ()
-    node._next = ()
-    node._plan = SavePlan((), (), ())
+    node._arity = 0
+    node._plan = save_plan((), (), ())
     return tuple(
         _make(o._data, o._dtype, True, node, nr) if isinstance(o, Tensor) else o
         for nr, o in enumerate(outputs)

@@ -55,16 +55,32 @@ _CPP_NODES = frozenset({"AccumulateGrad", "CopySlices", "CopyBackwards", "Error"
 
 
 class Node:
-    """One step of backward: maps gradients of an op's outputs to gradients of its inputs."""
+    """One step of backward: maps gradients of an op's outputs to gradients of its inputs.
+
+    A node is one object: its edges and its inputs' metadata live in its own slots (the first
+    two inputs' inline, any further ones in ``_rest``), so the cyclic collector tracks one
+    object per recorded op, not a tuple per edge. ``_next`` and ``_meta`` are built from the
+    slots when read.
+    """
 
     __slots__ = (
         "_op",  # the Op whose VJPs this node runs
         "_saved",  # values the VJPs asked for, in op.saves order; None once freed
         "_checks",  # (version counter, version at save, index into _saved) per saved tensor
-        "_meta",  # per input: (shape, dtype) if it needs a gradient, else None
-        "_next",  # per input: (node, output_nr) or (None, 0)
         "_plan",  # the op's SavePlan for the inputs that need gradients
         "_extra",  # hooks, retained grads and metadata (_Extras), or None: rarely used
+        "_arity",  # the number of inputs
+        # input 0 and input 1: the edge (node, output_nr) their gradient flows along and
+        # their (shape, dtype); node and shape None for an input that needs no gradient
+        "_fn0",
+        "_nr0",
+        "_shape0",
+        "_dtype0",
+        "_fn1",
+        "_nr1",
+        "_shape1",
+        "_dtype1",
+        "_rest",  # inputs 2, 3, ...: ((node, output_nr, shape, dtype), ...)
         "__weakref__",
     )
     n_outputs = 1
@@ -79,6 +95,41 @@ class Node:
     @property
     def next_functions(self) -> tuple:
         return self._next
+
+    @property
+    def _next(self) -> tuple:
+        """Per input, the edge ``(node, output_nr)``; ``(None, 0)`` where no gradient flows."""
+        n = self._arity
+        if n == 1:
+            return ((self._fn0, self._nr0),)
+        if n == 0:
+            return ()
+        edges = ((self._fn0, self._nr0), (self._fn1, self._nr1))
+        return edges + tuple((fn, nr) for fn, nr, _, _ in self._rest) if n > 2 else edges
+
+    @property
+    def _meta(self) -> tuple:
+        """Per input, ``(shape, dtype)`` if it needs a gradient, else None."""
+        n = self._arity
+        out = [] if n == 0 else [None if self._shape0 is None else (self._shape0, self._dtype0)]
+        if n > 1:
+            out.append(None if self._shape1 is None else (self._shape1, self._dtype1))
+            out += [None if shape is None else (shape, dt) for _, _, shape, dt in self._rest]
+        return tuple(out)
+
+    def _set_inputs(self, edges: tuple, meta: tuple) -> None:
+        """Store per input its edge ``(node, output_nr)`` and its ``(shape, dtype)`` or None."""
+        self._arity = n = len(edges)
+        if n:
+            (self._fn0, self._nr0), m = edges[0], meta[0]
+            self._shape0, self._dtype0 = (None, None) if m is None else m
+        if n > 1:
+            (self._fn1, self._nr1), m = edges[1], meta[1]
+            self._shape1, self._dtype1 = (None, None) if m is None else m
+            self._rest = tuple(
+                (fn, nr, *((None, None) if m is None else m))
+                for (fn, nr), m in zip(edges[2:], meta[2:])
+            )
 
     @property
     def _extras(self) -> _Extras:
@@ -140,7 +191,8 @@ class Node:
             values = self._saved
         g = grad_outputs[0] if self.n_outputs == 1 else tuple(grad_outputs)
         grads = []
-        for meta, (vjp, idx) in zip(self._meta, self._plan.vjps):
+        metas = ((self._shape0, self._dtype0),) if self._arity == 1 else self._meta
+        for meta, (vjp, idx) in zip(metas, self._plan.vjps):
             if vjp is None:
                 grads.append(None)
                 continue
@@ -256,7 +308,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable: Tensor) -> None:
         self.variable = variable
-        self._next = ()
+        self._arity = 0
         self._extra = None
 
     def _release(self) -> None:
@@ -280,4 +332,5 @@ def new_node(cls: type) -> Node:
     """A blank node of class ``cls`` (its slots filled in by the op that records it)."""
     node = object.__new__(cls)
     node._extra = None
+    node._arity = 0
     return node

@@ -153,6 +153,41 @@ def edges_of(inputs) -> tuple[int, tuple, tuple]:
     return bits, tuple(nxt), tuple(meta)
 
 
+def grad_bits(inputs) -> int:
+    """Bit i set when input i needs a gradient (``edges_of``'s bits, without the edges). A
+    view whose base was written in place since it was taken is re-derived first."""
+    bits = 0
+    for i, a in enumerate(inputs):
+        if isinstance(a, Tensor):
+            if a._view is not None and a._vc[1] > a._view[2]:
+                refresh_view(a)
+            if a._requires_grad:
+                bits |= 1 << i
+    return bits
+
+
+_NO_INPUT = (None, 0, None, None)
+
+
+def _input(a: Any) -> tuple:
+    """(node, output_nr, shape, dtype) of an input: the edge its gradient flows along (the
+    leaf's AccumulateGrad for a leaf) and its metadata; ``_NO_INPUT`` if it needs none."""
+    if isinstance(a, Tensor) and a._requires_grad:
+        fn = a._grad_fn
+        return (accumulator(a) if fn is None else fn, a._output_nr, a._data.shape, a._dtype)
+    return _NO_INPUT
+
+
+def connect(node: Node, inputs) -> None:
+    """Store in ``node``'s slots, per input, the edge its gradient flows along and its
+    (shape, dtype), as ``edges_of`` describes them (after ``grad_bits``)."""
+    n = node._arity = len(inputs)
+    node._fn0, node._nr0, node._shape0, node._dtype0 = _input(inputs[0])
+    if n > 1:
+        node._fn1, node._nr1, node._shape1, node._dtype1 = _input(inputs[1])
+        node._rest = tuple(_input(a) for a in inputs[2:]) if n > 2 else ()
+
+
 def refresh_view(t: Tensor) -> Tensor:
     """``t`` itself, or, if its base changed in place since, t re-derived from the base
     (its graph and, in forward mode, its tangent)."""
@@ -188,12 +223,14 @@ class SavePlan(NamedTuple):
     kinds: tuple  # "arg", "ans", "shape" or "param", per saved value
     keys: tuple  # the input index or parameter name, per saved value
     vjps: tuple  # (vjp or None, indices into the saved values), per input
+    frees: bool  # whether backward frees what was saved (see save_plan)
 
-    @property
-    def frees(self) -> bool:
-        """Whether backward frees what was saved: inputs and outputs are, shapes and
-        parameters are not (as in PyTorch, a node that saved no tensor can run again)."""
-        return any(k not in ("shape", "param") for k in self.kinds)
+
+def save_plan(kinds: tuple, keys: tuple, vjps: tuple) -> SavePlan:
+    """A SavePlan; backward frees what it saved when that includes inputs or outputs, not
+    when only shapes and parameters (as in PyTorch, a node that saved no tensor can run
+    again). Stored, not recomputed: the engine reads it once per node."""
+    return SavePlan(kinds, keys, vjps, any(k not in ("shape", "param") for k in kinds))
 
 
 class Op:
@@ -278,7 +315,7 @@ class Op:
                         specs.append(item)
                     idx.append(specs.index(item))
                 vjps.append((vjp, tuple(idx)))
-            plan = SavePlan(tuple(k for k, _ in specs), tuple(k for _, k in specs), tuple(vjps))
+            plan = save_plan(tuple(k for k, _ in specs), tuple(k for _, k in specs), tuple(vjps))
             self._plans[bits] = plan
         return plan
 
@@ -339,8 +376,9 @@ class Op:
                     arrays = (first._data, other)
                 elif c is Tensor and other._dtype is first._dtype:
                     arrays = (first._data, other._data)
-        # 2. the forward, on arrays (inf and nan arise silently, as in PyTorch: _backend.quiet)
-        token = quiet()
+        # 2. the forward, on arrays (inf and nan arise silently, as in PyTorch: _backend.quiet;
+        # a view op computes no number, so it leaves NumPy's error state alone)
+        token = None if self.view else quiet()
         try:
             if arrays is None:
                 arrays = self._cast_inputs(args, params)
@@ -349,7 +387,8 @@ class Op:
             except ValueError as exc:
                 raise _translate(exc, arrays) from None
         finally:
-            loud(token)
+            if token is not None:
+                loud(token)
         if type(out) is not ndarray:
             if type(out) is tuple:
                 return self._apply_multi(args, arrays, params, out)
@@ -381,16 +420,17 @@ class Op:
 
     def _node(self, args, arrays, params, cls: type | None = None) -> Node | None:
         """A node with an edge and (shape, dtype) per input; None if no input needs a gradient."""
-        bits, nxt, meta = edges_of(args)
+        bits = grad_bits(args)
         if not bits or not self.differentiable:
             return None
         if cls is None:
             cls = self.node_class or self._class(self._node_name(*arrays, **params))
         node = _new(cls)
         node._op = self
-        node._next = nxt
-        node._meta = meta
-        node._plan = self._plans[bits] or self.plan(tuple(m is not None for m in meta))
+        connect(node, args)
+        node._plan = self._plans[bits] or self.plan(
+            tuple(bool(bits >> i & 1) for i in range(len(args)))
+        )
         node._saved = ()
         node._checks = ()
         node._extra = None
@@ -651,9 +691,8 @@ class SequenceOp:
         )
         node = _new(self.node_class)
         node._op = self
-        node._next = nxt
-        node._meta = meta
-        node._plan = SavePlan(("param",) * len(self._reads), self._reads, vjps)
+        node._set_inputs(nxt, meta)
+        node._plan = save_plan(("param",) * len(self._reads), self._reads, vjps)
         node._saved = tuple(params[k] for k in self._reads)
         node._checks = ()
         node._extra = None

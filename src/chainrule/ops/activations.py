@@ -46,7 +46,17 @@ def _zero_in_x(g, x):
 
 def _threshold_backward(grad, x, threshold=0.0):
     """grad where x > threshold (and where x is nan), else 0"""
-    return xp.where(x <= threshold, xp.zeros((), grad.dtype), grad)
+    return _select(grad, ~(x <= threshold))
+
+
+def _select(values, keep):
+    """``values`` where ``keep``, else +0: ``xp.where(keep, values, 0)`` without its branch
+    per element (on a random mask several times slower). The bits of a float times 0 or 1 are
+    the float or +0, exactly, inf and nan included."""
+    dtype = values.dtype
+    if dtype.kind != "f":
+        return xp.where(keep, values, xp.zeros((), dtype))
+    return xp.asarray(xp.multiply(values.view(f"i{dtype.itemsize}"), keep)).view(dtype)
 
 
 threshold_backward = defop(

@@ -66,7 +66,8 @@ def _sum(x, dim=None, keepdim=False, dtype=None):
         axes = None
     if dtype is None and x.dtype == xp.float16:  # accumulated in float32, as PyTorch does
         return xp.sum(x, axis=axes, keepdims=keepdim, dtype=xp.float32).astype(x.dtype)
-    return xp.sum(x, axis=axes, keepdims=keepdim, dtype=_integral_sum_dtype(x, dtype))
+    # (the array's method: xp.sum's argument handling in Python costs more than a small sum)
+    return x.sum(axis=axes, keepdims=keepdim, dtype=_integral_sum_dtype(x, dtype))
 
 
 def _reduction_node(base: str):
