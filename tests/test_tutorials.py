@@ -20,10 +20,7 @@ TUTORIALS = sorted((ROOT / "examples" / "tutorials").glob("*.py"))
 FLOAT = re.compile(r"(?<![\w.])-?(?:(?:\d+\.\d*|\.\d+|\d+)e[+-]?\d+|\d+\.\d*|\.\d+)")
 
 # Known differences, each a gap named in the notes: the text torch prints, and chainrule's.
-KNOWN = {
-    # nn.LSTM's output is a slice of chainrule's fused layer op, not the op's own output
-    "sequence_models": [("<MkldnnRnnLayerBackward0>", "<SliceBackward0>")],
-}
+KNOWN: dict = {}
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 

@@ -92,8 +92,8 @@ def test_lstm_cell_op_double_backward(case):
 
 
 def _layer(lib, xw, w_hh, h0, c0):
-    """[h_t, c_t, i, f, g, o] for every step: the whole-layer op on chainrule, the steps
-    composed of PyTorch's ops on torch."""
+    """h_t, c_t, [i, f, g, o] and tanh(c_t) for every step: the whole-layer op on
+    chainrule, the steps composed of PyTorch's ops on torch."""
     if lib is cr:
         return lstm_layer(xw, w_hh, h0, c0)
     h, c, ys = h0, c0, []
@@ -101,9 +101,28 @@ def _layer(lib, xw, w_hh, h0, c0):
         i, f, g, o = (xw[t] + h @ w_hh.T).chunk(4, -1)
         i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
         c = f * c + i * g
-        h = o * c.tanh()
-        ys.append(torch.cat([h, c, i, f, g, o], -1))
-    return torch.stack(ys)
+        tc = c.tanh()
+        h = o * tc
+        ys.append((h, c, torch.cat([i, f, g, o], -1), tc))
+    return tuple(torch.stack(y) for y in zip(*ys))
+
+
+def _layer_all(lib, xw, w_hh, h0, c0):
+    """The layer's four outputs joined: a gradient reaches every one."""
+    return lib.cat(_layer(lib, xw, w_hh, h0, c0), -1)
+
+
+def _layer_h(lib, xw, w_hh, h0, c0):
+    """Only the hidden states: the others get no gradient (None in the op's VJPs)."""
+    return _layer(lib, xw, w_hh, h0, c0)[0]
+
+
+def _layer_c_n(lib, xw, w_hh, h0, c0):
+    """Only the last cell state, as nn.LSTM's c_n reads it."""
+    return _layer(lib, xw, w_hh, h0, c0)[1][-1]
+
+
+LAYER_FNS = {"all": _layer_all, "h": _layer_h, "c_n": _layer_c_n}
 
 
 LAYER_CASES = {
@@ -130,18 +149,34 @@ LAYER_CASES = {
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
 @pytest.mark.parametrize("case", list(LAYER_CASES))
-def test_lstm_layer_op(case, dtype):
-    res = check(_layer, *LAYER_CASES[case], dtype=dtype)
-    assert res.cr_out.grad_fn.name() == "MkldnnRnnLayerBackward0"
+@pytest.mark.parametrize("outputs", list(LAYER_FNS))
+def test_lstm_layer_op(outputs, case, dtype):
+    check(LAYER_FNS[outputs], *LAYER_CASES[case], dtype=dtype)
 
 
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+def test_lstm_layer_op_node(dtype):
+    """One node for the four outputs, named as PyTorch names the node its LSTM output
+    comes from: oneDNN's fused layer in float32, the stack of the steps in float64."""
+    xw, w_hh, h0, c0 = (
+        cr.tensor(a.astype(dtype), requires_grad=True) for a in LAYER_CASES["t4_b2_h3"]
+    )
+    outs = lstm_layer(xw, w_hh, h0, c0)
+    name = "MkldnnRnnLayerBackward0" if dtype == np.float32 else "StackBackward0"
+    assert [o.grad_fn.name() for o in outs] == [name] * 4
+    assert len({id(o.grad_fn) for o in outs}) == 1
+    assert [o._output_nr for o in outs] == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("outputs", list(LAYER_FNS))
 @pytest.mark.parametrize("case", ["t4_b2_h3", "t1_b3_h2"])
-def test_lstm_layer_op_fd(case):
-    check_fd(_layer, *LAYER_CASES[case])
+def test_lstm_layer_op_fd(case, outputs):
+    check_fd(LAYER_FNS[outputs], *LAYER_CASES[case])
 
 
-def test_lstm_layer_op_double_backward():
-    check_double_backward(_layer, *LAYER_CASES["t4_b2_h3"])
+@pytest.mark.parametrize("outputs", list(LAYER_FNS))
+def test_lstm_layer_op_double_backward(outputs):
+    check_double_backward(LAYER_FNS[outputs], *LAYER_CASES["t4_b2_h3"])
 
 
 def test_lstm_layer_op_some_inputs():
@@ -152,7 +187,7 @@ def test_lstm_layer_op_some_inputs():
     def fn(lib):
         x = lib.tensor(xw, requires_grad=True)
         c = lib.tensor(c0, requires_grad=True)
-        y = _layer(lib, x, lib.tensor(w_hh), lib.tensor(h0), c)
+        y = _layer_all(lib, x, lib.tensor(w_hh), lib.tensor(h0), c)
         w = lib.tensor(randn(tuple(y.shape), seed=9))
         first = lib.autograd.grad(y, [x, c], w, retain_graph=True)
         second = lib.autograd.grad(y, [c], w * 2)
@@ -222,24 +257,13 @@ def _run_layer(lib, cls, kwargs, dtype, x, hiddens, packed=None):
     return [out, *states], grads, names
 
 
-def _one_dnn(cls, kwargs, names):
-    """PyTorch's CPU LSTM without projections may run oneDNN's fused layer, whose output
-    node (MkldnnRnnLayerBackward0, or a view of it) is its own: chainrule stacks (or, packed,
-    joins) the steps' outputs there, as PyTorch's RNN and GRU and its projected LSTM do.
-    The other nodes are compared."""
-    if cls == "LSTM" and not kwargs.get("proj_size"):
-        i = 1 if isinstance(names[0], tuple) else 0
-        names = names[:i] + ["(output)"] + names[i + 1 :]
-    return names
-
-
 def _compare_layer(cls, kwargs, dtype, x, hiddens, packed=None):
     got = _run_layer(cr, cls, kwargs, dtype, x, hiddens, packed)
     want = _run_layer(torch, cls, kwargs, dtype, x, hiddens, packed)
     rtol, atol = TOL[dtype]
     assert_close(got[0], want[0], rtol, atol, what="outputs")
     assert_close(got[1], want[1], rtol, atol, what="grads", requires_grad=False)
-    assert _one_dnn(cls, kwargs, got[2]) == _one_dnn(cls, kwargs, want[2])
+    assert got[2] == want[2]  # the node names, the output's among them
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)

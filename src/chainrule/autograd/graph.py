@@ -125,12 +125,31 @@ class Node:
             out = []
             for kind, v in zip(self._plan.kinds, saved):
                 if kind == "ans":  # the output, reconnected to this node for higher order
-                    v = _make(v, _from_np[v.dtype], True, self, 0)
-                    if self._extra is not None and self._extra.ans_tangent is not None:
-                        _restore_tangent(v, self._extra.ans_tangent)
+                    v = self._rebuilt(v)
                 out.append(v)
             return out
         return [v._data if isinstance(v, Tensor) else v for v in saved]
+
+    def _rebuilt(self, v: Any) -> Any:
+        """The saved output (a tuple of them for a multi-output node) as tensors that are
+        this node's outputs again, with their tangents in forward-over-reverse."""
+        saved = self._extra.ans_tangent if self._extra is not None else None
+        if type(v) is tuple:
+            outs = []
+            for nr, o in enumerate(v):
+                dtype = _from_np[o.dtype]
+                if dtype._category != 2:  # an index: no gradient, no node
+                    outs.append(_make(o, dtype))
+                    continue
+                t = _make(o, dtype, True, self, nr)
+                if saved is not None and saved[1][nr] is not None:
+                    _restore_tangent(t, (saved[0], saved[1][nr]))
+                outs.append(t)
+            return tuple(outs)
+        v = _make(v, _from_np[v.dtype], True, self, 0)
+        if saved is not None:
+            _restore_tangent(v, saved)
+        return v
 
     def apply(self, grad_outputs: list, create_graph: bool) -> list:
         """The gradient for each input (None where an input needs none)."""

@@ -493,9 +493,9 @@ class LSTM(RNNBase):
     def _direction(
         self, x: Tensor, weights: list, initial: tuple, batch_sizes: list | None, reverse: bool
     ) -> tuple[Tensor, tuple]:
-        """A padded sequence without projections is one op for the whole layer (its output
-        holds [h_t, c_t] and the gates for every step); packed or projected ones run step
-        by step."""
+        """A padded sequence without projections is one op for the whole layer (its outputs
+        are h_t and c_t for every step, and the gates and tanh(c_t) backward reads); packed
+        or projected ones run step by step."""
         if batch_sizes is not None or self.proj_size > 0 or x.shape[0] == 0:
             return super()._direction(x, weights, initial, batch_sizes, reverse)
         w_ih, w_hh = weights[0], weights[1]
@@ -503,11 +503,8 @@ class LSTM(RNNBase):
         x_gates = F.linear(x, w_ih, bias)
         if reverse:
             x_gates = x_gates.flip(0)
-        y = lstm_layer(x_gates, w_hh, initial[0], initial[1])
-        n = self.hidden_size
-        c_n = y[-1, :, n : 2 * n]
-        out = y[..., :n]
-        h_n = out[-1]
+        out, c, _, _ = lstm_layer(x_gates, w_hh, initial[0], initial[1])
+        h_n, c_n = out[-1], c[-1]
         if reverse:
             out = out.flip(0)
         return out, (h_n, c_n)
