@@ -91,59 +91,73 @@ def test_lstm_cell_op_double_backward(case):
     check_double_backward(_cell, *CELL_CASES[case])
 
 
-def _layer(lib, xw, w_hh, h0, c0):
-    """h_t, c_t, [i, f, g, o] and tanh(c_t) for every step: the whole-layer op on
-    chainrule, the steps composed of PyTorch's ops on torch."""
+def _layer(lib, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
+    """h_t, c_t, [i, f, g, o] and tanh(c_t) for every step (in time order; ``reverse`` runs
+    the recurrence from the last step): the whole-layer op on chainrule, the steps composed
+    of PyTorch's ops on torch."""
     if lib is cr:
-        return lstm_layer(xw, w_hh, h0, c0)
-    h, c, ys = h0, c0, []
-    for t in range(xw.shape[0]):
-        i, f, g, o = (xw[t] + h @ w_hh.T).chunk(4, -1)
+        return lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=reverse)
+    h, c, ys = h0, c0, {}
+    steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
+    for t in steps:
+        i, f, g, o = (x[t] @ w_ih.T + b_ih + b_hh + h @ w_hh.T).chunk(4, -1)
         i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
         c = f * c + i * g
         tc = c.tanh()
         h = o * tc
-        ys.append((h, c, torch.cat([i, f, g, o], -1), tc))
-    return tuple(torch.stack(y) for y in zip(*ys))
+        ys[t] = (h, c, torch.cat([i, f, g, o], -1), tc)
+    return tuple(torch.stack(y) for y in zip(*[ys[t] for t in range(x.shape[0])]))
 
 
-def _layer_all(lib, xw, w_hh, h0, c0):
+def _layer_all(lib, *inputs, reverse=False):
     """The layer's four outputs joined: a gradient reaches every one."""
-    return lib.cat(_layer(lib, xw, w_hh, h0, c0), -1)
+    return lib.cat(_layer(lib, *inputs, reverse=reverse), -1)
 
 
-def _layer_h(lib, xw, w_hh, h0, c0):
+def _layer_h(lib, *inputs, reverse=False):
     """Only the hidden states: the others get no gradient (None in the op's VJPs)."""
-    return _layer(lib, xw, w_hh, h0, c0)[0]
+    return _layer(lib, *inputs, reverse=reverse)[0]
 
 
-def _layer_c_n(lib, xw, w_hh, h0, c0):
+def _layer_c_n(lib, *inputs, reverse=False):
     """Only the last cell state, as nn.LSTM's c_n reads it."""
-    return _layer(lib, xw, w_hh, h0, c0)[1][-1]
+    return _layer(lib, *inputs, reverse=reverse)[1][0 if reverse else -1]
 
 
-LAYER_FNS = {"all": _layer_all, "h": _layer_h, "c_n": _layer_c_n}
+def _reversed(fn):
+    def run(lib, *inputs):
+        return fn(lib, *inputs, reverse=True)
+
+    return run
+
+
+LAYER_FNS = {
+    "all": _layer_all,
+    "h": _layer_h,
+    "c_n": _layer_c_n,
+    "all_reverse": _reversed(_layer_all),
+    "c_n_reverse": _reversed(_layer_c_n),
+}
+
+
+def _layer_case(steps: int, batch: int, inputs: int, hidden: int) -> tuple:
+    """x, W_ih, W_hh, b_ih, b_hh, h0, c0"""
+    shapes = [
+        (steps, batch, inputs),
+        (4 * hidden, inputs),
+        (4 * hidden, hidden),
+        (4 * hidden,),
+        (4 * hidden,),
+        (batch, hidden),
+        (batch, hidden),
+    ]
+    return tuple(randn(s, seed=i) for i, s in enumerate(shapes))
 
 
 LAYER_CASES = {
-    "t4_b2_h3": (
-        randn((4, 2, 12)),
-        randn((12, 3), seed=1),
-        randn((2, 3), seed=2),
-        randn((2, 3), seed=3),
-    ),
-    "t1_b3_h2": (
-        randn((1, 3, 8)),
-        randn((8, 2), seed=1),
-        randn((3, 2), seed=2),
-        randn((3, 2), seed=3),
-    ),
-    "t3_b1_h4": (
-        randn((3, 1, 16)),
-        randn((16, 4), seed=1),
-        randn((1, 4), seed=2),
-        randn((1, 4), seed=3),
-    ),
+    "t4_b2_i2_h3": _layer_case(4, 2, 2, 3),
+    "t1_b3_i3_h2": _layer_case(1, 3, 3, 2),
+    "t3_b1_i1_h4": _layer_case(3, 1, 1, 4),
 }
 
 
@@ -158,10 +172,8 @@ def test_lstm_layer_op(outputs, case, dtype):
 def test_lstm_layer_op_node(dtype):
     """One node for the four outputs, named as PyTorch names the node its LSTM output
     comes from: oneDNN's fused layer in float32, the stack of the steps in float64."""
-    xw, w_hh, h0, c0 = (
-        cr.tensor(a.astype(dtype), requires_grad=True) for a in LAYER_CASES["t4_b2_h3"]
-    )
-    outs = lstm_layer(xw, w_hh, h0, c0)
+    inputs = [cr.tensor(a.astype(dtype), requires_grad=True) for a in LAYER_CASES["t4_b2_i2_h3"]]
+    outs = lstm_layer(*inputs)
     name = "MkldnnRnnLayerBackward0" if dtype == np.float32 else "StackBackward0"
     assert [o.grad_fn.name() for o in outs] == [name] * 4
     assert len({id(o.grad_fn) for o in outs}) == 1
@@ -169,31 +181,32 @@ def test_lstm_layer_op_node(dtype):
 
 
 @pytest.mark.parametrize("outputs", list(LAYER_FNS))
-@pytest.mark.parametrize("case", ["t4_b2_h3", "t1_b3_h2"])
+@pytest.mark.parametrize("case", ["t4_b2_i2_h3", "t1_b3_i3_h2"])
 def test_lstm_layer_op_fd(case, outputs):
     check_fd(LAYER_FNS[outputs], *LAYER_CASES[case])
 
 
 @pytest.mark.parametrize("outputs", list(LAYER_FNS))
 def test_lstm_layer_op_double_backward(outputs):
-    check_double_backward(LAYER_FNS[outputs], *LAYER_CASES["t4_b2_h3"])
+    check_double_backward(LAYER_FNS[outputs], *LAYER_CASES["t4_b2_i2_h3"])
 
 
 def test_lstm_layer_op_some_inputs():
     """Gradients of only some inputs (the others constants): one pass through time serves
     whichever VJPs run; a second backward (retain_graph) gives the same."""
-    xw, w_hh, h0, c0 = LAYER_CASES["t4_b2_h3"]
+    inputs = LAYER_CASES["t4_b2_i2_h3"]
 
-    def fn(lib):
-        x = lib.tensor(xw, requires_grad=True)
-        c = lib.tensor(c0, requires_grad=True)
-        y = _layer_all(lib, x, lib.tensor(w_hh), lib.tensor(h0), c)
+    def fn(lib, some):
+        ts = [lib.tensor(a, requires_grad=i in some) for i, a in enumerate(inputs)]
+        y = _layer_all(lib, *ts)
         w = lib.tensor(randn(tuple(y.shape), seed=9))
-        first = lib.autograd.grad(y, [x, c], w, retain_graph=True)
-        second = lib.autograd.grad(y, [c], w * 2)
+        wanted = [ts[i] for i in some]
+        first = lib.autograd.grad(y, wanted, w, retain_graph=True)
+        second = lib.autograd.grad(y, wanted[-1:], w * 2)
         return first, second
 
-    assert_close(fn(cr), fn(torch), 1e-10, 1e-12)
+    for some in [(0, 6), (1, 3), (2,), (4, 5)]:
+        assert_close(fn(cr, some), fn(torch, some), 1e-10, 1e-12)
 
 
 # ----- the layers side by side -----------------------------------------------------------

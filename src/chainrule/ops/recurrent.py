@@ -22,7 +22,7 @@ import weakref
 from .._backend import xp
 from .._tensor import Tensor
 from ..autograd.recording import FLOAT, defop
-from . import activations, joining, unary
+from . import activations, joining, reductions, unary
 
 
 def _lstm_cell(gates, state):
@@ -122,41 +122,51 @@ lstm_cell = defop(
 
 # ----- a whole LSTM layer ----------------------------------------------------------------------
 #
-# ``lstm_layer(xw, w_hh, h0, c0)`` runs the recurrence over all T steps in one op with four
-# outputs, as PyTorch's oneDNN layer (``MkldnnRnnLayerBackward0``) does: xw (T, B, 4H) holds
-# the input's part of every gate (x W_ihᵀ + b_ih + b_hh, one product outside); the outputs
-# are the hidden states h (T, B, H), the cell states c (T, B, H), the gates' values
-# [i, f, g, o] (T, B, 4H) and tanh(c) (T, B, H). Backward reads the last two instead of
-# recomputing them (PyTorch's layer keeps them in its workspace). Backward through time is
-# one loop of one product per step, and W_hh's gradient one product over all steps.
+# ``lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False)`` is one direction of one
+# layer in one op with four outputs, as PyTorch's oneDNN layer (``MkldnnRnnLayerBackward0``,
+# which takes the same inputs): the hidden states h (T, B, H), the cell states c (T, B, H), the
+# gates' values [i, f, g, o] (T, B, 4H) and tanh(c) (T, B, H), all in time order (``reverse``
+# runs the recurrence from the last step to the first). Backward reads the gates and tanh(c)
+# instead of recomputing them (PyTorch's layer keeps them in its workspace).
 #
-# Forward and the plain backward (arrays: no create_graph) are written on preallocated
-# arrays, every gate nonlinearity in place, one call per step for each; with create_graph
-# the VJPs get tensors and run the same formulas composed of chainrule's ops (_Steps,
-# _composed_through_time), so higher derivatives follow, and forward mode uses those too.
+# The input's part of every gate is one product over all steps, the recurrent part one
+# product per step; backward through time is one product per step, and each weight's
+# gradient one product over all steps. Forward and the plain backward (arrays: no
+# create_graph) run on preallocated arrays, each gate nonlinearity one in-place call per step;
+# with create_graph the VJPs get tensors and run the same formulas composed of chainrule's
+# ops (_Steps, _composed_through_time), so higher derivatives follow; forward mode uses those.
 
 
-def _lstm_layer(xw, w_hh, h0, c0):
-    """h_t, c_t, [i, f, g, o], tanh(c_t) for every step: a_t = xw_t + h_{t-1} W_hhᵀ,
-    i, f, o = σ(a_{i,f,o}), g = tanh(a_g), c_t = f c_{t-1} + i g, h_t = o tanh(c_t)"""
-    steps, batch = xw.shape[0], xw.shape[1]
+def _order(steps: int, reverse: bool) -> range:
+    """the time steps in the order the recurrence runs them"""
+    return range(steps - 1, -1, -1) if reverse else range(steps)
+
+
+def _lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
+    """h_t, c_t, [i, f, g, o], tanh(c_t) for every step: a_t = x_t W_ihᵀ + b_ih + b_hh +
+    h_{t-1} W_hhᵀ, i, f, o = σ(a_{i,f,o}), g = tanh(a_g), c_t = f c_{t-1} + i g,
+    h_t = o tanh(c_t)"""
+    steps, batch = x.shape[0], x.shape[1]
     n = h0.shape[-1]
-    dtype = xw.dtype
+    dtype = x.dtype
     hs = xp.empty((steps, batch, n), dtype=dtype)
     cs = xp.empty_like(hs)
     tcs = xp.empty_like(hs)
     gates = xp.empty((steps, batch, 4 * n), dtype=dtype)
     # σ(a) = 1 / (1 + e^-a) for the four gates in one pass, with tanh(a) = 2σ(2a) - 1 for g:
-    # the pre-activations come scaled by -1 (-2 for g) from the scaled weights and input part
+    # the pre-activations come scaled by -1 (-2 for g) from scaled weights and biases
     scale = xp.repeat(xp.asarray([-1.0, -1.0, -2.0, -1.0], dtype=dtype), n)
-    w_t = (w_hh * scale[:, None]).T
-    xs = xw * scale
+    flat = gates.reshape(steps * batch, 4 * n)
+    xp.matmul(x.reshape(steps * batch, -1), (w_ih * scale[:, None]).T, out=flat)
+    flat += (b_ih + b_hh) * scale
+    w_t = xp.ascontiguousarray((w_hh * scale[:, None]).T)
+    hw = xp.empty((batch, 4 * n), dtype=dtype)
     ig = xp.empty((batch, n), dtype=dtype)
     h, c = h0, c0
-    for t in range(steps):
+    for t in _order(steps, reverse):
         a = gates[t]
-        xp.matmul(h, w_t, out=a)
-        a += xs[t]
+        xp.matmul(h, w_t, out=hw)
+        a += hw
         xp.exp(a, out=a)
         a += 1
         xp.reciprocal(a, out=a)
@@ -173,20 +183,21 @@ def _lstm_layer(xw, w_hh, h0, c0):
     return hs, cs, gates, tcs
 
 
-def _through_time(g, h0, c0, w_hh, ans):
-    """d/da_t for every step (T, B, 4H), d/dh0 and d/dc0: backward through time.
+def _through_time(g, w_hh, h0, c0, ans, reverse):
+    """d/da_t for every step (T, B, 4H, in time order), d/dh0 and d/dc0: backward through
+    time.
 
-    One pass serves the VJPs of all four inputs: a node calls them one after another with
-    the same ``g`` and saved ``ans``, so the pass is kept for the calls that follow (keyed
-    by the tuple ``g``, made afresh for each backward, and the saved outputs' identity).
+    One pass serves the VJPs of all inputs: a node calls them one after another with the
+    same ``g`` and saved ``ans``, so the pass is kept for the calls that follow (keyed by
+    the tuple ``g``, made afresh for each backward, and the saved outputs' identity).
     """
     key = _LAST[0]
     if key is not None and key[0] is g and key[1]() is ans[0]:
         return _LAST[1]
     if isinstance(ans[0], Tensor):
-        result = _composed_through_time(g, h0, c0, w_hh, ans)
+        result = _composed_through_time(g, w_hh, h0, c0, ans, reverse)
     else:
-        result = _array_through_time(g, h0, c0, w_hh, ans)
+        result = _array_through_time(g, w_hh, h0, c0, ans, reverse)
     _LAST[0] = (g, weakref.ref(ans[0]))
     _LAST[1] = result
     return result
@@ -196,11 +207,11 @@ def _through_time(g, h0, c0, w_hh, ans):
 _LAST: list = [None, None]
 
 
-def _array_through_time(g, h0, c0, w_hh, ans):
+def _array_through_time(g, w_hh, h0, c0, ans, reverse):
     """The pass on arrays: what each step's dh and dc are multiplied by, for all steps at
-    once, then per step dh_t = g_h + da_{t+1} W_hh, dc_t = g_c + dh_t o (1 - tanh²c_t) +
-    dc_{t+1} f_{t+1}, da_t = [dc g σ'(a_i), dc c_{t-1} σ'(a_f), dc i tanh'(a_g),
-    dh tanh(c_t) σ'(a_o)]."""
+    once, then per step (latest first) dh_t = g_h + da_{t+1} W_hh, dc_t = g_c +
+    dh_t o (1 - tanh²c_t) + dc_{t+1} f_{t+1}, da_t = [dc g σ'(a_i), dc c_{t-1} σ'(a_f),
+    dc i tanh'(a_g), dh tanh(c_t) σ'(a_o)]."""
     hs, cs, gates, tcs = ans
     steps, batch, n = hs.shape
     dtype = hs.dtype
@@ -217,8 +228,12 @@ def _array_through_time(g, h0, c0, w_hh, ans):
     part = d_ifg[:, :, 1]
     xp.subtract(1, f, out=part)
     part *= f
-    part[0] *= c0
-    part[1:] *= cs[:-1]
+    if reverse:  # c_{t-1}: the cell state the recurrence carried into step t
+        part[-1] *= c0
+        part[:-1] *= cs[1:]
+    else:
+        part[0] *= c0
+        part[1:] *= cs[:-1]
     part = d_ifg[:, :, 2]
     xp.multiply(gg, gg, out=part)
     xp.subtract(1, part, out=part)
@@ -247,7 +262,7 @@ def _array_through_time(g, h0, c0, w_hh, ans):
     dc = xp.empty((batch, n), dtype=dtype)
     carry_h = xp.zeros((batch, n), dtype=dtype)
     carry_c = xp.zeros((batch, n), dtype=dtype)
-    for t in range(steps - 1, -1, -1):
+    for t in _order(steps, not reverse):
         if g_h is None:
             dh[...] = carry_h
         else:
@@ -267,8 +282,9 @@ def _array_through_time(g, h0, c0, w_hh, ans):
 
 
 class _Steps:
-    """The layer's values at every step, from its outputs: h_{t-1}, c_{t-1}, the gates
-    i, f, g, o and tanh(c_t) (tensors, for create_graph and forward mode)."""
+    """The layer's values at every step in the order the recurrence ran them, from its
+    outputs so ordered: h_{t-1}, c_{t-1}, the gates i, f, g, o and tanh(c_t) (tensors, for
+    create_graph and forward mode)."""
 
     def __init__(self, h0, c0, ans) -> None:
         hs, cs, gates, tcs = ans
@@ -300,8 +316,25 @@ def _join_steps(first, rest):
     return joining.cat([first, rest], dim=0, offsets=(0, 1, 1 + rest.shape[0]))
 
 
-def _composed_through_time(g, h0, c0, w_hh, ans):
+def _h_prev(h0, hs, reverse: bool):
+    """h_{t-1} for every step in time order: the hidden state carried into step t"""
+    if not reverse:
+        return _join_steps(h0, hs[:-1])
+    if hs.shape[0] == 1:
+        return h0[None]
+    return joining.cat([hs[1:], h0[None]], dim=0, offsets=(0, hs.shape[0] - 1, hs.shape[0]))
+
+
+def _flip_time(t):
+    """t in the other time order"""
+    return joining.flip(t, dims=(0,))
+
+
+def _composed_through_time(g, w_hh, h0, c0, ans, reverse):
     """The pass of _array_through_time composed of chainrule's ops (tensors, recorded)."""
+    if reverse:  # the steps in the order the recurrence ran them, then back
+        ans = tuple(_flip_time(a) for a in ans)
+        g = tuple(None if x is None else _flip_time(x) for x in g)
     v = _Steps(h0, c0, ans)
     n = v.n
     g_h, g_c, g_gates, g_tc = g
@@ -332,32 +365,46 @@ def _composed_through_time(g, h0, c0, w_hh, ans):
         grads[t] = da
         carry_h = da @ w_hh
         carry_c = dc * v.f[t]
-    return joining.stack(grads, dim=0), carry_h, carry_c
+    d_a = joining.stack(grads, dim=0)
+    return (_flip_time(d_a) if reverse else d_a), carry_h, carry_c
 
 
-def _layer_vjp_xw(g, w_hh, h0, c0, ans):
-    """d/dxw_t = d/da_t, backward through time"""
-    return _through_time(g, h0, c0, w_hh, ans)[0]
+def _rows(a):
+    """a (T, B, K) as a (T·B, K) matrix"""
+    return a.reshape(a.shape[0] * a.shape[1], a.shape[2])
 
 
-def _layer_vjp_w_hh(g, w_hh, h0, c0, ans):
+def _layer_vjp_x(g, w_ih, w_hh, h0, c0, ans, reverse):
+    """d/dx_t = (d/da_t) W_ih, d/da_t from backward through time"""
+    d_a = _through_time(g, w_hh, h0, c0, ans, reverse)[0]
+    return (_rows(d_a) @ w_ih).reshape(d_a.shape[0], d_a.shape[1], w_ih.shape[1])
+
+
+def _layer_vjp_w_ih(g, x, w_hh, h0, c0, ans, reverse):
+    """d/dW_ih = Σ_t (d/da_t)ᵀ x_t: one product over all steps"""
+    d_a = _through_time(g, w_hh, h0, c0, ans, reverse)[0]
+    return _rows(d_a).T @ _rows(x)
+
+
+def _layer_vjp_bias(g, w_hh, h0, c0, ans, reverse):
+    """d/db_ih = d/db_hh = Σ_t d/da_t"""
+    return reductions.sum(_through_time(g, w_hh, h0, c0, ans, reverse)[0], dim=(0, 1))
+
+
+def _layer_vjp_w_hh(g, w_hh, h0, c0, ans, reverse):
     """d/dW_hh = Σ_t (d/da_t)ᵀ h_{t-1}: one product over all steps"""
-    d_a = _through_time(g, h0, c0, w_hh, ans)[0]
-    hs = ans[0]
-    steps, batch, n = hs.shape
-    rows = steps * batch
-    h_prev = _join_steps(h0, hs[:-1]).reshape(rows, n)
-    return d_a.reshape(rows, 4 * n).T @ h_prev
+    d_a = _through_time(g, w_hh, h0, c0, ans, reverse)[0]
+    return _rows(d_a).T @ _rows(_h_prev(h0, ans[0], reverse))
 
 
-def _layer_vjp_h0(g, w_hh, h0, c0, ans):
-    """d/dh0 = (d/da_0) W_hh"""
-    return _through_time(g, h0, c0, w_hh, ans)[1]
+def _layer_vjp_h0(g, w_hh, h0, c0, ans, reverse):
+    """d/dh0 = (d/da_first) W_hh, at the step the recurrence ran first"""
+    return _through_time(g, w_hh, h0, c0, ans, reverse)[1]
 
 
-def _layer_vjp_c0(g, w_hh, h0, c0, ans):
-    """d/dc0 = (d/dc_0) f_0"""
-    return _through_time(g, h0, c0, w_hh, ans)[2]
+def _layer_vjp_c0(g, w_hh, h0, c0, ans, reverse):
+    """d/dc0 = (d/dc_first) f_first, at the step the recurrence ran first"""
+    return _through_time(g, w_hh, h0, c0, ans, reverse)[2]
 
 
 def _layer_tangent(v, w_hh, d_a, dh, dc):
@@ -386,41 +433,79 @@ def _layer_tangent(v, w_hh, d_a, dh, dc):
     return tuple(joining.stack(d, dim=0) for d in (d_hs, d_cs, d_gates, d_tcs))
 
 
-def _layer_jvp_xw(t, w_hh, h0, c0, ans):
-    """the tangents carried through time from da_t = t_t"""
-    return _layer_tangent(_Steps(h0, c0, ans), w_hh, t, None, None)
+def _carried(w_hh, h0, c0, ans, reverse, d_a=None, dh=None, dc=None):
+    """the outputs' tangents, carried through time from the gates' inputs' (d_a, time
+    order, None for none) and the initial state's (dh, dc)"""
+    if reverse:
+        ans = tuple(_flip_time(a) for a in ans)
+        d_a = None if d_a is None else _flip_time(d_a)
+    if d_a is None:
+        d_a = ans[2] * 0
+    out = _layer_tangent(_Steps(h0, c0, ans), w_hh, d_a, dh, dc)
+    return tuple(_flip_time(t) for t in out) if reverse else out
 
 
-def _layer_jvp_w_hh(t, w_hh, h0, c0, ans):
+def _layer_jvp_x(t, w_ih, w_hh, h0, c0, ans, reverse):
+    """the tangents carried through time from da_t = t_t W_ihᵀ"""
+    d_a = (_rows(t) @ w_ih.T).reshape(t.shape[0], t.shape[1], w_ih.shape[0])
+    return _carried(w_hh, h0, c0, ans, reverse, d_a)
+
+
+def _layer_jvp_w_ih(t, x, w_hh, h0, c0, ans, reverse):
+    """the tangents carried through time from da_t = x_t tᵀ"""
+    d_a = (_rows(x) @ t.T).reshape(x.shape[0], x.shape[1], t.shape[0])
+    return _carried(w_hh, h0, c0, ans, reverse, d_a)
+
+
+def _layer_jvp_bias(t, w_hh, h0, c0, ans, reverse):
+    """the tangents carried through time from da_t = t"""
+    return _carried(w_hh, h0, c0, ans, reverse, ans[2] * 0 + t)
+
+
+def _layer_jvp_w_hh(t, w_hh, h0, c0, ans, reverse):
     """the tangents carried through time from da_t = h_{t-1} tᵀ"""
-    v = _Steps(h0, c0, ans)
-    rows = v.steps * v.batch
-    d_a = (v.h_prev.reshape(rows, v.n) @ t.T).reshape(v.steps, v.batch, 4 * v.n)
-    return _layer_tangent(v, w_hh, d_a, None, None)
+    d_a = (_rows(_h_prev(h0, ans[0], reverse)) @ t.T).reshape(ans[2].shape)
+    return _carried(w_hh, h0, c0, ans, reverse, d_a)
 
 
-def _layer_jvp_h0(t, w_hh, h0, c0, ans):
+def _layer_jvp_h0(t, w_hh, h0, c0, ans, reverse):
     """the tangents carried through time from h_0's, dh_0 = t"""
-    v = _Steps(h0, c0, ans)
-    return _layer_tangent(v, w_hh, ans[2] * 0, t, None)
+    return _carried(w_hh, h0, c0, ans, reverse, dh=t)
 
 
-def _layer_jvp_c0(t, w_hh, h0, c0, ans):
+def _layer_jvp_c0(t, w_hh, h0, c0, ans, reverse):
     """the tangents carried through time from c_0's, dc_0 = t"""
-    v = _Steps(h0, c0, ans)
-    return _layer_tangent(v, w_hh, ans[2] * 0, None, t)
+    return _carried(w_hh, h0, c0, ans, reverse, dc=t)
+
+
+def _layer_node(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False) -> str:
+    # PyTorch runs a float32 LSTM on oneDNN's fused layer, a float64 one step by step, its
+    # output then the stack of the steps' (the last node of that graph names this one)
+    return "StackBackward0" if x.dtype == xp.float64 else "MkldnnRnnLayerBackward0"
 
 
 lstm_layer = defop(
     "lstm_layer",
     _lstm_layer,
-    args=("xw", "w_hh", "h0", "c0"),
+    args=("x", "w_ih", "w_hh", "b_ih", "b_hh", "h0", "c0"),
     dtypes=FLOAT,
-    # PyTorch runs a float32 LSTM on oneDNN's fused layer, a float64 one step by step, its
-    # output then the stack of the steps' (the last node of that graph names this one)
-    node=lambda xw, w_hh, h0, c0: (
-        "StackBackward0" if xw.dtype == xp.float64 else "MkldnnRnnLayerBackward0"
+    node=_layer_node,
+    vjp=(
+        _layer_vjp_x,
+        _layer_vjp_w_ih,
+        _layer_vjp_w_hh,
+        _layer_vjp_bias,
+        _layer_vjp_bias,
+        _layer_vjp_h0,
+        _layer_vjp_c0,
     ),
-    vjp=(_layer_vjp_xw, _layer_vjp_w_hh, _layer_vjp_h0, _layer_vjp_c0),
-    jvp=(_layer_jvp_xw, _layer_jvp_w_hh, _layer_jvp_h0, _layer_jvp_c0),
+    jvp=(
+        _layer_jvp_x,
+        _layer_jvp_w_ih,
+        _layer_jvp_w_hh,
+        _layer_jvp_bias,
+        _layer_jvp_bias,
+        _layer_jvp_h0,
+        _layer_jvp_c0,
+    ),
 )

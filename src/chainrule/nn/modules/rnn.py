@@ -498,16 +498,15 @@ class LSTM(RNNBase):
         or projected ones run step by step."""
         if batch_sizes is not None or self.proj_size > 0 or x.shape[0] == 0:
             return super()._direction(x, weights, initial, batch_sizes, reverse)
-        w_ih, w_hh = weights[0], weights[1]
-        bias = weights[2] + weights[3] if self.bias else None
-        x_gates = F.linear(x, w_ih, bias)
-        if reverse:
-            x_gates = x_gates.flip(0)
-        out, c, _, _ = lstm_layer(x_gates, w_hh, initial[0], initial[1])
-        h_n, c_n = out[-1], c[-1]
-        if reverse:
-            out = out.flip(0)
-        return out, (h_n, c_n)
+        if self.bias:
+            b_ih, b_hh = weights[2], weights[3]
+        else:
+            b_ih = b_hh = chainrule.zeros(4 * self.hidden_size, dtype=x.dtype)
+        out, c, _, _ = lstm_layer(
+            x, weights[0], weights[1], b_ih, b_hh, initial[0], initial[1], reverse=reverse
+        )
+        last = 0 if reverse else -1  # the step the recurrence ran last
+        return out, (out[last], c[last])
 
     def _gates_and_step(self, x: Tensor, weights: list) -> tuple:
         w_ih, w_hh = weights[0], weights[1]
