@@ -298,6 +298,34 @@ def test_layer_initial_state(layer, dtype):
     _compare_layer(cls, kwargs, dtype, randn(shape).astype(dtype), hiddens)
 
 
+def _names(lib, cls, kwargs, dtype, with_state, batch_first):
+    """The node names of the output and the final states (h_n, and c_n for the LSTM)."""
+    mod = build(lib, cls, (3, 5), kwargs, dtype)
+    x = tensor(lib, randn((2, 4, 3) if batch_first else (4, 2, 3)).astype(dtype))
+    hx = None
+    if with_state:
+        hs = [tensor(lib, randn(s).astype(dtype)) for s in _hidden_shapes(cls, kwargs, 2)]
+        hx = tuple(hs) if cls == "LSTM" else hs[0]
+    out, hidden = mod(x, hx)
+    return [node(t) for t in [out, *(hidden if cls == "LSTM" else [hidden])]]
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("with_state", [False, True], ids=["no_state", "state"])
+@pytest.mark.parametrize("batch_first", [False, True], ids=["seq_first", "batch_first"])
+@pytest.mark.parametrize("bidirectional", [False, True], ids=["uni", "bi"])
+@pytest.mark.parametrize("num_layers", [1, 2], ids=["1l", "2l"])
+@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN"])
+def test_node_names(cls, num_layers, bidirectional, batch_first, with_state, dtype):
+    """out.grad_fn, h_n.grad_fn (and c_n.grad_fn) named as PyTorch names them: for a float32
+    LSTM the output is oneDNN's fused layer's own (MkldnnRnnLayerBackward0), in float64 the
+    stack of its steps'; the bidirectional output is a cat, the batch_first one a
+    transpose (in place for the RNN and GRU), the final states stacks."""
+    kwargs = {"num_layers": num_layers, "bidirectional": bidirectional, "batch_first": batch_first}
+    args = (cls, kwargs, dtype, with_state, batch_first)
+    assert _names(cr, *args) == _names(torch, *args)
+
+
 @pytest.mark.parametrize("with_state", [False, True], ids=["no_state", "state"])
 @pytest.mark.parametrize("layer", ["rnn", "gru_2l_bi", "lstm", "lstm_proj_2l_bi"])
 def test_layer_unbatched(layer, with_state):
