@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import chainrule as cr
-from chainrule.ops.recurrent import lstm_cell, lstm_layer
+from chainrule.ops.recurrent import gru_layer, lstm_cell, lstm_layer
 from oracle import (
     DT_IDS,
     FLOATS,
@@ -207,6 +207,82 @@ def test_lstm_layer_op_some_inputs():
 
     for some in [(0, 6), (1, 3), (2,), (4, 5)]:
         assert_close(fn(cr, some), fn(torch, some), 1e-10, 1e-12)
+
+
+def _gru(lib, x, w_ih, w_hh, b_ih, b_hh, h0, reverse=False):
+    """h_t, [r, z, n], h_{t-1} W_hnᵀ + b_hn and h_t again for every step (time order): the
+    whole-layer op on chainrule, PyTorch's ops step by step on torch."""
+    if lib is cr:
+        return gru_layer(x, w_ih, w_hh, b_ih, b_hh, h0, reverse=reverse)
+    h, ys = h0, {}
+    n = h0.shape[-1]
+    steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
+    for t in steps:
+        xg = x[t] @ w_ih.T + b_ih
+        hg = h @ w_hh.T + b_hh
+        r = (xg[:, :n] + hg[:, :n]).sigmoid()
+        z = (xg[:, n : 2 * n] + hg[:, n : 2 * n]).sigmoid()
+        cand = (xg[:, 2 * n :] + r * hg[:, 2 * n :]).tanh()
+        ys[t] = (cand + z * (h - cand), torch.cat([r, z, cand], -1), hg[:, 2 * n :])
+        h = ys[t][0]
+    hs, gates, hns = (torch.stack(y) for y in zip(*[ys[t] for t in range(x.shape[0])]))
+    return hs, gates, hns, hs
+
+
+def _gru_case(steps: int, batch: int, inputs: int, hidden: int) -> tuple:
+    """x, W_ih, W_hh, b_ih, b_hh, h0"""
+    shapes = [
+        (steps, batch, inputs),
+        (3 * hidden, inputs),
+        (3 * hidden, hidden),
+        (3 * hidden,),
+        (3 * hidden,),
+        (batch, hidden),
+    ]
+    return tuple(randn(s, seed=i) for i, s in enumerate(shapes))
+
+
+GRU_CASES = {"t4_b2_i2_h3": _gru_case(4, 2, 2, 3), "t1_b3_i3_h2": _gru_case(1, 3, 3, 2)}
+
+GRU_FNS = {
+    "all": lambda lib, *a: lib.cat(_gru(lib, *a), -1),
+    "h": lambda lib, *a: _gru(lib, *a)[0],
+    "h_n": lambda lib, *a: _gru(lib, *a)[0][-1],
+    "all_reverse": lambda lib, *a: lib.cat(_gru(lib, *a, reverse=True), -1),
+    "h_reverse": lambda lib, *a: _gru(lib, *a, reverse=True)[0],
+}
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("case", list(GRU_CASES))
+@pytest.mark.parametrize("outputs", list(GRU_FNS))
+def test_gru_layer_op(outputs, case, dtype):
+    res = check(GRU_FNS[outputs], *GRU_CASES[case], dtype=dtype)
+    assert res.cr_out.grad_fn.name() in ("StackBackward0", "CatBackward0", "SelectBackward0")
+
+
+@pytest.mark.parametrize("outputs", list(GRU_FNS))
+def test_gru_layer_op_fd(outputs):
+    check_fd(GRU_FNS[outputs], *GRU_CASES["t4_b2_i2_h3"])
+
+
+@pytest.mark.parametrize("outputs", ["all", "h_reverse"])
+def test_gru_layer_op_double_backward(outputs):
+    check_double_backward(GRU_FNS[outputs], *GRU_CASES["t4_b2_i2_h3"])
+
+
+def test_output_written_in_place():
+    """PyTorch saves its oneDNN LSTM layer's output, not its GRU's stacked steps: after an
+    in-place write to the output, the LSTM's backward raises PyTorch's error, the GRU's runs."""
+
+    def fn(lib, cls):
+        lib.manual_seed(0)
+        out, _ = getattr(lib.nn, cls)(3, 4)(lib.randn(5, 2, 3))
+        out.add_(1)
+        out.sum().backward()
+
+    assert_same_error(lambda lib: fn(lib, "LSTM"))
+    fn(cr, "GRU")
 
 
 # ----- the layers side by side -----------------------------------------------------------

@@ -118,9 +118,15 @@ class Node:
         if saved is None:
             raise RuntimeError(SECOND_BACKWARD)
         if self._checks:
-            for vc, version, i in self._checks:
+            for k, (vc, version, i) in enumerate(self._checks):
                 if vc[0] != version:
-                    raise RuntimeError(_modified_message(self, saved[i], vc[0], version))
+                    value, nr = saved[i], 0
+                    if type(value) is tuple:  # the outputs of a multi-output op: which one
+                        nr = [c[2] for c in self._checks[:k]].count(i)
+                        reads = getattr(self._op, "ans_reads", None)
+                        nr = reads[nr] if reads else nr
+                        value = value[nr]
+                    raise RuntimeError(_modified_message(self, value, vc[0], version, nr))
         if create_graph:
             out = []
             for kind, v in zip(self._plan.kinds, saved):
@@ -230,7 +236,7 @@ def _sum_to(node: Node, i: int, grad: Tensor, shape: tuple, gshape: tuple) -> Te
     return _op("sum_to")(grad, shape)
 
 
-def _modified_message(node: Node, value: Any, now: int, expected: int) -> str:
+def _modified_message(node: Node, value: Any, now: int, expected: int, nr: int = 0) -> str:
     """PyTorch's error for a saved tensor changed in place since it was saved. It names the
     tensor's producer: for a saved input, the tensor's own grad_fn now (none for a leaf);
     for a saved output (kept as its array), the node that saved it."""
@@ -239,7 +245,7 @@ def _modified_message(node: Node, value: Any, now: int, expected: int) -> str:
     if isinstance(value, Tensor):
         producer, output_nr = value._grad_fn, value._output_nr
     else:
-        producer, output_nr = node, 0
+        producer, output_nr = node, nr
     which = f", which is output {output_nr} of {_short_name(producer)}," if producer else ""
     if _anomaly.enabled:
         hint = (

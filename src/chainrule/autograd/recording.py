@@ -194,8 +194,10 @@ class Op:
         doc: str,
         conventions: str,
         jvp: Any = None,
+        ans_reads: tuple | None = None,
     ) -> None:
         self.name = name
+        self.ans_reads = ans_reads
         self.forward = forward
         self.args = tuple(args)
         self.dtypes = dtypes
@@ -413,7 +415,11 @@ class Op:
                 v = params.get(key, self.params[key])
             elif kind == "ans":  # the output, or every output of a multi-output op
                 v = out
-                for r in result if type(result) is tuple else (result,):
+                if type(result) is not tuple:
+                    result = (result,)
+                elif self.ans_reads is not None:  # only the outputs the VJPs read
+                    result = tuple(result[i] for i in self.ans_reads)
+                for r in result:
                     vc = _counter(r)
                     checks.append((vc, vc[0], len(saved)))
             else:  # an input's shape
@@ -488,6 +494,7 @@ def defop(
     view: bool = False,
     doc: str | None = None,
     conventions: str = "",
+    ans_reads: tuple | None = None,
 ) -> Op:
     """Define a differentiable op: its forward on arrays, one VJP and one JVP per input.
 
@@ -498,13 +505,17 @@ def defop(
     its line, a def in the first line of its docstring (the convention, in
     ``chainrule._opdocs``). Any subgradient convention goes in ``conventions``.
 
+    ``ans_reads``, for an op with several outputs, names the outputs its VJPs read as
+    ``ans``: only those are checked for in-place writes (all by default); the others are
+    free to change, as outputs PyTorch does not save.
+
     ``doc`` describes what the op computes, in the math (``"e^x"``), where the forward's
     own docstring does not (a NumPy ufunc or function); by default it is the forward's
     docstring.
     """
     if doc is None:
         doc = forward.__doc__ or ""
-    return Op(name, forward, args, vjp, node, dtypes, view, doc, conventions, jvp)
+    return Op(name, forward, args, vjp, node, dtypes, view, doc, conventions, jvp, ans_reads)
 
 
 def contiguous(forward: Callable) -> Callable:

@@ -509,3 +509,245 @@ lstm_layer = defop(
         _layer_jvp_c0,
     ),
 )
+
+
+# ----- a whole GRU layer -----------------------------------------------------------------------
+#
+# ``gru_layer(x, w_ih, w_hh, b_ih, b_hh, h0, reverse=False)``: one direction of one GRU layer
+# in one op, with four outputs: the hidden states h (T, B, H), the gates' values [r, z, n]
+# (T, B, 3H), the recurrent part of the candidate's pre-activation, h W_hnᵀ + b_hn
+# (T, B, H), and a copy of h: backward reads the last three, so the first is free to change
+# in place (nn.GRU transposes it in place for batch_first). PyTorch runs its GRU step by step
+# and stacks the steps' outputs, so the node is named as that stack (StackBackward0). Forward runs on preallocated
+# arrays; backward through time is written once in chainrule's ops (arrays without
+# create_graph, tensors with it), one product per step.
+
+
+def _gru_layer(x, w_ih, w_hh, b_ih, b_hh, h0, reverse=False):
+    """h_t, [r, z, n], h_{t-1} W_hnᵀ + b_hn, h_t for every step: r, z = σ(x W_i{r,z}ᵀ + b_i{r,z} +
+    h_{t-1} W_h{r,z}ᵀ + b_h{r,z}), n = tanh(x W_inᵀ + b_in + r (h_{t-1} W_hnᵀ + b_hn)),
+    h_t = (1 - z) n + z h_{t-1}"""
+    steps, batch = x.shape[0], x.shape[1]
+    n = h0.shape[-1]
+    dtype = x.dtype
+    hs = xp.empty((steps, batch, n), dtype=dtype)
+    hns = xp.empty_like(hs)
+    gates = xp.empty((steps, batch, 3 * n), dtype=dtype)
+    # σ(a) = 1 / (1 + e^-a), tanh(a) = 2σ(2a) - 1: pre-activations scaled by -1 (-2 for n)
+    scale = xp.repeat(xp.asarray([-1.0, -1.0, -2.0], dtype=dtype), n)
+    flat = gates.reshape(steps * batch, 3 * n)
+    xp.matmul(x.reshape(steps * batch, -1), (w_ih * scale[:, None]).T, out=flat)
+    flat += b_ih * scale
+    w_t = xp.ascontiguousarray((w_hh * scale[:, None]).T)
+    b_s = b_hh * scale
+    hw = xp.empty((batch, 3 * n), dtype=dtype)
+    tmp = xp.empty((batch, n), dtype=dtype)
+    h = h0
+    for t in _order(steps, reverse):
+        a = gates[t]
+        xp.matmul(h, w_t, out=hw)
+        hw += b_s
+        rz = a[:, : 2 * n]
+        rz += hw[:, : 2 * n]
+        xp.exp(rz, out=rz)
+        rz += 1
+        xp.reciprocal(rz, out=rz)
+        xp.multiply(hw[:, 2 * n :], -0.5, out=hns[t])
+        cand = a[:, 2 * n :]
+        xp.multiply(a[:, :n], hw[:, 2 * n :], out=tmp)
+        cand += tmp
+        xp.exp(cand, out=cand)
+        cand += 1
+        xp.reciprocal(cand, out=cand)
+        cand *= 2
+        cand -= 1
+        xp.subtract(h, cand, out=tmp)  # h_t = n + z (h_{t-1} - n)
+        tmp *= a[:, n : 2 * n]
+        xp.add(cand, tmp, out=hs[t])
+        h = hs[t]
+    return hs, gates, hns, hs.copy()
+
+
+def _gru_through_time(g, w_hh, h0, ans, reverse):
+    """d/d(x's part) and d/d(h's part) of the pre-activations for every step (T, B, 3H each,
+    time order) and d/dh0, one pass kept for the VJPs that follow (as _through_time)."""
+    key = _LAST_GRU[0]
+    if key is not None and key[0] is g and key[1]() is ans[1]:
+        return _LAST_GRU[1]
+    result = _gru_pass(g, w_hh, h0, ans, reverse)
+    _LAST_GRU[0] = (g, weakref.ref(ans[1]))
+    _LAST_GRU[1] = result
+    return result
+
+
+_LAST_GRU: list = [None, None]
+
+
+def _gru_pass(g, w_hh, h0, ans, reverse):
+    """Latest step first: dh_t = g_h + (carried from t+1); dn = dh (1 - z) tanh'; dz = dh
+    (h_{t-1} - n) σ'(z); dr = dn (h W_hnᵀ + b_hn) σ'(r); the h part gets [dr, dz, dn r],
+    the x part [dr, dz, dn]; carried back: [dr, dz, dn r] W_hh + dh z."""
+    if reverse:
+        ans = tuple(_flip_time(a) for a in ans)
+        g = tuple(None if x is None else _flip_time(x) for x in g)
+    _, gates, hns, hs = ans
+    g_h, g_gates, g_hn, g_copy = g
+    if g_copy is not None:
+        g_h = g_copy if g_h is None else g_h + g_copy
+    n = hs.shape[-1]
+    steps = hs.shape[0]
+    r, z, cand = gates[..., :n], gates[..., n : 2 * n], gates[..., 2 * n :]
+    h_prev = _join_steps(h0, hs[:-1])
+    d_tanh = 1 - cand * cand
+    d_sz = z * (1 - z)
+    d_sr = r * (1 - r)
+    from_h_n = (1 - z) * d_tanh
+    from_h_z = (h_prev - cand) * d_sz
+    from_n_r = hns * d_sr
+    direct_n = direct_z = direct_r = None
+    if g_gates is not None:  # gradients reaching the gates' values directly
+        direct_n = g_gates[..., 2 * n :] * d_tanh
+        direct_z = g_gates[..., n : 2 * n] * d_sz
+        direct_r = g_gates[..., :n] * d_sr
+    xs: list = [None] * steps
+    hws: list = [None] * steps
+    carry = None
+    for t in range(steps - 1, -1, -1):
+        dh = carry if g_h is None else g_h[t] if carry is None else g_h[t] + carry
+        if dh is None:
+            dh = hs[t] * 0
+        dn = dh * from_h_n[t]
+        dz = dh * from_h_z[t]
+        if direct_n is not None:
+            dn = dn + direct_n[t]
+            dz = dz + direct_z[t]
+        dr = dn * from_n_r[t]
+        d_hn = dn * r[t]
+        if direct_r is not None:
+            dr = dr + direct_r[t]
+        if g_hn is not None:
+            d_hn = d_hn + g_hn[t]
+        hw = _join((dr, dz, d_hn))
+        xs[t] = _join((dr, dz, dn))
+        hws[t] = hw
+        carry = hw @ w_hh + dh * z[t]
+    d_x, d_h = joining.stack(xs, dim=0), joining.stack(hws, dim=0)
+    if reverse:
+        d_x, d_h = _flip_time(d_x), _flip_time(d_h)
+    return d_x, d_h, carry
+
+
+def _gru_vjp_x(g, w_ih, w_hh, h0, ans, reverse):
+    """d/dx_t = (d/d x's part_t) W_ih"""
+    d_x = _gru_through_time(g, w_hh, h0, ans, reverse)[0]
+    return (_rows(d_x) @ w_ih).reshape(d_x.shape[0], d_x.shape[1], w_ih.shape[1])
+
+
+def _gru_vjp_w_ih(g, x, w_hh, h0, ans, reverse):
+    """d/dW_ih = Σ_t (d/d x's part_t)ᵀ x_t: one product over all steps"""
+    return _rows(_gru_through_time(g, w_hh, h0, ans, reverse)[0]).T @ _rows(x)
+
+
+def _gru_vjp_b_ih(g, w_hh, h0, ans, reverse):
+    """d/db_ih = Σ_t d/d x's part_t"""
+    return reductions.sum(_gru_through_time(g, w_hh, h0, ans, reverse)[0], dim=(0, 1))
+
+
+def _gru_vjp_w_hh(g, w_hh, h0, ans, reverse):
+    """d/dW_hh = Σ_t (d/d h's part_t)ᵀ h_{t-1}: one product over all steps"""
+    d_h = _gru_through_time(g, w_hh, h0, ans, reverse)[1]
+    return _rows(d_h).T @ _rows(_h_prev(h0, ans[3], reverse))
+
+
+def _gru_vjp_b_hh(g, w_hh, h0, ans, reverse):
+    """d/db_hh = Σ_t d/d h's part_t"""
+    return reductions.sum(_gru_through_time(g, w_hh, h0, ans, reverse)[1], dim=(0, 1))
+
+
+def _gru_vjp_h0(g, w_hh, h0, ans, reverse):
+    """d/dh0: carried back through time to the step the recurrence ran first"""
+    return _gru_through_time(g, w_hh, h0, ans, reverse)[2]
+
+
+def _gru_carried(w_hh, h0, ans, reverse, d_x=None, d_h=None, dh=None):
+    """the outputs' tangents carried through time from the tangents of the pre-activations'
+    x part (d_x) and h part (d_h, without the recurrence; time order, None for none) and of
+    h0 (dh): d(hW)_t = d_h[t] + dh_{t-1} W_hhᵀ, dr = (d_x + d(hW))_r σ'(r), dz likewise,
+    dhn = d(hW)_n, dn = (d_x,n + dr hn + r dhn) tanh'(n), dh_t = (1 - z) dn + dz (h_{t-1} - n)
+    + z dh_{t-1}"""
+    if reverse:
+        ans = tuple(_flip_time(a) for a in ans)
+        d_x = None if d_x is None else _flip_time(d_x)
+        d_h = None if d_h is None else _flip_time(d_h)
+    _, gates, hns, hs = ans
+    n = hs.shape[-1]
+    r, z, cand = gates[..., :n], gates[..., n : 2 * n], gates[..., 2 * n :]
+    h_prev = _join_steps(h0, hs[:-1])
+    w_t = w_hh.T
+    d_hs, d_gates, d_hns = [], [], []
+    for t in range(hs.shape[0]):
+        pre = gates[t] * 0 if d_x is None else d_x[t]
+        hw = None if d_h is None else d_h[t]
+        if dh is not None:
+            rec = dh @ w_t
+            hw = rec if hw is None else hw + rec
+        if hw is None:
+            hw = gates[t] * 0
+        d_r = (pre[:, :n] + hw[:, :n]) * (r[t] * (1 - r[t]))
+        d_z = (pre[:, n : 2 * n] + hw[:, n : 2 * n]) * (z[t] * (1 - z[t]))
+        d_hn = hw[:, 2 * n :]
+        d_n = (pre[:, 2 * n :] + d_r * hns[t] + r[t] * d_hn) * (1 - cand[t] * cand[t])
+        new = (1 - z[t]) * d_n + d_z * (h_prev[t] - cand[t])
+        dh = new if dh is None else new + z[t] * dh
+        d_hs.append(dh)
+        d_gates.append(_join((d_r, d_z, d_n)))
+        d_hns.append(d_hn)
+    out = tuple(joining.stack(d, dim=0) for d in (d_hs, d_gates, d_hns))
+    if reverse:
+        out = tuple(_flip_time(t) for t in out)
+    return (*out, out[0])
+
+
+def _gru_jvp_x(t, w_ih, w_hh, h0, ans, reverse):
+    """the tangents carried through time from the x part's, t_t W_ihᵀ"""
+    d_x = (_rows(t) @ w_ih.T).reshape(t.shape[0], t.shape[1], w_ih.shape[0])
+    return _gru_carried(w_hh, h0, ans, reverse, d_x=d_x)
+
+
+def _gru_jvp_w_ih(t, x, w_hh, h0, ans, reverse):
+    """the tangents carried through time from the x part's, x_t tᵀ"""
+    d_x = (_rows(x) @ t.T).reshape(x.shape[0], x.shape[1], t.shape[0])
+    return _gru_carried(w_hh, h0, ans, reverse, d_x=d_x)
+
+
+def _gru_jvp_b_ih(t, w_hh, h0, ans, reverse):
+    """the tangents carried through time from the x part's, t"""
+    return _gru_carried(w_hh, h0, ans, reverse, d_x=ans[1] * 0 + t)
+
+
+def _gru_jvp_w_hh(t, w_hh, h0, ans, reverse):
+    """the tangents carried through time from the h part's, h_{t-1} tᵀ"""
+    d_h = (_rows(_h_prev(h0, ans[3], reverse)) @ t.T).reshape(ans[1].shape)
+    return _gru_carried(w_hh, h0, ans, reverse, d_h=d_h)
+
+
+def _gru_jvp_b_hh(t, w_hh, h0, ans, reverse):
+    """the tangents carried through time from the h part's, t"""
+    return _gru_carried(w_hh, h0, ans, reverse, d_h=ans[1] * 0 + t)
+
+
+def _gru_jvp_h0(t, w_hh, h0, ans, reverse):
+    """the tangents carried through time from h_0's, dh_0 = t"""
+    return _gru_carried(w_hh, h0, ans, reverse, dh=t)
+
+
+gru_layer = defop(
+    "gru_layer",
+    _gru_layer,
+    args=("x", "w_ih", "w_hh", "b_ih", "b_hh", "h0"),
+    dtypes=FLOAT,
+    node="StackBackward0",
+    ans_reads=(1, 2, 3),
+    vjp=(_gru_vjp_x, _gru_vjp_w_ih, _gru_vjp_w_hh, _gru_vjp_b_ih, _gru_vjp_b_hh, _gru_vjp_h0),
+    jvp=(_gru_jvp_x, _gru_jvp_w_ih, _gru_jvp_w_hh, _gru_jvp_b_ih, _gru_jvp_b_hh, _gru_jvp_h0),
+)

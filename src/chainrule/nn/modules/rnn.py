@@ -20,7 +20,7 @@ from typing import Any
 import chainrule
 
 from ..._tensor import Tensor
-from ...ops.recurrent import lstm_cell, lstm_layer
+from ...ops.recurrent import gru_layer, lstm_cell, lstm_layer
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -395,6 +395,20 @@ class GRU(RNNBase):
         if "proj_size" in kwargs:
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         super().__init__("GRU", *args, **kwargs)
+
+    def _direction(
+        self, x: Tensor, weights: list, initial: tuple, batch_sizes: list | None, reverse: bool
+    ) -> tuple[Tensor, tuple]:
+        """A padded sequence is one op for the whole layer (its outputs are h_t for every
+        step, and the gates and h W_hnᵀ + b_hn backward reads); packed ones run step by step."""
+        if batch_sizes is not None or x.shape[0] == 0:
+            return super()._direction(x, weights, initial, batch_sizes, reverse)
+        if self.bias:
+            b_ih, b_hh = weights[2], weights[3]
+        else:
+            b_ih = b_hh = chainrule.zeros(3 * self.hidden_size, dtype=x.dtype)
+        out = gru_layer(x, weights[0], weights[1], b_ih, b_hh, initial[0], reverse=reverse)[0]
+        return out, (out[0 if reverse else -1],)
 
     def _gates_and_step(self, x: Tensor, weights: list) -> tuple:
         w_ih, w_hh = weights[0], weights[1]
