@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import chainrule as cr
-from chainrule.ops.recurrent import gru_layer, lstm_cell, lstm_layer
+from chainrule.ops.recurrent import gru_layer, lstm_cell, lstm_layer, rnn_layer
 from oracle import (
     DT_IDS,
     FLOATS,
@@ -271,9 +271,63 @@ def test_gru_layer_op_double_backward(outputs):
     check_double_backward(GRU_FNS[outputs], *GRU_CASES["t4_b2_i2_h3"])
 
 
+def _rnn(lib, x, w_ih, w_hh, b_ih, b_hh, h0, nonlinearity="tanh", reverse=False):
+    """h_t for every step (time order), twice: the whole-layer op on chainrule, PyTorch's
+    ops step by step on torch."""
+    if lib is cr:
+        return rnn_layer(x, w_ih, w_hh, b_ih, b_hh, h0, nonlinearity=nonlinearity, reverse=reverse)
+    act = torch.tanh if nonlinearity == "tanh" else torch.relu
+    h, ys = h0, {}
+    for t in range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0]):
+        h = ys[t] = act(x[t] @ w_ih.T + b_ih + h @ w_hh.T + b_hh)
+    hs = torch.stack([ys[t] for t in range(x.shape[0])])
+    return hs, hs
+
+
+def _rnn_case(steps: int, batch: int, inputs: int, hidden: int) -> tuple:
+    """x, W_ih, W_hh, b_ih, b_hh, h0"""
+    shapes = [
+        (steps, batch, inputs),
+        (hidden, inputs),
+        (hidden, hidden),
+        (hidden,),
+        (hidden,),
+        (batch, hidden),
+    ]
+    return tuple(randn(s, seed=i) for i, s in enumerate(shapes))
+
+
+RNN_CASES = {"t4_b2_i2_h3": _rnn_case(4, 2, 2, 3), "t1_b3_i3_h2": _rnn_case(1, 3, 3, 2)}
+
+RNN_FNS = {
+    "tanh": lambda lib, *a: lib.cat(_rnn(lib, *a), -1),
+    "relu": lambda lib, *a: lib.cat(_rnn(lib, *a, nonlinearity="relu"), -1),
+    "tanh_reverse": lambda lib, *a: _rnn(lib, *a, reverse=True)[0],
+    "relu_reverse_h_n": lambda lib, *a: _rnn(lib, *a, nonlinearity="relu", reverse=True)[1][0],
+}
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("case", list(RNN_CASES))
+@pytest.mark.parametrize("outputs", list(RNN_FNS))
+def test_rnn_layer_op(outputs, case, dtype):
+    check(RNN_FNS[outputs], *RNN_CASES[case], dtype=dtype)
+
+
+@pytest.mark.parametrize("outputs", list(RNN_FNS))
+def test_rnn_layer_op_fd(outputs):
+    check_fd(RNN_FNS[outputs], *RNN_CASES["t4_b2_i2_h3"])
+
+
+@pytest.mark.parametrize("outputs", ["tanh", "relu_reverse_h_n"])
+def test_rnn_layer_op_double_backward(outputs):
+    check_double_backward(RNN_FNS[outputs], *RNN_CASES["t4_b2_i2_h3"])
+
+
 def test_output_written_in_place():
-    """PyTorch saves its oneDNN LSTM layer's output, not its GRU's stacked steps: after an
-    in-place write to the output, the LSTM's backward raises PyTorch's error, the GRU's runs."""
+    """PyTorch saves its oneDNN LSTM layer's output, not its GRU's or RNN's stacked steps:
+    after an in-place write to the output, the LSTM's backward raises PyTorch's error, the
+    others' run."""
 
     def fn(lib, cls):
         lib.manual_seed(0)
@@ -283,6 +337,7 @@ def test_output_written_in_place():
 
     assert_same_error(lambda lib: fn(lib, "LSTM"))
     fn(cr, "GRU")
+    fn(cr, "RNN")
 
 
 # ----- the layers side by side -----------------------------------------------------------

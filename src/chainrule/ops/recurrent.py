@@ -751,3 +751,154 @@ gru_layer = defop(
     vjp=(_gru_vjp_x, _gru_vjp_w_ih, _gru_vjp_w_hh, _gru_vjp_b_ih, _gru_vjp_b_hh, _gru_vjp_h0),
     jvp=(_gru_jvp_x, _gru_jvp_w_ih, _gru_jvp_w_hh, _gru_jvp_b_ih, _gru_jvp_b_hh, _gru_jvp_h0),
 )
+
+
+# ----- a whole Elman RNN layer -------------------------------------------------------------------
+#
+# ``rnn_layer(x, w_ih, w_hh, b_ih, b_hh, h0, nonlinearity="tanh", reverse=False)``: one
+# direction of one RNN layer in one op, with two outputs: the hidden states h (T, B, H) and a
+# copy of them that backward reads (so the first is free to change in place, as PyTorch's
+# stacked steps are). Named as PyTorch's stack of the steps (StackBackward0).
+
+
+def _rnn_layer(x, w_ih, w_hh, b_ih, b_hh, h0, nonlinearity="tanh", reverse=False):
+    """h_t = tanh(x_t W_ihᵀ + b_ih + h_{t-1} W_hhᵀ + b_hh) (or relu) for every step, twice"""
+    steps, batch = x.shape[0], x.shape[1]
+    n = h0.shape[-1]
+    hs = xp.empty((steps, batch, n), dtype=x.dtype)
+    flat = hs.reshape(steps * batch, n)
+    xp.matmul(x.reshape(steps * batch, -1), w_ih.T, out=flat)
+    flat += b_ih + b_hh
+    w_t = xp.ascontiguousarray(w_hh.T)
+    hw = xp.empty((batch, n), dtype=x.dtype)
+    h = h0
+    for t in _order(steps, reverse):
+        a = hs[t]
+        xp.matmul(h, w_t, out=hw)
+        a += hw
+        if nonlinearity == "tanh":
+            xp.tanh(a, out=a)
+        else:
+            xp.maximum(a, 0, out=a)
+        h = a
+    return hs, hs.copy()
+
+
+def _rnn_through_time(g, w_hh, ans, nonlinearity, reverse):
+    """d/da_t for every step (time order) and d/dh0: latest step first, dh_t = g_t +
+    da_{t+1} W_hh, da_t = dh_t act'(a_t), with tanh' = 1 - h², relu' = [h > 0]"""
+    key = _LAST_RNN[0]
+    if key is not None and key[0] is g and key[1]() is ans[1]:
+        return _LAST_RNN[1]
+    hs = ans[1]
+    g_h = g[0] if g[1] is None else g[1] if g[0] is None else g[0] + g[1]
+    d_act = 1 - hs * hs if nonlinearity == "tanh" else unary.sign(hs)
+    if reverse:
+        d_act, g_h = _flip_time(d_act), _flip_time(g_h)
+    das: list = [None] * hs.shape[0]
+    carry = None
+    for t in range(hs.shape[0] - 1, -1, -1):
+        dh = g_h[t] if carry is None else g_h[t] + carry
+        das[t] = dh * d_act[t]
+        carry = das[t] @ w_hh
+    d_a = joining.stack(das, dim=0)
+    result = (_flip_time(d_a) if reverse else d_a), carry
+    _LAST_RNN[0] = (g, weakref.ref(ans[1]))
+    _LAST_RNN[1] = result
+    return result
+
+
+_LAST_RNN: list = [None, None]
+
+
+def _rnn_vjp_x(g, w_ih, w_hh, ans, nonlinearity, reverse):
+    """d/dx_t = (d/da_t) W_ih"""
+    d_a = _rnn_through_time(g, w_hh, ans, nonlinearity, reverse)[0]
+    return (_rows(d_a) @ w_ih).reshape(d_a.shape[0], d_a.shape[1], w_ih.shape[1])
+
+
+def _rnn_vjp_w_ih(g, x, w_hh, ans, nonlinearity, reverse):
+    """d/dW_ih = Σ_t (d/da_t)ᵀ x_t: one product over all steps"""
+    return _rows(_rnn_through_time(g, w_hh, ans, nonlinearity, reverse)[0]).T @ _rows(x)
+
+
+def _rnn_vjp_bias(g, w_hh, ans, nonlinearity, reverse):
+    """d/db_ih = d/db_hh = Σ_t d/da_t"""
+    d_a = _rnn_through_time(g, w_hh, ans, nonlinearity, reverse)[0]
+    return reductions.sum(d_a, dim=(0, 1))
+
+
+def _rnn_vjp_w_hh(g, w_hh, h0, ans, nonlinearity, reverse):
+    """d/dW_hh = Σ_t (d/da_t)ᵀ h_{t-1}: one product over all steps"""
+    d_a = _rnn_through_time(g, w_hh, ans, nonlinearity, reverse)[0]
+    return _rows(d_a).T @ _rows(_h_prev(h0, ans[1], reverse))
+
+
+def _rnn_vjp_h0(g, w_hh, ans, nonlinearity, reverse):
+    """d/dh0 = (d/da_first) W_hh, at the step the recurrence ran first"""
+    return _rnn_through_time(g, w_hh, ans, nonlinearity, reverse)[1]
+
+
+def _rnn_carried(w_hh, ans, nonlinearity, reverse, d_a=None, dh=None):
+    """the outputs' tangents from the pre-activations' (d_a, time order, without the
+    recurrence) and h0's (dh): dh_t = (d_a[t] + dh_{t-1} W_hhᵀ) act'(a_t)"""
+    hs = ans[1]
+    d_act = 1 - hs * hs if nonlinearity == "tanh" else unary.sign(hs)
+    if reverse:
+        d_act = _flip_time(d_act)
+        d_a = None if d_a is None else _flip_time(d_a)
+    w_t = w_hh.T
+    outs = []
+    for t in range(hs.shape[0]):
+        pre = None if d_a is None else d_a[t]
+        if dh is not None:
+            pre = dh @ w_t if pre is None else pre + dh @ w_t
+        if pre is None:
+            pre = d_act[t] * 0
+        dh = pre * d_act[t]
+        outs.append(dh)
+    out = joining.stack(outs, dim=0)
+    if reverse:
+        out = _flip_time(out)
+    return out, out
+
+
+def _rnn_jvp_x(t, w_ih, w_hh, ans, nonlinearity, reverse):
+    """the tangents carried through time from da_t = t_t W_ihᵀ"""
+    d_a = (_rows(t) @ w_ih.T).reshape(t.shape[0], t.shape[1], w_ih.shape[0])
+    return _rnn_carried(w_hh, ans, nonlinearity, reverse, d_a)
+
+
+def _rnn_jvp_w_ih(t, x, w_hh, ans, nonlinearity, reverse):
+    """the tangents carried through time from da_t = x_t tᵀ"""
+    d_a = (_rows(x) @ t.T).reshape(x.shape[0], x.shape[1], t.shape[0])
+    return _rnn_carried(w_hh, ans, nonlinearity, reverse, d_a)
+
+
+def _rnn_jvp_bias(t, w_hh, ans, nonlinearity, reverse):
+    """the tangents carried through time from da_t = t"""
+    return _rnn_carried(w_hh, ans, nonlinearity, reverse, ans[1] * 0 + t)
+
+
+def _rnn_jvp_w_hh(t, w_hh, h0, ans, nonlinearity, reverse):
+    """the tangents carried through time from da_t = h_{t-1} tᵀ"""
+    d_a = (_rows(_h_prev(h0, ans[1], reverse)) @ t.T).reshape(ans[1].shape)
+    return _rnn_carried(w_hh, ans, nonlinearity, reverse, d_a)
+
+
+def _rnn_jvp_h0(t, w_hh, ans, nonlinearity, reverse):
+    """the tangents carried through time from h_0's, dh_0 = t"""
+    return _rnn_carried(w_hh, ans, nonlinearity, reverse, dh=t)
+
+
+rnn_layer = defop(
+    "rnn_layer",
+    _rnn_layer,
+    args=("x", "w_ih", "w_hh", "b_ih", "b_hh", "h0"),
+    dtypes=FLOAT,
+    node="StackBackward0",
+    ans_reads=(1,),
+    vjp=(_rnn_vjp_x, _rnn_vjp_w_ih, _rnn_vjp_w_hh, _rnn_vjp_bias, _rnn_vjp_bias, _rnn_vjp_h0),
+    jvp=(_rnn_jvp_x, _rnn_jvp_w_ih, _rnn_jvp_w_hh, _rnn_jvp_bias, _rnn_jvp_bias, _rnn_jvp_h0),
+    conventions="relu'(0) = 0, as PyTorch's.",
+)

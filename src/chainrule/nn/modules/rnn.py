@@ -20,7 +20,7 @@ from typing import Any
 import chainrule
 
 from ..._tensor import Tensor
-from ...ops.recurrent import gru_layer, lstm_cell, lstm_layer
+from ...ops.recurrent import gru_layer, lstm_cell, lstm_layer, rnn_layer
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -373,6 +373,28 @@ class RNN(RNNBase):
                 f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' or 'relu'."
             )
         super().__init__(mode, *args, **kwargs)
+
+    def _direction(
+        self, x: Tensor, weights: list, initial: tuple, batch_sizes: list | None, reverse: bool
+    ) -> tuple[Tensor, tuple]:
+        """A padded sequence is one op for the whole layer; packed ones run step by step."""
+        if batch_sizes is not None or x.shape[0] == 0:
+            return super()._direction(x, weights, initial, batch_sizes, reverse)
+        if self.bias:
+            b_ih, b_hh = weights[2], weights[3]
+        else:
+            b_ih = b_hh = chainrule.zeros(self.hidden_size, dtype=x.dtype)
+        out = rnn_layer(
+            x,
+            weights[0],
+            weights[1],
+            b_ih,
+            b_hh,
+            initial[0],
+            nonlinearity=self.nonlinearity,
+            reverse=reverse,
+        )[0]
+        return out, (out[0 if reverse else -1],)
 
     def _gates_and_step(self, x: Tensor, weights: list) -> tuple:
         w_ih, w_hh = weights[0], weights[1]
