@@ -145,9 +145,10 @@ def cnn_lib(lib):
 LSTM_T, LSTM_B, LSTM_IN, LSTM_H = 32, 16, 64, 128
 
 
-def lstm_lib(lib, x_np, weights):
-    """nn.LSTM(64, 128) on a (32, 16, 64) input, the mean of squares of its output, backward."""
-    lstm = lib.nn.LSTM(LSTM_IN, LSTM_H)
+def lstm_lib(lib, x_np, weights, cls="LSTM"):
+    """nn.LSTM(64, 128) (or nn.GRU) on a (32, 16, 64) input, the mean of squares of its
+    output, backward."""
+    lstm = getattr(lib.nn, cls)(LSTM_IN, LSTM_H)
     with lib.no_grad():
         for p, w in zip(lstm.parameters(), weights):
             p.copy_(lib.from_numpy(w))
@@ -227,6 +228,24 @@ def lstm_row(repeat: int) -> tuple:
     return ("LSTM train step, seq 32, batch 16, 64 -> 128 (ms)", *(t[k] * 1e3 for k in t))
 
 
+def gru_row(repeat: int) -> tuple:
+    """chainrule and PyTorch times of the same train step with nn.GRU, in ms."""
+    r = np.random.default_rng(0)
+    x_np = r.standard_normal((LSTM_T, LSTM_B, LSTM_IN)).astype(np.float32)
+    k = 1 / np.sqrt(LSTM_H)
+    shapes = [(3 * LSTM_H, LSTM_IN), (3 * LSTM_H, LSTM_H), (3 * LSTM_H,), (3 * LSTM_H,)]
+    weights = [r.uniform(-k, k, s).astype(np.float32) for s in shapes]
+    t = race(
+        {
+            "cr": lstm_lib(chainrule, x_np, weights, "GRU"),
+            "pt": lstm_lib(torch, x_np, weights, "GRU") if torch else None,
+            "np": None,
+        },
+        3 * repeat,
+    )
+    return ("GRU train step, seq 32, batch 16, 64 -> 128 (ms)", *(t[k] * 1e3 for k in t))
+
+
 def peak_bytes(fn) -> int:
     """Peak memory NumPy allocates during ``fn`` (tracemalloc sees NumPy's buffers)."""
     gc.collect()
@@ -292,6 +311,7 @@ def main() -> int:
     )
     rows.append(("tiny-op chain, 200,000 ops, fwd+bwd (s)", t["cr"], t["pt"], t["np"]))
     rows.append(lstm_row(repeat))
+    rows.append(gru_row(repeat))
 
     lines = [
         "| benchmark | chainrule | PyTorch | NumPy | chainrule / PyTorch | chainrule / NumPy |",

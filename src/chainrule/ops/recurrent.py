@@ -1,5 +1,5 @@
-"""The fused LSTM cell: one op per time step for the gate nonlinearities and the state update,
-as PyTorch's fused cell (``ThnnFusedLstmCellBackward0``).
+"""Recurrent ops: the fused LSTM cell (one step), and whole layers of the LSTM, the GRU and
+the Elman RNN (every step of one direction of one layer in one op).
 
 ``lstm_cell(gates, state)`` takes the gate pre-activations ``gates = [a_i, a_f, a_g, a_o]``
 (PyTorch's order, each of width H: ``x W_ihᵀ + b_ih + h W_hhᵀ + b_hh``, computed outside by
@@ -9,10 +9,14 @@ one matrix product per step) and a ``state`` whose last H columns are the previo
     i = σ(a_i), f = σ(a_f), g = tanh(a_g), o = σ(a_o)
     c' = f c + i g,    h' = o tanh(c')
 
-One op in place of the dozen a step composes (the gates' split, three sigmoids, two tanh,
-three products and a sum), so a layer records four nodes per step (the recurrent product,
-this cell and two slices). Its VJPs and JVPs are written in chainrule's ops, so higher
-derivatives and forward mode come with them.
+as PyTorch's fused cell (``ThnnFusedLstmCellBackward0``); nn.LSTM runs it per step for
+packed sequences and projections. ``lstm_layer``, ``gru_layer`` and ``rnn_layer`` take a
+layer's input (T, B, I), weights, biases and initial state and return several outputs from
+one node: the hidden states, and what backward reads (the gates' values and the like). The
+input's part of every step is one matrix product, the recurrence one product per step
+forward and one per step backward, each weight's gradient one product over all steps. Their
+VJPs and JVPs are written in chainrule's ops (the plain LSTM backward also on preallocated
+arrays), so higher derivatives and forward mode come with them.
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """Recurrent layers: ``RNN`` (tanh or relu), ``LSTM`` (with projections) and ``GRU`` over whole
 sequences, and the one-step cells ``RNNCell``, ``LSTMCell`` and ``GRUCell``.
 
-A layer computes the input's part of every gate for all time steps at once (one matrix
-product, ``F.linear`` over the (T, B, I) input), then one product ``h W_hhᵀ`` per step for
-all gates together (the gate weights are stacked as PyTorch stacks them: W_ih is
-(4·hidden, input) for the LSTM, in the order i, f, g, o; (3·hidden, input) for the GRU,
-r, z, n). An LSTM step is one fused cell op (``ops/recurrent.py``). Packed sequences run
-the same loop on the packed rows, the state shrinking (forward) or growing (reverse) as
-sequences end.
+Each direction of each layer of a padded sequence is one op (``ops/recurrent.py``:
+``lstm_layer``, ``gru_layer``, ``rnn_layer``): the input's part of every gate for all time
+steps in one matrix product, then one product ``h W_hhᵀ`` per step for all gates together
+(the gate weights are stacked as PyTorch stacks them: W_ih is (4·hidden, input) for the
+LSTM, in the order i, f, g, o; (3·hidden, input) for the GRU, r, z, n). Packed sequences and
+the projected LSTM run step by step (an LSTM step is the fused cell op), the state shrinking
+(forward) or growing (reverse) as sequences end.
 """
 
 from __future__ import annotations
