@@ -441,9 +441,10 @@ def cnn_row(repeat: int) -> tuple:
 LSTM_T, LSTM_B, LSTM_IN, LSTM_H = 32, 16, 64, 128
 
 
-def lstm_lib(lib, x_np, weights):
-    """nn.LSTM(64, 128) on a (32, 16, 64) input, the mean of squares of its output, backward."""
-    lstm = lib.nn.LSTM(LSTM_IN, LSTM_H)
+def lstm_lib(lib, x_np, weights, cls="LSTM"):
+    """nn.LSTM(64, 128) (or nn.GRU) on a (32, 16, 64) input, the mean of squares of its
+    output, backward."""
+    lstm = getattr(lib.nn, cls)(LSTM_IN, LSTM_H)
     with lib.no_grad():
         for p, w in zip(lstm.parameters(), weights):
             p.copy_(lib.from_numpy(w))
@@ -522,6 +523,24 @@ def lstm_row(repeat: int) -> tuple:
     return triple(t, 1e3)
 
 
+def gru_row(repeat: int) -> tuple:
+    """The same train step with nn.GRU (3 gates), chainrule and PyTorch, in ms."""
+    r = np.random.default_rng(0)
+    x_np = r.standard_normal((LSTM_T, LSTM_B, LSTM_IN)).astype(np.float32)
+    k = 1 / np.sqrt(LSTM_H)
+    shapes = [(3 * LSTM_H, LSTM_IN), (3 * LSTM_H, LSTM_H), (3 * LSTM_H,), (3 * LSTM_H,)]
+    weights = [r.uniform(-k, k, s).astype(np.float32) for s in shapes]
+    t = race(
+        {
+            "cr": lstm_lib(chainrule, x_np, weights, "GRU"),
+            "pt": lstm_lib(torch, x_np, weights, "GRU") if torch else None,
+            "np": None,
+        },
+        3 * repeat,
+    )
+    return triple(t, 1e3)
+
+
 # ----- the table ----------------------------------------------------------------------------
 
 LIBS = {"cr": chainrule, "pt": torch, "np": np}
@@ -562,6 +581,7 @@ def rows_table() -> list:
         (None, big_rows, None, None),
         ("CNN train step, LeNet batch 64, fwd+bwd (ms)", cnn_row, 1.2, None),
         ("LSTM train step, seq 32, batch 16, 64 -> 128 (ms)", lstm_row, 1.2, None),
+        ("GRU train step, seq 32, batch 16, 64 -> 128 (ms)", gru_row, 1.2, None),
     ]
     return table
 

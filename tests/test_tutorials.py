@@ -21,8 +21,6 @@ FLOAT = re.compile(r"(?<![\w.])-?(?:(?:\d+\.\d*|\.\d+|\d+)e[+-]?\d+|\d+\.\d*|\.\
 
 # Known differences, each a gap named in the notes: the text torch prints, and chainrule's.
 KNOWN = {
-    # nn.LSTM's output is a slice of chainrule's fused layer op, not the op's own output
-    "sequence_models": [("<MkldnnRnnLayerBackward0>", "<SliceBackward0>")],
     # chainrule's torch.load never unpickles code from a file, so it refuses
     # weights_only=False (a deliberate difference: docs/architecture.md); the script then
     # loads the whole model with its classes allowed by name

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import chainrule as cr
-from chainrule.ops.recurrent import lstm_cell, lstm_layer
+from chainrule.ops.recurrent import gru_layer, lstm_cell, lstm_layer, rnn_layer
 from oracle import (
     DT_IDS,
     FLOATS,
@@ -91,74 +91,253 @@ def test_lstm_cell_op_double_backward(case):
     check_double_backward(_cell, *CELL_CASES[case])
 
 
-def _layer(lib, xw, w_hh, h0, c0):
-    """[h_t, c_t, i, f, g, o] for every step: the whole-layer op on chainrule, the steps
-    composed of PyTorch's ops on torch."""
+def _layer(lib, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
+    """h_t, c_t, [i, f, g, o] and tanh(c_t) for every step (in time order; ``reverse`` runs
+    the recurrence from the last step): the whole-layer op on chainrule, the steps composed
+    of PyTorch's ops on torch."""
     if lib is cr:
-        return lstm_layer(xw, w_hh, h0, c0)
-    h, c, ys = h0, c0, []
-    for t in range(xw.shape[0]):
-        i, f, g, o = (xw[t] + h @ w_hh.T).chunk(4, -1)
+        return lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=reverse)
+    h, c, ys = h0, c0, {}
+    steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
+    for t in steps:
+        i, f, g, o = (x[t] @ w_ih.T + b_ih + b_hh + h @ w_hh.T).chunk(4, -1)
         i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
         c = f * c + i * g
-        h = o * c.tanh()
-        ys.append(torch.cat([h, c, i, f, g, o], -1))
-    return torch.stack(ys)
+        tc = c.tanh()
+        h = o * tc
+        ys[t] = (h, c, torch.cat([i, f, g, o], -1), tc)
+    return tuple(torch.stack(y) for y in zip(*[ys[t] for t in range(x.shape[0])]))
+
+
+def _layer_all(lib, *inputs, reverse=False):
+    """The layer's four outputs joined: a gradient reaches every one."""
+    return lib.cat(_layer(lib, *inputs, reverse=reverse), -1)
+
+
+def _layer_h(lib, *inputs, reverse=False):
+    """Only the hidden states: the others get no gradient (None in the op's VJPs)."""
+    return _layer(lib, *inputs, reverse=reverse)[0]
+
+
+def _layer_c_n(lib, *inputs, reverse=False):
+    """Only the last cell state, as nn.LSTM's c_n reads it."""
+    return _layer(lib, *inputs, reverse=reverse)[1][0 if reverse else -1]
+
+
+def _reversed(fn):
+    def run(lib, *inputs):
+        return fn(lib, *inputs, reverse=True)
+
+    return run
+
+
+LAYER_FNS = {
+    "all": _layer_all,
+    "h": _layer_h,
+    "c_n": _layer_c_n,
+    "all_reverse": _reversed(_layer_all),
+    "c_n_reverse": _reversed(_layer_c_n),
+}
+
+
+def _layer_case(steps: int, batch: int, inputs: int, hidden: int) -> tuple:
+    """x, W_ih, W_hh, b_ih, b_hh, h0, c0"""
+    shapes = [
+        (steps, batch, inputs),
+        (4 * hidden, inputs),
+        (4 * hidden, hidden),
+        (4 * hidden,),
+        (4 * hidden,),
+        (batch, hidden),
+        (batch, hidden),
+    ]
+    return tuple(randn(s, seed=i) for i, s in enumerate(shapes))
 
 
 LAYER_CASES = {
-    "t4_b2_h3": (
-        randn((4, 2, 12)),
-        randn((12, 3), seed=1),
-        randn((2, 3), seed=2),
-        randn((2, 3), seed=3),
-    ),
-    "t1_b3_h2": (
-        randn((1, 3, 8)),
-        randn((8, 2), seed=1),
-        randn((3, 2), seed=2),
-        randn((3, 2), seed=3),
-    ),
-    "t3_b1_h4": (
-        randn((3, 1, 16)),
-        randn((16, 4), seed=1),
-        randn((1, 4), seed=2),
-        randn((1, 4), seed=3),
-    ),
+    "t4_b2_i2_h3": _layer_case(4, 2, 2, 3),
+    "t1_b3_i3_h2": _layer_case(1, 3, 3, 2),
+    "t3_b1_i1_h4": _layer_case(3, 1, 1, 4),
 }
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
 @pytest.mark.parametrize("case", list(LAYER_CASES))
-def test_lstm_layer_op(case, dtype):
-    res = check(_layer, *LAYER_CASES[case], dtype=dtype)
-    assert res.cr_out.grad_fn.name() == "MkldnnRnnLayerBackward0"
+@pytest.mark.parametrize("outputs", list(LAYER_FNS))
+def test_lstm_layer_op(outputs, case, dtype):
+    check(LAYER_FNS[outputs], *LAYER_CASES[case], dtype=dtype)
 
 
-@pytest.mark.parametrize("case", ["t4_b2_h3", "t1_b3_h2"])
-def test_lstm_layer_op_fd(case):
-    check_fd(_layer, *LAYER_CASES[case])
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+def test_lstm_layer_op_node(dtype):
+    """One node for the four outputs, named as PyTorch names the node its LSTM output
+    comes from: oneDNN's fused layer in float32, the stack of the steps in float64."""
+    inputs = [cr.tensor(a.astype(dtype), requires_grad=True) for a in LAYER_CASES["t4_b2_i2_h3"]]
+    outs = lstm_layer(*inputs)
+    name = "MkldnnRnnLayerBackward0" if dtype == np.float32 else "StackBackward0"
+    assert [o.grad_fn.name() for o in outs] == [name] * 4
+    assert len({id(o.grad_fn) for o in outs}) == 1
+    assert [o._output_nr for o in outs] == [0, 1, 2, 3]
 
 
-def test_lstm_layer_op_double_backward():
-    check_double_backward(_layer, *LAYER_CASES["t4_b2_h3"])
+@pytest.mark.parametrize("outputs", list(LAYER_FNS))
+@pytest.mark.parametrize("case", ["t4_b2_i2_h3", "t1_b3_i3_h2"])
+def test_lstm_layer_op_fd(case, outputs):
+    check_fd(LAYER_FNS[outputs], *LAYER_CASES[case])
+
+
+@pytest.mark.parametrize("outputs", list(LAYER_FNS))
+def test_lstm_layer_op_double_backward(outputs):
+    check_double_backward(LAYER_FNS[outputs], *LAYER_CASES["t4_b2_i2_h3"])
 
 
 def test_lstm_layer_op_some_inputs():
     """Gradients of only some inputs (the others constants): one pass through time serves
     whichever VJPs run; a second backward (retain_graph) gives the same."""
-    xw, w_hh, h0, c0 = LAYER_CASES["t4_b2_h3"]
+    inputs = LAYER_CASES["t4_b2_i2_h3"]
 
-    def fn(lib):
-        x = lib.tensor(xw, requires_grad=True)
-        c = lib.tensor(c0, requires_grad=True)
-        y = _layer(lib, x, lib.tensor(w_hh), lib.tensor(h0), c)
+    def fn(lib, some):
+        ts = [lib.tensor(a, requires_grad=i in some) for i, a in enumerate(inputs)]
+        y = _layer_all(lib, *ts)
         w = lib.tensor(randn(tuple(y.shape), seed=9))
-        first = lib.autograd.grad(y, [x, c], w, retain_graph=True)
-        second = lib.autograd.grad(y, [c], w * 2)
+        wanted = [ts[i] for i in some]
+        first = lib.autograd.grad(y, wanted, w, retain_graph=True)
+        second = lib.autograd.grad(y, wanted[-1:], w * 2)
         return first, second
 
-    assert_close(fn(cr), fn(torch), 1e-10, 1e-12)
+    for some in [(0, 6), (1, 3), (2,), (4, 5)]:
+        assert_close(fn(cr, some), fn(torch, some), 1e-10, 1e-12)
+
+
+def _gru(lib, x, w_ih, w_hh, b_ih, b_hh, h0, reverse=False):
+    """h_t, [r, z, n], h_{t-1} W_hnᵀ + b_hn and h_t again for every step (time order): the
+    whole-layer op on chainrule, PyTorch's ops step by step on torch."""
+    if lib is cr:
+        return gru_layer(x, w_ih, w_hh, b_ih, b_hh, h0, reverse=reverse)
+    h, ys = h0, {}
+    n = h0.shape[-1]
+    steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
+    for t in steps:
+        xg = x[t] @ w_ih.T + b_ih
+        hg = h @ w_hh.T + b_hh
+        r = (xg[:, :n] + hg[:, :n]).sigmoid()
+        z = (xg[:, n : 2 * n] + hg[:, n : 2 * n]).sigmoid()
+        cand = (xg[:, 2 * n :] + r * hg[:, 2 * n :]).tanh()
+        ys[t] = (cand + z * (h - cand), torch.cat([r, z, cand], -1), hg[:, 2 * n :])
+        h = ys[t][0]
+    hs, gates, hns = (torch.stack(y) for y in zip(*[ys[t] for t in range(x.shape[0])]))
+    return hs, gates, hns, hs
+
+
+def _gru_case(steps: int, batch: int, inputs: int, hidden: int) -> tuple:
+    """x, W_ih, W_hh, b_ih, b_hh, h0"""
+    shapes = [
+        (steps, batch, inputs),
+        (3 * hidden, inputs),
+        (3 * hidden, hidden),
+        (3 * hidden,),
+        (3 * hidden,),
+        (batch, hidden),
+    ]
+    return tuple(randn(s, seed=i) for i, s in enumerate(shapes))
+
+
+GRU_CASES = {"t4_b2_i2_h3": _gru_case(4, 2, 2, 3), "t1_b3_i3_h2": _gru_case(1, 3, 3, 2)}
+
+GRU_FNS = {
+    "all": lambda lib, *a: lib.cat(_gru(lib, *a), -1),
+    "h": lambda lib, *a: _gru(lib, *a)[0],
+    "h_n": lambda lib, *a: _gru(lib, *a)[0][-1],
+    "all_reverse": lambda lib, *a: lib.cat(_gru(lib, *a, reverse=True), -1),
+    "h_reverse": lambda lib, *a: _gru(lib, *a, reverse=True)[0],
+}
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("case", list(GRU_CASES))
+@pytest.mark.parametrize("outputs", list(GRU_FNS))
+def test_gru_layer_op(outputs, case, dtype):
+    res = check(GRU_FNS[outputs], *GRU_CASES[case], dtype=dtype)
+    assert res.cr_out.grad_fn.name() in ("StackBackward0", "CatBackward0", "SelectBackward0")
+
+
+@pytest.mark.parametrize("outputs", list(GRU_FNS))
+def test_gru_layer_op_fd(outputs):
+    check_fd(GRU_FNS[outputs], *GRU_CASES["t4_b2_i2_h3"])
+
+
+@pytest.mark.parametrize("outputs", ["all", "h_reverse"])
+def test_gru_layer_op_double_backward(outputs):
+    check_double_backward(GRU_FNS[outputs], *GRU_CASES["t4_b2_i2_h3"])
+
+
+def _rnn(lib, x, w_ih, w_hh, b_ih, b_hh, h0, nonlinearity="tanh", reverse=False):
+    """h_t for every step (time order), twice: the whole-layer op on chainrule, PyTorch's
+    ops step by step on torch."""
+    if lib is cr:
+        return rnn_layer(x, w_ih, w_hh, b_ih, b_hh, h0, nonlinearity=nonlinearity, reverse=reverse)
+    act = torch.tanh if nonlinearity == "tanh" else torch.relu
+    h, ys = h0, {}
+    for t in range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0]):
+        h = ys[t] = act(x[t] @ w_ih.T + b_ih + h @ w_hh.T + b_hh)
+    hs = torch.stack([ys[t] for t in range(x.shape[0])])
+    return hs, hs
+
+
+def _rnn_case(steps: int, batch: int, inputs: int, hidden: int) -> tuple:
+    """x, W_ih, W_hh, b_ih, b_hh, h0"""
+    shapes = [
+        (steps, batch, inputs),
+        (hidden, inputs),
+        (hidden, hidden),
+        (hidden,),
+        (hidden,),
+        (batch, hidden),
+    ]
+    return tuple(randn(s, seed=i) for i, s in enumerate(shapes))
+
+
+RNN_CASES = {"t4_b2_i2_h3": _rnn_case(4, 2, 2, 3), "t1_b3_i3_h2": _rnn_case(1, 3, 3, 2)}
+
+RNN_FNS = {
+    "tanh": lambda lib, *a: lib.cat(_rnn(lib, *a), -1),
+    "relu": lambda lib, *a: lib.cat(_rnn(lib, *a, nonlinearity="relu"), -1),
+    "tanh_reverse": lambda lib, *a: _rnn(lib, *a, reverse=True)[0],
+    "relu_reverse_h_n": lambda lib, *a: _rnn(lib, *a, nonlinearity="relu", reverse=True)[1][0],
+}
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("case", list(RNN_CASES))
+@pytest.mark.parametrize("outputs", list(RNN_FNS))
+def test_rnn_layer_op(outputs, case, dtype):
+    check(RNN_FNS[outputs], *RNN_CASES[case], dtype=dtype)
+
+
+@pytest.mark.parametrize("outputs", list(RNN_FNS))
+def test_rnn_layer_op_fd(outputs):
+    check_fd(RNN_FNS[outputs], *RNN_CASES["t4_b2_i2_h3"])
+
+
+@pytest.mark.parametrize("outputs", ["tanh", "relu_reverse_h_n"])
+def test_rnn_layer_op_double_backward(outputs):
+    check_double_backward(RNN_FNS[outputs], *RNN_CASES["t4_b2_i2_h3"])
+
+
+def test_output_written_in_place():
+    """PyTorch saves its oneDNN LSTM layer's output, not its GRU's or RNN's stacked steps:
+    after an in-place write to the output, the LSTM's backward raises PyTorch's error, the
+    others' run."""
+
+    def fn(lib, cls):
+        lib.manual_seed(0)
+        out, _ = getattr(lib.nn, cls)(3, 4)(lib.randn(5, 2, 3))
+        out.add_(1)
+        out.sum().backward()
+
+    assert_same_error(lambda lib: fn(lib, "LSTM"))
+    fn(cr, "GRU")
+    fn(cr, "RNN")
 
 
 # ----- the layers side by side -----------------------------------------------------------
@@ -222,24 +401,13 @@ def _run_layer(lib, cls, kwargs, dtype, x, hiddens, packed=None):
     return [out, *states], grads, names
 
 
-def _one_dnn(cls, kwargs, names):
-    """PyTorch's CPU LSTM without projections may run oneDNN's fused layer, whose output
-    node (MkldnnRnnLayerBackward0, or a view of it) is its own: chainrule stacks (or, packed,
-    joins) the steps' outputs there, as PyTorch's RNN and GRU and its projected LSTM do.
-    The other nodes are compared."""
-    if cls == "LSTM" and not kwargs.get("proj_size"):
-        i = 1 if isinstance(names[0], tuple) else 0
-        names = names[:i] + ["(output)"] + names[i + 1 :]
-    return names
-
-
 def _compare_layer(cls, kwargs, dtype, x, hiddens, packed=None):
     got = _run_layer(cr, cls, kwargs, dtype, x, hiddens, packed)
     want = _run_layer(torch, cls, kwargs, dtype, x, hiddens, packed)
     rtol, atol = TOL[dtype]
     assert_close(got[0], want[0], rtol, atol, what="outputs")
     assert_close(got[1], want[1], rtol, atol, what="grads", requires_grad=False)
-    assert _one_dnn(cls, kwargs, got[2]) == _one_dnn(cls, kwargs, want[2])
+    assert got[2] == want[2]  # the node names, the output's among them
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
@@ -259,6 +427,34 @@ def test_layer_initial_state(layer, dtype):
         randn(s, seed=i + 1).astype(dtype) for i, s in enumerate(_hidden_shapes(cls, kwargs, 2))
     ]
     _compare_layer(cls, kwargs, dtype, randn(shape).astype(dtype), hiddens)
+
+
+def _names(lib, cls, kwargs, dtype, with_state, batch_first):
+    """The node names of the output and the final states (h_n, and c_n for the LSTM)."""
+    mod = build(lib, cls, (3, 5), kwargs, dtype)
+    x = tensor(lib, randn((2, 4, 3) if batch_first else (4, 2, 3)).astype(dtype))
+    hx = None
+    if with_state:
+        hs = [tensor(lib, randn(s).astype(dtype)) for s in _hidden_shapes(cls, kwargs, 2)]
+        hx = tuple(hs) if cls == "LSTM" else hs[0]
+    out, hidden = mod(x, hx)
+    return [node(t) for t in [out, *(hidden if cls == "LSTM" else [hidden])]]
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("with_state", [False, True], ids=["no_state", "state"])
+@pytest.mark.parametrize("batch_first", [False, True], ids=["seq_first", "batch_first"])
+@pytest.mark.parametrize("bidirectional", [False, True], ids=["uni", "bi"])
+@pytest.mark.parametrize("num_layers", [1, 2], ids=["1l", "2l"])
+@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN"])
+def test_node_names(cls, num_layers, bidirectional, batch_first, with_state, dtype):
+    """out.grad_fn, h_n.grad_fn (and c_n.grad_fn) named as PyTorch names them: for a float32
+    LSTM the output is oneDNN's fused layer's own (MkldnnRnnLayerBackward0), in float64 the
+    stack of its steps'; the bidirectional output is a cat, the batch_first one a
+    transpose (in place for the RNN and GRU), the final states stacks."""
+    kwargs = {"num_layers": num_layers, "bidirectional": bidirectional, "batch_first": batch_first}
+    args = (cls, kwargs, dtype, with_state, batch_first)
+    assert _names(cr, *args) == _names(torch, *args)
 
 
 @pytest.mark.parametrize("with_state", [False, True], ids=["no_state", "state"])

@@ -159,9 +159,10 @@ def refresh_tangent(t: Tensor) -> None:
         t._fw = tangent
 
 
-def push_tangent(op: Any, result: Tensor, args: tuple, params: dict) -> None:
+def push_tangent(op: Any, result: Any, args: tuple, params: dict) -> None:
     """Forward mode for one op: the output's tangent is the sum of each input's JVP
-    applied to that input's tangent."""
+    applied to that input's tangent. For an op with several outputs (``result`` a tuple)
+    each JVP gives a tuple of tangents, one per output."""
     if len(args) > len(op.args):  # parameters given by position, as in expand(g, x_shape)
         params = {**dict(zip(op.params, args[len(op.args) :])), **params}
         args = args[: len(op.args)]
@@ -186,7 +187,8 @@ def push_tangent(op: Any, result: Tensor, args: tuple, params: dict) -> None:
                 if kind == "arg":
                     values.append(primal(args[key]))
                 elif kind == "ans":
-                    values.append(primal(result))
+                    multi = type(result) is tuple
+                    values.append(tuple(map(primal, result)) if multi else primal(result))
                 elif kind == "shape":
                     a = args[key]
                     a = a._data if isinstance(a, Tensor) else a  # or an array, in a VJP
@@ -194,9 +196,33 @@ def push_tangent(op: Any, result: Tensor, args: tuple, params: dict) -> None:
                 else:
                     values.append(params.get(key, op.params[key]))
             part = jvp(tangent, *values)
-            total = part if total is None else total + part
+            total = part if total is None else _add(total, part)
     if total is None:
         return
+    if type(result) is tuple:
+        totals = tuple(
+            None if t is None or r._dtype._category != 2 else _attach_total(r, t)
+            for r, t in zip(result, total)
+        )
+        node = result[0]._grad_fn
+        if node is not None and "ans" in node._plan.kinds:  # for forward over reverse
+            node._extras.ans_tangent = (_levels[-1], totals)
+        return
+    total = _attach_total(result, total)
+    node = result._grad_fn
+    if node is not None and "ans" in node._plan.kinds:  # for forward over reverse
+        node._extras.ans_tangent = (_levels[-1], total)
+
+
+def _add(total: Any, part: Any) -> Any:
+    """Two tangents summed; tuples (several outputs) entry by entry, None as zero."""
+    if type(total) is not tuple:
+        return total + part
+    return tuple(b if a is None else a if b is None else a + b for a, b in zip(total, part))
+
+
+def _attach_total(result: Tensor, total: Any) -> Tensor:
+    """``total`` as ``result``'s tangent: a tensor of its shape and dtype."""
     if not isinstance(total, Tensor):
         total = _make(xp.asarray(total, dtype=result._dtype.np), result._dtype)
     shape = result._data.shape
@@ -205,6 +231,4 @@ def push_tangent(op: Any, result: Tensor, args: tuple, params: dict) -> None:
     if total._dtype is not result._dtype:
         total = total.to(result._dtype)
     attach(result, total)
-    node = result._grad_fn
-    if node is not None and "ans" in node._plan.kinds:  # for forward over reverse
-        node._extras.ans_tangent = (_levels[-1], total)
+    return total

@@ -169,19 +169,44 @@ class Node:
         if saved is None:
             raise RuntimeError(SECOND_BACKWARD)
         if self._checks:
-            for vc, version, i in self._checks:
+            for k, (vc, version, i) in enumerate(self._checks):
                 if vc[0] != version:
-                    raise RuntimeError(_modified_message(self, saved[i], vc[0], version))
+                    value, nr = saved[i], 0
+                    if type(value) is tuple:  # the outputs of a multi-output op: which one
+                        nr = [c[2] for c in self._checks[:k]].count(i)
+                        reads = getattr(self._op, "ans_reads", None)
+                        nr = reads[nr] if reads else nr
+                        value = value[nr]
+                    raise RuntimeError(_modified_message(self, value, vc[0], version, nr))
         if create_graph:
             out = []
             for kind, v in zip(self._plan.kinds, saved):
                 if kind == "ans":  # the output, reconnected to this node for higher order
-                    v = _make(v, _from_np[v.dtype], True, self, 0)
-                    if self._extra is not None and self._extra.ans_tangent is not None:
-                        _restore_tangent(v, self._extra.ans_tangent)
+                    v = self._rebuilt(v)
                 out.append(v)
             return out
         return [v._data if isinstance(v, Tensor) else v for v in saved]
+
+    def _rebuilt(self, v: Any) -> Any:
+        """The saved output (a tuple of them for a multi-output node) as tensors that are
+        this node's outputs again, with their tangents in forward-over-reverse."""
+        saved = self._extra.ans_tangent if self._extra is not None else None
+        if type(v) is tuple:
+            outs = []
+            for nr, o in enumerate(v):
+                dtype = _from_np[o.dtype]
+                if dtype._category != 2:  # an index: no gradient, no node
+                    outs.append(_make(o, dtype))
+                    continue
+                t = _make(o, dtype, True, self, nr)
+                if saved is not None and saved[1][nr] is not None:
+                    _restore_tangent(t, (saved[0], saved[1][nr]))
+                outs.append(t)
+            return tuple(outs)
+        v = _make(v, _from_np[v.dtype], True, self, 0)
+        if saved is not None:
+            _restore_tangent(v, saved)
+        return v
 
     def apply(self, grad_outputs: list, create_graph: bool) -> list:
         """The gradient for each input (None where an input needs none)."""
@@ -263,7 +288,7 @@ def _sum_to(node: Node, i: int, grad: Tensor, shape: tuple, gshape: tuple) -> Te
     return _op("sum_to")(grad, shape)
 
 
-def _modified_message(node: Node, value: Any, now: int, expected: int) -> str:
+def _modified_message(node: Node, value: Any, now: int, expected: int, nr: int = 0) -> str:
     """PyTorch's error for a saved tensor changed in place since it was saved. It names the
     tensor's producer: for a saved input, the tensor's own grad_fn now (none for a leaf);
     for a saved output (kept as its array), the node that saved it."""
@@ -272,7 +297,7 @@ def _modified_message(node: Node, value: Any, now: int, expected: int) -> str:
     if isinstance(value, Tensor):
         producer, output_nr = value._grad_fn, value._output_nr
     else:
-        producer, output_nr = node, 0
+        producer, output_nr = node, nr
     which = f", which is output {output_nr} of {_short_name(producer)}," if producer else ""
     if _anomaly.enabled:
         hint = (

@@ -248,8 +248,10 @@ class Op:
         doc: str,
         conventions: str,
         jvp: Any = None,
+        ans_reads: tuple | None = None,
     ) -> None:
         self.name = name
+        self.ans_reads = ans_reads
         self.forward = forward
         self.args = tuple(args)
         self.dtypes = dtypes
@@ -471,10 +473,15 @@ class Op:
                     checks.append((vc, vc[0], len(saved)))
             elif kind == "param":
                 v = params.get(key, self.params[key])
-            elif kind == "ans":
+            elif kind == "ans":  # the output, or every output of a multi-output op
                 v = out
-                vc = _counter(result)
-                checks.append((vc, vc[0], len(saved)))
+                if type(result) is not tuple:
+                    result = (result,)
+                elif self.ans_reads is not None:  # only the outputs the VJPs read
+                    result = tuple(result[i] for i in self.ans_reads)
+                for r in result:
+                    vc = _counter(r)
+                    checks.append((vc, vc[0], len(saved)))
             else:  # an input's shape
                 a = arrays[key]
                 v = a.shape if isinstance(a, ndarray) else ()
@@ -484,26 +491,33 @@ class Op:
             node._checks = tuple(checks)
 
     def _apply_multi(self, args, arrays, params, outs) -> tuple:
-        """Ops with several outputs (values and indices, say): only float outputs get grads."""
+        """Ops with several outputs (values and indices, say): only float outputs get grads.
+        One node for all; a VJP gets the tuple of the outputs' gradients (None for one that
+        got none) as ``g`` and the tuple of outputs as ``ans``; a JVP returns a tuple of
+        tangents, one per output (None for none)."""
         results = []
         for o in outs:
             o = o if type(o) is ndarray else xp.asarray(o)
             results.append(_make(o, _from_np[o.dtype]))
-        if not _state.enabled:
-            return tuple(results)
-        cls = self.node_class or self._class(self._node_name(*arrays, **params))
-        node = self._node(args, arrays, params, _multi_class(cls, len(outs)))
-        if node is None:
-            return tuple(results)
-        for nr, r in enumerate(results):
-            if r._dtype._category == 2:
-                r._requires_grad = True
-                r._grad_fn = node
-                r._output_nr = nr
-        if node._plan.kinds:
-            outs = tuple(r._data for r in results)
-            self._save(node, node._plan, args, arrays, params, outs, results[0])
-        return tuple(results)
+        results = tuple(results)
+        node = None
+        if _state.enabled:
+            cls = self.node_class or self._class(self._node_name(*arrays, **params))
+            node = self._node(args, arrays, params, _multi_class(cls, len(outs)))
+        if node is not None:
+            for nr, r in enumerate(results):
+                if r._dtype._category == 2:
+                    r._requires_grad = True
+                    r._grad_fn = node
+                    r._output_nr = nr
+            if node._plan.kinds:
+                saved = tuple(r._data for r in results)
+                self._save(node, node._plan, args, arrays, params, saved, results)
+            if _anomaly.record:
+                record_creation(node)
+        if _fw_state.level:
+            forward_ad.push_tangent(self, results, args, params)
+        return results
 
 
 def _is_view(out: ndarray, a: Any) -> bool:
@@ -540,6 +554,7 @@ def defop(
     view: bool = False,
     doc: str | None = None,
     conventions: str = "",
+    ans_reads: tuple | None = None,
 ) -> Op:
     """Define a differentiable op: its forward on arrays, one VJP and one JVP per input.
 
@@ -550,13 +565,17 @@ def defop(
     its line, a def in the first line of its docstring (the convention, in
     ``chainrule._opdocs``). Any subgradient convention goes in ``conventions``.
 
+    ``ans_reads``, for an op with several outputs, names the outputs its VJPs read as
+    ``ans``: only those are checked for in-place writes (all by default); the others are
+    free to change, as outputs PyTorch does not save.
+
     ``doc`` describes what the op computes, in the math (``"e^x"``), where the forward's
     own docstring does not (a NumPy ufunc or function); by default it is the forward's
     docstring.
     """
     if doc is None:
         doc = forward.__doc__ or ""
-    return Op(name, forward, args, vjp, node, dtypes, view, doc, conventions, jvp)
+    return Op(name, forward, args, vjp, node, dtypes, view, doc, conventions, jvp, ans_reads)
 
 
 def contiguous(forward: Callable) -> Callable:

@@ -1,5 +1,5 @@
-"""The fused LSTM cell: one op per time step for the gate nonlinearities and the state update,
-as PyTorch's fused cell (``ThnnFusedLstmCellBackward0``).
+"""Recurrent ops: the fused LSTM cell (one step), and whole layers of the LSTM, the GRU and
+the Elman RNN (every step of one direction of one layer in one op).
 
 ``lstm_cell(gates, state)`` takes the gate pre-activations ``gates = [a_i, a_f, a_g, a_o]``
 (PyTorch's order, each of width H: ``x W_ihᵀ + b_ih + h W_hhᵀ + b_hh``, computed outside by
@@ -9,10 +9,14 @@ one matrix product per step) and a ``state`` whose last H columns are the previo
     i = σ(a_i), f = σ(a_f), g = tanh(a_g), o = σ(a_o)
     c' = f c + i g,    h' = o tanh(c')
 
-One op in place of the dozen a step composes (the gates' split, three sigmoids, two tanh,
-three products and a sum), so a layer records four nodes per step (the recurrent product,
-this cell and two slices). Its VJPs and JVPs are written in chainrule's ops, so higher
-derivatives and forward mode come with them.
+as PyTorch's fused cell (``ThnnFusedLstmCellBackward0``); nn.LSTM runs it per step for
+packed sequences and projections. ``lstm_layer``, ``gru_layer`` and ``rnn_layer`` take a
+layer's input (T, B, I), weights, biases and initial state and return several outputs from
+one node: the hidden states, and what backward reads (the gates' values and the like). The
+input's part of every step is one matrix product, the recurrence one product per step
+forward and one per step backward, each weight's gradient one product over all steps. Their
+VJPs and JVPs are written in chainrule's ops (the plain LSTM backward also on preallocated
+arrays), so higher derivatives and forward mode come with them.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import weakref
 from .._backend import xp
 from .._tensor import Tensor
 from ..autograd.recording import FLOAT, defop
-from . import activations, joining, unary
+from . import activations, joining, reductions, unary
 
 
 def _lstm_cell(gates, state):
@@ -122,52 +126,179 @@ lstm_cell = defop(
 
 # ----- a whole LSTM layer ----------------------------------------------------------------------
 #
-# ``lstm_layer(xw, w_hh, h0, c0)`` runs the recurrence over all T steps in one op, as
-# PyTorch's oneDNN layer (``MkldnnRnnLayerBackward0``) does: xw (T, B, 4H) holds the input's
-# part of every gate (x W_ihᵀ + b_ih + b_hh, one product outside), and the output Y (T, B, 6H)
-# holds [h_t, c_t, i_t, f_t, g_t, o_t] for every step: the states, then the gates' values,
-# which backward reads instead of recomputing them (PyTorch's layer keeps them in its
-# workspace). Backward through time is one loop of one product per step, and W_hh's
-# gradient one product over all steps.
+# ``lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False)`` is one direction of one
+# layer in one op with four outputs, as PyTorch's oneDNN layer (``MkldnnRnnLayerBackward0``,
+# which takes the same inputs): the hidden states h (T, B, H), the cell states c (T, B, H), the
+# gates' values [i, f, g, o] (T, B, 4H) and tanh(c) (T, B, H), all in time order (``reverse``
+# runs the recurrence from the last step to the first). Backward reads the gates and tanh(c)
+# instead of recomputing them (PyTorch's layer keeps them in its workspace).
+#
+# The input's part of every gate is one product over all steps, the recurrent part one
+# product per step; backward through time is one product per step, and each weight's
+# gradient one product over all steps. Forward and the plain backward (arrays: no
+# create_graph) run on preallocated arrays, each gate nonlinearity one in-place call per step;
+# with create_graph the VJPs get tensors and run the same formulas composed of chainrule's
+# ops (_Steps, _composed_through_time), so higher derivatives follow; forward mode uses those.
 
 
-def _lstm_layer(xw, w_hh, h0, c0):
-    """Y[t] = [h_t, c_t, i, f, g, o], a_t = xw_t + h_{t-1} W_hhᵀ, i, f, o = σ(a_{i,f,o}),
-    g = tanh(a_g), c_t = f c_{t-1} + i g, h_t = o tanh(c_t)"""
+def _order(steps: int, reverse: bool) -> range:
+    """the time steps in the order the recurrence runs them"""
+    return range(steps - 1, -1, -1) if reverse else range(steps)
+
+
+def _lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
+    """h_t, c_t, [i, f, g, o], tanh(c_t) for every step: a_t = x_t W_ihᵀ + b_ih + b_hh +
+    h_{t-1} W_hhᵀ, i, f, o = σ(a_{i,f,o}), g = tanh(a_g), c_t = f c_{t-1} + i g,
+    h_t = o tanh(c_t)"""
+    steps, batch = x.shape[0], x.shape[1]
     n = h0.shape[-1]
-    out = xp.empty((*xw.shape[:-1], 6 * n), dtype=xw.dtype)
-    w_t = w_hh.T
+    dtype = x.dtype
+    hs = xp.empty((steps, batch, n), dtype=dtype)
+    cs = xp.empty_like(hs)
+    tcs = xp.empty_like(hs)
+    gates = xp.empty((steps, batch, 4 * n), dtype=dtype)
+    # σ(a) = 1 / (1 + e^-a) for the four gates in one pass, with tanh(a) = 2σ(2a) - 1 for g:
+    # the pre-activations come scaled by -1 (-2 for g) from scaled weights and biases
+    scale = xp.repeat(xp.asarray([-1.0, -1.0, -2.0, -1.0], dtype=dtype), n)
+    flat = gates.reshape(steps * batch, 4 * n)
+    xp.matmul(x.reshape(steps * batch, -1), (w_ih * scale[:, None]).T, out=flat)
+    flat += (b_ih + b_hh) * scale
+    w_t = xp.ascontiguousarray((w_hh * scale[:, None]).T)
+    hw = xp.empty((batch, 4 * n), dtype=dtype)
+    ig = xp.empty((batch, n), dtype=dtype)
     h, c = h0, c0
-    for t in range(xw.shape[0]):
-        y = out[t]
-        s = y[:, 2 * n :]
-        xp.matmul(h, w_t, out=s)
-        s += xw[t]
-        g = s[:, 2 * n : 3 * n]
-        xp.tanh(g, out=g)
-        for part in (s[:, : 2 * n], s[:, 3 * n :]):  # σ(a) = 1 / (1 + e^-a), in place
-            xp.negative(part, out=part)
-            xp.exp(part, out=part)
-            part += 1
-            xp.reciprocal(part, out=part)
-        c = xp.multiply(s[:, n : 2 * n], c, out=y[:, n : 2 * n])
-        c += s[:, :n] * g
-        h = xp.multiply(s[:, 3 * n :], xp.tanh(c), out=y[:, :n])
-    return out
+    for t in _order(steps, reverse):
+        a = gates[t]
+        xp.matmul(h, w_t, out=hw)
+        a += hw
+        xp.exp(a, out=a)
+        a += 1
+        xp.reciprocal(a, out=a)
+        g = a[:, 2 * n : 3 * n]
+        g *= 2
+        g -= 1
+        c_t = cs[t]
+        xp.multiply(a[:, n : 2 * n], c, out=c_t)
+        xp.multiply(a[:, :n], g, out=ig)
+        c_t += ig
+        xp.tanh(c_t, out=tcs[t])
+        xp.multiply(a[:, 3 * n :], tcs[t], out=hs[t])
+        h, c = hs[t], c_t
+    return hs, cs, gates, tcs
+
+
+def _through_time(g, w_hh, h0, c0, ans, reverse):
+    """d/da_t for every step (T, B, 4H, in time order), d/dh0 and d/dc0: backward through
+    time.
+
+    One pass serves the VJPs of all inputs: a node calls them one after another with the
+    same ``g`` and saved ``ans``, so the pass is kept for the calls that follow (keyed by
+    the tuple ``g``, made afresh for each backward, and the saved outputs' identity).
+    """
+    key = _LAST[0]
+    if key is not None and key[0] is g and key[1]() is ans[0]:
+        return _LAST[1]
+    if isinstance(ans[0], Tensor):
+        result = _composed_through_time(g, w_hh, h0, c0, ans, reverse)
+    else:
+        result = _array_through_time(g, w_hh, h0, c0, ans, reverse)
+    _LAST[0] = (g, weakref.ref(ans[0]))
+    _LAST[1] = result
+    return result
+
+
+# the last backward through time (see _through_time)
+_LAST: list = [None, None]
+
+
+def _array_through_time(g, w_hh, h0, c0, ans, reverse):
+    """The pass on arrays: what each step's dh and dc are multiplied by, for all steps at
+    once, then per step (latest first) dh_t = g_h + da_{t+1} W_hh, dc_t = g_c +
+    dh_t o (1 - tanh²c_t) + dc_{t+1} f_{t+1}, da_t = [dc g σ'(a_i), dc c_{t-1} σ'(a_f),
+    dc i tanh'(a_g), dh tanh(c_t) σ'(a_o)]."""
+    hs, cs, gates, tcs = ans
+    steps, batch, n = hs.shape
+    dtype = hs.dtype
+    q = gates.reshape(steps, batch, 4, n)
+    i, f, gg, o = q[:, :, 0], q[:, :, 1], q[:, :, 2], q[:, :, 3]
+    g_h, g_c, g_gates, g_tc = g
+    # d_ifg[t] = [g σ'(a_i), c_{t-1} σ'(a_f), i tanh'(a_g)]; d_o = tanh(c) σ'(a_o);
+    # from_h = o tanh'(c): dc_t's part from dh_t
+    d_ifg = xp.empty((steps, batch, 3, n), dtype=dtype)
+    part = d_ifg[:, :, 0]
+    xp.subtract(1, i, out=part)
+    part *= i
+    part *= gg
+    part = d_ifg[:, :, 1]
+    xp.subtract(1, f, out=part)
+    part *= f
+    if reverse:  # c_{t-1}: the cell state the recurrence carried into step t
+        part[-1] *= c0
+        part[:-1] *= cs[1:]
+    else:
+        part[0] *= c0
+        part[1:] *= cs[:-1]
+    part = d_ifg[:, :, 2]
+    xp.multiply(gg, gg, out=part)
+    xp.subtract(1, part, out=part)
+    part *= i
+    d_o = xp.subtract(1, o)
+    d_o *= o
+    d_o *= tcs
+    d_tc = xp.multiply(tcs, tcs)
+    xp.subtract(1, d_tc, out=d_tc)  # tanh'(c_t)
+    from_h = d_tc * o
+    # gradients that reach c_t and the gates directly (not through h)
+    if g_tc is not None:
+        g_tc = g_tc * d_tc
+        g_c = g_tc if g_c is None else g_c + g_tc
+    direct = None
+    if g_gates is not None:
+        act = xp.empty((steps, batch, 4, n), dtype=dtype)  # σ'(a_i), σ'(a_f), tanh'(a_g), σ'(a_o)
+        for k, s in ((0, i), (1, f), (3, o)):
+            xp.subtract(1, s, out=act[:, :, k])
+            act[:, :, k] *= s
+        xp.multiply(gg, gg, out=act[:, :, 2])
+        xp.subtract(1, act[:, :, 2], out=act[:, :, 2])
+        direct = g_gates.reshape(steps, batch, 4, n) * act
+    d_a = xp.empty((steps, batch, 4, n), dtype=dtype)
+    dh = xp.empty((batch, n), dtype=dtype)
+    dc = xp.empty((batch, n), dtype=dtype)
+    carry_h = xp.zeros((batch, n), dtype=dtype)
+    carry_c = xp.zeros((batch, n), dtype=dtype)
+    for t in _order(steps, not reverse):
+        if g_h is None:
+            dh[...] = carry_h
+        else:
+            xp.add(g_h[t], carry_h, out=dh)
+        xp.multiply(dh, from_h[t], out=dc)
+        dc += carry_c
+        if g_c is not None:
+            dc += g_c[t]
+        da = d_a[t]
+        xp.multiply(dc[:, None, :], d_ifg[t], out=da[:, :3])
+        xp.multiply(dh, d_o[t], out=da[:, 3])
+        if direct is not None:
+            da += direct[t]
+        xp.matmul(da.reshape(batch, 4 * n), w_hh, out=carry_h)
+        xp.multiply(dc, f[t], out=carry_c)
+    return d_a.reshape(steps, batch, 4 * n), carry_h, carry_c
 
 
 class _Steps:
-    """The layer's values at every step, read from its output Y: h_{t-1}, c_{t-1}, the gates
-    i, f, g, o and tanh(c_t) (arrays or tensors alike)."""
+    """The layer's values at every step in the order the recurrence ran them, from its
+    outputs so ordered: h_{t-1}, c_{t-1}, the gates i, f, g, o and tanh(c_t) (tensors, for
+    create_graph and forward mode)."""
 
     def __init__(self, h0, c0, ans) -> None:
+        hs, cs, gates, tcs = ans
         n = h0.shape[-1]
-        self.n, self.steps, self.batch = n, ans.shape[0], ans.shape[1]
-        self.h_prev = _join_steps(h0, ans[:-1, :, :n])
-        self.c_prev = _join_steps(c0, ans[:-1, :, n : 2 * n])
-        self.i, self.f = ans[..., 2 * n : 3 * n], ans[..., 3 * n : 4 * n]
-        self.g, self.o = ans[..., 4 * n : 5 * n], ans[..., 5 * n :]
-        self.tc = unary.tanh(ans[..., n : 2 * n])
+        self.n, self.steps, self.batch = n, hs.shape[0], hs.shape[1]
+        self.h_prev = _join_steps(h0, hs[:-1])
+        self.c_prev = _join_steps(c0, cs[:-1])
+        self.i, self.f = gates[..., :n], gates[..., n : 2 * n]
+        self.g, self.o = gates[..., 2 * n : 3 * n], gates[..., 3 * n :]
+        self.tc = tcs
 
     def gates_derivative(self):
         """[σ'(a_i), σ'(a_f), tanh'(a_g), σ'(a_o)] for every step, (T, B, 4H)"""
@@ -189,38 +320,47 @@ def _join_steps(first, rest):
     return joining.cat([first, rest], dim=0, offsets=(0, 1, 1 + rest.shape[0]))
 
 
-# the last backward through time: every input's VJP reads the one pass (see _through_time)
-_LAST: list = [None, None]
+def _h_prev(h0, hs, reverse: bool):
+    """h_{t-1} for every step in time order: the hidden state carried into step t"""
+    if not reverse:
+        return _join_steps(h0, hs[:-1])
+    if hs.shape[0] == 1:
+        return h0[None]
+    return joining.cat([hs[1:], h0[None]], dim=0, offsets=(0, hs.shape[0] - 1, hs.shape[0]))
 
 
-def _through_time(g, h0, c0, w_hh, ans):
-    """d/da_t for every step (T, B, 4H), d/dh0, d/dc0 and the steps' values.
+def _flip_time(t):
+    """t in the other time order"""
+    return joining.flip(t, dims=(0,))
 
-    One pass serves the VJPs of all four inputs: a node calls them one after another with
-    the same ``g`` and saved ``ans``, so the pass is kept for the calls that follow (by the
-    identity of those two, weakly referenced: a later backward never reads a stale one).
-    """
-    key = _LAST[0]
-    if key is not None and key[0]() is g and key[1]() is ans:
-        return _LAST[1]
+
+def _composed_through_time(g, w_hh, h0, c0, ans, reverse):
+    """The pass of _array_through_time composed of chainrule's ops (tensors, recorded)."""
+    if reverse:  # the steps in the order the recurrence ran them, then back
+        ans = tuple(_flip_time(a) for a in ans)
+        g = tuple(None if x is None else _flip_time(x) for x in g)
     v = _Steps(h0, c0, ans)
     n = v.n
-    g_h, g_c = g[..., :n], g[..., n : 2 * n]
+    g_h, g_c, g_gates, g_tc = g
     act = v.gates_derivative()
-    # the gates' own gradients (their columns of Y; none when only the states were read),
-    # then what each step's dh and dc are multiplied by, for all steps at once
-    g_gates = g[..., 2 * n :]
-    direct = g_gates * act if isinstance(g_gates, Tensor) or g_gates.any() else None
-    d_c_from_h = v.o * (1 - v.tc * v.tc)
+    one_minus_tc2 = 1 - v.tc * v.tc
+    if g_tc is not None:
+        g_tc = g_tc * one_minus_tc2
+        g_c = g_tc if g_c is None else g_c + g_tc
+    direct = g_gates * act if g_gates is not None else None
+    d_c_from_h = v.o * one_minus_tc2
     d_ifg = _join((v.g, v.c_prev, v.i)).reshape(v.steps, v.batch, 3, n)
     d_o = v.tc * act[..., 3 * n :]
-    act_ifg = act[..., : 3 * n].reshape(v.steps, v.batch, 3, n)
-    d_ifg = d_ifg * act_ifg
+    d_ifg = d_ifg * act[..., : 3 * n].reshape(v.steps, v.batch, 3, n)
     grads: list = [None] * v.steps
     carry_h = carry_c = None
     for t in range(v.steps - 1, -1, -1):
-        dh = g_h[t] if carry_h is None else g_h[t] + carry_h
-        dc = g_c[t] + dh * d_c_from_h[t]
+        dh = carry_h if g_h is None else g_h[t] if carry_h is None else g_h[t] + carry_h
+        if dh is None:
+            dh = d_c_from_h[t] * 0
+        dc = dh * d_c_from_h[t]
+        if g_c is not None:
+            dc = dc + g_c[t]
         if carry_c is not None:
             dc = dc + carry_c
         da = _join(((dc[:, None, :] * d_ifg[t]).reshape(v.batch, 3 * n), dh * d_o[t]))
@@ -230,42 +370,55 @@ def _through_time(g, h0, c0, w_hh, ans):
         carry_h = da @ w_hh
         carry_c = dc * v.f[t]
     d_a = joining.stack(grads, dim=0)
-    result = (d_a, carry_h, carry_c, v)
-    _LAST[0] = (weakref.ref(g), weakref.ref(ans))
-    _LAST[1] = result
-    return result
+    return (_flip_time(d_a) if reverse else d_a), carry_h, carry_c
 
 
-def _layer_vjp_xw(g, w_hh, h0, c0, ans):
-    """d/dxw_t = d/da_t, backward through time"""
-    return _through_time(g, h0, c0, w_hh, ans)[0]
+def _rows(a):
+    """a (T, B, K) as a (T·B, K) matrix"""
+    return a.reshape(a.shape[0] * a.shape[1], a.shape[2])
 
 
-def _layer_vjp_w_hh(g, w_hh, h0, c0, ans):
+def _layer_vjp_x(g, w_ih, w_hh, h0, c0, ans, reverse):
+    """d/dx_t = (d/da_t) W_ih, d/da_t from backward through time"""
+    d_a = _through_time(g, w_hh, h0, c0, ans, reverse)[0]
+    return (_rows(d_a) @ w_ih).reshape(d_a.shape[0], d_a.shape[1], w_ih.shape[1])
+
+
+def _layer_vjp_w_ih(g, x, w_hh, h0, c0, ans, reverse):
+    """d/dW_ih = Σ_t (d/da_t)ᵀ x_t: one product over all steps"""
+    d_a = _through_time(g, w_hh, h0, c0, ans, reverse)[0]
+    return _rows(d_a).T @ _rows(x)
+
+
+def _layer_vjp_bias(g, w_hh, h0, c0, ans, reverse):
+    """d/db_ih = d/db_hh = Σ_t d/da_t"""
+    return reductions.sum(_through_time(g, w_hh, h0, c0, ans, reverse)[0], dim=(0, 1))
+
+
+def _layer_vjp_w_hh(g, w_hh, h0, c0, ans, reverse):
     """d/dW_hh = Σ_t (d/da_t)ᵀ h_{t-1}: one product over all steps"""
-    d_a, _, _, v = _through_time(g, h0, c0, w_hh, ans)
-    rows = v.steps * v.batch
-    return d_a.reshape(rows, 4 * v.n).T @ v.h_prev.reshape(rows, v.n)
+    d_a = _through_time(g, w_hh, h0, c0, ans, reverse)[0]
+    return _rows(d_a).T @ _rows(_h_prev(h0, ans[0], reverse))
 
 
-def _layer_vjp_h0(g, w_hh, h0, c0, ans):
-    """d/dh0 = (d/da_0) W_hh"""
-    return _through_time(g, h0, c0, w_hh, ans)[1]
+def _layer_vjp_h0(g, w_hh, h0, c0, ans, reverse):
+    """d/dh0 = (d/da_first) W_hh, at the step the recurrence ran first"""
+    return _through_time(g, w_hh, h0, c0, ans, reverse)[1]
 
 
-def _layer_vjp_c0(g, w_hh, h0, c0, ans):
-    """d/dc0 = (d/dc_0) f_0"""
-    return _through_time(g, h0, c0, w_hh, ans)[2]
+def _layer_vjp_c0(g, w_hh, h0, c0, ans, reverse):
+    """d/dc0 = (d/dc_first) f_first, at the step the recurrence ran first"""
+    return _through_time(g, w_hh, h0, c0, ans, reverse)[2]
 
 
 def _layer_tangent(v, w_hh, d_a, dh, dc):
-    """[dh_t, dc_t, the gates' tangents] for every step, from the tangents of the gates'
-    inputs d_a (T, B, 4H, without the recurrent part) and of the initial state:
-    da_t = d_a[t] + dh_{t-1} W_hhᵀ, dc_t = f' c_{t-1} + f dc_{t-1} + i' g + i g',
+    """the tangents of [h_t], [c_t], [i, f, g, o] and [tanh c_t] for every step, from the
+    tangents of the gates' inputs d_a (T, B, 4H, without the recurrent part) and of the
+    initial state: da_t = d_a[t] + dh_{t-1} W_hhᵀ, dc_t = f' c_{t-1} + f dc_{t-1} + i' g + i g',
     dh_t = o' tanh c_t + o tanh'(c_t) dc_t"""
     n = v.n
     act = v.gates_derivative()
-    outs = []
+    d_hs, d_cs, d_gates, d_tcs = [], [], [], []
     w_t = w_hh.T
     for t in range(v.steps):
         da = d_a[t] if dh is None else d_a[t] + dh @ w_t
@@ -275,42 +428,481 @@ def _layer_tangent(v, w_hh, d_a, dh, dc):
             dc_new = dc_new + v.f[t] * dc
         dc = dc_new
         tc = v.tc[t]
-        dh = ds[:, 3 * n :] * tc + v.o[t] * (1 - tc * tc) * dc
-        outs.append(_join((dh, dc, ds)))
-    return joining.stack(outs, dim=0)
+        d_tc = (1 - tc * tc) * dc
+        dh = ds[:, 3 * n :] * tc + v.o[t] * d_tc
+        d_hs.append(dh)
+        d_cs.append(dc)
+        d_gates.append(ds)
+        d_tcs.append(d_tc)
+    return tuple(joining.stack(d, dim=0) for d in (d_hs, d_cs, d_gates, d_tcs))
 
 
-def _layer_jvp_xw(t, w_hh, h0, c0, ans):
-    """the tangent carried through time from da_t = t_t"""
-    return _layer_tangent(_Steps(h0, c0, ans), w_hh, t, None, None)
+def _carried(w_hh, h0, c0, ans, reverse, d_a=None, dh=None, dc=None):
+    """the outputs' tangents, carried through time from the gates' inputs' (d_a, time
+    order, None for none) and the initial state's (dh, dc)"""
+    if reverse:
+        ans = tuple(_flip_time(a) for a in ans)
+        d_a = None if d_a is None else _flip_time(d_a)
+    if d_a is None:
+        d_a = ans[2] * 0
+    out = _layer_tangent(_Steps(h0, c0, ans), w_hh, d_a, dh, dc)
+    return tuple(_flip_time(t) for t in out) if reverse else out
 
 
-def _layer_jvp_w_hh(t, w_hh, h0, c0, ans):
-    """the tangent carried through time from da_t = h_{t-1} tᵀ"""
-    v = _Steps(h0, c0, ans)
-    rows = v.steps * v.batch
-    d_a = (v.h_prev.reshape(rows, v.n) @ t.T).reshape(v.steps, v.batch, 4 * v.n)
-    return _layer_tangent(v, w_hh, d_a, None, None)
+def _layer_jvp_x(t, w_ih, w_hh, h0, c0, ans, reverse):
+    """the tangents carried through time from da_t = t_t W_ihᵀ"""
+    d_a = (_rows(t) @ w_ih.T).reshape(t.shape[0], t.shape[1], w_ih.shape[0])
+    return _carried(w_hh, h0, c0, ans, reverse, d_a)
 
 
-def _layer_jvp_h0(t, w_hh, h0, c0, ans):
-    """the tangent carried through time from h_0's, dh_0 = t"""
-    v = _Steps(h0, c0, ans)
-    return _layer_tangent(v, w_hh, ans[..., 2 * v.n :] * 0, t, None)
+def _layer_jvp_w_ih(t, x, w_hh, h0, c0, ans, reverse):
+    """the tangents carried through time from da_t = x_t tᵀ"""
+    d_a = (_rows(x) @ t.T).reshape(x.shape[0], x.shape[1], t.shape[0])
+    return _carried(w_hh, h0, c0, ans, reverse, d_a)
 
 
-def _layer_jvp_c0(t, w_hh, h0, c0, ans):
-    """the tangent carried through time from c_0's, dc_0 = t"""
-    v = _Steps(h0, c0, ans)
-    return _layer_tangent(v, w_hh, ans[..., 2 * v.n :] * 0, None, t)
+def _layer_jvp_bias(t, w_hh, h0, c0, ans, reverse):
+    """the tangents carried through time from da_t = t"""
+    return _carried(w_hh, h0, c0, ans, reverse, ans[2] * 0 + t)
+
+
+def _layer_jvp_w_hh(t, w_hh, h0, c0, ans, reverse):
+    """the tangents carried through time from da_t = h_{t-1} tᵀ"""
+    d_a = (_rows(_h_prev(h0, ans[0], reverse)) @ t.T).reshape(ans[2].shape)
+    return _carried(w_hh, h0, c0, ans, reverse, d_a)
+
+
+def _layer_jvp_h0(t, w_hh, h0, c0, ans, reverse):
+    """the tangents carried through time from h_0's, dh_0 = t"""
+    return _carried(w_hh, h0, c0, ans, reverse, dh=t)
+
+
+def _layer_jvp_c0(t, w_hh, h0, c0, ans, reverse):
+    """the tangents carried through time from c_0's, dc_0 = t"""
+    return _carried(w_hh, h0, c0, ans, reverse, dc=t)
+
+
+def _layer_node(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False) -> str:
+    # PyTorch runs a float32 LSTM on oneDNN's fused layer, a float64 one step by step, its
+    # output then the stack of the steps' (the last node of that graph names this one)
+    return "StackBackward0" if x.dtype == xp.float64 else "MkldnnRnnLayerBackward0"
 
 
 lstm_layer = defop(
     "lstm_layer",
     _lstm_layer,
-    args=("xw", "w_hh", "h0", "c0"),
+    args=("x", "w_ih", "w_hh", "b_ih", "b_hh", "h0", "c0"),
     dtypes=FLOAT,
-    node="MkldnnRnnLayerBackward0",
-    vjp=(_layer_vjp_xw, _layer_vjp_w_hh, _layer_vjp_h0, _layer_vjp_c0),
-    jvp=(_layer_jvp_xw, _layer_jvp_w_hh, _layer_jvp_h0, _layer_jvp_c0),
+    node=_layer_node,
+    vjp=(
+        _layer_vjp_x,
+        _layer_vjp_w_ih,
+        _layer_vjp_w_hh,
+        _layer_vjp_bias,
+        _layer_vjp_bias,
+        _layer_vjp_h0,
+        _layer_vjp_c0,
+    ),
+    jvp=(
+        _layer_jvp_x,
+        _layer_jvp_w_ih,
+        _layer_jvp_w_hh,
+        _layer_jvp_bias,
+        _layer_jvp_bias,
+        _layer_jvp_h0,
+        _layer_jvp_c0,
+    ),
+)
+
+
+# ----- a whole GRU layer -----------------------------------------------------------------------
+#
+# ``gru_layer(x, w_ih, w_hh, b_ih, b_hh, h0, reverse=False)``: one direction of one GRU layer
+# in one op, with four outputs: the hidden states h (T, B, H), the gates' values [r, z, n]
+# (T, B, 3H), the recurrent part of the candidate's pre-activation, h W_hnᵀ + b_hn
+# (T, B, H), and a copy of h: backward reads the last three, so the first is free to change
+# in place (nn.GRU transposes it in place for batch_first). PyTorch runs its GRU step by step
+# and stacks the steps' outputs, so the node is named as that stack (StackBackward0). Forward runs on preallocated
+# arrays; backward through time is written once in chainrule's ops (arrays without
+# create_graph, tensors with it), one product per step.
+
+
+def _gru_layer(x, w_ih, w_hh, b_ih, b_hh, h0, reverse=False):
+    """h_t, [r, z, n], h_{t-1} W_hnᵀ + b_hn, h_t for every step: r, z = σ(x W_i{r,z}ᵀ + b_i{r,z} +
+    h_{t-1} W_h{r,z}ᵀ + b_h{r,z}), n = tanh(x W_inᵀ + b_in + r (h_{t-1} W_hnᵀ + b_hn)),
+    h_t = (1 - z) n + z h_{t-1}"""
+    steps, batch = x.shape[0], x.shape[1]
+    n = h0.shape[-1]
+    dtype = x.dtype
+    hs = xp.empty((steps, batch, n), dtype=dtype)
+    hns = xp.empty_like(hs)
+    gates = xp.empty((steps, batch, 3 * n), dtype=dtype)
+    # σ(a) = 1 / (1 + e^-a), tanh(a) = 2σ(2a) - 1: pre-activations scaled by -1 (-2 for n)
+    scale = xp.repeat(xp.asarray([-1.0, -1.0, -2.0], dtype=dtype), n)
+    flat = gates.reshape(steps * batch, 3 * n)
+    xp.matmul(x.reshape(steps * batch, -1), (w_ih * scale[:, None]).T, out=flat)
+    flat += b_ih * scale
+    w_t = xp.ascontiguousarray((w_hh * scale[:, None]).T)
+    b_s = b_hh * scale
+    hw = xp.empty((batch, 3 * n), dtype=dtype)
+    tmp = xp.empty((batch, n), dtype=dtype)
+    h = h0
+    for t in _order(steps, reverse):
+        a = gates[t]
+        xp.matmul(h, w_t, out=hw)
+        hw += b_s
+        rz = a[:, : 2 * n]
+        rz += hw[:, : 2 * n]
+        xp.exp(rz, out=rz)
+        rz += 1
+        xp.reciprocal(rz, out=rz)
+        xp.multiply(hw[:, 2 * n :], -0.5, out=hns[t])
+        cand = a[:, 2 * n :]
+        xp.multiply(a[:, :n], hw[:, 2 * n :], out=tmp)
+        cand += tmp
+        xp.exp(cand, out=cand)
+        cand += 1
+        xp.reciprocal(cand, out=cand)
+        cand *= 2
+        cand -= 1
+        xp.subtract(h, cand, out=tmp)  # h_t = n + z (h_{t-1} - n)
+        tmp *= a[:, n : 2 * n]
+        xp.add(cand, tmp, out=hs[t])
+        h = hs[t]
+    return hs, gates, hns, hs.copy()
+
+
+def _gru_through_time(g, w_hh, h0, ans, reverse):
+    """d/d(x's part) and d/d(h's part) of the pre-activations for every step (T, B, 3H each,
+    time order) and d/dh0, one pass kept for the VJPs that follow (as _through_time)."""
+    key = _LAST_GRU[0]
+    if key is not None and key[0] is g and key[1]() is ans[1]:
+        return _LAST_GRU[1]
+    result = _gru_pass(g, w_hh, h0, ans, reverse)
+    _LAST_GRU[0] = (g, weakref.ref(ans[1]))
+    _LAST_GRU[1] = result
+    return result
+
+
+_LAST_GRU: list = [None, None]
+
+
+def _gru_pass(g, w_hh, h0, ans, reverse):
+    """Latest step first: dh_t = g_h + (carried from t+1); dn = dh (1 - z) tanh'; dz = dh
+    (h_{t-1} - n) σ'(z); dr = dn (h W_hnᵀ + b_hn) σ'(r); the h part gets [dr, dz, dn r],
+    the x part [dr, dz, dn]; carried back: [dr, dz, dn r] W_hh + dh z."""
+    if reverse:
+        ans = tuple(_flip_time(a) for a in ans)
+        g = tuple(None if x is None else _flip_time(x) for x in g)
+    _, gates, hns, hs = ans
+    g_h, g_gates, g_hn, g_copy = g
+    if g_copy is not None:
+        g_h = g_copy if g_h is None else g_h + g_copy
+    n = hs.shape[-1]
+    steps = hs.shape[0]
+    r, z, cand = gates[..., :n], gates[..., n : 2 * n], gates[..., 2 * n :]
+    h_prev = _join_steps(h0, hs[:-1])
+    d_tanh = 1 - cand * cand
+    d_sz = z * (1 - z)
+    d_sr = r * (1 - r)
+    from_h_n = (1 - z) * d_tanh
+    from_h_z = (h_prev - cand) * d_sz
+    from_n_r = hns * d_sr
+    direct_n = direct_z = direct_r = None
+    if g_gates is not None:  # gradients reaching the gates' values directly
+        direct_n = g_gates[..., 2 * n :] * d_tanh
+        direct_z = g_gates[..., n : 2 * n] * d_sz
+        direct_r = g_gates[..., :n] * d_sr
+    xs: list = [None] * steps
+    hws: list = [None] * steps
+    carry = None
+    for t in range(steps - 1, -1, -1):
+        dh = carry if g_h is None else g_h[t] if carry is None else g_h[t] + carry
+        if dh is None:
+            dh = hs[t] * 0
+        dn = dh * from_h_n[t]
+        dz = dh * from_h_z[t]
+        if direct_n is not None:
+            dn = dn + direct_n[t]
+            dz = dz + direct_z[t]
+        dr = dn * from_n_r[t]
+        d_hn = dn * r[t]
+        if direct_r is not None:
+            dr = dr + direct_r[t]
+        if g_hn is not None:
+            d_hn = d_hn + g_hn[t]
+        hw = _join((dr, dz, d_hn))
+        xs[t] = _join((dr, dz, dn))
+        hws[t] = hw
+        carry = hw @ w_hh + dh * z[t]
+    d_x, d_h = joining.stack(xs, dim=0), joining.stack(hws, dim=0)
+    if reverse:
+        d_x, d_h = _flip_time(d_x), _flip_time(d_h)
+    return d_x, d_h, carry
+
+
+def _gru_vjp_x(g, w_ih, w_hh, h0, ans, reverse):
+    """d/dx_t = (d/d x's part_t) W_ih"""
+    d_x = _gru_through_time(g, w_hh, h0, ans, reverse)[0]
+    return (_rows(d_x) @ w_ih).reshape(d_x.shape[0], d_x.shape[1], w_ih.shape[1])
+
+
+def _gru_vjp_w_ih(g, x, w_hh, h0, ans, reverse):
+    """d/dW_ih = Σ_t (d/d x's part_t)ᵀ x_t: one product over all steps"""
+    return _rows(_gru_through_time(g, w_hh, h0, ans, reverse)[0]).T @ _rows(x)
+
+
+def _gru_vjp_b_ih(g, w_hh, h0, ans, reverse):
+    """d/db_ih = Σ_t d/d x's part_t"""
+    return reductions.sum(_gru_through_time(g, w_hh, h0, ans, reverse)[0], dim=(0, 1))
+
+
+def _gru_vjp_w_hh(g, w_hh, h0, ans, reverse):
+    """d/dW_hh = Σ_t (d/d h's part_t)ᵀ h_{t-1}: one product over all steps"""
+    d_h = _gru_through_time(g, w_hh, h0, ans, reverse)[1]
+    return _rows(d_h).T @ _rows(_h_prev(h0, ans[3], reverse))
+
+
+def _gru_vjp_b_hh(g, w_hh, h0, ans, reverse):
+    """d/db_hh = Σ_t d/d h's part_t"""
+    return reductions.sum(_gru_through_time(g, w_hh, h0, ans, reverse)[1], dim=(0, 1))
+
+
+def _gru_vjp_h0(g, w_hh, h0, ans, reverse):
+    """d/dh0: carried back through time to the step the recurrence ran first"""
+    return _gru_through_time(g, w_hh, h0, ans, reverse)[2]
+
+
+def _gru_carried(w_hh, h0, ans, reverse, d_x=None, d_h=None, dh=None):
+    """the outputs' tangents carried through time from the tangents of the pre-activations'
+    x part (d_x) and h part (d_h, without the recurrence; time order, None for none) and of
+    h0 (dh): d(hW)_t = d_h[t] + dh_{t-1} W_hhᵀ, dr = (d_x + d(hW))_r σ'(r), dz likewise,
+    dhn = d(hW)_n, dn = (d_x,n + dr hn + r dhn) tanh'(n), dh_t = (1 - z) dn + dz (h_{t-1} - n)
+    + z dh_{t-1}"""
+    if reverse:
+        ans = tuple(_flip_time(a) for a in ans)
+        d_x = None if d_x is None else _flip_time(d_x)
+        d_h = None if d_h is None else _flip_time(d_h)
+    _, gates, hns, hs = ans
+    n = hs.shape[-1]
+    r, z, cand = gates[..., :n], gates[..., n : 2 * n], gates[..., 2 * n :]
+    h_prev = _join_steps(h0, hs[:-1])
+    w_t = w_hh.T
+    d_hs, d_gates, d_hns = [], [], []
+    for t in range(hs.shape[0]):
+        pre = gates[t] * 0 if d_x is None else d_x[t]
+        hw = None if d_h is None else d_h[t]
+        if dh is not None:
+            rec = dh @ w_t
+            hw = rec if hw is None else hw + rec
+        if hw is None:
+            hw = gates[t] * 0
+        d_r = (pre[:, :n] + hw[:, :n]) * (r[t] * (1 - r[t]))
+        d_z = (pre[:, n : 2 * n] + hw[:, n : 2 * n]) * (z[t] * (1 - z[t]))
+        d_hn = hw[:, 2 * n :]
+        d_n = (pre[:, 2 * n :] + d_r * hns[t] + r[t] * d_hn) * (1 - cand[t] * cand[t])
+        new = (1 - z[t]) * d_n + d_z * (h_prev[t] - cand[t])
+        dh = new if dh is None else new + z[t] * dh
+        d_hs.append(dh)
+        d_gates.append(_join((d_r, d_z, d_n)))
+        d_hns.append(d_hn)
+    out = tuple(joining.stack(d, dim=0) for d in (d_hs, d_gates, d_hns))
+    if reverse:
+        out = tuple(_flip_time(t) for t in out)
+    return (*out, out[0])
+
+
+def _gru_jvp_x(t, w_ih, w_hh, h0, ans, reverse):
+    """the tangents carried through time from the x part's, t_t W_ihᵀ"""
+    d_x = (_rows(t) @ w_ih.T).reshape(t.shape[0], t.shape[1], w_ih.shape[0])
+    return _gru_carried(w_hh, h0, ans, reverse, d_x=d_x)
+
+
+def _gru_jvp_w_ih(t, x, w_hh, h0, ans, reverse):
+    """the tangents carried through time from the x part's, x_t tᵀ"""
+    d_x = (_rows(x) @ t.T).reshape(x.shape[0], x.shape[1], t.shape[0])
+    return _gru_carried(w_hh, h0, ans, reverse, d_x=d_x)
+
+
+def _gru_jvp_b_ih(t, w_hh, h0, ans, reverse):
+    """the tangents carried through time from the x part's, t"""
+    return _gru_carried(w_hh, h0, ans, reverse, d_x=ans[1] * 0 + t)
+
+
+def _gru_jvp_w_hh(t, w_hh, h0, ans, reverse):
+    """the tangents carried through time from the h part's, h_{t-1} tᵀ"""
+    d_h = (_rows(_h_prev(h0, ans[3], reverse)) @ t.T).reshape(ans[1].shape)
+    return _gru_carried(w_hh, h0, ans, reverse, d_h=d_h)
+
+
+def _gru_jvp_b_hh(t, w_hh, h0, ans, reverse):
+    """the tangents carried through time from the h part's, t"""
+    return _gru_carried(w_hh, h0, ans, reverse, d_h=ans[1] * 0 + t)
+
+
+def _gru_jvp_h0(t, w_hh, h0, ans, reverse):
+    """the tangents carried through time from h_0's, dh_0 = t"""
+    return _gru_carried(w_hh, h0, ans, reverse, dh=t)
+
+
+gru_layer = defop(
+    "gru_layer",
+    _gru_layer,
+    args=("x", "w_ih", "w_hh", "b_ih", "b_hh", "h0"),
+    dtypes=FLOAT,
+    node="StackBackward0",
+    ans_reads=(1, 2, 3),
+    vjp=(_gru_vjp_x, _gru_vjp_w_ih, _gru_vjp_w_hh, _gru_vjp_b_ih, _gru_vjp_b_hh, _gru_vjp_h0),
+    jvp=(_gru_jvp_x, _gru_jvp_w_ih, _gru_jvp_w_hh, _gru_jvp_b_ih, _gru_jvp_b_hh, _gru_jvp_h0),
+)
+
+
+# ----- a whole Elman RNN layer -------------------------------------------------------------------
+#
+# ``rnn_layer(x, w_ih, w_hh, b_ih, b_hh, h0, nonlinearity="tanh", reverse=False)``: one
+# direction of one RNN layer in one op, with two outputs: the hidden states h (T, B, H) and a
+# copy of them that backward reads (so the first is free to change in place, as PyTorch's
+# stacked steps are). Named as PyTorch's stack of the steps (StackBackward0).
+
+
+def _rnn_layer(x, w_ih, w_hh, b_ih, b_hh, h0, nonlinearity="tanh", reverse=False):
+    """h_t = tanh(x_t W_ihᵀ + b_ih + h_{t-1} W_hhᵀ + b_hh) (or relu) for every step, twice"""
+    steps, batch = x.shape[0], x.shape[1]
+    n = h0.shape[-1]
+    hs = xp.empty((steps, batch, n), dtype=x.dtype)
+    flat = hs.reshape(steps * batch, n)
+    xp.matmul(x.reshape(steps * batch, -1), w_ih.T, out=flat)
+    flat += b_ih + b_hh
+    w_t = xp.ascontiguousarray(w_hh.T)
+    hw = xp.empty((batch, n), dtype=x.dtype)
+    h = h0
+    for t in _order(steps, reverse):
+        a = hs[t]
+        xp.matmul(h, w_t, out=hw)
+        a += hw
+        if nonlinearity == "tanh":
+            xp.tanh(a, out=a)
+        else:
+            xp.maximum(a, 0, out=a)
+        h = a
+    return hs, hs.copy()
+
+
+def _rnn_through_time(g, w_hh, ans, nonlinearity, reverse):
+    """d/da_t for every step (time order) and d/dh0: latest step first, dh_t = g_t +
+    da_{t+1} W_hh, da_t = dh_t act'(a_t), with tanh' = 1 - h², relu' = [h > 0]"""
+    key = _LAST_RNN[0]
+    if key is not None and key[0] is g and key[1]() is ans[1]:
+        return _LAST_RNN[1]
+    hs = ans[1]
+    g_h = g[0] if g[1] is None else g[1] if g[0] is None else g[0] + g[1]
+    d_act = 1 - hs * hs if nonlinearity == "tanh" else unary.sign(hs)
+    if reverse:
+        d_act, g_h = _flip_time(d_act), _flip_time(g_h)
+    das: list = [None] * hs.shape[0]
+    carry = None
+    for t in range(hs.shape[0] - 1, -1, -1):
+        dh = g_h[t] if carry is None else g_h[t] + carry
+        das[t] = dh * d_act[t]
+        carry = das[t] @ w_hh
+    d_a = joining.stack(das, dim=0)
+    result = (_flip_time(d_a) if reverse else d_a), carry
+    _LAST_RNN[0] = (g, weakref.ref(ans[1]))
+    _LAST_RNN[1] = result
+    return result
+
+
+_LAST_RNN: list = [None, None]
+
+
+def _rnn_vjp_x(g, w_ih, w_hh, ans, nonlinearity, reverse):
+    """d/dx_t = (d/da_t) W_ih"""
+    d_a = _rnn_through_time(g, w_hh, ans, nonlinearity, reverse)[0]
+    return (_rows(d_a) @ w_ih).reshape(d_a.shape[0], d_a.shape[1], w_ih.shape[1])
+
+
+def _rnn_vjp_w_ih(g, x, w_hh, ans, nonlinearity, reverse):
+    """d/dW_ih = Σ_t (d/da_t)ᵀ x_t: one product over all steps"""
+    return _rows(_rnn_through_time(g, w_hh, ans, nonlinearity, reverse)[0]).T @ _rows(x)
+
+
+def _rnn_vjp_bias(g, w_hh, ans, nonlinearity, reverse):
+    """d/db_ih = d/db_hh = Σ_t d/da_t"""
+    d_a = _rnn_through_time(g, w_hh, ans, nonlinearity, reverse)[0]
+    return reductions.sum(d_a, dim=(0, 1))
+
+
+def _rnn_vjp_w_hh(g, w_hh, h0, ans, nonlinearity, reverse):
+    """d/dW_hh = Σ_t (d/da_t)ᵀ h_{t-1}: one product over all steps"""
+    d_a = _rnn_through_time(g, w_hh, ans, nonlinearity, reverse)[0]
+    return _rows(d_a).T @ _rows(_h_prev(h0, ans[1], reverse))
+
+
+def _rnn_vjp_h0(g, w_hh, ans, nonlinearity, reverse):
+    """d/dh0 = (d/da_first) W_hh, at the step the recurrence ran first"""
+    return _rnn_through_time(g, w_hh, ans, nonlinearity, reverse)[1]
+
+
+def _rnn_carried(w_hh, ans, nonlinearity, reverse, d_a=None, dh=None):
+    """the outputs' tangents from the pre-activations' (d_a, time order, without the
+    recurrence) and h0's (dh): dh_t = (d_a[t] + dh_{t-1} W_hhᵀ) act'(a_t)"""
+    hs = ans[1]
+    d_act = 1 - hs * hs if nonlinearity == "tanh" else unary.sign(hs)
+    if reverse:
+        d_act = _flip_time(d_act)
+        d_a = None if d_a is None else _flip_time(d_a)
+    w_t = w_hh.T
+    outs = []
+    for t in range(hs.shape[0]):
+        pre = None if d_a is None else d_a[t]
+        if dh is not None:
+            pre = dh @ w_t if pre is None else pre + dh @ w_t
+        if pre is None:
+            pre = d_act[t] * 0
+        dh = pre * d_act[t]
+        outs.append(dh)
+    out = joining.stack(outs, dim=0)
+    if reverse:
+        out = _flip_time(out)
+    return out, out
+
+
+def _rnn_jvp_x(t, w_ih, w_hh, ans, nonlinearity, reverse):
+    """the tangents carried through time from da_t = t_t W_ihᵀ"""
+    d_a = (_rows(t) @ w_ih.T).reshape(t.shape[0], t.shape[1], w_ih.shape[0])
+    return _rnn_carried(w_hh, ans, nonlinearity, reverse, d_a)
+
+
+def _rnn_jvp_w_ih(t, x, w_hh, ans, nonlinearity, reverse):
+    """the tangents carried through time from da_t = x_t tᵀ"""
+    d_a = (_rows(x) @ t.T).reshape(x.shape[0], x.shape[1], t.shape[0])
+    return _rnn_carried(w_hh, ans, nonlinearity, reverse, d_a)
+
+
+def _rnn_jvp_bias(t, w_hh, ans, nonlinearity, reverse):
+    """the tangents carried through time from da_t = t"""
+    return _rnn_carried(w_hh, ans, nonlinearity, reverse, ans[1] * 0 + t)
+
+
+def _rnn_jvp_w_hh(t, w_hh, h0, ans, nonlinearity, reverse):
+    """the tangents carried through time from da_t = h_{t-1} tᵀ"""
+    d_a = (_rows(_h_prev(h0, ans[1], reverse)) @ t.T).reshape(ans[1].shape)
+    return _rnn_carried(w_hh, ans, nonlinearity, reverse, d_a)
+
+
+def _rnn_jvp_h0(t, w_hh, ans, nonlinearity, reverse):
+    """the tangents carried through time from h_0's, dh_0 = t"""
+    return _rnn_carried(w_hh, ans, nonlinearity, reverse, dh=t)
+
+
+rnn_layer = defop(
+    "rnn_layer",
+    _rnn_layer,
+    args=("x", "w_ih", "w_hh", "b_ih", "b_hh", "h0"),
+    dtypes=FLOAT,
+    node="StackBackward0",
+    ans_reads=(1,),
+    vjp=(_rnn_vjp_x, _rnn_vjp_w_ih, _rnn_vjp_w_hh, _rnn_vjp_bias, _rnn_vjp_bias, _rnn_vjp_h0),
+    jvp=(_rnn_jvp_x, _rnn_jvp_w_ih, _rnn_jvp_w_hh, _rnn_jvp_bias, _rnn_jvp_bias, _rnn_jvp_h0),
+    conventions="relu'(0) = 0, as PyTorch's.",
 )

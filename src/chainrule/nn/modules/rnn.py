@@ -1,13 +1,13 @@
 """Recurrent layers: ``RNN`` (tanh or relu), ``LSTM`` (with projections) and ``GRU`` over whole
 sequences, and the one-step cells ``RNNCell``, ``LSTMCell`` and ``GRUCell``.
 
-A layer computes the input's part of every gate for all time steps at once (one matrix
-product, ``F.linear`` over the (T, B, I) input), then one product ``h W_hhᵀ`` per step for
-all gates together (the gate weights are stacked as PyTorch stacks them: W_ih is
-(4·hidden, input) for the LSTM, in the order i, f, g, o; (3·hidden, input) for the GRU,
-r, z, n). An LSTM step is one fused cell op (``ops/recurrent.py``). Packed sequences run
-the same loop on the packed rows, the state shrinking (forward) or growing (reverse) as
-sequences end.
+Each direction of each layer of a padded sequence is one op (``ops/recurrent.py``:
+``lstm_layer``, ``gru_layer``, ``rnn_layer``): the input's part of every gate for all time
+steps in one matrix product, then one product ``h W_hhᵀ`` per step for all gates together
+(the gate weights are stacked as PyTorch stacks them: W_ih is (4·hidden, input) for the
+LSTM, in the order i, f, g, o; (3·hidden, input) for the GRU, r, z, n). Packed sequences and
+the projected LSTM run step by step (an LSTM step is the fused cell op), the state shrinking
+(forward) or growing (reverse) as sequences end.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 import chainrule
 
 from ..._tensor import Tensor
-from ...ops.recurrent import lstm_cell, lstm_layer
+from ...ops.recurrent import gru_layer, lstm_cell, lstm_layer, rnn_layer
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -376,6 +376,28 @@ class RNN(RNNBase):
             )
         super().__init__(mode, *args, **kwargs)
 
+    def _direction(
+        self, x: Tensor, weights: list, initial: tuple, batch_sizes: list | None, reverse: bool
+    ) -> tuple[Tensor, tuple]:
+        """A padded sequence is one op for the whole layer; packed ones run step by step."""
+        if batch_sizes is not None or x.shape[0] == 0:
+            return super()._direction(x, weights, initial, batch_sizes, reverse)
+        if self.bias:
+            b_ih, b_hh = weights[2], weights[3]
+        else:
+            b_ih = b_hh = chainrule.zeros(self.hidden_size, dtype=x.dtype)
+        out = rnn_layer(
+            x,
+            weights[0],
+            weights[1],
+            b_ih,
+            b_hh,
+            initial[0],
+            nonlinearity=self.nonlinearity,
+            reverse=reverse,
+        )[0]
+        return out, (out[0 if reverse else -1],)
+
     def _gates_and_step(self, x: Tensor, weights: list) -> tuple:
         w_ih, w_hh = weights[0], weights[1]
         bias = weights[2] + weights[3] if self.bias else None
@@ -397,6 +419,20 @@ class GRU(RNNBase):
         if "proj_size" in kwargs:
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         super().__init__("GRU", *args, **kwargs)
+
+    def _direction(
+        self, x: Tensor, weights: list, initial: tuple, batch_sizes: list | None, reverse: bool
+    ) -> tuple[Tensor, tuple]:
+        """A padded sequence is one op for the whole layer (its outputs are h_t for every
+        step, and the gates and h W_hnᵀ + b_hn backward reads); packed ones run step by step."""
+        if batch_sizes is not None or x.shape[0] == 0:
+            return super()._direction(x, weights, initial, batch_sizes, reverse)
+        if self.bias:
+            b_ih, b_hh = weights[2], weights[3]
+        else:
+            b_ih = b_hh = chainrule.zeros(3 * self.hidden_size, dtype=x.dtype)
+        out = gru_layer(x, weights[0], weights[1], b_ih, b_hh, initial[0], reverse=reverse)[0]
+        return out, (out[0 if reverse else -1],)
 
     def _gates_and_step(self, x: Tensor, weights: list) -> tuple:
         w_ih, w_hh = weights[0], weights[1]
@@ -495,24 +531,20 @@ class LSTM(RNNBase):
     def _direction(
         self, x: Tensor, weights: list, initial: tuple, batch_sizes: list | None, reverse: bool
     ) -> tuple[Tensor, tuple]:
-        """A padded sequence without projections is one op for the whole layer (its output
-        holds [h_t, c_t] and the gates for every step); packed or projected ones run step
-        by step."""
+        """A padded sequence without projections is one op for the whole layer (its outputs
+        are h_t and c_t for every step, and the gates and tanh(c_t) backward reads); packed
+        or projected ones run step by step."""
         if batch_sizes is not None or self.proj_size > 0 or x.shape[0] == 0:
             return super()._direction(x, weights, initial, batch_sizes, reverse)
-        w_ih, w_hh = weights[0], weights[1]
-        bias = weights[2] + weights[3] if self.bias else None
-        x_gates = F.linear(x, w_ih, bias)
-        if reverse:
-            x_gates = x_gates.flip(0)
-        y = lstm_layer(x_gates, w_hh, initial[0], initial[1])
-        n = self.hidden_size
-        c_n = y[-1, :, n : 2 * n]
-        out = y[..., :n]
-        h_n = out[-1]
-        if reverse:
-            out = out.flip(0)
-        return out, (h_n, c_n)
+        if self.bias:
+            b_ih, b_hh = weights[2], weights[3]
+        else:
+            b_ih = b_hh = chainrule.zeros(4 * self.hidden_size, dtype=x.dtype)
+        out, c, _, _ = lstm_layer(
+            x, weights[0], weights[1], b_ih, b_hh, initial[0], initial[1], reverse=reverse
+        )
+        last = 0 if reverse else -1  # the step the recurrence ran last
+        return out, (out[last], c[last])
 
     def _gates_and_step(self, x: Tensor, weights: list) -> tuple:
         w_ih, w_hh = weights[0], weights[1]
