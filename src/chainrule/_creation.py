@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from . import _dtypes
 from ._backend import ndarray, xp
 from ._dtypes import dtype as DType
+from ._meta import on_device, on_device_like
 from ._promotion import as_number
 from ._tensor import Tensor, _make, check_device
 
@@ -183,6 +184,7 @@ def _check_requires_grad(t: Tensor, requires_grad: bool) -> Tensor:
     return t
 
 
+@on_device
 def tensor(
     data: Any,
     *,
@@ -199,6 +201,7 @@ def tensor(
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
+@on_device
 def as_tensor(data: Any, dtype: DType | None = None, device: str | Device | None = None) -> Tensor:
     """``data`` as a tensor, sharing memory with an array or tensor of the same dtype."""
     _check_device(device)
@@ -294,6 +297,7 @@ def _filled(fill: Any, size: Any, dtype: DType | None, requires_grad: bool, fn: 
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
+@on_device
 def zeros(
     *size: int | Sequence[int],
     dtype: DType | None = None,
@@ -307,6 +311,7 @@ def zeros(
     return _filled(0, size, dtype, requires_grad, fn="zeros")
 
 
+@on_device
 def ones(
     *size: int | Sequence[int],
     dtype: DType | None = None,
@@ -320,6 +325,7 @@ def ones(
     return _filled(1, size, dtype, requires_grad, fn="ones")
 
 
+@on_device
 def empty(
     *size: int | Sequence[int],
     dtype: DType | None = None,
@@ -335,6 +341,7 @@ def empty(
     return _filled(0, size, dtype, requires_grad, fn="empty")
 
 
+@on_device
 def full(
     size: Sequence[int],
     fill_value: float,
@@ -361,6 +368,7 @@ def _like(t: Tensor, fill: Any, dtype: DType | None, requires_grad: bool) -> Ten
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
+@on_device_like
 def zeros_like(
     input: Tensor,
     *,
@@ -374,6 +382,7 @@ def zeros_like(
     return _like(input, 0, dtype, requires_grad)
 
 
+@on_device_like
 def ones_like(
     input: Tensor,
     *,
@@ -387,6 +396,7 @@ def ones_like(
     return _like(input, 1, dtype, requires_grad)
 
 
+@on_device_like
 def empty_like(
     input: Tensor,
     *,
@@ -400,6 +410,7 @@ def empty_like(
     return _like(input, 0, dtype, requires_grad)
 
 
+@on_device_like
 def full_like(
     input: Tensor,
     fill_value: float,
@@ -415,6 +426,7 @@ def full_like(
     return _like(input, _dtypes.checked_fill(as_number(fill_value), dt), dt, requires_grad)
 
 
+@on_device
 def eye(
     n: int,
     m: int | None = None,
@@ -432,6 +444,7 @@ def eye(
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
+@on_device
 def arange(
     start: float = 0,
     end: float | None = None,
@@ -463,6 +476,7 @@ def arange(
     return _check_requires_grad(_make(arr.astype(dt.np), dt), requires_grad)
 
 
+@on_device
 def linspace(
     start: float | Tensor,
     end: float | Tensor,

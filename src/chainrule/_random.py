@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from . import _dtypes
 from ._backend import xp
 from ._creation import _check_requires_grad, _size
+from ._meta import on_device, on_device_like
 from ._tensor import Tensor, _make, device
 
 if TYPE_CHECKING:
@@ -178,6 +179,7 @@ def _sample(kind: str, shape: tuple, dt: DType, generator: Generator | None, fn:
     return arr.astype(dt.np, copy=False)
 
 
+@on_device
 def randn(
     *size: int | Sequence[int],
     dtype: DType | None = None,
@@ -193,6 +195,7 @@ def randn(
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
+@on_device
 def rand(
     *size: int | Sequence[int],
     dtype: DType | None = None,
@@ -208,6 +211,7 @@ def rand(
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
+@on_device_like
 def randn_like(
     input: Tensor,
     *,
@@ -224,6 +228,7 @@ def randn_like(
     )
 
 
+@on_device_like
 def rand_like(
     input: Tensor,
     *,
@@ -240,6 +245,7 @@ def rand_like(
     )
 
 
+@on_device
 def randint(
     low: int = 0,
     high: int | Sequence[int] | None = None,
@@ -266,6 +272,7 @@ def randint(
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
+@on_device_like
 def randint_like(
     input: Tensor,
     low: int = 0,
@@ -291,6 +298,7 @@ def randint_like(
     )
 
 
+@on_device
 def randperm(
     n: int,
     *,

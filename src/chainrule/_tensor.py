@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from . import _dtypes
 from ._backend import ndarray, xp
 from ._dtypes import dtype as DType
+from ._meta import MetaArray
 from .utils.hooks import RemovableHandle
 
 _new = object.__new__
@@ -86,6 +87,19 @@ class device:  # noqa: N801 - PyTorch's spelling
     def __hash__(self) -> int:
         return hash((self.type, self.index))
 
+    def __enter__(self) -> device:
+        """``with torch.device("meta"):``: the factories' default device inside."""
+        from . import _meta
+
+        check_device(self)
+        _device_stack.append(_meta.set_default(None if self.type == "cpu" else self))
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        from . import _meta
+
+        _meta.set_default(_device_stack.pop())
+
 
 DEVICE_TYPES = (
     "cpu cuda ipu xpu mkldnn opengl opencl ideep hip ve fpga maia xla lazy vulkan mps meta "
@@ -93,13 +107,16 @@ DEVICE_TYPES = (
 ).split()
 
 
+_device_stack: list[Any] = []  # the default devices the ``with device(...)`` blocks replaced
+
+
 def check_device(dev: Any) -> None:
-    """Raise unless ``dev`` (a device, its name, or None) is the CPU, with PyTorch's error
-    for a CUDA device on a build without CUDA."""
+    """Raise unless ``dev`` (a device, its name, or None) is the CPU or the meta device
+    (``_meta.py``), with PyTorch's error for a CUDA device on a build without CUDA."""
     if dev is None or dev == "cpu":
         return
     where = dev if isinstance(dev, device) else device(dev)
-    if where.type == "cpu":
+    if where.type in ("cpu", "meta"):
         return
     if where.type == "cuda":
         raise AssertionError(
@@ -113,6 +130,20 @@ def check_device(dev: Any) -> None:
 
 
 _CPU = device("cpu")
+_META = device("meta")
+
+
+def _no_data(t: Tensor, what: str) -> None:
+    """PyTorch's errors for reading a meta tensor's values, which it does not have."""
+    if type(t._data) is MetaArray:
+        if what == "item":
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+        if what == "numpy":
+            raise TypeError(
+                "can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the "
+                "tensor to host memory first."
+            )
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
 
 
 def _make(
@@ -157,7 +188,7 @@ def _counter(t: Tensor) -> list[int]:
 def wrap(data: Any) -> Tensor:
     """A Tensor around a backend array (or scalar), its dtype read off the array."""
     if type(data) is not ndarray:
-        data = xp.asarray(data)
+        data = xp.asanyarray(data)  # (a MetaArray stays one)
     return _make(data, _dtypes.from_numpy_dtype(data.dtype))
 
 
@@ -365,7 +396,11 @@ class Tensor:
 
     @property
     def device(self) -> device:
-        return _CPU
+        return _META if type(self._data) is MetaArray else _CPU
+
+    @property
+    def is_meta(self) -> bool:
+        return type(self._data) is MetaArray
 
     @property
     def is_cuda(self) -> bool:
@@ -409,6 +444,7 @@ class Tensor:
     # ----- conversion to Python and NumPy ----------------------------------------
 
     def item(self) -> int | float | bool:
+        _no_data(self, "item")
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
@@ -416,6 +452,7 @@ class Tensor:
         return self._data.reshape(()).item()
 
     def tolist(self) -> Any:
+        _no_data(self, "copy")
         return self._data.tolist()
 
     def numpy(self, *, force: bool = False) -> ndarray:
@@ -426,9 +463,11 @@ class Tensor:
                 "Can't call numpy() on Tensor that requires grad. "
                 "Use tensor.detach().numpy() instead."
             )
+        _no_data(self, "copy" if force else "numpy")
         return self._data
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> ndarray:
+        _no_data(self, "numpy")
         if self._requires_grad and _grad_enabled():
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. "
@@ -439,11 +478,13 @@ class Tensor:
         return self._data.astype(dtype, copy=False)
 
     def _scalar(self, kind: str) -> Any:
+        _no_data(self, "item")
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return self._data.reshape(()).item()
 
     def __bool__(self) -> bool:
+        _no_data(self, "item")
         if self._data.size != 1:
             many = "more than one value" if self._data.size else "no values"
             raise RuntimeError(f"Boolean value of Tensor with {many} is ambiguous")
@@ -499,15 +540,17 @@ class Tensor:
     # ----- printing ----------------------------------------------------------------
 
     def __repr__(self, *, tensor_contents: Any = None) -> str:
-        from ._printing import format_tensor
+        from ._printing import format_meta, format_tensor
 
+        if type(self._data) is MetaArray:  # no values: the device and the size instead
+            return format_meta(self._data.shape, self._print_suffixes())
         return format_tensor(self._data, self._print_suffixes())
 
     def _print_suffixes(self) -> list[str]:
         suffixes = []
         dt = self._dtype
         shown = dt is _dtypes.get_default_dtype() or dt is _dtypes.int64 or dt is _dtypes.bool
-        if self._data.size == 0:
+        if self._data.size == 0 or type(self._data) is MetaArray:
             shown = dt is _dtypes.get_default_dtype()
         if not shown:
             suffixes.append(f"dtype={dt!r}")
@@ -522,7 +565,7 @@ class Tensor:
         return suffixes
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0:
+        if self._data.ndim == 0 and type(self._data) is not MetaArray:
             return format(self._data.item(), spec)
         return object.__format__(self, spec)
 
@@ -540,6 +583,7 @@ class Tensor:
     # ----- device ------------------------------------------------------------------
 
     def cpu(self) -> Tensor:
+        _no_data(self, "copy")
         return self
 
     def cuda(self, *args: Any, **kwargs: Any) -> Tensor:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ... import _meta
 from ..._backend import xp
 from ..._dtypes import not_implemented
 from ..._tensor import Tensor, wrap
@@ -94,7 +95,10 @@ def _pool_args(fn: str, input: Tensor, nd: int, kernel_size, stride, padding, di
 
 
 def _with_indices(values: Tensor, index: Any, return_indices: bool) -> Any:
-    return (values, wrap(xp.asarray(index, dtype=xp.int64))) if return_indices else values
+    if not return_indices:
+        return values
+    index = _meta.follow((values._data,), xp.asanyarray(index, dtype=xp.int64))  # meta too
+    return values, wrap(index)
 
 
 # ----- max pooling -----------------------------------------------------------------------------
