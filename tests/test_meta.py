@@ -106,7 +106,23 @@ CASES = {
     "lstm": _lstm,
     "inplace": lambda L: M(L, 2, 3).add_(1).mul_(M(L, 3)),
     "sum_format": lambda L: f"{M(L, 2).sum()}",
+    "new_methods": lambda L: [
+        M(L, 2).new_zeros(3),
+        M(L, 2, dtype=L.float64).new_full((2,), 1.0),
+        M(L, 2).new_tensor([1, 2]),
+        M(L, 2).new_empty(2, device="cpu").device,
+    ],
+    # no memory: a layer of 10^10 parameters, initialised
+    "big_module": lambda L: L.nn.Linear(100_000, 100_000, device="meta").weight,
+    "big_default": lambda L: _big_default(L),
 }
+
+
+def _big_default(lib):
+    with lib.device("meta"):
+        emb = lib.nn.Embedding(1_000_000, 4096)
+        x = lib.randn(100_000, 100_000)
+    return [emb.weight, x]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

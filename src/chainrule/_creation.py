@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _dtypes
+from . import _dtypes, _meta
 from ._backend import ndarray, xp
 from ._dtypes import dtype as DType
 from ._meta import on_device, on_device_like
@@ -292,6 +292,9 @@ def _is_index(s: Any) -> bool:
 
 def _filled(fill: Any, size: Any, dtype: DType | None, requires_grad: bool, fn: str) -> Tensor:
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
+    if _meta.making[0]:  # on the meta device: the shape and dtype only
+        arr = _meta.meta_array(_size(size, fn), dt.np)
+        return _check_requires_grad(_make(arr, dt), requires_grad)
     with xp.errstate(over="ignore"):  # beyond float16's range: inf, as in PyTorch
         arr = xp.full(_size(size, fn), fill, dtype=dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)

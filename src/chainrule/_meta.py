@@ -32,6 +32,9 @@ _WRITERS = {
 }
 
 
+# whether a factory is making a meta tensor (``on_device``): then it needs no values
+making = [False]
+
 # whether a meta array was ever made: until then the ops skip ``follow`` entirely
 live = [False]
 
@@ -153,7 +156,11 @@ def on_device(factory: Callable) -> Callable:
         dev = kwargs.get("device")
         if wants_meta(dev):
             kwargs.pop("device", None)
-            return to_meta(factory(*args, **kwargs))
+            making[0] = True  # the filled and random factories then allocate nothing
+            try:
+                return to_meta(factory(*args, **kwargs))
+            finally:
+                making[0] = False
         return factory(*args, **kwargs)
 
     return make

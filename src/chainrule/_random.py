@@ -14,7 +14,7 @@ import numbers
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _dtypes
+from . import _dtypes, _meta
 from ._backend import xp
 from ._creation import _check_requires_grad, _size
 from ._meta import on_device, on_device_like
@@ -174,6 +174,8 @@ def sample_np_dtype(dt: DType) -> Any:
 
 def _sample(kind: str, shape: tuple, dt: DType, generator: Generator | None, fn: str) -> Any:
     gen = rng_of(generator, fn)
+    if _meta.making[0]:  # on the meta device: the shape and dtype only
+        return _meta.meta_array(shape, dt.np)
     np_dt = sample_np_dtype(dt)
     arr = gen.standard_normal(shape, dtype=np_dt) if kind == "n" else gen.random(shape, dtype=np_dt)
     return arr.astype(dt.np, copy=False)

@@ -35,9 +35,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from .. import _dtypes, _meta
-from .._meta import live as _meta_live
 from .._backend import loud, ndarray, quiet, xp
 from .._dtypes import dtype as DType
+from .._meta import live as _meta_live
 from .._promotion import _NP_SCALAR, as_number, numbers_in, result_type
 from .._tensor import Tensor, _counter, _make
 from . import forward_ad, grad_mode
