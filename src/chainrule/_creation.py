@@ -9,9 +9,10 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _dtypes
+from . import _dtypes, _meta
 from ._backend import ndarray, xp
 from ._dtypes import dtype as DType
+from ._meta import on_device, on_device_like
 from ._promotion import as_number
 from ._tensor import Tensor, _make, check_device
 
@@ -183,6 +184,7 @@ def _check_requires_grad(t: Tensor, requires_grad: bool) -> Tensor:
     return t
 
 
+@on_device
 def tensor(
     data: Any,
     *,
@@ -199,6 +201,7 @@ def tensor(
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
+@on_device
 def as_tensor(data: Any, dtype: DType | None = None, device: str | Device | None = None) -> Tensor:
     """``data`` as a tensor, sharing memory with an array or tensor of the same dtype."""
     _check_device(device)
@@ -289,11 +292,15 @@ def _is_index(s: Any) -> bool:
 
 def _filled(fill: Any, size: Any, dtype: DType | None, requires_grad: bool, fn: str) -> Tensor:
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
+    if _meta.making[0]:  # on the meta device: the shape and dtype only
+        arr = _meta.meta_array(_size(size, fn), dt.np)
+        return _check_requires_grad(_make(arr, dt), requires_grad)
     with xp.errstate(over="ignore"):  # beyond float16's range: inf, as in PyTorch
         arr = xp.full(_size(size, fn), fill, dtype=dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
+@on_device
 def zeros(
     *size: int | Sequence[int],
     dtype: DType | None = None,
@@ -307,6 +314,7 @@ def zeros(
     return _filled(0, size, dtype, requires_grad, fn="zeros")
 
 
+@on_device
 def ones(
     *size: int | Sequence[int],
     dtype: DType | None = None,
@@ -320,6 +328,7 @@ def ones(
     return _filled(1, size, dtype, requires_grad, fn="ones")
 
 
+@on_device
 def empty(
     *size: int | Sequence[int],
     dtype: DType | None = None,
@@ -335,6 +344,7 @@ def empty(
     return _filled(0, size, dtype, requires_grad, fn="empty")
 
 
+@on_device
 def full(
     size: Sequence[int],
     fill_value: float,
@@ -361,6 +371,7 @@ def _like(t: Tensor, fill: Any, dtype: DType | None, requires_grad: bool) -> Ten
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
+@on_device_like
 def zeros_like(
     input: Tensor,
     *,
@@ -374,6 +385,7 @@ def zeros_like(
     return _like(input, 0, dtype, requires_grad)
 
 
+@on_device_like
 def ones_like(
     input: Tensor,
     *,
@@ -387,6 +399,7 @@ def ones_like(
     return _like(input, 1, dtype, requires_grad)
 
 
+@on_device_like
 def empty_like(
     input: Tensor,
     *,
@@ -400,6 +413,7 @@ def empty_like(
     return _like(input, 0, dtype, requires_grad)
 
 
+@on_device_like
 def full_like(
     input: Tensor,
     fill_value: float,
@@ -415,6 +429,7 @@ def full_like(
     return _like(input, _dtypes.checked_fill(as_number(fill_value), dt), dt, requires_grad)
 
 
+@on_device
 def eye(
     n: int,
     m: int | None = None,
@@ -432,6 +447,7 @@ def eye(
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
+@on_device
 def arange(
     start: float = 0,
     end: float | None = None,
@@ -463,6 +479,7 @@ def arange(
     return _check_requires_grad(_make(arr.astype(dt.np), dt), requires_grad)
 
 
+@on_device
 def linspace(
     start: float | Tensor,
     end: float | Tensor,

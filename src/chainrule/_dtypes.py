@@ -130,6 +130,27 @@ def scalar_name(d: Any) -> str:
     return (d if isinstance(d, dtype) else from_numpy_dtype(d)).scalar_name
 
 
+# the C++ names of the element types (GCC's, as PyTorch's TypeMeta prints them in messages
+# such as "expected m1 and m2 to have the same dtype, but got: long int != float")
+_TYPE_META_NAMES = {
+    "bool": "bool",
+    "uint8": "unsigned char",
+    "int8": "signed char",
+    "int16": "short int",
+    "int32": "int",
+    "int64": "long int",
+    "float16": "c10::Half",
+    "float32": "float",
+    "float64": "double",
+}
+
+
+def type_meta_name(d: Any) -> str:
+    """The C++ name PyTorch's messages give a dtype ('long int', 'float', 'c10::Half')."""
+    name = (d if isinstance(d, dtype) else from_numpy_dtype(d)).name
+    return _TYPE_META_NAMES.get(name, name)
+
+
 def not_implemented(kernel: str, d: Any) -> NotImplementedError:
     """PyTorch's error of a kernel that has no version for ``d``."""
     return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(d)}'")

@@ -226,6 +226,13 @@ def _join_suffixes(text: str, suffixes: Sequence[str], indent: int) -> str:
     return "".join(pieces) + ")"
 
 
+def format_meta(shape: tuple, suffixes: list[str]) -> str:
+    """A meta tensor: no values, its device and size first ('tensor(..., device='meta',
+    size=(2, 3))'), wrapped as PyTorch wraps suffixes."""
+    head = ["device='meta'", f"size={tuple(shape)}"]
+    return _join_suffixes(_PREFIX + "...", head + suffixes, len(_PREFIX))
+
+
 def format_tensor(data: np.ndarray, suffixes: list[str]) -> str:
     """Return e.g. 'tensor([1.0240e+02, 1.0240e+03, 1.0240e-01], requires_grad=True)'.
 

@@ -14,9 +14,10 @@ import numbers
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _dtypes
+from . import _dtypes, _meta
 from ._backend import xp
 from ._creation import _check_requires_grad, _size
+from ._meta import on_device, on_device_like
 from ._tensor import Tensor, _make, check_device, device
 
 if TYPE_CHECKING:
@@ -191,11 +192,14 @@ def sample_np_dtype(dt: DType) -> Any:
 
 def _sample(kind: str, shape: tuple, dt: DType, generator: Generator | None, fn: str) -> Any:
     gen = rng_of(generator, fn)
+    if _meta.making[0]:  # on the meta device: the shape and dtype only
+        return _meta.meta_array(shape, dt.np)
     np_dt = sample_np_dtype(dt)
     arr = gen.standard_normal(shape, dtype=np_dt) if kind == "n" else gen.random(shape, dtype=np_dt)
     return arr.astype(dt.np, copy=False)
 
 
+@on_device
 def randn(
     *size: int | Sequence[int],
     dtype: DType | None = None,
@@ -212,6 +216,7 @@ def randn(
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
+@on_device
 def rand(
     *size: int | Sequence[int],
     dtype: DType | None = None,
@@ -228,6 +233,7 @@ def rand(
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
+@on_device_like
 def randn_like(
     input: Tensor,
     *,
@@ -245,6 +251,7 @@ def randn_like(
     )
 
 
+@on_device_like
 def rand_like(
     input: Tensor,
     *,
@@ -262,6 +269,7 @@ def rand_like(
     )
 
 
+@on_device
 def randint(
     low: int = 0,
     high: int | Sequence[int] | None = None,
@@ -289,6 +297,7 @@ def randint(
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
+@on_device_like
 def randint_like(
     input: Tensor,
     low: int = 0,
@@ -315,6 +324,7 @@ def randint_like(
     )
 
 
+@on_device
 def randperm(
     n: int,
     *,

@@ -14,9 +14,10 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from . import _dtypes
+from . import _dtypes, _meta
 from ._backend import ndarray, xp
 from ._dtypes import dtype as DType
+from ._meta import MetaArray
 from .utils.hooks import RemovableHandle
 
 _new = object.__new__
@@ -85,6 +86,15 @@ class device:  # noqa: N801 - PyTorch's spelling
     def __hash__(self) -> int:
         return hash((self.type, self.index))
 
+    def __enter__(self) -> device:
+        """``with torch.device("meta"):``: the factories' default device inside."""
+        check_device(self)
+        _device_stack.append(_meta.set_default(None if self.type == "cpu" else self))
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _meta.set_default(_device_stack.pop())
+
 
 DEVICE_TYPES = (
     "cpu cuda ipu xpu mkldnn opengl opencl ideep hip ve fpga maia xla lazy vulkan mps meta "
@@ -99,6 +109,8 @@ NO_ACCELERATOR = "Cannot access accelerator device when none is available."
 # accelerators with a Python module assert, the others are not linked in.
 NOT_COMPILED = {"cuda": "CUDA", "xpu": "XPU"}
 
+_device_stack: list[Any] = []  # the default devices the ``with device(...)`` blocks replaced
+
 
 def device_error(where: device) -> BaseException:
     """PyTorch's error (a CPU-only build) for allocating on a device other than the CPU."""
@@ -108,37 +120,55 @@ def device_error(where: device) -> BaseException:
 
 
 def check_device(dev: Any) -> None:
-    """Raise unless ``dev`` (a device, its name, or None) is the CPU, with the error a
-    CPU-only build of PyTorch raises for the device named."""
+    """Raise unless ``dev`` (a device, its name, or None for the default device) is the
+    CPU or the meta device (``_meta.py``), with the error a CPU-only build of PyTorch
+    raises for the device named."""
     if dev is None:
-        dev = _default_device[0]
+        dev = _meta.default_device()
+        if dev is None:
+            return
     if dev == "cpu":
         return
     where = dev if isinstance(dev, device) else device(dev)
-    if where.type != "cpu":
+    if where.type not in ("cpu", "meta"):
         raise device_error(where)
 
 
 _CPU = device("cpu")
-_default_device = [_CPU]
+_META = device("meta")
 
 
 def set_default_device(device: str | device | int | None) -> None:
     """Make ``device`` the one tensors are created on: the CPU (``'cpu'``, ``'cpu:0'``,
-    a ``device``), or None for the CPU again; any other raises PyTorch's error for it."""
+    a ``device``), the meta device, or None for the CPU again; any other raises
+    PyTorch's error for it. (The default lives in ``_meta``, which the factories read.)"""
     if device is None:
-        _default_device[0] = _CPU
+        _meta.set_default(None)
         return
     where = device if isinstance(device, _device_type) else _device_type(device)
-    if where.type != "cpu" and where.index is None:
+    if where.type not in ("cpu", "meta") and where.index is None:
         # PyTorch asks the accelerator for its current index, and a CPU-only build has none
         raise device_error(where)
-    _default_device[0] = where
+    _meta.set_default(None if where == _CPU else where)
 
 
 def get_default_device() -> device:
-    """The device tensors are created on: the CPU, as ``set_default_device`` named it."""
-    return _default_device[0]
+    """The device tensors are created on (the CPU unless ``set_default_device`` or a
+    ``with device(...)`` block says otherwise)."""
+    return _meta.default_device() or _CPU
+
+
+def _no_data(t: Tensor, what: str) -> None:
+    """PyTorch's errors for reading a meta tensor's values, which it does not have."""
+    if type(t._data) is MetaArray:
+        if what == "item":
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+        if what == "numpy":
+            raise TypeError(
+                "can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the "
+                "tensor to host memory first."
+            )
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
 
 
 def _make(
@@ -183,7 +213,7 @@ def _counter(t: Tensor) -> list[int]:
 def wrap(data: Any) -> Tensor:
     """A Tensor around a backend array (or scalar), its dtype read off the array."""
     if type(data) is not ndarray:
-        data = xp.asarray(data)
+        data = xp.asanyarray(data)  # (a MetaArray stays one)
     return _make(data, _dtypes.from_numpy_dtype(data.dtype))
 
 
@@ -391,7 +421,11 @@ class Tensor:
 
     @property
     def device(self) -> device:
-        return _CPU
+        return _META if type(self._data) is MetaArray else _CPU
+
+    @property
+    def is_meta(self) -> bool:
+        return type(self._data) is MetaArray
 
     @property
     def is_cuda(self) -> bool:
@@ -435,6 +469,7 @@ class Tensor:
     # ----- conversion to Python and NumPy ----------------------------------------
 
     def item(self) -> int | float | bool:
+        _no_data(self, "item")
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
@@ -442,6 +477,7 @@ class Tensor:
         return self._data.reshape(()).item()
 
     def tolist(self) -> Any:
+        _no_data(self, "copy")
         return self._data.tolist()
 
     def numpy(self, *, force: bool = False) -> ndarray:
@@ -452,9 +488,11 @@ class Tensor:
                 "Can't call numpy() on Tensor that requires grad. "
                 "Use tensor.detach().numpy() instead."
             )
+        _no_data(self, "copy" if force else "numpy")
         return self._data
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> ndarray:
+        _no_data(self, "numpy")
         if self._requires_grad and _grad_enabled():
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. "
@@ -465,11 +503,13 @@ class Tensor:
         return self._data.astype(dtype, copy=False)
 
     def _scalar(self, kind: str) -> Any:
+        _no_data(self, "item")
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return self._data.reshape(()).item()
 
     def __bool__(self) -> bool:
+        _no_data(self, "item")
         if self._data.size != 1:
             many = "more than one value" if self._data.size else "no values"
             raise RuntimeError(f"Boolean value of Tensor with {many} is ambiguous")
@@ -525,15 +565,17 @@ class Tensor:
     # ----- printing ----------------------------------------------------------------
 
     def __repr__(self, *, tensor_contents: Any = None) -> str:
-        from ._printing import format_tensor
+        from ._printing import format_meta, format_tensor
 
+        if type(self._data) is MetaArray:  # no values: the device and the size instead
+            return format_meta(self._data.shape, self._print_suffixes())
         return format_tensor(self._data, self._print_suffixes())
 
     def _print_suffixes(self) -> list[str]:
         suffixes = []
         dt = self._dtype
         shown = dt is _dtypes.get_default_dtype() or dt is _dtypes.int64 or dt is _dtypes.bool
-        if self._data.size == 0:
+        if self._data.size == 0 or type(self._data) is MetaArray:
             shown = dt is _dtypes.get_default_dtype()
         if not shown:
             suffixes.append(f"dtype={dt!r}")
@@ -548,7 +590,7 @@ class Tensor:
         return suffixes
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0:
+        if self._data.ndim == 0 and type(self._data) is not MetaArray:
             return format(self._data.item(), spec)
         return object.__format__(self, spec)
 
@@ -566,6 +608,7 @@ class Tensor:
     # ----- device ------------------------------------------------------------------
 
     def cpu(self) -> Tensor:
+        _no_data(self, "copy")
         return self
 
     def cuda(self, *args: Any, **kwargs: Any) -> Tensor:

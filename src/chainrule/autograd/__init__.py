@@ -90,7 +90,7 @@ def _roots_and_grads(
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             from .._backend import xp
 
-            arr = xp.ones(out._data.shape, dtype=out._dtype.np)
+            arr = xp.ones_like(out._data)  # (meta for a meta output)
         else:
             if not isinstance(g, Tensor):
                 raise TypeError(

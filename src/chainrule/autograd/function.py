@@ -433,7 +433,7 @@ def _backward_base() -> type:
                         g = _make(xp.zeros(info[0], info[1].np), info[1])
                 elif not isinstance(g, Tensor):
                     if type(g) is not ndarray:
-                        g = xp.asarray(g)
+                        g = xp.asanyarray(g)
                     g = _make(g, _FROM_NP[g.dtype])
                 grads.append(g)
             fn = self._user_backward()

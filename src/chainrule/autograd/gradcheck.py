@@ -78,11 +78,12 @@ def _numerical(func: Callable, inputs: tuple, idx: list[int], eps: float) -> lis
             values = []
             for step in (eps, -eps):
                 data[pos] = orig + step
-                values.append(_outputs(func, inputs))
+                # copies: an output may be the input itself, or a view of it
+                values.append([xp.array(o._data, copy=True) for o in _outputs(func, inputs)])
             data[pos] = orig
             for o, (plus, minus) in enumerate(zip(*values)):
                 if row[o] is not None:
-                    diff = plus._data - minus._data  # in the output dtype, as PyTorch
+                    diff = plus - minus  # in the output dtype, as PyTorch
                     row[o][k] = diff.reshape(-1) / (2 * eps)
     return jac
 

@@ -232,7 +232,7 @@ class Node:
                 grad = _fit_tensor(self, len(grads), grad, meta)
             else:
                 if type(grad) is not ndarray:
-                    grad = xp.asarray(grad)
+                    grad = xp.asanyarray(grad)  # (a MetaArray stays one)
                 shape = grad.shape
                 if shape != meta[0]:
                     grad = _sum_to(self, len(grads), grad, meta[0], shape)

@@ -34,9 +34,10 @@ import types
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from .. import _dtypes
+from .. import _dtypes, _meta
 from .._backend import loud, ndarray, quiet, xp
 from .._dtypes import dtype as DType
+from .._meta import live as _meta_live
 from .._promotion import _NP_SCALAR, as_number, numbers_in, result_type
 from .._tensor import Tensor, _counter, _make
 from . import forward_ad, grad_mode
@@ -394,7 +395,9 @@ class Op:
         if type(out) is not ndarray:
             if type(out) is tuple:
                 return self._apply_multi(args, arrays, params, out)
-            out = xp.asarray(out)
+            out = xp.asanyarray(out)  # (a MetaArray stays one)
+        if _meta_live[0]:  # a meta input gives a meta output (_meta.py)
+            out = _meta.follow(arrays, out)
         vc = _counter(args[0]) if self.view and _is_view(out, arrays[0]) else None
         # 3. the output tensor, with a node if grad mode is on and an input needs a gradient
         result = self._output(args, arrays, params, out, _from_np[out.dtype], vc)
@@ -497,7 +500,9 @@ class Op:
         tangents, one per output (None for none)."""
         results = []
         for o in outs:
-            o = o if type(o) is ndarray else xp.asarray(o)
+            o = o if type(o) is ndarray else xp.asanyarray(o)
+            if _meta_live[0]:
+                o = _meta.follow(arrays, o)
             results.append(_make(o, _from_np[o.dtype]))
         results = tuple(results)
         node = None
@@ -687,6 +692,8 @@ class SequenceOp:
             out = self.forward(arrays, **params)
         finally:
             loud(token)
+        if _meta_live[0]:
+            out = _meta.follow(arrays, out)
         node = None
         if _state.enabled and dtype._category == 2:
             node = self._node(tensors, params)

@@ -138,12 +138,16 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     """Values from the uniform distribution U(a, b)."""
     dtype = _sample_dtype(tensor, "check_uniform_bounds")
+    if tensor.is_meta:  # no values to draw
+        return tensor
     return _write(tensor, _uniform(tuple(tensor.shape), a, b, dtype, generator))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     """Values from the normal distribution N(mean, std^2)."""
     dtype = _sample_dtype(tensor, "normal_kernel_cpu")
+    if tensor.is_meta:  # no values to draw
+        return tensor
     return _write(tensor, _normal(tuple(tensor.shape), mean, std, dtype, generator))
 
 

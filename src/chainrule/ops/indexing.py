@@ -119,7 +119,7 @@ take = defop(
 def _getitem(x, key=()):
     """x[key] (an element of an array is a 0-d view, as in PyTorch, not a copy)"""
     out = x[key]
-    if type(out) is not ndarray:
+    if not isinstance(out, ndarray):  # (a MetaArray is an array)
         out = x[(*key, Ellipsis) if isinstance(key, tuple) else (key, Ellipsis)]
     return out
 

@@ -17,7 +17,7 @@ from . import indexing, joining
 
 def _view(x, shape=()):
     """x with a new shape, sharing memory; fails where a copy would be needed"""
-    out = x.view() if type(x) is ndarray else xp.asarray(x)
+    out = x.view() if isinstance(x, ndarray) else xp.asarray(x)
     try:
         out.shape = shape
     except AttributeError:

@@ -13,6 +13,11 @@ from ..._promotion import result_type as _result_type
 from ..._tensor import Tensor, _make, check_device
 
 
+def _dev(self: Tensor, device: Any) -> Any:
+    """The device of a ``new_*`` tensor: the one given, else self's (not the default)."""
+    return self.device if device is None else device
+
+
 def _dt(self: Tensor, dtype: Any) -> Any:
     return self._dtype if dtype is None else _dtypes.to_dtype(dtype)
 
@@ -28,8 +33,9 @@ def new_tensor(
     pin_memory: bool = False,
 ) -> Tensor:
     """A new tensor holding a copy of data, in self's dtype unless given."""
-    check_device(device)
-    return _creation.tensor(data, dtype=_dt(self, dtype), requires_grad=requires_grad)
+    return _creation.tensor(
+        data, dtype=_dt(self, dtype), device=_dev(self, device), requires_grad=requires_grad
+    )
 
 
 def new_zeros(
@@ -42,8 +48,9 @@ def new_zeros(
     pin_memory: bool = False,
 ) -> Tensor:
     """Zeros of the given size, in self's dtype unless given."""
-    check_device(device)
-    return _creation.zeros(*size, dtype=_dt(self, dtype), requires_grad=requires_grad)
+    return _creation.zeros(
+        *size, dtype=_dt(self, dtype), device=_dev(self, device), requires_grad=requires_grad
+    )
 
 
 def new_ones(
@@ -56,8 +63,9 @@ def new_ones(
     pin_memory: bool = False,
 ) -> Tensor:
     """Ones of the given size, in self's dtype unless given."""
-    check_device(device)
-    return _creation.ones(*size, dtype=_dt(self, dtype), requires_grad=requires_grad)
+    return _creation.ones(
+        *size, dtype=_dt(self, dtype), device=_dev(self, device), requires_grad=requires_grad
+    )
 
 
 def new_empty(
@@ -70,8 +78,9 @@ def new_empty(
     pin_memory: bool = False,
 ) -> Tensor:
     """An uninitialised tensor (zeros in chainrule) of the given size, in self's dtype."""
-    check_device(device)
-    return _creation.empty(*size, dtype=_dt(self, dtype), requires_grad=requires_grad)
+    return _creation.empty(
+        *size, dtype=_dt(self, dtype), device=_dev(self, device), requires_grad=requires_grad
+    )
 
 
 def new_empty_strided(
@@ -107,8 +116,13 @@ def new_full(
     pin_memory: bool = False,
 ) -> Tensor:
     """``fill_value`` everywhere, in self's dtype unless given."""
-    check_device(device)
-    return _creation.full(size, fill_value, dtype=_dt(self, dtype), requires_grad=requires_grad)
+    return _creation.full(
+        size,
+        fill_value,
+        dtype=_dt(self, dtype),
+        device=_dev(self, device),
+        requires_grad=requires_grad,
+    )
 
 
 # ----- indices of a triangle -----------------------------------------------------------------

@@ -62,19 +62,25 @@ def batch_norm(
         raise TypeError(
             "batch_norm(): argument 'momentum' (position 7) must be float, not NoneType"
         )
-    if input.ndim < 2:
-        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
-    channels = input.shape[1]
-    for name, value in (
-        ("weight", weight),
-        ("bias", bias),
+    # PyTorch's order: each running statistic (present, or required in evaluation), then
+    # weight and bias, against the channels (0 for a 1-D input, which fails after)
+    channels = input.shape[1] if input.ndim >= 2 else 0
+    # (the sizes all first, the dtypes after)
+    named = (
         ("running_mean", running_mean),
         ("running_var", running_var),
-    ):
+        ("weight", weight),
+        ("bias", bias),
+    )
+    for name, value in named:
+        if value is None and not training and name.startswith("running"):
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+        if value is not None and value.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {value.numel()}")
+    for name, value in named:
         _check_parameter(name, value, channels, input)
-    if not training and (running_mean is None or running_var is None):
-        which = "running_mean" if running_mean is None else "running_var"
-        raise RuntimeError(f"{which} must be defined in evaluation mode")
+    if input.ndim < 2:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if training:
         out = norm_layers.batch_norm(input, weight, bias, training=True, eps=float(eps))
         if running_mean is not None or running_var is not None:

@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ... import _dtypes
+from ... import _dtypes, _meta
 from ..._dtypes import dtype as DType
 from ..._dtypes import float64
 from ..._promotion import as_number
@@ -39,6 +39,13 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             target = _dtypes.to_dtype(a)
     if dev is not None:
         check_device(dev)
+        if _meta.is_meta(self._data) != _meta.wants_meta(dev):
+            if _meta.is_meta(self._data):  # no data to copy
+                raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+            # onto the meta device: a copy that keeps the shape and dtype, and the graph
+            same = target is None or target is self._dtype
+            out = copies.clone(self) if same else copies.to_dtype(self, dtype=target)
+            return _meta.to_meta(out)
     if target is None or target is self._dtype:
         return copies.clone(self) if copy else self
     return copies.to_dtype(self, dtype=target)

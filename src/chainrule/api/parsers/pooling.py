@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ... import _meta
 from ..._backend import xp
 from ..._dtypes import not_implemented
 from ..._tensor import Tensor, wrap
@@ -94,7 +95,10 @@ def _pool_args(fn: str, input: Tensor, nd: int, kernel_size, stride, padding, di
 
 
 def _with_indices(values: Tensor, index: Any, return_indices: bool) -> Any:
-    return (values, wrap(xp.asarray(index, dtype=xp.int64))) if return_indices else values
+    if not return_indices:
+        return values
+    index = _meta.follow((values._data,), xp.asanyarray(index, dtype=xp.int64))  # meta too
+    return values, wrap(index)
 
 
 # ----- max pooling -----------------------------------------------------------------------------
@@ -448,11 +452,11 @@ def _adaptive_avg(fn: str, nd: int, input: Tensor, output_size: Any) -> Tensor:
         raise RuntimeError(
             f"{fn}: elements of output_size must be greater than or equal to 0 but received {got}"
         )
+    if all(s == 1 for s in sizes):  # PyTorch takes the mean (MeanBackward1), unchecked
+        return reductions.mean(input, dim=tuple(range(-nd, 0)), keepdim=True)
     _adaptive_check(fn, input, nd, "")
     if not input.is_floating_point():
         raise not_implemented(fn + ("_cpu" if nd == 3 else ""), input.dtype)
-    if all(s == 1 for s in sizes):  # PyTorch takes the mean (MeanBackward1)
-        return reductions.mean(input, dim=tuple(range(-nd, 0)), keepdim=True)
     taps = pooling.adaptive_avg_taps(input.shape, sizes)
     return pooling.adaptive_avg_pool(input, taps=taps)
 
@@ -473,6 +477,13 @@ def _adaptive_max(fn: str, nd: int, input: Tensor, output_size: Any, return_indi
     return _with_indices(values, index, return_indices)
 
 
+def _list_with_default(input: Tensor, output_size: Any) -> None:
+    """PyTorch's Python-side check of a tuple output_size: one more input dim than sizes."""
+    if not isinstance(output_size, int) and output_size is not None:
+        if input.ndim <= len(output_size):
+            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+
+
 def adaptive_avg_pool1d(input: Tensor, output_size: IntOrTuple) -> Tensor:
     """The mean of each of output_size near-equal windows of the last dim."""
     require_tensor("adaptive_avg_pool1d", input)
@@ -486,11 +497,15 @@ def adaptive_avg_pool1d(input: Tensor, output_size: IntOrTuple) -> Tensor:
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """The mean of each of the output_size windows of the last 2 dims."""
+    require_tensor("adaptive_avg_pool2d", input)
+    _list_with_default(input, output_size)
     return _adaptive_avg("adaptive_avg_pool2d", 2, input, output_size)
 
 
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     """The mean of each of the output_size windows of the last 3 dims."""
+    require_tensor("adaptive_avg_pool3d", input)
+    _list_with_default(input, output_size)
     return _adaptive_avg("adaptive_avg_pool3d", 3, input, output_size)
 
 
@@ -510,11 +525,15 @@ def adaptive_max_pool1d(
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """The max of each of the output_size windows of the last 2 dims (and its index)."""
+    require_tensor("adaptive_max_pool2d", input)
+    _list_with_default(input, output_size)
     return _adaptive_max("adaptive_max_pool2d", 2, input, output_size, return_indices)
 
 
 def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """The max of each of the output_size windows of the last 3 dims (and its index)."""
+    require_tensor("adaptive_max_pool3d", input)
+    _list_with_default(input, output_size)
     return _adaptive_max("adaptive_max_pool3d", 3, input, output_size, return_indices)
 
 

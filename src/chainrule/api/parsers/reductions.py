@@ -56,7 +56,7 @@ _MAX, _MIN, _SORT, _TOPK, _KTHVALUE, _MODE = (
 
 def _index_tensor(index: Any, dim: int, keepdim: bool, ndim: int) -> Tensor:
     out = index if keepdim or ndim == 0 else xp.squeeze(index, axis=dim)
-    return wrap(xp.asarray(out, dtype=xp.int64))
+    return wrap(xp.asanyarray(out, dtype=xp.int64))
 
 
 # ----- the reductions ----------------------------------------------------------------------------
@@ -122,7 +122,7 @@ def argmax(
     """The index of the largest entry (of the flattened input when dim is None); the first
     on ties; a nan counts as largest."""
     _no_bool("argmax", input, "argmax(): does not support bool input")
-    return wrap(xp.asarray(_arg_extreme(input, dim, keepdim, True), dtype=xp.int64))
+    return wrap(xp.asanyarray(_arg_extreme(input, dim, keepdim, True), dtype=xp.int64))
 
 
 def argmin(
@@ -130,7 +130,7 @@ def argmin(
 ) -> Tensor:  # noqa: A002
     """The index of the smallest entry; the first on ties; a nan counts as smallest."""
     _no_bool("argmin", input, "argmin(): does not support bool input")
-    return wrap(xp.asarray(_arg_extreme(input, dim, keepdim, False), dtype=xp.int64))
+    return wrap(xp.asanyarray(_arg_extreme(input, dim, keepdim, False), dtype=xp.int64))
 
 
 def _max_min(
@@ -354,7 +354,7 @@ def sort(
     if input.ndim == 0:
         index = index.reshape(())
     values = sorting.sort(input, index=index, dim=axis, keepdim=True)
-    return _SORT(values, wrap(xp.asarray(index, dtype=xp.int64)))
+    return _SORT(values, wrap(xp.asanyarray(index, dtype=xp.int64)))
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:  # noqa: A002
@@ -390,7 +390,7 @@ def topk(
     if input.ndim == 0:
         index = index.reshape(())
     values = sorting.topk(input, index=index, dim=axis, keepdim=True)
-    return _TOPK(values, wrap(xp.asarray(index, dtype=xp.int64)))
+    return _TOPK(values, wrap(xp.asanyarray(index, dtype=xp.int64)))
 
 
 def _median(
@@ -521,7 +521,7 @@ def _cum_extreme(name: str, op: Op, largest: bool, pair: type) -> Callable[..., 
         if input.ndim == 0:
             index = index.reshape(())
         values = op(input, index=index, dim=axis)
-        return pair(values, wrap(xp.asarray(index, dtype=xp.int64)))
+        return pair(values, wrap(xp.asanyarray(index, dtype=xp.int64)))
 
     return named(
         function,
@@ -589,7 +589,7 @@ def nanmean(
     axes = reductions.dims_of(dim, input.ndim)
     count = xp.sum(~xp.isnan(input._data), axis=axes, keepdims=keepdim)
     total = nansum(input, dim, keepdim, dtype=dtype)
-    return total / wrap(xp.asarray(count, dtype=total._data.dtype))
+    return total / wrap(xp.asanyarray(count, dtype=total._data.dtype))
 
 
 def count_nonzero(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:  # noqa: A002
@@ -597,7 +597,7 @@ def count_nonzero(input: Tensor, dim: int | Sequence[int] | None = None) -> Tens
     require_tensor("count_nonzero", input)
     dim = _dims_arg(dim)
     axes = reductions.dims_of(dim, input.ndim)
-    return wrap(xp.asarray(xp.count_nonzero(input._data, axis=axes), dtype=xp.int64))
+    return wrap(xp.asanyarray(xp.count_nonzero(input._data, axis=axes), dtype=xp.int64))
 
 
 def norm(
@@ -656,7 +656,7 @@ def _logical_reduction(name: str, np_fn: Callable[..., Any]) -> Callable[..., Te
             result = xp.asarray(result).reshape((1,) * data.ndim)
         # PyTorch keeps uint8 for uint8 inputs; every other dtype gives bool (contiguous)
         dtype = xp.uint8 if data.dtype == xp.uint8 else xp.bool_
-        return wrap(xp.asarray(result, dtype=dtype, order="C"))
+        return wrap(xp.asanyarray(result, dtype=dtype, order="C"))
 
     return named(
         function,

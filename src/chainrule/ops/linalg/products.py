@@ -11,7 +11,7 @@ import math
 from ... import _dtypes
 from ..._backend import xp
 from ..._tensor import Tensor
-from ...autograd.recording import defop
+from ...autograd.recording import PROMOTE, defop
 from .. import reductions, shapes
 from . import inverses, matrices
 
@@ -86,7 +86,7 @@ def _same_dtype(args, params):
             )
         raise RuntimeError(
             "expected m1 and m2 to have the same dtype, but got: "
-            f"{_dtypes.scalar_name(da).lower()} != {_dtypes.scalar_name(db).lower()}"
+            f"{_dtypes.type_meta_name(da)} != {_dtypes.type_meta_name(db)}"
         )
     return da or db
 
@@ -305,15 +305,43 @@ vdot = defop(
 
 
 def _all_same_dtype(args, params):
-    """input, and both factors, of one dtype (PyTorch's addmm family does not promote)."""
-    dtypes = [a.dtype for a in args if hasattr(a, "dtype")]
-    for d in dtypes[1:]:
-        if d is not dtypes[0]:
+    """input and both factors of one dtype (addmm, addbmm do not promote); PyTorch compares
+    the input with mat2 first, then mat1 with mat2."""
+    x, a, b = (arg.dtype for arg in args)
+    for name, d in (("self", x), ("mat1", a)):
+        if d is not b:
             raise RuntimeError(
-                f"self and mat2 must have the same dtype, but got {_dtypes.scalar_name(dtypes[0])} and "
-                f"{_dtypes.scalar_name(d)}"
+                f"{name} and mat2 must have the same dtype, but got {_dtypes.scalar_name(d)} "
+                f"and {_dtypes.scalar_name(b)}"
             )
+    return x
+
+
+def _addmv_dtype(args, params):
+    """addmv does not promote: PyTorch names all three dtypes."""
+    dtypes = [arg.dtype for arg in args]
+    if any(d is not dtypes[0] for d in dtypes):
+        x, a, v = (_dtypes.scalar_name(d) for d in dtypes)
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {x}, {a}, and {v}"
+        )
     return dtypes[0]
+
+
+def _baddbmm_dtype(args, params):
+    """baddbmm does not promote: PyTorch's two messages (batches differing from an input of
+    the first batch's dtype, any other mix)."""
+    x, a, b = (arg.dtype for arg in args)
+    if x is a and a is not b:
+        raise RuntimeError(
+            f"expected scalar type {_dtypes.scalar_name(a)} but found {_dtypes.scalar_name(b)}"
+        )
+    if not (x is a is b):
+        names = [_dtypes.type_meta_name(d) for d in (x, a, b)]
+        raise RuntimeError(
+            "Input dtypes must be the same, got: input {}, batch1: {}, batch2: {}".format(*names)
+        )
+    return x
 
 
 def _scaled_sum(x, product, beta, alpha):
@@ -373,7 +401,7 @@ addmv = defop(
     "addmv",
     _addmv,
     args=("x", "a", "v"),
-    dtypes=_all_same_dtype,
+    dtypes=_addmv_dtype,
     vjp=(
         _beta_g,
         lambda g, v, alpha: shapes.reshape(g, (g.shape[0], 1)) * v * alpha,  # d/dA: alpha g vᵀ
@@ -404,7 +432,7 @@ addr = defop(
     "addr",
     _addr,
     args=("x", "u", "v"),
-    dtypes=_all_same_dtype,
+    dtypes=PROMOTE,
     vjp=(
         _beta_g,
         lambda g, v, alpha: mv(g, v) * alpha,  # d/du: alpha G v
@@ -428,7 +456,7 @@ baddbmm = defop(
     "baddbmm",
     _baddbmm,
     args=("x", "a", "b"),
-    dtypes=_all_same_dtype,
+    dtypes=_baddbmm_dtype,
     vjp=(
         _beta_g,
         lambda g, b, alpha: bmm(g, _mT(b)) * alpha,  # d/dAᵢ: alpha Gᵢ Bᵢᵀ

@@ -1,0 +1,185 @@
+"""The meta device: tensors with a shape and a dtype but no data, to learn the shapes a
+computation produces (PyTorch's ``device="meta"``).
+
+A meta tensor is an ordinary Tensor whose array is a ``MetaArray``: a zero-strided view of
+one zero (no memory, whatever the shape). Nothing in the ops knows about it: NumPy hands
+every ufunc and array function that meets a ``MetaArray`` to the hooks below, which run it
+on the zeros (silently: no warnings about log(0)) and give back the result's shape and
+dtype as a new ``MetaArray``. So each op's own forward, recording and backward work
+unchanged, results are meta because their inputs are, and CPU tensors never pay for it:
+``Tensor.device`` reads the array's type. Writes into a meta array (in-place ops, ``copyto``,
+item assignment, the initialisers) are dropped: there is nothing to write to.
+
+The default device (``with torch.device("meta"):``, ``set_default_device``) is kept here;
+``on_device`` makes a factory put its result where its ``device=`` (or the default) says.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from ._backend import xp
+
+ndarray = xp.ndarray
+
+# array functions whose first argument is written into: on a meta array they do nothing
+_WRITERS = {
+    getattr(xp, name)
+    for name in ("copyto", "put", "place", "put_along_axis", "putmask", "fill_diagonal")
+    if hasattr(xp, name)
+}
+
+
+# whether a factory is making a meta tensor (``on_device``): then it needs no values
+making = [False]
+
+# whether a meta array was ever made: until then the ops skip ``follow`` entirely
+live = [False]
+
+
+def meta_array(shape: tuple, dtype: Any) -> MetaArray:
+    """An array of ``shape`` and ``dtype`` holding no data."""
+    live[0] = True
+    shape = tuple(shape)
+    # zero strides: every element is the one zero (writable, as in-place ops check; the
+    # writes that reach it are dropped below)
+    zero = xp.lib.stride_tricks.as_strided(xp.zeros((), dtype=dtype), shape, (0,) * len(shape))
+    return zero.view(MetaArray)
+
+
+def _plain(x: Any) -> Any:
+    """``x`` with every MetaArray in it seen as a plain (zero) array."""
+    if isinstance(x, MetaArray):
+        return x.view(ndarray)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_plain(v) for v in x)
+    return x
+
+
+def _meta(x: Any) -> Any:
+    """A result as meta arrays: its shapes and dtypes, not its values."""
+    if isinstance(x, ndarray):
+        return meta_array(x.shape, x.dtype)
+    if isinstance(x, xp.generic):
+        return meta_array((), x.dtype)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_meta(v) for v in x)
+    return x
+
+
+class MetaArray(ndarray):
+    """A meta tensor's array: a shape and a dtype; computations on it give meta arrays."""
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        out = kwargs.get("out")
+        if method == "at" or (out and any(isinstance(o, MetaArray) for o in out)):
+            return out[0] if out and len(out) == 1 else out  # a write: nothing to write
+        if out:
+            kwargs["out"] = _plain(out)
+        with xp.errstate(all="ignore"):
+            result = getattr(ufunc, method)(*_plain(inputs), **kwargs)
+        return result if out else _meta(result)
+
+    def __array_function__(self, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+        if func in _WRITERS and isinstance(args[0], MetaArray):
+            return None
+        with xp.errstate(all="ignore"):
+            result = func(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()})
+        return _meta(result)
+
+    def __setitem__(self, key: Any, value: Any) -> None:  # nothing to write
+        return None
+
+    def fill(self, value: Any) -> None:  # nothing to write
+        return None
+
+    def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> MetaArray:
+        return meta_array(self.shape, xp.dtype(dtype))
+
+    def copy(self, order: str = "C") -> MetaArray:
+        return meta_array(self.shape, self.dtype)
+
+
+def is_meta(arr: Any) -> bool:
+    return type(arr) is MetaArray
+
+
+def follow(arrays: Any, out: Any) -> Any:
+    """An op's output, made meta when one of its input arrays is (a forward may have lost
+    the type on the way, through ``asarray`` or ``as_strided``)."""
+    if type(out) is MetaArray or not isinstance(out, ndarray):
+        return out
+    for a in arrays:
+        if type(a) is MetaArray:
+            return meta_array(out.shape, out.dtype)
+    return out
+
+
+# ----- the default device ------------------------------------------------------------------
+
+_default: list[Any] = [None]  # None: the CPU
+
+
+def default_device() -> Any:
+    return _default[0]
+
+
+def set_default(dev: Any) -> Any:
+    """Make ``dev`` (a device, or None for the CPU) the default; returns the previous one."""
+    previous, _default[0] = _default[0], dev
+    return previous
+
+
+def wants_meta(dev: Any) -> bool:
+    """Whether ``device=dev`` (None: the default device) names the meta device."""
+    if dev is None:
+        dev = _default[0]
+        if dev is None:
+            return False
+    return str(dev).partition(":")[0] == "meta"
+
+
+def to_meta(t: Any) -> Any:
+    """The tensor ``t``'s array replaced by a meta array of its shape and dtype (in place)."""
+    t._data = meta_array(t._data.shape, t._data.dtype)
+    return t
+
+
+def on_device(factory: Callable) -> Callable:
+    """A factory that puts its result on the meta device when ``device=`` (or the default
+    device, when none is given) is 'meta'; the factory itself checks other devices."""
+
+    @functools.wraps(factory)
+    def make(*args: Any, **kwargs: Any) -> Any:
+        dev = kwargs.get("device")
+        if wants_meta(dev):
+            kwargs.pop("device", None)
+            making[0] = True  # the filled and random factories then allocate nothing
+            try:
+                return to_meta(factory(*args, **kwargs))
+            finally:
+                making[0] = False
+        return factory(*args, **kwargs)
+
+    return make
+
+
+def on_device_like(factory: Callable) -> Callable:
+    """A ``*_like`` factory: on the meta device when ``device=`` says so, or, without one,
+    when its input is there (the default device does not apply, as in PyTorch)."""
+
+    @functools.wraps(factory)
+    def make(input: Any, *args: Any, **kwargs: Any) -> Any:
+        dev = kwargs.get("device")
+        if dev is None:
+            meta = type(getattr(input, "_data", None)) is MetaArray
+        else:
+            meta = str(dev).partition(":")[0] == "meta"
+        if meta:
+            kwargs.pop("device", None)
+            return to_meta(factory(input, *args, **kwargs))
+        return factory(input, *args, **kwargs)
+
+    return make
