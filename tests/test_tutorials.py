@@ -20,17 +20,7 @@ TUTORIALS = sorted((ROOT / "examples" / "tutorials").glob("*.py"))
 FLOAT = re.compile(r"(?<![\w.])-?(?:(?:\d+\.\d*|\.\d+|\d+)e[+-]?\d+|\d+\.\d*|\.\d+)")
 
 # Known differences, each a gap named in the notes: the text torch prints, and chainrule's.
-KNOWN = {
-    # chainrule's torch.load never unpickles code from a file, so it refuses
-    # weights_only=False (a deliberate difference: docs/architecture.md); the script then
-    # loads the whole model with its classes allowed by name
-    "recipe_save_load_models": [
-        (
-            "state_dict round trip: True",
-            "state_dict round trip: True weights_only=False refused: allowing the model's classes",
-        )
-    ],
-}
+KNOWN: dict = {}
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 

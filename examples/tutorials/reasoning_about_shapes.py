@@ -61,7 +61,7 @@ with torch.device("meta"):
     net = Net()
     inp = torch.randn((1024, 3, 32, 32))
 
-for name, layer in net.named_modules():
+for _name, layer in net.named_modules():
     layer.register_forward_hook(fw_hook)
 
 out = net(inp)

@@ -2,12 +2,10 @@
 a model's ``state_dict`` (the recommended way), then the whole model with
 ``torch.save(model, PATH)`` and ``torch.load(PATH, weights_only=False)``, and a
 ``weights_only=True`` load of the whole model, which refuses the model's class. Runs
-unchanged with PyTorch and with ``chainrule run``, with one deliberate difference:
-chainrule refuses ``weights_only=False`` (it never unpickles code from a file), and the
-script then loads the whole model with its classes allowed by name."""
+unchanged with PyTorch and with ``chainrule run`` (chainrule's ``weights_only=False``
+admits the model's classes without calling anything the file names)."""
 
 import os
-import pickle
 import tempfile
 
 import torch
@@ -54,15 +52,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # the whole model, pickled with its class
     PATH = os.path.join(tmp, "model.pt")
     torch.save(model, PATH)
-    try:
-        whole = torch.load(PATH, weights_only=False)
-    except pickle.UnpicklingError:
-        # chainrule never runs code from a file, weights_only=False included (a deliberate
-        # difference): the model's classes load once they are allowed by name
-        print("weights_only=False refused: allowing the model's classes")
-        classes = [TheModelClass, nn.Conv2d, nn.MaxPool2d, nn.Linear]
-        with torch.serialization.safe_globals(classes):
-            whole = torch.load(PATH)
+    whole = torch.load(PATH, weights_only=False)
     whole.eval()
     print(type(whole).__name__, whole.fc3)
     with torch.no_grad():

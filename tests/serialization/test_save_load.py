@@ -6,6 +6,7 @@ the two libraries' modules."""
 from __future__ import annotations
 
 import io
+import pickle
 import zipfile
 from collections import Counter, OrderedDict
 
@@ -196,6 +197,44 @@ def test_safe_globals_admit_a_class_the_user_trusts():
 def test_weights_only_false_still_runs_no_code():
     buffer = saved_by(torch, {"w": torch.ones(1)})
     assert cr.load(buffer, weights_only=False)["w"].tolist() == [1.0]
+
+
+def whole_model(L):
+    """A model whose pickle names layer classes, a Sequential and a Parameter."""
+    L.manual_seed(0)
+    return L.nn.Sequential(
+        L.nn.Conv2d(1, 2, 3), L.nn.ReLU(), L.nn.Flatten(), L.nn.Linear(8, 3), L.nn.Softmax(1)
+    )
+
+
+def test_a_whole_model_saved_by_torch_loads_with_weights_only_false():
+    model = whole_model(torch)
+    buffer = io.BytesIO()
+    torch.save(model, buffer)
+    buffer.seek(0)
+    loaded = cr.load(buffer, weights_only=False)
+    assert isinstance(loaded, cr.nn.Sequential) and isinstance(loaded[3], cr.nn.Linear)
+    assert type(loaded[3].weight) is cr.nn.Parameter and loaded[3].weight.requires_grad
+    x = np.random.default_rng(0).standard_normal((2, 1, 4, 4)).astype(np.float32)
+    with torch.no_grad():
+        expected = model(torch.from_numpy(x)).numpy()
+    got = loaded(cr.from_numpy(x))
+    np.testing.assert_allclose(got.detach().numpy(), expected, rtol=1e-6)
+    assert list(loaded.state_dict()) == list(model.state_dict())
+    buffer.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        cr.load(buffer)  # weights_only=True, the default, refuses the classes
+
+
+def test_a_whole_model_saved_by_chainrule_loads_with_weights_only_false():
+    model = whole_model(cr)
+    buffer = io.BytesIO()
+    cr.save(model, buffer)
+    buffer.seek(0)
+    loaded = cr.load(buffer, weights_only=False)
+    x = cr.randn(2, 1, 4, 4)
+    assert cr.equal(loaded(x), model(x))
+    assert repr(loaded) == repr(model)
 
 
 @pytest.mark.parametrize(

@@ -34,14 +34,35 @@ class MakesADirectory:
         return (eval, (f"__import__('os').mkdir({self.path!r})",))
 
 
+class ModuleWithAPayload(cr.nn.Module):
+    """A module class, as weights_only=False admits, whose pickled state holds a payload."""
+
+    def __init__(self, path, via):
+        super().__init__()
+        self.payload = MakesADirectory(path, via)
+
+
+@pytest.mark.parametrize("weights_only", [None, True, False])
 @pytest.mark.parametrize("via", ["os.mkdir", "builtins.eval"])
-def test_a_reduce_payload_is_refused_and_never_runs(tmp_path, via):
+def test_a_reduce_payload_is_refused_and_never_runs(tmp_path, via, weights_only):
     target = tmp_path / "pwned"
     buffer = io.BytesIO()
     torch.save({"w": torch.ones(1), "x": MakesADirectory(str(target), via)}, buffer)
     buffer.seek(0)
     with pytest.raises(pickle.UnpicklingError, match="Weights only load failed") as err:
-        cr.load(buffer)
+        cr.load(buffer, weights_only=weights_only)
+    assert "is blocked" in str(err.value) or "not an allowed global" in str(err.value)
+    assert not target.exists()
+
+
+@pytest.mark.parametrize("via", ["os.mkdir", "builtins.eval"])
+def test_a_payload_inside_a_whole_module_is_refused_with_weights_only_false(tmp_path, via):
+    target = tmp_path / "pwned"
+    buffer = io.BytesIO()
+    cr.save(ModuleWithAPayload(str(target), via), buffer)
+    buffer.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed") as err:
+        cr.load(buffer, weights_only=False)
     assert "is blocked" in str(err.value) or "not an allowed global" in str(err.value)
     assert not target.exists()
 
@@ -139,3 +160,13 @@ def test_unpickling_a_single_tensor_checks_its_dtype_and_data(args, phrase):
     assert pickle.loads(payload).tolist() == [1.0]
     with pytest.raises(RuntimeError, match=phrase):
         _rebuild(*args)
+
+
+def test_weights_only_false_admits_module_classes_only_from_imported_modules():
+    from chainrule.serialization._unpickler import module_class
+
+    assert module_class("torch.nn.modules.linear", "Linear") is cr.nn.Linear
+    assert module_class(__name__, "ModuleWithAPayload") is ModuleWithAPayload
+    assert module_class("os", "system") is None  # not a Module class
+    assert module_class(__name__, "MakesADirectory") is None  # a class, not a Module
+    assert module_class("a_module_never_imported", "Net") is None  # nothing is imported

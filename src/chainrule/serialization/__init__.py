@@ -4,8 +4,11 @@ globals a file may name (``torch.serialization``).
 A file chainrule saves loads in PyTorch, and a state_dict or checkpoint PyTorch saved loads
 in chainrule; tensors that shared memory share it again after loading. Loading never runs
 code from the file: chainrule always uses the restricted unpickler (PyTorch's
-``weights_only=True``, its default since 2.6); ``weights_only=False`` is accepted and
-loads the same way (a deliberate difference: PyTorch would run the file's pickled code).
+``weights_only=True``, its default since 2.6). ``weights_only=False`` (for a whole model
+saved with ``torch.save(model)``) admits, besides, the ``nn.Module`` classes of modules
+already imported, built with ``__new__`` and their saved state: PyTorch would import and
+call whatever the file names, chainrule calls nothing the file names (a deliberate
+difference: a file that needs more is refused).
 """
 
 from __future__ import annotations
@@ -101,7 +104,9 @@ def load(
 
         data = reader.read("data.pkl")
         try:
-            return WeightsUnpickler(io.BytesIO(data), load_storage).load()
+            return WeightsUnpickler(
+                io.BytesIO(data), load_storage, modules=weights_only is False
+            ).load()
         except (EOFError, IndexError, ValueError, TypeError, AttributeError, KeyError) as exc:
             raise pickle.UnpicklingError(
                 f"Weights only load failed: data.pkl is not a valid pickle of tensors and "

@@ -3,7 +3,13 @@ globals are the ones PyTorch's ``weights_only`` loader admits (tensor rebuild fu
 storage types, dtypes, ``torch.Size``, ``torch.device``, ``OrderedDict``, ``Counter``,
 ``set``, ``complex``, ``bytearray``, ``_codecs.encode`` for bytes) plus the ones the user
 allows (``add_safe_globals``). Any other global is refused with PyTorch's message, so a
-crafted ``__reduce__`` (``os.system``, ``eval``, ...) never runs."""
+crafted ``__reduce__`` (``os.system``, ``eval``, ...) never runs.
+
+With ``weights_only=False`` (a whole model saved with ``torch.save(model)``) the unpickler
+also admits the classes of ``nn.Module``'s family, found in modules already imported (the
+script's own model classes, chainrule's layers for PyTorch's ``torch.nn`` names): nothing
+is imported, and no function the file names is ever called. A class is made with
+``__new__`` and filled with its saved state, as pickle does."""
 
 from __future__ import annotations
 
@@ -12,6 +18,7 @@ import builtins
 import codecs
 import io
 import pickle
+import sys
 from collections import Counter, OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -148,10 +155,13 @@ def _allowed() -> dict[str, Any]:
 class WeightsUnpickler(pickle.Unpickler):
     """The restricted unpickler: globals from the allowlist only, storages from the archive."""
 
-    def __init__(self, file: io.BytesIO, load_storage: Callable[[Any], Any]) -> None:
+    def __init__(
+        self, file: io.BytesIO, load_storage: Callable[[Any], Any], modules: bool = False
+    ) -> None:
         super().__init__(file, encoding="utf-8")
         self.allowed = {**_allowed(), **_user_globals}
         self.load_storage = load_storage
+        self.modules = modules  # weights_only=False: admit nn.Module classes too
 
     def find_class(self, module: str, name: str) -> Any:
         # protocol 2 writes Python 2's names (``__builtin__.set``): map them as pickle does
@@ -162,6 +172,10 @@ class WeightsUnpickler(pickle.Unpickler):
         full = f"{module}.{name}"
         if full in self.allowed:
             return self.allowed[full]
+        if self.modules:
+            cls = module_class(module, name)
+            if cls is not None:
+                return cls
         raise pickle.UnpicklingError(_refusal(module, name))
 
     def persistent_load(self, pid: Any) -> Any:
@@ -178,6 +192,23 @@ class WeightsUnpickler(pickle.Unpickler):
         return self.load_storage(key, kind.dtype, numel), kind.dtype
 
 
+def module_class(module: str, name: str) -> type | None:
+    """The ``nn.Module`` subclass ``module.name`` (PyTorch's ``torch.`` modules read as
+    chainrule's), if that module is already imported; else None. Nothing is imported and
+    nothing but attribute lookups runs."""
+    from ..nn import Module
+
+    if module == "torch" or module.startswith("torch."):
+        module = "chainrule" + module[len("torch") :]
+    obj: Any = sys.modules.get(module)
+    for part in name.split("."):  # a nested class's qualified name
+        namespace = getattr(obj, "__dict__", None)
+        obj = namespace.get(part) if isinstance(namespace, dict) else None
+    if isinstance(obj, type) and issubclass(obj, Module):
+        return obj
+    return None
+
+
 def _refusal(module: str, name: str) -> str:
     blocked = module in ("os", "posix", "nt", "subprocess", "sys", "builtins", "shutil")
     if blocked:
@@ -191,7 +222,7 @@ def _refusal(module: str, name: str) -> str:
         )
     return (
         "Weights only load failed. chainrule loads only tensors, containers, numbers, "
-        "strings and the globals you allow; it never runs code from a file (it has no "
-        "weights_only=False).\n\n"
+        "strings and the globals you allow (and, with weights_only=False, the classes of "
+        "nn.Module's family already imported); it never runs code from a file.\n\n"
         f"WeightsUnpickler error: {why}\n\n{_LOAD_DOC}"
     )
