@@ -8,8 +8,9 @@ crafted ``__reduce__`` (``os.system``, ``eval``, ...) never runs.
 With ``weights_only=False`` (a whole model saved with ``torch.save(model)``) the unpickler
 also admits the classes of ``nn.Module``'s family, found in modules already imported (the
 script's own model classes, chainrule's layers for PyTorch's ``torch.nn`` names): nothing
-is imported, and no function the file names is ever called. A class is made with
-``__new__`` and filled with its saved state, as pickle does."""
+is imported, and no function the file names is ever called. A class is made as pickle
+makes it, with ``__new__`` and its saved state (a crafted file could call its constructor
+instead: the class's own code, already on the machine, never code from the file)."""
 
 from __future__ import annotations
 
