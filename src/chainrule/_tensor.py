@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from . import _dtypes
 from ._backend import ndarray, xp
 from ._dtypes import dtype as DType
+from ._modes import state as _mode
 from .utils.hooks import RemovableHandle
 
 _new = object.__new__
@@ -131,7 +132,8 @@ def _make(
     t._grad_fn = grad_fn
     t._output_nr = output_nr
     t._grad = None
-    t._vc = vc
+    # (inside inference_mode a new tensor is an inference tensor: its counter says so)
+    t._vc = vc if vc is not None or not _mode.inference else InferenceCounter((0, -1))
     t._acc = None
     t._retains_grad = False
     t._hooks = None
@@ -140,9 +142,34 @@ def _make(
 
 
 def _grad_enabled() -> bool:
-    from .autograd.grad_mode import _state
+    return _mode.enabled
 
-    return _state.enabled
+
+class InferenceCounter(list):
+    """The version counter of an inference tensor (made under ``inference_mode``): the
+    machinery may bump it, but no version can be read from it, and a tensor holding it can
+    be neither saved for backward nor written in place outside inference mode. Views of an
+    inference tensor share it, so they are inference tensors too, as in PyTorch."""
+
+    __slots__ = ()
+
+
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead "
+    "of `torch.inference_mode()`."
+)
+
+
+def check_inference_write(t: Tensor) -> None:
+    """PyTorch's refusal to write into an inference tensor outside inference mode."""
+    if t._vc.__class__ is InferenceCounter and not _mode.inference:
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed."
+            "You can make a clone to get a normal tensor before doing inplace update."
+            "See https://github.com/pytorch/rfcs/pull/17 for more details."
+        )
 
 
 def _counter(t: Tensor) -> list[int]:
@@ -217,6 +244,11 @@ class Tensor:
             )
         if requires_grad and not self._dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._vc.__class__ is InferenceCounter and not _mode.inference:
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                "allowed."
+            )
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -320,6 +352,8 @@ class Tensor:
     @property
     def data(self) -> Tensor:
         """A tensor sharing this one's memory, detached from the graph (no version tracking)."""
+        if self._vc.__class__ is InferenceCounter:  # (still an inference tensor)
+            return _make(self._data, self._dtype, vc=InferenceCounter((0, -1)))
         return _make(self._data, self._dtype)
 
     @data.setter
@@ -341,10 +375,20 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return 0 if self._vc is None else self._vc[0]
+        vc = self._vc
+        if vc is None:
+            return 0
+        if vc.__class__ is InferenceCounter:
+            raise RuntimeError("Inference tensors do not track version counter.")
+        return vc[0]
 
     def _bump(self) -> None:
+        check_inference_write(self)
         _counter(self)[0] += 1
+
+    def is_inference(self) -> bool:
+        """Whether this tensor was made under ``inference_mode`` (or is a view of one that was)."""
+        return self._vc.__class__ is InferenceCounter
 
     # ----- metadata --------------------------------------------------------------
 
