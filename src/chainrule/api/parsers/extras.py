@@ -89,8 +89,11 @@ def logspace(
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
-def sum_to_size(self: Tensor, *size: Any) -> Tensor:
+def sum_to_size(self: Tensor, *sizes: Any, size: Any = None) -> Tensor:
     """self summed down to ``size`` (which self broadcasts from): self itself if it is."""
+    if size is not None:
+        sizes = (size,)
+    size = sizes
     if not size:
         raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
     target = tuple(int(s) for s in shape_args(size))

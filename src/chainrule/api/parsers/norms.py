@@ -43,12 +43,14 @@ def nuclear_norm(
 
 def frobenius_norm(
     input: Tensor,
-    dim: int | Sequence[int],
+    dim: int | Sequence[int] | None = None,
     keepdim: bool = False,
     *,
     out: Tensor | None = None,
 ) -> Tensor:
     """The 2-norm of the entries over ``dim`` (ATen's norm, NormBackward1)."""
+    if dim is None:
+        raise TypeError('frobenius_norm() missing 1 required positional arguments: "dim"')
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     dims = _dims(dims, input._data.ndim)
     return reductions.vector_norm(input, ord=2, dim=dims, keepdim=keepdim, variant=1)
