@@ -183,7 +183,7 @@ def checked_fill(value: Any, d: dtype) -> Any:
 
     Integer dtypes take ints in their range (an unsigned one also negatives down to -max,
     which wrap: ``full(.., -1, dtype=uint8)`` is 255) and floats in it (nan does not fit);
-    float32 and float16 refuse a finite value beyond their largest, float64 takes any (inf);
+    float32 refuses a finite value beyond its largest, float16 and float64 take any (inf);
     bool takes anything. An int beyond int64 is read as a uint64 (PyTorch's errors).
     """
     if isinstance(value, _py_bool) or not isinstance(value, (_py_int, _py_float)):
@@ -200,8 +200,7 @@ def checked_fill(value: Any, d: dtype) -> Any:
     if d is bool:
         return value != 0
     if d._category == 2:
-        largest = _FLOAT32_MAX if d is float32 else 65504.0 if d is float16 else None
-        if largest is not None and abs(value) > largest and value not in (_INF, -_INF):
+        if d is float32 and abs(value) > _FLOAT32_MAX and value not in (_INF, -_INF):
             raise _overflow(d)
         return value
     info = xp.iinfo(d.np)
