@@ -132,13 +132,27 @@ def _make(
     t._grad_fn = grad_fn
     t._output_nr = output_nr
     t._grad = None
-    # (inside inference_mode a new tensor is an inference tensor: its counter says so)
-    t._vc = vc if vc is not None or not _mode.inference else InferenceCounter((0, -1))
+    # (inside inference_mode a new tensor is an inference tensor: its counter says so; the
+    # thread-local mode is read only while some thread is in inference mode)
+    if vc is None and _inference_contexts and _mode.inference:
+        vc = InferenceCounter((0, -1))
+    t._vc = vc
     t._acc = None
     t._retains_grad = False
     t._hooks = None
     t._view = None
     return t
+
+
+# how many inference_mode contexts are open, in any thread (grad_mode keeps it): while 0,
+# making a tensor reads nothing more than this global
+_inference_contexts = 0
+
+
+def _inference_opened(n: int) -> None:
+    """inference_mode's entry (+1) and exit (-1)."""
+    global _inference_contexts
+    _inference_contexts += n
 
 
 def _grad_enabled() -> bool:

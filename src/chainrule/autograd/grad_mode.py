@@ -7,6 +7,7 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .. import _tensor
 from .._modes import state as _state
 
 if TYPE_CHECKING:
@@ -110,6 +111,14 @@ class inference_mode(_Mode):  # noqa: N801
     def _set(self) -> None:  # (mode=False turns grad mode back on, as PyTorch's does)
         _state.enabled = not self.mode
         _state.inference = bool(self.mode)
+
+    def __enter__(self) -> None:
+        super().__enter__()
+        _tensor._inference_opened(1)  # (counted even for mode=False: it may leave one)
+
+    def __exit__(self, *exc: Any) -> bool:
+        _tensor._inference_opened(-1)
+        return super().__exit__(*exc)
 
     def __call__(self, func: _F) -> _F:
         mode = self.mode
