@@ -343,3 +343,50 @@ def test_positive_inputs_placeholder():
     # renorm at a slice whose norm is exactly maxnorm is left as it is, as in PyTorch
     compare(lambda L: L.renorm(L.tensor([[3.0, 4.0], [0.3, 0.4]]), 2, 0, 5.0))
     assert positive((2,)).shape == (2,) and L64(1).dtype == np.int64
+
+
+RANGE = {
+    "ints": lambda L: L.range(0, 2),
+    "halves": lambda L: L.range(1, 4, 0.5),
+    "int64": lambda L: L.range(0, 5, 2, dtype=L.int64),
+    "down": lambda L: L.range(2, 0, -1),
+    "float64": lambda L: L.range(0.5, 1.5, 0.25, dtype=L.float64),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RANGE))
+def test_range_is_deprecated_and_inclusive(name):
+    for L in (cr, torch):
+        with pytest.warns(UserWarning, match="torch.range is deprecated"):
+            out = RANGE[name](L)
+        if L is cr:
+            got = out
+        else:
+            want = out
+    assert_close(got, want, 1e-7, 1e-7)
+    assert str(got.dtype) == str(want.dtype)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [lambda L: L.range(0, 2, 0), lambda L: L.range(0, 2, -1), lambda L: L.range(3)],
+    ids=["step_zero", "step_sign", "no_end"],
+)
+def test_range_errors(fn):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        assert_same_error(fn)
+
+
+def test_index_put_function_writes_in_place():
+    def f(L):
+        x = L.zeros(5)
+        out = L.index_put_(x, (L.tensor([1, 3]),), L.tensor([2.0, 4.0]))
+        L.index_put_(x, (L.tensor([1]),), L.tensor([1.0]), accumulate=True)
+        return [x, out is x, x._version]
+
+    got, want = both(f)
+    assert_close(got[0], want[0], 0, 0)
+    assert got[1:] == want[1:]

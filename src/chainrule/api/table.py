@@ -298,7 +298,7 @@ TORCH = [
     ("index_add", p_indexing.index_add, "f m m_"),
     ("index_fill", p_indexing.index_fill, "f m m_"),
     ("index_copy", p_indexing.index_copy, "f m m_"),
-    ("index_put", p_indexing.index_put, "f m m_"),
+    ("index_put", p_indexing.index_put, "f m m_ f_"),  # (f_: conf3)
     ("masked_fill", p_indexing.masked_fill, "f m m_"),
     ("masked_select", p_indexing.masked_select, "f m"),
     ("masked_scatter", p_indexing.masked_scatter, "f m m_"),
@@ -463,6 +463,7 @@ TORCH = [
     ("get_device", p_extras.get_device, "f m"),
     ("isin", p_extras.isin, "f out"),
     ("unravel_index", p_extras.unravel_index, "f"),
+    ("range", p_extras.range, "f out"),
     # ----- conf3: integration and differences of samples (api/parsers/integration.py) ------
     ("trapezoid", p_integration.trapezoid, "f"),
     ("trapz", p_integration.trapz, "f"),

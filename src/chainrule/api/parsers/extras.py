@@ -5,6 +5,7 @@ forms of ``detach``/``detach_``, ``fill`` (out of place), ``scalar_tensor``, ``l
 from __future__ import annotations
 
 import math
+import warnings
 import numbers
 from collections.abc import Sequence
 from typing import Any
@@ -190,3 +191,38 @@ def unravel_index(indices: Tensor, shape: int | Sequence[int]) -> tuple[Tensor, 
             _make(xp.asarray((flat // stride) % size if size else flat * 0), _dtypes.int64)
             for stride, size in zip(strides, shape)
         )
+
+
+def range(  # noqa: A001 - PyTorch's name
+    start: float = 0,
+    end: float | None = None,
+    step: float = 1,
+    *,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: bool | None = False,
+    requires_grad: bool = False,
+    out: Tensor | None = None,
+) -> Tensor:
+    """The deprecated ``torch.range``: start, start + step, ... up to end inclusive, of the
+    default float dtype unless ``dtype`` is given (PyTorch warns to use ``arange``)."""
+    if end is None:
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+    warnings.warn(
+        "torch.range is deprecated and will be removed in a future release because its "
+        "behavior is inconsistent with Python's range builtin. Instead, use torch.arange, "
+        "which produces values in [start, end).",
+        UserWarning,
+        stacklevel=2,
+    )
+    _check_device(device)
+    dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
+    start, end, step = (float(v.item() if isinstance(v, Tensor) else v) for v in (start, end, step))
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    count = int(math.floor((end - start) / step)) + 1
+    arr = (start + step * xp.arange(count, dtype=xp.float64)).astype(dt.np)
+    return _check_requires_grad(_make(arr, dt), requires_grad)
