@@ -463,7 +463,7 @@ TORCH = [
     ("get_device", p_extras.get_device, "f m"),
     ("isin", p_extras.isin, "f out"),
     ("unravel_index", p_extras.unravel_index, "f"),
-    ("range", p_extras.range, "f out"),
+    ("range", p_extras.range_, "f out"),
     # ----- conf3: integration and differences of samples (api/parsers/integration.py) ------
     ("trapezoid", p_integration.trapezoid, "f"),
     ("trapz", p_integration.trapz, "f"),

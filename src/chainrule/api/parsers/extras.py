@@ -5,8 +5,8 @@ forms of ``detach``/``detach_``, ``fill`` (out of place), ``scalar_tensor``, ``l
 from __future__ import annotations
 
 import math
-import warnings
 import numbers
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -193,7 +193,7 @@ def unravel_index(indices: Tensor, shape: int | Sequence[int]) -> tuple[Tensor, 
         )
 
 
-def range(  # noqa: A001 - PyTorch's name
+def range_(
     start: float = 0,
     end: float | None = None,
     step: float = 1,
