@@ -132,6 +132,8 @@ def is_floating_point(input: Tensor) -> bool:
 
 
 def __getattr__(name: str):
-    from ._missing import missing
+    from chainrule._missing import (
+        missing,
+    )  # (absolute: under `chainrule run` these modules are also torch.*)
 
     raise missing("torch", name)

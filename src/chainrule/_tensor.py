@@ -591,7 +591,9 @@ class Tensor:
         gets the clear "not implemented" error that missing functions give."""
         if name[0] == "_":  # unset private slots (_fw, _post_hooks), dunder protocols
             raise AttributeError(f"'Tensor' object has no attribute '{name}'")
-        from ._missing import missing
+        from chainrule._missing import (
+            missing,
+        )  # (absolute: under `chainrule run` these modules are also torch.*)
 
         raise missing("torch.Tensor", name)
 

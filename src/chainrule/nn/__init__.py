@@ -192,6 +192,8 @@ from .modules import TransformerEncoderLayer  # noqa: E402, F401
 
 
 def __getattr__(name: str):
-    from .._missing import missing
+    from chainrule._missing import (
+        missing,
+    )  # (absolute: under `chainrule run` these modules are also torch.*)
 
     raise missing("torch.nn", name)

@@ -544,8 +544,8 @@ def _var(x, dim=None, correction=1, keepdim=False):
         out = xp.sum((x - m) ** 2) / x.dtype.type(dof) if dof else xp.asarray(xp.nan)
         out = xp.asarray(out, dtype=result_dtype)
         return out.reshape((1,) * x.ndim) if keepdim else out
-    with xp.errstate(all="ignore"):
-        m = xp.mean(x, axis=axes, keepdims=True)
+    with xp.errstate(all="ignore"):  # (Σx / n, not xp.mean: no "Mean of empty slice" warning)
+        m = xp.sum(x, axis=axes, keepdims=True) / x.dtype.type(n)
         s = xp.sum((x - m) ** 2, axis=axes, keepdims=keepdim)
         out = s / x.dtype.type(dof) if dof else s * xp.nan
     return xp.asarray(out, dtype=result_dtype)
