@@ -3,6 +3,8 @@ comparisons torch itself could not run are listed at the end of the run."""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 try:
@@ -12,6 +14,14 @@ except ImportError as exc:  # pragma: no cover - only on a broken set-up
         "the PyTorch oracle is missing: run `make test`, which installs torch==2.13.0 "
         "(the 'test' extra)"
     ) from exc
+
+# torch's own warnings, not chainrule's: forward mode's first make_dual imports
+# torch/_decomp/decompositions_for_jvp.py, which calls torch.jit.script, deprecated in
+# torch 2.13 (a DeprecationWarning). Import it once here, with that warning ignored, so that
+# no test fails on it under `python -W error` or `pytest -W error`.
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"torch\.jit")
+    torch.autograd.forward_ad._maybe_load_decompositions()
 
 
 @pytest.fixture(autouse=True)

@@ -44,7 +44,6 @@ from ._creation import (  # noqa: E402, F401
     full,
     full_like,
     linspace,
-    logspace,
     ones,
     ones_like,
     tensor,
@@ -140,6 +139,8 @@ def is_floating_point(input: Tensor) -> bool:
 
 
 def __getattr__(name: str):
-    from ._missing import missing
+    from chainrule._missing import (
+        missing,
+    )  # (absolute: under `chainrule run` these modules are also torch.*)
 
     raise missing("torch", name)

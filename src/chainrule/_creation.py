@@ -500,27 +500,6 @@ def linspace(
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
-def logspace(
-    start: float | Tensor,
-    end: float | Tensor,
-    steps: int,
-    base: float = 10.0,
-    *,
-    dtype: DType | None = None,
-    device: str | Device | None = None,
-    requires_grad: bool = False,
-    out: Tensor | None = None,
-    layout: Any = None,
-) -> Tensor:
-    """``base`` to the power of ``steps`` evenly spaced exponents from start to end."""
-    _check_device(device)
-    dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
-    if int(steps) < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    arr = xp.logspace(float(start), float(end), int(steps), base=float(base))
-    return _check_requires_grad(_make(arr.astype(dt.np), dt), requires_grad)
-
-
 # ----- legacy typed constructors ---------------------------------------------------------
 
 

@@ -18,6 +18,7 @@ from . import _dtypes, _meta
 from ._backend import ndarray, xp
 from ._dtypes import dtype as DType
 from ._meta import MetaArray
+from ._modes import state as _mode
 from .utils.hooks import RemovableHandle
 
 _new = object.__new__
@@ -187,6 +188,10 @@ def _make(
     t._grad_fn = grad_fn
     t._output_nr = output_nr
     t._grad = None
+    # (inside inference_mode a new tensor is an inference tensor: its counter says so; the
+    # thread-local mode is read only while some thread is in inference mode)
+    if vc is None and _inference_contexts and _mode.inference:
+        vc = InferenceCounter((0, -1))
     t._vc = vc
     t._acc = None
     t._retains_grad = False
@@ -195,10 +200,46 @@ def _make(
     return t
 
 
-def _grad_enabled() -> bool:
-    from .autograd.grad_mode import _state
+# how many inference_mode contexts are open, in any thread (grad_mode keeps it): while 0,
+# making a tensor reads nothing more than this global
+_inference_contexts = 0
 
-    return _state.enabled
+
+def _inference_opened(n: int) -> None:
+    """inference_mode's entry (+1) and exit (-1)."""
+    global _inference_contexts
+    _inference_contexts += n
+
+
+def _grad_enabled() -> bool:
+    return _mode.enabled
+
+
+class InferenceCounter(list):
+    """The version counter of an inference tensor (made under ``inference_mode``): the
+    machinery may bump it, but no version can be read from it, and a tensor holding it can
+    be neither saved for backward nor written in place outside inference mode. Views of an
+    inference tensor share it, so they are inference tensors too, as in PyTorch."""
+
+    __slots__ = ()
+
+
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead "
+    "of `torch.inference_mode()`."
+)
+
+
+def check_inference_write(t: Tensor) -> None:
+    """PyTorch's refusal to write into an inference tensor outside inference mode."""
+    if t._vc.__class__ is InferenceCounter and not _mode.inference:
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed."
+            "You can make a clone to get a normal tensor before doing inplace update."
+            "See https://github.com/pytorch/rfcs/pull/17 for more details."
+        )
 
 
 def _counter(t: Tensor) -> list[int]:
@@ -273,6 +314,11 @@ class Tensor:
             )
         if requires_grad and not self._dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._vc.__class__ is InferenceCounter and not _mode.inference:
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                "allowed."
+            )
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -376,6 +422,8 @@ class Tensor:
     @property
     def data(self) -> Tensor:
         """A tensor sharing this one's memory, detached from the graph (no version tracking)."""
+        if self._vc.__class__ is InferenceCounter:  # (still an inference tensor)
+            return _make(self._data, self._dtype, vc=InferenceCounter((0, -1)))
         return _make(self._data, self._dtype)
 
     @data.setter
@@ -397,10 +445,20 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return 0 if self._vc is None else self._vc[0]
+        vc = self._vc
+        if vc is None:
+            return 0
+        if vc.__class__ is InferenceCounter:
+            raise RuntimeError("Inference tensors do not track version counter.")
+        return vc[0]
 
     def _bump(self) -> None:
+        check_inference_write(self)
         _counter(self)[0] += 1
+
+    def is_inference(self) -> bool:
+        """Whether this tensor was made under ``inference_mode`` (or is a view of one that was)."""
+        return self._vc.__class__ is InferenceCounter
 
     # ----- metadata --------------------------------------------------------------
 
@@ -601,7 +659,9 @@ class Tensor:
         gets the clear "not implemented" error that missing functions give."""
         if name[0] == "_":  # unset private slots (_fw, _post_hooks), dunder protocols
             raise AttributeError(f"'Tensor' object has no attribute '{name}'")
-        from ._missing import missing
+        from chainrule._missing import (
+            missing,
+        )  # (absolute: under `chainrule run` these modules are also torch.*)
 
         raise missing("torch.Tensor", name)
 

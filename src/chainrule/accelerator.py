@@ -23,6 +23,8 @@ def device_count() -> int:
 
 
 def __getattr__(name: str):
-    from ._missing import missing
+    from chainrule._missing import (
+        missing,
+    )  # (absolute: under `chainrule run` these modules are also torch.*)
 
     raise missing("torch.accelerator", name)

@@ -82,6 +82,8 @@ def get_device_name(device: Any = None) -> str:
 
 
 def __getattr__(name: str):
-    from ._missing import missing
+    from chainrule._missing import (
+        missing,
+    )  # (absolute: under `chainrule run` these modules are also torch.*)
 
     raise missing("torch.cuda", name)

@@ -894,7 +894,9 @@ def _swap_tensor(module: Any, name: str, value: Any) -> Any:
 
 
 def __getattr__(name: str) -> Any:
-    from ._missing import missing
+    from chainrule._missing import (
+        missing,
+    )  # (absolute: under `chainrule run` these modules are also torch.*)
 
     raise missing("torch.func", name)
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 
 def __getattr__(name: str):
-    from ._missing import missing
+    from chainrule._missing import (
+        missing,
+    )  # (absolute: under `chainrule run` these modules are also torch.*)
 
     raise missing("torch.linalg", name)

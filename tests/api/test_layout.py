@@ -19,6 +19,7 @@ CORE = (
     "chainrule._backend",
     "chainrule._dtypes",
     "chainrule._promotion",
+    "chainrule._modes",
     "chainrule._tensor",
     "chainrule._printing",
     "chainrule.utils.hooks",

@@ -49,13 +49,17 @@ from .parsers import creation as p_creation
 from .parsers import distances as p_distances
 from .parsers import dropout as p_dropout
 from .parsers import embedding as p_embedding
+from .parsers import extras as p_extras
 from .parsers import functional as p_functional
+from .parsers import histogramdd as p_histogramdd
 from .parsers import indexing as p_indexing
+from .parsers import integration as p_integration
 from .parsers import linalg as p_linalg
 from .parsers import linear as p_linear
 from .parsers import losses as p_losses
 from .parsers import multihead as p_multihead
 from .parsers import norm_layers as p_norm_layers
+from .parsers import norms as p_norms
 from .parsers import padding as p_padding
 from .parsers import pointwise as p_pointwise
 from .parsers import pooling as p_pooling
@@ -64,7 +68,9 @@ from .parsers import reductions as p_reductions
 from .parsers import resampling as p_resampling
 from .parsers import scatters as p_scatters
 from .parsers import shapes as p_shapes
+from .parsers import signal as p_signal
 from .parsers import special_functions as p_special_functions
+from .parsers import splitting as p_splitting
 from .parsers import statistics as p_statistics
 from .parsers import storage as p_storage
 from .parsers import torch_nn as p_torch_nn
@@ -308,7 +314,7 @@ TORCH = [
     ("index_add", p_indexing.index_add, "f m m_"),
     ("index_fill", p_indexing.index_fill, "f m m_"),
     ("index_copy", p_indexing.index_copy, "f m m_"),
-    ("index_put", p_indexing.index_put, "f m m_"),
+    ("index_put", p_indexing.index_put, "f m m_ f_"),  # (f_: conf3)
     ("masked_fill", p_indexing.masked_fill, "f m m_"),
     ("masked_select", p_indexing.masked_select, "f m"),
     ("masked_scatter", p_indexing.masked_scatter, "f m m_"),
@@ -453,6 +459,45 @@ TORCH = [
     ("slice_scatter", p_scatters.slice_scatter, "f m"),
     ("diagonal_scatter", p_scatters.diagonal_scatter, "f m"),
     # ----- conf-names: end ------------------------------------------------------------------
+    # ----- conf3: splitting and reordering (api/parsers/splitting.py) ----------------------
+    ("tensor_split", p_splitting.tensor_split, "f m"),
+    ("hsplit", p_splitting.hsplit, "f m"),
+    ("vsplit", p_splitting.vsplit, "f m"),
+    ("dsplit", p_splitting.dsplit, "f m"),
+    ("split_with_sizes", p_splitting.split_with_sizes, "f m"),
+    ("ravel", p_splitting.ravel, "f m"),
+    ("fliplr", p_splitting.fliplr, "f m"),
+    ("flipud", p_splitting.flipud, "f m"),
+    ("adjoint", p_splitting.adjoint, "f m"),
+    # ----- conf3: small everyday names (api/parsers/extras.py) -----------------------------
+    ("is_inference", p_extras.is_inference, "f"),
+    ("detach", p_extras.detach, "f"),
+    ("detach_", p_extras.detach_, "f"),
+    ("fill", p_extras.fill, "f"),
+    ("scalar_tensor", p_extras.scalar_tensor, "f"),
+    ("logspace", p_extras.logspace, "f out"),
+    ("get_device", p_extras.get_device, "f m"),
+    ("isin", p_extras.isin, "f out"),
+    ("unravel_index", p_extras.unravel_index, "f"),
+    ("range", p_extras.range_, "f out"),
+    # ----- conf3: integration and differences of samples (api/parsers/integration.py) ------
+    ("trapezoid", p_integration.trapezoid, "f"),
+    ("trapz", p_integration.trapz, "f"),
+    ("cumulative_trapezoid", p_integration.cumulative_trapezoid, "f"),
+    ("gradient", p_integration.gradient, "f"),
+    ("histogramdd", p_histogramdd.histogramdd, "f"),
+    ("binomial", p_random.binomial, "f"),
+    # ----- conf3: norms (ops/reductions.py renorm; api/parsers/norms.py) -------------------
+    ("renorm", p_norms.renorm, "f m m_ out"),
+    ("nuclear_norm", p_norms.nuclear_norm, "f out"),
+    ("frobenius_norm", p_norms.frobenius_norm, "f out"),
+    # ----- conf3: window functions (api/parsers/signal.py) ---------------------------------
+    ("hann_window", p_signal.hann_window, "f"),
+    ("hamming_window", p_signal.hamming_window, "f"),
+    ("blackman_window", p_signal.blackman_window, "f"),
+    ("bartlett_window", p_signal.bartlett_window, "f"),
+    ("kaiser_window", p_signal.kaiser_window, "f"),
+    # ----- conf3: end -----------------------------------------------------------------------
 ]
 
 # Methods that are not functions of chainrule (or differ from them): name, what it is
@@ -465,7 +510,7 @@ TENSOR = [
     *p_pointwise.CAST_METHODS.items(),  # float(), double(), long(), ...
     ("copy_", p_pointwise.copy_),
     ("T", property(p_pointwise._T)),
-    ("mT", property(p_pointwise._mT)),
+    ("mT", property(p_splitting.mT)),  # (conf3: PyTorch's error on fewer than 2 dims)
     ("view", p_shapes.view),
     ("view_as", p_shapes.view_as),
     ("reshape", p_pointwise._reshape),
@@ -516,6 +561,13 @@ TENSOR = [
     ("storage_offset", p_storage.storage_offset),
     ("dim_order", p_storage.dim_order),
     ("resize_", p_storage.resize_),
+    # ----- conf3: matrix transposes, sizes (api/parsers/splitting.py, extras.py) ----------
+    ("mH", property(p_splitting.mH)),
+    ("H", property(p_splitting.H)),
+    ("sum_to_size", p_extras.sum_to_size),
+    ("nbytes", property(p_extras.nbytes)),
+    ("itemsize", property(p_extras.itemsize)),
+    # ----- conf3: end -----------------------------------------------------------------------
 ]
 
 OPERATORS = [

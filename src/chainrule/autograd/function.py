@@ -99,9 +99,11 @@ class _SavedTensor:
     __slots__ = ("tensor", "data", "dtype", "vc", "version", "output_nr", "requires_grad")
 
     def __init__(self, t: Any, output_nr: int | None) -> None:
-        from .._tensor import _counter
+        from .._tensor import INFERENCE_SAVED, InferenceCounter, _counter
 
         vc = _counter(t)
+        if vc.__class__ is InferenceCounter:
+            raise RuntimeError(INFERENCE_SAVED)
         self.vc = vc
         self.version = vc[0]
         self.data = t._data

@@ -4,20 +4,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .. import _tensor
+from .._modes import state as _state
+
 if TYPE_CHECKING:
     _F = TypeVar("_F", bound=Callable[..., Any])
-
-
-class _State(threading.local):
-    enabled = True
-    inference = False
-
-
-_state = _State()
 
 
 def is_grad_enabled() -> bool:
@@ -99,7 +93,9 @@ class enable_grad(_Mode):  # noqa: N801
 
 
 class inference_mode(_Mode):  # noqa: N801
-    """Like ``no_grad`` (chainrule has no separate inference tensors); ``mode=False`` is a no-op."""
+    """Like ``no_grad``, and the tensors made inside are inference tensors (``is_inference()``):
+    they track no version, cannot be saved for backward, and are written in place only
+    inside inference mode. ``mode=False`` leaves inference mode, with grad mode on."""
 
     def __new__(cls, mode: bool | Callable[..., Any] = True) -> Any:
         if callable(mode):
@@ -112,10 +108,17 @@ class inference_mode(_Mode):  # noqa: N801
         super().__init__()
         self.mode = mode
 
-    def _set(self) -> None:
-        if self.mode:
-            _state.enabled = False
-            _state.inference = True
+    def _set(self) -> None:  # (mode=False turns grad mode back on, as PyTorch's does)
+        _state.enabled = not self.mode
+        _state.inference = bool(self.mode)
+
+    def __enter__(self) -> None:
+        super().__enter__()
+        _tensor._inference_opened(1)  # (counted even for mode=False: it may leave one)
+
+    def __exit__(self, *exc: Any) -> bool:
+        _tensor._inference_opened(-1)
+        return super().__exit__(*exc)
 
     def __call__(self, func: _F) -> _F:
         mode = self.mode

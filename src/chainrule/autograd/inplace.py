@@ -18,14 +18,16 @@ from typing import Any
 
 from .._backend import ndarray, xp
 from .._promotion import can_cast
-from .._tensor import Tensor, _counter, _make
+from .._tensor import Tensor, _counter, _make, check_inference_write
 from . import forward_ad, grad_mode
 from .recording import KEEP, defop, np_dtype, refresh_view, regraph
 from .views import alias, check_view_place, replay_view
 
 
 def check_inplace(t: Tensor) -> None:
-    """PyTorch's refusal to write in place into a leaf that requires grad (under grad mode)."""
+    """PyTorch's refusals to write in place into a leaf that requires grad (under grad mode)
+    and into an inference tensor outside inference mode."""
+    check_inference_write(t)
     if t._requires_grad and t._grad_fn is None and grad_mode._state.enabled:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation."

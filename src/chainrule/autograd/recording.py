@@ -39,7 +39,7 @@ from .._backend import loud, ndarray, quiet, xp
 from .._dtypes import dtype as DType
 from .._meta import live as _meta_live
 from .._promotion import _NP_SCALAR, as_number, numbers_in, result_type
-from .._tensor import Tensor, _counter, _make
+from .._tensor import INFERENCE_SAVED, Tensor, _counter, _make
 from . import forward_ad, grad_mode
 from .anomaly_mode import _anomaly, record_creation
 from .graph import Node, accumulator
@@ -473,6 +473,8 @@ class Op:
                 v = args[key]
                 if isinstance(v, Tensor):
                     vc = _counter(v)
+                    if vc.__class__ is not list:  # an inference tensor's InferenceCounter
+                        raise RuntimeError(INFERENCE_SAVED)
                     checks.append((vc, vc[0], len(saved)))
             elif kind == "param":
                 v = params.get(key, self.params[key])

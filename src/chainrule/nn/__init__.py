@@ -14,6 +14,8 @@ from .parameter import Buffer, Parameter  # noqa: F401
 
 
 def __getattr__(name: str):
-    from .._missing import missing
+    from chainrule._missing import (
+        missing,
+    )  # (absolute: under `chainrule run` these modules are also torch.*)
 
     raise missing("torch.nn", name)

@@ -33,8 +33,9 @@ to_dtype = defop(
 )
 
 
-def _fill(x, value=0):
-    """an array of x's shape full of value"""
+def _fill(x, value=0, inplace=True):
+    """an array of x's shape full of value (``inplace`` names the node: torch.fill's is
+    FillBackward0, fill_'s FillBackward2)"""
     with xp.errstate(over="ignore"):  # beyond float16's range: inf, as in PyTorch
         return xp.full_like(x, value._data if hasattr(value, "_data") else value)
 
@@ -43,14 +44,15 @@ fill = defop(
     "fill",
     _fill,
     dtypes=KEEP,
-    node="FillBackward2",
+    node=lambda x, inplace=True, **_: "FillBackward2" if inplace else "FillBackward0",
     vjp=lambda g: zero(g),  # d/dx fill(x, v) = 0: the old values are gone
     jvp=lambda t: zero(t),  # as the VJP
 )
 
 
-def _fill_with(x, value):
-    """an array of x's shape full of value (a 0-d array), in x's dtype"""
+def _fill_with(x, value, inplace=True):
+    """an array of x's shape full of value (a 0-d array), in x's dtype (``inplace`` names
+    the node: FillBackward3 for fill_, FillBackward1 for torch.fill)"""
     return xp.full_like(x, value)
 
 
@@ -59,7 +61,7 @@ fill_tensor = defop(
     _fill_with,
     args=("x", "value"),
     dtypes=KEEP,
-    node="FillBackward3",
+    node=lambda x, value, inplace=True: "FillBackward3" if inplace else "FillBackward1",
     vjp=(
         lambda g: zero(g),  # d/dx fill(x, v) = 0: the old values are gone
         lambda g: g,  # d/dv = 1 at every element (the engine sums g to v's shape, ())

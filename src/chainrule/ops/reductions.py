@@ -178,6 +178,49 @@ def _vector_norm_vjp(g, x, ans, ord, dim, keepdim):  # noqa: A002
     return unary.sign(x) * unary.abs(x) ** (ord - 1) * logical.where(zero, 0.0, g / n ** (ord - 1))
 
 
+def _other_dims(ndim, dim):
+    return tuple(d for d in range(ndim) if d != dim)
+
+
+def _renorm(x, p=2.0, dim=0, maxnorm=1.0):
+    """x with each slice along dim whose p-norm n exceeds maxnorm scaled by maxnorm/(n + 1e-7)"""
+    n = _vector_norm(x, p, _other_dims(x.ndim, dim), True)
+    with xp.errstate(divide="ignore", invalid="ignore"):
+        scale = xp.where(n > maxnorm, maxnorm / (n + 1e-7), 1.0)
+    return (x * scale).astype(x.dtype)
+
+
+def _renorm_vjp(g, x, p, dim, maxnorm):
+    """where n > maxnorm: (maxnorm/(n+1e-7)) (g - (Σ x g) ∂n/∂x / (n+1e-7)), else g"""
+    dims = _other_dims(x.ndim, dim)
+    n = vector_norm(x, ord=p, dim=dims, keepdim=True)
+    inv = 1 / (n + 1e-7)
+    through_norm = _vector_norm_vjp(sum(x * g, dim=dims, keepdim=True), x, n, p, dims, True)
+    return logical.where(n > maxnorm, inv * maxnorm * (g - inv * through_norm), g)
+
+
+def _renorm_jvp(t, x, p, dim, maxnorm):
+    """where n > maxnorm: (maxnorm/(n+1e-7)) (t - x (Σ t ∂n/∂x) / (n+1e-7)), else t"""
+    dims = _other_dims(x.ndim, dim)
+    n = vector_norm(x, ord=p, dim=dims, keepdim=True)
+    inv = 1 / (n + 1e-7)
+    dn = sum(_vector_norm_vjp(n * 0 + 1, x, n, p, dims, True) * t, dim=dims, keepdim=True)
+    return logical.where(n > maxnorm, inv * maxnorm * (t - inv * x * dn), t)
+
+
+renorm = defop(
+    "renorm",
+    contiguous(_renorm),
+    dtypes=KEEP,
+    vjp=_renorm_vjp,
+    jvp=_renorm_jvp,
+    conventions=(
+        "A slice whose norm equals maxnorm is left as it is (gradient g); the scale is "
+        "maxnorm/(norm + 1e-7), PyTorch's."
+    ),
+)
+
+
 def _count_hits(hit, dim, keepdim, shape):
 
     data = hit._data if isinstance(hit, Tensor) else hit
@@ -502,8 +545,8 @@ def _var(x, dim=None, correction=1, keepdim=False):
         out = xp.sum((x - m) ** 2) / x.dtype.type(dof) if dof else xp.asarray(xp.nan)
         out = xp.asarray(out, dtype=result_dtype)
         return out.reshape((1,) * x.ndim) if keepdim else out
-    with xp.errstate(all="ignore"):
-        m = xp.mean(x, axis=axes, keepdims=True)
+    with xp.errstate(all="ignore"):  # (Σx / n, not xp.mean: no "Mean of empty slice" warning)
+        m = xp.sum(x, axis=axes, keepdims=True) / x.dtype.type(n)
         s = xp.sum((x - m) ** 2, axis=axes, keepdims=keepdim)
         out = s / x.dtype.type(dof) if dof else s * xp.nan
     return xp.asarray(out, dtype=result_dtype)

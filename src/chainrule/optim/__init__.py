@@ -39,6 +39,8 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    from .._missing import missing
+    from chainrule._missing import (
+        missing,
+    )  # (absolute: under `chainrule run` these modules are also torch.*)
 
     raise missing("torch.optim", name)

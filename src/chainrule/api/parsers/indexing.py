@@ -14,7 +14,7 @@ from ... import _dtypes
 from ..._backend import ndarray, xp
 from ..._dtypes import int64
 from ..._promotion import as_number
-from ..._tensor import Tensor, _counter, _make
+from ..._tensor import Tensor, _counter, _make, check_inference_write
 from ...autograd import forward_ad, grad_mode
 from ...autograd.inplace import inplace as _inplace
 from ...autograd.inplace import view_scatter
@@ -552,6 +552,7 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
     view is the whole input). A key selecting all of input fills or copies into it directly.
     Gradients reach both input's old value (outside the region) and value.
     """
+    check_inference_write(input)
     parts = _normalize(key, input._data.ndim)
     recording = grad_mode._state.enabled and (
         input._requires_grad or isinstance(value, Tensor) and value._requires_grad

@@ -323,3 +323,22 @@ def multinomial(
         idx = xp.argsort(keys, axis=1, kind="stable")[:, :num_samples]
     shape = (num_samples,) if input.ndim == 1 else (rows, num_samples)
     return _make(idx.astype(xp.int64).reshape(shape), _dtypes.int64)
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
+    """Samples of the binomial distribution: successes in ``count`` trials of probability
+    ``prob`` (elementwise, broadcast; probabilities outside [0, 1] are clamped), in count's
+    float dtype."""
+    if not count._dtype.is_floating_point:
+        raise ValueError(
+            f"binomial only supports floating-point dtypes for count, got: {count._dtype.scalar_name}"
+        )
+    if prob._dtype is not count._dtype:
+        raise RuntimeError(
+            f"Found dtype {prob._dtype.scalar_name} but expected {count._dtype.scalar_name}"
+        )
+    n, p = xp.broadcast_arrays(count._data, prob._data)
+    with xp.errstate(invalid="ignore"):  # (nan counts draw 0)
+        trials = xp.nan_to_num(xp.maximum(n, 0), nan=0.0).astype(xp.int64)
+    values = rng_of(generator, "binomial").binomial(trials, xp.clip(p, 0.0, 1.0))
+    return _make(xp.asarray(values, dtype=count._dtype.np), count._dtype)

@@ -82,6 +82,8 @@ __all__ = ["Module", *(name for family in _FAMILIES for name in family.__all__)]
 
 
 def __getattr__(name: str):
-    from ..._missing import missing
+    from chainrule._missing import (
+        missing,
+    )  # (absolute: under `chainrule run` these modules are also torch.*)
 
     raise missing("torch.nn.modules", name)

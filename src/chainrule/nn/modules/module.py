@@ -704,7 +704,9 @@ class Module:
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
         """chainrule has no compiler (``torch.compile``): always an error."""
-        from ..._missing import missing
+        from chainrule._missing import (
+            missing,
+        )  # (absolute: under `chainrule run` these modules are also torch.*)
 
         raise missing("torch.nn.Module", "compile")
 

@@ -35,6 +35,8 @@ from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401, E402
 
 
 def __getattr__(name: str):
-    from ..._missing import missing
+    from chainrule._missing import (
+        missing,
+    )  # (absolute: under `chainrule run` these modules are also torch.*)
 
     raise missing("torch.nn.utils", name)
