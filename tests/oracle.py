@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -302,6 +303,34 @@ def assert_close(
             )
     else:
         assert got == want, (what, got, want)
+
+
+def warns_as_torch(
+    match: str | None, fn: Callable, category: type[Warning] = UserWarning
+) -> Callable:
+    """``fn(lib, *args)`` where PyTorch warns (``match``, a regex): every chainrule call must
+    give that warning (``pytest.warns``); torch's calls run with warnings ignored (the
+    oracle's C++ warnings come once per process and are attributed to the test file).
+    ``match=None``: only torch warns (a deprecation chainrule does not repeat)."""
+
+    def warned(lib, *args, **kwargs):
+        if lib is torch:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return fn(lib, *args, **kwargs)
+        if match is None:
+            return fn(lib, *args, **kwargs)
+        with pytest.warns(category, match=match):
+            return fn(lib, *args, **kwargs)
+
+    return warned
+
+
+def torch_quiet(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args)`` (a torch call, the oracle side) with its warnings ignored."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
 
 
 def both(fn: Callable[[Any], Any]) -> tuple[Any, Any]:

@@ -25,6 +25,9 @@ and every gradient's dtype must be PyTorch's, the values equal to float32 accura
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 import torch
 from hypothesis import given, settings
@@ -239,6 +242,9 @@ def _index_put(L, y, key: list, value, how: str):
     return y
 
 
+TRIGGERED = re.compile(r" \(Triggered internally at .*\)$", re.DOTALL)
+
+
 class Program:
     """Steps recorded while drawing: each maps the value list to a new value."""
 
@@ -247,17 +253,30 @@ class Program:
         self.n_first = len(inputs)  # the weights matmul steps add come after these
         self.steps: list = []
         self.text: list[str] = []  # what each step does, for a failure's report
+        self.warned: dict = {}
 
     def __repr__(self) -> str:
         shapes = [a.shape for a in self.inputs]
         return f"Program(inputs {shapes}: " + "; ".join(self.text) + ")"
 
     def run(self, lib):
+        """The program on ``lib``; the warnings it gave (e.g. var's "degrees of freedom is
+        <= 0"), without C++'s "(Triggered internally at ...)", in ``self.warned[lib]``."""
         xs = [lib.tensor(a.copy(), requires_grad=True) for a in self.inputs]
         values = xs[: self.n_first]
-        for step in self.steps:
-            values.append(step(lib, values, xs))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for step in self.steps:
+                values.append(step(lib, values, xs))
+        self.warned[lib] = [TRIGGERED.sub("", str(w.message)) for w in caught]
         return xs, values[-1]
+
+    def run_both(self):
+        """torch's and chainrule's runs, which give the same warnings."""
+        t_xs, t_out = self.run(torch)
+        c_xs, c_out = self.run(cr)
+        assert self.warned[cr] == self.warned[torch]
+        return t_xs, t_out, c_xs, c_out
 
 
 def _step(draw, prog: Program, values: list, xs: list):
@@ -389,7 +408,9 @@ def _step(draw, prog: Program, values: list, xs: list):
     shown = ("name", "op", "dim", "key", "assign", "f", "how")
     names = {k: v for k, v in locals().items() if k in shown}
     prog.text.append(f"v{len(values)} = {kind}(v{i}, {names})")
-    values.append(step(torch, values, xs))
+    with warnings.catch_warnings():  # drawing; the runs compare the warnings
+        warnings.simplefilter("ignore")
+        values.append(step(torch, values, xs))
     prog.steps.append(step)
 
 
@@ -415,8 +436,7 @@ def programs(draw):
 @given(case=programs())
 def test_random_programs_agree_with_torch(case):
     prog, seed = case
-    t_xs, t_out = prog.run(torch)
-    c_xs, c_out = prog.run(cr)
+    t_xs, t_out, c_xs, c_out = prog.run_both()
     assert tuple(c_out.shape) == tuple(t_out.shape)
     assert str(c_out.dtype) == str(t_out.dtype) == "torch.float64"
     assert_same(c_out, t_out, "output", rtol=1e-9, atol=relative_atol(t_out, 1e-10))
@@ -458,8 +478,7 @@ def test_random_programs_grad_retain_and_second_order_agree_with_torch(case, mod
     gradients accumulate); and a second derivative: the gradients, taken with
     ``create_graph``, dotted with fixed weights and differentiated again."""
     prog, seed = case
-    t_xs, t_out = prog.run(torch)
-    c_xs, c_out = prog.run(cr)
+    t_xs, t_out, c_xs, c_out = prog.run_both()
     g = np.random.default_rng(seed + 1).standard_normal(tuple(t_out.shape))
     if mode == "retain_twice":
         for lib, out in ((torch, t_out), (cr, c_out)):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from contextlib import nullcontext
 
 import numpy as np
 import pytest
@@ -49,7 +50,10 @@ def _id(v):
 @pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
 @pytest.mark.parametrize("name,args,kw,x", CONV, ids=_id)
 def test_conv(name, args, kw, x, dtype):
-    check_module(lambda lib: getattr(lib.nn, name)(*args, **kw), R(*x), dtype=dtype)
+    even = kw.get("padding") == "same" and kw.get("dilation", 1) % 2 and args[2] % 2 == 0
+    # PyTorch warns of the padded copy 'same' takes with an even kernel; chainrule too
+    with pytest.warns(UserWarning, match="even kernel lengths") if even else nullcontext():
+        check_module(lambda lib: getattr(lib.nn, name)(*args, **kw), R(*x), dtype=dtype)
 
 
 CONV_T = [

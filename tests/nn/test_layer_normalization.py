@@ -5,6 +5,8 @@ in training and eval mode, reprs, state dicts, initial values, PyTorch's errors.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import pytest
 import torch
 
@@ -217,4 +219,8 @@ def test_lazy_norms(name, kw, x):
         y = m(lib.tensor(R(*x)))
         return [before, type(m).__name__, repr(m), y, dict(m.named_buffers()), state_shapes(m)]
 
-    compare(run, rtol=1e-10, atol=1e-12, requires_grad=False)
+    # an InstanceNorm without affine ignores num_features: both libraries warn when the
+    # input's channels differ from the lazy module's num_features (0 before the first call)
+    warns = name.startswith("LazyInstanceNorm") and not kw.get("affine", True)
+    with pytest.warns(UserWarning, match="does not match num_features") if warns else nullcontext():
+        compare(run, rtol=1e-10, atol=1e-12, requires_grad=False)

@@ -27,6 +27,7 @@ from oracle import (
     randn,
     same_node,
     to_numpy,
+    warns_as_torch,
 )
 
 # ----- x[key]: the first cases ------------------------------------------------------------
@@ -266,7 +267,8 @@ CASES = {
     "ellipsis_middle": (lambda L, x: x[0, ..., 1:], R(2, 3, 4)),
     "list": (lambda L, x: x[[0, 2, 2]], R(3, 4)),
     "list_bools": (lambda L, x: x[[True, False, True]], R(3, 4)),
-    "list_2d": (lambda L, x: x[[[0, 1], [2, 2]]], R(3, 4)),
+    # a non-tuple list index: PyTorch warns it is deprecated (chainrule reads it as PyTorch does)
+    "list_2d": (warns_as_torch(None, lambda L, x: x[[[0, 1], [2, 2]]]), R(3, 4)),
     "empty_list": (lambda L, x: x[[]], R(3, 4)),
     "tensor": (lambda L, x, i: x[i], R(3, 4), L64(2, 0, 2, 2)),
     "tensor_2d": (lambda L, x, i: x[:, i], R(3, 4), L64([0, 1], [3, 3])),

@@ -453,6 +453,10 @@ def test_var_std_edges(name):
         check(lambda L, x: getattr(x, name)(), randn((1,)))
     with pytest.warns(UserWarning, match="degrees of freedom"):
         check(lambda L, x: getattr(x, name)(0), randn((0, 2)))
+    # an empty input's reduction factor is 0 (numel / output numel), even with correction=0
+    for shape, dim in (((1, 0, 0), 0), ((2, 0, 3), 1)):
+        with pytest.warns(UserWarning, match="degrees of freedom"):
+            check(lambda L, x, d=dim: getattr(x, name)(d, correction=0), randn(shape))
     check(lambda L, x: getattr(x, name)(0, correction=0), randn(()))
     check(lambda L, x: getattr(x, name)(1), np.ones((2, 3)))  # std's gradient is 0 there
     check_raises(lambda L, x: getattr(x, name)(), np.arange(3))

@@ -22,6 +22,10 @@ from oracle import (
     to_numpy,
 )
 
+# PyTorch's C++ deprecation of scatter's reduce= (once per process, attributed to
+# whichever test calls it first): torch's, not chainrule's, which reads reduce= as PyTorch does
+pytestmark = pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter:UserWarning")
+
 # ----- gathering and scattering -----------------------------------------------------------
 
 

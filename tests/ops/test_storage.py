@@ -23,6 +23,10 @@ from oracle import (
     same_node,
 )
 
+# PyTorch's C++ note "index_reduce() is in beta" (once per process, attributed to
+# whichever test calls index_reduce first): torch's, not chainrule's
+pytestmark = pytest.mark.filterwarnings("ignore:index_reduce\\(\\) is in beta:UserWarning")
+
 # ----- frexp ---------------------------------------------------------------------------------
 
 

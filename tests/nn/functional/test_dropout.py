@@ -17,7 +17,7 @@ import pytest
 import torch
 
 import chainrule as cr
-from oracle import assert_close, assert_same_error, check, randn, same_node
+from oracle import assert_close, assert_same_error, check, randn, same_node, warns_as_torch
 
 ALPHA = 1.7580993408473766  # SELU's -scale·alpha
 
@@ -154,7 +154,9 @@ DETERMINISTIC = {
     "dropout_eval": lambda L, x: F(L).dropout(x, 0.5, training=False),
     "dropout_p0": lambda L, x: F(L).dropout(x, 0.0),
     "dropout_p1": lambda L, x: F(L).dropout(x, 1.0),
-    "dropout2d_p1": lambda L, x: F(L).dropout2d(x.reshape(1, 3, 4), 1.0),
+    "dropout2d_p1": warns_as_torch(  # a 3-D input: PyTorch's warning, and chainrule's
+        "Received a 3D input to dropout2d", lambda L, x: F(L).dropout2d(x.reshape(1, 3, 4), 1.0)
+    ),
     "alpha_dropout_default_eval": lambda L, x: F(L).alpha_dropout(x, 0.5),
     "alpha_dropout_p1": lambda L, x: F(L).alpha_dropout(x, 1.0, training=True),
     "feature_alpha_dropout_p1": lambda L, x: F(L).feature_alpha_dropout(x, 1.0, training=True),
@@ -183,7 +185,9 @@ def test_the_input_itself_comes_back(p, training):
 
 INPLACE = {
     "dropout": lambda L, x: F(L).dropout(x, 0.5, inplace=True),
-    "dropout2d": lambda L, x: F(L).dropout2d(x, 0.5, inplace=True),
+    "dropout2d": warns_as_torch(
+        "Received a 3D input to dropout2d", lambda L, x: F(L).dropout2d(x, 0.5, inplace=True)
+    ),
     "dropout1d_unbatched": lambda L, x: F(L).dropout1d(x, 0.5, inplace=True),
     "alpha_dropout": lambda L, x: F(L).alpha_dropout(x, 0.5, True, inplace=True),
     "torch.dropout_": lambda L, x: L.dropout_(x, 0.5, True),

@@ -29,11 +29,14 @@ from oracle import (
     randn,
     spd,
     tangent,
+    warns_as_torch,
     well,
 )
 
 # ----- cases: name -> (function of (lib, *tensors), inputs, PyTorch's node name) ----------
 
+
+CHOLESKY_DEPRECATED = "torch.cholesky is deprecated"  # PyTorch's warning, and chainrule's
 
 CASES = {
     "inv_empty_batch": (lambda L, a: L.linalg.inv(a), [randn((0, 3, 3))], "LinalgInvExBackward0"),
@@ -131,9 +134,13 @@ CASES = {
         "LinalgSolveTriangularBackward0",
     ),
     # decompositions
-    "cholesky_legacy": (lambda L, a: L.cholesky(spd(L, a)), [randn((3, 3))], "CholeskyBackward0"),
+    "cholesky_legacy": (
+        warns_as_torch(CHOLESKY_DEPRECATED, lambda L, a: L.cholesky(spd(L, a))),
+        [randn((3, 3))],
+        "CholeskyBackward0",
+    ),
     "cholesky_legacy_upper": (
-        lambda L, a: spd(L, a).cholesky(upper=True),
+        warns_as_torch(CHOLESKY_DEPRECATED, lambda L, a: spd(L, a).cholesky(upper=True)),
         [randn((3, 3))],
         "CholeskyBackward0",
     ),
@@ -239,7 +246,11 @@ CASES = {
         [randn((3, 3))],
         None,
     ),
-    "lu_legacy": (lambda L, a: L.lu(a)[0], [randn((3, 3))], "LinalgLuFactorExBackward0"),
+    "lu_legacy": (
+        warns_as_torch("torch.lu is deprecated", lambda L, a: L.lu(a)[0]),
+        [randn((3, 3))],
+        "LinalgLuFactorExBackward0",
+    ),
     "tensorinv": (lambda L, a: L.linalg.tensorinv(a, ind=1), [well((6, 6)).reshape(6, 2, 3)], None),
     "tensorsolve": (
         lambda L, a, b: L.linalg.tensorsolve(a, b),

@@ -22,6 +22,7 @@ import chainrule as cr
 from oracle import (
     randn,
     sym,
+    warns_as_torch,
 )
 
 # ----- cases: name -> (function of (lib, *tensors), inputs, PyTorch's node name) ----------
@@ -49,7 +50,12 @@ CASES = {
         [randn((3, 3))],
         "LinalgQrBackward0",
     ),
-    "qr_method": (lambda L, a: a.qr()[0], [randn((4, 3))], "LinalgQrBackward0"),
+    # torch.qr's deprecation warning: PyTorch's only (once per process, from C++)
+    "qr_method": (
+        warns_as_torch(None, lambda L, a: a.qr()[0]),
+        [randn((4, 3))],
+        "LinalgQrBackward0",
+    ),
     "eigvalsh": (lambda L, a: L.linalg.eigvalsh(sym(L, a)), [randn((4, 4))], "LinalgEighBackward0"),
     "eigh_values": (
         lambda L, a: L.linalg.eigh(sym(L, a)).eigenvalues,

@@ -224,7 +224,9 @@ def _parse_correction(
 
 
 def _warn_dof(fn: str, input: Tensor, dim: Any, correction: float) -> None:
-    if reductions._count(tuple(input.shape), dim) - correction <= 0:
+    # PyTorch's reduction factor is numel / output numel: 0 for an empty input, whatever dim
+    factor = reductions._count(tuple(input.shape), dim) if input.numel() else 0
+    if factor - correction <= 0:
         warnings.warn(
             f"{fn}(): degrees of freedom is <= 0. Correction should be strictly less than the "
             "reduction factor (input numel divided by output numel).",
