@@ -255,3 +255,19 @@ def _install_dispatch() -> None:
         if name.startswith("chainrule.") and name not in _KEEP:
             if getattr(mod, "xp", None) is numpy:
                 mod.xp = DISPATCH
+
+
+class on_device_of:  # noqa: N801 - used as a function: ``with on_device_of(arr):``
+    """Array code outside an op (a parser's index arithmetic) on the device of ``arr``:
+    its module is current inside the block."""
+
+    __slots__ = ("arrays", "previous")
+
+    def __init__(self, *arrays: Any) -> None:
+        self.arrays = arrays
+
+    def __enter__(self) -> None:
+        self.previous = use(self.arrays) if live[0] else current[0]
+
+    def __exit__(self, *exc: Any) -> None:
+        current[0] = self.previous

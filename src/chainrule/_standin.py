@@ -94,6 +94,13 @@ class ndarray:  # noqa: N801 - CuPy's name
     def shape(self) -> tuple:
         return self._a.shape
 
+    @shape.setter
+    def shape(self, value: tuple) -> None:  # in place, without a copy, as CuPy's
+        try:
+            self._a.shape = value
+        except AttributeError:
+            raise AttributeError("Incompatible shape") from None
+
     @property
     def dtype(self) -> Any:
         return self._a.dtype

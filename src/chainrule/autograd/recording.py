@@ -393,13 +393,16 @@ class Op:
                     arrays = (first._data, other._data)
         # 2. the forward, on arrays (inf and nan arise silently, as in PyTorch: _backend.quiet;
         # a view op computes no number, so it leaves NumPy's error state alone)
+        live = _meta_live[0]  # a device array exists: one device per op (_backend.align)
+        if live:
+            previous = _current[0]
         token = None if self.view else quiet()
         try:
             if arrays is None:
                 arrays = self._cast_inputs(args, params)
-            if _meta_live[0]:  # a device array exists: one device per op (_backend.align)
+            if live:
                 arrays = _align(arrays)
-                previous = _use(arrays)
+                _use(arrays)
             try:
                 out = self.forward(*arrays, **params)
             except ValueError as exc:
@@ -407,7 +410,7 @@ class Op:
         finally:
             if token is not None:
                 loud(token)
-            if _meta_live[0]:
+            if live:
                 _current[0] = previous
         if type(out) is not ndarray:
             if type(out) is tuple:
