@@ -158,7 +158,11 @@ class ndarray:  # noqa: N801 - CuPy's name
         return _wrapped(value) if callable(value) else _wrap(value)
 
     def __getitem__(self, key: Any) -> Any:
-        return _wrap(self._a[_unwrap_key(key)])
+        key = _unwrap_key(key)
+        out = self._a[key]
+        if not isinstance(out, numpy.ndarray):  # an element: CuPy gives a 0-d view
+            out = self._a[(*key, Ellipsis) if type(key) is tuple else (key, Ellipsis)]
+        return ndarray(out)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         self._a[_unwrap_key(key)] = value._a if type(value) is ndarray else value

@@ -171,3 +171,12 @@ def test_against_torch_on_its_device():
     for lib, x in ((cr, ours), (torch, theirs)):
         lib.nn.functional.gelu(x).pow(2).sum().backward()
     np.testing.assert_allclose(host(ours.grad), theirs.grad.cpu().numpy(), rtol=1e-5)
+
+
+def test_a_saved_cuda_tensor_loads_onto_the_cpu_with_map_location(tmp_path):
+    path = tmp_path / "t.pt"
+    cr.save({"w": cr.arange(6.0, device="cuda").reshape(2, 3)}, path)
+    back = cr.load(path, map_location="cpu")["w"]
+    assert back.device == cr.device("cpu") and back.tolist() == [[0, 1, 2], [3, 4, 5]]
+    theirs = torch.load(path, map_location="cpu")["w"]  # PyTorch reads the file too
+    assert theirs.tolist() == [[0, 1, 2], [3, 4, 5]]

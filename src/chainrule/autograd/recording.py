@@ -644,7 +644,7 @@ def _translate(exc: ValueError, arrays) -> Exception:
     """NumPy's ValueError for shapes that do not broadcast, as PyTorch's RuntimeError."""
     if "broadcast" not in str(exc):
         return exc
-    shapes = [a.shape for a in arrays if isinstance(a, ndarray)]
+    shapes = [a.shape for a in arrays if isinstance(a, ndarray) or is_array(a)]
     if len(shapes) >= 2:
         a, b = shapes[0], shapes[1]
         for i in range(1, max(len(a), len(b)) + 1):
