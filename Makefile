@@ -48,7 +48,9 @@ bench: $(VENV)/.test
 CUDA_PYTHON ?= python3
 CUDA_JOBS ?= 8
 test-cuda:
-	PYTHONPATH=src $(CUDA_PYTHON) -m pytest -p no:cacheprovider -n $(CUDA_JOBS) -rf tests/cuda tests/ops -k cuda $(PYTEST_ARGS)
+	PYTHONPATH=src $(CUDA_PYTHON) -m pytest -p no:cacheprovider -n $(CUDA_JOBS) -rf \
+	  -W "ignore:::cupy" -W "ignore:::cupyx" -W "ignore:::cupy_backends" \
+	  tests/cuda tests/ops -k cuda $(PYTEST_ARGS)
 
 # chainrule on CuPy against PyTorch CUDA (bench/cuda.py); BENCH_ARGS=--write writes
 # docs/benchmarks-cuda.md

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import os
+import warnings
 
 import torch
 
@@ -19,7 +20,10 @@ def standin() -> bool:
 
 @functools.cache
 def extra_devices() -> tuple[str, ...]:
-    if not cr.cuda.is_available():
+    with warnings.catch_warnings():  # CuPy's own import-time warnings are not chainrule's
+        warnings.simplefilter("ignore")
+        available = cr.cuda.is_available()
+    if not available:
         return ()
     if standin() or torch.cuda.is_available():
         return ("cuda",)

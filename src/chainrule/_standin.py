@@ -78,10 +78,11 @@ class ndarray:  # noqa: N801 - CuPy's name
 
     # NumPy's protocols: compute on the wrapped arrays, give wrapped results
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        out = kwargs.get("out")
+        out = kwargs.pop("out", None)
+        kwargs = _unwrap(kwargs)
         if out is not None:
             kwargs["out"] = tuple(_unwrap(o) if type(o) is ndarray else _bad(o) for o in out)
-        result = getattr(ufunc, method)(*_unwrap(inputs), **_unwrap(kwargs))
+        result = getattr(ufunc, method)(*_unwrap(inputs), **kwargs)
         if out is not None:
             return out[0] if len(out) == 1 else out
         return _wrap(result)
