@@ -180,3 +180,8 @@ def test_a_saved_cuda_tensor_loads_onto_the_cpu_with_map_location(tmp_path):
     assert back.device == cr.device("cpu") and back.tolist() == [[0, 1, 2], [3, 4, 5]]
     theirs = torch.load(path, map_location="cpu")["w"]  # PyTorch reads the file too
     assert theirs.tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_the_accelerator_is_cuda():
+    assert cr.accelerator.is_available() and cr.accelerator.device_count() >= 1
+    assert cr.accelerator.current_accelerator() == cr.device("cuda")
