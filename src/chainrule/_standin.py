@@ -46,6 +46,8 @@ def _wrap(x: Any) -> Any:
         return ndarray(numpy.asarray(x))  # CuPy's reductions give 0-d arrays, not scalars
     if type(x) is tuple or type(x) is list:
         return type(x)(_wrap(v) for v in x)
+    if isinstance(x, tuple):  # NumPy's named results (EighResult, SVDResult ...): a tuple
+        return tuple(_wrap(v) for v in x)  # as CuPy gives
     return x
 
 
