@@ -438,7 +438,7 @@ def test_second_derivative_closed_forms():
     ]:
         (g,) = cr.autograd.grad(fn(x).sum(), x, create_graph=True)
         (h,) = cr.autograd.grad(g.sum(), x)
-        np.testing.assert_allclose(h.numpy(), want, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(h.numpy(force=True), want, rtol=1e-12, atol=1e-14)
 
 
 # ----- stability -----------------------------------------------------------------------
@@ -514,7 +514,7 @@ def test_second_derivatives_stable_at_large_inputs(name):
         x = lib.tensor(BIG_ROWS, requires_grad=True)
         (g,) = lib.autograd.grad(fn(lib, x).sum(), x, create_graph=True)
         (h,) = lib.autograd.grad((g * lib.tensor(u)).sum(), x)
-        out.append((g.detach().numpy(force=True), h.numpy()))
+        out.append((g.detach().numpy(force=True), h.numpy(force=True)))
     (g, h), (tg, th) = out
     assert np.isfinite(g).all() and np.isfinite(h).all()
     np.testing.assert_allclose(g, tg, rtol=1e-10, atol=1e-12)

@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..._backend import xp
+from ..._backend import on_device_of, xp
 from ..._dtypes import dtype as DType
 from ..._tensor import Tensor, wrap
 from ...ops import binary, reductions, scans, sorting
@@ -387,8 +387,9 @@ def topk(
     k = int(k)
     if not 0 <= k <= data.shape[axis]:
         raise RuntimeError("selected index k out of range")
-    order = _stable_order(data, axis, largest)
-    index = xp.take(order, xp.arange(k), axis=axis)
+    with on_device_of(data):  # the index arrays are made where the input is
+        order = _stable_order(data, axis, largest)
+        index = xp.take(order, xp.arange(k), axis=axis)
     if input.ndim == 0:
         index = index.reshape(())
     values = sorting.topk(input, index=index, dim=axis, keepdim=True)
@@ -410,15 +411,16 @@ def _median(
         n = data.shape[axis]
         if n == 0:
             raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
-        order = _stable_order(data, axis, False)  # nan last
-        pos = xp.full(data.shape[:axis] + (1,) + data.shape[axis + 1 :], (n - 1) // 2)
-        if data.dtype.kind == "f":
-            finite = xp.sum(~xp.isnan(data), axis=axis, keepdims=True)
-            if skip_nan:  # the median of the non-nan entries (all nan: the middle one)
-                pos = xp.where(finite > 0, (finite - 1) // 2, pos)
-            else:  # a nan in the slice: the result is its first nan
-                pos = xp.where(finite < n, finite, pos)
-        index = xp.take_along_axis(order, pos, axis=axis)
+        with on_device_of(data):  # the index arrays are made where the input is
+            order = _stable_order(data, axis, False)  # nan last
+            pos = xp.full(data.shape[:axis] + (1,) + data.shape[axis + 1 :], (n - 1) // 2)
+            if data.dtype.kind == "f":
+                finite = xp.sum(~xp.isnan(data), axis=axis, keepdims=True)
+                if skip_nan:  # the median of the non-nan entries (all nan: the middle one)
+                    pos = xp.where(finite > 0, (finite - 1) // 2, pos)
+                else:  # a nan in the slice: the result is its first nan
+                    pos = xp.where(finite < n, finite, pos)
+            index = xp.take_along_axis(order, pos, axis=axis)
         if input.ndim == 0:
             index = index.reshape(())
         values = dim_op(input, index=index, dim=axis, keepdim=keepdim)
@@ -519,7 +521,10 @@ def _cum_extreme(name: str, op: Op, largest: bool, pair: type) -> Callable[..., 
         require_tensor(name, input)
         axis = reductions._axis(dim, input.ndim)
         data = reductions._as_1d(input._data)
-        index = _running_index(data, axis, largest) if data.size else xp.zeros(data.shape, xp.int64)
+        with on_device_of(data):  # the index arrays are made where the input is
+            index = (
+                _running_index(data, axis, largest) if data.size else xp.zeros(data.shape, xp.int64)
+            )
         if input.ndim == 0:
             index = index.reshape(())
         values = op(input, index=index, dim=axis)
