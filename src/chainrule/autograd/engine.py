@@ -132,15 +132,17 @@ def _run_plain(ready: list, deps: dict, retain_graph: bool, create_graph: bool) 
                 if not retain_graph and node._plan.frees:
                     node._saved = None  # free what was saved (nodes that saved none can rerun)
             arity = node._arity
-            if arity == 1:
+            if arity == 1 or (arity == 2 and node._fn1 is None):  # one edge
                 nxt = node._fn0
-                if nxt is not None and deps[nxt] == 1:  # its one consumer: hand the gradient on
+                if nxt is not None and deps[nxt] == 1:  # ... to a node only it leads into
                     n = nxt.n_outputs
-                    if n != 1:
-                        grad_inputs = _slot(n, node._nr0, grad_inputs[0])
-                    node, grad_outputs = nxt, grad_inputs
+                    g = grad_inputs[0]
+                    grad_outputs = [g] if n == 1 else _slot(n, node._nr0, g)
+                    node = nxt
+                    g = grad_inputs = None  # (_accumulate counts the references to a gradient)
                     continue
-                edges = ((nxt, node._nr0),)
+            if arity == 1:
+                edges = ((node._fn0, node._nr0),)
             elif arity == 2:
                 edges = ((node._fn0, node._nr0), (node._fn1, node._nr1))
             else:
@@ -171,7 +173,7 @@ def _run_plain(ready: list, deps: dict, retain_graph: bool, create_graph: bool) 
                 if following is not None:
                     ready.append((following, following_grads))
                 following, following_grads = nxt, got
-            g = None  # (_accumulate counts the references to a gradient)
+            g = got = grad_inputs = None
             if following is not None:
                 node, grad_outputs = following, following_grads
                 continue
@@ -349,14 +351,13 @@ def _slot(n: int, nr: int, g: Any) -> list:
 
 
 def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
-    """For every node reachable from ``roots``, the number of edges that lead into it.
-
-    One pass; a run of one-input nodes (a chain) is followed without the stack."""
+    """For every node reachable from ``roots``, the number of edges that lead into it."""
     deps = dict.fromkeys(roots, 0)
     stack = list(deps)
     while stack:
         node = stack.pop()
-        while node._arity == 1:
+        # a run of nodes with one edge (a chain) is followed without the stack
+        while node._arity == 1 or (node._arity == 2 and node._fn1 is None):
             node = node._fn0
             if node is None:
                 break

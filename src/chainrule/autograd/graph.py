@@ -216,8 +216,7 @@ class Node:
             values = self._saved
         g = grad_outputs[0] if self.n_outputs == 1 else tuple(grad_outputs)
         grads = []
-        metas = ((self._shape0, self._dtype0),) if self._arity == 1 else self._meta
-        for meta, (vjp, idx) in zip(metas, self._plan.vjps):
+        for i, (vjp, idx) in enumerate(self._plan.vjps):
             if vjp is None:
                 grads.append(None)
                 continue
@@ -228,15 +227,22 @@ class Node:
                 grad = vjp(g)
             else:
                 grad = vjp(g, *[values[j] for j in idx])
+            # the input's (shape, dtype), read from the slots (the _meta property, inlined)
+            if i == 0:
+                shape, dtype = self._shape0, self._dtype0
+            elif i == 1:
+                shape, dtype = self._shape1, self._dtype1
+            else:
+                shape, dtype = self._rest[i - 2][2:]
             if create_graph:
-                grad = _fit_tensor(self, len(grads), grad, meta)
+                grad = _fit_tensor(self, i, grad, (shape, dtype))
             else:
                 if type(grad) is not ndarray:
                     grad = xp.asanyarray(grad)  # (a MetaArray stays one)
-                shape = grad.shape
-                if shape != meta[0]:
-                    grad = _sum_to(self, len(grads), grad, meta[0], shape)
-                npd = meta[1].np
+                gshape = grad.shape
+                if gshape != shape:
+                    grad = _sum_to(self, i, grad, shape, gshape)
+                npd = dtype.np
                 if grad.dtype is not npd and grad.dtype != npd:
                     grad = grad.astype(npd)
             grads.append(grad)
