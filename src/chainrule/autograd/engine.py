@@ -230,10 +230,9 @@ def _run_general(
     """``run_backward`` with everything: captures, ``inputs=``, an observer, anomaly checks."""
     deps = _count_dependencies([n for n, _ in roots])
     wanted = None  # with grad() or inputs=: the nodes that lead to an input
+    captured = {n for n, _ in capture} if capture is not None else set()
+    targets = captured | restrict if restrict is not None else captured
     if (capture is not None or restrict is not None) and observe is None:
-        targets = {n for n, _ in capture} if capture is not None else set()
-        if restrict is not None:
-            targets |= restrict
         wanted = _leading_to(deps, targets)
     buffers = _root_buffers(roots, grads)
     ready = [n for n in buffers if deps[n] == 0]
@@ -255,13 +254,15 @@ def _run_general(
                 extra = node._extra
                 if extra is not None and (extra.pre is not None or extra.retained is not None):
                     grad_outputs = _tensor_hooks(node, grad_outputs, create_graph)
-                if capture is not None:
+                if node in captured:
                     for nr, g in enumerate(grad_outputs):
                         key = (node, nr)
                         if key in capture and g is not None:
                             capture[key] = g
                     g = None
-                    if wanted is not None and not _runs(node, wanted, accumulate, restrict):
+                # (a wanted node that is no target leads on to one: it runs)
+                if wanted is not None and node in targets:
+                    if not _runs(node, wanted, accumulate, restrict):
                         grad_outputs = None  # only read here: the node itself is not run
                 if grad_outputs is not None and extra is not None and extra.prehooks:
                     grad_outputs = _node_prehooks(node, grad_outputs, create_graph)
