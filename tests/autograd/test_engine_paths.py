@@ -177,6 +177,39 @@ def test_backward_of_a_leaf_and_of_a_multi_output_root(plain_runs, monkeypatch):
     three_ways(run, plain_runs, monkeypatch)
 
 
+def _reachable(root) -> list:
+    seen, stack = {root}, [root]
+    while stack:
+        for fn, _ in stack.pop()._next:
+            if fn is not None and fn not in seen:
+                seen.add(fn)
+                stack.append(fn)
+    return list(seen)
+
+
+@pytest.mark.parametrize("graph", GRAPHS)
+def test_counting_that_leaves_out_sole_nodes_gives_every_count(graph):
+    """A node left out (nothing but one edge refers to it) has count 1: the full count's."""
+    x, w = leaf(cr), leaf(cr, (0.5, 0.25, -1.5))
+    kept = x * 3  # a node a tensor refers to as well: counted in full
+    y = GRAPHS[graph](cr, kept, w) + GRAPHS[graph](cr, x * x, w)  # (x * x: two edges)
+    root = y.grad_fn
+    full = engine._count_dependencies([root])
+    lean = engine._count_dependencies([root], True)
+    assert {n: lean.get(n, 1) for n in _reachable(root)} == full
+    assert lean[kept.grad_fn] == full[kept.grad_fn]
+
+
+def test_a_chain_nothing_else_refers_to_costs_no_counts():
+    x = leaf(cr)
+    y = x * 1
+    for i in range(200):
+        y = y * 2 if i % 2 else y.exp() - 1
+    lean = engine._count_dependencies([y.grad_fn], True)
+    assert len(lean) <= 2  # the root (and the leaf's node, whose leaf refers to it weakly)
+    assert engine._SOLE >= 2
+
+
 # ----- .grad: accumulation, aliasing, retain_graph, freed saved values ------------------
 
 

@@ -64,9 +64,9 @@ def run_backward(
             (node, nr), g = roots[0], grads[0]
             n = node.n_outputs
             ready = [(node, [g] if n == 1 else _slot(n, nr, g))]
-            _run_plain(ready, _count_dependencies([node]), retain_graph, create_graph)
+            _run_plain(ready, _count_dependencies([node], True), retain_graph, create_graph)
             return None
-        deps = _count_dependencies([n for n, _ in roots])
+        deps = _count_dependencies([n for n, _ in roots], True)
         buffers = _root_buffers(roots, grads)
         if all(deps[n] == 0 for n in buffers):  # (else a root is reached from another one)
             ready = [(n, buf) for n, buf in buffers.items()]
@@ -134,7 +134,7 @@ def _run_plain(ready: list, deps: dict, retain_graph: bool, create_graph: bool) 
             arity = node._arity
             if arity == 1 or (arity == 2 and node._fn1 is None):  # one edge
                 nxt = node._fn0
-                if nxt is not None and deps[nxt] == 1:  # ... to a node only it leads into
+                if nxt is not None and deps.get(nxt, 1) == 1:  # ... to a node only it leads into
                     n = nxt.n_outputs
                     g = grad_inputs[0]
                     grad_outputs = [g] if n == 1 else _slot(n, node._nr0, g)
@@ -151,7 +151,7 @@ def _run_plain(ready: list, deps: dict, retain_graph: bool, create_graph: bool) 
             for (nxt, nr), g in zip(edges, grad_inputs):
                 if nxt is None:
                     continue
-                d = deps[nxt]
+                d = deps.get(nxt, 1)
                 if d == 1:
                     n = nxt.n_outputs
                     got = [g] if n == 1 else _slot(n, nr, g)
@@ -351,8 +351,14 @@ def _slot(n: int, nr: int, g: Any) -> list:
     return buf
 
 
-def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
-    """For every node reachable from ``roots``, the number of edges that lead into it."""
+def _count_dependencies(roots: list[Node], leave_out_sole: bool = False) -> dict[Node, int]:
+    """For every node reachable from ``roots``, the number of edges that lead into it.
+
+    With ``leave_out_sole``, a node of a chain that nothing but the edge the walk came along
+    refers to (its reference count says so) is left out: one edge leads into it, and
+    ``deps.get(node, 1)`` reads its count. A chain of such nodes then costs no dict entries.
+    """
+    sole = _SOLE if leave_out_sole else -1
     deps = dict.fromkeys(roots, 0)
     stack = list(deps)
     while stack:
@@ -362,6 +368,8 @@ def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
             node = node._fn0
             if node is None:
                 break
+            if _refcount(node) == sole:
+                continue
             if node in deps:
                 deps[node] += 1
                 break
@@ -376,6 +384,24 @@ def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
                     deps[nxt] = 1
                     stack.append(nxt)
     return deps
+
+
+def _sole_refcount() -> int:
+    """What ``sys.getrefcount`` says, in the walk of ``_count_dependencies``, of a node that
+    only the edge walked along refers to (measured on the same steps, not assumed)."""
+
+    class Probe:
+        __slots__ = ("_fn0",)
+
+    parent = Probe()
+    parent._fn0 = Probe()  # held by the parent's slot alone
+    node = parent
+    node = node._fn0
+    count = _refcount(node)
+    return count if count >= 2 else -1
+
+
+_SOLE = _sole_refcount()
 
 
 def _sum(a: Any, b: Any) -> Any:
