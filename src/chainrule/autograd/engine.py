@@ -109,18 +109,19 @@ def _run_plain(ready: list, deps: dict, retain_graph: bool, create_graph: bool) 
             if grad_outputs is not None and grad_outputs[0] is None:
                 if len(grad_outputs) == 1 or all(g is None for g in grad_outputs):
                     grad_outputs = None  # nothing arrived: the node passes None on
-            if node._extra is not None or (
-                node.__class__ is AccumulateGrad and node.variable._hooks
-            ):
+            if node._extra is not None:  # hooks, a retained gradient
                 grad_inputs = _hooked_step(node, grad_outputs, retain_graph, create_graph)
-                if grad_inputs is None:  # a leaf's node
+                if grad_inputs is None:  # (a leaf's node)
                     if not ready:
                         break
                     node, grad_outputs = ready.pop()
                     continue
             elif node.__class__ is AccumulateGrad:
                 if grad_outputs is not None:
-                    _accumulate(node, grad_outputs[0], create_graph)
+                    if node.variable._hooks:
+                        _hooked_step(node, grad_outputs, retain_graph, create_graph)
+                    else:
+                        _accumulate(node, grad_outputs[0], create_graph)
                 if not ready:
                     break
                 node, grad_outputs = ready.pop()
@@ -134,7 +135,7 @@ def _run_plain(ready: list, deps: dict, retain_graph: bool, create_graph: bool) 
             arity = node._arity
             if arity == 1 or (arity == 2 and node._fn1 is None):  # one edge
                 nxt = node._fn0
-                if nxt is not None and deps.get(nxt, 1) == 1:  # ... to a node only it leads into
+                if nxt is not None and (nxt not in deps or deps[nxt] == 1):  # ... its only one
                     n = nxt.n_outputs
                     g = grad_inputs[0]
                     grad_outputs = [g] if n == 1 else _slot(n, node._nr0, g)

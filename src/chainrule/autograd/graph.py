@@ -210,21 +210,20 @@ class Node:
 
     def apply(self, grad_outputs: list, create_graph: bool) -> list:
         """The gradient for each input (None where an input needs none)."""
-        if create_graph or self._checks or self._saved is None:
+        values = self._saved
+        if create_graph or self._checks or values is None:
             values = self._saved_values(create_graph)
-        else:  # nothing to check or unwrap: only numbers, shapes and parameters were saved
-            values = self._saved
+        # (else nothing to check or unwrap: only numbers, shapes and parameters were saved)
         g = grad_outputs[0] if self.n_outputs == 1 else tuple(grad_outputs)
         grads = []
-        for i, (vjp, idx) in enumerate(self._plan.vjps):
+        i = -1
+        for vjp, idx in self._plan.vjps:
+            i += 1
             if vjp is None:
                 grads.append(None)
                 continue
-            n = len(idx)
-            if n == 1:
+            if len(idx) == 1:
                 grad = vjp(g, values[idx[0]])
-            elif n == 0:
-                grad = vjp(g)
             else:
                 grad = vjp(g, *[values[j] for j in idx])
             # the input's (shape, dtype), read from the slots (the _meta property, inlined)
@@ -237,7 +236,7 @@ class Node:
             if create_graph:
                 grad = _fit_tensor(self, i, grad, (shape, dtype))
             else:
-                if type(grad) is not ndarray:
+                if grad.__class__ is not ndarray:
                     grad = xp.asanyarray(grad)  # (a MetaArray stays one)
                 gshape = grad.shape
                 if gshape != shape:
