@@ -200,6 +200,23 @@ def test_counting_that_leaves_out_sole_nodes_gives_every_count(graph):
     assert lean[kept.grad_fn] == full[kept.grad_fn]
 
 
+def test_an_edge_recorded_as_the_leaf_itself_is_counted_with_the_leafs_node(plain_runs):
+    """An edge may hold the leaf tensor rather than its AccumulateGrad (made when read): the
+    count makes the node, and counts it with the edges that already hold it."""
+    x = leaf(cr)
+    a, b = x * 2, x * 3
+    acc = a.grad_fn._fn0
+    assert acc is b.grad_fn._fn0 and acc.variable is x
+    a.grad_fn._fn0 = x  # as recorded on the leaf; b's edge holds the node (its only holder)
+    del acc
+    calls = []
+    x.register_post_accumulate_grad_hook(lambda t: calls.append(t.grad.tolist()))
+    (a + b).backward(cr.ones(3))
+    assert a.grad_fn._fn0 is b.grad_fn._fn0
+    assert calls == [[5.0, 5.0, 5.0]]  # the two gradients summed, then accumulated once
+    assert plain_runs
+
+
 def test_a_chain_nothing_else_refers_to_costs_no_counts():
     x = leaf(cr)
     y = x * 1

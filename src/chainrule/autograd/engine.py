@@ -25,7 +25,7 @@ from .._backend import loud, ndarray, quiet, xp
 from .._tensor import Tensor, _make, wrap
 from . import grad_mode
 from .anomaly_mode import _anomaly, check_gradients
-from .graph import AccumulateGrad, Node
+from .graph import AccumulateGrad, Node, accumulator
 
 _state = grad_mode._state
 _refcount = sys.getrefcount
@@ -358,6 +358,8 @@ def _count_dependencies(roots: list[Node], leave_out_sole: bool = False) -> dict
     With ``leave_out_sole``, a node of a chain that nothing but the edge the walk came along
     refers to (its reference count says so) is left out: one edge leads into it, and
     ``deps.get(node, 1)`` reads its count. A chain of such nodes then costs no dict entries.
+    A leaf's AccumulateGrad is always counted: other edges may lead to it through the leaf
+    tensor itself (an edge to a leaf may be recorded as the leaf, its node made when read).
     """
     sole = _SOLE if leave_out_sole else -1
     deps = dict.fromkeys(roots, 0)
@@ -366,11 +368,15 @@ def _count_dependencies(roots: list[Node], leave_out_sole: bool = False) -> dict
         node = stack.pop()
         # a run of nodes with one edge (a chain) is followed without the stack
         while node._arity == 1 or (node._arity == 2 and node._fn1 is None):
-            node = node._fn0
-            if node is None:
+            nxt = node._fn0
+            if nxt is None:
                 break
-            if _refcount(node) == sole:
+            if isinstance(nxt, Tensor):  # a leaf recorded as itself: its node, made now
+                nxt = node._fn0 = accumulator(nxt)
+            elif _refcount(nxt) == sole and nxt.__class__ is not AccumulateGrad:
+                node = nxt
                 continue
+            node = nxt
             if node in deps:
                 deps[node] += 1
                 break
@@ -394,11 +400,10 @@ def _sole_refcount() -> int:
     class Probe:
         __slots__ = ("_fn0",)
 
-    parent = Probe()
-    parent._fn0 = Probe()  # held by the parent's slot alone
-    node = parent
-    node = node._fn0
-    count = _refcount(node)
+    node = Probe()
+    node._fn0 = Probe()  # held by the slot alone
+    nxt = node._fn0
+    count = _refcount(nxt)
     return count if count >= 2 else -1
 
 
