@@ -153,6 +153,9 @@ def backward(
         t._grad = g if t._grad is None else t._grad + g
 
 
+_backward = backward  # the function itself, even while a caller has wrapped the name
+
+
 def tensor_backward(
     self: Tensor,
     gradient: Tensor | None = None,
@@ -166,9 +169,14 @@ def tensor_backward(
     For a non-scalar ``self`` this is the vector-Jacobian product ``gradientᵀ J``:
     the Jacobian itself is never formed.
     """
-    if inputs is not None:
-        grads = None if gradient is None else [gradient]
-        backward(self, grads, retain_graph, create_graph, inputs=inputs)
+    if inputs is not None or backward is not _backward:  # (`chainrule explain` wraps it)
+        backward(
+            self,
+            None if gradient is None else [gradient],
+            retain_graph=retain_graph,
+            create_graph=create_graph,
+            inputs=inputs,
+        )
         return
     root = _edge(self, 0, "backward")  # (backward() for one root, without its lists)
     grad = _root_grad(self, gradient, 0, create_graph)
