@@ -361,6 +361,22 @@ def test_hooks_across_branches_run_in_the_general_loops_order(plain_runs, monkey
     three_ways(run, plain_runs, monkeypatch, torch_order=False)
 
 
+def test_retain_grad_of_non_leaves_accumulates_across_backward_calls(plain_runs, monkeypatch):
+    def run(L, log):
+        x = leaf(L)
+        a = x * 2
+        b = a.exp()  # a chain: each node hands its gradient on to the next
+        c = (b * a).sum()
+        a.retain_grad()
+        b.retain_grad()
+        c.backward(retain_graph=True)
+        log.append(("once", _v(a.grad), _v(b.grad)))
+        c.backward()
+        return a.grad, b.grad, x.grad
+
+    three_ways(run, plain_runs, monkeypatch)
+
+
 def test_hooks_on_a_chain_run_once_each_in_order(plain_runs, monkeypatch):
     def run(L, log):
         x = leaf(L)
