@@ -15,6 +15,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from .. import _backend
 from .._backend import ndarray, xp
 from .._dtypes import _FROM_NP as _from_np
 from .._dtypes import from_numpy_dtype
@@ -237,7 +238,7 @@ class Node:
                 grad = _fit_tensor(self, i, grad, (shape, dtype))
             else:
                 if grad.__class__ is not ndarray:
-                    grad = xp.asanyarray(grad)  # (a MetaArray stays one)
+                    grad = _backend.asanyarray(grad)  # (a MetaArray or device array stays one)
                 gshape = grad.shape
                 if gshape != shape:
                     grad = _sum_to(self, i, grad, shape, gshape)
