@@ -24,11 +24,8 @@ from typing import Any
 from .._backend import current as _current
 from .._backend import live as _live
 from .._backend import loud, ndarray, quiet, xp
-<<<<<<< HEAD
-from .._tensor import Tensor, _make, wrap
-=======
 from .._backend import use as _use
->>>>>>> main
+from .._tensor import Tensor, _make, wrap
 from . import grad_mode
 from .anomaly_mode import _anomaly, check_gradients
 from .graph import AccumulateGrad, Node, accumulator
@@ -109,6 +106,7 @@ def _run_plain(ready: list, deps: dict, retain_graph: bool, create_graph: bool) 
     prev_enabled = _state.enabled
     _state.enabled = create_graph
     token = quiet()  # (VJPs make inf and nan where the math does, silently as PyTorch)
+    previous = _current[0]
     try:
         node, grad_outputs = ready.pop()
         while True:
@@ -135,6 +133,8 @@ def _run_plain(ready: list, deps: dict, retain_graph: bool, create_graph: bool) 
             elif grad_outputs is None:
                 grad_inputs = (None,) * node._arity
             else:
+                if _live[0]:  # on a device: its module is current while the VJPs run
+                    _use(grad_outputs)
                 grad_inputs = node.apply(grad_outputs, create_graph)
                 if not retain_graph and node._plan.frees:
                     node._saved = None  # free what was saved (nodes that saved none can rerun)
@@ -190,6 +190,7 @@ def _run_plain(ready: list, deps: dict, retain_graph: bool, create_graph: bool) 
     finally:
         loud(token)
         _state.enabled = prev_enabled
+        _current[0] = previous
 
 
 def _hooked_step(node: Node, grad_outputs: list | None, retain_graph: bool, create_graph: bool):
@@ -216,6 +217,8 @@ def _hooked_step(node: Node, grad_outputs: list | None, retain_graph: bool, crea
         return None
     if grad_outputs is None:
         return (None,) * node._arity
+    if _live[0]:
+        _use(grad_outputs)
     grad_inputs = node.apply(grad_outputs, create_graph)
     if node._extra.hooks:
         grad_inputs = _node_hooks(node, grad_inputs, grad_outputs, create_graph)
