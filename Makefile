@@ -48,18 +48,18 @@ bench: $(VENV)/.test
 CUDA_PYTHON ?= python3
 CUDA_JOBS ?= 8
 test-cuda:
-	PYTHONPATH=src $(CUDA_PYTHON) -m pytest -p no:cacheprovider -n $(CUDA_JOBS) -rf \
+	PYTHONPATH=src $(CUDA_PYTHON) -m pytest -p no:cacheprovider -p no:benchmark -n $(CUDA_JOBS) -rf \
 	  -W "ignore:::cupy" -W "ignore:::cupyx" -W "ignore:::cupy_backends" \
-	  tests/cuda tests/ops -k cuda $(PYTEST_ARGS)
+	  tests/gpu tests/ops -k cuda $(PYTEST_ARGS)
 
-# chainrule on CuPy against PyTorch CUDA (bench/cuda.py); BENCH_ARGS=--write writes
+# chainrule on CuPy against PyTorch CUDA (bench/gpu.py); BENCH_ARGS=--write writes
 # docs/benchmarks-cuda.md
 bench-cuda:
-	PYTHONPATH=src $(CUDA_PYTHON) bench/cuda.py $(BENCH_ARGS)
+	PYTHONPATH=src $(CUDA_PYTHON) bench/gpu.py $(BENCH_ARGS)
 
 # without a GPU: the same CUDA oracle tests with chainrule's 'cuda' on the CPU stand-in
 test-standin: $(VENV)/.test
-	CHAINRULE_CUDA=standin $(PY) -m pytest -n $(JOBS) -rf tests/cuda tests/ops -k cuda $(PYTEST_ARGS)
+	CHAINRULE_CUDA=standin $(PY) -m pytest -n $(JOBS) -rf tests/gpu tests/ops -k cuda $(PYTEST_ARGS)
 
 docs: $(VENV)/.base
 	$(PY) -m chainrule._opdocs docs/ops.md

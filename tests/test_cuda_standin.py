@@ -1,5 +1,5 @@
 """CUDA without a GPU: ``import chainrule`` never imports CuPy, and the tests of 'cuda'
-(tests/cuda/) pass on the CPU stand-in (``_standin.py``: NumPy arrays in a type that
+(tests/gpu/) pass on the CPU stand-in (``_standin.py``: NumPy arrays in a type that
 refuses to be taken for NumPy's, so an op that bypasses the backend fails there). They run
 in a subprocess: the stand-in is chosen when 'cuda' is first loaded, once per process."""
 
@@ -52,7 +52,7 @@ def test_the_cuda_tests_pass_on_the_cpu_stand_in():
             "no:cacheprovider",
             "-p",
             "no:xdist",
-            str(ROOT / "tests" / "cuda"),
+            str(ROOT / "tests" / "gpu"),
         ],  # fmt: skip
         env=_env(CHAINRULE_CUDA="standin"),
         cwd=ROOT,

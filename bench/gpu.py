@@ -9,7 +9,7 @@ synchronize to a synchronize (``perf_counter``, so each run's Python overhead co
 does in training), and the table gives the best of ``--repeat`` runs and the ratio
 chainrule / PyTorch (target: at most 1.2).
 
-    PYTHONPATH=src python3 bench/cuda.py [--repeat 20] [--write]
+    PYTHONPATH=src python3 bench/gpu.py [--repeat 20] [--write]
 
 On a machine without a GPU, ``CHAINRULE_CUDA=standin`` runs chainrule's side on the CPU
 stand-in (and PyTorch's on the CPU): a check that the script runs, not a measurement.
@@ -161,7 +161,7 @@ def main() -> None:
         out = Path(__file__).resolve().parent.parent / "docs" / "benchmarks-cuda.md"
         out.write_text(
             "# chainrule on CUDA (CuPy) against PyTorch CUDA\n\n"
-            "`make bench-cuda` (bench/cuda.py); written with `--write`.\n\n"
+            "`make bench-cuda` (bench/gpu.py); written with `--write`.\n\n"
             + "\n".join(lines)
             + "\n"
         )
