@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..._backend import xp
+from ..._backend import on_device_of, xp
 from ..._dtypes import dtype as DType
 from ..._tensor import Tensor, wrap
 from ...autograd.recording import np_dtype
@@ -450,7 +450,7 @@ def linalg_lu(A: Tensor, *, pivot: bool = True, out: Tensor | None = None) -> PL
         raise NotImplementedError("linalg.lu(pivot=False) is not implemented in chainrule yet")
     A = require_tensor("linalg_lu", A, name="A")
     inverses._check_matrix("lu", A._data, square=False)
-    with _sharing():
+    with _sharing(), on_device_of(A._data):  # P is made where A is
         p = wrap(inverses._factor(("lu",), A._data, lambda: factorizations._plu(A._data))[0])
         return _LINALG_LU(p, factorizations.lu_l(A), factorizations.lu_u(A))
 
@@ -505,7 +505,8 @@ def lu_unpack(
     up = matrices.triu(
         inverses._getitem(LU_data, (Ellipsis, slice(None, k), slice(None))), diagonal=0
     )
-    p = wrap(factorizations._permutation(LU_pivots._data, m, np_dtype(LU_data)))
+    with on_device_of(LU_pivots._data):  # P is made where the pivots are
+        p = wrap(factorizations._permutation(LU_pivots._data, m, np_dtype(LU_data)))
     return _LU_UNPACK(p, low, up)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 
 from ... import _dtypes
-from ..._backend import xp
+from ..._backend import on_device_of, xp
 from ..._tensor import Tensor, wrap
 from ...autograd.recording import KEEP, defop, np_dtype
 from .. import indexing, reductions, shapes
@@ -32,8 +32,10 @@ LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
 def _eye(n: int, like, m: int | None = None, k: int = 0):
     """An identity of ``like``'s dtype: a constant in the formulas below (a tensor when
     ``like`` is one, so that ``@`` with it stays among tensors)."""
-    eye = xp.eye(n, m, k, dtype=np_dtype(like))
-    return wrap(eye) if isinstance(like, Tensor) else eye
+    tensor = isinstance(like, Tensor)
+    with on_device_of(like._data if tensor else like):  # on like's device
+        eye = xp.eye(n, m, k, dtype=np_dtype(like))
+    return wrap(eye) if tensor else eye
 
 
 def _unsq(x, dim: int):
