@@ -171,11 +171,12 @@ _NO_INPUT = (None, 0, None, None)
 
 
 def _input(a: Any) -> tuple:
-    """(node, output_nr, shape, dtype) of an input: the edge its gradient flows along (the
-    leaf's AccumulateGrad for a leaf) and its metadata; ``_NO_INPUT`` if it needs none."""
+    """(node, output_nr, shape, dtype) of an input: the edge its gradient flows along (a leaf
+    itself, for its AccumulateGrad made when the edges are read: Node._next) and its
+    metadata; ``_NO_INPUT`` if it needs none."""
     if isinstance(a, Tensor) and a._requires_grad:
         fn = a._grad_fn
-        return (accumulator(a) if fn is None else fn, a._output_nr, a._data.shape, a._dtype)
+        return (a if fn is None else fn, a._output_nr, a._data.shape, a._dtype)
     return _NO_INPUT
 
 
@@ -225,13 +226,21 @@ class SavePlan(NamedTuple):
     keys: tuple  # the input index or parameter name, per saved value
     vjps: tuple  # (vjp or None, indices into the saved values), per input
     frees: bool  # whether backward frees what was saved (see save_plan)
+    args: tuple  # where the first two "arg" entries sit in the saved values (node slots)
+    # save(node, plan, args, arrays, params, out, result): keeps what the plan asks for,
+    # specialised to its pattern (``_saver``); None when nothing is saved
+    save: Callable | None = None
 
 
 def save_plan(kinds: tuple, keys: tuple, vjps: tuple) -> SavePlan:
     """A SavePlan; backward frees what it saved when that includes inputs or outputs, not
     when only shapes and parameters (as in PyTorch, a node that saved no tensor can run
-    again). Stored, not recomputed: the engine reads it once per node."""
-    return SavePlan(kinds, keys, vjps, any(k not in ("shape", "param") for k in kinds))
+    again). Stored, not recomputed: the engine reads it once per node. A tensor saved for
+    one of the first two "arg" entries lives in a slot of the node (``_in0``, ``_in1``),
+    so that a node saving its inputs is still one object for the collector."""
+    frees = any(k not in ("shape", "param") for k in kinds)
+    args = tuple(i for i, k in enumerate(kinds) if k == "arg")[:2]
+    return SavePlan(kinds, keys, vjps, frees, args)
 
 
 class Op:
@@ -250,8 +259,13 @@ class Op:
         conventions: str,
         jvp: Any = None,
         ans_reads: tuple | None = None,
+        fp_errors: bool = True,
     ) -> None:
         self.name = name
+        # whether the forward computes numbers that may overflow or be invalid (inf, nan):
+        # it runs with NumPy's floating-point warnings off; a view op, or one like maximum
+        # that raises no floating-point error, leaves NumPy's error state alone
+        self.quiet = fp_errors and not view
         self.ans_reads = ans_reads
         self.forward = forward
         self.args = tuple(args)
@@ -319,7 +333,7 @@ class Op:
                     idx.append(specs.index(item))
                 vjps.append((vjp, tuple(idx)))
             plan = save_plan(tuple(k for k, _ in specs), tuple(k for _, k in specs), tuple(vjps))
-            self._plans[bits] = plan
+            plan = self._plans[bits] = plan._replace(save=_saver(self, plan.kinds, plan.keys))
         return plan
 
     def _classify(self, n: str, i: int) -> tuple[str, Any]:
@@ -368,30 +382,47 @@ class Op:
         rule = self.dtypes
         first = args[0]
         arrays = None
-        if rule is not KEEP and first.__class__ is Tensor and first._dtype._category == 2:
-            # fast path: a float tensor alone, or with a Python number or same-dtype tensor
-            if len(args) == 1:
-                arrays = (first._data,)
-            elif len(args) == 2:
-                other = args[1]
-                c = other.__class__
-                if c is float or c is int:
-                    arrays = (first._data, other)
-                elif c is Tensor and other._dtype is first._dtype:
-                    arrays = (first._data, other._data)
+        if first.__class__ is Tensor:
+            if rule is KEEP:
+                if len(args) == 1:
+                    arrays = (first._data,)
+            elif first._dtype._category == 2:
+                # a float tensor alone, or with a Python number or same-dtype tensor: the
+                # dtype is the tensor's (promotion and the dtype rule decide nothing here)
+                if len(args) == 1:
+                    arrays = (first._data,)
+                elif len(args) == 2:
+                    other = args[1]
+                    c = other.__class__
+                    if c is float or c is int:
+                        arrays = (first._data, other)
+                    elif c is Tensor and other._dtype is first._dtype:
+                        arrays = (first._data, other._data)
         # 2. the forward, on arrays (inf and nan arise silently, as in PyTorch: _backend.quiet;
-        # a view op computes no number, so it leaves NumPy's error state alone)
-        token = None if self.view else quiet()
+        # an op that computes no number, or none that can raise a floating-point error, leaves
+        # NumPy's error state alone)
+        if arrays is not None and not self.quiet:
+            try:
+                out = self.forward(*arrays, **params) if params else self.forward(*arrays)
+            except ValueError as exc:
+                raise _translate(exc, arrays) from None
+            return self._wrap(args, arrays, params, out)
+        token = quiet()
         try:
             if arrays is None:
                 arrays = self._cast_inputs(args, params)
             try:
-                out = self.forward(*arrays, **params)
+                out = self.forward(*arrays, **params) if params else self.forward(*arrays)
             except ValueError as exc:
                 raise _translate(exc, arrays) from None
         finally:
-            if token is not None:
-                loud(token)
+            loud(token)
+        return self._wrap(args, arrays, params, out)
+
+    def _wrap(self, args: tuple, arrays: Sequence, params: dict, out: Any) -> Any:
+        """The forward's result ``out`` as the output tensor, with a node if grad mode is on
+        and an input needs a gradient (the one way an op's result becomes a tensor: fast
+        paths that compute ``out`` themselves, ``x.sum()`` or ``x[1:]``, end here too)."""
         if type(out) is not ndarray:
             if type(out) is tuple:
                 return self._apply_multi(args, arrays, params, out)
@@ -399,26 +430,80 @@ class Op:
         if _meta_live[0]:  # a meta input gives a meta output (_meta.py)
             out = _meta.follow(arrays, out)
         vc = _counter(args[0]) if self.view and _is_view(out, arrays[0]) else None
-        # 3. the output tensor, with a node if grad mode is on and an input needs a gradient
-        result = self._output(args, arrays, params, out, _from_np[out.dtype], vc)
-        if _fw_state.level and result._dtype._category == 2:
-            forward_ad.push_tangent(self, result, args, params)
-        return result
-
-    def _output(self, args, arrays, params, out, dtype: DType, vc) -> Tensor:
-        node = None
-        if _state.enabled and dtype._category == 2:
-            node = self._node(args, arrays, params)
-        if node is None:
+        dtype = _from_np[out.dtype]
+        if _state.enabled and dtype._category == 2 and self.differentiable:
+            result = self._record(args, arrays, params, out, dtype, vc)
+        else:
             result = _make(out, dtype, vc=vc)
             if vc is not None:
                 result._view = view_record(self, args[0], params, vc)
+        if _fw_state.level and dtype._category == 2:
+            forward_ad.push_tangent(self, result, args, params)
+        return result
+
+    def _record(self, args, arrays, params, out, dtype: DType, vc) -> Tensor:
+        """The output tensor and its node: an edge and (shape, dtype) per input, stored in the
+        node's slots, and what the save plan of the inputs needing gradients asks for. A
+        plain tensor when no input needs a gradient. (``connect`` and ``grad_bits``, inlined
+        for the first two inputs: this runs once per recorded op.)"""
+        n = len(args)
+        a = args[0]
+        bits = 0
+        if isinstance(a, Tensor):
+            if a._view is not None and a._vc[1] > a._view[2]:
+                refresh_view(a)  # its base was changed in place: re-derive its graph
+            if a._requires_grad:
+                bits = 1
+        if n > 1:
+            b = args[1]
+            if isinstance(b, Tensor):
+                if b._view is not None and b._vc[1] > b._view[2]:
+                    refresh_view(b)
+                if b._requires_grad:
+                    bits |= 2
+            if n > 2:
+                bits |= grad_bits(args[2:]) << 2
+        if not bits:
+            result = _make(out, dtype, vc=vc)
+            if vc is not None:
+                result._view = view_record(self, a, params, vc)
             return result
+        cls = self.node_class or self._class(self._node_name(*arrays, **params))
+        node = _new(cls)
+        node._op = self
+        node._arity = n
+        if bits & 1:
+            fn = a._grad_fn
+            node._fn0 = a if fn is None else fn  # a leaf: see Node._next
+            node._nr0 = a._output_nr
+            node._shape0 = a._data.shape
+            node._dtype0 = a._dtype
+        else:
+            node._fn0 = node._shape0 = node._dtype0 = None
+            node._nr0 = 0
+        if n > 1:
+            if bits & 2:
+                fn = b._grad_fn
+                node._fn1 = b if fn is None else fn
+                node._nr1 = b._output_nr
+                node._shape1 = b._data.shape
+                node._dtype1 = b._dtype
+            else:
+                node._fn1 = node._shape1 = node._dtype1 = None
+                node._nr1 = 0
+            node._rest = tuple(_input(x) for x in args[2:]) if n > 2 else ()
+        plan = node._plan = self._plans[bits] or self.plan(
+            tuple(bool(bits >> i & 1) for i in range(n))
+        )
+        node._checks = ()
+        node._extra = None
         result = _make(out, dtype, True, node, 0, vc)
         if vc is not None:
-            result._view = view_record(self, args[0], params, vc)
-        if node._plan.kinds:
-            self._save(node, node._plan, args, arrays, params, out, result)
+            result._view = view_record(self, a, params, vc)
+        if plan.save is None:
+            node._saved = ()
+        else:
+            plan.save(node, plan, args, arrays, params, out, result)
         if _anomaly.record:
             record_creation(node)
         return result
@@ -465,17 +550,36 @@ class Op:
         ]
 
     def _save(self, node, plan, args, arrays, params, out, result) -> None:
-        """Keep what the VJPs of the inputs needing gradients asked for, and their versions."""
+        """Keep what the VJPs of the inputs needing gradients asked for, and their versions.
+
+        An input tensor saved as one of the plan's first two "arg" entries goes into a slot
+        of the node (``_in0``, ``_in1``) with its version, and is read back at backward
+        (Node._saved_values); its place in ``_saved`` holds None."""
         saved = []
         checks = []
+        if plan.args:
+            node._in0 = node._in1 = None
+            node._v0 = node._v1 = 0
+        slot = 0
         for kind, key in zip(plan.kinds, plan.keys):
             if kind == "arg":
                 v = args[key]
                 if isinstance(v, Tensor):
+                    vc = v._vc
+                    if vc is not None and vc.__class__ is not list:
+                        raise RuntimeError(INFERENCE_SAVED)  # an inference tensor
+                    if slot < 2:
+                        version = 0 if vc is None else vc[0]
+                        if slot:
+                            node._in1, node._v1 = v, version
+                        else:
+                            node._in0, node._v0 = v, version
+                        slot += 1
+                        saved.append(None)
+                        continue
                     vc = _counter(v)
-                    if vc.__class__ is not list:  # an inference tensor's InferenceCounter
-                        raise RuntimeError(INFERENCE_SAVED)
                     checks.append((vc, vc[0], len(saved)))
+                slot += 1
             elif kind == "param":
                 v = params.get(key, self.params[key])
             elif kind == "ans":  # the output, or every output of a multi-output op
@@ -527,6 +631,137 @@ class Op:
         return results
 
 
+# ----- saving, specialised per save plan -----------------------------------------------------
+
+
+def _saver(op: Op, kinds: tuple, keys: tuple) -> Callable | None:
+    """The function that keeps what a save plan asks for: one specialised to the plan's
+    pattern for the common ones (an op's inputs, its output, shapes and parameters), else
+    the general ``Op._save``. Each does what ``Op._save`` does for its pattern
+    (tests/autograd/test_recording_cost.py pins them to it)."""
+    if not kinds:
+        return None
+    if len(kinds) <= 2 and all(k == "arg" for k in kinds):
+        return _inputs_saver(keys)
+    if kinds == ("ans",):
+        return _save_output
+    if all(k == "shape" or k == "param" for k in kinds):
+        return _static_saver(op, kinds, keys)
+    return lambda node, plan, *rest: op._save(node, plan, *rest)
+
+
+def _saved_version(t: Tensor) -> int:
+    """The version of ``t`` as it is saved; an inference tensor cannot be saved."""
+    vc = t._vc
+    if vc is None:
+        return 0
+    if vc.__class__ is not list:  # an inference tensor's InferenceCounter
+        raise RuntimeError(INFERENCE_SAVED)
+    return vc[0]
+
+
+_NONE1 = (None,)
+_NONE2 = (None, None)
+
+
+def _inputs_saver(keys: tuple) -> Callable:
+    """Saving one or two inputs (``mul``, ``matmul``): a tensor goes into the node's slot
+    ``_in0``/``_in1`` with its version (None in ``_saved``), a number into ``_saved``."""
+    first = keys[0]
+    if len(keys) == 1:
+
+        def save_input(node, plan, args, arrays, params, out, result) -> None:
+            v = args[first]
+            node._in1 = None
+            node._v1 = 0
+            if isinstance(v, Tensor):
+                vc = v._vc
+                node._v0 = 0 if vc is None else _saved_version(v)
+                node._in0 = v
+                node._saved = _NONE1
+            else:
+                node._in0 = None
+                node._v0 = 0
+                node._saved = (v,)
+
+        return save_input
+    second = keys[1]
+
+    def save_inputs(node, plan, args, arrays, params, out, result) -> None:
+        v = args[first]
+        w = args[second]
+        if isinstance(v, Tensor):
+            vc = v._vc
+            node._v0 = 0 if vc is None else _saved_version(v)
+            node._in0 = v
+            v = None
+        else:
+            node._in0 = None
+            node._v0 = 0
+        if isinstance(w, Tensor):
+            vc = w._vc
+            node._v1 = 0 if vc is None else _saved_version(w)
+            node._in1 = w
+            w = None
+        else:
+            node._in1 = None
+            node._v1 = 0
+        node._saved = _NONE2 if v is None and w is None else (v, w)
+
+    return save_inputs
+
+
+def _save_output(node, plan, args, arrays, params, out, result) -> None:
+    """Saving the output (``exp``, ``relu``): its array, and its version to check."""
+    vc = result._vc
+    if vc is None:
+        vc = result._vc = [0, -1]
+    node._saved = (out,)
+    node._checks = ((vc, vc[0], 0),)
+
+
+def _static_saver(op: Op, kinds: tuple, keys: tuple) -> Callable:
+    """Saving shapes of inputs and parameters only (``sum``, ``x[1:]``): nothing to check."""
+    getters = tuple(
+        _shape_getter(key) if kind == "shape" else _param_getter(key, op.params[key])
+        for kind, key in zip(kinds, keys)
+    )
+    if len(getters) == 1:
+        (g0,) = getters
+
+        def save_static(node, plan, args, arrays, params, out, result) -> None:
+            node._saved = (g0(arrays, params),)
+
+    elif len(getters) == 2:
+        g0, g1 = getters
+
+        def save_static(node, plan, args, arrays, params, out, result) -> None:
+            node._saved = (g0(arrays, params), g1(arrays, params))
+
+    elif len(getters) == 3:
+        g0, g1, g2 = getters
+
+        def save_static(node, plan, args, arrays, params, out, result) -> None:
+            node._saved = (g0(arrays, params), g1(arrays, params), g2(arrays, params))
+
+    else:
+
+        def save_static(node, plan, args, arrays, params, out, result) -> None:
+            node._saved = tuple([g(arrays, params) for g in getters])
+
+    return save_static
+
+
+def _shape_getter(i: int) -> Callable:
+    """An input's shape (``()`` for a number)."""
+    return lambda arrays, params: getattr(arrays[i], "shape", ())
+
+
+def _param_getter(name: str, default: Any) -> Callable:
+    """A forward parameter, as given or its default."""
+    return lambda arrays, params: params.get(name, default)
+
+
 def _is_view(out: ndarray, a: Any) -> bool:
     """Whether a view op's result is a view of its input ``a``'s memory. An empty result
     shares no memory but is still a view when NumPy made it one (``x[1:1]``: its base is
@@ -562,6 +797,7 @@ def defop(
     doc: str | None = None,
     conventions: str = "",
     ans_reads: tuple | None = None,
+    fp_errors: bool = True,
 ) -> Op:
     """Define a differentiable op: its forward on arrays, one VJP and one JVP per input.
 
@@ -576,13 +812,19 @@ def defop(
     ``ans``: only those are checked for in-place writes (all by default); the others are
     free to change, as outputs PyTorch does not save.
 
+    ``fp_errors=False`` says the forward raises no floating-point error (no overflow, no
+    invalid operation: maximum, comparisons), so it runs without switching NumPy's error
+    state off and on; on arrays of the op's dtypes only (a cast may overflow).
+
     ``doc`` describes what the op computes, in the math (``"e^x"``), where the forward's
     own docstring does not (a NumPy ufunc or function); by default it is the forward's
     docstring.
     """
     if doc is None:
         doc = forward.__doc__ or ""
-    return Op(name, forward, args, vjp, node, dtypes, view, doc, conventions, jvp, ans_reads)
+    return Op(
+        name, forward, args, vjp, node, dtypes, view, doc, conventions, jvp, ans_reads, fp_errors
+    )
 
 
 def contiguous(forward: Callable) -> Callable:
