@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from .. import _dtypes, _meta
-from .._backend import loud, ndarray, quiet, xp
+from .._backend import IGNORE, loud, ndarray, quiet, set_errstate, xp
 from .._dtypes import dtype as DType
 from .._meta import live as _meta_live
 from .._promotion import _NP_SCALAR, as_number, numbers_in, result_type
@@ -379,94 +379,175 @@ class Op:
         if params:  # (a NumPy scalar parameter is the Python number it holds, as in PyTorch)
             params = numbers_in(params)
         # 1. the result dtype, and the inputs cast to it
-        rule = self.dtypes
         first = args[0]
-        arrays = None
         if first.__class__ is Tensor:
-            if rule is KEEP:
+            if self.dtypes is KEEP:
                 if len(args) == 1:
-                    arrays = (first._data,)
+                    return self._fast(args, (first._data,), params)
             elif first._dtype._category == 2:
-                # a float tensor alone, or with a Python number or same-dtype tensor: the
+                # a float tensor alone, or with a Python number or a tensor of its dtype: the
                 # dtype is the tensor's (promotion and the dtype rule decide nothing here)
                 if len(args) == 1:
-                    arrays = (first._data,)
-                elif len(args) == 2:
+                    return self._fast(args, (first._data,), params)
+                if len(args) == 2:
                     other = args[1]
                     c = other.__class__
                     if c is float or c is int:
-                        arrays = (first._data, other)
-                    elif c is Tensor and other._dtype is first._dtype:
-                        arrays = (first._data, other._data)
-        # 2. the forward, on arrays (inf and nan arise silently, as in PyTorch: _backend.quiet;
-        # an op that computes no number, or none that can raise a floating-point error, leaves
-        # NumPy's error state alone)
-        if arrays is not None and not self.quiet:
-            try:
-                out = self.forward(*arrays, **params) if params else self.forward(*arrays)
-            except ValueError as exc:
-                raise _translate(exc, arrays) from None
-            return self._wrap(args, arrays, params, out)
-        token = quiet()
+                        return self._fast(args, (first._data, other), params)
+                    if c is Tensor and other._dtype is first._dtype:
+                        return self._fast(args, (first._data, other._data), params)
+        token = set_errstate(IGNORE)
         try:
-            if arrays is None:
-                arrays = self._cast_inputs(args, params)
+            arrays = self._cast_inputs(args, params)
             try:
-                out = self.forward(*arrays, **params) if params else self.forward(*arrays)
+                out = self.forward(*arrays, **params)
             except ValueError as exc:
                 raise _translate(exc, arrays) from None
         finally:
             loud(token)
         return self._wrap(args, arrays, params, out)
 
+    def _fast(
+        self, args: tuple, arrays: tuple, params: dict, cls: type | None = None, out: Any = None
+    ) -> Any:
+        """``_apply`` for one tensor, or a tensor and a number or a tensor of its dtype, whose
+        arrays need no cast (``arrays``, given by the caller): the forward, and, when nothing
+        else is recording (forward mode, anomaly mode, a meta tensor, a stale view), the
+        output and its node made here as ``_wrap`` makes them, for one or two inputs
+        (tests/autograd/test_recording_cost.py pins one to the other). A caller that knows
+        the node's class passes it (``cls``), one that ran the forward itself its result
+        (``out``: ``x.sum()``)."""
+        if out is None:
+            # 2. the forward, on arrays (inf and nan arise silently, as in PyTorch:
+            # _backend.quiet; an op that computes no number, or none that can raise a
+            # floating-point error, leaves NumPy's error state alone)
+            token = set_errstate(IGNORE) if self.quiet else None
+            try:
+                out = self.forward(*arrays, **params) if params else self.forward(*arrays)
+            except ValueError as exc:
+                raise _translate(exc, arrays) from None
+            finally:
+                if token is not None:
+                    loud(token)
+        # 3. the output tensor, with a node when grad mode is on and an input needs a gradient
+        if out.__class__ is not ndarray:
+            if not isinstance(out, xp.generic):  # several outputs, a MetaArray
+                return self._wrap(args, arrays, params, out)
+            out = xp.asarray(out)  # a NumPy scalar (a full reduction): a 0-d array
+        a = args[0]
+        if (
+            a._view is not None
+            and a._vc[1] > a._view[2]  # its base was changed in place: re-derive its graph
+            or _meta_live[0]
+            or _fw_state.level
+            or _anomaly.record
+        ):
+            return self._wrap(args, arrays, params, out)
+        vc = _counter(a) if self.view and _is_view(out, arrays[0]) else None
+        dtype = _from_np[out.dtype]
+        if (
+            not _state.enabled
+            or dtype._category != 2
+            or not self.differentiable
+            or not (a._requires_grad or len(args) == 2 and args[1].__class__ is Tensor)
+        ):
+            return self._plain(a, params, out, dtype, vc)
+        if cls is None:
+            cls = self.node_class or self._class(self._node_name(*arrays, **params))
+        if len(args) == 1:
+            node = _new(cls)
+            node._arity = 1
+            plan = node._plan = self._plans[1] or self.plan((True,))
+        else:
+            b = args[1]
+            if b.__class__ is not Tensor:
+                bits = 1
+            elif b._view is not None and b._vc[1] > b._view[2]:
+                return self._wrap(args, arrays, params, out)
+            else:
+                bits = a._requires_grad | b._requires_grad << 1
+                if not bits:
+                    return self._plain(a, params, out, dtype, vc)
+            node = _new(cls)
+            node._arity = 2
+            if bits & 2:
+                fn = b._grad_fn
+                node._fn1 = b if fn is None else fn  # a leaf: see Node._next
+                node._nr1 = b._output_nr
+                node._shape1 = arrays[1].shape
+                node._dtype1 = b._dtype
+            else:
+                node._fn1 = node._shape1 = node._dtype1 = None
+                node._nr1 = 0
+            node._rest = ()
+            plan = node._plan = self._plans[bits] or self.plan((bool(bits & 1), bool(bits & 2)))
+            if not bits & 1:
+                node._fn0 = node._shape0 = node._dtype0 = None
+                node._nr0 = 0
+        if a._requires_grad:
+            fn = a._grad_fn
+            node._fn0 = a if fn is None else fn
+            node._nr0 = a._output_nr
+            node._shape0 = arrays[0].shape
+            node._dtype0 = a._dtype
+        node._op = self
+        node._checks = ()
+        node._extra = None
+        result = _make(out, dtype, True, node, 0, vc)
+        if vc is not None:
+            result._view = view_record(self, a, params, vc)
+        if plan.save is None:
+            node._saved = ()
+        else:
+            plan.save(node, plan, args, arrays, params, out, result)
+        return result
+
+    def _plain(self, a: Tensor, params: dict, out: ndarray, dtype: DType, vc: Any) -> Tensor:
+        """The output tensor when nothing is recorded (a view still records its base)."""
+        result = _make(out, dtype, vc=vc)
+        if vc is not None:
+            result._view = view_record(self, a, params, vc)
+        return result
+
     def _wrap(self, args: tuple, arrays: Sequence, params: dict, out: Any) -> Any:
-        """The forward's result ``out`` as the output tensor, with a node if grad mode is on
-        and an input needs a gradient (the one way an op's result becomes a tensor: fast
-        paths that compute ``out`` themselves, ``x.sum()`` or ``x[1:]``, end here too)."""
+        """The forward's result ``out`` as the output tensor, with a node when grad mode is on
+        and an input needs a gradient: an edge and (shape, dtype) per input in the node's
+        slots (``connect`` and ``grad_bits``, inlined for the first two inputs: this runs
+        once per op), and what the save plan of those inputs asks for. The one way an op's
+        result becomes a tensor: fast paths that compute ``out`` themselves (``x.sum()``,
+        ``x[1:]``) end here too."""
         if type(out) is not ndarray:
             if type(out) is tuple:
                 return self._apply_multi(args, arrays, params, out)
             out = xp.asanyarray(out)  # (a MetaArray stays one)
         if _meta_live[0]:  # a meta input gives a meta output (_meta.py)
             out = _meta.follow(arrays, out)
-        vc = _counter(args[0]) if self.view and _is_view(out, arrays[0]) else None
-        dtype = _from_np[out.dtype]
-        if _state.enabled and dtype._category == 2 and self.differentiable:
-            result = self._record(args, arrays, params, out, dtype, vc)
-        else:
-            result = _make(out, dtype, vc=vc)
-            if vc is not None:
-                result._view = view_record(self, args[0], params, vc)
-        if _fw_state.level and dtype._category == 2:
-            forward_ad.push_tangent(self, result, args, params)
-        return result
-
-    def _record(self, args, arrays, params, out, dtype: DType, vc) -> Tensor:
-        """The output tensor and its node: an edge and (shape, dtype) per input, stored in the
-        node's slots, and what the save plan of the inputs needing gradients asks for. A
-        plain tensor when no input needs a gradient. (``connect`` and ``grad_bits``, inlined
-        for the first two inputs: this runs once per recorded op.)"""
-        n = len(args)
         a = args[0]
+        vc = _counter(a) if self.view and _is_view(out, arrays[0]) else None
+        dtype = _from_np[out.dtype]
         bits = 0
-        if isinstance(a, Tensor):
-            if a._view is not None and a._vc[1] > a._view[2]:
-                refresh_view(a)  # its base was changed in place: re-derive its graph
-            if a._requires_grad:
-                bits = 1
-        if n > 1:
-            b = args[1]
-            if isinstance(b, Tensor):
-                if b._view is not None and b._vc[1] > b._view[2]:
-                    refresh_view(b)
-                if b._requires_grad:
-                    bits |= 2
-            if n > 2:
-                bits |= grad_bits(args[2:]) << 2
+        if _state.enabled and dtype._category == 2 and self.differentiable:
+            n = len(args)
+            if isinstance(a, Tensor):
+                if a._view is not None and a._vc[1] > a._view[2]:
+                    refresh_view(a)  # its base was changed in place: re-derive its graph
+                if a._requires_grad:
+                    bits = 1
+            if n > 1:
+                b = args[1]
+                if isinstance(b, Tensor):
+                    if b._view is not None and b._vc[1] > b._view[2]:
+                        refresh_view(b)
+                    if b._requires_grad:
+                        bits |= 2
+                if n > 2:
+                    bits |= grad_bits(args[2:]) << 2
         if not bits:
             result = _make(out, dtype, vc=vc)
             if vc is not None:
                 result._view = view_record(self, a, params, vc)
+            if _fw_state.level and dtype._category == 2:
+                forward_ad.push_tangent(self, result, args, params)
             return result
         cls = self.node_class or self._class(self._node_name(*arrays, **params))
         node = _new(cls)
@@ -506,6 +587,8 @@ class Op:
             plan.save(node, plan, args, arrays, params, out, result)
         if _anomaly.record:
             record_creation(node)
+        if _fw_state.level:
+            forward_ad.push_tangent(self, result, args, params)
         return result
 
     def _node(self, args, arrays, params, cls: type | None = None) -> Node | None:
@@ -721,33 +804,33 @@ def _save_output(node, plan, args, arrays, params, out, result) -> None:
 
 
 def _static_saver(op: Op, kinds: tuple, keys: tuple) -> Callable:
-    """Saving shapes of inputs and parameters only (``sum``, ``x[1:]``): nothing to check."""
+    """Saving shapes of inputs and parameters only (``sum``, ``add``, ``x[1:]``): nothing to
+    check. Without parameters given (``x + y``, ``x.sum()``) the parameters saved are the
+    forward's defaults, a constant."""
     getters = tuple(
         _shape_getter(key) if kind == "shape" else _param_getter(key, op.params[key])
         for kind, key in zip(kinds, keys)
     )
-    if len(getters) == 1:
-        (g0,) = getters
+    defaults = tuple(op.params[key] if kind == "param" else None for kind, key in zip(kinds, keys))
+    if "shape" not in kinds:
 
-        def save_static(node, plan, args, arrays, params, out, result) -> None:
-            node._saved = (g0(arrays, params),)
+        def save_params(node, plan, args, arrays, params, out, result) -> None:
+            node._saved = tuple([g(arrays, params) for g in getters]) if params else defaults
 
-    elif len(getters) == 2:
-        g0, g1 = getters
+        return save_params
+    if kinds[0] == "shape" and "shape" not in kinds[1:]:
+        first, rest = keys[0], defaults[1:]
 
-        def save_static(node, plan, args, arrays, params, out, result) -> None:
-            node._saved = (g0(arrays, params), g1(arrays, params))
+        def save_shape(node, plan, args, arrays, params, out, result) -> None:
+            if params:
+                node._saved = tuple([g(arrays, params) for g in getters])
+            else:
+                node._saved = (getattr(arrays[first], "shape", ()), *rest)
 
-    elif len(getters) == 3:
-        g0, g1, g2 = getters
+        return save_shape
 
-        def save_static(node, plan, args, arrays, params, out, result) -> None:
-            node._saved = (g0(arrays, params), g1(arrays, params), g2(arrays, params))
-
-    else:
-
-        def save_static(node, plan, args, arrays, params, out, result) -> None:
-            node._saved = tuple([g(arrays, params) for g in getters])
+    def save_static(node, plan, args, arrays, params, out, result) -> None:
+        node._saved = tuple([g(arrays, params) for g in getters])
 
     return save_static
 
@@ -766,10 +849,12 @@ def _is_view(out: ndarray, a: Any) -> bool:
     """Whether a view op's result is a view of its input ``a``'s memory. An empty result
     shares no memory but is still a view when NumPy made it one (``x[1:1]``: its base is
     a's memory), not when it is a copy (``x[x < 0]`` selecting nothing)."""
+    base = out.base
+    if base is not None and (base is a or base is a.base):  # (NumPy's base is the owner)
+        return True
     if out.size:
         return xp.may_share_memory(out, a)
-    base = out.base
-    return base is not None and (base is a or base is a.base)
+    return False
 
 
 def _multi_class(cls: type, n: int) -> type:

@@ -168,14 +168,27 @@ softshrink_backward = defop(
 )
 
 
+# relu as NumPy's maximum against a cached 0-d zero of x's dtype (a Python 0 is converted on
+# every call). PyTorch keeps x where it is not below 0, so relu(-0.0) is -0.0 and a nan keeps
+# its sign: NumPy's float32 and float64 loops return their second operand on a tie, the
+# others their first (tests/autograd/test_recording_cost.py pins this to PyTorch bit for bit).
+_ZERO_FIRST = {xp.dtype(xp.float32), xp.dtype(xp.float64)}
+_ZEROS: dict = {}
+
+
 def _relu(x):
     """max(x, 0)"""
-    return xp.maximum(x, 0)
+    dt = x.dtype
+    zero = _ZEROS.get(dt)
+    if zero is None:
+        zero = _ZEROS[dt] = xp.zeros((), dt)
+    return xp.maximum(zero, x) if dt in _ZERO_FIRST else xp.maximum(x, zero)
 
 
 relu = defop(
     "relu",
     _relu,
+    fp_errors=False,  # maximum: no overflow, no invalid operation
     dtypes=no_bool("Boolean inputs not supported for relu"),
     vjp=lambda g, ans: threshold_backward(g, ans, threshold=0.0),  # d/dx max(x, 0) = [x > 0]
     jvp=lambda t, ans: threshold_backward(t, ans, threshold=0.0),  # as the VJP
