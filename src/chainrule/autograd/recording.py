@@ -443,7 +443,13 @@ class Op:
             or _anomaly.record
         ):
             return self._wrap(args, arrays, params, out)
-        vc = _counter(a) if self.view and _is_view(out, arrays[0]) else None
+        vc = None
+        if self.view:
+            base = out.base  # (a basic-indexing view's base is its input or the input's base)
+            if base is not None and (base is arrays[0] or base is arrays[0].base):
+                vc = _counter(a)
+            elif _is_view(out, arrays[0]):
+                vc = _counter(a)
         dtype = _from_np[out.dtype]
         if (
             not _state.enabled
@@ -820,6 +826,13 @@ def _static_saver(op: Op, kinds: tuple, keys: tuple) -> Callable:
         return save_params
     if kinds[0] == "shape" and "shape" not in kinds[1:]:
         first, rest = keys[0], defaults[1:]
+        if len(kinds) == 2:  # (x_shape, a parameter): x[1:], ...
+            key1, default1 = keys[1], defaults[1]
+
+            def save_shape_param(node, plan, args, arrays, params, out, result) -> None:
+                node._saved = (getattr(arrays[first], "shape", ()), params.get(key1, default1))
+
+            return save_shape_param
 
         def save_shape(node, plan, args, arrays, params, out, result) -> None:
             if params:

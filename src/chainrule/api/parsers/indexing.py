@@ -498,7 +498,13 @@ def getitem(input: Tensor, key: Any) -> Tensor:
     """input[key]: ints, slices (step > 0), None, Ellipsis, lists, integer and bool tensors,
     with PyTorch's rules: basic indexing gives a view; ints apply before advanced indices."""
     c = key.__class__
-    if c is slice and input.__class__ is Tensor and _plain_slice(key):
+    if (
+        c is slice
+        and input.__class__ is Tensor
+        and key.step is None
+        and (key.start is None or key.start.__class__ is int)
+        and (key.stop is None or key.stop.__class__ is int)
+    ):  # (a plain slice: _plain_slice, inlined)
         # x[1:]: straight to the op, its node known (SliceBackward0, as _index_node_name
         # names it); the same tensor, node and errors as below (test_recording_cost.py)
         try:
