@@ -18,6 +18,7 @@ import torch
 
 import chainrule as cr
 from chainrule._backend import loud, quiet
+from chainrule.autograd.graph import OUTPUT_CHECK
 from chainrule.autograd.recording import Op
 from chainrule.ops import activations, arithmetic, indexing, reductions, unary
 from chainrule.ops.linalg import products
@@ -297,6 +298,9 @@ def test_saver_saves_what_op_save_saves(op, args, params):
             assert a is b or np.array_equal(a, b)
         else:
             assert a == b
+    if checks is OUTPUT_CHECK:  # the output's version, kept in the node's slots
+        checks = ((out._vc, node._out_v, 0),)
+        assert node._out_id == id(out) and node._out_vc is out._vc  # linked when made
     assert [(id(vc), v, i) for vc, v, i in checks] == [(id(vc), v, i) for vc, v, i in node._checks]
 
 
@@ -332,6 +336,10 @@ def _tracked_growth(build) -> tuple[int, int]:
         lambda y, c, v, mat: y * 2 + c,
         lambda y, c, v, mat: y.sum() * c,
         lambda y, c, v, mat: y - y.sum(),
+        lambda y, c, v, mat: y.exp(),  # saves its output: its version in the node's slots
+        lambda y, c, v, mat: cr.relu(y) + c,
+        lambda y, c, v, mat: y.tanh() * c,
+        lambda y, c, v, mat: y.sigmoid(),
     ],
 )
 def test_one_tracked_object_per_recorded_node_saving_inputs(step):
@@ -350,3 +358,55 @@ def test_one_tracked_object_per_recorded_node_saving_inputs(step):
     grown, nodes = _tracked_growth(build)
     assert nodes >= n
     assert grown <= nodes + 5
+
+
+@pytest.mark.parametrize(
+    "write, raises",
+    [
+        (lambda lib, out: out.mul_(2), True),
+        (lambda lib, out: out[1:].mul_(2), True),  # through a view made after the save
+        (lambda lib, out: out.detach().mul_(2), True),  # through a detached alias
+        (lambda lib, out: out.data.mul_(2), False),  # .data: unchecked, as in PyTorch
+    ],
+)
+@pytest.mark.parametrize("op", ["exp", "relu", "tanh", "sigmoid"])
+def test_saved_output_written_later_raises_torchs_error(op, write, raises):
+    """An output saved before it had a version counter: every way of writing it later is
+    seen (the counter, made on first need, is linked to the node)."""
+
+    def run(lib):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        out = getattr(lib, op)(x * 1)
+        write(lib, out)
+        out.sum().backward()
+        return x.grad
+
+    if raises:
+        assert_same_error(run)
+    else:
+        compare(run)
+
+
+def test_saved_output_of_inplace_op_is_checked_as_torch():
+    def run(lib):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        y = x * 1
+        y.exp_()  # saves its result, which is y now
+        z = y * 1
+        with lib.no_grad():
+            y.add_(1)
+        (z + y).sum().backward()
+
+    assert_same_error(run)
+
+
+def test_saved_output_unwritten_backward_as_torch():
+    def run(lib):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        out = x.exp()
+        v = out[1:]  # a view: the counter is made and linked, nothing is written
+        d = out.detach()
+        (out.sum() + v.sum() + d.sum()).backward()
+        return x.grad, out._version
+
+    compare(run)

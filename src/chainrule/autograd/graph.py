@@ -54,6 +54,11 @@ _CPP_PREFIX = "torch::autograd::"
 _CPP_NODES = frozenset({"AccumulateGrad", "CopySlices", "CopyBackwards", "Error", "NotImplemented"})
 
 
+# A node's ``_checks`` when it saved its one output and checks it through its ``_out_*``
+# slots: the collector then tracks the node alone, not a tuple of checks and a counter.
+OUTPUT_CHECK = ("the output, through the node's _out_* slots",)
+
+
 class Node:
     """One step of backward: maps gradients of an op's outputs to gradients of its inputs.
 
@@ -90,6 +95,12 @@ class Node:
         "_v0",
         "_in1",
         "_v1",
+        # an op that saved its one output (``_checks`` is OUTPUT_CHECK): the output's version
+        # counter (None until the output has one: Node._counter_made), its version when
+        # saved, and the output tensor's id (the node cannot hold the tensor: a cycle)
+        "_out_vc",
+        "_out_v",
+        "_out_id",
         "__weakref__",
     )
     n_outputs = 1
@@ -186,12 +197,24 @@ class Node:
             extra.prehooks = {}
         return RemovableHandle(extra.prehooks, fn)
 
+    def _counter_made(self, t: Tensor, vc: list) -> None:
+        """``t``, an output of this node, got a version counter (``_tensor._counter``): if
+        this node saved it without one, its later versions are checked against it now. A
+        tensor has no counter until it is viewed, detached, saved or written in place, so
+        every write to the saved output is seen."""
+        if self._checks is OUTPUT_CHECK and self._out_vc is None and self._out_id == id(t):
+            self._out_vc = vc
+
     def _saved_values(self, create_graph: bool) -> list:
         """The saved values as the VJPs take them: arrays, or tensors when recording."""
         saved = self._saved
         if saved is None:
             raise RuntimeError(SECOND_BACKWARD)
-        if self._checks:
+        if self._checks is OUTPUT_CHECK:
+            vc = self._out_vc
+            if vc is not None and vc[0] != self._out_v:
+                raise RuntimeError(_modified_message(self, saved[0], vc[0], self._out_v))
+        elif self._checks:
             for k, (vc, version, i) in enumerate(self._checks):
                 if vc[0] != version:
                     value, nr = saved[i], 0

@@ -42,7 +42,7 @@ from .._promotion import _NP_SCALAR, as_number, numbers_in, result_type
 from .._tensor import INFERENCE_SAVED, Tensor, _counter, _make
 from . import forward_ad, grad_mode
 from .anomaly_mode import _anomaly, record_creation
-from .graph import Node, accumulator
+from .graph import OUTPUT_CHECK, Node, accumulator
 from .registry import REGISTRY
 from .views import alias, check_view_place, replay_view, view_record
 
@@ -801,12 +801,15 @@ def _inputs_saver(keys: tuple) -> Callable:
 
 
 def _save_output(node, plan, args, arrays, params, out, result) -> None:
-    """Saving the output (``exp``, ``relu``): its array, and its version to check."""
+    """Saving the output (``exp``, ``relu``): its array, and its version to check, in the
+    node's slots. A fresh output has no version counter yet (version 0): the node gets it
+    when one is made (``Node._counter_made``), so saving makes no object but the node."""
     vc = result._vc
-    if vc is None:
-        vc = result._vc = [0, -1]
     node._saved = (out,)
-    node._checks = ((vc, vc[0], 0),)
+    node._checks = OUTPUT_CHECK
+    node._out_vc = vc
+    node._out_v = 0 if vc is None else vc[0]
+    node._out_id = id(result)
 
 
 def _static_saver(op: Op, kinds: tuple, keys: tuple) -> Callable:
