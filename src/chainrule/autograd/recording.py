@@ -457,7 +457,7 @@ class Op:
             or not self.differentiable
             or not (a._requires_grad or len(args) == 2 and args[1].__class__ is Tensor)
         ):
-            return self._plain(a, params, out, dtype, vc)
+            return _make(out, dtype) if vc is None else self._plain(a, params, out, dtype, vc)
         if cls is None:
             cls = self.node_class or self._class(self._node_name(*arrays, **params))
         if len(args) == 1:
