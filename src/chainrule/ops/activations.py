@@ -172,17 +172,19 @@ softshrink_backward = defop(
 # every call). PyTorch keeps x where it is not below 0, so relu(-0.0) is -0.0 and a nan keeps
 # its sign: NumPy's float32 and float64 loops return their second operand on a tie, the
 # others their first (tests/autograd/test_recording_cost.py pins this to PyTorch bit for bit).
-_ZERO_FIRST = {xp.dtype(xp.float32), xp.dtype(xp.float64)}
-_ZEROS: dict = {}
+_ZERO_FIRST = {dt: xp.zeros((), dt) for dt in (xp.dtype(xp.float32), xp.dtype(xp.float64))}
+_ZEROS: dict = {}  # of the other dtypes
 
 
 def _relu(x):
     """max(x, 0)"""
-    dt = x.dtype
-    zero = _ZEROS.get(dt)
+    zero = _ZERO_FIRST.get(x.dtype)
+    if zero is not None:
+        return xp.maximum(zero, x)
+    zero = _ZEROS.get(x.dtype)
     if zero is None:
-        zero = _ZEROS[dt] = xp.zeros((), dt)
-    return xp.maximum(zero, x) if dt in _ZERO_FIRST else xp.maximum(x, zero)
+        zero = _ZEROS[x.dtype] = xp.zeros((), x.dtype)
+    return xp.maximum(x, zero)
 
 
 relu = defop(
