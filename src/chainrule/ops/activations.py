@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes
-from .._backend import xp
+from .._backend import ndarray, xp
 from .._promotion import result_type
 from ..autograd.recording import FLOAT, KEEP, array_of, defop, floating_only, no_bool
 from . import copies, indexing, logical, reductions, shapes, special, unary
@@ -178,6 +178,8 @@ _ZEROS: dict = {}  # of the other dtypes
 
 def _relu(x):
     """max(x, 0)"""
+    if x.__class__ is not ndarray:  # a meta or device array: its library's maximum
+        return xp.maximum(x, 0)
     zero = _ZERO_FIRST.get(x.dtype)
     if zero is not None:
         return xp.maximum(zero, x)

@@ -322,7 +322,7 @@ def _target_weights(target, weight, ignore_index, dtype):
     and the targets with ignored entries set to class 0 (safe to index with)."""
     ignored = target == ignore_index
     safe = xp.where(ignored, 0, target)
-    w = xp.ones(target.shape, dtype=dtype) if weight is None else weight[safe].astype(dtype)
+    w = xp.ones_like(target, dtype=dtype) if weight is None else weight[safe].astype(dtype)
     return xp.where(ignored, 0, w).astype(dtype, copy=False), safe
 
 
@@ -357,7 +357,9 @@ def _nll_coefficients(x_shape, target, weight, ignore_index, reduction, dtype, e
     if reduction == "mean":
         total = w.sum()
         w = w / total if total else xp.full_like(w, empty)
-    classes = xp.arange(x_shape[axis]).reshape((-1,) + (1,) * (len(x_shape) - axis - 1))
+    classes = xp.arange(x_shape[axis], like=target).reshape(
+        (-1,) + (1,) * (len(x_shape) - axis - 1)
+    )
     onehot = classes == xp.expand_dims(safe, axis)
     return xp.where(onehot, -xp.expand_dims(w, axis), 0).astype(dtype, copy=False)
 
