@@ -281,11 +281,15 @@ def check_inference_write(t: Tensor) -> None:
 
 
 def _counter(t: Tensor) -> list[int]:
-    """The tensor's version counter, made on first need (views and saves share it)."""
+    """The tensor's version counter, made on first need (views and saves share it). The
+    node that made ``t`` is told: if it saved ``t`` (its output) when t had no counter, it
+    checks this one from now on (``Node._counter_made``)."""
     vc = t._vc
     if vc is None:
         # [version, version after the last in-place op recorded in a graph]
         vc = t._vc = [0, -1]
+        if t._grad_fn is not None:
+            t._grad_fn._counter_made(t, vc)
     return vc
 
 

@@ -174,9 +174,18 @@ _NO_PARAMS: dict = {}
 def fast_operator(op: Op) -> Callable[[Tensor, Any], Tensor]:
     """``self <op> other`` straight to the op (the hot path of every tutorial loop)."""
     apply = op._apply
+    fast = op._fast
 
     def method(self: Tensor, other: Any) -> Tensor:
         c = other.__class__
+        if self.__class__ is Tensor and self._dtype._category == 2:
+            # what op._apply does first, one call less: a float tensor and a Python number
+            # or a tensor of its dtype need no cast
+            if c is Tensor:
+                if other._dtype is self._dtype:
+                    return fast((self, other), (self._data, other._data), _NO_PARAMS)
+            elif c is float or c is int:
+                return fast((self, other), (self._data, other), _NO_PARAMS)
         if c is not float and c is not int and not isinstance(other, Tensor):
             if other is None:
                 return NotImplemented

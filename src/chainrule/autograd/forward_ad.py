@@ -14,7 +14,7 @@ import weakref
 from typing import Any, NamedTuple
 
 from .._backend import is_array, ndarray, on_device_of, xp
-from .._tensor import Tensor, _make
+from .._tensor import Tensor, _counter, _make
 from .registry import op as _op
 from .views import alias, replay_view
 
@@ -131,7 +131,8 @@ def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
 def primal(t: Any) -> Any:
     """A tensor's primal: the tensor itself seen without its tangent."""
     if isinstance(t, Tensor) and getattr(t, "_fw", None) is not None:
-        a = _make(t._data, t._dtype, t._requires_grad, t._grad_fn, t._output_nr, t._vc)
+        # (sharing t's version counter: a write through the primal is a write to t)
+        a = _make(t._data, t._dtype, t._requires_grad, t._grad_fn, t._output_nr, _counter(t))
         a._acc = t._acc
         return a
     return t

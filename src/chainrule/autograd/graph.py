@@ -55,13 +55,21 @@ _CPP_PREFIX = "torch::autograd::"
 _CPP_NODES = frozenset({"AccumulateGrad", "CopySlices", "CopyBackwards", "Error", "NotImplemented"})
 
 
+# A node's ``_checks`` when it saved its one output and checks it through its ``_out_*``
+# slots: the collector then tracks the node alone, not a tuple of checks and a counter.
+OUTPUT_CHECK = ("the output, through the node's _out_* slots",)
+
+
 class Node:
     """One step of backward: maps gradients of an op's outputs to gradients of its inputs.
 
     A node is one object: its edges and its inputs' metadata live in its own slots (the first
     two inputs' inline, any further ones in ``_rest``), so the cyclic collector tracks one
     object per recorded op, not a tuple per edge. ``_next`` and ``_meta`` are built from the
-    slots when read.
+    slots when read. The edge of a leaf is recorded as the leaf tensor itself: its
+    AccumulateGrad is made (or found) when the edges are first read, so recording an op on
+    leaves makes no node for them. Saved input tensors live in slots too (``_in0``,
+    ``_in1``), with the version they had, read from the tensor at backward.
     """
 
     __slots__ = (
@@ -82,6 +90,18 @@ class Node:
         "_shape1",
         "_dtype1",
         "_rest",  # inputs 2, 3, ...: ((node, output_nr, shape, dtype), ...)
+        # the first two input tensors the VJPs read (the plan's "arg" entries; None for a
+        # number), kept here rather than in _saved, and their versions when saved
+        "_in0",
+        "_v0",
+        "_in1",
+        "_v1",
+        # an op that saved its one output (``_checks`` is OUTPUT_CHECK): the output's version
+        # counter (None until the output has one: Node._counter_made), its version when
+        # saved, and the output tensor's id (the node cannot hold the tensor: a cycle)
+        "_out_vc",
+        "_out_v",
+        "_out_id",
         "__weakref__",
     )
     n_outputs = 1
@@ -101,12 +121,26 @@ class Node:
     def _next(self) -> tuple:
         """Per input, the edge ``(node, output_nr)``; ``(None, 0)`` where no gradient flows."""
         n = self._arity
-        if n == 1:
-            return ((self._fn0, self._nr0),)
         if n == 0:
             return ()
-        edges = ((self._fn0, self._nr0), (self._fn1, self._nr1))
-        return edges + tuple((fn, nr) for fn, nr, _, _ in self._rest) if n > 2 else edges
+        fn = self._fn0
+        if isinstance(fn, Tensor):  # a leaf: its AccumulateGrad, made on first read
+            fn = self._fn0 = accumulator(fn)
+        if n == 1:
+            return ((fn, self._nr0),)
+        fn1 = self._fn1
+        if isinstance(fn1, Tensor):
+            fn1 = self._fn1 = accumulator(fn1)
+        edges = ((fn, self._nr0), (fn1, self._nr1))
+        if n == 2:
+            return edges
+        rest = self._rest
+        if any(isinstance(r[0], Tensor) for r in rest):
+            rest = self._rest = tuple(
+                (accumulator(f), nr, shape, dt) if isinstance(f, Tensor) else (f, nr, shape, dt)
+                for f, nr, shape, dt in rest
+            )
+        return edges + tuple((f, nr) for f, nr, _, _ in rest)
 
     @property
     def _meta(self) -> tuple:
@@ -164,12 +198,24 @@ class Node:
             extra.prehooks = {}
         return RemovableHandle(extra.prehooks, fn)
 
+    def _counter_made(self, t: Tensor, vc: list) -> None:
+        """``t``, an output of this node, got a version counter (``_tensor._counter``): if
+        this node saved it without one, its later versions are checked against it now. A
+        tensor has no counter until it is viewed, detached, saved or written in place, so
+        every write to the saved output is seen."""
+        if self._checks is OUTPUT_CHECK and self._out_vc is None and self._out_id == id(t):
+            self._out_vc = vc
+
     def _saved_values(self, create_graph: bool) -> list:
         """The saved values as the VJPs take them: arrays, or tensors when recording."""
         saved = self._saved
         if saved is None:
             raise RuntimeError(SECOND_BACKWARD)
-        if self._checks:
+        if self._checks is OUTPUT_CHECK:
+            vc = self._out_vc
+            if vc is not None and vc[0] != self._out_v:
+                raise RuntimeError(_modified_message(self, saved[0], vc[0], self._out_v))
+        elif self._checks:
             for k, (vc, version, i) in enumerate(self._checks):
                 if vc[0] != version:
                     value, nr = saved[i], 0
@@ -179,6 +225,16 @@ class Node:
                         nr = reads[nr] if reads else nr
                         value = value[nr]
                     raise RuntimeError(_modified_message(self, value, vc[0], version, nr))
+        reads = self._plan.args
+        if reads:  # the input tensors kept in slots, read now (as PyTorch's saved variables)
+            saved = list(saved)
+            for i, t, version in zip(reads, (self._in0, self._in1), (self._v0, self._v1)):
+                if t is not None:
+                    vc = t._vc
+                    now = 0 if vc is None else vc[0]
+                    if now != version:
+                        raise RuntimeError(_modified_message(self, t, now, version))
+                    saved[i] = t if create_graph else t._data
         if create_graph:
             out = []
             for kind, v in zip(self._plan.kinds, saved):
@@ -212,7 +268,7 @@ class Node:
     def apply(self, grad_outputs: list, create_graph: bool) -> list:
         """The gradient for each input (None where an input needs none)."""
         values = self._saved
-        if create_graph or self._checks or values is None:
+        if create_graph or self._checks or values is None or self._plan.args:
             values = self._saved_values(create_graph)
         # (else nothing to check or unwrap: only numbers, shapes and parameters were saved)
         g = grad_outputs[0] if self.n_outputs == 1 else tuple(grad_outputs)

@@ -20,6 +20,7 @@ from .._backend import ndarray, xp
 from .._promotion import can_cast
 from .._tensor import Tensor, _counter, _make, check_inference_write
 from . import forward_ad, grad_mode
+from .graph import OUTPUT_CHECK
 from .recording import KEEP, defop, np_dtype, refresh_view, regraph
 from .views import alias, check_view_place, replay_view
 
@@ -203,7 +204,10 @@ def _saved_output_is(self: Tensor, out: Tensor) -> None:
     """The op's output, if its node saved it, is now ``self`` (written in place): a later
     write to self makes backward raise, as PyTorch's in-place ops save ``result``, self."""
     node = out._grad_fn
-    if out._vc is not None and node._checks:
+    if node._checks is OUTPUT_CHECK:  # checked through the node's slots
+        vc = _counter(self)
+        node._out_vc, node._out_v, node._out_id = vc, vc[0], id(self)
+    elif out._vc is not None and node._checks:
         vc = _counter(self)
         node._checks = tuple(
             (vc, vc[0], i) if counter is out._vc else (counter, version, i)

@@ -35,10 +35,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from .. import _dtypes, _meta
+from .._backend import IGNORE, is_array, loud, ndarray, quiet, set_errstate, xp
 from .._backend import align as _align
 from .._backend import asanyarray as _asanyarray
 from .._backend import current as _current
-from .._backend import is_array, loud, ndarray, quiet, xp
 from .._backend import use as _use
 from .._dtypes import dtype as DType
 from .._meta import live as _meta_live
@@ -46,7 +46,7 @@ from .._promotion import _NP_SCALAR, as_number, numbers_in, result_type
 from .._tensor import INFERENCE_SAVED, Tensor, _counter, _make
 from . import forward_ad, grad_mode
 from .anomaly_mode import _anomaly, record_creation
-from .graph import Node, accumulator
+from .graph import OUTPUT_CHECK, Node, accumulator
 from .registry import REGISTRY
 from .views import alias, check_view_place, replay_view, view_record
 
@@ -175,11 +175,12 @@ _NO_INPUT = (None, 0, None, None)
 
 
 def _input(a: Any) -> tuple:
-    """(node, output_nr, shape, dtype) of an input: the edge its gradient flows along (the
-    leaf's AccumulateGrad for a leaf) and its metadata; ``_NO_INPUT`` if it needs none."""
+    """(node, output_nr, shape, dtype) of an input: the edge its gradient flows along (a leaf
+    itself, for its AccumulateGrad made when the edges are read: Node._next) and its
+    metadata; ``_NO_INPUT`` if it needs none."""
     if isinstance(a, Tensor) and a._requires_grad:
         fn = a._grad_fn
-        return (accumulator(a) if fn is None else fn, a._output_nr, a._data.shape, a._dtype)
+        return (a if fn is None else fn, a._output_nr, a._data.shape, a._dtype)
     return _NO_INPUT
 
 
@@ -229,13 +230,21 @@ class SavePlan(NamedTuple):
     keys: tuple  # the input index or parameter name, per saved value
     vjps: tuple  # (vjp or None, indices into the saved values), per input
     frees: bool  # whether backward frees what was saved (see save_plan)
+    args: tuple  # where the first two "arg" entries sit in the saved values (node slots)
+    # save(node, plan, args, arrays, params, out, result): keeps what the plan asks for,
+    # specialised to its pattern (``_saver``); None when nothing is saved
+    save: Callable | None = None
 
 
 def save_plan(kinds: tuple, keys: tuple, vjps: tuple) -> SavePlan:
     """A SavePlan; backward frees what it saved when that includes inputs or outputs, not
     when only shapes and parameters (as in PyTorch, a node that saved no tensor can run
-    again). Stored, not recomputed: the engine reads it once per node."""
-    return SavePlan(kinds, keys, vjps, any(k not in ("shape", "param") for k in kinds))
+    again). Stored, not recomputed: the engine reads it once per node. A tensor saved for
+    one of the first two "arg" entries lives in a slot of the node (``_in0``, ``_in1``),
+    so that a node saving its inputs is still one object for the collector."""
+    frees = any(k not in ("shape", "param") for k in kinds)
+    args = tuple(i for i, k in enumerate(kinds) if k == "arg")[:2]
+    return SavePlan(kinds, keys, vjps, frees, args)
 
 
 class Op:
@@ -254,8 +263,13 @@ class Op:
         conventions: str,
         jvp: Any = None,
         ans_reads: tuple | None = None,
+        fp_errors: bool = True,
     ) -> None:
         self.name = name
+        # whether the forward computes numbers that may overflow or be invalid (inf, nan):
+        # it runs with NumPy's floating-point warnings off; a view op, or one like maximum
+        # that raises no floating-point error, leaves NumPy's error state alone
+        self.quiet = fp_errors and not view
         self.ans_reads = ans_reads
         self.forward = forward
         self.args = tuple(args)
@@ -323,7 +337,7 @@ class Op:
                     idx.append(specs.index(item))
                 vjps.append((vjp, tuple(idx)))
             plan = save_plan(tuple(k for k, _ in specs), tuple(k for _, k in specs), tuple(vjps))
-            self._plans[bits] = plan
+            plan = self._plans[bits] = plan._replace(save=_saver(self, plan.kinds, plan.keys))
         return plan
 
     def _classify(self, n: str, i: int) -> tuple[str, Any]:
@@ -377,29 +391,36 @@ class Op:
         if params:  # (a NumPy scalar parameter is the Python number it holds, as in PyTorch)
             params = numbers_in(params)
         # 1. the result dtype, and the inputs cast to it
-        rule = self.dtypes
         first = args[0]
-        arrays = None
-        if rule is not KEEP and first.__class__ is Tensor and first._dtype._category == 2:
-            # fast path: a float tensor alone, or with a Python number or same-dtype tensor
-            if len(args) == 1:
-                arrays = (first._data,)
-            elif len(args) == 2:
-                other = args[1]
-                c = other.__class__
-                if c is float or c is int:
-                    arrays = (first._data, other)
-                elif c is Tensor and other._dtype is first._dtype:
-                    arrays = (first._data, other._data)
-        # 2. the forward, on arrays (inf and nan arise silently, as in PyTorch: _backend.quiet;
-        # a view op computes no number, so it leaves NumPy's error state alone)
+        if first.__class__ is Tensor:
+            if self.dtypes is KEEP:
+                if len(args) == 1:
+                    return self._fast(args, (first._data,), params)
+            elif first._dtype._category == 2:
+                # a float tensor alone, or with a Python number or a tensor of its dtype: the
+                # dtype is the tensor's (promotion and the dtype rule decide nothing here)
+                if len(args) == 1:
+                    return self._fast(args, (first._data,), params)
+                if len(args) == 2:
+                    other = args[1]
+                    c = other.__class__
+                    if c is float or c is int:
+                        return self._fast(args, (first._data, other), params)
+                    if c is Tensor and other._dtype is first._dtype:
+                        return self._fast(args, (first._data, other._data), params)
+        return self._slow(args, params)
+
+    def _slow(self, args: tuple, params: dict) -> Any:
+        """``_apply``'s general path: the inputs cast to the result dtype (on one device, once
+        a device array exists: _backend.align), the forward, ``_wrap``."""
+        # 2. the forward, on arrays (inf and nan arise silently, as in PyTorch:
+        # _backend.quiet; a view op computes no number, so it leaves NumPy's error state alone)
         live = _meta_live[0]  # a device array exists: one device per op (_backend.align)
         if live:
             previous = _current[0]
-        token = None if self.view else quiet()
+        token = None if self.view else set_errstate(IGNORE)
         try:
-            if arrays is None:
-                arrays = self._cast_inputs(args, params)
+            arrays = self._cast_inputs(args, params)
             if live:
                 arrays = _align(arrays)
                 _use(arrays)
@@ -412,35 +433,198 @@ class Op:
                 loud(token)
             if live:
                 _current[0] = previous
+        return self._wrap(args, arrays, params, out)
+
+    def _fast(
+        self, args: tuple, arrays: tuple, params: dict, cls: type | None = None, out: Any = None
+    ) -> Any:
+        """``_apply`` for one tensor, or a tensor and a number or a tensor of its dtype, whose
+        arrays need no cast (``arrays``, given by the caller): the forward, and, when nothing
+        else is recording (forward mode, anomaly mode, a meta tensor, a stale view), the
+        output and its node made here as ``_wrap`` makes them, for one or two inputs
+        (tests/autograd/test_recording_cost.py pins one to the other). A caller that knows
+        the node's class passes it (``cls``), one that ran the forward itself its result
+        (``out``: ``x.sum()``)."""
+        if out is None:
+            if _meta_live[0]:  # a meta or device array exists: one device per op, in _slow
+                return self._slow(args, params)
+            # 2. the forward, on arrays (inf and nan arise silently, as in PyTorch:
+            # _backend.quiet; an op that computes no number, or none that can raise a
+            # floating-point error, leaves NumPy's error state alone)
+            token = set_errstate(IGNORE) if self.quiet else None
+            try:
+                out = self.forward(*arrays, **params) if params else self.forward(*arrays)
+            except ValueError as exc:
+                raise _translate(exc, arrays) from None
+            finally:
+                if token is not None:
+                    loud(token)
+        # 3. the output tensor, with a node when grad mode is on and an input needs a gradient
+        if out.__class__ is not ndarray:
+            if not isinstance(out, xp.generic):  # several outputs, a MetaArray
+                return self._wrap(args, arrays, params, out)
+            out = xp.asarray(out)  # a NumPy scalar (a full reduction): a 0-d array
+        a = args[0]
+        if (
+            a._view is not None
+            and a._vc[1] > a._view[2]  # its base was changed in place: re-derive its graph
+            or _meta_live[0]
+            or _fw_state.level
+            or _anomaly.record
+        ):
+            return self._wrap(args, arrays, params, out)
+        vc = None
+        if self.view:
+            base = out.base  # (a basic-indexing view's base is its input or the input's base)
+            if base is not None and (base is arrays[0] or base is arrays[0].base):
+                vc = _counter(a)
+            elif _is_view(out, arrays[0]):
+                vc = _counter(a)
+        dtype = _from_np[out.dtype]
+        if (
+            not _state.enabled
+            or dtype._category != 2
+            or not self.differentiable
+            or not (a._requires_grad or len(args) == 2 and args[1].__class__ is Tensor)
+        ):
+            return _make(out, dtype) if vc is None else self._plain(a, params, out, dtype, vc)
+        if cls is None:
+            cls = self.node_class or self._class(self._node_name(*arrays, **params))
+        if len(args) == 1:
+            node = _new(cls)
+            node._arity = 1
+            plan = node._plan = self._plans[1] or self.plan((True,))
+        else:
+            b = args[1]
+            if b.__class__ is not Tensor:
+                bits = 1
+            elif b._view is not None and b._vc[1] > b._view[2]:
+                return self._wrap(args, arrays, params, out)
+            else:
+                bits = a._requires_grad | b._requires_grad << 1
+                if not bits:
+                    return self._plain(a, params, out, dtype, vc)
+            node = _new(cls)
+            node._arity = 2
+            if bits & 2:
+                fn = b._grad_fn
+                node._fn1 = b if fn is None else fn  # a leaf: see Node._next
+                node._nr1 = b._output_nr
+                node._shape1 = arrays[1].shape
+                node._dtype1 = b._dtype
+            else:
+                node._fn1 = node._shape1 = node._dtype1 = None
+                node._nr1 = 0
+            node._rest = ()
+            plan = node._plan = self._plans[bits] or self.plan((bool(bits & 1), bool(bits & 2)))
+            if not bits & 1:
+                node._fn0 = node._shape0 = node._dtype0 = None
+                node._nr0 = 0
+        if a._requires_grad:
+            fn = a._grad_fn
+            node._fn0 = a if fn is None else fn
+            node._nr0 = a._output_nr
+            node._shape0 = arrays[0].shape
+            node._dtype0 = a._dtype
+        node._op = self
+        node._checks = ()
+        node._extra = None
+        result = _make(out, dtype, True, node, 0, vc)
+        if vc is not None:
+            result._view = view_record(self, a, params, vc)
+        if plan.save is None:
+            node._saved = ()
+        else:
+            plan.save(node, plan, args, arrays, params, out, result)
+        return result
+
+    def _plain(self, a: Tensor, params: dict, out: ndarray, dtype: DType, vc: Any) -> Tensor:
+        """The output tensor when nothing is recorded (a view still records its base)."""
+        result = _make(out, dtype, vc=vc)
+        if vc is not None:
+            result._view = view_record(self, a, params, vc)
+        return result
+
+    def _wrap(self, args: tuple, arrays: Sequence, params: dict, out: Any) -> Any:
+        """The forward's result ``out`` as the output tensor, with a node when grad mode is on
+        and an input needs a gradient: an edge and (shape, dtype) per input in the node's
+        slots (``connect`` and ``grad_bits``, inlined for the first two inputs: this runs
+        once per op), and what the save plan of those inputs asks for. The one way an op's
+        result becomes a tensor: fast paths that compute ``out`` themselves (``x.sum()``,
+        ``x[1:]``) end here too."""
         if type(out) is not ndarray:
             if type(out) is tuple:
                 return self._apply_multi(args, arrays, params, out)
             out = _asanyarray(out)  # (a MetaArray or a device array stays one)
         if _meta_live[0]:  # a meta input gives a meta output (_meta.py)
             out = _meta.follow(arrays, out)
-        vc = _counter(args[0]) if self.view and _is_view(out, arrays[0]) else None
-        # 3. the output tensor, with a node if grad mode is on and an input needs a gradient
-        result = self._output(args, arrays, params, out, _from_np[out.dtype], vc)
-        if _fw_state.level and result._dtype._category == 2:
-            forward_ad.push_tangent(self, result, args, params)
-        return result
-
-    def _output(self, args, arrays, params, out, dtype: DType, vc) -> Tensor:
-        node = None
-        if _state.enabled and dtype._category == 2:
-            node = self._node(args, arrays, params)
-        if node is None:
+        a = args[0]
+        vc = _counter(a) if self.view and _is_view(out, arrays[0]) else None
+        dtype = _from_np[out.dtype]
+        bits = 0
+        if _state.enabled and dtype._category == 2 and self.differentiable:
+            n = len(args)
+            if isinstance(a, Tensor):
+                if a._view is not None and a._vc[1] > a._view[2]:
+                    refresh_view(a)  # its base was changed in place: re-derive its graph
+                if a._requires_grad:
+                    bits = 1
+            if n > 1:
+                b = args[1]
+                if isinstance(b, Tensor):
+                    if b._view is not None and b._vc[1] > b._view[2]:
+                        refresh_view(b)
+                    if b._requires_grad:
+                        bits |= 2
+                if n > 2:
+                    bits |= grad_bits(args[2:]) << 2
+        if not bits:
             result = _make(out, dtype, vc=vc)
             if vc is not None:
-                result._view = view_record(self, args[0], params, vc)
+                result._view = view_record(self, a, params, vc)
+            if _fw_state.level and dtype._category == 2:
+                forward_ad.push_tangent(self, result, args, params)
             return result
+        cls = self.node_class or self._class(self._node_name(*arrays, **params))
+        node = _new(cls)
+        node._op = self
+        node._arity = n
+        if bits & 1:
+            fn = a._grad_fn
+            node._fn0 = a if fn is None else fn  # a leaf: see Node._next
+            node._nr0 = a._output_nr
+            node._shape0 = a._data.shape
+            node._dtype0 = a._dtype
+        else:
+            node._fn0 = node._shape0 = node._dtype0 = None
+            node._nr0 = 0
+        if n > 1:
+            if bits & 2:
+                fn = b._grad_fn
+                node._fn1 = b if fn is None else fn
+                node._nr1 = b._output_nr
+                node._shape1 = b._data.shape
+                node._dtype1 = b._dtype
+            else:
+                node._fn1 = node._shape1 = node._dtype1 = None
+                node._nr1 = 0
+            node._rest = tuple(_input(x) for x in args[2:]) if n > 2 else ()
+        plan = node._plan = self._plans[bits] or self.plan(
+            tuple(bool(bits >> i & 1) for i in range(n))
+        )
+        node._checks = ()
+        node._extra = None
         result = _make(out, dtype, True, node, 0, vc)
         if vc is not None:
-            result._view = view_record(self, args[0], params, vc)
-        if node._plan.kinds:
-            self._save(node, node._plan, args, arrays, params, out, result)
+            result._view = view_record(self, a, params, vc)
+        if plan.save is None:
+            node._saved = ()
+        else:
+            plan.save(node, plan, args, arrays, params, out, result)
         if _anomaly.record:
             record_creation(node)
+        if _fw_state.level:
+            forward_ad.push_tangent(self, result, args, params)
         return result
 
     def _node(self, args, arrays, params, cls: type | None = None) -> Node | None:
@@ -485,17 +669,36 @@ class Op:
         ]
 
     def _save(self, node, plan, args, arrays, params, out, result) -> None:
-        """Keep what the VJPs of the inputs needing gradients asked for, and their versions."""
+        """Keep what the VJPs of the inputs needing gradients asked for, and their versions.
+
+        An input tensor saved as one of the plan's first two "arg" entries goes into a slot
+        of the node (``_in0``, ``_in1``) with its version, and is read back at backward
+        (Node._saved_values); its place in ``_saved`` holds None."""
         saved = []
         checks = []
+        if plan.args:
+            node._in0 = node._in1 = None
+            node._v0 = node._v1 = 0
+        slot = 0
         for kind, key in zip(plan.kinds, plan.keys):
             if kind == "arg":
                 v = args[key]
                 if isinstance(v, Tensor):
+                    vc = v._vc
+                    if vc is not None and vc.__class__ is not list:
+                        raise RuntimeError(INFERENCE_SAVED)  # an inference tensor
+                    if slot < 2:
+                        version = 0 if vc is None else vc[0]
+                        if slot:
+                            node._in1, node._v1 = v, version
+                        else:
+                            node._in0, node._v0 = v, version
+                        slot += 1
+                        saved.append(None)
+                        continue
                     vc = _counter(v)
-                    if vc.__class__ is not list:  # an inference tensor's InferenceCounter
-                        raise RuntimeError(INFERENCE_SAVED)
                     checks.append((vc, vc[0], len(saved)))
+                slot += 1
             elif kind == "param":
                 v = params.get(key, self.params[key])
             elif kind == "ans":  # the output, or every output of a multi-output op
@@ -547,14 +750,157 @@ class Op:
         return results
 
 
+# ----- saving, specialised per save plan -----------------------------------------------------
+
+
+def _saver(op: Op, kinds: tuple, keys: tuple) -> Callable | None:
+    """The function that keeps what a save plan asks for: one specialised to the plan's
+    pattern for the common ones (an op's inputs, its output, shapes and parameters), else
+    the general ``Op._save``. Each does what ``Op._save`` does for its pattern
+    (tests/autograd/test_recording_cost.py pins them to it)."""
+    if not kinds:
+        return None
+    if len(kinds) <= 2 and all(k == "arg" for k in kinds):
+        return _inputs_saver(keys)
+    if kinds == ("ans",):
+        return _save_output
+    if all(k == "shape" or k == "param" for k in kinds):
+        return _static_saver(op, kinds, keys)
+    return lambda node, plan, *rest: op._save(node, plan, *rest)
+
+
+def _saved_version(t: Tensor) -> int:
+    """The version of ``t`` as it is saved; an inference tensor cannot be saved."""
+    vc = t._vc
+    if vc is None:
+        return 0
+    if vc.__class__ is not list:  # an inference tensor's InferenceCounter
+        raise RuntimeError(INFERENCE_SAVED)
+    return vc[0]
+
+
+_NONE1 = (None,)
+_NONE2 = (None, None)
+
+
+def _inputs_saver(keys: tuple) -> Callable:
+    """Saving one or two inputs (``mul``, ``matmul``): a tensor goes into the node's slot
+    ``_in0``/``_in1`` with its version (None in ``_saved``), a number into ``_saved``."""
+    first = keys[0]
+    if len(keys) == 1:
+
+        def save_input(node, plan, args, arrays, params, out, result) -> None:
+            v = args[first]
+            node._in1 = None
+            node._v1 = 0
+            if isinstance(v, Tensor):
+                vc = v._vc
+                node._v0 = 0 if vc is None else _saved_version(v)
+                node._in0 = v
+                node._saved = _NONE1
+            else:
+                node._in0 = None
+                node._v0 = 0
+                node._saved = (v,)
+
+        return save_input
+    second = keys[1]
+
+    def save_inputs(node, plan, args, arrays, params, out, result) -> None:
+        v = args[first]
+        w = args[second]
+        if isinstance(v, Tensor):
+            vc = v._vc
+            node._v0 = 0 if vc is None else _saved_version(v)
+            node._in0 = v
+            v = None
+        else:
+            node._in0 = None
+            node._v0 = 0
+        if isinstance(w, Tensor):
+            vc = w._vc
+            node._v1 = 0 if vc is None else _saved_version(w)
+            node._in1 = w
+            w = None
+        else:
+            node._in1 = None
+            node._v1 = 0
+        node._saved = _NONE2 if v is None and w is None else (v, w)
+
+    return save_inputs
+
+
+def _save_output(node, plan, args, arrays, params, out, result) -> None:
+    """Saving the output (``exp``, ``relu``): its array, and its version to check, in the
+    node's slots. A fresh output has no version counter yet (version 0): the node gets it
+    when one is made (``Node._counter_made``), so saving makes no object but the node."""
+    vc = result._vc
+    node._saved = (out,)
+    node._checks = OUTPUT_CHECK
+    node._out_vc = vc
+    node._out_v = 0 if vc is None else vc[0]
+    node._out_id = id(result)
+
+
+def _static_saver(op: Op, kinds: tuple, keys: tuple) -> Callable:
+    """Saving shapes of inputs and parameters only (``sum``, ``add``, ``x[1:]``): nothing to
+    check. Without parameters given (``x + y``, ``x.sum()``) the parameters saved are the
+    forward's defaults, a constant."""
+    getters = tuple(
+        _shape_getter(key) if kind == "shape" else _param_getter(key, op.params[key])
+        for kind, key in zip(kinds, keys)
+    )
+    defaults = tuple(op.params[key] if kind == "param" else None for kind, key in zip(kinds, keys))
+    if "shape" not in kinds:
+
+        def save_params(node, plan, args, arrays, params, out, result) -> None:
+            node._saved = tuple([g(arrays, params) for g in getters]) if params else defaults
+
+        return save_params
+    if kinds[0] == "shape" and "shape" not in kinds[1:]:
+        first, rest = keys[0], defaults[1:]
+        if len(kinds) == 2:  # (x_shape, a parameter): x[1:], ...
+            key1, default1 = keys[1], defaults[1]
+
+            def save_shape_param(node, plan, args, arrays, params, out, result) -> None:
+                node._saved = (getattr(arrays[first], "shape", ()), params.get(key1, default1))
+
+            return save_shape_param
+
+        def save_shape(node, plan, args, arrays, params, out, result) -> None:
+            if params:
+                node._saved = tuple([g(arrays, params) for g in getters])
+            else:
+                node._saved = (getattr(arrays[first], "shape", ()), *rest)
+
+        return save_shape
+
+    def save_static(node, plan, args, arrays, params, out, result) -> None:
+        node._saved = tuple([g(arrays, params) for g in getters])
+
+    return save_static
+
+
+def _shape_getter(i: int) -> Callable:
+    """An input's shape (``()`` for a number)."""
+    return lambda arrays, params: getattr(arrays[i], "shape", ())
+
+
+def _param_getter(name: str, default: Any) -> Callable:
+    """A forward parameter, as given or its default."""
+    return lambda arrays, params: params.get(name, default)
+
+
 def _is_view(out: ndarray, a: Any) -> bool:
     """Whether a view op's result is a view of its input ``a``'s memory. An empty result
     shares no memory but is still a view when NumPy made it one (``x[1:1]``: its base is
     a's memory), not when it is a copy (``x[x < 0]`` selecting nothing)."""
+    base = out.base
+    if base is not None and (base is a or base is a.base):  # (NumPy's base is the owner)
+        return True
     if out.size:
         return xp.may_share_memory(out, a)
-    base = out.base
-    return base is not None and (base is a or base is a.base)
+    return False
 
 
 def _multi_class(cls: type, n: int) -> type:
@@ -582,6 +928,7 @@ def defop(
     doc: str | None = None,
     conventions: str = "",
     ans_reads: tuple | None = None,
+    fp_errors: bool = True,
 ) -> Op:
     """Define a differentiable op: its forward on arrays, one VJP and one JVP per input.
 
@@ -596,13 +943,19 @@ def defop(
     ``ans``: only those are checked for in-place writes (all by default); the others are
     free to change, as outputs PyTorch does not save.
 
+    ``fp_errors=False`` says the forward raises no floating-point error (no overflow, no
+    invalid operation: maximum, comparisons), so it runs without switching NumPy's error
+    state off and on; on arrays of the op's dtypes only (a cast may overflow).
+
     ``doc`` describes what the op computes, in the math (``"e^x"``), where the forward's
     own docstring does not (a NumPy ufunc or function); by default it is the forward's
     docstring.
     """
     if doc is None:
         doc = forward.__doc__ or ""
-    return Op(name, forward, args, vjp, node, dtypes, view, doc, conventions, jvp, ans_reads)
+    return Op(
+        name, forward, args, vjp, node, dtypes, view, doc, conventions, jvp, ans_reads, fp_errors
+    )
 
 
 def contiguous(forward: Callable) -> Callable:

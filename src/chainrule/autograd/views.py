@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _backend
-from .._tensor import Tensor, _make
+from .._tensor import Tensor, _counter, _make
 
 
 def view_record(op: Any, source: Tensor, params: dict, vc: list) -> tuple:
@@ -55,6 +55,6 @@ def check_view_place(view: Tensor, base: Tensor, steps: tuple) -> None:
 
 def alias(t: Tensor) -> Tensor:
     """The same tensor (memory, graph position, versions) as a new object."""
-    a = _make(t._data, t._dtype, t._requires_grad, t._grad_fn, t._output_nr, t._vc)
+    a = _make(t._data, t._dtype, t._requires_grad, t._grad_fn, t._output_nr, _counter(t))
     a._acc = t._acc
     return a

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes
-from .._backend import xp
+from .._backend import ndarray, xp
 from .._promotion import result_type
 from ..autograd.recording import FLOAT, KEEP, array_of, defop, floating_only, no_bool
 from . import copies, indexing, logical, reductions, shapes, special, unary
@@ -168,14 +168,31 @@ softshrink_backward = defop(
 )
 
 
+# relu as NumPy's maximum against a cached 0-d zero of x's dtype (a Python 0 is converted on
+# every call). PyTorch keeps x where it is not below 0, so relu(-0.0) is -0.0 and a nan keeps
+# its sign: NumPy's float32 and float64 loops return their second operand on a tie, the
+# others their first (tests/autograd/test_recording_cost.py pins this to PyTorch bit for bit).
+_ZERO_FIRST = {dt: xp.zeros((), dt) for dt in (xp.dtype(xp.float32), xp.dtype(xp.float64))}
+_ZEROS: dict = {}  # of the other dtypes
+
+
 def _relu(x):
     """max(x, 0)"""
-    return xp.maximum(x, 0)
+    if x.__class__ is not ndarray:  # a meta or device array: its library's maximum
+        return xp.maximum(x, 0)
+    zero = _ZERO_FIRST.get(x.dtype)
+    if zero is not None:
+        return xp.maximum(zero, x)
+    zero = _ZEROS.get(x.dtype)
+    if zero is None:
+        zero = _ZEROS[x.dtype] = xp.zeros((), x.dtype)
+    return xp.maximum(x, zero)
 
 
 relu = defop(
     "relu",
     _relu,
+    fp_errors=False,  # maximum: no overflow, no invalid operation
     dtypes=no_bool("Boolean inputs not supported for relu"),
     vjp=lambda g, ans: threshold_backward(g, ans, threshold=0.0),  # d/dx max(x, 0) = [x > 0]
     jvp=lambda t, ans: threshold_backward(t, ans, threshold=0.0),  # as the VJP

@@ -502,6 +502,19 @@ def getitem(input: Tensor, key: Any) -> Tensor:
     """input[key]: ints, slices (step > 0), None, Ellipsis, lists, integer and bool tensors,
     with PyTorch's rules: basic indexing gives a view; ints apply before advanced indices."""
     c = key.__class__
+    if (
+        c is slice
+        and input.__class__ is Tensor
+        and key.step is None
+        and (key.start is None or key.start.__class__ is int)
+        and (key.stop is None or key.stop.__class__ is int)
+    ):  # (a plain slice: _plain_slice, inlined)
+        # x[1:]: straight to the op, its node known (SliceBackward0, as _index_node_name
+        # names it); the same tensor, node and errors as below (test_recording_cost.py)
+        try:
+            return indexing.getitem._fast((input,), (input._data,), {"key": key}, _SLICE)
+        except IndexError as exc:
+            raise _index_error(exc, input._data.shape) from None
     if c is int or c is slice and _plain_slice(key) or c is tuple and all(map(_plain_part, key)):
         basic, advanced = key, None  # basic indexing: NumPy takes the key as it is
     elif c is Tensor and key._data.ndim and key._data.dtype.kind == "i":
@@ -512,12 +525,15 @@ def getitem(input: Tensor, key: Any) -> Tensor:
         if advanced is not None or not isinstance(key, tuple):
             basic = _plain(basic)  # x[:] is sliced, x[:,] an alias: keep the tuple as given
     try:
-        out = indexing.getitem(input, key=basic)
+        out = indexing.getitem._apply((input,), {"key": basic})  # (input is a tensor)
         if advanced is not None:
             out = indexing.getitem(out, key=_plain(advanced))
     except IndexError as exc:
         raise _index_error(exc, input._data.shape) from None
     return out
+
+
+_SLICE = indexing.getitem._class("SliceBackward0")
 
 
 def _value_tensor(value: Any, like: Tensor) -> Any:

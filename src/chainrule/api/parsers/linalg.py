@@ -842,7 +842,10 @@ def _matmul_operator(self: Tensor, other: Any) -> Tensor:
     """self @ other: tensors only, as in PyTorch (other operands raise TypeError)."""
     if not isinstance(other, Tensor):
         return NotImplemented
-    return products.matmul(self, other)
+    return products.matmul._apply((self, other), _NO_PARAMS)  # (both are tensors)
+
+
+_NO_PARAMS: dict = {}
 
 
 def _rmatmul_operator(self: Tensor, other: Any) -> Tensor:

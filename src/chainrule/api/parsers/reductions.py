@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..._backend import on_device_of, xp
+from ..._backend import IGNORE, loud, ndarray, on_device_of, set_errstate, xp
 from ..._dtypes import dtype as DType
 from ..._tensor import Tensor, wrap
 from ...ops import binary, reductions, scans, sorting
@@ -31,7 +31,25 @@ def sum(
     out: Tensor | None = None,
 ) -> Tensor:  # noqa: A001
     """Σ input over dim (all dims when None)."""
+    if dim is None and dtype is None and keepdim is False and input.__class__ is Tensor:
+        data = input._data
+        if data.__class__ is ndarray and data.dtype in _SUMMED_AS_IS:
+            # x.sum(): NumPy's add.reduce straight away, into the op's own output step (the
+            # same values, node and errors as the general path: tests/autograd/
+            # test_recording_cost.py)
+            token = set_errstate(IGNORE)
+            try:
+                total = _add_reduce(data, None)  # (axis None: all of them)
+            finally:
+                loud(token)
+            return reductions.sum._fast((input,), (data,), _DEFAULTS, _SUM_ALL, total)
     return reductions.sum(input, dim=dim_arg(dim), keepdim=keepdim, dtype=dtype)
+
+
+_SUMMED_AS_IS = frozenset({xp.dtype(xp.float32), xp.dtype(xp.float64)})  # (no widening)
+_DEFAULTS: dict = {}  # sum's own defaults: dim=None, keepdim=False, dtype=None
+_SUM_ALL = reductions.sum._class("SumBackward0")  # its node over all dims
+_add_reduce = xp.add.reduce
 
 
 def mean(

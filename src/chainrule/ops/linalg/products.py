@@ -38,6 +38,8 @@ def _broadcast_batch(a_batch: tuple, b_batch: tuple) -> tuple:
 
 def _check_matmul(a, b) -> None:
     """PyTorch's errors for matmul's operands, as its decomposition into mm/mv/bmm raises them."""
+    if 0 < a.ndim <= 2 and 0 < b.ndim <= 2 and a.shape[-1] == b.shape[0]:
+        return  # vectors and matrices whose inner sizes agree (the common case, first)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"

@@ -1,0 +1,413 @@
+"""The recording path's fast paths, pinned to the general path they shortcut and to PyTorch.
+
+``Op._fast`` makes the output and its node for the common calls (a float tensor alone, or
+with a Python number or a tensor of its dtype); the operators, unary functions, ``x.sum()``
+and ``x[1:]`` call it directly. ``Op._wrap`` is the general output step. Each fast path must
+give what the general path gives: values bit for bit, dtype, grad_fn names, next_functions,
+version counters, views, saved values and their checks, gradients and errors. Saving is
+specialised per save plan (``recording._saver``); each saver is pinned to ``Op._save``.
+A recorded node is one object for the cyclic collector, saved inputs included."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+from chainrule._backend import loud, quiet
+from chainrule.autograd.graph import OUTPUT_CHECK
+from chainrule.autograd.recording import Op
+from chainrule.ops import activations, arithmetic, indexing, reductions, unary
+from chainrule.ops.linalg import products
+from oracle import assert_same_error, compare
+
+
+def _general(op: Op, args: tuple, params: dict):
+    """``op(*args, **params)`` through the general path: cast, forward, ``Op._wrap``."""
+    token = quiet()
+    try:
+        arrays = op._cast_inputs(args, params)
+        out = op.forward(*arrays, **params)
+    finally:
+        loud(token)
+    return op._wrap(args, arrays, params, out)
+
+
+def _leaf(shape=(3,), dtype=cr.float32, seed=0, grad=True):
+    r = np.random.default_rng(seed)
+    return cr.tensor(r.standard_normal(shape), dtype=dtype, requires_grad=grad)
+
+
+def _graph(t) -> list:
+    """The graph under ``t``, as names and output numbers, leaves as their tensors' ids."""
+    out, stack, seen = [], [t.grad_fn], set()
+    while stack:
+        fn = stack.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        if fn.name() == "torch::autograd::AccumulateGrad":
+            out.append(("leaf", id(fn.variable)))
+            continue
+        out.append(
+            (fn.name(), [(None if f is None else f.name(), nr) for f, nr in fn.next_functions])
+        )
+        stack.extend(f for f, _ in fn.next_functions)
+    return out
+
+
+def _assert_same_tensor(got, want) -> None:
+    a, b = got.detach().numpy(), want.detach().numpy()
+    assert a.dtype == b.dtype and a.shape == b.shape
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(np.signbit(a), np.signbit(b))
+    assert got.dtype is want.dtype
+    assert got.requires_grad == want.requires_grad
+    assert got.is_leaf == want.is_leaf
+    assert got._version == want._version
+    assert (got._view is None) == (want._view is None)
+    if got._view is not None:
+        assert got._view[0] is want._view[0] and got._view[2] == want._view[2]
+        assert got._vc is want._vc
+    if got.grad_fn is not None:
+        assert type(got.grad_fn) is type(want.grad_fn)
+        assert got.grad_fn._plan is want.grad_fn._plan
+        assert _graph(got) == _graph(want)
+
+
+def _grads(make, inputs: list) -> list:
+    for t in inputs:
+        t.grad = None
+    out = make()
+    out.backward(cr.ones_like(out))
+    return [None if t.grad is None else t.grad.numpy().copy() for t in inputs]
+
+
+# ----- each fast entry gives what the general path gives ----------------------------------
+
+x3, y3 = _leaf(seed=1), _leaf(seed=2)
+m, w = _leaf((3, 4), seed=3), _leaf((4, 2), seed=4)
+c3 = _leaf(seed=5, grad=False)
+z = cr.tensor([-0.0, 0.0, float("nan"), -1.5, 2.0, -float("nan")], requires_grad=True)
+
+# (fast call, op, args, params): the fast call and the general path on the same inputs
+CASES = {
+    "x + y": (lambda: x3 + y3, arithmetic.add, (x3, y3), {}),
+    "x + 2": (lambda: x3 + 2, arithmetic.add, (x3, 2), {}),
+    "2 + x": (lambda: 2 + x3, arithmetic.add, (x3, 2), {}),
+    "x + c": (lambda: x3 + c3, arithmetic.add, (x3, c3), {}),
+    "c + x": (lambda: c3 + x3, arithmetic.add, (c3, x3), {}),
+    "x.add(y, alpha=2)": (lambda: x3.add(y3, alpha=2), arithmetic.add, (x3, y3), {"alpha": 2}),
+    "x - y": (lambda: x3 - y3, arithmetic.sub, (x3, y3), {}),
+    "x * y": (lambda: x3 * y3, arithmetic.mul, (x3, y3), {}),
+    "x * x": (lambda: x3 * x3, arithmetic.mul, (x3, x3), {}),
+    "x * 0.5": (lambda: x3 * 0.5, arithmetic.mul, (x3, 0.5), {}),
+    "c * x": (lambda: c3 * x3, arithmetic.mul, (c3, x3), {}),
+    "x / y": (lambda: x3 / y3, arithmetic.div, (x3, y3), {}),
+    "x / 0.0": (lambda: x3 / 0.0, arithmetic.div, (x3, 0.0), {}),
+    "x @ y": (lambda: x3 @ y3, products.matmul, (x3, y3), {}),
+    "m @ w": (lambda: m @ w, products.matmul, (m, w), {}),
+    "x @ m": (lambda: x3 @ m, products.matmul, (x3, m), {}),
+    "x.sum()": (lambda: x3.sum(), reductions.sum, (x3,), {}),
+    "cr.sum(m)": (lambda: cr.sum(m), reductions.sum, (m,), {}),
+    "relu(z)": (lambda: cr.relu(z), activations.relu, (z,), {}),
+    "z.relu()": (lambda: z.relu(), activations.relu, (z,), {}),
+    "x.exp()": (lambda: x3.exp(), unary.exp, (x3,), {}),
+    "-x": (lambda: -x3, arithmetic.neg, (x3,), {}),
+    "x[1:]": (lambda: x3[1:], indexing.getitem, (x3,), {"key": slice(1, None)}),
+    "m[1:]": (lambda: m[1:], indexing.getitem, (m,), {"key": slice(1, None)}),
+    "m[:-1]": (lambda: m[:-1], indexing.getitem, (m,), {"key": slice(None, -1)}),
+    "x[5:]": (lambda: x3[5:], indexing.getitem, (x3,), {"key": slice(5, None)}),
+    "x[1:][1:]": (lambda: x3[1:][1:], None, None, None),
+}
+
+
+@pytest.mark.parametrize("grad", ["grad", "no_grad"])
+@pytest.mark.parametrize("case", CASES)
+def test_fast_path_gives_what_the_general_path_gives(case, grad):
+    fast, op, args, params = CASES[case]
+    if op is None:  # a view of a view: the general path for both steps
+        op, params = indexing.getitem, {"key": slice(1, None)}
+
+        def general():
+            return _general(op, (_general(op, (x3,), params),), params)
+
+    else:
+
+        def general():
+            return _general(op, args, params)
+
+    if grad == "no_grad":
+        with cr.no_grad():
+            got, want = fast(), general()
+        _assert_same_tensor(got, want)
+        assert got.grad_fn is None
+        return
+    got, want = fast(), general()
+    _assert_same_tensor(got, want)
+    inputs = [x3, y3, m, w, z]
+    if got.requires_grad:
+        for g, h in zip(_grads(fast, inputs), _grads(general, inputs)):
+            assert (g is None) == (h is None)
+            if g is not None:
+                np.testing.assert_array_equal(g, h)
+
+
+def test_fast_path_output_is_fresh_and_nodes_are_not_shared():
+    a, b = x3 * y3, x3 * y3
+    assert a is not b and a.grad_fn is not b.grad_fn
+    assert a.grad_fn.next_functions[0][0] is b.grad_fn.next_functions[0][0]  # one AccumulateGrad
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        lambda lib: lib.ones(3, requires_grad=True) + lib.ones(2),  # shapes do not broadcast
+        lambda lib: lib.ones(3, requires_grad=True) @ lib.ones(2, requires_grad=True),
+        lambda lib: lib.ones(2, 3, requires_grad=True) @ lib.ones(2, 3),
+        lambda lib: lib.ones(3, requires_grad=True)[::-1],  # a negative step
+        lambda lib: lib.relu(lib.tensor([True])),
+    ],
+)
+def test_fast_path_errors_are_torchs(case):
+    assert_same_error(case)
+
+
+@pytest.mark.parametrize(
+    "step, written, raises",
+    [
+        (lambda lib, x, y: x * y, "inputs", True),
+        (lambda lib, x, y: x @ y, "inputs", True),
+        (lambda lib, x, y: y / x, "inputs", True),
+        (lambda lib, x, y: x * 2, "inputs", False),  # saves no tensor
+        (lambda lib, x, y: lib.relu(x), "output", True),
+        (lambda lib, x, y: x.exp(), "output", True),
+        (lambda lib, x, y: x.sum(), "inputs", False),  # saves a shape
+    ],
+)
+def test_saved_value_written_in_place_raises_torchs_error(step, written, raises):
+    def run(lib):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = lib.tensor([4.0, 5.0, 6.0], requires_grad=True)
+        a, b = x * 1, y * 1
+        out = step(lib, a, b)
+        with lib.no_grad():
+            for t in (a, b) if written == "inputs" else (out,):
+                t.mul_(2)
+        out.sum().backward()
+        return x.grad, y.grad
+
+    if raises:
+        assert_same_error(run)
+    else:
+        compare(run)
+
+
+def test_saved_input_read_at_backward_as_torch():
+    """A saved input is read from its tensor at backward, as PyTorch's saved variables: a
+    ``.data`` swap (no version bump) is seen."""
+
+    def run(lib):
+        x = lib.ones(3, requires_grad=True)
+        w = lib.full((3,), 2.0, requires_grad=True)
+        y = x * w
+        w.data = lib.full((3,), 5.0)
+        y.sum().backward()
+        return x.grad, w.grad
+
+    compare(run)
+
+
+def test_leaf_accumulator_made_when_the_edges_are_read():
+    """A leaf's edge is recorded as the leaf; its AccumulateGrad is made once and shared,
+    and a hook registered on it through next_functions stays with the graph, as PyTorch's."""
+
+    def run(lib):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        calls = []
+        y = x * 2
+        acc = y.grad_fn.next_functions[0][0]
+        acc.register_hook(lambda gi, go: calls.append(go[0].sum().item()))
+        z = x * 3
+        same = z.grad_fn.next_functions[0][0] is acc
+        del acc
+        (y + z).sum().backward()
+        return same, calls, x.grad, y.grad_fn.next_functions[0][0].variable is x
+
+    compare(run)
+
+
+# ----- relu: maximum against a cached zero, bit for bit PyTorch's -----------------------
+
+
+@pytest.mark.parametrize("dt", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("shape", [(9,), (100, 100)])
+def test_relu_matches_torch_bit_for_bit(dt, shape):
+    special = np.array([-0.0, 0.0, np.nan, -np.nan, -1.0, 2.0, np.inf, -np.inf, 1e-8])
+    a = np.resize(special, shape).astype(dt)
+    for arr in (a, a[..., ::2], a.T):
+        got = cr.relu(cr.from_numpy(arr)).numpy()
+        want = torch.relu(torch.from_numpy(arr.copy())).numpy()
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+# ----- savers specialised per plan, pinned to Op._save ------------------------------------
+
+SAVES = [
+    (arithmetic.mul, (x3, y3), {}),
+    (arithmetic.mul, (x3, 2.0), {}),
+    (arithmetic.mul, (c3, x3), {}),
+    (arithmetic.div, (x3, y3), {}),
+    (products.matmul, (m, w), {}),
+    (arithmetic.add, (x3, y3), {"alpha": 3}),
+    (arithmetic.add, (x3, y3), {}),
+    (reductions.sum, (m,), {"dim": 1, "keepdim": True}),
+    (reductions.sum, (m,), {}),
+    (reductions.mean, (m,), {"dim": 0}),
+    (activations.relu, (x3,), {}),
+    (unary.exp, (x3,), {}),
+    (indexing.getitem, (m,), {"key": (slice(1, None), 2)}),
+]
+
+
+@pytest.mark.parametrize("op, args, params", SAVES, ids=lambda v: getattr(v, "name", None))
+def test_saver_saves_what_op_save_saves(op, args, params):
+    out = _general(op, args, params)
+    node, plan = out.grad_fn, out.grad_fn._plan
+    assert plan.save is not None
+    by_plan = list(node._saved_values(False))
+    checks = node._checks
+    op._save(
+        node,
+        plan,
+        args,
+        [a._data if isinstance(a, cr.Tensor) else a for a in args],
+        params,
+        out._data,
+        out,
+    )
+    general = list(node._saved_values(False))
+    assert len(by_plan) == len(general)
+    for a, b in zip(by_plan, general):
+        assert type(a) is type(b)
+        if isinstance(a, np.ndarray):
+            assert a is b or np.array_equal(a, b)
+        else:
+            assert a == b
+    if checks is OUTPUT_CHECK:  # the output's version, kept in the node's slots
+        checks = ((out._vc, node._out_v, 0),)
+        assert node._out_id == id(out) and node._out_vc is out._vc  # linked when made
+    assert [(id(vc), v, i) for vc, v, i in checks] == [(id(vc), v, i) for vc, v, i in node._checks]
+
+
+# ----- one object per recorded node for the collector ------------------------------------
+
+
+def _tracked_growth(build) -> tuple[int, int]:
+    """(objects the collector tracks while ``build()``'s result lives, nodes in its graph)."""
+    build()  # once first: what is made once (save plans, caches) is not counted
+    gc.collect()
+    before = len(gc.get_objects())
+    kept = build()
+    gc.collect()
+    gc.collect()  # (a tuple of shape tuples is untracked once the shapes are)
+    grown = len(gc.get_objects()) - before
+    nodes, stack, seen = 0, [kept.grad_fn], set()
+    while stack:
+        fn = stack.pop()
+        if fn is None or fn in seen or fn.name() == "torch::autograd::AccumulateGrad":
+            continue
+        seen.add(fn)
+        nodes += 1
+        stack.extend(f for f, _ in fn.next_functions)
+    del kept
+    return grown, nodes
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        lambda y, c, v, mat: y * c,  # saves the constant tensor c, in the node's slot
+        lambda y, c, v, mat: c * y,
+        lambda y, c, v, mat: y / c,
+        lambda y, c, v, mat: y * 2 + c,
+        lambda y, c, v, mat: y.sum() * c,
+        lambda y, c, v, mat: y - y.sum(),
+        lambda y, c, v, mat: y.exp(),  # saves its output: its version in the node's slots
+        lambda y, c, v, mat: cr.relu(y) + c,
+        lambda y, c, v, mat: y.tanh() * c,
+        lambda y, c, v, mat: y.sigmoid(),
+    ],
+)
+def test_one_tracked_object_per_recorded_node_saving_inputs(step):
+    """Ops that save their inputs keep them in the node's slots: the node is the one object
+    the collector tracks per op (the inputs saved here exist anyway)."""
+    n = 300
+    x = cr.randn(3, requires_grad=True)
+    c, v, mat = cr.randn(3), cr.randn(3), cr.randn(3, 3)
+
+    def build():
+        y = x * 1
+        for _ in range(n):
+            y = step(y, c, v, mat)
+        return y
+
+    grown, nodes = _tracked_growth(build)
+    assert nodes >= n
+    assert grown <= nodes + 5
+
+
+@pytest.mark.parametrize(
+    "write, raises",
+    [
+        (lambda lib, out: out.mul_(2), True),
+        (lambda lib, out: out[1:].mul_(2), True),  # through a view made after the save
+        (lambda lib, out: out.detach().mul_(2), True),  # through a detached alias
+        (lambda lib, out: out.data.mul_(2), False),  # .data: unchecked, as in PyTorch
+    ],
+)
+@pytest.mark.parametrize("op", ["exp", "relu", "tanh", "sigmoid"])
+def test_saved_output_written_later_raises_torchs_error(op, write, raises):
+    """An output saved before it had a version counter: every way of writing it later is
+    seen (the counter, made on first need, is linked to the node)."""
+
+    def run(lib):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        out = getattr(lib, op)(x * 1)
+        write(lib, out)
+        out.sum().backward()
+        return x.grad
+
+    if raises:
+        assert_same_error(run)
+    else:
+        compare(run)
+
+
+def test_saved_output_of_inplace_op_is_checked_as_torch():
+    def run(lib):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        y = x * 1
+        y.exp_()  # saves its result, which is y now
+        z = y * 1
+        with lib.no_grad():
+            y.add_(1)
+        (z + y).sum().backward()
+
+    assert_same_error(run)
+
+
+def test_saved_output_unwritten_backward_as_torch():
+    def run(lib):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        out = x.exp()
+        v = out[1:]  # a view: the counter is made and linked, nothing is written
+        d = out.detach()
+        (out.sum() + v.sum() + d.sum()).backward()
+        return x.grad, out._version
+
+    compare(run)
