@@ -204,7 +204,7 @@ def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
     elif old is None:
         # Two references here (the local and getrefcount's argument) mean nobody else
         # holds this array: keep it. Otherwise copy, so .grad never aliases a user's tensor.
-        if type(grad) is not ndarray or _refcount(grad) > 3 or not grad.flags.owndata:
+        if type(grad) is not ndarray or _refcount(grad) > 3 or not _owns_memory(grad):
             grad = grad.copy()
         var._grad = _make(grad, var._dtype)
     elif old._requires_grad:
@@ -216,6 +216,22 @@ def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
     if post:
         for hook in list(post.values()):
             hook(var)
+
+
+def _owns_memory(grad: ndarray) -> bool:
+    """Whether ``grad`` is the only way to its memory: it owns it, or it is a contiguous view
+    of all of an array nothing else refers to (a weight's gradient computed transposed and
+    transposed back, a gradient reinterpreted from integer bits)."""
+    if grad.flags.owndata:
+        return True
+    base = grad.base
+    return (
+        type(base) is ndarray
+        and _refcount(base) == 3  # grad's reference, the local and getrefcount's argument
+        and base.flags.owndata
+        and grad.flags.c_contiguous
+        and grad.nbytes == base.nbytes
+    )
 
 
 def _leaf_hooks(acc: AccumulateGrad, grad_outputs: list, create_graph: bool) -> list:

@@ -103,8 +103,13 @@ def _sum_to(x, shape=()):
     axes = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and x.shape[lead + i] != 1
     )
-    out = xp.sum(x, axis=axes, keepdims=True) if axes else x
-    return out.reshape(shape)
+    if not axes:
+        return x.reshape(shape)
+    if lead == len(axes) or not lead:
+        # one reduction straight to the shape: the result owns its memory, so a gradient
+        # summed here is stored as .grad without a copy
+        return xp.sum(x, axis=axes, keepdims=not lead)
+    return xp.sum(x, axis=axes, keepdims=True).reshape(shape)
 
 
 sum_to = defop(

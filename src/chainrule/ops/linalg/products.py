@@ -101,7 +101,7 @@ def _mT(x):  # noqa: N802 - the math's name
     return shapes.transpose(x, dim0=-1, dim1=-2)
 
 
-def _matmul_vjp_a(g, a, b):
+def _matmul_vjp_a(g, a, b, a_layout):
     """d(a @ b)/da contracted with g: g @ bᵀ, with 1-D operands promoted and squeezed back"""
     if b.ndim == 1:
         if a.ndim == 1:  # dot: g is 0-d
@@ -111,10 +111,12 @@ def _matmul_vjp_a(g, a, b):
         return shapes.reshape(
             b @ shapes.reshape(g, tuple(g.shape) + (1,)), tuple(g.shape[:-1]) + (b.shape[-2],)
         )
+    if a.ndim == 2 and b.ndim == 2:
+        return _grad_a(g, b, a_layout)
     return g @ _mT(b)
 
 
-def _matmul_vjp_b(g, a, b):
+def _matmul_vjp_b(g, a, b, b_layout):
     """d(a @ b)/db contracted with g: aᵀ @ g, with 1-D operands promoted and squeezed back"""
     if a.ndim == 1:
         if b.ndim == 1:
@@ -126,6 +128,8 @@ def _matmul_vjp_b(g, a, b):
         return shapes.reshape(
             _mT(a) @ shapes.reshape(g, tuple(g.shape) + (1,)), tuple(g.shape[:-1]) + (a.shape[-1],)
         )
+    if a.ndim == 2 and b.ndim == 2:
+        return _grad_b(g, a, b_layout)
     return _mT(a) @ g
 
 
@@ -186,8 +190,8 @@ mm = defop(
     args=("a", "b"),
     dtypes=_same_dtype,
     vjp=(
-        lambda g, b: g @ _t(b),  # d(AB)/dA: G Bᵀ
-        lambda g, a: _t(a) @ g,  # d(AB)/dB: Aᵀ G
+        lambda g, b, a_layout: _grad_a(g, b, a_layout),  # d(AB)/dA: G Bᵀ
+        lambda g, a, b_layout: _grad_b(g, a, b_layout),  # d(AB)/dB: Aᵀ G
     ),
     jvp=(
         lambda t, b: mm(t, b),  # d(AB) = dA B
@@ -286,6 +290,29 @@ def _t(x):
     return shapes.transpose(x, dim0=0, dim1=1)
 
 
+def _grad_a(g, b, a_layout):
+    """G Bᵀ, the gradient of A in A @ B (matrices), in A's memory layout."""
+    if a_layout == "F" and not isinstance(g, Tensor):
+        return _t(mm(b, _t(g)))  # (B Gᵀ)ᵀ: see _grad_b
+    return mm(g, _t(b))
+
+
+def _grad_b(g, a, b_layout):
+    """Aᵀ G, the gradient of B in A @ B (matrices), in B's memory layout: for a B stored
+    transposed (a weight seen through ``.t()``, as ``linear`` does) it is computed as
+    (Gᵀ A)ᵀ, so the transpose back to the weight is contiguous and its ``.grad`` needs no
+    copy, as PyTorch's mm backward does. (On tensors, for create_graph, the plain product:
+    fewer nodes, and a gradient that is a tensor is never copied.)"""
+    if b_layout == "F" and not isinstance(g, Tensor):
+        return _t(mm(_t(g), a))
+    return mm(_t(a), g)
+
+
+def _scaled(x, alpha):
+    """alpha · x, and x itself when alpha is 1 (no pass over the array)"""
+    return x if alpha == 1 else x * alpha
+
+
 vdot = defop(
     "vdot",
     _dot,
@@ -365,7 +392,7 @@ def _scaled_sum(x, product, beta, alpha):
 
 def _beta_g(g, beta):
     """d/dx (beta·x + alpha·product) = beta (summed back to x's shape by the engine)"""
-    return g * 0 if beta == 0 else g * beta
+    return g * 0 if beta == 0 else _scaled(g, beta)
 
 
 def _addmm(x, a, b, beta=1, alpha=1):
@@ -380,8 +407,8 @@ addmm = defop(
     dtypes=_all_same_dtype,
     vjp=(
         _beta_g,
-        lambda g, b, alpha: mm(g, _t(b)) * alpha,  # d/dA: alpha G Bᵀ
-        lambda g, a, alpha: mm(_t(a), g) * alpha,  # d/dB: alpha Aᵀ G
+        lambda g, b, a_layout, alpha: _scaled(_grad_a(g, b, a_layout), alpha),  # d/dA: alpha G Bᵀ
+        lambda g, a, b_layout, alpha: _scaled(_grad_b(g, a, b_layout), alpha),  # d/dB: alpha Aᵀ G
     ),
     jvp=(
         lambda t, beta: t * beta,  # d/dx = beta
