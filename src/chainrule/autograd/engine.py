@@ -101,6 +101,9 @@ def run_backward(
             if grad_outputs is None:
                 grad_inputs = (None,) * len(edges)
             else:
+                # a VJP may write its result into a gradient nothing else holds
+                # (ops/_scratch.py): hold the ones that observers and hooks read after it
+                held = tuple(grad_outputs) if observe or (node._extra and node._extra.hooks) else ()
                 grad_inputs = node.apply(grad_outputs, create_graph)
                 if _anomaly.enabled:
                     check_gradients(node, grad_inputs)
@@ -108,6 +111,7 @@ def run_backward(
                     observe(node, grad_outputs, grad_inputs)
                 if node._extra is not None and node._extra.hooks:
                     grad_inputs = _node_hooks(node, grad_inputs, grad_outputs, create_graph)
+                del held
                 if not retain_graph and node._plan.frees:
                     node._saved = None  # free what was saved (nodes that saved none can rerun)
             for (nxt, nr), g in zip(edges, grad_inputs):
