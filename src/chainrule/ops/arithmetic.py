@@ -192,7 +192,7 @@ mul = defop(
         lambda g, a: g * a,  # d(ab)/db = a
     ),
     jvp=(
-        lambda t, b: t * b,  # as the VJP
+        lambda t, b: t * b,  # d(ab)/da = b
         lambda t, a: a * t,  # d(ab)/db = a
     ),
 )

@@ -76,7 +76,7 @@ tanh = defop(
     doc="tanh x",
     dtypes=FLOAT,
     vjp=_tanh_vjp,
-    jvp=lambda t, ans: t * (1 - ans * ans),  # as the VJP
+    jvp=lambda t, ans: t * (1 - ans * ans),  # d/dx tanh x = 1 - tanh² x
 )
 
 sqrt = defop(
