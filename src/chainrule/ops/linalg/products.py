@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from ... import _dtypes
-from ..._backend import xp
+from ..._backend import ndarray, xp
 from ..._tensor import Tensor
 from ...autograd.recording import PROMOTE, defop
 from .. import reductions, shapes
@@ -374,16 +374,18 @@ def _baddbmm_dtype(args, params):
 def _scaled_sum(x, product, beta, alpha):
     """beta · x + alpha · product, with x broadcast to the product's shape; beta = 0
     ignores x (its nan and inf too), as in PyTorch"""
-    try:
-        shape = xp.broadcast_shapes(x.shape, product.shape)
-    except ValueError:
-        shape = None
-    if shape != product.shape:
+    fits = x.ndim <= product.ndim and all(
+        s == 1 or s == p for s, p in zip(reversed(x.shape), reversed(product.shape))
+    )
+    if not fits:  # x does not broadcast to the product's shape (without stretching it)
         raise RuntimeError(
             f"The expanded size of the tensor ({product.shape[-1]}) must match the existing size "
             f"({x.shape[-1]}) at non-singleton dimension {product.ndim - 1}.  Target sizes: "
             f"{list(product.shape)}.  Tensor sizes: {list(x.shape)}"
         )
+    if alpha == 1 and beta == 1 and type(product) is ndarray:
+        product += x  # the product is a fresh array: x added into it, no third array
+        return product
     scaled = product if alpha == 1 else product * alpha
     if beta == 0:
         return scaled
