@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes
-from .._backend import xp
+from .._backend import loud, quiet, xp
 from .._promotion import result_type
 from ..autograd.recording import array_of, defop, floating_only
 from . import activations, binary, logical, reductions, shapes, unary
@@ -358,8 +358,11 @@ def _nll_loss(x, target=None, weight=None, ignore_index=-100, reduction="mean"):
     if reduction == "sum":
         return total
     count = xp.asarray(loss.size, dtype=x.dtype) if w is None else w.sum()
-    with xp.errstate(invalid="ignore", divide="ignore"):
+    token = quiet()  # every target ignored: 0/0, nan as in PyTorch
+    try:
         return xp.asarray(total / count, dtype=x.dtype)
+    finally:
+        loud(token)
 
 
 def _nll_coefficients(x_shape, target, weight, ignore_index, reduction, dtype, empty=0.0):
