@@ -293,3 +293,24 @@ def test_retain_graph_backward_twice_gives_the_same_gradient():
     x.grad = None
     y.backward()
     np.testing.assert_array_equal(x.grad.numpy(), first.numpy())
+
+
+@pytest.mark.parametrize(
+    "bias", [(4,), (3, 4), (1, 4), (3, 1), (5,), (2, 4), (1, 3, 4), ()], ids=str
+)
+def test_addmm_input_shapes_fit_or_raise_as_torch(bias):
+    """The broadcast check of beta·input + alpha·product (without xp.broadcast_shapes)."""
+    from oracle import assert_same_error
+
+    def run(lib):
+        r = np.random.default_rng(18)
+        x = lib.tensor(r.standard_normal(bias))
+        return lib.addmm(
+            x, lib.tensor(r.standard_normal((3, 5))), lib.tensor(r.standard_normal((5, 4)))
+        )
+
+    fits = len(bias) <= 2 and all(s in (1, p) for s, p in zip(bias[::-1], (4, 3)))
+    if fits:
+        compare(run)
+    else:
+        assert_same_error(run)

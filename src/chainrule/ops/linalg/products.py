@@ -371,18 +371,30 @@ def _baddbmm_dtype(args, params):
     return x
 
 
+def _check_expands(shape: tuple, target: tuple, dtype) -> None:
+    """PyTorch's errors where an input of ``shape`` does not expand to ``target``: the first
+    dim from the right that neither matches nor is 1."""
+    if len(shape) > len(target):
+        kind = _dtypes.from_numpy_dtype(dtype).legacy_type
+        raise RuntimeError(
+            f"expand({kind}{{{list(shape)}}}, size={list(target)}): the number of sizes "
+            f"provided ({len(target)}) must be greater or equal to the number of dimensions "
+            f"in the tensor ({len(shape)})"
+        )
+    for i in range(1, len(shape) + 1):
+        s, p = shape[-i], target[-i]
+        if s != 1 and s != p:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({p}) must match the existing size ({s}) at "
+                f"non-singleton dimension {len(target) - i}.  Target sizes: {list(target)}.  "
+                f"Tensor sizes: {list(shape)}"
+            )
+
+
 def _scaled_sum(x, product, beta, alpha):
     """beta · x + alpha · product, with x broadcast to the product's shape; beta = 0
     ignores x (its nan and inf too), as in PyTorch"""
-    fits = x.ndim <= product.ndim and all(
-        s == 1 or s == p for s, p in zip(reversed(x.shape), reversed(product.shape))
-    )
-    if not fits:  # x does not broadcast to the product's shape (without stretching it)
-        raise RuntimeError(
-            f"The expanded size of the tensor ({product.shape[-1]}) must match the existing size "
-            f"({x.shape[-1]}) at non-singleton dimension {product.ndim - 1}.  Target sizes: "
-            f"{list(product.shape)}.  Tensor sizes: {list(x.shape)}"
-        )
+    _check_expands(x.shape, product.shape, x.dtype)
     if alpha == 1 and beta == 1 and type(product) is ndarray:
         product += x  # the product is a fresh array: x added into it, no third array
         return product
