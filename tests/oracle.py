@@ -247,9 +247,11 @@ def assert_same_grad(got: Any, want: Any, what: str, rtol=None, atol=None) -> No
 
 
 def relative_atol(want: Any, atol: float) -> float:
-    """``atol`` scaled by the size of torch's values: ``atol * (1 + max |want|)``."""
+    """``atol`` scaled by the size of torch's finite values: ``atol * (1 + max |want|)``
+    (nan and inf, compared as such, do not scale it)."""
     w = to_numpy(want) if is_tensor(want) else np.asarray(want)
-    return atol * (1.0 + float(np.max(np.abs(w)))) if w.size else atol
+    finite = np.abs(w[np.isfinite(w)]) if w.dtype.kind in "fc" else np.abs(w)
+    return atol * (1.0 + float(np.max(finite))) if finite.size else atol
 
 
 def assert_close(

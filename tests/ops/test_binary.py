@@ -238,3 +238,28 @@ def test_maximum_tie_gives_half_to_each():
     b = cr.tensor([2.0], requires_grad=True)
     cr.maximum(a, b).backward(cr.tensor([1.0]))
     assert a.grad.tolist() == [0.5] and b.grad.tolist() == [0.5]
+
+
+def test_atan2_gradient_at_the_origin_is_torchs():
+    """PyTorch's gradient of atan2 at a = b = 0 is 0 (not 0/0); its second derivative there
+    and its forward-mode tangent stay nan."""
+    import torch
+
+    values = ([0.0, 1.0, -0.5], [0.0, 2.0, 0.0])
+    got = {}
+    for L in (torch, cr):
+        a, b = (L.tensor(v, dtype=L.float64, requires_grad=True) for v in values)
+        ga, gb = L.autograd.grad(L.atan2(a, b).sum(), (a, b), create_graph=True)
+        second = L.autograd.grad((ga * ga + gb).sum(), (a, b))
+        got[L] = [t.detach().numpy() for t in (ga, gb, *second)]
+    for ours, theirs in zip(got[cr], got[torch]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=0)
+    assert got[cr][0][0] == 0 and np.isnan(got[cr][2][0])
+    with cr.autograd.forward_ad.dual_level():
+        dual = cr.autograd.forward_ad.make_dual(
+            cr.zeros(1, dtype=cr.float64), cr.ones(1, dtype=cr.float64)
+        )
+        tangent = cr.autograd.forward_ad.unpack_dual(
+            cr.atan2(dual, cr.zeros(1, dtype=cr.float64))
+        ).tangent
+    assert np.isnan(tangent.numpy()).all()

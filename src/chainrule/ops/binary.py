@@ -12,7 +12,7 @@ from .._backend import xp
 from .._dtypes import float16
 from .._promotion import result_type
 from .._tensor import Tensor
-from ..autograd.recording import FLOAT, defop, floating_only, not_differentiable
+from ..autograd.recording import FLOAT, array_of, defop, floating_only, not_differentiable
 from . import activations, arithmetic, copies, logical, unary
 
 # ----- clamping -------------------------------------------------------------------------
@@ -249,15 +249,32 @@ fmin = defop(
 # ----- atan2, hypot, lerp ------------------------------------------------------------
 
 
+def _atan2_recip(a, b):
+    """1 / (a² + b²), with 0 in place of the inf at a = b = 0: there PyTorch's gradient of
+    atan2 is 0 (its second derivative stays nan)"""
+    recip = 1 / (a * a + b * b)
+    return logical.select(xp.isinf(array_of(recip)), 0.0, recip)
+
+
 def _atan2_a(g, a, b):
-    """d/da atan2(a, b) = b / (a² + b²)"""
-    return g * (b / (a * a + b * b))
+    """d/da atan2(a, b) = b / (a² + b²), 0 at the origin"""
+    return g * (b * _atan2_recip(a, b))
 
 
 def _atan2_b(g, a, b):
-    """d/db atan2(a, b) = -a / (a² + b²)"""
+    """d/db atan2(a, b) = -a / (a² + b²), 0 at the origin"""
     # negated last: a may be a bool
-    return -(g * (a / (a * a + b * b)))
+    return -(g * (a * _atan2_recip(a, b)))
+
+
+def _atan2_jvp_a(t, a, b):
+    """∂atan2/∂a · t = t b / (a² + b²) (nan at the origin, as PyTorch's tangent)"""
+    return t * (b / (a * a + b * b))
+
+
+def _atan2_jvp_b(t, a, b):
+    """∂atan2/∂b · t = -t a / (a² + b²) (nan at the origin, as PyTorch's tangent)"""
+    return -(t * (a / (a * a + b * b)))
 
 
 atan2 = defop(
@@ -267,8 +284,8 @@ atan2 = defop(
     doc="atan2(a, b): the angle of the point (b, a), in (-π, π]",
     dtypes=FLOAT,
     vjp=(_atan2_a, _atan2_b),
-    jvp=(_atan2_a, _atan2_b),  # elementwise: VJP and JVP coincide
-    conventions="At a = b = 0 the gradient is nan (0/0), as in PyTorch.",
+    jvp=(_atan2_jvp_a, _atan2_jvp_b),
+    conventions="At a = b = 0 the gradient is 0 and the forward-mode tangent nan, as in PyTorch.",
 )
 
 hypot = defop(
