@@ -6,7 +6,7 @@ PIP    := $(PY) -m pip --disable-pip-version-check -q
 # Benchmarks are single-threaded, for chainrule, PyTorch and NumPy alike.
 THREADS := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
-.PHONY: demo test bench lint format docs clean browser
+.PHONY: demo test bench lint format docs clean browser test-cuda bench-cuda test-standin
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,24 @@ browser:
 bench: $(VENV)/.test
 	$(THREADS) $(PY) bench/run.py $(BENCH_ARGS)
 	$(THREADS) $(PY) bench/distributed.py
+
+# On a GPU machine with CuPy and a CUDA PyTorch (no venv there: the image's python3 runs the
+# sources): the op oracle tests on 'cuda' against PyTorch CUDA, and the cuda API tests.
+CUDA_PYTHON ?= python3
+CUDA_JOBS ?= 8
+test-cuda:
+	PYTHONPATH=src $(CUDA_PYTHON) -m pytest -p no:cacheprovider -p no:benchmark -n $(CUDA_JOBS) -rf \
+	  -W "ignore:::cupy" -W "ignore:::cupyx" -W "ignore:::cupy_backends" \
+	  tests/gpu tests/ops -k cuda $(PYTEST_ARGS)
+
+# chainrule on CuPy against PyTorch CUDA (bench/gpu.py); BENCH_ARGS=--write writes
+# docs/benchmarks-cuda.md
+bench-cuda:
+	PYTHONPATH=src $(CUDA_PYTHON) bench/gpu.py $(BENCH_ARGS)
+
+# without a GPU: the same CUDA oracle tests with chainrule's 'cuda' on the CPU stand-in
+test-standin: $(VENV)/.test
+	CHAINRULE_CUDA=standin $(PY) -m pytest -n $(JOBS) -rf tests/gpu tests/ops -k cuda $(PYTEST_ARGS)
 
 docs: $(VENV)/.base
 	$(PY) -m chainrule._opdocs docs/ops.md

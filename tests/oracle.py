@@ -194,10 +194,17 @@ def to_lib(lib, value: Any, dtype: Any = None) -> Any:
     return value
 
 
+# the device of the case running (tests/ops/conftest.py parametrises it): chainrule's
+# tensors are made there, PyTorch's on its default device (CUDA, or the CPU where chainrule's
+# 'cuda' is the stand-in)
+DEVICE = "cpu"
+
+
 def _tensor(lib, arr: np.ndarray):
     arr = np.array(arr, copy=True)
     if lib is torch:
-        return torch.from_numpy(arr)
+        t = torch.from_numpy(arr)
+        return t if DEVICE == "cpu" else t.to(torch.get_default_device())
     return cr.tensor(arr)
 
 
@@ -397,7 +404,7 @@ def check_same_error(fn: Callable, *inputs: Any) -> None:
     torch's where that is a builtin exception, a RuntimeError (or subclass) where torch's
     is its own (``torch.linalg.LinAlgError``)."""
     with pytest.raises(Exception) as want:  # noqa: B017 - the type is compared below
-        fn(torch, *[torch.from_numpy(np.asarray(x)) for x in inputs])
+        fn(torch, *[_tensor(torch, np.asarray(x)) for x in inputs])
     with pytest.raises(want.type if want.type.__module__ == "builtins" else RuntimeError) as got:
         fn(cr, *[cr.tensor(np.asarray(x)) for x in inputs])
     assert str(got.value) == str(want.value)
@@ -440,7 +447,7 @@ def check(
     if backward and t_out.requires_grad:
         g = np.asarray(rng(seed).standard_normal(tuple(t_out.shape)))
         g = g.astype(to_numpy(t_out).dtype)
-        t_out.backward(torch.from_numpy(g.copy()))
+        t_out.backward(_tensor(torch, g))
         c_out.backward(cr.tensor(g.copy()))
         for i, (c, t) in enumerate(zip(cr_in, t_in, strict=True)):
             if isinstance(t, torch.Tensor) and t.requires_grad:

@@ -1,12 +1,15 @@
 """The one array backend: every array call in chainrule goes through ``xp``.
 
-NumPy today. A CuPy backend would rebind ``xp`` (and ``asarray``) here and
-nothing in the op definitions would change.
+NumPy on the CPU; on 'cuda', CuPy (the device registry below), reached through NumPy's
+own dispatch and through ``xp`` once a device is loaded, so nothing in the op definitions
+knows the device.
 """
 
 from __future__ import annotations
 
 import functools
+import os
+from typing import Any
 
 import numpy
 
@@ -43,5 +46,228 @@ def asarray(value, dtype=None):
     return xp.asarray(value, dtype=dtype)
 
 
-def is_array(value) -> bool:
-    return isinstance(value, ndarray)
+# ----- devices: which array library holds a tensor's data ----------------------------------
+#
+# A CPU tensor holds a NumPy array, and every op calls NumPy (``xp``) directly. A tensor on
+# another device holds that device's array (CuPy's on 'cuda'): NumPy hands each ufunc and
+# array function that meets such an array to the array's own library (NEP 13 and 18:
+# ``numpy.add(a, b)`` on CuPy arrays runs ``cupy.add``), so the ops' forwards and VJPs run
+# there unchanged. What NumPy cannot hand over (making an array from nothing, strided views)
+# goes through the helpers below, which ask the array for its module. The CPU pays nothing:
+# ``live`` stays False until a device array exists, and the ops check devices only then.
+
+DEVICE_ENV = "CHAINRULE_CUDA"  # 'standin': the 'cuda' device is the CPU stand-in (_standin.py)
+
+_modules: dict[str, Any] = {}  # device type -> its array module, once loaded
+_types: dict[type, str] = {}  # a device's array type -> the device type
+live = [False]  # whether a device array was ever made: until then nothing is checked
+
+
+def _load_cuda() -> Any:
+    """CuPy, when it imports and sees a GPU (or the stand-in, when DEVICE_ENV says so);
+    None otherwise. Imported here only, and only when a CUDA tensor or query asks."""
+    if os.environ.get(DEVICE_ENV) == "standin":
+        from . import _standin
+
+        return _standin
+    try:
+        import cupy
+    except Exception:  # noqa: BLE001 - no CuPy, or one that fails to load its CUDA libraries
+        return None
+    try:
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            return None
+    except Exception:  # noqa: BLE001 - a CUDA driver error: no usable GPU
+        return None
+    return cupy
+
+
+_LOADERS = {"cuda": _load_cuda}
+_missing = object()
+
+
+def module_of_device(kind: str) -> Any:
+    """The array module of the device type ``kind`` ('cuda'), or None when it has none."""
+    mod = _modules.get(kind, _missing)
+    if mod is _missing:
+        loader = _LOADERS.get(kind)
+        mod = loader() if loader is not None else None
+        _modules[kind] = mod
+        if mod is not None:
+            _types[mod.ndarray] = kind
+            _install_dispatch()
+    return mod
+
+
+def loaded(kind: str) -> Any:
+    """The array module of ``kind`` if it was loaded already, else None (never loads it)."""
+    mod = _modules.get(kind)
+    return mod
+
+
+def device_type(arr: Any) -> str:
+    """The device type an array lives on: 'cpu' for NumPy's (and the meta device's)."""
+    return _types.get(type(arr), "cpu")
+
+
+def xp_of(arr: Any) -> Any:
+    """The array module that computes on ``arr``: NumPy, or its device's."""
+    kind = _types.get(type(arr))
+    return xp if kind is None else _modules[kind]
+
+
+def is_array(value: Any) -> bool:
+    return isinstance(value, ndarray) or type(value) in _types
+
+
+def asanyarray(value: Any) -> Any:
+    """``value`` as an array: device arrays as they are, anything else through NumPy."""
+    if type(value) in _types:
+        return value
+    return xp.asanyarray(value)
+
+
+def to_device(arr: Any, kind: str) -> Any:
+    """``arr`` (any array) copied onto the device type ``kind`` ('cpu' for the host)."""
+    here = _types.get(type(arr), "cpu")
+    if here == kind:
+        return arr
+    if here != "cpu":
+        arr = _modules[here].asnumpy(arr)
+    if kind == "cpu":
+        return arr
+    live[0] = True
+    return _modules[kind].asarray(arr)
+
+
+def to_host(arr: Any) -> Any:
+    """``arr`` as a NumPy array (a copy when it lives on a device)."""
+    kind = _types.get(type(arr))
+    return arr if kind is None else _modules[kind].asnumpy(arr)
+
+
+def like(arr: Any, value: Any, dtype: Any = None) -> Any:
+    """``value`` as an array on the device of ``arr`` (no copy when it is already there)."""
+    kind = _types.get(type(arr))
+    if kind is None:
+        return xp.asarray(value, dtype=dtype)
+    return _modules[kind].asarray(to_host(value) if isinstance(value, ndarray) else value, dtype)
+
+
+def address(arr: Any) -> int:
+    """The address of ``arr``'s first element (host or device memory)."""
+    if type(arr) in _types:
+        return arr.data.ptr
+    return arr.__array_interface__["data"][0]
+
+
+def _name(arr: Any) -> str:
+    kind = _types.get(type(arr))
+    return "cpu" if kind is None else f"{kind}:{int(arr.device.id)}"
+
+
+def align(arrays: Any) -> Any:
+    """One op's input arrays on one device: a 0-d host array joins the device's arrays (a
+    0-d CPU tensor goes with CUDA tensors, as in PyTorch); any other mix raises PyTorch's
+    RuntimeError. Called only once a device array exists (``live``)."""
+    first = None
+    for a in arrays:
+        if type(a) in _types:
+            first = a
+            break
+    if first is None:
+        return arrays
+    where = _name(first)
+    moved = None
+    for i, a in enumerate(arrays):
+        if isinstance(a, ndarray):
+            if a.ndim:
+                names = [_name(b) for b in arrays if is_array(b) and (b.ndim or b is first)]
+                raise RuntimeError(
+                    "Expected all tensors to be on the same device, but found at least two "
+                    f"devices, {names[0]} and {next(n for n in names if n != names[0])}!"
+                )
+            if moved is None:
+                moved = list(arrays)
+            moved[i] = _modules[_types[type(first)]].asarray(a)
+        elif type(a) in _types and a is not first and _name(a) != where:
+            raise RuntimeError(
+                "Expected all tensors to be on the same device, but found at least two "
+                f"devices, {where} and {_name(a)}!"
+            )
+    if moved is None:
+        return arrays
+    return tuple(moved) if type(arrays) is tuple else moved
+
+
+# ----- the array module of the op running ----------------------------------------------------
+#
+# What NumPy cannot hand over by itself (``xp.zeros(shape)``, ``xp.asarray(3.0)``,
+# ``xp.arange(n)`` inside a forward or a VJP: nothing tells them the device) follows the op
+# that runs: while an op's forward or a node's VJPs run on a device's arrays, ``current``
+# names that device's module, and once a device is loaded the modules of chainrule see
+# ``xp`` as ``DISPATCH``, which looks each name up there (NumPy's where the device module
+# lacks it). Until a device is loaded ``xp`` is NumPy itself: the CPU pays nothing.
+
+current: list[Any] = [None]  # the device module of the op running (None: NumPy)
+
+
+def use(arrays: Any) -> Any:
+    """Make the device of ``arrays`` (the first device array among them) the current one;
+    returns the previous, for ``current[0] = previous`` afterwards."""
+    previous = current[0]
+    mod = None
+    for a in arrays:
+        kind = _types.get(type(a))
+        if kind is not None:
+            mod = _modules[kind]
+            break
+    current[0] = mod
+    return previous
+
+
+class _Dispatch:
+    """``xp`` once a device is loaded: the current device module's name, else NumPy's."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        mod = current[0]
+        if mod is not None:
+            value = getattr(mod, name, _missing)
+            if value is not _missing:
+                return value
+        return getattr(numpy, name)
+
+    def __repr__(self) -> str:
+        return "<chainrule array module: NumPy, or the running op's device module>"
+
+
+DISPATCH = _Dispatch()
+_KEEP = {"chainrule._backend", "chainrule._standin", "chainrule._meta"}
+
+
+def _install_dispatch() -> None:
+    """Rebind ``xp`` in chainrule's loaded modules to ``DISPATCH`` (once a device exists)."""
+    import sys
+
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("chainrule.") and name not in _KEEP:
+            if getattr(mod, "xp", None) is numpy:
+                mod.xp = DISPATCH
+
+
+class on_device_of:  # noqa: N801 - used as a function: ``with on_device_of(arr):``
+    """Array code outside an op (a parser's index arithmetic) on the device of ``arr``:
+    its module is current inside the block."""
+
+    __slots__ = ("arrays", "previous")
+
+    def __init__(self, *arrays: Any) -> None:
+        self.arrays = arrays
+
+    def __enter__(self) -> None:
+        self.previous = use(self.arrays) if live[0] else current[0]
+
+    def __exit__(self, *exc: Any) -> None:
+        current[0] = self.previous

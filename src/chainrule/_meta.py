@@ -20,6 +20,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from . import _backend
 from ._backend import xp
 
 ndarray = xp.ndarray
@@ -35,8 +36,9 @@ _WRITERS = {
 # whether a factory is making a meta tensor (``on_device``): then it needs no values
 making = [False]
 
-# whether a meta array was ever made: until then the ops skip ``follow`` entirely
-live = [False]
+# whether a meta array (or a device array, ``_backend``) was ever made: until then the ops
+# skip ``follow`` and the device checks entirely
+live = _backend.live
 
 
 def meta_array(shape: tuple, dtype: Any) -> MetaArray:
@@ -147,13 +149,42 @@ def to_meta(t: Any) -> Any:
     return t
 
 
+def data_device(dev: Any) -> str | None:
+    """The device type ('cuda') when ``device=dev`` (None: the default device) names a
+    device with an array library of its own (``_backend``); None for the CPU and meta."""
+    if dev is None:
+        dev = _default[0]
+        if dev is None:
+            return None
+    kind = str(dev).partition(":")[0]
+    return kind if kind == "cuda" else None
+
+
+def to_data_device(t: Any, kind: str) -> Any:
+    """The new tensor ``t``'s array moved onto the device type ``kind`` (in place)."""
+    from ._tensor import check_device
+
+    if kind != "cpu":
+        check_device(kind)  # PyTorch's error when there is no such device
+    t._data = _backend.to_device(t._data, kind)
+    return t
+
+
 def on_device(factory: Callable) -> Callable:
     """A factory that puts its result on the meta device when ``device=`` (or the default
-    device, when none is given) is 'meta'; the factory itself checks other devices."""
+    device, when none is given) is 'meta', or makes it on the CPU and moves it to a device
+    with arrays of its own ('cuda'); the factory itself checks other devices."""
 
     @functools.wraps(factory)
     def make(*args: Any, **kwargs: Any) -> Any:
         dev = kwargs.get("device")
+        kind = data_device(dev)
+        if kind is not None:
+            from ._tensor import check_device
+
+            check_device(_default[0] if dev is None else dev)  # PyTorch's errors first
+            kwargs["device"] = "cpu"
+            return to_data_device(factory(*args, **kwargs), kind)
         if wants_meta(dev):
             kwargs.pop("device", None)
             making[0] = True  # the filled and random factories then allocate nothing
@@ -173,6 +204,15 @@ def on_device_like(factory: Callable) -> Callable:
     @functools.wraps(factory)
     def make(input: Any, *args: Any, **kwargs: Any) -> Any:
         dev = kwargs.get("device")
+        here = _backend.device_type(getattr(input, "_data", None))
+        kind = here if dev is None else (data_device(dev) or "cpu")
+        if kind != "cpu" or here != "cpu":  # made where the input is, then moved
+            if dev is not None:
+                from ._tensor import check_device
+
+                check_device(dev)
+            kwargs["device"] = "cpu"
+            return to_data_device(factory(input, *args, **kwargs), kind)
         if dev is None:
             meta = type(getattr(input, "_data", None)) is MetaArray
         else:

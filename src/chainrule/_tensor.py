@@ -14,8 +14,8 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from . import _dtypes, _meta
-from ._backend import ndarray, xp
+from . import _backend, _dtypes, _meta
+from ._backend import ndarray
 from ._dtypes import dtype as DType
 from ._meta import MetaArray
 from ._modes import state as _mode
@@ -59,7 +59,9 @@ class device:  # noqa: N801 - PyTorch's spelling
         if isinstance(type, device):
             type, index = type.type, type.index
         elif isinstance(type, int) and not isinstance(type, bool):
-            raise RuntimeError(NO_ACCELERATOR)
+            if _backend.module_of_device("cuda") is None:
+                raise RuntimeError(NO_ACCELERATOR)
+            type, index = "cuda", type  # an index names a device of the accelerator
         name, colon, idx = str(type).partition(":")
         if name not in DEVICE_TYPES:
             raise RuntimeError(
@@ -132,7 +134,40 @@ def check_device(dev: Any) -> None:
         return
     where = dev if isinstance(dev, device) else device(dev)
     if where.type not in ("cpu", "meta"):
+        if where.type == "cuda" and _backend.module_of_device("cuda") is not None:
+            return
         raise device_error(where)
+
+
+def device_of_array(arr: Any) -> device:
+    """The device an array lives on: the CPU, the meta device, or a GPU ('cuda:0')."""
+    t = type(arr)
+    if t is ndarray:
+        return _CPU
+    if t is MetaArray:
+        return _META
+    kind = _backend.device_type(arr)
+    if kind == "cpu":
+        return _CPU
+    return device(kind, int(arr.device.id))
+
+
+def mixed_devices(a: device, b: device) -> RuntimeError:
+    """PyTorch's error for an op whose tensors live on two devices."""
+    return RuntimeError(
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        f"{a} and {b}!"
+    )
+
+
+def move(t: Tensor, where: device) -> Tensor:
+    """``t`` copied onto the device ``where`` (itself when it is there already), in the graph:
+    the gradient flows back to ``t``'s device (``copies.to_device``)."""
+    from .autograd.registry import op
+
+    if device_of_array(t._data) == where:
+        return t
+    return op("to_device")(t, device=where.type, source=_backend.device_type(t._data))
 
 
 _CPU = device("cpu")
@@ -147,7 +182,9 @@ def set_default_device(device: str | device | int | None) -> None:
         _meta.set_default(None)
         return
     where = device if isinstance(device, _device_type) else _device_type(device)
-    if where.type not in ("cpu", "meta") and where.index is None:
+    if where.type == "cuda" and where.index is None:
+        check_device(where)  # PyTorch's error without CUDA
+    elif where.type not in ("cpu", "meta", "cuda") and where.index is None:
         # PyTorch asks the accelerator for its current index, and a CPU-only build has none
         raise device_error(where)
     _meta.set_default(None if where == _CPU else where)
@@ -254,7 +291,7 @@ def _counter(t: Tensor) -> list[int]:
 def wrap(data: Any) -> Tensor:
     """A Tensor around a backend array (or scalar), its dtype read off the array."""
     if type(data) is not ndarray:
-        data = xp.asanyarray(data)  # (a MetaArray stays one)
+        data = _backend.asanyarray(data)  # (a MetaArray or a device array stays one)
     return _make(data, _dtypes.from_numpy_dtype(data.dtype))
 
 
@@ -479,7 +516,7 @@ class Tensor:
 
     @property
     def device(self) -> device:
-        return _META if type(self._data) is MetaArray else _CPU
+        return device_of_array(self._data)
 
     @property
     def is_meta(self) -> bool:
@@ -487,7 +524,7 @@ class Tensor:
 
     @property
     def is_cuda(self) -> bool:
-        return False
+        return _backend.device_type(self._data) == "cuda"
 
     @property
     def layout(self) -> str:
@@ -522,7 +559,7 @@ class Tensor:
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
 
     def data_ptr(self) -> int:
-        return self._data.__array_interface__["data"][0]
+        return _backend.address(self._data)
 
     # ----- conversion to Python and NumPy ----------------------------------------
 
@@ -547,10 +584,19 @@ class Tensor:
                 "Use tensor.detach().numpy() instead."
             )
         _no_data(self, "copy" if force else "numpy")
+        if type(self._data) is not ndarray and type(self._data) is not MetaArray:
+            if not force:
+                raise TypeError(
+                    f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
+                    "to copy the tensor to host memory first."
+                )
+            return _backend.to_host(self._data)
         return self._data
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> ndarray:
         _no_data(self, "numpy")
+        if type(self._data) is not ndarray and type(self._data) is not MetaArray:
+            self.numpy()  # PyTorch's TypeError for a tensor on a device
         if self._requires_grad and _grad_enabled():
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. "
@@ -627,10 +673,12 @@ class Tensor:
 
         if type(self._data) is MetaArray:  # no values: the device and the size instead
             return format_meta(self._data.shape, self._print_suffixes())
-        return format_tensor(self._data, self._print_suffixes())
+        return format_tensor(_backend.to_host(self._data), self._print_suffixes())
 
     def _print_suffixes(self) -> list[str]:
         suffixes = []
+        if type(self._data) is not ndarray and type(self._data) is not MetaArray:
+            suffixes.append(f"device='{self.device}'")
         dt = self._dtype
         shown = dt is _dtypes.get_default_dtype() or dt is _dtypes.int64 or dt is _dtypes.bool
         if self._data.size == 0 or type(self._data) is MetaArray:
@@ -669,11 +717,14 @@ class Tensor:
 
     def cpu(self) -> Tensor:
         _no_data(self, "copy")
-        return self
+        return move(self, _CPU)
 
-    def cuda(self, *args: Any, **kwargs: Any) -> Tensor:
-        check_device("cuda")
-        raise AssertionError("unreachable")  # pragma: no cover
+    def cuda(self, device: Any = None, non_blocking: bool = False, **kwargs: Any) -> Tensor:
+        where = "cuda" if device is None else device
+        if isinstance(where, int):
+            where = f"cuda:{where}"
+        check_device(where)
+        return move(self, _device_type("cuda", 0))
 
     # ----- for type checkers only --------------------------------------------------
 

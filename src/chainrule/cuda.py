@@ -1,13 +1,20 @@
-"""``torch.cuda`` as a CPU-only build of PyTorch has it: no device is available, the
-queries answer so, seeding is accepted (and does nothing), and anything that needs a
-device raises PyTorch's error. Scripts that pick ``"cuda" if torch.cuda.is_available()
-else "cpu"`` run unchanged; CUDA arrays through CuPy are planned."""
+"""``torch.cuda`` on CuPy: the GPU queries, seeding, memory and timing events.
+
+CuPy is optional (``pip install chainrule[cuda]``) and imported only when something asks
+for CUDA (``is_available()``, a tensor moved to 'cuda'), never by ``import chainrule``.
+Without CuPy, or without a GPU, this module answers as a CPU-only build of PyTorch:
+``is_available()`` is False, seeding is accepted and ignored, and anything that needs a
+device raises PyTorch's "Torch not compiled with CUDA enabled".
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from . import _backend
+
 __all__ = [
+    "Event",
     "current_device",
     "device_count",
     "empty_cache",
@@ -17,6 +24,9 @@ __all__ = [
     "is_initialized",
     "manual_seed",
     "manual_seed_all",
+    "max_memory_allocated",
+    "memory_allocated",
+    "reset_peak_memory_stats",
     "seed",
     "seed_all",
     "set_device",
@@ -28,57 +38,139 @@ def _not_compiled() -> AssertionError:
     return AssertionError("Torch not compiled with CUDA enabled")
 
 
+def _cupy() -> Any:
+    """CuPy (or the CPU stand-in), or PyTorch's error when there is no CUDA device."""
+    mod = _backend.module_of_device("cuda")
+    if mod is None:
+        raise _not_compiled()
+    return mod
+
+
+def _index(device: Any) -> int:
+    """The device index of ``device`` (None, an int, 'cuda:1', a device)."""
+    if device is None:
+        return current_device()
+    if isinstance(device, int):
+        return device
+    index = getattr(device, "index", None)
+    if index is None and isinstance(device, str):
+        index = int(device.partition(":")[2] or current_device())
+    return current_device() if index is None else index
+
+
 def is_available() -> bool:
-    """False: chainrule has no CUDA device."""
-    return False
+    """Whether CuPy imports and sees a GPU."""
+    return _backend.module_of_device("cuda") is not None
 
 
 def device_count() -> int:
-    return 0
+    mod = _backend.module_of_device("cuda")
+    return 0 if mod is None else int(mod.cuda.runtime.getDeviceCount())
 
 
 def is_initialized() -> bool:
-    return False
+    return _backend.loaded("cuda") is not None
 
 
 def is_bf16_supported(including_emulation: bool = True) -> bool:
-    return False
-
-
-def manual_seed(seed: int) -> None:
-    """Accepted and ignored, as PyTorch ignores it when CUDA is unavailable."""
-
-
-def manual_seed_all(seed: int) -> None:
-    """Accepted and ignored, as PyTorch ignores it when CUDA is unavailable."""
-
-
-def seed() -> None:
-    """Accepted and ignored, as PyTorch ignores it when CUDA is unavailable."""
-
-
-def seed_all() -> None:
-    """Accepted and ignored, as PyTorch ignores it when CUDA is unavailable."""
-
-
-def empty_cache() -> None:
-    """Nothing is cached: a no-op, as in PyTorch without CUDA."""
+    return False  # NumPy and CuPy have no bfloat16
 
 
 def current_device() -> int:
-    raise _not_compiled()
+    return int(_cupy().cuda.runtime.getDevice())
 
 
 def set_device(device: Any) -> None:
-    raise _not_compiled()
-
-
-def synchronize(device: Any = None) -> None:
-    raise _not_compiled()
+    mod = _cupy()
+    index = _index(device)
+    if index >= 0:
+        mod.cuda.Device(index).use()
 
 
 def get_device_name(device: Any = None) -> str:
-    raise _not_compiled()
+    name = _cupy().cuda.runtime.getDeviceProperties(_index(device))["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def synchronize(device: Any = None) -> None:
+    """Wait until the GPU has finished every kernel queued so far."""
+    _cupy().cuda.runtime.deviceSynchronize()
+
+
+def manual_seed(seed: int) -> None:
+    """Seed CuPy's generator (accepted and ignored without CUDA, as PyTorch does)."""
+    mod = _backend.module_of_device("cuda")
+    if mod is not None:
+        mod.random.seed(int(seed) % 2**32)
+
+
+manual_seed_all = manual_seed
+
+
+def seed() -> None:
+    """Accepted and ignored without CUDA, as PyTorch ignores it."""
+
+
+def seed_all() -> None:
+    """Accepted and ignored without CUDA, as PyTorch ignores it."""
+
+
+_peak = [0]
+
+
+def memory_allocated(device: Any = None) -> int:
+    """Bytes held by tensors on the GPU (CuPy's memory pool, in use)."""
+    mod = _backend.module_of_device("cuda")
+    if mod is None:
+        return 0
+    used = int(mod.get_default_memory_pool().used_bytes())
+    _peak[0] = max(_peak[0], used)
+    return used
+
+
+def max_memory_allocated(device: Any = None) -> int:
+    """The most bytes in use seen so far (CuPy keeps no peak: the largest of those observed
+    by this module's queries and now)."""
+    return max(_peak[0], memory_allocated(device))
+
+
+def reset_peak_memory_stats(device: Any = None) -> None:
+    _peak[0] = 0
+
+
+def empty_cache() -> None:
+    """Give CuPy's cached free blocks back to the GPU (a no-op without CUDA)."""
+    mod = _backend.loaded("cuda")
+    if mod is not None:
+        mod.get_default_memory_pool().free_all_blocks()
+
+
+class Event:
+    """``torch.cuda.Event``: a mark in the GPU's stream; ``elapsed_time`` between two
+    recorded events, in milliseconds."""
+
+    def __init__(
+        self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False
+    ) -> None:
+        self.enable_timing = enable_timing
+        self._event = _cupy().cuda.Event(block=blocking, disable_timing=not enable_timing)
+
+    def record(self, stream: Any = None) -> None:
+        self._event.record()
+
+    def synchronize(self) -> None:
+        self._event.synchronize()
+
+    def wait(self, stream: Any = None) -> None:
+        self._event.synchronize()
+
+    def query(self) -> bool:
+        return bool(self._event.done)
+
+    def elapsed_time(self, end_event: Event) -> float:
+        if not (self.enable_timing and end_event.enable_timing):
+            raise RuntimeError("Both events must be created with argument 'enable_timing=True'.")
+        return float(_cupy().cuda.get_elapsed_time(self._event, end_event._event))
 
 
 def __getattr__(name: str):

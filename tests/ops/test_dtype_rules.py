@@ -68,7 +68,7 @@ def mismatch(ours, theirs) -> str | None:
         return f"dtype {got.dtype} != torch's {want.dtype}"
     if tuple(got.shape) != tuple(want.shape):
         return f"shape {tuple(got.shape)} != torch's {tuple(want.shape)}"
-    g = np.asarray(got.detach().numpy(), dtype=np.float64)
+    g = np.asarray(got.detach().numpy(force=True), dtype=np.float64)
     w = want.detach().double().numpy()
     rtol = 1e-3 if "float16" in str(want.dtype) else 1e-6
     if not np.allclose(g, w, rtol=rtol, atol=rtol, equal_nan=True):

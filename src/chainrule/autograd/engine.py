@@ -13,7 +13,10 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from .._backend import current as _current
+from .._backend import live as _live
 from .._backend import loud, ndarray, quiet, xp
+from .._backend import use as _use
 from . import grad_mode
 from .anomaly_mode import _anomaly, check_gradients
 from .graph import AccumulateGrad, Node
@@ -60,6 +63,7 @@ def run_backward(
     _state.enabled = create_graph
     # VJPs produce inf and nan where the math does (sqrt'(0), log'(0)): silently, as PyTorch
     token = quiet()
+    previous = _current[0]
     try:
         while ready:
             node = ready.pop()
@@ -104,6 +108,8 @@ def run_backward(
                 # a VJP may write its result into a gradient nothing else holds
                 # (ops/_scratch.py): hold the ones that observers and hooks read after it
                 held = tuple(grad_outputs) if observe or (node._extra and node._extra.hooks) else ()
+                if _live[0]:  # on a device: its module is current while the VJPs run
+                    _use(grad_outputs)
                 grad_inputs = node.apply(grad_outputs, create_graph)
                 if _anomaly.enabled:
                     check_gradients(node, grad_inputs)
@@ -134,6 +140,7 @@ def run_backward(
     finally:
         loud(token)
         _state.enabled = prev_enabled
+        _current[0] = previous
     return capture
 
 

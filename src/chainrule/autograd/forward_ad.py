@@ -13,7 +13,7 @@ from __future__ import annotations
 import weakref
 from typing import Any, NamedTuple
 
-from .._backend import ndarray, xp
+from .._backend import is_array, ndarray, on_device_of, xp
 from .._tensor import Tensor, _make
 from .registry import op as _op
 from .views import alias, replay_view
@@ -169,7 +169,8 @@ def push_tangent(op: Any, result: Any, args: tuple, params: dict) -> None:
     tangents = [tangent_of(a) if isinstance(a, Tensor) else None for a in args]
     if all(t is None for t in tangents):
         return
-    with paused():  # JVPs compute on primals: no tangents of tangents
+    first = result[0] if type(result) is tuple else result
+    with paused(), on_device_of(first._data):  # JVPs on primals, where the result is
         total = None
         for i, tangent in enumerate(tangents):
             if tangent is None:
@@ -192,7 +193,7 @@ def push_tangent(op: Any, result: Any, args: tuple, params: dict) -> None:
                 elif kind == "shape":
                     a = args[key]
                     a = a._data if isinstance(a, Tensor) else a  # or an array, in a VJP
-                    values.append(a.shape if isinstance(a, ndarray) else ())
+                    values.append(a.shape if isinstance(a, ndarray) or is_array(a) else ())
                 else:
                     values.append(params.get(key, op.params[key]))
             part = jvp(tangent, *values)

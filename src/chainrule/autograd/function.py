@@ -395,6 +395,7 @@ def _forward_ad(cls: FunctionMeta, ctx: Any, args: tuple, tangents: list, output
 @functools.cache
 def _backward_base() -> type:
     """``BackwardCFunction``: the Node class of custom functions (needs ``graph``, loaded late)."""
+    from .. import _backend
     from .._backend import ndarray, xp
     from .._dtypes import _FROM_NP
     from .._tensor import Tensor, _make
@@ -435,7 +436,7 @@ def _backward_base() -> type:
                         g = _make(xp.zeros(info[0], info[1].np), info[1])
                 elif not isinstance(g, Tensor):
                     if type(g) is not ndarray:
-                        g = xp.asanyarray(g)
+                        g = _backend.asanyarray(g)
                     g = _make(g, _FROM_NP[g.dtype])
                 grads.append(g)
             fn = self._user_backward()

@@ -15,6 +15,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from .. import _backend
 from .._backend import ndarray, xp
 from .._dtypes import _FROM_NP as _from_np
 from .._dtypes import from_numpy_dtype
@@ -232,7 +233,7 @@ class Node:
                 grad = _fit_tensor(self, len(grads), grad, meta)
             else:
                 if type(grad) is not ndarray:
-                    grad = xp.asanyarray(grad)  # (a MetaArray stays one)
+                    grad = _backend.asanyarray(grad)  # (a MetaArray or device array stays one)
                 shape = grad.shape
                 if shape != meta[0]:
                     grad = _sum_to(self, len(grads), grad, meta[0], shape)

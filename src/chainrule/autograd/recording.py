@@ -36,7 +36,11 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from .. import _dtypes, _meta
-from .._backend import loud, ndarray, quiet, xp
+from .._backend import align as _align
+from .._backend import asanyarray as _asanyarray
+from .._backend import current as _current
+from .._backend import is_array, loud, ndarray, quiet, xp
+from .._backend import use as _use
 from .._dtypes import dtype as DType
 from .._meta import live as _meta_live
 from .._promotion import _NP_SCALAR, as_number, numbers_in, result_type
@@ -374,6 +378,14 @@ class Op:
                 return self._apply(args, params)
         # No tensor: a VJP running on arrays. Just the forward (a NumPy scalar, which NumPy
         # makes of 0-d arithmetic, becomes a 0-d array: later ops may write into it).
+        if _meta_live[0]:  # on a device's arrays: its module is current while it runs
+            previous = _use(args)
+            if _current[0] is None:
+                _current[0] = previous
+            try:
+                return self.forward(*args, **params)
+            finally:
+                _current[0] = previous
         out = self.forward(*args, **params)
         return xp.asarray(out) if isinstance(out, xp.generic) else out
 
@@ -398,10 +410,16 @@ class Op:
                     arrays = (first._data, other._data)
         # 2. the forward, on arrays (inf and nan arise silently, as in PyTorch: _backend.quiet;
         # a view op computes no number, so it leaves NumPy's error state alone)
+        live = _meta_live[0]  # a device array exists: one device per op (_backend.align)
+        if live:
+            previous = _current[0]
         token = None if self.view else quiet()
         try:
             if arrays is None:
                 arrays = self._cast_inputs(args, params)
+            if live:
+                arrays = _align(arrays)
+                _use(arrays)
             try:
                 out = self.forward(*arrays, **params)
             except ValueError as exc:
@@ -409,10 +427,12 @@ class Op:
         finally:
             if token is not None:
                 loud(token)
+            if live:
+                _current[0] = previous
         if type(out) is not ndarray:
             if type(out) is tuple:
                 return self._apply_multi(args, arrays, params, out)
-            out = xp.asanyarray(out)  # (a MetaArray stays one)
+            out = _asanyarray(out)  # (a MetaArray or a device array stays one)
         if _meta_live[0]:  # a meta input gives a meta output (_meta.py)
             out = _meta.follow(arrays, out)
         vc = _counter(args[0]) if self.view and _is_view(out, arrays[0]) else None
@@ -506,7 +526,7 @@ class Op:
                     checks.append((vc, vc[0], len(saved)))
             elif kind == "shape":  # an input's shape
                 a = arrays[key]
-                v = a.shape if isinstance(a, ndarray) else ()
+                v = a.shape if isinstance(a, ndarray) or is_array(a) else ()
             else:  # an input's layout
                 v = layout(arrays[key])
             saved.append(v)
@@ -521,7 +541,7 @@ class Op:
         tangents, one per output (None for none)."""
         results = []
         for o in outs:
-            o = o if type(o) is ndarray else xp.asanyarray(o)
+            o = o if type(o) is ndarray else _asanyarray(o)
             if _meta_live[0]:
                 o = _meta.follow(arrays, o)
             results.append(_make(o, _from_np[o.dtype]))
@@ -643,7 +663,7 @@ def _translate(exc: ValueError, arrays) -> Exception:
     """NumPy's ValueError for shapes that do not broadcast, as PyTorch's RuntimeError."""
     if "broadcast" not in str(exc):
         return exc
-    shapes = [a.shape for a in arrays if isinstance(a, ndarray)]
+    shapes = [a.shape for a in arrays if isinstance(a, ndarray) or is_array(a)]
     if len(shapes) >= 2:
         a, b = shapes[0], shapes[1]
         for i in range(1, max(len(a), len(b)) + 1):
@@ -710,7 +730,15 @@ class SequenceOp:
                 else xp.asarray(t, dtype=dtype.np)
                 for t in tensors
             ]
-            out = self.forward(arrays, **params)
+            if _meta_live[0]:  # a device array exists: one device per op
+                arrays = _align(arrays)
+                previous = _use(arrays)
+                try:
+                    out = self.forward(arrays, **params)
+                finally:
+                    _current[0] = previous
+            else:
+                out = self.forward(arrays, **params)
         finally:
             loud(token)
         if _meta_live[0]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import _backend
 from .._tensor import Tensor, _make
 
 
@@ -42,7 +43,7 @@ def check_view_place(view: Tensor, base: Tensor, steps: tuple) -> None:
     if (
         arr.shape != data.shape
         or arr.strides != data.strides
-        or arr.__array_interface__["data"][0] != data.__array_interface__["data"][0]
+        or _backend.address(arr) != _backend.address(data)
     ):
         raise RuntimeError(
             "This view's base changed its layout in place (t_, transpose_, squeeze_, "

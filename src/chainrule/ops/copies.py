@@ -5,6 +5,7 @@ gradient back to the input's dtype), 0 for what a fill overwrites."""
 
 from __future__ import annotations
 
+from .. import _backend
 from .._backend import xp
 from ..autograd.recording import KEEP, defop
 
@@ -30,6 +31,21 @@ to_dtype = defop(
     node="ToCopyBackward0",
     vjp=lambda g: g,  # d/dx x = 1 (the engine casts the gradient back to x's dtype)
     jvp=lambda t: t,  # as the VJP (the engine casts the tangent to the output's dtype)
+)
+
+
+def _to_device(x, device="cpu", source="cpu"):
+    """x copied onto the device type ``device`` (from ``source``, where the gradient goes)"""
+    return _backend.to_device(x, device)
+
+
+to_device = defop(
+    "to_device",
+    _to_device,
+    dtypes=KEEP,
+    node="ToCopyBackward0",
+    vjp=lambda g, source: to_device(g, device=source),  # d/dx x = 1, back on x's device
+    jvp=lambda t, device: to_device(t, device=device),  # the tangent moves along
 )
 
 

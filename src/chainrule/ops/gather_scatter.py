@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy
 
-from .._backend import ndarray, xp
+from .._backend import is_array, ndarray, xp
 from .._dtypes import int64
 from .._tensor import _make
 from ..autograd.recording import KEEP, array_of, defop, no_forward_ad, np_dtype
@@ -84,7 +84,7 @@ def _scatter(x, index, src, dim=0, reduce=None):
             out[...] *= s.prod()
         return out
     key = _along(index, dim)
-    s = _head(src, index.shape) if isinstance(src, ndarray) and src.ndim else src
+    s = _head(src, index.shape) if (isinstance(src, ndarray) or is_array(src)) and src.ndim else src
     if reduce is None:
         out[key] = s
     elif reduce == "add":

@@ -10,7 +10,7 @@ import math
 
 import numpy
 
-from .._backend import ndarray, xp
+from .._backend import is_array, ndarray, xp
 from ..autograd.recording import KEEP, array_of, contiguous, defop, np_dtype
 from . import shapes
 
@@ -119,7 +119,7 @@ take = defop(
 def _getitem(x, key=()):
     """x[key] (an element of an array is a 0-d view, as in PyTorch, not a copy)"""
     out = x[key]
-    if not isinstance(out, ndarray):  # (a MetaArray is an array)
+    if not (isinstance(out, ndarray) or is_array(out)):  # (a MetaArray is an array)
         out = x[(*key, Ellipsis) if isinstance(key, tuple) else (key, Ellipsis)]
     return out
 

@@ -325,7 +325,7 @@ def _target_weights(target, weight, ignore_index, dtype):
     if weight is None and not ignored.any():
         return None, target
     safe = xp.where(ignored, 0, target)
-    w = xp.ones(target.shape, dtype=dtype) if weight is None else weight[safe].astype(dtype)
+    w = xp.ones_like(target, dtype=dtype) if weight is None else weight[safe].astype(dtype)
     return xp.where(ignored, 0, w).astype(dtype, copy=False), safe
 
 
@@ -340,7 +340,7 @@ def _check_targets(target, n_classes: int, ignore_index: int) -> None:
 def _at_targets(x, safe, axis: int):
     """x[..., t, ...] along the class axis: each sample's entry at its target class."""
     if x.ndim == 2:
-        return x[xp.arange(x.shape[0]), safe]
+        return x[xp.arange(x.shape[0], like=safe), safe]
     return xp.take_along_axis(x, xp.expand_dims(safe, axis), axis=axis).squeeze(axis)
 
 
@@ -357,7 +357,7 @@ def _nll_loss(x, target=None, weight=None, ignore_index=-100, reduction="mean"):
     total = loss.sum()
     if reduction == "sum":
         return total
-    count = xp.asarray(loss.size, dtype=x.dtype) if w is None else w.sum()
+    count = xp.asarray(loss.size, dtype=x.dtype, like=x) if w is None else w.sum()
     token = quiet()  # every target ignored: 0/0, nan as in PyTorch
     try:
         return xp.asarray(total / count, dtype=x.dtype)
@@ -371,19 +371,21 @@ def _nll_coefficients(x_shape, target, weight, ignore_index, reduction, dtype, e
     axis = _class_axis(len(x_shape))
     w, safe = _target_weights(target, weight, ignore_index, dtype)
     if w is None and 1 <= len(x_shape) <= 2:  # every weight 1: -1 (-1/N for the mean) at targets
-        coef = xp.zeros(x_shape, dtype)
+        coef = xp.zeros(x_shape, dtype, like=target)
         n = target.size
         if n:
-            one = xp.ones((), dtype)
-            value = -(one / xp.asarray(n, dtype)) if reduction == "mean" else -one
-            coef.reshape(-1, x_shape[-1])[xp.arange(n), target.reshape(-1)] = value
+            one = xp.ones((), dtype, like=target)
+            value = -(one / xp.asarray(n, dtype, like=target)) if reduction == "mean" else -one
+            coef.reshape(-1, x_shape[-1])[xp.arange(n, like=target), target.reshape(-1)] = value
         return coef
     if w is None:
-        w = xp.ones(target.shape, dtype)
+        w = xp.ones_like(target, dtype=dtype)
     if reduction == "mean":
         total = w.sum()
         w = w / total if total else xp.full_like(w, empty)
-    classes = xp.arange(x_shape[axis]).reshape((-1,) + (1,) * (len(x_shape) - axis - 1))
+    classes = xp.arange(x_shape[axis], like=target).reshape(
+        (-1,) + (1,) * (len(x_shape) - axis - 1)
+    )
     onehot = classes == xp.expand_dims(safe, axis)
     return xp.where(onehot, -xp.expand_dims(w, axis), 0).astype(dtype, copy=False)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._backend import ndarray, xp
+from .._backend import is_array, ndarray, xp
 from .._tensor import Tensor
 from ..autograd.recording import KEEP, defop, np_dtype
 from . import indexing, joining
@@ -17,7 +17,7 @@ from . import indexing, joining
 
 def _view(x, shape=()):
     """x with a new shape, sharing memory; fails where a copy would be needed"""
-    out = x.view() if isinstance(x, ndarray) else xp.asarray(x)
+    out = x.view() if isinstance(x, ndarray) or is_array(x) else xp.asarray(x)
     try:
         out.shape = shape
     except AttributeError:

@@ -10,7 +10,7 @@ import pickle
 from collections import OrderedDict
 from typing import Any
 
-from .. import _dtypes
+from .. import _backend, _dtypes
 from .._backend import xp
 from .._tensor import Size, Tensor, device
 from ._storages import STORAGE_OF, StorageRef, StorageTable
@@ -41,6 +41,7 @@ class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be 
     def __init__(self, file: Any, storages: StorageTable, protocol: int = 2) -> None:
         super().__init__(file, protocol)
         self.storages = storages
+        self.locations: dict[Any, str] = {}  # storage key -> device, for those not on the CPU
 
     def persistent_id(self, obj: Any) -> Any:
         if type(obj) is StorageRef:
@@ -48,7 +49,7 @@ class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be 
                 "storage",
                 Global("torch", STORAGE_OF[obj.dtype]),
                 obj.key,
-                "cpu",
+                self.locations.get(obj.key, "cpu"),
                 obj.flat.size,
             )
         return None
@@ -74,8 +75,11 @@ class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be 
         return NotImplemented
 
     def _tensor_args(self, t: Tensor) -> tuple:
-        data = xp.asarray(t._data)
+        where = _backend.device_type(t._data)
+        data = xp.asarray(t._data) if where == "cpu" else _backend.to_host(t._data)
         ref, offset, stride = self.storages.place(data, t._dtype)
+        if where != "cpu":  # the storage is named with its device, as PyTorch names it
+            self.locations[ref.key] = str(t.device)
         return (ref, offset, tuple(data.shape), stride, t.requires_grad, OrderedDict())
 
     def save_dtype(self, obj: _dtypes.dtype) -> None:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 import warnings
 
+from ... import _backend
 from ..._creation import tensor, zeros
-from ..._tensor import Tensor
+from ..._tensor import Tensor, move
 
 # SELU's negative saturation, -scale·alpha: where alpha dropout sets the dropped elements
 ALPHA = 1.7580993408473766
@@ -57,6 +58,9 @@ def dropout_impl(input: Tensor, p: float, train: bool, feature: bool, alpha: boo
     else:
         noise = noise / (1 - p)
     mask = tensor(noise.astype(input._data.dtype, copy=False))
+    if _backend.live[0]:  # a device exists: the mask and shift go where the input is
+        mask = move(mask, input.device)
+        shift = None if shift is None else move(shift, input.device)
     out = input.mul_(mask) if inplace else input * mask
     if shift is None:
         return out

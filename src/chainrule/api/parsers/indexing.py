@@ -11,7 +11,7 @@ from typing import Any
 import numpy
 
 from ... import _dtypes
-from ..._backend import ndarray, xp
+from ..._backend import is_array, ndarray, on_device_of, xp
 from ..._dtypes import int64
 from ..._promotion import as_number
 from ..._tensor import Tensor, _counter, _make, check_inference_write
@@ -403,7 +403,7 @@ def _index_part(k: Any) -> Any:
         return slice(*(None if v is None else operator.index(v) for v in (k.start, k.stop, k.step)))
     if isinstance(k, numpy.integer):
         return int(k)
-    if isinstance(k, ndarray) and k.dtype.kind not in "biu":
+    if (isinstance(k, ndarray) or is_array(k)) and k.dtype.kind not in "biu":
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     return k
 
@@ -422,7 +422,11 @@ def _normalize(key: Any, ndim: int) -> tuple:
     parts = tuple(_index_part(k) for k in parts)
     if len(parts) > 1 and any(p is Ellipsis for p in parts):
         used = sum(
-            p.ndim if isinstance(p, ndarray) and p.dtype == bool else 0 if p is None else 1
+            p.ndim
+            if (isinstance(p, ndarray) or is_array(p)) and p.dtype == bool
+            else 0
+            if p is None
+            else 1
             for p in parts
             if p is not Ellipsis and not isinstance(p, bool)
         )
@@ -432,7 +436,7 @@ def _normalize(key: Any, ndim: int) -> tuple:
 
 
 def _is_advanced(p: Any) -> bool:
-    return isinstance(p, (ndarray, bool))
+    return isinstance(p, (ndarray, bool)) or is_array(p)
 
 
 def _split_key(parts: tuple, always: bool = False) -> tuple[tuple, tuple | None]:
@@ -447,7 +451,7 @@ def _split_key(parts: tuple, always: bool = False) -> tuple[tuple, tuple | None]
     for p in parts:
         if type(p) is int:
             basic.append(p)
-        elif isinstance(p, ndarray):
+        elif isinstance(p, ndarray) or is_array(p):
             n = p.ndim if p.dtype == bool else 1
             basic.extend([slice(None)] * n)
             advanced.append(p)
@@ -503,7 +507,8 @@ def getitem(input: Tensor, key: Any) -> Tensor:
     elif c is Tensor and key._data.ndim and key._data.dtype.kind == "i":
         basic, advanced = key._data, None  # one integer tensor
     else:
-        basic, advanced = _split_key(_normalize(key, input._data.ndim))
+        with on_device_of(input._data):  # index arrays made where the input is
+            basic, advanced = _split_key(_normalize(key, input._data.ndim))
         if advanced is not None or not isinstance(key, tuple):
             basic = _plain(basic)  # x[:] is sliced, x[:,] an alias: keep the tuple as given
     try:
@@ -553,7 +558,8 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
     Gradients reach both input's old value (outside the region) and value.
     """
     check_inference_write(input)
-    parts = _normalize(key, input._data.ndim)
+    with on_device_of(input._data):  # index arrays made where the input is
+        parts = _normalize(key, input._data.ndim)
     recording = grad_mode._state.enabled and (
         input._requires_grad or isinstance(value, Tensor) and value._requires_grad
     )

@@ -9,11 +9,11 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ... import _dtypes, _meta
+from ... import _backend, _dtypes, _meta
 from ..._dtypes import dtype as DType
 from ..._dtypes import float64
 from ..._promotion import as_number
-from ..._tensor import Tensor, check_device, device
+from ..._tensor import Tensor, check_device, device, move
 from ...autograd.inplace import inplace
 from ...ops import arithmetic, binary, copies, logical, shapes, special, unary
 from ..args import require_tensor, shape_args, tensor_arg
@@ -38,7 +38,16 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         elif a is not None:
             target = _dtypes.to_dtype(a)
     if dev is not None:
+        if isinstance(dev, int):
+            dev = device(dev)  # the accelerator's device of that index
         check_device(dev)
+        kind = str(dev).partition(":")[0]
+        here = _backend.device_type(self._data)
+        if kind == "cuda" or (here != "cpu" and kind == "cpu"):
+            moved = move(self, device(kind, 0) if kind == "cuda" else device("cpu"))
+            if target is not None and target is not moved._dtype:
+                return copies.to_dtype(moved, dtype=target)
+            return copies.clone(moved) if copy and moved is self else moved
         if _meta.is_meta(self._data) != _meta.wants_meta(dev):
             if _meta.is_meta(self._data):  # no data to copy
                 raise NotImplementedError("Cannot copy out of meta tensor; no data!")

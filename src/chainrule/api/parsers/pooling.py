@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ... import _meta
-from ..._backend import xp
+from ... import _backend, _meta
+from ..._backend import on_device_of, xp
 from ..._dtypes import not_implemented
 from ..._tensor import Tensor, wrap
 from ...ops import activations, pooling, reductions, shapes, unary
@@ -97,7 +97,10 @@ def _pool_args(fn: str, input: Tensor, nd: int, kernel_size, stride, padding, di
 def _with_indices(values: Tensor, index: Any, return_indices: bool) -> Any:
     if not return_indices:
         return values
-    index = _meta.follow((values._data,), xp.asanyarray(index, dtype=xp.int64))  # meta too
+    if _backend.device_type(index) == "cpu":
+        index = _meta.follow((values._data,), xp.asanyarray(index, dtype=xp.int64))  # meta too
+    else:
+        index = index.astype(xp.int64, copy=False)
     return values, wrap(index)
 
 
@@ -122,7 +125,8 @@ def _max_pool(fn: str, nd: int, input: Tensor, kernel_size, stride, padding, dil
     _shape_check(fn, input, nd, kernel, stride, dilation, out)
     if input.dtype.name == "bool":
         raise not_implemented(fn, input.dtype)
-    index = pooling.max_pool_indices(input._data, kernel, stride, padding, dilation, ceil_mode)
+    with on_device_of(input._data):  # the indices where the input is
+        index = pooling.max_pool_indices(input._data, kernel, stride, padding, dilation, ceil_mode)
     values = pooling.max_pool(input, index=index, spatial=nd)
     return _with_indices(values, index, return_indices)
 
@@ -472,7 +476,8 @@ def _adaptive_max(fn: str, nd: int, input: Tensor, output_size: Any, return_indi
         )
     if not input.is_floating_point():
         raise not_implemented(fn, input.dtype)
-    index = pooling.adaptive_max_indices(input._data, sizes)
+    with on_device_of(input._data):  # the indices where the input is
+        index = pooling.adaptive_max_indices(input._data, sizes)
     values = pooling.adaptive_max_pool(input, index=index, spatial=nd)
     return _with_indices(values, index, return_indices)
 

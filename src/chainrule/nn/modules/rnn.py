@@ -218,7 +218,9 @@ class RNNBase(Module):
 
     def _zeros(self, input: Tensor, batch: int, size: int) -> Tensor:
         num_directions = 2 if self.bidirectional else 1
-        return chainrule.zeros(self.num_layers * num_directions, batch, size, dtype=input.dtype)
+        return chainrule.zeros(
+            self.num_layers * num_directions, batch, size, dtype=input.dtype, device=input.device
+        )
 
     def _default_hidden(self, input: Tensor, batch: int) -> Any:
         return self._zeros(input, batch, self.hidden_size)
@@ -385,7 +387,7 @@ class RNN(RNNBase):
         if self.bias:
             b_ih, b_hh = weights[2], weights[3]
         else:
-            b_ih = b_hh = chainrule.zeros(self.hidden_size, dtype=x.dtype)
+            b_ih = b_hh = chainrule.zeros(self.hidden_size, dtype=x.dtype, device=x.device)
         out = rnn_layer(
             x,
             weights[0],
@@ -430,7 +432,7 @@ class GRU(RNNBase):
         if self.bias:
             b_ih, b_hh = weights[2], weights[3]
         else:
-            b_ih = b_hh = chainrule.zeros(3 * self.hidden_size, dtype=x.dtype)
+            b_ih = b_hh = chainrule.zeros(3 * self.hidden_size, dtype=x.dtype, device=x.device)
         out = gru_layer(x, weights[0], weights[1], b_ih, b_hh, initial[0], reverse=reverse)[0]
         return out, (out[0 if reverse else -1],)
 
@@ -539,7 +541,7 @@ class LSTM(RNNBase):
         if self.bias:
             b_ih, b_hh = weights[2], weights[3]
         else:
-            b_ih = b_hh = chainrule.zeros(4 * self.hidden_size, dtype=x.dtype)
+            b_ih = b_hh = chainrule.zeros(4 * self.hidden_size, dtype=x.dtype, device=x.device)
         out, c, _, _ = lstm_layer(
             x, weights[0], weights[1], b_ih, b_hh, initial[0], initial[1], reverse=reverse
         )
@@ -659,7 +661,9 @@ class RNNCell(RNNCellBase):
         if not is_batched:
             input = input.unsqueeze(0)
         if hx is None:
-            hx = chainrule.zeros(input.size(0), self.hidden_size, dtype=input.dtype)
+            hx = chainrule.zeros(
+                input.size(0), self.hidden_size, dtype=input.dtype, device=input.device
+            )
         elif not is_batched:
             hx = hx.unsqueeze(0)
         if self.nonlinearity not in ("tanh", "relu"):
@@ -690,7 +694,9 @@ class LSTMCell(RNNCellBase):
         if not is_batched:
             input = input.unsqueeze(0)
         if hx is None:
-            zeros = chainrule.zeros(input.size(0), self.hidden_size, dtype=input.dtype)
+            zeros = chainrule.zeros(
+                input.size(0), self.hidden_size, dtype=input.dtype, device=input.device
+            )
             h, c = zeros, zeros
         else:
             h, c = (hx[0], hx[1]) if is_batched else (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
@@ -720,7 +726,9 @@ class GRUCell(RNNCellBase):
         if not is_batched:
             input = input.unsqueeze(0)
         if hx is None:
-            hx = chainrule.zeros(input.size(0), self.hidden_size, dtype=input.dtype)
+            hx = chainrule.zeros(
+                input.size(0), self.hidden_size, dtype=input.dtype, device=input.device
+            )
         elif not is_batched:
             hx = hx.unsqueeze(0)
         x_part, h_part = self._gates(input, hx)

@@ -1,0 +1,187 @@
+"""chainrule on 'cuda': tensors and modules moved there and back, gradients and optimizer
+state on the device, PyTorch's errors for mixing devices and for NumPy conversion, and the
+``torch.cuda`` queries. Values are compared with the same computation on the CPU (and with
+PyTorch's where it has CUDA)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+from devices import standin
+
+CUDA0 = cr.device("cuda", 0)
+
+
+def host(t) -> np.ndarray:
+    return t.detach().cpu().numpy()
+
+
+def test_a_tensor_made_on_cuda_lives_there():
+    for x in (
+        cr.zeros(2, 3, device="cuda"),
+        cr.ones(2, device="cuda:0"),
+        cr.tensor([1.0, 2.0], device=cr.device("cuda", 0)),
+        cr.arange(4, device="cuda"),
+        cr.randn(3, device="cuda"),
+        cr.ones(2).cuda(),
+        cr.ones(2).to("cuda"),
+        cr.zeros_like(cr.ones(2, device="cuda")),
+    ):
+        assert x.device == CUDA0 and x.is_cuda and str(x.device) == "cuda:0"
+
+
+def test_to_and_cpu_round_trip_the_values():
+    a = np.arange(6.0).reshape(2, 3)
+    x = cr.tensor(a)
+    y = x.to("cuda")
+    assert y.is_cuda and not x.is_cuda
+    np.testing.assert_array_equal(y.cpu().numpy(), a)
+    assert y.to("cuda") is y and x.cpu() is x
+    z = y.to("cpu", cr.float32)
+    assert z.device == cr.device("cpu") and z.dtype is cr.float32
+
+
+def test_ops_on_cuda_give_the_cpu_s_values_and_gradients():
+    a = np.random.default_rng(0).standard_normal((4, 5))
+    b = np.random.default_rng(1).standard_normal((5, 3))
+    results = []
+    for dev in ("cpu", "cuda"):
+        x = cr.tensor(a, device=dev, requires_grad=True)
+        w = cr.tensor(b, device=dev, requires_grad=True)
+        out = ((x @ w).tanh() * 2 + x.sum(1, keepdim=True).exp()).softmax(-1).log().mean()
+        out.backward()
+        assert x.grad.device == x.device and w.grad.device == w.device
+        results.append((out.item(), host(x.grad), host(w.grad)))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-10)
+    np.testing.assert_allclose(results[0][2], results[1][2], rtol=1e-10)
+
+
+def test_mixing_devices_raises_torch_s_error():
+    x = cr.ones(2, device="cuda")
+    with pytest.raises(RuntimeError) as err:
+        x + cr.ones(2)
+    assert str(err.value) == (
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        "cuda:0 and cpu!"
+    )
+    with pytest.raises(RuntimeError, match="cpu and cuda:0"):
+        cr.ones(2) * x
+
+
+def test_a_0d_cpu_tensor_goes_with_cuda_tensors_as_in_torch():
+    x = cr.ones(2, device="cuda")
+    y = x * cr.tensor(3.0)
+    assert y.is_cuda and y.cpu().tolist() == [3.0, 3.0]
+
+
+def test_numpy_of_a_cuda_tensor_raises_torch_s_error():
+    with pytest.raises(TypeError) as err:
+        cr.ones(2, device="cuda").numpy()
+    assert str(err.value) == (
+        "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
+        "to host memory first."
+    )
+    np.testing.assert_array_equal(cr.ones(2, device="cuda").numpy(force=True), [1.0, 1.0])
+
+
+def test_printing_shows_the_device_as_torch():
+    assert repr(cr.tensor([1.0, 2.0], device="cuda")) == "tensor([1., 2.], device='cuda:0')"
+    x = cr.tensor([1.0], device="cuda", requires_grad=True)
+    assert repr(x * 2) == "tensor([2.], device='cuda:0', grad_fn=<MulBackward0>)"
+
+
+def test_the_gradient_of_a_copy_flows_back_to_the_cpu():
+    x = cr.tensor([1.0, 2.0], requires_grad=True)
+    y = x.cuda() * 3
+    assert y.grad_fn.next_functions[0][0].name() == "ToCopyBackward0"
+    y.sum().backward()
+    assert x.grad.device == cr.device("cpu") and x.grad.tolist() == [3.0, 3.0]
+
+
+def test_a_module_moves_and_trains_on_cuda():
+    cr.manual_seed(0)
+    model = cr.nn.Sequential(cr.nn.Linear(4, 8), cr.nn.ReLU(), cr.nn.Linear(8, 3))
+    cpu_model = cr.nn.Sequential(cr.nn.Linear(4, 8), cr.nn.ReLU(), cr.nn.Linear(8, 3))
+    cpu_model.load_state_dict(model.state_dict())
+    model.to("cuda")
+    assert all(p.is_cuda for p in model.parameters())
+    x = np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32)
+    t = np.array([0, 1, 2, 1, 0])
+    losses = []
+    for m, dev in ((cpu_model, "cpu"), (model, "cuda")):
+        opt = cr.optim.Adam(m.parameters(), lr=0.01)
+        for _ in range(3):
+            opt.zero_grad()
+            loss = cr.nn.functional.cross_entropy(
+                m(cr.tensor(x, device=dev)), cr.tensor(t, device=dev)
+            )
+            loss.backward()
+            opt.step()
+        losses.append(loss.item())
+        state = opt.state[next(iter(m.parameters()))]
+        assert state["exp_avg"].device == next(iter(m.parameters())).device
+    np.testing.assert_allclose(losses[0], losses[1], rtol=1e-5)
+    model.cpu()
+    assert all(not p.is_cuda for p in model.parameters())
+
+
+def test_a_lenet_step_on_cuda_matches_the_cpu():
+    F = cr.nn.functional
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4, 1, 12, 12)).astype(np.float32)
+    w = rng.standard_normal((3, 1, 3, 3)).astype(np.float32)
+    grads = []
+    for dev in ("cpu", "cuda"):
+        wt = cr.tensor(w, device=dev, requires_grad=True)
+        h = F.max_pool2d(F.relu(F.conv2d(cr.tensor(x, device=dev), wt)), 2)
+        F.cross_entropy(h.flatten(1), cr.tensor([0, 1, 2, 3], device=dev)).backward()
+        grads.append(host(wt.grad))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-4, atol=1e-6)
+
+
+def test_cuda_queries():
+    assert cr.cuda.is_available() and cr.cuda.device_count() >= 1
+    assert cr.cuda.current_device() == 0 and cr.cuda.is_initialized()
+    assert isinstance(cr.cuda.get_device_name(), str)
+    cr.cuda.synchronize()
+    cr.cuda.manual_seed(0)
+    cr.cuda.manual_seed_all(0)
+    x = cr.ones(1000, device="cuda")
+    assert cr.cuda.max_memory_allocated() >= cr.cuda.memory_allocated() >= 0
+    del x
+    cr.cuda.empty_cache()
+    start, end = cr.cuda.Event(enable_timing=True), cr.cuda.Event(enable_timing=True)
+    start.record()
+    cr.ones(10, device="cuda").sum()
+    end.record()
+    end.synchronize()
+    assert start.elapsed_time(end) >= 0.0
+
+
+def test_against_torch_on_its_device():
+    """The same computation with PyTorch (on CUDA where it has it)."""
+    dev = "cuda" if torch.cuda.is_available() and not standin() else "cpu"
+    a = np.random.default_rng(2).standard_normal((3, 4)).astype(np.float32)
+    ours = cr.tensor(a, device="cuda", requires_grad=True)
+    theirs = torch.tensor(a, device=dev, requires_grad=True)
+    for lib, x in ((cr, ours), (torch, theirs)):
+        lib.nn.functional.gelu(x).pow(2).sum().backward()
+    np.testing.assert_allclose(host(ours.grad), theirs.grad.cpu().numpy(), rtol=1e-5)
+
+
+def test_a_saved_cuda_tensor_loads_onto_the_cpu_with_map_location(tmp_path):
+    path = tmp_path / "t.pt"
+    cr.save({"w": cr.arange(6.0, device="cuda").reshape(2, 3)}, path)
+    back = cr.load(path, map_location="cpu")["w"]
+    assert back.device == cr.device("cpu") and back.tolist() == [[0, 1, 2], [3, 4, 5]]
+    theirs = torch.load(path, map_location="cpu")["w"]  # PyTorch reads the file too
+    assert theirs.tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_the_accelerator_is_cuda():
+    assert cr.accelerator.is_available() and cr.accelerator.device_count() >= 1
+    assert cr.accelerator.current_accelerator() == cr.device("cuda")
