@@ -233,6 +233,7 @@ def _make(
     t._acc = None
     t._retains_grad = False
     t._hooks = None
+    t._post_hooks = None
     t._view = None
     return t
 
@@ -309,7 +310,7 @@ class Tensor:
         "_acc",  # weak reference to this leaf's AccumulateGrad node
         "_retains_grad",
         "_hooks",  # gradient hooks on a leaf
-        "_post_hooks",  # hooks run after a leaf's .grad is updated; unset until one is added
+        "_post_hooks",  # hooks run after a leaf's .grad is updated (None: none yet)
         "_fw",  # forward-mode tangent; set only inside a dual level (read with getattr)
         "_view",  # for a view: (base, ((op, params), ...) from base to view, version), else None
         "_cf_version",  # for an input a custom Function returned as-is: the version then (getattr)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .._backend import xp
+from .._tensor import Tensor, _make
 from . import forward_ad, functional  # noqa: F401
 from .anomaly_mode import (  # noqa: F401
     detect_anomaly,
@@ -12,6 +14,7 @@ from .anomaly_mode import (  # noqa: F401
     is_anomaly_enabled,
     set_detect_anomaly,
 )
+from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .grad_mode import (
     enable_grad,
@@ -22,9 +25,6 @@ from .grad_mode import (
 )
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401  (shadows the module, as in PyTorch)
 from .graph import accumulator
-
-if TYPE_CHECKING:
-    from .._tensor import Tensor
 
 __all__ = [
     "Variable",
@@ -60,8 +60,6 @@ def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> 
 
 
 def _as_list(tensors: Any) -> list:
-    from .._tensor import Tensor
-
     if isinstance(tensors, Tensor):
         return [tensors]
     return list(tensors)
@@ -71,55 +69,54 @@ def _roots_and_grads(
     outputs: list, grad_outputs: list | None, create_graph: bool, api: str
 ) -> tuple[list, list]:
     """Check outputs and their gradients the way PyTorch does; return engine roots and grads."""
-    from .._tensor import Tensor
-
     if grad_outputs is None:
         grad_outputs = [None] * len(outputs)
     if len(grad_outputs) != len(outputs):
         raise RuntimeError(f"{api} got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     roots, grads = [], []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
-        if not isinstance(out, Tensor):
-            raise TypeError(f"{api} expects tensors as outputs, got {type(out).__name__}")
-        if not out._requires_grad:
-            raise RuntimeError(
-                f"element {i} of tensors does not require grad and does not have a grad_fn"
-            )
-        if g is None:
-            if out._data.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            from .._backend import xp
-
-            arr = xp.ones_like(out._data)  # (meta for a meta output)
-        else:
-            if not isinstance(g, Tensor):
-                raise TypeError(
-                    f"gradient must be a Tensor or None, got {type(g).__name__}: pass "
-                    "chainrule.tensor(...) of the output's shape"
-                )
-            if g._data.shape != out._data.shape:
-                raise RuntimeError(
-                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
-                    f"output[{i}] has a shape of {out.shape}."
-                )
-            arr = g._data if g._dtype is out._dtype else g._data.astype(out._dtype.np)
-            if create_graph:
-                grads.append(g if g._dtype is out._dtype else g.to(out._dtype))
-                roots.append(_edge(out))
-                continue
-        if create_graph:
-            from .._tensor import _make
-
-            grads.append(_make(arr, out._dtype))
-        else:
-            grads.append(arr)
-        roots.append(_edge(out))
+        roots.append(_edge(out, i, api))
+        grads.append(_root_grad(out, g, i, create_graph))
     return roots, grads
 
 
-def _edge(t: Tensor) -> tuple[Any, int]:
+def _edge(t: Tensor, i: int = 0, api: str = "") -> tuple[Any, int]:
+    """The edge a root's gradient enters by: its node, or its leaf's AccumulateGrad."""
+    if t.__class__ is not Tensor and not isinstance(t, Tensor):
+        raise TypeError(f"{api} expects tensors as outputs, got {type(t).__name__}")
     fn = t._grad_fn
-    return (accumulator(t) if fn is None else fn, t._output_nr)
+    if fn is not None:
+        return (fn, t._output_nr)
+    if not t._requires_grad:
+        raise RuntimeError(
+            f"element {i} of tensors does not require grad and does not have a grad_fn"
+        )
+    return (accumulator(t), t._output_nr)
+
+
+def _root_grad(out: Tensor, g: Any, i: int, create_graph: bool) -> Any:
+    """The gradient backward starts from at root ``out``: ``g`` checked and cast to the
+    root's dtype (ones for a scalar root without one), as an array, or a tensor when
+    ``create_graph``."""
+    if g is None:
+        if out._data.size != 1:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        arr = xp.ones_like(out._data)  # (meta for a meta output)
+    else:
+        if g.__class__ is not Tensor and not isinstance(g, Tensor):
+            raise TypeError(
+                f"gradient must be a Tensor or None, got {type(g).__name__}: pass "
+                "chainrule.tensor(...) of the output's shape"
+            )
+        if g._data.shape != out._data.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                f"output[{i}] has a shape of {out.shape}."
+            )
+        if create_graph:
+            return g if g._dtype is out._dtype else g.to(out._dtype)
+        arr = g._data if g._dtype is out._dtype else g._data.astype(out._dtype.np)
+    return _make(arr, out._dtype) if create_graph else arr
 
 
 def backward(
@@ -131,8 +128,6 @@ def backward(
     inputs: Tensor | Sequence[Tensor] | None = None,
 ) -> None:
     """Accumulate into each leaf's ``.grad`` the sum over roots of ``grad_tensorᵀ · d root/d leaf``."""
-    from .engine import run_backward
-
     outputs = _as_list(tensors)
     if grad_tensors is None:
         grad_tensors = grad_variables
@@ -150,14 +145,15 @@ def backward(
     nonleaf = {(t._grad_fn, t._output_nr): t for t in inputs if t._grad_fn is not None}
     capture = dict.fromkeys(nonleaf)
     run_backward(roots, root_grads, retain_graph, create_graph, capture, True, leaves)
-    from .._tensor import _make
-
     for key, t in nonleaf.items():
         g = capture[key]
         if g is None:
             continue
         g = g if create_graph else _make(g.copy(), t._dtype)
         t._grad = g if t._grad is None else t._grad + g
+
+
+_backward = backward  # the function itself, even while a caller has wrapped the name
 
 
 def tensor_backward(
@@ -173,12 +169,19 @@ def tensor_backward(
     For a non-scalar ``self`` this is the vector-Jacobian product ``gradientᵀ J``:
     the Jacobian itself is never formed.
     """
-    backward(
-        self,
-        None if gradient is None else [gradient],
-        retain_graph=retain_graph,
-        create_graph=create_graph,
-        inputs=inputs,
+    if inputs is not None or backward is not _backward:  # (`chainrule explain` wraps it)
+        backward(
+            self,
+            None if gradient is None else [gradient],
+            retain_graph=retain_graph,
+            create_graph=create_graph,
+            inputs=inputs,
+        )
+        return
+    root = _edge(self, 0, "backward")  # (backward() for one root, without its lists)
+    grad = _root_grad(self, gradient, 0, create_graph)
+    run_backward(
+        [root], [grad], create_graph if retain_graph is None else retain_graph, create_graph
     )
 
 
@@ -194,9 +197,6 @@ def grad(
     materialize_grads: bool = False,
 ) -> tuple[Tensor, ...]:
     """The gradients of ``outputs`` with respect to ``inputs``, without touching any ``.grad``."""
-    from .._tensor import Tensor, _make
-    from .engine import run_backward
-
     outs = _as_list(outputs)
     ins = _as_list(inputs)
     grads = None if grad_outputs is None else _as_list(grad_outputs)
@@ -238,8 +238,6 @@ def grad(
         g = capture[key]
         if g is None:
             if materialize_grads:
-                from .._backend import xp
-
                 g = xp.zeros(t._data.shape, dtype=t._dtype.np)
                 result.append(_make(g, t._dtype, create_graph))
                 continue

@@ -6,6 +6,14 @@ dropped to zero. Each node turns the gradients of its outputs into gradients
 of its inputs (its VJP); the engine adds those into the buffers of the next
 nodes. AccumulateGrad nodes add into a leaf's ``.grad``. A million-node chain
 takes a million loop iterations and no stack.
+
+Two loops run the same schedule. ``_run_plain`` serves ``backward()``: a node with
+one consumer gets its gradient handed straight on (no buffer, no ready-list round
+trip), and hooks, retained gradients and leaf hooks are handled by ``_hooked_step``,
+called only for a node that has any. ``_run_general`` serves the rest: ``grad()``
+and ``backward(inputs=...)`` (gradients captured, only the nodes leading to an input
+run), an observer (``chainrule.explain``) and anomaly detection.
+``tests/autograd/test_engine_paths.py`` pins the first to the second.
 """
 
 from __future__ import annotations
@@ -17,12 +25,16 @@ from .._backend import current as _current
 from .._backend import live as _live
 from .._backend import loud, ndarray, quiet, xp
 from .._backend import use as _use
+from .._tensor import Tensor, _make, wrap
 from . import grad_mode
 from .anomaly_mode import _anomaly, check_gradients
-from .graph import AccumulateGrad, Node
+from .graph import AccumulateGrad, Node, accumulator
 
 _state = grad_mode._state
 _refcount = sys.getrefcount
+
+# Tests turn this off to run every backward through the general loop.
+_plain_enabled = True
 
 
 def run_backward(
@@ -44,19 +56,199 @@ def run_backward(
     (``chainrule.explain`` uses it). Otherwise, with ``capture`` or ``restrict``, only
     the nodes that lead to a captured or allowed node run, as in PyTorch.
     """
-    deps = _count_dependencies([n for n, _ in roots])
-    wanted = None  # with grad() or inputs=: the nodes that lead to an input
-    if (capture is not None or restrict is not None) and observe is None:
-        targets = {n for n, _ in capture} if capture is not None else set()
-        if restrict is not None:
-            targets |= restrict
-        wanted = _leading_to(deps, targets)
+    if (
+        capture is None
+        and restrict is None
+        and observe is None
+        and _plain_enabled
+        and not _anomaly.enabled
+    ):
+        if len(roots) == 1:
+            (node, nr), g = roots[0], grads[0]
+            n = node.n_outputs
+            ready = [(node, [g] if n == 1 else _slot(n, nr, g))]
+            _run_plain(ready, _count_dependencies([node], True), retain_graph, create_graph)
+            return None
+        deps = _count_dependencies([n for n, _ in roots], True)
+        buffers = _root_buffers(roots, grads)
+        if all(deps[n] == 0 for n in buffers):  # (else a root is reached from another one)
+            ready = [(n, buf) for n, buf in buffers.items()]
+            ready.reverse()
+            _run_plain(ready, deps, retain_graph, create_graph)
+            return None
+    return _run_general(
+        roots, grads, retain_graph, create_graph, capture, accumulate, restrict, observe
+    )
+
+
+def _root_buffers(roots: list, grads: list) -> dict:
+    """Per root node, the gradients of its outputs (summed where a root repeats)."""
     buffers: dict[Node, list] = {}
     for (node, nr), g in zip(roots, grads):
         buf = buffers.get(node)
         if buf is None:
             buf = buffers[node] = [None] * node.n_outputs
         buf[nr] = g if buf[nr] is None else _sum(buf[nr], g)
+    return buffers
+
+
+def _run_plain(ready: list, deps: dict, retain_graph: bool, create_graph: bool) -> None:
+    """``backward()`` without captures, observer or anomaly detection.
+
+    ``ready`` holds (node, gradients of its outputs) pairs, last to run first. A node one
+    edge leads into (``deps`` 1) gets its gradients as soon as that edge delivers them;
+    only nodes several edges lead into keep a buffer (and a count of edges still to come).
+    Of the nodes a step makes ready the last one runs next and the others wait in
+    ``ready``: the schedule of ``_run_general``.
+    """
+    buffers: dict[Node, list] = {}  # nodes several edges lead into: their gradients so far
+    left: dict[Node, int] = {}  # ... and the number of those edges yet to deliver
+    prev_enabled = _state.enabled
+    _state.enabled = create_graph
+    token = quiet()  # (VJPs make inf and nan where the math does, silently as PyTorch)
+    previous = _current[0]
+    try:
+        node, grad_outputs = ready.pop()
+        while True:
+            if grad_outputs is not None and grad_outputs[0] is None:
+                if len(grad_outputs) == 1 or all(g is None for g in grad_outputs):
+                    grad_outputs = None  # nothing arrived: the node passes None on
+            if node._extra is not None:  # hooks, a retained gradient
+                grad_inputs = _hooked_step(node, grad_outputs, retain_graph, create_graph)
+                if grad_inputs is None:  # (a leaf's node)
+                    if not ready:
+                        break
+                    node, grad_outputs = ready.pop()
+                    continue
+            elif node.__class__ is AccumulateGrad:
+                if grad_outputs is not None:
+                    if node.variable._hooks:
+                        _hooked_step(node, grad_outputs, retain_graph, create_graph)
+                    else:
+                        _accumulate(node, grad_outputs[0], create_graph)
+                if not ready:
+                    break
+                node, grad_outputs = ready.pop()
+                continue
+            elif grad_outputs is None:
+                grad_inputs = (None,) * node._arity
+            else:
+                if _live[0]:  # on a device: its module is current while the VJPs run
+                    _use(grad_outputs)
+                grad_inputs = node.apply(grad_outputs, create_graph)
+                if not retain_graph and node._plan.frees:
+                    node._saved = None  # free what was saved (nodes that saved none can rerun)
+            arity = node._arity
+            if arity == 1 or (arity == 2 and node._fn1 is None):  # one edge
+                nxt = node._fn0
+                if nxt is not None and (nxt not in deps or deps[nxt] == 1):  # ... its only one
+                    n = nxt.n_outputs
+                    g = grad_inputs[0]
+                    grad_outputs = [g] if n == 1 else _slot(n, node._nr0, g)
+                    node = nxt
+                    g = grad_inputs = None  # (_accumulate counts the references to a gradient)
+                    continue
+            if arity == 1:
+                edges = ((node._fn0, node._nr0),)
+            elif arity == 2:
+                edges = ((node._fn0, node._nr0), (node._fn1, node._nr1))
+            else:
+                edges = node._next
+            following = following_grads = None  # the last node this step makes ready runs next
+            for (nxt, nr), g in zip(edges, grad_inputs):
+                if nxt is None:
+                    continue
+                d = deps.get(nxt, 1)
+                if d == 1:
+                    n = nxt.n_outputs
+                    got = [g] if n == 1 else _slot(n, nr, g)
+                else:
+                    if g is not None:
+                        buf = buffers.get(nxt)
+                        if buf is None:
+                            n = nxt.n_outputs
+                            buffers[nxt] = [g] if n == 1 else _slot(n, nr, g)
+                        else:
+                            old = buf[nr]
+                            buf[nr] = g if old is None else _sum(old, g)
+                    d = left.get(nxt, d) - 1
+                    if d:
+                        left[nxt] = d
+                        continue
+                    del left[nxt]
+                    got = buffers.pop(nxt, None)
+                if following is not None:
+                    ready.append((following, following_grads))
+                following, following_grads = nxt, got
+            g = got = grad_inputs = None
+            if following is not None:
+                node, grad_outputs = following, following_grads
+                continue
+            if not ready:
+                break
+            node, grad_outputs = ready.pop()
+    finally:
+        loud(token)
+        _state.enabled = prev_enabled
+        _current[0] = previous
+
+
+def _hooked_step(node: Node, grad_outputs: list | None, retain_graph: bool, create_graph: bool):
+    """One step of ``_run_plain`` for a node with hooks or a retained gradient, or for a
+    leaf's node whose leaf has hooks, as ``_run_general`` takes it: the gradients for the
+    node's inputs, or None for a leaf's node."""
+    if grad_outputs is not None:
+        extra = node._extra
+        if node.__class__ is AccumulateGrad and node.variable._hooks:
+            grad_outputs = _leaf_hooks(node, grad_outputs, create_graph)  # a leaf's hooks first
+        if extra is not None and (extra.pre is not None or extra.retained is not None):
+            grad_outputs = _tensor_hooks(node, grad_outputs, create_graph)
+        if extra is not None and extra.prehooks:
+            grad_outputs = _node_prehooks(node, grad_outputs, create_graph)
+        if grad_outputs[0] is None and (
+            len(grad_outputs) == 1 or all(g is None for g in grad_outputs)
+        ):
+            grad_outputs = None
+    if node.__class__ is AccumulateGrad:
+        if grad_outputs is not None:
+            _accumulate(node, grad_outputs[0], create_graph)
+            if node._extra is not None and node._extra.hooks:
+                _node_hooks(node, (), grad_outputs, create_graph)
+        return None
+    if grad_outputs is None:
+        return (None,) * node._arity
+    if _live[0]:
+        _use(grad_outputs)
+    # (the node's hooks read grad_outputs after the VJPs: held, so none writes into them,
+    # ops/_scratch.py)
+    held = tuple(grad_outputs) if node._extra.hooks else ()
+    grad_inputs = node.apply(grad_outputs, create_graph)
+    if node._extra.hooks:
+        grad_inputs = _node_hooks(node, grad_inputs, grad_outputs, create_graph)
+    del held
+    if not retain_graph and node._plan.frees:
+        node._saved = None
+    return grad_inputs
+
+
+def _run_general(
+    roots: list[tuple[Node, int]],
+    grads: list[Any],
+    retain_graph: bool,
+    create_graph: bool,
+    capture: dict | None,
+    accumulate: bool,
+    restrict: set | None,
+    observe: Any,
+) -> dict | None:
+    """``run_backward`` with everything: captures, ``inputs=``, an observer, anomaly checks."""
+    deps = _count_dependencies([n for n, _ in roots])
+    wanted = None  # with grad() or inputs=: the nodes that lead to an input
+    captured = {n for n, _ in capture} if capture is not None else set()
+    targets = captured | restrict if restrict is not None else captured
+    if (capture is not None or restrict is not None) and observe is None:
+        wanted = _leading_to(deps, targets)
+    buffers = _root_buffers(roots, grads)
     ready = [n for n in buffers if deps[n] == 0]
     ready.reverse()
     prev_enabled = _state.enabled
@@ -77,13 +269,15 @@ def run_backward(
                 extra = node._extra
                 if extra is not None and (extra.pre is not None or extra.retained is not None):
                     grad_outputs = _tensor_hooks(node, grad_outputs, create_graph)
-                if capture is not None:
+                if node in captured:
                     for nr, g in enumerate(grad_outputs):
                         key = (node, nr)
                         if key in capture and g is not None:
                             capture[key] = g
                     g = None
-                    if wanted is not None and not _runs(node, wanted, accumulate, restrict):
+                # (a wanted node that is no target leads on to one: it runs)
+                if wanted is not None and node in targets:
+                    if not _runs(node, wanted, accumulate, restrict):
                         grad_outputs = None  # only read here: the node itself is not run
                 if grad_outputs is not None and extra is not None and extra.prehooks:
                     grad_outputs = _node_prehooks(node, grad_outputs, create_graph)
@@ -179,20 +373,62 @@ def _slot(n: int, nr: int, g: Any) -> list:
     return buf
 
 
-def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
-    """For every node reachable from ``roots``, the number of edges that lead into it."""
+def _count_dependencies(roots: list[Node], leave_out_sole: bool = False) -> dict[Node, int]:
+    """For every node reachable from ``roots``, the number of edges that lead into it.
+
+    With ``leave_out_sole``, a node of a chain that nothing but the edge the walk came along
+    refers to (its reference count says so) is left out: one edge leads into it, and
+    ``deps.get(node, 1)`` reads its count. A chain of such nodes then costs no dict entries.
+    A leaf's AccumulateGrad is always counted: other edges may lead to it through the leaf
+    tensor itself (an edge to a leaf may be recorded as the leaf, its node made when read).
+    """
+    sole = _SOLE if leave_out_sole else -1
     deps = dict.fromkeys(roots, 0)
     stack = list(deps)
     while stack:
-        for nxt, _ in stack.pop()._next:
+        node = stack.pop()
+        # a run of nodes with one edge (a chain) is followed without the stack
+        while node._arity == 1 or (node._arity == 2 and node._fn1 is None):
+            nxt = node._fn0
             if nxt is None:
+                break
+            if isinstance(nxt, Tensor):  # a leaf recorded as itself: its node, made now
+                nxt = node._fn0 = accumulator(nxt)
+            elif _refcount(nxt) == sole and nxt.__class__ is not AccumulateGrad:
+                node = nxt
                 continue
-            if nxt in deps:
-                deps[nxt] += 1
-            else:
-                deps[nxt] = 1
-                stack.append(nxt)
+            node = nxt
+            if node in deps:
+                deps[node] += 1
+                break
+            deps[node] = 1
+        else:
+            for nxt, _ in node._next:
+                if nxt is None:
+                    continue
+                if nxt in deps:
+                    deps[nxt] += 1
+                else:
+                    deps[nxt] = 1
+                    stack.append(nxt)
     return deps
+
+
+def _sole_refcount() -> int:
+    """What ``sys.getrefcount`` says, in the walk of ``_count_dependencies``, of a node that
+    only the edge walked along refers to (measured on the same steps, not assumed)."""
+
+    class Probe:
+        __slots__ = ("_fn0",)
+
+    node = Probe()
+    node._fn0 = Probe()  # held by the slot alone
+    nxt = node._fn0
+    count = _refcount(nxt)
+    return count if count >= 2 else -1
+
+
+_SOLE = _sole_refcount()
 
 
 def _sum(a: Any, b: Any) -> Any:
@@ -204,8 +440,6 @@ def _sum(a: Any, b: Any) -> Any:
 
 def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
     """``variable.grad += grad``; the first gradient is stored without a copy when unshared."""
-    from .._tensor import _make
-
     var = acc.variable
     if grad is None:
         return
@@ -213,8 +447,9 @@ def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
     if create_graph:
         var._grad = grad if old is None else old + grad
     elif old is None:
-        # Two references here (the local and getrefcount's argument) mean nobody else
-        # holds this array: keep it. Otherwise copy, so .grad never aliases a user's tensor.
+        # Three references (the engine's list of gradients, this argument and getrefcount's)
+        # mean nobody else holds this array: keep it. Otherwise copy, so .grad never
+        # aliases a user's tensor.
         if type(grad) is not ndarray or _refcount(grad) > 3 or not _owns_memory(grad):
             grad = grad.copy()
         var._grad = _make(grad, var._dtype)
@@ -222,8 +457,15 @@ def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
         var._grad = old + _make(grad, var._dtype)
     else:
         old._data += grad
-        old._bump()
-    post = getattr(var, "_post_hooks", None)
+        vc = old._vc
+        if vc.__class__ is list:  # (Tensor._bump, inlined: the common case)
+            vc[0] += 1
+        else:
+            old._bump()
+    try:
+        post = var._post_hooks
+    except AttributeError:  # (a tensor made without _make may lack the slot)
+        post = None
     if post:
         for hook in list(post.values()):
             hook(var)
@@ -251,14 +493,10 @@ def _leaf_hooks(acc: AccumulateGrad, grad_outputs: list, create_graph: bool) -> 
 
 
 def _as_tensor(g: Any):
-    from .._tensor import Tensor, wrap
-
     return g if isinstance(g, Tensor) or g is None else wrap(g)
 
 
 def _as_raw(g: Any, create_graph: bool):
-    from .._tensor import Tensor
-
     if g is None or create_graph:
         return g
     return g._data if isinstance(g, Tensor) else g
@@ -276,8 +514,6 @@ def _run_tensor_hooks(hooks, grad, create_graph: bool):
 
 def _check_hook_value(hook, before, out) -> None:
     """A hook's replacement gradient keeps the tensor type and size, as PyTorch requires."""
-    from .._tensor import Tensor
-
     name = getattr(hook, "__name__", repr(hook))
     if not isinstance(out, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(out).__name__}'")
@@ -303,8 +539,6 @@ def _check_hook_count(hook, out, expected: int) -> None:
 
 def _tensor_hooks(node: Node, grad_outputs: list, create_graph: bool) -> list:
     """Tensor hooks of non-leaf outputs, then retain_grad (always last, as in PyTorch)."""
-    from .._tensor import _make
-
     grad_outputs = list(grad_outputs)
     extra = node._extra
     if extra.pre is not None:

@@ -211,33 +211,38 @@ class Node:
 
     def apply(self, grad_outputs: list, create_graph: bool) -> list:
         """The gradient for each input (None where an input needs none)."""
-        if create_graph or self._checks or self._saved is None:
+        values = self._saved
+        if create_graph or self._checks or values is None:
             values = self._saved_values(create_graph)
-        else:  # nothing to check or unwrap: only numbers, shapes and parameters were saved
-            values = self._saved
+        # (else nothing to check or unwrap: only numbers, shapes and parameters were saved)
         g = grad_outputs[0] if self.n_outputs == 1 else tuple(grad_outputs)
         grads = []
-        metas = ((self._shape0, self._dtype0),) if self._arity == 1 else self._meta
-        for meta, (vjp, idx) in zip(metas, self._plan.vjps):
+        i = -1
+        for vjp, idx in self._plan.vjps:
+            i += 1
             if vjp is None:
                 grads.append(None)
                 continue
-            n = len(idx)
-            if n == 1:
+            if len(idx) == 1:
                 grad = vjp(g, values[idx[0]])
-            elif n == 0:
-                grad = vjp(g)
             else:
                 grad = vjp(g, *[values[j] for j in idx])
-            if create_graph:
-                grad = _fit_tensor(self, len(grads), grad, meta)
+            # the input's (shape, dtype), read from the slots (the _meta property, inlined)
+            if i == 0:
+                shape, dtype = self._shape0, self._dtype0
+            elif i == 1:
+                shape, dtype = self._shape1, self._dtype1
             else:
-                if type(grad) is not ndarray:
+                shape, dtype = self._rest[i - 2][2:]
+            if create_graph:
+                grad = _fit_tensor(self, i, grad, (shape, dtype))
+            else:
+                if grad.__class__ is not ndarray:
                     grad = _backend.asanyarray(grad)  # (a MetaArray or device array stays one)
-                shape = grad.shape
-                if shape != meta[0]:
-                    grad = _sum_to(self, len(grads), grad, meta[0], shape)
-                npd = meta[1].np
+                gshape = grad.shape
+                if gshape != shape:
+                    grad = _sum_to(self, i, grad, shape, gshape)
+                npd = dtype.np
                 if grad.dtype is not npd and grad.dtype != npd:
                     grad = grad.astype(npd)
             grads.append(grad)

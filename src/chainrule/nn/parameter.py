@@ -43,6 +43,7 @@ def _alias(cls: type, data: Tensor, requires_grad: bool) -> Any:
     t._acc = None
     t._retains_grad = False
     t._hooks = None
+    t._post_hooks = None
     t._view = None
     return t
 
