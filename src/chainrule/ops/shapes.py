@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._backend import is_array, ndarray, xp
+from .._backend import asanyarray, is_array, ndarray, xp
 from .._tensor import Tensor
 from ..autograd.recording import KEEP, defop, np_dtype
 from . import indexing, joining
@@ -108,7 +108,7 @@ def _sum_to(x, shape=()):
     if lead == len(axes) or not lead:
         # one reduction straight to the shape: the result owns its memory, so a gradient
         # summed here is stored as .grad without a copy
-        return xp.sum(x, axis=axes, keepdims=not lead)
+        return asanyarray(xp.sum(x, axis=axes, keepdims=not lead))  # (a scalar: 0-d)
     return xp.sum(x, axis=axes, keepdims=True).reshape(shape)
 
 
