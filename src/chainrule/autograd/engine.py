@@ -219,9 +219,13 @@ def _hooked_step(node: Node, grad_outputs: list | None, retain_graph: bool, crea
         return (None,) * node._arity
     if _live[0]:
         _use(grad_outputs)
+    # (the node's hooks read grad_outputs after the VJPs: held, so none writes into them,
+    # ops/_scratch.py)
+    held = tuple(grad_outputs) if node._extra.hooks else ()
     grad_inputs = node.apply(grad_outputs, create_graph)
     if node._extra.hooks:
         grad_inputs = _node_hooks(node, grad_inputs, grad_outputs, create_graph)
+    del held
     if not retain_graph and node._plan.frees:
         node._saved = None
     return grad_inputs
@@ -295,6 +299,9 @@ def _run_general(
             if grad_outputs is None:
                 grad_inputs = (None,) * len(edges)
             else:
+                # a VJP may write its result into a gradient nothing else holds
+                # (ops/_scratch.py): hold the ones that observers and hooks read after it
+                held = tuple(grad_outputs) if observe or (node._extra and node._extra.hooks) else ()
                 if _live[0]:  # on a device: its module is current while the VJPs run
                     _use(grad_outputs)
                 grad_inputs = node.apply(grad_outputs, create_graph)
@@ -304,6 +311,7 @@ def _run_general(
                     observe(node, grad_outputs, grad_inputs)
                 if node._extra is not None and node._extra.hooks:
                     grad_inputs = _node_hooks(node, grad_inputs, grad_outputs, create_graph)
+                del held
                 if not retain_graph and node._plan.frees:
                     node._saved = None  # free what was saved (nodes that saved none can rerun)
             for (nxt, nr), g in zip(edges, grad_inputs):
@@ -442,7 +450,7 @@ def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
         # Three references (the engine's list of gradients, this argument and getrefcount's)
         # mean nobody else holds this array: keep it. Otherwise copy, so .grad never
         # aliases a user's tensor.
-        if type(grad) is not ndarray or _refcount(grad) > 3 or not grad.flags.owndata:
+        if type(grad) is not ndarray or _refcount(grad) > 3 or not _owns_memory(grad):
             grad = grad.copy()
         var._grad = _make(grad, var._dtype)
     elif old._requires_grad:
@@ -461,6 +469,22 @@ def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
     if post:
         for hook in list(post.values()):
             hook(var)
+
+
+def _owns_memory(grad: ndarray) -> bool:
+    """Whether ``grad`` is the only way to its memory: it owns it, or it is a contiguous view
+    of all of an array nothing else refers to (a weight's gradient computed transposed and
+    transposed back, a gradient reinterpreted from integer bits)."""
+    if grad.flags.owndata:
+        return True
+    base = grad.base
+    return (
+        type(base) is ndarray
+        and _refcount(base) == 3  # grad's reference, the local and getrefcount's argument
+        and base.flags.owndata
+        and grad.flags.c_contiguous
+        and grad.nbytes == base.nbytes
+    )
 
 
 def _leaf_hooks(acc: AccumulateGrad, grad_outputs: list, create_graph: bool) -> list:

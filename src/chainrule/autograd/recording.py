@@ -11,8 +11,9 @@ An op is one call to ``defop``::
 - ``vjp`` is one function per input (a tuple for several inputs, ``None`` for an
   input with no gradient). Its first parameter is the output gradient ``g``; the
   names of the others say what the op must save: an input by its name (``x``,
-  ``a``, ``b``), the output as ``ans``, an input's shape as ``x_shape``, or a
-  keyword parameter of ``forward`` by its name (``dim``). Only those are saved.
+  ``a``, ``b``), the output as ``ans``, an input's shape as ``x_shape``, an input's
+  memory layout as ``x_layout`` (``"F"`` for a matrix stored transposed, else ``"C"``),
+  or a keyword parameter of ``forward`` by its name (``dim``). Only those are saved.
 - VJPs are written with chainrule's own ops and operators. Called with arrays,
   an op runs its forward on the arrays directly, so backward without
   ``create_graph`` costs little more than the NumPy calls; called with tensors
@@ -132,6 +133,17 @@ def np_dtype(x: Any) -> Any:
     return x._data.dtype if isinstance(x, Tensor) else xp.asarray(x).dtype
 
 
+def layout(a: Any) -> str:
+    """``"F"`` for an array stored column-major and not row-major (a matrix seen through
+    ``.t()``), else ``"C"``: what a VJP reads as ``x_layout`` to give its gradient the
+    input's layout (PyTorch's mm backward reads the strides for the same reason)."""
+    if isinstance(a, ndarray):
+        flags = a.flags
+        if flags.f_contiguous and not flags.c_contiguous:
+            return "F"
+    return "C"
+
+
 def edges_of(inputs) -> tuple[int, tuple, tuple]:
     """How a node connects to its inputs: (bits, edges, metadata).
 
@@ -242,9 +254,12 @@ def save_plan(kinds: tuple, keys: tuple, vjps: tuple) -> SavePlan:
     again). Stored, not recomputed: the engine reads it once per node. A tensor saved for
     one of the first two "arg" entries lives in a slot of the node (``_in0``, ``_in1``),
     so that a node saving its inputs is still one object for the collector."""
-    frees = any(k not in ("shape", "param") for k in kinds)
+    frees = any(k not in _METADATA for k in kinds)
     args = tuple(i for i, k in enumerate(kinds) if k == "arg")[:2]
     return SavePlan(kinds, keys, vjps, frees, args)
+
+
+_METADATA = ("shape", "layout", "param")  # saved kinds that hold no tensor
 
 
 class Op:
@@ -347,6 +362,8 @@ class Op:
             return ("arg", self.args.index(n))
         if n.endswith("_shape") and n[:-6] in self.args:
             return ("shape", self.args.index(n[:-6]))
+        if n.endswith("_layout") and n[:-7] in self.args:
+            return ("layout", self.args.index(n[:-7]))
         if n in self.params:
             return ("param", n)
         raise TypeError(f"{self.name}: VJP {i} asks for {n!r}, which the op does not have")
@@ -710,9 +727,11 @@ class Op:
                 for r in result:
                     vc = _counter(r)
                     checks.append((vc, vc[0], len(saved)))
-            else:  # an input's shape
+            elif kind == "shape":  # an input's shape
                 a = arrays[key]
                 v = a.shape if isinstance(a, ndarray) or is_array(a) else ()
+            else:  # an input's layout
+                v = layout(arrays[key])
             saved.append(v)
         node._saved = tuple(saved)
         if checks:

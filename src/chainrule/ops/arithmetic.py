@@ -18,6 +18,7 @@ from .._promotion import result_type
 from .._tensor import Tensor
 from ..autograd.recording import FLOAT, defop, not_differentiable
 from . import copies, logical, unary
+from ._scratch import writable
 
 # NumPy's dtype singletons, compared by identity on the forward paths
 F16 = xp.dtype(xp.float16)
@@ -170,17 +171,28 @@ rsub = defop(
     jvp=lambda t, alpha: -t if alpha == 1 else -t * alpha,  # as the VJP
 )
 
+
+def _mul_vjp_a(g, b):
+    """d(ab)/da = b
+
+    For a number b, multiplied into g's memory when g is private (ops/_scratch.py)."""
+    if (b.__class__ is float or b.__class__ is int) and writable(g):
+        g *= b
+        return g
+    return g * b
+
+
 mul = defop(
     "mul",
     xp.multiply,
     args=("a", "b"),
     doc="a · b",
     vjp=(
-        lambda g, b: g * b,  # d(ab)/da = b
+        _mul_vjp_a,
         lambda g, a: g * a,  # d(ab)/db = a
     ),
     jvp=(
-        lambda t, b: t * b,  # as the VJP
+        lambda t, b: t * b,  # d(ab)/da = b
         lambda t, a: a * t,  # d(ab)/db = a
     ),
 )

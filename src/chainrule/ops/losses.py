@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes
-from .._backend import xp
+from .._backend import loud, quiet, xp
 from .._promotion import result_type
 from ..autograd.recording import array_of, defop, floating_only
 from . import activations, binary, logical, reductions, shapes, unary
@@ -319,17 +319,29 @@ def _class_axis(ndim: int) -> int:
 
 def _target_weights(target, weight, ignore_index, dtype):
     """Per target: the weight of its class (1 without weights), 0 where it is ignore_index;
-    and the targets with ignored entries set to class 0 (safe to index with)."""
+    and the targets with ignored entries set to class 0 (safe to index with). The weights
+    are None where they are all 1 (no weight given, no target ignored): the plain mean."""
     ignored = target == ignore_index
+    if weight is None and not ignored.any():
+        return None, target
     safe = xp.where(ignored, 0, target)
     w = xp.ones_like(target, dtype=dtype) if weight is None else weight[safe].astype(dtype)
     return xp.where(ignored, 0, w).astype(dtype, copy=False), safe
 
 
 def _check_targets(target, n_classes: int, ignore_index: int) -> None:
+    if not target.size or (target.min() >= 0 and target.max() < n_classes):
+        return  # every target a class (the usual case: two reductions, no masks)
     bad = (target != ignore_index) & ((target < 0) | (target >= n_classes))
     if bad.any():
         raise IndexError(f"Target {target[bad].reshape(-1)[0]} is out of bounds.")
+
+
+def _at_targets(x, safe, axis: int):
+    """x[..., t, ...] along the class axis: each sample's entry at its target class."""
+    if x.ndim == 2:
+        return x[xp.arange(x.shape[0], like=safe), safe]
+    return xp.take_along_axis(x, xp.expand_dims(safe, axis), axis=axis).squeeze(axis)
 
 
 def _nll_loss(x, target=None, weight=None, ignore_index=-100, reduction="mean"):
@@ -338,15 +350,19 @@ def _nll_loss(x, target=None, weight=None, ignore_index=-100, reduction="mean"):
     axis = _class_axis(x.ndim)
     _check_targets(target, x.shape[axis], ignore_index)
     w, safe = _target_weights(target, weight, ignore_index, x.dtype)
-    picked = xp.take_along_axis(x, xp.expand_dims(safe, axis), axis=axis).squeeze(axis)
-    loss = -picked * w
+    picked = _at_targets(x, safe, axis)
+    loss = -picked if w is None else -picked * w
     if reduction == "none":
         return loss
     total = loss.sum()
     if reduction == "sum":
         return total
-    with xp.errstate(invalid="ignore", divide="ignore"):
-        return xp.asarray(total / w.sum(), dtype=x.dtype)
+    count = xp.asarray(loss.size, dtype=x.dtype, like=x) if w is None else w.sum()
+    token = quiet()  # every target ignored: 0/0, nan as in PyTorch
+    try:
+        return xp.asarray(total / count, dtype=x.dtype)
+    finally:
+        loud(token)
 
 
 def _nll_coefficients(x_shape, target, weight, ignore_index, reduction, dtype, empty=0.0):
@@ -354,6 +370,16 @@ def _nll_coefficients(x_shape, target, weight, ignore_index, reduction, dtype, e
     Σ weight[t] for 'mean' (where every target is ignored, ``empty`` at the classes)"""
     axis = _class_axis(len(x_shape))
     w, safe = _target_weights(target, weight, ignore_index, dtype)
+    if w is None and 1 <= len(x_shape) <= 2:  # every weight 1: -1 (-1/N for the mean) at targets
+        coef = xp.zeros(x_shape, dtype, like=target)
+        n = target.size
+        if n:
+            one = xp.ones((), dtype, like=target)
+            value = -(one / xp.asarray(n, dtype, like=target)) if reduction == "mean" else -one
+            coef.reshape(-1, x_shape[-1])[xp.arange(n, like=target), target.reshape(-1)] = value
+        return coef
+    if w is None:
+        w = xp.ones_like(target, dtype=dtype)
     if reduction == "mean":
         total = w.sum()
         w = w / total if total else xp.full_like(w, empty)

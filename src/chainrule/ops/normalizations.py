@@ -54,8 +54,9 @@ def _log_softmax(x, dim=-1):
     if x.size == 0:
         return x.copy()
     axis = activations._axis(dim, x.ndim)
-    s = x - xp.max(x, axis=axis, keepdims=True)
-    return s - xp.log(xp.sum(xp.exp(s), axis=axis, keepdims=True))
+    s = x - x.max(axis=axis, keepdims=True)
+    s -= xp.log(xp.exp(s).sum(axis=axis, keepdims=True))  # (s is fresh: written in place)
+    return s
 
 
 log_softmax = defop(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._backend import is_array, ndarray, xp
+from .._backend import asanyarray, is_array, ndarray, xp
 from .._tensor import Tensor
 from ..autograd.recording import KEEP, defop, np_dtype
 from . import indexing, joining
@@ -103,8 +103,13 @@ def _sum_to(x, shape=()):
     axes = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and x.shape[lead + i] != 1
     )
-    out = xp.sum(x, axis=axes, keepdims=True) if axes else x
-    return out.reshape(shape)
+    if not axes:
+        return x.reshape(shape)
+    if lead == len(axes) or not lead:
+        # one reduction straight to the shape: the result owns its memory, so a gradient
+        # summed here is stored as .grad without a copy
+        return asanyarray(xp.sum(x, axis=axes, keepdims=not lead))  # (a scalar: 0-d)
+    return xp.sum(x, axis=axes, keepdims=True).reshape(shape)
 
 
 sum_to = defop(

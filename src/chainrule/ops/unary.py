@@ -14,6 +14,7 @@ from .. import _dtypes
 from .._backend import xp
 from ..autograd.recording import FLOAT, KEEP, array_of, defop, floating_only, no_bool, np_dtype
 from . import arithmetic, copies, logical
+from ._scratch import scale_in_place, writable
 
 # ----- exp, log, sin, cos, tanh, sqrt, sign, abs ---------------------------------------------
 
@@ -55,13 +56,27 @@ cos = defop(
     jvp=lambda t, x: t * -sin(x),  # as the VJP
 )
 
+
+def _sech2(ans):
+    return 1 - ans * ans
+
+
+def _tanh_vjp(g, ans):
+    """d/dx tanh x = 1 - tanh² x
+
+    (ans is tanh x) Multiplied into g's memory when g is private (ops/_scratch.py)."""
+    if writable(g, ans):
+        return scale_in_place(g, _sech2, ans)
+    return g * _sech2(ans)
+
+
 tanh = defop(
     "tanh",
     xp.tanh,
     doc="tanh x",
     dtypes=FLOAT,
-    vjp=lambda g, ans: g * (1 - ans * ans),  # d/dx tanh x = 1 - tanh² x
-    jvp=lambda t, ans: t * (1 - ans * ans),  # as the VJP
+    vjp=_tanh_vjp,
+    jvp=lambda t, ans: t * (1 - ans * ans),  # d/dx tanh x = 1 - tanh² x
 )
 
 sqrt = defop(

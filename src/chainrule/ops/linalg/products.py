@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from ... import _dtypes
-from ..._backend import xp
+from ..._backend import ndarray, xp
 from ..._tensor import Tensor
 from ...autograd.recording import PROMOTE, defop
 from .. import reductions, shapes
@@ -103,7 +103,7 @@ def _mT(x):  # noqa: N802 - the math's name
     return shapes.transpose(x, dim0=-1, dim1=-2)
 
 
-def _matmul_vjp_a(g, a, b):
+def _matmul_vjp_a(g, a, b, a_layout):
     """d(a @ b)/da contracted with g: g @ bᵀ, with 1-D operands promoted and squeezed back"""
     if b.ndim == 1:
         if a.ndim == 1:  # dot: g is 0-d
@@ -113,10 +113,12 @@ def _matmul_vjp_a(g, a, b):
         return shapes.reshape(
             b @ shapes.reshape(g, tuple(g.shape) + (1,)), tuple(g.shape[:-1]) + (b.shape[-2],)
         )
+    if a.ndim == 2 and b.ndim == 2:
+        return _grad_a(g, b, a_layout)
     return g @ _mT(b)
 
 
-def _matmul_vjp_b(g, a, b):
+def _matmul_vjp_b(g, a, b, b_layout):
     """d(a @ b)/db contracted with g: aᵀ @ g, with 1-D operands promoted and squeezed back"""
     if a.ndim == 1:
         if b.ndim == 1:
@@ -128,6 +130,8 @@ def _matmul_vjp_b(g, a, b):
         return shapes.reshape(
             _mT(a) @ shapes.reshape(g, tuple(g.shape) + (1,)), tuple(g.shape[:-1]) + (a.shape[-1],)
         )
+    if a.ndim == 2 and b.ndim == 2:
+        return _grad_b(g, a, b_layout)
     return _mT(a) @ g
 
 
@@ -188,8 +192,8 @@ mm = defop(
     args=("a", "b"),
     dtypes=_same_dtype,
     vjp=(
-        lambda g, b: g @ _t(b),  # d(AB)/dA: G Bᵀ
-        lambda g, a: _t(a) @ g,  # d(AB)/dB: Aᵀ G
+        lambda g, b, a_layout: _grad_a(g, b, a_layout),  # d(AB)/dA: G Bᵀ
+        lambda g, a, b_layout: _grad_b(g, a, b_layout),  # d(AB)/dB: Aᵀ G
     ),
     jvp=(
         lambda t, b: mm(t, b),  # d(AB) = dA B
@@ -288,6 +292,29 @@ def _t(x):
     return shapes.transpose(x, dim0=0, dim1=1)
 
 
+def _grad_a(g, b, a_layout):
+    """G Bᵀ, the gradient of A in A @ B (matrices), in A's memory layout."""
+    if a_layout == "F" and not isinstance(g, Tensor):
+        return _t(mm(b, _t(g)))  # (B Gᵀ)ᵀ: see _grad_b
+    return mm(g, _t(b))
+
+
+def _grad_b(g, a, b_layout):
+    """Aᵀ G, the gradient of B in A @ B (matrices), in B's memory layout: for a B stored
+    transposed (a weight seen through ``.t()``, as ``linear`` does) it is computed as
+    (Gᵀ A)ᵀ, so the transpose back to the weight is contiguous and its ``.grad`` needs no
+    copy, as PyTorch's mm backward does. (On tensors, for create_graph, the plain product:
+    fewer nodes, and a gradient that is a tensor is never copied.)"""
+    if b_layout == "F" and not isinstance(g, Tensor):
+        return _t(mm(_t(g), a))
+    return mm(_t(a), g)
+
+
+def _scaled(x, alpha):
+    """alpha · x, and x itself when alpha is 1 (no pass over the array)"""
+    return x if alpha == 1 else x * alpha
+
+
 vdot = defop(
     "vdot",
     _dot,
@@ -346,19 +373,33 @@ def _baddbmm_dtype(args, params):
     return x
 
 
+def _check_expands(shape: tuple, target: tuple, dtype) -> None:
+    """PyTorch's errors where an input of ``shape`` does not expand to ``target``: the first
+    dim from the right that neither matches nor is 1."""
+    if len(shape) > len(target):
+        kind = _dtypes.from_numpy_dtype(dtype).legacy_type
+        raise RuntimeError(
+            f"expand({kind}{{{list(shape)}}}, size={list(target)}): the number of sizes "
+            f"provided ({len(target)}) must be greater or equal to the number of dimensions "
+            f"in the tensor ({len(shape)})"
+        )
+    for i in range(1, len(shape) + 1):
+        s, p = shape[-i], target[-i]
+        if s != 1 and s != p:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({p}) must match the existing size ({s}) at "
+                f"non-singleton dimension {len(target) - i}.  Target sizes: {list(target)}.  "
+                f"Tensor sizes: {list(shape)}"
+            )
+
+
 def _scaled_sum(x, product, beta, alpha):
     """beta · x + alpha · product, with x broadcast to the product's shape; beta = 0
     ignores x (its nan and inf too), as in PyTorch"""
-    try:
-        shape = xp.broadcast_shapes(x.shape, product.shape)
-    except ValueError:
-        shape = None
-    if shape != product.shape:
-        raise RuntimeError(
-            f"The expanded size of the tensor ({product.shape[-1]}) must match the existing size "
-            f"({x.shape[-1]}) at non-singleton dimension {product.ndim - 1}.  Target sizes: "
-            f"{list(product.shape)}.  Tensor sizes: {list(x.shape)}"
-        )
+    _check_expands(x.shape, product.shape, x.dtype)
+    if alpha == 1 and beta == 1 and type(product) is ndarray:
+        product += x  # the product is a fresh array: x added into it, no third array
+        return product
     scaled = product if alpha == 1 else product * alpha
     if beta == 0:
         return scaled
@@ -367,7 +408,7 @@ def _scaled_sum(x, product, beta, alpha):
 
 def _beta_g(g, beta):
     """d/dx (beta·x + alpha·product) = beta (summed back to x's shape by the engine)"""
-    return g * 0 if beta == 0 else g * beta
+    return g * 0 if beta == 0 else _scaled(g, beta)
 
 
 def _addmm(x, a, b, beta=1, alpha=1):
@@ -382,8 +423,8 @@ addmm = defop(
     dtypes=_all_same_dtype,
     vjp=(
         _beta_g,
-        lambda g, b, alpha: mm(g, _t(b)) * alpha,  # d/dA: alpha G Bᵀ
-        lambda g, a, alpha: mm(_t(a), g) * alpha,  # d/dB: alpha Aᵀ G
+        lambda g, b, a_layout, alpha: _scaled(_grad_a(g, b, a_layout), alpha),  # d/dA: alpha G Bᵀ
+        lambda g, a, b_layout, alpha: _scaled(_grad_b(g, a, b_layout), alpha),  # d/dB: alpha Aᵀ G
     ),
     jvp=(
         lambda t, beta: t * beta,  # d/dx = beta
