@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import torch
+from run import lenet as lenet_model  # bench/run.py: the CPU table's LeNet
 
 import chainrule
 
@@ -61,25 +62,8 @@ def matmul(lib, dev: str, n: int = 4096):
 
 
 def lenet(lib, dev: str, batch: int = 256):
-    nn, F = lib.nn, lib.nn.functional
-    lib.manual_seed(0)
-
-    class LeNet(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.conv1 = nn.Conv2d(1, 6, 5)
-            self.pool = nn.MaxPool2d(2)
-            self.conv2 = nn.Conv2d(6, 16, 5)
-            self.flatten = nn.Flatten()
-            self.fc1 = nn.Linear(256, 120)
-            self.fc2 = nn.Linear(120, 10)
-
-        def forward(self, x):
-            x = self.pool(F.relu(self.conv1(x)))
-            x = self.pool(F.relu(self.conv2(x)))
-            return self.fc2(F.relu(self.fc1(self.flatten(x))))
-
-    model = LeNet().to(dev)
+    F = lib.nn.functional
+    model = lenet_model(lib).to(dev)
     opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     x = lib.randn(batch, 1, 28, 28).to(dev)
     target = lib.randint(0, 10, (batch,)).to(dev)

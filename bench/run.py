@@ -394,10 +394,9 @@ def hvp_row(repeat: int) -> tuple:
 # ----- 5. a LeNet-style train step built from nn modules ----------------------------------
 
 
-def cnn_lib(lib):
-    """Conv2d(1,6,5) + ReLU + MaxPool2d(2) + Conv2d(6,16,5) + ReLU + MaxPool2d(2) + Flatten +
-    Linear(256,120) + ReLU + Linear(120,10), cross-entropy, backward (no optimizer) on a
-    batch of 64 1x28x28 inputs."""
+def lenet(lib):
+    """LeNet: Conv2d(1,6,5) + ReLU + MaxPool2d(2) + Conv2d(6,16,5) + ReLU + MaxPool2d(2) +
+    Flatten + Linear(256,120) + ReLU + Linear(120,10), its weights from seed 0."""
     nn, F = lib.nn, lib.nn.functional
     lib.manual_seed(0)
 
@@ -416,7 +415,15 @@ def cnn_lib(lib):
             x = self.pool(F.relu(self.conv2(x)))
             return self.fc2(F.relu(self.fc1(self.flatten(x))))
 
-    model = LeNet()
+    return LeNet()
+
+
+def cnn_lib(lib):
+    """Conv2d(1,6,5) + ReLU + MaxPool2d(2) + Conv2d(6,16,5) + ReLU + MaxPool2d(2) + Flatten +
+    Linear(256,120) + ReLU + Linear(120,10), cross-entropy, backward (no optimizer) on a
+    batch of 64 1x28x28 inputs."""
+    F = lib.nn.functional
+    model = lenet(lib)
     x = lib.randn(64, 1, 28, 28)
     target = lib.randint(0, 10, (64,))
 
