@@ -137,7 +137,9 @@ def _run_plain(ready: list, deps: dict, retain_graph: bool, create_graph: bool) 
                     _use(grad_outputs)
                 grad_inputs = node.apply(grad_outputs, create_graph)
                 if not retain_graph and node._plan.frees:
-                    node._saved = None  # free what was saved (nodes that saved none can rerun)
+                    node._saved = node._in0 = node._in1 = (
+                        None  # free what was saved (nodes that saved none can rerun)
+                    )
             arity = node._arity
             if arity == 1 or (arity == 2 and node._fn1 is None):  # one edge
                 nxt = node._fn0
@@ -227,7 +229,7 @@ def _hooked_step(node: Node, grad_outputs: list | None, retain_graph: bool, crea
         grad_inputs = _node_hooks(node, grad_inputs, grad_outputs, create_graph)
     del held
     if not retain_graph and node._plan.frees:
-        node._saved = None
+        node._saved = node._in0 = node._in1 = None
     return grad_inputs
 
 
@@ -313,7 +315,9 @@ def _run_general(
                     grad_inputs = _node_hooks(node, grad_inputs, grad_outputs, create_graph)
                 del held
                 if not retain_graph and node._plan.frees:
-                    node._saved = None  # free what was saved (nodes that saved none can rerun)
+                    node._saved = node._in0 = node._in1 = (
+                        None  # free what was saved (nodes that saved none can rerun)
+                    )
             for (nxt, nr), g in zip(edges, grad_inputs):
                 if nxt is None:
                     continue

@@ -307,6 +307,7 @@ class Node:
     def _release(self) -> None:
         if self._plan.frees:
             self._saved = _RELEASED
+            self._in0 = self._in1 = None  # the input tensors saved in slots
 
     @property
     def metadata(self) -> dict:
