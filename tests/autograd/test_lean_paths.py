@@ -57,6 +57,40 @@ def test_inplace_with_out_matches_general_path_and_torch(op, other, dt):
     assert got[1:] == general[1:]
 
 
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("alpha", [0.01, -2, 1])
+@pytest.mark.parametrize("other", ["same", "row", "0-d"])
+@pytest.mark.parametrize("op", ["add", "sub"])
+def test_inplace_with_alpha_matches_general_path_and_torch(op, other, alpha, dt):
+    """``p.add_(g, alpha=-lr)`` under no_grad is written with the ufunc's out= too."""
+
+    def run(lib, fast=True):
+        dtype = getattr(lib, DTYPES[dt])
+        base = lib.tensor(values("any", (4, 3), 0), dtype=dtype)
+        x = base[1:3]
+        o = OTHERS[other](lib, dtype)
+        with lib.no_grad():
+            if fast or lib is torch:
+                y = getattr(x, op + "_")(o, alpha=alpha)
+            else:
+                y = inplace(x, IOPS[op][1], (x, o), {"alpha": alpha})
+        assert y is x
+        return base, x._version, base._version
+
+    compare(run)
+    got, general = run(cr), run(cr, fast=False)
+    np.testing.assert_array_equal(got[0].numpy(), general[0].numpy())
+    assert got[1:] == general[1:]
+
+
+def test_inplace_with_alpha_errors_are_torchs():
+    for lib in (torch, cr):
+        with pytest.raises(RuntimeError, match="Boolean alpha only supported"):
+            lib.ones(3).add_(lib.ones(3), alpha=True)
+        with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+            lib.ones(3).sub_(lib.ones(2, 3), alpha=0.5)
+
+
 @pytest.mark.parametrize(
     "case",
     [

@@ -26,8 +26,14 @@ def inplace_method(op_function: Callable[..., Tensor]) -> Callable[..., Tensor]:
     if ufunc is not None:
 
         def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-            if not kwargs and len(args) == 1 and _written_with_out(self, ufunc, args[0]):
-                return self
+            if len(args) == 1:
+                if not kwargs:
+                    if _written_with_out(self, ufunc, args[0]):
+                        return self
+                elif ufunc in _ALPHA_UFUNCS and len(kwargs) == 1 and "alpha" in kwargs:
+                    # p.add_(g, alpha=-lr), the hand-written optimizer's step
+                    if _written_with_out(self, ufunc, args[0], kwargs["alpha"]):
+                        return self
             return _inplace(self, op_function, (self, *args), kwargs)
 
     else:
@@ -50,10 +56,12 @@ _OUT_UFUNCS = {
     ("chainrule.api.parsers.pointwise", "mul"): xp.multiply,
     ("chainrule.api.parsers.pointwise", "div"): xp.true_divide,
 }
+_ALPHA_UFUNCS = (xp.add, xp.subtract)  # the ops with an alpha
 
 
-def _written_with_out(self: Tensor, ufunc: Any, other: Any) -> bool:
-    """``self <- ufunc(self, other)`` in place when no graph or tangent is recorded, self is
+def _written_with_out(self: Tensor, ufunc: Any, other: Any, alpha: Any = None) -> bool:
+    """``self <- ufunc(self, other)`` (``ufunc(self, alpha * other)`` for add and sub with a
+    number alpha and a tensor other) in place when no graph or tangent is recorded, self is
     floating, writable and keeps its shape, and other is a Python number or a tensor of self's
     dtype; False (nothing written) otherwise."""
     dtype = self._dtype
@@ -66,6 +74,12 @@ def _written_with_out(self: Tensor, ufunc: Any, other: Any) -> bool:
         if grad_mode._state.enabled and (self._requires_grad or other._requires_grad):
             return False
         other = other._data
+        if alpha is not None:
+            if alpha.__class__ is not float and alpha.__class__ is not int:
+                return False
+            other = alpha * other  # as the out-of-place op scales it (ops/arithmetic._scaled)
+    elif alpha is not None:
+        return False
     elif c is float or c is int:
         if grad_mode._state.enabled and self._requires_grad:
             return False
