@@ -42,26 +42,22 @@ def test_without_cupy_cuda_is_unavailable_and_cpu_code_is_untouched():
     subprocess.run([sys.executable, "-c", code], check=True, env=_env(), timeout=120)
 
 
-def test_the_cuda_tests_pass_on_the_cpu_stand_in():
+def _pytest_on_the_stand_in(*args: str, timeout: int) -> None:
+    """Run pytest with 'cuda' on the CPU stand-in, in one process; every test must pass."""
     run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:xdist",
-            str(ROOT / "tests" / "gpu"),
-        ],  # fmt: skip
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", *args],
         env=_env(CHAINRULE_CUDA="standin"),
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=timeout,
     )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     assert " passed" in run.stdout and "skipped" not in run.stdout
+
+
+def test_the_cuda_tests_pass_on_the_cpu_stand_in():
+    _pytest_on_the_stand_in(str(ROOT / "tests" / "gpu"), timeout=600)
 
 
 # The op families whose oracle tests all pass on the stand-in, run on 'cuda' in CI: values,
@@ -85,24 +81,5 @@ ONE_DTYPE = "cuda and not f32 and not f16 and not bf16 and not i32 and not i64 a
 
 
 def test_op_oracle_cases_pass_on_the_cpu_stand_in():
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:xdist",
-            "-k",
-            ONE_DTYPE,
-            *[str(ROOT / "tests" / "ops" / f) for f in STANDIN_FAMILIES],
-        ],  # fmt: skip
-        env=_env(CHAINRULE_CUDA="standin"),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    assert " passed" in run.stdout and "skipped" not in run.stdout
+    families = [str(ROOT / "tests" / "ops" / f) for f in STANDIN_FAMILIES]
+    _pytest_on_the_stand_in("-k", ONE_DTYPE, *families, timeout=900)
