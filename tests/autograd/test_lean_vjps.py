@@ -101,6 +101,9 @@ def test_grad_from_a_view_of_a_private_product_is_kept():
     holds: stored as .grad as it is, and accumulating into it on a second backward."""
     w, b, x = _linear_net(cr, True)
     cr.nn.functional.linear(x, w, b).sum().backward()
+    # kept, not copied: a copy would own its memory (the engine's hand-off to the weight's
+    # TBackward0 must not keep the product's transposed view alive: that read as shared)
+    assert not w.grad.numpy().flags.owndata
     first = w.grad.numpy().copy()
     cr.nn.functional.linear(x, w, b).sum().backward()
     np.testing.assert_allclose(w.grad.numpy(), 2 * first, rtol=1e-15)

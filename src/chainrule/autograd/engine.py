@@ -185,6 +185,7 @@ def _run_plain(ready: list, deps: dict, retain_graph: bool, create_graph: bool) 
             g = got = grad_inputs = None
             if following is not None:
                 node, grad_outputs = following, following_grads
+                following = following_grads = None  # (_accumulate counts the references)
                 continue
             if not ready:
                 break
