@@ -688,8 +688,8 @@ class Op:
     def _save(self, node, plan, args, arrays, params, out, result) -> None:
         """Keep what the VJPs of the inputs needing gradients asked for, and their versions.
 
-        An input tensor saved as one of the plan's first two "arg" entries goes into a slot
-        of the node (``_in0``, ``_in1``) with its version, and is read back at backward
+        An input saved as one of the plan's first two "arg" entries goes into a slot of the
+        node (``_in0``, ``_in1``), a tensor with its version, and is read back at backward
         (Node._saved_values); its place in ``_saved`` holds None."""
         saved = []
         checks = []
@@ -700,19 +700,21 @@ class Op:
         for kind, key in zip(plan.kinds, plan.keys):
             if kind == "arg":
                 v = args[key]
-                if isinstance(v, Tensor):
+                tensor = isinstance(v, Tensor)
+                if tensor:
                     vc = v._vc
                     if vc is not None and vc.__class__ is not list:
                         raise RuntimeError(INFERENCE_SAVED)  # an inference tensor
-                    if slot < 2:
-                        version = 0 if vc is None else vc[0]
-                        if slot:
-                            node._in1, node._v1 = v, version
-                        else:
-                            node._in0, node._v0 = v, version
-                        slot += 1
-                        saved.append(None)
-                        continue
+                if slot < 2:
+                    version = 0 if not tensor or vc is None else vc[0]
+                    if slot:
+                        node._in1, node._v1 = v, version
+                    else:
+                        node._in0, node._v0 = v, version
+                    slot += 1
+                    saved.append(None)
+                    continue
+                if tensor:
                     vc = _counter(v)
                     checks.append((vc, vc[0], len(saved)))
                 slot += 1
@@ -803,24 +805,19 @@ _NONE2 = (None, None)
 
 
 def _inputs_saver(keys: tuple) -> Callable:
-    """Saving one or two inputs (``mul``, ``matmul``): a tensor goes into the node's slot
-    ``_in0``/``_in1`` with its version (None in ``_saved``), a number into ``_saved``."""
+    """Saving one or two inputs (``mul``, ``matmul``): each goes into the node's slot
+    ``_in0``/``_in1``, a tensor with its version; ``_saved`` holds None in their places,
+    one constant tuple, so that saving makes no object but the node."""
     first = keys[0]
     if len(keys) == 1:
 
         def save_input(node, plan, args, arrays, params, out, result) -> None:
             v = args[first]
+            node._in0 = v
             node._in1 = None
             node._v1 = 0
-            if isinstance(v, Tensor):
-                vc = v._vc
-                node._v0 = 0 if vc is None else _saved_version(v)
-                node._in0 = v
-                node._saved = _NONE1
-            else:
-                node._in0 = None
-                node._v0 = 0
-                node._saved = (v,)
+            node._v0 = _saved_version(v) if isinstance(v, Tensor) and v._vc is not None else 0
+            node._saved = _NONE1
 
         return save_input
     second = keys[1]
@@ -828,23 +825,11 @@ def _inputs_saver(keys: tuple) -> Callable:
     def save_inputs(node, plan, args, arrays, params, out, result) -> None:
         v = args[first]
         w = args[second]
-        if isinstance(v, Tensor):
-            vc = v._vc
-            node._v0 = 0 if vc is None else _saved_version(v)
-            node._in0 = v
-            v = None
-        else:
-            node._in0 = None
-            node._v0 = 0
-        if isinstance(w, Tensor):
-            vc = w._vc
-            node._v1 = 0 if vc is None else _saved_version(w)
-            node._in1 = w
-            w = None
-        else:
-            node._in1 = None
-            node._v1 = 0
-        node._saved = _NONE2 if v is None and w is None else (v, w)
+        node._in0 = v
+        node._in1 = w
+        node._v0 = _saved_version(v) if isinstance(v, Tensor) and v._vc is not None else 0
+        node._v1 = _saved_version(w) if isinstance(w, Tensor) and w._vc is not None else 0
+        node._saved = _NONE2
 
     return save_inputs
 
