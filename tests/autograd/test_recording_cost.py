@@ -92,6 +92,8 @@ x3, y3 = _leaf(seed=1), _leaf(seed=2)
 m, w = _leaf((3, 4), seed=3), _leaf((4, 2), seed=4)
 c3 = _leaf(seed=5, grad=False)
 z = cr.tensor([-0.0, 0.0, float("nan"), -1.5, 2.0, -float("nan")], requires_grad=True)
+s0 = cr.tensor(1.5, requires_grad=True)  # 0-d: NumPy gives a scalar, the general output step
+h3 = _leaf(dtype=cr.float16, seed=6)
 
 # (fast call, op, args, params): the fast call and the general path on the same inputs
 CASES = {
@@ -102,6 +104,13 @@ CASES = {
     "c + x": (lambda: c3 + x3, arithmetic.add, (c3, x3), {}),
     "x.add(y, alpha=2)": (lambda: x3.add(y3, alpha=2), arithmetic.add, (x3, y3), {"alpha": 2}),
     "x - y": (lambda: x3 - y3, arithmetic.sub, (x3, y3), {}),
+    "x - 2": (lambda: x3 - 2, arithmetic.sub, (x3, 2), {}),
+    "s * 3": (lambda: s0 * 3, arithmetic.mul, (s0, 3), {}),
+    "h * 1e5": (lambda: h3 * 1e5, arithmetic.mul, (h3, 1e5), {}),  # overflows: inf, silently
+    "h * h": (lambda: h3 * h3, arithmetic.mul, (h3, h3), {}),
+    "x * h": (lambda: x3 * h3, arithmetic.mul, (x3, h3), {}),  # promoted: the general path
+    "(x * 2) * y": (lambda: (x3 * 2) * y3, None, None, None),
+    "x * True": (lambda: x3 * True, arithmetic.mul, (x3, True), {}),
     "x * y": (lambda: x3 * y3, arithmetic.mul, (x3, y3), {}),
     "x * x": (lambda: x3 * x3, arithmetic.mul, (x3, x3), {}),
     "x * 0.5": (lambda: x3 * 0.5, arithmetic.mul, (x3, 0.5), {}),
@@ -129,7 +138,12 @@ CASES = {
 @pytest.mark.parametrize("case", CASES)
 def test_fast_path_gives_what_the_general_path_gives(case, grad):
     fast, op, args, params = CASES[case]
-    if op is None:  # a view of a view: the general path for both steps
+    if case == "(x * 2) * y":  # a non-leaf operand: the general path for both steps
+
+        def general():
+            return _general(arithmetic.mul, (_general(arithmetic.mul, (x3, 2), {}), y3), {})
+
+    elif op is None:  # a view of a view: the general path for both steps
         op, params = indexing.getitem, {"key": slice(1, None)}
 
         def general():
@@ -148,7 +162,7 @@ def test_fast_path_gives_what_the_general_path_gives(case, grad):
         return
     got, want = fast(), general()
     _assert_same_tensor(got, want)
-    inputs = [x3, y3, m, w, z]
+    inputs = [x3, y3, m, w, z, s0, h3]
     if got.requires_grad:
         for g, h in zip(_grads(fast, inputs), _grads(general, inputs)):
             assert (g is None) == (h is None)
@@ -411,3 +425,12 @@ def test_saved_output_unwritten_backward_as_torch():
         return x.grad, out._version
 
     compare(run)
+
+
+def test_operator_entry_in_inference_mode_with_grad_enabled_makes_an_inference_tensor():
+    """Inside inference_mode, an op's output is an inference tensor whatever the grad mode,
+    on the operators' entry as on the general path."""
+    with cr.inference_mode(), cr.enable_grad():
+        fast, general = x3 * 2, _general(arithmetic.mul, (x3, 2), {})
+        assert fast.is_inference() and general.is_inference()
+        assert (fast.grad_fn is None) == (general.grad_fn is None)

@@ -246,6 +246,9 @@ class SavePlan(NamedTuple):
     # save(node, plan, args, arrays, params, out, result): keeps what the plan asks for,
     # specialised to its pattern (``_saver``); None when nothing is saved
     save: Callable | None = None
+    # what ``save`` keeps in ``_saved`` when the call gives no parameters and the plan saves
+    # parameters only (their defaults, ``x + y``), or nothing (``()``); else None
+    fixed: tuple | None = None
 
 
 def save_plan(kinds: tuple, keys: tuple, vjps: tuple) -> SavePlan:
@@ -352,7 +355,11 @@ class Op:
                     idx.append(specs.index(item))
                 vjps.append((vjp, tuple(idx)))
             plan = save_plan(tuple(k for k, _ in specs), tuple(k for _, k in specs), tuple(vjps))
-            plan = self._plans[bits] = plan._replace(save=_saver(self, plan.kinds, plan.keys))
+            fixed = None
+            if all(k == "param" for k in plan.kinds):
+                fixed = tuple(self.params[key] for key in plan.keys)
+            plan = plan._replace(save=_saver(self, plan.kinds, plan.keys), fixed=fixed)
+            self._plans[bits] = plan
         return plan
 
     def _classify(self, n: str, i: int) -> tuple[str, Any]:

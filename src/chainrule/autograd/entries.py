@@ -1,0 +1,139 @@
+"""Entries specialised per op: the hot calls of every training loop (``x + y``, ``y * 2``)
+in one function each, the op's constants bound once.
+
+Each does for its common case what ``Op._fast`` (recording.py) does, one or two calls less,
+and hands every other case to the general path; tests/autograd/test_recording_cost.py pins
+each to it (values, dtype, grad_fn, next_functions, saved values, gradients, errors).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import _tensor
+from .._backend import IGNORE, loud, ndarray, set_errstate
+from .._meta import live as _meta_live
+from .._tensor import Tensor, _make
+from . import forward_ad, grad_mode
+from .anomaly_mode import _anomaly
+from .recording import Op, _translate
+
+_new = object.__new__
+_state = grad_mode._state
+_fw_state = forward_ad.state
+
+_NO_PARAMS: dict = {}
+
+
+def binary_entry(op: Op, general: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``a <op> b`` (an operator: ``x + y``, ``y * 2``) in one call for the common case, a
+    float tensor with a Python number or a tensor of its dtype: the forward, the output and
+    its node made here as ``Op._fast`` makes them, the op's constants bound once. Anything
+    else (another dtype or operand, a view, forward or anomaly mode, a device array, a 0-d
+    result) goes to ``Op._fast`` or to ``general(a, b)``. tests/autograd/test_recording_cost.py
+    pins it to the general path."""
+    if op.view or op.node_class is None or not op.differentiable or len(op.args) != 2:
+        raise TypeError(
+            f"{op.name}: no binary entry for a view, a named-per-call or non-differentiable op"
+        )
+    forward = op.forward
+    quiet_ = op.quiet
+    cls = op.node_class
+    plans = op._plans
+    plan_for = op.plan
+    fast = op._fast
+    state = _state
+    fw_state = _fw_state
+    anomaly = _anomaly
+    meta_live = _meta_live
+    tensor_mod = _tensor
+
+    def entry(a: Any, b: Any) -> Any:
+        c = b.__class__
+        if a.__class__ is not Tensor or meta_live[0]:
+            return general(a, b)
+        dtype = a._dtype
+        if c is Tensor:
+            if b._dtype is not dtype:
+                return general(a, b)
+            y = b._data
+        elif c is float or c is int:
+            y = b
+        else:
+            return general(a, b)
+        if dtype._category != 2:
+            return general(a, b)
+        x = a._data
+        token = set_errstate(IGNORE) if quiet_ else None
+        try:
+            out = forward(x, y)
+        except ValueError as exc:
+            raise _translate(exc, (x, y)) from None
+        finally:
+            if token is not None:
+                loud(token)
+        if (
+            out.__class__ is not ndarray
+            or out.dtype is not x.dtype
+            or a._view is not None
+            or c is Tensor
+            and b._view is not None
+            or fw_state.level
+            or anomaly.record
+            or tensor_mod._inference_contexts  # (an inference tensor is made by _make)
+        ):
+            return fast((a, b), (x, y), _NO_PARAMS, cls, out)  # (it sees to these cases)
+        if not state.enabled:
+            return _make(out, dtype)
+        if c is Tensor:
+            bits = a._requires_grad | b._requires_grad << 1
+        else:
+            bits = 1 if a._requires_grad else 0
+        if not bits:
+            return _make(out, dtype)
+        plan = plans[bits] or plan_for((bool(bits & 1), bool(bits & 2)))
+        node = _new(cls)
+        node._op = op
+        node._plan = plan
+        node._arity = 2
+        node._rest = ()
+        node._checks = ()
+        node._extra = None
+        if bits & 1:
+            fn = a._grad_fn
+            node._fn0 = a if fn is None else fn  # a leaf: see Node._next
+            node._nr0 = a._output_nr
+            node._shape0 = x.shape
+            node._dtype0 = dtype
+        else:
+            node._fn0 = node._shape0 = node._dtype0 = None
+            node._nr0 = 0
+        if bits & 2:
+            fn = b._grad_fn
+            node._fn1 = b if fn is None else fn
+            node._nr1 = b._output_nr
+            node._shape1 = y.shape
+            node._dtype1 = dtype
+        else:
+            node._fn1 = node._shape1 = node._dtype1 = None
+            node._nr1 = 0
+        # the output tensor, as _make makes it (inlined: this runs once per op)
+        result = _new(Tensor)
+        result._data = out
+        result._dtype = dtype
+        result._requires_grad = True
+        result._grad_fn = node
+        result._output_nr = 0
+        result._grad = result._vc = result._acc = result._hooks = result._post_hooks = None
+        result._view = None
+        result._retains_grad = False
+        fixed = plan.fixed
+        if fixed is not None:
+            node._saved = fixed
+        else:
+            plan.save(node, plan, (a, b), (x, y), _NO_PARAMS, out, result)
+        return result
+
+    entry.__name__ = op.name
+    return entry
