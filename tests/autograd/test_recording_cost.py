@@ -125,6 +125,11 @@ CASES = {
     "relu(z)": (lambda: cr.relu(z), activations.relu, (z,), {}),
     "z.relu()": (lambda: z.relu(), activations.relu, (z,), {}),
     "x.exp()": (lambda: x3.exp(), unary.exp, (x3,), {}),
+    "cr.tanh(x)": (lambda: cr.tanh(x3), unary.tanh, (x3,), {}),
+    "cr.exp(c)": (lambda: cr.exp(c3), unary.exp, (c3,), {}),
+    "relu(s)": (lambda: cr.relu(s0), activations.relu, (s0,), {}),  # 0-d: NumPy's scalar
+    "relu(h)": (lambda: cr.relu(h3), activations.relu, (h3,), {}),
+    "sqrt(x)": (lambda: cr.sqrt(x3), unary.sqrt, (x3,), {}),  # nan, silently
     "-x": (lambda: -x3, arithmetic.neg, (x3,), {}),
     "x[1:]": (lambda: x3[1:], indexing.getitem, (x3,), {"key": slice(1, None)}),
     "m[1:]": (lambda: m[1:], indexing.getitem, (m,), {"key": slice(1, None)}),

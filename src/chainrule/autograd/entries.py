@@ -26,6 +26,32 @@ _fw_state = forward_ad.state
 _NO_PARAMS: dict = {}
 
 
+def _specialisable(op: Op, arity: int) -> bool:
+    """Whether an entry can stand for ``op`` with ``arity`` inputs (and its parameters'
+    defaults): not a view (its output shares a version counter), its node class known
+    before the call (not named per call), differentiable."""
+    return (
+        not op.view
+        and op.node_class is not None
+        and op.differentiable
+        and len(op.args) == arity
+    )
+
+
+def _output(out: Any, dtype: Any, node: Any) -> Tensor:
+    """The output tensor of ``node``, as ``_make`` makes it."""
+    result = _new(Tensor)
+    result._data = out
+    result._dtype = dtype
+    result._requires_grad = True
+    result._grad_fn = node
+    result._output_nr = 0
+    result._grad = result._vc = result._acc = result._hooks = result._post_hooks = None
+    result._view = None
+    result._retains_grad = False
+    return result
+
+
 def binary_entry(op: Op, general: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """``a <op> b`` (an operator: ``x + y``, ``y * 2``) in one call for the common case, a
     float tensor with a Python number or a tensor of its dtype: the forward, the output and
@@ -33,10 +59,8 @@ def binary_entry(op: Op, general: Callable[[Any, Any], Any]) -> Callable[[Any, A
     else (another dtype or operand, a view, forward or anomaly mode, a device array, a 0-d
     result) goes to ``Op._fast`` or to ``general(a, b)``. tests/autograd/test_recording_cost.py
     pins it to the general path."""
-    if op.view or op.node_class is None or not op.differentiable or len(op.args) != 2:
-        raise TypeError(
-            f"{op.name}: no binary entry for a view, a named-per-call or non-differentiable op"
-        )
+    if not _specialisable(op, 2):
+        raise TypeError(f"{op.name}: no binary entry (see _specialisable)")
     forward = op.forward
     quiet_ = op.quiet
     cls = op.node_class
@@ -49,7 +73,7 @@ def binary_entry(op: Op, general: Callable[[Any, Any], Any]) -> Callable[[Any, A
     meta_live = _meta_live
     tensor_mod = _tensor
 
-    def entry(a: Any, b: Any) -> Any:
+    def entry(a: Tensor, b: Any) -> Tensor:
         c = b.__class__
         if a.__class__ is not Tensor or meta_live[0]:
             return general(a, b)
@@ -118,21 +142,78 @@ def binary_entry(op: Op, general: Callable[[Any, Any], Any]) -> Callable[[Any, A
         else:
             node._fn1 = node._shape1 = node._dtype1 = None
             node._nr1 = 0
-        # the output tensor, as _make makes it (inlined: this runs once per op)
-        result = _new(Tensor)
-        result._data = out
-        result._dtype = dtype
-        result._requires_grad = True
-        result._grad_fn = node
-        result._output_nr = 0
-        result._grad = result._vc = result._acc = result._hooks = result._post_hooks = None
-        result._view = None
-        result._retains_grad = False
+        result = _output(out, dtype, node)
         fixed = plan.fixed
         if fixed is not None:
             node._saved = fixed
         else:
             plan.save(node, plan, (a, b), (x, y), _NO_PARAMS, out, result)
+        return result
+
+    entry.__name__ = op.name
+    return entry
+
+
+def unary_entry(op: Op, general: Callable[..., Any]) -> Callable[..., Any] | None:
+    """``f(x)`` (``relu(x)``, ``x.exp()``) in one call for a float tensor, as ``binary_entry``
+    for operators: everything else goes to ``Op._fast`` or to ``general(x, out=out)``. None
+    for an op no entry can stand for (``_specialisable``)."""
+    if not _specialisable(op, 1):
+        return None
+    forward = op.forward
+    quiet_ = op.quiet
+    cls = op.node_class
+    plans = op._plans
+    plan_for = op.plan
+    fast = op._fast
+    state = _state
+    fw_state = _fw_state
+    anomaly = _anomaly
+    meta_live = _meta_live
+    tensor_mod = _tensor
+
+    def entry(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+        if input.__class__ is not Tensor or out is not None or meta_live[0]:
+            return general(input, out=out)
+        dtype = input._dtype
+        if dtype._category != 2:
+            return general(input, out=out)
+        x = input._data
+        token = set_errstate(IGNORE) if quiet_ else None
+        try:
+            y = forward(x)
+        finally:
+            if token is not None:
+                loud(token)
+        if (
+            y.__class__ is not ndarray
+            or y.dtype is not x.dtype
+            or input._view is not None
+            or fw_state.level
+            or anomaly.record
+            or tensor_mod._inference_contexts  # (an inference tensor is made by _make)
+        ):
+            return fast((input,), (x,), _NO_PARAMS, cls, y)  # (it sees to these cases)
+        if not state.enabled or not input._requires_grad:
+            return _make(y, dtype)
+        plan = plans[1] or plan_for((True,))
+        node = _new(cls)
+        node._op = op
+        node._plan = plan
+        node._arity = 1
+        node._checks = ()
+        node._extra = None
+        fn = input._grad_fn
+        node._fn0 = input if fn is None else fn  # a leaf: see Node._next
+        node._nr0 = input._output_nr
+        node._shape0 = x.shape
+        node._dtype0 = dtype
+        result = _output(y, dtype, node)
+        fixed = plan.fixed
+        if fixed is not None:
+            node._saved = fixed
+        else:
+            plan.save(node, plan, (input,), (x,), _NO_PARAMS, y, result)
         return result
 
     entry.__name__ = op.name
