@@ -30,12 +30,7 @@ def _specialisable(op: Op, arity: int) -> bool:
     """Whether an entry can stand for ``op`` with ``arity`` inputs (and its parameters'
     defaults): not a view (its output shares a version counter), its node class known
     before the call (not named per call), differentiable."""
-    return (
-        not op.view
-        and op.node_class is not None
-        and op.differentiable
-        and len(op.args) == arity
-    )
+    return not op.view and op.node_class is not None and op.differentiable and len(op.args) == arity
 
 
 def _output(out: Any, dtype: Any, node: Any) -> Tensor:
