@@ -20,7 +20,7 @@ import chainrule as cr
 from chainrule._backend import loud, quiet
 from chainrule.autograd.graph import OUTPUT_CHECK
 from chainrule.autograd.recording import Op
-from chainrule.ops import activations, arithmetic, indexing, reductions, unary
+from chainrule.ops import activations, arithmetic, indexing, reductions, shapes, unary
 from chainrule.ops.linalg import products
 from oracle import assert_same_error, compare
 
@@ -122,6 +122,10 @@ CASES = {
     "x @ m": (lambda: x3 @ m, products.matmul, (x3, m), {}),
     "x.sum()": (lambda: x3.sum(), reductions.sum, (x3,), {}),
     "cr.sum(m)": (lambda: cr.sum(m), reductions.sum, (m,), {}),
+    "m.t().sum()": (lambda: m.t().sum(), None, None, None),  # a view's sum
+    "h.sum()": (lambda: h3.sum(), reductions.sum, (h3,), {}),  # float16: the general path
+    "c.sum()": (lambda: c3.sum(), reductions.sum, (c3,), {}),
+    "s.sum()": (lambda: s0.sum(), reductions.sum, (s0,), {}),
     "relu(z)": (lambda: cr.relu(z), activations.relu, (z,), {}),
     "z.relu()": (lambda: z.relu(), activations.relu, (z,), {}),
     "x.exp()": (lambda: x3.exp(), unary.exp, (x3,), {}),
@@ -143,7 +147,12 @@ CASES = {
 @pytest.mark.parametrize("case", CASES)
 def test_fast_path_gives_what_the_general_path_gives(case, grad):
     fast, op, args, params = CASES[case]
-    if case == "(x * 2) * y":  # a non-leaf operand: the general path for both steps
+    if case == "m.t().sum()":
+
+        def general():
+            return _general(reductions.sum, (_general(shapes.t, (m,), {}),), {})
+
+    elif case == "(x * 2) * y":  # a non-leaf operand: the general path for both steps
 
         def general():
             return _general(arithmetic.mul, (_general(arithmetic.mul, (x3, 2), {}), y3), {})

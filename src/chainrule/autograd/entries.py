@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import _tensor
-from .._backend import IGNORE, loud, ndarray, set_errstate
+from .._backend import IGNORE, loud, ndarray, set_errstate, xp
 from .._meta import live as _meta_live
 from .._tensor import Tensor, _make
 from . import forward_ad, grad_mode
@@ -213,3 +213,61 @@ def unary_entry(op: Op, general: Callable[..., Any]) -> Callable[..., Any] | Non
 
     entry.__name__ = op.name
     return entry
+
+
+def unary_recorder(op: Op, cls: type) -> Callable[[Tensor, Any, Any], Tensor]:
+    """``record(input, x, y)``: the output tensor of ``op`` (node class ``cls``) on a float
+    tensor ``input`` (its array ``x``, no parameters given) whose forward its caller ran
+    (``y``; ``x.sum()`` calls NumPy's reduction itself): what ``Op._fast`` makes of it, as
+    ``unary_entry`` makes it, everything else handed to ``Op._fast``."""
+    if op.view or not op.differentiable or len(op.args) != 1:
+        raise TypeError(f"{op.name}: no recorder for a view or a non-differentiable op")
+    plan = op.plan((True,))
+    fast = op._fast
+    state = _state
+    fw_state = _fw_state
+    anomaly = _anomaly
+    tensor_mod = _tensor
+    # a plan saving the input's shape and parameters (their defaults: none are given), as
+    # sum's: the saved tuple is the shape and these, the shape the one read for _shape0
+    rest = None
+    if plan.kinds[:1] == ("shape",) and all(k == "param" for k in plan.kinds[1:]):
+        rest = tuple(op.params[key] for key in plan.keys[1:])
+
+    def record(input: Tensor, x: Any, y: Any) -> Tensor:
+        if y.__class__ is not ndarray and isinstance(y, xp.generic):
+            y = xp.asarray(y)  # a full reduction's NumPy scalar: a 0-d array
+        if (
+            y.__class__ is not ndarray
+            or y.dtype is not x.dtype
+            or input._view is not None
+            or fw_state.level
+            or anomaly.record
+            or tensor_mod._inference_contexts
+            or _meta_live[0]
+        ):
+            return fast((input,), (x,), _NO_PARAMS, cls, y)  # (it sees to these cases)
+        dtype = input._dtype
+        if not state.enabled or not input._requires_grad:
+            return _make(y, dtype)
+        node = _new(cls)
+        node._op = op
+        node._plan = plan
+        node._arity = 1
+        node._checks = ()
+        node._extra = None
+        fn = input._grad_fn
+        node._fn0 = input if fn is None else fn  # a leaf: see Node._next
+        node._nr0 = input._output_nr
+        node._shape0 = shape = x.shape
+        node._dtype0 = dtype
+        result = _output(y, dtype, node)
+        if rest is not None:
+            node._saved = (shape, *rest)
+        elif plan.fixed is not None:
+            node._saved = plan.fixed
+        else:
+            plan.save(node, plan, (input,), (x,), _NO_PARAMS, y, result)
+        return result
+
+    return record
