@@ -140,6 +140,7 @@ CASES = {
     "m[:-1]": (lambda: m[:-1], indexing.getitem, (m,), {"key": slice(None, -1)}),
     "x[5:]": (lambda: x3[5:], indexing.getitem, (x3,), {"key": slice(5, None)}),
     "x[1:][1:]": (lambda: x3[1:][1:], None, None, None),
+    "c[1:]": (lambda: c3[1:], indexing.getitem, (c3,), {"key": slice(1, None)}),
 }
 
 

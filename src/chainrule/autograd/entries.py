@@ -14,7 +14,7 @@ from typing import Any
 from .. import _tensor
 from .._backend import IGNORE, loud, ndarray, set_errstate, xp
 from .._meta import live as _meta_live
-from .._tensor import Tensor, _make
+from .._tensor import Tensor, _counter, _make
 from . import forward_ad, grad_mode
 from .anomaly_mode import _anomaly
 from .recording import Op, _translate
@@ -271,3 +271,67 @@ def unary_recorder(op: Op, cls: type) -> Callable[[Tensor, Any, Any], Tensor]:
         return result
 
     return record
+
+
+def slice_entry(op: Op, cls: type) -> Callable[[Tensor, slice], Tensor]:
+    """``input[key]`` for a tensor and a plain slice (``x[1:]``), ``op`` being getitem and
+    ``cls`` its node class for a slice: the view, its version counter shared with the input,
+    its view record (``views.view_record``, inlined) and its node, made as ``Op._fast``
+    makes them; anything else (a stale view, forward or anomaly mode, a device array, a
+    0-d input) is handed to ``Op._fast``."""
+    plan = op.plan((True,))
+    if plan.kinds != ("shape", "param") or plan.keys != (0, "key"):
+        raise TypeError(f"{op.name}: not getitem's save plan")
+    forward = op.forward
+    fast = op._fast
+    state = _state
+    fw_state = _fw_state
+    anomaly = _anomaly
+    tensor_mod = _tensor
+
+    def entry(input: Tensor, key: slice) -> Tensor:
+        x = input._data
+        params = {"key": key}
+        view = input._view
+        if (
+            x.__class__ is not ndarray
+            or not x.ndim
+            or view is not None
+            and input._vc[1] > view[2]
+            or _meta_live[0]
+            or fw_state.level
+            or anomaly.record
+            or tensor_mod._inference_contexts
+        ):
+            return fast((input,), (x,), params, cls)
+        y = forward(x, key=key)  # (a slice of an array is always a view of its memory)
+        vc = input._vc
+        if vc is None:
+            vc = _counter(input)
+        dtype = input._dtype
+        if view is not None and view[0] is not None:  # (views.view_record)
+            record = (view[0], view[1] + ((op, params),), vc[0])
+        else:
+            record = (input, ((op, params),), vc[0])
+        if not state.enabled or not input._requires_grad or dtype._category != 2:
+            result = _make(y, dtype, vc=vc)
+            result._view = record
+            return result
+        node = _new(cls)
+        node._op = op
+        node._plan = plan
+        node._arity = 1
+        node._checks = ()
+        node._extra = None
+        fn = input._grad_fn
+        node._fn0 = input if fn is None else fn  # a leaf: see Node._next
+        node._nr0 = input._output_nr
+        node._shape0 = shape = x.shape
+        node._dtype0 = dtype
+        node._saved = (shape, key)
+        result = _output(y, dtype, node)
+        result._vc = vc
+        result._view = record
+        return result
+
+    return entry
