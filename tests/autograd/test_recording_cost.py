@@ -94,6 +94,7 @@ c3 = _leaf(seed=5, grad=False)
 z = cr.tensor([-0.0, 0.0, float("nan"), -1.5, 2.0, -float("nan")], requires_grad=True)
 s0 = cr.tensor(1.5, requires_grad=True)  # 0-d: NumPy gives a scalar, the general output step
 h3 = _leaf(dtype=cr.float16, seed=6)
+bt = _leaf((2, 3, 4), seed=7)
 
 # (fast call, op, args, params): the fast call and the general path on the same inputs
 CASES = {
@@ -120,6 +121,11 @@ CASES = {
     "x @ y": (lambda: x3 @ y3, products.matmul, (x3, y3), {}),
     "m @ w": (lambda: m @ w, products.matmul, (m, w), {}),
     "x @ m": (lambda: x3 @ m, products.matmul, (x3, m), {}),
+    "m @ w[:, 0]": (lambda: m @ w[:, 0], None, None, None),
+    "w.t() @ m.t()": (lambda: w.t() @ m.t(), None, None, None),  # F layouts saved
+    "b @ w": (lambda: bt @ w, products.matmul, (bt, w), {}),  # batched
+    "c @ x": (lambda: c3 @ x3, products.matmul, (c3, x3), {}),
+    "m @ c": (lambda: m.t() @ c3, None, None, None),
     "x.sum()": (lambda: x3.sum(), reductions.sum, (x3,), {}),
     "cr.sum(m)": (lambda: cr.sum(m), reductions.sum, (m,), {}),
     "m.t().sum()": (lambda: m.t().sum(), None, None, None),  # a view's sum
@@ -148,7 +154,23 @@ CASES = {
 @pytest.mark.parametrize("case", CASES)
 def test_fast_path_gives_what_the_general_path_gives(case, grad):
     fast, op, args, params = CASES[case]
-    if case == "m.t().sum()":
+    if case in ("m @ w[:, 0]", "w.t() @ m.t()", "m @ c"):  # views: the general path for them
+        first, second = {
+            "m @ w[:, 0]": (
+                lambda: m,
+                lambda: _general(indexing.getitem, (w,), {"key": (slice(None), 0)}),
+            ),
+            "w.t() @ m.t()": (
+                lambda: _general(shapes.t, (w,), {}),
+                lambda: _general(shapes.t, (m,), {}),
+            ),
+            "m @ c": (lambda: _general(shapes.t, (m,), {}), lambda: c3),
+        }[case]
+
+        def general():
+            return _general(products.matmul, (first(), second()), {})
+
+    elif case == "m.t().sum()":
 
         def general():
             return _general(reductions.sum, (_general(shapes.t, (m,), {}),), {})
@@ -177,7 +199,7 @@ def test_fast_path_gives_what_the_general_path_gives(case, grad):
         return
     got, want = fast(), general()
     _assert_same_tensor(got, want)
-    inputs = [x3, y3, m, w, z, s0, h3]
+    inputs = [x3, y3, m, w, z, s0, h3, bt]
     if got.requires_grad:
         for g, h in zip(_grads(fast, inputs), _grads(general, inputs)):
             assert (g is None) == (h is None)
@@ -292,6 +314,10 @@ SAVES = [
     (arithmetic.mul, (c3, x3), {}),
     (arithmetic.div, (x3, y3), {}),
     (products.matmul, (m, w), {}),
+    (products.matmul, (x3, m), {}),
+    (products.matmul, (c3, m), {}),
+    (products.mm, (m, w), {}),
+    (products.mm, (w.t(), m.t()), {}),  # F layouts
     (arithmetic.add, (x3, y3), {"alpha": 3}),
     (arithmetic.add, (x3, y3), {}),
     (reductions.sum, (m,), {"dim": 1, "keepdim": True}),

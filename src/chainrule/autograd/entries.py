@@ -26,11 +26,16 @@ _fw_state = forward_ad.state
 _NO_PARAMS: dict = {}
 
 
-def _specialisable(op: Op, arity: int) -> bool:
+def _specialisable(op: Op, arity: int, named: bool = False) -> bool:
     """Whether an entry can stand for ``op`` with ``arity`` inputs (and its parameters'
     defaults): not a view (its output shares a version counter), its node class known
-    before the call (not named per call), differentiable."""
-    return not op.view and op.node_class is not None and op.differentiable and len(op.args) == arity
+    before the call (not named per call, unless the entry is ``named``), differentiable."""
+    return (
+        not op.view
+        and (named or op.node_class is not None)
+        and op.differentiable
+        and len(op.args) == arity
+    )
 
 
 def _output(out: Any, dtype: Any, node: Any) -> Tensor:
@@ -47,14 +52,20 @@ def _output(out: Any, dtype: Any, node: Any) -> Tensor:
     return result
 
 
-def binary_entry(op: Op, general: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-    """``a <op> b`` (an operator: ``x + y``, ``y * 2``) in one call for the common case, a
-    float tensor with a Python number or a tensor of its dtype: the forward, the output and
-    its node made here as ``Op._fast`` makes them, the op's constants bound once. Anything
-    else (another dtype or operand, a view, forward or anomaly mode, a device array, a 0-d
-    result) goes to ``Op._fast`` or to ``general(a, b)``. tests/autograd/test_recording_cost.py
-    pins it to the general path."""
-    if not _specialisable(op, 2):
+def binary_entry(
+    op: Op,
+    general: Callable[[Any, Any], Any],
+    numbers: bool = True,
+    node_class: Callable[[Any, Any], type] | None = None,
+) -> Callable[[Any, Any], Any]:
+    """``a <op> b`` (an operator: ``x + y``, ``y * 2``, ``x @ w``) in one call for the common
+    case, a float tensor with a tensor of its dtype or (``numbers``) a Python number: the
+    forward, the output and its node made here as ``Op._fast`` makes them, the op's constants
+    bound once. ``node_class(x, y)``, for an op whose node is named per call, gives its
+    class from the arrays. Anything else (another dtype or operand, a stale view, forward or
+    anomaly mode, a device array) goes to ``Op._fast`` or to ``general(a, b)``.
+    tests/autograd/test_recording_cost.py pins it to the general path."""
+    if not _specialisable(op, 2, node_class is not None):
         raise TypeError(f"{op.name}: no binary entry (see _specialisable)")
     forward = op.forward
     quiet_ = op.quiet
@@ -67,6 +78,7 @@ def binary_entry(op: Op, general: Callable[[Any, Any], Any]) -> Callable[[Any, A
     anomaly = _anomaly
     meta_live = _meta_live
     tensor_mod = _tensor
+    generic = xp.generic
 
     def entry(a: Tensor, b: Any) -> Tensor:
         c = b.__class__
@@ -77,7 +89,7 @@ def binary_entry(op: Op, general: Callable[[Any, Any], Any]) -> Callable[[Any, A
             if b._dtype is not dtype:
                 return general(a, b)
             y = b._data
-        elif c is float or c is int:
+        elif (c is float or c is int) and numbers:
             y = b
         else:
             return general(a, b)
@@ -92,12 +104,17 @@ def binary_entry(op: Op, general: Callable[[Any, Any], Any]) -> Callable[[Any, A
         finally:
             if token is not None:
                 loud(token)
+        if out.__class__ is not ndarray and isinstance(out, generic):
+            out = xp.asarray(out)  # a 0-d result's NumPy scalar: a 0-d array
+        view = a._view
+        other = b._view if c is Tensor else None
         if (
             out.__class__ is not ndarray
             or out.dtype is not x.dtype
-            or a._view is not None
-            or c is Tensor
-            and b._view is not None
+            or view is not None
+            and a._vc[1] > view[2]  # a view whose base was written since: re-derived there
+            or other is not None
+            and b._vc[1] > other[2]
             or fw_state.level
             or anomaly.record
             or tensor_mod._inference_contexts  # (an inference tensor is made by _make)
@@ -112,7 +129,7 @@ def binary_entry(op: Op, general: Callable[[Any, Any], Any]) -> Callable[[Any, A
         if not bits:
             return _make(out, dtype)
         plan = plans[bits] or plan_for((bool(bits & 1), bool(bits & 2)))
-        node = _new(cls)
+        node = _new(cls if node_class is None else node_class(x, y))
         node._op = op
         node._plan = plan
         node._arity = 2

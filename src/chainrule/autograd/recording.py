@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import types
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -790,6 +791,9 @@ def _saver(op: Op, kinds: tuple, keys: tuple) -> Callable | None:
         return None
     if len(kinds) <= 2 and all(k == "arg" for k in kinds):
         return _inputs_saver(keys)
+    n = kinds.index("layout") if "layout" in kinds else 0
+    if 0 < n <= 2 and all(k == "arg" for k in kinds[:n]) and set(kinds[n:]) == {"layout"}:
+        return _inputs_layouts_saver(keys[:n], keys[n:])
     if kinds == ("ans",):
         return _save_output
     if all(k == "shape" or k == "param" for k in kinds):
@@ -839,6 +843,38 @@ def _inputs_saver(keys: tuple) -> Callable:
         node._saved = _NONE2
 
     return save_inputs
+
+
+def _layout_of(a: Any) -> str:
+    """``layout(a)``, at once for an array of fewer than two dims (always "C")."""
+    return "C" if a.__class__ is ndarray and a.ndim < 2 else layout(a)
+
+
+def _inputs_layouts_saver(keys: tuple, layout_keys: tuple) -> Callable:
+    """Saving one or two inputs and the memory layouts of some of them (matmul, mm): the
+    inputs as ``_inputs_saver`` saves them, the layouts in ``_saved`` after the inputs'
+    places (one constant tuple per combination of layouts)."""
+    save_inputs = _inputs_saver(keys)
+    blank = (None,) * len(keys)
+    combos = {}
+    for combo in itertools.product("CF", repeat=len(layout_keys)):
+        combos[combo] = blank + combo
+    if len(layout_keys) == 1:
+        (k,) = layout_keys
+        one = {c[0]: t for c, t in combos.items()}
+
+        def save_layout(node, plan, args, arrays, params, out, result) -> None:
+            save_inputs(node, plan, args, arrays, params, out, result)
+            node._saved = one[_layout_of(arrays[k])]
+
+        return save_layout
+    k0, k1 = layout_keys
+
+    def save_layouts(node, plan, args, arrays, params, out, result) -> None:
+        save_inputs(node, plan, args, arrays, params, out, result)
+        node._saved = combos[_layout_of(arrays[k0]), _layout_of(arrays[k1])]
+
+    return save_layouts
 
 
 def _save_output(node, plan, args, arrays, params, out, result) -> None:
