@@ -17,7 +17,7 @@ import pytest
 import torch
 
 import chainrule as cr
-from chainrule._backend import loud, quiet
+from chainrule._backend import loud, quiet, scalar
 from chainrule.autograd.graph import OUTPUT_CHECK
 from chainrule.autograd.recording import Op
 from chainrule.ops import activations, arithmetic, indexing, reductions, shapes, unary
@@ -112,6 +112,11 @@ CASES = {
     "x * h": (lambda: x3 * h3, arithmetic.mul, (x3, h3), {}),  # promoted: the general path
     "(x * 2) * y": (lambda: (x3 * 2) * y3, None, None, None),
     "x * True": (lambda: x3 * True, arithmetic.mul, (x3, True), {}),
+    "x * -0.0": (lambda: x3 * -0.0, arithmetic.mul, (x3, -0.0), {}),  # signs of zeros kept
+    "x * 0.0": (lambda: x3 * 0.0, arithmetic.mul, (x3, 0.0), {}),
+    "x * 2**60": (lambda: x3 * 2**60 + 1, None, None, None),
+    "h / 3": (lambda: h3 / 3, arithmetic.div, (h3, 3), {}),
+    "x * nan": (lambda: x3 * float("nan"), arithmetic.mul, (x3, float("nan")), {}),
     "x * y": (lambda: x3 * y3, arithmetic.mul, (x3, y3), {}),
     "x * x": (lambda: x3 * x3, arithmetic.mul, (x3, x3), {}),
     "x * 0.5": (lambda: x3 * 0.5, arithmetic.mul, (x3, 0.5), {}),
@@ -174,6 +179,11 @@ def test_fast_path_gives_what_the_general_path_gives(case, grad):
 
         def general():
             return _general(reductions.sum, (_general(shapes.t, (m,), {}),), {})
+
+    elif case == "x * 2**60":
+
+        def general():
+            return _general(arithmetic.add, (_general(arithmetic.mul, (x3, 2**60), {}), 1), {})
 
     elif case == "(x * 2) * y":  # a non-leaf operand: the general path for both steps
 
@@ -475,3 +485,19 @@ def test_operator_entry_in_inference_mode_with_grad_enabled_makes_an_inference_t
         fast, general = x3 * 2, _general(arithmetic.mul, (x3, 2), {})
         assert fast.is_inference() and general.is_inference()
         assert (fast.grad_fn is None) == (general.grad_fn is None)
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("value", [0.1, 3, 1e5, -2.5, 1e-8, 2**53, float("inf")])
+def test_kept_scalar_is_the_number_as_an_operand(dt, value):
+    """A number as a kept 0-d array (_backend.scalar) gives a ufunc the result the number
+    gives, bit for bit; zero (its sign) and nan are given back as they are."""
+    a = np.random.default_rng(0).standard_normal(7).astype(dt)
+    with np.errstate(all="ignore"):
+        for ufunc in (np.multiply, np.add, np.true_divide, np.subtract):
+            got = ufunc(a, scalar(value, a.dtype))
+            want = ufunc(a, value)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+    assert scalar(-0.0, a.dtype) is not scalar(0.0, a.dtype)
+    assert scalar(float("nan"), a.dtype) != scalar(float("nan"), a.dtype)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import _tensor
-from .._backend import IGNORE, loud, ndarray, set_errstate, xp
+from .._backend import IGNORE, loud, ndarray, scalar, set_errstate, xp
 from .._meta import live as _meta_live
 from .._tensor import Tensor, _counter, _make
 from . import forward_ad, grad_mode
@@ -24,6 +24,7 @@ _state = grad_mode._state
 _fw_state = forward_ad.state
 
 _NO_PARAMS: dict = {}
+_NONE1 = (None,)  # _saved of a plan saving one input, kept in its slot
 
 
 def _specialisable(op: Op, arity: int, named: bool = False) -> bool:
@@ -79,6 +80,9 @@ def binary_entry(
     meta_live = _meta_live
     tensor_mod = _tensor
     generic = xp.generic
+    # with a number b (bits 1), the plan saves b alone (mul's: d(ab)/da = b)
+    number_plan = op.plan((True, False))
+    saves_number = number_plan.kinds == ("arg",) and number_plan.keys == (1,)
 
     def entry(a: Tensor, b: Any) -> Tensor:
         c = b.__class__
@@ -90,7 +94,7 @@ def binary_entry(
                 return general(a, b)
             y = b._data
         elif (c is float or c is int) and numbers:
-            y = b
+            y = b  # (the forward gets it as a kept 0-d array: _backend.scalar)
         else:
             return general(a, b)
         if dtype._category != 2:
@@ -98,7 +102,7 @@ def binary_entry(
         x = a._data
         token = set_errstate(IGNORE) if quiet_ else None
         try:
-            out = forward(x, y)
+            out = forward(x, y if c is Tensor else scalar(b, x.dtype))
         except ValueError as exc:
             raise _translate(exc, (x, y)) from None
         finally:
@@ -154,10 +158,25 @@ def binary_entry(
         else:
             node._fn1 = node._shape1 = node._dtype1 = None
             node._nr1 = 0
-        result = _output(out, dtype, node)
+        # the output tensor (_output, inlined: this runs once per op)
+        result = _new(Tensor)
+        result._data = out
+        result._dtype = dtype
+        result._requires_grad = True
+        result._grad_fn = node
+        result._output_nr = 0
+        result._grad = result._vc = result._acc = result._hooks = result._post_hooks = None
+        result._view = None
+        result._retains_grad = False
         fixed = plan.fixed
         if fixed is not None:
             node._saved = fixed
+        elif c is not Tensor and saves_number:  # (recording._inputs_saver, for a number)
+            node._in0 = b
+            node._v0 = 0
+            node._in1 = None
+            node._v1 = 0
+            node._saved = _NONE1
         else:
             plan.save(node, plan, (a, b), (x, y), _NO_PARAMS, out, result)
         return result

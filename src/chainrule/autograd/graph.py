@@ -292,6 +292,21 @@ class Node:
                 values = self._saved_values(False)
         # (else nothing to check or unwrap: only numbers, shapes and parameters were saved)
         g = grad_outputs[0] if self.n_outputs == 1 else tuple(grad_outputs)
+        only = self._plan.only0
+        if only is not None and not create_graph:  # input 0 alone: the loop below, unrolled
+            vjp, idx = only
+            grad = vjp(g, values[idx[0]]) if len(idx) == 1 else vjp(g, *[values[j] for j in idx])
+            if grad.__class__ is not ndarray:
+                grad = _backend.asanyarray(grad)  # (a MetaArray or device array stays one)
+            shape = self._shape0
+            gshape = grad.shape
+            if gshape != shape:
+                grad = _sum_to(self, 0, grad, shape, gshape)
+            npd = self._dtype0.np
+            if grad.dtype is not npd and grad.dtype != npd:
+                grad = grad.astype(npd)
+            n = self._arity
+            return [grad] if n == 1 else [grad, None] if n == 2 else [grad] + [None] * (n - 1)
         grads = []
         i = -1
         for vjp, idx in self._plan.vjps:

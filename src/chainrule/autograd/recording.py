@@ -250,6 +250,9 @@ class SavePlan(NamedTuple):
     # what ``save`` keeps in ``_saved`` when the call gives no parameters and the plan saves
     # parameters only (their defaults, ``x + y``), or nothing (``()``); else None
     fixed: tuple | None = None
+    # (vjp, indices) when input 0 is the only input with a VJP (``y * 2``, ``relu``), else
+    # None: Node.apply's short path
+    only0: tuple | None = None
 
 
 def save_plan(kinds: tuple, keys: tuple, vjps: tuple) -> SavePlan:
@@ -260,7 +263,10 @@ def save_plan(kinds: tuple, keys: tuple, vjps: tuple) -> SavePlan:
     so that a node saving its inputs is still one object for the collector."""
     frees = any(k not in _METADATA for k in kinds)
     args = tuple(i for i, k in enumerate(kinds) if k == "arg")[:2]
-    return SavePlan(kinds, keys, vjps, frees, args)
+    only0 = None
+    if vjps and vjps[0][0] is not None and all(v is None for v, _ in vjps[1:]):
+        only0 = vjps[0]
+    return SavePlan(kinds, keys, vjps, frees, args, only0=only0)
 
 
 _METADATA = ("shape", "layout", "param")  # saved kinds that hold no tensor
