@@ -501,3 +501,13 @@ def test_kept_scalar_is_the_number_as_an_operand(dt, value):
             np.testing.assert_array_equal(got, want)
     assert scalar(-0.0, a.dtype) is not scalar(0.0, a.dtype)
     assert scalar(float("nan"), a.dtype) != scalar(float("nan"), a.dtype)
+
+
+def test_operator_entry_refuses_to_save_an_inference_tensor_as_torch():
+    def run(lib):
+        with lib.inference_mode():
+            c = lib.ones(3)
+        x = lib.ones(3, requires_grad=True)
+        return x * c
+
+    assert_same_error(run)

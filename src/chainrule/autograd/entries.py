@@ -17,7 +17,7 @@ from .._meta import live as _meta_live
 from .._tensor import Tensor, _counter, _make
 from . import forward_ad, grad_mode
 from .anomaly_mode import _anomaly
-from .recording import Op, _translate
+from .recording import Op, _saved_version, _translate
 
 _new = object.__new__
 _state = grad_mode._state
@@ -25,6 +25,7 @@ _fw_state = forward_ad.state
 
 _NO_PARAMS: dict = {}
 _NONE1 = (None,)  # _saved of a plan saving one input, kept in its slot
+_NONE2 = (None, None)  # ... two inputs
 
 
 def _specialisable(op: Op, arity: int, named: bool = False) -> bool:
@@ -80,9 +81,13 @@ def binary_entry(
     meta_live = _meta_live
     tensor_mod = _tensor
     generic = xp.generic
-    # with a number b (bits 1), the plan saves b alone (mul's: d(ab)/da = b)
-    number_plan = op.plan((True, False))
-    saves_number = number_plan.kinds == ("arg",) and number_plan.keys == (1,)
+    # per bits (which inputs need gradients): the inputs the plan saves when it saves inputs
+    # alone (mul's: d(ab)/da = b), else ()
+    saves_inputs: list = [()]
+    for need in ((True, False), (False, True), (True, True)):
+        plan = op.plan(need)
+        alone = 0 < len(plan.kinds) <= 2 and all(k == "arg" for k in plan.kinds)
+        saves_inputs.append(plan.keys if alone else ())
 
     def entry(a: Tensor, b: Any) -> Tensor:
         c = b.__class__
@@ -171,12 +176,22 @@ def binary_entry(
         fixed = plan.fixed
         if fixed is not None:
             node._saved = fixed
-        elif c is not Tensor and saves_number:  # (recording._inputs_saver, for a number)
-            node._in0 = b
-            node._v0 = 0
-            node._in1 = None
-            node._v1 = 0
-            node._saved = _NONE1
+        elif saves_inputs[bits]:  # the plan saves inputs alone (recording._inputs_saver, inlined)
+            keys = saves_inputs[bits]
+            v = b if keys[0] else a
+            node._in0 = v
+            vc = v._vc if v.__class__ is Tensor else None
+            node._v0 = 0 if vc is None else vc[0] if vc.__class__ is list else _saved_version(v)
+            if len(keys) == 1:
+                node._in1 = None
+                node._v1 = 0
+                node._saved = _NONE1
+            else:
+                w = b if keys[1] else a
+                node._in1 = w
+                vc = w._vc if w.__class__ is Tensor else None
+                node._v1 = 0 if vc is None else vc[0] if vc.__class__ is list else _saved_version(w)
+                node._saved = _NONE2
         else:
             plan.save(node, plan, (a, b), (x, y), _NO_PARAMS, out, result)
         return result
