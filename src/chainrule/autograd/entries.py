@@ -17,7 +17,8 @@ from .._meta import live as _meta_live
 from .._tensor import Tensor, _counter, _make
 from . import forward_ad, grad_mode
 from .anomaly_mode import _anomaly
-from .recording import Op, _saved_version, _translate
+from .recording import _SHAPES as _shapes
+from .recording import Op, _saved_version, _translate, kept_shape
 
 _new = object.__new__
 _state = grad_mode._state
@@ -149,7 +150,8 @@ def binary_entry(
             fn = a._grad_fn
             node._fn0 = a if fn is None else fn  # a leaf: see Node._next
             node._nr0 = a._output_nr
-            node._shape0 = x.shape
+            shape = x.shape
+            node._shape0 = _shapes.get(shape) or kept_shape(shape)
             node._dtype0 = dtype
         else:
             node._fn0 = node._shape0 = node._dtype0 = None
@@ -158,7 +160,8 @@ def binary_entry(
             fn = b._grad_fn
             node._fn1 = b if fn is None else fn
             node._nr1 = b._output_nr
-            node._shape1 = y.shape
+            shape = y.shape
+            node._shape1 = _shapes.get(shape) or kept_shape(shape)
             node._dtype1 = dtype
         else:
             node._fn1 = node._shape1 = node._dtype1 = None
@@ -252,7 +255,8 @@ def unary_entry(op: Op, general: Callable[..., Any]) -> Callable[..., Any] | Non
         fn = input._grad_fn
         node._fn0 = input if fn is None else fn  # a leaf: see Node._next
         node._nr0 = input._output_nr
-        node._shape0 = x.shape
+        shape = x.shape
+        node._shape0 = _shapes.get(shape) or kept_shape(shape)
         node._dtype0 = dtype
         result = _output(y, dtype, node)
         fixed = plan.fixed
@@ -310,7 +314,8 @@ def unary_recorder(op: Op, cls: type) -> Callable[[Tensor, Any, Any], Tensor]:
         fn = input._grad_fn
         node._fn0 = input if fn is None else fn  # a leaf: see Node._next
         node._nr0 = input._output_nr
-        node._shape0 = shape = x.shape
+        shape = x.shape
+        node._shape0 = shape = _shapes.get(shape) or kept_shape(shape)
         node._dtype0 = dtype
         result = _output(y, dtype, node)
         if rest is not None:
@@ -377,7 +382,8 @@ def slice_entry(op: Op, cls: type) -> Callable[[Tensor, slice], Tensor]:
         fn = input._grad_fn
         node._fn0 = input if fn is None else fn  # a leaf: see Node._next
         node._nr0 = input._output_nr
-        node._shape0 = shape = x.shape
+        shape = x.shape
+        node._shape0 = shape = _shapes.get(shape) or kept_shape(shape)
         node._dtype0 = dtype
         node._saved = (shape, key)
         result = _output(y, dtype, node)

@@ -236,6 +236,28 @@ def regraph(t: Tensor, fn: Node | None, output_nr: int) -> None:
         t.retain_grad()
 
 
+# The shapes nodes keep of their inputs, one tuple per shape: NumPy makes a new tuple each
+# time an array's shape is read, and a chain of a million ops would keep a million equal
+# tuples (memory, and objects for the collector to count). Read as
+# ``_SHAPES.get(shape) or kept_shape(shape)``.
+_SHAPES: dict = {}
+
+
+def kept_shape(shape: tuple) -> tuple:
+    """The one tuple kept for ``shape`` (the set is cleared when it grows past 1024)."""
+    if len(_SHAPES) >= 1024:
+        _SHAPES.clear()
+    _SHAPES[shape] = shape
+    return shape
+
+
+def _shape(a: Any) -> tuple:
+    """An input's shape (``()`` for a number), the one tuple kept for it (``kept_shape``):
+    a saved tuple of shapes and numbers is then one the collector stops tracking at once."""
+    shape = getattr(a, "shape", ())
+    return _SHAPES.get(shape) or kept_shape(shape)
+
+
 class SavePlan(NamedTuple):
     """For one pattern of inputs needing grad: what to save, and each VJP's arguments."""
 
@@ -541,7 +563,8 @@ class Op:
                 fn = b._grad_fn
                 node._fn1 = b if fn is None else fn  # a leaf: see Node._next
                 node._nr1 = b._output_nr
-                node._shape1 = arrays[1].shape
+                shape = arrays[1].shape
+                node._shape1 = _SHAPES.get(shape) or kept_shape(shape)
                 node._dtype1 = b._dtype
             else:
                 node._fn1 = node._shape1 = node._dtype1 = None
@@ -555,7 +578,8 @@ class Op:
             fn = a._grad_fn
             node._fn0 = a if fn is None else fn
             node._nr0 = a._output_nr
-            node._shape0 = arrays[0].shape
+            shape = arrays[0].shape
+            node._shape0 = _SHAPES.get(shape) or kept_shape(shape)
             node._dtype0 = a._dtype
         node._op = self
         node._checks = ()
@@ -916,7 +940,7 @@ def _static_saver(op: Op, kinds: tuple, keys: tuple) -> Callable:
             key1, default1 = keys[1], defaults[1]
 
             def save_shape_param(node, plan, args, arrays, params, out, result) -> None:
-                node._saved = (getattr(arrays[first], "shape", ()), params.get(key1, default1))
+                node._saved = (_shape(arrays[first]), params.get(key1, default1))
 
             return save_shape_param
 
@@ -924,7 +948,7 @@ def _static_saver(op: Op, kinds: tuple, keys: tuple) -> Callable:
             if params:
                 node._saved = tuple([g(arrays, params) for g in getters])
             else:
-                node._saved = (getattr(arrays[first], "shape", ()), *rest)
+                node._saved = (_shape(arrays[first]), *rest)
 
         return save_shape
 
@@ -936,7 +960,7 @@ def _static_saver(op: Op, kinds: tuple, keys: tuple) -> Callable:
 
 def _shape_getter(i: int) -> Callable:
     """An input's shape (``()`` for a number)."""
-    return lambda arrays, params: getattr(arrays[i], "shape", ())
+    return lambda arrays, params: _shape(arrays[i])
 
 
 def _param_getter(name: str, default: Any) -> Callable:
