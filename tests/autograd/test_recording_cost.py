@@ -511,3 +511,17 @@ def test_operator_entry_refuses_to_save_an_inference_tensor_as_torch():
         return x * c
 
     assert_same_error(run)
+
+
+def test_nodes_keep_one_tuple_per_input_shape():
+    """A chain of ops on one shape keeps one shape tuple for all its nodes, not one each."""
+    x = cr.randn(4, 3, requires_grad=True)
+    y = x * 1
+    nodes = []
+    for step in (lambda t: t * 2, lambda t: t + x, lambda t: cr.relu(t), lambda t: t[1:]):
+        y = step(y)
+        nodes.append(y.grad_fn)
+    shapes = [n._shape0 for n in nodes[:3]]
+    assert shapes == [(4, 3)] * 3 and shapes[0] is shapes[1] is shapes[2]
+    assert nodes[1]._shape1 is shapes[0]
+    assert nodes[3]._shape0 is shapes[0] and nodes[3]._saved[0] is shapes[0]
