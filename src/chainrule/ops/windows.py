@@ -195,8 +195,27 @@ def correlate_weight(x: Any, y: Any, stride, padding, dilation, groups: int, ker
         cols = win.transpose(order).reshape(groups, cg * math.prod(kernel), n * math.prod(out))
         ym = y.reshape(n, groups, fg, math.prod(out)).transpose(1, 2, 0, 3)
         ym = ym.reshape(groups, fg, n * math.prod(out))
-    gw = xp.matmul(ym, cols.transpose(0, 2, 1))  # (G, Fg, Cg·K)
+    gw = _product_nt(ym, cols)  # (G, Fg, Cg·K)
     return gw.reshape((f, cg) + tuple(kernel))
+
+
+# A weight gradient contracts over every batch element and position: a long axis P with a
+# small result. OpenBLAS runs such a product several times faster as (b aᵀ)ᵀ and in slices
+# of P than as one a bᵀ (LeNet's first convolution, 6 x 36864 x 25: 1.1 ms in one
+# product, 0.26 ms in slices of 2048).
+_SLICE = 2048
+
+
+def _product_nt(a: Any, b: Any) -> Any:
+    """a bᵀ over the last axis of both, (..., M, P) and (..., K, P) -> (..., M, K): the sum
+    over slices of P of (b aᵀ)ᵀ."""
+    p = a.shape[-1]
+    total = xp.matmul(b[..., :_SLICE], a[..., :_SLICE].swapaxes(-1, -2))
+    for start in range(_SLICE, p, _SLICE):
+        total += xp.matmul(
+            b[..., start : start + _SLICE], a[..., start : start + _SLICE].swapaxes(-1, -2)
+        )
+    return total.swapaxes(-1, -2)
 
 
 # ----- gathers along axes, and their transposes --------------------------------------------

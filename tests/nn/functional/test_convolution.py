@@ -244,6 +244,22 @@ def test_empty_batch_and_integer_inputs():
     check(lambda L, x, w: F(L).conv2d(x, w, padding=1), ints, weights)
 
 
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ((40, 1, 12, 12), (2, 1, 3, 3), 1),  # rows of 10: batch last
+        ((3, 2, 40, 40), (4, 1, 3, 3), 2),  # rows of 38: x's own layout, groups
+    ],
+)
+def test_weight_gradient_over_a_long_contraction(shapes):
+    """More than 2048 batch positions: the weight's gradient is summed slice by slice
+    (``windows._product_nt``), and matches PyTorch's in float64."""
+    x_shape, w_shape, groups = shapes
+    fn = lambda L, x, w: F(L).conv2d(x, w, groups=groups)  # noqa: E731
+    # forward=False: the tangents are convolutions, not the sliced weight product pinned here
+    same_node(check(fn, R(*x_shape), R(*w_shape), forward=False))
+
+
 def test_double_backward_node_name():
     """The weight's gradient, taken with create_graph, is PyTorch's ConvolutionBackwardBackward0."""
     x = cr.tensor(R(2, 3, 5, 5), requires_grad=True)
