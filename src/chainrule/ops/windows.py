@@ -166,6 +166,9 @@ def correlate_transpose(y: Any, w: Any, stride, padding, dilation, groups: int,
         for o, s, d, k, op in zip(out, stride, dilation, kernel, output_padding)
     ]
     crop = tuple(slice(p, m - p) for p, m in zip(padding, full))
+    if out and out[-1] < _SHORT_ROW_BACKWARD and all(s == 1 for s in stride):
+        x = _correlate_transpose_wide(y, wt, kernel, dilation, full)  # (C, *full, N)
+        return _batch_first(x[(slice(None),) + crop])
     if out and out[-1] < _SHORT_ROW_BACKWARD:
         ym = _batch_last(y).reshape(groups, f // groups, math.prod(out) * n)
         cols = xp.matmul(wt, ym)  # (G, Cg·K, O·N)
@@ -176,6 +179,31 @@ def correlate_transpose(y: Any, w: Any, stride, padding, dilation, groups: int,
     cols = cols.reshape((n, cg * groups) + tuple(kernel) + tuple(out))
     x = add_windows(cols, full, stride, dilation)  # (N, C, *full)
     return xp.ascontiguousarray(x[(slice(None), slice(None)) + crop])
+
+
+def _correlate_transpose_wide(y: Any, wt: Any, kernel, dilation, full) -> Any:
+    """``correlate_transpose`` at stride 1, batch last: (C, *full, N). y's rows are laid in
+    zeros as long as the result's rows, so that in the flattened result each tap's columns
+    land on one contiguous run (a shift): the col2im is one long add per tap, at the price of
+    a product over the padded rows (NumPy adds short strided runs several times slower)."""
+    n, f = y.shape[:2]
+    out = y.shape[2:]
+    groups = wt.shape[0]
+    taps = math.prod(kernel)
+    step = [math.prod(full[d + 1 :]) for d in range(len(full))]  # the full grid's flat strides
+    length = sum((o - 1) * m for o, m in zip(out, step)) + 1  # flat positions from the first
+    rows = xp.zeros((f, out[0]) + tuple(full[1:]) + (n,), dtype=y.dtype)
+    rows[(slice(None),) + tuple(slice(0, o) for o in out)] = xp.moveaxis(y, 0, -1)
+    ym = rows.reshape(groups, f // groups, -1)[..., : length * n]
+    cols = xp.matmul(wt, ym)  # (G, Cg·K, length·N)
+    c = groups * wt.shape[1] // taps
+    cols = cols.reshape(c, taps, length * n)  # (C, K, length·N)
+    x = xp.zeros((c, math.prod(full) * n), dtype=y.dtype)
+    for k, tap in enumerate(itertools.product(*(range(kk) for kk in kernel))):
+        start = sum(t * d * m for t, d, m in zip(tap, dilation, step)) * n
+        part = x[:, start : start + length * n]
+        part += cols[:, k]
+    return x.reshape((c,) + tuple(full) + (n,))
 
 
 def correlate_weight(x: Any, y: Any, stride, padding, dilation, groups: int, kernel) -> Any:
