@@ -93,7 +93,8 @@ def add_windows(cols: Any, size: Sequence[int], stride: Sequence[int], dilation:
 # copies and adds below move long runs even for small images (at the price of transposes).
 
 # Rows shorter than this many outputs are worked batch last (measured on small images:
-# the forward's final transpose costs more than the backward's, so its threshold is lower)
+# the forward's final transpose costs more than the input gradient's, so its threshold is
+# lower; the weight's gradient shares the forward's)
 _SHORT_ROW = 12
 _SHORT_ROW_BACKWARD = 32
 
@@ -213,17 +214,15 @@ def correlate_weight(x: Any, y: Any, stride, padding, dilation, groups: int, ker
     n, f = y.shape[:2]
     out = tuple(y.shape[2:])
     fg, cg = f // groups, x.shape[1] // groups
-    if out and out[-1] < _SHORT_ROW_BACKWARD:
+    rows, positions = cg * math.prod(kernel), math.prod(out)
+    if out and out[-1] < _SHORT_ROW:
         cols = _windows_batch_last(x, kernel, stride, padding, dilation, groups, out)
-        ym = _batch_last(y).reshape(groups, fg, math.prod(out) * n)
-    else:
+        ym = _batch_last(y).reshape(groups, fg, positions * n)
+        gw = _product_nt(ym, cols)  # (G, Fg, Cg·K)
+    else:  # per batch element in x's own layout (no transposes), then summed over the batch
         win = _windows_nchw(x, kernel, stride, padding, dilation, groups, out)
-        nd = len(kernel)
-        order = (1, 2) + tuple(range(3, 3 + nd)) + (0,) + tuple(range(3 + nd, 3 + 2 * nd))
-        cols = win.transpose(order).reshape(groups, cg * math.prod(kernel), n * math.prod(out))
-        ym = y.reshape(n, groups, fg, math.prod(out)).transpose(1, 2, 0, 3)
-        ym = ym.reshape(groups, fg, n * math.prod(out))
-    gw = _product_nt(ym, cols)  # (G, Fg, Cg·K)
+        cols = win.reshape(n, groups, rows, positions)
+        gw = _product_nt(y.reshape(n, groups, fg, positions), cols).sum(axis=0)
     return gw.reshape((f, cg) + tuple(kernel))
 
 
