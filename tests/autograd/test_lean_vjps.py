@@ -314,6 +314,47 @@ def test_second_gradient_is_added_into_a_private_first_one():
     np.testing.assert_array_equal(x.grad.numpy(), np.full(n, 5.0, np.float32))
 
 
+def _full_size_allocations(fn, nbytes: int) -> int:
+    """How many times memory NumPy holds grows by about ``nbytes`` between two function
+    returns (Python's and C's) while ``fn`` runs: the arrays of that size it allocates."""
+    import sys
+    import tracemalloc
+
+    grew = []
+    last = [0]
+
+    def watch(frame, event, arg):
+        if event in ("return", "c_return"):
+            now = tracemalloc.get_traced_memory()[0]
+            if now - last[0] > 0.9 * nbytes:
+                grew.append(now - last[0])
+            last[0] = now
+
+    tracemalloc.start()
+    sys.setprofile(watch)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+        tracemalloc.stop()
+    return len(grew)
+
+
+@pytest.mark.parametrize("loop", ["plain", "general"])
+def test_gradient_summed_in_place_is_kept_as_grad_without_a_copy(loop):
+    """x used twice: the two products are the only arrays of x's size backward allocates;
+    neither the sum (written into the first) nor .grad (the sum itself: the engine's loop
+    lets go of it before AccumulateGrad counts its references) makes another. In both of
+    the engine's loops (backward(inputs=...) takes the general one)."""
+    n = 1 << 18
+    x = cr.from_numpy(np.random.default_rng(25).standard_normal(n).astype(np.float32))
+    x.requires_grad_()
+    y = (x * 2.0 + x * 3.0).sum()
+    run = y.backward if loop == "plain" else lambda: y.backward(inputs=[x])
+    assert _full_size_allocations(run, 4 * n) == 2
+    np.testing.assert_array_equal(x.grad.numpy(), np.full(n, 5.0, np.float32))
+
+
 def test_first_gradient_kept_by_a_node_hook_is_not_added_into():
     """A node's hook keeps the gradient it hands to x: the other branch's gradient is added
     into a new array, and the kept one stays as it was."""

@@ -182,7 +182,7 @@ def _run_plain(ready: list, deps: dict, retain_graph: bool, create_graph: bool) 
                 if following is not None:
                     ready.append((following, following_grads))
                 following, following_grads = nxt, got
-            g = got = grad_inputs = None
+            g = got = grad_inputs = old = None  # (_accumulate counts the references)
             if following is not None:
                 node, grad_outputs = following, following_grads
                 following = following_grads = None  # (_accumulate counts the references)
@@ -335,7 +335,7 @@ def _run_general(
                 else:
                     del deps[nxt]
                     ready.append(nxt)
-            g = grad_inputs = None  # drop references: _accumulate counts them
+            g = grad_inputs = old = None  # drop references: _accumulate counts them
     finally:
         loud(token)
         _state.enabled = prev_enabled
