@@ -4,13 +4,11 @@ and the signatures most ops share (``unary``: ``f(input, *, out=None)``, ``tenso
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._promotion import _NP_SCALAR, as_number
 from .._tensor import Tensor
-from ..ops import _scratch
 
 if TYPE_CHECKING:
     from ..autograd.recording import Op
@@ -155,26 +153,15 @@ def named(function: Callable[..., Any], name: str, doc: str) -> Callable[..., An
 
 
 _NO_PARAMS: dict = {}
-_refcount = sys.getrefcount
 
 
 def unary(op: Op) -> Callable[..., Tensor]:
     apply = op._apply
     fast = op._fast
     keep = op.dtypes == "keep"
-    reuse = _scratch.reusable_ufunc(op)
-    ufunc, codes = reuse if reuse is not None else (None, None)
-    temporary = _scratch.TEMPORARY if reuse is not None else None
 
     def function(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
         if input.__class__ is Tensor and (keep or input._dtype._category == 2):
-            # ((x * 2 + 1).tanh(): the output written into a temporary input's memory when
-            # nothing else can reach it, ops/_scratch.py; first, before any other reference)
-            if ufunc is not None and _refcount(input) == temporary:
-                data = _scratch.reusable(input, codes)
-                if data is not None:
-                    out = _scratch.into_input(ufunc, data)
-                    return fast((input,), (data,), _NO_PARAMS, None, out)
             # what op(input) does (Op._apply), two calls less: a float tensor needs no cast
             return fast((input,), (input._data,), _NO_PARAMS)
         if isinstance(input, Tensor):
