@@ -189,13 +189,20 @@ def _relu(x):
     return xp.maximum(x, zero)
 
 
+def _relu_vjp(g, ans):
+    """d/dx max(x, 0) = [x > 0]"""
+    if g.__class__ is ndarray:  # arrays (backward without create_graph): the kernel itself
+        return _threshold_backward(g, ans)
+    return threshold_backward(g, ans, threshold=0.0)
+
+
 relu = defop(
     "relu",
     _relu,
     fp_errors=False,  # maximum: no overflow, no invalid operation
     dtypes=no_bool("Boolean inputs not supported for relu"),
-    vjp=lambda g, ans: threshold_backward(g, ans, threshold=0.0),  # d/dx max(x, 0) = [x > 0]
-    jvp=lambda t, ans: threshold_backward(t, ans, threshold=0.0),  # as the VJP
+    vjp=_relu_vjp,
+    jvp=lambda t, ans: threshold_backward(t, ans, threshold=0.0),  # J t = [x > 0] t
     conventions="relu'(0) = 0; at nan the gradient passes (PyTorch's: not x <= 0).",
 )
 
