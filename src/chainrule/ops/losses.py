@@ -410,6 +410,22 @@ def _nll_coefficients(x_shape, target, weight, ignore_index, reduction, dtype, e
 
 def _nll_vjp(g, x_shape, target, weight, ignore_index, reduction):
     """∂/∂x = -weight[t] at each target class t, 0 elsewhere (÷ Σ weight[t] for the mean)"""
+    if (
+        g.__class__ is ndarray
+        and weight is None
+        and reduction != "none"
+        and len(x_shape) == 2
+        and target.size
+        and not (target == ignore_index).any()
+    ):
+        # arrays, a batch, every weight 1 (the usual case): -1 (-1/N for the mean) at the
+        # targets times g, written into the coefficients (_nll_coefficients' bits, g * coef)
+        coef = xp.zeros(x_shape, g.dtype)
+        one = g.dtype.type(1)
+        n = target.size
+        coef[xp.arange(n), target] = -(one / g.dtype.type(n)) if reduction == "mean" else -one
+        coef *= g
+        return coef
     coef = _nll_coefficients(x_shape, target, weight, ignore_index, reduction, _dtype_of(g))
     if reduction == "none":
         g = shapes.unsqueeze(g, dim=_class_axis(len(x_shape)))

@@ -179,7 +179,10 @@ def _cross_entropy_batch(input: Tensor, target, reduction: str, ignore_index: in
         "ignore_index": int(ignore_index),
         "reduction": reduction,
     }
-    return losses.nll_loss._fast((log_p,), (log_p._data,), params)
+    return losses.nll_loss._fast((log_p,), (log_p._data,), params, _NLL_NODE)
+
+
+_NLL_NODE = losses.nll_loss._class("NllLossBackward0")  # (the node of a batch: no 2-D images)
 
 
 def _class_dim(input: Tensor, class_dim: int) -> int:
