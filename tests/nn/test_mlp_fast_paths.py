@@ -1,7 +1,7 @@
 """The fast paths of an MLP's training step, pinned to the general paths they shortcut and
 to PyTorch: ``F.linear`` on a batch with a bias (the t view and the addmm node made
 directly), ``F.cross_entropy`` on a batch of class indices (log_softmax and nll_loss given
-to the ops' recording step), nll_loss's forward without weights or ignored targets, the
+to the ops' recording step), nll_loss's forward and VJP without weights or ignored targets, the
 VJPs of addmm, log_softmax and relu on arrays, and ``optim.SGD``'s plain step."""
 
 from __future__ import annotations
