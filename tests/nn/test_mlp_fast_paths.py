@@ -216,12 +216,21 @@ def test_log_softmax_vjp_on_arrays_gives_the_tensor_paths_bits(dt):
 
 @pytest.mark.parametrize("dt", DTYPES)
 def test_relu_vjp_on_arrays_gives_the_tensor_paths_bits(dt):
-    x = cr.tensor(values("any", (4, 6), 8), dtype=getattr(cr, dt), requires_grad=True)
-    g = cr.tensor(values("any", (4, 6), 9), dtype=getattr(cr, dt))
-    y = cr.relu(x)
-    (fast,) = cr.autograd.grad(y, x, g, retain_graph=True)
-    (plain,) = cr.autograd.grad(y, x, g, create_graph=True)
-    np.testing.assert_array_equal(fast.numpy(), plain.detach().numpy())
+    """The caller's gradient (shared: masked into a new array) and a gradient relu's VJP
+    alone holds (mul's: masked in place), against create_graph=True's ops; nan and inf in
+    the gradient, nan and zeros in the input."""
+    x_np = values("any", (4, 6), 8)
+    x_np[0, :3] = [np.nan, 0.0, -0.0]
+    x = cr.tensor(x_np, dtype=getattr(cr, dt), requires_grad=True)
+    g_np = values("any", (4, 6), 9)
+    g_np[0, 3:5] = [np.inf, np.nan]
+    g = cr.tensor(g_np, dtype=getattr(cr, dt))
+    kept = g.clone()
+    for y in (cr.relu(x), cr.relu(x) * 3.0):
+        (fast,) = cr.autograd.grad(y, x, g, retain_graph=True)
+        (plain,) = cr.autograd.grad(y, x, g, create_graph=True)
+        np.testing.assert_array_equal(fast.numpy(), plain.detach().numpy())
+        np.testing.assert_array_equal(g.numpy(), kept.numpy())
     assert plain.grad_fn.name() == "ThresholdBackwardBackward0"
 
 

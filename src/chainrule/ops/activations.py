@@ -15,6 +15,7 @@ from .._backend import ndarray, xp
 from .._promotion import result_type
 from ..autograd.recording import FLOAT, KEEP, array_of, defop, floating_only, no_bool
 from . import copies, indexing, logical, reductions, shapes, special, unary
+from ._scratch import writable
 
 
 def _sigmoid(x):
@@ -192,6 +193,12 @@ def _relu(x):
 def _relu_vjp(g, ans):
     """d/dx max(x, 0) = [x > 0]"""
     if g.__class__ is ndarray:  # arrays (backward without create_graph): the kernel itself
+        if writable(g, ans) and g.dtype.kind == "f":  # g is private: masked in place
+            keep = xp.less_equal(ans, 0)
+            xp.logical_not(keep, out=keep)
+            bits = g.view(f"i{g.dtype.itemsize}")
+            xp.multiply(bits, keep, out=bits)  # (_select's bits: g or +0)
+            return g
         return _threshold_backward(g, ans)
     return threshold_backward(g, ans, threshold=0.0)
 
