@@ -234,6 +234,15 @@ def test_relu_vjp_on_arrays_gives_the_tensor_paths_bits(dt):
     assert plain.grad_fn.name() == "ThresholdBackwardBackward0"
 
 
+def test_relu_vjp_of_a_0d_private_gradient_matches_torch():
+    def run(lib):
+        x = lib.tensor(1.5, requires_grad=True)
+        (lib.relu(x) * 2.0).abs().backward()
+        return x.grad
+
+    compare(run)
+
+
 @pytest.mark.parametrize("dt", DTYPES)
 def test_addmm_vjps_on_arrays_give_the_tensor_paths_bits(dt):
     """The weight's product transposed (arrays) and as written (tensors): the same bits."""

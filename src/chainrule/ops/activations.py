@@ -193,7 +193,7 @@ def _relu(x):
 def _relu_vjp(g, ans):
     """d/dx max(x, 0) = [x > 0]"""
     if g.__class__ is ndarray:  # arrays (backward without create_graph): the kernel itself
-        if writable(g, ans) and g.dtype.kind == "f":  # g is private: masked in place
+        if g.ndim and g.dtype.kind == "f" and writable(g, ans):  # private: masked in place
             keep = xp.less_equal(ans, 0)
             xp.logical_not(keep, out=keep)
             bits = g.view(f"i{g.dtype.itemsize}")

@@ -19,7 +19,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weightᵀ + bias, as PyTorch computes it: addmm for a matrix input with a bias,
     addmm of the input flattened to a matrix (then viewed back) for other inputs with a
     vector bias, matmul (then + bias) otherwise."""
-    if bias is not None and isinstance(input, Tensor) and isinstance(bias, Tensor):
+    if isinstance(bias, Tensor) and isinstance(input, Tensor) and isinstance(weight, Tensor):
         x, w, b = input._data, weight._data, bias._data
         if (
             x.ndim == 2
