@@ -15,6 +15,7 @@ from .._backend import ndarray, xp
 from .._promotion import result_type
 from ..autograd.recording import FLOAT, KEEP, array_of, defop, floating_only, no_bool
 from . import copies, indexing, logical, reductions, shapes, special, unary
+from ._scratch import writable
 
 
 def _sigmoid(x):
@@ -189,13 +190,26 @@ def _relu(x):
     return xp.maximum(x, zero)
 
 
+def _relu_vjp(g, ans):
+    """d/dx max(x, 0) = [x > 0]"""
+    if g.__class__ is ndarray:  # arrays (backward without create_graph): the kernel itself
+        if g.ndim and g.dtype.kind == "f" and writable(g, ans):  # private: masked in place
+            keep = xp.less_equal(ans, 0)
+            xp.logical_not(keep, out=keep)
+            bits = g.view(f"i{g.dtype.itemsize}")
+            xp.multiply(bits, keep, out=bits)  # (_select's bits: g or +0)
+            return g
+        return _threshold_backward(g, ans)
+    return threshold_backward(g, ans, threshold=0.0)
+
+
 relu = defop(
     "relu",
     _relu,
     fp_errors=False,  # maximum: no overflow, no invalid operation
     dtypes=no_bool("Boolean inputs not supported for relu"),
-    vjp=lambda g, ans: threshold_backward(g, ans, threshold=0.0),  # d/dx max(x, 0) = [x > 0]
-    jvp=lambda t, ans: threshold_backward(t, ans, threshold=0.0),  # as the VJP
+    vjp=_relu_vjp,
+    jvp=lambda t, ans: threshold_backward(t, ans, threshold=0.0),  # J t = [x > 0] t
     conventions="relu'(0) = 0; at nan the gradient passes (PyTorch's: not x <= 0).",
 )
 
