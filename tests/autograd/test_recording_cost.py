@@ -301,12 +301,16 @@ def test_leaf_accumulator_made_when_the_edges_are_read():
     compare(run)
 
 
-# ----- relu: maximum against a cached zero, bit for bit PyTorch's -----------------------
+# ----- relu: NumPy's clip ufunc (or maximum) against cached bounds, bit for bit PyTorch's ---
 
 
+@pytest.mark.parametrize("kernel", ["clip", "maximum"])
 @pytest.mark.parametrize("dt", ["float16", "float32", "float64"])
 @pytest.mark.parametrize("shape", [(9,), (100, 100)])
-def test_relu_matches_torch_bit_for_bit(dt, shape):
+def test_relu_matches_torch_bit_for_bit(dt, shape, kernel, monkeypatch):
+    if kernel == "maximum":  # the path without NumPy 2's clip ufunc
+        monkeypatch.setattr(activations, "clip_ufunc", None)
+        monkeypatch.setattr(activations, "_BOUNDS", {})
     special = np.array([-0.0, 0.0, np.nan, -np.nan, -1.0, 2.0, np.inf, -np.inf, 1e-8])
     a = np.resize(special, shape).astype(dt)
     for arr in (a, a[..., ::2], a.T):
