@@ -178,7 +178,7 @@ t = defop(
     dtypes=KEEP,
     view=True,
     node=lambda x, variant=0: f"TBackward{variant}",
-    vjp=lambda g: t(g),  # Jᵀg = gᵀ, as (Aᵀ)ᵀ = A
+    vjp=lambda g: g.T if g.__class__ is ndarray else t(g),  # Jᵀg = gᵀ, as (Aᵀ)ᵀ = A
     jvp=lambda tan: t(tan),  # as the VJP
 )
 
