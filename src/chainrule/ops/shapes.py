@@ -179,7 +179,7 @@ t = defop(
     view=True,
     node=lambda x, variant=0: f"TBackward{variant}",
     vjp=lambda g: g.T if g.__class__ is ndarray else t(g),  # Jᵀg = gᵀ, as (Aᵀ)ᵀ = A
-    jvp=lambda tan: t(tan),  # as the VJP
+    jvp=lambda tan: t(tan),  # J t = tᵀ
 )
 
 
