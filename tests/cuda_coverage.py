@@ -3,7 +3,8 @@ stand-in runs of tests/test_cuda_standin.py (``-p cuda_coverage``).
 
 Each public function and Tensor method the table builds is wrapped, for the session, in a
 recorder that notes the row it belongs to when a call takes or gives a tensor on 'cuda';
-at the end the rows are written, one a line, to the file named by ``CUDA_COVERAGE``. A row
+at the end the rows are written, one a line with the first test that ran each, to the file
+named by ``CUDA_COVERAGE``. A row
 (``torch.add``, ``linalg.solve``, ``functional.conv2d``, ``Tensor.view``,
 ``Tensor.__add__``) counts once any of its names ran: ``add``, ``Tensor.add``, ``add_``,
 an alias.
@@ -72,19 +73,24 @@ def _on_cuda(*values: Any) -> bool:
     return any(t.is_cuda for v in values for t in _tensors(v))
 
 
-def _recorder(fn: Callable, row: str, seen: set[str]) -> Callable:
+def _recorder(fn: Callable, row: str, seen: dict[str, str]) -> Callable:
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
         out = fn(*args, **kwargs)
         if row not in seen and _on_cuda(out, args, kwargs):
-            seen.add(row)
+            seen[row] = _running[0]
         return out
 
     return call
 
 
-_seen: set[str] = set()
+_seen: dict[str, str] = {}  # row -> the first test that ran it on 'cuda'
+_running = [""]  # the test running
 _undo: list[tuple[Any, str, Any]] = []
+
+
+def pytest_runtest_setup(item: Any) -> None:
+    _running[0] = item.nodeid
 
 
 def pytest_configure(config: Any) -> None:
@@ -106,7 +112,7 @@ def pytest_unconfigure(config: Any) -> None:
     path = os.environ.get(COVERAGE_ENV)
     if path:
         with open(path, "w") as f:
-            f.write("".join(f"{row}\n" for row in sorted(_seen)))
+            f.write("".join(f"{row} {test}\n" for row, test in sorted(_seen.items())))
 
 
 # ``CUDA_DEFAULT_DEVICE=1``: every test runs with chainrule's default device 'cuda' (the
