@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 import types
 from pathlib import Path
 
@@ -262,15 +261,13 @@ def test_jacobian_size_limit():
 # ----- long graphs -----------------------------------------------------------------------
 
 
-def test_long_chain_is_summarised_fast():
+def test_long_chain_is_summarised():
     x = cr.ones(3, requires_grad=True)
     y = x
     for _ in range(10_000):
         y = y * 1.0001
-    t0 = time.perf_counter()
     e = cr.explain(y.sum())
     text = str(e)
-    assert time.perf_counter() - t0 < 5
     assert len(e.steps) == 10_002 and len(text) < 20_000
     assert "MulBackward0 x 10000" in text
     assert f"scale the gradient by {1.0001**10_000:g}" in text
@@ -284,10 +281,8 @@ def test_long_graph_of_mixed_steps_stays_short():
     y = x
     for _ in range(5000):  # 10,000 nodes, alternating
         y = y * 1.0001 + 0.001
-    t0 = time.perf_counter()
     e = cr.explain(y.sum())
     text = str(e)
-    assert time.perf_counter() - t0 < 5
     assert len(text) < 20_000
     assert "the pattern AddBackward0 -> MulBackward0 repeated 5000 times" in text
 
@@ -305,10 +300,8 @@ def test_long_graph_without_a_pattern_is_cut_in_the_middle():
             s = s - leaf.exp()
         else:
             s = s / (leaf + 1)
-    t0 = time.perf_counter()
     e = cr.explain(s.sum())
     text = str(e)
-    assert time.perf_counter() - t0 < 5
     assert len(text) < 20_000
     assert "are not shown here; they are all in explanation.steps" in text
     assert "more leaves (see explanation.gradients)" in text
