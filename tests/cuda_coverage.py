@@ -3,8 +3,8 @@ stand-in runs of tests/test_cuda_standin.py (``-p cuda_coverage``).
 
 Each public function and Tensor method the table builds is wrapped, for the session, in a
 recorder that notes the row it belongs to when a call takes or gives a tensor on 'cuda';
-at the end the rows are written, one a line with the first test that ran each, to the file
-named by ``CUDA_COVERAGE``. A row
+at the end the rows are written, one a line with the first passing test that ran each, to
+the file named by ``CUDA_COVERAGE`` (``.gw0``, ``.gw1`` ... appended under xdist). A row
 (``torch.add``, ``linalg.solve``, ``functional.conv2d``, ``Tensor.view``,
 ``Tensor.__add__``) counts once any of its names ran: ``add``, ``Tensor.add``, ``add_``,
 an alias.
@@ -78,19 +78,23 @@ def _recorder(fn: Callable, row: str, seen: dict[str, str]) -> Callable:
     def call(*args: Any, **kwargs: Any) -> Any:
         out = fn(*args, **kwargs)
         if row not in seen and _on_cuda(out, args, kwargs):
-            seen[row] = _running[0]
+            _pending.add(row)
         return out
 
     return call
 
 
-_seen: dict[str, str] = {}  # row -> the first test that ran it on 'cuda'
-_running = [""]  # the test running
+_seen: dict[str, str] = {}  # row -> the first passing test that ran it on 'cuda'
+_pending: set[str] = set()  # the rows the test running ran there so far
 _undo: list[tuple[Any, str, Any]] = []
 
 
-def pytest_runtest_setup(item: Any) -> None:
-    _running[0] = item.nodeid
+def pytest_runtest_logreport(report: Any) -> None:
+    if report.when == "call":
+        if report.passed:
+            for row in _pending:
+                _seen.setdefault(row, report.nodeid)
+        _pending.clear()
 
 
 def pytest_configure(config: Any) -> None:
@@ -110,6 +114,8 @@ def pytest_unconfigure(config: Any) -> None:
     for home, name, value in reversed(_undo):
         setattr(home, name, value)
     path = os.environ.get(COVERAGE_ENV)
+    if path and os.environ.get("PYTEST_XDIST_WORKER"):  # one file per worker
+        path = f"{path}.{os.environ['PYTEST_XDIST_WORKER']}"
     if path:
         with open(path, "w") as f:
             f.write("".join(f"{row} {test}\n" for row, test in sorted(_seen.items())))

@@ -215,6 +215,12 @@ class ndarray:  # noqa: N801 - CuPy's name
     def __repr__(self) -> str:
         return f"standin.{self._a!r}"
 
+    def __str__(self) -> str:  # as CuPy prints: NumPy's text of the values
+        return str(self._a)
+
+    def __format__(self, spec: str) -> str:
+        return format(self._a, spec)
+
     def __reduce__(self) -> Any:
         raise TypeError("a stand-in device array is not pickled: copy it to the host first")
 
