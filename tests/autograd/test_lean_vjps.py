@@ -291,6 +291,119 @@ def test_callers_gradient_hooks_and_retained_grads_see_their_own_values():
     compare(run)
 
 
+# ----- two gradients of one output added into the first (autograd/engine.py) -------------------
+
+
+def test_second_gradient_is_added_into_a_private_first_one():
+    """x used twice: the first gradient to reach x's buffer is a fresh product only the buffer
+    holds, and the second is added into it (two arrays of x's size at most, three if the sum
+    allocated). Fails if the engine stops finding it private (engine._BUFFERED_ONLY)."""
+    import tracemalloc
+
+    n = 1 << 18
+    x_np = np.random.default_rng(19).standard_normal(n).astype(np.float32)
+    x = cr.from_numpy(x_np).requires_grad_()
+    y = (x * 2.0 + x * 3.0).sum()
+    tracemalloc.start()
+    try:
+        y.backward()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2.5 * x_np.nbytes
+    np.testing.assert_array_equal(x.grad.numpy(), np.full(n, 5.0, np.float32))
+
+
+def _full_size_allocations(fn, nbytes: int) -> int:
+    """How many times memory NumPy holds grows by about ``nbytes`` between two function
+    returns (Python's and C's) while ``fn`` runs: the arrays of that size it allocates."""
+    import sys
+    import tracemalloc
+
+    grew = []
+    last = [0]
+
+    def watch(frame, event, arg):
+        if event in ("return", "c_return"):
+            now = tracemalloc.get_traced_memory()[0]
+            if now - last[0] > 0.9 * nbytes:
+                grew.append(now - last[0])
+            last[0] = now
+
+    tracemalloc.start()
+    sys.setprofile(watch)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+        tracemalloc.stop()
+    return len(grew)
+
+
+@pytest.mark.parametrize("loop", ["plain", "general"])
+def test_gradient_summed_in_place_is_kept_as_grad_without_a_copy(loop):
+    """x used twice: the two products are the only arrays of x's size backward allocates;
+    neither the sum (written into the first) nor .grad (the sum itself: the engine's loop
+    lets go of it before AccumulateGrad counts its references) makes another. In both of
+    the engine's loops (backward(inputs=...) takes the general one)."""
+    n = 1 << 18
+    x = cr.from_numpy(np.random.default_rng(25).standard_normal(n).astype(np.float32))
+    x.requires_grad_()
+    y = (x * 2.0 + x * 3.0).sum()
+    run = y.backward if loop == "plain" else lambda: y.backward(inputs=[x])
+    assert _full_size_allocations(run, 4 * n) == 2
+    np.testing.assert_array_equal(x.grad.numpy(), np.full(n, 5.0, np.float32))
+
+
+def test_first_gradient_kept_by_a_node_hook_is_not_added_into():
+    """A node's hook keeps the gradient it hands to x: the other branch's gradient is added
+    into a new array, and the kept one stays as it was."""
+
+    def run(lib):
+        x = lib.tensor(values("any", (4, 5), 20), requires_grad=True)
+        u, v = x * 3.0, x * 5.0
+        kept = []
+        for node in (u.grad_fn, v.grad_fn):
+            node.register_hook(lambda gi, go: kept.append((gi[0], gi[0].clone())))
+        (u + v).backward(lib.tensor(values("any", (4, 5), 21)))
+        for seen, copy in kept:
+            assert (seen == copy).all()
+        return x.grad, kept[0][0], kept[1][0]
+
+    compare(run)
+
+
+def test_callers_gradient_reaching_a_leaf_twice_is_left_alone():
+    """add's VJP hands the caller's gradient itself to both of its inputs, here one leaf: the
+    sum is a new array."""
+
+    def run(lib):
+        x = lib.tensor(values("any", (6,), 22), requires_grad=True)
+        given = lib.tensor(values("any", (6,), 23))
+        kept = given.clone()
+        (x + x).backward(given)
+        assert (given == kept).all()
+        return x.grad
+
+    compare(run)
+
+
+def test_gradient_summed_into_a_buffer_then_kept_by_a_tensor_hook():
+    """The sum of two gradients of an intermediate, handed to a tensor hook that keeps it:
+    later VJPs leave it alone (it is shared from then on)."""
+
+    def run(lib):
+        x = lib.tensor(values("any", (5,), 24), requires_grad=True)
+        t = x * 1.5
+        seen = []
+        t.register_hook(lambda g: seen.append((g, g.clone())))
+        (t.tanh() * 2.0 + t.tanh() * 3.0).sum().backward()
+        assert (seen[0][0] == seen[0][1]).all()
+        return x.grad, seen[0][0]
+
+    compare(run)
+
+
 def test_retain_graph_backward_twice_gives_the_same_gradient():
     x = cr.tensor(values("any", (5,), 17), requires_grad=True)
     y = _expression(cr, x)

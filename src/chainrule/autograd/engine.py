@@ -172,7 +172,7 @@ def _run_plain(ready: list, deps: dict, retain_graph: bool, create_graph: bool) 
                             buffers[nxt] = [g] if n == 1 else _slot(n, nr, g)
                         else:
                             old = buf[nr]
-                            buf[nr] = g if old is None else _sum(old, g)
+                            buf[nr] = g if old is None else _add_into(old, g)
                     d = left.get(nxt, d) - 1
                     if d:
                         left[nxt] = d
@@ -182,7 +182,7 @@ def _run_plain(ready: list, deps: dict, retain_graph: bool, create_graph: bool) 
                 if following is not None:
                     ready.append((following, following_grads))
                 following, following_grads = nxt, got
-            g = got = grad_inputs = None
+            g = got = grad_inputs = old = None  # (_accumulate counts the references)
             if following is not None:
                 node, grad_outputs = following, following_grads
                 following = following_grads = None  # (_accumulate counts the references)
@@ -328,14 +328,14 @@ def _run_general(
                         buffers[nxt] = [g] if nxt.n_outputs == 1 else _slot(nxt.n_outputs, nr, g)
                     else:
                         old = buf[nr]
-                        buf[nr] = g if old is None else _sum(old, g)
+                        buf[nr] = g if old is None else _add_into(old, g)
                 d = deps[nxt] - 1
                 if d:
                     deps[nxt] = d
                 else:
                     del deps[nxt]
                     ready.append(nxt)
-            g = grad_inputs = None  # drop references: _accumulate counts them
+            g = grad_inputs = old = None  # drop references: _accumulate counts them
     finally:
         loud(token)
         _state.enabled = prev_enabled
@@ -441,6 +441,32 @@ def _sum(a: Any, b: Any) -> Any:
     0-d arithmetic, and a later VJP may write into the sum)."""
     total = a + b
     return xp.asarray(total) if isinstance(total, xp.generic) else total
+
+
+# References to the gradient a buffer holds while ``_add_into`` adds the next one, when
+# nothing else holds it: the buffer (a list), the loop's ``old``, ``_add_into``'s parameter
+# and getrefcount's argument. More means it is shared (a hook kept it, the caller passed it,
+# a node still has it saved, a view of it exists): it is left alone.
+# tests/autograd/test_lean_vjps.py pins both sides.
+_BUFFERED_ONLY = 4
+
+
+def _add_into(old: Any, g: Any) -> Any:
+    """A node's buffered gradient plus the next one to arrive, written into the first one's
+    memory when only the buffer holds it (no array of the full size allocated; the same bits
+    as ``old + g``); otherwise as ``_sum``."""
+    if (
+        type(old) is ndarray
+        and type(g) is ndarray
+        and _refcount(old) == _BUFFERED_ONLY
+        and old.shape == g.shape
+        and old.dtype == g.dtype
+    ):
+        flags = old.flags
+        if flags.owndata and flags.writeable:
+            old += g
+            return old
+    return _sum(old, g)
 
 
 def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:

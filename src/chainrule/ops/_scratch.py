@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .._backend import ndarray
+from .._backend import ndarray, xp
 
 _refcount = sys.getrefcount
 
@@ -51,11 +51,12 @@ def writable(g: Any, *like: Any) -> bool:
 
 def scale_in_place(g: ndarray, factor: Callable[..., ndarray], *arrays: ndarray) -> ndarray:
     """g ⊙ factor(*arrays), written into g block by block (``writable(g, *arrays)`` first):
-    each block of the factor is a small temporary."""
+    ``factor(*blocks, out=scratch)`` writes each block's factor into one small array."""
     flat = g.reshape(-1)
     parts = [a.reshape(-1) for a in arrays]
+    scratch = xp.empty(min(BLOCK, flat.size), g.dtype)
     for start in range(0, flat.size, BLOCK):
         block = slice(start, start + BLOCK)
         out = flat[block]
-        out *= factor(*(p[block] for p in parts))
+        out *= factor(*(p[block] for p in parts), out=scratch[: out.size])
     return g

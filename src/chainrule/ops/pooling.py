@@ -97,16 +97,19 @@ def max_pool_indices(x: Any, kernel, stride, padding, dilation, ceil_mode: bool)
     # where each window's position p·s - pad + t·d falls inside x, per tap (None: always)
     starts = [xp.arange(o) * s - p for o, s, p in zip(out, stride, padding)]
     inside = _tap_masks(taps, starts, spatial, dilation) if any(padding) or ceil_mode else None
-    # the number of the first tap that reaches the max: Σ_i i·[tap i hits, none before]
-    code = xp.zeros(best.shape, dtype=xp.int8 if len(taps) < 128 else xp.int32)
-    found = xp.zeros(best.shape, dtype=bool)
-    for i, v in enumerate(views):
-        hit = v == best
+    # the number of the first tap that reaches the max, m_i = [tap i misses it]:
+    # m_0 (1 + m_1 (1 + ... (1 + m_{T-2}))), branch-free from the inside out (the last tap
+    # needs no test: some tap inside x reaches the max, and if none before it, that one)
+    code = xp.full(
+        best.shape, min(1, len(taps) - 1), dtype=xp.int8 if len(taps) < 128 else xp.int32
+    )
+    for i in range(len(taps) - 2, -1, -1):
+        miss = views[i] != best
         if inside is not None:
-            hit &= inside[i]
-        if i:
-            code += (hit & ~found) * code.dtype.type(i)
-        found |= hit
+            miss |= ~inside[i]
+        if i < len(taps) - 2:
+            code += 1
+        code *= miss
     if x.dtype.kind == "f":
         nan = best != best
         if nan.any():
@@ -114,7 +117,9 @@ def max_pool_indices(x: Any, kernel, stride, padding, dilation, ceil_mode: bool)
                 xp.copyto(code, i, where=nan & (v != v))
     mult = _flat_strides(spatial)
     offsets = xp.array([sum(t * d * m for t, d, m in zip(tap, dilation, mult)) for tap in taps])
-    return offsets[code] + _grid([st * m for st, m in zip(starts, mult)])
+    index = xp.take(offsets, code)  # (several times faster than offsets[code])
+    index += _grid([st * m for st, m in zip(starts, mult)])
+    return index
 
 
 def _tap_masks(taps, starts, spatial, dilation) -> list:

@@ -158,31 +158,35 @@ def _lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
     tcs = xp.empty_like(hs)
     gates = xp.empty((steps, batch, 4 * n), dtype=dtype)
     # σ(a) = 1 / (1 + e^-a) for the four gates in one pass, with tanh(a) = 2σ(2a) - 1 for g:
-    # the pre-activations come scaled by -1 (-2 for g) from scaled weights and biases
-    scale = xp.repeat(xp.asarray([-1.0, -1.0, -2.0, -1.0], dtype=dtype), n)
-    flat = gates.reshape(steps * batch, 4 * n)
-    xp.matmul(x.reshape(steps * batch, -1), (w_ih * scale[:, None]).T, out=flat)
-    flat += (b_ih + b_hh) * scale
-    w_t = xp.ascontiguousarray((w_hh * scale[:, None]).T)
-    hw = xp.empty((batch, 4 * n), dtype=dtype)
+    # the pre-activations come scaled by -1 (-2 for g) from scaled weights and biases.
+    # They are worked gate-major, (4, B, H) a step, each gate's block contiguous: the
+    # recurrent product is a batched one over the gates' (H, H) blocks (faster than one
+    # (B, H) @ (H, 4H) product in OpenBLAS) and the elementwise steps run on whole blocks.
+    scale = xp.asarray([-1.0, -1.0, -2.0, -1.0], dtype=dtype)[:, None, None]
+    w_in = (w_ih.reshape(4, n, -1) * scale).transpose(0, 2, 1)  # (4, I, H)
+    pre = xp.matmul(x.reshape(steps * batch, -1), w_in)  # (4, T·B, H)
+    pre += (b_ih + b_hh).reshape(4, 1, n) * scale
+    pre = pre.reshape(4, steps, batch, n)
+    w_rec = xp.ascontiguousarray((w_hh.reshape(4, n, n) * scale).transpose(0, 2, 1))  # (4, H, H)
+    s = xp.empty((4, batch, n), dtype=dtype)
     ig = xp.empty((batch, n), dtype=dtype)
     h, c = h0, c0
     for t in _order(steps, reverse):
-        a = gates[t]
-        xp.matmul(h, w_t, out=hw)
-        a += hw
-        xp.exp(a, out=a)
-        a += 1
-        xp.reciprocal(a, out=a)
-        g = a[:, 2 * n : 3 * n]
+        xp.matmul(h, w_rec, out=s)
+        s += pre[:, t]
+        xp.exp(s, out=s)
+        s += 1
+        xp.reciprocal(s, out=s)  # i, f, (g + 1) / 2, o
+        g = s[2]
         g *= 2
         g -= 1
         c_t = cs[t]
-        xp.multiply(a[:, n : 2 * n], c, out=c_t)
-        xp.multiply(a[:, :n], g, out=ig)
+        xp.multiply(s[1], c, out=c_t)
+        xp.multiply(s[0], g, out=ig)
         c_t += ig
         xp.tanh(c_t, out=tcs[t])
-        xp.multiply(a[:, 3 * n :], tcs[t], out=hs[t])
+        xp.multiply(s[3], tcs[t], out=hs[t])
+        gates[t].reshape(batch, 4, n)[...] = s.transpose(1, 0, 2)
         h, c = hs[t], c_t
     return hs, cs, gates, tcs
 
@@ -266,6 +270,10 @@ def _array_through_time(g, w_hh, h0, c0, ans, reverse):
     dc = xp.empty((batch, n), dtype=dtype)
     carry_h = xp.zeros((batch, n), dtype=dtype)
     carry_c = xp.zeros((batch, n), dtype=dtype)
+    # da W_hh as the sum of the gates' blocks' products, one batched product (as forward:
+    # faster in OpenBLAS than one (B, 4H) @ (4H, H) product)
+    w_blocks = xp.ascontiguousarray(w_hh.reshape(4, n, n))
+    per_gate = xp.empty((4, batch, n), dtype=dtype)
     for t in _order(steps, not reverse):
         if g_h is None:
             dh[...] = carry_h
@@ -280,7 +288,8 @@ def _array_through_time(g, w_hh, h0, c0, ans, reverse):
         xp.multiply(dh, d_o[t], out=da[:, 3])
         if direct is not None:
             da += direct[t]
-        xp.matmul(da.reshape(batch, 4 * n), w_hh, out=carry_h)
+        xp.matmul(da.transpose(1, 0, 2), w_blocks, out=per_gate)
+        xp.sum(per_gate, axis=0, out=carry_h)
         xp.multiply(dc, f[t], out=carry_c)
     return d_a.reshape(steps, batch, 4 * n), carry_h, carry_c
 

@@ -57,8 +57,12 @@ cos = defop(
 )
 
 
-def _sech2(ans):
-    return 1 - ans * ans
+def _sech2(ans, out=None):
+    """1 - ans², into ``out`` when given (arrays: a block of scale_in_place's)"""
+    if out is None:
+        return 1 - ans * ans
+    xp.multiply(ans, ans, out=out)
+    return xp.subtract(1, out, out=out)
 
 
 def _tanh_vjp(g, ans):

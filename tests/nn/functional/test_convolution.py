@@ -17,6 +17,7 @@ import pytest
 
 import cases
 import chainrule as cr
+from chainrule.ops import windows
 from oracle import check, randn, same_node
 
 
@@ -242,6 +243,48 @@ def test_empty_batch_and_integer_inputs():
     ints = np.arange(2 * 2 * 4 * 4).reshape(2, 2, 4, 4) % 5
     weights = np.arange(3 * 2 * 2 * 2).reshape(3, 2, 2, 2) % 3 - 1
     check(lambda L, x, w: F(L).conv2d(x, w, padding=1), ints, weights)
+
+
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ((40, 1, 12, 12), (2, 1, 3, 3), 1),  # rows of 10: batch last
+        ((2, 2, 50, 50), (4, 1, 3, 3), 2),  # rows of 48: x's own layout, groups
+    ],
+)
+def test_weight_gradient_over_a_long_contraction(shapes):
+    """More than 2048 batch positions: the weight's gradient is summed slice by slice
+    (``windows._product_nt``), and matches PyTorch's in float64."""
+    x_shape, w_shape, groups = shapes
+    fn = lambda L, x, w: F(L).conv2d(x, w, groups=groups)  # noqa: E731
+    # forward=False: the tangents are convolutions, not the sliced weight product pinned here
+    same_node(check(fn, R(*x_shape), R(*w_shape), forward=False))
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        ((2, 3, 6, 5), (4, 3, 3, 2), {}),
+        ((2, 4, 7, 6), (6, 2, 2, 3), {"groups": 2, "dilation": (2, 1), "padding": 1}),
+        ((1, 2, 4, 5, 4), (3, 2, 2, 3, 2), {"padding": (1, 0, 1)}),
+        ((0, 2, 5, 5), (3, 2, 2, 2), {}),
+    ],
+)
+def test_stride_one_input_gradient_is_the_general_path(case, monkeypatch):
+    """At stride 1 with short rows, the input's gradient adds each tap's columns in one
+    shifted run (``windows._correlate_transpose_wide``): the same values as the general
+    col2im (taken here by sending every row down the long-row path)."""
+    x_shape, w_shape, kwargs = case
+    conv = F(cr).conv2d if len(x_shape) == 4 else F(cr).conv3d
+
+    def input_grad():
+        x = cr.tensor(R(*x_shape), requires_grad=True)
+        conv(x, cr.tensor(R(*w_shape)), **kwargs).sum().backward()
+        return x.grad.numpy()
+
+    fast = input_grad()
+    monkeypatch.setattr(windows, "_SHORT_ROW_BACKWARD", 0)
+    np.testing.assert_allclose(fast, input_grad(), rtol=1e-12, atol=1e-12)
 
 
 def test_double_backward_node_name():

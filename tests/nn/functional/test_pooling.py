@@ -93,6 +93,13 @@ INDICES = {
         D(1, 2, 5, 6),
     ),
     "max_pool3d": (lambda L, x: F(L).max_pool3d(x, 2, 1, return_indices=True), D(1, 2, 3, 4, 3)),
+    # the first maximum among T taps is m_0 (1 + m_1 (1 + ...)): one tap, two, four
+    "max_pool2d_one_tap": (
+        lambda L, x: F(L).max_pool2d(x, 1, 2, return_indices=True),
+        D(1, 2, 5, 4),
+    ),
+    "max_pool1d_two_taps": (lambda L, x: F(L).max_pool1d(x, 2, return_indices=True), D(2, 3, 7)),
+    "max_pool2d_lenet": (lambda L, x: F(L).max_pool2d(x, 2, return_indices=True), D(3, 4, 8, 8)),
     "adaptive_max_pool1d": (
         lambda L, x: F(L).adaptive_max_pool1d(x, 4, return_indices=True),
         D(2, 2, 9),
@@ -216,6 +223,15 @@ def test_ties_take_the_first_maximum(name):
     theirs = TIES[name](torch, torch.tensor(x))[1]
     assert_close(ours, theirs, exact=True)
     same_node(result)
+
+
+def test_ties_among_many_taps_take_the_first_maximum():
+    """Rounded inputs with many ties, 1 to 9 taps a window: the index is PyTorch's."""
+    x = np.round(randn((2, 3, 9, 8), seed=5) * 0.7)
+    for kernel, stride in ((1, 1), (2, 2), (3, 3), (2, 1), (3, 2), ((1, 3), (1, 2))):
+        ours = F(cr).max_pool2d(cr.tensor(x), kernel, stride, return_indices=True)
+        theirs = F(torch).max_pool2d(torch.tensor(x), kernel, stride, return_indices=True)
+        assert_close(ours, theirs, exact=True)
 
 
 def test_nan_wins_and_its_last_index_is_returned():
