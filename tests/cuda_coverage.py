@@ -114,8 +114,9 @@ def pytest_unconfigure(config: Any) -> None:
     for home, name, value in reversed(_undo):
         setattr(home, name, value)
     path = os.environ.get(COVERAGE_ENV)
-    if path and os.environ.get("PYTEST_XDIST_WORKER"):  # one file per worker
-        path = f"{path}.{os.environ['PYTEST_XDIST_WORKER']}"
+    worker = getattr(config, "workerinput", {}).get("workerid")  # (an xdist worker)
+    if path and worker:  # one file per worker
+        path = f"{path}.{worker}"
     if path:
         with open(path, "w") as f:
             f.write("".join(f"{row} {test}\n" for row, test in sorted(_seen.items())))
