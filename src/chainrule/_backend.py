@@ -65,9 +65,48 @@ def _raise_allocator_thresholds() -> None:
 _raise_allocator_thresholds()
 
 
+try:  # the ufunc np.clip wraps (NumPy 2): faster than maximum for relu, and PyTorch's bits
+    from numpy._core.umath import clip as clip_ufunc
+except ImportError:
+    clip_ufunc = None
+
+
 def asarray(value, dtype=None):
     """Return ``value`` as a backend array (no copy when it already is one)."""
     return xp.asarray(value, dtype=dtype)
+
+
+# A Python number meeting an array in a ufunc is converted to the array's dtype on every call
+# (NEP 50: NumPy 2's promotion), about 250 ns on a small array, as long as the whole
+# operation; a 0-d array of that dtype, made once and kept, is the same operand without it.
+_SCALARS: dict = {}  # NumPy dtype -> {number: its 0-d array, read-only}
+_WEAK = int(numpy.__version__.split(".")[0]) >= 2  # (NumPy 1 promotes by value: not the same)
+
+
+def scalar(value: Any, dtype: Any) -> Any:
+    """``value``, a Python float or int, as a read-only 0-d array of NumPy ``dtype``, kept for
+    the next call: for a ufunc, the same operand as the number beside an array of ``dtype``.
+    Zero (a cache keyed by value would lose its sign: 0.0 == -0.0), nan, and an int too large
+    to be exact in a double are given back as they are, as on NumPy 1."""
+    cache = _SCALARS.get(dtype)
+    if cache is None:
+        cache = _SCALARS[dtype] = {}
+    arr = cache.get(value)
+    if arr is None:
+        if (
+            not _WEAK
+            or not value
+            or value != value
+            or value.__class__ is int
+            and not -(2**53) <= value <= 2**53
+        ):
+            return value
+        if len(cache) >= 256:  # (a loop over many numbers: kept small)
+            cache.clear()
+        arr = xp.asarray(value, dtype)
+        arr.flags.writeable = False
+        cache[value] = arr
+    return arr
 
 
 # ----- devices: which array library holds a tensor's data ----------------------------------

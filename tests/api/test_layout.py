@@ -30,6 +30,7 @@ CORE = (
     "chainrule.autograd.anomaly_mode",
     "chainrule.autograd.graph",
     "chainrule.autograd.recording",
+    "chainrule.autograd.entries",
     "chainrule.autograd.inplace",
     "chainrule.autograd.engine",
     "chainrule.autograd.function",

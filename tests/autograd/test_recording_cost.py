@@ -17,10 +17,10 @@ import pytest
 import torch
 
 import chainrule as cr
-from chainrule._backend import loud, quiet
+from chainrule._backend import loud, quiet, scalar
 from chainrule.autograd.graph import OUTPUT_CHECK
 from chainrule.autograd.recording import Op
-from chainrule.ops import activations, arithmetic, indexing, reductions, unary
+from chainrule.ops import activations, arithmetic, indexing, reductions, shapes, unary
 from chainrule.ops.linalg import products
 from oracle import assert_same_error, compare
 
@@ -92,6 +92,9 @@ x3, y3 = _leaf(seed=1), _leaf(seed=2)
 m, w = _leaf((3, 4), seed=3), _leaf((4, 2), seed=4)
 c3 = _leaf(seed=5, grad=False)
 z = cr.tensor([-0.0, 0.0, float("nan"), -1.5, 2.0, -float("nan")], requires_grad=True)
+s0 = cr.tensor(1.5, requires_grad=True)  # 0-d: NumPy gives a scalar, the general output step
+h3 = _leaf(dtype=cr.float16, seed=6)
+bt = _leaf((2, 3, 4), seed=7)
 
 # (fast call, op, args, params): the fast call and the general path on the same inputs
 CASES = {
@@ -102,6 +105,18 @@ CASES = {
     "c + x": (lambda: c3 + x3, arithmetic.add, (c3, x3), {}),
     "x.add(y, alpha=2)": (lambda: x3.add(y3, alpha=2), arithmetic.add, (x3, y3), {"alpha": 2}),
     "x - y": (lambda: x3 - y3, arithmetic.sub, (x3, y3), {}),
+    "x - 2": (lambda: x3 - 2, arithmetic.sub, (x3, 2), {}),
+    "s * 3": (lambda: s0 * 3, arithmetic.mul, (s0, 3), {}),
+    "h * 1e5": (lambda: h3 * 1e5, arithmetic.mul, (h3, 1e5), {}),  # overflows: inf, silently
+    "h * h": (lambda: h3 * h3, arithmetic.mul, (h3, h3), {}),
+    "x * h": (lambda: x3 * h3, arithmetic.mul, (x3, h3), {}),  # promoted: the general path
+    "(x * 2) * y": (lambda: (x3 * 2) * y3, None, None, None),
+    "x * True": (lambda: x3 * True, arithmetic.mul, (x3, True), {}),
+    "x * -0.0": (lambda: x3 * -0.0, arithmetic.mul, (x3, -0.0), {}),  # signs of zeros kept
+    "x * 0.0": (lambda: x3 * 0.0, arithmetic.mul, (x3, 0.0), {}),
+    "x * 2**60": (lambda: x3 * 2**60 + 1, None, None, None),
+    "h / 3": (lambda: h3 / 3, arithmetic.div, (h3, 3), {}),
+    "x * nan": (lambda: x3 * float("nan"), arithmetic.mul, (x3, float("nan")), {}),
     "x * y": (lambda: x3 * y3, arithmetic.mul, (x3, y3), {}),
     "x * x": (lambda: x3 * x3, arithmetic.mul, (x3, x3), {}),
     "x * 0.5": (lambda: x3 * 0.5, arithmetic.mul, (x3, 0.5), {}),
@@ -111,17 +126,32 @@ CASES = {
     "x @ y": (lambda: x3 @ y3, products.matmul, (x3, y3), {}),
     "m @ w": (lambda: m @ w, products.matmul, (m, w), {}),
     "x @ m": (lambda: x3 @ m, products.matmul, (x3, m), {}),
+    "m @ w[:, 0]": (lambda: m @ w[:, 0], None, None, None),
+    "w.t() @ m.t()": (lambda: w.t() @ m.t(), None, None, None),  # F layouts saved
+    "b @ w": (lambda: bt @ w, products.matmul, (bt, w), {}),  # batched
+    "c @ x": (lambda: c3 @ x3, products.matmul, (c3, x3), {}),
+    "m @ c": (lambda: m.t() @ c3, None, None, None),
     "x.sum()": (lambda: x3.sum(), reductions.sum, (x3,), {}),
     "cr.sum(m)": (lambda: cr.sum(m), reductions.sum, (m,), {}),
+    "m.t().sum()": (lambda: m.t().sum(), None, None, None),  # a view's sum
+    "h.sum()": (lambda: h3.sum(), reductions.sum, (h3,), {}),  # float16: the general path
+    "c.sum()": (lambda: c3.sum(), reductions.sum, (c3,), {}),
+    "s.sum()": (lambda: s0.sum(), reductions.sum, (s0,), {}),
     "relu(z)": (lambda: cr.relu(z), activations.relu, (z,), {}),
     "z.relu()": (lambda: z.relu(), activations.relu, (z,), {}),
     "x.exp()": (lambda: x3.exp(), unary.exp, (x3,), {}),
+    "cr.tanh(x)": (lambda: cr.tanh(x3), unary.tanh, (x3,), {}),
+    "cr.exp(c)": (lambda: cr.exp(c3), unary.exp, (c3,), {}),
+    "relu(s)": (lambda: cr.relu(s0), activations.relu, (s0,), {}),  # 0-d: NumPy's scalar
+    "relu(h)": (lambda: cr.relu(h3), activations.relu, (h3,), {}),
+    "sqrt(x)": (lambda: cr.sqrt(x3), unary.sqrt, (x3,), {}),  # nan, silently
     "-x": (lambda: -x3, arithmetic.neg, (x3,), {}),
     "x[1:]": (lambda: x3[1:], indexing.getitem, (x3,), {"key": slice(1, None)}),
     "m[1:]": (lambda: m[1:], indexing.getitem, (m,), {"key": slice(1, None)}),
     "m[:-1]": (lambda: m[:-1], indexing.getitem, (m,), {"key": slice(None, -1)}),
     "x[5:]": (lambda: x3[5:], indexing.getitem, (x3,), {"key": slice(5, None)}),
     "x[1:][1:]": (lambda: x3[1:][1:], None, None, None),
+    "c[1:]": (lambda: c3[1:], indexing.getitem, (c3,), {"key": slice(1, None)}),
 }
 
 
@@ -129,7 +159,38 @@ CASES = {
 @pytest.mark.parametrize("case", CASES)
 def test_fast_path_gives_what_the_general_path_gives(case, grad):
     fast, op, args, params = CASES[case]
-    if op is None:  # a view of a view: the general path for both steps
+    if case in ("m @ w[:, 0]", "w.t() @ m.t()", "m @ c"):  # views: the general path for them
+        first, second = {
+            "m @ w[:, 0]": (
+                lambda: m,
+                lambda: _general(indexing.getitem, (w,), {"key": (slice(None), 0)}),
+            ),
+            "w.t() @ m.t()": (
+                lambda: _general(shapes.t, (w,), {}),
+                lambda: _general(shapes.t, (m,), {}),
+            ),
+            "m @ c": (lambda: _general(shapes.t, (m,), {}), lambda: c3),
+        }[case]
+
+        def general():
+            return _general(products.matmul, (first(), second()), {})
+
+    elif case == "m.t().sum()":
+
+        def general():
+            return _general(reductions.sum, (_general(shapes.t, (m,), {}),), {})
+
+    elif case == "x * 2**60":
+
+        def general():
+            return _general(arithmetic.add, (_general(arithmetic.mul, (x3, 2**60), {}), 1), {})
+
+    elif case == "(x * 2) * y":  # a non-leaf operand: the general path for both steps
+
+        def general():
+            return _general(arithmetic.mul, (_general(arithmetic.mul, (x3, 2), {}), y3), {})
+
+    elif op is None:  # a view of a view: the general path for both steps
         op, params = indexing.getitem, {"key": slice(1, None)}
 
         def general():
@@ -148,7 +209,7 @@ def test_fast_path_gives_what_the_general_path_gives(case, grad):
         return
     got, want = fast(), general()
     _assert_same_tensor(got, want)
-    inputs = [x3, y3, m, w, z]
+    inputs = [x3, y3, m, w, z, s0, h3, bt]
     if got.requires_grad:
         for g, h in zip(_grads(fast, inputs), _grads(general, inputs)):
             assert (g is None) == (h is None)
@@ -240,12 +301,16 @@ def test_leaf_accumulator_made_when_the_edges_are_read():
     compare(run)
 
 
-# ----- relu: maximum against a cached zero, bit for bit PyTorch's -----------------------
+# ----- relu: NumPy's clip ufunc (or maximum) against cached bounds, bit for bit PyTorch's ---
 
 
+@pytest.mark.parametrize("kernel", ["clip", "maximum"])
 @pytest.mark.parametrize("dt", ["float16", "float32", "float64"])
 @pytest.mark.parametrize("shape", [(9,), (100, 100)])
-def test_relu_matches_torch_bit_for_bit(dt, shape):
+def test_relu_matches_torch_bit_for_bit(dt, shape, kernel, monkeypatch):
+    if kernel == "maximum":  # the path without NumPy 2's clip ufunc
+        monkeypatch.setattr(activations, "clip_ufunc", None)
+        monkeypatch.setattr(activations, "_BOUNDS", {})
     special = np.array([-0.0, 0.0, np.nan, -np.nan, -1.0, 2.0, np.inf, -np.inf, 1e-8])
     a = np.resize(special, shape).astype(dt)
     for arr in (a, a[..., ::2], a.T):
@@ -263,6 +328,10 @@ SAVES = [
     (arithmetic.mul, (c3, x3), {}),
     (arithmetic.div, (x3, y3), {}),
     (products.matmul, (m, w), {}),
+    (products.matmul, (x3, m), {}),
+    (products.matmul, (c3, m), {}),
+    (products.mm, (m, w), {}),
+    (products.mm, (w.t(), m.t()), {}),  # F layouts
     (arithmetic.add, (x3, y3), {"alpha": 3}),
     (arithmetic.add, (x3, y3), {}),
     (reductions.sum, (m,), {"dim": 1, "keepdim": True}),
@@ -411,3 +480,52 @@ def test_saved_output_unwritten_backward_as_torch():
         return x.grad, out._version
 
     compare(run)
+
+
+def test_operator_entry_in_inference_mode_with_grad_enabled_makes_an_inference_tensor():
+    """Inside inference_mode, an op's output is an inference tensor whatever the grad mode,
+    on the operators' entry as on the general path."""
+    with cr.inference_mode(), cr.enable_grad():
+        fast, general = x3 * 2, _general(arithmetic.mul, (x3, 2), {})
+        assert fast.is_inference() and general.is_inference()
+        assert (fast.grad_fn is None) == (general.grad_fn is None)
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("value", [0.1, 3, 1e5, -2.5, 1e-8, 2**53, float("inf")])
+def test_kept_scalar_is_the_number_as_an_operand(dt, value):
+    """A number as a kept 0-d array (_backend.scalar) gives a ufunc the result the number
+    gives, bit for bit; zero (its sign) and nan are given back as they are."""
+    a = np.random.default_rng(0).standard_normal(7).astype(dt)
+    with np.errstate(all="ignore"):
+        for ufunc in (np.multiply, np.add, np.true_divide, np.subtract):
+            got = ufunc(a, scalar(value, a.dtype))
+            want = ufunc(a, value)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+    assert scalar(-0.0, a.dtype) is not scalar(0.0, a.dtype)
+    assert scalar(float("nan"), a.dtype) != scalar(float("nan"), a.dtype)
+
+
+def test_operator_entry_refuses_to_save_an_inference_tensor_as_torch():
+    def run(lib):
+        with lib.inference_mode():
+            c = lib.ones(3)
+        x = lib.ones(3, requires_grad=True)
+        return x * c
+
+    assert_same_error(run)
+
+
+def test_nodes_keep_one_tuple_per_input_shape():
+    """A chain of ops on one shape keeps one shape tuple for all its nodes, not one each."""
+    x = cr.randn(4, 3, requires_grad=True)
+    y = x * 1
+    nodes = []
+    for step in (lambda t: t * 2, lambda t: t + x, lambda t: cr.relu(t), lambda t: t[1:]):
+        y = step(y)
+        nodes.append(y.grad_fn)
+    shapes = [n._shape0 for n in nodes[:3]]
+    assert shapes == [(4, 3)] * 3 and shapes[0] is shapes[1] is shapes[2]
+    assert nodes[1]._shape1 is shapes[0]
+    assert nodes[3]._shape0 is shapes[0] and nodes[3]._saved[0] is shapes[0]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._promotion import _NP_SCALAR, as_number
 from .._tensor import Tensor
+from ..autograd.entries import unary_entry
 
 if TYPE_CHECKING:
     from ..autograd.recording import Op
@@ -169,7 +170,7 @@ def unary(op: Op) -> Callable[..., Tensor]:
         return op(input)
 
     doc = f"Elementwise {op.name}." + (f" {op.conventions}" if op.conventions else "")
-    return named(function, op.name, doc)
+    return named(unary_entry(op, function) or function, op.name, doc)
 
 
 def tensors_only(op: Op, name: str | None = None) -> Callable[..., Tensor]:

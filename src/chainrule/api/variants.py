@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .._backend import loud, quiet, xp
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd.entries import binary_entry
 from ..autograd.forward_ad import state as _fw_state
 from ..autograd.inplace import inplace as _inplace
 from ..ops import logical
@@ -186,28 +187,19 @@ _NO_PARAMS: dict = {}
 
 
 def fast_operator(op: Op) -> Callable[[Tensor, Any], Tensor]:
-    """``self <op> other`` straight to the op (the hot path of every tutorial loop)."""
+    """``self <op> other`` straight to the op (the hot path of every tutorial loop): the op's
+    binary entry (``recording.binary_entry``), which hands what it does not take here."""
     apply = op._apply
-    fast = op._fast
 
-    def method(self: Tensor, other: Any) -> Tensor:
+    def general(self: Tensor, other: Any) -> Tensor:
         c = other.__class__
-        if self.__class__ is Tensor and self._dtype._category == 2:
-            # what op._apply does first, one call less: a float tensor and a Python number
-            # or a tensor of its dtype need no cast
-            if c is Tensor:
-                if other._dtype is self._dtype:
-                    return fast((self, other), (self._data, other._data), _NO_PARAMS)
-            elif c is float or c is int:
-                return fast((self, other), (self._data, other), _NO_PARAMS)
         if c is not float and c is not int and not isinstance(other, Tensor):
             if other is None:
                 return NotImplemented
             other = tensor_arg(other)
         return apply((self, other), _NO_PARAMS)
 
-    method.__name__ = op.name
-    return method
+    return binary_entry(op, general)
 
 
 def binary_operator(

@@ -90,8 +90,9 @@ class Node:
         "_shape1",
         "_dtype1",
         "_rest",  # inputs 2, 3, ...: ((node, output_nr, shape, dtype), ...)
-        # the first two input tensors the VJPs read (the plan's "arg" entries; None for a
-        # number), kept here rather than in _saved, and their versions when saved
+        # the first two inputs the VJPs read (the plan's "arg" entries: a tensor, a number),
+        # kept here rather than in _saved (which holds None in their places), and the
+        # versions of the tensors when saved
         "_in0",
         "_v0",
         "_in1",
@@ -226,15 +227,17 @@ class Node:
                         value = value[nr]
                     raise RuntimeError(_modified_message(self, value, vc[0], version, nr))
         reads = self._plan.args
-        if reads:  # the input tensors kept in slots, read now (as PyTorch's saved variables)
+        if reads:  # the inputs kept in slots; a tensor read now (as PyTorch's saved variables)
             saved = list(saved)
             for i, t, version in zip(reads, (self._in0, self._in1), (self._v0, self._v1)):
-                if t is not None:
+                if isinstance(t, Tensor):
                     vc = t._vc
                     now = 0 if vc is None else vc[0]
                     if now != version:
                         raise RuntimeError(_modified_message(self, t, now, version))
-                    saved[i] = t if create_graph else t._data
+                    if not create_graph:
+                        t = t._data
+                saved[i] = t
         if create_graph:
             out = []
             for kind, v in zip(self._plan.kinds, saved):
@@ -243,6 +246,17 @@ class Node:
                 out.append(v)
             return out
         return [v._data if isinstance(v, Tensor) else v for v in saved]
+
+    def _stored(self) -> tuple | None:
+        """The saved values as stored, in the plan's order, the inputs kept in slots put in
+        their places (tensors as tensors, unchecked); None once freed."""
+        saved = self._saved
+        if saved is None or not self._plan.args:
+            return saved
+        saved = list(saved)
+        for i, v in zip(self._plan.args, (self._in0, self._in1)):
+            saved[i] = v
+        return tuple(saved)
 
     def _rebuilt(self, v: Any) -> Any:
         """The saved output (a tuple of them for a multi-output node) as tensors that are
@@ -268,10 +282,31 @@ class Node:
     def apply(self, grad_outputs: list, create_graph: bool) -> list:
         """The gradient for each input (None where an input needs none)."""
         values = self._saved
-        if create_graph or self._checks or values is None or self._plan.args:
+        if create_graph or self._checks or values is None:
             values = self._saved_values(create_graph)
+        elif self._plan.args:  # the first two inputs the VJPs read live in slots
+            in0 = self._in0
+            if len(values) == 1 and not isinstance(in0, Tensor):
+                values = (in0,)  # a number (``y * 2``): nothing to check or unwrap
+            else:
+                values = self._saved_values(False)
         # (else nothing to check or unwrap: only numbers, shapes and parameters were saved)
         g = grad_outputs[0] if self.n_outputs == 1 else tuple(grad_outputs)
+        only = self._plan.only0
+        if only is not None and not create_graph:  # input 0 alone: the loop below, unrolled
+            vjp, idx = only
+            grad = vjp(g, values[idx[0]]) if len(idx) == 1 else vjp(g, *[values[j] for j in idx])
+            if grad.__class__ is not ndarray:
+                grad = _backend.asanyarray(grad)  # (a MetaArray or device array stays one)
+            shape = self._shape0
+            gshape = grad.shape
+            if gshape != shape:
+                grad = _sum_to(self, 0, grad, shape, gshape)
+            npd = self._dtype0.np
+            if grad.dtype is not npd and grad.dtype != npd:
+                grad = grad.astype(npd)
+            n = self._arity
+            return [grad] if n == 1 else [grad, None] if n == 2 else [grad] + [None] * (n - 1)
         grads = []
         i = -1
         for vjp, idx in self._plan.vjps:

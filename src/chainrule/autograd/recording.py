@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import types
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -235,6 +236,28 @@ def regraph(t: Tensor, fn: Node | None, output_nr: int) -> None:
         t.retain_grad()
 
 
+# The shapes nodes keep of their inputs, one tuple per shape: NumPy makes a new tuple each
+# time an array's shape is read, and a chain of a million ops would keep a million equal
+# tuples (memory, and objects for the collector to count). Read as
+# ``_SHAPES.get(shape) or kept_shape(shape)``.
+_SHAPES: dict = {}
+
+
+def kept_shape(shape: tuple) -> tuple:
+    """The one tuple kept for ``shape`` (the set is cleared when it grows past 1024)."""
+    if len(_SHAPES) >= 1024:
+        _SHAPES.clear()
+    _SHAPES[shape] = shape
+    return shape
+
+
+def _shape(a: Any) -> tuple:
+    """An input's shape (``()`` for a number), the one tuple kept for it (``kept_shape``):
+    a saved tuple of shapes and numbers is then one the collector stops tracking at once."""
+    shape = getattr(a, "shape", ())
+    return _SHAPES.get(shape) or kept_shape(shape)
+
+
 class SavePlan(NamedTuple):
     """For one pattern of inputs needing grad: what to save, and each VJP's arguments."""
 
@@ -246,6 +269,12 @@ class SavePlan(NamedTuple):
     # save(node, plan, args, arrays, params, out, result): keeps what the plan asks for,
     # specialised to its pattern (``_saver``); None when nothing is saved
     save: Callable | None = None
+    # what ``save`` keeps in ``_saved`` when the call gives no parameters and the plan saves
+    # parameters only (their defaults, ``x + y``), or nothing (``()``); else None
+    fixed: tuple | None = None
+    # (vjp, indices) when input 0 is the only input with a VJP (``y * 2``, ``relu``), else
+    # None: Node.apply's short path
+    only0: tuple | None = None
 
 
 def save_plan(kinds: tuple, keys: tuple, vjps: tuple) -> SavePlan:
@@ -256,7 +285,10 @@ def save_plan(kinds: tuple, keys: tuple, vjps: tuple) -> SavePlan:
     so that a node saving its inputs is still one object for the collector."""
     frees = any(k not in _METADATA for k in kinds)
     args = tuple(i for i, k in enumerate(kinds) if k == "arg")[:2]
-    return SavePlan(kinds, keys, vjps, frees, args)
+    only0 = None
+    if vjps and vjps[0][0] is not None and all(v is None for v, _ in vjps[1:]):
+        only0 = vjps[0]
+    return SavePlan(kinds, keys, vjps, frees, args, only0=only0)
 
 
 _METADATA = ("shape", "layout", "param")  # saved kinds that hold no tensor
@@ -352,7 +384,11 @@ class Op:
                     idx.append(specs.index(item))
                 vjps.append((vjp, tuple(idx)))
             plan = save_plan(tuple(k for k, _ in specs), tuple(k for _, k in specs), tuple(vjps))
-            plan = self._plans[bits] = plan._replace(save=_saver(self, plan.kinds, plan.keys))
+            fixed = None
+            if all(k == "param" for k in plan.kinds):
+                fixed = tuple(self.params[key] for key in plan.keys)
+            plan = plan._replace(save=_saver(self, plan.kinds, plan.keys), fixed=fixed)
+            self._plans[bits] = plan
         return plan
 
     def _classify(self, n: str, i: int) -> tuple[str, Any]:
@@ -527,7 +563,8 @@ class Op:
                 fn = b._grad_fn
                 node._fn1 = b if fn is None else fn  # a leaf: see Node._next
                 node._nr1 = b._output_nr
-                node._shape1 = arrays[1].shape
+                shape = arrays[1].shape
+                node._shape1 = _SHAPES.get(shape) or kept_shape(shape)
                 node._dtype1 = b._dtype
             else:
                 node._fn1 = node._shape1 = node._dtype1 = None
@@ -541,7 +578,8 @@ class Op:
             fn = a._grad_fn
             node._fn0 = a if fn is None else fn
             node._nr0 = a._output_nr
-            node._shape0 = arrays[0].shape
+            shape = arrays[0].shape
+            node._shape0 = _SHAPES.get(shape) or kept_shape(shape)
             node._dtype0 = a._dtype
         node._op = self
         node._checks = ()
@@ -688,8 +726,8 @@ class Op:
     def _save(self, node, plan, args, arrays, params, out, result) -> None:
         """Keep what the VJPs of the inputs needing gradients asked for, and their versions.
 
-        An input tensor saved as one of the plan's first two "arg" entries goes into a slot
-        of the node (``_in0``, ``_in1``) with its version, and is read back at backward
+        An input saved as one of the plan's first two "arg" entries goes into a slot of the
+        node (``_in0``, ``_in1``), a tensor with its version, and is read back at backward
         (Node._saved_values); its place in ``_saved`` holds None."""
         saved = []
         checks = []
@@ -700,19 +738,21 @@ class Op:
         for kind, key in zip(plan.kinds, plan.keys):
             if kind == "arg":
                 v = args[key]
-                if isinstance(v, Tensor):
+                tensor = isinstance(v, Tensor)
+                if tensor:
                     vc = v._vc
                     if vc is not None and vc.__class__ is not list:
                         raise RuntimeError(INFERENCE_SAVED)  # an inference tensor
-                    if slot < 2:
-                        version = 0 if vc is None else vc[0]
-                        if slot:
-                            node._in1, node._v1 = v, version
-                        else:
-                            node._in0, node._v0 = v, version
-                        slot += 1
-                        saved.append(None)
-                        continue
+                if slot < 2:
+                    version = 0 if not tensor or vc is None else vc[0]
+                    if slot:
+                        node._in1, node._v1 = v, version
+                    else:
+                        node._in0, node._v0 = v, version
+                    slot += 1
+                    saved.append(None)
+                    continue
+                if tensor:
                     vc = _counter(v)
                     checks.append((vc, vc[0], len(saved)))
                 slot += 1
@@ -781,6 +821,9 @@ def _saver(op: Op, kinds: tuple, keys: tuple) -> Callable | None:
         return None
     if len(kinds) <= 2 and all(k == "arg" for k in kinds):
         return _inputs_saver(keys)
+    n = kinds.index("layout") if "layout" in kinds else 0
+    if 0 < n <= 2 and all(k == "arg" for k in kinds[:n]) and set(kinds[n:]) == {"layout"}:
+        return _inputs_layouts_saver(keys[:n], keys[n:])
     if kinds == ("ans",):
         return _save_output
     if all(k == "shape" or k == "param" for k in kinds):
@@ -803,24 +846,19 @@ _NONE2 = (None, None)
 
 
 def _inputs_saver(keys: tuple) -> Callable:
-    """Saving one or two inputs (``mul``, ``matmul``): a tensor goes into the node's slot
-    ``_in0``/``_in1`` with its version (None in ``_saved``), a number into ``_saved``."""
+    """Saving one or two inputs (``mul``, ``matmul``): each goes into the node's slot
+    ``_in0``/``_in1``, a tensor with its version; ``_saved`` holds None in their places,
+    one constant tuple, so that saving makes no object but the node."""
     first = keys[0]
     if len(keys) == 1:
 
         def save_input(node, plan, args, arrays, params, out, result) -> None:
             v = args[first]
+            node._in0 = v
             node._in1 = None
             node._v1 = 0
-            if isinstance(v, Tensor):
-                vc = v._vc
-                node._v0 = 0 if vc is None else _saved_version(v)
-                node._in0 = v
-                node._saved = _NONE1
-            else:
-                node._in0 = None
-                node._v0 = 0
-                node._saved = (v,)
+            node._v0 = _saved_version(v) if isinstance(v, Tensor) and v._vc is not None else 0
+            node._saved = _NONE1
 
         return save_input
     second = keys[1]
@@ -828,25 +866,45 @@ def _inputs_saver(keys: tuple) -> Callable:
     def save_inputs(node, plan, args, arrays, params, out, result) -> None:
         v = args[first]
         w = args[second]
-        if isinstance(v, Tensor):
-            vc = v._vc
-            node._v0 = 0 if vc is None else _saved_version(v)
-            node._in0 = v
-            v = None
-        else:
-            node._in0 = None
-            node._v0 = 0
-        if isinstance(w, Tensor):
-            vc = w._vc
-            node._v1 = 0 if vc is None else _saved_version(w)
-            node._in1 = w
-            w = None
-        else:
-            node._in1 = None
-            node._v1 = 0
-        node._saved = _NONE2 if v is None and w is None else (v, w)
+        node._in0 = v
+        node._in1 = w
+        node._v0 = _saved_version(v) if isinstance(v, Tensor) and v._vc is not None else 0
+        node._v1 = _saved_version(w) if isinstance(w, Tensor) and w._vc is not None else 0
+        node._saved = _NONE2
 
     return save_inputs
+
+
+def _layout_of(a: Any) -> str:
+    """``layout(a)``, at once for an array of fewer than two dims (always "C")."""
+    return "C" if a.__class__ is ndarray and a.ndim < 2 else layout(a)
+
+
+def _inputs_layouts_saver(keys: tuple, layout_keys: tuple) -> Callable:
+    """Saving one or two inputs and the memory layouts of some of them (matmul, mm): the
+    inputs as ``_inputs_saver`` saves them, the layouts in ``_saved`` after the inputs'
+    places (one constant tuple per combination of layouts)."""
+    save_inputs = _inputs_saver(keys)
+    blank = (None,) * len(keys)
+    combos = {}
+    for combo in itertools.product("CF", repeat=len(layout_keys)):
+        combos[combo] = blank + combo
+    if len(layout_keys) == 1:
+        (k,) = layout_keys
+        one = {c[0]: t for c, t in combos.items()}
+
+        def save_layout(node, plan, args, arrays, params, out, result) -> None:
+            save_inputs(node, plan, args, arrays, params, out, result)
+            node._saved = one[_layout_of(arrays[k])]
+
+        return save_layout
+    k0, k1 = layout_keys
+
+    def save_layouts(node, plan, args, arrays, params, out, result) -> None:
+        save_inputs(node, plan, args, arrays, params, out, result)
+        node._saved = combos[_layout_of(arrays[k0]), _layout_of(arrays[k1])]
+
+    return save_layouts
 
 
 def _save_output(node, plan, args, arrays, params, out, result) -> None:
@@ -882,7 +940,7 @@ def _static_saver(op: Op, kinds: tuple, keys: tuple) -> Callable:
             key1, default1 = keys[1], defaults[1]
 
             def save_shape_param(node, plan, args, arrays, params, out, result) -> None:
-                node._saved = (getattr(arrays[first], "shape", ()), params.get(key1, default1))
+                node._saved = (_shape(arrays[first]), params.get(key1, default1))
 
             return save_shape_param
 
@@ -890,7 +948,7 @@ def _static_saver(op: Op, kinds: tuple, keys: tuple) -> Callable:
             if params:
                 node._saved = tuple([g(arrays, params) for g in getters])
             else:
-                node._saved = (getattr(arrays[first], "shape", ()), *rest)
+                node._saved = (_shape(arrays[first]), *rest)
 
         return save_shape
 
@@ -902,7 +960,7 @@ def _static_saver(op: Op, kinds: tuple, keys: tuple) -> Callable:
 
 def _shape_getter(i: int) -> Callable:
     """An input's shape (``()`` for a number)."""
-    return lambda arrays, params: getattr(arrays[i], "shape", ())
+    return lambda arrays, params: _shape(arrays[i])
 
 
 def _param_getter(name: str, default: Any) -> Callable:

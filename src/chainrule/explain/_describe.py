@@ -21,7 +21,7 @@ def _describe(node: Node) -> tuple[float | None, bool, str, str]:
     if op is None:  # a custom autograd.Function, or another node without an op entry
         return None, False, f"the backward of {node.name()}", f"{_short_name(node)} (custom)"
     name = op.name
-    saved = dict(zip(zip(node._plan.kinds, node._plan.keys), node._saved or ()))
+    saved = dict(zip(zip(node._plan.kinds, node._plan.keys), node._stored() or ()))
     args = op.args
     tensors = [n for n, _ in node._next]
     number = next((v for (k, _), v in saved.items() if k == "arg" and _is_number(v)), None)

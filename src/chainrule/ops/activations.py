@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes
-from .._backend import ndarray, xp
+from .._backend import clip_ufunc, ndarray, xp
 from .._promotion import result_type
 from ..autograd.recording import FLOAT, KEEP, array_of, defop, floating_only, no_bool
 from . import copies, indexing, logical, reductions, shapes, special, unary
+from ._scratch import writable
 
 
 def _sigmoid(x):
@@ -168,25 +169,49 @@ softshrink_backward = defop(
 )
 
 
-# relu as NumPy's maximum against a cached 0-d zero of x's dtype (a Python 0 is converted on
-# every call). PyTorch keeps x where it is not below 0, so relu(-0.0) is -0.0 and a nan keeps
-# its sign: NumPy's float32 and float64 loops return their second operand on a tie, the
-# others their first (tests/autograd/test_recording_cost.py pins this to PyTorch bit for bit).
-_ZERO_FIRST = {dt: xp.zeros((), dt) for dt in (xp.dtype(xp.float32), xp.dtype(xp.float64))}
-_ZEROS: dict = {}  # of the other dtypes
+# relu as x clipped to [0, inf] by NumPy's clip ufunc (not np.clip's Python wrapper), with a
+# cached 0-d zero and inf of x's dtype (a Python number is converted on every call): one pass
+# and faster than maximum. PyTorch keeps x where it is not below 0, so relu(-0.0) is -0.0 and
+# a nan keeps its sign, as clip does (tests/autograd/test_recording_cost.py pins this to
+# PyTorch bit for bit). Without that ufunc, maximum: NumPy's float32 and float64 loops return
+# their second operand on a tie, the others their first.
+_BOUNDS: dict = {}  # dtype -> (zero, inf) or (zero, None)
 
 
 def _relu(x):
     """max(x, 0)"""
     if x.__class__ is not ndarray:  # a meta or device array: its library's maximum
         return xp.maximum(x, 0)
-    zero = _ZERO_FIRST.get(x.dtype)
-    if zero is not None:
+    bounds = _BOUNDS.get(x.dtype)
+    if bounds is None:
+        bounds = _BOUNDS[x.dtype] = _relu_bounds(x.dtype)
+    zero, inf = bounds
+    if inf is not None:
+        return clip_ufunc(x, zero, inf)
+    if x.dtype == xp.float32 or x.dtype == xp.float64:
         return xp.maximum(zero, x)
-    zero = _ZEROS.get(x.dtype)
-    if zero is None:
-        zero = _ZEROS[x.dtype] = xp.zeros((), x.dtype)
     return xp.maximum(x, zero)
+
+
+def _relu_bounds(dtype) -> tuple:
+    """relu's cached 0-d bounds for ``dtype``: (0, inf) for clip on floats, (0, None) else."""
+    zero = xp.zeros((), dtype)
+    if clip_ufunc is None or dtype.kind != "f":
+        return zero, None
+    return zero, xp.full((), xp.inf, dtype)
+
+
+def _relu_vjp(g, ans):
+    """d/dx max(x, 0) = [x > 0]"""
+    if g.__class__ is ndarray:  # arrays (backward without create_graph): the kernel itself
+        if g.ndim and g.dtype.kind == "f" and writable(g, ans):  # private: masked in place
+            keep = xp.less_equal(ans, 0)
+            xp.logical_not(keep, out=keep)
+            bits = g.view(f"i{g.dtype.itemsize}")
+            xp.multiply(bits, keep, out=bits)  # (_select's bits: g or +0)
+            return g
+        return _threshold_backward(g, ans)
+    return threshold_backward(g, ans, threshold=0.0)
 
 
 relu = defop(
@@ -194,8 +219,8 @@ relu = defop(
     _relu,
     fp_errors=False,  # maximum: no overflow, no invalid operation
     dtypes=no_bool("Boolean inputs not supported for relu"),
-    vjp=lambda g, ans: threshold_backward(g, ans, threshold=0.0),  # d/dx max(x, 0) = [x > 0]
-    jvp=lambda t, ans: threshold_backward(t, ans, threshold=0.0),  # as the VJP
+    vjp=_relu_vjp,
+    jvp=lambda t, ans: threshold_backward(t, ans, threshold=0.0),  # J t = [x > 0] t
     conventions="relu'(0) = 0; at nan the gradient passes (PyTorch's: not x <= 0).",
 )
 

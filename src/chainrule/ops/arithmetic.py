@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes
-from .._backend import is_array, xp
+from .._backend import is_array, ndarray, scalar, xp
 from .._dtypes import bool as _bool
 from .._dtypes import float16 as _float16
 from .._dtypes import get_default_dtype
@@ -175,10 +175,13 @@ rsub = defop(
 def _mul_vjp_a(g, b):
     """d(ab)/da = b
 
-    For a number b, multiplied into g's memory when g is private (ops/_scratch.py)."""
-    if (b.__class__ is float or b.__class__ is int) and writable(g):
-        g *= b
-        return g
+    For a number b, multiplied into g's memory when g is private (ops/_scratch.py), as a
+    kept 0-d array of g's dtype (the same operand, converted once: _backend.scalar)."""
+    if (b.__class__ is float or b.__class__ is int) and g.__class__ is ndarray:
+        if writable(g):
+            g *= scalar(b, g.dtype)
+            return g
+        return g * scalar(b, g.dtype)
     return g * b
 
 

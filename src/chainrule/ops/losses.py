@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes
-from .._backend import loud, quiet, xp
+from .._backend import loud, ndarray, quiet, xp
 from .._promotion import result_type
 from ..autograd.recording import array_of, defop, floating_only
 from . import activations, binary, logical, reductions, shapes, unary
@@ -347,6 +347,12 @@ def _at_targets(x, safe, axis: int):
 def _nll_loss(x, target=None, weight=None, ignore_index=-100, reduction="mean"):
     """-weight[t]·x[t] at each target class t (0 where t is ignore_index), reduced; the mean
     divides by the sum of the targets' weights"""
+    if weight is None and x.ndim == 2 and target.size and x.__class__ is ndarray:
+        # a batch of samples, no weights (the usual case): every target a class and none
+        # ignore_index when the targets' range says so, two reductions and no masks
+        low, high = xp.minimum.reduce(target), xp.maximum.reduce(target)
+        if 0 <= low and high < x.shape[1] and not low <= ignore_index <= high:
+            return _nll_mean_or_sum(x, target, reduction)
     axis = _class_axis(x.ndim)
     _check_targets(target, x.shape[axis], ignore_index)
     w, safe = _target_weights(target, weight, ignore_index, x.dtype)
@@ -363,6 +369,18 @@ def _nll_loss(x, target=None, weight=None, ignore_index=-100, reduction="mean"):
         return xp.asarray(total / count, dtype=x.dtype)
     finally:
         loud(token)
+
+
+def _nll_mean_or_sum(x, target, reduction: str):
+    """-x[i, t_i] per sample i, reduced: ``_nll_loss`` where every weight is 1 and no target
+    is ignored (the steps of its general path that compute something then: the same bits)"""
+    loss = -x[xp.arange(x.shape[0], like=target), target]
+    if reduction == "none":
+        return loss
+    total = xp.add.reduce(loss)
+    if reduction == "sum":
+        return xp.asarray(total)
+    return xp.asarray(total / xp.asarray(loss.size, dtype=x.dtype), dtype=x.dtype)
 
 
 def _nll_coefficients(x_shape, target, weight, ignore_index, reduction, dtype, empty=0.0):
@@ -392,6 +410,22 @@ def _nll_coefficients(x_shape, target, weight, ignore_index, reduction, dtype, e
 
 def _nll_vjp(g, x_shape, target, weight, ignore_index, reduction):
     """∂/∂x = -weight[t] at each target class t, 0 elsewhere (÷ Σ weight[t] for the mean)"""
+    if (
+        g.__class__ is ndarray
+        and weight is None
+        and reduction != "none"
+        and len(x_shape) == 2
+        and target.size
+        and not (target == ignore_index).any()
+    ):
+        # arrays, a batch, every weight 1 (the usual case): -1 (-1/N for the mean) at the
+        # targets times g, written into the coefficients (_nll_coefficients' bits, g * coef)
+        coef = xp.zeros(x_shape, g.dtype)
+        one = g.dtype.type(1)
+        n = target.size
+        coef[xp.arange(n), target] = -(one / g.dtype.type(n)) if reduction == "mean" else -one
+        coef *= g
+        return coef
     coef = _nll_coefficients(x_shape, target, weight, ignore_index, reduction, _dtype_of(g))
     if reduction == "none":
         g = shapes.unsqueeze(g, dim=_class_axis(len(x_shape)))

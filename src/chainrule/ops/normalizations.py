@@ -5,7 +5,7 @@ log_softmax g - e^y Σ g, of logsumexp g e^(x - y)."""
 
 from __future__ import annotations
 
-from .._backend import xp
+from .._backend import ndarray, xp
 from ..autograd.recording import FLOAT, array_of, contiguous, defop, floating_only
 from . import activations, binary, reductions, shapes, unary
 
@@ -54,18 +54,31 @@ def _log_softmax(x, dim=-1):
     if x.size == 0:
         return x.copy()
     axis = activations._axis(dim, x.ndim)
+    if x.__class__ is ndarray:  # (the ufuncs' reductions: the methods' Python wrappers skipped)
+        s = x - xp.maximum.reduce(x, axis=axis, keepdims=True)
+        s -= xp.log(xp.add.reduce(xp.exp(s), axis=axis, keepdims=True))
+        return s
     s = x - x.max(axis=axis, keepdims=True)
     s -= xp.log(xp.exp(s).sum(axis=axis, keepdims=True))  # (s is fresh: written in place)
     return s
+
+
+def _log_softmax_vjp(g, ans, dim):
+    """∂y_i/∂x_j = δ_ij - e^(y_j), y = log_softmax(x): gᵀJ = g - e^y Σ_dim g"""
+    if g.__class__ is ndarray and ans.__class__ is ndarray and g.ndim and g.dtype.char in "fd":
+        # arrays (backward without create_graph): the same ufuncs, no op called, e^y written
+        # into (the bits of the line below: tests/nn/test_mlp_fast_paths.py)
+        e = xp.exp(ans)
+        e *= xp.add.reduce(g, axis=dim, keepdims=True)
+        return xp.subtract(g, e, out=e)
+    return g - unary.exp(ans) * reductions.sum(g, dim=dim, keepdim=True)
 
 
 log_softmax = defop(
     "log_softmax",
     contiguous(_log_softmax),
     dtypes=_floating_along_dim("log_softmax"),
-    vjp=lambda g, ans, dim: (
-        g - unary.exp(ans) * reductions.sum(g, dim=dim, keepdim=True)
-    ),  # ∂y_i/∂x_j = δ_ij - e^(y_j), y = log_softmax(x): gᵀJ = g - e^y Σ_dim g
+    vjp=_log_softmax_vjp,
     jvp=lambda t, ans, dim: (
         t - reductions.sum(unary.exp(ans) * t, dim=dim, keepdim=True)
     ),  # J t = t - Σ_dim e^y ⊙ t

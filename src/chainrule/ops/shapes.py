@@ -105,11 +105,13 @@ def _sum_to(x, shape=()):
     )
     if not axes:
         return x.reshape(shape)
+    # (np.sum's Python wrappers skipped for NumPy's arrays: add.reduce is what they call)
+    reduce = xp.add.reduce if x.__class__ is ndarray else xp.sum
     if lead == len(axes) or not lead:
         # one reduction straight to the shape: the result owns its memory, so a gradient
         # summed here is stored as .grad without a copy
-        return asanyarray(xp.sum(x, axis=axes, keepdims=not lead))  # (a scalar: 0-d)
-    return xp.sum(x, axis=axes, keepdims=True).reshape(shape)
+        return asanyarray(reduce(x, axis=axes, keepdims=not lead))  # (a scalar: 0-d)
+    return reduce(x, axis=axes, keepdims=True).reshape(shape)
 
 
 sum_to = defop(
@@ -176,7 +178,7 @@ t = defop(
     dtypes=KEEP,
     view=True,
     node=lambda x, variant=0: f"TBackward{variant}",
-    vjp=lambda g: t(g),  # Jᵀg = gᵀ, as (Aᵀ)ᵀ = A
+    vjp=lambda g: g.T if g.__class__ is ndarray else t(g),  # Jᵀg = gᵀ, as (Aᵀ)ᵀ = A
     jvp=lambda tan: t(tan),  # as the VJP
 )
 

@@ -345,9 +345,9 @@ class Optimizer:
         zeros, detached)."""
         for group in self.param_groups:
             for p in group["params"]:
-                if p.grad is not None:
+                if p._grad is not None:  # (parameters are leaves: no non-leaf warning to give)
                     if set_to_none:
-                        p.grad = None
+                        p._grad = None
                     else:
                         g = p.grad
                         if g.grad_fn is not None:

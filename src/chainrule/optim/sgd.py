@@ -57,6 +57,9 @@ class SGD(Optimizer):
         for group in self.param_groups:
             lr = _to_scalar(group["lr"])
             momentum, dampening = group["momentum"], group["dampening"]
+            if momentum == 0 and group["weight_decay"] == 0 and not group["maximize"]:
+                _plain_step(group["params"], -lr)
+                continue
             for p in self._with_grad(group, "SGD"):
                 param = p._data
                 g = u.with_weight_decay(
@@ -76,3 +79,14 @@ class SGD(Optimizer):
                 u.add_scaled_(param, g, -lr)
                 u.done(p)
         return loss
+
+
+def _plain_step(params: list, alpha: float) -> None:
+    """``p <- p + alpha g`` for each parameter with a gradient (no momentum, weight decay or
+    maximize): the general loop's update (``_updates.add_scaled_``, then the version bump)
+    without the steps that do nothing here. tests/nn/test_mlp_fast_paths.py pins it."""
+    for p in params:
+        g = p._grad  # (an optimizer's parameters are leaves: .grad without its warning)
+        if g is not None:
+            u.add_scaled_(p._data, g._data, alpha)
+            p._bump()

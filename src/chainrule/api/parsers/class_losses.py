@@ -133,6 +133,24 @@ def cross_entropy(
     """nll_loss of log_softmax(input) over the classes (dim 1, or 0 for one sample); a
     target of input's shape holds class probabilities; label_smoothing mixes the target
     with the uniform distribution."""
+    if (
+        weight is None
+        and label_smoothing == 0.0
+        and size_average is None
+        and reduce is None
+        and input.__class__ is Tensor
+        and target.__class__ is Tensor
+        and (reduction == "mean" or reduction == "sum" or reduction == "none")
+    ):
+        x, t = input._data, target._data
+        if (
+            x.ndim == 2
+            and t.ndim == 1
+            and x.shape[0] == t.shape[0]
+            and input._dtype._category == 2
+            and target._dtype.name == "int64"
+        ):
+            return _cross_entropy_batch(input, t, reduction, ignore_index)
     reduction = reduction_of(reduction, size_average, reduce)
     class_dim = 0 if input.ndim == 1 else 1
     if input.shape == target.shape:
@@ -147,6 +165,24 @@ def cross_entropy(
         )
     log_p = normalizations.log_softmax(input, dim=_class_dim(input, class_dim))
     return _nll_nd(log_p, target, weight, reduction, ignore_index)
+
+
+def _cross_entropy_batch(input: Tensor, target, reduction: str, ignore_index: int) -> Tensor:
+    """``cross_entropy``'s common case, a batch of scores (N, C) of a float dtype and int64
+    class indices (N,), no weights or smoothing: what the general path runs once its checks
+    have passed, the log_softmax and nll_loss ops (their nodes, values and errors), given
+    to the ops' recording step directly. tests/nn/test_mlp_fast_paths.py pins it."""
+    log_p = normalizations.log_softmax._fast((input,), (input._data,), {"dim": 1})
+    params = {
+        "target": target,
+        "weight": None,
+        "ignore_index": int(ignore_index),
+        "reduction": reduction,
+    }
+    return losses.nll_loss._fast((log_p,), (log_p._data,), params, _NLL_NODE)
+
+
+_NLL_NODE = losses.nll_loss._class("NllLossBackward0")  # (the node of a batch: no 2-D images)
 
 
 def _class_dim(input: Tensor, class_dim: int) -> int:

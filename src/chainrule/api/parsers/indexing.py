@@ -16,6 +16,7 @@ from ..._dtypes import int64
 from ..._promotion import as_number
 from ..._tensor import Tensor, _counter, _make, check_inference_write
 from ...autograd import forward_ad, grad_mode
+from ...autograd.entries import slice_entry
 from ...autograd.inplace import inplace as _inplace
 from ...autograd.inplace import view_scatter
 from ...autograd.views import view_record
@@ -512,7 +513,7 @@ def getitem(input: Tensor, key: Any) -> Tensor:
         # x[1:]: straight to the op, its node known (SliceBackward0, as _index_node_name
         # names it); the same tensor, node and errors as below (test_recording_cost.py)
         try:
-            return indexing.getitem._fast((input,), (input._data,), {"key": key}, _SLICE)
+            return _slice(input, key)
         except IndexError as exc:
             raise _index_error(exc, input._data.shape) from None
     if c is int or c is slice and _plain_slice(key) or c is tuple and all(map(_plain_part, key)):
@@ -533,7 +534,7 @@ def getitem(input: Tensor, key: Any) -> Tensor:
     return out
 
 
-_SLICE = indexing.getitem._class("SliceBackward0")
+_slice = slice_entry(indexing.getitem, indexing.getitem._class("SliceBackward0"))
 
 
 def _value_tensor(value: Any, like: Tensor) -> Any:

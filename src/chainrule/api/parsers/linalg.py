@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..._backend import on_device_of, xp
 from ..._dtypes import dtype as DType
 from ..._tensor import Tensor, wrap
+from ...autograd.entries import binary_entry
 from ...autograd.recording import np_dtype
 from ...ops import logical, reductions, shapes
 from ...ops.linalg import factorizations, inverses, matrices, products
@@ -840,7 +841,7 @@ def norm(
 # ----- Tensor methods -----------------------------------------------------------------------------
 
 
-def _matmul_operator(self: Tensor, other: Any) -> Tensor:
+def _matmul_general(self: Tensor, other: Any) -> Tensor:
     """self @ other: tensors only, as in PyTorch (other operands raise TypeError)."""
     if not isinstance(other, Tensor):
         return NotImplemented
@@ -848,6 +849,24 @@ def _matmul_operator(self: Tensor, other: Any) -> Tensor:
 
 
 _NO_PARAMS: dict = {}
+_MATMUL_CLASSES: dict = {}
+
+
+def _matmul_class(a: Any, b: Any) -> type:
+    """matmul's node class for arrays ``a`` and ``b``: its name (products._matmul_node)
+    depends on their numbers of dims alone, so the class is kept per pair of them."""
+    key = (a.ndim, b.ndim)
+    cls = _MATMUL_CLASSES.get(key)
+    if cls is None:
+        op = products.matmul
+        cls = _MATMUL_CLASSES[key] = op._class(op._node_name(a, b))
+    return cls
+
+
+# self @ other: matmul's entry for two float tensors of one dtype, else _matmul_general
+_matmul_operator = binary_entry(
+    products.matmul, _matmul_general, numbers=False, node_class=_matmul_class
+)
 
 
 def _rmatmul_operator(self: Tensor, other: Any) -> Tensor:

@@ -6,15 +6,31 @@ from __future__ import annotations
 
 import math
 
+from ..._backend import IGNORE, loud, set_errstate
+from ..._meta import live as _meta_live
 from ..._tensor import Tensor
 from ...ops import shapes
 from ...ops.linalg import products
+
+_t_node = shapes.t.node_class or shapes.t._class("TBackward0")
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weightᵀ + bias, as PyTorch computes it: addmm for a matrix input with a bias,
     addmm of the input flattened to a matrix (then viewed back) for other inputs with a
     vector bias, matmul (then + bias) otherwise."""
+    if isinstance(bias, Tensor) and isinstance(input, Tensor) and isinstance(weight, Tensor):
+        x, w, b = input._data, weight._data, bias._data
+        if (
+            x.ndim == 2
+            and w.ndim == 2
+            and b.ndim == 1
+            and x.shape[1] == w.shape[1]
+            and b.shape[0] == w.shape[0]
+            and input._dtype is weight._dtype is bias._dtype
+            and not _meta_live[0]
+        ):
+            return _addmm_linear(input, weight, bias, x, w.T, b)
     if input.ndim == 0 or weight.ndim == 0:
         raise RuntimeError(
             "both arguments to linear need to be at least 1D, but they are "
@@ -33,6 +49,22 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise RuntimeError(f"mat2 must be a matrix, got {weight.ndim}-D tensor")
     out = products.matmul(input, w_t)
     return out if bias is None else out + bias
+
+
+def _addmm_linear(input: Tensor, weight: Tensor, bias: Tensor, x, w_t, b) -> Tensor:
+    """``linear``'s common case, a matrix input with a vector bias, as the general path
+    computes it (``addmm(bias, input, weight.t())``: the same nodes, saved values and bits)
+    with the checks it has already made left out: the product and the bias added into it,
+    given to the ops' recording steps (``t._fast``, ``addmm._wrap``) as computed.
+    tests/nn/test_mlp_fast_paths.py pins it to the general path."""
+    w_t_tensor = shapes.t._fast((weight,), (weight._data,), {}, _t_node, w_t)
+    token = set_errstate(IGNORE)  # (an overflow in the sum is inf, silently, as in PyTorch)
+    try:
+        out = x @ w_t
+        out += b
+    finally:
+        loud(token)
+    return products.addmm._wrap((bias, input, w_t_tensor), (b, x, w_t), {}, out)
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

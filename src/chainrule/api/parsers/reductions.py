@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..._backend import IGNORE, asanyarray, loud, ndarray, on_device_of, set_errstate, xp
 from ..._dtypes import dtype as DType
 from ..._tensor import Tensor, wrap
+from ...autograd.entries import unary_recorder
 from ...ops import binary, reductions, scans, sorting
 from ..args import dim_arg, named, require_tensor, return_type, tensors_only
 from .linalg import matrix_norm
@@ -39,17 +40,21 @@ def sum(
             # test_recording_cost.py)
             token = set_errstate(IGNORE)
             try:
-                total = _add_reduce(data, None)  # (axis None: all of them)
+                total = _add_reduce(data, None, out=_ARRAY)  # (axis None: all of them)
             finally:
                 loud(token)
-            return reductions.sum._fast((input,), (data,), _DEFAULTS, _SUM_ALL, total)
+            return _record_sum(input, data, total)
     return reductions.sum(input, dim=dim_arg(dim), keepdim=keepdim, dtype=dtype)
 
 
 _SUMMED_AS_IS = frozenset({xp.dtype(xp.float32), xp.dtype(xp.float64)})  # (no widening)
-_DEFAULTS: dict = {}  # sum's own defaults: dim=None, keepdim=False, dtype=None
-_SUM_ALL = reductions.sum._class("SumBackward0")  # its node over all dims
+# its output and node over all dims, as Op._fast makes them
+_record_sum = unary_recorder(reductions.sum, reductions.sum._class("SumBackward0"))
 _add_reduce = xp.add.reduce
+try:  # NumPy 2's out=...: a 0-d array rather than a NumPy scalar, made as the result is
+    _ARRAY: Any = ... if _add_reduce(xp.ones(2), None, out=...).__class__ is ndarray else None
+except TypeError:  # (older NumPy: the scalar, made an array by the recorder)
+    _ARRAY = None
 
 
 def mean(

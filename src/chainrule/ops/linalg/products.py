@@ -294,8 +294,8 @@ def _t(x):
 
 def _grad_a(g, b, a_layout):
     """G Bᵀ, the gradient of A in A @ B (matrices), in A's memory layout."""
-    if a_layout == "F" and not isinstance(g, Tensor):
-        return _t(mm(b, _t(g)))  # (B Gᵀ)ᵀ: see _grad_b
+    if not isinstance(g, Tensor):  # arrays (backward without create_graph): the product
+        return (b @ g.T).T if a_layout == "F" else g @ b.T  # (B Gᵀ)ᵀ: see _grad_b
     return mm(g, _t(b))
 
 
@@ -305,8 +305,8 @@ def _grad_b(g, a, b_layout):
     (Gᵀ A)ᵀ, so the transpose back to the weight is contiguous and its ``.grad`` needs no
     copy, as PyTorch's mm backward does. (On tensors, for create_graph, the plain product:
     fewer nodes, and a gradient that is a tensor is never copied.)"""
-    if b_layout == "F" and not isinstance(g, Tensor):
-        return _t(mm(_t(g), a))
+    if not isinstance(g, Tensor):  # arrays: the product itself, no op called (same bits)
+        return (g.T @ a).T if b_layout == "F" else a.T @ g
     return mm(_t(a), g)
 
 

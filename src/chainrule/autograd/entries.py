@@ -1,0 +1,394 @@
+"""Entries specialised per op: the hot calls of every training loop (``x + y``, ``y * 2``)
+in one function each, the op's constants bound once.
+
+Each does for its common case what ``Op._fast`` (recording.py) does, one or two calls less,
+and hands every other case to the general path; tests/autograd/test_recording_cost.py pins
+each to it (values, dtype, grad_fn, next_functions, saved values, gradients, errors).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import _tensor
+from .._backend import IGNORE, loud, ndarray, scalar, set_errstate, xp
+from .._meta import live as _meta_live
+from .._tensor import Tensor, _counter, _make
+from . import forward_ad, grad_mode
+from .anomaly_mode import _anomaly
+from .recording import _SHAPES as _shapes
+from .recording import Op, _saved_version, _translate, kept_shape
+
+_new = object.__new__
+_state = grad_mode._state
+_fw_state = forward_ad.state
+
+_NO_PARAMS: dict = {}
+_NONE1 = (None,)  # _saved of a plan saving one input, kept in its slot
+_NONE2 = (None, None)  # ... two inputs
+
+
+def _specialisable(op: Op, arity: int, named: bool = False) -> bool:
+    """Whether an entry can stand for ``op`` with ``arity`` inputs (and its parameters'
+    defaults): not a view (its output shares a version counter), its node class known
+    before the call (not named per call, unless the entry is ``named``), differentiable."""
+    return (
+        not op.view
+        and (named or op.node_class is not None)
+        and op.differentiable
+        and len(op.args) == arity
+    )
+
+
+def _output(out: Any, dtype: Any, node: Any) -> Tensor:
+    """The output tensor of ``node``, as ``_make`` makes it."""
+    result = _new(Tensor)
+    result._data = out
+    result._dtype = dtype
+    result._requires_grad = True
+    result._grad_fn = node
+    result._output_nr = 0
+    result._grad = result._vc = result._acc = result._hooks = result._post_hooks = None
+    result._view = None
+    result._retains_grad = False
+    return result
+
+
+def binary_entry(
+    op: Op,
+    general: Callable[[Any, Any], Any],
+    numbers: bool = True,
+    node_class: Callable[[Any, Any], type] | None = None,
+) -> Callable[[Any, Any], Any]:
+    """``a <op> b`` (an operator: ``x + y``, ``y * 2``, ``x @ w``) in one call for the common
+    case, a float tensor with a tensor of its dtype or (``numbers``) a Python number: the
+    forward, the output and its node made here as ``Op._fast`` makes them, the op's constants
+    bound once. ``node_class(x, y)``, for an op whose node is named per call, gives its
+    class from the arrays. Anything else (another dtype or operand, a stale view, forward or
+    anomaly mode, a device array) goes to ``Op._fast`` or to ``general(a, b)``.
+    tests/autograd/test_recording_cost.py pins it to the general path."""
+    if not _specialisable(op, 2, node_class is not None):
+        raise TypeError(f"{op.name}: no binary entry (see _specialisable)")
+    forward = op.forward
+    quiet_ = op.quiet
+    cls = op.node_class
+    plans = op._plans
+    plan_for = op.plan
+    fast = op._fast
+    state = _state
+    fw_state = _fw_state
+    anomaly = _anomaly
+    meta_live = _meta_live
+    tensor_mod = _tensor
+    generic = xp.generic
+    # per bits (which inputs need gradients): the inputs the plan saves when it saves inputs
+    # alone (mul's: d(ab)/da = b), else ()
+    saves_inputs: list = [()]
+    for need in ((True, False), (False, True), (True, True)):
+        plan = op.plan(need)
+        alone = 0 < len(plan.kinds) <= 2 and all(k == "arg" for k in plan.kinds)
+        saves_inputs.append(plan.keys if alone else ())
+
+    def entry(a: Tensor, b: Any) -> Tensor:
+        c = b.__class__
+        if a.__class__ is not Tensor or meta_live[0]:
+            return general(a, b)
+        dtype = a._dtype
+        if c is Tensor:
+            if b._dtype is not dtype:
+                return general(a, b)
+            y = b._data
+        elif (c is float or c is int) and numbers:
+            y = b  # (the forward gets it as a kept 0-d array: _backend.scalar)
+        else:
+            return general(a, b)
+        if dtype._category != 2:
+            return general(a, b)
+        x = a._data
+        token = set_errstate(IGNORE) if quiet_ else None
+        try:
+            out = forward(x, y if c is Tensor else scalar(b, x.dtype))
+        except ValueError as exc:
+            raise _translate(exc, (x, y)) from None
+        finally:
+            if token is not None:
+                loud(token)
+        if out.__class__ is not ndarray and isinstance(out, generic):
+            out = xp.asarray(out)  # a 0-d result's NumPy scalar: a 0-d array
+        view = a._view
+        other = b._view if c is Tensor else None
+        if (
+            out.__class__ is not ndarray
+            or out.dtype is not x.dtype
+            or view is not None
+            and a._vc[1] > view[2]  # a view whose base was written since: re-derived there
+            or other is not None
+            and b._vc[1] > other[2]
+            or fw_state.level
+            or anomaly.record
+            or tensor_mod._inference_contexts  # (an inference tensor is made by _make)
+        ):
+            return fast((a, b), (x, y), _NO_PARAMS, cls, out)  # (it sees to these cases)
+        if not state.enabled:
+            return _make(out, dtype)
+        if c is Tensor:
+            bits = a._requires_grad | b._requires_grad << 1
+        else:
+            bits = 1 if a._requires_grad else 0
+        if not bits:
+            return _make(out, dtype)
+        plan = plans[bits] or plan_for((bool(bits & 1), bool(bits & 2)))
+        node = _new(cls if node_class is None else node_class(x, y))
+        node._op = op
+        node._plan = plan
+        node._arity = 2
+        node._rest = ()
+        node._checks = ()
+        node._extra = None
+        if bits & 1:
+            fn = a._grad_fn
+            node._fn0 = a if fn is None else fn  # a leaf: see Node._next
+            node._nr0 = a._output_nr
+            shape = x.shape
+            node._shape0 = _shapes.get(shape) or kept_shape(shape)
+            node._dtype0 = dtype
+        else:
+            node._fn0 = node._shape0 = node._dtype0 = None
+            node._nr0 = 0
+        if bits & 2:
+            fn = b._grad_fn
+            node._fn1 = b if fn is None else fn
+            node._nr1 = b._output_nr
+            shape = y.shape
+            node._shape1 = _shapes.get(shape) or kept_shape(shape)
+            node._dtype1 = dtype
+        else:
+            node._fn1 = node._shape1 = node._dtype1 = None
+            node._nr1 = 0
+        # the output tensor (_output, inlined: this runs once per op)
+        result = _new(Tensor)
+        result._data = out
+        result._dtype = dtype
+        result._requires_grad = True
+        result._grad_fn = node
+        result._output_nr = 0
+        result._grad = result._vc = result._acc = result._hooks = result._post_hooks = None
+        result._view = None
+        result._retains_grad = False
+        fixed = plan.fixed
+        if fixed is not None:
+            node._saved = fixed
+        elif saves_inputs[bits]:  # the plan saves inputs alone (recording._inputs_saver, inlined)
+            keys = saves_inputs[bits]
+            v = b if keys[0] else a
+            node._in0 = v
+            vc = v._vc if v.__class__ is Tensor else None
+            node._v0 = 0 if vc is None else vc[0] if vc.__class__ is list else _saved_version(v)
+            if len(keys) == 1:
+                node._in1 = None
+                node._v1 = 0
+                node._saved = _NONE1
+            else:
+                w = b if keys[1] else a
+                node._in1 = w
+                vc = w._vc if w.__class__ is Tensor else None
+                node._v1 = 0 if vc is None else vc[0] if vc.__class__ is list else _saved_version(w)
+                node._saved = _NONE2
+        else:
+            plan.save(node, plan, (a, b), (x, y), _NO_PARAMS, out, result)
+        return result
+
+    entry.__name__ = op.name
+    return entry
+
+
+def unary_entry(op: Op, general: Callable[..., Any]) -> Callable[..., Any] | None:
+    """``f(x)`` (``relu(x)``, ``x.exp()``) in one call for a float tensor, as ``binary_entry``
+    for operators: everything else goes to ``Op._fast`` or to ``general(x, out=out)``. None
+    for an op no entry can stand for (``_specialisable``)."""
+    if not _specialisable(op, 1):
+        return None
+    forward = op.forward
+    quiet_ = op.quiet
+    cls = op.node_class
+    plans = op._plans
+    plan_for = op.plan
+    fast = op._fast
+    state = _state
+    fw_state = _fw_state
+    anomaly = _anomaly
+    meta_live = _meta_live
+    tensor_mod = _tensor
+
+    def entry(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+        if input.__class__ is not Tensor or out is not None or meta_live[0]:
+            return general(input, out=out)
+        dtype = input._dtype
+        if dtype._category != 2:
+            return general(input, out=out)
+        x = input._data
+        token = set_errstate(IGNORE) if quiet_ else None
+        try:
+            y = forward(x)
+        finally:
+            if token is not None:
+                loud(token)
+        if (
+            y.__class__ is not ndarray
+            or y.dtype is not x.dtype
+            or input._view is not None
+            or fw_state.level
+            or anomaly.record
+            or tensor_mod._inference_contexts  # (an inference tensor is made by _make)
+        ):
+            return fast((input,), (x,), _NO_PARAMS, cls, y)  # (it sees to these cases)
+        if not state.enabled or not input._requires_grad:
+            return _make(y, dtype)
+        plan = plans[1] or plan_for((True,))
+        node = _new(cls)
+        node._op = op
+        node._plan = plan
+        node._arity = 1
+        node._checks = ()
+        node._extra = None
+        fn = input._grad_fn
+        node._fn0 = input if fn is None else fn  # a leaf: see Node._next
+        node._nr0 = input._output_nr
+        shape = x.shape
+        node._shape0 = _shapes.get(shape) or kept_shape(shape)
+        node._dtype0 = dtype
+        result = _output(y, dtype, node)
+        fixed = plan.fixed
+        if fixed is not None:
+            node._saved = fixed
+        else:
+            plan.save(node, plan, (input,), (x,), _NO_PARAMS, y, result)
+        return result
+
+    entry.__name__ = op.name
+    return entry
+
+
+def unary_recorder(op: Op, cls: type) -> Callable[[Tensor, Any, Any], Tensor]:
+    """``record(input, x, y)``: the output tensor of ``op`` (node class ``cls``) on a float
+    tensor ``input`` (its array ``x``, no parameters given) whose forward its caller ran
+    (``y``; ``x.sum()`` calls NumPy's reduction itself): what ``Op._fast`` makes of it, as
+    ``unary_entry`` makes it, everything else handed to ``Op._fast``."""
+    if op.view or not op.differentiable or len(op.args) != 1:
+        raise TypeError(f"{op.name}: no recorder for a view or a non-differentiable op")
+    plan = op.plan((True,))
+    fast = op._fast
+    state = _state
+    fw_state = _fw_state
+    anomaly = _anomaly
+    tensor_mod = _tensor
+    # a plan saving the input's shape and parameters (their defaults: none are given), as
+    # sum's: the saved tuple is the shape and these, the shape the one read for _shape0
+    rest = None
+    if plan.kinds[:1] == ("shape",) and all(k == "param" for k in plan.kinds[1:]):
+        rest = tuple(op.params[key] for key in plan.keys[1:])
+
+    def record(input: Tensor, x: Any, y: Any) -> Tensor:
+        if y.__class__ is not ndarray and isinstance(y, xp.generic):
+            y = xp.asarray(y)  # a full reduction's NumPy scalar: a 0-d array
+        if (
+            y.__class__ is not ndarray
+            or y.dtype is not x.dtype
+            or input._view is not None
+            or fw_state.level
+            or anomaly.record
+            or tensor_mod._inference_contexts
+            or _meta_live[0]
+        ):
+            return fast((input,), (x,), _NO_PARAMS, cls, y)  # (it sees to these cases)
+        dtype = input._dtype
+        if not state.enabled or not input._requires_grad:
+            return _make(y, dtype)
+        node = _new(cls)
+        node._op = op
+        node._plan = plan
+        node._arity = 1
+        node._checks = ()
+        node._extra = None
+        fn = input._grad_fn
+        node._fn0 = input if fn is None else fn  # a leaf: see Node._next
+        node._nr0 = input._output_nr
+        shape = x.shape
+        node._shape0 = shape = _shapes.get(shape) or kept_shape(shape)
+        node._dtype0 = dtype
+        result = _output(y, dtype, node)
+        if rest is not None:
+            node._saved = (shape, *rest)
+        elif plan.fixed is not None:
+            node._saved = plan.fixed
+        else:
+            plan.save(node, plan, (input,), (x,), _NO_PARAMS, y, result)
+        return result
+
+    return record
+
+
+def slice_entry(op: Op, cls: type) -> Callable[[Tensor, slice], Tensor]:
+    """``input[key]`` for a tensor and a plain slice (``x[1:]``), ``op`` being getitem and
+    ``cls`` its node class for a slice: the view, its version counter shared with the input,
+    its view record (``views.view_record``, inlined) and its node, made as ``Op._fast``
+    makes them; anything else (a stale view, forward or anomaly mode, a device array, a
+    0-d input) is handed to ``Op._fast``."""
+    plan = op.plan((True,))
+    if plan.kinds != ("shape", "param") or plan.keys != (0, "key"):
+        raise TypeError(f"{op.name}: not getitem's save plan")
+    forward = op.forward
+    fast = op._fast
+    state = _state
+    fw_state = _fw_state
+    anomaly = _anomaly
+    tensor_mod = _tensor
+
+    def entry(input: Tensor, key: slice) -> Tensor:
+        x = input._data
+        params = {"key": key}
+        view = input._view
+        if (
+            x.__class__ is not ndarray
+            or not x.ndim
+            or view is not None
+            and input._vc[1] > view[2]
+            or _meta_live[0]
+            or fw_state.level
+            or anomaly.record
+            or tensor_mod._inference_contexts
+        ):
+            return fast((input,), (x,), params, cls)
+        y = forward(x, key=key)  # (a slice of an array is always a view of its memory)
+        vc = input._vc
+        if vc is None:
+            vc = _counter(input)
+        dtype = input._dtype
+        if view is not None and view[0] is not None:  # (views.view_record)
+            record = (view[0], view[1] + ((op, params),), vc[0])
+        else:
+            record = (input, ((op, params),), vc[0])
+        if not state.enabled or not input._requires_grad or dtype._category != 2:
+            result = _make(y, dtype, vc=vc)
+            result._view = record
+            return result
+        node = _new(cls)
+        node._op = op
+        node._plan = plan
+        node._arity = 1
+        node._checks = ()
+        node._extra = None
+        fn = input._grad_fn
+        node._fn0 = input if fn is None else fn  # a leaf: see Node._next
+        node._nr0 = input._output_nr
+        shape = x.shape
+        node._shape0 = shape = _shapes.get(shape) or kept_shape(shape)
+        node._dtype0 = dtype
+        node._saved = (shape, key)
+        result = _output(y, dtype, node)
+        result._vc = vc
+        result._view = record
+        return result
+
+    return entry

@@ -1,0 +1,289 @@
+"""The fast paths of an MLP's training step, pinned to the general paths they shortcut and
+to PyTorch: ``F.linear`` on a batch with a bias (the t view and the addmm node made
+directly), ``F.cross_entropy`` on a batch of class indices (log_softmax and nll_loss given
+to the ops' recording step), nll_loss's forward and VJP without weights or ignored targets, the
+VJPs of addmm, log_softmax and relu on arrays, and ``optim.SGD``'s plain step."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+from chainrule.autograd import forward_ad
+from chainrule.ops import shapes
+from chainrule.ops.linalg import products
+from oracle import assert_same_error, compare, values
+
+DTYPES = ["float32", "float64"]
+
+
+def _graph(t) -> list:
+    """The graph behind ``t`` as names, edges (by the name of the node they reach) and the
+    identity of the leaves an AccumulateGrad holds, depth first."""
+    out, stack = [], [t.grad_fn]
+    while stack:
+        fn = stack.pop()
+        edges = []
+        for nxt, nr in fn.next_functions:
+            if nxt is None:
+                edges.append(None)
+                continue
+            leaf = getattr(nxt, "variable", None)
+            edges.append((nxt.name(), nr, None if leaf is None else id(leaf)))
+            if leaf is None:
+                stack.append(nxt)
+        out.append((fn.name(), edges))
+    return out
+
+
+def _linear_inputs(lib, dt, grads=(True, True, True), seed=0):
+    dtype = getattr(lib, dt)
+    x = lib.tensor(values("any", (4, 6), seed), dtype=dtype, requires_grad=grads[0])
+    w = lib.tensor(values("any", (3, 6), seed + 1), dtype=dtype, requires_grad=grads[1])
+    b = lib.tensor(values("any", (3,), seed + 2), dtype=dtype, requires_grad=grads[2])
+    return x, w, b
+
+
+# ----- F.linear ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize(
+    "grads", [(True, True, True), (False, True, True), (True, False, False), (False, True, False)]
+)
+def test_linear_fast_path_is_the_general_path(grads, dt):
+    """Values bit for bit, the graph (AddmmBackward0 with its TBackward0 edge), versions
+    and every gradient, against addmm(bias, input, weight.t()) and PyTorch."""
+    x, w, b = _linear_inputs(cr, dt, grads)
+    fast = cr.nn.functional.linear(x, w, b)
+    general = products.addmm(b, x, shapes.t(w))
+    np.testing.assert_array_equal(fast.numpy(force=True), general.numpy(force=True))
+    assert _graph(fast) == _graph(general)
+    assert w._version == 0 and fast._version == general._version
+    g = cr.tensor(values("any", (4, 3), 9), dtype=getattr(cr, dt))
+    inputs = [t for t in (x, w, b) if t.requires_grad]
+    got = cr.autograd.grad(fast, inputs, g)
+    want = cr.autograd.grad(general, inputs, g)
+    for a, e in zip(got, want):
+        np.testing.assert_array_equal(a.numpy(), e.numpy())
+
+    def run(lib):
+        x, w, b = _linear_inputs(lib, dt, grads)
+        y = lib.nn.functional.linear(x, w, b)
+        y.backward(lib.tensor(values("any", (4, 3), 9), dtype=getattr(lib, dt)))
+        return y, x.grad, w.grad, b.grad
+
+    compare(run)
+
+
+def test_linear_fast_path_second_order_and_forward_mode_match_torch():
+    def run(lib):
+        x, w, b = _linear_inputs(lib, "float64")
+        y = lib.nn.functional.linear(x, w, b)
+        (gw,) = lib.autograd.grad((y * y).sum(), w, create_graph=True)
+        (hw,) = lib.autograd.grad(gw.pow(2).sum(), w)
+        return gw, hw
+
+    compare(run, rtol=1e-10, atol=1e-12)
+    x, w, b = _linear_inputs(cr, "float64", (False, False, False))
+    tw = cr.tensor(values("any", (3, 6), 5))
+    with forward_ad.dual_level():
+        dual = forward_ad.make_dual(w, tw)
+        tangent = forward_ad.unpack_dual(cr.nn.functional.linear(x, dual, b)).tangent
+    np.testing.assert_allclose(tangent.numpy(), x.numpy() @ tw.numpy().T, rtol=1e-12)
+
+
+def test_linear_fast_path_weight_written_after_the_forward_is_torchs_error():
+    for lib in (torch, cr):
+        x, w, b = _linear_inputs(lib, "float32")
+        v = w * 1
+        y = lib.nn.functional.linear(x, v, b)
+        with lib.no_grad():
+            v.add_(1.0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        lambda lib: lib.nn.functional.linear(lib.ones(4, 5), lib.ones(3, 6), lib.ones(3)),
+        lambda lib: lib.nn.functional.linear(lib.ones(4, 6), lib.ones(3, 6), lib.ones(4)),
+        lambda lib: lib.nn.functional.linear(
+            lib.ones(4, 6), lib.ones(3, 6, dtype=lib.float64), lib.ones(3)
+        ),
+        lambda lib: lib.nn.functional.linear(
+            lib.ones(4, 6), lib.ones(3, 6), lib.ones(3, dtype=lib.float64)
+        ),
+    ],
+)
+def test_linear_shapes_and_dtypes_that_do_not_fit_raise_as_torch(case):
+    assert_same_error(case)
+
+
+def test_linear_bias_as_a_row_and_an_overflow_follow_torch():
+    def run(lib):
+        x = lib.full((2, 3), 1e38)
+        w = lib.ones(2, 3, requires_grad=True)
+        b = lib.ones(1, 2, requires_grad=True)  # not a vector: the general path
+        y = lib.nn.functional.linear(x, w, lib.ones(2) * 3e38)  # the sum overflows, silently
+        z = lib.nn.functional.linear(x[:, :1] * 0, w[:, :1], b)
+        return y, z
+
+    compare(run)
+
+
+# ----- F.cross_entropy ----------------------------------------------------------------------
+
+
+def _ce_inputs(lib, dt, n=6, c=5, seed=3, ignore=False):
+    z = lib.tensor(values("any", (n, c), seed), dtype=getattr(lib, dt), requires_grad=True)
+    t = np.random.default_rng(seed).integers(0, c, n)
+    if ignore:
+        t[1] = 2
+    return z, lib.tensor(t)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("ignore_index", [-100, 2, 7])
+def test_cross_entropy_fast_path_is_the_general_path(reduction, ignore_index, dt):
+    """Against the parser's general path (a weight of ones takes it) bit for bit, and
+    against PyTorch: values, graph names and gradients; ignore_index within the targets'
+    range takes nll_loss's general branch."""
+    z, t = _ce_inputs(cr, dt, ignore=ignore_index == 2)
+    F = cr.nn.functional
+    kw = {"reduction": reduction, "ignore_index": ignore_index}
+    fast = F.cross_entropy(z, t, **kw)
+    general = F.cross_entropy(z, t, weight=cr.ones(5, dtype=z.dtype), **kw)
+    np.testing.assert_array_equal(fast.detach().numpy(), general.detach().numpy())
+    assert [n for n, _ in _graph(fast)] == ["NllLossBackward0", "LogSoftmaxBackward0"]
+    g = cr.ones_like(fast) * 0.5
+    (a,) = cr.autograd.grad(fast, z, g)
+    (e,) = cr.autograd.grad(general, z, g)
+    np.testing.assert_array_equal(a.numpy(), e.numpy())
+
+    def run(lib):
+        z, t = _ce_inputs(lib, dt, ignore=ignore_index == 2)
+        loss = lib.nn.functional.cross_entropy(z, t, **kw)
+        loss.backward(lib.ones_like(loss) * 0.5)
+        return loss, z.grad
+
+    compare(run)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        lambda lib: lib.nn.functional.cross_entropy(lib.ones(3, 4), lib.tensor([0, 4, 1])),
+        lambda lib: lib.nn.functional.cross_entropy(lib.ones(3, 4), lib.tensor([0, -1, 1])),
+        lambda lib: lib.nn.functional.cross_entropy(lib.ones(3, 4), lib.tensor([0, 1])),
+        lambda lib: lib.nn.functional.cross_entropy(
+            lib.ones(3, 4), lib.tensor([0, 1, 1]), None, None, -100, None, "avg"
+        ),
+        lambda lib: lib.nn.functional.cross_entropy(
+            lib.ones(3, 4, dtype=lib.int64), lib.tensor([0, 1, 1])
+        ),
+    ],
+)
+def test_cross_entropy_bad_targets_and_arguments_raise_as_torch(case):
+    assert_same_error(case)
+
+
+def test_cross_entropy_of_every_target_ignored_is_nan_as_torch():
+    def run(lib):
+        z = lib.tensor(values("any", (3, 4), 4), requires_grad=True)
+        loss = lib.nn.functional.cross_entropy(z, lib.tensor([1, 1, 1]), ignore_index=1)
+        loss.backward()
+        return loss, z.grad
+
+    compare(run)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_log_softmax_vjp_on_arrays_gives_the_tensor_paths_bits(dt):
+    """Backward (arrays: e^y written into) against create_graph=True (the ops as written)."""
+    z = cr.tensor(values("any", (5, 7), 6), dtype=getattr(cr, dt), requires_grad=True)
+    g = cr.tensor(values("any", (5, 7), 7), dtype=getattr(cr, dt))
+    for dim in (0, 1):
+        y = cr.nn.functional.log_softmax(z, dim)
+        (fast,) = cr.autograd.grad(y, z, g, retain_graph=True)
+        (plain,) = cr.autograd.grad(y, z, g, create_graph=True)
+        np.testing.assert_array_equal(fast.numpy(), plain.detach().numpy())
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_relu_vjp_on_arrays_gives_the_tensor_paths_bits(dt):
+    """The caller's gradient (shared: masked into a new array) and a gradient relu's VJP
+    alone holds (mul's: masked in place), against create_graph=True's ops; nan and inf in
+    the gradient, nan and zeros in the input."""
+    x_np = values("any", (4, 6), 8)
+    x_np[0, :3] = [np.nan, 0.0, -0.0]
+    x = cr.tensor(x_np, dtype=getattr(cr, dt), requires_grad=True)
+    g_np = values("any", (4, 6), 9)
+    g_np[0, 3:5] = [np.inf, np.nan]
+    g = cr.tensor(g_np, dtype=getattr(cr, dt))
+    kept = g.clone()
+    for y in (cr.relu(x), cr.relu(x) * 3.0):
+        (fast,) = cr.autograd.grad(y, x, g, retain_graph=True)
+        (plain,) = cr.autograd.grad(y, x, g, create_graph=True)
+        np.testing.assert_array_equal(fast.numpy(), plain.detach().numpy())
+        np.testing.assert_array_equal(g.numpy(), kept.numpy())
+    assert plain.grad_fn.name() == "ThresholdBackwardBackward0"
+
+
+def test_relu_vjp_of_a_0d_private_gradient_matches_torch():
+    def run(lib):
+        x = lib.tensor(1.5, requires_grad=True)
+        (lib.relu(x) * 2.0).abs().backward()
+        return x.grad
+
+    compare(run)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_addmm_vjps_on_arrays_give_the_tensor_paths_bits(dt):
+    """The weight's product transposed (arrays) and as written (tensors): the same bits."""
+    x, w, b = _linear_inputs(cr, dt)
+    y = cr.nn.functional.linear(x, w, b)
+    g = cr.tensor(values("any", (4, 3), 9), dtype=getattr(cr, dt))
+    fast = cr.autograd.grad(y, (x, w, b), g, retain_graph=True)
+    plain = cr.autograd.grad(y, (x, w, b), g, create_graph=True)
+    for f, p in zip(fast, plain):
+        np.testing.assert_array_equal(f.numpy(), p.detach().numpy())
+    assert w.grad is None
+    y.backward(g)
+    assert w.grad.is_contiguous() and not w.grad.numpy().flags.owndata  # kept, not copied
+
+
+# ----- optim.SGD's plain step ---------------------------------------------------------------
+
+
+def _sgd_run(lib, steps=3):
+    x, w, b = _linear_inputs(lib, "float32", (False, True, True))
+    spare = lib.zeros(2, requires_grad=True)  # never gets a gradient: left alone
+    opt = lib.optim.SGD([w, b, spare], lr=0.1)
+    versions = []
+    for _ in range(steps):
+        opt.zero_grad()
+        lib.nn.functional.linear(x, w, b).pow(2).sum().backward()
+        opt.step()
+        versions.append((w._version, b._version, spare._version))
+    return w, b, spare, versions
+
+
+def test_sgd_plain_step_matches_the_update_and_torch():
+    """Momentum 0, no weight decay, no maximize: p + (-lr) g on each parameter's array (the
+    general loop's add_scaled_, bit for bit), one version bump per step on the parameters
+    that have a gradient, and PyTorch's trajectory."""
+    x, w, b = _linear_inputs(cr, "float32", (False, True, True))
+    cr.nn.functional.linear(x, w, b).pow(2).sum().backward()
+    want = [p.detach().numpy() + (-0.1) * p.grad.numpy() for p in (w, b)]
+    cr.optim.SGD([w, b], lr=0.1).step()
+    for p, e in zip((w, b), want):
+        np.testing.assert_array_equal(p.detach().numpy(), e)
+    compare(lambda lib: _sgd_run(lib)[:3])
+    got, expected = _sgd_run(cr)[3], _sgd_run(torch)[3]
+    assert got == expected == [(1, 1, 0), (2, 2, 0), (3, 3, 0)]
