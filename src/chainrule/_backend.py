@@ -183,11 +183,18 @@ def is_array(value: Any) -> bool:
     return isinstance(value, ndarray) or type(value) in _types
 
 
-def asanyarray(value: Any) -> Any:
-    """``value`` as an array: device arrays as they are, anything else through NumPy."""
-    if type(value) in _types:
-        return value
-    return xp.asanyarray(value)
+def asanyarray(value: Any, dtype: Any = None, order: Any = None) -> Any:
+    """``value`` as an array (of ``dtype`` when given) on the device it is on: a device
+    array stays there, anything else goes through NumPy."""
+    kind = _types.get(type(value))
+    if kind is not None:
+        if dtype is None and order is None:
+            return value
+        return _modules[kind].asanyarray(value, dtype, order)
+    data = getattr(value, "_data", None)  # a tensor (a VJP that ran tensor ops) on a device
+    if type(data) in _types:
+        return asanyarray(data, dtype, order)
+    return xp.asanyarray(value, dtype, order)
 
 
 def to_device(arr: Any, kind: str) -> Any:
@@ -222,6 +229,26 @@ def address(arr: Any) -> int:
     if type(arr) in _types:
         return arr.data.ptr
     return arr.__array_interface__["data"][0]
+
+
+def strided_view(x: Any, size: tuple, byte_strides: tuple, byte_offset: int) -> Any:
+    """A view of the memory that holds ``x``: ``size`` elements of x's dtype, ``byte_strides``
+    apart, the first ``byte_offset`` bytes from x's first element (before it, for a negative
+    offset, as long as that is still x's storage). The caller checks the bounds."""
+    kind = _types.get(type(x))
+    if kind is not None:  # device memory: a view from x's pointer (CuPy's ndarray(memptr=))
+        return _modules[kind].ndarray(
+            size, x.dtype, memptr=x.data + byte_offset, strides=byte_strides
+        )
+    root = x  # the array that owns x's memory (the end of its chain of NumPy bases)
+    while isinstance(root.base, ndarray):
+        root = root.base
+    start = address(x) - address(root)
+    if root.flags.c_contiguous:
+        return ndarray(size, x.dtype, buffer=root, offset=start + byte_offset, strides=byte_strides)
+    # a root without a flat buffer (itself a strided view): from x's first element onwards
+    shifted = x.reshape(-1)[byte_offset // x.itemsize :] if byte_offset > 0 else x
+    return numpy.lib.stride_tricks.as_strided(shifted, size, byte_strides)
 
 
 def _name(arr: Any) -> str:
@@ -276,12 +303,15 @@ current: list[Any] = [None]  # the device module of the op running (None: NumPy)
 
 
 def use(arrays: Any) -> Any:
-    """Make the device of ``arrays`` (the first device array among them) the current one;
+    """Make the device of ``arrays`` (the first device array among them, or among their
+    tensors' arrays) the current one;
     returns the previous, for ``current[0] = previous`` afterwards."""
     previous = current[0]
     mod = None
     for a in arrays:
         kind = _types.get(type(a))
+        if kind is None:  # a tensor (the gradients of a backward that records a graph)
+            kind = _types.get(type(getattr(a, "_data", None)))
         if kind is not None:
             mod = _modules[kind]
             break

@@ -59,14 +59,33 @@ def _wrapped(fn: Any) -> Any:
     return call
 
 
+# what a NumPy array has and CuPy's has not: NumPy reads a host array's memory through the
+# first two (``numpy.asarray(a)`` would succeed without them refused)
+_HOST_ONLY = frozenset(("__array_interface__", "__array_struct__", "ctypes", "tofile"))
+
+
 class ndarray:  # noqa: N801 - CuPy's name
     """A device array of the stand-in: a NumPy array that will not be taken for one."""
 
     __slots__ = ("_a", "__weakref__")
     __array_priority__ = 100
 
-    def __init__(self, a: numpy.ndarray) -> None:
-        self._a = a
+    def __init__(
+        self,
+        shape: Any,
+        dtype: Any = float,
+        memptr: _Pointer | None = None,
+        strides: tuple | None = None,
+        order: str = "C",
+    ) -> None:
+        """CuPy's signature: a new array of ``shape``, or a view of the memory at ``memptr``
+        with ``strides`` (in bytes); within this module, a NumPy array to wrap."""
+        if isinstance(shape, numpy.ndarray):
+            self._a = shape
+        elif memptr is None:
+            self._a = numpy.empty(shape, dtype, order=order)
+        else:
+            self._a = memptr.view(shape, numpy.dtype(dtype), strides)
 
     # what CuPy refuses
     def __array__(self, *args: Any, **kwargs: Any) -> Any:
@@ -153,10 +172,12 @@ class ndarray:  # noqa: N801 - CuPy's name
         return _Device(0)
 
     @property
-    def data(self) -> Any:  # CuPy's MemoryPointer: its address as .ptr
-        return _Pointer(self._a.__array_interface__["data"][0])
+    def data(self) -> _Pointer:  # CuPy's MemoryPointer: its address as .ptr
+        return _Pointer(self._a.__array_interface__["data"][0], self._a)
 
     def __getattr__(self, name: str) -> Any:
+        if name in _HOST_ONLY:
+            raise AttributeError(f"'cupy.ndarray' object has no attribute '{name}'")
         value = getattr(self._a, name)
         return _wrapped(value) if callable(value) else _wrap(value)
 
@@ -194,6 +215,12 @@ class ndarray:  # noqa: N801 - CuPy's name
     def __repr__(self) -> str:
         return f"standin.{self._a!r}"
 
+    def __str__(self) -> str:  # as CuPy prints: NumPy's text of the values
+        return str(self._a)
+
+    def __format__(self, spec: str) -> str:
+        return format(self._a, spec)
+
     def __reduce__(self) -> Any:
         raise TypeError("a stand-in device array is not pickled: copy it to the host first")
 
@@ -205,10 +232,39 @@ class ndarray:  # noqa: N801 - CuPy's name
 
 
 class _Pointer:
-    __slots__ = ("ptr",)
+    """CuPy's MemoryPointer: an address (``ptr``) in the memory of ``owner``, which it keeps
+    alive; ``pointer + n`` is n bytes further."""
 
-    def __init__(self, ptr: int) -> None:
+    __slots__ = ("ptr", "owner")
+
+    def __init__(self, ptr: int, owner: numpy.ndarray) -> None:
         self.ptr = ptr
+        self.owner = owner
+
+    def __add__(self, offset: int) -> _Pointer:
+        return _Pointer(self.ptr + int(offset), self.owner)
+
+    def view(self, shape: Any, dtype: numpy.dtype, strides: tuple | None) -> numpy.ndarray:
+        """The NumPy array of ``shape`` at this address (no bounds checked, as on a GPU)."""
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        return numpy.asarray(_Interface(self, shape, dtype, strides))
+
+
+class _Interface:
+    """Raw memory described to NumPy (its base: keeps the pointer's owner alive)."""
+
+    __slots__ = ("__array_interface__", "pointer")
+
+    def __init__(self, pointer: _Pointer, shape: tuple, dtype: Any, strides: Any) -> None:
+        self.pointer = pointer
+        self.__array_interface__ = {
+            "version": 3,
+            "shape": shape,
+            "typestr": dtype.str,
+            "descr": dtype.descr,
+            "data": (pointer.ptr, False),
+            "strides": None if strides is None else tuple(strides),
+        }
 
 
 def _bad(x: Any) -> Any:

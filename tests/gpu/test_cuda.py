@@ -182,6 +182,24 @@ def test_a_saved_cuda_tensor_loads_onto_the_cpu_with_map_location(tmp_path):
     assert theirs.tolist() == [[0, 1, 2], [3, 4, 5]]
 
 
+def test_a_saved_cuda_tensor_loads_back_onto_cuda_sharing_its_storage(tmp_path):
+    path = tmp_path / "t.pt"
+    w = cr.arange(6.0, device="cuda").reshape(2, 3)
+    cr.save({"w": w, "row": w[1], "host": cr.ones(2)}, path)
+    for map_location, host in ((None, "cpu"), ({"cpu": "cpu"}, "cpu"), ("cuda", CUDA0)):
+        back = cr.load(path, map_location=map_location)
+        assert back["w"].device == CUDA0 and back["row"].device == CUDA0
+        assert back["host"].device == cr.device(host)
+        assert back["w"].tolist() == [[0, 1, 2], [3, 4, 5]] and back["row"].tolist() == [3, 4, 5]
+        back["w"][1, 0] = 30.0  # the view reads the same storage on the device, as saved
+        assert back["row"].tolist() == [30, 4, 5]
+    onto_cpu = cr.load(path, map_location={"cuda:0": "cpu"})
+    assert onto_cpu["w"].device == cr.device("cpu") and onto_cpu["row"].tolist() == [3, 4, 5]
+    missing = f"cuda:{cr.cuda.device_count()}"
+    with pytest.raises(RuntimeError, match=r"torch\.cuda\.device_count\(\) is"):
+        cr.load(path, map_location={"cuda:0": missing})
+
+
 def test_the_accelerator_is_cuda():
     assert cr.accelerator.is_available() and cr.accelerator.device_count() >= 1
     assert cr.accelerator.current_accelerator() == cr.device("cuda")

@@ -143,7 +143,7 @@ def test_conversion_to_same_dtype_returns_self():
         return (
             x.float() is x,
             x.to(L.float32) is x,
-            x.to("cpu") is x,
+            x.to(x.device) is x,
             x.double() is x,
             x.to(L.float32, copy=True) is x,
             x.type(L.float32) is x,

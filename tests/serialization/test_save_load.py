@@ -142,6 +142,39 @@ def test_map_location_cuda_raises_torch_s_error():
         cr.load(buffer, map_location="cuda")
 
 
+def on_cuda(buffer: io.BytesIO) -> io.BytesIO:
+    """The archive in ``buffer`` with its storages' location rewritten to 'cuda:0', as a
+    file saved from a GPU names them (protocol 2 pickles the name as BINUNICODE)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(buffer) as old, zipfile.ZipFile(out, "w") as new:
+        for info in old.infolist():
+            data = old.read(info)
+            if info.filename.endswith("/data.pkl"):
+                assert b"X\x03\x00\x00\x00cpu" in data
+                data = data.replace(b"X\x03\x00\x00\x00cpu", b"X\x06\x00\x00\x00cuda:0")
+            new.writestr(info, data)
+    out.seek(0)
+    return out
+
+
+def test_a_cuda_storage_without_cuda_raises_torch_s_error():
+    """Without map_location a storage goes back to the device it was saved from: 'cuda:0'
+    where CUDA is not available is PyTorch's RuntimeError (map_location='cpu' reads it)."""
+    buffer = on_cuda(saved_by(cr, {"w": cr.ones(2)}))
+    with pytest.raises(RuntimeError) as want:
+        torch.load(buffer)
+    assert "Attempting to deserialize object on a CUDA device" in str(want.value)
+    buffer.seek(0)
+    with pytest.raises(RuntimeError) as got:
+        cr.load(buffer)
+    assert str(got.value) == str(want.value)
+    for map_location in ("cpu", {"cuda:0": "cpu"}):
+        buffer.seek(0)
+        assert cr.load(buffer, map_location=map_location)["w"].tolist() == [1.0, 1.0]
+        buffer.seek(0)
+        assert torch.load(buffer, map_location=map_location)["w"].tolist() == [1.0, 1.0]
+
+
 def linear_pair():
     t = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.ParameterList([torch.ones(1)]))
     return t

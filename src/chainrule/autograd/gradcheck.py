@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._backend import xp
+from .._backend import like, to_host, xp
 from .._dtypes import dtype as DType
 from .._dtypes import float64
 from .._tensor import Tensor, _make
@@ -79,7 +79,9 @@ def _numerical(func: Callable, inputs: tuple, idx: list[int], eps: float) -> lis
             for step in (eps, -eps):
                 data[pos] = orig + step
                 # copies: an output may be the input itself, or a view of it
-                values.append([xp.array(o._data, copy=True) for o in _outputs(func, inputs)])
+                values.append(
+                    [xp.array(to_host(o._data), copy=True) for o in _outputs(func, inputs)]
+                )
             data[pos] = orig
             for o, (plus, minus) in enumerate(zip(*values)):
                 if row[o] is not None:
@@ -106,13 +108,13 @@ def _analytical(outs: tuple, inputs: tuple, idx: list[int]) -> list[list]:
             grads = grad(
                 out,
                 diff_inputs,
-                _make(onehot.reshape(out._data.shape), out.dtype),
+                _make(like(out._data, onehot.reshape(out._data.shape)), out.dtype),
                 retain_graph=True,
                 allow_unused=True,
             )
             for n, g in enumerate(grads):
                 if g is not None:
-                    jac[n][o][:, k] = g._data.reshape(-1)
+                    jac[n][o][:, k] = to_host(g._data).reshape(-1)
     return jac
 
 
@@ -128,7 +130,8 @@ def _forward_analytical(func: Callable, inputs: tuple, idx: list[int], n_out: in
             tangent = xp.zeros(x.numel(), dtype=x.dtype.np)
             tangent[k] = 1
             with fwd.dual_level():
-                dual = fwd.make_dual(x.detach(), _make(tangent.reshape(x._data.shape), x.dtype))
+                t_k = like(x._data, tangent.reshape(x._data.shape))  # on x's device
+                dual = fwd.make_dual(x.detach(), _make(t_k, x.dtype))
                 args = tuple(dual if j == i else a for j, a in enumerate(inputs))
                 outs = _outputs(func, args)
                 for o, out in enumerate(outs):
@@ -138,7 +141,7 @@ def _forward_analytical(func: Callable, inputs: tuple, idx: list[int], n_out: in
                         row[o] = xp.zeros((x.numel(), out.numel()))
                     t = fwd.unpack_dual(out).tangent
                     if t is not None:
-                        row[o][k] = t._data.reshape(-1)
+                        row[o][k] = to_host(t._data).reshape(-1)
         jac.append(row)
     return jac
 
@@ -261,9 +264,9 @@ def gradgradcheck(
             outs = _outputs(func, inputs)
         rng = xp.random.default_rng(0)
         grad_outputs = tuple(
-            _make(rng.uniform(-1.0, 1.0, o._data.shape).astype(o.dtype.np), o.dtype).requires_grad_(
-                True
-            )
+            _make(
+                like(o._data, rng.uniform(-1.0, 1.0, o._data.shape).astype(o.dtype.np)), o.dtype
+            ).requires_grad_(True)
             for o in outs
             if _is_float(o) and o.requires_grad
         )

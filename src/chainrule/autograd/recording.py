@@ -1189,7 +1189,11 @@ class SequenceOp:
         if all(t is None for t in tangents):
             return
         with forward_ad.paused():
-            filled = [xp.zeros_like(a) if t is None else t for t, a in zip(tangents, arrays)]
+            # (zeros as tensors: an array beside the tangents would be taken for host data)
+            filled = [
+                _make(xp.zeros_like(a), result._dtype) if t is None else t
+                for t, a in zip(tangents, arrays)
+            ]
             tangent = self.raw_jvps[0](filled, **params)
         if not isinstance(tangent, Tensor):
             tangent = _make(tangent, result._dtype)

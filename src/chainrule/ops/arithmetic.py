@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes
-from .._backend import ndarray, scalar, xp
+from .._backend import is_array, ndarray, scalar, xp
 from .._dtypes import bool as _bool
 from .._dtypes import float16 as _float16
 from .._dtypes import get_default_dtype
@@ -82,7 +82,7 @@ def check_scalar_fits(value, dtype) -> None:
 def as_float(a):
     """An integer or bool array as the default float dtype, as PyTorch computes ln, 2^x ...
     of integers (NumPy would use float16 for 8-bit ones); anything else unchanged."""
-    if a.__class__ is ndarray and a.dtype.kind in "biu":
+    if is_array(a) and a.dtype.kind in "biu":  # (a host or device array; not a number)
         return a.astype(get_default_dtype().np)
     return a
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._backend import asanyarray, is_array, ndarray, xp
+from .._backend import asanyarray, is_array, ndarray, strided_view, xp
 from .._tensor import Tensor
 from ..autograd.recording import KEEP, defop, np_dtype
 from . import indexing, joining
@@ -366,27 +366,11 @@ piece.refuse_inplace = _refuse_inplace  # read by autograd/inplace.py
 # ----- conf2: as_strided, view(dtype) -----------------------------------------------------
 
 
-def _storage_root(x):
-    """The array that owns x's memory (the end of its chain of NumPy bases)."""
-    root = x
-    while isinstance(root.base, ndarray):
-        root = root.base
-    return root
-
-
 def _as_strided(x, size=(), stride=(), offset=0, x_strides=()):
     """the elements of x's storage at offset + Σ i_k stride_k (offset relative to x's first
     element), a view of that memory (``x_strides``, x's own strides, serve the derivatives)"""
     item = x.itemsize
-    byte_strides = tuple(s * item for s in stride)
-    root = _storage_root(x)
-    start = x.__array_interface__["data"][0] - root.__array_interface__["data"][0]
-    if root.flags.c_contiguous:
-        return ndarray(
-            size, x.dtype, buffer=root, offset=start + offset * item, strides=byte_strides
-        )
-    shifted = x.reshape(-1)[offset:] if offset > 0 else x  # a root without a flat buffer
-    return xp.lib.stride_tricks.as_strided(shifted, size, byte_strides)
+    return strided_view(x, size, tuple(s * item for s in stride), offset * item)
 
 
 def _grid(shape, strides, start=0):

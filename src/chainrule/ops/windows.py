@@ -21,7 +21,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._backend import xp
+from .._backend import like, ndarray, xp
 from ..autograd.recording import KEEP, Op, defop
 
 # ----- sizes ---------------------------------------------------------------------------------
@@ -256,6 +256,13 @@ def _axis_weights(weight, dtype, axis_from_end: int):
     return weight.astype(dtype, copy=False).reshape(weight.shape + (1,) * axis_from_end)
 
 
+def _on_device_of(x: Any, index: Any, weight: Any) -> tuple:
+    """A tap map (made on the host, as op parameters are) on x's device."""
+    if x.__class__ is ndarray:
+        return index, weight
+    return like(x, index), None if weight is None else like(x, weight)
+
+
 def gather_axes(x: Any, taps: Sequence) -> Any:
     """x mapped along each of its trailing ``len(taps)`` dims: along dim i,
     ``y[o] = Σ_t weight[t, o] · x[index[t, o]]``."""
@@ -263,7 +270,7 @@ def gather_axes(x: Any, taps: Sequence) -> Any:
     for i, tap in enumerate(taps):
         if tap is None:
             continue
-        index, weight = tap
+        index, weight = _on_device_of(x, *tap)
         axis = x.ndim - nd + i
         if weight is None and len(index) == 1:
             x = xp.take(x, index[0], axis=axis)
@@ -303,7 +310,7 @@ def scatter_axes(g: Any, taps: Sequence, shape: Sequence[int]) -> Any:
     for i, tap in enumerate(taps):
         if tap is None:
             continue
-        index, weight = tap
+        index, weight = _on_device_of(g, *tap)
         axis = g.ndim - nd + i
         if weight is None and len(index) == 1:
             g = sum_into(g, index[0], shape[axis], axis)

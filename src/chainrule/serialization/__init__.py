@@ -20,6 +20,8 @@ import pickle
 from collections.abc import Iterator
 from typing import IO, Any
 
+from .. import _backend
+from .._tensor import device
 from ._archive import ArchiveReader, ArchiveWriter, archive_name
 from ._pickler import TorchPickler
 from ._storages import StorageTable, read_storage, storage_bytes
@@ -79,7 +81,10 @@ def load(
     **pickle_load_args: Any,
 ) -> Any:
     """Load an object saved by ``torch.save`` (PyTorch's or chainrule's) from a path or a
-    binary file object, onto the CPU, running no code from the file."""
+    binary file object, running no code from the file. Each storage goes back to the device
+    it was saved from ('cuda:0' needs CUDA, else PyTorch's error), or where
+    ``map_location`` says: a device (or its name) for all of them, a dict from saved
+    locations to devices, or a function (chainrule: onto the CPU)."""
     _check_map_location(map_location)
     with _opened(f, "rb") as stream:
         if not _is_zip(stream):
@@ -90,8 +95,9 @@ def load(
         reader = ArchiveReader(stream)
         big_endian = reader.has("byteorder") and reader.read("byteorder") == b"big"
         cache: dict[str, Any] = {}
+        placed: dict[tuple[str, str], Any] = {}  # (key, device type) -> the storage there
 
-        def load_storage(key: str, dt: Any, numel: int) -> Any:
+        def load_storage(key: str, dt: Any, numel: int, location: Any = "cpu") -> Any:
             if key not in cache:
                 cache[key] = read_storage(reader.read(f"data/{key}"), dt, numel, big_endian)
             flat = cache[key]
@@ -100,7 +106,12 @@ def load(
                     f"storage {key} is named with {numel} elements of {dt} and also with "
                     f"{flat.size} of another type (the file is damaged)"
                 )
-            return flat
+            kind = _restore_device(location, map_location)
+            if kind == "cpu":
+                return flat
+            if (key, kind) not in placed:  # once per storage: its tensors share it there too
+                placed[key, kind] = _backend.to_device(flat, kind)
+            return placed[key, kind]
 
         data = reader.read("data.pkl")
         try:
@@ -121,6 +132,36 @@ def _check_map_location(map_location: Any) -> None:
     if map_location is None or callable(map_location) or isinstance(map_location, dict):
         return
     check_device(map_location)
+
+
+def _restore_device(location: Any, map_location: Any) -> str:
+    """The device type a storage saved at ``location`` ('cpu', 'cuda:0') is loaded onto:
+    PyTorch's rules, with its errors for a CUDA storage where CUDA is not available."""
+    if callable(map_location):
+        return "cpu"
+    if isinstance(map_location, dict):
+        location = map_location.get(location, location)
+    elif map_location is not None:
+        location = map_location
+    where = location if isinstance(location, device) else device(str(location))
+    if where.type != "cuda":
+        return "cpu"
+    if _backend.module_of_device("cuda") is None:
+        raise RuntimeError(
+            "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() "
+            "is False. If you are running on a CPU-only machine, please use torch.load with "
+            "map_location=torch.device('cpu') to map your storages to the CPU."
+        )
+    from .. import cuda
+
+    count = cuda.device_count()
+    if (where.index or 0) >= count:
+        raise RuntimeError(
+            f"Attempting to deserialize object on CUDA device {where.index} but "
+            f"torch.cuda.device_count() is {count}. Please use torch.load with map_location "
+            "to map your storages to an existing device."
+        )
+    return "cuda"
 
 
 def _is_zip(stream: IO[bytes]) -> bool:

@@ -11,7 +11,7 @@ from collections import OrderedDict
 from typing import Any
 
 from .. import _backend, _dtypes
-from .._backend import xp
+from .._backend import ndarray, xp
 from .._tensor import Size, Tensor, device
 from ._storages import STORAGE_OF, StorageRef, StorageTable
 
@@ -42,6 +42,7 @@ class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be 
         super().__init__(file, protocol)
         self.storages = storages
         self.locations: dict[Any, str] = {}  # storage key -> device, for those not on the CPU
+        self.hosted: dict[tuple[int, int], Any] = {}  # a device root -> (it, its host copy)
 
     def persistent_id(self, obj: Any) -> Any:
         if type(obj) is StorageRef:
@@ -76,11 +77,26 @@ class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be 
 
     def _tensor_args(self, t: Tensor) -> tuple:
         where = _backend.device_type(t._data)
-        data = xp.asarray(t._data) if where == "cpu" else _backend.to_host(t._data)
+        data = xp.asarray(t._data) if where == "cpu" else self._host_view(t._data)
         ref, offset, stride = self.storages.place(data, t._dtype)
         if where != "cpu":  # the storage is named with its device, as PyTorch names it
             self.locations[ref.key] = str(t.device)
         return (ref, offset, tuple(data.shape), stride, t.requires_grad, OrderedDict())
+
+    def _host_view(self, arr: Any) -> Any:
+        """A device array as the same view of a host copy of its device storage (copied
+        once per storage), so that views saved together share their storage in the file."""
+        root = arr
+        while root.base is not None:
+            root = root.base
+        if not root.flags.c_contiguous:
+            return _backend.to_host(arr)  # (no flat storage to map it into: a copy of its own)
+        key = (_backend.address(root), root.nbytes)
+        if key not in self.hosted:
+            self.hosted[key] = (root, _backend.to_host(root))
+        host = self.hosted[key][1]
+        offset = _backend.address(arr) - _backend.address(root)
+        return ndarray(arr.shape, arr.dtype, buffer=host, offset=offset, strides=arr.strides)
 
     def save_dtype(self, obj: _dtypes.dtype) -> None:
         self.save_global_name("torch", obj.name, obj)

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import _dtypes
+from .._backend import on_device_of
 from .._tensor import Size, Tensor, _make, device
 from ._storages import DTYPE_OF_STORAGE, view_of
 
@@ -67,7 +68,8 @@ def _rebuild_tensor_v2(
 ) -> Tensor:
     """A tensor over ``storage`` (shared with every other tensor of the file that views it)."""
     flat, dt = _storage(storage)
-    t = _make(view_of(flat, storage_offset, tuple(size), tuple(stride)), dt)
+    with on_device_of(flat):  # the view where the storage was loaded
+        t = _make(view_of(flat, storage_offset, tuple(size), tuple(stride)), dt)
     if requires_grad:
         t.requires_grad_(bool(requires_grad))
     return t
@@ -182,7 +184,7 @@ class WeightsUnpickler(pickle.Unpickler):
     def persistent_load(self, pid: Any) -> Any:
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
             raise pickle.UnpicklingError(f"unsupported persistent id in the archive: {pid!r}")
-        _, kind, key, _location, numel = pid
+        _, kind, key, location, numel = pid
         if not isinstance(kind, StorageType):
             raise pickle.UnpicklingError(
                 f"unsupported storage type in the archive: {kind!r} (chainrule reads typed "
@@ -190,7 +192,7 @@ class WeightsUnpickler(pickle.Unpickler):
             )
         if not (isinstance(key, str) and isinstance(numel, int)):
             raise pickle.UnpicklingError("invalid storage reference in the archive")
-        return self.load_storage(key, kind.dtype, numel), kind.dtype
+        return self.load_storage(key, kind.dtype, numel, location), kind.dtype
 
 
 def module_class(module: str, name: str) -> type | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..._backend import xp
+from ..._backend import like, xp
 from ..._dtypes import dtype as DType
 from ..._tensor import Tensor
 from ...autograd.inplace import inplace as _inplace
@@ -128,6 +128,7 @@ def _rrelu_noise(input: Tensor, lower: float, upper: float, training: bool) -> A
     from ..._random import _gen
 
     draw = _gen[0].uniform(lower, upper, input._data.shape).astype(input._data.dtype)
+    draw = like(input._data, draw)  # drawn on the host, as chainrule's random numbers are
     return xp.where(input._data > 0, input._data.dtype.type(1), draw)
 
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import math
 
-from ..._backend import xp
-from ..._creation import tensor
-from ..._tensor import Tensor
+from ..._backend import asanyarray, like, on_device_of, xp
+from ..._tensor import Tensor, wrap
 from ...ops import attention, gather_scatter
 
 
@@ -27,20 +26,23 @@ def _grouped(query: Tensor, t: Tensor) -> Tensor:
         raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
     if heads == groups:
         return t
-    index = xp.repeat(xp.arange(groups), heads // groups)
+    with on_device_of(t._data):  # the index where t is
+        index = xp.repeat(xp.arange(groups), heads // groups)
     return gather_scatter.index_select(t, index, dim=t.ndim - 3)
 
 
 def _bias(attn_mask: Tensor | None, is_causal: bool, q_len: int, k_len: int, like: Tensor):
     """The additive bias on the scores: -inf where a bool mask (or the causal one) forbids,
     a float mask as it is; None without a mask."""
-    if is_causal:
-        allowed = xp.tril(xp.ones((q_len, k_len), dtype=bool))
-        return tensor(xp.where(allowed, 0.0, -xp.inf).astype(like._data.dtype))
-    if attn_mask is None:
-        return None
-    if attn_mask.dtype.name == "bool":
-        return tensor(xp.where(attn_mask._data, 0.0, -xp.inf).astype(like._data.dtype))
+    with on_device_of(like._data):  # the bias where the query is
+        if is_causal:
+            allowed = xp.tril(xp.ones((q_len, k_len), dtype=bool))
+            return wrap(xp.where(allowed, 0.0, -xp.inf).astype(like._data.dtype))
+        if attn_mask is None:
+            return None
+        if attn_mask.dtype.name == "bool":
+            mask = asanyarray(attn_mask._data)
+            return wrap(xp.where(mask, 0.0, -xp.inf).astype(like._data.dtype))
     return attn_mask
 
 
@@ -99,6 +101,7 @@ def scaled_dot_product_attention(
         batch = xp.broadcast_shapes(tuple(query.shape[:-2]), tuple(key.shape[:-2]))
         keep = _gen[0].random(batch + (q_len, k_len)) >= dropout_p
         mask = (keep / (1 - dropout_p) if dropout_p < 1 else keep * 0.0).astype(query._data.dtype)
+        mask = like(query._data, mask)  # drawn on the host, as chainrule's random numbers are
     return attention.scaled_dot_product_attention(
         query, key, value, bias, scale=float(scale), dropout_mask=mask, fused=fused
     )

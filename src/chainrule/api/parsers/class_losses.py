@@ -14,7 +14,7 @@ from typing import Any
 from ..._backend import xp
 from ..._creation import tensor as make_tensor
 from ..._creation import zeros_like
-from ..._tensor import Tensor
+from ..._tensor import Tensor, wrap
 from ...ops import activations, binary, logical, losses, normalizations, reductions, shapes
 from .distances import pairwise_distance
 from .losses import REDUCTIONS, array_as, no_grad_for, reduce_loss, reduction_of
@@ -244,7 +244,7 @@ def _cross_entropy_smoothed(
         smooth = -reductions.sum(log_p * _class_shaped(weight, input), dim=class_dim)
     else:
         smooth = -reductions.sum(log_p, dim=class_dim)
-    smooth = smooth.masked_fill(ignored, 0.0) if ignored.any() else smooth
+    smooth = smooth.masked_fill(wrap(ignored), 0.0) if ignored.any() else smooth
     if reduction == "mean":
         if weight is not None:
             kept = target._data[~ignored].reshape(-1)

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._backend import xp
-from ..._creation import tensor as make_tensor
+from ..._backend import on_device_of, xp
 from ..._dtypes import int64
-from ..._tensor import Tensor
+from ..._tensor import Tensor, wrap
 from ...autograd import grad_mode
 from ...ops import embedding as ops
 
@@ -170,7 +169,8 @@ def embedding_bag(
         _check_indices(offsets, "embedding_bag")
         starts = offsets._data
     indices = flat._data.astype(xp.int64, copy=False)
-    bags, n_bags, used = _bags(starts, indices.size, include_last_offset)
+    with on_device_of(indices):  # the bags where the indices are
+        bags, n_bags, used = _bags(starts, indices.size, include_last_offset)
     if used < indices.size:  # indices past the last offset (include_last_offset) are unused
         indices = indices[:used]
         if per_sample_weights is not None:
@@ -230,11 +230,13 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if data.size == 0:
         if num_classes <= 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        return make_tensor(xp.zeros(data.shape + (num_classes,), dtype=xp.int64))
+        with on_device_of(data):
+            return wrap(xp.zeros(data.shape + (num_classes,), dtype=xp.int64))
     if data.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
     if num_classes == -1:
         num_classes = int(data.max()) + 1
     elif data.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    return make_tensor((data[..., None] == xp.arange(num_classes)).astype(xp.int64))
+    with on_device_of(data):  # the classes where the input is
+        return wrap((data[..., None] == xp.arange(num_classes)).astype(xp.int64))

@@ -382,8 +382,9 @@ def _info(A: Tensor, failed: Callable[[Any], int]) -> Tensor:
     data = A._data
     n = data.shape[-1]
     flat = data.reshape((-1, n, n))
-    info = xp.array([failed(a) for a in flat], dtype=xp.int32)
-    return wrap(info.reshape(data.shape[:-2]))
+    with on_device_of(data):  # the infos where A is
+        info = xp.array([failed(a) for a in flat], dtype=xp.int32)
+        return wrap(info.reshape(data.shape[:-2]))
 
 
 def _pivot_info(a: Any) -> int:
@@ -462,7 +463,7 @@ def lu_factor(A: Tensor, *, pivot: bool = True, out: Tensor | None = None) -> LU
         raise NotImplementedError("linalg.lu_factor(pivot=False) is not implemented yet")
     A = require_tensor("linalg_lu_factor", A, name="A")
     inverses._check_matrix("lu_factor", A._data, square=False)
-    with _sharing():
+    with _sharing(), on_device_of(A._data):  # the pivots are made where A is
         pivots = wrap(
             inverses._factor(("lu_factor",), A._data, lambda: factorizations._lu_compact(A._data))[
                 1
@@ -707,8 +708,9 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
             f"{input.shape[-2] if input.ndim > 1 else 1} by {input.shape[-1]} matrices"
         )
     if n == 0:
-        eye = xp.broadcast_to(xp.eye(input.shape[-1], dtype=np_dtype(input)), input.shape)
-        return wrap(eye.copy())
+        with on_device_of(input._data):  # the identity where input is
+            eye = xp.broadcast_to(xp.eye(input.shape[-1], dtype=np_dtype(input)), input.shape)
+            return wrap(eye.copy())
     base = inverses.inv(input) if n < 0 else input
     result = None
     power = base

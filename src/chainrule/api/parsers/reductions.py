@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..._backend import IGNORE, loud, ndarray, on_device_of, set_errstate, xp
+from ..._backend import IGNORE, asanyarray, loud, ndarray, on_device_of, set_errstate, xp
 from ..._dtypes import dtype as DType
 from ..._tensor import Tensor, wrap
 from ...autograd.entries import unary_recorder
@@ -79,7 +79,7 @@ _MAX, _MIN, _SORT, _TOPK, _KTHVALUE, _MODE = (
 
 def _index_tensor(index: Any, dim: int, keepdim: bool, ndim: int) -> Tensor:
     out = index if keepdim or ndim == 0 else xp.squeeze(index, axis=dim)
-    return wrap(xp.asanyarray(out, dtype=xp.int64))
+    return wrap(asanyarray(out, dtype=xp.int64))
 
 
 # ----- the reductions ----------------------------------------------------------------------------
@@ -117,7 +117,7 @@ def _arg_extreme(
             )
         flat = data.reshape(-1)
         i = xp.argmax(flat) if largest else xp.argmin(flat)
-        return xp.asarray(i, dtype=xp.int64).reshape((1,) * data.ndim if keepdim else ())
+        return asanyarray(i, dtype=xp.int64).reshape((1,) * data.ndim if keepdim else ())
     axis = reductions._axis(dim, data.ndim)
     a = reductions._as_1d(data)
     if a.shape[axis] == 0:
@@ -145,7 +145,7 @@ def argmax(
     """The index of the largest entry (of the flattened input when dim is None); the first
     on ties; a nan counts as largest."""
     _no_bool("argmax", input, "argmax(): does not support bool input")
-    return wrap(xp.asanyarray(_arg_extreme(input, dim, keepdim, True), dtype=xp.int64))
+    return wrap(asanyarray(_arg_extreme(input, dim, keepdim, True), dtype=xp.int64))
 
 
 def argmin(
@@ -153,7 +153,7 @@ def argmin(
 ) -> Tensor:  # noqa: A002
     """The index of the smallest entry; the first on ties; a nan counts as smallest."""
     _no_bool("argmin", input, "argmin(): does not support bool input")
-    return wrap(xp.asanyarray(_arg_extreme(input, dim, keepdim, False), dtype=xp.int64))
+    return wrap(asanyarray(_arg_extreme(input, dim, keepdim, False), dtype=xp.int64))
 
 
 def _max_min(
@@ -379,7 +379,7 @@ def sort(
     if input.ndim == 0:
         index = index.reshape(())
     values = sorting.sort(input, index=index, dim=axis, keepdim=True)
-    return _SORT(values, wrap(xp.asanyarray(index, dtype=xp.int64)))
+    return _SORT(values, wrap(asanyarray(index, dtype=xp.int64)))
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:  # noqa: A002
@@ -416,7 +416,7 @@ def topk(
     if input.ndim == 0:
         index = index.reshape(())
     values = sorting.topk(input, index=index, dim=axis, keepdim=True)
-    return _TOPK(values, wrap(xp.asanyarray(index, dtype=xp.int64)))
+    return _TOPK(values, wrap(asanyarray(index, dtype=xp.int64)))
 
 
 def _median(
@@ -517,7 +517,8 @@ def mode(
     data = reductions._as_1d(input._data)
     if data.shape[axis] == 0:
         raise IndexError(f"mode(): Expected reduction dim {axis} to have non-zero size.")
-    index = _mode_index(data, axis)
+    with on_device_of(data):  # the indices where the input is
+        index = _mode_index(data, axis)
     if input.ndim == 0:
         index = index.reshape(())
     values = sorting.mode(input, index=index, dim=axis, keepdim=keepdim)
@@ -551,7 +552,7 @@ def _cum_extreme(name: str, op: Op, largest: bool, pair: type) -> Callable[..., 
         if input.ndim == 0:
             index = index.reshape(())
         values = op(input, index=index, dim=axis)
-        return pair(values, wrap(xp.asanyarray(index, dtype=xp.int64)))
+        return pair(values, wrap(asanyarray(index, dtype=xp.int64)))
 
     return named(
         function,
@@ -619,7 +620,7 @@ def nanmean(
     axes = reductions.dims_of(dim, input.ndim)
     count = xp.sum(~xp.isnan(input._data), axis=axes, keepdims=keepdim)
     total = nansum(input, dim, keepdim, dtype=dtype)
-    return total / wrap(xp.asanyarray(count, dtype=total._data.dtype))
+    return total / wrap(asanyarray(count, dtype=total._data.dtype))
 
 
 def count_nonzero(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:  # noqa: A002
@@ -627,7 +628,7 @@ def count_nonzero(input: Tensor, dim: int | Sequence[int] | None = None) -> Tens
     require_tensor("count_nonzero", input)
     dim = _dims_arg(dim)
     axes = reductions.dims_of(dim, input.ndim)
-    return wrap(xp.asanyarray(xp.count_nonzero(input._data, axis=axes), dtype=xp.int64))
+    return wrap(asanyarray(xp.count_nonzero(input._data, axis=axes), dtype=xp.int64))
 
 
 def norm(
@@ -683,10 +684,10 @@ def _logical_reduction(name: str, np_fn: Callable[..., Any]) -> Callable[..., Te
         data = input._data
         result = np_fn(data, axis=axes, keepdims=keepdim)
         if dim is None and keepdim:
-            result = xp.asarray(result).reshape((1,) * data.ndim)
+            result = asanyarray(result).reshape((1,) * data.ndim)
         # PyTorch keeps uint8 for uint8 inputs; every other dtype gives bool (contiguous)
         dtype = xp.uint8 if data.dtype == xp.uint8 else xp.bool_
-        return wrap(xp.asanyarray(result, dtype=dtype, order="C"))
+        return wrap(asanyarray(result, dtype=dtype, order="C"))
 
     return named(
         function,

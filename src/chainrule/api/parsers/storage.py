@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from ... import _dtypes
-from ..._backend import xp
+from ..._backend import address, on_device_of, xp
 from ..._dtypes import dtype as DType
 from ..._tensor import Tensor, _make
 from ...ops import arithmetic, gather_scatter, indexing, shapes, unary
@@ -25,17 +25,13 @@ def _base_of(t: Tensor) -> Tensor:
     return view[0] if view is not None and view[0] is not None else t
 
 
-def _address(a: Any) -> int:
-    return a.__array_interface__["data"][0]
-
-
 def storage_offset(self: Tensor) -> int:
     """The element offset of self's first element in its storage: 0 for a tensor that is
     not a view, the distance from its base's first element for a view."""
     base = _base_of(self)
     if base is self:
         return 0
-    return (_address(self._data) - _address(base._data)) // self._data.itemsize
+    return (address(self._data) - address(base._data)) // self._data.itemsize
 
 
 def _storage_numel(self: Tensor) -> int:
@@ -221,7 +217,8 @@ def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
         self._data = storage[offset : offset + n].reshape(shape)
     else:
         old = storage[offset:] if storage is not None else self._data.reshape(-1)
-        fresh = xp.zeros(n, dtype=self._data.dtype)  # the new elements: uninitialised (0)
+        with on_device_of(old):  # the new storage where the old one is
+            fresh = xp.zeros(n, dtype=self._data.dtype)  # the new elements: uninitialised (0)
         keep = min(n, old.size)
         fresh[:keep] = old[:keep]
         self._data = fresh.reshape(shape)
