@@ -656,7 +656,12 @@ def main() -> int:
         "allocate (PyTorch's allocator is not traced, so its column is empty); peak memory of "
         "the million-op chain is the growth of the resident set of a fresh process running "
         "only that chain, for each library alike. The machines are shared and noisy: compare "
-        "ratios from one run, not absolute times across runs.\n\n"
+        "ratios from one run, not absolute times across runs. All three run with PyTorch "
+        "imported, which leaves glibc's allocator keeping freed weight-sized blocks (observed: "
+        "its import has the effect of a large block freed); chainrule's own import raises those "
+        "thresholds too (src/chainrule/_backend.py), so a script without PyTorch runs as fast "
+        "(without it, the MLP step on batch 16 took 1.2 ms instead of 0.71: each step "
+        "re-faulted the pages of its gradients).\n\n"
         f"{env}\n\n{table}\n"
     )
     print(f"\nwrote {doc}", file=sys.stderr)
