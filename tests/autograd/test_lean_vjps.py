@@ -450,3 +450,28 @@ def test_saved_input_tensors_are_freed_once_their_node_has_run():
     assert gone() is None
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         z.sum().backward()
+
+
+# ----- matmul of two vectors through ndarray.dot ---------------------------------------------
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("n", [0, 3, 1000])
+def test_vector_dot_vector_is_numpys_matmul_bit_for_bit(dt, n):
+    """x @ y of two vectors takes ndarray.dot (half the call cost): the same bits as matmul,
+    strided operands included, and its gradients PyTorch's."""
+    r = np.random.default_rng(n)
+    a, b = (r.standard_normal(2 * n).astype(dt) for _ in range(2))
+    for u, v in ((a[:n], b[:n]), (a[::2], b[1::2])):
+        got = (cr.from_numpy(u) @ cr.from_numpy(v)).numpy()
+        assert got.shape == () and got.dtype == np.dtype(dt)
+        np.testing.assert_array_equal(got, np.matmul(u, v))
+
+    def run(lib):
+        x = lib.tensor(a[:n], requires_grad=True)
+        y = lib.tensor(b[:n], requires_grad=True)
+        out = x @ y
+        out.backward()
+        return out, x.grad, y.grad
+
+    compare(run)
