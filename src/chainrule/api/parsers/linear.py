@@ -54,14 +54,13 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 def _addmm_linear(input: Tensor, weight: Tensor, bias: Tensor, x, w_t, b) -> Tensor:
     """``linear``'s common case, a matrix input with a vector bias, as the general path
     computes it (``addmm(bias, input, weight.t())``: the same nodes, saved values and bits)
-    with the checks it has already made left out: the product and the bias added into it,
-    given to the ops' recording steps (``t._fast``, ``addmm._wrap``) as computed.
+    with the dispatch it has already done left out: addmm's forward on the arrays, given to
+    the ops' recording steps (``t._fast``, ``addmm._wrap``) as computed.
     tests/nn/test_mlp_fast_paths.py pins it to the general path."""
     w_t_tensor = shapes.t._fast((weight,), (weight._data,), {}, _t_node, w_t)
     token = set_errstate(IGNORE)  # (an overflow in the sum is inf, silently, as in PyTorch)
     try:
-        out = x @ w_t
-        out += b
+        out = products.addmm.forward(b, x, w_t)
     finally:
         loud(token)
     return products.addmm._wrap((bias, input, w_t_tensor), (b, x, w_t), {}, out)
