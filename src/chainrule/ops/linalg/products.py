@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from ... import _dtypes
+from ..._backend import mm as _mm_arrays
 from ..._backend import ndarray, xp
 from ..._tensor import Tensor
 from ...autograd.recording import PROMOTE, defop
@@ -98,6 +99,8 @@ def _matmul(a, b):
     _check_matmul(a, b)
     if a.ndim == 1 and b.ndim == 1 and a.__class__ is ndarray and a.dtype.char in "fd":
         return a.dot(b)  # the same BLAS dot as matmul's, at half its call's cost
+    if a.ndim == 2 and b.ndim == 2:
+        return _mm_arrays(a, b)  # (in the operand order the BLAS runs fastest)
     return xp.matmul(a, b)
 
 
@@ -185,7 +188,7 @@ def _mm(a, b):
     if b.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     _check_matmul(a, b)
-    return a @ b
+    return _mm_arrays(a, b)
 
 
 mm = defop(
