@@ -516,3 +516,25 @@ def test_linear_with_few_rows_matches_torch(m):
         return y, x.grad, w.grad, b.grad
 
     compare(run, rtol=1e-4, atol=1e-4)  # (float32 sums over 784 terms)
+
+
+@pytest.mark.parametrize("transposed", [False, True], ids=["w.t()", "w"])
+def test_create_graph_weight_gradient_has_the_weights_layout_as_torch(transposed):
+    """With create_graph the gradient of a weight seen through .t() is computed as (Gᵀ A)ᵀ,
+    as PyTorch's mm backward does: contiguous like the weight (an elementwise op between
+    the two, a Hessian-vector product's g * v, runs on one layout), PyTorch's nodes, and the
+    second derivative PyTorch's."""
+
+    def run(lib):
+        r = np.random.default_rng(3)
+        x = lib.tensor(r.standard_normal((6, 5)))
+        w = lib.tensor(r.standard_normal((5, 4) if transposed else (4, 5)), requires_grad=True)
+        a = lib.tensor(r.standard_normal((3, 6)), requires_grad=True)
+        y = (a @ x @ (w if transposed else w.t())).tanh().sum()
+        gw, ga = lib.autograd.grad(y, (w, a), create_graph=True)
+        assert gw.is_contiguous() and ga.is_contiguous()
+        names = (gw.grad_fn.name(), ga.grad_fn.name())
+        hv = lib.autograd.grad((gw * gw).sum() + (ga * ga).sum(), (w, a))
+        return gw, ga, *hv, names
+
+    compare(run)
