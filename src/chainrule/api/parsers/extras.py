@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ... import _dtypes
-from ..._backend import xp
+from ..._backend import on_device_of, xp
 from ..._creation import _check_device, _check_requires_grad
 from ..._dtypes import dtype as DType
 from ..._meta import on_device
@@ -163,11 +163,12 @@ def isin(
         )
     a = _isin_operand(elements, "elements")
     b = _isin_operand(test_elements, "test_elements")
-    common = result_type([a, b]).np
-    arr_a = a._data.astype(common) if isinstance(a, Tensor) else xp.asarray(a, dtype=common)
-    arr_b = b._data.astype(common) if isinstance(b, Tensor) else xp.asarray(b, dtype=common)
-    hits = xp.isin(arr_a, arr_b, assume_unique=bool(assume_unique), invert=bool(invert))
-    return _make(xp.asarray(hits), _dtypes.bool)
+    with on_device_of(*(t._data for t in (a, b) if isinstance(t, Tensor))):  # where they are
+        common = result_type([a, b]).np
+        arr_a = a._data.astype(common) if isinstance(a, Tensor) else xp.asarray(a, dtype=common)
+        arr_b = b._data.astype(common) if isinstance(b, Tensor) else xp.asarray(b, dtype=common)
+        hits = xp.isin(arr_a, arr_b, assume_unique=bool(assume_unique), invert=bool(invert))
+        return _make(xp.asarray(hits), _dtypes.bool)
 
 
 def unravel_index(indices: Tensor, shape: int | Sequence[int]) -> tuple[Tensor, ...]:
@@ -188,12 +189,13 @@ def unravel_index(indices: Tensor, shape: int | Sequence[int]) -> tuple[Tensor, 
     if any(d < 0 for d in shape):
         raise ValueError(f"'shape' cannot have negative values, but got {shape}")
     strides = [math.prod(shape[i + 1 :]) for i in range(len(shape))]
-    flat = indices._data.astype(xp.int64)
-    with xp.errstate(divide="ignore"):  # (a dim of size 0: PyTorch divides by zero too)
-        return tuple(
-            _make(xp.asarray((flat // stride) % size if size else flat * 0), _dtypes.int64)
-            for stride, size in zip(strides, shape)
-        )
+    with on_device_of(indices._data):  # the coordinates where the indices are
+        flat = indices._data.astype(xp.int64)
+        with xp.errstate(divide="ignore"):  # (a dim of size 0: PyTorch divides by zero too)
+            return tuple(
+                _make(xp.asarray((flat // stride) % size if size else flat * 0), _dtypes.int64)
+                for stride, size in zip(strides, shape)
+            )
 
 
 def range_(
