@@ -60,6 +60,8 @@ NO_GRAD = {
     "lshift_bool_scalar": (lambda L, a: a << 1, B),
     "ilshift": (lambda L, a: _ilshift(a.clone()), I),
     "isclose_nan": (lambda L, a, b: a.isclose(b, equal_nan=True, atol=0.1), NoGrad(F), NoGrad(F)),
+    "bitwise_or_xor": (lambda L, a, b: L.stack([L.bitwise_or(a, b), L.bitwise_xor(a, 6)]), I, J),
+    "ror_rrshift": (lambda L, b: L.stack([5 | b, 64 >> b.abs()]), J),
     "eq_lt_le": (lambda L, a, b: L.stack([L.eq(a, b), L.lt(a, b), L.le(a, 2)]), I, J),
     "compare_inplace": (lambda L, a, b: _compare_inplace(L, a, b), I, J),
 }

@@ -14,7 +14,7 @@ from ... import _dtypes
 from ..._backend import on_device_of, xp
 from ..._creation import _check_device, _check_requires_grad
 from ..._dtypes import dtype as DType
-from ..._meta import on_device
+from ..._meta import data_device, on_device, to_data_device
 from ..._promotion import as_number, result_type
 from ..._tensor import Tensor, _make
 from ...ops import copies, reductions, shapes
@@ -230,4 +230,8 @@ def range_(
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     count = int(math.floor((end - start) / step)) + 1
     arr = (start + step * xp.arange(count, dtype=xp.float64)).astype(dt.np)
-    return _check_requires_grad(_make(arr, dt), requires_grad)
+    out = _make(arr, dt)
+    kind = None if device is None else data_device(device)  # (PyTorch's range is not made
+    if kind is not None:  # on the default device, only on the one given)
+        to_data_device(out, kind)
+    return _check_requires_grad(out, requires_grad)
