@@ -125,8 +125,9 @@ def itemsize(self: Tensor) -> int:
 
 
 def get_device(input: Tensor) -> int:
-    """The CUDA device index of input: -1 for the CPU, the only device chainrule has."""
-    return -1
+    """The CUDA device index of input: -1 on any other device (the CPU, meta)."""
+    d = input.device
+    return d.index if d.type == "cuda" else -1
 
 
 def _isin_operand(v: Any, name: str) -> Any:
