@@ -239,3 +239,15 @@ def test_func_hessians_and_custom_functions_on_cuda_give_the_cpu_s_values():
         results.append((host(h), host(j), host(t)))
     for ours, cpu in zip(results[1], results[0], strict=True):
         np.testing.assert_allclose(ours, cpu, rtol=1e-12)
+
+
+def test_repeat_interleave_takes_its_counts_on_the_host_as_cupy_needs():
+    # CuPy's repeat refuses counts in a device array (the stand-in too): they are read back
+    x = cr.arange(3.0, device="cuda", requires_grad=True)
+    counts = cr.tensor([1, 2, 0], device="cuda")
+    y = cr.repeat_interleave(x, counts)
+    y.backward(cr.tensor([1.0, 2.0, 3.0], device="cuda"))
+    assert y.is_cuda and x.grad.is_cuda
+    np.testing.assert_array_equal(host(y), [0.0, 1.0, 1.0])
+    np.testing.assert_array_equal(host(x.grad), [1.0, 5.0, 0.0])
+    np.testing.assert_array_equal(host(cr.repeat_interleave(counts)), [0, 1, 1])
