@@ -62,7 +62,11 @@ NO_GRAD = {
     "isclose_nan": (lambda L, a, b: a.isclose(b, equal_nan=True, atol=0.1), NoGrad(F), NoGrad(F)),
     "bitwise_or_xor": (lambda L, a, b: L.stack([L.bitwise_or(a, b), L.bitwise_xor(a, 6)]), I, J),
     "ror_rrshift": (lambda L, b: L.stack([5 | b, 64 >> b.abs()]), J),
-    "eq_lt_le": (lambda L, a, b: L.stack([L.eq(a, b), L.lt(a, b), L.le(a, 2)]), I, J),
+    "eq_ne_lt_le_gt": (
+        lambda L, a, b: L.stack([L.eq(a, b), L.ne(a, b), L.lt(a, b), L.le(a, 2), L.gt(a, b)]),
+        I,
+        J,
+    ),
     "compare_inplace": (lambda L, a, b: _compare_inplace(L, a, b), I, J),
 }
 
