@@ -251,3 +251,47 @@ def test_repeat_interleave_takes_its_counts_on_the_host_as_cupy_needs():
     np.testing.assert_array_equal(host(y), [0.0, 1.0, 1.0])
     np.testing.assert_array_equal(host(x.grad), [1.0, 5.0, 0.0])
     np.testing.assert_array_equal(host(cr.repeat_interleave(counts)), [0, 1, 1])
+
+
+def test_advanced_index_gradients_with_host_indices_land_on_cuda():
+    # pack_padded_sequence and pad_sequence index with host arrays; their backward adds
+    # into zeros on the device (CuPy's ufunc.at takes no host indices): the CPU's values
+    from chainrule.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
+
+    results = []
+    for dev in ("cpu", "cuda"):
+        cr.manual_seed(0)
+        x = cr.randn(5, 3, 4).to(dev).requires_grad_()
+        lstm = cr.nn.LSTM(4, 6).to(dev)
+        packed = pack_padded_sequence(x, cr.tensor([5, 3, 2]))
+        y, _ = pad_packed_sequence(lstm(packed)[0])
+        seqs = [x[:3, 0], x[:2, 1]]
+        (y.sum() + pad_sequence(seqs).pow(2).sum()).backward()
+        assert x.grad.device.type == dev and lstm.weight_hh_l0.grad.device.type == dev
+        results.append((host(x.grad), host(lstm.weight_hh_l0.grad)))
+    for ours, cpu in zip(results[1], results[0], strict=True):
+        np.testing.assert_allclose(ours, cpu, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("how", ["default device", "device=", ".to"])
+def test_lazy_modules_materialize_on_their_device(how):
+    # as PyTorch's: the placeholder is made on the device given (or the default one) and
+    # moved by Module.to; its first forward gives it data there
+    def make(cls, *args):
+        if how == "device=":
+            return cls(*args, device="cuda")
+        if how == ".to":
+            return cls(*args).to("cuda")
+        with cr.device("cuda"):
+            return cls(*args)
+
+    x = cr.randn(2, 3, 5, 5, device="cuda")
+    for module, inp in (
+        (make(cr.nn.LazyLinear, 4), x[:, 0, 0]),
+        (make(cr.nn.LazyConv2d, 4, 3), x),
+        (make(cr.nn.LazyBatchNorm2d), x),
+    ):
+        out = module(inp)
+        assert out.is_cuda
+        for t in list(module.parameters()) + list(module.buffers()):
+            assert t.is_cuda, (type(module).__name__, t.shape)

@@ -143,10 +143,12 @@ class UninitializedTensorMixin:
         """Give the tensor uninitialised data of ``shape`` (and ``dtype``, by default its
         own) and turn it into ``cls_to_become``."""
         from .. import _dtypes
+        from .._creation import empty
 
         dt = self._dtype if dtype is None else _dtypes.to_dtype(dtype)
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        self._data = xp.empty(shape, dtype=dt.np)
+        where = self.device if device is None else device  # (the placeholder's, by default)
+        self._data = empty(shape, dtype=dt, device=where)._data
         self._dtype = dt
         self.__class__ = self.cls_to_become
 
@@ -160,14 +162,21 @@ class UninitializedTensorMixin:
         )
 
     def to(self, *args: Any, **kwargs: Any) -> Any:
-        """A placeholder of the new dtype (there is no data to convert): ``Module.to`` and
-        ``double()`` keep a lazy module lazy."""
+        """A placeholder of the new dtype or on the new device (there is no data to convert):
+        ``Module.to`` and ``double()`` keep a lazy module lazy, and its first forward makes its
+        data there."""
         from .._dtypes import dtype as DType
+        from .._tensor import device as Device
 
         dt = kwargs.get("dtype") or next((a for a in args if isinstance(a, DType)), None)
-        if dt is None or dt == self._dtype:
+        where = kwargs.get("device") or next(
+            (a for a in args if isinstance(a, (str, Device)) or type(a) is int), None
+        )
+        where = None if where is None else Device(where)
+        if (dt is None or dt == self._dtype) and (where is None or where == self.device):
             return self
-        return type(self)(self._requires_grad, dtype=dt)
+        dt = self._dtype if dt is None else dt
+        return type(self)(self._requires_grad, device=where or self.device, dtype=dt)
 
     def float(self) -> Any:
         from .._dtypes import float32
@@ -203,11 +212,13 @@ def is_lazy(param: Any) -> bool:
     return isinstance(param, UninitializedTensorMixin)
 
 
-def _empty(dtype: Any) -> Tensor:
+def _empty(dtype: Any, device: Any = None) -> Tensor:
+    """No data, on ``device`` (the default device when None): where materialize puts it."""
     from .. import _dtypes
+    from .._creation import empty
 
     dt = get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype)
-    return _make(xp.empty((0,), dtype=dt.np), dt)
+    return _make(empty((0,), dtype=dt, device=device)._data, dt)
 
 
 class UninitializedParameter(UninitializedTensorMixin, Parameter):
@@ -219,14 +230,14 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     def __new__(
         cls, requires_grad: bool = True, device: Any = None, dtype: Any = None
     ) -> UninitializedParameter:
-        return _alias(cls, _empty(dtype), requires_grad)
+        return _alias(cls, _empty(dtype, device), requires_grad)
 
     def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> None:
         pass
 
     def __deepcopy__(self, memo: dict) -> UninitializedParameter:
         if id(self) not in memo:
-            memo[id(self)] = type(self)(self._requires_grad, dtype=self._dtype)
+            memo[id(self)] = type(self)(self._requires_grad, self.device, self._dtype)
         return memo[id(self)]
 
 
@@ -244,7 +255,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
         dtype: Any = None,
         persistent: bool = True,
     ) -> UninitializedBuffer:
-        t = _alias(cls, _empty(dtype), requires_grad)
+        t = _alias(cls, _empty(dtype, device), requires_grad)
         t._vc = None
         return t
 

@@ -10,7 +10,7 @@ import math
 
 import numpy
 
-from .._backend import is_array, ndarray, xp
+from .._backend import is_array, like, ndarray, xp
 from ..autograd.recording import KEEP, array_of, contiguous, defop, np_dtype
 from . import shapes
 
@@ -179,8 +179,18 @@ def _index_into_zeros(g, shape=(), key=()):
     if _is_basic(key):  # no index can repeat: plain assignment, much faster than add.at
         out[key] = g
     else:
-        xp.add.at(out, key, g)
+        xp.add.at(out, _indices_like(out, key), g)
     return out
+
+
+def _indices_like(arr, key):
+    """``key`` with its index arrays on ``arr``'s device (a device's ufunc.at, CuPy's, takes
+    no host arrays; its indexing does, so a forward's key may hold them)."""
+    if arr.__class__ is ndarray:
+        return key
+    parts = key if isinstance(key, tuple) else (key,)
+    moved = tuple(like(arr, p) if isinstance(p, ndarray) else p for p in parts)
+    return moved if isinstance(key, tuple) else moved[0]
 
 
 def _is_basic(key) -> bool:

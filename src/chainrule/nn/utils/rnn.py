@@ -171,7 +171,7 @@ def pad_packed_sequence(
     # every padded position reads a row of the data, or the padding row after it
     where = xp.full(steps * batch, data.shape[0], dtype=xp.int64)
     where[_packed_positions(batch_sizes, batch)] = xp.arange(data.shape[0])
-    pad = chainrule.full((1, *rest), padding_value, dtype=data.dtype)
+    pad = chainrule.full((1, *rest), padding_value, dtype=data.dtype, device=data.device)
     padded = chainrule.cat([data, pad])[chainrule.from_numpy(where)].view(steps, batch, *rest)
     if batch_first:
         padded = padded.transpose(0, 1)
@@ -218,7 +218,7 @@ def pad_sequence(
     where = xp.where(inside, starts[:, None] + k, lengths.sum())
     if not batch_first:
         where = where.T
-    pad = chainrule.full((1, *rest), padding_value, dtype=dtype)
+    pad = chainrule.full((1, *rest), padding_value, dtype=dtype, device=sequences[0].device)
     joined = chainrule.cat([*(s.reshape(-1, *rest) for s in sequences), pad])
     out_shape = (batch, steps) if batch_first else (steps, batch)
     return joined[chainrule.from_numpy(xp.ascontiguousarray(where).reshape(-1))].view(
