@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..._backend import xp
+from ..._backend import to_host, xp
 from ..._creation import tensor as make_tensor
 from ..._creation import zeros_like
 from ..._tensor import Tensor, wrap
@@ -502,10 +502,11 @@ def triplet_margin_with_distance_loss(
 
 
 def _lengths(value, name: str) -> Any:
-    """Lengths given as a tensor (of integers) or a sequence, as an int64 array."""
+    """Lengths given as a tensor (of integers, on any device) or a sequence, as an int64
+    array on the host (the loss reads them as numbers)."""
     if isinstance(value, Tensor):
         if not value.dtype.is_floating_point and value.dtype.name != "bool":
-            return value._data.reshape(-1).astype(xp.int64)
+            return to_host(value._data).reshape(-1).astype(xp.int64)
         raise RuntimeError(f"{name} must be integral")
     return xp.asarray(list(value) if not isinstance(value, int) else [value], dtype=xp.int64)
 
@@ -593,7 +594,7 @@ def ctc_loss(
     if zero_infinity:
         loss = logical.where(xp.isinf(loss._data), zeros_like(loss), loss)
     if reduction == "mean":
-        per_length = make_tensor(xp.maximum(lengths, 1).astype(lp._data.dtype))
+        per_length = make_tensor(xp.maximum(lengths, 1).astype(lp._data.dtype), device=lp.device)
         loss = reductions.mean(loss / per_length)
     elif reduction == "sum":
         loss = reductions.sum(loss)
