@@ -92,9 +92,9 @@ def test_lstm_cell_op_double_backward(case):
 
 
 def _layer(lib, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
-    """h_t, c_t, [i, f, g, o] and tanh(c_t) for every step (in time order; ``reverse`` runs
-    the recurrence from the last step): the whole-layer op on chainrule, the steps composed
-    of PyTorch's ops on torch."""
+    """h_t, c_t, the gates [i, f, o, g] (gate-major per step, (T, 4, B, H)) and tanh(c_t) for
+    every step (in time order; ``reverse`` runs the recurrence from the last step): the
+    whole-layer op on chainrule, the steps composed of PyTorch's ops on torch."""
     if lib is cr:
         return lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=reverse)
     h, c, ys = h0, c0, {}
@@ -105,13 +105,13 @@ def _layer(lib, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
         c = f * c + i * g
         tc = c.tanh()
         h = o * tc
-        ys[t] = (h, c, torch.cat([i, f, g, o], -1), tc)
+        ys[t] = (h, c, torch.stack([i, f, o, g]), tc)
     return tuple(torch.stack(y) for y in zip(*[ys[t] for t in range(x.shape[0])]))
 
 
 def _layer_all(lib, *inputs, reverse=False):
     """The layer's four outputs joined: a gradient reaches every one."""
-    return lib.cat(_layer(lib, *inputs, reverse=reverse), -1)
+    return lib.cat([out.reshape(-1) for out in _layer(lib, *inputs, reverse=reverse)])
 
 
 def _layer_h(lib, *inputs, reverse=False):
