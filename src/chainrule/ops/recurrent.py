@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import weakref
 
-from .._backend import xp
+from .._backend import scalar, xp
 from .._tensor import Tensor
 from ..autograd.recording import FLOAT, defop
 from . import activations, joining, reductions, unary
@@ -228,42 +228,45 @@ def _array_through_time(g, w_hh, h0, c0, ans, reverse):
     hs, cs, gates, tcs = ans
     steps, batch, n = hs.shape
     dtype = hs.dtype
+    one = scalar(1, dtype)
     i, f, o, gg = gates[:, 0], gates[:, 1], gates[:, 2], gates[:, 3]
     g_h, g_c, g_gates, g_tc = g
     # σ'(a) = σ (1 - σ) for the block of i, f, o; tanh'(a_g) = 1 - g²
     sig = gates[:, :3]
-    d_sig = xp.subtract(1, sig)
+    d_sig = xp.subtract(one, sig)
     d_sig *= sig
     d_g = xp.multiply(gg, gg)
-    xp.subtract(1, d_g, out=d_g)
-    # dc's factors per step, laid out as d_a's first three gates: [g σ'(a_i),
-    # c_{t-1} σ'(a_f), i tanh'(a_g)]; dh's: tanh(c) σ'(a_o); from_h = o tanh'(c): dc_t's
-    # part from dh_t
-    k = xp.empty((steps, batch, 3, n), dtype=dtype)
-    xp.multiply(gg, d_sig[:, 0], out=k[:, :, 0])
-    part = k[:, :, 1]
+    xp.subtract(one, d_g, out=d_g)
+    # what dc_t multiplies, gate-major per step as d_a is worked: [g σ'(a_i), c_{t-1} σ'(a_f),
+    # i tanh'(a_g)]; what dh_t multiplies: tanh(c) σ'(a_o), and from_h = o tanh'(c) (dc_t's
+    # part from dh_t)
+    k = xp.empty((steps, 3, batch, n), dtype=dtype)
+    xp.multiply(gg, d_sig[:, 0], out=k[:, 0])
+    part = k[:, 1]
     if reverse:  # c_{t-1}: the cell state the recurrence carried into step t
         xp.multiply(c0, d_sig[-1, 1], out=part[-1])
         xp.multiply(cs[1:], d_sig[:-1, 1], out=part[:-1])
     else:
         xp.multiply(c0, d_sig[0, 1], out=part[0])
         xp.multiply(cs[:-1], d_sig[1:, 1], out=part[1:])
-    xp.multiply(i, d_g, out=k[:, :, 2])
+    xp.multiply(i, d_g, out=k[:, 2])
     k_o = xp.multiply(tcs, d_sig[:, 2])
     d_tc = xp.multiply(tcs, tcs)
-    xp.subtract(1, d_tc, out=d_tc)  # tanh'(c_t)
+    xp.subtract(one, d_tc, out=d_tc)  # tanh'(c_t)
     from_h = xp.multiply(d_tc, o)
     # gradients that reach c_t and the gates directly (not through h)
     if g_tc is not None:
         g_tc = g_tc * d_tc
         g_c = g_tc if g_c is None else g_c + g_tc
     direct = None
-    if g_gates is not None:  # (T, 4, B, H), i, f, o, g: to d_a's layout and order
-        direct = xp.empty((steps, batch, 4, n), dtype=dtype)
+    if g_gates is not None:  # (T, 4, B, H) in the order i, f, o, g: to d_a's i, f, g, o
+        direct = xp.empty((steps, 4, batch, n), dtype=dtype)
         derivative = (d_sig[:, 0], d_sig[:, 1], d_g, d_sig[:, 2])  # i, f, g, o
         for j, gate in enumerate(_IFOG):
-            xp.multiply(g_gates[:, gate], derivative[j], out=direct[:, :, j])
-    d_a = xp.empty((steps, batch, 4, n), dtype=dtype)
+            xp.multiply(g_gates[:, gate], derivative[j], out=direct[:, j])
+    # d_a gate-major per step, (T, 4, B, H) in PyTorch's order: each step's writes and its
+    # product contiguous; laid out (T, B, 4H) once at the end, for the weights' gradients
+    d_a = xp.empty((steps, 4, batch, n), dtype=dtype)
     dh = xp.empty((batch, n), dtype=dtype)
     dc = xp.empty((batch, n), dtype=dtype)
     carry_h = xp.zeros((batch, n), dtype=dtype)
@@ -282,14 +285,16 @@ def _array_through_time(g, w_hh, h0, c0, ans, reverse):
         if g_c is not None:
             dc += g_c[t]
         da = d_a[t]
-        xp.multiply(dc[:, None, :], k[t], out=da[:, :3])
-        xp.multiply(dh, k_o[t], out=da[:, 3])
+        xp.multiply(dc, k[t], out=da[:3])
+        xp.multiply(dh, k_o[t], out=da[3])
         if direct is not None:
             da += direct[t]
-        xp.matmul(da.transpose(1, 0, 2), w_blocks, out=per_gate)
+        xp.matmul(da, w_blocks, out=per_gate)
         per_gate.sum(axis=0, out=carry_h)
         xp.multiply(dc, f[t], out=carry_c)
-    return d_a.reshape(steps, batch, 4 * n), carry_h, carry_c
+    flat = xp.empty((steps, batch, 4, n), dtype=dtype)
+    xp.copyto(flat, d_a.transpose(0, 2, 1, 3))
+    return flat.reshape(steps, batch, 4 * n), carry_h, carry_c
 
 
 class _Steps:
@@ -402,7 +407,17 @@ def _layer_vjp_w_ih(g, x, w_hh, h0, c0, ans, reverse):
 
 def _layer_vjp_bias(g, w_hh, h0, c0, ans, reverse):
     """d/db_ih = d/db_hh = Σ_t d/da_t"""
-    return reductions.sum(_through_time(g, w_hh, h0, c0, ans, reverse)[0], dim=(0, 1))
+    d_a = _through_time(g, w_hh, h0, c0, ans, reverse)[0]
+    if _LAST_BIAS[0] is d_a:  # the other bias of the same pass: the same sum, a copy of it
+        return _LAST_BIAS[1].copy()
+    grad = reductions.sum(d_a, dim=(0, 1))
+    if not isinstance(d_a, Tensor):
+        _LAST_BIAS[0], _LAST_BIAS[1] = d_a, grad
+    return grad
+
+
+# the bias gradient of the last pass on arrays (see _layer_vjp_bias)
+_LAST_BIAS: list = [None, None]
 
 
 def _layer_vjp_w_hh(g, w_hh, h0, c0, ans, reverse):
