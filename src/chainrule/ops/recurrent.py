@@ -174,7 +174,7 @@ def _lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
     tcs = xp.empty_like(hs)
     rec = xp.empty((4, batch, n), dtype=dtype)
     ig = xp.empty((batch, n), dtype=dtype)
-    half = half[0]
+    half = scalar(0.5, dtype)
     h, c = h0, c0
     for t in _order(steps, reverse):
         s = gates[t]
