@@ -167,7 +167,12 @@ def _lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
     # step's recurrent product (batched over the gates' (H, H) blocks, which OpenBLAS runs
     # faster than one (B, H) @ (H, 4H) product) is added to, and its gates are worked in
     gates = xp.matmul(x.reshape(steps, 1, batch, x.shape[2]), w_in)
-    gates += (b_ih + b_hh).reshape(4, 1, n)[_IFOG] * half
+    # the biases tiled over the batch: one add over whole steps (a (4, 1, H) one broadcast
+    # over (T, 4, B, H) runs an inner loop per row, twice as long)
+    bias = xp.empty((4, batch, n), dtype=dtype)
+    bias[...] = (b_ih + b_hh).reshape(4, 1, n)[_IFOG] * half
+    every_step = gates.reshape(steps, 4 * batch * n)
+    every_step += bias.reshape(4 * batch * n)
     w_rec = xp.ascontiguousarray((w_hh.reshape(4, n, n)[_IFOG] * half).transpose(0, 2, 1))
     hs = xp.empty((steps, batch, n), dtype=dtype)
     cs = xp.empty_like(hs)
