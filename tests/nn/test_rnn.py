@@ -191,6 +191,50 @@ def test_lstm_layer_op_double_backward(outputs):
     check_double_backward(LAYER_FNS[outputs], *LAYER_CASES["t4_b2_i2_h3"])
 
 
+@pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+def test_lstm_layer_array_pass_matches_composed(dtype, reverse):
+    """The pass through time on arrays (a plain backward: preallocated, in place, gate-major)
+    gives what the same formulas composed of chainrule's ops give (create_graph), with a
+    gradient reaching every output, and both match PyTorch's."""
+    arrays = [a.astype(dtype) for a in _layer_case(5, 3, 2, 4)]
+    weights = [
+        randn(s, seed=20 + k).astype(dtype)
+        for k, s in enumerate([(5, 3, 4), (5, 3, 4), (5, 4, 3, 4), (5, 3, 4)])
+    ]
+
+    def grads(lib, create_graph):
+        ts = [lib.tensor(a, requires_grad=True) for a in arrays]
+        outs = _layer(lib, *ts, reverse=reverse)
+        loss = sum((o * lib.tensor(w)).sum() for o, w in zip(outs, weights))
+        gs = lib.autograd.grad(loss, ts, create_graph=create_graph)
+        return [g.detach().numpy() for g in gs]
+
+    plain, composed, theirs = grads(cr, False), grads(cr, True), grads(torch, False)
+    tol = TOL[dtype]
+    for a, b, c in zip(plain, composed, theirs):
+        np.testing.assert_allclose(a, b, rtol=tol[0], atol=tol[1])
+        np.testing.assert_allclose(a, c, rtol=tol[0], atol=tol[1])
+
+
+def test_lstm_bias_grads_apart():
+    """The two biases get the same gradient as two arrays: accumulating into one leaves the
+    other as it was, as in PyTorch."""
+    x = randn((4, 2, 3)).astype(np.float32)
+
+    def run(lib):
+        mod = build(lib, "LSTM", (3, 5), {}, np.float32)
+        for _ in range(2):  # the second backward accumulates
+            out, _ = mod(lib.tensor(x))
+            (out * out).sum().backward()
+            mod.bias_ih_l0.grad.mul_(3)
+        return mod.bias_ih_l0.grad, mod.bias_hh_l0.grad
+
+    ours, theirs = run(cr), run(torch)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=2e-4, atol=2e-5)
+
+
 def test_lstm_layer_op_some_inputs():
     """Gradients of only some inputs (the others constants): one pass through time serves
     whichever VJPs run; a second backward (retain_graph) gives the same."""
