@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import weakref
 
-from .._backend import scalar, xp
+from .._backend import ndarray, scalar, xp
 from .._tensor import Tensor
 from ..autograd.recording import FLOAT, defop
 from . import activations, joining, reductions, unary
@@ -146,6 +146,12 @@ lstm_cell = defop(
 _IFOG = [0, 1, 3, 2]
 
 
+def _number(value: float, like):
+    """``value`` as the operand beside arrays like ``like``: on NumPy's, a kept 0-d array of
+    their dtype (no conversion per call: _backend.scalar); a device's takes the number"""
+    return scalar(value, like.dtype) if like.__class__ is ndarray else value
+
+
 def _order(steps: int, reverse: bool) -> range:
     """the time steps in the order the recurrence runs them"""
     return range(steps - 1, -1, -1) if reverse else range(steps)
@@ -179,7 +185,7 @@ def _lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
     tcs = xp.empty_like(hs)
     rec = xp.empty((4, batch, n), dtype=dtype)
     ig = xp.empty((batch, n), dtype=dtype)
-    half = scalar(0.5, dtype)
+    half = _number(0.5, x)
     h, c = h0, c0
     for t in _order(steps, reverse):
         s = gates[t]
@@ -233,7 +239,7 @@ def _array_through_time(g, w_hh, h0, c0, ans, reverse):
     hs, cs, gates, tcs = ans
     steps, batch, n = hs.shape
     dtype = hs.dtype
-    one = scalar(1, dtype)
+    one = _number(1, hs)
     i, f, o, gg = gates[:, 0], gates[:, 1], gates[:, 2], gates[:, 3]
     g_h, g_c, g_gates, g_tc = g
     # σ'(a) = σ (1 - σ) for the block of i, f, o; tanh'(a_g) = 1 - g²
