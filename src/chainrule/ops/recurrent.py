@@ -608,7 +608,7 @@ def _gru_layer(x, w_ih, w_hh, b_ih, b_hh, h0, reverse=False):
     flat = gates.reshape(steps * batch, 3 * n)
     xp.matmul(x.reshape(steps * batch, -1), (w_ih * scale[:, None]).T, out=flat)
     flat += b_ih * scale
-    w_t = xp.ascontiguousarray((w_hh * scale[:, None]).T)
+    w_t = _aligned((w_hh * scale[:, None]).T)
     b_s = b_hh * scale
     hw = xp.empty((batch, 3 * n), dtype=dtype)
     tmp = xp.empty((batch, n), dtype=dtype)
@@ -839,7 +839,7 @@ def _rnn_layer(x, w_ih, w_hh, b_ih, b_hh, h0, nonlinearity="tanh", reverse=False
     flat = hs.reshape(steps * batch, n)
     xp.matmul(x.reshape(steps * batch, -1), w_ih.T, out=flat)
     flat += b_ih + b_hh
-    w_t = xp.ascontiguousarray(w_hh.T)
+    w_t = _aligned(w_hh.T)
     hw = xp.empty((batch, n), dtype=x.dtype)
     h = h0
     for t in _order(steps, reverse):
