@@ -154,8 +154,9 @@ def _number(value: float, like):
 
 def _aligned_empty(shape: tuple, dtype, like):
     """an empty array on the device of ``like``, on NumPy's with its first element on a
-    64-byte boundary: OpenBLAS's kernels for small products (a step's) run about a tenth
-    faster on operands so aligned, and NumPy's allocator aligns to 16 bytes only"""
+    64-byte boundary: OpenBLAS's kernels for small products (a step's, which it runs without
+    packing) take about a quarter less time on a second operand so aligned (15 against
+    20 µs for a step's forward), and NumPy's allocator aligns to 16 bytes only"""
     if like.__class__ is not ndarray:
         return xp.empty(shape, dtype=dtype)
     size = xp.dtype(dtype).itemsize
