@@ -143,6 +143,24 @@ def test_a_lenet_step_on_cuda_matches_the_cpu():
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-4, atol=1e-6)
 
 
+@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN"])
+def test_a_recurrent_step_on_cuda_matches_the_cpu(cls):
+    """The whole-layer ops (their forward and backward written on preallocated arrays, in
+    place) run on the device's arrays: both directions, both dtypes."""
+    rng = np.random.default_rng(0)
+    for dtype in (np.float32, np.float64):
+        x = rng.standard_normal((5, 2, 3)).astype(dtype)
+        grads = []
+        for dev in ("cpu", "cuda"):
+            cr.manual_seed(0)
+            mod = getattr(cr.nn, cls)(3, 4, bidirectional=True).to(dev, cr.from_numpy(x).dtype)
+            out, _ = mod(cr.tensor(x, device=dev))
+            (out * out).sum().backward()
+            grads.append([host(out)] + [host(p.grad) for p in mod.parameters()])
+        for a, b in zip(*grads):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
 def test_cuda_queries():
     assert cr.cuda.is_available() and cr.cuda.device_count() >= 1
     assert cr.cuda.current_device() == 0 and cr.cuda.is_initialized()

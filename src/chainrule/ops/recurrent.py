@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import weakref
 
-from .._backend import xp
+from .._backend import address, ndarray, scalar, xp
 from .._tensor import Tensor
 from ..autograd.recording import FLOAT, defop
 from . import activations, joining, reductions, unary
@@ -129,16 +129,51 @@ lstm_cell = defop(
 # ``lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False)`` is one direction of one
 # layer in one op with four outputs, as PyTorch's oneDNN layer (``MkldnnRnnLayerBackward0``,
 # which takes the same inputs): the hidden states h (T, B, H), the cell states c (T, B, H), the
-# gates' values [i, f, g, o] (T, B, 4H) and tanh(c) (T, B, H), all in time order (``reverse``
-# runs the recurrence from the last step to the first). Backward reads the gates and tanh(c)
-# instead of recomputing them (PyTorch's layer keeps them in its workspace).
+# gates' values (T, 4, B, H) and tanh(c) (T, B, H), all in time order (``reverse`` runs the
+# recurrence from the last step to the first). The gates are kept as the layer works them,
+# gate-major per step in the order i, f, o, g (the three sigmoid gates one block; PyTorch's
+# weights stack them i, f, g, o); backward reads them and tanh(c) instead of recomputing them
+# (PyTorch's layer keeps them in its workspace).
 #
 # The input's part of every gate is one product over all steps, the recurrent part one
 # product per step; backward through time is one product per step, and each weight's
 # gradient one product over all steps. Forward and the plain backward (arrays: no
-# create_graph) run on preallocated arrays, each gate nonlinearity one in-place call per step;
-# with create_graph the VJPs get tensors and run the same formulas composed of chainrule's
-# ops (_Steps, _composed_through_time), so higher derivatives follow; forward mode uses those.
+# create_graph) run on preallocated arrays, in place, a handful of NumPy calls a step; with
+# create_graph the VJPs get tensors and run the same formulas composed of chainrule's ops
+# (_Steps, _composed_through_time), so higher derivatives follow; forward mode uses those.
+
+# PyTorch's gate order i, f, g, o to the layer's i, f, o, g (the permutation is its own inverse)
+_IFOG = [0, 1, 3, 2]
+
+
+def _number(value: float, like):
+    """``value`` as the operand beside arrays like ``like``: on NumPy's, a kept 0-d array of
+    their dtype (no conversion per call: _backend.scalar); a device's takes the number"""
+    return scalar(value, like.dtype) if like.__class__ is ndarray else value
+
+
+def _aligned_empty(shape: tuple, dtype, like):
+    """an empty array on the device of ``like``, on NumPy's with its first element on a
+    64-byte boundary: OpenBLAS's kernels for small products (a step's, which it runs without
+    packing) take about a quarter less time on a second operand so aligned (15 against
+    20 µs for a step's forward), and NumPy's allocator aligns to 16 bytes only"""
+    if like.__class__ is not ndarray:
+        return xp.empty(shape, dtype=dtype)
+    size = xp.dtype(dtype).itemsize
+    for k in shape:
+        size *= k
+    buf = xp.empty(size + 64, dtype=xp.uint8)
+    start = -address(buf) % 64
+    return buf[start : start + size].view(dtype).reshape(shape)
+
+
+def _aligned(a):
+    """a C-contiguous copy of ``a``, aligned as _aligned_empty aligns"""
+    if a.__class__ is not ndarray:
+        return xp.ascontiguousarray(a)
+    out = _aligned_empty(a.shape, a.dtype, a)
+    xp.copyto(out, a)
+    return out
 
 
 def _order(steps: int, reverse: bool) -> range:
@@ -147,53 +182,58 @@ def _order(steps: int, reverse: bool) -> range:
 
 
 def _lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
-    """h_t, c_t, [i, f, g, o], tanh(c_t) for every step: a_t = x_t W_ihᵀ + b_ih + b_hh +
+    """h_t, c_t, [i, f, o, g]_t, tanh(c_t) for every step: a_t = x_t W_ihᵀ + b_ih + b_hh +
     h_{t-1} W_hhᵀ, i, f, o = σ(a_{i,f,o}), g = tanh(a_g), c_t = f c_{t-1} + i g,
     h_t = o tanh(c_t)"""
     steps, batch = x.shape[0], x.shape[1]
     n = h0.shape[-1]
     dtype = x.dtype
+    # σ(a) = (1 + tanh(a/2)) / 2: the pre-activations of i, f, o come halved, from halved
+    # weights and biases, so that one tanh serves the four gates of a step, and σ's affine
+    # map then runs once on the block of the three sigmoid gates
+    half = xp.asarray([0.5, 0.5, 0.5, 1.0], dtype=dtype)[:, None, None]
+    w_in = _aligned((w_ih.reshape(4, n, -1)[_IFOG] * half).transpose(0, 2, 1))
+    # the input's part of every step's gates, gate-major per step (T, 4, B, H): the block the
+    # step's recurrent product (batched over the gates' (H, H) blocks, which OpenBLAS runs
+    # faster than one (B, H) @ (H, 4H) product) is added to, and its gates are worked in
+    gates = xp.matmul(x.reshape(steps, 1, batch, x.shape[2]), w_in)
+    # the biases tiled over the batch: one add over whole steps (a (4, 1, H) one broadcast
+    # over (T, 4, B, H) runs an inner loop per row, twice as long)
+    bias = xp.empty((4, batch, n), dtype=dtype)
+    bias[...] = (b_ih + b_hh).reshape(4, 1, n)[_IFOG] * half
+    every_step = gates.reshape(steps, 4 * batch * n)
+    every_step += bias.reshape(4 * batch * n)
+    w_rec = _aligned((w_hh.reshape(4, n, n)[_IFOG] * half).transpose(0, 2, 1))
     hs = xp.empty((steps, batch, n), dtype=dtype)
     cs = xp.empty_like(hs)
     tcs = xp.empty_like(hs)
-    gates = xp.empty((steps, batch, 4 * n), dtype=dtype)
-    # σ(a) = 1 / (1 + e^-a) for the four gates in one pass, with tanh(a) = 2σ(2a) - 1 for g:
-    # the pre-activations come scaled by -1 (-2 for g) from scaled weights and biases.
-    # They are worked gate-major, (4, B, H) a step, each gate's block contiguous: the
-    # recurrent product is a batched one over the gates' (H, H) blocks (faster than one
-    # (B, H) @ (H, 4H) product in OpenBLAS) and the elementwise steps run on whole blocks.
-    scale = xp.asarray([-1.0, -1.0, -2.0, -1.0], dtype=dtype)[:, None, None]
-    w_in = (w_ih.reshape(4, n, -1) * scale).transpose(0, 2, 1)  # (4, I, H)
-    pre = xp.matmul(x.reshape(steps * batch, -1), w_in)  # (4, T·B, H)
-    pre += (b_ih + b_hh).reshape(4, 1, n) * scale
-    pre = pre.reshape(4, steps, batch, n)
-    w_rec = xp.ascontiguousarray((w_hh.reshape(4, n, n) * scale).transpose(0, 2, 1))  # (4, H, H)
-    s = xp.empty((4, batch, n), dtype=dtype)
+    rec = _aligned_empty((4, batch, n), dtype, x)
     ig = xp.empty((batch, n), dtype=dtype)
+    half = _number(0.5, x)
     h, c = h0, c0
     for t in _order(steps, reverse):
-        xp.matmul(h, w_rec, out=s)
-        s += pre[:, t]
-        xp.exp(s, out=s)
-        s += 1
-        xp.reciprocal(s, out=s)  # i, f, (g + 1) / 2, o
-        g = s[2]
-        g *= 2
-        g -= 1
+        s = gates[t]
+        xp.matmul(h, w_rec, out=rec)
+        s += rec
+        xp.tanh(s, out=s)
+        sig = s[:3]
+        sig *= half
+        sig += half  # i, f, o
         c_t = cs[t]
         xp.multiply(s[1], c, out=c_t)
-        xp.multiply(s[0], g, out=ig)
+        xp.multiply(s[0], s[3], out=ig)
         c_t += ig
-        xp.tanh(c_t, out=tcs[t])
-        xp.multiply(s[3], tcs[t], out=hs[t])
-        gates[t].reshape(batch, 4, n)[...] = s.transpose(1, 0, 2)
-        h, c = hs[t], c_t
+        tc = tcs[t]
+        xp.tanh(c_t, out=tc)
+        h = hs[t]
+        xp.multiply(s[2], tc, out=h)
+        c = c_t
     return hs, cs, gates, tcs
 
 
 def _through_time(g, w_hh, h0, c0, ans, reverse):
-    """d/da_t for every step (T, B, 4H, in time order), d/dh0 and d/dc0: backward through
-    time.
+    """d/da_t for every step (T, B, 4H, in time order, PyTorch's gate order), d/dh0 and
+    d/dc0: backward through time.
 
     One pass serves the VJPs of all inputs: a node calls them one after another with the
     same ``g`` and saved ``ans``, so the pass is kept for the calls that follow (keyed by
@@ -223,60 +263,56 @@ def _array_through_time(g, w_hh, h0, c0, ans, reverse):
     hs, cs, gates, tcs = ans
     steps, batch, n = hs.shape
     dtype = hs.dtype
-    q = gates.reshape(steps, batch, 4, n)
-    i, f, gg, o = q[:, :, 0], q[:, :, 1], q[:, :, 2], q[:, :, 3]
+    one = _number(1, hs)
+    i, f, o, gg = gates[:, 0], gates[:, 1], gates[:, 2], gates[:, 3]
     g_h, g_c, g_gates, g_tc = g
-    # d_ifg[t] = [g σ'(a_i), c_{t-1} σ'(a_f), i tanh'(a_g)]; d_o = tanh(c) σ'(a_o);
-    # from_h = o tanh'(c): dc_t's part from dh_t
-    d_ifg = xp.empty((steps, batch, 3, n), dtype=dtype)
-    part = d_ifg[:, :, 0]
-    xp.subtract(1, i, out=part)
-    part *= i
-    part *= gg
-    part = d_ifg[:, :, 1]
-    xp.subtract(1, f, out=part)
-    part *= f
+    # σ'(a) = σ (1 - σ) for the block of i, f, o; tanh'(a_g) = 1 - g²
+    sig = gates[:, :3]
+    d_sig = xp.subtract(one, sig)
+    d_sig *= sig
+    d_g = xp.multiply(gg, gg)
+    xp.subtract(one, d_g, out=d_g)
+    # what dc_t multiplies, gate-major per step as d_a is worked: [g σ'(a_i), c_{t-1} σ'(a_f),
+    # i tanh'(a_g)]; what dh_t multiplies: tanh(c) σ'(a_o), and from_h = o tanh'(c) (dc_t's
+    # part from dh_t)
+    k = xp.empty((steps, 3, batch, n), dtype=dtype)
+    xp.multiply(gg, d_sig[:, 0], out=k[:, 0])
+    part = k[:, 1]
     if reverse:  # c_{t-1}: the cell state the recurrence carried into step t
-        part[-1] *= c0
-        part[:-1] *= cs[1:]
+        xp.multiply(c0, d_sig[-1, 1], out=part[-1])
+        xp.multiply(cs[1:], d_sig[:-1, 1], out=part[:-1])
     else:
-        part[0] *= c0
-        part[1:] *= cs[:-1]
-    part = d_ifg[:, :, 2]
-    xp.multiply(gg, gg, out=part)
-    xp.subtract(1, part, out=part)
-    part *= i
-    d_o = xp.subtract(1, o)
-    d_o *= o
-    d_o *= tcs
+        xp.multiply(c0, d_sig[0, 1], out=part[0])
+        xp.multiply(cs[:-1], d_sig[1:, 1], out=part[1:])
+    xp.multiply(i, d_g, out=k[:, 2])
+    k_o = xp.multiply(tcs, d_sig[:, 2])
     d_tc = xp.multiply(tcs, tcs)
-    xp.subtract(1, d_tc, out=d_tc)  # tanh'(c_t)
-    from_h = d_tc * o
+    xp.subtract(one, d_tc, out=d_tc)  # tanh'(c_t)
+    from_h = xp.multiply(d_tc, o)
     # gradients that reach c_t and the gates directly (not through h)
     if g_tc is not None:
         g_tc = g_tc * d_tc
         g_c = g_tc if g_c is None else g_c + g_tc
     direct = None
-    if g_gates is not None:
-        act = xp.empty((steps, batch, 4, n), dtype=dtype)  # σ'(a_i), σ'(a_f), tanh'(a_g), σ'(a_o)
-        for k, s in ((0, i), (1, f), (3, o)):
-            xp.subtract(1, s, out=act[:, :, k])
-            act[:, :, k] *= s
-        xp.multiply(gg, gg, out=act[:, :, 2])
-        xp.subtract(1, act[:, :, 2], out=act[:, :, 2])
-        direct = g_gates.reshape(steps, batch, 4, n) * act
-    d_a = xp.empty((steps, batch, 4, n), dtype=dtype)
+    if g_gates is not None:  # (T, 4, B, H) in the order i, f, o, g: to d_a's i, f, g, o
+        direct = xp.empty((steps, 4, batch, n), dtype=dtype)
+        derivative = (d_sig[:, 0], d_sig[:, 1], d_g, d_sig[:, 2])  # i, f, g, o
+        for j, gate in enumerate(_IFOG):
+            xp.multiply(g_gates[:, gate], derivative[j], out=direct[:, j])
+    # d_a gate-major per step, (T, 4, B, H) in PyTorch's order: each step's writes and its
+    # product contiguous; laid out (T, B, 4H) once at the end, for the weights' gradients
+    d_a = _aligned_empty((steps, 4, batch, n), dtype, hs)
     dh = xp.empty((batch, n), dtype=dtype)
     dc = xp.empty((batch, n), dtype=dtype)
     carry_h = xp.zeros((batch, n), dtype=dtype)
     carry_c = xp.zeros((batch, n), dtype=dtype)
     # da W_hh as the sum of the gates' blocks' products, one batched product (as forward:
     # faster in OpenBLAS than one (B, 4H) @ (4H, H) product)
-    w_blocks = xp.ascontiguousarray(w_hh.reshape(4, n, n))
-    per_gate = xp.empty((4, batch, n), dtype=dtype)
+    w_blocks = _aligned(w_hh.reshape(4, n, n))
+    per_gate = _aligned_empty((4, batch, n), dtype, hs)
     for t in _order(steps, not reverse):
         if g_h is None:
-            dh[...] = carry_h
+            dh = carry_h
         else:
             xp.add(g_h[t], carry_h, out=dh)
         xp.multiply(dh, from_h[t], out=dc)
@@ -284,14 +320,16 @@ def _array_through_time(g, w_hh, h0, c0, ans, reverse):
         if g_c is not None:
             dc += g_c[t]
         da = d_a[t]
-        xp.multiply(dc[:, None, :], d_ifg[t], out=da[:, :3])
-        xp.multiply(dh, d_o[t], out=da[:, 3])
+        xp.multiply(dc, k[t], out=da[:3])
+        xp.multiply(dh, k_o[t], out=da[3])
         if direct is not None:
             da += direct[t]
-        xp.matmul(da.transpose(1, 0, 2), w_blocks, out=per_gate)
-        xp.sum(per_gate, axis=0, out=carry_h)
+        xp.matmul(da, w_blocks, out=per_gate)
+        per_gate.sum(axis=0, out=carry_h)
         xp.multiply(dc, f[t], out=carry_c)
-    return d_a.reshape(steps, batch, 4 * n), carry_h, carry_c
+    flat = xp.empty((steps, batch, 4, n), dtype=dtype)
+    xp.copyto(flat, d_a.transpose(0, 2, 1, 3))
+    return flat.reshape(steps, batch, 4 * n), carry_h, carry_c
 
 
 class _Steps:
@@ -305,12 +343,13 @@ class _Steps:
         self.n, self.steps, self.batch = n, hs.shape[0], hs.shape[1]
         self.h_prev = _join_steps(h0, hs[:-1])
         self.c_prev = _join_steps(c0, cs[:-1])
-        self.i, self.f = gates[..., :n], gates[..., n : 2 * n]
-        self.g, self.o = gates[..., 2 * n : 3 * n], gates[..., 3 * n :]
+        self.i, self.f = gates[:, 0], gates[:, 1]
+        self.o, self.g = gates[:, 2], gates[:, 3]
         self.tc = tcs
 
     def gates_derivative(self):
-        """[σ'(a_i), σ'(a_f), tanh'(a_g), σ'(a_o)] for every step, (T, B, 4H)"""
+        """[σ'(a_i), σ'(a_f), tanh'(a_g), σ'(a_o)] for every step, (T, B, 4H), PyTorch's
+        gate order"""
         return _join(
             (
                 self.i * (1 - self.i),
@@ -356,7 +395,9 @@ def _composed_through_time(g, w_hh, h0, c0, ans, reverse):
     if g_tc is not None:
         g_tc = g_tc * one_minus_tc2
         g_c = g_tc if g_c is None else g_c + g_tc
-    direct = g_gates * act if g_gates is not None else None
+    direct = None
+    if g_gates is not None:  # (T, 4, B, H), i, f, o, g: to PyTorch's order, (T, B, 4H)
+        direct = _join(tuple(g_gates[:, k] for k in _IFOG)) * act
     d_c_from_h = v.o * one_minus_tc2
     d_ifg = _join((v.g, v.c_prev, v.i)).reshape(v.steps, v.batch, 3, n)
     d_o = v.tc * act[..., 3 * n :]
@@ -401,7 +442,17 @@ def _layer_vjp_w_ih(g, x, w_hh, h0, c0, ans, reverse):
 
 def _layer_vjp_bias(g, w_hh, h0, c0, ans, reverse):
     """d/db_ih = d/db_hh = Σ_t d/da_t"""
-    return reductions.sum(_through_time(g, w_hh, h0, c0, ans, reverse)[0], dim=(0, 1))
+    d_a = _through_time(g, w_hh, h0, c0, ans, reverse)[0]
+    if _LAST_BIAS[0] is d_a:  # the other bias of the same pass: the same sum, a copy of it
+        return _LAST_BIAS[1].copy()
+    grad = reductions.sum(d_a, dim=(0, 1))
+    if not isinstance(d_a, Tensor):
+        _LAST_BIAS[0], _LAST_BIAS[1] = d_a, grad
+    return grad
+
+
+# the bias gradient of the last pass on arrays (see _layer_vjp_bias)
+_LAST_BIAS: list = [None, None]
 
 
 def _layer_vjp_w_hh(g, w_hh, h0, c0, ans, reverse):
@@ -441,9 +492,15 @@ def _layer_tangent(v, w_hh, d_a, dh, dc):
         dh = ds[:, 3 * n :] * tc + v.o[t] * d_tc
         d_hs.append(dh)
         d_cs.append(dc)
-        d_gates.append(ds)
+        d_gates.append(joining.stack([ds[:, k * n : (k + 1) * n] for k in _IFOG], dim=0))
         d_tcs.append(d_tc)
     return tuple(joining.stack(d, dim=0) for d in (d_hs, d_cs, d_gates, d_tcs))
+
+
+def _gates_shaped(ans, w_hh):
+    """a tensor of the pre-activations' shape (T, B, 4H): h_t's first column times W_hh's
+    first column (its values of no use)"""
+    return ans[0][..., :1] * w_hh[:, 0]
 
 
 def _carried(w_hh, h0, c0, ans, reverse, d_a=None, dh=None, dc=None):
@@ -453,7 +510,7 @@ def _carried(w_hh, h0, c0, ans, reverse, d_a=None, dh=None, dc=None):
         ans = tuple(_flip_time(a) for a in ans)
         d_a = None if d_a is None else _flip_time(d_a)
     if d_a is None:
-        d_a = ans[2] * 0
+        d_a = _gates_shaped(ans, w_hh) * 0
     out = _layer_tangent(_Steps(h0, c0, ans), w_hh, d_a, dh, dc)
     return tuple(_flip_time(t) for t in out) if reverse else out
 
@@ -472,12 +529,13 @@ def _layer_jvp_w_ih(t, x, w_hh, h0, c0, ans, reverse):
 
 def _layer_jvp_bias(t, w_hh, h0, c0, ans, reverse):
     """the tangents carried through time from da_t = t"""
-    return _carried(w_hh, h0, c0, ans, reverse, ans[2] * 0 + t)
+    return _carried(w_hh, h0, c0, ans, reverse, _gates_shaped(ans, w_hh) * 0 + t)
 
 
 def _layer_jvp_w_hh(t, w_hh, h0, c0, ans, reverse):
     """the tangents carried through time from da_t = h_{t-1} tᵀ"""
-    d_a = (_rows(_h_prev(h0, ans[0], reverse)) @ t.T).reshape(ans[2].shape)
+    hs = ans[0]
+    d_a = (_rows(_h_prev(h0, hs, reverse)) @ t.T).reshape(hs.shape[0], hs.shape[1], t.shape[0])
     return _carried(w_hh, h0, c0, ans, reverse, d_a)
 
 
@@ -551,7 +609,7 @@ def _gru_layer(x, w_ih, w_hh, b_ih, b_hh, h0, reverse=False):
     flat = gates.reshape(steps * batch, 3 * n)
     xp.matmul(x.reshape(steps * batch, -1), (w_ih * scale[:, None]).T, out=flat)
     flat += b_ih * scale
-    w_t = xp.ascontiguousarray((w_hh * scale[:, None]).T)
+    w_t = _aligned((w_hh * scale[:, None]).T)
     b_s = b_hh * scale
     hw = xp.empty((batch, 3 * n), dtype=dtype)
     tmp = xp.empty((batch, n), dtype=dtype)
@@ -782,7 +840,7 @@ def _rnn_layer(x, w_ih, w_hh, b_ih, b_hh, h0, nonlinearity="tanh", reverse=False
     flat = hs.reshape(steps * batch, n)
     xp.matmul(x.reshape(steps * batch, -1), w_ih.T, out=flat)
     flat += b_ih + b_hh
-    w_t = xp.ascontiguousarray(w_hh.T)
+    w_t = _aligned(w_hh.T)
     hw = xp.empty((batch, n), dtype=x.dtype)
     h = h0
     for t in _order(steps, reverse):
