@@ -502,11 +502,11 @@ def triplet_margin_with_distance_loss(
 
 
 def _lengths(value, name: str) -> Any:
-    """Lengths given as a tensor (of integers, on any device) or a sequence, as an int64
-    array on the host (the loss reads them as numbers)."""
+    """Lengths given as a tensor (of integers) or a sequence, as an int64 array (on the
+    tensor's device)."""
     if isinstance(value, Tensor):
         if not value.dtype.is_floating_point and value.dtype.name != "bool":
-            return to_host(value._data).reshape(-1).astype(xp.int64)
+            return value._data.reshape(-1).astype(xp.int64)
         raise RuntimeError(f"{name} must be integral")
     return xp.asarray(list(value) if not isinstance(value, int) else [value], dtype=xp.int64)
 
@@ -594,7 +594,9 @@ def ctc_loss(
     if zero_infinity:
         loss = logical.where(xp.isinf(loss._data), zeros_like(loss), loss)
     if reduction == "mean":
-        per_length = make_tensor(xp.maximum(lengths, 1).astype(lp._data.dtype), device=lp.device)
+        per_length = make_tensor(
+            to_host(xp.maximum(lengths, 1)).astype(lp._data.dtype), device=lp.device
+        )
         loss = reductions.mean(loss / per_length)
     elif reduction == "sum":
         loss = reductions.sum(loss)
