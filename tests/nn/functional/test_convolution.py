@@ -261,21 +261,30 @@ def test_weight_gradient_over_a_long_contraction(shapes):
     same_node(check(fn, R(*x_shape), R(*w_shape), forward=False))
 
 
-@pytest.mark.parametrize(
-    "case",
-    [
-        ((2, 3, 6, 5), (4, 3, 3, 2), {}),
-        ((2, 4, 7, 6), (6, 2, 2, 3), {"groups": 2, "dilation": (2, 1), "padding": 1}),
-        ((1, 2, 4, 5, 4), (3, 2, 2, 3, 2), {"padding": (1, 0, 1)}),
-        ((0, 2, 5, 5), (3, 2, 2, 2), {}),
-    ],
-)
-def test_stride_one_input_gradient_is_the_general_path(case, monkeypatch):
-    """At stride 1 with short rows, the input's gradient adds each tap's columns in one
-    shifted run (``windows._correlate_transpose_wide``): the same values as the general
-    col2im (taken here by sending every row down the long-row path)."""
+STRIDE_ONE = [
+    ((2, 3, 6, 5), (4, 3, 3, 2), {}),
+    ((2, 4, 7, 6), (6, 2, 2, 3), {"groups": 2, "dilation": (2, 1), "padding": 1}),
+    ((1, 2, 4, 5, 4), (3, 2, 2, 3, 2), {"padding": (1, 0, 1)}),
+    ((0, 2, 5, 5), (3, 2, 2, 2), {}),
+    ((3, 6, 12, 12), (16, 6, 5, 5), {}),  # LeNet's second convolution
+    ((2, 3, 8, 7), (4, 3, 3, 3), {"dilation": (2, 1), "padding": (2, 0)}),
+    ((2, 3, 8, 7), (4, 3, 3, 3), {"dilation": (1, 2)}),  # the last dim dilated: tap by tap
+    ((2, 3, 9), (4, 3, 3), {"padding": 1}),
+    ((1, 2, 6, 6), (64, 2, 3, 3), {}),  # many filters: tap by tap
+]
+
+
+@pytest.mark.parametrize("case", STRIDE_ONE)
+@pytest.mark.parametrize("path", ["general", "tap_by_tap"])
+def test_stride_one_input_gradient_is_the_general_path(case, path, monkeypatch):
+    """At stride 1 with short rows, the input's gradient adds each tap's products in one
+    shifted run: position major with the last dim's taps in the product
+    (``windows._correlate_transpose_rows``: no groups, the last dim undilated, under
+    ``_POSITION_FILTERS`` filters), else batch last tap by tap
+    (``windows._correlate_transpose_wide``). Each gives the same values as the other and as
+    the general col2im (taken by sending every row down the long-row path)."""
     x_shape, w_shape, kwargs = case
-    conv = F(cr).conv2d if len(x_shape) == 4 else F(cr).conv3d
+    conv = {3: F(cr).conv1d, 4: F(cr).conv2d, 5: F(cr).conv3d}[len(x_shape)]
 
     def input_grad():
         x = cr.tensor(R(*x_shape), requires_grad=True)
@@ -283,8 +292,48 @@ def test_stride_one_input_gradient_is_the_general_path(case, monkeypatch):
         return x.grad.numpy()
 
     fast = input_grad()
-    monkeypatch.setattr(windows, "_SHORT_ROW_BACKWARD", 0)
+    if path == "general":
+        monkeypatch.setattr(windows, "_SHORT_ROW_BACKWARD", 0)
+    else:
+        monkeypatch.setattr(windows, "_POSITION_FILTERS", 0)
     np.testing.assert_allclose(fast, input_grad(), rtol=1e-12, atol=1e-12)
+
+
+BIG_BATCH = {
+    "lenet_conv2": ((64, 6, 12, 12), (16, 6, 5, 5), {}),
+    "groups_stride_padding": (
+        (64, 4, 7, 6),
+        (6, 2, 3, 2),
+        {"groups": 2, "stride": (2, 1), "padding": 1, "dilation": (1, 2)},
+    ),
+    "conv1d": ((64, 3, 9), (4, 3, 3), {"padding": 2}),
+    "conv3d": ((64, 2, 4, 5, 4), (3, 2, 2, 3, 2), {"padding": (1, 0, 1)}),
+}
+
+
+@pytest.mark.parametrize("case", list(BIG_BATCH.values()), ids=list(BIG_BATCH))
+def test_position_major_forward_is_the_general_path(case, monkeypatch):
+    """A batch of at least ``_POSITION_BATCH`` with few filters and short rows: the forward
+    is one product per output position, position major (``windows._windows_position_major``).
+    Output, gradients (the input's gradient is a convolution too) and node names are
+    PyTorch's, and the values are those of the batch-last and the long-row paths."""
+    x_shape, w_shape, kwargs = case
+    conv = {3: F(cr).conv1d, 4: F(cr).conv2d, 5: F(cr).conv3d}[len(x_shape)]
+    fn = lambda L, x, w, b: getattr(F(L), conv.__name__)(x, w, b, **kwargs)  # noqa: E731
+    same_node(check(fn, R(*x_shape), R(*w_shape), R(w_shape[0])))
+
+    def run():
+        x = cr.tensor(R(*x_shape), requires_grad=True)
+        w = cr.tensor(R(*w_shape), requires_grad=True)
+        y = conv(x, w, **kwargs)
+        (y * cr.tensor(R(*y.shape, seed=1))).sum().backward()
+        return y.detach().numpy(), x.grad.numpy(), w.grad.numpy()
+
+    fast = run()
+    for name, value in (("_POSITION_BATCH", 10**9), ("_SHORT_ROW", 0)):  # batch last, long rows
+        monkeypatch.setattr(windows, name, value)
+        for got, want in zip(fast, run(), strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
 def test_double_backward_node_name():
