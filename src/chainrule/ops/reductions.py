@@ -59,6 +59,10 @@ def _widened(x):
     return x.astype(xp.float32) if x.dtype == xp.float16 else x
 
 
+# Arrays above this size that are summed over dim 0 and others have dim 0 summed first
+_SPLIT_SUM = 1024
+
+
 def _sum(x, dim=None, keepdim=False, dtype=None):
     """Σ x over dim (all dims when None); integers and bools sum to int64"""
     axes = dims_of(dim, x.ndim)
@@ -66,6 +70,19 @@ def _sum(x, dim=None, keepdim=False, dtype=None):
         axes = None
     if dtype is None and x.dtype == xp.float16:  # accumulated in float32, as PyTorch does
         return xp.sum(x, axis=axes, keepdims=keepdim, dtype=xp.float32).astype(x.dtype)
+    if (
+        axes is not None
+        and 1 < len(axes) < x.ndim
+        and axes[0] == 0
+        and dtype is None
+        and x.dtype.kind in "fc"
+        and x.size > _SPLIT_SUM
+    ):
+        # NumPy reduces several dims of an array together two to ten times slower than dim 0
+        # alone (whole rows added) and then the others (a convolution's bias gradient, a
+        # batch norm's statistics)
+        rest = axes[1:] if keepdim else tuple(a - 1 for a in axes[1:])
+        return x.sum(axis=0, keepdims=keepdim).sum(axis=rest, keepdims=keepdim)
     # (the array's method: xp.sum's argument handling in Python costs more than a small sum)
     return x.sum(axis=axes, keepdims=keepdim, dtype=_integral_sum_dtype(x, dtype))
 
