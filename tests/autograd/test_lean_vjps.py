@@ -475,3 +475,66 @@ def test_vector_dot_vector_is_numpys_matmul_bit_for_bit(dt, n):
         return out, x.grad, y.grad
 
     compare(run)
+
+
+# ----- a product with few rows times a transposed matrix, in OpenBLAS's faster order -------
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("m", [1, 4, 16, 32, 33])
+@pytest.mark.parametrize("n", [64, 128, 512])
+def test_mm_in_the_faster_order_is_the_plain_product_bit_for_bit(dt, m, n):
+    """_backend.mm computes x @ wᵀ as (w xᵀ)ᵀ copied back to rows where OpenBLAS runs that
+    faster (float32, m <= 32, n >= 128): the same bits as the plain product, a row-major
+    result, and the plain product everywhere else (other layouts, dtypes and shapes)."""
+    from chainrule import _backend
+
+    r = np.random.default_rng(m * n)
+    x = r.standard_normal((m, 200)).astype(dt)
+    w = r.standard_normal((n, 200)).astype(dt)
+    for a, b in ((x, w.T), (x, np.ascontiguousarray(w.T)), (x[:, ::2], w[:, ::2].T)):
+        got = _backend.mm(a, b)
+        assert got.flags.c_contiguous and got.dtype == np.dtype(dt)
+        np.testing.assert_array_equal(got, np.matmul(a, b))
+
+
+@pytest.mark.parametrize("m", [4, 16, 64])
+def test_linear_with_few_rows_matches_torch(m):
+    """linear's forward on batch m (784 -> 256, the order switched for m <= 32), its .view
+    and the gradients: PyTorch's, in float32."""
+
+    def run(lib):
+        r = np.random.default_rng(m)
+        x = lib.from_numpy(r.standard_normal((m, 784)).astype(np.float32)).requires_grad_()
+        w = lib.from_numpy((r.standard_normal((256, 784)) / 28).astype(np.float32))
+        w.requires_grad_()
+        b = lib.from_numpy(r.standard_normal(256).astype(np.float32)).requires_grad_()
+        y = lib.nn.functional.linear(x, w, b)
+        assert y.is_contiguous() and y.view(-1).shape == (m * 256,)
+        (x @ w.t()).pow(2).sum().backward()
+        y.sum().backward()
+        return y, x.grad, w.grad, b.grad
+
+    compare(run, rtol=1e-4, atol=1e-4)  # (float32 sums over 784 terms)
+
+
+@pytest.mark.parametrize("transposed", [False, True], ids=["w.t()", "w"])
+def test_create_graph_weight_gradient_has_the_weights_layout_as_torch(transposed):
+    """With create_graph the gradient of a weight seen through .t() is computed as (Gᵀ A)ᵀ,
+    as PyTorch's mm backward does: contiguous like the weight (an elementwise op between
+    the two, a Hessian-vector product's g * v, runs on one layout), PyTorch's nodes, and the
+    second derivative PyTorch's."""
+
+    def run(lib):
+        r = np.random.default_rng(3)
+        x = lib.tensor(r.standard_normal((6, 5)))
+        w = lib.tensor(r.standard_normal((5, 4) if transposed else (4, 5)), requires_grad=True)
+        a = lib.tensor(r.standard_normal((3, 6)), requires_grad=True)
+        y = (a @ x @ (w if transposed else w.t())).tanh().sum()
+        gw, ga = lib.autograd.grad(y, (w, a), create_graph=True)
+        assert gw.is_contiguous() and ga.is_contiguous()
+        names = (gw.grad_fn.name(), ga.grad_fn.name())
+        hv = lib.autograd.grad((gw * gw).sum() + (ga * ga).sum(), (w, a))
+        return gw, ga, *hv, names
+
+    compare(run)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from ... import _dtypes
+from ..._backend import mm as _mm_arrays
 from ..._backend import ndarray, xp
 from ..._tensor import Tensor
 from ...autograd.recording import PROMOTE, defop
@@ -98,6 +99,8 @@ def _matmul(a, b):
     _check_matmul(a, b)
     if a.ndim == 1 and b.ndim == 1 and a.__class__ is ndarray and a.dtype.char in "fd":
         return a.dot(b)  # the same BLAS dot as matmul's, at half its call's cost
+    if a.ndim == 2 and b.ndim == 2:
+        return _mm_arrays(a, b)  # (in the operand order the BLAS runs fastest)
     return xp.matmul(a, b)
 
 
@@ -185,7 +188,7 @@ def _mm(a, b):
     if b.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     _check_matmul(a, b)
-    return a @ b
+    return _mm_arrays(a, b)
 
 
 mm = defop(
@@ -295,21 +298,22 @@ def _t(x):
 
 
 def _grad_a(g, b, a_layout):
-    """G Bᵀ, the gradient of A in A @ B (matrices), in A's memory layout."""
+    """G Bᵀ, the gradient of A in A @ B (matrices), in A's memory layout (see _grad_b)."""
     if not isinstance(g, Tensor):  # arrays (backward without create_graph): the product
         return (b @ g.T).T if a_layout == "F" else g @ b.T  # (B Gᵀ)ᵀ: see _grad_b
-    return mm(g, _t(b))
+    return _t(mm(b, _t(g))) if a_layout == "F" else mm(g, _t(b))
 
 
 def _grad_b(g, a, b_layout):
     """Aᵀ G, the gradient of B in A @ B (matrices), in B's memory layout: for a B stored
     transposed (a weight seen through ``.t()``, as ``linear`` does) it is computed as
     (Gᵀ A)ᵀ, so the transpose back to the weight is contiguous and its ``.grad`` needs no
-    copy, as PyTorch's mm backward does. (On tensors, for create_graph, the plain product:
-    fewer nodes, and a gradient that is a tensor is never copied.)"""
+    copy, as PyTorch's mm backward does. On tensors (create_graph) too, as PyTorch does:
+    a weight's gradient in the other layout than the weight's makes every elementwise op
+    between the two (the ``g * v`` of a Hessian-vector product) several times slower."""
     if not isinstance(g, Tensor):  # arrays: the product itself, no op called (same bits)
         return (g.T @ a).T if b_layout == "F" else a.T @ g
-    return mm(_t(a), g)
+    return _t(mm(_t(g), a)) if b_layout == "F" else mm(_t(a), g)
 
 
 def _scaled(x, alpha):
