@@ -59,8 +59,10 @@ def _widened(x):
     return x.astype(xp.float32) if x.dtype == xp.float16 else x
 
 
-# Arrays above this size that are summed over dim 0 and others have dim 0 summed first
+# Arrays above _SPLIT_SUM elements summed over dim 0 and others have dim 0 summed first,
+# when that partial sum (the array over its first dim) has at most _SPLIT_PARTIAL elements
 _SPLIT_SUM = 1024
+_SPLIT_PARTIAL = 1 << 16
 
 
 def _sum(x, dim=None, keepdim=False, dtype=None):
@@ -77,10 +79,12 @@ def _sum(x, dim=None, keepdim=False, dtype=None):
         and dtype is None
         and x.dtype.kind in "fc"
         and x.size > _SPLIT_SUM
+        and x.size <= _SPLIT_PARTIAL * x.shape[0]
     ):
         # NumPy reduces several dims of an array together two to ten times slower than dim 0
-        # alone (whole rows added) and then the others (a convolution's bias gradient, a
-        # batch norm's statistics)
+        # alone (whole rows added into a partial sum that stays in cache) and then the others
+        # (a convolution's bias gradient, a batch norm's statistics); with a partial sum too
+        # large for the cache, the split is the slower one
         rest = axes[1:] if keepdim else tuple(a - 1 for a in axes[1:])
         return x.sum(axis=0, keepdims=keepdim).sum(axis=rest, keepdims=keepdim)
     # (the array's method: xp.sum's argument handling in Python costs more than a small sum)
