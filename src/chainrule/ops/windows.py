@@ -325,11 +325,40 @@ def correlate_weight(x: Any, y: Any, stride, padding, dilation, groups: int, ker
         cols = _windows_batch_last(x, kernel, stride, padding, dilation, groups, out)
         ym = _batch_last(y).reshape(groups, fg, positions * n)
         gw = _product_nt(ym, cols)  # (G, Fg, Cg·K)
+    elif len(out) == 2 and groups == 1 and stride[0] == 1 and f < _FEW_FILTERS:
+        return _correlate_weight_rows(x, y, stride, padding, dilation, kernel)
     else:  # per batch element in x's own layout (no transposes), then summed over the batch
         win = _windows_nchw(x, kernel, stride, padding, dilation, groups, out)
         cols = win.reshape(n, groups, rows, positions)
         gw = _product_nt(y.reshape(n, groups, fg, positions), cols).sum(axis=0)
     return gw.reshape((f, cg) + tuple(kernel))
+
+
+# A 2-d weight gradient with fewer filters than this copies x's windows along the last dim
+# only (K1 copies of x, not K0·K1): the products then read y once per row of taps, which
+# costs little while y has few filters
+_FEW_FILTERS = 16
+
+
+def _correlate_weight_rows(x: Any, y: Any, stride, padding, dilation, kernel) -> Any:
+    """``correlate_weight`` in 2-d, stride 1 down the rows, no groups: x's windows along the
+    last dim only, (N, C·K1, H_padded·OW); for each row of taps kh, the windows of the
+    output's rows are one contiguous block of those, kh·dilation rows down, and
+    gw[:, :, kh] = Σ_n y_n times that block (LeNet's first convolution: 5 copies of x
+    instead of 25, the weight gradient 0.42 -> 0.29 ms)."""
+    n, c = x.shape[:2]
+    f, oh, ow = y.shape[1:]
+    k0, k1 = kernel
+    padded = pad_array(x, [(p, p) for p in padding])
+    win = windows(padded, (k1,), stride[1:], dilation[1:], (ow,))  # (N, C, H_padded, K1, OW)
+    rows = xp.ascontiguousarray(win.transpose(0, 1, 3, 2, 4))
+    rows = rows.reshape(n, c * k1, padded.shape[2] * ow)
+    ym = y.reshape(n, f, oh * ow)
+    gw = xp.empty((k0, f, c * k1), dtype=y.dtype)
+    for kh in range(k0):
+        start = kh * dilation[0] * ow
+        gw[kh] = _product_nt(ym, rows[:, :, start : start + oh * ow]).sum(axis=0)
+    return xp.ascontiguousarray(gw.reshape(k0, f, c, k1).transpose(1, 2, 0, 3))
 
 
 # A weight gradient contracts over every batch element and position: a long axis P with a

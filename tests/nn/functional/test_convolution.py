@@ -336,6 +336,34 @@ def test_position_major_forward_is_the_general_path(case, monkeypatch):
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+FEW_FILTERS = {
+    "lenet_conv1": ((3, 1, 28, 28), (6, 1, 5, 5), {}),
+    "padding_dilation": ((2, 3, 14, 13), (4, 3, 3, 2), {"padding": 1, "dilation": (2, 1)}),
+    "stride_along_rows": ((2, 2, 12, 30), (5, 2, 2, 3), {"stride": (1, 2), "padding": (0, 1)}),
+}
+
+
+@pytest.mark.parametrize("case", list(FEW_FILTERS.values()), ids=list(FEW_FILTERS))
+def test_few_filters_weight_gradient_is_the_general_path(case, monkeypatch):
+    """With long rows, fewer than ``_FEW_FILTERS`` filters and stride 1 down the rows, the
+    2-d weight gradient copies x's windows along the last dim only and reads each row of
+    taps as a shifted block (``windows._correlate_weight_rows``): PyTorch's gradients and
+    node, and the values of the general path."""
+    x_shape, w_shape, kwargs = case
+    fn = lambda L, x, w: F(L).conv2d(x, w, **kwargs)  # noqa: E731
+    same_node(check(fn, R(*x_shape), R(*w_shape)))
+
+    def weight_grad():
+        w = cr.tensor(R(*w_shape), requires_grad=True)
+        y = F(cr).conv2d(cr.tensor(R(*x_shape)), w, **kwargs)
+        (y * cr.tensor(R(*y.shape, seed=1))).sum().backward()
+        return w.grad.numpy()
+
+    fast = weight_grad()
+    monkeypatch.setattr(windows, "_FEW_FILTERS", 0)
+    np.testing.assert_allclose(fast, weight_grad(), rtol=1e-12, atol=1e-12)
+
+
 def test_double_backward_node_name():
     """The weight's gradient, taken with create_graph, is PyTorch's ConvolutionBackwardBackward0."""
     x = cr.tensor(R(2, 3, 5, 5), requires_grad=True)
