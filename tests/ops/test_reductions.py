@@ -152,9 +152,9 @@ def test_sum_over_dim_0_and_others_is_split(case, keepdim, dtype, monkeypatch):
     shape, dim = case
     x = randn(shape, seed=3)
     same_node(check(lambda L, t: t.sum(dim=dim, keepdim=keepdim), x, dtype=dtype))
-    split = cr.tensor(x).sum(dim=dim, keepdim=keepdim).numpy()
+    split = cr.tensor(x).sum(dim=dim, keepdim=keepdim).cpu().numpy()
     monkeypatch.setattr(reductions, "_SPLIT_SUM", x.size)
-    whole = cr.tensor(x).sum(dim=dim, keepdim=keepdim).numpy()
+    whole = cr.tensor(x).sum(dim=dim, keepdim=keepdim).cpu().numpy()
     np.testing.assert_allclose(split, whole, rtol=1e-12)
     np.testing.assert_allclose(split, x.sum(axis=dim, keepdims=keepdim), rtol=1e-12)
 

@@ -289,7 +289,7 @@ def test_stride_one_input_gradient_is_the_general_path(case, path, monkeypatch):
     def input_grad():
         x = cr.tensor(R(*x_shape), requires_grad=True)
         conv(x, cr.tensor(R(*w_shape)), **kwargs).sum().backward()
-        return x.grad.numpy()
+        return x.grad.cpu().numpy()
 
     fast = input_grad()
     if path == "general":
@@ -327,7 +327,7 @@ def test_position_major_forward_is_the_general_path(case, monkeypatch):
         w = cr.tensor(R(*w_shape), requires_grad=True)
         y = conv(x, w, **kwargs)
         (y * cr.tensor(R(*y.shape, seed=1))).sum().backward()
-        return y.detach().numpy(), x.grad.numpy(), w.grad.numpy()
+        return y.detach().cpu().numpy(), x.grad.cpu().numpy(), w.grad.cpu().numpy()
 
     fast = run()
     for name, value in (("_POSITION_BATCH", 10**9), ("_SHORT_ROW", 0)):  # batch last, long rows
@@ -357,7 +357,7 @@ def test_few_filters_weight_gradient_is_the_general_path(case, monkeypatch):
         w = cr.tensor(R(*w_shape), requires_grad=True)
         y = F(cr).conv2d(cr.tensor(R(*x_shape)), w, **kwargs)
         (y * cr.tensor(R(*y.shape, seed=1))).sum().backward()
-        return w.grad.numpy()
+        return w.grad.cpu().numpy()
 
     fast = weight_grad()
     monkeypatch.setattr(windows, "_FEW_FILTERS", 0)
