@@ -171,6 +171,37 @@ def _out(x_shape, kernel, stride, padding, dilation) -> tuple:
     )
 
 
+def _suffix_strides(dims: Sequence[int], unit: int) -> tuple:
+    """The strides of a C-ordered block of ``dims`` whose innermost step is ``unit`` bytes."""
+    strides, step = [], unit
+    for d in reversed(dims):
+        strides.append(step)
+        step *= d
+    return tuple(reversed(strides))
+
+
+def _stacked(view: Any, lead: int, rows: int, ones: bool = False) -> Any:
+    """``view``'s dims as a contiguous (∏ the first ``lead``, ∏ the next ``rows``, ∏ the
+    rest) array (one copy); with ``ones``, one more row after those, of ones: the columns of
+    a product whose weight carries the bias as one more column (see ``correlate``)."""
+    shape = view.shape
+    a = math.prod(shape[:lead])
+    r = math.prod(shape[lead : lead + rows])
+    t = math.prod(shape[lead + rows :])
+    if not ones:
+        return xp.ascontiguousarray(view).reshape(a, r, t)
+    out = xp.empty((a, r + 1, t), dtype=view.dtype)
+    item = out.itemsize
+    strides = (
+        _suffix_strides(shape[:lead], (r + 1) * t * item)
+        + _suffix_strides(shape[lead : lead + rows], t * item)
+        + _suffix_strides(shape[lead + rows :], item)
+    )
+    xp.lib.stride_tricks.as_strided(out, shape, strides)[...] = view  # out[:, :r]
+    out[:, r] = 1
+    return out
+
+
 def _windows_nchw(x, kernel, stride, padding, dilation, groups, out):
     """x's windows as a view (N, G, Cg, *kernel, *out)."""
     n, c = x.shape[:2]
@@ -178,44 +209,54 @@ def _windows_nchw(x, kernel, stride, padding, dilation, groups, out):
     return win.reshape((n, groups, c // groups) + win.shape[2:])
 
 
-def _windows_batch_last(x, kernel, stride, padding, dilation, groups, out):
-    """x's windows as the (G, Cg·K, O·N) matrix of im2col, batch last (one copy)."""
+def _windows_batch_last(x, kernel, stride, padding, dilation, groups, out, ones=False):
+    """x's windows as the (G, Cg·K (+ 1 row of ones), O·N) matrix of im2col, batch last
+    (one copy)."""
     n, c = x.shape[:2]
     win = windows(_batch_last(x, padding), kernel, stride, dilation, out, axis=1)
-    return win.reshape(groups, c // groups * math.prod(kernel), math.prod(out) * n)
+    win = win.reshape((groups, c // groups) + win.shape[1:])  # (G, Cg, *K, *O, N)
+    return _stacked(win, 1, 1 + len(kernel), ones)
 
 
-def _windows_position_major(x, kernel, stride, padding, dilation, groups, out):
-    """x's windows as (O, G, K·Cg, N): per output position and group, the matrix of its
-    patches, taps outer and channels inner, batch last (one copy)."""
+def _windows_position_major(x, kernel, stride, padding, dilation, groups, out, ones=False):
+    """x's windows as (O, G, K·Cg (+ 1 row of ones), N): per output position and group, the
+    matrix of its patches, taps outer and channels inner, batch last (one copy)."""
     n, c = x.shape[:2]
     nd = len(kernel)
     xpm = _position_major(x, [(p, p) for p in padding])  # (*S_padded, C, N)
     win = windows(xpm, kernel, stride, dilation, out, axis=0)  # (*K, *O, C, N)
     win = win.reshape(win.shape[: 2 * nd] + (groups, c // groups, n))
     order = (*range(nd, 2 * nd), 2 * nd, *range(nd), 2 * nd + 1, 2 * nd + 2)
-    cols = xp.ascontiguousarray(win.transpose(order))  # (*O, G, *K, Cg, N)
-    return cols.reshape(math.prod(out), groups, math.prod(kernel) * (c // groups), n)
+    cols = _stacked(win.transpose(order), nd + 1, nd + 1, ones)  # (*O, G, *K, Cg, N)
+    return cols.reshape(math.prod(out), groups, -1, n)
 
 
-def correlate(x: Any, w: Any, stride, padding, dilation, groups: int) -> Any:
-    """y[n, f, o] = Σ_{c,k} w[f, c, k] · x_padded[n, g(f)·Cg + c, o·stride + k·dilation]:
-    the windows of x times the weight, one matrix product (batched over the groups)."""
+def correlate(x: Any, w: Any, stride, padding, dilation, groups: int, bias: Any = None) -> Any:
+    """y[n, f, o] = bias[f] + Σ_{c,k} w[f, c, k] · x_padded[n, g(f)·Cg + c, o·stride +
+    k·dilation]: the windows of x times the weight, one matrix product (batched over the
+    groups). The bias, when given, is one more column of the weight, against a row of ones
+    under the windows (rather than a second pass over y to add it)."""
     n, c = x.shape[:2]
     f, kernel = w.shape[0], w.shape[2:]
     out = _out(x.shape, kernel, stride, padding, dilation)
     rows = c // groups * math.prod(kernel)
-    wm = w.reshape(groups, f // groups, rows)
+    ones = bias is not None
+
+    def with_bias(wm):  # (G, Fg, R) -> (G, Fg, R + 1), the bias last
+        return wm if bias is None else xp.concatenate((wm, bias.reshape(wm.shape[:2] + (1,))), 2)
+
     if out and out[-1] < _SHORT_ROW and n >= _POSITION_BATCH and f < _POSITION_FILTERS:
-        cols = _windows_position_major(x, kernel, stride, padding, dilation, groups, out)
-        y = xp.matmul(_tap_major(w, groups), cols)  # (O, G, Fg, N)
+        cols = _windows_position_major(x, kernel, stride, padding, dilation, groups, out, ones)
+        y = xp.matmul(with_bias(_tap_major(w, groups)), cols)  # (O, G, Fg, N)
         return _batch_major(y.reshape(out + (f, n)))
+    wm = with_bias(w.reshape(groups, f // groups, rows))
     if out and out[-1] < _SHORT_ROW:
-        cols = _windows_batch_last(x, kernel, stride, padding, dilation, groups, out)
+        cols = _windows_batch_last(x, kernel, stride, padding, dilation, groups, out, ones)
         y = xp.matmul(wm, cols)  # (G, Fg, O·N)
         return _batch_first(y.reshape((f,) + out + (n,)))
     win = _windows_nchw(x, kernel, stride, padding, dilation, groups, out)
-    y = xp.matmul(wm, win.reshape(n, groups, rows, math.prod(out)))  # (N, G, Fg, O)
+    cols = _stacked(win, 2, 1 + len(kernel), ones).reshape(n, groups, -1, math.prod(out))
+    y = xp.matmul(wm, cols)  # (N, G, Fg, O)
     return y.reshape((n, f) + out)
 
 
