@@ -121,10 +121,13 @@ def _transposed(a: Any, axes: Sequence[int], pads: Sequence[tuple[int, int]] = (
                 strip: int = _STRIP) -> Any:  # fmt: skip
     """``a.transpose(axes)`` as a contiguous array, copied in strips of ``strip`` along a's
     first axis; with ``pads`` ((before, after) per leading dim of the result), zero-padded."""
+    padded = any(lo or hi for lo, hi in pads)
+    if a.shape[0] <= strip and not padded:  # one strip
+        return xp.ascontiguousarray(a.transpose(axes))
     shape = [a.shape[i] for i in axes]
-    if any(lo or hi for lo, hi in pads):
-        padded = [m + lo + hi for m, (lo, hi) in zip(shape, pads)]
-        out = xp.zeros(padded + shape[len(pads) :], dtype=a.dtype)
+    if padded:
+        size = [m + lo + hi for m, (lo, hi) in zip(shape, pads)] + shape[len(pads) :]
+        out = xp.zeros(size, dtype=a.dtype)
         inner = out[tuple(slice(lo, lo + m) for m, (lo, _) in zip(shape, pads))]
     else:
         out = inner = xp.empty(shape, dtype=a.dtype)
@@ -254,10 +257,44 @@ def correlate(x: Any, w: Any, stride, padding, dilation, groups: int, bias: Any 
         cols = _windows_batch_last(x, kernel, stride, padding, dilation, groups, out, ones)
         y = xp.matmul(wm, cols)  # (G, Fg, O·N)
         return _batch_first(y.reshape((f,) + out + (n,)))
+    if len(out) == 2 and groups == 1 and dilation[0] == 1 and rows >= _ROWS_PER_FILTER * f:
+        return _correlate_rows(x, w, stride, padding, dilation, out, bias)
     win = _windows_nchw(x, kernel, stride, padding, dilation, groups, out)
     cols = _stacked(win, 2, 1 + len(kernel), ones).reshape(n, groups, -1, math.prod(out))
     y = xp.matmul(wm, cols)  # (N, G, Fg, O)
     return y.reshape((n, f) + out)
+
+
+# A 2-d forward with long rows goes row major when its windows have at least this many rows
+# per filter: the copy of x's windows it saves (K0 times smaller) then outweighs the
+# transposing copy of y it costs
+_ROWS_PER_FILTER = 2
+
+
+def _correlate_rows(x: Any, w: Any, stride, padding, dilation, out, bias) -> Any:
+    """``correlate`` in 2-d without groups, undilated down the rows, row major: x's windows
+    along the last dim only, laid (H_padded, C, K1, N, OW) (K1 copies of x, not K0·K1).
+    Output row i's windows are then the rows i·s ... i·s + K0 - 1 of that, one contiguous
+    (K0·C·K1, N·OW) block, and y's row i is one product with the weight (its taps down the
+    rows outer), laid back (N, F, OH, OW) in one copy (LeNet's first convolution: 0.39 ->
+    0.26 ms)."""
+    n, c = x.shape[:2]
+    f, _, k0, k1 = w.shape
+    oh, ow = out
+    padded = pad_array(x, [(p, p) for p in padding])
+    win = windows(padded, (k1,), stride[1:], dilation[1:], (ow,))  # (N, C, H_padded, K1, OW)
+    laid = xp.ascontiguousarray(win.transpose(2, 1, 3, 0, 4))  # (H_padded, C, K1, N, OW)
+    step, row, item = laid.strides[0], laid.strides[2], laid.strides[4]
+    # block i: the rows i·s ... i·s + K0 - 1 (their (C, K1) rows merge: d = 1 down the rows)
+    blocks = xp.lib.stride_tricks.as_strided(
+        laid, (oh, k0 * c * k1, n * ow), (stride[0] * step, row, item), writeable=False
+    )
+    y = xp.matmul(xp.moveaxis(w, 2, 1).reshape(f, -1), blocks)  # (OH, F, N·OW)
+    if bias is not None:  # (on y's contiguous rows: several times faster than in the copy)
+        y += bias.reshape(f, 1)
+    result = xp.empty((n, f, oh, ow), dtype=y.dtype)
+    result.transpose(2, 1, 0, 3)[...] = y.reshape(oh, f, n, ow)
+    return result
 
 
 def correlate_transpose(y: Any, w: Any, stride, padding, dilation, groups: int,

@@ -364,6 +364,29 @@ def test_few_filters_weight_gradient_is_the_general_path(case, monkeypatch):
     np.testing.assert_allclose(fast, weight_grad(), rtol=1e-12, atol=1e-12)
 
 
+ROW_MAJOR = {
+    "lenet_conv1": ((3, 1, 28, 28), (6, 1, 5, 5), {}),
+    "strides_padding": ((2, 3, 15, 30), (4, 3, 3, 2), {"stride": (2, 2), "padding": (1, 2)}),
+    "dilated_along_rows": ((1, 2, 9, 20), (3, 2, 2, 3), {"dilation": (1, 2), "padding": 1}),
+}
+
+
+@pytest.mark.parametrize("case", list(ROW_MAJOR.values()), ids=list(ROW_MAJOR))
+def test_row_major_forward_is_the_general_path(case, monkeypatch):
+    """A 2-d forward with long rows, no groups, undilated down the rows and at least
+    ``_ROWS_PER_FILTER`` window rows per filter is one product per output row on x's
+    windows along the last dim (``windows._correlate_rows``): PyTorch's values, gradients
+    and node, and the values of the general path, bias included."""
+    x_shape, w_shape, kwargs = case
+    fn = lambda L, x, w, b: F(L).conv2d(x, w, b, **kwargs)  # noqa: E731
+    same_node(check(fn, R(*x_shape), R(*w_shape), R(w_shape[0])))
+    x, w, b = (cr.tensor(R(*x_shape)), cr.tensor(R(*w_shape)), cr.tensor(R(w_shape[0])))
+    fast = F(cr).conv2d(x, w, b, **kwargs).cpu().numpy()
+    monkeypatch.setattr(windows, "_ROWS_PER_FILTER", 10**9)
+    general = F(cr).conv2d(x, w, b, **kwargs).cpu().numpy()
+    np.testing.assert_allclose(fast, general, rtol=1e-12, atol=1e-12)
+
+
 def test_double_backward_node_name():
     """The weight's gradient, taken with create_graph, is PyTorch's ConvolutionBackwardBackward0."""
     x = cr.tensor(R(2, 3, 5, 5), requires_grad=True)
