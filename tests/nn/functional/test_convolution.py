@@ -318,6 +318,7 @@ def test_position_major_forward_is_the_general_path(case, monkeypatch):
     Output, gradients (the input's gradient is a convolution too) and node names are
     PyTorch's, and the values are those of the batch-last and the long-row paths."""
     x_shape, w_shape, kwargs = case
+    monkeypatch.setattr(windows, "_ROW_COLUMNS", 10**9)  # (2-d: not row major)
     conv = {3: F(cr).conv1d, 4: F(cr).conv2d, 5: F(cr).conv3d}[len(x_shape)]
     fn = lambda L, x, w, b: getattr(F(L), conv.__name__)(x, w, b, **kwargs)  # noqa: E731
     same_node(check(fn, R(*x_shape), R(*w_shape), R(w_shape[0])))
@@ -366,6 +367,7 @@ def test_few_filters_weight_gradient_is_the_general_path(case, monkeypatch):
 
 ROW_MAJOR = {
     "lenet_conv1": ((3, 1, 28, 28), (6, 1, 5, 5), {}),
+    "lenet_conv2": ((3, 6, 12, 12), (16, 6, 5, 5), {}),  # short rows
     "strides_padding": ((2, 3, 15, 30), (4, 3, 3, 2), {"stride": (2, 2), "padding": (1, 2)}),
     "dilated_along_rows": ((1, 2, 9, 20), (3, 2, 2, 3), {"dilation": (1, 2), "padding": 1}),
 }
@@ -373,11 +375,13 @@ ROW_MAJOR = {
 
 @pytest.mark.parametrize("case", list(ROW_MAJOR.values()), ids=list(ROW_MAJOR))
 def test_row_major_forward_is_the_general_path(case, monkeypatch):
-    """A 2-d forward with long rows, no groups, undilated down the rows and at least
-    ``_ROWS_PER_FILTER`` window rows per filter is one product per output row on x's
-    windows along the last dim (``windows._correlate_rows``): PyTorch's values, gradients
-    and node, and the values of the general path, bias included."""
+    """A 2-d forward without groups, undilated down the rows, with at least
+    ``_ROWS_PER_FILTER`` window rows per filter and ``_ROW_COLUMNS`` columns per output row
+    (here any) is one product per output row on x's windows along the last dim
+    (``windows._correlate_rows``): PyTorch's values, gradients and node, and the values of
+    the other paths, bias included."""
     x_shape, w_shape, kwargs = case
+    monkeypatch.setattr(windows, "_ROW_COLUMNS", 0)
     fn = lambda L, x, w, b: F(L).conv2d(x, w, b, **kwargs)  # noqa: E731
     same_node(check(fn, R(*x_shape), R(*w_shape), R(w_shape[0])))
     x, w, b = (cr.tensor(R(*x_shape)), cr.tensor(R(*w_shape)), cr.tensor(R(w_shape[0])))
@@ -385,6 +389,38 @@ def test_row_major_forward_is_the_general_path(case, monkeypatch):
     monkeypatch.setattr(windows, "_ROWS_PER_FILTER", 10**9)
     general = F(cr).conv2d(x, w, b, **kwargs).cpu().numpy()
     np.testing.assert_allclose(fast, general, rtol=1e-12, atol=1e-12)
+
+
+SHORT_ROW_WEIGHT = {
+    "lenet_conv2": ((3, 6, 12, 12), (16, 6, 5, 5), {}),
+    "groups_dilation": (
+        (2, 4, 9, 8),
+        (6, 2, 2, 3),
+        {"groups": 2, "dilation": (2, 1), "padding": 1},
+    ),
+    "stride_along_rows": ((2, 3, 7, 12), (4, 3, 3, 2), {"stride": (1, 2), "padding": (1, 0)}),
+}
+
+
+@pytest.mark.parametrize("case", list(SHORT_ROW_WEIGHT.values()), ids=list(SHORT_ROW_WEIGHT))
+def test_short_row_weight_gradient_is_the_general_path(case, monkeypatch):
+    """With short rows and stride 1 down the rows, the 2-d weight gradient copies x's windows
+    along the last dim only, batch last, and reads each row of taps as a shifted run of
+    columns (``windows._correlate_weight_rows_batch_last``): PyTorch's gradients and node,
+    and the values of the long-row path."""
+    x_shape, w_shape, kwargs = case
+    fn = lambda L, x, w: F(L).conv2d(x, w, **kwargs)  # noqa: E731
+    same_node(check(fn, R(*x_shape), R(*w_shape)))
+
+    def weight_grad():
+        w = cr.tensor(R(*w_shape), requires_grad=True)
+        y = F(cr).conv2d(cr.tensor(R(*x_shape)), w, **kwargs)
+        (y * cr.tensor(R(*y.shape, seed=1))).sum().backward()
+        return w.grad.cpu().numpy()
+
+    fast = weight_grad()
+    monkeypatch.setattr(windows, "_SHORT_ROW", 0)
+    np.testing.assert_allclose(fast, weight_grad(), rtol=1e-12, atol=1e-12)
 
 
 def test_double_backward_node_name():
