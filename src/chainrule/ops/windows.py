@@ -251,7 +251,7 @@ def correlate(x: Any, w: Any, stride, padding, dilation, groups: int, bias: Any 
     if (
         len(out) == 2
         and groups == 1
-        and dilation[0] == 1
+        and stride[0] == dilation[0] == 1
         and rows >= _ROWS_PER_FILTER * f
         and n * out[-1] >= _ROW_COLUMNS
     ):
@@ -271,8 +271,8 @@ def correlate(x: Any, w: Any, stride, padding, dilation, groups: int, bias: Any 
     return y.reshape((n, f) + out)
 
 
-# A 2-d forward goes row major when its windows have at least _ROWS_PER_FILTER rows per
-# filter (the copy of x's windows it saves, K0 times smaller, then outweighs the transposing
+# A 2-d forward with stride and dilation 1 down the rows goes row major when its windows have
+# at least _ROWS_PER_FILTER rows per filter (the copy of x's windows it saves, K0 times smaller, then outweighs the transposing
 # copy of y it costs) and each output row's product is at least _ROW_COLUMNS (N·OW) wide.
 # It moves the least memory of the layouts: measured right after a gc.collect() (as a
 # training loop's steps run), LeNet's convolutions take 0.85 and 0.26 ms against 1.04 and
@@ -409,13 +409,14 @@ def correlate_weight(x: Any, y: Any, stride, padding, dilation, groups: int, ker
     out = tuple(y.shape[2:])
     fg, cg = f // groups, x.shape[1] // groups
     rows, positions = cg * math.prod(kernel), math.prod(out)
-    if out and out[-1] < _SHORT_ROW and len(out) == 2 and stride[0] == 1:
+    rows_ok = len(out) == 2 and stride[0] == 1 and f <= _FEW_FILTERS
+    if out and out[-1] < _SHORT_ROW and rows_ok and n * out[-1] >= _ROW_COLUMNS:
         return _correlate_weight_rows_batch_last(x, y, padding, stride, dilation, groups, kernel)
     if out and out[-1] < _SHORT_ROW:
         cols = _windows_batch_last(x, kernel, stride, padding, dilation, groups, out)
         ym = _batch_last(y).reshape(groups, fg, positions * n)
         gw = _product_nt(ym, cols)  # (G, Fg, Cg·K)
-    elif len(out) == 2 and groups == 1 and stride[0] == 1 and f < _FEW_FILTERS:
+    elif rows_ok and groups == 1:
         return _correlate_weight_rows(x, y, stride, padding, dilation, kernel)
     else:  # per batch element in x's own layout (no transposes), then summed over the batch
         win = _windows_nchw(x, kernel, stride, padding, dilation, groups, out)
@@ -424,9 +425,10 @@ def correlate_weight(x: Any, y: Any, stride, padding, dilation, groups: int, ker
     return gw.reshape((f, cg) + tuple(kernel))
 
 
-# A 2-d weight gradient with fewer filters than this copies x's windows along the last dim
+# A 2-d weight gradient with at most this many filters copies x's windows along the last dim
 # only (K1 copies of x, not K0·K1): the products then read y once per row of taps, which
-# costs little while y has few filters
+# costs little while y has few filters (with short rows, also at least _ROW_COLUMNS
+# columns per row of y, batch included)
 _FEW_FILTERS = 16
 
 

@@ -346,7 +346,7 @@ FEW_FILTERS = {
 
 @pytest.mark.parametrize("case", list(FEW_FILTERS.values()), ids=list(FEW_FILTERS))
 def test_few_filters_weight_gradient_is_the_general_path(case, monkeypatch):
-    """With long rows, fewer than ``_FEW_FILTERS`` filters and stride 1 down the rows, the
+    """With long rows, at most ``_FEW_FILTERS`` filters and stride 1 down the rows, the
     2-d weight gradient copies x's windows along the last dim only and reads each row of
     taps as a shifted block (``windows._correlate_weight_rows``): PyTorch's gradients and
     node, and the values of the general path."""
@@ -368,7 +368,7 @@ def test_few_filters_weight_gradient_is_the_general_path(case, monkeypatch):
 ROW_MAJOR = {
     "lenet_conv1": ((3, 1, 28, 28), (6, 1, 5, 5), {}),
     "lenet_conv2": ((3, 6, 12, 12), (16, 6, 5, 5), {}),  # short rows
-    "strides_padding": ((2, 3, 15, 30), (4, 3, 3, 2), {"stride": (2, 2), "padding": (1, 2)}),
+    "stride_padding": ((2, 3, 15, 30), (4, 3, 3, 2), {"stride": (1, 2), "padding": (1, 2)}),
     "dilated_along_rows": ((1, 2, 9, 20), (3, 2, 2, 3), {"dilation": (1, 2), "padding": 1}),
 }
 
@@ -404,11 +404,13 @@ SHORT_ROW_WEIGHT = {
 
 @pytest.mark.parametrize("case", list(SHORT_ROW_WEIGHT.values()), ids=list(SHORT_ROW_WEIGHT))
 def test_short_row_weight_gradient_is_the_general_path(case, monkeypatch):
-    """With short rows and stride 1 down the rows, the 2-d weight gradient copies x's windows
-    along the last dim only, batch last, and reads each row of taps as a shifted run of
+    """With short rows, stride 1 down the rows and at most ``_FEW_FILTERS`` filters (and a
+    batch of ``_ROW_COLUMNS`` columns per row, here any), the 2-d weight gradient copies x's
+    windows along the last dim only, batch last, and reads each row of taps as a shifted run of
     columns (``windows._correlate_weight_rows_batch_last``): PyTorch's gradients and node,
-    and the values of the long-row path."""
+    and the values of the general long-row path."""
     x_shape, w_shape, kwargs = case
+    monkeypatch.setattr(windows, "_ROW_COLUMNS", 0)  # (any batch)
     fn = lambda L, x, w: F(L).conv2d(x, w, **kwargs)  # noqa: E731
     same_node(check(fn, R(*x_shape), R(*w_shape)))
 
@@ -420,6 +422,7 @@ def test_short_row_weight_gradient_is_the_general_path(case, monkeypatch):
 
     fast = weight_grad()
     monkeypatch.setattr(windows, "_SHORT_ROW", 0)
+    monkeypatch.setattr(windows, "_FEW_FILTERS", 0)  # (x's own layout, all the windows)
     np.testing.assert_allclose(fast, weight_grad(), rtol=1e-12, atol=1e-12)
 
 
