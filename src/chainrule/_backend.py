@@ -255,7 +255,8 @@ _SINGLE = numpy.dtype(numpy.float32)
 
 
 def mm(a: Any, b: Any) -> Any:
-    """``a @ b`` for two matrices: the same values (the same bits), in a row-major result.
+    """``a @ b`` for two matrices: the same values (the same bits on the machines measured),
+    in a row-major result.
 
     OpenBLAS's time for a product depends on which operand it is handed first: for float32
     rows ``a`` (m, k) times a transposed matrix ``b`` (``x @ w.T``, linear's forward), with
