@@ -88,28 +88,43 @@ def add_windows(cols: Any, size: Sequence[int], stride: Sequence[int], dilation:
 
 
 # ----- convolution as a matrix product on windows ------------------------------------------
-# Three layouts: x's own (N, C, *spatial) for long rows; for short rows, where a window's row
-# in x's layout is too short for NumPy to copy and add it quickly, either batch last,
-# (C, *spatial, N), where a window's row runs over (width, batch) contiguously, or position
-# major, (*spatial, C, N), where each output position's patches are one (C·K, N) matrix: the
-# forward is then a batch of small products, one per position (with few filters, OpenBLAS
-# runs that batch up to twice as fast as the one wide product of the batch-last layout:
-# measured, LeNet's second convolution 16 x 150 x 4096 in 0.25 ms, 64 products 16 x 150 x 64
-# in 0.17 ms), and the input's gradient adds each tap's products back in runs of whole
-# positions.
+# Four layouts, chosen by shape (the thresholds below measured on LeNet's and a grid of
+# other shapes: batch 1 to 256, 1 to 64 channels, kernels 3 and 5, strides, groups):
+# - x's own, (N, C, *spatial): the windows' rows run along x's rows; for long rows.
+# - Batch last, (C, *spatial, N): a window's row runs over (width, batch) contiguously, so
+#   copies and adds move long runs even for short rows (at the price of transposes).
+# - Position major, (*spatial, C, N): each output position's patches are one (C·K, N)
+#   matrix, and the forward a batch of small products, one per position (with few filters,
+#   OpenBLAS runs that batch up to twice as fast as the one wide product of batch last:
+#   LeNet's second convolution, 64 products 16 x 150 x 64 in 0.17 ms against 0.25 ms for
+#   16 x 150 x 4096); the input's gradient adds each tap's products back in runs of whole
+#   positions.
+# - Row major, (H, C, K1, N, OW), 2-d: x's windows along the last dim only (K1 copies of x,
+#   not K0·K1), each output row's windows a contiguous block of K0 rows of it. It moves the
+#   least memory, which counts most where a step starts with cold caches (as after the
+#   gc.collect() of the benchmarks: LeNet's second convolution 0.85 ms against 1.04 position
+#   major; its first, warm, 0.26 ms against 0.39 in x's own layout). The weight gradients
+#   with few filters take x's windows along the last dim only too.
 
 # Rows shorter than this many outputs are worked in a short-row layout (measured on small
 # images: the forward's final transpose costs more than the input gradient's, so its
 # threshold is lower; the weight's gradient shares the forward's)
 _SHORT_ROW = 12
 _SHORT_ROW_BACKWARD = 32
-# Position major for fewer filters than this (OpenBLAS runs the one wide product with a
-# side that short up to twice as slowly as the batch of per-position products; with more
-# filters, the wide product is as fast or faster), and in the forward for batches of at least
-# _POSITION_BATCH (each position's product that many columns wide: narrower, OpenBLAS's cost
-# per call outweighs the gain)
+# Position major for fewer filters than this (with more, the one wide product is as fast or
+# faster), and in the forward for batches of at least _POSITION_BATCH (each position's
+# product that many columns wide: narrower, OpenBLAS's cost per call outweighs the gain)
 _POSITION_FILTERS = 64
 _POSITION_BATCH = 64
+# The forward goes row major (2-d, no groups, stride and dilation 1 down the rows) with at
+# least _ROWS_PER_FILTER window rows per filter (the copy of x's windows it saves then
+# outweighs the transposing copy of y it costs) and _ROW_COLUMNS columns (N·OW) per row
+_ROWS_PER_FILTER = 2
+_ROW_COLUMNS = 256
+# A 2-d weight gradient with at most this many filters takes x's windows along the last
+# dim only: its products then read y once per row of taps, which costs little while y has
+# few filters (with short rows, also with at least _ROW_COLUMNS columns per row of y)
+_FEW_FILTERS = 16
 
 # Transposing copies go in strips of this many along the source's first axis: a whole
 # transposing copy reads far-apart elements for every one it writes (two to three times
@@ -271,16 +286,6 @@ def correlate(x: Any, w: Any, stride, padding, dilation, groups: int, bias: Any 
     return y.reshape((n, f) + out)
 
 
-# A 2-d forward with stride and dilation 1 down the rows goes row major when its windows have
-# at least _ROWS_PER_FILTER rows per filter (the copy of x's windows it saves, K0 times smaller, then outweighs the transposing
-# copy of y it costs) and each output row's product is at least _ROW_COLUMNS (N·OW) wide.
-# It moves the least memory of the layouts: measured right after a gc.collect() (as a
-# training loop's steps run), LeNet's convolutions take 0.85 and 0.26 ms against 1.04 and
-# 0.41 ms position major and in x's own layout; warm, as fast or faster.
-_ROWS_PER_FILTER = 2
-_ROW_COLUMNS = 256
-
-
 def _correlate_rows(x: Any, w: Any, stride, padding, dilation, out, bias) -> Any:
     """``correlate`` in 2-d without groups, undilated down the rows, row major: x's windows
     along the last dim only, laid (H_padded, C, K1, N, OW) (K1 copies of x, not K0·K1).
@@ -423,13 +428,6 @@ def correlate_weight(x: Any, y: Any, stride, padding, dilation, groups: int, ker
         cols = win.reshape(n, groups, rows, positions)
         gw = _product_nt(y.reshape(n, groups, fg, positions), cols).sum(axis=0)
     return gw.reshape((f, cg) + tuple(kernel))
-
-
-# A 2-d weight gradient with at most this many filters copies x's windows along the last dim
-# only (K1 copies of x, not K0·K1): the products then read y once per row of taps, which
-# costs little while y has few filters (with short rows, also at least _ROW_COLUMNS
-# columns per row of y, batch included)
-_FEW_FILTERS = 16
 
 
 def _correlate_weight_rows(x: Any, y: Any, stride, padding, dilation, kernel) -> Any:
