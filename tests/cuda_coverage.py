@@ -1,10 +1,10 @@
 """Which rows of the name table (api/table.py) ran on 'cuda': a pytest plugin for the
 stand-in runs of tests/test_cuda_standin.py (``-p cuda_coverage``).
 
-Each public function and Tensor method the table builds is wrapped, for the session, in a
-recorder that notes the row it belongs to when a call takes or gives a tensor on 'cuda';
-at the end the rows are written, one a line with the first passing test that ran each, to
-the file named by ``CUDA_COVERAGE`` (``.gw0``, ``.gw1`` ... appended under xdist). A row
+Each public function, Tensor method and property the table builds is wrapped, for the
+session, in a recorder that notes the row it belongs to when a call takes or gives a
+tensor on 'cuda'; at the end the rows are written, one a line with the first passing test
+that ran each, to the file named by ``CUDA_COVERAGE`` (``.gw0``, ``.gw1`` ... appended under xdist). A row
 (``torch.add``, ``linalg.solve``, ``functional.conv2d``, ``Tensor.view``,
 ``Tensor.__add__``) counts once any of its names ran: ``add``, ``Tensor.add``, ``add_``,
 an alias.
@@ -97,17 +97,29 @@ def pytest_runtest_logreport(report: Any) -> None:
         _pending.clear()
 
 
+def _recording(value: Any, row: str) -> Any:
+    """``value`` (a function, a property, a static method) recording ``row``; None for
+    what does not run (a constant, a class)."""
+    if isinstance(value, property):  # (T, mT, nbytes ...: the getter runs)
+        return property(_recorder(value.fget, row, _seen), value.fset, value.fdel, value.__doc__)
+    if isinstance(value, staticmethod):  # (Tensor.__new__, the legacy constructor)
+        return staticmethod(_recorder(value.__func__, row, _seen))
+    if value is None or not callable(value) or isinstance(value, type):
+        return None
+    return _recorder(value, row, _seen)
+
+
 def pytest_configure(config: Any) -> None:
     built = api.build()
     for (space, name), row in rows().items():
         home = _SPACES[space]
         value = vars(home).get(name)
-        if value is None or not callable(value) or isinstance(value, type):
-            continue
         if space == "Tensor" and name not in built["Tensor"]:
             continue
-        _undo.append((home, name, value))
-        setattr(home, name, _recorder(value, row, _seen))
+        recording = _recording(value, row)
+        if recording is not None:
+            _undo.append((home, name, value))
+            setattr(home, name, recording)
 
 
 def pytest_unconfigure(config: Any) -> None:

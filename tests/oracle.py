@@ -220,10 +220,20 @@ def is_tensor(t: Any) -> bool:
 # ----- comparison ----------------------------------------------------------------------
 
 
+def assert_on_the_case_device(got: Any, what: str = "output") -> None:
+    """On a device's case (``DEVICE``), chainrule's result is on that device: an op whose
+    result is left on the CPU fails there (PyTorch's, compared on the CPU, says nothing)."""
+    if DEVICE != "cpu":
+        assert got.device.type == DEVICE.partition(":")[0], (
+            f"{what}: on {got.device}, but the case runs on {DEVICE}"
+        )
+
+
 def assert_same(got: Any, want: Any, what: str = "output", rtol=None, atol=None) -> None:
     """chainrule tensor ``got`` equals torch tensor ``want``: shape, dtype and values."""
     assert isinstance(got, cr.Tensor), f"{what}: expected a chainrule Tensor, got {type(got)}"
     assert isinstance(want, torch.Tensor), f"{what}: torch gave {type(want)}"
+    assert_on_the_case_device(got, what)
     assert tuple(got.shape) == tuple(want.shape), (
         f"{what}: shape {tuple(got.shape)} != torch's {tuple(want.shape)}"
     )
@@ -280,6 +290,7 @@ def assert_close(
     """
     if isinstance(want, torch.Tensor):
         assert isinstance(got, cr.Tensor), f"{what}: expected a chainrule Tensor, got {got!r}"
+        assert_on_the_case_device(got, what)
         assert tuple(got.shape) == tuple(want.shape), (
             f"{what}: shape {tuple(got.shape)} != torch's {tuple(want.shape)}"
         )

@@ -189,3 +189,19 @@ def test_a_size_may_be_an_integer_tensor(make):
 )
 def test_a_size_that_is_not_an_int_raises_torchs_type_error(make):
     assert_same_error(make)
+
+
+ASARRAY = {
+    "list": lambda L: L.asarray([1.0, 2.0]),
+    "numpy": lambda L: L.asarray(np.arange(3.0)),
+    "tensor": lambda L: L.asarray(L.arange(3.0)),
+    "dtype": lambda L: L.asarray([1, 2], dtype=L.float64),
+    "copy": lambda L: L.asarray(L.ones(2), copy=True, requires_grad=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ASARRAY))
+def test_asarray_matches_torch(name):
+    got, want = both(ASARRAY[name])
+    assert_close(got, want, exact=True)
+    assert got.device == cr.empty(0).device  # on the default device, as PyTorch's

@@ -133,6 +133,42 @@ def test_generator_keyword_reproducible(name):
     assert a.shape == want.shape and a.dtype == getattr(cr, str(want.dtype)[6:])
 
 
+# ----- every device draws the CPU's numbers -----------------------------------------------
+
+# The values are drawn on the host for every device and copied where the tensor is, so the
+# same seed gives the same numbers on each: every sampler above on the default device
+# (the sweep of tests/test_cuda_standin.py runs this with 'cuda' as the default), and the
+# samplers without generator= from the global stream.
+ON_EVERY_DEVICE = {
+    **SAMPLERS,
+    "normal_mean": lambda L, g: L.normal(L.arange(3.0), 1.0, generator=g),
+    "normal_std": lambda L, g: L.normal(0.0, L.arange(1.0, 4.0), generator=g),
+    "bernoulli_p": lambda L, g: L.bernoulli(L.zeros(4), 0.5, generator=g),
+    "bernoulli_tensor_p": lambda L, g: L.zeros(4).bernoulli_(L.full((4,), 0.5), generator=g),
+    "multinomial_replacement": lambda L, g: L.multinomial(
+        L.tensor([[1.0, 0.0, 3.0], [2.0, 2.0, 1.0]]), 4, True, generator=g
+    ),
+    "binomial": lambda L, g: L.binomial(L.full((5,), 9.0), L.full((5,), 0.3), generator=g),
+    "random_to": lambda L, g: L.zeros(4, dtype=L.int32).random_(7, generator=g),
+    "dropout": lambda L, g: L.nn.functional.dropout(L.ones(8), 0.5),
+    "rrelu": lambda L, g: L.nn.functional.rrelu(-L.ones(4), training=True),
+    "init_orthogonal_": lambda L, g: L.nn.init.orthogonal_(L.empty(3, 3), generator=g),
+}
+
+
+@pytest.mark.parametrize("name", list(ON_EVERY_DEVICE))
+def test_the_same_seed_draws_the_same_numbers_on_every_device(name):
+    fn = ON_EVERY_DEVICE[name]
+    cr.manual_seed(5)
+    here = fn(cr, cr.Generator().manual_seed(3))  # on the default device
+    cr.manual_seed(5)
+    with cr.device("cpu"):
+        there = fn(cr, cr.Generator().manual_seed(3))
+    assert here.device == cr.empty(0).device and there.device.type == "cpu"
+    assert here.dtype == there.dtype and here.shape == there.shape
+    assert np.array_equal(here.numpy(force=True), there.numpy())
+
+
 # ----- distributions --------------------------------------------------------------------
 
 # name -> (sampler, mean, variance) of the distribution
@@ -262,7 +298,7 @@ def test_nodes_and_zero_gradients(name):
         x = lib.tensor([0.2, 0.5, 0.7], requires_grad=True)
         y = NODES[name](lib, x)
         y.backward(lib.ones(y.shape))
-        outs[lib.__name__] = (y.grad_fn.name(), y.requires_grad, x.grad.numpy())
+        outs[lib.__name__] = (y.grad_fn.name(), y.requires_grad, x.grad.numpy(force=True))
     assert outs["chainrule"][0] == outs["torch"][0]
     assert outs["chainrule"][1] == outs["torch"][1]
     assert np.array_equal(outs["chainrule"][2], outs["torch"][2])

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _dtypes, _meta
-from ._backend import ndarray, xp
+from ._backend import ndarray, to_host, xp, xp_of
 from ._dtypes import dtype as DType
 from ._meta import on_device, on_device_like
 from ._promotion import as_number
@@ -146,7 +146,7 @@ def _unwrap(data: Any) -> Any:
     if isinstance(data, Tensor):
         if data._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        return data._data.reshape(())
+        return to_host(data._data).reshape(())  # (a number: on the host, as .item())
     if isinstance(data, (list, tuple)):
         return [_unwrap(d) for d in data]
     return data
@@ -197,7 +197,9 @@ def tensor(
     _check_device(device)
     arr, dt = _infer_array(data, dtype)
     with xp.errstate(over="ignore"):  # beyond a float dtype's range: inf, as in PyTorch
-        arr = xp.array(arr, dtype=dt.np)
+        arr = xp_of(arr).array(arr, dtype=dt.np)  # (a device tensor's copy stays there,
+    if device is not None:  # unless a device is named: on_device moves it from the host)
+        arr = to_host(arr)
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 

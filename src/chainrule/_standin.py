@@ -109,7 +109,12 @@ class ndarray:  # noqa: N801 - CuPy's name
         return _wrap(result)
 
     def __array_function__(self, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+        if func is numpy.repeat:
+            return repeat(*args, **kwargs)
         return _wrap(func(*_unwrap(args), **_unwrap(kwargs)))
+
+    def repeat(self, repeats: Any, axis: int | None = None) -> ndarray:
+        return repeat(self, repeats, axis)
 
     # attributes and methods: those of the wrapped array, results wrapped
     @property
@@ -326,6 +331,14 @@ def array(a: Any, dtype: Any = None, copy: bool = True, **kwargs: Any) -> ndarra
     if type(a) is ndarray:
         return ndarray(numpy.array(a._a, dtype=dtype, copy=copy))
     return ndarray(numpy.array(a, dtype=dtype, copy=True))
+
+
+# what CuPy refuses that NumPy takes: the counts of ``repeat`` as a device array (the size of
+# the result must be known on the host)
+def repeat(a: Any, repeats: Any, axis: int | None = None) -> ndarray:
+    if type(repeats) is ndarray:
+        raise ValueError("cupy.ndaray cannot be specified as `repeats` argument.")  # (sic)
+    return _wrap(numpy.repeat(_unwrap(a), repeats, axis))
 
 
 def asnumpy(a: Any) -> numpy.ndarray:

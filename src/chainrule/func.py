@@ -362,7 +362,7 @@ def _jacrev_blocks(out: Tensor, inputs: list) -> list:
         else:
             from ._creation import zeros
 
-            block = zeros((0,) + tuple(x.shape), dtype=x.dtype)
+            block = zeros((0,) + tuple(x.shape), dtype=x.dtype, device=x.device)
         blocks.append(block.reshape(tuple(out.shape) + tuple(x.shape)))
     return blocks
 

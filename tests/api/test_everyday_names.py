@@ -206,12 +206,20 @@ def test_tensor_sizes_and_device():
             x[:, :2].nbytes,
             L.ones(3)[None].expand(4, 3).nbytes,
             L.ones(2, dtype=L.float16).nbytes,
-            x.get_device(),
-            L.get_device(x),
         ]
 
     got, want = both(f)
     assert got == want
+
+
+def test_get_device_is_the_cuda_index_or_minus_one():
+    x = cr.ones(2)  # on the default device
+    want = x.device.index if x.device.type == "cuda" else -1  # PyTorch's
+    assert x.get_device() == cr.get_device(x) == want
+    assert cr.ones(2, device="cpu").get_device() == torch.ones(2).get_device() == -1
+    assert cr.get_device(cr.ones(2, device="meta")) == torch.get_device(
+        torch.ones(2, device="meta")
+    )
 
 
 def test_detach_functions():
@@ -358,6 +366,8 @@ RANGE = {
     "int64": lambda L: L.range(0, 5, 2, dtype=L.int64),
     "down": lambda L: L.range(2, 0, -1),
     "float64": lambda L: L.range(0.5, 1.5, 0.25, dtype=L.float64),
+    # (made on the device given; without one on the CPU, even under a default device)
+    "on_a_device": lambda L: L.range(0, 2, device=L.empty(0).device),
 }
 
 

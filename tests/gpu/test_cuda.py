@@ -203,3 +203,51 @@ def test_a_saved_cuda_tensor_loads_back_onto_cuda_sharing_its_storage(tmp_path):
 def test_the_accelerator_is_cuda():
     assert cr.accelerator.is_available() and cr.accelerator.device_count() >= 1
     assert cr.accelerator.current_accelerator() == cr.device("cuda")
+
+
+def test_func_hessians_and_custom_functions_on_cuda_give_the_cpu_s_values():
+    """torch.func's Jacobians stack their rows where the function's tensors are, and a
+    custom Function's missing gradients and tangents are zeros made there."""
+
+    class Cube(cr.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x**3, x * 2  # (the second output gets no gradient: zeros are made)
+
+        @staticmethod
+        def backward(ctx, g, g2):
+            (x,) = ctx.saved_tensors
+            return 3 * x**2 * g + 2 * g2
+
+        @staticmethod
+        def jvp(ctx, t):
+            return 3 * ctx.x**2 * t, 2 * t
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            (ctx.x,) = inputs
+            ctx.save_for_backward(*inputs)
+
+    a = np.array([0.5, -1.0, 2.0])
+    results = []
+    for dev in ("cpu", "cuda"):
+        x = cr.tensor(a, device=dev)
+        h = cr.func.jacfwd(cr.func.jacrev(lambda v: (v.sin() * v).sum()))(x)
+        j = cr.func.jacrev(lambda v: Cube.apply(v)[0])(x)
+        t = cr.func.jvp(lambda v: Cube.apply(v)[0], (x,), (cr.ones_like(x),))[1]
+        assert h.device == j.device == t.device == x.device
+        results.append((host(h), host(j), host(t)))
+    for ours, cpu in zip(results[1], results[0], strict=True):
+        np.testing.assert_allclose(ours, cpu, rtol=1e-12)
+
+
+def test_repeat_interleave_takes_its_counts_on_the_host_as_cupy_needs():
+    # CuPy's repeat refuses counts in a device array (the stand-in too): they are read back
+    x = cr.arange(3.0, device="cuda", requires_grad=True)
+    counts = cr.tensor([1, 2, 0], device="cuda")
+    y = cr.repeat_interleave(x, counts)
+    y.backward(cr.tensor([1.0, 2.0, 3.0], device="cuda"))
+    assert y.is_cuda and x.grad.is_cuda
+    np.testing.assert_array_equal(host(y), [0.0, 1.0, 1.0])
+    np.testing.assert_array_equal(host(x.grad), [1.0, 5.0, 0.0])
+    np.testing.assert_array_equal(host(cr.repeat_interleave(counts)), [0, 1, 1])

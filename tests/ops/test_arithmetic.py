@@ -334,6 +334,16 @@ UNARY = {
 
 test_unary_matches_torch = cases.unary_matches_torch(UNARY)
 
+# the other names of arithmetic ops
+OTHER_NAMES = {
+    "pos": (lambda L, x: +x, randn((2, 3))),
+    "absolute": (lambda L, x: L.absolute(x), nonzero((2, 3))),
+    "rsub": (lambda L, x, y: L.rsub(x, y, alpha=2), randn((2, 3)), randn((3,), 1)),
+    "type_as": (lambda L, x: x.type_as(L.zeros((), dtype=L.float32)), randn((2, 3))),
+}
+
+test_other_names_match_torch = cases.matches_torch(OTHER_NAMES)
+
 test_unary_finite_differences = cases.unary_finite_differences(UNARY)
 
 test_unary_tangents_match_torch = cases.unary_tangents_match_torch(UNARY, sorted(UNARY))
@@ -431,7 +441,18 @@ INPLACE = {
     "imod": (lambda L, x: _imod(x * 3), "any"),
     "fmod_": (lambda L, x: (x * 3).fmod_(0.7), "any"),
     "div_floor_": (lambda L, x: (x * 3).div_(0.7, rounding_mode="floor") + x, "any"),
+    "iadd_isub_imul_itruediv_ipow": (lambda L, x: _iarith(x * 3, x), "pos"),
+    "float_power_": (lambda L, x: (x.double() * 2).float_power_(1.5), "pos"),
 }
+
+
+def _iarith(y, x):
+    y += x
+    y -= 0.5
+    y *= x
+    y /= 1.5
+    y **= 2
+    return y
 
 
 def _imod(y):

@@ -60,7 +60,24 @@ NO_GRAD = {
     "lshift_bool_scalar": (lambda L, a: a << 1, B),
     "ilshift": (lambda L, a: _ilshift(a.clone()), I),
     "isclose_nan": (lambda L, a, b: a.isclose(b, equal_nan=True, atol=0.1), NoGrad(F), NoGrad(F)),
+    "bitwise_or_xor": (lambda L, a, b: L.stack([L.bitwise_or(a, b), L.bitwise_xor(a, 6)]), I, J),
+    "ror_rrshift": (lambda L, b: L.stack([5 | b, 64 >> b.abs()]), J),
+    "eq_ne_lt_le_gt": (
+        lambda L, a, b: L.stack([L.eq(a, b), L.ne(a, b), L.lt(a, b), L.le(a, 2), L.gt(a, b)]),
+        I,
+        J,
+    ),
+    "compare_inplace": (lambda L, a, b: _compare_inplace(L, a, b), I, J),
 }
+
+_COMPARE_INPLACE = (
+    "eq_ ne_ not_equal_ lt_ less_ le_ less_equal_ gt_ greater_ ge_ greater_equal_".split()
+)
+
+
+def _compare_inplace(L, a, b):  # noqa: N803 - the library
+    """Each in-place comparison of a copy of a with b: 1 or 0 in a's dtype."""
+    return L.stack([getattr(a.clone(), name)(b) for name in _COMPARE_INPLACE])
 
 
 def _ilshift(a):

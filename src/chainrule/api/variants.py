@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._backend import loud, quiet, xp
+from .._backend import loud, on_device_of, quiet, xp
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.entries import binary_entry
@@ -162,7 +162,8 @@ def write_out(
                 UserWarning,
                 stacklevel=3,
             )
-        out._data = xp.empty(result._data.shape, dtype=out._dtype.np)
+        with on_device_of(out._data):  # the new storage where out was
+            out._data = xp.empty(result._data.shape, dtype=out._dtype.np)
     xp.copyto(out._data, result._data, casting="unsafe")
     out._bump()
     return out

@@ -286,6 +286,7 @@ def _apply(cls: FunctionMeta, args: tuple, kwargs: dict, setup: bool) -> Any:
 
 def _wrap_outputs(ctx: Any, args: tuple, raw: Any, executable: bool) -> tuple:
     """Connect forward's outputs to the node ``ctx``; keep what was saved for backward."""
+    from .._backend import xp_of
     from .._tensor import Tensor, _counter, _make
 
     state = ctx.__dict__
@@ -327,7 +328,7 @@ def _wrap_outputs(ctx: Any, args: tuple, raw: Any, executable: bool) -> tuple:
             o._output_nr = nr
             o._retains_grad = False
         results.append(o)
-        info.append((o._data.shape, o._dtype))
+        info.append((o._data.shape, o._dtype, xp_of(o._data)))  # (zeros made there)
     ctx.n_outputs = len(outs)
     ctx._out_info = tuple(info)
 
@@ -351,7 +352,7 @@ def _tangents(args: tuple) -> list | None:
 
 def _forward_ad(cls: FunctionMeta, ctx: Any, args: tuple, tangents: list, outputs: tuple) -> None:
     """Push the inputs' tangents through the user's ``jvp`` and attach them to the outputs."""
-    from .._backend import xp
+    from .._backend import xp_of
     from .._tensor import Tensor, _make
     from . import forward_ad
 
@@ -362,7 +363,7 @@ def _forward_ad(cls: FunctionMeta, ctx: Any, args: tuple, tangents: list, output
         )
     if ctx.__dict__.get("materialize_grads", True):
         tangents = [
-            _make(xp.zeros(a._data.shape, a._dtype.np), a._dtype)
+            _make(xp_of(a._data).zeros(a._data.shape, a._dtype.np), a._dtype)
             if t is None and isinstance(a, Tensor)
             else t
             for t, a in zip(tangents, args)
@@ -396,7 +397,7 @@ def _forward_ad(cls: FunctionMeta, ctx: Any, args: tuple, tangents: list, output
 def _backward_base() -> type:
     """``BackwardCFunction``: the Node class of custom functions (needs ``graph``, loaded late)."""
     from .. import _backend
-    from .._backend import ndarray, xp
+    from .._backend import ndarray
     from .._dtypes import _FROM_NP
     from .._tensor import Tensor, _make
     from .graph import SECOND_BACKWARD, Node, _fit_tensor, _sum_to
@@ -433,7 +434,7 @@ def _backward_base() -> type:
             for g, info in zip(grad_outputs, self._out_info):
                 if g is None:
                     if materialize and info is not None:
-                        g = _make(xp.zeros(info[0], info[1].np), info[1])
+                        g = _make(info[2].zeros(info[0], info[1].np), info[1])
                 elif not isinstance(g, Tensor):
                     if type(g) is not ndarray:
                         g = _backend.asanyarray(g)

@@ -491,10 +491,11 @@ def _as_lists(value: Any) -> Any:
 def _stack(tensors: list) -> Tensor:
     """Stack along a new first dim; a sum of one-hot products when a graph or a tangent
     must be kept."""
-    from .._backend import xp
+    from .._backend import xp_of
     from .._tensor import _make
 
     first = tensors[0]
+    xp = xp_of(first._data)  # (the array module of the tensors' device)
     if not any(t.requires_grad or getattr(t, "_fw", None) is not None for t in tensors):
         return _make(xp.stack([t._data for t in tensors]), first._dtype)
     n = len(tensors)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import _random
-from .._backend import xp
+from .._backend import like, xp
 from .._tensor import Tensor, wrap
 from ..autograd.grad_mode import no_grad
 
@@ -70,9 +70,10 @@ def _uniform(shape: tuple, a: float, b: float, dtype: Any, generator: Any) -> An
 
 
 def _write(tensor: Tensor, values: Any) -> Tensor:
-    """Copy the array ``values`` into ``tensor`` in place (no_grad, version bumped)."""
+    """Copy the array ``values`` into ``tensor`` in place (no_grad, version bumped); drawn
+    on the host, as chainrule's random numbers are, they go where the tensor is."""
     with no_grad():
-        tensor.copy_(wrap(xp.asarray(values).reshape(tensor.shape)))
+        tensor.copy_(wrap(like(tensor._data, values).reshape(tensor.shape)))
     return tensor
 
 

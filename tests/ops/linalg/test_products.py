@@ -42,6 +42,11 @@ CASES = {
     # matmul in every case
     "matmul_1d_1d": (lambda L, a, b: L.matmul(a, b), [randn(4), randn(4, 1)], "DotBackward0"),
     "matmul_2d_2d": (lambda L, a, b: a @ b, [randn((3, 4)), randn((4, 2), 1)], "MmBackward0"),
+    "linalg_matmul": (
+        lambda L, a, b: L.linalg.matmul(a, b),
+        [randn((3, 4)), randn((4, 2), 1)],
+        "MmBackward0",
+    ),
     "matmul_2d_1d": (lambda L, a, b: a @ b, [randn((3, 4)), randn(4, 1)], "MvBackward0"),
     "matmul_1d_2d": (lambda L, a, b: a @ b, [randn(3), randn((3, 4), 1)], "SqueezeBackward4"),
     "matmul_3d_3d": (

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ... import _dtypes
-from ..._backend import xp
+from ..._backend import on_device_of, to_host, xp
 from ..._tensor import Size, Tensor, _make
 from ...ops import logical
 from .padding import pad
@@ -183,11 +183,15 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
-    if r == 0:
-        return _make(xp.zeros((0,), dtype=input._dtype.np), input._dtype)
-    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
-    idx = xp.array(list(pick(range(input.shape[0]), r)), dtype=xp.int64).reshape(-1, r)
-    cols = [input.index_select(0, _make(idx[:, j].copy(), _dtypes.int64)) for j in range(r)]
+    with on_device_of(input._data):  # the indices where the input is
+        if r == 0:
+            return _make(xp.zeros((0,), dtype=input._dtype.np), input._dtype)
+        pick = (
+            itertools.combinations_with_replacement if with_replacement else itertools.combinations
+        )
+        idx = xp.array(list(pick(range(input.shape[0]), r)), dtype=xp.int64).reshape(-1, r)
+        picks = [_make(idx[:, j].copy(), _dtypes.int64) for j in range(r)]
+    cols = [input.index_select(0, p) for p in picks]
     return stack(cols, 1)
 
 
@@ -262,7 +266,8 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     if n < 0:
         raise RuntimeError("N must be non-negative.")
     dt = _dtypes.promote_types(x.dtype, _dtypes.int64)
-    ones = _make(xp.ones((x.shape[0], 1), dtype=dt.np), dt)
+    with on_device_of(x._data):  # the first column where x is
+        ones = _make(xp.ones((x.shape[0], 1), dtype=dt.np), dt)
     if n <= 1:
         return ones[:, :n]
     powers = cat([ones, x.to(dt).unsqueeze(1).expand(-1, n - 1)], 1).cumprod(1)
@@ -270,6 +275,12 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
 
 
 # ----- repeating ---------------------------------------------------------------------------
+
+
+def _host_counts(counts: Tensor) -> list[int]:
+    """The repeat counts as Python ints: CuPy's ``repeat`` takes host counts only (the
+    result's size is known on the host)."""
+    return to_host(counts._data).reshape(-1).tolist()
 
 
 def repeat_interleave(
@@ -289,8 +300,9 @@ def repeat_interleave(
             raise RuntimeError("repeats has to be Long or Int tensor")
         if counts.numel() and counts._data.min() < 0:
             raise RuntimeError("repeats can not be negative")
-        idx = xp.repeat(xp.arange(counts.numel()), counts._data.reshape(-1))
-        return _make(idx.astype(counts._dtype.np), counts._dtype)
+        with on_device_of(counts._data):  # the result where the counts are
+            idx = xp.repeat(xp.arange(counts.numel()), _host_counts(counts))
+            return _make(idx.astype(counts._dtype.np), counts._dtype)
     if dim is None:
         input = input.flatten()
         d = 0
@@ -302,21 +314,22 @@ def repeat_interleave(
             raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
         if repeats._dtype._category != 1:
             raise _dtypes.not_implemented("repeat_interleave_cpu", repeats._dtype)
-        r = repeats._data.reshape(-1)
-        if r.size == 1:
-            r = xp.full(size, r[0])
-        elif r.size != size:
+        r = _host_counts(repeats)
+        if len(r) == 1:
+            r = r * size
+        elif len(r) != size:
             raise RuntimeError(
                 f"repeats must have the same size as input along dim, but got "
-                f"repeats.size(0) = {r.size} and input.size({d}) = {size}"
+                f"repeats.size(0) = {len(r)} and input.size({d}) = {size}"
             )
+        if r and min(r) < 0:
+            raise RuntimeError("repeats can not be negative")
     else:
         if repeats < 0:
             raise RuntimeError("Repeats must be non-negative")
-        r = xp.full(size, int(repeats))
-    if r.size and r.min() < 0:
-        raise RuntimeError("repeats can not be negative")
-    index = _make(xp.repeat(xp.arange(size), r).astype(xp.int64), _dtypes.int64)
+        r = int(repeats)
+    with on_device_of(input._data):  # the index where the input is
+        index = _make(xp.repeat(xp.arange(size), r).astype(xp.int64), _dtypes.int64)
     if input.ndim == 0:
         input = input.reshape(1)
     return input.index_select(d, index)

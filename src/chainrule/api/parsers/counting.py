@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ... import _dtypes
-from ..._backend import xp
+from ..._backend import on_device_of, xp
 from ..._tensor import Tensor, _make
 from ..args import return_type
 from .shapes import _dim
@@ -28,13 +28,14 @@ def nonzero(input: Tensor, *, as_tuple: bool = False, out: Any = None) -> Any:
     """The indices of the nonzero elements: an (N, ndim) int64 tensor, one row per element
     in row-major order, or (``as_tuple``) one 1-D tensor per dim."""
     data = input._data
-    if as_tuple:
+    with on_device_of(data):  # the indices where the input is
+        if as_tuple:
+            if data.ndim == 0:
+                return (_long(xp.zeros(int(bool(data)), dtype=xp.int64)),)
+            return tuple(_long(i) for i in xp.nonzero(data))
         if data.ndim == 0:
-            return (_long(xp.zeros(int(bool(data)), dtype=xp.int64)),)
-        return tuple(_long(i) for i in xp.nonzero(data))
-    if data.ndim == 0:
-        return _long(xp.zeros((int(bool(data)), 0), dtype=xp.int64))
-    return _long(xp.argwhere(data))
+            return _long(xp.zeros((int(bool(data)), 0), dtype=xp.int64))
+        return _long(xp.argwhere(data))
 
 
 def argwhere(input: Tensor) -> Tensor:
@@ -55,19 +56,20 @@ def unique(
     """The distinct values (slices along dim) in ascending order; with ``return_inverse``
     where each element of input went, with ``return_counts`` how often each occurs."""
     data = input._data
-    if dim is None:
-        values, inverse, counts = xp.unique(data, return_inverse=True, return_counts=True)
-        inverse = inverse.reshape(data.shape)
-    else:
-        d = _dim(dim, data.ndim)
-        if data.shape[d] == 0 and data.size == 0:
-            values, inverse, counts = data, xp.zeros(0, xp.int64), xp.zeros(0, xp.int64)
+    with on_device_of(data):  # the results where the input is
+        if dim is None:
+            values, inverse, counts = xp.unique(data, return_inverse=True, return_counts=True)
+            inverse = inverse.reshape(data.shape)
         else:
-            values, inverse, counts = xp.unique(
-                data, return_inverse=True, return_counts=True, axis=d
-            )
-            inverse = inverse.reshape(-1)
-    return _results(input, values, inverse, counts, return_inverse, return_counts)
+            d = _dim(dim, data.ndim)
+            if data.shape[d] == 0 and data.size == 0:
+                values, inverse, counts = data, xp.zeros(0, xp.int64), xp.zeros(0, xp.int64)
+            else:
+                values, inverse, counts = xp.unique(
+                    data, return_inverse=True, return_counts=True, axis=d
+                )
+                inverse = inverse.reshape(-1)
+        return _results(input, values, inverse, counts, return_inverse, return_counts)
 
 
 def _results(input: Tensor, values, inverse, counts, want_inverse: bool, want_counts: bool):
@@ -87,22 +89,23 @@ def unique_consecutive(
     """The input with each run of equal consecutive values (slices along dim) made one;
     ``return_inverse``: the run of each element, ``return_counts``: each run's length."""
     data = input._data
-    if dim is None:
-        flat = data.reshape(-1)
-        starts = xp.ones(flat.size, dtype=bool)
-        starts[1:] = flat[1:] != flat[:-1]
-        inverse = (xp.cumsum(starts) - 1).reshape(data.shape)
-        values = flat[starts]
-    else:
-        d = _dim(dim, data.ndim)
-        moved = xp.moveaxis(data, d, 0).reshape(data.shape[d], -1)
-        starts = xp.ones(moved.shape[0], dtype=bool)
-        starts[1:] = (moved[1:] != moved[:-1]).any(axis=1)
-        inverse = xp.cumsum(starts) - 1
-        values = xp.compress(starts, data, axis=d)
-    first = xp.flatnonzero(starts)
-    counts = xp.diff(xp.append(first, starts.size))
-    return _results(input, values, inverse, counts, return_inverse, return_counts)
+    with on_device_of(data):  # the results where the input is
+        if dim is None:
+            flat = data.reshape(-1)
+            starts = xp.ones(flat.size, dtype=bool)
+            starts[1:] = flat[1:] != flat[:-1]
+            inverse = (xp.cumsum(starts) - 1).reshape(data.shape)
+            values = flat[starts]
+        else:
+            d = _dim(dim, data.ndim)
+            moved = xp.moveaxis(data, d, 0).reshape(data.shape[d], -1)
+            starts = xp.ones(moved.shape[0], dtype=bool)
+            starts[1:] = (moved[1:] != moved[:-1]).any(axis=1)
+            inverse = xp.cumsum(starts) - 1
+            values = xp.compress(starts, data, axis=d)
+        first = xp.flatnonzero(starts)
+        counts = xp.diff(xp.append(first, starts.size))
+        return _results(input, values, inverse, counts, return_inverse, return_counts)
 
 
 # ----- counting and binning --------------------------------------------------------------------
@@ -116,15 +119,16 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     data = input._data
     if data.ndim != 1 or (data.size and data.min() < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    if minlength < 0:
-        raise RuntimeError("minlength should be >= 0")
-    if weights is None:
-        return _long(xp.bincount(data, minlength=minlength))
-    if weights._data.ndim != 1 or weights._data.shape[0] != data.shape[0]:
-        raise RuntimeError("weights should be 1-d and have the same length as input")
-    dt = weights._dtype if weights._dtype.is_floating_point else _dtypes.float64
-    counts = xp.bincount(data, weights._data.astype(xp.float64), minlength=minlength)
-    return _make(counts.astype(dt.np), dt)
+    with on_device_of(data):  # the counts where the input is
+        if minlength < 0:
+            raise RuntimeError("minlength should be >= 0")
+        if weights is None:
+            return _long(xp.bincount(data, minlength=minlength))
+        if weights._data.ndim != 1 or weights._data.shape[0] != data.shape[0]:
+            raise RuntimeError("weights should be 1-d and have the same length as input")
+        dt = weights._dtype if weights._dtype.is_floating_point else _dtypes.float64
+        counts = xp.bincount(data, weights._data.astype(xp.float64), minlength=minlength)
+        return _make(counts.astype(dt.np), dt)
 
 
 def histc(
@@ -140,14 +144,15 @@ def histc(
     lo, hi = float(min), float(max)
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
-    if lo == hi and data.size:
-        finite = data[xp.isfinite(data)]
-        if finite.size:
-            lo, hi = float(finite.min()), float(finite.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    counts, _ = xp.histogram(data, bins=bins, range=(lo, hi))
-    return _make(counts.astype(input._dtype.np), input._dtype)
+    with on_device_of(data):  # the counts where the input is
+        if lo == hi and data.size:
+            finite = data[xp.isfinite(data)]
+            if finite.size:
+                lo, hi = float(finite.min()), float(finite.max())
+        if lo == hi:
+            lo, hi = lo - 1, hi + 1
+        counts, _ = xp.histogram(data, bins=bins, range=(lo, hi))
+        return _make(counts.astype(input._dtype.np), input._dtype)
 
 
 _Histogram = return_type("histogram", ("hist", "bin_edges"))
@@ -167,24 +172,25 @@ def histogram(
     if not input._dtype.is_floating_point:
         raise _dtypes.not_implemented("histogram_cpu", input._dtype)
     data = input._data.reshape(-1)
-    np_dt = input._dtype.np
-    if isinstance(bins, Tensor):
-        edges = bins._data.astype(np_dt)
-    else:
-        if bins <= 0:
-            raise RuntimeError(
-                f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0"
-            )
-        if range is None:
-            lo, hi = (float(data.min()), float(data.max())) if data.size else (0.0, 0.0)
+    with on_device_of(data):  # the edges and counts where the input is
+        np_dt = input._dtype.np
+        if isinstance(bins, Tensor):
+            edges = bins._data.astype(np_dt)
         else:
-            lo, hi = float(range[0]), float(range[1])
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5  # NumPy's and PyTorch's choice for an empty range
-        edges = xp.linspace(lo, hi, bins + 1).astype(np_dt)
-    w = None if weight is None else weight._data.reshape(-1)
-    hist, _ = xp.histogram(data, bins=edges.astype(xp.float64), weights=w, density=density)
-    return _Histogram(_make(hist.astype(np_dt), input._dtype), _make(edges, input._dtype))
+            if bins <= 0:
+                raise RuntimeError(
+                    f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0"
+                )
+            if range is None:
+                lo, hi = (float(data.min()), float(data.max())) if data.size else (0.0, 0.0)
+            else:
+                lo, hi = float(range[0]), float(range[1])
+            if lo == hi:
+                lo, hi = lo - 0.5, hi + 0.5  # NumPy's and PyTorch's choice for an empty range
+            edges = xp.linspace(lo, hi, bins + 1).astype(np_dt)
+        w = None if weight is None else weight._data.reshape(-1)
+        hist, _ = xp.histogram(data, bins=edges.astype(xp.float64), weights=w, density=density)
+        return _Histogram(_make(hist.astype(np_dt), input._dtype), _make(edges, input._dtype))
 
 
 # ----- sorted search -----------------------------------------------------------------------------
@@ -222,21 +228,22 @@ def searchsorted(
                 "left while right was True"
             )
         right = side == "right"
-    seq = sorted_sequence._data
-    if sorter is not None:
-        seq = xp.take_along_axis(seq, sorter._data, axis=-1)
-    scalar = not isinstance(input, Tensor)
-    values = xp.asarray(input) if scalar else input._data
-    if seq.ndim > 1 and (scalar or seq.shape[:-1] != values.shape[:-1]):
-        raise RuntimeError(
-            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
-            "dimensions of boundaries tensor and input value tensor must match, but we got "
-            f"boundaries tensor {list(seq.shape)} and input value tensor "
-            f"{list(values.shape)}"
-        )
-    where = _search(seq, values, right)
-    dt = _dtypes.int32 if out_int32 else _LONG
-    return _make(xp.asarray(where).astype(dt.np), dt)
+    with on_device_of(sorted_sequence._data):  # the places where the sequence is
+        seq = sorted_sequence._data
+        if sorter is not None:
+            seq = xp.take_along_axis(seq, sorter._data, axis=-1)
+        scalar = not isinstance(input, Tensor)
+        values = xp.asarray(input) if scalar else input._data
+        if seq.ndim > 1 and (scalar or seq.shape[:-1] != values.shape[:-1]):
+            raise RuntimeError(
+                "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                "dimensions of boundaries tensor and input value tensor must match, but we got "
+                f"boundaries tensor {list(seq.shape)} and input value tensor "
+                f"{list(values.shape)}"
+            )
+        where = _search(seq, values, right)
+        dt = _dtypes.int32 if out_int32 else _LONG
+        return _make(xp.asarray(where).astype(dt.np), dt)
 
 
 def bucketize(
@@ -271,67 +278,66 @@ def _quantile(
     """The q-th quantiles along dim: sort, then interpolate between the two order
     statistics around rank q·(n-1) (n the non-nan count for nanquantile). A composition of
     sort, gather and lerp, so the gradient flows to the one or two elements picked."""
-    from ... import _creation
-
     if input._dtype not in (_dtypes.float32, _dtypes.float64):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
-    if isinstance(q, Tensor):
-        if q.ndim > 1:
-            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
-        if q._dtype is not input._dtype:
-            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
-        qa, scalar_q = q._data.astype(xp.float64), q.ndim == 0
-    else:
-        if not 0 <= q <= 1:
-            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
-        qa, scalar_q = xp.asarray(float(q)), True
-    if input.numel() == 0:
-        raise RuntimeError(f"{name}() input tensor must be non-empty")
-    if qa.size and not ((qa >= 0) & (qa <= 1)).all():
-        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
-    if interpolation not in _INTERPOLATIONS:  # (PyTorch names quantile() for both)
-        raise RuntimeError(
-            "quantile() interpolation must be one of linear, lower, higher, midpoint or "
-            f"nearest, but got {interpolation}"
-        )
-    if dim is None:
-        x = input.reshape(-1)
-        out_shape = (1,) * input.ndim if keepdim else ()
-    else:
-        d = _dim(dim, max(input.ndim, 1))
-        x = input.reshape(1) if input.ndim == 0 else input.movedim(d, -1)
-        shape = list(input.shape) if input.ndim else [1]
-        shape[d] = 1
-        out_shape = tuple(shape) if keepdim else tuple(shape[:d] + shape[d + 1 :])
-    srt = x.sort(-1).values
-    batch, n = tuple(srt.shape[:-1]), srt.shape[-1]
-    nan = xp.isnan(srt._data)
-    qv = qa.reshape((-1,) + (1,) * len(batch))  # (Q, 1, ...)
-    if ignore_nan:
-        ranks = qv * ((~nan).sum(-1) - 1)
-        ranks = xp.where(ranks < 0, 0.0, ranks)
-    else:
-        ranks = xp.where(nan.any(-1), float(n - 1), qv * (n - 1))
-    ranks = xp.broadcast_to(ranks, (qv.shape[0],) + batch)
-    if interpolation == "lower":
-        ranks = xp.floor(ranks)
-    elif interpolation == "higher":
-        ranks = xp.ceil(ranks)
-    elif interpolation == "nearest":
-        ranks = xp.round(ranks)
-    below = xp.floor(ranks).astype(xp.int64)
-    expanded = srt.expand(qv.shape[0], *srt.shape)
+    with on_device_of(input._data):  # q and the ranks where the input is
+        if isinstance(q, Tensor):
+            if q.ndim > 1:
+                raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+            if q._dtype is not input._dtype:
+                raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+            qa, scalar_q = q._data.astype(xp.float64), q.ndim == 0
+        else:
+            if not 0 <= q <= 1:
+                raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+            qa, scalar_q = xp.asarray(float(q)), True
+        if input.numel() == 0:
+            raise RuntimeError(f"{name}() input tensor must be non-empty")
+        if qa.size and not ((qa >= 0) & (qa <= 1)).all():
+            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+        if interpolation not in _INTERPOLATIONS:  # (PyTorch names quantile() for both)
+            raise RuntimeError(
+                "quantile() interpolation must be one of linear, lower, higher, midpoint or "
+                f"nearest, but got {interpolation}"
+            )
+        if dim is None:
+            x = input.reshape(-1)
+            out_shape = (1,) * input.ndim if keepdim else ()
+        else:
+            d = _dim(dim, max(input.ndim, 1))
+            x = input.reshape(1) if input.ndim == 0 else input.movedim(d, -1)
+            shape = list(input.shape) if input.ndim else [1]
+            shape[d] = 1
+            out_shape = tuple(shape) if keepdim else tuple(shape[:d] + shape[d + 1 :])
+        srt = x.sort(-1).values
+        batch, n = tuple(srt.shape[:-1]), srt.shape[-1]
+        nan = xp.isnan(srt._data)
+        qv = qa.reshape((-1,) + (1,) * len(batch))  # (Q, 1, ...)
+        if ignore_nan:
+            ranks = qv * ((~nan).sum(-1) - 1)
+            ranks = xp.where(ranks < 0, 0.0, ranks)
+        else:
+            ranks = xp.where(nan.any(-1), float(n - 1), qv * (n - 1))
+        ranks = xp.broadcast_to(ranks, (qv.shape[0],) + batch)
+        if interpolation == "lower":
+            ranks = xp.floor(ranks)
+        elif interpolation == "higher":
+            ranks = xp.ceil(ranks)
+        elif interpolation == "nearest":
+            ranks = xp.round(ranks)
+        below = xp.floor(ranks).astype(xp.int64)
+        expanded = srt.expand(qv.shape[0], *srt.shape)
 
-    def pick(idx: Any) -> Tensor:
-        return expanded.gather(-1, _long(idx[..., None])).squeeze(-1)
+        def pick(idx: Any) -> Tensor:
+            return expanded.gather(-1, _long(idx[..., None])).squeeze(-1)
 
-    result = pick(below)
-    if interpolation in ("linear", "midpoint"):
-        weights = xp.full(ranks.shape, 0.5) if interpolation == "midpoint" else ranks - below
-        w = _creation.tensor(weights.astype(input._dtype.np))
-        result = result.lerp(pick(xp.ceil(ranks).astype(xp.int64)), w)
-    full_shape = out_shape if scalar_q else (qa.shape[0], *out_shape)
-    return result.reshape(full_shape)
+        result = pick(below)
+        if interpolation in ("linear", "midpoint"):
+            weights = xp.full(ranks.shape, 0.5) if interpolation == "midpoint" else ranks - below
+            w = _make(weights.astype(input._dtype.np), input._dtype)
+            result = result.lerp(pick(xp.ceil(ranks).astype(xp.int64)), w)
+        full_shape = out_shape if scalar_q else (qa.shape[0], *out_shape)
+        return result.reshape(full_shape)
 
 
 def quantile(

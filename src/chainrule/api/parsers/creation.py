@@ -9,6 +9,7 @@ from typing import Any
 
 from ... import _creation, _dtypes
 from ..._backend import xp
+from ..._meta import on_device
 from ..._promotion import result_type as _result_type
 from ..._tensor import Tensor, _make, check_device
 
@@ -141,6 +142,7 @@ def _triangle(name: str, row: int, col: int, offset: int, dtype: Any, upper: boo
     return _make(xp.stack(xp.nonzero(mask)).astype(dt.np).reshape(2, -1), dt)
 
 
+@on_device
 def tril_indices(
     row: int,
     col: int,
@@ -157,6 +159,7 @@ def tril_indices(
     return _triangle("tril_indices", row, col, offset, dtype, upper=False)
 
 
+@on_device
 def triu_indices(
     row: int,
     col: int,

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ... import _dtypes
-from ..._backend import xp
+from ..._backend import on_device_of, xp
 from ..._creation import _check_device, _check_requires_grad
 from ..._dtypes import dtype as DType
-from ..._meta import on_device
+from ..._meta import data_device, on_device, to_data_device
 from ..._promotion import as_number, result_type
 from ..._tensor import Tensor, _make
 from ...ops import copies, reductions, shapes
@@ -125,8 +125,9 @@ def itemsize(self: Tensor) -> int:
 
 
 def get_device(input: Tensor) -> int:
-    """The CUDA device index of input: -1 for the CPU, the only device chainrule has."""
-    return -1
+    """The CUDA device index of input: -1 on any other device (the CPU, meta)."""
+    d = input.device
+    return d.index if d.type == "cuda" else -1
 
 
 def _isin_operand(v: Any, name: str) -> Any:
@@ -163,11 +164,12 @@ def isin(
         )
     a = _isin_operand(elements, "elements")
     b = _isin_operand(test_elements, "test_elements")
-    common = result_type([a, b]).np
-    arr_a = a._data.astype(common) if isinstance(a, Tensor) else xp.asarray(a, dtype=common)
-    arr_b = b._data.astype(common) if isinstance(b, Tensor) else xp.asarray(b, dtype=common)
-    hits = xp.isin(arr_a, arr_b, assume_unique=bool(assume_unique), invert=bool(invert))
-    return _make(xp.asarray(hits), _dtypes.bool)
+    with on_device_of(*(t._data for t in (a, b) if isinstance(t, Tensor))):  # where they are
+        common = result_type([a, b]).np
+        arr_a = a._data.astype(common) if isinstance(a, Tensor) else xp.asarray(a, dtype=common)
+        arr_b = b._data.astype(common) if isinstance(b, Tensor) else xp.asarray(b, dtype=common)
+        hits = xp.isin(arr_a, arr_b, assume_unique=bool(assume_unique), invert=bool(invert))
+        return _make(xp.asarray(hits), _dtypes.bool)
 
 
 def unravel_index(indices: Tensor, shape: int | Sequence[int]) -> tuple[Tensor, ...]:
@@ -188,12 +190,13 @@ def unravel_index(indices: Tensor, shape: int | Sequence[int]) -> tuple[Tensor, 
     if any(d < 0 for d in shape):
         raise ValueError(f"'shape' cannot have negative values, but got {shape}")
     strides = [math.prod(shape[i + 1 :]) for i in range(len(shape))]
-    flat = indices._data.astype(xp.int64)
-    with xp.errstate(divide="ignore"):  # (a dim of size 0: PyTorch divides by zero too)
-        return tuple(
-            _make(xp.asarray((flat // stride) % size if size else flat * 0), _dtypes.int64)
-            for stride, size in zip(strides, shape)
-        )
+    with on_device_of(indices._data):  # the coordinates where the indices are
+        flat = indices._data.astype(xp.int64)
+        with xp.errstate(divide="ignore"):  # (a dim of size 0: PyTorch divides by zero too)
+            return tuple(
+                _make(xp.asarray((flat // stride) % size if size else flat * 0), _dtypes.int64)
+                for stride, size in zip(strides, shape)
+            )
 
 
 def range_(
@@ -228,4 +231,8 @@ def range_(
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     count = int(math.floor((end - start) / step)) + 1
     arr = (start + step * xp.arange(count, dtype=xp.float64)).astype(dt.np)
-    return _check_requires_grad(_make(arr, dt), requires_grad)
+    out = _make(arr, dt)
+    kind = None if device is None else data_device(device)  # (PyTorch's range is not made
+    if kind is not None:  # on the default device, only on the one given)
+        to_data_device(out, kind)
+    return _check_requires_grad(out, requires_grad)

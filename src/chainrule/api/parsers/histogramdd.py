@@ -7,7 +7,7 @@ import builtins
 from collections.abc import Sequence
 from typing import Any
 
-from ..._backend import xp
+from ..._backend import on_device_of, xp
 from ..._tensor import Tensor, _make
 from ..args import return_type
 
@@ -56,10 +56,11 @@ def histogramdd(
         if range is None
         else [(float(range[2 * i]), float(range[2 * i + 1])) for i in builtins.range(n_dims)]
     )
-    edges = [_edges(points[:, i], per_dim[i], ranges[i], np_dt) for i in builtins.range(n_dims)]
-    w = None if weight is None else weight._data.reshape(-1)
-    hist, _ = xp.histogramdd(
-        points, bins=[e.astype(xp.float64) for e in edges], weights=w, density=density
-    )
-    dt = input._dtype
-    return _HistogramDD(_make(hist.astype(np_dt), dt), tuple(_make(e, dt) for e in edges))
+    with on_device_of(points):  # the edges and counts where the points are
+        edges = [_edges(points[:, i], per_dim[i], ranges[i], np_dt) for i in builtins.range(n_dims)]
+        w = None if weight is None else weight._data.reshape(-1)
+        hist, _ = xp.histogramdd(
+            points, bins=[e.astype(xp.float64) for e in edges], weights=w, density=density
+        )
+        dt = input._dtype
+        return _HistogramDD(_make(hist.astype(np_dt), dt), tuple(_make(e, dt) for e in edges))

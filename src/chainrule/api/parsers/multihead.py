@@ -13,10 +13,9 @@ import warnings
 from typing import Any
 
 from ..._backend import xp
-from ..._creation import tensor as make_tensor
 from ..._creation import zeros
 from ..._dtypes import bool as bool_
-from ..._tensor import Tensor
+from ..._tensor import Tensor, _make
 from .attention import scaled_dot_product_attention
 from .dropout import dropout
 from .linear import linear
@@ -94,7 +93,8 @@ def _canonical_mask(
         )
     if mask.is_floating_point():
         return mask
-    return make_tensor(xp.where(mask._data, -xp.inf, 0.0).astype(target_type.np))
+    # (where the mask is, as PyTorch's zeros_like(mask).masked_fill_(mask, -inf))
+    return _make(xp.where(mask._data, -xp.inf, 0.0).astype(target_type.np), target_type)
 
 
 def _none_or_dtype(input: Tensor | None) -> Any:

@@ -4,15 +4,16 @@
 each with ``generator=``, PyTorch's parameter checks and messages.
 
 The values come from the generator's NumPy stream (not PyTorch's numbers, PyTorch's
-distributions); the op ``random.sample`` records the node PyTorch records (every gradient
-of a draw is zero)."""
+distributions), drawn on the host for every device (the same seed gives the same values on
+each) and copied to the device of the tensor they fill or follow; the op ``random.sample``
+records the node PyTorch records (every gradient of a draw is zero)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ... import _dtypes
-from ..._backend import xp
+from ..._backend import like, on_device_of, to_host, xp
 from ..._random import Generator, rng_of, sample_np_dtype
 from ..._tensor import Tensor, _make, check_device
 from ...autograd.inplace import inplace
@@ -41,7 +42,7 @@ def _float_np(t: Tensor) -> Any:
 
 def _write(self: Tensor, values: Any, node_name: str) -> Tensor:
     """Write ``values`` into self in place, recorded as PyTorch's node ``node_name``."""
-    values = xp.asarray(values).astype(self._dtype.np, copy=False)
+    values = like(self._data, values).astype(self._dtype.np, copy=False)
     params = {"values": values, "node_name": node_name}
     return inplace(self, random_ops.sample, (self,), params)
 
@@ -138,7 +139,7 @@ def bernoulli_(
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
         probs = p
         node = "BernoulliBackward2"
-    return _write(self, gen.random(self._data.shape) < probs, node)
+    return _write(self, like(self._data, gen.random(self._data.shape)) < probs, node)
 
 
 def exponential_(self: Tensor, lambd: float = 1, *, generator: Generator | None = None) -> Tensor:
@@ -187,8 +188,8 @@ def log_normal_(
 
 def _draw_like(shape: tuple, values: Any, dt: Any, inputs: tuple, node_name: str) -> Tensor:
     """A tensor of ``values``; where an input requires grad, the node PyTorch records."""
-    values = xp.asarray(values).astype(dt.np, copy=False).reshape(shape)
     tensors = [t for t in inputs if isinstance(t, Tensor)]
+    values = like(tensors[0]._data, values).astype(dt.np, copy=False).reshape(shape)
     if len(tensors) == 2:
         return random_ops.sample2(*tensors, values=values, node_name=node_name)
     return random_ops.sample(tensors[0], values=values, node_name=node_name)
@@ -237,6 +238,7 @@ def normal(
     s = std._data if s_t else std
     shape = xp.broadcast_shapes(xp.shape(m), xp.shape(s))
     n = rng_of(generator, "normal").standard_normal(shape, dtype=sample_np_dtype(dt))
+    n = like(m if m_t else s, n)  # (drawn on the host) where the tensors are
     node = "NormalBackward3" if m_t and s_t else "NormalBackward1" if m_t else "NormalBackward2"
     return _draw_like(shape, m + s * n, dt, (mean, std), node)
 
@@ -251,7 +253,7 @@ def bernoulli(
     """1 with probability input (elementwise; or p for every element), else 0, in input's
     dtype."""
     gen = rng_of(generator, "bernoulli")
-    u = gen.random(input._data.shape)
+    u = like(input._data, gen.random(input._data.shape))  # (drawn on the host) where input is
     if p is not None:
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
@@ -274,7 +276,7 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     rates = input._data
     if rates.size and not (rates >= 0).all():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    values = rng_of(generator, "poisson").poisson(rates.astype(xp.float64))
+    values = rng_of(generator, "poisson").poisson(to_host(rates).astype(xp.float64))
     return _draw_like(rates.shape, values, input._dtype, (input,), "PoissonBackward0")
 
 
@@ -302,27 +304,28 @@ def multinomial(
         )
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
-    p = input._data.astype(xp.float64).reshape(-1, n_cat)
-    if not (xp.isfinite(p) & (p >= 0)).all():
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    total = p.sum(axis=1, keepdims=True)
-    if (total <= 0).any():
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    gen = rng_of(generator, "multinomial")
-    rows = p.shape[0]
-    if replacement:  # inverse CDF: one sorted search over the rows' CDFs shifted by row
-        cdf = xp.cumsum(p / total, axis=1) + xp.arange(rows)[:, None]
-        u = gen.random((rows, num_samples)) + xp.arange(rows)[:, None]
-        idx = xp.searchsorted(cdf.reshape(-1), u.reshape(-1), side="right").reshape(u.shape)
-        idx = idx - xp.arange(rows)[:, None] * n_cat
-        last = n_cat - 1 - xp.argmax(p[:, ::-1] > 0, axis=1)  # the last category of weight > 0
-        idx = xp.minimum(idx, last[:, None])
-    else:  # an exponential race: E/p, the smallest num_samples win (zero weights last)
-        with xp.errstate(divide="ignore"):
-            keys = gen.standard_exponential(p.shape) / p
-        idx = xp.argsort(keys, axis=1, kind="stable")[:, :num_samples]
-    shape = (num_samples,) if input.ndim == 1 else (rows, num_samples)
-    return _make(idx.astype(xp.int64).reshape(shape), _dtypes.int64)
+    with on_device_of(input._data):  # the indices where input is
+        p = input._data.astype(xp.float64).reshape(-1, n_cat)
+        if not (xp.isfinite(p) & (p >= 0)).all():
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        total = p.sum(axis=1, keepdims=True)
+        if (total <= 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        gen = rng_of(generator, "multinomial")
+        rows = p.shape[0]
+        if replacement:  # inverse CDF: one sorted search over the rows' CDFs shifted by row
+            cdf = xp.cumsum(p / total, axis=1) + xp.arange(rows)[:, None]
+            u = like(p, gen.random((rows, num_samples))) + xp.arange(rows)[:, None]
+            idx = xp.searchsorted(cdf.reshape(-1), u.reshape(-1), side="right").reshape(u.shape)
+            idx = idx - xp.arange(rows)[:, None] * n_cat
+            last = n_cat - 1 - xp.argmax(p[:, ::-1] > 0, axis=1)  # the last category of weight > 0
+            idx = xp.minimum(idx, last[:, None])
+        else:  # an exponential race: E/p, the smallest num_samples win (zero weights last)
+            with xp.errstate(divide="ignore"):
+                keys = like(p, gen.standard_exponential(p.shape)) / p
+            idx = xp.argsort(keys, axis=1, kind="stable")[:, :num_samples]
+        shape = (num_samples,) if input.ndim == 1 else (rows, num_samples)
+        return _make(idx.astype(xp.int64).reshape(shape), _dtypes.int64)
 
 
 def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
@@ -340,5 +343,5 @@ def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) ->
     n, p = xp.broadcast_arrays(count._data, prob._data)
     with xp.errstate(invalid="ignore"):  # (nan counts draw 0)
         trials = xp.nan_to_num(xp.maximum(n, 0), nan=0.0).astype(xp.int64)
-    values = rng_of(generator, "binomial").binomial(trials, xp.clip(p, 0.0, 1.0))
-    return _make(xp.asarray(values, dtype=count._dtype.np), count._dtype)
+    draw = rng_of(generator, "binomial").binomial(to_host(trials), to_host(xp.clip(p, 0.0, 1.0)))
+    return _make(like(count._data, draw, dtype=count._dtype.np), count._dtype)

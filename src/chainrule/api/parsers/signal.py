@@ -1,6 +1,7 @@
 """The window functions of spectral analysis (``torch.hann_window`` and its kin): 1-d
 tensors of window_length samples; a periodic window is the symmetric one of length
-window_length + 1 without its last sample. They are constructors: no gradient flows."""
+window_length + 1 without its last sample. They are constructors: no gradient flows; made on
+``device`` (the default device when none is given), as PyTorch's."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from ... import _dtypes
 from ..._backend import xp
 from ..._creation import _check_device, _check_requires_grad
 from ..._dtypes import dtype as DType
+from ..._meta import on_device
 from ..._tensor import Tensor, _make
 
 # C++'s names of the dtypes, as PyTorch's TensorOptions print them
@@ -64,6 +66,7 @@ def _cosine_sum(*coefficients: float) -> Any:
     return shape
 
 
+@on_device
 def hann_window(
     window_length: int,
     periodic: bool = True,
@@ -81,6 +84,7 @@ def hann_window(
     )  # fmt: skip
 
 
+@on_device
 def hamming_window(
     window_length: int,
     periodic: bool = True,
@@ -100,6 +104,7 @@ def hamming_window(
     )  # fmt: skip
 
 
+@on_device
 def blackman_window(
     window_length: int,
     periodic: bool = True,
@@ -121,6 +126,7 @@ def _triangle(n: Any, length: int) -> Any:
     return 1 - xp.abs(2 * n / (length - 1) - 1)
 
 
+@on_device
 def bartlett_window(
     window_length: int,
     periodic: bool = True,
@@ -137,6 +143,7 @@ def bartlett_window(
     )
 
 
+@on_device
 def kaiser_window(
     window_length: int,
     periodic: bool = True,
