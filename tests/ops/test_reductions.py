@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import cases
 import chainrule as cr
+from chainrule.ops import reductions
 from oracle import (
     DT_IDS,
     FLOATS,
@@ -138,6 +139,24 @@ def test_sum_mean_full_and_empty(name):
     check(lambda L, x: getattr(L, name)(x), randn(()))
     check(lambda L, x: getattr(x, name)(), randn((0, 2)))
     check(lambda L, x: getattr(x, name)(dim=[0, 1]), randn((3, 2)))
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("keepdim", [False, True], ids=["", "keepdim"])
+@pytest.mark.parametrize(
+    "case", [((64, 6, 5, 7), (0, 2, 3)), ((40, 30, 3), (0, 1)), ((9, 8, 7, 6), (0, 3))]
+)
+def test_sum_over_dim_0_and_others_is_split(case, keepdim, dtype, monkeypatch):
+    """Above ``_SPLIT_SUM`` elements, a sum over dim 0 and other dims (not all) sums dim 0
+    first: PyTorch's values and node, and NumPy's sum over all those dims at once."""
+    shape, dim = case
+    x = randn(shape, seed=3)
+    same_node(check(lambda L, t: t.sum(dim=dim, keepdim=keepdim), x, dtype=dtype))
+    split = cr.tensor(x).sum(dim=dim, keepdim=keepdim).cpu().numpy()
+    monkeypatch.setattr(reductions, "_SPLIT_SUM", x.size)
+    whole = cr.tensor(x).sum(dim=dim, keepdim=keepdim).cpu().numpy()
+    np.testing.assert_allclose(split, whole, rtol=1e-12)
+    np.testing.assert_allclose(split, x.sum(axis=dim, keepdims=keepdim), rtol=1e-12)
 
 
 def test_integer_sums_are_int64():

@@ -40,10 +40,9 @@ def _convolution(
 ):
     """y[n, f, o] = bias[f] + Σ_{c,k} weight[f, c, k] · x[n, c, o·stride - padding +
     k·dilation] (x zero outside); transposed: the transpose of that map in x, applied to x"""
-    if transposed:
-        y = correlate_transpose(x, weight, stride, padding, dilation, groups, output_padding)
-    else:
-        y = correlate(x, weight, stride, padding, dilation, groups)
+    if not transposed:  # (the bias inside the product)
+        return correlate(x, weight, stride, padding, dilation, groups, bias)
+    y = correlate_transpose(x, weight, stride, padding, dilation, groups, output_padding)
     if bias is not None:
         y += bias.reshape((-1,) + (1,) * (y.ndim - 2))
     return y

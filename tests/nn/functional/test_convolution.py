@@ -261,30 +261,169 @@ def test_weight_gradient_over_a_long_contraction(shapes):
     same_node(check(fn, R(*x_shape), R(*w_shape), forward=False))
 
 
-@pytest.mark.parametrize(
-    "case",
-    [
-        ((2, 3, 6, 5), (4, 3, 3, 2), {}),
-        ((2, 4, 7, 6), (6, 2, 2, 3), {"groups": 2, "dilation": (2, 1), "padding": 1}),
-        ((1, 2, 4, 5, 4), (3, 2, 2, 3, 2), {"padding": (1, 0, 1)}),
-        ((0, 2, 5, 5), (3, 2, 2, 2), {}),
-    ],
-)
-def test_stride_one_input_gradient_is_the_general_path(case, monkeypatch):
-    """At stride 1 with short rows, the input's gradient adds each tap's columns in one
-    shifted run (``windows._correlate_transpose_wide``): the same values as the general
-    col2im (taken here by sending every row down the long-row path)."""
+STRIDE_ONE = [
+    ((2, 3, 6, 5), (4, 3, 3, 2), {}),
+    ((2, 4, 7, 6), (6, 2, 2, 3), {"groups": 2, "dilation": (2, 1), "padding": 1}),
+    ((1, 2, 4, 5, 4), (3, 2, 2, 3, 2), {"padding": (1, 0, 1)}),
+    ((0, 2, 5, 5), (3, 2, 2, 2), {}),
+    ((3, 6, 12, 12), (16, 6, 5, 5), {}),  # LeNet's second convolution
+    ((2, 3, 8, 7), (4, 3, 3, 3), {"dilation": (2, 1), "padding": (2, 0)}),
+    ((2, 3, 8, 7), (4, 3, 3, 3), {"dilation": (1, 2)}),  # the last dim dilated: tap by tap
+    ((2, 3, 9), (4, 3, 3), {"padding": 1}),
+    ((1, 2, 6, 6), (64, 2, 3, 3), {}),  # many filters: tap by tap
+]
+
+
+@pytest.mark.parametrize("case", STRIDE_ONE)
+@pytest.mark.parametrize("path", ["general", "tap_by_tap"])
+def test_stride_one_input_gradient_is_the_general_path(case, path, monkeypatch):
+    """At stride 1 with short rows, the input's gradient adds each tap's products in one
+    shifted run: position major with the last dim's taps in the product
+    (``windows._correlate_transpose_rows``: no groups, the last dim undilated, under
+    ``_POSITION_FILTERS`` filters), else batch last tap by tap
+    (``windows._correlate_transpose_wide``). Each gives the same values as the other and as
+    the general col2im (taken by sending every row down the long-row path)."""
     x_shape, w_shape, kwargs = case
-    conv = F(cr).conv2d if len(x_shape) == 4 else F(cr).conv3d
+    conv = {3: F(cr).conv1d, 4: F(cr).conv2d, 5: F(cr).conv3d}[len(x_shape)]
 
     def input_grad():
         x = cr.tensor(R(*x_shape), requires_grad=True)
         conv(x, cr.tensor(R(*w_shape)), **kwargs).sum().backward()
-        return x.grad.numpy()
+        return x.grad.cpu().numpy()
 
     fast = input_grad()
-    monkeypatch.setattr(windows, "_SHORT_ROW_BACKWARD", 0)
+    if path == "general":
+        monkeypatch.setattr(windows, "_SHORT_ROW_BACKWARD", 0)
+    else:
+        monkeypatch.setattr(windows, "_POSITION_FILTERS", 0)
     np.testing.assert_allclose(fast, input_grad(), rtol=1e-12, atol=1e-12)
+
+
+BIG_BATCH = {
+    "lenet_conv2": ((64, 6, 12, 12), (16, 6, 5, 5), {}),
+    "groups_stride_padding": (
+        (64, 4, 7, 6),
+        (6, 2, 3, 2),
+        {"groups": 2, "stride": (2, 1), "padding": 1, "dilation": (1, 2)},
+    ),
+    "conv1d": ((64, 3, 9), (4, 3, 3), {"padding": 2}),
+    "conv3d": ((64, 2, 4, 5, 4), (3, 2, 2, 3, 2), {"padding": (1, 0, 1)}),
+}
+
+
+@pytest.mark.parametrize("case", list(BIG_BATCH.values()), ids=list(BIG_BATCH))
+def test_position_major_forward_is_the_general_path(case, monkeypatch):
+    """A batch of at least ``_POSITION_BATCH`` with few filters and short rows: the forward
+    is one product per output position, position major (``windows._windows_position_major``).
+    Output, gradients (the input's gradient is a convolution too) and node names are
+    PyTorch's, and the values are those of the batch-last and the long-row paths."""
+    x_shape, w_shape, kwargs = case
+    monkeypatch.setattr(windows, "_ROW_COLUMNS", 10**9)  # (2-d: not row major)
+    conv = {3: F(cr).conv1d, 4: F(cr).conv2d, 5: F(cr).conv3d}[len(x_shape)]
+    fn = lambda L, x, w, b: getattr(F(L), conv.__name__)(x, w, b, **kwargs)  # noqa: E731
+    same_node(check(fn, R(*x_shape), R(*w_shape), R(w_shape[0])))
+
+    def run():
+        x = cr.tensor(R(*x_shape), requires_grad=True)
+        w = cr.tensor(R(*w_shape), requires_grad=True)
+        y = conv(x, w, **kwargs)
+        (y * cr.tensor(R(*y.shape, seed=1))).sum().backward()
+        return y.detach().cpu().numpy(), x.grad.cpu().numpy(), w.grad.cpu().numpy()
+
+    fast = run()
+    for name, value in (("_POSITION_BATCH", 10**9), ("_SHORT_ROW", 0)):  # batch last, long rows
+        monkeypatch.setattr(windows, name, value)
+        for got, want in zip(fast, run(), strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+FEW_FILTERS = {
+    "lenet_conv1": ((3, 1, 28, 28), (6, 1, 5, 5), {}),
+    "padding_dilation": ((2, 3, 14, 13), (4, 3, 3, 2), {"padding": 1, "dilation": (2, 1)}),
+    "stride_along_rows": ((2, 2, 12, 30), (5, 2, 2, 3), {"stride": (1, 2), "padding": (0, 1)}),
+}
+
+
+@pytest.mark.parametrize("case", list(FEW_FILTERS.values()), ids=list(FEW_FILTERS))
+def test_few_filters_weight_gradient_is_the_general_path(case, monkeypatch):
+    """With long rows, at most ``_FEW_FILTERS`` filters and stride 1 down the rows, the
+    2-d weight gradient copies x's windows along the last dim only and reads each row of
+    taps as a shifted block (``windows._correlate_weight_rows``): PyTorch's gradients and
+    node, and the values of the general path."""
+    x_shape, w_shape, kwargs = case
+    fn = lambda L, x, w: F(L).conv2d(x, w, **kwargs)  # noqa: E731
+    same_node(check(fn, R(*x_shape), R(*w_shape)))
+
+    def weight_grad():
+        w = cr.tensor(R(*w_shape), requires_grad=True)
+        y = F(cr).conv2d(cr.tensor(R(*x_shape)), w, **kwargs)
+        (y * cr.tensor(R(*y.shape, seed=1))).sum().backward()
+        return w.grad.cpu().numpy()
+
+    fast = weight_grad()
+    monkeypatch.setattr(windows, "_FEW_FILTERS", 0)
+    np.testing.assert_allclose(fast, weight_grad(), rtol=1e-12, atol=1e-12)
+
+
+ROW_MAJOR = {
+    "lenet_conv1": ((3, 1, 28, 28), (6, 1, 5, 5), {}),
+    "lenet_conv2": ((3, 6, 12, 12), (16, 6, 5, 5), {}),  # short rows
+    "stride_padding": ((2, 3, 15, 30), (4, 3, 3, 2), {"stride": (1, 2), "padding": (1, 2)}),
+    "dilated_along_rows": ((1, 2, 9, 20), (3, 2, 2, 3), {"dilation": (1, 2), "padding": 1}),
+}
+
+
+@pytest.mark.parametrize("case", list(ROW_MAJOR.values()), ids=list(ROW_MAJOR))
+def test_row_major_forward_is_the_general_path(case, monkeypatch):
+    """A 2-d forward without groups, undilated down the rows, with at least
+    ``_ROWS_PER_FILTER`` window rows per filter and ``_ROW_COLUMNS`` columns per output row
+    (here any) is one product per output row on x's windows along the last dim
+    (``windows._correlate_rows``): PyTorch's values, gradients and node, and the values of
+    the other paths, bias included."""
+    x_shape, w_shape, kwargs = case
+    monkeypatch.setattr(windows, "_ROW_COLUMNS", 0)
+    fn = lambda L, x, w, b: F(L).conv2d(x, w, b, **kwargs)  # noqa: E731
+    same_node(check(fn, R(*x_shape), R(*w_shape), R(w_shape[0])))
+    x, w, b = (cr.tensor(R(*x_shape)), cr.tensor(R(*w_shape)), cr.tensor(R(w_shape[0])))
+    fast = F(cr).conv2d(x, w, b, **kwargs).cpu().numpy()
+    monkeypatch.setattr(windows, "_ROWS_PER_FILTER", 10**9)
+    general = F(cr).conv2d(x, w, b, **kwargs).cpu().numpy()
+    np.testing.assert_allclose(fast, general, rtol=1e-12, atol=1e-12)
+
+
+SHORT_ROW_WEIGHT = {
+    "lenet_conv2": ((3, 6, 12, 12), (16, 6, 5, 5), {}),
+    "groups_dilation": (
+        (2, 4, 9, 8),
+        (6, 2, 2, 3),
+        {"groups": 2, "dilation": (2, 1), "padding": 1},
+    ),
+    "stride_along_rows": ((2, 3, 7, 12), (4, 3, 3, 2), {"stride": (1, 2), "padding": (1, 0)}),
+}
+
+
+@pytest.mark.parametrize("case", list(SHORT_ROW_WEIGHT.values()), ids=list(SHORT_ROW_WEIGHT))
+def test_short_row_weight_gradient_is_the_general_path(case, monkeypatch):
+    """With short rows, stride 1 down the rows and at most ``_FEW_FILTERS`` filters (and a
+    batch of ``_ROW_COLUMNS`` columns per row, here any), the 2-d weight gradient copies x's
+    windows along the last dim only, batch last, and reads each row of taps as a shifted run of
+    columns (``windows._correlate_weight_rows_batch_last``): PyTorch's gradients and node,
+    and the values of the general long-row path."""
+    x_shape, w_shape, kwargs = case
+    monkeypatch.setattr(windows, "_ROW_COLUMNS", 0)  # (any batch)
+    fn = lambda L, x, w: F(L).conv2d(x, w, **kwargs)  # noqa: E731
+    same_node(check(fn, R(*x_shape), R(*w_shape)))
+
+    def weight_grad():
+        w = cr.tensor(R(*w_shape), requires_grad=True)
+        y = F(cr).conv2d(cr.tensor(R(*x_shape)), w, **kwargs)
+        (y * cr.tensor(R(*y.shape, seed=1))).sum().backward()
+        return w.grad.cpu().numpy()
+
+    fast = weight_grad()
+    monkeypatch.setattr(windows, "_SHORT_ROW", 0)
+    monkeypatch.setattr(windows, "_FEW_FILTERS", 0)  # (x's own layout, all the windows)
+    np.testing.assert_allclose(fast, weight_grad(), rtol=1e-12, atol=1e-12)
 
 
 def test_double_backward_node_name():
