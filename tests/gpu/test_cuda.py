@@ -313,3 +313,23 @@ def test_lazy_modules_materialize_on_their_device(how):
         assert out.is_cuda
         for t in list(module.parameters()) + list(module.buffers()):
             assert t.is_cuda, (type(module).__name__, t.shape)
+
+
+@pytest.mark.parametrize("lengths", ["tensors", "lists"])
+@pytest.mark.parametrize("targets", ["padded", "concatenated"])
+def test_ctc_loss_on_cuda_gives_the_cpu_s_loss_and_gradient(lengths, targets):
+    results = []
+    for dev in ("cpu", "cuda"):
+        cr.manual_seed(0)
+        lp = cr.randn(6, 2, 4).log_softmax(2).to(dev).requires_grad_()
+        tg = cr.tensor([[1, 2, 3], [2, 1, 0]])
+        tg = tg if targets == "padded" else cr.tensor([1, 2, 3, 2, 1])
+        il, tl = [6, 5], [3, 2]
+        if lengths == "tensors":
+            il, tl = cr.tensor(il, device=dev), cr.tensor(tl, device=dev)
+        loss = cr.nn.functional.ctc_loss(lp, tg.to(dev), il, tl)
+        loss.backward()
+        assert loss.device.type == dev and lp.grad.device.type == dev
+        results.append((host(loss), host(lp.grad)))
+    for ours, cpu in zip(results[1], results[0], strict=True):
+        np.testing.assert_allclose(ours, cpu, rtol=1e-6, atol=1e-7)

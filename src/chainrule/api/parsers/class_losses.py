@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..._backend import to_host, xp
+from ..._backend import like, on_device_of, to_host, xp
 from ..._creation import tensor as make_tensor
 from ..._creation import zeros_like
 from ..._tensor import Tensor, wrap
@@ -565,13 +565,15 @@ def ctc_loss(
     t_max, batch, labels = lp.shape
     if not 0 <= blank < labels:
         raise RuntimeError("blank must be in label range")
-    inputs = _lengths(input_lengths, "input_lengths")
-    lengths = _lengths(target_lengths, "target_lengths")
+    # (lengths where the log-probabilities are: the lattice is built from both)
+    inputs = like(lp._data, _lengths(input_lengths, "input_lengths"))
+    lengths = like(lp._data, _lengths(target_lengths, "target_lengths"))
     if inputs.size != batch:
         raise RuntimeError("input_lengths must be of size batch_size")
     if lengths.size != batch:
         raise RuntimeError("target_lengths must be of size batch_size")
-    padded = _padded_targets(targets, lengths, batch)
+    with on_device_of(lp._data):  # (its index arithmetic where the log-probabilities are)
+        padded = _padded_targets(targets, lengths, batch)
     where = "(while checking arguments for ctc_loss_allocate_outputs)"
     for length in inputs:
         if length < 0:
