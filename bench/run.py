@@ -702,7 +702,8 @@ def main() -> int:
         "its import has the effect of a large block freed); chainrule's own import raises those "
         "thresholds too (src/chainrule/_backend.py), so a script without PyTorch runs as fast "
         "(without it, the MLP step on batch 16 took 1.2 ms instead of 0.71: each step "
-        "re-faulted the pages of its gradients).\n\n"
+        "re-faulted the pages of its gradients). Where the time goes, row by row, and what is "
+        "left below each target: docs/performance.md.\n\n"
         f"{env}\n\n{table}\n"
     )
     print(f"\nwrote {doc}", file=sys.stderr)
