@@ -344,6 +344,14 @@ FEW_FILTERS = {
 }
 
 
+def _weight_grad(x_shape: tuple, w_shape: tuple, kwargs: dict) -> np.ndarray:
+    """conv2d's weight gradient for a fixed upstream gradient, by whichever path applies."""
+    w = cr.tensor(R(*w_shape), requires_grad=True)
+    y = F(cr).conv2d(cr.tensor(R(*x_shape)), w, **kwargs)
+    (y * cr.tensor(R(*y.shape, seed=1))).sum().backward()
+    return w.grad.cpu().numpy()
+
+
 @pytest.mark.parametrize("case", list(FEW_FILTERS.values()), ids=list(FEW_FILTERS))
 def test_few_filters_weight_gradient_is_the_general_path(case, monkeypatch):
     """With long rows, at most ``_FEW_FILTERS`` filters and stride 1 down the rows, the
@@ -354,15 +362,9 @@ def test_few_filters_weight_gradient_is_the_general_path(case, monkeypatch):
     fn = lambda L, x, w: F(L).conv2d(x, w, **kwargs)  # noqa: E731
     same_node(check(fn, R(*x_shape), R(*w_shape)))
 
-    def weight_grad():
-        w = cr.tensor(R(*w_shape), requires_grad=True)
-        y = F(cr).conv2d(cr.tensor(R(*x_shape)), w, **kwargs)
-        (y * cr.tensor(R(*y.shape, seed=1))).sum().backward()
-        return w.grad.cpu().numpy()
-
-    fast = weight_grad()
+    fast = _weight_grad(x_shape, w_shape, kwargs)
     monkeypatch.setattr(windows, "_FEW_FILTERS", 0)
-    np.testing.assert_allclose(fast, weight_grad(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(fast, _weight_grad(x_shape, w_shape, kwargs), rtol=1e-12, atol=1e-12)
 
 
 ROW_MAJOR = {
@@ -414,16 +416,10 @@ def test_short_row_weight_gradient_is_the_general_path(case, monkeypatch):
     fn = lambda L, x, w: F(L).conv2d(x, w, **kwargs)  # noqa: E731
     same_node(check(fn, R(*x_shape), R(*w_shape)))
 
-    def weight_grad():
-        w = cr.tensor(R(*w_shape), requires_grad=True)
-        y = F(cr).conv2d(cr.tensor(R(*x_shape)), w, **kwargs)
-        (y * cr.tensor(R(*y.shape, seed=1))).sum().backward()
-        return w.grad.cpu().numpy()
-
-    fast = weight_grad()
+    fast = _weight_grad(x_shape, w_shape, kwargs)
     monkeypatch.setattr(windows, "_SHORT_ROW", 0)
     monkeypatch.setattr(windows, "_FEW_FILTERS", 0)  # (x's own layout, all the windows)
-    np.testing.assert_allclose(fast, weight_grad(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(fast, _weight_grad(x_shape, w_shape, kwargs), rtol=1e-12, atol=1e-12)
 
 
 def test_double_backward_node_name():
