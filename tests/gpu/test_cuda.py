@@ -333,3 +333,13 @@ def test_ctc_loss_on_cuda_gives_the_cpu_s_loss_and_gradient(lengths, targets):
         results.append((host(loss), host(lp.grad)))
     for ours, cpu in zip(results[1], results[0], strict=True):
         np.testing.assert_allclose(ours, cpu, rtol=1e-6, atol=1e-7)
+
+
+def test_integer_average_pooling_on_cuda_truncates_as_on_the_cpu():
+    # the divisor is made on the host: it joins the sums on the device
+    x = cr.arange(-16, 16).reshape(1, 2, 4, 4)
+    for kwargs in ({}, {"divisor_override": 3}, {"padding": 1, "count_include_pad": False}):
+        cpu = cr.nn.functional.avg_pool2d(x, 2, **kwargs)
+        ours = cr.nn.functional.avg_pool2d(x.to("cuda"), 2, **kwargs)
+        assert ours.is_cuda and ours.dtype == cr.int64
+        np.testing.assert_array_equal(host(ours), host(cpu))

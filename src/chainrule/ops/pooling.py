@@ -18,7 +18,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from .._backend import xp
+from .._backend import like, xp
 from ..autograd.recording import KEEP, defop
 from .windows import axis_gather_pair, gather_axes, pad_array, windows
 
@@ -324,6 +324,7 @@ def integer_avg_pool(x: Any, kernel, stride, padding, ceil_mode, count_include_p
     sums = gather_axes(x, taps)  # weights 0 or 1: exact integer sums
     if divisor_override:
         divisor = xp.asarray(divisor_override, dtype=xp.int64)
+    divisor = like(sums, divisor)  # (made on the host: to the sums' device)
     quotient = xp.abs(sums) // xp.abs(divisor)
     return (quotient * xp.sign(sums) * xp.sign(divisor)).astype(x.dtype)
 
