@@ -343,3 +343,19 @@ def test_integer_average_pooling_on_cuda_truncates_as_on_the_cpu():
         ours = cr.nn.functional.avg_pool2d(x.to("cuda"), 2, **kwargs)
         assert ours.is_cuda and ours.dtype == cr.int64
         np.testing.assert_array_equal(host(ours), host(cpu))
+
+
+def test_pack_padded_sequence_takes_its_lengths_on_the_cpu_as_torch():
+    from chainrule.nn.utils.rnn import pack_padded_sequence
+
+    x = cr.randn(4, 2, 3, device="cuda")
+    with pytest.raises(RuntimeError) as err:
+        pack_padded_sequence(x, cr.tensor([4, 2], device="cuda"))
+    assert str(err.value) == (
+        "'lengths' argument should be a 1D CPU int64 tensor, but got 1D cuda:0 Long tensor"
+    )
+    with cr.device("cuda"):  # a list becomes CPU lengths whatever the default device
+        packed = pack_padded_sequence(x, [2, 4], enforce_sorted=False)
+    assert packed.data.is_cuda and packed.batch_sizes.device.type == "cpu"
+    assert packed.sorted_indices.is_cuda
+    np.testing.assert_array_equal(host(packed.batch_sizes), [2, 2, 1, 1])

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import chainrule
 
-from ..._backend import xp
+from ..._backend import to_host, xp
 from ..._tensor import Tensor
 
 __all__ = [
@@ -92,10 +92,10 @@ def invert_permutation(permutation: Tensor | None) -> Tensor | None:
     """The inverse of a permutation of 0..n-1 (None for None)."""
     if permutation is None:
         return None
-    p = permutation._data
+    p = to_host(permutation._data)
     inverse = xp.empty_like(p)
     inverse[p] = xp.arange(p.shape[0], dtype=p.dtype)
-    return chainrule.from_numpy(inverse)
+    return chainrule.from_numpy(inverse).to(permutation.device)  # (where the permutation is)
 
 
 def _packed_positions(batch_sizes, batch: int):
@@ -115,12 +115,18 @@ def pack_padded_sequence(
     """Packs a padded (T, B, *) (or (B, T, *)) batch of sequences of the given lengths."""
     if isinstance(lengths, Tensor):
         lengths = lengths.to(dtype=chainrule.int64)
-    else:
-        lengths = chainrule.as_tensor(lengths, dtype=chainrule.int64)
+    else:  # (on the CPU whatever the default device, as PyTorch makes them)
+        lengths = chainrule.as_tensor(lengths, dtype=chainrule.int64, device="cpu")
     sorted_indices = None
     if not enforce_sorted:
         lengths, sorted_indices = chainrule.sort(lengths, descending=True)
+        sorted_indices = sorted_indices.to(input.device)
         input = input.index_select(0 if batch_first else 1, sorted_indices)
+    if lengths.ndim != 1 or lengths.device.type != "cpu":
+        raise RuntimeError(
+            "'lengths' argument should be a 1D CPU int64 tensor, but got "
+            f"{lengths.ndim}D {lengths.device} Long tensor"
+        )
     n = lengths._data
     if batch_first:
         input = input.transpose(0, 1)
