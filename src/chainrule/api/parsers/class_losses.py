@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..._backend import like, on_device_of, to_host, xp
-from ..._creation import tensor as make_tensor
+from ..._backend import like, on_device_of, xp
 from ..._creation import zeros_like
 from ..._tensor import Tensor, wrap
 from ...ops import activations, binary, logical, losses, normalizations, reductions, shapes
@@ -596,9 +595,7 @@ def ctc_loss(
     if zero_infinity:
         loss = logical.where(xp.isinf(loss._data), zeros_like(loss), loss)
     if reduction == "mean":
-        per_length = make_tensor(
-            to_host(xp.maximum(lengths, 1)).astype(lp._data.dtype), device=lp.device
-        )
+        per_length = wrap(xp.maximum(lengths, 1).astype(lp._data.dtype))  # (on lp's device)
         loss = reductions.mean(loss / per_length)
     elif reduction == "sum":
         loss = reductions.sum(loss)
