@@ -215,6 +215,82 @@ def test_log_softmax_vjp_on_arrays_gives_the_tensor_paths_bits(dt):
 
 
 @pytest.mark.parametrize("dt", DTYPES)
+def test_log_softmax_vjp_recorded_is_one_node_with_the_composite_bits(dt):
+    """create_graph=True: one LogSoftmaxBackwardDataBackward0 node (PyTorch's), its value
+    the bits of the composite g - e^y Σ_dim g written with exp, sum, mul and sub."""
+    z = cr.tensor(values("any", (5, 7), 6), dtype=getattr(cr, dt), requires_grad=True)
+    g = cr.tensor(values("any", (5, 7), 7), dtype=getattr(cr, dt), requires_grad=True)
+    for dim in (0, 1, -1):
+        y = cr.nn.functional.log_softmax(z, dim)
+        (got,) = cr.autograd.grad(y, z, g, create_graph=True)
+        assert got.grad_fn.name() == "LogSoftmaxBackwardDataBackward0"
+        y = y.detach()
+        composite = g - y.exp() * g.sum(dim, keepdim=True)
+        np.testing.assert_array_equal(got.detach().numpy(), composite.detach().numpy())
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_log_softmax_backward_vjps_on_arrays_give_the_tensor_paths_bits(dt):
+    """The VJPs of LogSoftmaxBackwardDataBackward0 (in the output gradient and in the output)
+    on arrays against create_graph=True (the ops as written)."""
+    z = cr.tensor(values("any", (5, 7), 6), dtype=getattr(cr, dt), requires_grad=True)
+    g = cr.tensor(values("any", (5, 7), 7), dtype=getattr(cr, dt), requires_grad=True)
+    w = cr.tensor(values("any", (5, 7), 8), dtype=getattr(cr, dt))
+    for dim in (0, 1):
+        (gz,) = cr.autograd.grad(cr.nn.functional.log_softmax(z, dim), z, g, create_graph=True)
+        fast = cr.autograd.grad(gz, (z, g), w, retain_graph=True)
+        plain = cr.autograd.grad(gz, (z, g), w, create_graph=True)
+        for a, b in zip(fast, plain):
+            np.testing.assert_array_equal(a.numpy(), b.detach().numpy())
+
+
+def _log_softmax_orders(lib, dim):
+    """Gradients of log_softmax's VJP in the output gradient and, through the output, in
+    the input: second order, and third through a second create_graph."""
+    r = np.random.default_rng(12)
+    z = lib.tensor(r.standard_normal((4, 5)), requires_grad=True)
+    g = lib.tensor(r.standard_normal((4, 5)), requires_grad=True)
+    w = lib.tensor(r.standard_normal((4, 5)))
+    y = lib.nn.functional.log_softmax(z, dim)
+    (gz,) = lib.autograd.grad(y, z, g, create_graph=True)
+    second = lib.autograd.grad((gz * w).sum(), (z, g), create_graph=True)
+    third = lib.autograd.grad((second[0] * second[0]).sum(), (z, g))
+    return gz.grad_fn.name(), gz, second, third
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_log_softmax_vjp_second_and_third_order_match_torch(dim):
+    compare(lambda lib: _log_softmax_orders(lib, dim), rtol=1e-10, atol=1e-12)
+
+
+def test_log_softmax_backward_op_gradchecks_and_its_tangents_match_torch():
+    """The op's own VJPs (in grad and in output) against finite differences, first and second
+    order; its JVPs against PyTorch's forward mode over the same VJP."""
+    from chainrule.ops.normalizations import log_softmax_backward_data
+
+    r = np.random.default_rng(13)
+    grad = cr.tensor(r.standard_normal((3, 4)), requires_grad=True)
+    out = cr.tensor(r.standard_normal((3, 4)), requires_grad=True)
+    for dim in (0, 1):
+        fn = lambda a, b, dim=dim: log_softmax_backward_data(a, b, dim=dim)  # noqa: E731
+        assert cr.autograd.gradcheck(fn, (grad, out))
+        assert cr.autograd.gradgradcheck(fn, (grad, out))
+
+    def run(lib):
+        r = np.random.default_rng(14)
+        z = lib.tensor(r.standard_normal((3, 4)), requires_grad=True)
+        g = lib.tensor(r.standard_normal((3, 4)))
+        with lib.autograd.forward_ad.dual_level():
+            zd = lib.autograd.forward_ad.make_dual(z.detach(), lib.ones_like(z))
+            gd = lib.autograd.forward_ad.make_dual(g, lib.full_like(g, 0.5))
+            y = lib.nn.functional.log_softmax(zd.requires_grad_(), 1)
+            (gz,) = lib.autograd.grad(y, zd, gd, create_graph=True)
+            return gz, lib.autograd.forward_ad.unpack_dual(gz).tangent
+
+    compare(run, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
 def test_relu_vjp_on_arrays_gives_the_tensor_paths_bits(dt):
     """The caller's gradient (shared: masked into a new array) and a gradient relu's VJP
     alone holds (mul's: masked in place), against create_graph=True's ops; nan and inf in
