@@ -16,6 +16,7 @@ import math
 from .. import _dtypes
 from .._backend import loud, ndarray, quiet, xp
 from .._promotion import result_type
+from .._tensor import Tensor, _make
 from ..autograd.recording import array_of, defop, floating_only
 from . import activations, binary, logical, reductions, shapes, unary
 
@@ -429,6 +430,8 @@ def _nll_vjp(g, x_shape, target, weight, ignore_index, reduction):
     coef = _nll_coefficients(x_shape, target, weight, ignore_index, reduction, _dtype_of(g))
     if reduction == "none":
         g = shapes.unsqueeze(g, dim=_class_axis(len(x_shape)))
+    if isinstance(g, Tensor):  # create_graph: a constant of g's dtype, not an array to wrap
+        coef = _make(coef, g._dtype)
     return g * coef
 
 
