@@ -199,6 +199,37 @@ def test_nll_loss_gradient_is_zero_off_the_targets_as_torch(reduction, kw):
     compare(run, exact=True)
 
 
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+@pytest.mark.parametrize("g0", [0.5, -2.0, float("inf")])
+def test_nll_loss_vjp_recorded_fast_path_is_the_general_path(g0, reduction, dt):
+    """create_graph=True on a batch without weights: the coefficients' mask read off them
+    gives the general path's bits (a weight of ones takes it), its nodes and its gradient in
+    the output gradient; 0 off the targets for an infinite or negative g, as PyTorch."""
+    z, t = _ce_inputs(cr, dt)
+    g = cr.tensor(g0, dtype=z.dtype, requires_grad=True)
+    outs = []
+    for weight in (None, cr.ones(5, dtype=z.dtype)):
+        loss = cr.nn.functional.nll_loss(z, t, weight=weight, reduction=reduction)
+        (gz,) = cr.autograd.grad(loss, z, g, create_graph=True)
+        (gg,) = cr.autograd.grad((gz * gz.detach()).sum(), g)
+        outs.append((gz.detach().numpy(), gz.grad_fn.name(), gg.numpy()))
+    (a, a_name, a_gg), (e, e_name, e_gg) = outs
+    np.testing.assert_array_equal(a, e)
+    np.testing.assert_array_equal(np.signbit(a), np.signbit(e))
+    assert a_name == e_name
+    np.testing.assert_array_equal(a_gg, e_gg)
+
+    def run(lib):
+        z, t = _ce_inputs(lib, dt)
+        g = lib.tensor(g0, dtype=z.dtype, requires_grad=True)
+        loss = lib.nn.functional.nll_loss(z, t, reduction=reduction)
+        (gz,) = lib.autograd.grad(loss, z, g, create_graph=True)
+        return gz, lib.signbit(gz)
+
+    compare(run, exact=True)
+
+
 @pytest.mark.parametrize(
     "case",
     [

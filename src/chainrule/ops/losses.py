@@ -438,22 +438,28 @@ def _nll_coefficients(x_shape, target, weight, ignore_index, reduction, dtype, e
 
 def _nll_vjp(g, x_shape, target, weight, ignore_index, reduction):
     """∂/∂x = -weight[t] at each target class t, 0 elsewhere (÷ Σ weight[t] for the mean)"""
+    data = g._data if isinstance(g, Tensor) else g
     if (
-        g.__class__ is ndarray
+        data.__class__ is ndarray
         and weight is None
         and reduction != "none"
         and len(x_shape) == 2
         and target.size
         and _all_classes(target, x_shape[1], ignore_index)
     ):
-        # arrays, a batch, every weight 1 (the usual case): -g (-g/N for the mean) at the
-        # targets, 0 elsewhere (as PyTorch's kernel: 0 there even for an infinite g)
-        coef = xp.zeros(x_shape, g.dtype)
-        one = g.dtype.type(1)
+        # a batch, every weight 1 (the usual case): -g (-g/N for the mean) at the targets, 0
+        # elsewhere (as PyTorch's kernel: 0 there even for an infinite g)
+        coef = xp.zeros(x_shape, data.dtype)
+        one = data.dtype.type(1)
         n = target.size
-        value = -(one / g.dtype.type(n)) if reduction == "mean" else -one
-        coef[_rows(n), target] = value * g
-        return coef
+        value = -(one / data.dtype.type(n)) if reduction == "mean" else -one
+        if g is data:  # arrays: the product written at the targets
+            coef[_rows(n), target] = value * g
+            return coef
+        # create_graph: the line at the end with the mask read off the coefficients (the
+        # same values, bits and nodes: tests/nn/test_mlp_fast_paths.py)
+        coef[_rows(n), target] = value
+        return logical.where(coef != 0, g * _make(coef, g._dtype), 0)
     coef = _nll_coefficients(x_shape, target, weight, ignore_index, reduction, _dtype_of(g))
     if reduction == "none":
         g = shapes.unsqueeze(g, dim=_class_axis(len(x_shape)))
