@@ -20,7 +20,15 @@ import chainrule as cr
 from chainrule._backend import loud, quiet, scalar
 from chainrule.autograd.graph import OUTPUT_CHECK
 from chainrule.autograd.recording import Op
-from chainrule.ops import activations, arithmetic, indexing, reductions, shapes, unary
+from chainrule.ops import (
+    activations,
+    arithmetic,
+    indexing,
+    normalizations,
+    reductions,
+    shapes,
+    unary,
+)
 from chainrule.ops.linalg import products
 from oracle import assert_same_error, compare
 
@@ -95,6 +103,7 @@ z = cr.tensor([-0.0, 0.0, float("nan"), -1.5, 2.0, -float("nan")], requires_grad
 s0 = cr.tensor(1.5, requires_grad=True)  # 0-d: NumPy gives a scalar, the general output step
 h3 = _leaf(dtype=cr.float16, seed=6)
 bt = _leaf((2, 3, 4), seed=7)
+b2, wt = _leaf((2,), seed=8), _leaf((2, 4), seed=9)  # wt.t(): a weight stored transposed
 
 # (fast call, op, args, params): the fast call and the general path on the same inputs
 CASES = {
@@ -152,6 +161,33 @@ CASES = {
     "x[5:]": (lambda: x3[5:], indexing.getitem, (x3,), {"key": slice(5, None)}),
     "x[1:][1:]": (lambda: x3[1:][1:], None, None, None),
     "c[1:]": (lambda: c3[1:], indexing.getitem, (c3,), {"key": slice(1, None)}),
+    # ops whose forward decides the dtype (no cast), with two inputs: Op._fast too
+    "threshold_backward(y, x)": (
+        lambda: activations.threshold_backward(y3, x3, threshold=0.5),
+        activations.threshold_backward,
+        (y3, x3),
+        {"threshold": 0.5},
+    ),
+    "threshold_backward(y, c)": (
+        lambda: activations.threshold_backward(y3, c3),
+        activations.threshold_backward,
+        (y3, c3),
+        {},
+    ),
+    "threshold_backward(c, x)": (
+        lambda: activations.threshold_backward(c3, x3),
+        activations.threshold_backward,
+        (c3, x3),
+        {},
+    ),
+    # a parameter given by position (a VJP's ``sum_to(g, x_shape)``) is the parameter
+    "sum_to(m, (4,))": (lambda: shapes.sum_to(m, (4,)), shapes.sum_to, (m,), {"shape": (4,)}),
+    "expand(x, (2, 3))": (
+        lambda: shapes.expand(x3, (2, 3)),
+        shapes.expand,
+        (x3,),
+        {"shape": (2, 3)},
+    ),
 }
 
 
@@ -215,6 +251,17 @@ def test_fast_path_gives_what_the_general_path_gives(case, grad):
             assert (g is None) == (h is None)
             if g is not None:
                 np.testing.assert_array_equal(g, h)
+
+
+def test_parameter_given_by_position_is_a_parameter_as_torch():
+    """``sum_to(g, shape)``, as VJPs call it: one input, one edge (PyTorch's SumBackward1
+    has one), the shape saved as the parameter; given twice, Python's TypeError."""
+    got = shapes.sum_to(m, (1, 4))
+    want = torch.from_numpy(m.detach().numpy()).requires_grad_().sum_to_size(1, 4)
+    assert got.grad_fn.name() == want.grad_fn.name() == "SumBackward1"
+    assert len(got.grad_fn.next_functions) == len(want.grad_fn.next_functions) == 1
+    with pytest.raises(TypeError, match="multiple values for argument 'shape'"):
+        shapes.sum_to(m, (4,), shape=(4,))
 
 
 def test_fast_path_output_is_fresh_and_nodes_are_not_shared():
@@ -340,6 +387,14 @@ SAVES = [
     (activations.relu, (x3,), {}),
     (unary.exp, (x3,), {}),
     (indexing.getitem, (m,), {"key": (slice(1, None), 2)}),
+    (products.addmm, (b2, m, w), {}),  # inputs, layouts and parameters, interleaved
+    (products.addmm, (b2, m, wt.t()), {"alpha": 2.0, "beta": 0.5}),
+    (products.addmm, (b2, c3.reshape(1, 3).t(), w[:1]), {}),
+    (activations.threshold_backward, (y3, x3), {}),  # an input and a parameter
+    (activations.threshold_backward, (y3, x3), {"threshold": 0.5}),
+    (normalizations.log_softmax, (m,), {"dim": 1}),  # the output and a parameter
+    (normalizations.log_softmax, (m,), {}),
+    (normalizations.log_softmax_backward_data, (m, m.exp()), {"dim": 0}),
 ]
 
 

@@ -215,7 +215,8 @@ class Node:
         if self._checks is OUTPUT_CHECK:
             vc = self._out_vc
             if vc is not None and vc[0] != self._out_v:
-                raise RuntimeError(_modified_message(self, saved[0], vc[0], self._out_v))
+                out = saved[self._plan.ans]
+                raise RuntimeError(_modified_message(self, out, vc[0], self._out_v))
         elif self._checks:
             for k, (vc, version, i) in enumerate(self._checks):
                 if vc[0] != version:
@@ -239,12 +240,12 @@ class Node:
                         t = t._data
                 saved[i] = t
         if create_graph:
-            out = []
-            for kind, v in zip(self._plan.kinds, saved):
-                if kind == "ans":  # the output, reconnected to this node for higher order
-                    v = self._rebuilt(v)
-                out.append(v)
-            return out
+            ans = self._plan.ans
+            if ans >= 0:  # the output, reconnected to this node for higher order
+                if saved.__class__ is tuple:
+                    saved = list(saved)
+                saved[ans] = self._rebuilt(saved[ans])
+            return saved
         return [v._data if isinstance(v, Tensor) else v for v in saved]
 
     def _stored(self) -> tuple | None:
@@ -293,18 +294,26 @@ class Node:
         # (else nothing to check or unwrap: only numbers, shapes and parameters were saved)
         g = grad_outputs[0] if self.n_outputs == 1 else tuple(grad_outputs)
         only = self._plan.only0
-        if only is not None and not create_graph:  # input 0 alone: the loop below, unrolled
+        if only is not None:  # input 0 alone: the loop below, unrolled
             vjp, idx = only
             grad = vjp(g, values[idx[0]]) if len(idx) == 1 else vjp(g, *[values[j] for j in idx])
-            if grad.__class__ is not ndarray:
-                grad = _backend.asanyarray(grad)  # (a MetaArray or device array stays one)
-            shape = self._shape0
-            gshape = grad.shape
-            if gshape != shape:
-                grad = _sum_to(self, 0, grad, shape, gshape)
-            npd = self._dtype0.np
-            if grad.dtype is not npd and grad.dtype != npd:
-                grad = grad.astype(npd)
+            shape, dtype = self._shape0, self._dtype0
+            if create_graph:
+                if (
+                    grad.__class__ is not Tensor
+                    or grad._data.shape != shape
+                    or grad._dtype is not dtype
+                ):
+                    grad = _fit_tensor(self, 0, grad, (shape, dtype))
+            else:
+                if grad.__class__ is not ndarray:
+                    grad = _backend.asanyarray(grad)  # (a MetaArray or device array stays one)
+                gshape = grad.shape
+                if gshape != shape:
+                    grad = _sum_to(self, 0, grad, shape, gshape)
+                npd = dtype.np
+                if grad.dtype is not npd and grad.dtype != npd:
+                    grad = grad.astype(npd)
             n = self._arity
             return [grad] if n == 1 else [grad, None] if n == 2 else [grad] + [None] * (n - 1)
         grads = []
@@ -326,7 +335,12 @@ class Node:
             else:
                 shape, dtype = self._rest[i - 2][2:]
             if create_graph:
-                grad = _fit_tensor(self, i, grad, (shape, dtype))
+                if (
+                    grad.__class__ is not Tensor
+                    or grad._data.shape != shape
+                    or grad._dtype is not dtype
+                ):
+                    grad = _fit_tensor(self, i, grad, (shape, dtype))
             else:
                 if grad.__class__ is not ndarray:
                     grad = _backend.asanyarray(grad)  # (a MetaArray or device array stays one)
@@ -383,7 +397,7 @@ def _sum_to(node: Node, i: int, grad: Tensor, shape: tuple, gshape: tuple) -> Te
             f"Function {node.name()} returned an invalid gradient at index {i} - got "
             f"{list(gshape)} but expected shape compatible with {list(shape)}"
         )
-    return _op("sum_to")(grad, shape)
+    return _op("sum_to")(grad, shape=shape)
 
 
 def _modified_message(node: Node, value: Any, now: int, expected: int, nr: int = 0) -> str:

@@ -275,6 +275,8 @@ class SavePlan(NamedTuple):
     # (vjp, indices) when input 0 is the only input with a VJP (``y * 2``, ``relu``), else
     # None: Node.apply's short path
     only0: tuple | None = None
+    # where the output sits in the saved values ("ans"), else -1: read by Node._saved_values
+    ans: int = -1
 
 
 def save_plan(kinds: tuple, keys: tuple, vjps: tuple) -> SavePlan:
@@ -288,7 +290,8 @@ def save_plan(kinds: tuple, keys: tuple, vjps: tuple) -> SavePlan:
     only0 = None
     if vjps and vjps[0][0] is not None and all(v is None for v, _ in vjps[1:]):
         only0 = vjps[0]
-    return SavePlan(kinds, keys, vjps, frees, args, only0=only0)
+    ans = kinds.index("ans") if "ans" in kinds else -1
+    return SavePlan(kinds, keys, vjps, frees, args, only0=only0, ans=ans)
 
 
 _METADATA = ("shape", "layout", "param")  # saved kinds that hold no tensor
@@ -332,6 +335,9 @@ class Op:
         # requires grad (no node is recorded)
         self.differentiable = any(v is not None for v in vjps)
         self.params = _forward_params(forward, self.args)
+        # the parameters the forward also takes by position, after the inputs (a VJP's
+        # ``sum_to(g, x_shape)``): passed so, they are parameters, not inputs of the node
+        self._positional = _positional_params(forward, self.args)
         self.save_kinds, self.save_keys, self.vjps = self._plan_saves(vjps)
         jvps = jvp if isinstance(jvp, tuple) else (jvp,)
         if jvp is not None and len(jvps) != len(self.args):
@@ -441,14 +447,23 @@ class Op:
 
     def _apply(self, args: tuple, params: dict) -> Tensor:
         """Run the forward on the inputs' arrays and, when grad is needed, record a node."""
+        if len(args) > len(self.args) and self._positional:
+            args, params = self._by_name(args, params)
         if params:  # (a NumPy scalar parameter is the Python number it holds, as in PyTorch)
             params = numbers_in(params)
         # 1. the result dtype, and the inputs cast to it
         first = args[0]
         if first.__class__ is Tensor:
-            if self.dtypes is KEEP:
+            if self.dtypes is KEEP:  # (no cast: the arrays as they are, as _cast_inputs)
                 if len(args) == 1:
                     return self._fast(args, (first._data,), params)
+                if len(args) == 2:
+                    other = args[1]
+                    c = other.__class__
+                    if c is Tensor:
+                        return self._fast(args, (first._data, other._data), params)
+                    if c is float or c is int:
+                        return self._fast(args, (first._data, other), params)
             elif first._dtype._category == 2:
                 # a float tensor alone, or with a Python number or a tensor of its dtype: the
                 # dtype is the tensor's (promotion and the dtype rule decide nothing here)
@@ -462,6 +477,19 @@ class Op:
                     if c is Tensor and other._dtype is first._dtype:
                         return self._fast(args, (first._data, other._data), params)
         return self._slow(args, params)
+
+    def _by_name(self, args: tuple, params: dict) -> tuple[tuple, dict]:
+        """The arguments after the inputs, given by position, as the parameters they are."""
+        n = len(self.args)
+        extra = args[n:]
+        if len(extra) > len(self._positional):
+            return args, params  # (the forward raises Python's TypeError)
+        named = dict(zip(self._positional, extra))
+        for key in params:
+            if key in named:
+                raise TypeError(f"{self.name}() got multiple values for argument '{key}'")
+        named.update(params)
+        return args[:n], named
 
     def _slow(self, args: tuple, params: dict) -> Any:
         """``_apply``'s general path: the inputs cast to the result dtype (on one device, once
@@ -814,20 +842,22 @@ class Op:
 
 def _saver(op: Op, kinds: tuple, keys: tuple) -> Callable | None:
     """The function that keeps what a save plan asks for: one specialised to the plan's
-    pattern for the common ones (an op's inputs, its output, shapes and parameters), else
-    the general ``Op._save``. Each does what ``Op._save`` does for its pattern
+    pattern (an op's inputs, its output, shapes, layouts and parameters), else the general
+    ``Op._save``. Each does what ``Op._save`` does for its pattern
     (tests/autograd/test_recording_cost.py pins them to it)."""
     if not kinds:
         return None
-    if len(kinds) <= 2 and all(k == "arg" for k in kinds):
+    n_args = kinds.count("arg")
+    if n_args <= 2 and all(k == "arg" for k in kinds):
         return _inputs_saver(keys)
-    n = kinds.index("layout") if "layout" in kinds else 0
-    if 0 < n <= 2 and all(k == "arg" for k in kinds[:n]) and set(kinds[n:]) == {"layout"}:
-        return _inputs_layouts_saver(keys[:n], keys[n:])
+    if 0 < n_args <= 2 and all(k == "arg" or k == "layout" for k in kinds):
+        return _inputs_layouts_saver(kinds, keys)
     if kinds == ("ans",):
         return _save_output
     if all(k == "shape" or k == "param" for k in kinds):
         return _static_saver(op, kinds, keys)
+    if n_args <= 2 and kinds.count("ans") <= 1:
+        return _mixed_saver(op, kinds, keys)
     return lambda node, plan, *rest: op._save(node, plan, *rest)
 
 
@@ -880,15 +910,16 @@ def _layout_of(a: Any) -> str:
     return "C" if a.__class__ is ndarray and a.ndim < 2 else layout(a)
 
 
-def _inputs_layouts_saver(keys: tuple, layout_keys: tuple) -> Callable:
-    """Saving one or two inputs and the memory layouts of some of them (matmul, mm): the
-    inputs as ``_inputs_saver`` saves them, the layouts in ``_saved`` after the inputs'
-    places (one constant tuple per combination of layouts)."""
-    save_inputs = _inputs_saver(keys)
-    blank = (None,) * len(keys)
+def _inputs_layouts_saver(kinds: tuple, keys: tuple) -> Callable:
+    """Saving one or two inputs and the memory layouts of some of them, in any order (matmul,
+    mm): the inputs as ``_inputs_saver`` saves them, the layouts in ``_saved`` in their
+    places, None in the inputs' (one constant tuple per combination of layouts)."""
+    save_inputs = _inputs_saver(tuple(key for kind, key in zip(kinds, keys) if kind == "arg"))
+    layout_keys = tuple(key for kind, key in zip(kinds, keys) if kind == "layout")
     combos = {}
     for combo in itertools.product("CF", repeat=len(layout_keys)):
-        combos[combo] = blank + combo
+        letters = iter(combo)
+        combos[combo] = tuple(next(letters) if kind == "layout" else None for kind in kinds)
     if len(layout_keys) == 1:
         (k,) = layout_keys
         one = {c[0]: t for c, t in combos.items()}
@@ -905,6 +936,49 @@ def _inputs_layouts_saver(keys: tuple, layout_keys: tuple) -> Callable:
         node._saved = combos[_layout_of(arrays[k0]), _layout_of(arrays[k1])]
 
     return save_layouts
+
+
+def _mixed_saver(op: Op, kinds: tuple, keys: tuple) -> Callable:
+    """Saving at most two inputs (in the node's slots, as ``_inputs_saver``), at most the
+    output (in the node's ``_out_*`` slots, as ``_save_output``) and any shapes, layouts and
+    parameters (``threshold_backward``, ``addmm``, ``log_softmax``): the places and the
+    parameters' defaults read once, here."""
+    arg_keys = tuple(key for kind, key in zip(kinds, keys) if kind == "arg")
+    save_inputs = _inputs_saver(arg_keys) if arg_keys else None
+    ans = kinds.index("ans") if "ans" in kinds else -1
+    # (place, getter) of the values read from the call: shapes and layouts always, the
+    # parameters only when the call gives any (else their defaults, in ``fixed``)
+    arrays_read = tuple(
+        (i, _shape_getter(key) if kind == "shape" else _layout_getter(key))
+        for i, (kind, key) in enumerate(zip(kinds, keys))
+        if kind == "shape" or kind == "layout"
+    )
+    params_read = tuple(
+        (i, _param_getter(key, op.params[key]))
+        for i, (kind, key) in enumerate(zip(kinds, keys))
+        if kind == "param"
+    )
+    fixed = [op.params[key] if kind == "param" else None for kind, key in zip(kinds, keys)]
+
+    def save_mixed(node, plan, args, arrays, params, out, result) -> None:
+        if save_inputs is not None:
+            save_inputs(node, plan, args, arrays, params, out, result)
+        saved = fixed.copy()
+        for i, get in arrays_read:
+            saved[i] = get(arrays, params)
+        if params:
+            for i, get in params_read:
+                saved[i] = get(arrays, params)
+        if ans >= 0:  # (_save_output)
+            saved[ans] = out
+            vc = result._vc
+            node._checks = OUTPUT_CHECK
+            node._out_vc = vc
+            node._out_v = 0 if vc is None else vc[0]
+            node._out_id = id(result)
+        node._saved = tuple(saved)
+
+    return save_mixed
 
 
 def _save_output(node, plan, args, arrays, params, out, result) -> None:
@@ -961,6 +1035,11 @@ def _static_saver(op: Op, kinds: tuple, keys: tuple) -> Callable:
 def _shape_getter(i: int) -> Callable:
     """An input's shape (``()`` for a number)."""
     return lambda arrays, params: _shape(arrays[i])
+
+
+def _layout_getter(i: int) -> Callable:
+    """An input's memory layout (``layout``)."""
+    return lambda arrays, params: _layout_of(arrays[i])
 
 
 def _param_getter(name: str, default: Any) -> Callable:
@@ -1064,6 +1143,26 @@ def _forward_params(forward: Callable, args: tuple) -> dict:
         for n, p in sig.parameters.items()
         if n not in args and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
     }
+
+
+def _positional_params(forward: Callable, args: tuple) -> tuple:
+    """The forward's parameters after its inputs that may be given by position (none for a
+    ufunc, or a forward whose first parameters are not the op's inputs)."""
+    if isinstance(forward, xp.ufunc):
+        return ()
+    try:
+        sig = inspect.signature(forward)
+    except (TypeError, ValueError):
+        return ()
+    ps = list(sig.parameters.values())
+    if [p.name for p in ps[: len(args)]] != list(args):
+        return ()
+    names = []
+    for p in ps[len(args) :]:
+        if p.kind is not p.POSITIONAL_OR_KEYWORD:
+            break
+        names.append(p.name)
+    return tuple(names)
 
 
 def _default_node_name(name: str) -> str:
