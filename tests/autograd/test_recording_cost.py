@@ -5,7 +5,7 @@ with a Python number or a tensor of its dtype); the operators, unary functions, 
 and ``x[1:]`` call it directly. ``Op._wrap`` is the general output step. Each fast path must
 give what the general path gives: values bit for bit, dtype, grad_fn names, next_functions,
 version counters, views, saved values and their checks, gradients and errors. Saving is
-specialised per save plan (``recording._saver``); each saver is pinned to ``Op._save``.
+specialised per save plan (``saving._saver``); each saver is pinned to ``Op._save``.
 A recorded node is one object for the cyclic collector, saved inputs included."""
 
 from __future__ import annotations

@@ -461,7 +461,16 @@ def _count_dependencies(roots: list[Node], leave_out_sole: bool = False) -> dict
                 break
             deps[node] = 1
         else:
-            for nxt, _ in node._next:
+            if node._arity == 2:  # (the edges read from the slots: _next, inlined)
+                fn0, fn1 = node._fn0, node._fn1
+                if isinstance(fn0, Tensor):  # a leaf recorded as itself: its node, made now
+                    fn0 = node._fn0 = accumulator(fn0)
+                if isinstance(fn1, Tensor):
+                    fn1 = node._fn1 = accumulator(fn1)
+                edges = (fn0, fn1)
+            else:
+                edges = [nxt for nxt, _ in node._next]
+            for nxt in edges:
                 if nxt is None:
                     continue
                 if nxt in deps:

@@ -17,8 +17,9 @@ from .._meta import live as _meta_live
 from .._tensor import Tensor, _counter, _make
 from . import forward_ad, grad_mode
 from .anomaly_mode import _anomaly
-from .recording import _SHAPES as _shapes
-from .recording import Op, _saved_version, _translate, kept_shape
+from .recording import Op, _translate
+from .saving import _SHAPES as _shapes
+from .saving import _saved_version, kept_shape
 
 _new = object.__new__
 _state = grad_mode._state

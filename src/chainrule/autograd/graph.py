@@ -246,6 +246,8 @@ class Node:
                     saved = list(saved)
                 saved[ans] = self._rebuilt(saved[ans])
             return saved
+        if self._plan.unwrapped:
+            return saved
         return [v._data if isinstance(v, Tensor) else v for v in saved]
 
     def _stored(self) -> tuple | None:

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import itertools
 import types
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -48,8 +47,9 @@ from .._promotion import _NP_SCALAR, as_number, numbers_in, result_type
 from .._tensor import INFERENCE_SAVED, Tensor, _counter, _make
 from . import forward_ad, grad_mode
 from .anomaly_mode import _anomaly, record_creation
-from .graph import OUTPUT_CHECK, Node, accumulator
+from .graph import Node, accumulator
 from .registry import REGISTRY
+from .saving import _SHAPES, _saver, kept_shape, layout
 from .views import alias, check_view_place, replay_view, view_record
 
 _new = object.__new__
@@ -132,17 +132,6 @@ def array_of(x: Any) -> Any:
 def np_dtype(x: Any) -> Any:
     """The backend dtype of a tensor, an array or a number."""
     return x._data.dtype if isinstance(x, Tensor) else xp.asarray(x).dtype
-
-
-def layout(a: Any) -> str:
-    """``"F"`` for an array stored column-major and not row-major (a matrix seen through
-    ``.t()``), else ``"C"``: what a VJP reads as ``x_layout`` to give its gradient the
-    input's layout (PyTorch's mm backward reads the strides for the same reason)."""
-    if isinstance(a, ndarray):
-        flags = a.flags
-        if flags.f_contiguous and not flags.c_contiguous:
-            return "F"
-    return "C"
 
 
 def edges_of(inputs) -> tuple[int, tuple, tuple]:
@@ -236,28 +225,6 @@ def regraph(t: Tensor, fn: Node | None, output_nr: int) -> None:
         t.retain_grad()
 
 
-# The shapes nodes keep of their inputs, one tuple per shape: NumPy makes a new tuple each
-# time an array's shape is read, and a chain of a million ops would keep a million equal
-# tuples (memory, and objects for the collector to count). Read as
-# ``_SHAPES.get(shape) or kept_shape(shape)``.
-_SHAPES: dict = {}
-
-
-def kept_shape(shape: tuple) -> tuple:
-    """The one tuple kept for ``shape`` (the set is cleared when it grows past 1024)."""
-    if len(_SHAPES) >= 1024:
-        _SHAPES.clear()
-    _SHAPES[shape] = shape
-    return shape
-
-
-def _shape(a: Any) -> tuple:
-    """An input's shape (``()`` for a number), the one tuple kept for it (``kept_shape``):
-    a saved tuple of shapes and numbers is then one the collector stops tracking at once."""
-    shape = getattr(a, "shape", ())
-    return _SHAPES.get(shape) or kept_shape(shape)
-
-
 class SavePlan(NamedTuple):
     """For one pattern of inputs needing grad: what to save, and each VJP's arguments."""
 
@@ -277,6 +244,9 @@ class SavePlan(NamedTuple):
     only0: tuple | None = None
     # where the output sits in the saved values ("ans"), else -1: read by Node._saved_values
     ans: int = -1
+    # whether no saved value is a tensor once the inputs in the node's slots are read (at
+    # most two inputs saved, no parameter): Node._saved_values then unwraps nothing more
+    unwrapped: bool = False
 
 
 def save_plan(kinds: tuple, keys: tuple, vjps: tuple) -> SavePlan:
@@ -291,7 +261,8 @@ def save_plan(kinds: tuple, keys: tuple, vjps: tuple) -> SavePlan:
     if vjps and vjps[0][0] is not None and all(v is None for v, _ in vjps[1:]):
         only0 = vjps[0]
     ans = kinds.index("ans") if "ans" in kinds else -1
-    return SavePlan(kinds, keys, vjps, frees, args, only0=only0, ans=ans)
+    unwrapped = kinds.count("arg") <= 2 and "param" not in kinds
+    return SavePlan(kinds, keys, vjps, frees, args, only0=only0, ans=ans, unwrapped=unwrapped)
 
 
 _METADATA = ("shape", "layout", "param")  # saved kinds that hold no tensor
@@ -835,216 +806,6 @@ class Op:
         if _fw_state.level:
             forward_ad.push_tangent(self, results, args, params)
         return results
-
-
-# ----- saving, specialised per save plan -----------------------------------------------------
-
-
-def _saver(op: Op, kinds: tuple, keys: tuple) -> Callable | None:
-    """The function that keeps what a save plan asks for: one specialised to the plan's
-    pattern (an op's inputs, its output, shapes, layouts and parameters), else the general
-    ``Op._save``. Each does what ``Op._save`` does for its pattern
-    (tests/autograd/test_recording_cost.py pins them to it)."""
-    if not kinds:
-        return None
-    n_args = kinds.count("arg")
-    if n_args <= 2 and all(k == "arg" for k in kinds):
-        return _inputs_saver(keys)
-    if 0 < n_args <= 2 and all(k == "arg" or k == "layout" for k in kinds):
-        return _inputs_layouts_saver(kinds, keys)
-    if kinds == ("ans",):
-        return _save_output
-    if all(k == "shape" or k == "param" for k in kinds):
-        return _static_saver(op, kinds, keys)
-    if n_args <= 2 and kinds.count("ans") <= 1:
-        return _mixed_saver(op, kinds, keys)
-    return lambda node, plan, *rest: op._save(node, plan, *rest)
-
-
-def _saved_version(t: Tensor) -> int:
-    """The version of ``t`` as it is saved; an inference tensor cannot be saved."""
-    vc = t._vc
-    if vc is None:
-        return 0
-    if vc.__class__ is not list:  # an inference tensor's InferenceCounter
-        raise RuntimeError(INFERENCE_SAVED)
-    return vc[0]
-
-
-_NONE1 = (None,)
-_NONE2 = (None, None)
-
-
-def _inputs_saver(keys: tuple) -> Callable:
-    """Saving one or two inputs (``mul``, ``matmul``): each goes into the node's slot
-    ``_in0``/``_in1``, a tensor with its version; ``_saved`` holds None in their places,
-    one constant tuple, so that saving makes no object but the node."""
-    first = keys[0]
-    if len(keys) == 1:
-
-        def save_input(node, plan, args, arrays, params, out, result) -> None:
-            v = args[first]
-            node._in0 = v
-            node._in1 = None
-            node._v1 = 0
-            node._v0 = _saved_version(v) if isinstance(v, Tensor) and v._vc is not None else 0
-            node._saved = _NONE1
-
-        return save_input
-    second = keys[1]
-
-    def save_inputs(node, plan, args, arrays, params, out, result) -> None:
-        v = args[first]
-        w = args[second]
-        node._in0 = v
-        node._in1 = w
-        node._v0 = _saved_version(v) if isinstance(v, Tensor) and v._vc is not None else 0
-        node._v1 = _saved_version(w) if isinstance(w, Tensor) and w._vc is not None else 0
-        node._saved = _NONE2
-
-    return save_inputs
-
-
-def _layout_of(a: Any) -> str:
-    """``layout(a)``, at once for an array of fewer than two dims (always "C")."""
-    return "C" if a.__class__ is ndarray and a.ndim < 2 else layout(a)
-
-
-def _inputs_layouts_saver(kinds: tuple, keys: tuple) -> Callable:
-    """Saving one or two inputs and the memory layouts of some of them, in any order (matmul,
-    mm): the inputs as ``_inputs_saver`` saves them, the layouts in ``_saved`` in their
-    places, None in the inputs' (one constant tuple per combination of layouts)."""
-    save_inputs = _inputs_saver(tuple(key for kind, key in zip(kinds, keys) if kind == "arg"))
-    layout_keys = tuple(key for kind, key in zip(kinds, keys) if kind == "layout")
-    combos = {}
-    for combo in itertools.product("CF", repeat=len(layout_keys)):
-        letters = iter(combo)
-        combos[combo] = tuple(next(letters) if kind == "layout" else None for kind in kinds)
-    if len(layout_keys) == 1:
-        (k,) = layout_keys
-        one = {c[0]: t for c, t in combos.items()}
-
-        def save_layout(node, plan, args, arrays, params, out, result) -> None:
-            save_inputs(node, plan, args, arrays, params, out, result)
-            node._saved = one[_layout_of(arrays[k])]
-
-        return save_layout
-    k0, k1 = layout_keys
-
-    def save_layouts(node, plan, args, arrays, params, out, result) -> None:
-        save_inputs(node, plan, args, arrays, params, out, result)
-        node._saved = combos[_layout_of(arrays[k0]), _layout_of(arrays[k1])]
-
-    return save_layouts
-
-
-def _mixed_saver(op: Op, kinds: tuple, keys: tuple) -> Callable:
-    """Saving at most two inputs (in the node's slots, as ``_inputs_saver``), at most the
-    output (in the node's ``_out_*`` slots, as ``_save_output``) and any shapes, layouts and
-    parameters (``threshold_backward``, ``addmm``, ``log_softmax``): the places and the
-    parameters' defaults read once, here."""
-    arg_keys = tuple(key for kind, key in zip(kinds, keys) if kind == "arg")
-    save_inputs = _inputs_saver(arg_keys) if arg_keys else None
-    ans = kinds.index("ans") if "ans" in kinds else -1
-    # (place, getter) of the values read from the call: shapes and layouts always, the
-    # parameters only when the call gives any (else their defaults, in ``fixed``)
-    arrays_read = tuple(
-        (i, _shape_getter(key) if kind == "shape" else _layout_getter(key))
-        for i, (kind, key) in enumerate(zip(kinds, keys))
-        if kind == "shape" or kind == "layout"
-    )
-    params_read = tuple(
-        (i, _param_getter(key, op.params[key]))
-        for i, (kind, key) in enumerate(zip(kinds, keys))
-        if kind == "param"
-    )
-    fixed = [op.params[key] if kind == "param" else None for kind, key in zip(kinds, keys)]
-
-    def save_mixed(node, plan, args, arrays, params, out, result) -> None:
-        if save_inputs is not None:
-            save_inputs(node, plan, args, arrays, params, out, result)
-        saved = fixed.copy()
-        for i, get in arrays_read:
-            saved[i] = get(arrays, params)
-        if params:
-            for i, get in params_read:
-                saved[i] = get(arrays, params)
-        if ans >= 0:  # (_save_output)
-            saved[ans] = out
-            vc = result._vc
-            node._checks = OUTPUT_CHECK
-            node._out_vc = vc
-            node._out_v = 0 if vc is None else vc[0]
-            node._out_id = id(result)
-        node._saved = tuple(saved)
-
-    return save_mixed
-
-
-def _save_output(node, plan, args, arrays, params, out, result) -> None:
-    """Saving the output (``exp``, ``relu``): its array, and its version to check, in the
-    node's slots. A fresh output has no version counter yet (version 0): the node gets it
-    when one is made (``Node._counter_made``), so saving makes no object but the node."""
-    vc = result._vc
-    node._saved = (out,)
-    node._checks = OUTPUT_CHECK
-    node._out_vc = vc
-    node._out_v = 0 if vc is None else vc[0]
-    node._out_id = id(result)
-
-
-def _static_saver(op: Op, kinds: tuple, keys: tuple) -> Callable:
-    """Saving shapes of inputs and parameters only (``sum``, ``add``, ``x[1:]``): nothing to
-    check. Without parameters given (``x + y``, ``x.sum()``) the parameters saved are the
-    forward's defaults, a constant."""
-    getters = tuple(
-        _shape_getter(key) if kind == "shape" else _param_getter(key, op.params[key])
-        for kind, key in zip(kinds, keys)
-    )
-    defaults = tuple(op.params[key] if kind == "param" else None for kind, key in zip(kinds, keys))
-    if "shape" not in kinds:
-
-        def save_params(node, plan, args, arrays, params, out, result) -> None:
-            node._saved = tuple([g(arrays, params) for g in getters]) if params else defaults
-
-        return save_params
-    if kinds[0] == "shape" and "shape" not in kinds[1:]:
-        first, rest = keys[0], defaults[1:]
-        if len(kinds) == 2:  # (x_shape, a parameter): x[1:], ...
-            key1, default1 = keys[1], defaults[1]
-
-            def save_shape_param(node, plan, args, arrays, params, out, result) -> None:
-                node._saved = (_shape(arrays[first]), params.get(key1, default1))
-
-            return save_shape_param
-
-        def save_shape(node, plan, args, arrays, params, out, result) -> None:
-            if params:
-                node._saved = tuple([g(arrays, params) for g in getters])
-            else:
-                node._saved = (_shape(arrays[first]), *rest)
-
-        return save_shape
-
-    def save_static(node, plan, args, arrays, params, out, result) -> None:
-        node._saved = tuple([g(arrays, params) for g in getters])
-
-    return save_static
-
-
-def _shape_getter(i: int) -> Callable:
-    """An input's shape (``()`` for a number)."""
-    return lambda arrays, params: _shape(arrays[i])
-
-
-def _layout_getter(i: int) -> Callable:
-    """An input's memory layout (``layout``)."""
-    return lambda arrays, params: _layout_of(arrays[i])
-
-
-def _param_getter(name: str, default: Any) -> Callable:
-    """A forward parameter, as given or its default."""
-    return lambda arrays, params: params.get(name, default)
 
 
 def _is_view(out: ndarray, a: Any) -> bool:
