@@ -120,8 +120,10 @@ def _captures_every_leaf(deps: dict[Node, int], capture: dict) -> bool:
         elif arity == 2:
             if node._fn0 is None and node._fn1 is None:
                 return False
-        elif all(nxt is None for nxt, _ in node._next):
-            return False
+        elif arity == 0 or (
+            node._fn0 is None and node._fn1 is None and all(r[0] is None for r in node._rest)
+        ):
+            return False  # no edge on (_next, read from the slots)
     return True
 
 

@@ -400,28 +400,31 @@ class Op:
         return self if obj is None else types.MethodType(self, obj)
 
     def __call__(self, *args: Any, **params: Any):
+        """Run the forward on the inputs' arrays and, when grad is needed, record a node (one
+        frame for the common calls: the dispatch to ``_fast`` is here)."""
         for a in args:
             if isinstance(a, Tensor):
-                return self._apply(args, params)
-        # No tensor: a VJP running on arrays. Just the forward (a NumPy scalar, which NumPy
-        # makes of 0-d arithmetic, becomes a 0-d array: later ops may write into it).
-        if _meta_live[0]:  # on a device's arrays: its module is current while it runs
-            previous = _use(args)
-            if _current[0] is None:
-                _current[0] = previous
-            try:
-                return self.forward(*args, **params)
-            finally:
-                _current[0] = previous
-        out = self.forward(*args, **params)
-        return xp.asarray(out) if isinstance(out, xp.generic) else out
-
-    def _apply(self, args: tuple, params: dict) -> Tensor:
-        """Run the forward on the inputs' arrays and, when grad is needed, record a node."""
+                break
+        else:
+            # No tensor: a VJP running on arrays. Just the forward (a NumPy scalar, which
+            # NumPy makes of 0-d arithmetic, becomes a 0-d array: later ops may write into it).
+            if _meta_live[0]:  # on a device's arrays: its module is current while it runs
+                previous = _use(args)
+                if _current[0] is None:
+                    _current[0] = previous
+                try:
+                    return self.forward(*args, **params)
+                finally:
+                    _current[0] = previous
+            out = self.forward(*args, **params)
+            return xp.asarray(out) if isinstance(out, xp.generic) else out
         if len(args) > len(self.args) and self._positional:
             args, params = self._by_name(args, params)
         if params:  # (a NumPy scalar parameter is the Python number it holds, as in PyTorch)
-            params = numbers_in(params)
+            for v in params.values():
+                if isinstance(v, _NP_SCALAR):
+                    params = numbers_in(params)
+                    break
         # 1. the result dtype, and the inputs cast to it
         first = args[0]
         if first.__class__ is Tensor:
@@ -448,6 +451,10 @@ class Op:
                     if c is Tensor and other._dtype is first._dtype:
                         return self._fast(args, (first._data, other._data), params)
         return self._slow(args, params)
+
+    def _apply(self, args: tuple, params: dict) -> Tensor:
+        """``op(*args, **params)``, for a caller holding the arguments as a tuple and a dict."""
+        return self(*args, **params)
 
     def _by_name(self, args: tuple, params: dict) -> tuple[tuple, dict]:
         """The arguments after the inputs, given by position, as the parameters they are."""
