@@ -394,7 +394,13 @@ def _fit_tensor(node: Node, i: int, grad: Any, meta: tuple) -> Tensor:
 def _sum_to(node: Node, i: int, grad: Tensor, shape: tuple, gshape: tuple) -> Tensor:
     """Sum ``grad`` down to ``shape`` over the dims broadcasting added or stretched."""
     lead = len(gshape) - len(shape)
-    if lead < 0 or any(s != 1 and s != gs for s, gs in zip(shape, gshape[lead:])):
+    fits = lead >= 0
+    if fits:
+        for s, gs in zip(shape, gshape[lead:]):  # (a loop: no generator made per gradient)
+            if s != 1 and s != gs:
+                fits = False
+                break
+    if not fits:
         raise RuntimeError(
             f"Function {node.name()} returned an invalid gradient at index {i} - got "
             f"{list(gshape)} but expected shape compatible with {list(shape)}"

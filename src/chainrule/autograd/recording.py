@@ -459,6 +459,8 @@ class Op:
     def _by_name(self, args: tuple, params: dict) -> tuple[tuple, dict]:
         """The arguments after the inputs, given by position, as the parameters they are."""
         n = len(self.args)
+        if not params and len(args) == n + 1:  # (a VJP's ``sum_to(g, x_shape)``)
+            return args[:n], {self._positional[0]: args[n]}
         extra = args[n:]
         if len(extra) > len(self._positional):
             return args, params  # (the forward raises Python's TypeError)
