@@ -978,3 +978,16 @@ def test_lstm_bias_grad_column_sums(dtype):
     for a, b, c in zip(plain, composed, theirs):
         np.testing.assert_allclose(a, b, rtol=tol[0], atol=tol[1])
         np.testing.assert_allclose(a, c, rtol=tol[0], atol=tol[1])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_column_sums(dtype):
+    """The bias gradients' sum over steps and batch: a product with ones for float32 and
+    float64, NumPy's sum for half precision (no BLAS), the same values."""
+    from chainrule.ops.recurrent import _column_sums
+
+    d = randn((5, 3, 8), seed=33).astype(dtype)
+    out = _column_sums(d)
+    assert out.shape == (8,) and out.dtype == dtype
+    tol = 1e-2 if dtype == np.float16 else 1e-6
+    np.testing.assert_allclose(out, d.astype(np.float64).sum(axis=(0, 1)), rtol=tol, atol=tol)

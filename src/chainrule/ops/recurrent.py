@@ -485,8 +485,11 @@ def _layer_vjp_bias(g, w_hh, h0, c0, ans, reverse):
 
 
 def _column_sums(d):
-    """Σ over the steps and the batch of an array d (T, B, K): a product with ones, which
-    OpenBLAS runs at a quarter of the time of NumPy's sum over the first two dims"""
+    """Σ over the steps and the batch of an array d (T, B, K): for float32 and float64 a
+    product with ones, which BLAS runs in a quarter of the time of NumPy's sum over the
+    first two dims"""
+    if d.dtype.itemsize < 4:  # (no BLAS for half precision)
+        return reductions.sum(d, dim=(0, 1))
     rows = _rows(d)
     return xp.matmul(xp.ones(rows.shape[0], dtype=rows.dtype), rows)
 
