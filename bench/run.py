@@ -51,6 +51,13 @@ def race(fns: dict, repeat: int, timed: bool = False) -> dict:
     the seconds of the part it times itself (a backward after its untimed forward).
     """
     best = {name: float("inf") for name in fns}
+    # What the candidates' setup left (their models, and what a library imported lazily on
+    # the way: PyTorch's optimizers import torch._dynamo, about 117,000 objects) moves out
+    # of the collector's sight too, as main() does for the modules imported at the start:
+    # otherwise each gc.collect() below walks it (40 ms), evicting the caches, and every
+    # run after it starts cold (2-2.8x slower for all three).
+    gc.collect()
+    gc.freeze()
     for _ in range(repeat):
         for name, fn in fns.items():
             if fn is None:

@@ -174,6 +174,31 @@ def test_cross_entropy_fast_path_is_the_general_path(reduction, ignore_index, dt
     compare(run)
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},  # the fast path: every target a class
+        {"weight": [1.0, 1.0, 0.0]},  # the general path; a zero weight: 0 · inf = nan there
+        {"ignore_index": 0},  # the general path; an ignored sample's row stays 0
+    ],
+)
+def test_nll_loss_gradient_is_zero_off_the_targets_as_torch(reduction, kw):
+    """PyTorch's kernel writes -w[t]·g at each target class and leaves 0 elsewhere, even for
+    an infinite or negative output gradient (not 0·g: nan, or -0)."""
+
+    def run(lib):
+        z = lib.tensor([[1.0, 2.0, 3.0], [0.0, 1.0, 0.0]], requires_grad=True)
+        extra = {k: lib.tensor(v) if k == "weight" else v for k, v in kw.items()}
+        loss = lib.nn.functional.nll_loss(z, lib.tensor([2, 0]), reduction=reduction, **extra)
+        g = lib.full_like(loss, float("inf"))
+        (inf,) = lib.autograd.grad(loss, z, g, retain_graph=True)
+        (neg,) = lib.autograd.grad(loss, z, -2 * lib.ones_like(loss))
+        return inf, neg, lib.signbit(neg)
+
+    compare(run, exact=True)
+
+
 @pytest.mark.parametrize(
     "case",
     [

@@ -349,9 +349,8 @@ def _nll_loss(x, target=None, weight=None, ignore_index=-100, reduction="mean"):
     divides by the sum of the targets' weights"""
     if weight is None and x.ndim == 2 and target.size and x.__class__ is ndarray:
         # a batch of samples, no weights (the usual case): every target a class and none
-        # ignore_index when the targets' range says so, two reductions and no masks
-        low, high = xp.minimum.reduce(target), xp.maximum.reduce(target)
-        if 0 <= low and high < x.shape[1] and not low <= ignore_index <= high:
+        # ignore_index when the targets' range says so, one reduction and no masks
+        if _all_classes(target, x.shape[1], ignore_index):
             return _nll_mean_or_sum(x, target, reduction)
     axis = _class_axis(x.ndim)
     _check_targets(target, x.shape[axis], ignore_index)
@@ -374,13 +373,41 @@ def _nll_loss(x, target=None, weight=None, ignore_index=-100, reduction="mean"):
 def _nll_mean_or_sum(x, target, reduction: str):
     """-x[i, t_i] per sample i, reduced: ``_nll_loss`` where every weight is 1 and no target
     is ignored (the steps of its general path that compute something then: the same bits)"""
-    loss = -x[xp.arange(x.shape[0], like=target), target]
+    picked = x[_rows(x.shape[0]), target]
     if reduction == "none":
-        return loss
-    total = xp.add.reduce(loss)
+        return xp.negative(picked, out=picked)
+    # -(Σ x[i, t_i]): the bits of Σ -x[i, t_i] (rounding is symmetric about 0)
+    total = -xp.add.reduce(picked)
     if reduction == "sum":
         return xp.asarray(total)
-    return xp.asarray(total / xp.asarray(loss.size, dtype=x.dtype), dtype=x.dtype)
+    return xp.asarray(total / x.dtype.type(picked.size), dtype=x.dtype)
+
+
+_ROWS: dict[int, ndarray] = {}  # arange(n) per batch size n, read-only
+
+
+def _rows(n: int) -> ndarray:
+    """0, 1, ..., n-1 (host memory): the row indices of x[rows, t], made once per n."""
+    rows = _ROWS.get(n)
+    if rows is None:
+        rows = xp.arange(n)
+        rows.flags.writeable = False
+        if len(_ROWS) < 64:
+            _ROWS[n] = rows
+    return rows
+
+
+def _all_classes(target, n_classes: int, ignore_index: int) -> bool:
+    """Whether every target of an int64 host array is a class (0 <= t < n_classes) and none
+    is ignore_index: one reduction, the targets read as unsigned (a negative one is then
+    at least 2⁶³). False sends a caller to its general path (masks, errors)."""
+    if (
+        target.__class__ is not ndarray
+        or target.dtype.char not in "lq"
+        or 0 <= ignore_index < n_classes
+    ):
+        return False  # (an ignore_index that is a class: its targets must be looked for)
+    return bool(xp.maximum.reduce(target.view(xp.uint64)) < n_classes)
 
 
 def _nll_coefficients(x_shape, target, weight, ignore_index, reduction, dtype, empty=0.0):
@@ -416,20 +443,31 @@ def _nll_vjp(g, x_shape, target, weight, ignore_index, reduction):
         and reduction != "none"
         and len(x_shape) == 2
         and target.size
-        and not (target == ignore_index).any()
+        and _all_classes(target, x_shape[1], ignore_index)
     ):
-        # arrays, a batch, every weight 1 (the usual case): -1 (-1/N for the mean) at the
-        # targets times g, written into the coefficients (_nll_coefficients' bits, g * coef)
+        # arrays, a batch, every weight 1 (the usual case): -g (-g/N for the mean) at the
+        # targets, 0 elsewhere (as PyTorch's kernel: 0 there even for an infinite g)
         coef = xp.zeros(x_shape, g.dtype)
         one = g.dtype.type(1)
         n = target.size
-        coef[xp.arange(n), target] = -(one / g.dtype.type(n)) if reduction == "mean" else -one
-        coef *= g
+        value = -(one / g.dtype.type(n)) if reduction == "mean" else -one
+        coef[_rows(n), target] = value * g
         return coef
     coef = _nll_coefficients(x_shape, target, weight, ignore_index, reduction, _dtype_of(g))
     if reduction == "none":
         g = shapes.unsqueeze(g, dim=_class_axis(len(x_shape)))
-    return g * coef
+    # 0 off the targets whatever g is (an infinite g: 0 there, not 0·inf = nan, as PyTorch)
+    return logical.where(_target_mask(x_shape, target, ignore_index), g * coef, 0)
+
+
+def _target_mask(x_shape, target, ignore_index):
+    """True at each sample's target class (none for an ignored sample), along the class dim."""
+    axis = _class_axis(len(x_shape))
+    classes = xp.arange(x_shape[axis], like=target).reshape(
+        (-1,) + (1,) * (len(x_shape) - axis - 1)
+    )
+    kept = xp.expand_dims(target != ignore_index, axis)
+    return (classes == xp.expand_dims(target, axis)) & kept
 
 
 def _nll_jvp(t, x_shape, target, weight, ignore_index, reduction):
