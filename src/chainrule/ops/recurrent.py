@@ -276,6 +276,7 @@ def _array_through_time(g, w_hh, h0, c0, ans, reverse):
     steps, batch, n = hs.shape
     dtype = hs.dtype
     one = _number(1, hs)
+    i, f, o, gg = gates[:, 0], gates[:, 1], gates[:, 2], gates[:, 3]
     g_h, g_c, g_gates, g_tc = g
     # gradients that reach c_t and the gates directly (not through h): their own factors
     # (rare: nn.LSTM's outputs are h_t, h_n and c_n)
@@ -286,40 +287,37 @@ def _array_through_time(g, w_hh, h0, c0, ans, reverse):
     if g_gates is not None:  # (T, 4, B, H) in the order i, f, o, g: to d_a's i, f, g, o
         direct = xp.empty((steps, 4, batch, n), dtype=dtype)
         sig = gates[:, :3]
-        gg = gates[:, 3]
         derivative = (sig * (1 - sig), 1 - gg * gg)
         for j, gate in enumerate(_IFOG):
             part = derivative[1] if gate == 3 else derivative[0][:, gate]
             xp.multiply(g_gates[:, gate], part, out=direct[:, j])
-    # what dc_t multiplies: k = [g σ'(a_i), c_{t-1} σ'(a_f), i tanh'(a_g)], with
-    # σ' = σ (1 - σ), tanh'(a_g) = 1 - g²; what dh_t multiplies: k_o = tanh(c) σ'(a_o),
-    # and from_h = o tanh'(c) = o - h tanh(c) (dc_t's part from dh_t). Worked on the
-    # gates copied gate-major over all steps, (4, T, B, H), each gate one contiguous block:
-    # NumPy's calls on the strided (T, B, H) view of a gate in (T, 4, B, H) take 2-3x as
-    # long (the general iterator), more than the copy
-    by_gate_all = xp.ascontiguousarray(gates.transpose(1, 0, 2, 3))
-    i, f, o, gg = by_gate_all
-    k = xp.subtract(one, by_gate_all[:3])
-    k *= by_gate_all[:3]  # σ' of i, f, o
-    k_i, k_f, k_g = k
-    k_o = xp.multiply(tcs, k_g)
-    k_i *= gg
+    # what dc_t multiplies, gate-major per step: k = [g σ'(a_i), c_{t-1} σ'(a_f),
+    # i tanh'(a_g)], with σ' = σ (1 - σ), tanh'(a_g) = 1 - g²; what dh_t multiplies:
+    # k_o = tanh(c) σ'(a_o), and from_h = o tanh'(c) (dc_t's part from dh_t). Worked in
+    # place in three arrays: the pass reads them once per step
+    k = xp.subtract(one, gates[:, :3])
+    k *= gates[:, :3]  # σ' of i, f, o
+    k_o = xp.multiply(tcs, k[:, 2])
+    k[:, 0] *= gg
+    part = k[:, 1]
     if reverse:  # c_{t-1}: the cell state the recurrence carried into step t
-        k_f[-1] *= c0
-        k_f[:-1] *= cs[1:]
+        part[-1] *= c0
+        part[:-1] *= cs[1:]
     else:
-        k_f[0] *= c0
-        k_f[1:] *= cs[:-1]
-    xp.multiply(gg, gg, out=k_g)
-    xp.subtract(one, k_g, out=k_g)
-    k_g *= i
-    from_h = xp.multiply(hs, tcs)
-    xp.subtract(o, from_h, out=from_h)
-    # d_a worked gate-major per step, (T, 4, B, H) in PyTorch's order: each step's writes
-    # and its product contiguous (NumPy's calls on contiguous blocks skip the general
-    # iterator that strided ones set up: 0.15 ms a pass), laid out (T, B, 4H) at the end
-    # in one copy, for the weights' gradients
-    by_gate = _aligned_empty((steps, 4, batch, n), dtype, hs)
+        part[0] *= c0
+        part[1:] *= cs[:-1]
+    d_g = k[:, 2]
+    xp.multiply(gg, gg, out=d_g)
+    xp.subtract(one, d_g, out=d_g)
+    d_g *= i
+    from_h = xp.multiply(tcs, tcs)
+    xp.subtract(one, from_h, out=from_h)
+    from_h *= o
+    # d_a in PyTorch's layout (T, B, 4H), worked gate-major per step through a transposed
+    # view (B, 4, H) -> (4, B, H): its product takes the view as it is (each gate's (B, H)
+    # block rows 4H apart), as fast as a contiguous one
+    d_a = xp.empty((steps, batch, 4, n), dtype=dtype)
+    by_gate = d_a.transpose(0, 2, 1, 3)
     dh = xp.empty((batch, n), dtype=dtype)
     dc = xp.empty((batch, n), dtype=dtype)
     carry_h = xp.zeros((batch, n), dtype=dtype)
@@ -338,18 +336,13 @@ def _array_through_time(g, w_hh, h0, c0, ans, reverse):
         if g_c is not None:
             dc += g_c[t]
         da = by_gate[t]
-        # (a call per gate: each on contiguous (B, H) blocks, no broadcast)
-        xp.multiply(dc, k_i[t], out=da[0])
-        xp.multiply(dc, k_f[t], out=da[1])
-        xp.multiply(dc, k_g[t], out=da[2])
+        xp.multiply(dc, k[t], out=da[:3])
         xp.multiply(dh, k_o[t], out=da[3])
         if direct is not None:
             da += direct[t]
         xp.matmul(da, w_blocks, out=per_gate)
         per_gate.sum(axis=0, out=carry_h)
         xp.multiply(dc, f[t], out=carry_c)
-    d_a = xp.empty((steps, batch, 4, n), dtype=dtype)
-    xp.copyto(d_a, by_gate.transpose(0, 2, 1, 3))
     return d_a.reshape(steps, batch, 4 * n), carry_h, carry_c
 
 
