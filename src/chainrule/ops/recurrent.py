@@ -268,15 +268,14 @@ _LAST: list = [None, None]
 
 
 def _array_through_time(g, w_hh, h0, c0, ans, reverse):
-    """The pass on arrays: what each step's dh and dc are multiplied by, for all steps at
-    once, then per step (latest first) dh_t = g_h + da_{t+1} W_hh, dc_t = g_c +
-    dh_t o (1 - tanh²c_t) + dc_{t+1} f_{t+1}, da_t = [dc g σ'(a_i), dc c_{t-1} σ'(a_f),
-    dc i tanh'(a_g), dh tanh(c_t) σ'(a_o)]."""
+    """The pass on arrays, per step (latest first): dh_t = g_h + da_{t+1} W_hh,
+    dc_t = g_c + dh_t o (1 - tanh²c_t) + dc_{t+1} f_{t+1}, da_t = [dc g σ'(a_i),
+    dc c_{t-1} σ'(a_f), dc i tanh'(a_g), dh tanh(c_t) σ'(a_o)], with σ' = σ (1 - σ) and
+    tanh'(a_g) = 1 - g²."""
     hs, cs, gates, tcs = ans
     steps, batch, n = hs.shape
     dtype = hs.dtype
     one = _number(1, hs)
-    i, f, o, gg = gates[:, 0], gates[:, 1], gates[:, 2], gates[:, 3]
     g_h, g_c, g_gates, g_tc = g
     # gradients that reach c_t and the gates directly (not through h): their own factors
     # (rare: nn.LSTM's outputs are h_t, h_n and c_n)
@@ -286,33 +285,11 @@ def _array_through_time(g, w_hh, h0, c0, ans, reverse):
     direct = None
     if g_gates is not None:  # (T, 4, B, H) in the order i, f, o, g: to d_a's i, f, g, o
         direct = xp.empty((steps, 4, batch, n), dtype=dtype)
-        sig = gates[:, :3]
+        sig, gg = gates[:, :3], gates[:, 3]
         derivative = (sig * (1 - sig), 1 - gg * gg)
         for j, gate in enumerate(_IFOG):
             part = derivative[1] if gate == 3 else derivative[0][:, gate]
             xp.multiply(g_gates[:, gate], part, out=direct[:, j])
-    # what dc_t multiplies, gate-major per step: k = [g σ'(a_i), c_{t-1} σ'(a_f),
-    # i tanh'(a_g)], with σ' = σ (1 - σ), tanh'(a_g) = 1 - g²; what dh_t multiplies:
-    # k_o = tanh(c) σ'(a_o), and from_h = o tanh'(c) (dc_t's part from dh_t). Worked in
-    # place in three arrays: the pass reads them once per step
-    k = xp.subtract(one, gates[:, :3])
-    k *= gates[:, :3]  # σ' of i, f, o
-    k_o = xp.multiply(tcs, k[:, 2])
-    k[:, 0] *= gg
-    part = k[:, 1]
-    if reverse:  # c_{t-1}: the cell state the recurrence carried into step t
-        part[-1] *= c0
-        part[:-1] *= cs[1:]
-    else:
-        part[0] *= c0
-        part[1:] *= cs[:-1]
-    d_g = k[:, 2]
-    xp.multiply(gg, gg, out=d_g)
-    xp.subtract(one, d_g, out=d_g)
-    d_g *= i
-    from_h = xp.multiply(tcs, tcs)
-    xp.subtract(one, from_h, out=from_h)
-    from_h *= o
     # d_a in PyTorch's layout (T, B, 4H), worked gate-major per step through a transposed
     # view (B, 4, H) -> (4, B, H): its product takes the view as it is (each gate's (B, H)
     # block rows 4H apart), as fast as a contiguous one
@@ -326,23 +303,50 @@ def _array_through_time(g, w_hh, h0, c0, ans, reverse):
     # faster in OpenBLAS than one (B, 4H) @ (4H, H) product)
     w_blocks = _aligned(w_hh.reshape(4, n, n))
     per_gate = _aligned_empty((4, batch, n), dtype, hs)
+    # what dc_t multiplies, k = [g σ'(a_i), c_{t-1} σ'(a_f), i tanh'(a_g)], and what dh_t
+    # multiplies, k_o = tanh(c) σ'(a_o) and from_h = o tanh'(c) = o - h tanh(c) (dc_t's part
+    # from dh_t): worked per step on its (B, H) blocks, in buffers a step reuses. (Worked
+    # for all steps before the pass they took 1.3 MB more and as many passes over memory;
+    # in the bench's runs, which start with cold caches, 2-3% slower.)
+    k = xp.empty((3, batch, n), dtype=dtype)
+    d_sig = xp.empty((3, batch, n), dtype=dtype)
+    from_h = xp.empty((batch, n), dtype=dtype)
+    k_i, k_f, k_g = k
+    k_o = d_sig[2]
     for t in _order(steps, not reverse):
+        s = gates[t]  # i, f, o, g
+        sig = s[:3]
+        tc = tcs[t]
+        if reverse:  # c_{t-1}: the cell state the recurrence carried into step t
+            c_prev = cs[t + 1] if t + 1 < steps else c0
+        else:
+            c_prev = cs[t - 1] if t else c0
+        xp.subtract(one, sig, out=d_sig)
+        d_sig *= sig  # σ' of i, f, o
+        xp.multiply(d_sig[0], s[3], out=k_i)
+        xp.multiply(d_sig[1], c_prev, out=k_f)
+        xp.multiply(s[3], s[3], out=k_g)
+        xp.subtract(one, k_g, out=k_g)
+        k_g *= s[0]
+        k_o *= tc
+        xp.multiply(hs[t], tc, out=from_h)
+        xp.subtract(s[2], from_h, out=from_h)
         if g_h is None:
             dh = carry_h
         else:
             xp.add(g_h[t], carry_h, out=dh)
-        xp.multiply(dh, from_h[t], out=dc)
+        xp.multiply(dh, from_h, out=dc)
         dc += carry_c
         if g_c is not None:
             dc += g_c[t]
         da = by_gate[t]
-        xp.multiply(dc, k[t], out=da[:3])
-        xp.multiply(dh, k_o[t], out=da[3])
+        xp.multiply(dc, k, out=da[:3])
+        xp.multiply(dh, k_o, out=da[3])
         if direct is not None:
             da += direct[t]
         xp.matmul(da, w_blocks, out=per_gate)
         per_gate.sum(axis=0, out=carry_h)
-        xp.multiply(dc, f[t], out=carry_c)
+        xp.multiply(dc, s[1], out=carry_c)
     return d_a.reshape(steps, batch, 4 * n), carry_h, carry_c
 
 
