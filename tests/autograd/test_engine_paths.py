@@ -489,6 +489,88 @@ def test_grad_of_unused_inputs_and_non_leaves(plain_runs, monkeypatch):
     three_ways(run, plain_runs, monkeypatch, fast=False)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("graph", GRAPHS)
+def test_grad_of_every_leaf_takes_the_plain_loop(graph, dtype, plain_runs, monkeypatch):
+    """grad() over every leaf the graph reaches: every node leads to an input, so the plain
+    loop runs it, capturing the leaves' gradients; .grad untouched."""
+
+    def run(L, log):
+        dt = getattr(L, dtype)
+        x = leaf(L, dtype=dt)
+        w = leaf(L, (0.5, 0.25, -1.5), dtype=dt)
+        y = GRAPHS[graph](L, x, w)
+        g = L.linspace(-1, 2, y.numel(), dtype=dt).reshape(y.shape)
+        got = L.autograd.grad(y, [x, w], g, allow_unused=True)
+        log.append(("no .grad touched", x.grad is None, w.grad is None))
+        return got
+
+    three_ways(run, plain_runs, monkeypatch)
+
+
+def test_grad_of_some_leaves_or_hooked_leaves_takes_the_general_loop(plain_runs, monkeypatch):
+    """A leaf reached but not asked for (its branch is left out), a leaf with a hook (its
+    gradient is the hook's), a root reached from another: the general loop."""
+
+    def run(L, log):
+        x, w = leaf(L), leaf(L, (0.5, 0.25, -1.5))
+        y = (x * w).exp().sum()
+        log.append(("x only", _v(L.autograd.grad(y, x, retain_graph=True))))
+        h = w.register_hook(lambda g: g * 10)
+        log.append(("hooked", _v(L.autograd.grad(y, [x, w], retain_graph=True))))
+        h.remove()
+        z = x * 2
+        roots = [(z * z).sum(), z]  # z is reached from the first root too
+        got = L.autograd.grad(roots, [x, w], [None, L.ones_like(z)], allow_unused=True)
+        log.append(("roots", _v(got)))
+        return x.grad, w.grad
+
+    three_ways(run, plain_runs, monkeypatch, fast=False)
+
+
+def test_grad_of_every_leaf_with_intermediate_hooks_and_twice(plain_runs, monkeypatch):
+    """On the plain loop: a tensor hook and a retained gradient on the way, grad() over the
+    same leaf twice, and a second grad() of a freed graph raising PyTorch's error."""
+
+    def run(L, log):
+        x, w = leaf(L), leaf(L, (0.5, 0.25, -1.5))
+        y = x * w
+        y.register_hook(lambda g: log.append(("hook", _v(g))) or g * 2)
+        y.retain_grad()
+        z = (y.tanh() * x).sum()
+        got = L.autograd.grad(z, [x, w, x])
+        log.append(("retained", _v(y.grad)))
+        try:
+            L.autograd.grad(z, [x, w])
+        except RuntimeError as exc:
+            log.append(("error", str(exc).split(".")[0]))
+        return got
+
+    three_ways(run, plain_runs, monkeypatch)
+
+
+def test_hessian_vector_product_on_the_plain_loop(plain_runs, monkeypatch):
+    """Both grad() calls of a Hessian-vector product over every weight: the plain loop,
+    create_graph included, the same bits as the general loop's."""
+
+    def run(L, log):
+        r = np.random.default_rng(5)
+        x = L.tensor(r.standard_normal((5, 6)))
+        t = L.tensor(r.integers(0, 3, 5))
+        w1 = L.tensor(r.standard_normal((4, 6)), requires_grad=True)
+        b1 = L.tensor(r.standard_normal(4), requires_grad=True)
+        w2 = L.tensor(r.standard_normal((3, 4)), requires_grad=True)
+        params = (w1, b1, w2)
+        F = L.nn.functional
+        loss = F.cross_entropy(F.linear(F.relu(F.linear(x, w1, b1)), w2), t)
+        grads = L.autograd.grad(loss, params, create_graph=True)
+        log.append(("first", _v(grads), [g.requires_grad for g in grads]))
+        dot = sum((g * L.ones_like(g)).sum() for g in grads)
+        return L.autograd.grad(dot, params)
+
+    three_ways(run, plain_runs, monkeypatch)
+
+
 def test_errors_leave_grad_mode_as_it_was(plain_runs, monkeypatch):
     def run(L, log):
         x = leaf(L)

@@ -542,3 +542,44 @@ def test_create_graph_weight_gradient_has_the_weights_layout_as_torch(transposed
         return gw, ga, *hv, names
 
     compare(run)
+
+
+def _names_behind(grads) -> list:
+    """The names of every node the gradients' graphs hold, sorted (each node once)."""
+    seen, names, stack = set(), [], [g.grad_fn for g in grads]
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        names.append(fn.name())
+        stack.extend(n for n, _ in fn.next_functions)
+    return sorted(names)
+
+
+@pytest.mark.parametrize("product", ["mm", "mm of w.t()", "addmm", "mv", "addr"])
+def test_create_graph_product_vjps_record_torchs_nodes(product):
+    """Under create_graph the products' VJPs transpose with ``t`` (TBackward0), as PyTorch's
+    mm, mv and addr backward do: the same nodes behind every gradient, and the same values."""
+
+    def run(lib):
+        r = np.random.default_rng(4)
+        a = lib.tensor(r.standard_normal((3, 4)), requires_grad=True)
+        b = lib.tensor(r.standard_normal((4, 5)), requires_grad=True)
+        u = lib.tensor(r.standard_normal(3), requires_grad=True)
+        v = lib.tensor(r.standard_normal(4), requires_grad=True)
+        c = lib.tensor(r.standard_normal((3, 4)), requires_grad=True)
+        if product == "mm":
+            ins, y = (a, b), lib.mm(a, b)
+        elif product == "mm of w.t()":
+            ins, y = (a, c), lib.mm(a.t(), c)
+        elif product == "addmm":
+            ins, y = (c, a, b), lib.addmm(c @ b, a, b)
+        elif product == "mv":
+            ins, y = (a, v), lib.mv(a, v)
+        else:
+            ins, y = (c, u, v), lib.addr(c, u, v)
+        grads = lib.autograd.grad((y * y).sum(), ins, create_graph=True)
+        return _names_behind(grads), grads
+
+    compare(run, rtol=1e-12, atol=1e-12)

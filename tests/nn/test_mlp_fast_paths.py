@@ -199,6 +199,37 @@ def test_nll_loss_gradient_is_zero_off_the_targets_as_torch(reduction, kw):
     compare(run, exact=True)
 
 
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+@pytest.mark.parametrize("g0", [0.5, -2.0, float("inf")])
+def test_nll_loss_vjp_recorded_fast_path_is_the_general_path(g0, reduction, dt):
+    """create_graph=True on a batch without weights: the coefficients' mask read off them
+    gives the general path's bits (a weight of ones takes it), its nodes and its gradient in
+    the output gradient; 0 off the targets for an infinite or negative g, as PyTorch."""
+    z, t = _ce_inputs(cr, dt)
+    g = cr.tensor(g0, dtype=z.dtype, requires_grad=True)
+    outs = []
+    for weight in (None, cr.ones(5, dtype=z.dtype)):
+        loss = cr.nn.functional.nll_loss(z, t, weight=weight, reduction=reduction)
+        (gz,) = cr.autograd.grad(loss, z, g, create_graph=True)
+        (gg,) = cr.autograd.grad((gz * gz.detach()).sum(), g)
+        outs.append((gz.detach().numpy(), gz.grad_fn.name(), gg.numpy()))
+    (a, a_name, a_gg), (e, e_name, e_gg) = outs
+    np.testing.assert_array_equal(a, e)
+    np.testing.assert_array_equal(np.signbit(a), np.signbit(e))
+    assert a_name == e_name
+    np.testing.assert_array_equal(a_gg, e_gg)
+
+    def run(lib):
+        z, t = _ce_inputs(lib, dt)
+        g = lib.tensor(g0, dtype=z.dtype, requires_grad=True)
+        loss = lib.nn.functional.nll_loss(z, t, reduction=reduction)
+        (gz,) = lib.autograd.grad(loss, z, g, create_graph=True)
+        return gz, lib.signbit(gz)
+
+    compare(run, exact=True)
+
+
 @pytest.mark.parametrize(
     "case",
     [
@@ -237,6 +268,82 @@ def test_log_softmax_vjp_on_arrays_gives_the_tensor_paths_bits(dt):
         (fast,) = cr.autograd.grad(y, z, g, retain_graph=True)
         (plain,) = cr.autograd.grad(y, z, g, create_graph=True)
         np.testing.assert_array_equal(fast.numpy(), plain.detach().numpy())
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_log_softmax_vjp_recorded_is_one_node_with_the_composite_bits(dt):
+    """create_graph=True: one LogSoftmaxBackwardDataBackward0 node (PyTorch's), its value
+    the bits of the composite g - e^y Σ_dim g written with exp, sum, mul and sub."""
+    z = cr.tensor(values("any", (5, 7), 6), dtype=getattr(cr, dt), requires_grad=True)
+    g = cr.tensor(values("any", (5, 7), 7), dtype=getattr(cr, dt), requires_grad=True)
+    for dim in (0, 1, -1):
+        y = cr.nn.functional.log_softmax(z, dim)
+        (got,) = cr.autograd.grad(y, z, g, create_graph=True)
+        assert got.grad_fn.name() == "LogSoftmaxBackwardDataBackward0"
+        y = y.detach()
+        composite = g - y.exp() * g.sum(dim, keepdim=True)
+        np.testing.assert_array_equal(got.detach().numpy(), composite.detach().numpy())
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_log_softmax_backward_vjps_on_arrays_give_the_tensor_paths_bits(dt):
+    """The VJPs of LogSoftmaxBackwardDataBackward0 (in the output gradient and in the output)
+    on arrays against create_graph=True (the ops as written)."""
+    z = cr.tensor(values("any", (5, 7), 6), dtype=getattr(cr, dt), requires_grad=True)
+    g = cr.tensor(values("any", (5, 7), 7), dtype=getattr(cr, dt), requires_grad=True)
+    w = cr.tensor(values("any", (5, 7), 8), dtype=getattr(cr, dt))
+    for dim in (0, 1):
+        (gz,) = cr.autograd.grad(cr.nn.functional.log_softmax(z, dim), z, g, create_graph=True)
+        fast = cr.autograd.grad(gz, (z, g), w, retain_graph=True)
+        plain = cr.autograd.grad(gz, (z, g), w, create_graph=True)
+        for a, b in zip(fast, plain):
+            np.testing.assert_array_equal(a.numpy(), b.detach().numpy())
+
+
+def _log_softmax_orders(lib, dim):
+    """Gradients of log_softmax's VJP in the output gradient and, through the output, in
+    the input: second order, and third through a second create_graph."""
+    r = np.random.default_rng(12)
+    z = lib.tensor(r.standard_normal((4, 5)), requires_grad=True)
+    g = lib.tensor(r.standard_normal((4, 5)), requires_grad=True)
+    w = lib.tensor(r.standard_normal((4, 5)))
+    y = lib.nn.functional.log_softmax(z, dim)
+    (gz,) = lib.autograd.grad(y, z, g, create_graph=True)
+    second = lib.autograd.grad((gz * w).sum(), (z, g), create_graph=True)
+    third = lib.autograd.grad((second[0] * second[0]).sum(), (z, g))
+    return gz.grad_fn.name(), gz, second, third
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_log_softmax_vjp_second_and_third_order_match_torch(dim):
+    compare(lambda lib: _log_softmax_orders(lib, dim), rtol=1e-10, atol=1e-12)
+
+
+def test_log_softmax_backward_op_gradchecks_and_its_tangents_match_torch():
+    """The op's own VJPs (in grad and in output) against finite differences, first and second
+    order; its JVPs against PyTorch's forward mode over the same VJP."""
+    from chainrule.ops.normalizations import log_softmax_backward_data
+
+    r = np.random.default_rng(13)
+    grad = cr.tensor(r.standard_normal((3, 4)), requires_grad=True)
+    out = cr.tensor(r.standard_normal((3, 4)), requires_grad=True)
+    for dim in (0, 1):
+        fn = lambda a, b, dim=dim: log_softmax_backward_data(a, b, dim=dim)  # noqa: E731
+        assert cr.autograd.gradcheck(fn, (grad, out))
+        assert cr.autograd.gradgradcheck(fn, (grad, out))
+
+    def run(lib):
+        r = np.random.default_rng(14)
+        z = lib.tensor(r.standard_normal((3, 4)), requires_grad=True)
+        g = lib.tensor(r.standard_normal((3, 4)))
+        with lib.autograd.forward_ad.dual_level():
+            zd = lib.autograd.forward_ad.make_dual(z.detach(), lib.ones_like(z))
+            gd = lib.autograd.forward_ad.make_dual(g, lib.full_like(g, 0.5))
+            y = lib.nn.functional.log_softmax(zd.requires_grad_(), 1)
+            (gz,) = lib.autograd.grad(y, zd, gd, create_graph=True)
+            return gz, lib.autograd.forward_ad.unpack_dual(gz).tangent
+
+    compare(run, rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize("dt", DTYPES)

@@ -57,12 +57,14 @@ def run_backward(
     the nodes that lead to a captured or allowed node run, as in PyTorch.
     """
     if (
-        capture is None
-        and restrict is None
+        restrict is None
         and observe is None
         and _plain_enabled
         and not _anomaly.enabled
+        and (capture is None or not accumulate)
     ):
+        if capture is not None:
+            return _run_grad(roots, grads, retain_graph, create_graph, capture)
         if len(roots) == 1:
             (node, nr), g = roots[0], grads[0]
             n = node.n_outputs
@@ -81,6 +83,48 @@ def run_backward(
     )
 
 
+def _run_grad(
+    roots: list, grads: list, retain_graph: bool, create_graph: bool, capture: dict
+) -> dict:
+    """``grad()``: on ``_run_plain`` where the general loop would leave no node out
+    (``_captures_every_leaf``), else on ``_run_general`` with the counts made here."""
+    deps = _count_dependencies([n for n, _ in roots])
+    if _captures_every_leaf(deps, capture):
+        buffers = _root_buffers(roots, grads)
+        if all(deps[n] == 0 for n in buffers):  # (else a root is reached from another one)
+            ready = [(n, buf) for n, buf in buffers.items()]
+            ready.reverse()
+            _run_plain(ready, deps, retain_graph, create_graph, capture)
+            return capture
+    return _run_general(roots, grads, retain_graph, create_graph, capture, False, None, None, deps)
+
+
+def _captures_every_leaf(deps: dict[Node, int], capture: dict) -> bool:
+    """Whether ``grad()`` may run on ``_run_plain``: its inputs are leaves without hooks
+    (their AccumulateGrad nodes, captured instead of accumulated) and include every leaf
+    the graph reaches, and every other node has an edge on. Then every node leads to an
+    input and ``_run_general`` would leave none out (a Hessian-vector product's two
+    ``grad`` calls over all the weights)."""
+    for node, _ in capture:
+        if node.__class__ is not AccumulateGrad or node._extra is not None or node.variable._hooks:
+            return False
+    for node in deps:
+        if node.__class__ is AccumulateGrad:
+            if (node, 0) not in capture:
+                return False
+            continue
+        arity = node._arity
+        if arity == 1:
+            if node._fn0 is None:
+                return False
+        elif arity == 2:
+            if node._fn0 is None and node._fn1 is None:
+                return False
+        elif all(nxt is None for nxt, _ in node._next):
+            return False
+    return True
+
+
 def _root_buffers(roots: list, grads: list) -> dict:
     """Per root node, the gradients of its outputs (summed where a root repeats)."""
     buffers: dict[Node, list] = {}
@@ -92,8 +136,12 @@ def _root_buffers(roots: list, grads: list) -> dict:
     return buffers
 
 
-def _run_plain(ready: list, deps: dict, retain_graph: bool, create_graph: bool) -> None:
-    """``backward()`` without captures, observer or anomaly detection.
+def _run_plain(
+    ready: list, deps: dict, retain_graph: bool, create_graph: bool, capture: dict | None = None
+) -> None:
+    """``backward()`` without captures, observer or anomaly detection; ``grad()`` whose
+    inputs are every leaf reached (``_captures_every_leaf``), their gradients stored in
+    ``capture`` rather than accumulated.
 
     ``ready`` holds (node, gradients of its outputs) pairs, last to run first. A node one
     edge leads into (``deps`` 1) gets its gradients as soon as that edge delivers them;
@@ -122,7 +170,9 @@ def _run_plain(ready: list, deps: dict, retain_graph: bool, create_graph: bool) 
                     continue
             elif node.__class__ is AccumulateGrad:
                 if grad_outputs is not None:
-                    if node.variable._hooks:
+                    if capture is not None:  # grad(): (no hooks: _captures_every_leaf)
+                        capture[(node, 0)] = grad_outputs[0]
+                    elif node.variable._hooks:
                         _hooked_step(node, grad_outputs, retain_graph, create_graph)
                     else:
                         _accumulate(node, grad_outputs[0], create_graph)
@@ -243,9 +293,12 @@ def _run_general(
     accumulate: bool,
     restrict: set | None,
     observe: Any,
+    deps: dict | None = None,
 ) -> dict | None:
-    """``run_backward`` with everything: captures, ``inputs=``, an observer, anomaly checks."""
-    deps = _count_dependencies([n for n, _ in roots])
+    """``run_backward`` with everything: captures, ``inputs=``, an observer, anomaly checks
+    (``deps``: the dependency counts, where the caller has them)."""
+    if deps is None:
+        deps = _count_dependencies([n for n, _ in roots])
     wanted = None  # with grad() or inputs=: the nodes that lead to an input
     captured = {n for n, _ in capture} if capture is not None else set()
     targets = captured | restrict if restrict is not None else captured

@@ -16,6 +16,7 @@ import math
 from .. import _dtypes
 from .._backend import loud, ndarray, quiet, xp
 from .._promotion import result_type
+from .._tensor import Tensor, _make
 from ..autograd.recording import array_of, defop, floating_only
 from . import activations, binary, logical, reductions, shapes, unary
 
@@ -437,25 +438,33 @@ def _nll_coefficients(x_shape, target, weight, ignore_index, reduction, dtype, e
 
 def _nll_vjp(g, x_shape, target, weight, ignore_index, reduction):
     """∂/∂x = -weight[t] at each target class t, 0 elsewhere (÷ Σ weight[t] for the mean)"""
+    data = g._data if isinstance(g, Tensor) else g
     if (
-        g.__class__ is ndarray
+        data.__class__ is ndarray
         and weight is None
         and reduction != "none"
         and len(x_shape) == 2
         and target.size
         and _all_classes(target, x_shape[1], ignore_index)
     ):
-        # arrays, a batch, every weight 1 (the usual case): -g (-g/N for the mean) at the
-        # targets, 0 elsewhere (as PyTorch's kernel: 0 there even for an infinite g)
-        coef = xp.zeros(x_shape, g.dtype)
-        one = g.dtype.type(1)
+        # a batch, every weight 1 (the usual case): -g (-g/N for the mean) at the targets, 0
+        # elsewhere (as PyTorch's kernel: 0 there even for an infinite g)
+        coef = xp.zeros(x_shape, data.dtype)
+        one = data.dtype.type(1)
         n = target.size
-        value = -(one / g.dtype.type(n)) if reduction == "mean" else -one
-        coef[_rows(n), target] = value * g
-        return coef
+        value = -(one / data.dtype.type(n)) if reduction == "mean" else -one
+        if g is data:  # arrays: the product written at the targets
+            coef[_rows(n), target] = value * g
+            return coef
+        # create_graph: the line at the end with the mask read off the coefficients (the
+        # same values, bits and nodes: tests/nn/test_mlp_fast_paths.py)
+        coef[_rows(n), target] = value
+        return logical.where(coef != 0, g * _make(coef, g._dtype), 0)
     coef = _nll_coefficients(x_shape, target, weight, ignore_index, reduction, _dtype_of(g))
     if reduction == "none":
         g = shapes.unsqueeze(g, dim=_class_axis(len(x_shape)))
+    if isinstance(g, Tensor):  # create_graph: a constant of g's dtype, not an array to wrap
+        coef = _make(coef, g._dtype)
     # 0 off the targets whatever g is (an infinite g: 0 there, not 0·inf = nan, as PyTorch)
     return logical.where(_target_mask(x_shape, target, ignore_index), g * coef, 0)
 

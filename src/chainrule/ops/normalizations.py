@@ -71,7 +71,53 @@ def _log_softmax_vjp(g, ans, dim):
         e = xp.exp(ans)
         e *= xp.add.reduce(g, axis=dim, keepdims=True)
         return xp.subtract(g, e, out=e)
+    if g.ndim and array_of(g).dtype.char in "fd":
+        # create_graph: one node (PyTorch's LogSoftmaxBackwardDataBackward0), not the four
+        # of exp, sum, mul and sub, for a Hessian-vector product to walk back through
+        return log_softmax_backward_data(g, ans, dim=dim)
     return g - unary.exp(ans) * reductions.sum(g, dim=dim, keepdim=True)
+
+
+def _log_softmax_backward_data(grad, output, dim):
+    """grad - e^output Σ_dim grad: log_softmax's VJP (output = log_softmax(x)) as one op"""
+    e = xp.exp(output)
+    e *= xp.add.reduce(grad, axis=dim, keepdims=True)
+    return xp.subtract(grad, e, out=e)
+
+
+def _log_softmax_backward_grad(g, output, dim):
+    """∂/∂grad: Jᵀg = g - Σ_dim g ⊙ e^output"""
+    if g.__class__ is ndarray and output.__class__ is ndarray:  # arrays: the ufuncs alone
+        e = xp.exp(output)
+        e *= g
+        return g - xp.add.reduce(e, axis=dim, keepdims=True)
+    return g - reductions.sum(g * unary.exp(output), dim=dim, keepdim=True)
+
+
+def _log_softmax_backward_output(g, grad, output, dim):
+    """∂/∂output (grad - e^output Σ_dim grad) = -e^output Σ_dim grad (a diagonal Jacobian)"""
+    if g.__class__ is ndarray and grad.__class__ is ndarray and output.__class__ is ndarray:
+        e = xp.exp(output)  # arrays: the ufuncs alone, in the order of the line below
+        e *= xp.add.reduce(grad, axis=dim, keepdims=True)
+        e *= g
+        return xp.negative(e, out=e)
+    return g * -(unary.exp(output) * reductions.sum(grad, dim=dim, keepdim=True))
+
+
+log_softmax_backward_data = defop(
+    "log_softmax_backward_data",
+    _log_softmax_backward_data,
+    args=("grad", "output"),
+    node="LogSoftmaxBackwardDataBackward0",
+    dtypes=_floating_along_dim("log_softmax_backward"),
+    vjp=(_log_softmax_backward_grad, _log_softmax_backward_output),
+    jvp=(
+        lambda t, output, dim: log_softmax_backward_data(
+            t, output, dim=dim
+        ),  # J t = t - e^output Σ_dim t (linear in grad)
+        _log_softmax_backward_output,  # J t = -e^output Σ_dim grad ⊙ t
+    ),
+)
 
 
 log_softmax = defop(

@@ -294,7 +294,9 @@ dot = defop(
 
 
 def _t(x):
-    return shapes.transpose(x, dim0=0, dim1=1)
+    """a matrix's transpose: ``t`` (TBackward0, the node PyTorch's mm, mv and addr backward
+    record; a one-input op, half the recording cost of ``transpose`` with its dims)"""
+    return shapes.t(x)
 
 
 def _grad_a(g, b, a_layout):
@@ -484,8 +486,8 @@ addr = defop(
     dtypes=PROMOTE,
     vjp=(
         _beta_g,
-        lambda g, v, alpha: mv(g, v) * alpha,  # d/du: alpha G v
-        lambda g, u, alpha: mv(_t(g), u) * alpha,  # d/dv: alpha Gᵀ u
+        lambda g, v, alpha: _scaled(mv(g, v), alpha),  # d/du: alpha G v
+        lambda g, u, alpha: _scaled(mv(_t(g), u), alpha),  # d/dv: alpha Gᵀ u
     ),
     jvp=(
         lambda t, beta: t * beta,  # d/dx = beta
