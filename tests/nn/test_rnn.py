@@ -891,3 +891,103 @@ def test_step_operands_aligned():
         np.testing.assert_array_equal(b, a)
         e = _aligned_empty((2, 3), np.float64, a)
         assert address(e) % 64 == 0 and e.shape == (2, 3) and e.dtype == np.float64
+
+
+def test_gate_blocks():
+    """The layer's copy of a weight: its gate blocks transposed, in the order i, f, o, g,
+    the sigmoid gates' halved (σ(a) = (1 + tanh(a/2)) / 2), aligned."""
+    from chainrule._backend import address
+    from chainrule.ops.recurrent import _gate_blocks
+
+    w = randn((4 * 3, 5)).astype(np.float32)
+    blocks = _gate_blocks(w, 3, w)
+    i, f, g, o = w.reshape(4, 3, 5)
+    expected = np.stack([i.T / 2, f.T / 2, o.T / 2, g.T])
+    np.testing.assert_array_equal(blocks, expected)
+    assert address(blocks) % 64 == 0 and blocks.flags.c_contiguous
+
+
+# the layers' ops with only W_hh requiring grad: what the gradient of W_hh reads
+_W_HH_LAYERS = {
+    "lstm": (_layer_case, 4, lambda lib, *a, reverse: _layer(lib, *a, reverse=reverse)[0]),
+    "gru": (_gru_case, 3, lambda lib, *a, reverse: _gru(lib, *a, reverse=reverse)[0]),
+    "rnn": (_rnn_case, 1, lambda lib, *a, reverse: _rnn(lib, *a, reverse=reverse)[0]),
+}
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
+@pytest.mark.parametrize("h0", ["zero", "random"])
+@pytest.mark.parametrize("layer", list(_W_HH_LAYERS))
+def test_w_hh_grad_initial_step(layer, h0, reverse):
+    """d/dW_hh = Σ_t d_tᵀ h_{t-1}: on arrays the step whose h_{t-1} is h0 is its own
+    product, left out where h0 is zero; the same values as the formula composed of
+    chainrule's ops (create_graph) and as PyTorch's, with h0 zero or not, either way."""
+    case, _, fn = _W_HH_LAYERS[layer]
+    inputs = list(case(5, 3, 2, 4))
+    if h0 == "zero":
+        inputs[5] = np.zeros_like(inputs[5])
+    g = randn((5, 3, 4), seed=30)
+
+    def grad(lib, create_graph=False):
+        ts = [lib.tensor(a, requires_grad=k == 2) for k, a in enumerate(inputs)]
+        out = fn(lib, *ts, reverse=reverse)
+        (w,) = lib.autograd.grad(out, [ts[2]], lib.tensor(g), create_graph=create_graph)
+        return w.detach().numpy()
+
+    plain = grad(cr)
+    np.testing.assert_allclose(plain, grad(cr, True), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(plain, grad(torch), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
+def test_w_hh_grad_zero_h0_nonfinite(reverse):
+    """A zero h0 leaves its step out of d/dW_hh only where the step's gradient is finite:
+    an infinite one there gives NaN (∞ · 0), as PyTorch's does."""
+    inputs = list(_rnn_case(3, 2, 2, 3))
+    inputs[5] = np.zeros_like(inputs[5])
+    g = randn((3, 2, 3), seed=31)
+    g[-1 if reverse else 0, 0, 0] = np.inf
+
+    def grad(lib):
+        ts = [lib.tensor(a, requires_grad=k == 2) for k, a in enumerate(inputs)]
+        out = _rnn(lib, *ts, reverse=reverse)[0]
+        (w,) = lib.autograd.grad(out, [ts[2]], lib.tensor(g))
+        return w.detach().numpy()
+
+    ours, theirs = grad(cr), grad(torch)
+    assert np.isnan(ours).any()
+    np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+def test_lstm_bias_grad_column_sums(dtype):
+    """d/db of the plain backward (a product of the gradient's rows with ones) is the sum
+    over steps and batch that the composed backward (create_graph) and PyTorch take."""
+    inputs = [a.astype(dtype) for a in _layer_case(6, 3, 2, 4)]
+    g = randn((6, 3, 4), seed=32).astype(dtype)
+
+    def grads(lib, create_graph=False):
+        ts = [lib.tensor(a, requires_grad=k in (3, 4)) for k, a in enumerate(inputs)]
+        out = _layer(lib, *ts)[0]
+        gs = lib.autograd.grad(out, [ts[3], ts[4]], lib.tensor(g), create_graph=create_graph)
+        return [w.detach().numpy() for w in gs]
+
+    plain, composed, theirs = grads(cr), grads(cr, True), grads(torch)
+    tol = TOL[dtype]
+    for a, b, c in zip(plain, composed, theirs):
+        np.testing.assert_allclose(a, b, rtol=tol[0], atol=tol[1])
+        np.testing.assert_allclose(a, c, rtol=tol[0], atol=tol[1])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_column_sums(dtype):
+    """The bias gradients' sum over steps and batch: a product with ones for float32 and
+    float64, NumPy's sum for half precision (no BLAS), the same values."""
+    from chainrule.ops.recurrent import _column_sums
+
+    d = randn((5, 3, 8), seed=33).astype(dtype)
+    out = _column_sums(d)
+    assert out.shape == (8,) and out.dtype == dtype
+    tol = 1e-2 if dtype == np.float16 else 1e-6
+    np.testing.assert_allclose(out, d.astype(np.float64).sum(axis=(0, 1)), rtol=tol, atol=tol)

@@ -151,3 +151,25 @@ def test_cat_promotes_dtypes():
     check(lambda L, a, b: L.cat([a, b]), R(2, 2).astype(np.float32), R(1, 2))
     check(lambda L, a, b: L.cat([a, b]), L64(1, 2), np.array([3, 4], dtype=np.int32))
     check(lambda L, a, b: L.cat([a, b]), L64(1, 2), R(2))
+
+
+def test_stack_plans_per_pattern_of_inputs_needing_gradients():
+    """stack keeps one save plan per (number of inputs, which need gradients): stacks of
+    the same length with the gradient-needing inputs in other places, one after another,
+    each give the gradients of their own pattern, as PyTorch's."""
+    from oracle import compare
+
+    def run(lib):
+        a = lib.tensor(R(2, 3), requires_grad=True)
+        b = lib.tensor(R(2, 3) + 1)
+        grads = []
+        for tensors, dim in (([a, b], 0), ([b, a], 0), ([a, a], 2), ([b, a, a], 1)):
+            out = lib.stack(tensors, dim)
+            grads.append(
+                lib.autograd.grad(
+                    out, a, lib.arange(float(out.numel())).reshape(out.shape).to(out.dtype)
+                )[0]
+            )
+        return grads
+
+    compare(run)

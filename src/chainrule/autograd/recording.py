@@ -981,6 +981,7 @@ class SequenceOp:
         self.node_class = type(node, (Node,), {"__slots__": (), "__module__": "chainrule.autograd"})
         self._reads = tuple(list(inspect.signature(vjp).parameters)[2:])
         self._vjps: dict[int, Callable] = {}
+        self._plans: dict[tuple, SavePlan] = {}  # per (number of inputs, grad bits)
         REGISTRY[name] = self
 
     def __repr__(self) -> str:
@@ -1040,14 +1041,21 @@ class SequenceOp:
         bits, nxt, meta = edges_of(tensors)
         if not bits:
             return None
-        reads = tuple(range(len(self._reads)))
-        vjps = tuple(
-            (self._vjp_for(i), reads) if m is not None else (None, ()) for i, m in enumerate(meta)
-        )
+        key = (len(meta), bits)  # which of how many inputs need gradients: the plan
+        plan = self._plans.get(key)
+        if plan is None:
+            reads = tuple(range(len(self._reads)))
+            vjps = tuple(
+                (self._vjp_for(i), reads) if m is not None else (None, ())
+                for i, m in enumerate(meta)
+            )
+            plan = save_plan(("param",) * len(self._reads), self._reads, vjps)
+            if len(self._plans) < 256:  # (kept for the lists a program stacks again and again)
+                self._plans[key] = plan
         node = _new(self.node_class)
         node._op = self
         node._set_inputs(nxt, meta)
-        node._plan = save_plan(("param",) * len(self._reads), self._reads, vjps)
+        node._plan = plan
         node._saved = tuple(params[k] for k in self._reads)
         node._checks = ()
         node._extra = None

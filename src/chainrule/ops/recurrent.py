@@ -181,6 +181,18 @@ def _order(steps: int, reverse: bool) -> range:
     return range(steps - 1, -1, -1) if reverse else range(steps)
 
 
+def _gate_blocks(w, n: int, like):
+    """W's four (H, K) gate blocks transposed, (4, K, H), in the layer's order i, f, o, g,
+    those of the sigmoid gates halved (see _lstm_layer), aligned: one pass over W"""
+    blocks = w.reshape(4, n, -1).transpose(0, 2, 1)
+    out = _aligned_empty(blocks.shape, w.dtype, like)
+    half = _number(0.5, w)
+    xp.multiply(blocks[:2], half, out=out[:2])  # i, f
+    xp.multiply(blocks[3], half, out=out[2])  # o
+    xp.copyto(out[3], blocks[2])  # g
+    return out
+
+
 def _lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
     """h_t, c_t, [i, f, o, g]_t, tanh(c_t) for every step: a_t = x_t W_ihᵀ + b_ih + b_hh +
     h_{t-1} W_hhᵀ, i, f, o = σ(a_{i,f,o}), g = tanh(a_g), c_t = f c_{t-1} + i g,
@@ -191,19 +203,19 @@ def _lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
     # σ(a) = (1 + tanh(a/2)) / 2: the pre-activations of i, f, o come halved, from halved
     # weights and biases, so that one tanh serves the four gates of a step, and σ's affine
     # map then runs once on the block of the three sigmoid gates
-    half = xp.asarray([0.5, 0.5, 0.5, 1.0], dtype=dtype)[:, None, None]
-    w_in = _aligned((w_ih.reshape(4, n, -1)[_IFOG] * half).transpose(0, 2, 1))
+    w_in = _gate_blocks(w_ih, n, x)
     # the input's part of every step's gates, gate-major per step (T, 4, B, H): the block the
     # step's recurrent product (batched over the gates' (H, H) blocks, which OpenBLAS runs
     # faster than one (B, H) @ (H, 4H) product) is added to, and its gates are worked in
     gates = xp.matmul(x.reshape(steps, 1, batch, x.shape[2]), w_in)
     # the biases tiled over the batch: one add over whole steps (a (4, 1, H) one broadcast
     # over (T, 4, B, H) runs an inner loop per row, twice as long)
+    half = xp.asarray([0.5, 0.5, 0.5, 1.0], dtype=dtype)[:, None, None]
     bias = xp.empty((4, batch, n), dtype=dtype)
     bias[...] = (b_ih + b_hh).reshape(4, 1, n)[_IFOG] * half
     every_step = gates.reshape(steps, 4 * batch * n)
     every_step += bias.reshape(4 * batch * n)
-    w_rec = _aligned((w_hh.reshape(4, n, n)[_IFOG] * half).transpose(0, 2, 1))
+    w_rec = _gate_blocks(w_hh, n, x)
     hs = xp.empty((steps, batch, n), dtype=dtype)
     cs = xp.empty_like(hs)
     tcs = xp.empty_like(hs)
@@ -256,52 +268,33 @@ _LAST: list = [None, None]
 
 
 def _array_through_time(g, w_hh, h0, c0, ans, reverse):
-    """The pass on arrays: what each step's dh and dc are multiplied by, for all steps at
-    once, then per step (latest first) dh_t = g_h + da_{t+1} W_hh, dc_t = g_c +
-    dh_t o (1 - tanh²c_t) + dc_{t+1} f_{t+1}, da_t = [dc g σ'(a_i), dc c_{t-1} σ'(a_f),
-    dc i tanh'(a_g), dh tanh(c_t) σ'(a_o)]."""
+    """The pass on arrays, per step (latest first): dh_t = g_h + da_{t+1} W_hh,
+    dc_t = g_c + dh_t o (1 - tanh²c_t) + dc_{t+1} f_{t+1}, da_t = [dc g σ'(a_i),
+    dc c_{t-1} σ'(a_f), dc i tanh'(a_g), dh tanh(c_t) σ'(a_o)], with σ' = σ (1 - σ) and
+    tanh'(a_g) = 1 - g²."""
     hs, cs, gates, tcs = ans
     steps, batch, n = hs.shape
     dtype = hs.dtype
     one = _number(1, hs)
-    i, f, o, gg = gates[:, 0], gates[:, 1], gates[:, 2], gates[:, 3]
     g_h, g_c, g_gates, g_tc = g
-    # σ'(a) = σ (1 - σ) for the block of i, f, o; tanh'(a_g) = 1 - g²
-    sig = gates[:, :3]
-    d_sig = xp.subtract(one, sig)
-    d_sig *= sig
-    d_g = xp.multiply(gg, gg)
-    xp.subtract(one, d_g, out=d_g)
-    # what dc_t multiplies, gate-major per step as d_a is worked: [g σ'(a_i), c_{t-1} σ'(a_f),
-    # i tanh'(a_g)]; what dh_t multiplies: tanh(c) σ'(a_o), and from_h = o tanh'(c) (dc_t's
-    # part from dh_t)
-    k = xp.empty((steps, 3, batch, n), dtype=dtype)
-    xp.multiply(gg, d_sig[:, 0], out=k[:, 0])
-    part = k[:, 1]
-    if reverse:  # c_{t-1}: the cell state the recurrence carried into step t
-        xp.multiply(c0, d_sig[-1, 1], out=part[-1])
-        xp.multiply(cs[1:], d_sig[:-1, 1], out=part[:-1])
-    else:
-        xp.multiply(c0, d_sig[0, 1], out=part[0])
-        xp.multiply(cs[:-1], d_sig[1:, 1], out=part[1:])
-    xp.multiply(i, d_g, out=k[:, 2])
-    k_o = xp.multiply(tcs, d_sig[:, 2])
-    d_tc = xp.multiply(tcs, tcs)
-    xp.subtract(one, d_tc, out=d_tc)  # tanh'(c_t)
-    from_h = xp.multiply(d_tc, o)
-    # gradients that reach c_t and the gates directly (not through h)
+    # gradients that reach c_t and the gates directly (not through h): their own factors
+    # (rare: nn.LSTM's outputs are h_t, h_n and c_n)
     if g_tc is not None:
-        g_tc = g_tc * d_tc
+        g_tc = g_tc * (1 - tcs * tcs)
         g_c = g_tc if g_c is None else g_c + g_tc
     direct = None
     if g_gates is not None:  # (T, 4, B, H) in the order i, f, o, g: to d_a's i, f, g, o
         direct = xp.empty((steps, 4, batch, n), dtype=dtype)
-        derivative = (d_sig[:, 0], d_sig[:, 1], d_g, d_sig[:, 2])  # i, f, g, o
+        sig, gg = gates[:, :3], gates[:, 3]
+        derivative = (sig * (1 - sig), 1 - gg * gg)
         for j, gate in enumerate(_IFOG):
-            xp.multiply(g_gates[:, gate], derivative[j], out=direct[:, j])
-    # d_a gate-major per step, (T, 4, B, H) in PyTorch's order: each step's writes and its
-    # product contiguous; laid out (T, B, 4H) once at the end, for the weights' gradients
-    d_a = _aligned_empty((steps, 4, batch, n), dtype, hs)
+            part = derivative[1] if gate == 3 else derivative[0][:, gate]
+            xp.multiply(g_gates[:, gate], part, out=direct[:, j])
+    # d_a in PyTorch's layout (T, B, 4H), worked gate-major per step through a transposed
+    # view (B, 4, H) -> (4, B, H): its product takes the view as it is (each gate's (B, H)
+    # block rows 4H apart), as fast as a contiguous one
+    d_a = xp.empty((steps, batch, 4, n), dtype=dtype)
+    by_gate = d_a.transpose(0, 2, 1, 3)
     dh = xp.empty((batch, n), dtype=dtype)
     dc = xp.empty((batch, n), dtype=dtype)
     carry_h = xp.zeros((batch, n), dtype=dtype)
@@ -310,26 +303,51 @@ def _array_through_time(g, w_hh, h0, c0, ans, reverse):
     # faster in OpenBLAS than one (B, 4H) @ (4H, H) product)
     w_blocks = _aligned(w_hh.reshape(4, n, n))
     per_gate = _aligned_empty((4, batch, n), dtype, hs)
+    # what dc_t multiplies, k = [g σ'(a_i), c_{t-1} σ'(a_f), i tanh'(a_g)], and what dh_t
+    # multiplies, k_o = tanh(c) σ'(a_o) and from_h = o tanh'(c) = o - h tanh(c) (dc_t's part
+    # from dh_t): worked per step on its (B, H) blocks, in buffers a step reuses. (Worked
+    # for all steps before the pass they took 1.3 MB more and as many passes over memory;
+    # in the bench's runs, which start with cold caches, 2-3% slower.)
+    k = xp.empty((3, batch, n), dtype=dtype)
+    d_sig = xp.empty((3, batch, n), dtype=dtype)
+    from_h = xp.empty((batch, n), dtype=dtype)
+    k_i, k_f, k_g = k
+    k_o = d_sig[2]
     for t in _order(steps, not reverse):
+        s = gates[t]  # i, f, o, g
+        sig = s[:3]
+        tc = tcs[t]
+        if reverse:  # c_{t-1}: the cell state the recurrence carried into step t
+            c_prev = cs[t + 1] if t + 1 < steps else c0
+        else:
+            c_prev = cs[t - 1] if t else c0
+        xp.subtract(one, sig, out=d_sig)
+        d_sig *= sig  # σ' of i, f, o
+        xp.multiply(d_sig[0], s[3], out=k_i)
+        xp.multiply(d_sig[1], c_prev, out=k_f)
+        xp.multiply(s[3], s[3], out=k_g)
+        xp.subtract(one, k_g, out=k_g)
+        k_g *= s[0]
+        k_o *= tc
+        xp.multiply(hs[t], tc, out=from_h)
+        xp.subtract(s[2], from_h, out=from_h)
         if g_h is None:
             dh = carry_h
         else:
             xp.add(g_h[t], carry_h, out=dh)
-        xp.multiply(dh, from_h[t], out=dc)
+        xp.multiply(dh, from_h, out=dc)
         dc += carry_c
         if g_c is not None:
             dc += g_c[t]
-        da = d_a[t]
-        xp.multiply(dc, k[t], out=da[:3])
-        xp.multiply(dh, k_o[t], out=da[3])
+        da = by_gate[t]
+        xp.multiply(dc, k, out=da[:3])
+        xp.multiply(dh, k_o, out=da[3])
         if direct is not None:
             da += direct[t]
         xp.matmul(da, w_blocks, out=per_gate)
         per_gate.sum(axis=0, out=carry_h)
-        xp.multiply(dc, f[t], out=carry_c)
-    flat = xp.empty((steps, batch, 4, n), dtype=dtype)
-    xp.copyto(flat, d_a.transpose(0, 2, 1, 3))
-    return flat.reshape(steps, batch, 4 * n), carry_h, carry_c
+        xp.multiply(dc, s[1], out=carry_c)
+    return d_a.reshape(steps, batch, 4 * n), carry_h, carry_c
 
 
 class _Steps:
@@ -375,6 +393,24 @@ def _h_prev(h0, hs, reverse: bool):
     if hs.shape[0] == 1:
         return h0[None]
     return joining.cat([hs[1:], h0[None]], dim=0, offsets=(0, hs.shape[0] - 1, hs.shape[0]))
+
+
+def _grad_w_hh(d, h0, hs, reverse: bool):
+    """Σ_t d_tᵀ h_{t-1} for d (T, B, K) and the hidden states hs (T, B, H): one product over
+    all steps. On arrays the step whose h_{t-1} is h0 is its own small product, left out
+    where it adds nothing (h0 zero, as nn's default state, and d finite there): no joined
+    copy of the hidden states."""
+    if isinstance(d, Tensor) or isinstance(hs, Tensor):
+        return _rows(d).T @ _rows(_h_prev(h0, hs, reverse))
+    rows, batch = _rows(d), d.shape[1]
+    if reverse:  # the last step's h_{t-1} is h0
+        later, first, prev = rows[:-batch], rows[-batch:], hs[1:]
+    else:
+        later, first, prev = rows[batch:], rows[:batch], hs[:-1]
+    grad = later.T @ _rows(prev)
+    if h0.any() or not xp.isfinite(first).all():
+        grad += first.T @ h0
+    return grad
 
 
 def _flip_time(t):
@@ -443,12 +479,23 @@ def _layer_vjp_w_ih(g, x, w_hh, h0, c0, ans, reverse):
 def _layer_vjp_bias(g, w_hh, h0, c0, ans, reverse):
     """d/db_ih = d/db_hh = Σ_t d/da_t"""
     d_a = _through_time(g, w_hh, h0, c0, ans, reverse)[0]
+    if isinstance(d_a, Tensor):
+        return reductions.sum(d_a, dim=(0, 1))
     if _LAST_BIAS[0] is d_a:  # the other bias of the same pass: the same sum, a copy of it
         return _LAST_BIAS[1].copy()
-    grad = reductions.sum(d_a, dim=(0, 1))
-    if not isinstance(d_a, Tensor):
-        _LAST_BIAS[0], _LAST_BIAS[1] = d_a, grad
+    grad = _column_sums(d_a)
+    _LAST_BIAS[0], _LAST_BIAS[1] = d_a, grad
     return grad
+
+
+def _column_sums(d):
+    """Σ over the steps and the batch of an array d (T, B, K): for float32 and float64 a
+    product with ones, which BLAS runs in a quarter of the time of NumPy's sum over the
+    first two dims"""
+    if d.dtype.itemsize < 4:  # (no BLAS for half precision)
+        return reductions.sum(d, dim=(0, 1))
+    rows = _rows(d)
+    return xp.matmul(xp.ones(rows.shape[0], dtype=rows.dtype), rows)
 
 
 # the bias gradient of the last pass on arrays (see _layer_vjp_bias)
@@ -458,7 +505,7 @@ _LAST_BIAS: list = [None, None]
 def _layer_vjp_w_hh(g, w_hh, h0, c0, ans, reverse):
     """d/dW_hh = Σ_t (d/da_t)ᵀ h_{t-1}: one product over all steps"""
     d_a = _through_time(g, w_hh, h0, c0, ans, reverse)[0]
-    return _rows(d_a).T @ _rows(_h_prev(h0, ans[0], reverse))
+    return _grad_w_hh(d_a, h0, ans[0], reverse)
 
 
 def _layer_vjp_h0(g, w_hh, h0, c0, ans, reverse):
@@ -727,7 +774,7 @@ def _gru_vjp_b_ih(g, w_hh, h0, ans, reverse):
 def _gru_vjp_w_hh(g, w_hh, h0, ans, reverse):
     """d/dW_hh = Σ_t (d/d h's part_t)ᵀ h_{t-1}: one product over all steps"""
     d_h = _gru_through_time(g, w_hh, h0, ans, reverse)[1]
-    return _rows(d_h).T @ _rows(_h_prev(h0, ans[3], reverse))
+    return _grad_w_hh(d_h, h0, ans[3], reverse)
 
 
 def _gru_vjp_b_hh(g, w_hh, h0, ans, reverse):
@@ -902,7 +949,7 @@ def _rnn_vjp_bias(g, w_hh, ans, nonlinearity, reverse):
 def _rnn_vjp_w_hh(g, w_hh, h0, ans, nonlinearity, reverse):
     """d/dW_hh = Σ_t (d/da_t)ᵀ h_{t-1}: one product over all steps"""
     d_a = _rnn_through_time(g, w_hh, ans, nonlinearity, reverse)[0]
-    return _rows(d_a).T @ _rows(_h_prev(h0, ans[1], reverse))
+    return _grad_w_hh(d_a, h0, ans[1], reverse)
 
 
 def _rnn_vjp_h0(g, w_hh, ans, nonlinearity, reverse):

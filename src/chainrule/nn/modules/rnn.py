@@ -256,11 +256,11 @@ class RNNBase(Module):
         batch_dim = 0 if self.batch_first else 1
         if not is_batched:
             input = input.unsqueeze(batch_dim)
-        if hx is None:
-            hx = self._default_hidden(input, input.size(batch_dim))
+        if hx is None:  # zeros, made in _run (the sizes the default state has are right)
+            self.check_input(input, None)
         else:
             hx = self._check_hidden_dims(hx, is_batched)
-        self.check_forward_args(input, hx, None)
+            self.check_forward_args(input, hx, None)
         x = input.transpose(0, 1) if self.batch_first else input
         output, hidden = self._run(x, hx, None)
         if self.batch_first:  # PyTorch transposes the RNN's and GRU's result in place
@@ -285,6 +285,12 @@ class RNNBase(Module):
         """The initial states as a tuple: (h0,) or, for the LSTM, (h0, c0)."""
         return (hx,)
 
+    def _zero_state(self, x: Tensor) -> tuple:
+        """The initial state of every layer and direction when none is given: zeros (B, H),
+        one tensor for all (the layers only read it)."""
+        size = self.proj_size if self.proj_size > 0 else self.hidden_size
+        return (chainrule.zeros(x.shape[1], size, dtype=x.dtype, device=x.device),)
+
     def _hidden(self, finals: list) -> Any:
         """h_n (and c_n) from the final states of every layer and direction."""
         return chainrule.stack([f[0] for f in finals], 0)
@@ -292,14 +298,15 @@ class RNNBase(Module):
     def _run(self, x: Tensor, hx: Any, batch_sizes: list | None) -> tuple[Tensor, Any]:
         """Every layer and direction over the time-major input (or the packed rows)."""
         num_directions = 2 if self.bidirectional else 1
-        states = self._states(hx)
+        zeros = self._zero_state(x) if hx is None else None
+        states = () if hx is None else self._states(hx)
         finals = []
         for layer in range(self.num_layers):
             outputs = []
             for direction in range(num_directions):
                 k = layer * num_directions + direction
-                weights = self.all_weights[k]
-                initial = tuple(s[k] for s in states)
+                weights = [getattr(self, name) for name in self._all_weights[k]]
+                initial = zeros if zeros is not None else tuple(s[k] for s in states)
                 out, final = self._direction(x, weights, initial, batch_sizes, direction == 1)
                 outputs.append(out)
                 finals.append(final)
@@ -519,6 +526,14 @@ class LSTM(RNNBase):
 
     def _states(self, hx: Any) -> tuple:
         return tuple(hx)
+
+    def _zero_state(self, x: Tensor) -> tuple:
+        # one zeros tensor for h0 and c0 where their sizes agree (no projection)
+        batch, n = x.shape[1], self.hidden_size
+        c = chainrule.zeros(batch, n, dtype=x.dtype, device=x.device)
+        if self.proj_size == 0:
+            return c, c
+        return chainrule.zeros(batch, self.proj_size, dtype=x.dtype, device=x.device), c
 
     def _hidden(self, finals: list) -> Any:
         return chainrule.stack([f[0] for f in finals], 0), chainrule.stack(
