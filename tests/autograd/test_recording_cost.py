@@ -512,6 +512,33 @@ def test_saved_output_written_later_raises_torchs_error(op, write, raises):
         compare(run)
 
 
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda lib, y: lib.log_softmax(y, 0),  # the output and a parameter
+        lambda lib, y: lib.cumprod(y, 0),  # an input, the output and a parameter
+        lambda lib, y: lib.logcumsumexp(y, 0),
+    ],
+)
+@pytest.mark.parametrize("written", [True, False])
+def test_saved_output_beside_other_values_is_checked_as_torch(op, written):
+    """A saver keeping the output with inputs and parameters (saving._mixed_saver) checks
+    it through the node's slots: a write raises PyTorch's error, naming the output."""
+
+    def run(lib):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        out = op(lib, x * 1)
+        if written:
+            out.mul_(2)
+        out.sum().backward()
+        return x.grad
+
+    if written:
+        assert_same_error(run)
+    else:
+        compare(run)
+
+
 def test_saved_output_of_inplace_op_is_checked_as_torch():
     def run(lib):
         x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
