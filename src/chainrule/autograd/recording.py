@@ -639,7 +639,14 @@ class Op:
                         refresh_view(b)
                     if b._requires_grad:
                         bits |= 2
-                if n > 2:
+                if n == 3:  # (grad_bits, inlined: addmm, linear's op)
+                    c = args[2]
+                    if isinstance(c, Tensor):
+                        if c._view is not None and c._vc[1] > c._view[2]:
+                            refresh_view(c)
+                        if c._requires_grad:
+                            bits |= 4
+                elif n > 3:
                     bits |= grad_bits(args[2:]) << 2
         if not bits:
             result = _make(out, dtype, vc=vc)
@@ -671,7 +678,13 @@ class Op:
             else:
                 node._fn1 = node._shape1 = node._dtype1 = None
                 node._nr1 = 0
-            node._rest = tuple(_input(x) for x in args[2:]) if n > 2 else ()
+            node._rest = (
+                ()
+                if n == 2
+                else (_input(args[2]),)
+                if n == 3
+                else tuple(_input(x) for x in args[2:])
+            )
         plan = node._plan = self._plans[bits] or self.plan(
             tuple(bool(bits >> i & 1) for i in range(n))
         )

@@ -158,15 +158,12 @@ def _mixed_saver(op: Any, kinds: tuple, keys: tuple) -> Callable:
     arg_keys = tuple(key for kind, key in zip(kinds, keys) if kind == "arg")
     save_inputs = _inputs_saver(arg_keys) if arg_keys else None
     ans = kinds.index("ans") if "ans" in kinds else -1
-    # (place, getter) of the values read from the call: shapes and layouts always, the
-    # parameters only when the call gives any (else their defaults, in ``fixed``)
-    arrays_read = tuple(
-        (i, _shape_getter(key) if kind == "shape" else _layout_getter(key))
-        for i, (kind, key) in enumerate(zip(kinds, keys))
-        if kind == "shape" or kind == "layout"
-    )
-    params_read = tuple(
-        (i, _param_getter(key, op.params[key]))
+    # the values read from the call, by place: shapes and layouts always, the parameters
+    # only when the call gives any (else their defaults, in ``fixed``)
+    shapes = tuple(i for i, kind in enumerate(kinds) if kind == "shape")
+    layouts = tuple(i for i, kind in enumerate(kinds) if kind == "layout")
+    named = tuple(
+        (i, key, op.params[key])
         for i, (kind, key) in enumerate(zip(kinds, keys))
         if kind == "param"
     )
@@ -176,11 +173,13 @@ def _mixed_saver(op: Any, kinds: tuple, keys: tuple) -> Callable:
         if save_inputs is not None:
             save_inputs(node, plan, args, arrays, params, out, result)
         saved = fixed.copy()
-        for i, get in arrays_read:
-            saved[i] = get(arrays, params)
+        for i in shapes:
+            saved[i] = _shape(arrays[keys[i]])
+        for i in layouts:
+            saved[i] = _layout_of(arrays[keys[i]])
         if params:
-            for i, get in params_read:
-                saved[i] = get(arrays, params)
+            for i, key, default in named:
+                saved[i] = params.get(key, default)
         if ans >= 0:  # (_save_output)
             saved[ans] = out
             vc = result._vc
@@ -247,11 +246,6 @@ def _static_saver(op: Any, kinds: tuple, keys: tuple) -> Callable:
 def _shape_getter(i: int) -> Callable:
     """An input's shape (``()`` for a number)."""
     return lambda arrays, params: _shape(arrays[i])
-
-
-def _layout_getter(i: int) -> Callable:
-    """An input's memory layout (``layout``)."""
-    return lambda arrays, params: _layout_of(arrays[i])
 
 
 def _param_getter(name: str, default: Any) -> Callable:
