@@ -394,3 +394,45 @@ def test_shape_ops_match_torch(shape, data, seed):
         return y.expand(lead, *y.shape) * y.sin()
 
     check(fn, values_for(shape, seed, "any"), dtype=np.float64)
+
+
+@pytest.mark.parametrize(
+    "shape, target",
+    [
+        ((), (2, 3)),  # a 0-d gradient (a sum's) to its input's shape
+        ((3,), (2, 3)),
+        ((1, 3), (4, 3)),
+        ((3, 1), (3, 4)),
+        ((2, 1, 3), (5, 2, 4, 3)),
+        ((1, 3), (4, -1)),
+    ],
+)
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "read-only"])
+def test_expand_on_arrays_is_numpys_broadcast_to(shape, target, layout):
+    """expand's forward on a contiguous array makes the view itself (shapes._expand): the
+    same view np.broadcast_to makes, read-only, of the same memory, with the same strides."""
+    from chainrule.autograd.recording import _is_view
+    from chainrule.ops.shapes import _expand
+
+    x = np.arange(1.0, 1.0 + np.prod(shape, dtype=int)).reshape(shape)
+    if layout == "transposed":
+        x = np.ascontiguousarray(x.T).T  # (not row-major when 2-D: NumPy's own path)
+    elif layout == "read-only":
+        x.flags.writeable = False
+    want = np.broadcast_to(x, tuple(x.shape[i - 2] if s == -1 else s for i, s in enumerate(target)))
+    got = _expand(x, target)
+    assert got.shape == want.shape and got.strides == want.strides and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    assert not got.flags.writeable
+    assert np.shares_memory(got, x) and _is_view(got, x)
+
+
+def test_expand_on_arrays_that_do_not_broadcast_raises_numpys_error():
+    from chainrule.ops.shapes import _expand
+
+    x = np.ones((2, 3))
+    with pytest.raises(ValueError) as want:
+        np.broadcast_to(x, (4, 3))
+    with pytest.raises(ValueError) as got:
+        _expand(x, (4, 3))
+    assert str(got.value) == str(want.value)
