@@ -298,7 +298,13 @@ class Node:
         only = self._plan.only0
         if only is not None:  # input 0 alone: the loop below, unrolled
             vjp, idx = only
-            grad = vjp(g, values[idx[0]]) if len(idx) == 1 else vjp(g, *[values[j] for j in idx])
+            n = len(idx)
+            if n == 1:
+                grad = vjp(g, values[idx[0]])
+            elif n:
+                grad = vjp(g, *[values[j] for j in idx])
+            else:  # (a VJP that reads nothing saved: t's, neg's)
+                grad = vjp(g)
             shape, dtype = self._shape0, self._dtype0
             if create_graph:
                 if (
