@@ -25,6 +25,8 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 def _softmax_dim(dim: Any, ndim: int) -> int:
     """dim as a non-negative int (0 for a 0-d tensor); IndexError when out of range."""
+    if dim.__class__ is int and -ndim <= dim < ndim:  # (the usual case: a dim in range)
+        return dim % ndim
     if not isinstance(dim, int):
         raise TypeError(f"softmax(): argument 'dim' must be int, not {type(dim).__name__}")
     return reductions._axis(dim, ndim)
