@@ -18,7 +18,7 @@ from .._promotion import result_type
 from .._tensor import Tensor
 from ..autograd.recording import FLOAT, defop, not_differentiable
 from . import copies, logical, unary
-from ._scratch import writable
+from ._scratch import SMALL, writable
 
 # NumPy's dtype singletons, compared by identity on the forward paths
 F16 = xp.dtype(xp.float16)
@@ -178,7 +178,7 @@ def _mul_vjp_a(g, b):
     For a number b, multiplied into g's memory when g is private (ops/_scratch.py), as a
     kept 0-d array of g's dtype (the same operand, converted once: _backend.scalar)."""
     if (b.__class__ is float or b.__class__ is int) and g.__class__ is ndarray:
-        if writable(g):
+        if g.size >= SMALL and writable(g):  # (the size first: a small g is never written)
             g *= scalar(b, g.dtype)
             return g
         return g * scalar(b, g.dtype)
