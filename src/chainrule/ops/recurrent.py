@@ -222,24 +222,23 @@ def _lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
     rec = _aligned_empty((4, batch, n), dtype, x)
     ig = xp.empty((batch, n), dtype=dtype)
     half = _number(0.5, x)
+    matmul, multiply, tanh = xp.matmul, xp.multiply, xp.tanh
     h, c = h0, c0
-    for t in _order(steps, reverse):
-        s = gates[t]
-        xp.matmul(h, w_rec, out=rec)
+    order = slice(None, None, -1) if reverse else slice(None)
+    for s, c_t, tc, h_t in zip(gates[order], cs[order], tcs[order], hs[order]):
+        matmul(h, w_rec, out=rec)
         s += rec
-        xp.tanh(s, out=s)
+        tanh(s, out=s)
         sig = s[:3]
         sig *= half
         sig += half  # i, f, o
-        c_t = cs[t]
-        xp.multiply(s[1], c, out=c_t)
-        xp.multiply(s[0], s[3], out=ig)
+        i, f, o, g = s
+        multiply(f, c, out=c_t)
+        multiply(i, g, out=ig)
         c_t += ig
-        tc = tcs[t]
-        xp.tanh(c_t, out=tc)
-        h = hs[t]
-        xp.multiply(s[2], tc, out=h)
-        c = c_t
+        tanh(c_t, out=tc)
+        multiply(o, tc, out=h_t)
+        h, c = h_t, c_t
     return hs, cs, gates, tcs
 
 
@@ -271,11 +270,13 @@ def _array_through_time(g, w_hh, h0, c0, ans, reverse):
     """The pass on arrays, per step (latest first): dh_t = g_h + da_{t+1} W_hh,
     dc_t = g_c + dh_t o (1 - tanh²c_t) + dc_{t+1} f_{t+1}, da_t = [dc g σ'(a_i),
     dc c_{t-1} σ'(a_f), dc i tanh'(a_g), dh tanh(c_t) σ'(a_o)], with σ' = σ (1 - σ) and
-    tanh'(a_g) = 1 - g²."""
+    tanh'(a_g) = 1 - g². d/dh0, the product at the step the recurrence ran first, is
+    left to _layer_vjp_h0 (None here): only h0's gradient reads it."""
     hs, cs, gates, tcs = ans
     steps, batch, n = hs.shape
     dtype = hs.dtype
     one = _number(1, hs)
+    add, multiply, subtract, matmul = xp.add, xp.multiply, xp.subtract, xp.matmul
     g_h, g_c, g_gates, g_tc = g
     # gradients that reach c_t and the gates directly (not through h): their own factors
     # (rare: nn.LSTM's outputs are h_t, h_n and c_n)
@@ -289,65 +290,76 @@ def _array_through_time(g, w_hh, h0, c0, ans, reverse):
         derivative = (sig * (1 - sig), 1 - gg * gg)
         for j, gate in enumerate(_IFOG):
             part = derivative[1] if gate == 3 else derivative[0][:, gate]
-            xp.multiply(g_gates[:, gate], part, out=direct[:, j])
+            multiply(g_gates[:, gate], part, out=direct[:, j])
     # d_a in PyTorch's layout (T, B, 4H), worked gate-major per step through a transposed
-    # view (B, 4, H) -> (4, B, H): its product takes the view as it is (each gate's (B, H)
-    # block rows 4H apart), as fast as a contiguous one
+    # view (B, 4, H) -> (4, B, H)
     d_a = xp.empty((steps, batch, 4, n), dtype=dtype)
     by_gate = d_a.transpose(0, 2, 1, 3)
+    # da W_hh as the sum of two products (B, 2H) @ (2H, H), of the gates i, f and g, o, one
+    # batched product that reads da as it lies (rows 4H apart): OpenBLAS runs it in 14 µs, a
+    # batch of the four gates' (H, H) blocks and their sum in 16.5, one (B, 4H) @ (4H, H)
+    # product in 25
+    pairs = d_a.reshape(steps, batch, 2, 2 * n).transpose(0, 2, 1, 3)
+    w_pairs = _aligned(w_hh.reshape(2, 2 * n, n))
+    per_pair = _aligned_empty((2, batch, n), dtype, hs)
     dh = xp.empty((batch, n), dtype=dtype)
     dc = xp.empty((batch, n), dtype=dtype)
-    carry_h = xp.zeros((batch, n), dtype=dtype)
-    carry_c = xp.zeros((batch, n), dtype=dtype)
-    # da W_hh as the sum of the gates' blocks' products, one batched product (as forward:
-    # faster in OpenBLAS than one (B, 4H) @ (4H, H) product)
-    w_blocks = _aligned(w_hh.reshape(4, n, n))
-    per_gate = _aligned_empty((4, batch, n), dtype, hs)
+    carry_h = xp.empty((batch, n), dtype=dtype)
+    carry_c = xp.empty((batch, n), dtype=dtype)
     # what dc_t multiplies, k = [g σ'(a_i), c_{t-1} σ'(a_f), i tanh'(a_g)], and what dh_t
     # multiplies, k_o = tanh(c) σ'(a_o) and from_h = o tanh'(c) = o - h tanh(c) (dc_t's part
     # from dh_t): worked per step on its (B, H) blocks, in buffers a step reuses. (Worked
     # for all steps before the pass they took 1.3 MB more and as many passes over memory;
-    # in the bench's runs, which start with cold caches, 2-3% slower.)
+    # in the bench's runs, which start with cold caches, 2-3% slower; worked for 8 steps at
+    # a time, as fast as per step: the passes over memory cost, not the calls.)
     k = xp.empty((3, batch, n), dtype=dtype)
     d_sig = xp.empty((3, batch, n), dtype=dtype)
     from_h = xp.empty((batch, n), dtype=dtype)
     k_i, k_f, k_g = k
     k_o = d_sig[2]
+    first, last = (0, steps - 1) if reverse else (steps - 1, 0)
     for t in _order(steps, not reverse):
         s = gates[t]  # i, f, o, g
         sig = s[:3]
+        i, f, o, gg = s
         tc = tcs[t]
         if reverse:  # c_{t-1}: the cell state the recurrence carried into step t
-            c_prev = cs[t + 1] if t + 1 < steps else c0
+            c_prev = cs[t + 1] if t != last else c0
         else:
             c_prev = cs[t - 1] if t else c0
-        xp.subtract(one, sig, out=d_sig)
+        subtract(one, sig, out=d_sig)
         d_sig *= sig  # σ' of i, f, o
-        xp.multiply(d_sig[0], s[3], out=k_i)
-        xp.multiply(d_sig[1], c_prev, out=k_f)
-        xp.multiply(s[3], s[3], out=k_g)
-        xp.subtract(one, k_g, out=k_g)
-        k_g *= s[0]
+        multiply(d_sig[0], gg, out=k_i)
+        multiply(d_sig[1], c_prev, out=k_f)
+        multiply(gg, gg, out=k_g)
+        subtract(one, k_g, out=k_g)
+        k_g *= i
         k_o *= tc
-        xp.multiply(hs[t], tc, out=from_h)
-        xp.subtract(s[2], from_h, out=from_h)
-        if g_h is None:
-            dh = carry_h
+        multiply(hs[t], tc, out=from_h)
+        subtract(o, from_h, out=from_h)
+        if t == first:  # nothing carried back into the latest step
+            dh_t = dh * 0 if g_h is None else g_h[t]
+            multiply(dh_t, from_h, out=dc)
         else:
-            xp.add(g_h[t], carry_h, out=dh)
-        xp.multiply(dh, from_h, out=dc)
-        dc += carry_c
+            if g_h is None:
+                dh_t = carry_h
+            else:
+                dh_t = dh
+                add(g_h[t], carry_h, out=dh)
+            multiply(dh_t, from_h, out=dc)
+            dc += carry_c
         if g_c is not None:
             dc += g_c[t]
         da = by_gate[t]
-        xp.multiply(dc, k, out=da[:3])
-        xp.multiply(dh, k_o, out=da[3])
+        multiply(dc, k, out=da[:3])
+        multiply(dh_t, k_o, out=da[3])
         if direct is not None:
             da += direct[t]
-        xp.matmul(da, w_blocks, out=per_gate)
-        per_gate.sum(axis=0, out=carry_h)
-        xp.multiply(dc, s[1], out=carry_c)
-    return d_a.reshape(steps, batch, 4 * n), carry_h, carry_c
+        multiply(dc, f, out=carry_c)
+        if t != last:
+            matmul(pairs[t], w_pairs, out=per_pair)
+            add(per_pair[0], per_pair[1], out=carry_h)
+    return d_a.reshape(steps, batch, 4 * n), None, carry_c
 
 
 class _Steps:
@@ -510,7 +522,10 @@ def _layer_vjp_w_hh(g, w_hh, h0, c0, ans, reverse):
 
 def _layer_vjp_h0(g, w_hh, h0, c0, ans, reverse):
     """d/dh0 = (d/da_first) W_hh, at the step the recurrence ran first"""
-    return _through_time(g, w_hh, h0, c0, ans, reverse)[1]
+    d_a, grad, _ = _through_time(g, w_hh, h0, c0, ans, reverse)
+    if grad is None:  # (the pass on arrays leaves this product to the one VJP that reads it)
+        grad = d_a[-1 if reverse else 0] @ w_hh
+    return grad
 
 
 def _layer_vjp_c0(g, w_hh, h0, c0, ans, reverse):
