@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import chainrule as cr
-from chainrule.ops.recurrent import gru_layer, lstm_cell, lstm_layer, rnn_layer
+from chainrule.ops.recurrent import gru_layer, last_state, lstm_cell, lstm_layer, rnn_layer
 from oracle import (
     DT_IDS,
     FLOATS,
@@ -215,6 +215,35 @@ def test_lstm_layer_array_pass_matches_composed(dtype, reverse):
     for a, b, c in zip(plain, composed, theirs):
         np.testing.assert_allclose(a, b, rtol=tol[0], atol=tol[1])
         np.testing.assert_allclose(a, c, rtol=tol[0], atol=tol[1])
+
+
+def _last(lib, x, reverse=False):
+    """The step a layer's recurrence ran last, stacked (its h_n for one layer and direction):
+    the op on chainrule, PyTorch's stack of the selected step on torch."""
+    if lib is cr:
+        return last_state(x, reverse=reverse)
+    return torch.stack([x[0 if reverse else -1]], 0)
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+def test_last_state_op(dtype, reverse):
+    """last_state against PyTorch's stack of the last step: values, gradients, tangents, the
+    node's name; against chainrule's own select and stack (the general path of h_n): values,
+    gradients and name; finite differences and second derivatives."""
+    x = randn((4, 3, 2))
+    res = check(_last, x, reverse, dtype=dtype)
+    assert res.cr_out.grad_fn.name() == "StackBackward0"
+    a, b = (cr.tensor(x.astype(dtype), requires_grad=True) for _ in range(2))
+    ours, general = last_state(a, reverse=reverse), cr.stack([b[0 if reverse else -1]], 0)
+    g = cr.tensor(randn((1, 3, 2), seed=3).astype(dtype))
+    ours.backward(g)
+    general.backward(g)
+    np.testing.assert_array_equal(ours.detach().numpy(), general.detach().numpy())
+    np.testing.assert_array_equal(a.grad.numpy(), b.grad.numpy())
+    assert ours.grad_fn.name() == general.grad_fn.name()
+    check_fd(_last, x, reverse)
+    check_double_backward(_last, x, reverse)
 
 
 def test_lstm_bias_grads_apart():

@@ -25,8 +25,8 @@ import weakref
 
 from .._backend import address, ndarray, scalar, xp
 from .._tensor import Tensor
-from ..autograd.recording import FLOAT, defop
-from . import activations, joining, reductions, unary
+from ..autograd.recording import FLOAT, KEEP, defop
+from . import activations, indexing, joining, reductions, unary
 
 
 def _lstm_cell(gates, state):
@@ -1047,4 +1047,36 @@ rnn_layer = defop(
     vjp=(_rnn_vjp_x, _rnn_vjp_w_ih, _rnn_vjp_w_hh, _rnn_vjp_bias, _rnn_vjp_bias, _rnn_vjp_h0),
     jvp=(_rnn_jvp_x, _rnn_jvp_w_ih, _rnn_jvp_w_hh, _rnn_jvp_bias, _rnn_jvp_bias, _rnn_jvp_h0),
     conventions="relu'(0) = 0, as PyTorch's.",
+)
+
+
+# ----- a layer's final state -----------------------------------------------------------------
+#
+# ``last_state(states, reverse=False)``: the state after the step the recurrence ran last
+# (the last one, the first for a reverse layer) of a layer's states (T, B, H), as a stack of
+# one (1, B, H): what PyTorch's h_n and c_n are for one layer and direction, the stack of the
+# layer's final state (StackBackward0). One op instead of selecting the step and stacking it.
+
+
+def _last_key(steps: int, reverse: bool) -> tuple:
+    """the index of the step the recurrence ran last, kept as a dim"""
+    k = 0 if reverse else steps - 1
+    return (slice(k, k + 1),)
+
+
+def _last_state(x, reverse=False):
+    """x[T-1] (x[0] when reverse) stacked: (1, B, H)"""
+    return x[_last_key(x.shape[0], reverse)].copy()
+
+
+last_state = defop(
+    "last_state",
+    _last_state,
+    dtypes=KEEP,
+    node="StackBackward0",
+    vjp=lambda g, x_shape, reverse: indexing.index_into_zeros(
+        g, shape=x_shape, key=_last_key(x_shape[0], reverse)
+    ),  # Jᵀg = zeros of x's shape with g at the step the recurrence ran last
+    jvp=lambda t, reverse: last_state(t, reverse=reverse),  # J t = t's last step
+    fp_errors=False,
 )

@@ -15,12 +15,12 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from typing import Any
+from typing import Any, NamedTuple
 
 import chainrule
 
 from ..._tensor import Tensor
-from ...ops.recurrent import gru_layer, lstm_cell, lstm_layer, rnn_layer
+from ...ops.recurrent import gru_layer, last_state, lstm_cell, lstm_layer, rnn_layer
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -34,6 +34,25 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 def _apply_permutation(tensor: Tensor, permutation: Tensor, dim: int = 1) -> Tensor:
     return tensor.index_select(dim, permutation)
+
+
+class _LastStep(NamedTuple):
+    """A final state of a whole-layer op: the step of ``states`` (T, B, H) the recurrence ran
+    last, selected only when h_n (c_n) is made of it (_stack_finals)."""
+
+    states: Tensor
+    reverse: bool
+
+    def select(self) -> Tensor:
+        return self.states[0 if self.reverse else -1]
+
+
+def _stack_finals(finals: list) -> Tensor:
+    """The final states of every layer and direction stacked, (L·D, B, H); one layer's and
+    direction's, of a whole-layer op, in one op (last_state: PyTorch's stack of one)."""
+    if len(finals) == 1 and isinstance(finals[0], _LastStep):
+        return last_state(finals[0].states, reverse=finals[0].reverse)
+    return chainrule.stack([f.select() if isinstance(f, _LastStep) else f for f in finals], 0)
 
 
 class RNNBase(Module):
@@ -293,7 +312,7 @@ class RNNBase(Module):
 
     def _hidden(self, finals: list) -> Any:
         """h_n (and c_n) from the final states of every layer and direction."""
-        return chainrule.stack([f[0] for f in finals], 0)
+        return _stack_finals([f[0] for f in finals])
 
     def _run(self, x: Tensor, hx: Any, batch_sizes: list | None) -> tuple[Tensor, Any]:
         """Every layer and direction over the time-major input (or the packed rows)."""
@@ -405,7 +424,7 @@ class RNN(RNNBase):
             nonlinearity=self.nonlinearity,
             reverse=reverse,
         )[0]
-        return out, (out[0 if reverse else -1],)
+        return out, (_LastStep(out, reverse),)
 
     def _gates_and_step(self, x: Tensor, weights: list) -> tuple:
         w_ih, w_hh = weights[0], weights[1]
@@ -441,7 +460,7 @@ class GRU(RNNBase):
         else:
             b_ih = b_hh = chainrule.zeros(3 * self.hidden_size, dtype=x.dtype, device=x.device)
         out = gru_layer(x, weights[0], weights[1], b_ih, b_hh, initial[0], reverse=reverse)[0]
-        return out, (out[0 if reverse else -1],)
+        return out, (_LastStep(out, reverse),)
 
     def _gates_and_step(self, x: Tensor, weights: list) -> tuple:
         w_ih, w_hh = weights[0], weights[1]
@@ -536,9 +555,7 @@ class LSTM(RNNBase):
         return chainrule.zeros(batch, self.proj_size, dtype=x.dtype, device=x.device), c
 
     def _hidden(self, finals: list) -> Any:
-        return chainrule.stack([f[0] for f in finals], 0), chainrule.stack(
-            [f[1] for f in finals], 0
-        )
+        return _stack_finals([f[0] for f in finals]), _stack_finals([f[1] for f in finals])
 
     def _final(self, state: tuple, start: int, stop: int | None) -> tuple:
         # the running cell state is the cell op's [h, c]: c is its last hidden_size columns
@@ -560,8 +577,7 @@ class LSTM(RNNBase):
         out, c, _, _ = lstm_layer(
             x, weights[0], weights[1], b_ih, b_hh, initial[0], initial[1], reverse=reverse
         )
-        last = 0 if reverse else -1  # the step the recurrence ran last
-        return out, (out[last], c[last])
+        return out, (_LastStep(out, reverse), _LastStep(c, reverse))
 
     def _gates_and_step(self, x: Tensor, weights: list) -> tuple:
         w_ih, w_hh = weights[0], weights[1]
