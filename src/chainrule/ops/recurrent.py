@@ -329,26 +329,27 @@ def _array_through_time(g, w_hh, h0, c0, ans, reverse):
     d_sig = xp.empty((3, batch, n), dtype=dtype)
     from_h = xp.empty((batch, n), dtype=dtype)
     k_i, k_f, k_g = k
-    k_o = d_sig[2]
+    ds_i, ds_f, k_o = d_sig  # σ' of i and f; k_o = h (1 - σ(a_o)) = tanh(c) σ'(a_o)
+    ds_if = d_sig[:2]
+    per_i, per_o = per_pair
     first, last = (0, steps - 1) if reverse else (steps - 1, 0)
     for t in _order(steps, not reverse):
         s = gates[t]  # i, f, o, g
-        sig = s[:3]
-        i, f, o, gg = s
-        tc = tcs[t]
+        i, f, o, gg = s[0], s[1], s[2], s[3]
+        h, tc = hs[t], tcs[t]
         if reverse:  # c_{t-1}: the cell state the recurrence carried into step t
             c_prev = cs[t + 1] if t != last else c0
         else:
             c_prev = cs[t - 1] if t else c0
-        subtract(one, sig, out=d_sig)
-        d_sig *= sig  # σ' of i, f, o
-        multiply(d_sig[0], gg, out=k_i)
-        multiply(d_sig[1], c_prev, out=k_f)
+        subtract(one, s[:3], out=d_sig)
+        multiply(h, k_o, out=k_o)
+        ds_if *= s[:2]
+        multiply(ds_i, gg, out=k_i)
+        multiply(ds_f, c_prev, out=k_f)
         multiply(gg, gg, out=k_g)
         subtract(one, k_g, out=k_g)
         k_g *= i
-        k_o *= tc
-        multiply(hs[t], tc, out=from_h)
+        multiply(h, tc, out=from_h)
         subtract(o, from_h, out=from_h)
         if t == first:  # nothing carried back into the latest step
             dh_t = dh * 0 if g_h is None else g_h[t]
@@ -364,14 +365,16 @@ def _array_through_time(g, w_hh, h0, c0, ans, reverse):
         if g_c is not None:
             dc += g_c[t]
         da = by_gate[t]
-        multiply(dc, k, out=da[:3])
+        multiply(dc, k_i, out=da[0])
+        multiply(dc, k_f, out=da[1])
+        multiply(dc, k_g, out=da[2])
         multiply(dh_t, k_o, out=da[3])
         if direct is not None:
             da += direct[t]
         multiply(dc, f, out=carry_c)
         if t != last:
             matmul(pairs[t], w_pairs, out=per_pair)
-            add(per_pair[0], per_pair[1], out=carry_h)
+            add(per_i, per_o, out=carry_h)
     return d_a.reshape(steps, batch, 4 * n), None, carry_c
 
 

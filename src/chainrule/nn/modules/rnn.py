@@ -19,7 +19,8 @@ from typing import Any, NamedTuple
 
 import chainrule
 
-from ..._tensor import Tensor
+from ..._backend import ndarray, xp
+from ..._tensor import Tensor, _make
 from ...ops.recurrent import gru_layer, last_state, lstm_cell, lstm_layer, rnn_layer
 from .. import functional as F
 from .. import init
@@ -34,6 +35,16 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 def _apply_permutation(tensor: Tensor, permutation: Tensor, dim: int = 1) -> Tensor:
     return tensor.index_select(dim, permutation)
+
+
+def _zeros(x: Tensor, *size: int) -> Tensor:
+    """Zeros of x's dtype, on its device: a default initial state. On the host the array is
+    wrapped as it is (a tenth of chainrule.zeros' time, which parses and checks its
+    arguments)."""
+    data = x._data
+    if data.__class__ is ndarray:
+        return _make(xp.zeros(size, dtype=data.dtype), x._dtype)
+    return chainrule.zeros(*size, dtype=x.dtype, device=x.device)
 
 
 class _LastStep(NamedTuple):
@@ -185,7 +196,7 @@ class RNNBase(Module):
     # ----- checks, as PyTorch's ---------------------------------------------------------
 
     def check_input(self, input: Tensor, batch_sizes: Tensor | None) -> None:
-        weight_dtype = self._flat_weights[0].dtype
+        weight_dtype = getattr(self, self._flat_weights_names[0]).dtype
         if input.dtype != weight_dtype:
             raise ValueError(
                 f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight_dtype}). "
@@ -308,7 +319,7 @@ class RNNBase(Module):
         """The initial state of every layer and direction when none is given: zeros (B, H),
         one tensor for all (the layers only read it)."""
         size = self.proj_size if self.proj_size > 0 else self.hidden_size
-        return (chainrule.zeros(x.shape[1], size, dtype=x.dtype, device=x.device),)
+        return (_zeros(x, x.shape[1], size),)
 
     def _hidden(self, finals: list) -> Any:
         """h_n (and c_n) from the final states of every layer and direction."""
@@ -549,10 +560,10 @@ class LSTM(RNNBase):
     def _zero_state(self, x: Tensor) -> tuple:
         # one zeros tensor for h0 and c0 where their sizes agree (no projection)
         batch, n = x.shape[1], self.hidden_size
-        c = chainrule.zeros(batch, n, dtype=x.dtype, device=x.device)
+        c = _zeros(x, batch, n)
         if self.proj_size == 0:
             return c, c
-        return chainrule.zeros(batch, self.proj_size, dtype=x.dtype, device=x.device), c
+        return _zeros(x, batch, self.proj_size), c
 
     def _hidden(self, finals: list) -> Any:
         return _stack_finals([f[0] for f in finals]), _stack_finals([f[1] for f in finals])
