@@ -920,6 +920,7 @@ def test_step_operands_aligned():
         np.testing.assert_array_equal(b, a)
         e = _aligned_empty((2, 3), np.float64, a)
         assert address(e) % 64 == 0 and e.shape == (2, 3) and e.dtype == np.float64
+        assert _aligned(b) is b  # already so: no copy
 
 
 def test_gate_blocks():

@@ -168,9 +168,12 @@ def _aligned_empty(shape: tuple, dtype, like):
 
 
 def _aligned(a):
-    """a C-contiguous copy of ``a``, aligned as _aligned_empty aligns"""
+    """``a`` C-contiguous and aligned as _aligned_empty aligns: ``a`` itself when it already
+    is (the callers only read it), else a copy"""
     if a.__class__ is not ndarray:
         return xp.ascontiguousarray(a)
+    if a.flags.c_contiguous and address(a) % 64 == 0:
+        return a
     out = _aligned_empty(a.shape, a.dtype, a)
     xp.copyto(out, a)
     return out
@@ -229,8 +232,10 @@ def _lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
     half = _number(0.5, x)
     matmul, multiply, tanh = xp.matmul, xp.multiply, xp.tanh
     order = _order(steps, reverse)
+    h_rows = rows[:, :, :n]  # h_{t-1} in each step's rows
     if steps:
-        rows[order[0], :, :n] = h0
+        xp.copyto(h_rows[order[0]], h0)
+    copyto = xp.copyto
     c = c0
     after = -1 if reverse else 1
     last = order[-1] if steps else None
@@ -250,7 +255,7 @@ def _lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
         h = hs[t]
         multiply(s[2], tc, out=h)
         if t != last:
-            rows[t + after, :, :n] = h
+            copyto(h_rows[t + after], h)
         c = c_t
     return hs, cs, gates, tcs
 
