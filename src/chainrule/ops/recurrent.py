@@ -13,8 +13,9 @@ as PyTorch's fused cell (``ThnnFusedLstmCellBackward0``); nn.LSTM runs it per st
 packed sequences and projections. ``lstm_layer``, ``gru_layer`` and ``rnn_layer`` take a
 layer's input (T, B, I), weights, biases and initial state and return several outputs from
 one node: the hidden states, and what backward reads (the gates' values and the like). The
-input's part of every step is one matrix product, the recurrence one product per step
-forward and one per step backward, each weight's gradient one product over all steps. Their
+recurrence is one matrix product per step forward (for the LSTM the input's part of the step
+in the same product; for the GRU and RNN the input's part of every step one product) and one
+per step backward, each weight's gradient one product over all steps. Their
 VJPs and JVPs are written in chainrule's ops (the plain LSTM backward also on preallocated
 arrays), so higher derivatives and forward mode come with them.
 """
@@ -135,9 +136,9 @@ lstm_cell = defop(
 # weights stack them i, f, g, o); backward reads them and tanh(c) instead of recomputing them
 # (PyTorch's layer keeps them in its workspace).
 #
-# The input's part of every gate is one product over all steps, the recurrent part one
-# product per step; backward through time is one product per step, and each weight's
-# gradient one product over all steps. Forward and the plain backward (arrays: no
+# Each step's gates are one product of [h_{t-1}, x_t, 1] (see _lstm_layer); backward through
+# time is one product per step, and each weight's gradient one product over all steps.
+# Forward and the plain backward (arrays: no
 # create_graph) run on preallocated arrays, in place, a handful of NumPy calls a step; with
 # create_graph the VJPs get tensors and run the same formulas composed of chainrule's ops
 # (_Steps, _composed_through_time), so higher derivatives follow; forward mode uses those.
