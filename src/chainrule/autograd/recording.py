@@ -36,7 +36,18 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from .. import _dtypes, _meta
-from .._backend import IGNORE, is_array, loud, ndarray, quiet, set_errstate, xp
+from .._backend import (
+    IGNORE,
+    in_use,
+    is_array,
+    loud,
+    ndarray,
+    quiet,
+    quiet_call,
+    quietly,
+    set_errstate,
+    xp,
+)
 from .._backend import align as _align
 from .._backend import asanyarray as _asanyarray
 from .._backend import current as _current
@@ -512,14 +523,19 @@ class Op:
             # 2. the forward, on arrays (inf and nan arise silently, as in PyTorch:
             # _backend.quiet; an op that computes no number, or none that can raise a
             # floating-point error, leaves NumPy's error state alone)
-            token = set_errstate(IGNORE) if self.quiet else None
+            forward = self.forward
             try:
-                out = self.forward(*arrays, **params) if params else self.forward(*arrays)
+                if self.quiet:  # (floating-point errors ignored: _backend.quietly)
+                    try:
+                        out = quietly(forward, *arrays, **params)
+                    except RuntimeError as exc:
+                        if not in_use(exc):
+                            raise
+                        out = quiet_call(forward, *arrays, **params)
+                else:
+                    out = forward(*arrays, **params) if params else forward(*arrays)
             except ValueError as exc:
                 raise _translate(exc, arrays) from None
-            finally:
-                if token is not None:
-                    loud(token)
         # 3. the output tensor, with a node when grad mode is on and an input needs a gradient
         if out.__class__ is not ndarray:
             if not isinstance(out, xp.generic):  # several outputs, a MetaArray
