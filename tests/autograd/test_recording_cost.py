@@ -22,6 +22,7 @@ from chainrule import _backend
 from chainrule._backend import loud, quiet, scalar
 from chainrule.autograd.graph import OUTPUT_CHECK
 from chainrule.autograd.recording import Op
+from chainrule.autograd.registry import REGISTRY
 from chainrule.ops import (
     activations,
     arithmetic,
@@ -661,3 +662,19 @@ def test_a_forwards_own_runtime_error_is_not_taken_for_the_context_in_use():
     with pytest.raises(RuntimeError, match="inconsistent tensor size"):
         cr.ones(2, requires_grad=True) @ cr.ones(3)
     assert not _backend.in_use(RuntimeError("The size of tensor a (2) must match"))
+
+
+def test_an_ops_plain_forward_is_its_forward_with_the_parameters_at_their_defaults():
+    r = np.random.default_rng(0)
+    ops = [op for op in REGISTRY.values() if isinstance(op, Op) and op.plain is not op.forward]
+    assert {op.name for op in ops} >= {"add", "sub"}
+    for op in ops:
+        for dtype in (np.float16, np.float32, np.float64, np.int64):
+            arrays = [(r.standard_normal((4, 3)) * 100).astype(dtype) for _ in op.args]
+            with np.errstate(all="ignore"):
+                want = op.forward(*arrays)
+                got = op.plain(*arrays)
+                number = op.plain(arrays[0], 3) if len(arrays) == 2 else None
+                assert number is None or np.array_equal(number, op.forward(arrays[0], 3))
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)

@@ -18,8 +18,10 @@ from .._modes import usual as _usual
 from .._tensor import Tensor, _counter, _make
 from . import forward_ad, grad_mode
 from .anomaly_mode import _anomaly
+from .graph import OUTPUT_CHECK
 from .recording import Op, _translate
 from .saving import _SHAPES as _shapes
+from .saving import _save_output as save_output
 from .saving import _saved_version, kept_shape
 
 _new = object.__new__
@@ -72,7 +74,7 @@ def binary_entry(
     tests/autograd/test_recording_cost.py pins it to the general path."""
     if not _specialisable(op, 2, node_class is not None):
         raise TypeError(f"{op.name}: no binary entry (see _specialisable)")
-    forward = op.forward
+    forward = op.plain  # (no parameter is ever given here)
     quiet_ = op.quiet
     cls = op.node_class
     plans = op._plans
@@ -221,7 +223,7 @@ def unary_entry(op: Op, general: Callable[..., Any]) -> Callable[..., Any] | Non
     for an op no entry can stand for (``_specialisable``)."""
     if not _specialisable(op, 1):
         return None
-    forward = op.forward
+    forward = op.plain  # (no parameter is ever given here)
     quiet_ = op.quiet
     cls = op.node_class
     plans = op._plans
@@ -278,10 +280,25 @@ def unary_entry(op: Op, general: Callable[..., Any]) -> Callable[..., Any] | Non
         shape = x.shape
         node._shape0 = _shapes.get(shape) or kept_shape(shape)
         node._dtype0 = dtype
-        result = _output(y, dtype, node)
+        # the output tensor (_output, inlined: this runs once per op)
+        result = _new(Tensor)
+        result._data = y
+        result._dtype = dtype
+        result._requires_grad = True
+        result._grad_fn = node
+        result._output_nr = 0
+        result._grad = result._vc = result._acc = result._hooks = result._post_hooks = None
+        result._view = None
+        result._retains_grad = False
         fixed = plan.fixed
         if fixed is not None:
             node._saved = fixed
+        elif plan.save is save_output:  # (inlined: a fresh output has no version counter yet)
+            node._saved = (y,)
+            node._checks = OUTPUT_CHECK
+            node._out_vc = None
+            node._out_v = 0
+            node._out_id = id(result)
         else:
             plan.save(node, plan, (input,), (x,), _NO_PARAMS, y, result)
         return result
@@ -342,7 +359,16 @@ def unary_recorder(op: Op, cls: type) -> Callable[[Tensor, Any, Any], Tensor]:
         shape = x.shape
         node._shape0 = shape = _shapes.get(shape) or kept_shape(shape)
         node._dtype0 = dtype
-        result = _output(y, dtype, node)
+        # the output tensor (_output, inlined: this runs once per op)
+        result = _new(Tensor)
+        result._data = y
+        result._dtype = dtype
+        result._requires_grad = True
+        result._grad_fn = node
+        result._output_nr = 0
+        result._grad = result._vc = result._acc = result._hooks = result._post_hooks = None
+        result._view = None
+        result._retains_grad = False
         if rest is not None:
             node._saved = (shape, *rest)
         elif plan.fixed is not None:
