@@ -62,7 +62,8 @@ else:
     # context is entered by one thread at a time and never within itself: when it is in
     # use, ``quietly`` raises RuntimeError before calling anything (``in_use``), and the
     # caller falls back to ``quiet_call``. The context is a copy of the one at import: a
-    # forward run in it sees the error state ignored, and NumPy reads no other variable.
+    # forward run in it sees the error state ignored and every other context variable as
+    # it was then (NumPy's print options among them, which only an array's repr reads).
     _ignoring = contextvars.copy_context()
     _ignoring.run(set_errstate, IGNORE)
     quietly = _ignoring.run
