@@ -20,7 +20,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from . import _backend
+from . import _backend, _modes
 from ._backend import xp
 
 ndarray = xp.ndarray
@@ -44,6 +44,7 @@ live = _backend.live
 def meta_array(shape: tuple, dtype: Any) -> MetaArray:
     """An array of ``shape`` and ``dtype`` holding no data."""
     live[0] = True
+    _modes.mark("device", True)
     shape = tuple(shape)
     # zero strides: every element is the one zero (writable, as in-place ops check; the
     # writes that reach it are dropped below)

@@ -1,14 +1,24 @@
-"""The grad modes' thread-local switches (PyTorch's are thread-local too).
+"""The grad modes' thread-local switches (PyTorch's are thread-local too), and the one flag
+the recording's hot paths read first.
 
-``autograd/grad_mode.py`` sets them (``no_grad``, ``inference_mode``, ...); the recording
-reads ``enabled``, and the tensor's constructor reads ``inference`` to mark the tensors
-made under ``inference_mode`` (``_tensor._make``). A module of its own so that both can
-import it without an import circle.
+``autograd/grad_mode.py`` sets the switches (``no_grad``, ``inference_mode``, ...) through
+``set_enabled``; the recording reads ``enabled``, and the tensor's constructor reads
+``inference`` to mark the tensors made under ``inference_mode`` (``_tensor._make``). A
+module of its own so that both can import it without an import circle.
+
+``usual[0]`` is True while nothing out of the ordinary is on anywhere: grad mode on in every
+thread, no forward-mode level, no anomaly detection or explain recording, no open
+``inference_mode``, no meta or device array ever made. An op's hot path reads this one flag
+(one load instead of five checks, one of them a thread-local read) and checks each
+condition itself only when it is False; whatever turns a condition on or off says so here
+(``mark``, ``set_enabled``).
 """
 
 from __future__ import annotations
 
 import threading
+
+_get_ident = threading.get_ident
 
 
 class _State(threading.local):
@@ -17,3 +27,33 @@ class _State(threading.local):
 
 
 state = _State()
+
+usual = [True]
+_reasons: set = set()  # what is on now, process-wide ("forward", "anomaly", ...)
+_off: set = set()  # the threads whose grad mode is off (thread idents)
+
+
+def mark(reason: str, on: bool) -> None:
+    """Record that the process-wide condition ``reason`` is now on (or off)."""
+    if on:
+        _reasons.add(reason)
+    else:
+        _reasons.discard(reason)
+    usual[0] = not _reasons and not _off
+
+
+def set_enabled(enabled: bool) -> None:
+    """Turn grad mode on or off in this thread (the one way ``state.enabled`` is written)."""
+    state.enabled = enabled
+    if enabled:
+        if _off:
+            _off.discard(_get_ident())
+    else:
+        _off.add(_get_ident())
+    usual[0] = not _reasons and not _off
+
+
+def set_modes(enabled: bool, inference: bool) -> None:
+    """Set this thread's grad mode and inference mode (a context's exit restores both)."""
+    state.inference = inference
+    set_enabled(enabled)

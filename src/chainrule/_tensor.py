@@ -14,7 +14,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from . import _backend, _dtypes, _meta
+from . import _backend, _dtypes, _meta, _modes
 from ._backend import ndarray
 from ._dtypes import dtype as DType
 from ._meta import MetaArray
@@ -247,6 +247,7 @@ def _inference_opened(n: int) -> None:
     """inference_mode's entry (+1) and exit (-1)."""
     global _inference_contexts
     _inference_contexts += n
+    _modes.mark("inference", _inference_contexts > 0)
 
 
 def _grad_enabled() -> bool:

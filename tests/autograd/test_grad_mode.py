@@ -6,11 +6,13 @@ nested, restored after an exception, and thread-local.
 from __future__ import annotations
 
 import threading
+import warnings
 
 import pytest
 import torch
 
 import chainrule as cr
+from chainrule import _modes
 from oracle import (
     both,
 )
@@ -195,3 +197,63 @@ def test_grad_mode_is_thread_local():
         check.set()
         t.join()
     assert seen["thread"] is False
+
+
+# ----- the hot paths' flag (_modes.usual): False exactly while something is on ------------
+
+
+def _flag_is_consistent() -> bool:
+    return _modes.usual[0] is (not _modes._reasons and not _modes._off)
+
+
+@pytest.mark.parametrize(
+    "mode, reason",
+    [
+        (cr.no_grad, "grad"),
+        (lambda: cr.set_grad_enabled(False), "grad"),
+        (cr.inference_mode, "inference"),
+        (cr.autograd.forward_ad.dual_level, "forward"),
+        (cr.autograd.detect_anomaly, "anomaly"),
+        (cr.explain.record, "anomaly"),
+    ],
+    ids=["no_grad", "set_grad_enabled", "inference_mode", "dual_level", "anomaly", "explain"],
+)
+def test_the_hot_paths_flag_is_off_while_a_mode_is_on(mode, reason):
+    before = set(_modes._reasons), set(_modes._off)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (detect_anomaly warns that it slows things down)
+        with mode():
+            assert not _modes.usual[0]
+            on = (
+                threading.get_ident() in _modes._off
+                if reason == "grad"
+                else reason in _modes._reasons
+            )
+            assert on and _flag_is_consistent()
+            x = cr.ones(3, requires_grad=True)
+            # the hot entries still do what the mode says
+            records = reason not in ("grad", "inference")
+            for y in (x + x, x * 2, cr.relu(x), x.sum(), x[1:]):
+                assert y.requires_grad is records
+    assert (set(_modes._reasons), set(_modes._off)) == before and _flag_is_consistent()
+
+
+def test_the_hot_paths_flag_follows_another_threads_grad_mode():
+    changed, check = threading.Event(), threading.Event()
+
+    def disabler():
+        with cr.no_grad():
+            changed.set()
+            check.wait(10)
+
+    t = threading.Thread(target=disabler)
+    t.start()
+    assert changed.wait(10)
+    try:
+        # the other thread's no_grad turns the flag off; this thread still records
+        assert not _modes.usual[0] and _flag_is_consistent()
+        assert (cr.ones(2, requires_grad=True) * 2).grad_fn.name() == "MulBackward0"
+    finally:
+        check.set()
+        t.join()
+    assert _flag_is_consistent() and t.ident not in _modes._off

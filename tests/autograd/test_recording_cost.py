@@ -11,15 +11,18 @@ A recorded node is one object for the cyclic collector, saved inputs included.""
 from __future__ import annotations
 
 import gc
+import threading
 
 import numpy as np
 import pytest
 import torch
 
 import chainrule as cr
+from chainrule import _backend
 from chainrule._backend import loud, quiet, scalar
 from chainrule.autograd.graph import OUTPUT_CHECK
 from chainrule.autograd.recording import Op
+from chainrule.autograd.registry import REGISTRY
 from chainrule.ops import (
     activations,
     arithmetic,
@@ -611,3 +614,67 @@ def test_nodes_keep_one_tuple_per_input_shape():
     assert shapes == [(4, 3)] * 3 and shapes[0] is shapes[1] is shapes[2]
     assert nodes[1]._shape1 is shapes[0]
     assert nodes[3]._shape0 is shapes[0] and nodes[3]._saved[0] is shapes[0]
+
+
+# ----- the forwards' quiet context (_backend.quietly) and its fallback ----------------------
+
+
+def _overflowing():
+    """Ops whose forwards overflow float16 (inf, silently, as PyTorch), through each entry."""
+    h = cr.tensor([60000.0, 1.0], dtype=cr.float16, requires_grad=True)
+    return [h + h, h * h, h * 4.0, cr.exp(h), h.sum(), (h @ h)]
+
+
+def test_an_op_run_while_the_quiet_context_is_in_use_falls_back_to_setting_the_state():
+    want = [t.detach().numpy() for t in _overflowing()]
+    # inside the context already (as a forward calling an op would be): entering it again
+    # is refused before anything runs, and each op sets NumPy's error state instead
+    got = _backend.quietly(_overflowing)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.detach().numpy(), w)
+        assert g.grad_fn is not None
+    assert np.isinf(want[0]).any()  # (the case overflows: a warning would be an error here)
+
+
+def test_an_op_run_while_another_thread_holds_the_quiet_context():
+    inside, release = threading.Event(), threading.Event()
+
+    def holder():
+        inside.set()
+        release.wait(10)
+
+    t = threading.Thread(target=lambda: _backend.quietly(holder))
+    t.start()
+    assert inside.wait(10)
+    try:
+        got = _overflowing()  # (the context is taken: every forward falls back)
+    finally:
+        release.set()
+        t.join()
+    want = _overflowing()
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.detach().numpy(), w.detach().numpy())
+
+
+def test_a_forwards_own_runtime_error_is_not_taken_for_the_context_in_use():
+    with pytest.raises(RuntimeError, match="must match the size"):
+        cr.ones(2, requires_grad=True) + cr.ones(3)
+    with pytest.raises(RuntimeError, match="inconsistent tensor size"):
+        cr.ones(2, requires_grad=True) @ cr.ones(3)
+    assert not _backend.in_use(RuntimeError("The size of tensor a (2) must match"))
+
+
+def test_an_ops_plain_forward_is_its_forward_with_the_parameters_at_their_defaults():
+    r = np.random.default_rng(0)
+    ops = [op for op in REGISTRY.values() if isinstance(op, Op) and op.plain is not op.forward]
+    assert {op.name for op in ops} >= {"add", "sub"}
+    for op in ops:
+        for dtype in (np.float16, np.float32, np.float64, np.int64):
+            arrays = [(r.standard_normal((4, 3)) * 100).astype(dtype) for _ in op.args]
+            with np.errstate(all="ignore"):
+                want = op.forward(*arrays)
+                got = op.plain(*arrays)
+                number = op.plain(arrays[0], 3) if len(arrays) == 2 else None
+                assert number is None or np.array_equal(number, op.forward(arrays[0], 3))
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)

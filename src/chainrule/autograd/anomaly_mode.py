@@ -14,6 +14,8 @@ import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .. import _modes
+
 if TYPE_CHECKING:
     Node = Any  # a graph.Node (not imported: graph's version error reads _anomaly here)
 
@@ -31,6 +33,7 @@ class _AnomalyState:
 
     def update(self) -> None:
         self.record = self.enabled or self.explaining > 0
+        _modes.mark("anomaly", self.record)
 
 
 _anomaly = _AnomalyState()

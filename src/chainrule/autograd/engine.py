@@ -25,6 +25,7 @@ from .._backend import current as _current
 from .._backend import live as _live
 from .._backend import loud, ndarray, quiet, xp
 from .._backend import use as _use
+from .._modes import set_enabled
 from .._tensor import Tensor, _make, wrap
 from . import grad_mode
 from .anomaly_mode import _anomaly, check_gradients
@@ -154,7 +155,7 @@ def _run_plain(
     buffers: dict[Node, list] = {}  # nodes several edges lead into: their gradients so far
     left: dict[Node, int] = {}  # ... and the number of those edges yet to deliver
     prev_enabled = _state.enabled
-    _state.enabled = create_graph
+    set_enabled(create_graph)
     token = quiet()  # (VJPs make inf and nan where the math does, silently as PyTorch)
     previous = _current[0]
     try:
@@ -244,7 +245,7 @@ def _run_plain(
             node, grad_outputs = ready.pop()
     finally:
         loud(token)
-        _state.enabled = prev_enabled
+        set_enabled(prev_enabled)
         _current[0] = previous
 
 
@@ -310,7 +311,7 @@ def _run_general(
     ready = [n for n in buffers if deps[n] == 0]
     ready.reverse()
     prev_enabled = _state.enabled
-    _state.enabled = create_graph
+    set_enabled(create_graph)
     # VJPs produce inf and nan where the math does (sqrt'(0), log'(0)): silently, as PyTorch
     token = quiet()
     previous = _current[0]
@@ -393,7 +394,7 @@ def _run_general(
             g = grad_inputs = old = None  # drop references: _accumulate counts them
     finally:
         loud(token)
-        _state.enabled = prev_enabled
+        set_enabled(prev_enabled)
         _current[0] = previous
     return capture
 

@@ -12,13 +12,16 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import _tensor
-from .._backend import IGNORE, loud, ndarray, scalar, set_errstate, xp
+from .._backend import in_use, ndarray, quiet_call, quietly, scalar, xp
 from .._meta import live as _meta_live
+from .._modes import usual as _usual
 from .._tensor import Tensor, _counter, _make
 from . import forward_ad, grad_mode
 from .anomaly_mode import _anomaly
+from .graph import OUTPUT_CHECK
 from .recording import Op, _translate
 from .saving import _SHAPES as _shapes
+from .saving import _save_output as save_output
 from .saving import _saved_version, kept_shape
 
 _new = object.__new__
@@ -71,7 +74,7 @@ def binary_entry(
     tests/autograd/test_recording_cost.py pins it to the general path."""
     if not _specialisable(op, 2, node_class is not None):
         raise TypeError(f"{op.name}: no binary entry (see _specialisable)")
-    forward = op.forward
+    forward = op.plain  # (no parameter is ever given here)
     quiet_ = op.quiet
     cls = op.node_class
     plans = op._plans
@@ -81,6 +84,7 @@ def binary_entry(
     fw_state = _fw_state
     anomaly = _anomaly
     meta_live = _meta_live
+    usual_ = _usual
     tensor_mod = _tensor
     generic = xp.generic
     # per bits (which inputs need gradients): the inputs the plan saves when it saves inputs
@@ -93,7 +97,8 @@ def binary_entry(
 
     def entry(a: Tensor, b: Any) -> Tensor:
         c = b.__class__
-        if a.__class__ is not Tensor or meta_live[0]:
+        usual = usual_[0]  # (nothing below is on anywhere: _modes.usual)
+        if a.__class__ is not Tensor or not usual and meta_live[0]:
             return general(a, b)
         dtype = a._dtype
         if c is Tensor:
@@ -107,14 +112,19 @@ def binary_entry(
         if dtype._category != 2:
             return general(a, b)
         x = a._data
-        token = set_errstate(IGNORE) if quiet_ else None
+        z = y if c is Tensor else scalar(b, x.dtype)
         try:
-            out = forward(x, y if c is Tensor else scalar(b, x.dtype))
+            if quiet_:  # (floating-point errors ignored: _backend.quietly)
+                try:
+                    out = quietly(forward, x, z)
+                except RuntimeError as exc:
+                    if not in_use(exc):
+                        raise
+                    out = quiet_call(forward, x, z)
+            else:
+                out = forward(x, z)
         except ValueError as exc:
             raise _translate(exc, (x, y)) from None
-        finally:
-            if token is not None:
-                loud(token)
         if out.__class__ is not ndarray and isinstance(out, generic):
             out = xp.asarray(out)  # a 0-d result's NumPy scalar: a 0-d array
         view = a._view
@@ -126,12 +136,15 @@ def binary_entry(
             and a._vc[1] > view[2]  # a view whose base was written since: re-derived there
             or other is not None
             and b._vc[1] > other[2]
-            or fw_state.level
-            or anomaly.record
-            or tensor_mod._inference_contexts  # (an inference tensor is made by _make)
+            or not usual
+            and (
+                fw_state.level
+                or anomaly.record
+                or tensor_mod._inference_contexts  # (an inference tensor is made by _make)
+            )
         ):
             return fast((a, b), (x, y), _NO_PARAMS, cls, out)  # (it sees to these cases)
-        if not state.enabled:
+        if not usual and not state.enabled:
             return _make(out, dtype)
         if c is Tensor:
             bits = a._requires_grad | b._requires_grad << 1
@@ -152,17 +165,17 @@ def binary_entry(
             node._fn0 = a if fn is None else fn  # a leaf: see Node._next
             node._nr0 = a._output_nr
             shape = x.shape
-            node._shape0 = _shapes.get(shape) or kept_shape(shape)
+            node._shape0 = kept = _shapes.get(shape) or kept_shape(shape)
             node._dtype0 = dtype
         else:
-            node._fn0 = node._shape0 = node._dtype0 = None
+            node._fn0 = node._shape0 = node._dtype0 = shape = kept = None
             node._nr0 = 0
         if bits & 2:
             fn = b._grad_fn
             node._fn1 = b if fn is None else fn
             node._nr1 = b._output_nr
-            shape = y.shape
-            node._shape1 = _shapes.get(shape) or kept_shape(shape)
+            shape1 = y.shape  # (the kept tuple of the first, when they agree: no lookup)
+            node._shape1 = kept if shape1 == shape else _shapes.get(shape1) or kept_shape(shape1)
             node._dtype1 = dtype
         else:
             node._fn1 = node._shape1 = node._dtype1 = None
@@ -210,7 +223,7 @@ def unary_entry(op: Op, general: Callable[..., Any]) -> Callable[..., Any] | Non
     for an op no entry can stand for (``_specialisable``)."""
     if not _specialisable(op, 1):
         return None
-    forward = op.forward
+    forward = op.plain  # (no parameter is ever given here)
     quiet_ = op.quiet
     cls = op.node_class
     plans = op._plans
@@ -220,31 +233,39 @@ def unary_entry(op: Op, general: Callable[..., Any]) -> Callable[..., Any] | Non
     fw_state = _fw_state
     anomaly = _anomaly
     meta_live = _meta_live
+    usual_ = _usual
     tensor_mod = _tensor
 
     def entry(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
-        if input.__class__ is not Tensor or out is not None or meta_live[0]:
+        usual = usual_[0]  # (nothing below is on anywhere: _modes.usual)
+        if input.__class__ is not Tensor or out is not None or not usual and meta_live[0]:
             return general(input, out=out)
         dtype = input._dtype
         if dtype._category != 2:
             return general(input, out=out)
         x = input._data
-        token = set_errstate(IGNORE) if quiet_ else None
-        try:
+        if quiet_:  # (floating-point errors ignored: _backend.quietly)
+            try:
+                y = quietly(forward, x)
+            except RuntimeError as exc:
+                if not in_use(exc):
+                    raise
+                y = quiet_call(forward, x)
+        else:
             y = forward(x)
-        finally:
-            if token is not None:
-                loud(token)
         if (
             y.__class__ is not ndarray
             or y.dtype is not x.dtype
             or input._view is not None
-            or fw_state.level
-            or anomaly.record
-            or tensor_mod._inference_contexts  # (an inference tensor is made by _make)
+            or not usual
+            and (
+                fw_state.level
+                or anomaly.record
+                or tensor_mod._inference_contexts  # (an inference tensor is made by _make)
+            )
         ):
             return fast((input,), (x,), _NO_PARAMS, cls, y)  # (it sees to these cases)
-        if not state.enabled or not input._requires_grad:
+        if not input._requires_grad or not usual and not state.enabled:
             return _make(y, dtype)
         plan = plans[1] or plan_for((True,))
         node = _new(cls)
@@ -259,10 +280,25 @@ def unary_entry(op: Op, general: Callable[..., Any]) -> Callable[..., Any] | Non
         shape = x.shape
         node._shape0 = _shapes.get(shape) or kept_shape(shape)
         node._dtype0 = dtype
-        result = _output(y, dtype, node)
+        # the output tensor (_output, inlined: this runs once per op)
+        result = _new(Tensor)
+        result._data = y
+        result._dtype = dtype
+        result._requires_grad = True
+        result._grad_fn = node
+        result._output_nr = 0
+        result._grad = result._vc = result._acc = result._hooks = result._post_hooks = None
+        result._view = None
+        result._retains_grad = False
         fixed = plan.fixed
         if fixed is not None:
             node._saved = fixed
+        elif plan.save is save_output:  # (inlined: a fresh output has no version counter yet)
+            node._saved = (y,)
+            node._checks = OUTPUT_CHECK
+            node._out_vc = None
+            node._out_v = 0
+            node._out_id = id(result)
         else:
             plan.save(node, plan, (input,), (x,), _NO_PARAMS, y, result)
         return result
@@ -284,6 +320,7 @@ def unary_recorder(op: Op, cls: type) -> Callable[[Tensor, Any, Any], Tensor]:
     fw_state = _fw_state
     anomaly = _anomaly
     tensor_mod = _tensor
+    usual = _usual
     # a plan saving the input's shape and parameters (their defaults: none are given), as
     # sum's: the saved tuple is the shape and these, the shape the one read for _shape0
     rest = None
@@ -297,14 +334,18 @@ def unary_recorder(op: Op, cls: type) -> Callable[[Tensor, Any, Any], Tensor]:
             y.__class__ is not ndarray
             or y.dtype is not x.dtype
             or input._view is not None
-            or fw_state.level
-            or anomaly.record
-            or tensor_mod._inference_contexts
-            or _meta_live[0]
+            or not usual[0]
+            and (
+                fw_state.level
+                or anomaly.record
+                or tensor_mod._inference_contexts
+                or _meta_live[0]
+                or not state.enabled
+            )
         ):
             return fast((input,), (x,), _NO_PARAMS, cls, y)  # (it sees to these cases)
         dtype = input._dtype
-        if not state.enabled or not input._requires_grad:
+        if not input._requires_grad:
             return _make(y, dtype)
         node = _new(cls)
         node._op = op
@@ -318,7 +359,16 @@ def unary_recorder(op: Op, cls: type) -> Callable[[Tensor, Any, Any], Tensor]:
         shape = x.shape
         node._shape0 = shape = _shapes.get(shape) or kept_shape(shape)
         node._dtype0 = dtype
-        result = _output(y, dtype, node)
+        # the output tensor (_output, inlined: this runs once per op)
+        result = _new(Tensor)
+        result._data = y
+        result._dtype = dtype
+        result._requires_grad = True
+        result._grad_fn = node
+        result._output_nr = 0
+        result._grad = result._vc = result._acc = result._hooks = result._post_hooks = None
+        result._view = None
+        result._retains_grad = False
         if rest is not None:
             node._saved = (shape, *rest)
         elif plan.fixed is not None:
@@ -345,6 +395,7 @@ def slice_entry(op: Op, cls: type) -> Callable[[Tensor, slice], Tensor]:
     fw_state = _fw_state
     anomaly = _anomaly
     tensor_mod = _tensor
+    usual = _usual
 
     def entry(input: Tensor, key: slice) -> Tensor:
         x = input._data
@@ -355,10 +406,14 @@ def slice_entry(op: Op, cls: type) -> Callable[[Tensor, slice], Tensor]:
             or not x.ndim
             or view is not None
             and input._vc[1] > view[2]
-            or _meta_live[0]
-            or fw_state.level
-            or anomaly.record
-            or tensor_mod._inference_contexts
+            or not usual[0]
+            and (
+                _meta_live[0]
+                or fw_state.level
+                or anomaly.record
+                or tensor_mod._inference_contexts
+                or not state.enabled
+            )
         ):
             return fast((input,), (x,), params, cls)
         y = forward(x, key=key)  # (a slice of an array is always a view of its memory)
@@ -370,7 +425,7 @@ def slice_entry(op: Op, cls: type) -> Callable[[Tensor, slice], Tensor]:
             record = (view[0], view[1] + ((op, params),), vc[0])
         else:
             record = (input, ((op, params),), vc[0])
-        if not state.enabled or not input._requires_grad or dtype._category != 2:
+        if not input._requires_grad or dtype._category != 2:
             result = _make(y, dtype, vc=vc)
             result._view = record
             return result

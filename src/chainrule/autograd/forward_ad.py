@@ -13,6 +13,7 @@ from __future__ import annotations
 import weakref
 from typing import Any, NamedTuple
 
+from .. import _modes
 from .._backend import is_array, ndarray, on_device_of, xp
 from .._tensor import Tensor, _counter, _make
 from .registry import op as _op
@@ -21,6 +22,12 @@ from .views import alias, replay_view
 
 class _State:
     level = 0  # the innermost active dual level; 0 when forward mode is off
+
+
+def _set_level(level: int) -> None:
+    """``state.level = level``, told to the hot paths' flag (``_modes.usual``)."""
+    state.level = level
+    _modes.mark("forward", level > 0)
 
 
 state = _State()
@@ -46,7 +53,7 @@ def enter_dual_level() -> int:
     if _levels:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     _levels.append([])
-    state.level = len(_levels)
+    _set_level(len(_levels))
     return len(_levels) - 1
 
 
@@ -60,7 +67,7 @@ def exit_dual_level(*, level: int | None = None) -> None:
                 del t._fw
             except AttributeError:
                 pass
-    state.level = len(_levels)
+    _set_level(len(_levels))
 
 
 def is_active() -> bool:
@@ -75,10 +82,10 @@ class paused:  # noqa: N801 - used as a statement: ``with paused():``
 
     def __enter__(self) -> None:
         self.level = state.level
-        state.level = 0
+        _set_level(0)
 
     def __exit__(self, *exc) -> None:
-        state.level = self.level
+        _set_level(self.level)
 
 
 def attach(t: Tensor, tangent: Tensor) -> None:

@@ -39,6 +39,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from .._modes import set_enabled
 from . import grad_mode
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
@@ -265,7 +266,7 @@ def _apply(cls: FunctionMeta, args: tuple, kwargs: dict, setup: bool) -> Any:
 
     tangents = _tangents(args) if forward_ad.state.level else None
     enabled = _state.enabled
-    _state.enabled = False
+    set_enabled(False)
     try:
         with forward_ad.paused():  # tangents go through jvp, not through the ops of forward
             if setup:
@@ -274,7 +275,7 @@ def _apply(cls: FunctionMeta, args: tuple, kwargs: dict, setup: bool) -> Any:
             else:
                 raw = cls.forward(ctx, *args, **kwargs)
     finally:
-        _state.enabled = enabled
+        set_enabled(enabled)
 
     outputs = _wrap_outputs(ctx, args, raw, executable)
     if executable and _anomaly.record:
@@ -442,11 +443,11 @@ def _backward_base() -> type:
                 grads.append(g)
             fn = self._user_backward()
             enabled = _state.enabled
-            _state.enabled = create_graph
+            set_enabled(create_graph)
             try:
                 result = fn(self, *grads)
             finally:
-                _state.enabled = enabled
+                set_enabled(enabled)
             return self._check_gradients(result, create_graph)
 
         def _check_gradients(self, result: Any, create_graph: bool) -> list:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import _tensor
+from .._modes import set_enabled, set_modes
 from .._modes import state as _state
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ class _Mode:
         self._stack: list[tuple[bool, bool]] = []
 
     def _set(self) -> None:
-        _state.enabled = self._enabled
+        set_enabled(self._enabled)
 
     def __enter__(self) -> None:
         self._stack.append((_state.enabled, _state.inference))
@@ -73,7 +74,7 @@ class _Mode:
         return None
 
     def __exit__(self, *exc: Any) -> bool:
-        _state.enabled, _state.inference = self._stack.pop()
+        set_modes(*self._stack.pop())
         return False
 
     def __call__(self, func: _F) -> _F:
@@ -109,8 +110,7 @@ class inference_mode(_Mode):  # noqa: N801
         self.mode = mode
 
     def _set(self) -> None:  # (mode=False turns grad mode back on, as PyTorch's does)
-        _state.enabled = not self.mode
-        _state.inference = bool(self.mode)
+        set_modes(not self.mode, bool(self.mode))
 
     def __enter__(self) -> None:
         super().__enter__()
@@ -140,14 +140,14 @@ class set_grad_enabled(_Mode):  # noqa: N801
         self._prev = (_state.enabled, _state.inference)
         self._stack = []
         self._enabled = bool(mode)
-        _state.enabled = self._enabled
+        set_enabled(self._enabled)
 
     def __enter__(self) -> None:
         self._stack.append(self._prev)
-        _state.enabled = self._enabled
+        set_enabled(self._enabled)
         return None
 
     def __call__(self, func: _F) -> _F:
-        _state.enabled, _state.inference = self._prev
+        set_modes(*self._prev)
         mode = self._enabled
         return _decorate(func, lambda: set_grad_enabled(mode))

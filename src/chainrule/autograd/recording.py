@@ -36,7 +36,18 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from .. import _dtypes, _meta
-from .._backend import IGNORE, is_array, loud, ndarray, quiet, set_errstate, xp
+from .._backend import (
+    IGNORE,
+    in_use,
+    is_array,
+    loud,
+    ndarray,
+    quiet,
+    quiet_call,
+    quietly,
+    set_errstate,
+    xp,
+)
 from .._backend import align as _align
 from .._backend import asanyarray as _asanyarray
 from .._backend import current as _current
@@ -285,6 +296,7 @@ class Op:
         jvp: Any = None,
         ans_reads: tuple | None = None,
         fp_errors: bool = True,
+        plain: Callable | None = None,
     ) -> None:
         self.name = name
         # whether the forward computes numbers that may overflow or be invalid (inf, nan):
@@ -293,6 +305,10 @@ class Op:
         self.quiet = fp_errors and not view
         self.ans_reads = ans_reads
         self.forward = forward
+        # the forward for a call that gives no parameter (``x + y``): the same function, or
+        # one with every parameter at its default, when that is cheaper to call (add's NumPy
+        # add, without its Python wrapper for alpha)
+        self.plain = plain or forward
         self.args = tuple(args)
         self.dtypes = dtypes
         self.view = view
@@ -512,14 +528,19 @@ class Op:
             # 2. the forward, on arrays (inf and nan arise silently, as in PyTorch:
             # _backend.quiet; an op that computes no number, or none that can raise a
             # floating-point error, leaves NumPy's error state alone)
-            token = set_errstate(IGNORE) if self.quiet else None
+            forward = self.forward
             try:
-                out = self.forward(*arrays, **params) if params else self.forward(*arrays)
+                if self.quiet:  # (floating-point errors ignored: _backend.quietly)
+                    try:
+                        out = quietly(forward, *arrays, **params)
+                    except RuntimeError as exc:
+                        if not in_use(exc):
+                            raise
+                        out = quiet_call(forward, *arrays, **params)
+                else:
+                    out = forward(*arrays, **params) if params else self.plain(*arrays)
             except ValueError as exc:
                 raise _translate(exc, arrays) from None
-            finally:
-                if token is not None:
-                    loud(token)
         # 3. the output tensor, with a node when grad mode is on and an input needs a gradient
         if out.__class__ is not ndarray:
             if not isinstance(out, xp.generic):  # several outputs, a MetaArray
@@ -868,6 +889,7 @@ def defop(
     conventions: str = "",
     ans_reads: tuple | None = None,
     fp_errors: bool = True,
+    plain: Callable | None = None,
 ) -> Op:
     """Define a differentiable op: its forward on arrays, one VJP and one JVP per input.
 
@@ -886,6 +908,10 @@ def defop(
     invalid operation: maximum, comparisons), so it runs without switching NumPy's error
     state off and on; on arrays of the op's dtypes only (a cast may overflow).
 
+    ``plain``, where given, is the forward for calls that give no parameter (every one at
+    its default), cheaper to call than ``forward`` (a NumPy ufunc for a forward whose Python
+    wrapper only handles a parameter); tests/autograd/test_recording_cost.py pins the two.
+
     ``doc`` describes what the op computes, in the math (``"e^x"``), where the forward's
     own docstring does not (a NumPy ufunc or function); by default it is the forward's
     docstring.
@@ -893,7 +919,19 @@ def defop(
     if doc is None:
         doc = forward.__doc__ or ""
     return Op(
-        name, forward, args, vjp, node, dtypes, view, doc, conventions, jvp, ans_reads, fp_errors
+        name,
+        forward,
+        args,
+        vjp,
+        node,
+        dtypes,
+        view,
+        doc,
+        conventions,
+        jvp,
+        ans_reads,
+        fp_errors,
+        plain,
     )
 
 

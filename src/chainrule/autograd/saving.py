@@ -142,10 +142,29 @@ def _inputs_layouts_saver(kinds: tuple, keys: tuple) -> Callable:
 
         return save_layout
     k0, k1 = layout_keys
+    by_layouts = {p: {q: combos[p, q] for q in "CF"} for p in "CF"}  # (str keys: no tuple)
+    arg_keys = tuple(key for kind, key in zip(kinds, keys) if kind == "arg")
+    if len(arg_keys) == 2:  # (save_inputs, inlined: matmul's and mm's common case)
+        first, second = arg_keys
+
+        def save_both(node, plan, args, arrays, params, out, result) -> None:
+            v = args[first]
+            w = args[second]
+            node._in0 = v
+            node._in1 = w
+            node._v0 = _saved_version(v) if isinstance(v, Tensor) and v._vc is not None else 0
+            node._v1 = _saved_version(w) if isinstance(w, Tensor) and w._vc is not None else 0
+            p = arrays[k0]
+            q = arrays[k1]
+            node._saved = by_layouts["C" if p.__class__ is ndarray and p.ndim < 2 else layout(p)][
+                "C" if q.__class__ is ndarray and q.ndim < 2 else layout(q)
+            ]
+
+        return save_both
 
     def save_layouts(node, plan, args, arrays, params, out, result) -> None:
         save_inputs(node, plan, args, arrays, params, out, result)
-        node._saved = combos[_layout_of(arrays[k0]), _layout_of(arrays[k1])]
+        node._saved = by_layouts[_layout_of(arrays[k0])][_layout_of(arrays[k1])]
 
     return save_layouts
 

@@ -125,6 +125,7 @@ add = defop(
     "add",
     _add,
     args=("a", "b"),
+    plain=xp.add,  # (alpha 1)
     vjp=(
         lambda g: g,  # d(a + αb)/da = 1
         lambda g, alpha: g if alpha == 1 else g * alpha,  # d(a + αb)/db = α
@@ -139,6 +140,7 @@ sub = defop(
     "sub",
     _sub,
     args=("a", "b"),
+    plain=xp.subtract,  # (alpha 1)
     dtypes=_sub_dtype,
     vjp=(
         lambda g: g,  # d(a - αb)/da = 1

@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..._backend import IGNORE, asanyarray, loud, ndarray, on_device_of, set_errstate, xp
+from ..._backend import asanyarray, in_use, ndarray, on_device_of, quiet_call, quietly, xp
 from ..._dtypes import dtype as DType
 from ..._tensor import Tensor, wrap
 from ...autograd.entries import unary_recorder
@@ -38,11 +38,12 @@ def sum(
             # x.sum(): NumPy's add.reduce straight away, into the op's own output step (the
             # same values, node and errors as the general path: tests/autograd/
             # test_recording_cost.py)
-            token = set_errstate(IGNORE)
-            try:
-                total = _add_reduce(data, None, out=_ARRAY)  # (axis None: all of them)
-            finally:
-                loud(token)
+            try:  # (axis None: all of them; floating-point errors ignored: quietly)
+                total = quietly(_add_reduce, data, None, out=_ARRAY)
+            except RuntimeError as exc:
+                if not in_use(exc):
+                    raise
+                total = quiet_call(_add_reduce, data, None, out=_ARRAY)
             return _record_sum(input, data, total)
     return reductions.sum(input, dim=dim_arg(dim), keepdim=keepdim, dtype=dtype)
 

@@ -96,9 +96,15 @@ def _same_dtype(args, params):
 
 def _matmul(a, b):
     """a @ b, with NumPy's (and PyTorch's) rules for 1-D and batched operands"""
-    _check_matmul(a, b)
-    if a.ndim == 1 and b.ndim == 1 and a.__class__ is ndarray and a.dtype.char in "fd":
+    if (
+        a.ndim == 1
+        and b.ndim == 1
+        and a.__class__ is ndarray
+        and a.shape == b.shape
+        and a.dtype.char in "fd"
+    ):
         return a.dot(b)  # the same BLAS dot as matmul's, at half its call's cost
+    _check_matmul(a, b)
     if a.ndim == 2 and b.ndim == 2:
         return _mm_arrays(a, b)  # (in the operand order the BLAS runs fastest)
     return xp.matmul(a, b)
