@@ -191,16 +191,18 @@ def test_lstm_layer_op_double_backward(outputs):
     check_double_backward(LAYER_FNS[outputs], *LAYER_CASES["t4_b2_i2_h3"])
 
 
+@pytest.mark.parametrize("steps", [1, 2, 5])
 @pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
 @pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
-def test_lstm_layer_array_pass_matches_composed(dtype, reverse):
-    """The pass through time on arrays (a plain backward: preallocated, in place, gate-major)
-    gives what the same formulas composed of chainrule's ops give (create_graph), with a
-    gradient reaching every output, and both match PyTorch's."""
-    arrays = [a.astype(dtype) for a in _layer_case(5, 3, 2, 4)]
+def test_lstm_layer_array_pass_matches_composed(dtype, reverse, steps):
+    """The pass through time on arrays (a plain backward: preallocated, in place; the step
+    backward reaches first carries nothing in, the product giving d/dh0 is left to h0's
+    VJP) gives what the same formulas composed of chainrule's ops give (create_graph), with
+    a gradient reaching every output, and both match PyTorch's."""
+    arrays = [a.astype(dtype) for a in _layer_case(steps, 3, 2, 4)]
     weights = [
         randn(s, seed=20 + k).astype(dtype)
-        for k, s in enumerate([(5, 3, 4), (5, 3, 4), (5, 4, 3, 4), (5, 3, 4)])
+        for k, s in enumerate([(steps, 3, 4), (steps, 3, 4), (steps, 4, 3, 4), (steps, 3, 4)])
     ]
 
     def grads(lib, create_graph):
@@ -244,6 +246,27 @@ def test_last_state_op(dtype, reverse):
     assert ours.grad_fn.name() == general.grad_fn.name()
     check_fd(_last, x, reverse)
     check_double_backward(_last, x, reverse)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN"])
+def test_default_state_is_zeros(cls, dtype):
+    """No initial state given: the layers' zeros (wrapped as they are on the host) give what
+    an explicit zero state made by chainrule.zeros gives: outputs, final states, gradients."""
+    x = randn((4, 2, 3)).astype(dtype)
+
+    def run(hx):
+        mod = build(cr, cls, (3, 5), {"num_layers": 2}, dtype)
+        out, hidden = mod(cr.tensor(x), hx)
+        hidden = hidden if cls == "LSTM" else (hidden,)
+        (out.sum() + sum(h.sum() for h in hidden)).backward()
+        return [out, *hidden, *[p.grad for p in mod.parameters()]]
+
+    zeros = cr.zeros(2, 2, 5, dtype=cr.from_numpy(x).dtype)
+    explicit = run((zeros, zeros) if cls == "LSTM" else zeros)
+    for a, b in zip(run(None), explicit):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+        assert a.dtype == b.dtype
 
 
 def test_lstm_bias_grads_apart():
