@@ -54,6 +54,7 @@ from .._backend import current as _current
 from .._backend import use as _use
 from .._dtypes import dtype as DType
 from .._meta import live as _meta_live
+from .._modes import usual as _usual
 from .._promotion import _NP_SCALAR, as_number, numbers_in, result_type
 from .._tensor import INFERENCE_SAVED, Tensor, _counter, _make
 from . import forward_ad, grad_mode
@@ -522,9 +523,10 @@ class Op:
         (tests/autograd/test_recording_cost.py pins one to the other). A caller that knows
         the node's class passes it (``cls``), one that ran the forward itself its result
         (``out``: ``x.sum()``)."""
+        usual = _usual[0]  # (nothing rare is on anywhere: _modes.usual)
         if out is None:
-            if _meta_live[0]:  # a meta or device array exists: one device per op, in _slow
-                return self._slow(args, params)
+            if not usual and _meta_live[0]:  # a meta or device array exists: one device
+                return self._slow(args, params)  # per op, in _slow
             # 2. the forward, on arrays (inf and nan arise silently, as in PyTorch:
             # _backend.quiet; an op that computes no number, or none that can raise a
             # floating-point error, leaves NumPy's error state alone)
@@ -550,9 +552,8 @@ class Op:
         if (
             a._view is not None
             and a._vc[1] > a._view[2]  # its base was changed in place: re-derive its graph
-            or _meta_live[0]
-            or _fw_state.level
-            or _anomaly.record
+            or not usual
+            and (_meta_live[0] or _fw_state.level or _anomaly.record)
         ):
             return self._wrap(args, arrays, params, out)
         vc = None
@@ -564,7 +565,8 @@ class Op:
                 vc = _counter(a)
         dtype = _from_np[out.dtype]
         if (
-            not _state.enabled
+            not usual
+            and not _state.enabled
             or dtype._category != 2
             or not self.differentiable
             or not (a._requires_grad or len(args) == 2 and args[1].__class__ is Tensor)
@@ -640,13 +642,14 @@ class Op:
             if type(out) is tuple:
                 return self._apply_multi(args, arrays, params, out)
             out = _asanyarray(out)  # (a MetaArray or a device array stays one)
-        if _meta_live[0]:  # a meta input gives a meta output (_meta.py)
+        usual = _usual[0]  # (nothing rare is on anywhere: _modes.usual)
+        if not usual and _meta_live[0]:  # a meta input gives a meta output (_meta.py)
             out = _meta.follow(arrays, out)
         a = args[0]
         vc = _counter(a) if self.view and _is_view(out, arrays[0]) else None
         dtype = _from_np[out.dtype]
         bits = 0
-        if _state.enabled and dtype._category == 2 and self.differentiable:
+        if (usual or _state.enabled) and dtype._category == 2 and self.differentiable:
             n = len(args)
             if isinstance(a, Tensor):
                 if a._view is not None and a._vc[1] > a._view[2]:
@@ -673,7 +676,7 @@ class Op:
             result = _make(out, dtype, vc=vc)
             if vc is not None:
                 result._view = view_record(self, a, params, vc)
-            if _fw_state.level and dtype._category == 2:
+            if not usual and _fw_state.level and dtype._category == 2:
                 forward_ad.push_tangent(self, result, args, params)
             return result
         cls = self.node_class or self._class(self._node_name(*arrays, **params))
@@ -718,10 +721,11 @@ class Op:
             node._saved = ()
         else:
             plan.save(node, plan, args, arrays, params, out, result)
-        if _anomaly.record:
-            record_creation(node)
-        if _fw_state.level:
-            forward_ad.push_tangent(self, result, args, params)
+        if not usual:
+            if _anomaly.record:
+                record_creation(node)
+            if _fw_state.level:
+                forward_ad.push_tangent(self, result, args, params)
         return result
 
     def _node(self, args, arrays, params, cls: type | None = None) -> Node | None:
