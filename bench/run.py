@@ -71,6 +71,13 @@ def race(fns: dict, repeat: int, timed: bool = False) -> dict:
     return best
 
 
+# Runs per candidate of a train step's row (MLP, HVP, CNN, LSTM, GRU), times the repeat: a
+# step's time moves by 10-15% with the state the previous run left in the caches, and the
+# fastest of 5 runs still moved the MLP rows' ratios by ±0.07 between bench runs; the
+# fastest of 20 moves less. (A step takes 0.5-5 ms: this adds seconds to the bench.)
+STEPS = 20
+
+
 def triple(t: dict, scale: float) -> tuple:
     return tuple(t[k] * scale for k in ("cr", "pt", "np"))
 
@@ -367,7 +374,7 @@ def mlp_row(batch: int, how: str, repeat: int) -> tuple:
             "pt": mlp_lib(torch, batch, how) if torch else None,
             "np": mlp_numpy(batch),
         },
-        5 * repeat,
+        STEPS * repeat,
     )
     return triple(t, 1e3)
 
@@ -434,7 +441,7 @@ def hvp_numpy(batch: int = 128):
 def hvp_row(repeat: int) -> tuple:
     t = race(
         {"cr": hvp_lib(chainrule), "pt": hvp_lib(torch) if torch else None, "np": hvp_numpy()},
-        5 * repeat,
+        STEPS * repeat,
     )
     return triple(t, 1e3)
 
@@ -486,7 +493,7 @@ def cnn_lib(lib):
 def cnn_row(repeat: int) -> tuple:
     t = race(
         {"cr": cnn_lib(chainrule), "pt": cnn_lib(torch) if torch else None, "np": None},
-        3 * repeat,
+        STEPS * repeat,
     )
     return triple(t, 1e3)
 
@@ -573,7 +580,7 @@ def lstm_row(repeat: int) -> tuple:
             "pt": lstm_lib(torch, x_np, weights) if torch else None,
             "np": lstm_numpy(x_np, weights),
         },
-        3 * repeat,
+        STEPS * repeat,
     )
     return triple(t, 1e3)
 
@@ -591,7 +598,7 @@ def gru_row(repeat: int) -> tuple:
             "pt": lstm_lib(torch, x_np, weights, "GRU") if torch else None,
             "np": None,
         },
-        3 * repeat,
+        STEPS * repeat,
     )
     return triple(t, 1e3)
 
