@@ -45,20 +45,6 @@ def _specialisable(op: Op, arity: int, named: bool = False) -> bool:
     )
 
 
-def _output(out: Any, dtype: Any, node: Any) -> Tensor:
-    """The output tensor of ``node``, as ``_make`` makes it."""
-    result = _new(Tensor)
-    result._data = out
-    result._dtype = dtype
-    result._requires_grad = True
-    result._grad_fn = node
-    result._output_nr = 0
-    result._grad = result._vc = result._acc = result._hooks = result._post_hooks = None
-    result._view = None
-    result._retains_grad = False
-    return result
-
-
 def binary_entry(
     op: Op,
     general: Callable[[Any, Any], Any],
@@ -180,7 +166,8 @@ def binary_entry(
         else:
             node._fn1 = node._shape1 = node._dtype1 = None
             node._nr1 = 0
-        # the output tensor (_output, inlined: this runs once per op)
+        # the output tensor, as _make makes it (inlined: this runs once per op; never an
+        # inference tensor here, inference mode goes to Op._fast)
         result = _new(Tensor)
         result._data = out
         result._dtype = dtype
@@ -280,7 +267,8 @@ def unary_entry(op: Op, general: Callable[..., Any]) -> Callable[..., Any] | Non
         shape = x.shape
         node._shape0 = _shapes.get(shape) or kept_shape(shape)
         node._dtype0 = dtype
-        # the output tensor (_output, inlined: this runs once per op)
+        # the output tensor, as _make makes it (inlined: this runs once per op; never an
+        # inference tensor here, inference mode goes to Op._fast)
         result = _new(Tensor)
         result._data = y
         result._dtype = dtype
@@ -359,7 +347,8 @@ def unary_recorder(op: Op, cls: type) -> Callable[[Tensor, Any, Any], Tensor]:
         shape = x.shape
         node._shape0 = shape = _shapes.get(shape) or kept_shape(shape)
         node._dtype0 = dtype
-        # the output tensor (_output, inlined: this runs once per op)
+        # the output tensor, as _make makes it (inlined: this runs once per op; never an
+        # inference tensor here, inference mode goes to Op._fast)
         result = _new(Tensor)
         result._data = y
         result._dtype = dtype
@@ -442,9 +431,18 @@ def slice_entry(op: Op, cls: type) -> Callable[[Tensor, slice], Tensor]:
         node._shape0 = shape = _shapes.get(shape) or kept_shape(shape)
         node._dtype0 = dtype
         node._saved = (shape, key)
-        result = _output(y, dtype, node)
+        # the output tensor, as _make makes it (inlined: this runs once per op; never an
+        # inference tensor here, inference mode goes to Op._fast), a view of the input
+        result = _new(Tensor)
+        result._data = y
+        result._dtype = dtype
+        result._requires_grad = True
+        result._grad_fn = node
+        result._output_nr = 0
+        result._grad = result._acc = result._hooks = result._post_hooks = None
         result._vc = vc
         result._view = record
+        result._retains_grad = False
         return result
 
     return entry
