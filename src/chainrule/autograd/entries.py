@@ -359,7 +359,7 @@ def unary_recorder(op: Op, cls: type) -> Callable[[Tensor, Any, Any], Tensor]:
         result._view = None
         result._retains_grad = False
         if rest is not None:
-            node._saved = (shape, *rest)
+            node._saved = (shape, *rest) if len(rest) != 2 else (shape, rest[0], rest[1])
         elif plan.fixed is not None:
             node._saved = plan.fixed
         else:

@@ -34,7 +34,8 @@ def sum(
     """Σ input over dim (all dims when None)."""
     if dim is None and dtype is None and keepdim is False and input.__class__ is Tensor:
         data = input._data
-        if data.__class__ is ndarray and data.dtype in _SUMMED_AS_IS:
+        dt = data.dtype if data.__class__ is ndarray else None
+        if dt is _FLOAT32 or dt is _FLOAT64:  # (summed as they are: no widening)
             # x.sum(): NumPy's add.reduce straight away, into the op's own output step (the
             # same values, node and errors as the general path: tests/autograd/
             # test_recording_cost.py)
@@ -48,7 +49,7 @@ def sum(
     return reductions.sum(input, dim=dim_arg(dim), keepdim=keepdim, dtype=dtype)
 
 
-_SUMMED_AS_IS = frozenset({xp.dtype(xp.float32), xp.dtype(xp.float64)})  # (no widening)
+_FLOAT32, _FLOAT64 = xp.dtype(xp.float32), xp.dtype(xp.float64)
 # its output and node over all dims, as Op._fast makes them
 _record_sum = unary_recorder(reductions.sum, reductions.sum._class("SumBackward0"))
 _add_reduce = xp.add.reduce
