@@ -80,6 +80,10 @@ def binary_entry(
         plan = op.plan(need)
         alone = 0 < len(plan.kinds) <= 2 and all(k == "arg" for k in plan.kinds)
         saves_inputs.append(plan.keys if alone else ())
+    # both inputs need gradients and the plan saves both (mul's): in which order, b first
+    # or a first; None otherwise (both are tensors then: no number to check for)
+    both = saves_inputs[3]
+    b_first = None if len(both) != 2 else both == (1, 0) if set(both) == {0, 1} else None
 
     def entry(a: Tensor, b: Any) -> Tensor:
         c = b.__class__
@@ -180,6 +184,20 @@ def binary_entry(
         fixed = plan.fixed
         if fixed is not None:
             node._saved = fixed
+        elif bits == 3 and b_first is not None:  # both tensors saved (_inputs_saver, inlined)
+            if b_first:
+                v = b
+                w = a
+            else:
+                v = a
+                w = b
+            node._in0 = v
+            node._in1 = w
+            vc = v._vc
+            node._v0 = 0 if vc is None else vc[0] if vc.__class__ is list else _saved_version(v)
+            vc = w._vc
+            node._v1 = 0 if vc is None else vc[0] if vc.__class__ is list else _saved_version(w)
+            node._saved = _NONE2
         elif saves_inputs[bits]:  # the plan saves inputs alone (recording._inputs_saver, inlined)
             keys = saves_inputs[bits]
             v = b if keys[0] else a
