@@ -82,6 +82,7 @@ def _assert_same_tensor(got, want) -> None:
     assert (got._view is None) == (want._view is None)
     if got._view is not None:
         assert got._view[0] is want._view[0] and got._view[2] == want._view[2]
+        assert got._view[1] == want._view[1]  # the steps: (op, params) from the base
         assert got._vc is want._vc
     if got.grad_fn is not None:
         assert type(got.grad_fn) is type(want.grad_fn)
@@ -107,6 +108,7 @@ s0 = cr.tensor(1.5, requires_grad=True)  # 0-d: NumPy gives a scalar, the genera
 h3 = _leaf(dtype=cr.float16, seed=6)
 bt = _leaf((2, 3, 4), seed=7)
 b2, wt = _leaf((2,), seed=8), _leaf((2, 4), seed=9)  # wt.t(): a weight stored transposed
+ct = _leaf((2, 3), seed=10, grad=False)
 
 # (fast call, op, args, params): the fast call and the general path on the same inputs
 CASES = {
@@ -164,6 +166,11 @@ CASES = {
     "x[5:]": (lambda: x3[5:], indexing.getitem, (x3,), {"key": slice(5, None)}),
     "x[1:][1:]": (lambda: x3[1:][1:], None, None, None),
     "c[1:]": (lambda: c3[1:], indexing.getitem, (c3,), {"key": slice(1, None)}),
+    "m.t()": (lambda: m.t(), shapes.t, (m,), {}),
+    "cr.t(m)": (lambda: cr.t(m), shapes.t, (m,), {}),
+    "x.t()": (lambda: x3.t(), shapes.t, (x3,), {}),  # 1-D: the general path
+    "m[1:].t()": (lambda: m[1:].t(), None, None, None),  # a view's transpose
+    "ct.t()": (lambda: ct.t(), shapes.t, (ct,), {}),  # no gradient: a view all the same
     # ops whose forward decides the dtype (no cast), with two inputs: Op._fast too
     "threshold_backward(y, x)": (
         lambda: activations.threshold_backward(y3, x3, threshold=0.5),
@@ -223,6 +230,12 @@ def test_fast_path_gives_what_the_general_path_gives(case, grad):
 
         def general():
             return _general(arithmetic.add, (_general(arithmetic.mul, (x3, 2**60), {}), 1), {})
+
+    elif case == "m[1:].t()":
+
+        def general():
+            view = _general(indexing.getitem, (m,), {"key": slice(1, None)})
+            return _general(shapes.t, (view,), {})
 
     elif case == "(x * 2) * y":  # a non-leaf operand: the general path for both steps
 
@@ -678,3 +691,30 @@ def test_an_ops_plain_forward_is_its_forward_with_the_parameters_at_their_defaul
                 assert number is None or np.array_equal(number, op.forward(arrays[0], 3))
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(got, want)
+
+
+def test_a_matrix_transpose_in_one_call_follows_its_base_as_torch():
+    """``m.t()`` (entries.view_entry): a view sharing the base's version counter; written
+    in place through the base, its graph is re-derived; t of 3 dims raises PyTorch's error;
+    under create_graph the products' VJPs record TBackward0 through it."""
+
+    def run(lib):
+        a = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        b = a * 1
+        v = b.t()
+        versions = [v._version]
+        b.mul_(2)
+        versions.append(v._version)
+        (v * v).sum().backward()
+        w = lib.tensor([[0.5, -1.0], [2.0, 1.5], [1.0, 1.0]], requires_grad=True)
+        (gw,) = lib.autograd.grad((a @ w).sum(), [w], create_graph=True)
+        return a.grad, versions, v.grad_fn.name(), gw.grad_fn.name(), gw
+
+    got, want = run(cr), run(torch)
+    np.testing.assert_array_equal(got[0].numpy(), want[0].numpy())
+    assert got[1] == want[1] and got[3] == want[3]
+    # re-derived by replaying its step on the base, the view names that step (PyTorch
+    # re-derives it as an as_strided: AsStridedBackward0; docs/architecture.md)
+    assert (got[2], want[2]) == ("TBackward0", "AsStridedBackward0")
+    np.testing.assert_array_equal(got[4].detach().numpy(), want[4].detach().numpy())
+    assert_same_error(lambda lib: lib.ones(2, 2, 2).t())

@@ -464,3 +464,84 @@ def slice_entry(op: Op, cls: type) -> Callable[[Tensor, slice], Tensor]:
         return result
 
     return entry
+
+
+def view_entry(op: Op, cls: type, ndim: int) -> Callable[[Any], Any]:
+    """``op(input)`` for a view op given no parameter whose node saves nothing (``x.t()``,
+    ``op`` being ``t`` and ``cls`` TBackward0), on a tensor of ``ndim`` dims: the view, its
+    version counter shared with the input, its view record and its node, made as
+    ``Op._fast`` makes them (``slice_entry``'s steps); anything else (an array, another
+    number of dims, a stale view, a rare mode) goes to ``op`` itself."""
+    plan = op.plan((True,))
+    if not op.view or plan.kinds != () or plan.fixed is None:
+        raise TypeError(f"{op.name}: not a view whose node saves nothing")
+    forward = op.forward
+    fixed = plan.fixed
+    state = _state
+    fw_state = _fw_state
+    anomaly = _anomaly
+    tensor_mod = _tensor
+    usual = _usual
+    step = ((op, _NO_PARAMS),)  # (the view record's step: op(base) with no parameter)
+
+    def entry(input: Any) -> Any:
+        if input.__class__ is not Tensor:
+            return op(input)  # (an array: a VJP on arrays; anything else: op's own errors)
+        x = input._data
+        view = input._view
+        if (
+            x.__class__ is not ndarray
+            or x.ndim != ndim
+            or view is not None
+            and input._vc[1] > view[2]
+            or not usual[0]
+            and (
+                _meta_live[0]
+                or fw_state.level
+                or anomaly.record
+                or tensor_mod._inference_contexts
+                or not state.enabled
+            )
+        ):
+            return op(input)
+        y = forward(x)  # (a view of x's memory)
+        vc = input._vc
+        if vc is None:
+            vc = _counter(input)
+        dtype = input._dtype
+        if view is not None and view[0] is not None:  # (views.view_record)
+            record = (view[0], view[1] + step, vc[0])
+        else:
+            record = (input, step, vc[0])
+        if not input._requires_grad or dtype._category != 2:
+            result = _make(y, dtype, vc=vc)
+            result._view = record
+            return result
+        node = _new(cls)
+        node._op = op
+        node._plan = plan
+        node._arity = 1
+        node._checks = ()
+        node._extra = None
+        fn = input._grad_fn
+        node._fn0 = input if fn is None else fn  # a leaf: see Node._next
+        node._nr0 = input._output_nr
+        shape = x.shape
+        node._shape0 = _shapes.get(shape) or kept_shape(shape)
+        node._dtype0 = dtype
+        node._saved = fixed
+        # the output tensor, as _make makes it (inlined), a view of the input
+        result = _new(Tensor)
+        result._data = y
+        result._dtype = dtype
+        result._requires_grad = True
+        result._grad_fn = node
+        result._output_nr = 0
+        result._grad = result._acc = result._hooks = result._post_hooks = None
+        result._vc = vc
+        result._view = record
+        result._retains_grad = False
+        return result
+
+    entry.__name__ = op.name
+    return entry

@@ -51,8 +51,9 @@ def vector_norm(
 
 
 def t(input: Tensor) -> Tensor:
-    """The transpose of a tensor of at most 2 dims."""
-    return shapes.t(input)
+    """The transpose of a tensor of at most 2 dims (a matrix's in one call:
+    entries.view_entry; anything else through shapes.t)."""
+    return products._t_matrix(input)
 
 
 class _sharing:

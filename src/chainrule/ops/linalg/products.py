@@ -12,6 +12,7 @@ from ... import _dtypes
 from ..._backend import mm as _mm_arrays
 from ..._backend import ndarray, xp
 from ..._tensor import Tensor
+from ...autograd.entries import view_entry
 from ...autograd.recording import PROMOTE, defop
 from .. import reductions, shapes
 from . import inverses, matrices
@@ -301,8 +302,13 @@ dot = defop(
 
 def _t(x):
     """a matrix's transpose: ``t`` (TBackward0, the node PyTorch's mm, mv and addr backward
-    record; a one-input op, half the recording cost of ``transpose`` with its dims)"""
-    return shapes.t(x)
+    record; a one-input op, half the recording cost of ``transpose`` with its dims), a
+    matrix's in one call (entries.view_entry)"""
+    return _t_matrix(x)
+
+
+# t of a matrix in one call (anything else goes to shapes.t itself)
+_t_matrix = view_entry(shapes.t, shapes.t._class("TBackward0"), 2)
 
 
 def _grad_a(g, b, a_layout):
