@@ -31,26 +31,31 @@ state = _State()
 usual = [True]
 _reasons: set = set()  # what is on now, process-wide ("forward", "anomaly", ...)
 _off: set = set()  # the threads whose grad mode is off (thread idents)
+# Each writer changes a set and the flag under this lock: two threads writing at once would
+# otherwise leave the flag True from a set read before the other thread's change.
+_lock = threading.Lock()
 
 
 def mark(reason: str, on: bool) -> None:
     """Record that the process-wide condition ``reason`` is now on (or off)."""
-    if on:
-        _reasons.add(reason)
-    else:
-        _reasons.discard(reason)
-    usual[0] = not _reasons and not _off
+    with _lock:
+        if on:
+            _reasons.add(reason)
+        else:
+            _reasons.discard(reason)
+        usual[0] = not _reasons and not _off
 
 
 def set_enabled(enabled: bool) -> None:
     """Turn grad mode on or off in this thread (the one way ``state.enabled`` is written)."""
     state.enabled = enabled
-    if enabled:
-        if _off:
-            _off.discard(_get_ident())
-    else:
-        _off.add(_get_ident())
-    usual[0] = not _reasons and not _off
+    ident = _get_ident()
+    with _lock:
+        if enabled:
+            _off.discard(ident)
+        else:
+            _off.add(ident)
+        usual[0] = not _reasons and not _off
 
 
 def set_modes(enabled: bool, inference: bool) -> None:

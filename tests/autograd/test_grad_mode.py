@@ -257,3 +257,28 @@ def test_the_hot_paths_flag_follows_another_threads_grad_mode():
         check.set()
         t.join()
     assert _flag_is_consistent() and t.ident not in _modes._off
+
+
+def test_the_hot_paths_flag_stays_right_under_threads_switching_grad_mode():
+    """Threads entering and leaving no_grad at once: each thread's ops always do what its own
+    grad mode says, and the flag ends as the sets say."""
+    errors = []
+    start = threading.Barrier(4)
+
+    def worker():
+        start.wait(10)
+        x = cr.ones(2, requires_grad=True)
+        for _ in range(300):
+            with cr.no_grad():
+                if (x * 2).requires_grad or _modes.usual[0]:
+                    errors.append("recorded under no_grad, or the flag on")
+            if not (x * 2).requires_grad:
+                errors.append("not recorded with grad mode on")
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert _flag_is_consistent() and not any(t.ident in _modes._off for t in threads)
