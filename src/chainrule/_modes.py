@@ -36,26 +36,25 @@ _off: set = set()  # the threads whose grad mode is off (thread idents)
 _lock = threading.Lock()
 
 
-def mark(reason: str, on: bool) -> None:
-    """Record that the process-wide condition ``reason`` is now on (or off)."""
+def _switch(items: set, item: object, on: bool) -> None:
+    """Put ``item`` in ``items`` (or take it out), and the flag after both sets."""
     with _lock:
         if on:
-            _reasons.add(reason)
+            items.add(item)
         else:
-            _reasons.discard(reason)
+            items.discard(item)
         usual[0] = not _reasons and not _off
+
+
+def mark(reason: str, on: bool) -> None:
+    """Record that the process-wide condition ``reason`` is now on (or off)."""
+    _switch(_reasons, reason, on)
 
 
 def set_enabled(enabled: bool) -> None:
     """Turn grad mode on or off in this thread (the one way ``state.enabled`` is written)."""
     state.enabled = enabled
-    ident = _get_ident()
-    with _lock:
-        if enabled:
-            _off.discard(ident)
-        else:
-            _off.add(ident)
-        usual[0] = not _reasons and not _off
+    _switch(_off, _get_ident(), not enabled)
 
 
 def set_modes(enabled: bool, inference: bool) -> None:
