@@ -109,6 +109,8 @@ h3 = _leaf(dtype=cr.float16, seed=6)
 bt = _leaf((2, 3, 4), seed=7)
 b2, wt = _leaf((2,), seed=8), _leaf((2, 4), seed=9)  # wt.t(): a weight stored transposed
 ct = _leaf((2, 3), seed=10, grad=False)
+d3 = _leaf(dtype=cr.float64, seed=11)
+hm = _leaf((3, 3), dtype=cr.float16, seed=12)
 
 # (fast call, op, args, params): the fast call and the general path on the same inputs
 CASES = {
@@ -145,6 +147,13 @@ CASES = {
     "b @ w": (lambda: bt @ w, products.matmul, (bt, w), {}),  # batched
     "c @ x": (lambda: c3 @ x3, products.matmul, (c3, x3), {}),
     "m @ c": (lambda: m.t() @ c3, None, None, None),
+    "x @ c": (lambda: x3 @ c3, products.matmul, (x3, c3), {}),
+    "c @ c": (lambda: c3 @ c3, products.matmul, (c3, c3), {}),  # no gradient: no node
+    "d @ d": (lambda: d3 @ d3, products.matmul, (d3, d3), {}),  # float64: BLAS's dot
+    "h @ h": (lambda: h3 @ h3, products.matmul, (h3, h3), {}),  # float16: matmul's loop
+    "ct @ m": (lambda: ct @ m, products.matmul, (ct, m), {}),
+    "m @ ct.t()": (lambda: m.t() @ ct.t(), None, None, None),  # F layouts, one without grad
+    "hm @ hm": (lambda: hm @ hm, products.matmul, (hm, hm), {}),  # float16 matrices
     "x.sum()": (lambda: x3.sum(), reductions.sum, (x3,), {}),
     "cr.sum(m)": (lambda: cr.sum(m), reductions.sum, (m,), {}),
     "m.t().sum()": (lambda: m.t().sum(), None, None, None),  # a view's sum
@@ -205,7 +214,7 @@ CASES = {
 @pytest.mark.parametrize("case", CASES)
 def test_fast_path_gives_what_the_general_path_gives(case, grad):
     fast, op, args, params = CASES[case]
-    if case in ("m @ w[:, 0]", "w.t() @ m.t()", "m @ c"):  # views: the general path for them
+    if case in ("m @ w[:, 0]", "w.t() @ m.t()", "m @ c", "m @ ct.t()"):  # views: general steps
         first, second = {
             "m @ w[:, 0]": (
                 lambda: m,
@@ -216,6 +225,10 @@ def test_fast_path_gives_what_the_general_path_gives(case, grad):
                 lambda: _general(shapes.t, (m,), {}),
             ),
             "m @ c": (lambda: _general(shapes.t, (m,), {}), lambda: c3),
+            "m @ ct.t()": (
+                lambda: _general(shapes.t, (m,), {}),
+                lambda: _general(shapes.t, (ct,), {}),
+            ),
         }[case]
 
         def general():
@@ -261,7 +274,7 @@ def test_fast_path_gives_what_the_general_path_gives(case, grad):
         return
     got, want = fast(), general()
     _assert_same_tensor(got, want)
-    inputs = [x3, y3, m, w, z, s0, h3, bt]
+    inputs = [x3, y3, m, w, z, s0, h3, bt, d3, hm]
     if got.requires_grad:
         for g, h in zip(_grads(fast, inputs), _grads(general, inputs)):
             assert (g is None) == (h is None)
@@ -718,3 +731,23 @@ def test_a_matrix_transpose_in_one_call_follows_its_base_as_torch():
     assert (got[2], want[2]) == ("TBackward0", "AsStridedBackward0")
     np.testing.assert_array_equal(got[4].detach().numpy(), want[4].detach().numpy())
     assert_same_error(lambda lib: lib.ones(2, 2, 2).t())
+
+
+@pytest.mark.parametrize("kind", ["dot", "mm"])
+def test_a_product_of_a_view_written_through_its_base_as_torch(kind):
+    """``v @ w`` (entries.matmul_entry) where ``v`` is a view whose base was written in place
+    since: the product sees the written values, and the gradients flow back through the
+    write to the leaf, as in PyTorch."""
+
+    def run(lib):
+        a = lib.tensor([[1.0, -2.0], [3.0, 0.5]], requires_grad=True)
+        w = lib.tensor([[0.5, 1.0], [-1.0, 2.0]], requires_grad=True)
+        b = a * 1
+        v = b[0] if kind == "dot" else b.t()
+        b.mul_(3)
+        out = v @ (w[:, 1] if kind == "dot" else w)
+        out.sum().backward()
+        return out.detach(), a.grad, w.grad
+
+    for got, want in zip(run(cr), run(torch)):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .. import _tensor
+from .. import _dtypes, _tensor
 from .._backend import in_use, ndarray, quiet_call, quietly, scalar, xp
+from .._backend import mm as _mm
 from .._meta import live as _meta_live
 from .._modes import usual as _usual
 from .._tensor import Tensor, _counter, _make
@@ -216,6 +217,135 @@ def binary_entry(
                 node._saved = _NONE2
         else:
             plan.save(node, plan, (a, b), (x, y), _NO_PARAMS, out, result)
+        return result
+
+    entry.__name__ = op.name
+    return entry
+
+
+def matmul_entry(
+    op: Op, general: Callable[[Any, Any], Any], node_class: Callable[[Any, Any], type]
+) -> Callable[[Any, Any], Any]:
+    """``a @ b`` for two float tensors of one dtype that are vectors of one length (a dot) or
+    matrices whose inner sizes agree (an mm), as ``binary_entry`` makes it for matmul, with
+    the forward, node class and saved layouts chosen here by the number of dims: matmul's
+    saves both inputs and the layouts of those needing a gradient (``x_layout``; a vector's
+    is "C"). Anything else (other dims or dtypes, a stale view, any rare mode: not
+    ``_modes.usual``) goes to ``general(a, b)``. tests/autograd/test_recording_cost.py pins
+    it to the general path."""
+    if not _specialisable(op, 2, True):
+        raise TypeError(f"{op.name}: no matmul entry (see _specialisable)")
+    plans = op._plans
+    plan_for = op.plan
+    for bits in (1, 2, 3):
+        kinds = plan_for((bool(bits & 1), bool(bits & 2))).kinds
+        if kinds != ("arg", "arg") + ("layout",) * (1 if bits < 3 else 2):
+            raise TypeError(f"{op.name}: not matmul's save plans")
+    quiet_ = op.quiet
+    usual_ = _usual
+    mm = _mm
+    single = _dtypes.float32  # (a dot of these two: BLAS's; others, matmul's loops)
+    double = _dtypes.float64
+    one = xp.empty(1)
+    dot_class = node_class(one, one)  # (the class depends on the dims alone)
+    mm_class = node_class(one[None], one[None])
+    # the saved tuple per bits (which inputs need gradients) and layouts (a's, b's): the
+    # inputs in the node's slots (None in theirs), the layouts of those needing gradients
+    saved = [
+        None,
+        {(p, q): (None, None, p) for p in "CF" for q in "CF"},
+        {(p, q): (None, None, q) for p in "CF" for q in "CF"},
+        {(p, q): (None, None, p, q) for p in "CF" for q in "CF"},
+    ]
+    vectors = [None] + [table["C", "C"] for table in saved[1:]]
+
+    def entry(a: Tensor, b: Any) -> Tensor:
+        if b.__class__ is not Tensor or a.__class__ is not Tensor or not usual_[0]:
+            return general(a, b)
+        dtype = a._dtype
+        view = a._view
+        other = b._view
+        if (
+            b._dtype is not dtype
+            or view is not None
+            and a._vc[1] > view[2]  # a view whose base was written since: re-derived there
+            or other is not None
+            and b._vc[1] > other[2]
+        ):
+            return general(a, b)
+        x = a._data
+        y = b._data
+        if x.ndim == 1:
+            if (dtype is not single and dtype is not double) or y.ndim != 1 or len(x) != len(y):
+                return general(a, b)
+            out = x.dot(y).__array__()  # (BLAS's dot, as _matmul: no error state read)
+            cls = dot_class
+            la = lb = "C"
+        elif x.ndim == 2 and y.ndim == 2 and x.shape[1] == y.shape[0] and dtype._category == 2:
+            if quiet_:  # (floating-point errors ignored: _backend.quietly)
+                try:
+                    out = quietly(mm, x, y)
+                except RuntimeError as exc:
+                    if not in_use(exc):
+                        raise
+                    out = quiet_call(mm, x, y)
+            else:
+                out = mm(x, y)
+            cls = mm_class
+            flags = x.flags
+            la = "F" if flags.f_contiguous and not flags.c_contiguous else "C"  # saving.layout
+            flags = y.flags
+            lb = "F" if flags.f_contiguous and not flags.c_contiguous else "C"
+        else:
+            return general(a, b)
+        bits = a._requires_grad | b._requires_grad << 1
+        if not bits:
+            return _make(out, dtype)
+        node = _new(cls)
+        node._op = op
+        node._plan = plans[bits] or plan_for((bool(bits & 1), bool(bits & 2)))
+        node._arity = 2
+        node._rest = ()
+        node._checks = ()
+        node._extra = None
+        if bits & 1:
+            fn = a._grad_fn
+            node._fn0 = a if fn is None else fn  # a leaf: see Node._next
+            node._nr0 = a._output_nr
+            shape = x.shape
+            node._shape0 = _shapes.get(shape) or kept_shape(shape)
+            node._dtype0 = dtype
+        else:
+            node._fn0 = node._shape0 = node._dtype0 = None
+            node._nr0 = 0
+        if bits & 2:
+            fn = b._grad_fn
+            node._fn1 = b if fn is None else fn
+            node._nr1 = b._output_nr
+            shape = y.shape
+            node._shape1 = _shapes.get(shape) or kept_shape(shape)
+            node._dtype1 = dtype
+        else:
+            node._fn1 = node._shape1 = node._dtype1 = None
+            node._nr1 = 0
+        # both inputs saved (_inputs_layouts_saver, inlined)
+        node._in0 = a
+        node._in1 = b
+        vc = a._vc
+        node._v0 = 0 if vc is None else vc[0] if vc.__class__ is list else _saved_version(a)
+        vc = b._vc
+        node._v1 = 0 if vc is None else vc[0] if vc.__class__ is list else _saved_version(b)
+        node._saved = vectors[bits] if cls is dot_class else saved[bits][la, lb]
+        # the output tensor, as _make makes it (inlined, as in binary_entry)
+        result = _new(Tensor)
+        result._data = out
+        result._dtype = dtype
+        result._requires_grad = True
+        result._grad_fn = node
+        result._output_nr = 0
+        result._grad = result._vc = result._acc = result._hooks = result._post_hooks = None
+        result._view = None
+        result._retains_grad = False
         return result
 
     entry.__name__ = op.name

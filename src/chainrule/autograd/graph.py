@@ -411,7 +411,10 @@ def _sum_to(node: Node, i: int, grad: Tensor, shape: tuple, gshape: tuple) -> Te
             f"Function {node.name()} returned an invalid gradient at index {i} - got "
             f"{list(gshape)} but expected shape compatible with {list(shape)}"
         )
-    return _op("sum_to")(grad, shape=shape)
+    op = _op("sum_to")
+    if grad.__class__ is ndarray:  # arrays (backward without create_graph): its forward
+        return _backend.asanyarray(op.forward(grad, shape=shape))
+    return op(grad, shape=shape)
 
 
 def _modified_message(node: Node, value: Any, now: int, expected: int, nr: int = 0) -> str:

@@ -100,6 +100,9 @@ def infer_shape(shape, numel: int) -> tuple:
 def _sum_to(x, shape=()):
     """x summed over the dims that broadcasting to x.shape added or stretched from shape"""
     lead = x.ndim - len(shape)
+    if lead == 1 and x.__class__ is ndarray and x.shape[1:] == shape:
+        # a batch summed (a bias's gradient): the one reduction below, its axes known
+        return asanyarray(xp.add.reduce(x, axis=0))
     axes = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and x.shape[lead + i] != 1
     )

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..._backend import on_device_of, xp
 from ..._dtypes import dtype as DType
 from ..._tensor import Tensor, wrap
-from ...autograd.entries import binary_entry
+from ...autograd.entries import matmul_entry
 from ...autograd.recording import np_dtype
 from ...ops import logical, reductions, shapes
 from ...ops.linalg import factorizations, inverses, matrices, products
@@ -864,10 +864,9 @@ def _matmul_class(a: Any, b: Any) -> type:
     return cls
 
 
-# self @ other: matmul's entry for two float tensors of one dtype, else _matmul_general
-_matmul_operator = binary_entry(
-    products.matmul, _matmul_general, numbers=False, node_class=_matmul_class
-)
+# self @ other: matmul's entry for two float vectors or matrices of one dtype, else
+# _matmul_general
+_matmul_operator = matmul_entry(products.matmul, _matmul_general, _matmul_class)
 
 
 def _rmatmul_operator(self: Tensor, other: Any) -> Tensor:
