@@ -27,6 +27,7 @@ from chainrule.ops import (
     activations,
     arithmetic,
     indexing,
+    losses,
     normalizations,
     reductions,
     shapes,
@@ -424,6 +425,9 @@ SAVES = [
     (normalizations.log_softmax, (m,), {"dim": 1}),  # the output and a parameter
     (normalizations.log_softmax, (m,), {}),
     (normalizations.log_softmax_backward_data, (m, m.exp()), {"dim": 0}),
+    (normalizations.softmax, (m,), {"dim": 0}),
+    (losses.nll_loss, (m.log_softmax(1),), {"target": np.array([1, 0, 3]), "reduction": "sum"}),
+    (losses.nll_loss, (m.log_softmax(1),), {"target": np.array([1, 0, 3])}),
 ]
 
 

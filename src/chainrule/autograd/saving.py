@@ -187,6 +187,19 @@ def _mixed_saver(op: Any, kinds: tuple, keys: tuple) -> Callable:
         if kind == "param"
     )
     fixed = [op.params[key] if kind == "param" else None for kind, key in zip(kinds, keys)]
+    if kinds == ("ans", "param"):  # the output and a parameter (log_softmax's, softmax's)
+        key1 = keys[1]
+        default1 = op.params[key1]
+
+        def save_output_param(node, plan, args, arrays, params, out, result) -> None:
+            vc = result._vc
+            node._saved = (out, params.get(key1, default1))
+            node._checks = OUTPUT_CHECK  # (_save_output)
+            node._out_vc = vc
+            node._out_v = 0 if vc is None else vc[0]
+            node._out_id = id(result)
+
+        return save_output_param
 
     def save_mixed(node, plan, args, arrays, params, out, result) -> None:
         if save_inputs is not None:
@@ -248,9 +261,12 @@ def _static_saver(op: Any, kinds: tuple, keys: tuple) -> Callable:
 
             return save_shape_param
 
+        named = tuple(zip(keys[1:], rest))  # (the parameters' names and defaults)
+
         def save_shape(node, plan, args, arrays, params, out, result) -> None:
             if params:
-                node._saved = tuple([g(arrays, params) for g in getters])
+                get = params.get
+                node._saved = (_shape(arrays[first]), *[get(k, d) for k, d in named])
             else:
                 node._saved = (_shape(arrays[first]), *rest)
 
