@@ -259,6 +259,10 @@ class SavePlan(NamedTuple):
     # whether no saved value is a tensor once the inputs in the node's slots are read (at
     # most two inputs saved, no parameter): Node._saved_values then unwraps nothing more
     unwrapped: bool = False
+    # with at most two inputs saved (in the node's slots), the places of the saved values
+    # that may hold a tensor besides them (parameters given as tensors, the output): what
+    # Node._saved_values unwraps once the slots are read; None with more inputs saved
+    wrapped: tuple | None = None
 
 
 def save_plan(kinds: tuple, keys: tuple, vjps: tuple) -> SavePlan:
@@ -274,7 +278,12 @@ def save_plan(kinds: tuple, keys: tuple, vjps: tuple) -> SavePlan:
         only0 = vjps[0]
     ans = kinds.index("ans") if "ans" in kinds else -1
     unwrapped = kinds.count("arg") <= 2 and "param" not in kinds
-    return SavePlan(kinds, keys, vjps, frees, args, only0=only0, ans=ans, unwrapped=unwrapped)
+    wrapped = None
+    if kinds.count("arg") <= 2:
+        wrapped = tuple(i for i, k in enumerate(kinds) if k == "param" or k == "ans")
+    return SavePlan(
+        kinds, keys, vjps, frees, args, only0=only0, ans=ans, unwrapped=unwrapped, wrapped=wrapped
+    )
 
 
 _METADATA = ("shape", "layout", "param")  # saved kinds that hold no tensor
