@@ -474,7 +474,7 @@ def _gelu(x, approximate="none"):
     if approximate == "tanh":
         inner = _GELU_BETA * (x + _GELU_KAPPA * (x * x * x))
         return 0.5 * x * (1 + xp.tanh(inner))
-    return x * special._ndtr(x)
+    return special._gelu_none(x)
 
 
 def _gelu_grad(g, x, approximate):
