@@ -123,8 +123,11 @@ def _horner(z, coeffs):
 def _horner_into(z, coeffs, out):
     """c0 + z (c1 + z (c2 + ...)) written into out (an array shaped as z), in place: two
     passes over the data per coefficient and no temporaries."""
-    xp.multiply(z, coeffs[-1], out=out)
-    xp.add(out, coeffs[-2], out=out)
+    if coeffs[-1] == 1.0:  # monic: one pass less
+        xp.add(z, coeffs[-2], out=out)
+    else:
+        xp.multiply(z, coeffs[-1], out=out)
+        xp.add(out, coeffs[-2], out=out)
     for c in reversed(coeffs[:-2]):
         xp.multiply(out, z, out=out)
         xp.add(out, c, out=out)
@@ -248,104 +251,103 @@ def _erfc64(x):
 
 # ----- erf, erfc and Φ for float32 (and float16) ---------------------------------------------
 #
-# A float32 result needs far less than fdlibm's 2^-57: erfc(a) = e^(-a²) P(a)/Q(a) with P of
-# degree 4 and Q of degree 5 is within 5.8e-9 (relative) of erfc on 0 <= a <= 10.1, beyond
-# which erfc(a) < 7e-46 rounds to 0 in float32. The coefficients were fitted here: weighted
-# least squares of P - erfcx·Q on 6000 Chebyshev nodes against math.erfc(a)·e^(a²),
-# reweighted toward minimax (tests/ops/test_erf_fast.py refits and checks them). erf, whose relative
-# accuracy 1 - erfc would lose near 0, has its own fit below.
-# Evaluated in float64, a block at a time (the temporaries stay in cache), then rounded once:
-# within an ulp of the correctly rounded float32 value. Ranges are blended by multiplying
-# with 0/1 masks (exact), never np.where (branchy, ~8x slower on mixed data).
+# A float32 result needs far less than fdlibm's 2^-57. For a >= 0,
+# erfc(a) = P(a) / (Q(a) e^(a²)) with P of degree 4 and Q of degree 5 (monic) is within
+# 6.3e-9 (relative) of erfc on [0, 10.5], beyond which erfc(a) < 1e-49 rounds to 0 in
+# float32 (P/Q tends to 1/(a√π) as erfcx does, so it stays close there too); erf(x) =
+# x P(x²)/Q(x²), degrees 5 and 6, is within 2.6e-9 on [0, 4], beyond which erf rounds to
+# ±1 (1 - erf(4) = 1.5e-8). erfc's form would lose erf's relative accuracy near 0, hence two.
+# The coefficients were fitted here, not taken from a library: weighted least squares of
+# P - f·Q on 6000 Chebyshev nodes against math.erfc(a)·e^(a²) (math.erf(x)/x), reweighted
+# toward minimax; tests/ops/test_erf_fast.py refits them. Evaluated in float64, a block at
+# a time (the temporaries stay in cache), and rounded once: within 0.6 ulp of the exact
+# value. The sign cases are blended with copysign and signbit, never with np.where or masks
+# (branchy: ~8x slower on mixed signs).
 
-_ERFC32_TOP = 10.1
+_ERFCX32_TOP = 27.0  # e^(27²) overflows float64: erfc is 0 exactly there (and at inf)
 
 _ERFCX32_P = (
-    1.0000000057140037,
-    1.2383733455377808,
-    0.7315617325368011,
-    0.22919717624657174,
-    0.03279145304066512,
+    17.02885973766409,
+    21.14308879701565,
+    12.515370006225934,
+    3.9305107321868626,
+    0.5641957815780476,
 )
 
 _ERFCX32_Q = (
+    17.028859632821497,
+    40.358109767200474,
+    41.025591603044674,
+    22.675896139122056,
+    6.9670722209435665,
     1.0,
-    2.3667530891903206,
-    2.4021472943587403,
-    1.325288885178846,
-    0.4062678264857925,
-    0.05812063826012883,
 )
 
-# erf(x) = x P(x²)/Q(x²) with |x| clamped to 4 (erf(4) = 1 - 1.5e-8 rounds to 1): within
-# 2.6e-9 (relative) on [0, 4], fitted as erfc's
+_HALF_ERFCX32_P = tuple(0.5 * c for c in _ERFCX32_P)  # for erfc/2, Φ's tail
+
 _ERF32_TOP = 4.0
 
 _ERF32_P = (
-    1.1283791699472343,
-    0.1928792469020596,
-    0.0557488357431448,
-    0.00422640551024879,
-    0.00041124246584755365,
-    6.790005670287146e-06,
+    4333052.047542474,
+    740669.3051206376,
+    214079.28584523473,
+    16229.681952374829,
+    1579.198780105526,
+    26.07407931310762,
 )
 
 _ERF32_Q = (
+    3840067.384215448,
+    1936423.9270069916,
+    451188.24686731707,
+    62573.352249372736,
+    5457.287202205289,
+    278.6121112795189,
     1.0,
-    0.5042682154398226,
-    0.11749487749145264,
-    0.016294857873218518,
-    0.0014211436040516903,
-    7.255396413738746e-05,
-    2.604120969622794e-07,
 )
 
 
-def _erfc_abs32(a):
-    """erfc(a) for a float64 block a = |x| (overwritten), within 6e-9 relative."""
-    xp.minimum(a, _ERFC32_TOP, out=a)  # (nan stays nan)
-    num = _horner_into(a, _ERFCX32_P, xp.empty_like(a))
+def _erfc_tail32(a, p):
+    """P(a) / (Q(a) e^(a²)) for a float64 block a = |x| (overwritten): erfc(a), within
+    6.3e-9 relative, for p = _ERFCX32_P, half of it for _HALF_ERFCX32_P."""
+    xp.minimum(a, _ERFCX32_TOP, out=a)  # (inf would make P/Q inf/inf; nan stays nan)
+    num = _horner_into(a, p, xp.empty_like(a))
     den = _horner_into(a, _ERFCX32_Q, xp.empty_like(a))
+    xp.multiply(a, a, out=a)  # exact: a has 24 significant bits
+    den *= xp.exp(a, out=a)
     num /= den
-    xp.multiply(a, a, out=den)  # exact: a has 24 significant bits
-    xp.negative(den, out=den)
-    num *= xp.exp(den, out=den)
     return num
 
 
 def _erfc32_block(x, out):
-    """erfc(x) for a float32 block x into out: erfc(-a) = 2 - erfc(a)."""
-    e = _erfc_abs32(xp.abs(x, dtype=xp.float64))
-    t = xp.subtract(1.0, e)
-    t *= x < 0
-    e += t
-    e += t
-    xp.copyto(out, e, casting="same_kind")
+    """erfc(x) for a float32 block x into out: erfc(x)/2 = [x < 0] + copysign(erfc(|x|)/2, x)
+    (erfc(-a) = 2 - erfc(a); erfc(-0) = 1)."""
+    h = _erfc_tail32(xp.abs(x, dtype=xp.float64), _HALF_ERFCX32_P)
+    xp.copysign(h, x, out=h)
+    h += xp.signbit(x)
+    xp.multiply(h, 2.0, out=out, casting="same_kind")
 
 
 def _ndtr32_block(x, out, times_x=False):
-    """Φ(x) = erfc(-x/√2)/2 (times x when times_x) for a float32 block x into out."""
-    a = xp.abs(x, dtype=xp.float64)
-    a *= _SQRT1_2
-    h = _erfc_abs32(a)
-    h *= 0.5  # Φ(-|x|)
-    t = xp.subtract(1.0, h)
-    t -= h
-    t *= x > 0
-    h += t  # Φ(|x|) = 1 - Φ(-|x|)
+    """Φ(x) = erfc(z)/2, z = -x/√2, for a float32 block x into out (x Φ(x) when times_x):
+    Φ = [z < 0] + copysign(erfc(|z|)/2, z) (Φ(-0) = Φ(0) = 1/2)."""
+    z = xp.multiply(x, -_SQRT1_2, dtype=xp.float64)
+    h = _erfc_tail32(xp.abs(z), _HALF_ERFCX32_P)
+    xp.copysign(h, z, out=h)
+    h += xp.signbit(z)
     if times_x:
-        h *= x
-    xp.copyto(out, h, casting="same_kind")
+        xp.multiply(h, x, out=out, casting="same_kind")
+    else:
+        xp.copyto(out, h, casting="same_kind")
 
 
 def _erf32_block(x, out):
-    """erf(x) for a float32 block x into out."""
+    """erf(x) = x P(x²)/Q(x²) for a float32 block x into out, |x| clamped to 4."""
     xc = xp.clip(x, -_ERF32_TOP, _ERF32_TOP, dtype=xp.float64)
     z = xp.multiply(xc, xc)
     num = _horner_into(z, _ERF32_P, xp.empty_like(z))
     num /= _horner_into(z, _ERF32_Q, xp.empty_like(z))
-    num *= xc
-    xp.copyto(out, num, casting="same_kind")
+    xp.multiply(num, xc, out=out, casting="same_kind")
 
 
 def _float32_path(block_fn, x):
