@@ -242,3 +242,19 @@ def test_the_float32_fits_are_as_accurate_as_stated_and_reproducible(name):
     # the stored ones are these, P and Q divided by Q's leading coefficient
     np.testing.assert_allclose(refit_p / refit_q[-1], p, rtol=1e-6)
     np.testing.assert_allclose(refit_q / refit_q[-1], q, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gelu_slope_is_phi_plus_x_phi(dtype):
+    # GELU's VJP in one op: Φ(x) + x φ(x), against the math (it crosses 0 near x = -0.75,
+    # where only an absolute bound means anything)
+    x = np.concatenate([np.linspace(-16.0, 16.0, 64001), [0.0, -0.0, 1e-30]]).astype(dtype)
+    v = x.astype(np.float64)
+    exact = np.array([0.5 * math.erfc(-t * _SQRT1_2) for t in v]) + v * np.exp(-v * v / 2) / (
+        math.sqrt(2 * math.pi)
+    )
+    got = special.gelu_slope(cr.tensor(x)).numpy()
+    assert got.dtype == dtype
+    eps = float(np.finfo(dtype).eps)
+    np.testing.assert_allclose(got, exact, rtol=2 * eps, atol=2 * eps)
+    assert special.gelu_slope(cr.tensor(x)).numpy()[-3:].tolist() == [0.5, 0.5, 0.5]

@@ -486,7 +486,7 @@ def _gelu_grad(g, x, approximate):
         th = unary.tanh((x + x2 * x * _GELU_KAPPA) * _GELU_BETA)
         du = (1 + x2 * (3 * _GELU_KAPPA)) * _GELU_BETA
         return g * (0.5 * (1 + th) + (0.5 * x) * ((1 - th * th) * du))
-    return g * (special.normal_cdf(x) + x * (unary.exp(-0.5 * (x * x)) * special._INV_SQRT_2PI))
+    return g * special.gelu_slope(x)
 
 
 gelu = defop(

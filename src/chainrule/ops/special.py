@@ -308,8 +308,8 @@ _ERF32_Q = (
 
 
 def _erfc_tail32(a, p):
-    """P(a) / (Q(a) e^(a²)) for a float64 block a = |x| (overwritten): erfc(a), within
-    6.3e-9 relative, for p = _ERFCX32_P, half of it for _HALF_ERFCX32_P."""
+    """P(a) / (Q(a) e^(a²)) for a float64 block a = |x|: erfc(a), within 6.3e-9 relative,
+    for p = _ERFCX32_P, half of it for _HALF_ERFCX32_P. a is overwritten with e^(a²)."""
     xp.minimum(a, _ERFCX32_TOP, out=a)  # (inf would make P/Q inf/inf; nan stays nan)
     num = _horner_into(a, p, xp.empty_like(a))
     den = _horner_into(a, _ERFCX32_Q, xp.empty_like(a))
@@ -328,17 +328,22 @@ def _erfc32_block(x, out):
     xp.multiply(h, 2.0, out=out, casting="same_kind")
 
 
-def _ndtr32_block(x, out, times_x=False):
-    """Φ(x) = erfc(z)/2, z = -x/√2, for a float32 block x into out (x Φ(x) when times_x):
-    Φ = [z < 0] + copysign(erfc(|z|)/2, z) (Φ(-0) = Φ(0) = 1/2)."""
+def _ndtr32_block(x, out, form="ndtr"):
+    """Φ(x) = erfc(z)/2, z = -x/√2, for a float32 block x into out; x Φ(x) for form="gelu",
+    Φ(x) + x φ(x) (GELU's slope) for form="slope": Φ = [z < 0] + copysign(erfc(|z|)/2, z)
+    (Φ(-0) = Φ(0) = 1/2), φ(x) = 1/(√(2π) e^(z²))."""
     z = xp.multiply(x, -_SQRT1_2, dtype=xp.float64)
-    h = _erfc_tail32(xp.abs(z), _HALF_ERFCX32_P)
+    e = xp.abs(z)
+    h = _erfc_tail32(e, _HALF_ERFCX32_P)  # (e is now e^(z²))
     xp.copysign(h, z, out=h)
     h += xp.signbit(z)
-    if times_x:
+    if form == "gelu":
         xp.multiply(h, x, out=out, casting="same_kind")
-    else:
-        xp.copyto(out, h, casting="same_kind")
+        return
+    if form == "slope":
+        e *= _SQRT_2PI
+        h += xp.divide(x, e, out=e)
+    xp.copyto(out, h, casting="same_kind")
 
 
 def _erf32_block(x, out):
@@ -689,6 +694,8 @@ _SQRT1_2 = math.sqrt(0.5)
 
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
+
 
 def _ndtr(x):
     """Φ(x) = erfc(-x/√2)/2, the standard normal CDF"""
@@ -701,7 +708,30 @@ def _gelu_none(x):
     """x Φ(x), GELU's forward (activations.gelu), in one pass over x for float32"""
     if x.dtype == xp.float64:
         return x * _ndtr(x)
-    return _float32_path(functools.partial(_ndtr32_block, times_x=True), x)
+    return _float32_path(functools.partial(_ndtr32_block, form="gelu"), x)
+
+
+def _gelu_slope(x):
+    """Φ(x) + x φ(x), GELU's derivative"""
+    if x.dtype == xp.float64:
+        return _ndtr(x) + x * xp.exp(-0.5 * (x * x)) * _INV_SQRT_2PI
+    return _float32_path(functools.partial(_ndtr32_block, form="slope"), x)
+
+
+def _gelu_slope_grad(g, x):
+    """d/dx (Φ(x) + x φ(x)) = (2 - x²) φ(x)"""
+    return g * ((2 - x * x) * (unary.exp(-0.5 * (x * x)) * _INV_SQRT_2PI))
+
+
+# private: GELU's VJP is g · gelu_slope(x), one pass for float32; an op for create_graph
+gelu_slope = defop(
+    "_gelu_slope",
+    _gelu_slope,
+    node="GeluBackwardBackward0",
+    dtypes=floating_only("GeluKernelImpl"),
+    vjp=_gelu_slope_grad,
+    jvp=_gelu_slope_grad,
+)
 
 
 def _ndtr_grad(g, x):
