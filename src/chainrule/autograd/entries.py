@@ -675,3 +675,108 @@ def view_entry(op: Op, cls: type, ndim: int) -> Callable[[Any], Any]:
 
     entry.__name__ = op.name
     return entry
+
+
+def view_op_entry(op: Op, cls: type | None) -> Callable[..., Tensor]:
+    """``op(input, **params)`` for a view op whose node saves the input's shape and parameters
+    (``x.view(5, 4)``, ``x.unsqueeze(0)``, ``x.transpose(0, 1)``, ``x[0]``), called by a
+    parser that has checked and normalised ``params`` and knows the node's class (``cls``, or
+    ``node_class`` per call):
+    the view, its version counter shared with the input, its view record and its node, made
+    as ``Op._fast`` makes them (``slice_entry``'s steps); anything else (an array, a stale
+    view, a rare mode, a forward whose result is not a view of the input) goes to
+    ``Op._fast``. tests/autograd/test_recording_cost.py pins it to the general path."""
+    plan = op.plan((True,))
+    if not op.view or any(kind != "shape" and kind != "param" for kind in plan.kinds):
+        raise TypeError(f"{op.name}: not a view whose node saves shapes and parameters")
+    forward = op.forward
+    fast = op._fast
+    state = _state
+    fw_state = _fw_state
+    anomaly = _anomaly
+    tensor_mod = _tensor
+    usual = _usual
+    # the saved tuple's items: the input's shape (True) or a parameter (its name, default)
+    items = tuple(
+        True if kind == "shape" else (key, op.params[key])
+        for kind, key in zip(plan.kinds, plan.keys)
+    )
+    # the common plans' tuples made without a loop: the shape alone (view), one or two
+    # parameters (unsqueeze, transpose), the shape and a parameter (getitem)
+    pattern = tuple(item is True for item in items)
+    one = (True,) == pattern
+    first = items[0] if items and items[0] is not True else None
+    second = items[1] if len(items) > 1 and items[1] is not True else None
+
+    def entry(input: Tensor, params: dict, node_class: type | None = None) -> Tensor:
+        x = input._data
+        view = input._view
+        kind = cls if node_class is None else node_class  # (a class named per call: getitem)
+        if (
+            x.__class__ is not ndarray
+            or view is not None
+            and input._vc[1] > view[2]
+            or not usual[0]
+            and (
+                _meta_live[0]
+                or fw_state.level
+                or anomaly.record
+                or tensor_mod._inference_contexts
+                or not state.enabled
+            )
+        ):
+            return fast((input,), (x,), params, kind)
+        y = forward(x, **params)
+        base = y.base if y.__class__ is ndarray else None
+        if base is None or base is not x and base is not x.base:  # (not plainly a view)
+            return fast((input,), (x,), params, kind, y)
+        vc = input._vc
+        if vc is None:
+            vc = _counter(input)
+        dtype = input._dtype
+        if view is not None and view[0] is not None:  # (views.view_record)
+            record = (view[0], view[1] + ((op, params),), vc[0])
+        else:
+            record = (input, ((op, params),), vc[0])
+        if not input._requires_grad or dtype._category != 2:
+            result = _make(y, dtype, vc=vc)
+            result._view = record
+            return result
+        node = _new(kind)
+        node._op = op
+        node._plan = plan
+        node._arity = 1
+        node._checks = ()
+        node._extra = None
+        fn = input._grad_fn
+        node._fn0 = input if fn is None else fn  # a leaf: see Node._next
+        node._nr0 = input._output_nr
+        shape = x.shape
+        node._shape0 = shape = _shapes.get(shape) or kept_shape(shape)
+        node._dtype0 = dtype
+        get = params.get
+        if one:
+            node._saved = (shape,)
+        elif pattern == (False,):
+            node._saved = (get(*first),)
+        elif pattern == (False, False):
+            node._saved = (get(*first), get(*second))
+        elif pattern == (True, False):
+            node._saved = (shape, get(*second))
+        else:
+            node._saved = tuple([shape if item is True else get(*item) for item in items])
+        # the output tensor, as _make makes it (inlined), a view of the input
+        result = _new(Tensor)
+        result._data = y
+        result._dtype = dtype
+        result._requires_grad = True
+        result._grad_fn = node
+        result._output_nr = 0
+        result._grad = result._acc = result._hooks = result._post_hooks = None
+        result._vc = vc
+        result._view = record
+        result._retains_grad = False
+        return result
+
+    entry.__name__ = op.name
+    return entry
