@@ -1153,16 +1153,17 @@ class SequenceOp:
         result._retains_grad = False
         n = len(tensors)
         bits = 0
+        bit = 1
         inputs = []
-        i = 0
-        for t in tensors:
+        append = inputs.append
+        for t, a in zip(tensors, arrays):
             if t._requires_grad:
-                bits |= 1 << i
+                bits |= bit
                 fn = t._grad_fn
-                inputs.append((t if fn is None else fn, t._output_nr, arrays[i].shape, dtype))
+                append((t if fn is None else fn, t._output_nr, a.shape, dtype))
             else:
-                inputs.append(_NO_INPUT)
-            i += 1
+                append(_NO_INPUT)
+            bit <<= 1
         if not bits:
             result._requires_grad = False
             result._grad_fn = None
