@@ -19,6 +19,7 @@ import pytest
 import torch
 
 import chainrule as cr
+from chainrule import _backend, _modes
 from chainrule.autograd import forward_ad
 from chainrule.ops import joining
 from oracle import assert_same_error, compare
@@ -79,17 +80,30 @@ def _stack_params(tensors, dim: int) -> dict:
 
 @pytest.fixture
 def fast_calls(monkeypatch):
-    """How many times each op's ``_fast`` ran (by op name)."""
-    calls = {"cat": 0, "stack": 0}
-    for op in (joining.cat, joining.stack):
-        method = op._fast
+    """How many times each op's ``_fast`` ran (by op name), in a process where nothing rare
+    is on: a meta or device array made by an earlier test in this process turns the
+    usual-case flag off for good (``_modes.usual``); it is put aside while these tests run
+    (on CPU tensors alone), and restored after."""
+    was_live = _backend.live[0]
+    if was_live:
+        _backend.live[0] = False
+        _modes.mark("device", False)
+    try:
+        assert _modes.usual[0], _modes._reasons
+        calls = {"cat": 0, "stack": 0}
+        for op in (joining.cat, joining.stack):
+            method = op._fast
 
-        def spy(*args, _method=method, _name=op.name):
-            calls[_name] += 1
-            return _method(*args)
+            def spy(*args, _method=method, _name=op.name):
+                calls[_name] += 1
+                return _method(*args)
 
-        monkeypatch.setattr(op, "_fast", spy)
-    return calls
+            monkeypatch.setattr(op, "_fast", spy)
+        yield calls
+    finally:
+        if was_live:
+            _backend.live[0] = True
+            _modes.mark("device", True)
 
 
 def _assert_same_tensor(got, want) -> None:
