@@ -111,6 +111,9 @@ bt = _leaf((2, 3, 4), seed=7)
 b2, wt = _leaf((2,), seed=8), _leaf((2, 4), seed=9)  # wt.t(): a weight stored transposed
 ct = _leaf((2, 3), seed=10, grad=False)
 d3 = _leaf(dtype=cr.float64, seed=11)
+pm = cr.nn.Parameter(_leaf((3, 4), seed=13, grad=False))  # Parameters: plain tensors to ops
+px = cr.nn.Parameter(_leaf(seed=14, grad=False))
+v4 = _leaf((4,), seed=15)
 hm = _leaf((3, 3), dtype=cr.float16, seed=12)
 
 # (fast call, op, args, params): the fast call and the general path on the same inputs
@@ -194,6 +197,16 @@ CASES = {
         {"key": (Ellipsis, slice(1, None))},
     ),
     "m.t().unsqueeze(0)": (lambda: m.t().unsqueeze(0), None, None, None),  # a view's view
+    "p * 2": (lambda: pm * 2, arithmetic.mul, (pm, 2), {}),
+    "x + p": (lambda: x3 + px, arithmetic.add, (x3, px), {}),
+    "p * x": (lambda: px * x3, arithmetic.mul, (px, x3), {}),
+    "p @ w": (lambda: pm @ w, products.matmul, (pm, w), {}),
+    "m @ v": (lambda: m @ v4, products.matmul, (m, v4), {}),  # mv
+    "m.t() @ x": (lambda: m.t() @ x3, None, None, None),  # mv, F layout
+    "c @ v": (lambda: ct @ x3, products.matmul, (ct, x3), {}),  # mv, matrix without grad
+    "p.exp()": (lambda: pm.exp(), unary.exp, (pm,), {}),
+    "relu(p)": (lambda: cr.relu(pm), activations.relu, (pm,), {}),
+    "p.t()": (lambda: pm.t(), shapes.t, (pm,), {}),
     "x.sum()": (lambda: x3.sum(), reductions.sum, (x3,), {}),
     "cr.sum(m)": (lambda: cr.sum(m), reductions.sum, (m,), {}),
     "m.t().sum()": (lambda: m.t().sum(), None, None, None),  # a view's sum
@@ -254,7 +267,7 @@ CASES = {
 @pytest.mark.parametrize("case", CASES)
 def test_fast_path_gives_what_the_general_path_gives(case, grad):
     fast, op, args, params = CASES[case]
-    if case in ("m @ w[:, 0]", "w.t() @ m.t()", "m @ c", "m @ ct.t()"):  # views: general steps
+    if case in ("m @ w[:, 0]", "w.t() @ m.t()", "m @ c", "m @ ct.t()", "m.t() @ x"):  # views
         first, second = {
             "m @ w[:, 0]": (
                 lambda: m,
@@ -269,6 +282,7 @@ def test_fast_path_gives_what_the_general_path_gives(case, grad):
                 lambda: _general(shapes.t, (m,), {}),
                 lambda: _general(shapes.t, (ct,), {}),
             ),
+            "m.t() @ x": (lambda: _general(shapes.t, (m,), {}), lambda: x3),
         }[case]
 
         def general():
@@ -325,7 +339,7 @@ def test_fast_path_gives_what_the_general_path_gives(case, grad):
         return
     got, want = fast(), general()
     _assert_same_tensor(got, want)
-    inputs = [x3, y3, m, w, z, s0, h3, bt, d3, hm]
+    inputs = [x3, y3, m, w, z, s0, h3, bt, d3, hm, pm, px, v4]
     if got.requires_grad:
         for g, h in zip(_grads(fast, inputs), _grads(general, inputs)):
             assert (g is None) == (h is None)

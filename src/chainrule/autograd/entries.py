@@ -26,6 +26,7 @@ from .saving import _save_output as save_output
 from .saving import _saved_version, kept_shape
 
 _new = object.__new__
+param = _tensor.PARAMETER  # ([nn.Parameter]: taken as a plain tensor by the entries)
 _state = grad_mode._state
 _fw_state = forward_ad.state
 
@@ -89,7 +90,9 @@ def binary_entry(
     def entry(a: Tensor, b: Any) -> Tensor:
         c = b.__class__
         usual = usual_[0]  # (nothing below is on anywhere: _modes.usual)
-        if a.__class__ is not Tensor or not usual and meta_live[0]:
+        if (a.__class__ is not Tensor and a.__class__ is not param[0]) or (
+            not usual and meta_live[0]
+        ):
             return general(a, b)
         dtype = a._dtype
         if c is Tensor:
@@ -98,6 +101,11 @@ def binary_entry(
             y = b._data
         elif (c is float or c is int) and numbers:
             y = b  # (the forward gets it as a kept 0-d array: _backend.scalar)
+        elif c is param[0]:  # (a Parameter: a tensor like any other here)
+            if b._dtype is not dtype:
+                return general(a, b)
+            y = b._data
+            c = Tensor
         else:
             return general(a, b)
         if dtype._category != 2:
@@ -203,7 +211,7 @@ def binary_entry(
             keys = saves_inputs[bits]
             v = b if keys[0] else a
             node._in0 = v
-            vc = v._vc if v.__class__ is Tensor else None
+            vc = None if v.__class__ is float or v.__class__ is int else v._vc
             node._v0 = 0 if vc is None else vc[0] if vc.__class__ is list else _saved_version(v)
             if len(keys) == 1:
                 node._in1 = None
@@ -212,7 +220,7 @@ def binary_entry(
             else:
                 w = b if keys[1] else a
                 node._in1 = w
-                vc = w._vc if w.__class__ is Tensor else None
+                vc = None if w.__class__ is float or w.__class__ is int else w._vc
                 node._v1 = 0 if vc is None else vc[0] if vc.__class__ is list else _saved_version(w)
                 node._saved = _NONE2
         else:
@@ -226,8 +234,9 @@ def binary_entry(
 def matmul_entry(
     op: Op, general: Callable[[Any, Any], Any], node_class: Callable[[Any, Any], type]
 ) -> Callable[[Any, Any], Any]:
-    """``a @ b`` for two float tensors of one dtype that are vectors of one length (a dot) or
-    matrices whose inner sizes agree (an mm), as ``binary_entry`` makes it for matmul, with
+    """``a @ b`` for two float tensors of one dtype that are vectors of one length (a dot),
+    matrices whose inner sizes agree (an mm) or a matrix and a vector (an mv), as
+    ``binary_entry`` makes it for matmul, with
     the forward, node class and saved layouts chosen here by the number of dims: matmul's
     saves both inputs and the layouts of those needing a gradient (``x_layout``; a vector's
     is "C"). Anything else (other dims or dtypes, a stale view, any rare mode: not
@@ -249,6 +258,8 @@ def matmul_entry(
     one = xp.empty(1)
     dot_class = node_class(one, one)  # (the class depends on the dims alone)
     mm_class = node_class(one[None], one[None])
+    mv_class = node_class(one[None], one)
+    matmul = xp.matmul
     # the saved tuple per bits (which inputs need gradients) and layouts (a's, b's): the
     # inputs in the node's slots (None in theirs), the layouts of those needing gradients
     saved = [
@@ -260,7 +271,13 @@ def matmul_entry(
     vectors = [None] + [table["C", "C"] for table in saved[1:]]
 
     def entry(a: Tensor, b: Any) -> Tensor:
-        if b.__class__ is not Tensor or a.__class__ is not Tensor or not usual_[0]:
+        if (
+            b.__class__ is not Tensor
+            and b.__class__ is not param[0]
+            or a.__class__ is not Tensor
+            and a.__class__ is not param[0]
+            or not usual_[0]
+        ):
             return general(a, b)
         dtype = a._dtype
         view = a._view
@@ -281,21 +298,27 @@ def matmul_entry(
             out = x.dot(y).__array__()  # (BLAS's dot, as _matmul: no error state read)
             cls = dot_class
             la = lb = "C"
-        elif x.ndim == 2 and y.ndim == 2 and x.shape[1] == y.shape[0] and dtype._category == 2:
+        elif x.ndim == 2 and y.ndim <= 2 and x.shape[1] == y.shape[0] and dtype._category == 2:
+            # a matrix times a matrix (mm: _backend.mm's operand order) or a vector (mv)
+            product = mm if y.ndim == 2 else matmul
             if quiet_:  # (floating-point errors ignored: _backend.quietly)
                 try:
-                    out = quietly(mm, x, y)
+                    out = quietly(product, x, y)
                 except RuntimeError as exc:
                     if not in_use(exc):
                         raise
-                    out = quiet_call(mm, x, y)
+                    out = quiet_call(product, x, y)
             else:
-                out = mm(x, y)
-            cls = mm_class
+                out = product(x, y)
             flags = x.flags
             la = "F" if flags.f_contiguous and not flags.c_contiguous else "C"  # saving.layout
-            flags = y.flags
-            lb = "F" if flags.f_contiguous and not flags.c_contiguous else "C"
+            if y.ndim == 2:
+                cls = mm_class
+                flags = y.flags
+                lb = "F" if flags.f_contiguous and not flags.c_contiguous else "C"
+            else:
+                cls = mv_class
+                lb = "C"
         else:
             return general(a, b)
         bits = a._requires_grad | b._requires_grad << 1
@@ -373,7 +396,13 @@ def unary_entry(op: Op, general: Callable[..., Any]) -> Callable[..., Any] | Non
 
     def entry(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
         usual = usual_[0]  # (nothing below is on anywhere: _modes.usual)
-        if input.__class__ is not Tensor or out is not None or not usual and meta_live[0]:
+        if (
+            input.__class__ is not Tensor
+            and input.__class__ is not param[0]
+            or out is not None
+            or not usual
+            and meta_live[0]
+        ):
             return general(input, out=out)
         dtype = input._dtype
         if dtype._category != 2:
@@ -615,7 +644,7 @@ def view_entry(op: Op, cls: type, ndim: int) -> Callable[[Any], Any]:
     step = ((op, _NO_PARAMS),)  # (the view record's step: op(base) with no parameter)
 
     def entry(input: Any) -> Any:
-        if input.__class__ is not Tensor:
+        if input.__class__ is not Tensor and input.__class__ is not param[0]:
             return op(input)  # (an array: a VJP on arrays; anything else: op's own errors)
         x = input._data
         view = input._view
