@@ -297,8 +297,11 @@ def _filled(fill: Any, size: Any, dtype: DType | None, requires_grad: bool, fn: 
     if _meta.making[0]:  # on the meta device: the shape and dtype only
         arr = _meta.meta_array(_size(size, fn), dt.np)
         return _check_requires_grad(_make(arr, dt), requires_grad)
-    with xp.errstate(over="ignore"):  # beyond float16's range: inf, as in PyTorch
-        arr = xp.full(_size(size, fn), fill, dtype=dt.np)
+    if fill.__class__ is int and (fill == 0 or fill == 1):  # zeros, ones: no overflow
+        arr = (xp.zeros if fill == 0 else xp.ones)(_size(size, fn), dtype=dt.np)
+    else:
+        with xp.errstate(over="ignore"):  # beyond float16's range: inf, as in PyTorch
+            arr = xp.full(_size(size, fn), fill, dtype=dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
