@@ -65,7 +65,8 @@ def _complex_error() -> TypeError:
 def _from_python(data: Any, dtype: DType | None) -> tuple[Any, DType]:
     """Python numbers and nested sequences as an array, with PyTorch's errors: ragged
     sequences, complex numbers, and ints or floats a dtype cannot hold."""
-    items = _unwrap(data)
+    flat = _flat_kind(data)
+    items = data if flat is not None else _unwrap(data)
     try:
         arr = xp.array(items)
     except ValueError:
@@ -74,7 +75,10 @@ def _from_python(data: Any, dtype: DType | None) -> tuple[Any, DType]:
     kind = arr.dtype.kind
     if kind == "c":
         raise _complex_error()
-    inferred = _scalar_type(data)
+    if flat is None:
+        inferred = _scalar_type(data)
+    else:  # (_scalar_type's answer for a flat sequence of floats or of ints)
+        inferred = _dtypes.get_default_dtype() if flat is float else _dtypes.int64
     dt = inferred if dtype is None else _dtypes.to_dtype(dtype)
     if kind in "uO" and inferred is not None or inferred is _dtypes.int64 and kind not in "ib":
         # an int beyond int64's range (NumPy made uint64, float64 or object)
@@ -88,8 +92,8 @@ def _from_python(data: Any, dtype: DType | None) -> tuple[Any, DType]:
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     if dt is None:
         dt = _dtypes.from_numpy_dtype(arr.dtype)
-    if dt._category == 1 and kind in "if":
-        _check_fits(arr, dt)
+    if dt._category == 1 and kind in "if" and not (flat is int and arr.dtype == dt.np):
+        _check_fits(arr, dt)  # (Python ints NumPy made an array of dt hold: they fit)
     return arr, dt
 
 
@@ -138,6 +142,20 @@ def _check_rectangular(data: Any) -> None:
 
 
 _SEQUENCES = (list, tuple, ndarray)
+
+
+def _flat_kind(data: Any) -> type | None:
+    """float or int for a flat list or tuple of Python floats, or of ints (bools are not
+    ints here), the common ``tensor([...])``: nothing inside to unwrap, its dtype known;
+    else None."""
+    c = data.__class__
+    if c is list or c is tuple:
+        kinds = set(map(type, data))
+        if len(kinds) == 1:
+            kind = kinds.pop()
+            if kind is float or kind is int:
+                return kind
+    return None
 
 
 def _unwrap(data: Any) -> Any:
@@ -297,8 +315,11 @@ def _filled(fill: Any, size: Any, dtype: DType | None, requires_grad: bool, fn: 
     if _meta.making[0]:  # on the meta device: the shape and dtype only
         arr = _meta.meta_array(_size(size, fn), dt.np)
         return _check_requires_grad(_make(arr, dt), requires_grad)
-    with xp.errstate(over="ignore"):  # beyond float16's range: inf, as in PyTorch
-        arr = xp.full(_size(size, fn), fill, dtype=dt.np)
+    if fill.__class__ is int and (fill == 0 or fill == 1):  # zeros, ones: no overflow
+        arr = (xp.zeros if fill == 0 else xp.ones)(_size(size, fn), dtype=dt.np)
+    else:
+        with xp.errstate(over="ignore"):  # beyond float16's range: inf, as in PyTorch
+            arr = xp.full(_size(size, fn), fill, dtype=dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
