@@ -3,7 +3,8 @@ polygamma), the modified Bessel functions I0 and I1 (and their scaled forms), lo
 standard normal CDF.
 
 NumPy has none of them, so their forwards are computed here, in float64, with their
-accuracy stated and tested; the derivatives are the classical ones, stated beside each rule."""
+accuracy stated and tested (erf, erfc and Φ of float32 tensors by their own fits, block by
+block, within an ulp); the derivatives are the classical ones, stated beside each rule."""
 
 from __future__ import annotations
 
