@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes
-from .._backend import xp
+from .._backend import ndarray, xp
 from .._tensor import Tensor
 from ..autograd.recording import KEEP, array_of, contiguous, defop
 from . import joining, logical, scans, shapes, sorting, unary
@@ -159,10 +159,10 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None, variant=0):  # n
         axes = None
     result_dtype = x.dtype
     x = _widened(x)  # (float16 in float32: 300² overflows it)
-    a = xp.abs(x)
     if ord == 2:
-        out = xp.sqrt(xp.sum(x * x, axis=axes, keepdims=keepdim))
-    elif ord == 1:
+        return two_norm(x, axes, keepdim, result_dtype)
+    a = xp.abs(x)
+    if ord == 1:
         out = xp.sum(a, axis=axes, keepdims=keepdim)
     elif ord in (math.inf, -math.inf):
         if x.size == 0 and (axes is None or any(x.shape[i] == 0 for i in axes)):
@@ -177,6 +177,21 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None, variant=0):  # n
     else:
         out = xp.sum(a**ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
     return xp.asarray(out, dtype=result_dtype)
+
+
+def two_norm(x, axes, keepdim: bool, dtype):
+    """``_vector_norm`` for p = 2 over ``axes`` (sorted non-negative, or None) of a float
+    array (float16 widened first), as ``dtype``: the forward a caller that has checked the
+    arguments runs directly (api/parsers/reductions.py)."""
+    square = x * x
+    if square.__class__ is ndarray:  # (the ufunc's reduction: the Python wrapper skipped)
+        total = _add_reduce(square, axes, None, None, keepdim)
+    else:
+        total = xp.sum(square, axis=axes, keepdims=keepdim)
+    return xp.asarray(xp.sqrt(total), dtype=dtype)
+
+
+_add_reduce = xp.add.reduce
 
 
 def _vector_norm_vjp(g, x, ans, ord, dim, keepdim):  # noqa: A002
