@@ -420,3 +420,34 @@ def test_fast_call_takes_no_op_dispatch(case, monkeypatch):
     monkeypatch.setattr(Op, "_fast", refuse)
     out = _first(CASES[case][0](m))
     assert out.requires_grad and out.grad_fn is not None
+
+
+# ----- clamp's number bounds as kept 0-d arrays, pinned to the numbers themselves ----------
+
+_SPECIALS = [-0.0, 0.0, np.nan, -np.nan, -1.0, 2.0, np.inf, -np.inf, 1e-8, 0.5, 1.0, -2.5, 1e-45]
+_BOUNDS = [None, 0, 0.0, -0.0, 1, -1, 0.5, 1e-8, np.inf, -np.inf, np.nan, 2**53 + 1, True]
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(13,), ()])
+def test_clamp_with_kept_bounds_gives_the_bits_of_the_numbers(dt, shape):
+    """min(max(x, lo), hi) with each number bound given as it is, bit for bit (signed zeros,
+    nan, lo > hi), for every pair of bounds."""
+    from chainrule.ops import binary
+
+    x = np.array(_SPECIALS, dtype=dt) if shape else np.array(-0.0, dtype=dt)
+    for lo in _BOUNDS:
+        for hi in _BOUNDS:
+            if lo is None and hi is None:
+                continue
+            if dt is np.float16 and 2**53 + 1 in (lo, hi):
+                continue  # (PyTorch's overflow error, the same on both paths)
+            with np.errstate(all="ignore"):
+                want = x if lo is None else np.maximum(x, lo)
+                want = want if hi is None else np.minimum(want, hi)
+                got = binary._clamp(x, lo, hi)
+            assert type(got) is type(want) and got.dtype == want.dtype
+            np.testing.assert_array_equal(
+                np.asarray(got).reshape(-1).view(np.uint8),
+                np.asarray(want).reshape(-1).view(np.uint8),
+            )
