@@ -451,3 +451,48 @@ def test_clamp_with_kept_bounds_gives_the_bits_of_the_numbers(dt, shape):
                 np.asarray(got).reshape(-1).view(np.uint8),
                 np.asarray(want).reshape(-1).view(np.uint8),
             )
+
+
+# ----- forwards through the ufuncs' reductions, pinned to NumPy's functions they replace ----
+
+
+def _bits(got, want) -> None:
+    assert type(got) is type(want) and got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.reshape(-1).view(np.uint8), want.reshape(-1).view(np.uint8))
+
+
+def _arrays():
+    r = np.random.default_rng(0)
+    for dt in (np.float16, np.float32, np.float64):
+        for shape in [(4, 5), (3, 4, 5), (7,), ()]:
+            x = r.standard_normal(shape).astype(dt)
+            if x.size > 2:
+                x.reshape(-1)[:3] = [-0.0, 0.0, np.nan if shape == (7,) else 1.0]
+            yield x
+
+
+@pytest.mark.parametrize("x", list(_arrays()), ids=lambda x: f"{x.dtype}{x.shape}")
+def test_extreme_and_variance_forwards_are_numpys(x):
+    """amax/amin/max/min's forward is np.max/np.min's result; var's over dims is Σ/n with
+    xp.sum, under errstate, as it was written before."""
+    dims = [None] + ([0, -1, (0, -1)] if x.ndim > 1 else [0] if x.ndim else [])
+    for dim in dims:
+        axes = reductions.dims_of(dim, x.ndim)
+        for keepdim in (False, True):
+            for fn, name in ((np.max, "amax"), (np.min, "amin")):
+                want = fn(x) if axes is None else fn(x, axis=axes, keepdims=keepdim)
+                want = np.asarray(want)
+                if axes is None:
+                    want = want.reshape((1,) * x.ndim if keepdim else ())
+                _bits(reductions._extreme(fn, name)(x, dim, keepdim), want)
+            if axes is None:
+                continue
+            for correction in (0, 1, 2):
+                w = x.astype(np.float32) if x.dtype == np.float16 else x
+                n = int(np.prod([w.shape[a] for a in axes]))
+                dof = n - correction if n > correction else 0.0
+                with np.errstate(all="ignore"):
+                    m = np.sum(w, axis=axes, keepdims=True) / w.dtype.type(n)
+                    s = np.sum((w - m) ** 2, axis=axes, keepdims=keepdim)
+                    want = np.asarray(s / w.dtype.type(dof) if dof else s * np.nan, x.dtype)
+                _bits(reductions._var(x, dim, correction, keepdim), want)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes
-from .._backend import ndarray, xp
+from .._backend import loud, ndarray, quiet, xp
 from .._tensor import Tensor
 from ..autograd.recording import KEEP, array_of, contiguous, defop
 from . import joining, logical, scans, shapes, sorting, unary
@@ -465,11 +465,15 @@ def _extreme(np_fn, name: str):
             for a in axes:
                 if x.shape[a] == 0:
                     raise _no_identity(name, x, a)
+        if x.__class__ is ndarray:  # (the ufunc's reduction: the Python wrapper skipped)
+            out = reduce(x, axes, None, None, keepdim and axes is not None)
+        else:
+            out = np_fn(x) if axes is None else np_fn(x, axis=axes, keepdims=keepdim)
         if axes is None:
-            out = np_fn(x)
             return xp.asarray(out).reshape((1,) * x.ndim if keepdim else ())
-        return xp.asarray(np_fn(x, axis=axes, keepdims=keepdim))
+        return xp.asarray(out)
 
+    reduce = xp.maximum.reduce if np_fn is xp.max else xp.minimum.reduce
     which = "max" if np_fn is xp.max else "min"
     forward.__doc__ = f"the {which} of x over dim (all dims when None); nan propagates"
     return forward
@@ -581,11 +585,22 @@ def _var(x, dim=None, correction=1, keepdim=False):
         out = xp.sum((x - m) ** 2) / x.dtype.type(dof) if dof else xp.asarray(xp.nan)
         out = xp.asarray(out, dtype=result_dtype)
         return out.reshape((1,) * x.ndim) if keepdim else out
-    with xp.errstate(all="ignore"):  # (Σx / n, not xp.mean: no "Mean of empty slice" warning)
-        m = xp.sum(x, axis=axes, keepdims=True) / x.dtype.type(n)
-        s = xp.sum((x - m) ** 2, axis=axes, keepdims=keepdim)
+    # (Σx / n, not xp.mean: no "Mean of empty slice" warning; the ufunc's reduction on an
+    # array, its Python wrapper skipped)
+    total = _add_reduce if x.__class__ is ndarray else _sum_of
+    token = quiet()  # (an empty slice's 0/0 is nan, silently)
+    try:
+        m = total(x, axes, None, None, True) / x.dtype.type(n)
+        s = total((x - m) ** 2, axes, None, None, keepdim)
         out = s / x.dtype.type(dof) if dof else s * xp.nan
+    finally:
+        loud(token)
     return xp.asarray(out, dtype=result_dtype)
+
+
+def _sum_of(x, axes, dtype, out, keepdims):
+    """``xp.sum`` with add.reduce's positional arguments (for arrays NumPy hands on)."""
+    return xp.sum(x, axis=axes, dtype=dtype, out=out, keepdims=keepdims)
 
 
 def _var_vjp(g, x, dim, correction, keepdim):

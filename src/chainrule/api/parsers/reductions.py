@@ -338,7 +338,8 @@ def _parse_correction(
 
 def _warn_dof(fn: str, input: Tensor, dim: Any, correction: float) -> None:
     # PyTorch's reduction factor is numel / output numel: 0 for an empty input, whatever dim
-    factor = reductions._count(tuple(input.shape), dim) if input.numel() else 0
+    data = input._data
+    factor = reductions._count(data.shape, dim) if data.size else 0
     if factor - correction <= 0:
         warnings.warn(
             f"{fn}(): degrees of freedom is <= 0. Correction should be strictly less than the "
