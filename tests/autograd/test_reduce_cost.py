@@ -177,6 +177,8 @@ CASES = {
     "x.norm(2)": (lambda x: x.norm(2), lambda x: _norm(x)),
     "x.norm(p=2.0)": (lambda x: x.norm(p=2.0), lambda x: _norm(x, 2.0)),
     "x.norm(None)": (lambda x: cr.norm(x, None), lambda x: _norm(x)),
+    "x.max()": (lambda x: x.max(), lambda x: reductions.max_all(x)),
+    "cr.min(x)": (lambda x: cr.min(x), lambda x: reductions.min_all(x)),
     "x.max(1)": (lambda x: x.max(1), lambda x: _max(x, 1)),
     "x.max(0, True)": (lambda x: x.max(0, True), lambda x: _max(x, 0, True)),
     "cr.max(x, -1)": (lambda x: cr.max(x, -1), lambda x: _max(x, -1)),

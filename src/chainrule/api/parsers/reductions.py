@@ -140,6 +140,7 @@ _MAX, _MIN, _SORT, _TOPK, _KTHVALUE, _MODE = (
 )
 
 
+_NO_PARAMS: dict = {}
 _INT64 = xp.dtype(xp.int64)
 _LONG = _dtypes.int64
 _new_tuple = tuple.__new__
@@ -254,6 +255,18 @@ def _max_min(
                 if index.dtype is not _INT64:
                     index = index.astype(_INT64)
                 return _new_tuple(pair, (record(input, data, values, params), _make(index, _LONG)))
+        elif dim is None and keepdim is False and input.__class__ is Tensor:
+            data = input._data
+            if data.__class__ is ndarray and input._dtype._category == 2 and data.size:
+                # x.max() of a float tensor: the op's forward straight away, into its output
+                # step (tests/autograd/test_reduce_cost.py pins it to the general path)
+                try:
+                    out = quietly(forward_all, data)
+                except RuntimeError as exc:
+                    if not in_use(exc):
+                        raise
+                    out = quiet_call(forward_all, data)
+                return record_all(input, data, out, _NO_PARAMS)
         require_tensor(name, input)
         if isinstance(dim, Tensor):  # max(input, other): the elementwise maximum
             return binary(input, dim)
@@ -268,6 +281,8 @@ def _max_min(
 
     forward = dim_op.forward
     record = recorder(dim_op, dim_op.node_class)
+    forward_all = all_op.forward
+    record_all = recorder(all_op, all_op.node_class)
     return named(
         function,
         name,
