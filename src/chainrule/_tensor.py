@@ -242,6 +242,10 @@ def _make(
 # making a tensor reads nothing more than this global
 _inference_contexts = 0
 
+# nn.Parameter once nn is imported (nn/parameter.py sets it): the one subclass the
+# specialised entries (autograd/entries.py) take as a plain tensor, checked after Tensor
+PARAMETER: list = [None]
+
 
 def _inference_opened(n: int) -> None:
     """inference_mode's entry (+1) and exit (-1)."""

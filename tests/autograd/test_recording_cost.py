@@ -111,6 +111,9 @@ bt = _leaf((2, 3, 4), seed=7)
 b2, wt = _leaf((2,), seed=8), _leaf((2, 4), seed=9)  # wt.t(): a weight stored transposed
 ct = _leaf((2, 3), seed=10, grad=False)
 d3 = _leaf(dtype=cr.float64, seed=11)
+pm = cr.nn.Parameter(_leaf((3, 4), seed=13, grad=False))  # Parameters: plain tensors to ops
+px = cr.nn.Parameter(_leaf(seed=14, grad=False))
+v4 = _leaf((4,), seed=15)
 hm = _leaf((3, 3), dtype=cr.float16, seed=12)
 
 # (fast call, op, args, params): the fast call and the general path on the same inputs
@@ -155,6 +158,55 @@ CASES = {
     "ct @ m": (lambda: ct @ m, products.matmul, (ct, m), {}),
     "m @ ct.t()": (lambda: m.t() @ ct.t(), None, None, None),  # F layouts, one without grad
     "hm @ hm": (lambda: hm @ hm, products.matmul, (hm, hm), {}),  # float16 matrices
+    "m.view(4, 3)": (lambda: m.view(4, 3), shapes.view, (m,), {"shape": (4, 3)}),
+    "m.view(-1)": (lambda: m.view(-1), shapes.view, (m,), {"shape": (12,)}),
+    "m.reshape(2, 6)": (lambda: m.reshape(2, 6), shapes.view, (m,), {"shape": (2, 6)}),
+    "cr.reshape(m, (6, -1))": (
+        lambda: cr.reshape(m, (6, -1)),
+        shapes.view,
+        (m,),
+        {"shape": (6, 2)},
+    ),
+    "m.flatten()": (lambda: m.flatten(), shapes.view, (m,), {"shape": (12,)}),
+    "b.flatten(1)": (lambda: bt.flatten(1), shapes.view, (bt,), {"shape": (2, 12)}),
+    "x.flatten()": (lambda: x3.flatten(), None, None, None),  # 1-D: the input itself
+    "ct.view(3, 2)": (lambda: ct.view(3, 2), shapes.view, (ct,), {"shape": (3, 2)}),
+    "m.unsqueeze(1)": (lambda: m.unsqueeze(1), shapes.unsqueeze, (m,), {"dim": 1, "variant": 0}),
+    "m.unsqueeze(-1)": (lambda: m.unsqueeze(-1), shapes.unsqueeze, (m,), {"dim": 2, "variant": 0}),
+    "m.transpose(0, 1)": (
+        lambda: m.transpose(0, 1),
+        shapes.transpose,
+        (m,),
+        {"dim0": 0, "dim1": 1, "variant": 0},
+    ),
+    "b.transpose(-1, 0)": (
+        lambda: bt.transpose(-1, 0),
+        shapes.transpose,
+        (bt,),
+        {"dim0": 2, "dim1": 0, "variant": 0},
+    ),
+    "m[0]": (lambda: m[0], indexing.getitem, (m,), {"key": 0}),
+    "m[-1]": (lambda: m[-1], indexing.getitem, (m,), {"key": -1}),
+    "m[:, 1]": (lambda: m[:, 1], indexing.getitem, (m,), {"key": (slice(None), 1)}),
+    "m[1, 2]": (lambda: m[1, 2], indexing.getitem, (m,), {"key": (1, 2)}),  # 0-d: not a view
+    "x[1]": (lambda: x3[1], indexing.getitem, (x3,), {"key": 1}),  # 0-d
+    "b[..., 1:]": (
+        lambda: bt[..., 1:],
+        indexing.getitem,
+        (bt,),
+        {"key": (Ellipsis, slice(1, None))},
+    ),
+    "m.t().unsqueeze(0)": (lambda: m.t().unsqueeze(0), None, None, None),  # a view's view
+    "p * 2": (lambda: pm * 2, arithmetic.mul, (pm, 2), {}),
+    "x + p": (lambda: x3 + px, arithmetic.add, (x3, px), {}),
+    "p * x": (lambda: px * x3, arithmetic.mul, (px, x3), {}),
+    "p @ w": (lambda: pm @ w, products.matmul, (pm, w), {}),
+    "m @ v": (lambda: m @ v4, products.matmul, (m, v4), {}),  # mv
+    "m.t() @ x": (lambda: m.t() @ x3, None, None, None),  # mv, F layout
+    "c @ v": (lambda: ct @ x3, products.matmul, (ct, x3), {}),  # mv, matrix without grad
+    "p.exp()": (lambda: pm.exp(), unary.exp, (pm,), {}),
+    "relu(p)": (lambda: cr.relu(pm), activations.relu, (pm,), {}),
+    "p.t()": (lambda: pm.t(), shapes.t, (pm,), {}),
     "x.sum()": (lambda: x3.sum(), reductions.sum, (x3,), {}),
     "cr.sum(m)": (lambda: cr.sum(m), reductions.sum, (m,), {}),
     "m.t().sum()": (lambda: m.t().sum(), None, None, None),  # a view's sum
@@ -215,7 +267,7 @@ CASES = {
 @pytest.mark.parametrize("case", CASES)
 def test_fast_path_gives_what_the_general_path_gives(case, grad):
     fast, op, args, params = CASES[case]
-    if case in ("m @ w[:, 0]", "w.t() @ m.t()", "m @ c", "m @ ct.t()"):  # views: general steps
+    if case in ("m @ w[:, 0]", "w.t() @ m.t()", "m @ c", "m @ ct.t()", "m.t() @ x"):  # views
         first, second = {
             "m @ w[:, 0]": (
                 lambda: m,
@@ -230,10 +282,22 @@ def test_fast_path_gives_what_the_general_path_gives(case, grad):
                 lambda: _general(shapes.t, (m,), {}),
                 lambda: _general(shapes.t, (ct,), {}),
             ),
+            "m.t() @ x": (lambda: _general(shapes.t, (m,), {}), lambda: x3),
         }[case]
 
         def general():
             return _general(products.matmul, (first(), second()), {})
+
+    elif case == "x.flatten()":
+
+        def general():
+            return x3
+
+    elif case == "m.t().unsqueeze(0)":
+
+        def general():
+            view = _general(shapes.t, (m,), {})
+            return _general(shapes.unsqueeze, (view,), {"dim": 0, "variant": 0})
 
     elif case == "m.t().sum()":
 
@@ -275,7 +339,7 @@ def test_fast_path_gives_what_the_general_path_gives(case, grad):
         return
     got, want = fast(), general()
     _assert_same_tensor(got, want)
-    inputs = [x3, y3, m, w, z, s0, h3, bt, d3, hm]
+    inputs = [x3, y3, m, w, z, s0, h3, bt, d3, hm, pm, px, v4]
     if got.requires_grad:
         for g, h in zip(_grads(fast, inputs), _grads(general, inputs)):
             assert (g is None) == (h is None)
@@ -737,21 +801,35 @@ def test_a_matrix_transpose_in_one_call_follows_its_base_as_torch():
     assert_same_error(lambda lib: lib.ones(2, 2, 2).t())
 
 
-@pytest.mark.parametrize("kind", ["dot", "mm"])
-def test_a_product_of_a_view_written_through_its_base_as_torch(kind):
-    """``v @ w`` (entries.matmul_entry) where ``v`` is a view whose base was written in place
-    since: the product sees the written values, and the gradients flow back through the
-    write to the leaf, as in PyTorch."""
+STALE = {
+    "dot": lambda v, w: v[0] @ w[:, 1],  # entries.matmul_entry
+    "mm": lambda v, w: v.t() @ w,
+    "view": lambda v, w: v.view(4) * w.view(4),  # entries.view_op_entry
+    "reshape": lambda v, w: v.reshape(-1) * w.flatten(),
+    "unsqueeze": lambda v, w: v.unsqueeze(0) * w,
+    "transpose": lambda v, w: v.transpose(0, 1) * w,
+    "select": lambda v, w: v[1] * w[:, 0],
+}
+
+
+@pytest.mark.parametrize("kind", STALE)
+def test_an_op_on_a_view_written_through_its_base_as_torch(kind):
+    """An entry's op on ``v``, a view whose base was written in place since: the op sees
+    the written values, the graph is re-derived (the view's own names) and the gradients
+    flow back through the write to the leaf, as in PyTorch."""
 
     def run(lib):
         a = lib.tensor([[1.0, -2.0], [3.0, 0.5]], requires_grad=True)
         w = lib.tensor([[0.5, 1.0], [-1.0, 2.0]], requires_grad=True)
         b = a * 1
-        v = b[0] if kind == "dot" else b.t()
+        v = b[:]  # (a view of b, stale once b is written)
         b.mul_(3)
-        out = v @ (w[:, 1] if kind == "dot" else w)
+        out = STALE[kind](v, w)
         out.sum().backward()
-        return out.detach(), a.grad, w.grad
+        return out.detach(), a.grad, w.grad, v._version
 
     for got, want in zip(run(cr), run(torch)):
-        np.testing.assert_array_equal(got.numpy(), want.numpy())
+        if isinstance(got, int):
+            assert got == want
+        else:
+            np.testing.assert_array_equal(got.numpy(), want.numpy())

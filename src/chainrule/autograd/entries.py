@@ -26,6 +26,7 @@ from .saving import _save_output as save_output
 from .saving import _saved_version, kept_shape
 
 _new = object.__new__
+param = _tensor.PARAMETER  # ([nn.Parameter]: taken as a plain tensor by the entries)
 _state = grad_mode._state
 _fw_state = forward_ad.state
 
@@ -89,7 +90,9 @@ def binary_entry(
     def entry(a: Tensor, b: Any) -> Tensor:
         c = b.__class__
         usual = usual_[0]  # (nothing below is on anywhere: _modes.usual)
-        if a.__class__ is not Tensor or not usual and meta_live[0]:
+        if (a.__class__ is not Tensor and a.__class__ is not param[0]) or (
+            not usual and meta_live[0]
+        ):
             return general(a, b)
         dtype = a._dtype
         if c is Tensor:
@@ -98,6 +101,11 @@ def binary_entry(
             y = b._data
         elif (c is float or c is int) and numbers:
             y = b  # (the forward gets it as a kept 0-d array: _backend.scalar)
+        elif c is param[0]:  # (a Parameter: a tensor like any other here)
+            if b._dtype is not dtype:
+                return general(a, b)
+            y = b._data
+            c = Tensor
         else:
             return general(a, b)
         if dtype._category != 2:
@@ -203,7 +211,7 @@ def binary_entry(
             keys = saves_inputs[bits]
             v = b if keys[0] else a
             node._in0 = v
-            vc = v._vc if v.__class__ is Tensor else None
+            vc = None if v.__class__ is float or v.__class__ is int else v._vc
             node._v0 = 0 if vc is None else vc[0] if vc.__class__ is list else _saved_version(v)
             if len(keys) == 1:
                 node._in1 = None
@@ -212,7 +220,7 @@ def binary_entry(
             else:
                 w = b if keys[1] else a
                 node._in1 = w
-                vc = w._vc if w.__class__ is Tensor else None
+                vc = None if w.__class__ is float or w.__class__ is int else w._vc
                 node._v1 = 0 if vc is None else vc[0] if vc.__class__ is list else _saved_version(w)
                 node._saved = _NONE2
         else:
@@ -226,8 +234,9 @@ def binary_entry(
 def matmul_entry(
     op: Op, general: Callable[[Any, Any], Any], node_class: Callable[[Any, Any], type]
 ) -> Callable[[Any, Any], Any]:
-    """``a @ b`` for two float tensors of one dtype that are vectors of one length (a dot) or
-    matrices whose inner sizes agree (an mm), as ``binary_entry`` makes it for matmul, with
+    """``a @ b`` for two float tensors of one dtype that are vectors of one length (a dot),
+    matrices whose inner sizes agree (an mm) or a matrix and a vector (an mv), as
+    ``binary_entry`` makes it for matmul, with
     the forward, node class and saved layouts chosen here by the number of dims: matmul's
     saves both inputs and the layouts of those needing a gradient (``x_layout``; a vector's
     is "C"). Anything else (other dims or dtypes, a stale view, any rare mode: not
@@ -249,6 +258,8 @@ def matmul_entry(
     one = xp.empty(1)
     dot_class = node_class(one, one)  # (the class depends on the dims alone)
     mm_class = node_class(one[None], one[None])
+    mv_class = node_class(one[None], one)
+    matmul = xp.matmul
     # the saved tuple per bits (which inputs need gradients) and layouts (a's, b's): the
     # inputs in the node's slots (None in theirs), the layouts of those needing gradients
     saved = [
@@ -260,7 +271,13 @@ def matmul_entry(
     vectors = [None] + [table["C", "C"] for table in saved[1:]]
 
     def entry(a: Tensor, b: Any) -> Tensor:
-        if b.__class__ is not Tensor or a.__class__ is not Tensor or not usual_[0]:
+        if (
+            b.__class__ is not Tensor
+            and b.__class__ is not param[0]
+            or a.__class__ is not Tensor
+            and a.__class__ is not param[0]
+            or not usual_[0]
+        ):
             return general(a, b)
         dtype = a._dtype
         view = a._view
@@ -281,21 +298,27 @@ def matmul_entry(
             out = x.dot(y).__array__()  # (BLAS's dot, as _matmul: no error state read)
             cls = dot_class
             la = lb = "C"
-        elif x.ndim == 2 and y.ndim == 2 and x.shape[1] == y.shape[0] and dtype._category == 2:
+        elif x.ndim == 2 and y.ndim <= 2 and x.shape[1] == y.shape[0] and dtype._category == 2:
+            # a matrix times a matrix (mm: _backend.mm's operand order) or a vector (mv)
+            product = mm if y.ndim == 2 else matmul
             if quiet_:  # (floating-point errors ignored: _backend.quietly)
                 try:
-                    out = quietly(mm, x, y)
+                    out = quietly(product, x, y)
                 except RuntimeError as exc:
                     if not in_use(exc):
                         raise
-                    out = quiet_call(mm, x, y)
+                    out = quiet_call(product, x, y)
             else:
-                out = mm(x, y)
-            cls = mm_class
+                out = product(x, y)
             flags = x.flags
             la = "F" if flags.f_contiguous and not flags.c_contiguous else "C"  # saving.layout
-            flags = y.flags
-            lb = "F" if flags.f_contiguous and not flags.c_contiguous else "C"
+            if y.ndim == 2:
+                cls = mm_class
+                flags = y.flags
+                lb = "F" if flags.f_contiguous and not flags.c_contiguous else "C"
+            else:
+                cls = mv_class
+                lb = "C"
         else:
             return general(a, b)
         bits = a._requires_grad | b._requires_grad << 1
@@ -373,7 +396,13 @@ def unary_entry(op: Op, general: Callable[..., Any]) -> Callable[..., Any] | Non
 
     def entry(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
         usual = usual_[0]  # (nothing below is on anywhere: _modes.usual)
-        if input.__class__ is not Tensor or out is not None or not usual and meta_live[0]:
+        if (
+            input.__class__ is not Tensor
+            and input.__class__ is not param[0]
+            or out is not None
+            or not usual
+            and meta_live[0]
+        ):
             return general(input, out=out)
         dtype = input._dtype
         if dtype._category != 2:
@@ -615,7 +644,7 @@ def view_entry(op: Op, cls: type, ndim: int) -> Callable[[Any], Any]:
     step = ((op, _NO_PARAMS),)  # (the view record's step: op(base) with no parameter)
 
     def entry(input: Any) -> Any:
-        if input.__class__ is not Tensor:
+        if input.__class__ is not Tensor and input.__class__ is not param[0]:
             return op(input)  # (an array: a VJP on arrays; anything else: op's own errors)
         x = input._data
         view = input._view
@@ -660,6 +689,111 @@ def view_entry(op: Op, cls: type, ndim: int) -> Callable[[Any], Any]:
         node._shape0 = _shapes.get(shape) or kept_shape(shape)
         node._dtype0 = dtype
         node._saved = fixed
+        # the output tensor, as _make makes it (inlined), a view of the input
+        result = _new(Tensor)
+        result._data = y
+        result._dtype = dtype
+        result._requires_grad = True
+        result._grad_fn = node
+        result._output_nr = 0
+        result._grad = result._acc = result._hooks = result._post_hooks = None
+        result._vc = vc
+        result._view = record
+        result._retains_grad = False
+        return result
+
+    entry.__name__ = op.name
+    return entry
+
+
+def view_op_entry(op: Op, cls: type | None) -> Callable[..., Tensor]:
+    """``op(input, **params)`` for a view op whose node saves the input's shape and parameters
+    (``x.view(5, 4)``, ``x.unsqueeze(0)``, ``x.transpose(0, 1)``, ``x[0]``), called by a
+    parser that has checked and normalised ``params`` and knows the node's class (``cls``, or
+    ``node_class`` per call):
+    the view, its version counter shared with the input, its view record and its node, made
+    as ``Op._fast`` makes them (``slice_entry``'s steps); anything else (an array, a stale
+    view, a rare mode, a forward whose result is not a view of the input) goes to
+    ``Op._fast``. tests/autograd/test_recording_cost.py pins it to the general path."""
+    plan = op.plan((True,))
+    if not op.view or any(kind != "shape" and kind != "param" for kind in plan.kinds):
+        raise TypeError(f"{op.name}: not a view whose node saves shapes and parameters")
+    forward = op.forward
+    fast = op._fast
+    state = _state
+    fw_state = _fw_state
+    anomaly = _anomaly
+    tensor_mod = _tensor
+    usual = _usual
+    # the saved tuple's items: the input's shape (True) or a parameter (its name, default)
+    items = tuple(
+        True if kind == "shape" else (key, op.params[key])
+        for kind, key in zip(plan.kinds, plan.keys)
+    )
+    # the common plans' tuples made without a loop: the shape alone (view), one or two
+    # parameters (unsqueeze, transpose), the shape and a parameter (getitem)
+    pattern = tuple(item is True for item in items)
+    one = (True,) == pattern
+    first = items[0] if items and items[0] is not True else None
+    second = items[1] if len(items) > 1 and items[1] is not True else None
+
+    def entry(input: Tensor, params: dict, node_class: type | None = None) -> Tensor:
+        x = input._data
+        view = input._view
+        kind = cls if node_class is None else node_class  # (a class named per call: getitem)
+        if (
+            x.__class__ is not ndarray
+            or view is not None
+            and input._vc[1] > view[2]
+            or not usual[0]
+            and (
+                _meta_live[0]
+                or fw_state.level
+                or anomaly.record
+                or tensor_mod._inference_contexts
+                or not state.enabled
+            )
+        ):
+            return fast((input,), (x,), params, kind)
+        y = forward(x, **params)
+        base = y.base if y.__class__ is ndarray else None
+        if base is None or base is not x and base is not x.base:  # (not plainly a view)
+            return fast((input,), (x,), params, kind, y)
+        vc = input._vc
+        if vc is None:
+            vc = _counter(input)
+        dtype = input._dtype
+        if view is not None and view[0] is not None:  # (views.view_record)
+            record = (view[0], view[1] + ((op, params),), vc[0])
+        else:
+            record = (input, ((op, params),), vc[0])
+        if not input._requires_grad or dtype._category != 2:
+            result = _make(y, dtype, vc=vc)
+            result._view = record
+            return result
+        node = _new(kind)
+        node._op = op
+        node._plan = plan
+        node._arity = 1
+        node._checks = ()
+        node._extra = None
+        fn = input._grad_fn
+        node._fn0 = input if fn is None else fn  # a leaf: see Node._next
+        node._nr0 = input._output_nr
+        shape = x.shape
+        node._shape0 = shape = _shapes.get(shape) or kept_shape(shape)
+        node._dtype0 = dtype
+        get = params.get
+        if one:
+            node._saved = (shape,)
+        elif pattern == (False,):
+            node._saved = (get(*first),)
+        elif pattern == (False, False):
+            node._saved = (get(*first), get(*second))
+        elif pattern == (True, False):
+            node._saved = (shape, get(*second))
+        else:
+            node._saved = tuple([shape if item is True else get(*item) for item in items])
         # the output tensor, as _make makes it (inlined), a view of the input
         result = _new(Tensor)
         result._data = y

@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from .. import _tensor
 from .._backend import xp
 from .._dtypes import get_default_dtype
 from .._tensor import Tensor, _counter, _make
@@ -101,6 +102,9 @@ def _rebuild_parameter(data: Tensor, requires_grad: bool, state: dict) -> Parame
     if state:
         p.__dict__.update(state)
     return p
+
+
+_tensor.PARAMETER[0] = Parameter  # (entries take it as a plain tensor)
 
 
 class Buffer(Tensor):

@@ -208,7 +208,7 @@ t = defop(
 
 def _transpose(x, dim0=0, dim1=1, variant=0):
     """x with dims dim0 and dim1 swapped"""
-    return xp.swapaxes(x, dim0, dim1) if x.ndim else x.view()
+    return x.swapaxes(dim0, dim1) if x.ndim else x.view()  # (the array's own method: a view)
 
 
 transpose = defop(
@@ -271,7 +271,12 @@ squeeze = defop(
 
 def _unsqueeze(x, dim=0, variant=0):
     """x with a size-1 dim inserted at dim"""
-    return xp.expand_dims(x, dim)
+    shape = x.shape
+    if dim < 0:
+        dim += len(shape) + 1
+    if not 0 <= dim <= len(shape):
+        return xp.expand_dims(x, dim)  # (its AxisError)
+    return x.reshape(shape[:dim] + (1,) + shape[dim:])  # (expand_dims' own step: a view)
 
 
 unsqueeze = defop(

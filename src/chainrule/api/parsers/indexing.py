@@ -16,7 +16,7 @@ from ..._dtypes import int64
 from ..._promotion import as_number
 from ..._tensor import Tensor, _counter, _make, check_inference_write
 from ...autograd import forward_ad, grad_mode
-from ...autograd.entries import slice_entry
+from ...autograd.entries import slice_entry, view_op_entry
 from ...autograd.inplace import inplace as _inplace
 from ...autograd.inplace import view_scatter
 from ...autograd.views import view_record
@@ -517,6 +517,14 @@ def getitem(input: Tensor, key: Any) -> Tensor:
         except IndexError as exc:
             raise _index_error(exc, input._data.shape) from None
     if c is int or c is slice and _plain_slice(key) or c is tuple and all(map(_plain_part, key)):
+        if input.__class__ is Tensor:  # basic indexing: a view, in one call
+            try:
+                if c is int:
+                    return _basic(input, {"key": key})
+                name = indexing._index_node_name(input._data, key)
+                return _basic(input, {"key": key}, indexing.getitem._class(name))
+            except IndexError as exc:
+                raise _index_error(exc, input._data.shape) from None
         basic, advanced = key, None  # basic indexing: NumPy takes the key as it is
     elif c is Tensor and key._data.ndim and key._data.dtype.kind == "i":
         basic, advanced = key._data, None  # one integer tensor
@@ -535,6 +543,9 @@ def getitem(input: Tensor, key: Any) -> Tensor:
 
 
 _slice = slice_entry(indexing.getitem, indexing.getitem._class("SliceBackward0"))
+# basic indexing's view (entries.view_op_entry): x[0] selects (SelectBackward0); a tuple's
+# node is named per key (indexing._index_node_name)
+_basic = view_op_entry(indexing.getitem, indexing.getitem._class("SelectBackward0"))
 
 
 def _value_tensor(value: Any, like: Tensor) -> Any:

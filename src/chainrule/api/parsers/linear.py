@@ -11,6 +11,7 @@ from ..._meta import live as _meta_live
 from ..._tensor import Tensor
 from ...ops import shapes
 from ...ops.linalg import products
+from .linalg import _matmul_operator
 
 _t_node = shapes.t.node_class or shapes.t._class("TBackward0")
 
@@ -36,7 +37,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             "both arguments to linear need to be at least 1D, but they are "
             f"{input.ndim}D and {weight.ndim}D"
         )
-    w_t = shapes.t(weight)
+    w_t = products._t(weight)  # (a matrix's in one call: entries.view_entry)
     if bias is not None and weight.ndim == 2:
         if input.ndim == 2:
             return products.addmm(bias, input, w_t)
@@ -47,7 +48,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             return shapes.view(out, shape=tuple(input.shape[:-1]) + (out.shape[1],))
     if bias is not None and input.ndim == 2:
         raise RuntimeError(f"mat2 must be a matrix, got {weight.ndim}-D tensor")
-    out = products.matmul(input, w_t)
+    # (input @ w_t: matmul's entry for two tensors, entries.matmul_entry)
+    out = _matmul_operator(input, w_t) if isinstance(input, Tensor) else products.matmul(input, w_t)
     return out if bias is None else out + bias
 
 

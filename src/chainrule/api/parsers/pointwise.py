@@ -17,6 +17,7 @@ from ..._tensor import Tensor, check_device, device, move
 from ...autograd.inplace import inplace
 from ...ops import arithmetic, binary, copies, logical, shapes, special, unary
 from ..args import require_tensor, shape_args, tensor_arg
+from . import shapes as p_shapes
 from .shapes import transpose
 
 # ----- Tensor conversions and in-place fills ---------------------------------------------
@@ -485,7 +486,7 @@ def _mT(self: Tensor) -> Tensor:  # noqa: N802
 
 
 def _reshape(self: Tensor, *shape: Any) -> Tensor:
-    return shapes.reshape(self, shape_args(shape))
+    return p_shapes.reshape(self, shape_args(shape))
 
 
 def where_method(self: Tensor, condition: Tensor, other: Tensor | float) -> Tensor:

@@ -12,19 +12,44 @@ from typing import Any
 from ..._backend import xp
 from ..._tensor import Tensor, _counter, _make, _wrap_dim
 from ...autograd import forward_ad
+from ...autograd.entries import view_op_entry
 from ...autograd.inplace import check_inplace, inplace_view
 from ...autograd.views import view_record
 from ...ops import copies, indexing, joining, shapes
 from ..args import shape_args, tensor_arg
 
+# the view ops' entries for a tensor with checked parameters (entries.view_op_entry)
+_view_op = view_op_entry(shapes.view, shapes.view.node_class)
+_unsqueeze_op = view_op_entry(shapes.unsqueeze, shapes.unsqueeze._class("UnsqueezeBackward0"))
+_transpose_op = view_op_entry(shapes.transpose, shapes.transpose._class("TransposeBackward0"))
+
 
 def reshape(input: Tensor, shape: Sequence[int] | int) -> Tensor:
     """input with a new shape (one dim may be -1): a view when possible, else a copy."""
-    return shapes.reshape(input, shape_args((shape,)) if isinstance(shape, int) else tuple(shape))
+    shape = shape_args((shape,)) if isinstance(shape, int) else tuple(shape)
+    if input.__class__ is Tensor and input._data.flags.c_contiguous:
+        return _as_view(input, shape)  # (shapes.reshape's view, in one call)
+    return shapes.reshape(input, shape)
+
+
+def _as_view(input: Tensor, shape: tuple) -> Tensor:
+    """``shapes.view(input, shape=shape)`` for a tensor, ``shape`` checked (one -1 inferred,
+    PyTorch's errors) and its view made by ``entries.view_op_entry``."""
+    size = input._data.size
+    for s in shape:
+        if s.__class__ is not int or s < 0:  # (-1 to infer, or not ints: infer_shape's checks)
+            shape = shapes.infer_shape(shape, size)
+            break
+    else:
+        if math.prod(shape) != size:
+            shape = shapes.infer_shape(shape, size)  # (its error)
+    return _view_op(input, {"shape": shape})
 
 
 def view(input: Tensor, *shape: Any) -> Tensor:
     """input with a new shape, sharing memory (one dim may be -1)."""
+    if shape and shape[0].__class__ is int and input.__class__ is Tensor:  # x.view(5, 4)
+        return _as_view(input, shape_args(shape))
     if not shape or len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
         _view_signature_error(shape)
     from ..._dtypes import dtype as DType
@@ -84,7 +109,10 @@ def squeeze(input: Tensor, dim: int | Sequence[int] | None = None, *, _inplace: 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """input with a size-1 dim inserted at ``dim`` (in [-ndim-1, ndim]): a view."""
-    return shapes.unsqueeze(input, dim=_dim(dim, input._data.ndim + 1), variant=0)
+    dim = _dim(dim, input._data.ndim + 1)
+    if input.__class__ is Tensor:
+        return _unsqueeze_op(input, {"dim": dim, "variant": 0})
+    return shapes.unsqueeze(input, dim=dim, variant=0)
 
 
 def movedim(input: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
@@ -131,12 +159,20 @@ def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """input with dims dim0 and dim1 swapped: a view."""
     nd = input._data.ndim
+    if input.__class__ is Tensor:
+        return _transpose_op(input, {"dim0": _dim(dim0, nd), "dim1": _dim(dim1, nd), "variant": 0})
     return shapes.transpose(input, dim0=_dim(dim0, nd), dim1=_dim(dim1, nd))
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """input with dims start_dim..end_dim merged into one."""
-    nd = input._data.ndim
+    x = input._data
+    nd = x.ndim
+    if start_dim == 0 and end_dim == -1 and nd and input.__class__ is Tensor:  # all dims
+        if nd == 1:
+            return input
+        if x.flags.c_contiguous:
+            return _view_op(input, {"shape": (x.size,)})  # (shapes.reshape's view, in one call)
     if nd == 0:
         return shapes.reshape(input, (1,))
     s, e = _dim(start_dim, nd), _dim(end_dim, nd)
@@ -145,7 +181,10 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if s == e:
         return input
     shape = input._data.shape
-    return shapes.reshape(input, shape[:s] + (math.prod(shape[s : e + 1]),) + shape[e + 1 :])
+    shape = shape[:s] + (math.prod(shape[s : e + 1]),) + shape[e + 1 :]
+    if input.__class__ is Tensor and input._data.flags.c_contiguous:
+        return _view_op(input, {"shape": shape})  # (shapes.reshape's view, in one call)
+    return shapes.reshape(input, shape)
 
 
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
