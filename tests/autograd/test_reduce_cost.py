@@ -149,6 +149,14 @@ def _mean(x, dim=None, keepdim=False):
     return reductions.mean(x, dim=dim, keepdim=keepdim, dtype=None)
 
 
+def _var(x, dim=None, correction=1, keepdim=False):
+    return reductions.var(x, dim=dim, correction=correction, keepdim=keepdim)
+
+
+def _std(x, dim=None, correction=1, keepdim=False):
+    return reductions.std(x, dim=dim, correction=correction, keepdim=keepdim)
+
+
 def _softmax(x, dim):
     return normalizations.softmax(x, dim=dim % max(x.ndim, 1))
 
@@ -187,6 +195,14 @@ CASES = {
         lambda x: x.min(dim=-1, keepdim=True),
         lambda x: _min(x, -1, True),
     ),
+    "x.var()": (lambda x: x.var(), lambda x: _var(x)),
+    "x.std(1)": (lambda x: x.std(1), lambda x: _std(x, 1)),
+    "cr.std(x, -1, keepdim=True)": (
+        lambda x: cr.std(x, -1, keepdim=True),
+        lambda x: _std(x, -1, keepdim=True),
+    ),
+    "x.var(0, correction=0)": (lambda x: x.var(0, correction=0), lambda x: _var(x, 0, 0)),
+    "x.std(correction=2.5)": (lambda x: x.std(correction=2.5), lambda x: _std(x, None, 2.5)),
     "F.softmax(x, 1)": (lambda x: F.softmax(x, 1), lambda x: _softmax(x, 1)),
     "x.softmax(0)": (lambda x: x.softmax(0), lambda x: _softmax(x, 0)),
     "cr.softmax(x, -1)": (lambda x: cr.softmax(x, -1), lambda x: _softmax(x, -1)),

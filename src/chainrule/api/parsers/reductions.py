@@ -374,6 +374,34 @@ def _var_std(fn: str, op: Op) -> Callable[..., Tensor]:
         correction: float | None = None,
         out: Tensor | None = None,
     ) -> Tensor:  # noqa: A002
+        if unbiased is None and (keepdim is False or keepdim is True) and input.__class__ is Tensor:
+            c = 1 if correction is None else correction
+            data = input._data
+            n = data.ndim
+            if (
+                (c.__class__ is int or c.__class__ is float)
+                and data.__class__ is ndarray
+                and input._dtype._category == 2
+                and data.size
+                and (
+                    dim is None
+                    and data.size > c
+                    or dim.__class__ is int
+                    and -n <= dim < n
+                    and data.shape[dim] > c
+                )
+            ):
+                # x.std(1) of a float tensor, with more entries than the correction (no
+                # warning): the op's forward straight away, into its output step
+                # (tests/autograd/test_reduce_cost.py pins it to the general path)
+                try:
+                    out = quietly(forward, data, dim, c, keepdim)
+                except RuntimeError as exc:
+                    if not in_use(exc):
+                        raise
+                    out = quiet_call(forward, data, dim, c, keepdim)
+                params = {"dim": dim, "correction": c, "keepdim": keepdim}
+                return record(input, data, out, params)
         require_tensor(fn, input)
         dim, correction = _parse_correction(fn, dim, unbiased, correction)
         if input._dtype._category != 2:
@@ -383,6 +411,8 @@ def _var_std(fn: str, op: Op) -> Callable[..., Tensor]:
         _warn_dof(fn, input, dim, correction)
         return op(input, dim=dim, correction=correction, keepdim=keepdim)
 
+    forward = op.forward
+    record = recorder(op, op.node_class)
     return named(
         function,
         fn,
