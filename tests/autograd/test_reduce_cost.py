@@ -195,6 +195,11 @@ CASES = {
         lambda x: x.min(dim=-1, keepdim=True),
         lambda x: _min(x, -1, True),
     ),
+    "x.amax(1)": (lambda x: x.amax(1), lambda x: reductions.amax(x, dim=1, keepdim=False)),
+    "cr.amin(x, -1, True)": (
+        lambda x: cr.amin(x, -1, True),
+        lambda x: reductions.amin(x, dim=-1, keepdim=True),
+    ),
     "x.var()": (lambda x: x.var(), lambda x: _var(x)),
     "x.std(1)": (lambda x: x.std(1), lambda x: _std(x, 1)),
     "cr.std(x, -1, keepdim=True)": (
@@ -530,3 +535,21 @@ def test_extreme_and_variance_forwards_are_numpys(x):
                     s = np.sum((w - m) ** 2, axis=axes, keepdims=keepdim)
                     want = np.asarray(s / w.dtype.type(dof) if dof else s * np.nan, x.dtype)
                 _bits(reductions._var(x, dim, correction, keepdim), want)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@pytest.mark.parametrize("i", range(len(INPUTS) + 1))
+def test_arg_extreme_along_a_dim_is_the_general_paths(name, i):
+    """x.argmax(dim) straight from NumPy against the general path (a NumPy int dim takes
+    it): values, dtype, shape, strides; an empty dim and a bool input raise as before."""
+    x = INPUTS[i] if i < len(INPUTS) else cr.tensor([[3, 1, 3], [0, 5, 5]])  # ties
+    for dim in range(-x.ndim, x.ndim):
+        for keepdim in (False, True):
+            got = getattr(x, name)(dim, keepdim)
+            want = getattr(x, name)(np.int64(dim), keepdim)
+            assert got.dtype is want.dtype is cr.int64 and not got.requires_grad
+            assert got._data.strides == want._data.strides
+            np.testing.assert_array_equal(got._data, want._data)
+            assert got.shape == want.shape
+    assert_same_error(lambda lib: getattr(lib.ones(2, 0), name)(1))
+    assert_same_error(lambda lib: getattr(lib.ones(2, 3, dtype=lib.bool), name)(1))

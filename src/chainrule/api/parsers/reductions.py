@@ -213,6 +213,9 @@ def argmax(
 ) -> Tensor:  # noqa: A002
     """The index of the largest entry (of the flattened input when dim is None); the first
     on ties; a nan counts as largest."""
+    index = _arg_along(input, dim, keepdim, True)
+    if index is not None:
+        return index
     _no_bool("argmax", input, "argmax(): does not support bool input")
     return wrap(asanyarray(_arg_extreme(input, dim, keepdim, True), dtype=xp.int64))
 
@@ -221,8 +224,27 @@ def argmin(
     input: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Tensor | None = None
 ) -> Tensor:  # noqa: A002
     """The index of the smallest entry; the first on ties; a nan counts as smallest."""
+    index = _arg_along(input, dim, keepdim, False)
+    if index is not None:
+        return index
     _no_bool("argmin", input, "argmin(): does not support bool input")
     return wrap(asanyarray(_arg_extreme(input, dim, keepdim, False), dtype=xp.int64))
+
+
+def _arg_along(input: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | None:
+    """argmax (argmin) along an int dim in range of a tensor of numbers, the dim not empty:
+    NumPy's argmax on the array straight away (what ``_arg_extreme`` computes, its checks
+    passed); None for any other call. Pinned by tests/autograd/test_reduce_cost.py."""
+    if dim.__class__ is not int or (keepdim is not False and keepdim is not True):
+        return None
+    if input.__class__ is not Tensor or input._dtype is _dtypes.bool:
+        return None
+    data = input._data
+    n = data.ndim if data.__class__ is ndarray else 0
+    if not n or not -n <= dim < n or not data.shape[dim]:
+        return None
+    index = data.argmax(dim, keepdims=keepdim) if largest else data.argmin(dim, keepdims=keepdim)
+    return _make(index if index.dtype is _INT64 else index.astype(_INT64), _LONG)
 
 
 def _max_min(
@@ -310,10 +332,26 @@ def _amax_amin(name: str, op: Op) -> Callable[..., Tensor]:
         *,
         out: Tensor | None = None,
     ) -> Tensor:  # noqa: A002
+        if dim.__class__ is int and (keepdim is False or keepdim is True):
+            data = input._data if input.__class__ is Tensor else None
+            n = data.ndim if data.__class__ is ndarray else 0
+            if n and input._dtype._category == 2 and -n <= dim < n and data.shape[dim]:
+                # x.amax(1) of a float tensor: the op's forward straight away, into its
+                # output step (tests/autograd/test_reduce_cost.py pins it to the general path)
+                try:
+                    out = quietly(forward, data, dim, keepdim)
+                except RuntimeError as exc:
+                    if not in_use(exc):
+                        raise
+                    out = quiet_call(forward, data, dim, keepdim)
+                return record(input, data, out, {"dim": dim, "keepdim": keepdim})
         require_tensor(name, input)
         dim = _dims_arg(dim)
         reductions.dims_of(dim, input.ndim)
         return op(input, dim=dim, keepdim=keepdim)
+
+    forward = op.forward
+    record = recorder(op, op.node_class)
 
     return named(
         function,
