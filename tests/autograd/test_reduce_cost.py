@@ -511,9 +511,9 @@ def _arrays():
 
 
 @pytest.mark.parametrize("x", list(_arrays()), ids=lambda x: f"{x.dtype}{x.shape}")
-def test_extreme_and_variance_forwards_are_numpys(x):
-    """amax/amin/max/min's forward is np.max/np.min's result; var's over dims is Σ/n with
-    xp.sum, under errstate, as it was written before."""
+def test_extreme_prod_and_variance_forwards_are_numpys(x):
+    """amax/amin/max/min's forward is np.max/np.min's result, prod's np.prod's; var's over
+    dims is Σ/n with xp.sum, under errstate, as it was written before."""
     dims = [None] + ([0, -1, (0, -1)] if x.ndim > 1 else [0] if x.ndim else [])
     for dim in dims:
         axes = reductions.dims_of(dim, x.ndim)
@@ -524,6 +524,19 @@ def test_extreme_and_variance_forwards_are_numpys(x):
                 if axes is None:
                     want = want.reshape((1,) * x.ndim if keepdim else ())
                 _bits(reductions._extreme(fn, name)(x, dim, keepdim), want)
+            for dtype in (None, cr.float64, cr.int64):
+                np_dtype = None if dtype is None else dtype.np
+                if axes is not None and not isinstance(dim, int):
+                    continue
+                with np.errstate(all="ignore"):  # (nan as an int64: invalid, on both)
+                    if axes is None:
+                        want = np.asarray(np.prod(x, dtype=np_dtype))
+                        want = want.reshape((1,) * x.ndim if keepdim else ())
+                    else:
+                        want = np.prod(x, axis=axes[0], keepdims=keepdim, dtype=np_dtype)
+                        want = np.asarray(want)
+                    got = reductions._prod(x, dim, keepdim, dtype)
+                _bits(got, want)
             if axes is None:
                 continue
             for correction in (0, 1, 2):

@@ -365,10 +365,20 @@ def _prod(x, dim=None, keepdim=False, dtype=None):
         np_dtype = dtype.np
     else:
         np_dtype = xp.int64 if x.dtype.kind in "biu" else None
+    # (the ufunc's reduction on an array: the Python wrapper skipped)
+    product = _multiply_reduce if x.__class__ is ndarray else _prod_of
     if dim is None:
-        out = xp.prod(x, dtype=np_dtype)
+        out = product(x, None, np_dtype, None, False)
         return xp.asarray(out).reshape((1,) * x.ndim if keepdim else ())
-    return xp.asarray(xp.prod(x, axis=_axis(dim, x.ndim), keepdims=keepdim, dtype=np_dtype))
+    return xp.asarray(product(x, _axis(dim, x.ndim), np_dtype, None, keepdim))
+
+
+_multiply_reduce = xp.multiply.reduce
+
+
+def _prod_of(x, axis, dtype, out, keepdims):
+    """``xp.prod`` with multiply.reduce's positional arguments (for arrays NumPy hands on)."""
+    return xp.prod(x, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
 
 
 def _exclusive_products(x, dim: int):
