@@ -248,6 +248,13 @@ class Node:
             return saved
         if self._plan.unwrapped:
             return saved
+        wrapped = self._plan.wrapped
+        if reads and wrapped is not None:  # (a list already: only these may be tensors)
+            for i in wrapped:
+                v = saved[i]
+                if isinstance(v, Tensor):
+                    saved[i] = v._data
+            return saved
         return [v._data if isinstance(v, Tensor) else v for v in saved]
 
     def _stored(self) -> tuple | None:
@@ -400,6 +407,8 @@ def _fit_tensor(node: Node, i: int, grad: Any, meta: tuple) -> Tensor:
 def _sum_to(node: Node, i: int, grad: Tensor, shape: tuple, gshape: tuple) -> Tensor:
     """Sum ``grad`` down to ``shape`` over the dims broadcasting added or stretched."""
     lead = len(gshape) - len(shape)
+    if lead == 1 and grad.__class__ is ndarray and gshape[1:] == shape:
+        return _op("sum_to").forward(grad, shape=shape)  # a batch summed (a bias's gradient)
     fits = lead >= 0
     if fits:
         for s, gs in zip(shape, gshape[lead:]):  # (a loop: no generator made per gradient)

@@ -259,6 +259,10 @@ class SavePlan(NamedTuple):
     # whether no saved value is a tensor once the inputs in the node's slots are read (at
     # most two inputs saved, no parameter): Node._saved_values then unwraps nothing more
     unwrapped: bool = False
+    # with at most two inputs saved (in the node's slots), the places of the saved values
+    # that may hold a tensor besides them (parameters given as tensors, the output): what
+    # Node._saved_values unwraps once the slots are read; None with more inputs saved
+    wrapped: tuple | None = None
 
 
 def save_plan(kinds: tuple, keys: tuple, vjps: tuple) -> SavePlan:
@@ -274,7 +278,12 @@ def save_plan(kinds: tuple, keys: tuple, vjps: tuple) -> SavePlan:
         only0 = vjps[0]
     ans = kinds.index("ans") if "ans" in kinds else -1
     unwrapped = kinds.count("arg") <= 2 and "param" not in kinds
-    return SavePlan(kinds, keys, vjps, frees, args, only0=only0, ans=ans, unwrapped=unwrapped)
+    wrapped = None
+    if kinds.count("arg") <= 2:
+        wrapped = tuple(i for i, k in enumerate(kinds) if k == "param" or k == "ans")
+    return SavePlan(
+        kinds, keys, vjps, frees, args, only0=only0, ans=ans, unwrapped=unwrapped, wrapped=wrapped
+    )
 
 
 _METADATA = ("shape", "layout", "param")  # saved kinds that hold no tensor
@@ -1025,9 +1034,20 @@ class SequenceOp:
     view = False
     args = ("tensors",)
 
-    def __init__(self, name: str, forward: Callable, vjp: Callable, jvp: Callable, node: str):
+    def __init__(
+        self,
+        name: str,
+        forward: Callable,
+        vjp: Callable,
+        jvp: Callable,
+        node: str,
+        plain: Callable | None = None,
+    ):
         self.name = name
         self.forward = forward
+        # the forward of the common case, ``plain(arrays, dim)``: ndarrays of one dtype that
+        # the caller checked join (``_fast``); its result may be laid out non-contiguously
+        self.plain = plain
         self.raw_vjps = (vjp,)
         self.raw_jvps = (jvp,)
         self.doc = forward.__doc__ or ""
@@ -1092,21 +1112,26 @@ class SequenceOp:
             self._tangent(result, tensors, arrays, params)
         return result
 
-    def _node(self, tensors: list, params: dict) -> Node | None:
-        bits, nxt, meta = edges_of(tensors)
-        if not bits:
-            return None
-        key = (len(meta), bits)  # which of how many inputs need gradients: the plan
+    def _plan(self, n: int, bits: int) -> SavePlan:
+        """The save plan when the inputs in ``bits`` (bit i: input i) of ``n`` need gradients:
+        every VJP reads the saved parameters."""
+        key = (n, bits)  # which of how many inputs need gradients: the plan
         plan = self._plans.get(key)
         if plan is None:
             reads = tuple(range(len(self._reads)))
             vjps = tuple(
-                (self._vjp_for(i), reads) if m is not None else (None, ())
-                for i, m in enumerate(meta)
+                (self._vjp_for(i), reads) if bits >> i & 1 else (None, ()) for i in range(n)
             )
             plan = save_plan(("param",) * len(self._reads), self._reads, vjps)
             if len(self._plans) < 256:  # (kept for the lists a program stacks again and again)
                 self._plans[key] = plan
+        return plan
+
+    def _node(self, tensors: list, params: dict) -> Node | None:
+        bits, nxt, meta = edges_of(tensors)
+        if not bits:
+            return None
+        plan = self._plans.get((len(meta), bits)) or self._plan(len(meta), bits)
         node = _new(self.node_class)
         node._op = self
         node._set_inputs(nxt, meta)
@@ -1115,6 +1140,57 @@ class SequenceOp:
         node._checks = ()
         node._extra = None
         return node
+
+    def _fast(self, tensors: Sequence, arrays: list, dtype: DType, dim: int, saved: tuple):
+        """``self(tensors, **params)`` for the common case, which the caller has checked:
+        nothing rare on anywhere (``_modes.usual``: grad mode on, no forward or anomaly mode,
+        no inference mode, no meta or device array), every input a Tensor (not a subclass)
+        of float ``dtype``, none a view whose base was written since, their ``arrays``
+        joining with no cast and no 1-D empty array to skip. The forward is ``plain``; the
+        output and its node are made here as ``__call__`` makes them, the edge of a leaf
+        recorded as the leaf itself (``connect``). ``saved``: the values of the parameters
+        the VJP reads, in its order. tests/autograd/test_join_cost.py pins the two paths."""
+        out = self.plain(arrays, dim)
+        if not out.flags.c_contiguous:  # (laid out as PyTorch allocates it: ``contiguous``)
+            out = xp.ascontiguousarray(out)
+        result = _new(Tensor)  # (as _make makes it: never an inference tensor here)
+        result._data = out
+        result._dtype = dtype
+        result._output_nr = 0
+        result._grad = result._vc = result._acc = result._hooks = result._post_hooks = None
+        result._view = None
+        result._retains_grad = False
+        n = len(tensors)
+        bits = 0
+        bit = 1
+        inputs = []
+        append = inputs.append
+        for t, a in zip(tensors, arrays):
+            if t._requires_grad:
+                bits |= bit
+                fn = t._grad_fn
+                append((t if fn is None else fn, t._output_nr, a.shape, dtype))
+            else:
+                append(_NO_INPUT)
+            bit <<= 1
+        if not bits:
+            result._requires_grad = False
+            result._grad_fn = None
+            return result
+        node = _new(self.node_class)
+        node._op = self
+        node._plan = self._plans.get((n, bits)) or self._plan(n, bits)
+        node._arity = n
+        node._fn0, node._nr0, node._shape0, node._dtype0 = inputs[0]
+        if n > 1:
+            node._fn1, node._nr1, node._shape1, node._dtype1 = inputs[1]
+            node._rest = tuple(inputs[2:]) if n > 2 else ()
+        node._saved = saved
+        node._checks = ()
+        node._extra = None
+        result._requires_grad = True
+        result._grad_fn = node
+        return result
 
     def _tangent(self, result: Tensor, tensors: list, arrays: list, params: dict) -> None:
         tangents = [forward_ad.tangent_of(t) if isinstance(t, Tensor) else None for t in tensors]

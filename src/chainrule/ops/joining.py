@@ -86,6 +86,7 @@ cat = SequenceOp(
     jvp=lambda tangents, dim, offsets: cat(
         tangents, dim=dim, offsets=offsets
     ),  # J t = the tangents joined along dim
+    plain=xp.concatenate,  # (the common case: no 1-D empty array to skip)
 )
 
 
@@ -93,10 +94,20 @@ def _stack(arrays, dim=0):
     """the arrays stacked along a new dim"""
     shape = arrays[0].shape if arrays else None
     if shape is not None and all(a.__class__ is ndarray and a.shape == shape for a in arrays):
-        # NumPy's stack without its Python wrapper's steps (the same copy)
-        ones = shape[:dim] + (1,) + shape[dim:]
-        return xp.concatenate([a.reshape(ones) for a in arrays], axis=dim)
+        return _stack_plain(arrays, dim)
     return xp.stack(arrays, axis=dim)
+
+
+def _stack_plain(arrays, dim):
+    """ndarrays of one shape stacked along a new dim: NumPy's stack without its Python
+    wrapper's steps (the same copy)"""
+    key = _NEW_AXIS[dim]
+    return xp.concatenate([a[key] for a in arrays], axis=dim)
+
+
+# per dim d, the index that views an array with a size-1 dim inserted at d (NumPy's arrays
+# have at most 64 dims)
+_NEW_AXIS = tuple((slice(None),) * d + (None,) for d in range(65))
 
 
 stack = SequenceOp(
@@ -107,4 +118,5 @@ stack = SequenceOp(
         g, key=shapes._key_of(dim, i)
     ),  # Jᵢᵀg = the i-th slice of g along dim
     jvp=lambda tangents, dim: stack(tangents, dim=dim),  # J t = the tangents stacked along dim
+    plain=_stack_plain,
 )

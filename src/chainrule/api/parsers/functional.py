@@ -11,6 +11,7 @@ from ..._dtypes import dtype as DType
 from ..._tensor import Tensor
 from ...autograd.inplace import inplace as _inplace
 from ...ops import activations, arithmetic, reductions
+from ..args import unary
 from . import activations as torch_activations
 from .activations import celu_, selu_
 
@@ -36,7 +37,12 @@ def _maybe_inplace(op: Op, input: Tensor, params: dict, inplace: bool) -> Tensor
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0); relu'(0) = 0."""
+    if not inplace:
+        return _relu(input)  # (torch.relu's entry: nn.ReLU's call)
     return _maybe_inplace(activations.relu, input, {}, inplace)
+
+
+_relu = unary(activations.relu)  # relu(x) in one call (entries.unary_entry)
 
 
 def hardtanh(

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import math
 
+from ..._backend import mm as mm_arrays
 from ..._backend import run_quietly
 from ..._meta import live as _meta_live
 from ..._tensor import Tensor
 from ...ops import shapes
 from ...ops.linalg import products
 from .linalg import _matmul_operator
-
-_t_node = shapes.t.node_class or shapes.t._class("TBackward0")
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -59,10 +58,18 @@ def _addmm_linear(input: Tensor, weight: Tensor, bias: Tensor, x, w_t, b) -> Ten
     with the dispatch it has already done left out: addmm's forward on the arrays, given to
     the ops' recording steps (``t._fast``, ``addmm._wrap``) as computed.
     tests/nn/test_mlp_fast_paths.py pins it to the general path."""
-    w_t_tensor = shapes.t._fast((weight,), (weight._data,), {}, _t_node, w_t)
+    w_t_tensor = products._t(weight)  # (t of a matrix in one call: entries.view_entry)
     # (an overflow in the sum is inf, silently, as in PyTorch)
-    out = run_quietly(products.addmm.forward, b, x, w_t)
+    out = run_quietly(_addmm_steps, b, x, w_t)
     return products.addmm._wrap((bias, input, w_t_tensor), (b, x, w_t), {}, out)
+
+
+def _addmm_steps(b, x, w_t):
+    """addmm's forward (products._addmm) for beta = alpha = 1 and shapes ``linear`` has
+    checked: the product, b added into it (the same steps, the same bits)."""
+    out = mm_arrays(x, w_t)
+    out += b
+    return out
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..._backend import xp
+from ..._modes import usual as _usual
 from ..._tensor import Tensor, _counter, _make, _wrap_dim
 from ...autograd import forward_ad
 from ...autograd.entries import view_op_entry
@@ -388,6 +389,44 @@ def _tensor_list(tensors: Any, what: str) -> list:
 
 def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
     """The tensors joined along ``dim``; dtypes promote as in PyTorch."""
+    kind = tensors.__class__
+    if (kind is list or kind is tuple) and tensors and dim.__class__ is int and _usual[0]:
+        # the common case in one pass (float tensors of one dtype and ndim, the sizes off
+        # dim equal, no 1-D empty tensor to skip, no view whose base was written since):
+        # joining.cat._fast; anything else (and every error) goes on to the general path
+        first = tensors[0]
+        if first.__class__ is Tensor and out is None:
+            dtype = first._dtype
+            shape = first._data.shape
+            nd = len(shape)
+            if dtype._category == 2 and -nd <= dim < nd and (nd > 1 or nd and shape[0]):
+                d = dim % nd
+                head = shape[:d]
+                tail = shape[d + 1 :]
+                arrays = []
+                offsets = [0]
+                end = 0
+                for t in tensors:
+                    if t.__class__ is not Tensor or t._dtype is not dtype:
+                        break
+                    view = t._view
+                    if view is not None and t._vc[1] > view[2]:
+                        break
+                    a = t._data
+                    size = a.shape
+                    if size != shape and (
+                        len(size) != nd
+                        or size[:d] != head
+                        or size[d + 1 :] != tail
+                        or not size[d]
+                        and nd == 1
+                    ):
+                        break
+                    arrays.append(a)
+                    end += size[d]
+                    offsets.append(end)
+                else:
+                    return joining.cat._fast(tensors, arrays, dtype, d, (d, tuple(offsets)))
     tensors = _tensor_list(tensors, "cat")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -426,6 +465,31 @@ def concatenate(tensors: Sequence[Tensor], axis: int = 0, out: Any = None) -> Te
 
 def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
     """The tensors (all of one shape) stacked along a new dim ``dim``."""
+    kind = tensors.__class__
+    if (kind is list or kind is tuple) and tensors and dim.__class__ is int and _usual[0]:
+        # the common case in one pass (float tensors of one dtype and shape, no view whose
+        # base was written since): joining.stack._fast; anything else (and every error) goes
+        # on to the general path
+        first = tensors[0]
+        if first.__class__ is Tensor and out is None:
+            dtype = first._dtype
+            shape = first._data.shape
+            nd = len(shape) + 1
+            if dtype._category == 2 and -nd <= dim < nd:
+                arrays = []
+                for t in tensors:
+                    if t.__class__ is not Tensor or t._dtype is not dtype:
+                        break
+                    view = t._view
+                    if view is not None and t._vc[1] > view[2]:
+                        break
+                    a = t._data
+                    if a.shape != shape:
+                        break
+                    arrays.append(a)
+                else:
+                    d = dim % nd
+                    return joining.stack._fast(tensors, arrays, dtype, d, (d,))
     tensors = _tensor_list(tensors, "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
