@@ -17,8 +17,9 @@ import pytest
 import chainrule
 from chainrule import api
 from chainrule.api import table
-from chainrule.autograd.recording import Op, SequenceOp
+from chainrule.autograd.recording import Op
 from chainrule.autograd.registry import REGISTRY
+from chainrule.autograd.sequence_op import SequenceOp
 
 MODULES = {
     "torch": chainrule,

@@ -3,7 +3,7 @@
 ``cr.cat`` and ``cr.stack`` (api/parsers/shapes.py) check their arguments in one pass and,
 for the common case (float tensors of one dtype, the sizes off ``dim`` equal, no 1-D empty
 tensor to skip, no stale view, nothing rare on: ``_modes.usual``), make the output and its
-node in ``SequenceOp._fast`` (autograd/recording.py) with the op's ``plain`` forward
+node in ``SequenceOp._fast`` (autograd/sequence_op.py) with the op's ``plain`` forward
 (ops/joining.py). Each such call must give what the general path (``SequenceOp.__call__``)
 gives: values bit for bit, dtype, memory layout, grad_fn names, next_functions, saved
 values, gradients (first and second order) and errors; every other call must take the

@@ -7,7 +7,8 @@ flip and roll, flips or rolls it back."""
 from __future__ import annotations
 
 from .._backend import ndarray, xp
-from ..autograd.recording import KEEP, SequenceOp, contiguous, defop
+from ..autograd.recording import KEEP, contiguous, defop
+from ..autograd.sequence_op import SequenceOp
 from . import indexing, reductions, shapes
 
 # ----- repeat, tile, flip, roll -----------------------------------------------------------

@@ -11,6 +11,7 @@ the same code. (instance_norm, local_response_norm and rms_norm are compositions
 
 from __future__ import annotations
 
+from .._backend import ndarray
 from .._dtypes import not_implemented
 from ..autograd.recording import array_of, defop
 from . import reductions, shapes, unary
@@ -21,6 +22,14 @@ from . import reductions, shapes, unary
 def normalized(x, axes: tuple, eps: float):
     """x̂ = (x - mean)·invstd over ``axes`` and invstd = 1/√(var + eps) (biased variance),
     with ops: on arrays in a forward, recorded on tensors for create_graph"""
+    if x.__class__ is ndarray:  # arrays: the ops' forwards called directly, x̂ in place
+        mean = reductions.mean.forward
+        centred = x - mean(x, dim=axes, keepdim=True)
+        var = mean(centred * centred, dim=axes, keepdim=True)
+        var += eps
+        invstd = unary.rsqrt.forward(var)
+        centred *= invstd
+        return centred, invstd
     centred = x - reductions.mean(x, dim=axes, keepdim=True)
     invstd = unary.rsqrt(reductions.mean(centred * centred, dim=axes, keepdim=True) + eps)
     return centred * invstd, invstd
@@ -42,6 +51,12 @@ def _scaled(v, weight, shape):
 
 def _affine(xhat, weight, bias, shape):
     """x̂·weight + bias, each viewed as ``shape`` to broadcast"""
+    if xhat.__class__ is ndarray:  # a forward's private x̂ (normalized's): written in place
+        if weight is not None:
+            xhat *= weight.reshape(shape)
+        if bias is not None:
+            xhat += bias.reshape(shape)
+        return xhat
     y = _scaled(xhat, weight, shape)
     return y if bias is None else y + shapes.reshape(bias, shape)
 

@@ -1,0 +1,35 @@
+"""The norm layers' array path (a forward, a backward without create_graph) pinned to the
+recorded ops it shortcuts: ``normalized`` on arrays calls the ops' forwards directly and
+scales in place; ``_affine`` writes into the private x̂. Same values, bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import chainrule as cr
+from chainrule.ops import norm_layers
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("axes", [(1,), (0, 2, 3), (2, 3)])
+def test_normalized_on_arrays_is_the_recorded_ops_bits(dt, axes):
+    x = np.random.default_rng(0).standard_normal((3, 4, 5, 6)).astype(dt) * 3 + 1
+    xhat, invstd = norm_layers.normalized(x, axes, 1e-5)
+    t = cr.from_numpy(x.copy()).requires_grad_()
+    want_hat, want_inv = norm_layers.normalized(t, axes, 1e-5)  # recorded: the ops' path
+    np.testing.assert_array_equal(xhat, want_hat.detach().numpy())
+    np.testing.assert_array_equal(invstd, want_inv.detach().numpy())
+    assert xhat.dtype == x.dtype and invstd.dtype == x.dtype
+
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("weight", [True, False])
+def test_affine_in_place_is_the_products_bits(weight, bias):
+    r = np.random.default_rng(1)
+    xhat = r.standard_normal((4, 6)).astype(np.float32)
+    w = r.standard_normal(6).astype(np.float32) if weight else None
+    b = r.standard_normal(6).astype(np.float32) if bias else None
+    want = xhat * (1 if w is None else w) + (0 if b is None else b)
+    got = norm_layers._affine(xhat.copy(), w, b, (1, 6))
+    np.testing.assert_array_equal(got, want.astype(np.float32))
