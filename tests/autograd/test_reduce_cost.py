@@ -21,7 +21,7 @@ from chainrule import _backend
 from chainrule.api.parsers.reductions import _MAX, _MIN
 from chainrule.autograd import forward_ad
 from chainrule.autograd.graph import OUTPUT_CHECK
-from chainrule.ops import normalizations, reductions, sorting
+from chainrule.ops import binary, normalizations, reductions, sorting
 from oracle import assert_same_error, compare
 
 
@@ -209,6 +209,19 @@ CASES = {
     ),
     "x.var(0, correction=0)": (lambda x: x.var(0, correction=0), lambda x: _var(x, 0, 0)),
     "x.std(correction=2.5)": (lambda x: x.std(correction=2.5), lambda x: _std(x, None, 2.5)),
+    "x.clamp(0, 1)": (lambda x: x.clamp(0, 1), lambda x: binary.clamp_scalar(x, min=0, max=1)),
+    "x.clamp(min=-0.5)": (
+        lambda x: x.clamp(min=-0.5),
+        lambda x: binary.clamp_scalar(x, min=-0.5, max=None),
+    ),
+    "cr.clamp(x, None, 0.25)": (
+        lambda x: cr.clamp(x, None, 0.25),
+        lambda x: binary.clamp_scalar(x, min=None, max=0.25),
+    ),
+    "x.clip(1.5, -1)": (
+        lambda x: x.clip(1.5, -1),
+        lambda x: binary.clamp_scalar(x, min=1.5, max=-1),
+    ),
     "F.softmax(x, 1)": (lambda x: F.softmax(x, 1), lambda x: _softmax(x, 1)),
     "x.softmax(0)": (lambda x: x.softmax(0), lambda x: _softmax(x, 0)),
     "cr.softmax(x, -1)": (lambda x: cr.softmax(x, -1), lambda x: _softmax(x, -1)),
