@@ -7,8 +7,10 @@ is stated in the op's ``conventions``, as PyTorch chooses it."""
 
 from __future__ import annotations
 
+import math
+
 from .. import _dtypes
-from .._backend import xp
+from .._backend import ndarray, scalar, xp
 from .._dtypes import float16
 from .._promotion import result_type
 from .._tensor import Tensor
@@ -20,15 +22,43 @@ from . import activations, arithmetic, copies, logical, unary
 
 def _clamp(x, lo=None, hi=None):
     """min(max(x, lo), hi), a bound left out when None; lo > hi gives hi, as in PyTorch"""
-    if x.dtype is arithmetic.F16:  # (float tensors skip the dtype rule, which checks the rest)
-        arithmetic.check_scalar_fits(lo, float16)
-        arithmetic.check_scalar_fits(hi, float16)
-    lo, hi = arithmetic.wrap_int(lo, x), arithmetic.wrap_int(hi, x)
+    dtype = x.dtype
+    if dtype.kind == "f":
+        if dtype is arithmetic.F16:  # (float tensors skip the dtype rule, which checks the rest)
+            arithmetic.check_scalar_fits(lo, float16)
+            arithmetic.check_scalar_fits(hi, float16)
+        if x.__class__ is ndarray:  # (a NumPy array: a device's library takes numbers)
+            # a number bound as a kept 0-d array of x's dtype: the same operand, not
+            # converted on every call (_backend.scalar)
+            lo, hi = _kept(lo, dtype), _kept(hi, dtype)
+    else:
+        lo, hi = arithmetic.wrap_int(lo, x), arithmetic.wrap_int(hi, x)
     if lo is not None:
         x = xp.maximum(x, lo)
+        if hi is not None and x.__class__ is ndarray and x.ndim and dtype.kind == "f":
+            return xp.minimum(x, hi, out=x)  # (x is fresh, of the result's dtype: written)
     if hi is not None:
         x = xp.minimum(x, hi)
     return x
+
+
+def _kept(value, dtype):
+    """A Python float or int as the kept 0-d array of ``dtype`` it becomes beside an array of
+    that dtype (a zero as the kept +0 or -0); anything else unchanged."""
+    c = value.__class__
+    if c is not float and c is not int:
+        return value
+    if value:
+        return scalar(value, dtype)
+    zeros = _ZEROS.get(dtype)
+    if zeros is None:
+        zeros = _ZEROS[dtype] = (xp.asarray(0.0, dtype), xp.asarray(-0.0, dtype))
+        for zero in zeros:
+            zero.flags.writeable = False
+    return zeros[1] if c is float and math.copysign(1.0, value) < 0 else zeros[0]
+
+
+_ZEROS: dict = {}
 
 
 def _inside(x, lo, hi):

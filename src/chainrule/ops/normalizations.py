@@ -30,9 +30,26 @@ def _softmax(x, dim=-1):
     """e^x / Σ_dim e^x, with x shifted by its max along dim (no exponent overflows)"""
     if x.size == 0:
         return x.copy()
-    axis = activations._axis(dim, x.ndim)
+    return softmax_along(x, activations._axis(dim, x.ndim))
+
+
+def softmax_along(x, axis: int):
+    """``_softmax`` of a non-empty array along a non-negative ``axis``: the forward a caller
+    that has checked both runs directly (api/parsers/activations.py)."""
+    if x.__class__ is ndarray:  # (the ufuncs' reductions: the methods' Python wrappers skipped)
+        e = x - _max_reduce(x, axis, None, None, True)
+        if e.__class__ is ndarray:  # (not a 0-d input's NumPy scalar)
+            xp.exp(e, out=e)  # (e is fresh: written in place, as the division below)
+            e /= _add_reduce(e, axis, None, None, True)
+            return e
+        e = xp.exp(e)
+        return e / _add_reduce(e, axis, None, None, True)
     e = xp.exp(x - xp.max(x, axis=axis, keepdims=True))
     return e / xp.sum(e, axis=axis, keepdims=True)
+
+
+_max_reduce = xp.maximum.reduce
+_add_reduce = xp.add.reduce
 
 
 def _softmax_grad(g, ans, dim):
@@ -53,10 +70,20 @@ def _log_softmax(x, dim=-1):
     """x - log Σ_dim e^x, computed as s - log Σ e^s with s = x - max_dim x"""
     if x.size == 0:
         return x.copy()
-    axis = activations._axis(dim, x.ndim)
+    return log_softmax_along(x, activations._axis(dim, x.ndim))
+
+
+def log_softmax_along(x, axis: int):
+    """``_log_softmax`` of a non-empty array along a non-negative ``axis`` (as
+    ``softmax_along``)."""
     if x.__class__ is ndarray:  # (the ufuncs' reductions: the methods' Python wrappers skipped)
-        s = x - xp.maximum.reduce(x, axis=axis, keepdims=True)
-        s -= xp.log(xp.add.reduce(xp.exp(s), axis=axis, keepdims=True))
+        s = x - _max_reduce(x, axis, None, None, True)
+        total = _add_reduce(xp.exp(s), axis, None, None, True)
+        if total.__class__ is ndarray:  # (not a 0-d input's NumPy scalar)
+            xp.log(total, out=total)
+        else:
+            total = xp.log(total)
+        s -= total
         return s
     s = x - x.max(axis=axis, keepdims=True)
     s -= xp.log(xp.exp(s).sum(axis=axis, keepdims=True))  # (s is fresh: written in place)

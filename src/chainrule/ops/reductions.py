@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes
-from .._backend import xp
+from .._backend import loud, ndarray, quiet, xp
 from .._tensor import Tensor
 from ..autograd.recording import KEEP, array_of, contiguous, defop
 from . import joining, logical, scans, shapes, sorting, unary
@@ -159,10 +159,10 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None, variant=0):  # n
         axes = None
     result_dtype = x.dtype
     x = _widened(x)  # (float16 in float32: 300² overflows it)
-    a = xp.abs(x)
     if ord == 2:
-        out = xp.sqrt(xp.sum(x * x, axis=axes, keepdims=keepdim))
-    elif ord == 1:
+        return two_norm(x, axes, keepdim, result_dtype)
+    a = xp.abs(x)
+    if ord == 1:
         out = xp.sum(a, axis=axes, keepdims=keepdim)
     elif ord in (math.inf, -math.inf):
         if x.size == 0 and (axes is None or any(x.shape[i] == 0 for i in axes)):
@@ -177,6 +177,21 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None, variant=0):  # n
     else:
         out = xp.sum(a**ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
     return xp.asarray(out, dtype=result_dtype)
+
+
+def two_norm(x, axes, keepdim: bool, dtype):
+    """``_vector_norm`` for p = 2 over ``axes`` (sorted non-negative, or None) of a float
+    array (float16 widened first), as ``dtype``: the forward a caller that has checked the
+    arguments runs directly (api/parsers/reductions.py)."""
+    square = x * x
+    if square.__class__ is ndarray:  # (the ufunc's reduction: the Python wrapper skipped)
+        total = _add_reduce(square, axes, None, None, keepdim)
+    else:
+        total = xp.sum(square, axis=axes, keepdims=keepdim)
+    return xp.asarray(xp.sqrt(total), dtype=dtype)
+
+
+_add_reduce = xp.add.reduce
 
 
 def _vector_norm_vjp(g, x, ans, ord, dim, keepdim):  # noqa: A002
@@ -350,10 +365,20 @@ def _prod(x, dim=None, keepdim=False, dtype=None):
         np_dtype = dtype.np
     else:
         np_dtype = xp.int64 if x.dtype.kind in "biu" else None
+    # (the ufunc's reduction on an array: the Python wrapper skipped)
+    product = _multiply_reduce if x.__class__ is ndarray else _prod_of
     if dim is None:
-        out = xp.prod(x, dtype=np_dtype)
+        out = product(x, None, np_dtype, None, False)
         return xp.asarray(out).reshape((1,) * x.ndim if keepdim else ())
-    return xp.asarray(xp.prod(x, axis=_axis(dim, x.ndim), keepdims=keepdim, dtype=np_dtype))
+    return xp.asarray(product(x, _axis(dim, x.ndim), np_dtype, None, keepdim))
+
+
+_multiply_reduce = xp.multiply.reduce
+
+
+def _prod_of(x, axis, dtype, out, keepdims):
+    """``xp.prod`` with multiply.reduce's positional arguments (for arrays NumPy hands on)."""
+    return xp.prod(x, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
 
 
 def _exclusive_products(x, dim: int):
@@ -450,11 +475,15 @@ def _extreme(np_fn, name: str):
             for a in axes:
                 if x.shape[a] == 0:
                     raise _no_identity(name, x, a)
+        if x.__class__ is ndarray:  # (the ufunc's reduction: the Python wrapper skipped)
+            out = reduce(x, axes, None, None, keepdim and axes is not None)
+        else:
+            out = np_fn(x) if axes is None else np_fn(x, axis=axes, keepdims=keepdim)
         if axes is None:
-            out = np_fn(x)
             return xp.asarray(out).reshape((1,) * x.ndim if keepdim else ())
-        return xp.asarray(np_fn(x, axis=axes, keepdims=keepdim))
+        return xp.asarray(out)
 
+    reduce = xp.maximum.reduce if np_fn is xp.max else xp.minimum.reduce
     which = "max" if np_fn is xp.max else "min"
     forward.__doc__ = f"the {which} of x over dim (all dims when None); nan propagates"
     return forward
@@ -566,11 +595,22 @@ def _var(x, dim=None, correction=1, keepdim=False):
         out = xp.sum((x - m) ** 2) / x.dtype.type(dof) if dof else xp.asarray(xp.nan)
         out = xp.asarray(out, dtype=result_dtype)
         return out.reshape((1,) * x.ndim) if keepdim else out
-    with xp.errstate(all="ignore"):  # (Σx / n, not xp.mean: no "Mean of empty slice" warning)
-        m = xp.sum(x, axis=axes, keepdims=True) / x.dtype.type(n)
-        s = xp.sum((x - m) ** 2, axis=axes, keepdims=keepdim)
+    # (Σx / n, not xp.mean: no "Mean of empty slice" warning; the ufunc's reduction on an
+    # array, its Python wrapper skipped)
+    total = _add_reduce if x.__class__ is ndarray else _sum_of
+    token = quiet()  # (an empty slice's 0/0 is nan, silently)
+    try:
+        m = total(x, axes, None, None, True) / x.dtype.type(n)
+        s = total((x - m) ** 2, axes, None, None, keepdim)
         out = s / x.dtype.type(dof) if dof else s * xp.nan
+    finally:
+        loud(token)
     return xp.asarray(out, dtype=result_dtype)
+
+
+def _sum_of(x, axes, dtype, out, keepdims):
+    """``xp.sum`` with add.reduce's positional arguments (for arrays NumPy hands on)."""
+    return xp.sum(x, axis=axes, dtype=dtype, out=out, keepdims=keepdims)
 
 
 def _var_vjp(g, x, dim, correction, keepdim):

@@ -4,13 +4,14 @@ softmax, log_softmax and logsumexp."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..._backend import like, xp
+from ..._backend import in_use, like, ndarray, quiet_call, quietly, xp
 from ..._dtypes import dtype as DType
 from ..._tensor import Tensor
 from ...autograd.inplace import inplace as _inplace
+from ...autograd.recorders import recorder
 from ...ops import activations, normalizations, reductions
 
 if TYPE_CHECKING:
@@ -34,16 +35,50 @@ def _softmax_dim(dim: Any, ndim: int) -> int:
 
 def softmax(input: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
     """e^x / Σ_dim e^x (input cast to ``dtype`` first when given)."""
-    if dtype is not None:
+    if dtype is None and dim.__class__ is int and input.__class__ is Tensor:
+        data = input._data
+        n = data.ndim
+        if data.__class__ is ndarray and input._dtype._category == 2 and -n <= dim < n:
+            if data.size:  # (a float array with a dim in range: the forward straight away)
+                return _along(_record_softmax, _softmax_along, input, data, dim % n)
+    elif dtype is not None:
         input = input.to(dtype)
     return normalizations.softmax(input, dim=_softmax_dim(dim, input.ndim))
 
 
 def log_softmax(input: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
     """x - log Σ_dim e^x (input cast to ``dtype`` first when given)."""
-    if dtype is not None:
+    if dtype is None and dim.__class__ is int and input.__class__ is Tensor:
+        data = input._data
+        n = data.ndim
+        if data.__class__ is ndarray and input._dtype._category == 2 and -n <= dim < n:
+            if data.size:
+                return _along(_record_log_softmax, _log_softmax_along, input, data, dim % n)
+    elif dtype is not None:
         input = input.to(dtype)
     return normalizations.log_softmax(input, dim=_softmax_dim(dim, input.ndim))
+
+
+def _along(record: Callable, forward: Callable, input: Tensor, data: Any, axis: int) -> Tensor:
+    """softmax or log_softmax of a float tensor along ``axis`` (in range, the array not
+    empty): the op's forward on the array, with floating-point errors ignored and the result
+    laid out contiguously (``recording.contiguous``), into the op's output step
+    (tests/autograd/test_reduce_cost.py pins it to the general path)."""
+    try:
+        out = quietly(forward, data, axis)
+    except RuntimeError as exc:
+        if not in_use(exc):
+            raise
+        out = quiet_call(forward, data, axis)
+    if out.ndim > 1 and not out.flags.c_contiguous:
+        out = xp.ascontiguousarray(out)
+    return record(input, data, out, {"dim": axis})
+
+
+_softmax_along = normalizations.softmax_along
+_log_softmax_along = normalizations.log_softmax_along
+_record_softmax = recorder(normalizations.softmax, normalizations.softmax.node_class)
+_record_log_softmax = recorder(normalizations.log_softmax, normalizations.log_softmax.node_class)
 
 
 def logsumexp(

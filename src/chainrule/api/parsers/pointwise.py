@@ -15,6 +15,7 @@ from ..._dtypes import float64
 from ..._promotion import as_number
 from ..._tensor import Tensor, check_device, device, move
 from ...autograd.inplace import inplace
+from ...autograd.recorders import recorder
 from ...ops import arithmetic, binary, copies, logical, shapes, special, unary
 from ..args import require_tensor, shape_args, tensor_arg
 from . import shapes as p_shapes
@@ -214,6 +215,17 @@ def clamp(
     no bound). The gradient passes where min <= input <= max, at the bounds included."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if (
+        input.__class__ is Tensor
+        and out is None
+        and (min is None or min.__class__ is float or min.__class__ is int)
+        and (max is None or max.__class__ is float or max.__class__ is int)
+        and input._dtype._category == 2
+        and input._data.__class__ is _backend.ndarray
+    ):  # a float tensor and number bounds: the forward here, recorded by _record_clamp
+        x = input._data
+        y = _backend.run_quietly(_clamp_forward, x, min, max)
+        return _record_clamp(input, x, y, {"min": min, "max": max})
     lo, hi = _bound(min), _bound(max)
     if isinstance(lo, Tensor) or isinstance(hi, Tensor):
         if not (lo is None or isinstance(lo, Tensor)) or not (hi is None or isinstance(hi, Tensor)):
@@ -224,6 +236,10 @@ def clamp(
             )
         return binary.clamp_tensor(input, lo, hi)
     return binary.clamp_scalar(input, min=lo, max=hi)
+
+
+_clamp_forward = binary.clamp_scalar.forward
+_record_clamp = recorder(binary.clamp_scalar, binary.clamp_scalar.node_class)
 
 
 def _bound(b: Any) -> Any:

@@ -8,10 +8,12 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ... import _dtypes
 from ..._backend import asanyarray, in_use, ndarray, on_device_of, quiet_call, quietly, xp
 from ..._dtypes import dtype as DType
-from ..._tensor import Tensor, wrap
+from ..._tensor import Tensor, _make, wrap
 from ...autograd.entries import unary_recorder
+from ...autograd.recorders import recorder
 from ...ops import binary, reductions, scans, sorting
 from ..args import dim_arg, named, require_tensor, return_type, tensors_only
 from .linalg import matrix_norm
@@ -46,6 +48,17 @@ def sum(
                     raise
                 total = quiet_call(_add_reduce, data, None, out=_ARRAY)
             return _record_sum(input, data, total)
+    elif dim.__class__ is int and dtype is None and input.__class__ is Tensor:
+        data = input._data
+        dt = data.dtype if data.__class__ is ndarray else None
+        if (dt is _FLOAT32 or dt is _FLOAT64) and (keepdim is False or keepdim is True):
+            n = data.ndim
+            if -n <= dim < n:
+                # x.sum(1): NumPy's add.reduce along the one dim, into the op's output step
+                # (tests/autograd/test_reduce_cost.py pins it to the general path)
+                return _record_sum_dim(
+                    input, data, _along(_add_reduce, data, dim, keepdim), _dim_params(dim, keepdim)
+                )
     return reductions.sum(input, dim=dim_arg(dim), keepdim=keepdim, dtype=dtype)
 
 
@@ -53,6 +66,28 @@ _FLOAT32, _FLOAT64 = xp.dtype(xp.float32), xp.dtype(xp.float64)
 # its output and node over all dims, as Op._fast makes them
 _record_sum = unary_recorder(reductions.sum, reductions.sum._class("SumBackward0"))
 _add_reduce = xp.add.reduce
+_record_sum_dim = recorder(reductions.sum, reductions.sum._class("SumBackward1"))
+
+
+def _along(reduce: Any, data: Any, dim: int, keepdim: bool) -> Any:
+    """``reduce`` (a ufunc's reduce) of ``data`` along ``dim``, with floating-point errors
+    ignored, laid out contiguously (as ``recording.contiguous`` lays the op's result out)."""
+    try:  # (out=...: a 0-d array rather than a NumPy scalar)
+        out = quietly(reduce, data, dim, None, keepdims=keepdim, out=_ARRAY)
+    except RuntimeError as exc:
+        if not in_use(exc):
+            raise
+        out = quiet_call(reduce, data, dim, None, keepdims=keepdim, out=_ARRAY)
+    if out.__class__ is ndarray and out.ndim > 1 and not out.flags.c_contiguous:
+        return xp.ascontiguousarray(out)
+    return out
+
+
+def _dim_params(dim: int, keepdim: bool) -> dict:
+    """The parameters the general path gives the op for an int dim and no dtype."""
+    return {"dim": dim, "keepdim": keepdim, "dtype": None}
+
+
 try:  # NumPy 2's out=...: a 0-d array rather than a NumPy scalar, made as the result is
     _ARRAY: Any = ... if _add_reduce(xp.ones(2), None, out=...).__class__ is ndarray else None
 except TypeError:  # (older NumPy: the scalar, made an array by the recorder)
@@ -68,7 +103,33 @@ def mean(
     out: Tensor | None = None,
 ) -> Tensor:
     """The mean over dim (all dims when None); integer inputs raise, as in PyTorch."""
+    if dtype is None and input.__class__ is Tensor and _ARRAY is not None:
+        data = input._data
+        dt = data.dtype if data.__class__ is ndarray else None
+        if (dt is _FLOAT32 or dt is _FLOAT64) and 0 < data.size < _EXACT_COUNT:
+            # x.mean(), x.mean(1): NumPy's add.reduce and one division in place, into the
+            # op's output step (tests/autograd/test_reduce_cost.py pins it to the general
+            # path; the count, exact in float32, is what the general path divides by; an
+            # empty input, 0/0, goes there)
+            if dim is None:
+                if keepdim is False:
+                    total = _along(_add_reduce, data, None, False)
+                    _divide(total, data.size, out=total)
+                    return _record_mean(input, data, total, _MEAN_ALL)
+            elif dim.__class__ is int and (keepdim is False or keepdim is True):
+                n = data.ndim
+                if -n <= dim < n:
+                    total = _along(_add_reduce, data, dim, keepdim)
+                    _divide(total, data.shape[dim], out=total)
+                    return _record_mean_dim(input, data, total, _dim_params(dim, keepdim))
     return reductions.mean(input, dim=dim_arg(dim), keepdim=keepdim, dtype=dtype)
+
+
+_record_mean = recorder(reductions.mean, reductions.mean._class("MeanBackward0"))
+_record_mean_dim = recorder(reductions.mean, reductions.mean._class("MeanBackward1"))
+_MEAN_ALL = {"dim": None, "keepdim": False, "dtype": None}
+_divide = xp.true_divide
+_EXACT_COUNT = 1 << 24  # (counts up to this are exact in float32)
 
 
 # ----- results as torch.return_types ----------------------------------------------------------
@@ -77,6 +138,12 @@ def mean(
 _MAX, _MIN, _SORT, _TOPK, _KTHVALUE, _MODE = (
     return_type(n) for n in ("max", "min", "sort", "topk", "kthvalue", "mode")
 )
+
+
+_NO_PARAMS: dict = {}
+_INT64 = xp.dtype(xp.int64)
+_LONG = _dtypes.int64
+_new_tuple = tuple.__new__
 
 
 def _index_tensor(index: Any, dim: int, keepdim: bool, ndim: int) -> Tensor:
@@ -146,6 +213,9 @@ def argmax(
 ) -> Tensor:  # noqa: A002
     """The index of the largest entry (of the flattened input when dim is None); the first
     on ties; a nan counts as largest."""
+    index = _arg_along(input, dim, keepdim, True)
+    if index is not None:
+        return index
     _no_bool("argmax", input, "argmax(): does not support bool input")
     return wrap(asanyarray(_arg_extreme(input, dim, keepdim, True), dtype=xp.int64))
 
@@ -154,8 +224,27 @@ def argmin(
     input: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Tensor | None = None
 ) -> Tensor:  # noqa: A002
     """The index of the smallest entry; the first on ties; a nan counts as smallest."""
+    index = _arg_along(input, dim, keepdim, False)
+    if index is not None:
+        return index
     _no_bool("argmin", input, "argmin(): does not support bool input")
     return wrap(asanyarray(_arg_extreme(input, dim, keepdim, False), dtype=xp.int64))
+
+
+def _arg_along(input: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | None:
+    """argmax (argmin) along an int dim in range of a tensor of numbers, the dim not empty:
+    NumPy's argmax on the array straight away (what ``_arg_extreme`` computes, its checks
+    passed); None for any other call. Pinned by tests/autograd/test_reduce_cost.py."""
+    if dim.__class__ is not int or (keepdim is not False and keepdim is not True):
+        return None
+    if input.__class__ is not Tensor or input._dtype is _dtypes.bool:
+        return None
+    data = input._data
+    n = data.ndim if data.__class__ is ndarray else 0
+    if not n or not -n <= dim < n or not data.shape[dim]:
+        return None
+    index = data.argmax(dim, keepdims=keepdim) if largest else data.argmin(dim, keepdims=keepdim)
+    return _make(index if index.dtype is _INT64 else index.astype(_INT64), _LONG)
 
 
 def _max_min(
@@ -168,6 +257,38 @@ def _max_min(
         *,
         out: Tensor | None = None,
     ) -> Tensor | ValuesIndices:  # noqa: A002
+        if dim.__class__ is int and (keepdim is False or keepdim is True):
+            data = input._data if input.__class__ is Tensor else None
+            n = data.ndim if data.__class__ is ndarray else 0
+            if n and input._dtype._category == 2 and -n <= dim < n and data.shape[dim]:
+                # x.max(1) of a float tensor: NumPy's argmax and the values read there
+                # straight away, into the op's output step (tests/autograd/
+                # test_reduce_cost.py pins it to the general path)
+                axis = dim % n
+                index = (
+                    data.argmax(axis, keepdims=True)
+                    if largest
+                    else data.argmin(axis, keepdims=True)
+                )
+                values = forward(data, index, axis, keepdim)
+                params = {"index": index, "dim": axis, "keepdim": keepdim}
+                if not keepdim:
+                    index = index.squeeze(axis)
+                if index.dtype is not _INT64:
+                    index = index.astype(_INT64)
+                return _new_tuple(pair, (record(input, data, values, params), _make(index, _LONG)))
+        elif dim is None and keepdim is False and input.__class__ is Tensor:
+            data = input._data
+            if data.__class__ is ndarray and input._dtype._category == 2 and data.size:
+                # x.max() of a float tensor: the op's forward straight away, into its output
+                # step (tests/autograd/test_reduce_cost.py pins it to the general path)
+                try:
+                    out = quietly(forward_all, data)
+                except RuntimeError as exc:
+                    if not in_use(exc):
+                        raise
+                    out = quiet_call(forward_all, data)
+                return record_all(input, data, out, _NO_PARAMS)
         require_tensor(name, input)
         if isinstance(dim, Tensor):  # max(input, other): the elementwise maximum
             return binary(input, dim)
@@ -180,6 +301,10 @@ def _max_min(
         values = dim_op(input, index=index, dim=axis, keepdim=keepdim)
         return pair(values, _index_tensor(index, axis, keepdim, input.ndim))
 
+    forward = dim_op.forward
+    record = recorder(dim_op, dim_op.node_class)
+    forward_all = all_op.forward
+    record_all = recorder(all_op, all_op.node_class)
     return named(
         function,
         name,
@@ -207,10 +332,26 @@ def _amax_amin(name: str, op: Op) -> Callable[..., Tensor]:
         *,
         out: Tensor | None = None,
     ) -> Tensor:  # noqa: A002
+        if dim.__class__ is int and (keepdim is False or keepdim is True):
+            data = input._data if input.__class__ is Tensor else None
+            n = data.ndim if data.__class__ is ndarray else 0
+            if n and input._dtype._category == 2 and -n <= dim < n and data.shape[dim]:
+                # x.amax(1) of a float tensor: the op's forward straight away, into its
+                # output step (tests/autograd/test_reduce_cost.py pins it to the general path)
+                try:
+                    out = quietly(forward, data, dim, keepdim)
+                except RuntimeError as exc:
+                    if not in_use(exc):
+                        raise
+                    out = quiet_call(forward, data, dim, keepdim)
+                return record(input, data, out, {"dim": dim, "keepdim": keepdim})
         require_tensor(name, input)
         dim = _dims_arg(dim)
         reductions.dims_of(dim, input.ndim)
         return op(input, dim=dim, keepdim=keepdim)
+
+    forward = op.forward
+    record = recorder(op, op.node_class)
 
     return named(
         function,
@@ -250,7 +391,8 @@ def _parse_correction(
 
 def _warn_dof(fn: str, input: Tensor, dim: Any, correction: float) -> None:
     # PyTorch's reduction factor is numel / output numel: 0 for an empty input, whatever dim
-    factor = reductions._count(tuple(input.shape), dim) if input.numel() else 0
+    data = input._data
+    factor = reductions._count(data.shape, dim) if data.size else 0
     if factor - correction <= 0:
         warnings.warn(
             f"{fn}(): degrees of freedom is <= 0. Correction should be strictly less than the "
@@ -270,6 +412,34 @@ def _var_std(fn: str, op: Op) -> Callable[..., Tensor]:
         correction: float | None = None,
         out: Tensor | None = None,
     ) -> Tensor:  # noqa: A002
+        if unbiased is None and (keepdim is False or keepdim is True) and input.__class__ is Tensor:
+            c = 1 if correction is None else correction
+            data = input._data
+            n = data.ndim
+            if (
+                (c.__class__ is int or c.__class__ is float)
+                and data.__class__ is ndarray
+                and input._dtype._category == 2
+                and data.size
+                and (
+                    dim is None
+                    and data.size > c
+                    or dim.__class__ is int
+                    and -n <= dim < n
+                    and data.shape[dim] > c
+                )
+            ):
+                # x.std(1) of a float tensor, with more entries than the correction (no
+                # warning): the op's forward straight away, into its output step
+                # (tests/autograd/test_reduce_cost.py pins it to the general path)
+                try:
+                    out = quietly(forward, data, dim, c, keepdim)
+                except RuntimeError as exc:
+                    if not in_use(exc):
+                        raise
+                    out = quiet_call(forward, data, dim, c, keepdim)
+                params = {"dim": dim, "correction": c, "keepdim": keepdim}
+                return record(input, data, out, params)
         require_tensor(fn, input)
         dim, correction = _parse_correction(fn, dim, unbiased, correction)
         if input._dtype._category != 2:
@@ -279,6 +449,8 @@ def _var_std(fn: str, op: Op) -> Callable[..., Tensor]:
         _warn_dof(fn, input, dim, correction)
         return op(input, dim=dim, correction=correction, keepdim=keepdim)
 
+    forward = op.forward
+    record = recorder(op, op.node_class)
     return named(
         function,
         fn,
@@ -643,6 +815,29 @@ def norm(
 ) -> Tensor:  # noqa: A002
     """torch.norm: the vector p-norm over dim (every entry when None) for a number p or
     'fro'; p='nuc' is the nuclear norm of the matrices over dim (the last two by default)."""
+    if dim is None and dtype is None and keepdim is False and input.__class__ is Tensor:
+        data = input._data
+        dt = data.dtype if data.__class__ is ndarray else None
+        if dt is _FLOAT32 or dt is _FLOAT64:
+            c = p.__class__
+            if c is str and p == "fro" or p is None:
+                order = 2
+            elif (c is int or c is float) and p == 2:
+                order = p
+            else:
+                order = None
+            if order is not None:
+                # x.norm(): the 2-norm's forward straight away, into the op's output step
+                # (tests/autograd/test_reduce_cost.py pins it to the general path)
+                try:
+                    total = quietly(_two_norm, data, None, False, dt)
+                except RuntimeError as exc:
+                    if not in_use(exc):
+                        raise
+                    total = quiet_call(_two_norm, data, None, False, dt)
+                return _record_norm(
+                    input, data, total, {"ord": order, "dim": None, "keepdim": False}
+                )
     require_tensor("norm", input)
     if isinstance(dim, list):
         dim = tuple(dim)
@@ -659,6 +854,12 @@ def norm(
     x = input if dtype is None else input.to(dtype)
     reductions.dims_of(dim, x.ndim)
     return reductions.vector_norm(x, ord=p, dim=dim, keepdim=keepdim)
+
+
+_two_norm = reductions.two_norm
+_record_norm = recorder(
+    reductions.vector_norm, reductions.vector_norm._class("LinalgVectorNormBackward0")
+)
 
 
 def _norm_method(
