@@ -349,7 +349,8 @@ def _ndtr32_block(x, out, form="ndtr"):
 
 def _erf32_block(x, out):
     """erf(x) = x P(x²)/Q(x²) for a float32 block x into out, |x| clamped to 4."""
-    xc = xp.clip(x, -_ERF32_TOP, _ERF32_TOP, dtype=xp.float64)
+    xc = xp.maximum(x, -_ERF32_TOP, dtype=xp.float64)  # (ufuncs: CuPy's clip takes no dtype)
+    xp.minimum(xc, _ERF32_TOP, out=xc)
     z = xp.multiply(xc, xc)
     num = _horner_into(z, _ERF32_P, xp.empty_like(z))
     num /= _horner_into(z, _ERF32_Q, xp.empty_like(z))
