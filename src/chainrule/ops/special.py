@@ -141,9 +141,10 @@ def _rational(z, p, q):
     return xp.divide(num, _horner_into(z, q, xp.empty_like(z)), out=num)
 
 
-# The ranges of |x| with one formula each: [0, 1/4), [1/4, 0.84375), [0.84375, 1.25),
-# [1.25, 1/0.35), [1/0.35, 28) and [28, inf] (erfc(28) < 1e-341 is 0 in float64).
-_BOUNDS = (0.25, 0.84375, 1.25, 1.0 / 0.35, 28.0)
+# The ranges of |x|: [0, 0.84375) (erf's series; erfc from it two ways, split at 1/4),
+# [0.84375, 1.25), [1.25, 28) (erfc's tail; its rational split at 1/0.35) and [28, inf]
+# (erfc(28) < 1e-341 is 0 in float64).
+_BOUNDS = (0.84375, 1.25, 28.0)
 
 
 def _fdlibm(x, erf_out, erfc_out):
@@ -159,25 +160,41 @@ def _fdlibm(x, erf_out, erfc_out):
         if idx.size == 0:
             continue
         s = ax[idx]
-        if r <= 1:  # erf(s) = s + s P(s²)/Q(s²)
+        if r == 0:  # erf(s) = s + s P(s²)/Q(s²)
             sy = _rational(s * s, _PP, _QQ)
             xp.multiply(sy, s, out=sy)
             if erf_out is not None:
                 erf_out[idx] = s + sy
             if erfc_out is not None:
-                # below 1/4, 1 - erf loses nothing; above, this order keeps the last bits
-                erfc_out[idx] = 1.0 - (s + sy) if r == 0 else 0.5 - (sy + (s - 0.5))
-        elif r == 2:  # erf(1 + t) = erx + P(t)/Q(t)
+                # below 1/4, 1 - erf loses nothing; above, the second order keeps the last
+                # bits: blended by 0/1 factors (exact; np.where branches)
+                below = s < 0.25
+                near = 1.0 - (s + sy)
+                near *= below
+                sy += s - 0.5
+                xp.subtract(0.5, sy, out=sy)
+                sy *= ~below
+                erfc_out[idx] = near + sy
+        elif r == 1:  # erf(1 + t) = erx + P(t)/Q(t)
             xp.subtract(s, 1.0, out=s)
             pq = _rational(s, _PA, _QA)
             if erf_out is not None:
                 erf_out[idx] = _ERX + pq
             if erfc_out is not None:
                 erfc_out[idx] = (1.0 - _ERX) - pq
-        elif r <= 4:  # erfc(s) = e^(-s² - 0.5625 + R(1/s²)/S(1/s²)) / s
+        elif r == 2:  # erfc(s) = e^(-s² - 0.5625 + R(1/s²)/S(1/s²)) / s
             w = xp.multiply(s, s)
             xp.divide(1.0, w, out=w)
-            rs = _rational(w, _RA, _SA) if r == 3 else _rational(w, _RB, _SB)
+            near = xp.flatnonzero(s < 1.0 / 0.35)
+            if near.size == s.size:
+                rs = _rational(w, _RA, _SA)
+            elif near.size == 0:
+                rs = _rational(w, _RB, _SB)
+            else:
+                far = xp.flatnonzero(s >= 1.0 / 0.35)
+                rs = xp.empty_like(w)
+                rs[near] = _rational(w[near], _RA, _SA)
+                rs[far] = _rational(w[far], _RB, _SB)
             # e^(-s²) as e^(-z²) e^((z - s)(z + s)), z = s with its low 32 bits cleared: z²
             # is exact, so the large exponent carries no rounding error
             z = (s.view(xp.uint64) & xp.uint64(0xFFFFFFFF00000000)).view(xp.float64)
