@@ -11,7 +11,9 @@ the same code. (instance_norm, local_response_norm and rms_norm are compositions
 
 from __future__ import annotations
 
-from .._backend import ndarray
+import math
+
+from .._backend import ndarray, xp
 from .._dtypes import not_implemented
 from ..autograd.recording import array_of, defop
 from . import reductions, shapes, unary
@@ -23,9 +25,14 @@ def normalized(x, axes: tuple, eps: float):
     """x̂ = (x - mean)·invstd over ``axes`` and invstd = 1/√(var + eps) (biased variance),
     with ops: on arrays in a forward, recorded on tensors for create_graph"""
     if x.__class__ is ndarray:  # arrays: the ops' forwards called directly, x̂ in place
-        mean = reductions.mean.forward
-        centred = x - mean(x, dim=axes, keepdim=True)
-        var = mean(centred * centred, dim=axes, keepdim=True)
+        if x.dtype.char in "fd":  # (mean's steps: add.reduce, then / n; float16 widens)
+            n = math.prod(x.shape[a] for a in axes)
+            centred = x - xp.add.reduce(x, axis=axes, keepdims=True) / n
+            var = xp.add.reduce(centred * centred, axis=axes, keepdims=True) / n
+        else:
+            mean = reductions.mean.forward
+            centred = x - mean(x, dim=axes, keepdim=True)
+            var = mean(centred * centred, dim=axes, keepdim=True)
         var += eps
         invstd = unary.rsqrt.forward(var)
         centred *= invstd

@@ -119,9 +119,9 @@ def _mean(x, dim=None, keepdim=False, dtype=None):
     if axes == ():
         axes = None
     n = x.size if axes is None else math.prod(x.shape[a] for a in axes)
-    out = xp.sum(
-        _widened(x), axis=axes, keepdims=keepdim, dtype=None if dtype is None else dtype.np
-    )
+    # (np.sum's Python wrapper skipped for NumPy's arrays: add.reduce is what it calls)
+    total = xp.add.reduce if x.__class__ is ndarray else xp.sum
+    out = total(_widened(x), axis=axes, keepdims=keepdim, dtype=None if dtype is None else dtype.np)
     out = xp.true_divide(out, n)  # 0/0 is nan for an empty input, as in PyTorch
     return out.astype(x.dtype if dtype is None else dtype.np, copy=False)
 
