@@ -33,3 +33,16 @@ def test_affine_in_place_is_the_products_bits(weight, bias):
     want = xhat * (1 if w is None else w) + (0 if b is None else b)
     got = norm_layers._affine(xhat.copy(), w, b, (1, 6))
     np.testing.assert_array_equal(got, want.astype(np.float32))
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("axes", [(1,), (0, 2, 3)])
+def test_normalize_rule_on_arrays_is_the_recorded_ops_bits(dt, axes):
+    r = np.random.default_rng(2)
+    x = r.standard_normal((3, 4, 5, 6)).astype(dt)
+    v = r.standard_normal((3, 4, 5, 6)).astype(dt)
+    xhat, invstd = norm_layers.normalized(x, axes, 1e-5)
+    got = norm_layers._normalize_rule(v, xhat, invstd, axes)
+    t = [cr.from_numpy(a.copy()) for a in (v, xhat, invstd)]
+    want = norm_layers._normalize_rule(*t, axes)  # on tensors: the ops' path
+    np.testing.assert_array_equal(got, want.numpy())

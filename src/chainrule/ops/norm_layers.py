@@ -44,6 +44,15 @@ def normalized(x, axes: tuple, eps: float):
 
 def _normalize_rule(v, xhat, invstd, axes: tuple):
     """Jᵀv = J v of x ↦ x̂ over ``axes``: invstd·(v - mean v - x̂·mean(v·x̂))"""
+    if v.__class__ is ndarray and xhat.__class__ is ndarray and v.dtype.char in "fd":
+        # arrays (no create_graph): the line below's steps, mean's own (add.reduce, / n),
+        # the temporaries written in place (the same bits: tests/ops/test_norm_arrays.py)
+        n = math.prod(v.shape[a] for a in axes)
+        out = v - xp.add.reduce(v, axis=axes, keepdims=True) / n
+        vx = v * xhat
+        out -= xhat * (xp.add.reduce(vx, axis=axes, keepdims=True) / n)
+        out *= invstd
+        return out
     return invstd * (
         v
         - reductions.mean(v, dim=axes, keepdim=True)
