@@ -374,6 +374,25 @@ def compare_logs(fn: Callable[[Any, list], Any]) -> None:
     assert ours  # every scenario logs something
 
 
+def graph_names(t: Any) -> list:
+    """The graph under ``t``: each node's name with its edges' (name, output number), a
+    leaf's node as ("leaf", the id of its tensor); what the fast-path tests compare."""
+    out, todo, seen = [], [t.grad_fn], set()
+    while todo:
+        fn = todo.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        if fn.name() == "torch::autograd::AccumulateGrad":
+            out.append(("leaf", id(fn.variable)))
+            continue
+        out.append(
+            (fn.name(), [(None if f is None else f.name(), nr) for f, nr in fn.next_functions])
+        )
+        todo.extend(f for f, _ in fn.next_functions)
+    return out
+
+
 def same_node(result: Result) -> None:
     """chainrule's output node is PyTorch's: both None, or the same class name and name()
     (the class name is name() without the ``torch::autograd::`` of C++ nodes)."""
