@@ -170,7 +170,8 @@ DEVICE_ENV = "CHAINRULE_CUDA"  # 'standin': the 'cuda' device is the CPU stand-i
 
 _modules: dict[str, Any] = {}  # device type -> its array module, once loaded
 _types: dict[type, str] = {}  # a device's array type -> the device type
-live = [False]  # whether a device array was ever made: until then nothing is checked
+live = [False]  # whether a device array was ever made (or a meta array lives: _meta)
+device_made = [False]  # whether a device array was ever made
 
 
 def _load_cuda() -> Any:
@@ -253,7 +254,7 @@ def to_device(arr: Any, kind: str) -> Any:
         arr = _modules[here].asnumpy(arr)
     if kind == "cpu":
         return arr
-    live[0] = True
+    live[0] = device_made[0] = True
     _modes.mark("device", True)
     return _modules[kind].asarray(arr)
 

@@ -17,6 +17,8 @@ The default device (``with torch.device("meta"):``, ``set_default_device``) is k
 from __future__ import annotations
 
 import functools
+import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -36,15 +38,35 @@ _WRITERS = {
 # whether a factory is making a meta tensor (``on_device``): then it needs no values
 making = [False]
 
-# whether a meta array (or a device array, ``_backend``) was ever made: until then the ops
-# skip ``follow`` and the device checks entirely
+# whether a meta array lives (or a device array was ever made, ``_backend``): while not, the
+# ops skip ``follow`` and the device checks entirely, and the fast paths run
 live = _backend.live
+
+# how many MetaArrays live: each counts itself in when made (``__array_finalize__``, for
+# every way NumPy makes one) and out when collected (a weakref finalizer); when the last
+# goes and no device array was ever made, ``live`` and the "device" mode are off again
+_alive = [0]
+_count_lock = threading.Lock()
+
+
+def _born() -> None:
+    with _count_lock:
+        _alive[0] += 1
+        if _alive[0] == 1:
+            live[0] = True
+            _modes.mark("device", True)
+
+
+def _gone() -> None:
+    with _count_lock:
+        _alive[0] -= 1
+        if not _alive[0] and not _backend.device_made[0]:
+            live[0] = False
+            _modes.mark("device", False)
 
 
 def meta_array(shape: tuple, dtype: Any) -> MetaArray:
     """An array of ``shape`` and ``dtype`` holding no data."""
-    live[0] = True
-    _modes.mark("device", True)
     shape = tuple(shape)
     # zero strides: every element is the one zero (writable, as in-place ops check; the
     # writes that reach it are dropped below)
@@ -74,6 +96,10 @@ def _meta(x: Any) -> Any:
 
 class MetaArray(ndarray):
     """A meta tensor's array: a shape and a dtype; computations on it give meta arrays."""
+
+    def __array_finalize__(self, obj: Any) -> None:
+        _born()  # (counted while it lives: see _alive)
+        weakref.finalize(self, _gone).atexit = False
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         out = kwargs.get("out")
