@@ -8,11 +8,10 @@ module of its own so that both can import it without an import circle.
 
 ``usual[0]`` is True while nothing out of the ordinary is on anywhere: grad mode on in every
 thread, no forward-mode level, no anomaly detection or explain recording, no open
-``inference_mode``, no meta array alive and no device array ever made. An op's hot path reads
-this one flag
-(one load instead of five checks, one of them a thread-local read) and checks each
-condition itself only when it is False; whatever turns a condition on or off says so here
-(``mark``, ``set_enabled``).
+``inference_mode``, no meta array alive and no device array ever made. An op's hot path
+reads this one flag (one load instead of five checks, one of them a thread-local read) and
+checks each condition itself only when it is False; whatever turns a condition on or off
+says so here (``mark``, ``set_enabled``).
 """
 
 from __future__ import annotations
