@@ -8,6 +8,8 @@ from __future__ import annotations
 import gc
 
 import numpy as np
+import pytest
+import torch
 
 import chainrule as cr
 from chainrule import _backend, _meta, _modes
@@ -61,3 +63,28 @@ def test_views_and_copies_of_meta_arrays_are_counted():
     del views
     gc.collect()
     assert _meta._alive[0] == before
+
+
+META_GRADS = {
+    "relu": lambda m: m.relu(),
+    "slice": lambda m: m.view(-1)[1:],
+    "select": lambda m: m[1],
+    "mm": lambda m: m @ m.t(),
+    "sigmoid": lambda m: m.sigmoid(),
+    "max(1)": lambda m: m.max(1).values,
+    "t": lambda m: m.t() * 1,
+    "softmax": lambda m: m.softmax(1),
+}
+
+
+@pytest.mark.parametrize("name", META_GRADS)
+def test_gradients_of_meta_tensors_are_meta_as_torch(name):
+    """A VJP that works on its arrays' bits or writes into zeros (relu's, a slice's) gives a
+    meta gradient for a meta tensor, as PyTorch's: the engine follows the outputs' device."""
+
+    def run(lib):
+        m = lib.empty(3, 4, device="meta", requires_grad=True)
+        META_GRADS[name](m).sum().backward()
+        return m.grad.device.type, tuple(m.grad.shape), str(m.grad.dtype)
+
+    assert run(cr) == run(torch) == ("meta", (3, 4), "torch.float32")

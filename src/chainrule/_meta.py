@@ -146,6 +146,15 @@ def follow(arrays: Any, out: Any) -> Any:
     return out
 
 
+def follow_grads(grad_outputs: Any, grad_inputs: list) -> list:
+    """A node's input gradients (its VJPs' results, arrays), made meta when a gradient of its
+    outputs is (a VJP working on the arrays' bits, or writing into zeros, loses the type)."""
+    for g in grad_outputs:
+        if type(g) is MetaArray:
+            return [follow((g,), gi) for gi in grad_inputs]
+    return grad_inputs
+
+
 # ----- the default device ------------------------------------------------------------------
 
 _default: list[Any] = [None]  # None: the CPU

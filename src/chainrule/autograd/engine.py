@@ -25,6 +25,7 @@ from .._backend import current as _current
 from .._backend import live as _live
 from .._backend import loud, ndarray, quiet, xp
 from .._backend import use as _use
+from .._meta import follow_grads as _follow_grads
 from .._modes import set_enabled
 from .._tensor import Tensor, _make, wrap
 from . import grad_mode
@@ -188,7 +189,11 @@ def _run_plain(
             else:
                 if _live[0]:  # on a device: its module is current while the VJPs run
                     _use(grad_outputs)
-                grad_inputs = node.apply(grad_outputs, create_graph)
+                    grad_inputs = _follow_grads(
+                        grad_outputs, node.apply(grad_outputs, create_graph)
+                    )
+                else:
+                    grad_inputs = node.apply(grad_outputs, create_graph)
                 if not retain_graph and node._plan.frees:
                     node._saved = node._in0 = node._in1 = (
                         None  # free what was saved (nodes that saved none can rerun)
@@ -279,6 +284,8 @@ def _hooked_step(node: Node, grad_outputs: list | None, retain_graph: bool, crea
     # ops/_scratch.py)
     held = tuple(grad_outputs) if node._extra.hooks else ()
     grad_inputs = node.apply(grad_outputs, create_graph)
+    if _live[0]:
+        grad_inputs = _follow_grads(grad_outputs, grad_inputs)
     if node._extra.hooks:
         grad_inputs = _node_hooks(node, grad_inputs, grad_outputs, create_graph)
     del held
@@ -364,6 +371,8 @@ def _run_general(
                 if _live[0]:  # on a device: its module is current while the VJPs run
                     _use(grad_outputs)
                 grad_inputs = node.apply(grad_outputs, create_graph)
+                if _live[0]:  # (the meta device: gradients of meta gradients are meta)
+                    grad_inputs = _follow_grads(grad_outputs, grad_inputs)
                 if _anomaly.enabled:
                     check_gradients(node, grad_inputs)
                 if observe is not None:
