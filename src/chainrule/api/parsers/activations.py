@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..._backend import in_use, like, ndarray, quiet_call, quietly, xp
+from ..._backend import like, ndarray, run_quietly, xp
 from ..._dtypes import dtype as DType
 from ..._tensor import Tensor
 from ...autograd.inplace import inplace as _inplace
@@ -64,12 +64,7 @@ def _along(record: Callable, forward: Callable, input: Tensor, data: Any, axis: 
     empty): the op's forward on the array, with floating-point errors ignored and the result
     laid out contiguously (``recording.contiguous``), into the op's output step
     (tests/autograd/test_reduce_cost.py pins it to the general path)."""
-    try:
-        out = quietly(forward, data, axis)
-    except RuntimeError as exc:
-        if not in_use(exc):
-            raise
-        out = quiet_call(forward, data, axis)
+    out = run_quietly(forward, data, axis)
     if out.ndim > 1 and not out.flags.c_contiguous:
         out = xp.ascontiguousarray(out)
     return record(input, data, out, {"dim": axis})

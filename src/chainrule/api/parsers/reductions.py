@@ -9,7 +9,16 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ... import _dtypes
-from ..._backend import asanyarray, in_use, ndarray, on_device_of, quiet_call, quietly, xp
+from ..._backend import (
+    asanyarray,
+    in_use,
+    ndarray,
+    on_device_of,
+    quiet_call,
+    quietly,
+    run_quietly,
+    xp,
+)
 from ..._dtypes import dtype as DType
 from ..._tensor import Tensor, _make, wrap
 from ...autograd.entries import unary_recorder
@@ -282,12 +291,7 @@ def _max_min(
             if data.__class__ is ndarray and input._dtype._category == 2 and data.size:
                 # x.max() of a float tensor: the op's forward straight away, into its output
                 # step (tests/autograd/test_reduce_cost.py pins it to the general path)
-                try:
-                    out = quietly(forward_all, data)
-                except RuntimeError as exc:
-                    if not in_use(exc):
-                        raise
-                    out = quiet_call(forward_all, data)
+                out = run_quietly(forward_all, data)
                 return record_all(input, data, out, _NO_PARAMS)
         require_tensor(name, input)
         if isinstance(dim, Tensor):  # max(input, other): the elementwise maximum
@@ -338,12 +342,7 @@ def _amax_amin(name: str, op: Op) -> Callable[..., Tensor]:
             if n and input._dtype._category == 2 and -n <= dim < n and data.shape[dim]:
                 # x.amax(1) of a float tensor: the op's forward straight away, into its
                 # output step (tests/autograd/test_reduce_cost.py pins it to the general path)
-                try:
-                    out = quietly(forward, data, dim, keepdim)
-                except RuntimeError as exc:
-                    if not in_use(exc):
-                        raise
-                    out = quiet_call(forward, data, dim, keepdim)
+                out = run_quietly(forward, data, dim, keepdim)
                 return record(input, data, out, {"dim": dim, "keepdim": keepdim})
         require_tensor(name, input)
         dim = _dims_arg(dim)
@@ -432,12 +431,7 @@ def _var_std(fn: str, op: Op) -> Callable[..., Tensor]:
                 # x.std(1) of a float tensor, with more entries than the correction (no
                 # warning): the op's forward straight away, into its output step
                 # (tests/autograd/test_reduce_cost.py pins it to the general path)
-                try:
-                    out = quietly(forward, data, dim, c, keepdim)
-                except RuntimeError as exc:
-                    if not in_use(exc):
-                        raise
-                    out = quiet_call(forward, data, dim, c, keepdim)
+                out = run_quietly(forward, data, dim, c, keepdim)
                 params = {"dim": dim, "correction": c, "keepdim": keepdim}
                 return record(input, data, out, params)
         require_tensor(fn, input)
@@ -829,12 +823,7 @@ def norm(
             if order is not None:
                 # x.norm(): the 2-norm's forward straight away, into the op's output step
                 # (tests/autograd/test_reduce_cost.py pins it to the general path)
-                try:
-                    total = quietly(_two_norm, data, None, False, dt)
-                except RuntimeError as exc:
-                    if not in_use(exc):
-                        raise
-                    total = quiet_call(_two_norm, data, None, False, dt)
+                total = run_quietly(_two_norm, data, None, False, dt)
                 return _record_norm(
                     input, data, total, {"ord": order, "dim": None, "keepdim": False}
                 )
