@@ -97,6 +97,7 @@ pm = cr.nn.Parameter(_leaf((3, 4), seed=13, grad=False))  # Parameters: plain te
 px = cr.nn.Parameter(_leaf(seed=14, grad=False))
 v4 = _leaf((4,), seed=15)
 hm = _leaf((3, 3), dtype=cr.float16, seed=12)
+big = _leaf((50, 100), seed=16)  # summed by BLAS (reductions.dot_sum)
 
 # (fast call, op, args, params): the fast call and the general path on the same inputs
 CASES = {
@@ -192,6 +193,8 @@ CASES = {
     "x.sum()": (lambda: x3.sum(), reductions.sum, (x3,), {}),
     "cr.sum(m)": (lambda: cr.sum(m), reductions.sum, (m,), {}),
     "m.t().sum()": (lambda: m.t().sum(), None, None, None),  # a view's sum
+    "big.sum()": (lambda: big.sum(), reductions.sum, (big,), {}),
+    "big.t().sum()": (lambda: big.t().sum(), None, None, None),  # not contiguous: add.reduce
     "h.sum()": (lambda: h3.sum(), reductions.sum, (h3,), {}),  # float16: the general path
     "c.sum()": (lambda: c3.sum(), reductions.sum, (c3,), {}),
     "s.sum()": (lambda: s0.sum(), reductions.sum, (s0,), {}),
@@ -285,6 +288,11 @@ def test_fast_path_gives_what_the_general_path_gives(case, grad):
 
         def general():
             return _general(reductions.sum, (_general(shapes.t, (m,), {}),), {})
+
+    elif case == "big.t().sum()":
+
+        def general():
+            return _general(reductions.sum, (_general(shapes.t, (big,), {}),), {})
 
     elif case == "x * 2**60":
 

@@ -159,6 +159,47 @@ def test_sum_over_dim_0_and_others_is_split(case, keepdim, dtype, monkeypatch):
     np.testing.assert_allclose(split, x.sum(axis=dim, keepdims=keepdim), rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("keepdim", [False, True], ids=["", "keepdim"])
+@pytest.mark.parametrize("shape", [(2049,), (100, 100), (4, 64, 64), (3, 3)])
+def test_whole_sums_by_blas(shape, keepdim, dtype):
+    """From 2^11 to 2^14 contiguous float elements, a sum over every element is a dot with
+    ones (``dot_sum``; None outside that range): PyTorch's values and node, within the
+    error of the float64 sum that a vectorised float32 sum makes, and a transposed (not
+    contiguous) array's sum, by add.reduce, the same to that error."""
+    x = randn(shape, seed=4) + 1.0  # (all one sign: the error bound is relative to Σ|x|)
+    got = check(lambda L, t: t.sum(dim=None, keepdim=keepdim), x, dtype=dtype)
+    same_node(got)
+    arr = x.astype(dtype)
+    by_dot = reductions.dot_sum(arr)
+    assert (by_dot is None) == (x.size <= 2048 or x.size > 1 << 14)
+    exact = x.astype(np.float64).sum()
+    eps = np.finfo(dtype).eps
+    total = cr.tensor(arr).sum().item()
+    assert abs(total - exact) <= 16 * eps * abs(exact)
+    if by_dot is not None:
+        assert by_dot.shape == () and by_dot.dtype == arr.dtype and by_dot == total
+        moved = np.asfortranarray(arr) if arr.ndim > 1 else arr[::-1]
+        assert reductions.dot_sum(moved) is None or arr.ndim == 1
+        assert abs(cr.tensor(moved).sum().item() - exact) <= 16 * eps * abs(exact)
+
+
+@pytest.mark.parametrize("name", ["sum", "mean"])
+def test_dims_not_given_and_given_as_none(name):
+    """PyTorch's two overloads: no dims (SumBackward0), dims given, None among them
+    (SumBackward1, over every dim); keepdim without dims is a TypeError in both libraries."""
+    for call in (
+        lambda L, x: getattr(x, name)(),
+        lambda L, x: getattr(x, name)(None),
+        lambda L, x: getattr(L, name)(x, dim=None, keepdim=True),
+    ):
+        same_node(check(call, randn((3, 2), seed=5)))
+    for lib in (cr, torch):
+        x = lib.ones(2, 3)
+        with pytest.raises(TypeError, match=f"^{name}\\(\\) received an invalid combination"):
+            getattr(lib, name)(x, keepdim=True)
+
+
 def test_integer_sums_are_int64():
     ints = np.array([[1, -2, 3], [4, 5, -6]], dtype=np.int32)
     check(lambda L, x: x.sum(), ints)

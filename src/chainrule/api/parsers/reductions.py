@@ -24,6 +24,7 @@ from ..._tensor import Tensor, _make, wrap
 from ...autograd.entries import unary_recorder
 from ...autograd.recorders import recorder
 from ...ops import binary, reductions, scans, sorting
+from ...ops.reductions import dot_sum
 from ..args import dim_arg, named, require_tensor, return_type, tensors_only
 from .linalg import matrix_norm
 
@@ -34,15 +35,38 @@ if TYPE_CHECKING:
 # ----- reductions ---------------------------------------------------------------------
 
 
+def _all_dims(name: str, dim: Any, keepdim: Any) -> Any:
+    """``dim`` as the op takes it: None when not given (PyTorch's overload without dims,
+    whose node is SumBackward0 or MeanBackward0), () for every dim when given as None (the
+    overload with dims: SumBackward1). keepdim without dims raises, as in PyTorch."""
+    if dim is not _NOT_GIVEN:
+        return () if dim is None else dim
+    if keepdim is not False:
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got (Tensor, "
+            "keepdim=bool), but expected one of:\n * (Tensor input, *, torch.dtype dtype = "
+            "None)\n * (Tensor input, tuple of ints dim, bool keepdim = False, *, "
+            "torch.dtype dtype = None, Tensor out = None)\n"
+        )
+    return None
+
+
+_NOT_GIVEN: Any = type("NotGiven", (), {"__repr__": lambda self: "None"})()
+
+
 def sum(
     input: Tensor,
-    dim: int | Sequence[int] | None = None,
+    dim: int | Sequence[int] | None = _NOT_GIVEN,
     keepdim: bool = False,
     *,
     dtype: DType | None = None,
     out: Tensor | None = None,
 ) -> Tensor:  # noqa: A001
-    """Σ input over dim (all dims when None)."""
+    """Σ input over dim (all dims when not given or None)."""
+    if dim is _NOT_GIVEN and keepdim is False:
+        dim = None
+    else:
+        dim = _all_dims("sum", dim, keepdim)
     if dim is None and dtype is None and keepdim is False and input.__class__ is Tensor:
         data = input._data
         dt = data.dtype if data.__class__ is ndarray else None
@@ -50,12 +74,14 @@ def sum(
             # x.sum(): NumPy's add.reduce straight away, into the op's own output step (the
             # same values, node and errors as the general path: tests/autograd/
             # test_recording_cost.py)
-            try:  # (axis None: all of them; floating-point errors ignored: quietly)
-                total = quietly(_add_reduce, data, None, out=_ARRAY)
-            except RuntimeError as exc:
-                if not in_use(exc):
-                    raise
-                total = quiet_call(_add_reduce, data, None, out=_ARRAY)
+            total = dot_sum(data)  # (a small array: by BLAS, as the op sums it)
+            if total is None:
+                try:  # (axis None: all of them; floating-point errors ignored: quietly)
+                    total = quietly(_add_reduce, data, None, out=_ARRAY)
+                except RuntimeError as exc:
+                    if not in_use(exc):
+                        raise
+                    total = quiet_call(_add_reduce, data, None, out=_ARRAY)
             return _record_sum(input, data, total)
     elif dim.__class__ is int and dtype is None and input.__class__ is Tensor:
         data = input._data
@@ -105,13 +131,15 @@ except TypeError:  # (older NumPy: the scalar, made an array by the recorder)
 
 def mean(
     input: Tensor,
-    dim: int | Sequence[int] | None = None,
+    dim: int | Sequence[int] | None = _NOT_GIVEN,
     keepdim: bool = False,
     *,
     dtype: DType | None = None,
     out: Tensor | None = None,
 ) -> Tensor:
-    """The mean over dim (all dims when None); integer inputs raise, as in PyTorch."""
+    """The mean over dim (all dims when not given or None); integer inputs raise, as in
+    PyTorch."""
+    dim = _all_dims("mean", dim, keepdim)
     if dtype is None and input.__class__ is Tensor and _ARRAY is not None:
         data = input._data
         dt = data.dtype if data.__class__ is ndarray else None
