@@ -97,7 +97,7 @@ pm = cr.nn.Parameter(_leaf((3, 4), seed=13, grad=False))  # Parameters: plain te
 px = cr.nn.Parameter(_leaf(seed=14, grad=False))
 v4 = _leaf((4,), seed=15)
 hm = _leaf((3, 3), dtype=cr.float16, seed=12)
-big = _leaf((50, 100), seed=16)  # summed by BLAS (reductions.dot_sum)
+big = _leaf((50, 100), seed=16)  # summed by BLAS (_backend.whole_sum)
 
 # (fast call, op, args, params): the fast call and the general path on the same inputs
 CASES = {

@@ -5,7 +5,7 @@ log_softmax g - e^y Σ g, of logsumexp g e^(x - y)."""
 
 from __future__ import annotations
 
-from .._backend import ndarray, xp
+from .._backend import add_reduce, ndarray, xp
 from ..autograd.recording import FLOAT, array_of, contiguous, defop, floating_only
 from . import activations, binary, reductions, shapes, unary
 
@@ -40,7 +40,7 @@ def softmax_along(x, axis: int):
         e = x - _max_reduce(x, axis, None, None, True)
         if e.__class__ is ndarray:  # (not a 0-d input's NumPy scalar)
             xp.exp(e, out=e)  # (e is fresh: written in place, as the division below)
-            e /= _add_reduce(e, axis, None, None, True)
+            e /= add_reduce(e, axis, True)  # (by BLAS where faster)
             return e
         e = xp.exp(e)
         return e / _add_reduce(e, axis, None, None, True)
@@ -78,7 +78,7 @@ def log_softmax_along(x, axis: int):
     ``softmax_along``)."""
     if x.__class__ is ndarray:  # (the ufuncs' reductions: the methods' Python wrappers skipped)
         s = x - _max_reduce(x, axis, None, None, True)
-        total = _add_reduce(xp.exp(s), axis, None, None, True)
+        total = add_reduce(xp.exp(s), axis, True)  # (by BLAS where faster)
         if total.__class__ is ndarray:  # (not a 0-d input's NumPy scalar)
             xp.log(total, out=total)
         else:
@@ -96,7 +96,7 @@ def _log_softmax_vjp(g, ans, dim):
         # arrays (backward without create_graph): the same ufuncs, no op called, e^y written
         # into (the bits of the line below: tests/nn/test_mlp_fast_paths.py)
         e = xp.exp(ans)
-        e *= xp.add.reduce(g, axis=dim, keepdims=True)
+        e *= add_reduce(g, dim, True)
         return xp.subtract(g, e, out=e)
     if g.ndim and array_of(g).dtype.char in "fd":
         # create_graph: one node (PyTorch's LogSoftmaxBackwardDataBackward0), not the four
@@ -108,7 +108,7 @@ def _log_softmax_vjp(g, ans, dim):
 def _log_softmax_backward_data(grad, output, dim):
     """grad - e^output Σ_dim grad: log_softmax's VJP (output = log_softmax(x)) as one op"""
     e = xp.exp(output)
-    e *= xp.add.reduce(grad, axis=dim, keepdims=True)
+    e *= add_reduce(grad, dim, True)
     return xp.subtract(grad, e, out=e)
 
 
@@ -117,7 +117,7 @@ def _log_softmax_backward_grad(g, output, dim):
     if g.__class__ is ndarray and output.__class__ is ndarray:  # arrays: the ufuncs alone
         e = xp.exp(output)
         e *= g
-        return g - xp.add.reduce(e, axis=dim, keepdims=True)
+        return g - add_reduce(e, dim, True)
     return g - reductions.sum(g * unary.exp(output), dim=dim, keepdim=True)
 
 
@@ -125,7 +125,7 @@ def _log_softmax_backward_output(g, grad, output, dim):
     """∂/∂output (grad - e^output Σ_dim grad) = -e^output Σ_dim grad (a diagonal Jacobian)"""
     if g.__class__ is ndarray and grad.__class__ is ndarray and output.__class__ is ndarray:
         e = xp.exp(output)  # arrays: the ufuncs alone, in the order of the line below
-        e *= xp.add.reduce(grad, axis=dim, keepdims=True)
+        e *= add_reduce(grad, dim, True)
         e *= g
         return xp.negative(e, out=e)
     return g * -(unary.exp(output) * reductions.sum(grad, dim=dim, keepdim=True))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes
-from .._backend import loud, ndarray, quiet, xp
+from .._backend import add_reduce, loud, ndarray, quiet, whole_sum, xp
 from .._tensor import Tensor
 from ..autograd.recording import KEEP, array_of, contiguous, defop
 from . import joining, logical, scans, shapes, sorting, unary
@@ -65,35 +65,13 @@ _SPLIT_SUM = 1024
 _SPLIT_PARTIAL = 1 << 16
 
 
-# A float array's sum over every element as a dot product with ones (BLAS's, which vdot
-# runs on a contiguous array flattened without a copy): from 2^11 to 2^14 elements, 0.6-0.8
-# of add.reduce's time, with an error like PyTorch's vectorised sum's. Below, add.reduce is
-# the faster; above, a dot's accumulators add their shares in order, an error growing as n
-# where add.reduce's pairwise sum's grows as log n.
-_DOT_SUM_ABOVE = 1 << 11
-_DOT_SUM = 1 << 14
-_ONES: dict = {}  # dtype -> _DOT_SUM ones
-
-
-def dot_sum(x):
-    """Σ x over every element of a float32 or float64 ndarray, as a 0-d array, by BLAS; None
-    where add.reduce is the one to use (a large or non-contiguous array)."""
-    n = x.size
-    if _DOT_SUM_ABOVE < n <= _DOT_SUM and x.flags.c_contiguous:
-        ones = _ONES.get(x.dtype)
-        if ones is None:
-            ones = _ONES[x.dtype] = xp.ones(_DOT_SUM, x.dtype)
-        return xp.asarray(xp.vdot(x, ones[:n]))
-    return None
-
-
 def _sum(x, dim=None, keepdim=False, dtype=None):
     """Σ x over dim (all dims when None); integers and bools sum to int64"""
     axes = dims_of(dim, x.ndim)
     if axes == ():
         axes = None
     if axes is None and dtype is None and x.__class__ is ndarray and x.dtype.char in "fd":
-        total = dot_sum(x)
+        total = whole_sum(x)
         if total is not None:
             return total.reshape((1,) * x.ndim) if keepdim else total
     if dtype is None and x.dtype == xp.float16:  # accumulated in float32, as PyTorch does
@@ -112,7 +90,9 @@ def _sum(x, dim=None, keepdim=False, dtype=None):
         # (a convolution's bias gradient, a batch norm's statistics); with a partial sum too
         # large for the cache, the split is the slower one
         rest = axes[1:] if keepdim else tuple(a - 1 for a in axes[1:])
-        return x.sum(axis=0, keepdims=keepdim).sum(axis=rest, keepdims=keepdim)
+        return add_reduce(x, 0, keepdim).sum(axis=rest, keepdims=keepdim)
+    if axes is not None and len(axes) == 1 and dtype is None and x.dtype.kind == "f":
+        return add_reduce(x, axes[0], keepdim)  # (by BLAS where that is faster)
     # (the array's method: xp.sum's argument handling in Python costs more than a small sum)
     return x.sum(axis=axes, keepdims=keepdim, dtype=_integral_sum_dtype(x, dtype))
 
@@ -146,8 +126,12 @@ def _mean(x, dim=None, keepdim=False, dtype=None):
         axes = None
     n = x.size if axes is None else math.prod(x.shape[a] for a in axes)
     # (np.sum's Python wrapper skipped for NumPy's arrays: add.reduce is what it calls)
-    total = xp.add.reduce if x.__class__ is ndarray else xp.sum
-    out = total(_widened(x), axis=axes, keepdims=keepdim, dtype=None if dtype is None else dtype.np)
+    if axes is not None and len(axes) == 1 and dtype is None and x.dtype.kind == "f":
+        out = add_reduce(_widened(x), axes[0], keepdim)  # (by BLAS where that is faster)
+    else:
+        total = xp.add.reduce if x.__class__ is ndarray else xp.sum
+        dt = None if dtype is None else dtype.np
+        out = total(_widened(x), axis=axes, keepdims=keepdim, dtype=dt)
     out = xp.true_divide(out, n)  # 0/0 is nan for an empty input, as in PyTorch
     return out.astype(x.dtype if dtype is None else dtype.np, copy=False)
 

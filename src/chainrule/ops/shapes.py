@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._backend import asanyarray, is_array, ndarray, strided_view, xp
+from .._backend import add_reduce, asanyarray, is_array, ndarray, strided_view, xp
 from .._tensor import Tensor
 from ..autograd.recording import KEEP, defop, np_dtype
 from . import indexing, joining
@@ -102,7 +102,7 @@ def _sum_to(x, shape=()):
     lead = x.ndim - len(shape)
     if lead == 1 and x.__class__ is ndarray and x.shape[1:] == shape:
         # a batch summed (a bias's gradient): the one reduction below, its axes known
-        return asanyarray(xp.add.reduce(x, axis=0))
+        return asanyarray(add_reduce(x, 0))  # (by BLAS where that is faster)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and x.shape[lead + i] != 1
     )

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ... import _dtypes
 from ..._backend import (
+    add_reduce,
     asanyarray,
     in_use,
     ndarray,
@@ -17,6 +18,7 @@ from ..._backend import (
     quiet_call,
     quietly,
     run_quietly,
+    whole_sum,
     xp,
 )
 from ..._dtypes import dtype as DType
@@ -24,7 +26,6 @@ from ..._tensor import Tensor, _make, wrap
 from ...autograd.entries import unary_recorder
 from ...autograd.recorders import recorder
 from ...ops import binary, reductions, scans, sorting
-from ...ops.reductions import dot_sum
 from ..args import dim_arg, named, require_tensor, return_type, tensors_only
 from .linalg import matrix_norm
 
@@ -74,7 +75,7 @@ def sum(
             # x.sum(): NumPy's add.reduce straight away, into the op's own output step (the
             # same values, node and errors as the general path: tests/autograd/
             # test_recording_cost.py)
-            total = dot_sum(data)  # (a small array: by BLAS, as the op sums it)
+            total = whole_sum(data)  # (by BLAS where faster, as the op sums it)
             if total is None:
                 try:  # (axis None: all of them; floating-point errors ignored: quietly)
                     total = quietly(_add_reduce, data, None, out=_ARRAY)
@@ -92,7 +93,7 @@ def sum(
                 # x.sum(1): NumPy's add.reduce along the one dim, into the op's output step
                 # (tests/autograd/test_reduce_cost.py pins it to the general path)
                 return _record_sum_dim(
-                    input, data, _along(_add_reduce, data, dim, keepdim), _dim_params(dim, keepdim)
+                    input, data, _along(_sum_reduce, data, dim, keepdim), _dim_params(dim, keepdim)
                 )
     return reductions.sum(input, dim=dim_arg(dim), keepdim=keepdim, dtype=dtype)
 
@@ -116,6 +117,14 @@ def _along(reduce: Any, data: Any, dim: int, keepdim: bool) -> Any:
     if out.__class__ is ndarray and out.ndim > 1 and not out.flags.c_contiguous:
         return xp.ascontiguousarray(out)
     return out
+
+
+def _sum_reduce(x: Any, axis: int, dtype: Any = None, keepdims: bool = False, out: Any = None):
+    """add.reduce with its arguments as ``_along`` gives them, for one axis: by
+    ``_backend.add_reduce`` (BLAS where faster, as the ops sum) for a matrix or more."""
+    if x.ndim > 1:
+        return add_reduce(x, axis, keepdims)
+    return _add_reduce(x, axis, dtype, keepdims=keepdims, out=out)
 
 
 def _dim_params(dim: int, keepdim: bool) -> dict:
@@ -156,7 +165,7 @@ def mean(
             elif dim.__class__ is int and (keepdim is False or keepdim is True):
                 n = data.ndim
                 if -n <= dim < n:
-                    total = _along(_add_reduce, data, dim, keepdim)
+                    total = _along(_sum_reduce, data, dim, keepdim)
                     _divide(total, data.shape[dim], out=total)
                     return _record_mean_dim(input, data, total, _dim_params(dim, keepdim))
     return reductions.mean(input, dim=dim_arg(dim), keepdim=keepdim, dtype=dtype)

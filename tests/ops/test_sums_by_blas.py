@@ -1,0 +1,119 @@
+"""Sums by BLAS (``_backend.add_reduce``, ``_backend.whole_sum``): a float array summed along
+its first or last axis as a product with ones, from 4,096 elements; add.reduce elsewhere.
+Pinned to add.reduce within float rounding, to PyTorch through the ops that sum this way
+(sum and mean along a dim, a bias's gradient, softmax and log_softmax and their backward),
+and to its own rules: which arrays take BLAS, and +0 for a sum of negative zeros."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import chainrule as cr
+from chainrule import _backend
+from oracle import DT_IDS, FLOATS, check, randn, same_node
+
+SHAPES = [(64, 128), (128, 256), (8, 16, 64), (4096, 2), (2, 4096), (30, 30), (4096,)]
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("keepdims", [False, True], ids=["", "keepdims"])
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_add_reduce_is_add_reduce(shape, keepdims, dtype):
+    """Every axis, negative ones too: add.reduce's shape, dtype and values to rounding (the
+    error a sum of this length makes in the dtype, relative to Σ|x|)."""
+    x = (randn(shape, seed=2) + 0.5).astype(dtype)
+    eps = np.finfo(dtype).eps
+    for axis in range(-x.ndim, x.ndim):
+        got = _backend.add_reduce(x, axis, keepdims)
+        want = np.add.reduce(x.astype(np.float64), axis, keepdims=keepdims)
+        assert isinstance(got, np.ndarray) or x.ndim == 1 and not keepdims  # (NumPy's scalar)
+        got = np.asarray(got)
+        assert got.dtype == x.dtype
+        assert got.shape == want.shape and got.flags.c_contiguous
+        scale = np.add.reduce(np.abs(x).astype(np.float64), axis, keepdims=keepdims)
+        assert np.all(np.abs(got - want) <= 16 * eps * scale + 1e-30)
+
+
+def test_which_arrays_take_blas(monkeypatch):
+    """From 4,096 elements, float32 or float64, C-contiguous, two dims or more, along the
+    first or the last axis, at most 2^14 long; everything else is add.reduce's."""
+    calls = []
+
+    def dot(a, b):
+        calls.append(1)
+        return np.dot(a, b)
+
+    monkeypatch.setattr(_backend, "_dot", dot)
+
+    def uses_blas(x: np.ndarray, axis: int) -> bool:
+        calls.clear()
+        _backend.add_reduce(x, axis)
+        return bool(calls)
+
+    big = np.zeros((64, 8, 16), np.float32)
+    assert uses_blas(big, 0) and uses_blas(big, 2) and uses_blas(big, -1)
+    assert not uses_blas(big, 1)  # (a middle axis)
+    assert uses_blas(big.astype(np.float64), 0)
+    assert not uses_blas(np.zeros((30, 30), np.float32), 0)  # (900 elements)
+    assert not uses_blas(np.zeros((64, 128), np.float16), 0)
+    assert not uses_blas(np.zeros((128, 64), np.float32).T, 0)  # (not contiguous)
+    assert not uses_blas(np.zeros(8192, np.float32), 0)  # (one dim: whole_sum's)
+    assert not uses_blas(np.zeros((2, (1 << 14) + 1), np.float32), 1)  # (too long)
+    assert uses_blas(np.zeros((2, 1 << 14), np.float32), 1)
+
+
+def test_whole_sum_range():
+    """A dot with ones for 2^11 < n <= 2^14 contiguous elements; None elsewhere."""
+    for n, blas in ((2048, False), (2049, True), (1 << 14, True), ((1 << 14) + 1, False)):
+        x = np.full(n, 0.5, np.float32)
+        got = _backend.whole_sum(x)
+        assert (got is not None) == blas
+        if blas:
+            assert got.shape == () and got == n / 2
+    assert _backend.whole_sum(np.zeros((100, 100), np.float32).T) is None
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L, x: x.sum(0),
+        lambda L, x: x.sum(-1, keepdim=True),
+        lambda L, x: L.sum(x, 1),
+        lambda L, x: x.mean(0),
+        lambda L, x: x.mean(-1, keepdim=True),
+        lambda L, x: L.softmax(x, 1),
+        lambda L, x: L.log_softmax(x, -1),
+        lambda L, x: L.nn.functional.softmax(x, 0),
+        lambda L, x: L.nn.functional.log_softmax(x, 0),
+    ],
+    ids=["sum0", "sum-1", "sum1", "mean0", "mean-1", "softmax1", "log_softmax-1", "sm0", "lsm0"],
+)
+def test_ops_that_sum_by_blas_match_torch(call, dtype):
+    """The ops on a 64 x 96 input (6,144 elements: BLAS along both axes): PyTorch's values,
+    nodes and gradients, and forward-mode tangents."""
+    same_node(check(call, randn((64, 96), seed=3), dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+def test_bias_gradient_by_blas_matches_torch(dtype):
+    """A bias's gradient, the batch summed (shapes.sum_to on 128 x 256): PyTorch's."""
+    check(
+        lambda L, x, w, b: L.nn.functional.linear(x, w, b),
+        randn((128, 32), seed=4),
+        randn((256, 32), seed=5),
+        randn((256,), seed=6),
+        dtype=dtype,
+    )
+
+
+def test_a_sum_of_negative_zeros_is_positive_as_in_torch():
+    """PyTorch's sums start from +0; so does a product with ones (add.reduce's is -0)."""
+    import torch
+
+    x = np.full((4096, 2), -0.0, np.float32)
+    for axis in (0, 1):
+        got = cr.from_numpy(x).sum(axis).numpy()
+        want = torch.from_numpy(x).sum(axis).numpy()
+        assert np.array_equal(np.signbit(got), np.signbit(want))
