@@ -1,8 +1,9 @@
 """Sums by BLAS (``_backend.add_reduce``, ``_backend.whole_sum``): a float array summed along
-its first or last axis as a product with ones, from 4,096 elements; add.reduce elsewhere.
+its first or last axis as a product with ones, from 512 elements; add.reduce elsewhere.
 Pinned to add.reduce within float rounding, to PyTorch through the ops that sum this way
 (sum and mean along a dim, a bias's gradient, softmax and log_softmax and their backward),
-and to its own rules: which arrays take BLAS, and +0 for a sum of negative zeros."""
+and to its own rules: which arrays take BLAS, and +0 for a sum of negative zeros. Maxima by
+columns (``_backend.max_reduce``): maximum.reduce's values exactly, nan included."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import chainrule as cr
 from chainrule import _backend
 from oracle import DT_IDS, FLOATS, check, randn, same_node
 
-SHAPES = [(64, 128), (128, 256), (8, 16, 64), (4096, 2), (2, 4096), (30, 30), (4096,)]
+SHAPES = [(64, 128), (128, 256), (8, 16, 64), (4096, 2), (2, 4096), (30, 30), (20, 20), (4096,)]
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
@@ -36,7 +37,7 @@ def test_add_reduce_is_add_reduce(shape, keepdims, dtype):
 
 
 def test_which_arrays_take_blas(monkeypatch):
-    """From 4,096 elements, float32 or float64, C-contiguous, two dims or more, along the
+    """From 512 elements, float32 or float64, C-contiguous, two dims or more, along the
     first or the last axis, at most 2^14 long; everything else is add.reduce's."""
     calls = []
 
@@ -55,7 +56,8 @@ def test_which_arrays_take_blas(monkeypatch):
     assert uses_blas(big, 0) and uses_blas(big, 2) and uses_blas(big, -1)
     assert not uses_blas(big, 1)  # (a middle axis)
     assert uses_blas(big.astype(np.float64), 0)
-    assert not uses_blas(np.zeros((30, 30), np.float32), 0)  # (900 elements)
+    assert not uses_blas(np.zeros((20, 25), np.float32), 0)  # (500 elements)
+    assert uses_blas(np.zeros((128, 4), np.float32), 1)
     assert not uses_blas(np.zeros((64, 128), np.float16), 0)
     assert not uses_blas(np.zeros((128, 64), np.float32).T, 0)  # (not contiguous)
     assert not uses_blas(np.zeros(8192, np.float32), 0)  # (one dim: whole_sum's)
@@ -117,3 +119,47 @@ def test_a_sum_of_negative_zeros_is_positive_as_in_torch():
         got = cr.from_numpy(x).sum(axis).numpy()
         want = torch.from_numpy(x).sum(axis).numpy()
         assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [np.float16, np.int64], ids=DT_IDS + ["f16", "i64"])
+@pytest.mark.parametrize("keepdims", [False, True], ids=["", "keepdims"])
+@pytest.mark.parametrize("shape", [(128, 10), (32, 32), (4, 16, 4), (8, 100), (16, 16), (64, 0)])
+def test_max_reduce_is_maximum_reduce(shape, keepdims, dtype):
+    """Every axis: maximum.reduce's shape, dtype and bits, with nan entries (floats)."""
+    x = (randn(shape, seed=7) * 10).astype(dtype)
+    if x.dtype.kind == "f" and x.size:
+        x.reshape(-1)[::7] = np.nan
+    for axis in range(-x.ndim, x.ndim):
+        if x.shape[axis] == 0:
+            continue
+        got = _backend.max_reduce(x, axis, keepdims)
+        want = np.maximum.reduce(x, axis, keepdims=keepdims)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        assert np.array_equal(got, want, equal_nan=x.dtype.kind == "f")
+
+
+def test_which_maxima_go_by_columns(monkeypatch):
+    """Along the last axis of a float C-contiguous array of at least 32 rows and no longer
+    rows than there are rows; the rest is maximum.reduce's as it stands."""
+    calls = []
+    copy = np.ascontiguousarray
+
+    def ascontiguousarray(a):
+        calls.append(1)
+        return copy(a)
+
+    monkeypatch.setattr(_backend.numpy, "ascontiguousarray", ascontiguousarray)
+
+    def by_columns(x: np.ndarray, axis: int = -1) -> bool:
+        calls.clear()
+        _backend.max_reduce(x, axis)
+        return bool(calls)
+
+    assert by_columns(np.zeros((128, 10), np.float32))
+    assert by_columns(np.zeros((4, 16, 4)))  # (64 rows of 4)
+    assert by_columns(np.zeros((32, 32), np.float32))
+    assert not by_columns(np.zeros((16, 16), np.float32))  # (16 rows)
+    assert not by_columns(np.zeros((8, 100), np.float32))  # (rows longer than their count)
+    assert not by_columns(np.zeros((128, 10), np.float32), 0)
+    assert not by_columns(np.zeros((10, 128), np.float32).T)  # (not contiguous)
+    assert not by_columns(np.zeros((128, 10), np.int64))

@@ -5,7 +5,7 @@ log_softmax g - e^y Σ g, of logsumexp g e^(x - y)."""
 
 from __future__ import annotations
 
-from .._backend import add_reduce, ndarray, xp
+from .._backend import add_reduce, max_reduce, ndarray, xp
 from ..autograd.recording import FLOAT, array_of, contiguous, defop, floating_only
 from . import activations, binary, reductions, shapes, unary
 
@@ -37,7 +37,7 @@ def softmax_along(x, axis: int):
     """``_softmax`` of a non-empty array along a non-negative ``axis``: the forward a caller
     that has checked both runs directly (api/parsers/activations.py)."""
     if x.__class__ is ndarray:  # (the ufuncs' reductions: the methods' Python wrappers skipped)
-        e = x - _max_reduce(x, axis, None, None, True)
+        e = x - max_reduce(x, axis, True)  # (by columns where faster)
         if e.__class__ is ndarray:  # (not a 0-d input's NumPy scalar)
             xp.exp(e, out=e)  # (e is fresh: written in place, as the division below)
             e /= add_reduce(e, axis, True)  # (by BLAS where faster)
@@ -48,7 +48,6 @@ def softmax_along(x, axis: int):
     return e / xp.sum(e, axis=axis, keepdims=True)
 
 
-_max_reduce = xp.maximum.reduce
 _add_reduce = xp.add.reduce
 
 
@@ -77,7 +76,7 @@ def log_softmax_along(x, axis: int):
     """``_log_softmax`` of a non-empty array along a non-negative ``axis`` (as
     ``softmax_along``)."""
     if x.__class__ is ndarray:  # (the ufuncs' reductions: the methods' Python wrappers skipped)
-        s = x - _max_reduce(x, axis, None, None, True)
+        s = x - max_reduce(x, axis, True)  # (by columns where faster)
         total = add_reduce(xp.exp(s), axis, True)  # (by BLAS where faster)
         if total.__class__ is ndarray:  # (not a 0-d input's NumPy scalar)
             xp.log(total, out=total)
