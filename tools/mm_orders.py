@@ -1,7 +1,7 @@
 """Which operand order OpenBLAS runs faster for ``x @ w.T`` (rows x (m, k) times a transposed
 w (n, k)): the time of (w xᵀ)ᵀ copied back to rows over that of ``x @ w.T``, for a grid of m,
 n, k, float32 and float64, and for an untransposed w. _backend.mm switches order where this
-grid shows it faster (float32, m <= 32, n >= 128, m n >= 2048).
+grid shows it faster (float32, n >= 128, m n >= 2048, m <= 32, or m <= 64 with k >= 512).
 
     OMP_NUM_THREADS=1 python tools/mm_orders.py
 """
@@ -26,7 +26,7 @@ def main() -> None:
             for k in (64, 256, 784):
                 print(f"\n{np.dtype(dt).name}, {layout}, k = {k}: rows m, columns n")
                 print("     " + " ".join(f"{n:6d}" for n in ns))
-                for m in (4, 8, 16, 32, 64):
+                for m in (4, 8, 16, 32, 64, 96, 128):
                     ratios = []
                     for n in ns:
                         x = r.standard_normal((m, k)).astype(dt)

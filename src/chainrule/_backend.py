@@ -310,15 +310,17 @@ def mm(a: Any, b: Any) -> Any:
     OpenBLAS's time for a product depends on which operand it is handed first: for float32
     rows ``a`` (m, k) times a transposed matrix ``b`` (``x @ w.T``, linear's forward), with
     few rows (m <= 32) and many columns (n >= 128, m n >= 2048), (bᵀ aᵀ)ᵀ copied back to
-    rows takes 0.55-0.75x the time of ``a @ b`` (784 -> 256 on batch 16: 156 -> 99 µs; the
-    grid of m, n, k, both dtypes and layouts: tools/mm_orders.py). Elsewhere, ``a @ b``.
+    rows takes 0.55-0.75x the time of ``a @ b`` (784 -> 256 on batch 16: 156 -> 99 µs), and
+    0.8-0.95x up to 64 rows over a long inner dim (k >= 512); from 96 rows on, about the same
+    or slower (the grid of m, n, k, both dtypes and layouts: tools/mm_orders.py). Elsewhere,
+    ``a @ b``.
     """
     if (
         a.__class__ is ndarray
         and b.__class__ is ndarray
         and a.dtype is _SINGLE
         and b.dtype is _SINGLE
-        and a.shape[0] <= 32
+        and (a.shape[0] <= 32 or a.shape[0] <= 64 and a.shape[1] >= 512)
     ):
         m, n = a.shape[0], b.shape[1]
         if n >= 128 and m * n >= 2048 and a.flags.c_contiguous and b.T.flags.c_contiguous:
