@@ -338,6 +338,7 @@ def mm(a: Any, b: Any) -> Any:
 # of negative zeros is +0, as in PyTorch (add.reduce's is -0).
 _DOUBLE = numpy.dtype(numpy.float64)
 _ONES = 1 << 14
+WHOLE_SUM_ABOVE = 1 << 11  # (whole_sum's range: above this, up to _ONES elements)
 _ones: dict = {}  # dtype -> _ONES ones
 _add_reduce = numpy.add.reduce
 _dot = numpy.dot
@@ -410,7 +411,7 @@ def whole_sum(x: Any) -> Any:
     None where add.reduce is the one to use (under 2^11 or over 2^14 elements, or not
     contiguous)."""
     n = x.size
-    if 2048 < n <= _ONES and x.flags.c_contiguous:
+    if WHOLE_SUM_ABOVE < n <= _ONES and x.flags.c_contiguous:
         return numpy.asarray(_vdot(x, _ones_of(x.dtype)[:n]))
     return None
 

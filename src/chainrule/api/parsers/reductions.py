@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ... import _dtypes
 from ..._backend import (
+    WHOLE_SUM_ABOVE,
     add_reduce,
     asanyarray,
     in_use,
@@ -64,18 +65,14 @@ def sum(
     out: Tensor | None = None,
 ) -> Tensor:  # noqa: A001
     """Σ input over dim (all dims when not given or None)."""
-    if dim is _NOT_GIVEN and keepdim is False:
-        dim = None
-    else:
-        dim = _all_dims("sum", dim, keepdim)
-    if dim is None and dtype is None and keepdim is False and input.__class__ is Tensor:
+    if dim is _NOT_GIVEN and dtype is None and keepdim is False and input.__class__ is Tensor:
         data = input._data
         dt = data.dtype if data.__class__ is ndarray else None
         if dt is _FLOAT32 or dt is _FLOAT64:  # (summed as they are: no widening)
-            # x.sum(): NumPy's add.reduce straight away, into the op's own output step (the
-            # same values, node and errors as the general path: tests/autograd/
-            # test_recording_cost.py)
-            total = whole_sum(data)  # (by BLAS where faster, as the op sums it)
+            # x.sum(): NumPy's add.reduce straight away (by BLAS where faster, as the op
+            # sums), into the op's own output step (the same values, node and errors as
+            # the general path: tests/autograd/test_recording_cost.py)
+            total = whole_sum(data) if data.size > WHOLE_SUM_ABOVE else None
             if total is None:
                 try:  # (axis None: all of them; floating-point errors ignored: quietly)
                     total = quietly(_add_reduce, data, None, out=_ARRAY)
@@ -84,7 +81,8 @@ def sum(
                         raise
                     total = quiet_call(_add_reduce, data, None, out=_ARRAY)
             return _record_sum(input, data, total)
-    elif dim.__class__ is int and dtype is None and input.__class__ is Tensor:
+    dim = _all_dims("sum", dim, keepdim)
+    if dim.__class__ is int and dtype is None and input.__class__ is Tensor:
         data = input._data
         dt = data.dtype if data.__class__ is ndarray else None
         if (dt is _FLOAT32 or dt is _FLOAT64) and (keepdim is False or keepdim is True):
