@@ -11,10 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..._backend import like, on_device_of, xp
+from ..._backend import like, ndarray, on_device_of, run_quietly, xp
 from ..._creation import zeros_like
 from ..._tensor import Tensor, wrap
+from ...autograd.recorders import recorder
 from ...ops import activations, binary, logical, losses, normalizations, reductions, shapes
+from .activations import _along as _along_dim
+from .activations import _log_softmax_along as _log_softmax_forward
+from .activations import _record_log_softmax
 from .distances import pairwise_distance
 from .losses import REDUCTIONS, array_as, no_grad_for, reduce_loss, reduction_of
 
@@ -169,19 +173,28 @@ def cross_entropy(
 def _cross_entropy_batch(input: Tensor, target, reduction: str, ignore_index: int) -> Tensor:
     """``cross_entropy``'s common case, a batch of scores (N, C) of a float dtype and int64
     class indices (N,), no weights or smoothing: what the general path runs once its checks
-    have passed, the log_softmax and nll_loss ops (their nodes, values and errors), given
-    to the ops' recording step directly. tests/nn/test_mlp_fast_paths.py pins it."""
-    log_p = normalizations.log_softmax._fast((input,), (input._data,), {"dim": 1})
+    have passed, the log_softmax and nll_loss ops (their nodes, values and errors): for a
+    host array, their forwards run here and their outputs recorded as F.log_softmax's fast
+    path records (``autograd/recorders.py``); else given to the ops' recording step.
+    tests/nn/test_mlp_fast_paths.py pins it."""
     params = {
         "target": target,
         "weight": None,
         "ignore_index": int(ignore_index),
         "reduction": reduction,
     }
+    x = input._data
+    if x.__class__ is ndarray and x.size:
+        log_p = _along_dim(_record_log_softmax, _log_softmax_forward, input, x, 1)
+        y = log_p._data
+        return _record_nll(log_p, y, run_quietly(_nll_forward, y, **params), params)
+    log_p = normalizations.log_softmax._fast((input,), (x,), {"dim": 1})
     return losses.nll_loss._fast((log_p,), (log_p._data,), params, _NLL_NODE)
 
 
 _NLL_NODE = losses.nll_loss._class("NllLossBackward0")  # (the node of a batch: no 2-D images)
+_record_nll = recorder(losses.nll_loss, _NLL_NODE)
+_nll_forward = losses.nll_loss.forward
 
 
 def _class_dim(input: Tensor, class_dim: int) -> int:
