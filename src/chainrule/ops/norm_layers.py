@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from .._backend import ndarray, xp
+from .._backend import add_reduce, ndarray, xp
 from .._dtypes import not_implemented
 from ..autograd.recording import array_of, defop
 from . import reductions, shapes, unary
@@ -25,10 +25,10 @@ def normalized(x, axes: tuple, eps: float):
     """x̂ = (x - mean)·invstd over ``axes`` and invstd = 1/√(var + eps) (biased variance),
     with ops: on arrays in a forward, recorded on tensors for create_graph"""
     if x.__class__ is ndarray:  # arrays: the ops' forwards called directly, x̂ in place
-        if x.dtype.char in "fd":  # (mean's steps: add.reduce, then / n; float16 widens)
+        if x.dtype.char in "fd":  # (mean's steps: its sum, then / n; float16 widens)
             n = math.prod(x.shape[a] for a in axes)
-            centred = x - xp.add.reduce(x, axis=axes, keepdims=True) / n
-            var = xp.add.reduce(centred * centred, axis=axes, keepdims=True) / n
+            centred = x - _sum_over(x, axes) / n
+            var = _sum_over(centred * centred, axes) / n
         else:
             mean = reductions.mean.forward
             centred = x - mean(x, dim=axes, keepdim=True)
@@ -42,15 +42,23 @@ def normalized(x, axes: tuple, eps: float):
     return centred * invstd, invstd
 
 
+def _sum_over(x, axes: tuple):
+    """Σ x over ``axes``, kept as dims, as mean's forward sums (``reductions._mean``): one
+    axis by ``_backend.add_reduce`` (BLAS where faster), several by add.reduce."""
+    if len(axes) == 1:
+        return add_reduce(x, axes[0], True)
+    return xp.add.reduce(x, axis=axes, keepdims=True)
+
+
 def _normalize_rule(v, xhat, invstd, axes: tuple):
     """Jᵀv = J v of x ↦ x̂ over ``axes``: invstd·(v - mean v - x̂·mean(v·x̂))"""
     if v.__class__ is ndarray and xhat.__class__ is ndarray and v.dtype.char in "fd":
         # arrays (no create_graph): the line below's steps, mean's own (add.reduce, / n),
         # the temporaries written in place (the same bits: tests/ops/test_norm_arrays.py)
         n = math.prod(v.shape[a] for a in axes)
-        out = v - xp.add.reduce(v, axis=axes, keepdims=True) / n
+        out = v - _sum_over(v, axes) / n
         vx = v * xhat
-        out -= xhat * (xp.add.reduce(vx, axis=axes, keepdims=True) / n)
+        out -= xhat * (_sum_over(vx, axes) / n)
         out *= invstd
         return out
     return invstd * (
