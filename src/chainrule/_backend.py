@@ -366,13 +366,12 @@ def add_reduce(x: Any, axis: int, keepdims: bool = False) -> Any:
         ):
             shape = x.shape
             last = len(shape) - 1
-            if axis < 0:
-                axis += last + 1
-            if axis == 0 and shape[0] <= _ONES:
+            a = axis + last + 1 if axis < 0 else axis  # (out of range: add.reduce's error)
+            if a == 0 and shape[0] <= _ONES:
                 m = shape[0]
                 out = _dot(_ones_of(x.dtype)[:m], x.reshape(m, -1))
                 return out.reshape((1,) + shape[1:] if keepdims else shape[1:])
-            if axis == last and shape[last] <= _ONES:
+            if a == last and shape[last] <= _ONES:
                 n = shape[last]
                 out = _dot(x.reshape(-1, n), _ones_of(x.dtype)[:n])
                 return out.reshape(shape[:last] + (1,) if keepdims else shape[:last])

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import chainrule as cr
 from chainrule import _backend
@@ -63,6 +65,15 @@ def test_which_arrays_take_blas(monkeypatch):
     assert not uses_blas(np.zeros(8192, np.float32), 0)  # (one dim: whole_sum's)
     assert not uses_blas(np.zeros((2, (1 << 14) + 1), np.float32), 1)  # (too long)
     assert uses_blas(np.zeros((2, 1 << 14), np.float32), 1)
+
+
+def test_axes_out_of_range_raise_as_add_reduce():
+    """An axis out of range is add.reduce's AxisError, not some other axis's sum."""
+    x = np.zeros((64, 32), np.float32)
+    for axis in (2, -3, 5):
+        for fn in (_backend.add_reduce, _backend.max_reduce):
+            with pytest.raises(np.exceptions.AxisError):
+                fn(x, axis)
 
 
 def test_whole_sum_range():
@@ -163,3 +174,30 @@ def test_which_maxima_go_by_columns(monkeypatch):
     assert not by_columns(np.zeros((128, 10), np.float32), 0)
     assert not by_columns(np.zeros((10, 128), np.float32).T)  # (not contiguous)
     assert not by_columns(np.zeros((128, 10), np.int64))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    shape=st.lists(st.integers(1, 40), min_size=2, max_size=3),
+    axis=st.integers(-3, 2),
+    layout=st.sampled_from(["C", "T", "sliced"]),
+    dtype=st.sampled_from([np.float32, np.float64]),
+)
+def test_sums_and_maxima_match_numpy_on_any_shape_and_layout(shape, axis, layout, dtype):
+    """Any shape, axis and layout (contiguous, transposed, sliced): add.reduce's result to
+    rounding and maximum.reduce's exactly, or the same AxisError."""
+    x = np.random.default_rng(len(shape)).standard_normal(shape).astype(dtype) + 0.25
+    if layout == "T":
+        x = x.T
+    elif layout == "sliced":
+        x = x[..., ::2]
+    if not -x.ndim <= axis < x.ndim:
+        with pytest.raises(np.exceptions.AxisError):
+            _backend.add_reduce(x, axis)
+        return
+    got = _backend.add_reduce(x, axis)
+    want = np.add.reduce(x.astype(np.float64), axis)
+    scale = np.add.reduce(np.abs(x).astype(np.float64), axis)
+    assert got.shape == want.shape and got.dtype == x.dtype
+    assert np.all(np.abs(got - want) <= 16 * np.finfo(dtype).eps * scale)
+    assert np.array_equal(_backend.max_reduce(x, axis), np.maximum.reduce(x, axis))
