@@ -20,8 +20,32 @@ from . import indexing, logical, shapes
 # ----- gather, scatter, scatter_add -------------------------------------------------------
 
 
+def positions(shape: tuple, dim: int, index):
+    """The fancy index NumPy's take_along_axis makes for a host array ``index``: per dim,
+    the positions along it (``arange``, shaped to broadcast, kept per shape), ``index``
+    along ``dim``."""
+    key = (shape, dim)
+    grid = _GRIDS.get(key)
+    if grid is None:
+        if len(_GRIDS) >= 256:
+            _GRIDS.clear()
+        ones = (1,) * len(shape)
+        grid = _GRIDS[key] = [
+            None if d == dim else numpy.arange(s).reshape(ones[:d] + (-1,) + ones[d + 1 :])
+            for d, s in enumerate(shape)
+        ]
+    fancy = grid.copy()
+    fancy[dim] = index
+    return tuple(fancy)
+
+
+_GRIDS: dict = {}
+
+
 def _along(index, dim: int) -> tuple:
     """The key that picks, for every position p of index, x[p with p[dim] = index[p]]."""
+    if index.__class__ is ndarray and index.ndim:  # (the grids kept per shape: np.ix_'s
+        return positions(index.shape, dim, index)  # Python cost 5 µs a call)
     grids = list(xp.ix_(*[xp.arange(n) for n in index.shape])) if index.ndim else []
     grids[dim] = index
     return tuple(grids)

@@ -58,31 +58,10 @@ def _take_along(x, index=None, dim=0, keepdim=True):
     if x.__class__ is ndarray and index.__class__ is ndarray and index.ndim == n and 0 <= dim < n:
         # take_along_axis's own indexing, its Python checks and index making skipped: the
         # positions along the other dims kept per shape
-        out = x[_positions(x.shape, dim, index)]
+        out = x[gather_scatter.positions(x.shape, dim, index)]
     else:
         out = xp.take_along_axis(x, index, axis=dim)
     return out if keepdim else out.squeeze(dim)
-
-
-def _positions(shape: tuple, dim: int, index):
-    """The fancy index NumPy's take_along_axis makes: per dim, the positions along it
-    (``arange``, shaped to broadcast), ``index`` along ``dim``."""
-    key = (shape, dim)
-    grid = _GRIDS.get(key)
-    if grid is None:
-        if len(_GRIDS) >= 256:
-            _GRIDS.clear()
-        ones = (1,) * len(shape)
-        grid = _GRIDS[key] = [
-            None if d == dim else xp.arange(s).reshape(ones[:d] + (-1,) + ones[d + 1 :])
-            for d, s in enumerate(shape)
-        ]
-    fancy = grid.copy()
-    fancy[dim] = index
-    return tuple(fancy)
-
-
-_GRIDS: dict = {}
 
 
 def _take_along_vjp(g, x_shape, index, dim, keepdim):
