@@ -389,8 +389,11 @@ def full(
 
 def _like(t: Tensor, fill: Any, dtype: DType | None, requires_grad: bool) -> Tensor:
     dt = t._dtype if dtype is None else _dtypes.to_dtype(dtype)
-    with xp.errstate(over="ignore"):  # (laid out as t is: PyTorch's preserve_format)
-        arr = xp.full_like(t._data, fill, dtype=dt.np)
+    if fill.__class__ is int and (fill == 0 or fill == 1):  # (zeros, ones: no overflow)
+        arr = xp.full_like(t._data, fill, dtype=dt.np)  # (laid out as t is: preserve_format)
+    else:
+        with xp.errstate(over="ignore"):
+            arr = xp.full_like(t._data, fill, dtype=dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
