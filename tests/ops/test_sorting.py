@@ -224,6 +224,42 @@ def test_mode():
     check(lambda L, x: x.mode(0).values, randn(()))
 
 
+def _mode_by_rows(a: np.ndarray, axis: int) -> tuple:
+    """mode along axis slice by slice: the smallest most frequent value (nans one value, the
+    largest) and its last index."""
+    moved = np.moveaxis(a, axis, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    values, index = [], []
+    for row in rows:
+        keys, counts = np.unique(row, return_counts=True)  # (nan last, all nans one key)
+        value = keys[np.argmax(counts)]
+        same = (
+            (row == value) | (np.isnan(row) & np.isnan(value))
+            if row.dtype.kind == "f"
+            else row == value
+        )
+        values.append(value)
+        index.append(len(row) - 1 - np.argmax(same[::-1]))
+    shape = moved.shape[:-1]
+    return np.array(values, a.dtype).reshape(shape), np.array(index, np.int64).reshape(shape)
+
+
+def test_mode_of_every_slice_at_once_is_the_slice_by_slice_mode():
+    """mode's runs over all slices at once (``_mode_index``): each slice's own mode, with
+    ties, nans, ints, bools and several dims."""
+    rng = np.random.default_rng(5)
+    for trial in range(200):
+        shape = tuple(rng.integers(1, 6, rng.integers(1, 4)))
+        axis = int(rng.integers(0, len(shape)))
+        a = rng.integers(0, 3, shape).astype([np.float32, np.float64, np.int64, bool][trial % 4])
+        if a.dtype.kind == "f":
+            a[rng.random(shape) < 0.25] = np.nan
+        got = cr.from_numpy(a).mode(axis)
+        values, index = _mode_by_rows(a, axis)
+        np.testing.assert_array_equal(got.values.numpy(), values)
+        np.testing.assert_array_equal(got.indices.numpy(), index)
+
+
 def test_selection_finite_differences():
     x = distinct((3, 4), seed=17)
     check_fd(lambda L, x: x.sort(1).values * L.arange(4.0, dtype=L.float64), x)

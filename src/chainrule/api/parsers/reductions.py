@@ -695,22 +695,38 @@ def kthvalue(
 
 def _mode_index(data: Any, axis: int) -> Any:
     """Per slice along axis: the index of the last occurrence of the most frequent value
-    (the smallest such value)."""
+    (the smallest such value; nan, all nans one value, the largest). Every slice at once:
+    each sorted (stably), split into runs of equal values; the first of the longest runs
+    gives the value, and its last entry in sorted order its last index in the slice."""
     moved = xp.moveaxis(data, axis, -1)
     rows = moved.reshape(-1, moved.shape[-1])
-    out = xp.empty(rows.shape[0], dtype=xp.int64)
-    n = rows.shape[1]
-    for r, row in enumerate(rows):
-        values, counts = xp.unique(row, return_counts=True)
-        value = values[xp.argmax(counts)]
-        same = (
-            (row == value) | (xp.isnan(row) & xp.isnan(value))
-            if row.dtype.kind == "f"
-            else row == value
-        )
-        out[r] = n - 1 - xp.argmax(same[::-1])
+    if rows.dtype.kind == "b":
+        rows = rows.astype(xp.int8)
+    r, n = rows.shape
+    out = _last_of_longest_runs(rows) if r else xp.zeros(0, dtype=xp.int64)
     index = out.reshape(moved.shape[:-1] + (1,))
     return xp.moveaxis(index, -1, axis)
+
+
+def _last_of_longest_runs(rows: Any) -> Any:
+    """``_mode_index`` of each of r > 0 rows of n > 0 entries."""
+    r, n = rows.shape
+    order = rows.argsort(axis=1, kind="stable")  # (nan last)
+    ranked = xp.take_along_axis(rows, order, axis=1)
+    new = xp.ones((r, n), dtype=bool)  # where a run starts: each row's first entry, a change
+    before, after = ranked[:, :-1], ranked[:, 1:]
+    same = before == after
+    if ranked.dtype.kind == "f":
+        same |= xp.isnan(before) & xp.isnan(after)
+    xp.logical_not(same, out=new[:, 1:])
+    starts = xp.flatnonzero(new)  # (in the rows laid end to end: runs end within their row)
+    lengths = xp.diff(starts, append=r * n)
+    first = xp.searchsorted(starts, xp.arange(r) * n)  # each row's first run
+    longest = xp.maximum.reduceat(lengths, first)
+    runs = xp.arange(len(starts))
+    candidates = xp.where(lengths == longest[starts // n], runs, len(starts))
+    pick = xp.minimum.reduceat(candidates, first)  # the first longest run of each row
+    return order.reshape(-1)[starts[pick] + lengths[pick] - 1]  # its last entry's index
 
 
 def mode(
