@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import math
 import os
 from typing import Any
 
@@ -379,6 +380,38 @@ def add_reduce(x: Any, axis: int, keepdims: bool = False) -> Any:
     if isinstance(x, numpy.generic):
         return _add_reduce(x, axis, None, None, keepdims)
     return x.sum(axis=axis, keepdims=keepdims)  # (a device or meta array: its own sum)
+
+
+def add_reduce_run(x: Any, axes: tuple, keepdims: bool = False) -> Any:
+    """Σ x over ``axes`` (sorted, non-negative, at least two) when they are adjacent and
+    lead or end x's dims, x a C-contiguous float32 or float64 host array: x viewed as a
+    matrix whose rows or columns are those dims, summed along one axis by ``add_reduce``
+    (BLAS where faster: a sum over batch and time of a (B, T, F) gradient, a layer norm's
+    weight gradient), where add.reduce over several dims walks them row by row; None
+    otherwise (the caller sums as it would)."""
+    if x.__class__ is not ndarray or not (x.dtype is _SINGLE or x.dtype is _DOUBLE):
+        return None
+    ndim = x.ndim
+    k = len(axes)
+    first = axes[0]
+    if not 1 < k < ndim or axes[-1] - first != k - 1 or not x.flags.c_contiguous:
+        return None
+    shape = x.shape
+    if first == 0:
+        rows = math.prod(shape[:k])
+        if rows > _ONES:  # (BLAS's error grows with the length summed: add.reduce's order)
+            return None
+        out = add_reduce(x.reshape(rows, x.size // rows if rows else math.prod(shape[k:])), 0)
+        rest = shape[k:]
+        return out.reshape((1,) * k + rest if keepdims else rest)
+    if axes[-1] == ndim - 1:
+        cols = math.prod(shape[first:])
+        if cols > _ONES:
+            return None
+        lead = shape[:first]
+        out = add_reduce(x.reshape(math.prod(lead), cols), 1)
+        return out.reshape(lead + (1,) * k if keepdims else lead)
+    return None
 
 
 def max_reduce(x: Any, axis: int, keepdims: bool = False) -> Any:

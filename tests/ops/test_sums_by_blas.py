@@ -201,3 +201,53 @@ def test_sums_and_maxima_match_numpy_on_any_shape_and_layout(shape, axis, layout
     assert got.shape == want.shape and got.dtype == x.dtype
     assert np.all(np.abs(got - want) <= 16 * np.finfo(dtype).eps * scale)
     assert np.array_equal(_backend.max_reduce(x, axis), np.maximum.reduce(x, axis))
+
+
+# ----- adjacent leading or trailing dims (``_backend.add_reduce_run``) ----------------------
+
+RUNS = [
+    ((16, 32, 64), (0, 1)),
+    ((16, 32, 64), (1, 2)),
+    ((4, 5, 6, 7), (0, 1, 2)),
+    ((4, 5, 6, 7), (2, 3)),
+    ((3, 0, 5), (0, 1)),
+    ((200, 100, 3), (0, 1)),  # (20,000 rows: longer than BLAS sums)
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("keepdims", [False, True], ids=["", "keepdims"])
+@pytest.mark.parametrize("case", RUNS, ids=str)
+def test_add_reduce_run_is_add_reduce(case, keepdims, dtype):
+    shape, axes = case
+    x = (randn(shape, seed=5) + 0.5).astype(dtype)
+    got = _backend.add_reduce_run(x, axes, keepdims)
+    want = np.add.reduce(x.astype(np.float64), axes, keepdims=keepdims)
+    if np.prod([shape[a] for a in axes]) > 1 << 14:
+        assert got is None  # (the caller sums with add.reduce)
+        return
+    assert got.dtype == x.dtype and got.shape == want.shape and got.flags.c_contiguous
+    scale = np.add.reduce(np.abs(x).astype(np.float64), axes, keepdims=keepdims)
+    assert np.all(np.abs(got - want) <= 16 * np.finfo(dtype).eps * scale + 1e-30)
+
+
+def test_add_reduce_run_takes_only_adjacent_outer_dims():
+    x = np.zeros((4, 5, 6, 7), np.float32)
+    for axes in [(0, 2), (1, 2), (0, 1, 2, 3), (1,)]:
+        assert _backend.add_reduce_run(x, axes) is None
+    assert _backend.add_reduce_run(x.transpose(1, 0, 2, 3), (0, 1)) is None  # (a view)
+    assert _backend.add_reduce_run(x.astype(np.float16), (0, 1)) is None
+    assert _backend.add_reduce_run(x, (0, 1)) is not None
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+def test_sums_over_batch_and_time_match_torch(dtype):
+    """The ops that sum over adjacent outer dims: sum over several dims, layer norm's weight
+    and bias gradients, a broadcast bias's gradient (sum_to)."""
+    x = randn((16, 32, 64), seed=6)
+    check(lambda L, x: x.sum((0, 1)), x, dtype=dtype)
+    check(lambda L, x: x.sum((1, 2), keepdim=True), x, dtype=dtype)
+    check(lambda L, x: x.mean((0, 1)), x, dtype=dtype)
+    w, b = randn((64,), seed=7), randn((64,), seed=8)
+    check(lambda L, x, w, b: L.nn.functional.layer_norm(x, (64,), w, b), x, w, b, dtype=dtype)
+    check(lambda L, x, b: x * 2 + b, x, b, dtype=dtype)

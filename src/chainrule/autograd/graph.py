@@ -23,6 +23,7 @@ from .._tensor import Tensor, _make
 from ..utils.hooks import RemovableHandle
 from .anomaly_mode import _anomaly
 from .registry import op as _op
+from .sharing import close_memo, open_memo
 
 _RELEASED = None  # _saved after backward without retain_graph
 
@@ -333,39 +334,47 @@ class Node:
             return [grad] if n == 1 else [grad, None] if n == 2 else [grad] + [None] * (n - 1)
         grads = []
         i = -1
-        for vjp, idx in self._plan.vjps:
-            i += 1
-            if vjp is None:
-                grads.append(None)
-                continue
-            if len(idx) == 1:
-                grad = vjp(g, values[idx[0]])
-            else:
-                grad = vjp(g, *[values[j] for j in idx])
-            # the input's (shape, dtype), read from the slots (the _meta property, inlined)
-            if i == 0:
-                shape, dtype = self._shape0, self._dtype0
-            elif i == 1:
-                shape, dtype = self._shape1, self._dtype1
-            else:
-                shape, dtype = self._rest[i - 2][2:]
-            if create_graph:
-                if (
-                    grad.__class__ is not Tensor
-                    or grad._data.shape != shape
-                    or grad._dtype is not dtype
-                ):
-                    grad = _fit_tensor(self, i, grad, (shape, dtype))
-            else:
-                if grad.__class__ is not ndarray:
-                    grad = _backend.asanyarray(grad)  # (a MetaArray or device array stays one)
-                gshape = grad.shape
-                if gshape != shape:
-                    grad = _sum_to(self, i, grad, shape, gshape)
-                npd = dtype.np
-                if grad.dtype is not npd and grad.dtype != npd:
-                    grad = grad.astype(npd)
-            grads.append(grad)
+        plan = self._plan
+        shares = plan.shares
+        if shares:  # the VJPs compute values alike: each once (autograd/sharing.py)
+            previous = open_memo()
+        try:
+            for vjp, idx in plan.vjps:
+                i += 1
+                if vjp is None:
+                    grads.append(None)
+                    continue
+                if len(idx) == 1:
+                    grad = vjp(g, values[idx[0]])
+                else:
+                    grad = vjp(g, *[values[j] for j in idx])
+                # the input's (shape, dtype), read from the slots (the _meta property, inlined)
+                if i == 0:
+                    shape, dtype = self._shape0, self._dtype0
+                elif i == 1:
+                    shape, dtype = self._shape1, self._dtype1
+                else:
+                    shape, dtype = self._rest[i - 2][2:]
+                if create_graph:
+                    if (
+                        grad.__class__ is not Tensor
+                        or grad._data.shape != shape
+                        or grad._dtype is not dtype
+                    ):
+                        grad = _fit_tensor(self, i, grad, (shape, dtype))
+                else:
+                    if grad.__class__ is not ndarray:
+                        grad = _backend.asanyarray(grad)  # (a MetaArray or device array stays one)
+                    gshape = grad.shape
+                    if gshape != shape:
+                        grad = _sum_to(self, i, grad, shape, gshape)
+                    npd = dtype.np
+                    if grad.dtype is not npd and grad.dtype != npd:
+                        grad = grad.astype(npd)
+                grads.append(grad)
+        finally:
+            if shares:
+                close_memo(previous)
         return grads
 
     def _release(self) -> None:

@@ -262,9 +262,12 @@ class SavePlan(NamedTuple):
     # that may hold a tensor besides them (parameters given as tensors, the output): what
     # Node._saved_values unwraps once the slots are read; None with more inputs saved
     wrapped: tuple | None = None
+    # whether the VJPs share what they compute alike (an op defined with shares=True):
+    # Node.apply keeps the results of their ``sharing.shared`` helpers while they run
+    shares: bool = False
 
 
-def save_plan(kinds: tuple, keys: tuple, vjps: tuple) -> SavePlan:
+def save_plan(kinds: tuple, keys: tuple, vjps: tuple, shares: bool = False) -> SavePlan:
     """A SavePlan; backward frees what it saved when that includes inputs or outputs, not
     when only shapes and parameters (as in PyTorch, a node that saved no tensor can run
     again). Stored, not recomputed: the engine reads it once per node. A tensor saved for
@@ -281,7 +284,16 @@ def save_plan(kinds: tuple, keys: tuple, vjps: tuple) -> SavePlan:
     if kinds.count("arg") <= 2:
         wrapped = tuple(i for i, k in enumerate(kinds) if k == "param" or k == "ans")
     return SavePlan(
-        kinds, keys, vjps, frees, args, only0=only0, ans=ans, unwrapped=unwrapped, wrapped=wrapped
+        kinds,
+        keys,
+        vjps,
+        frees,
+        args,
+        only0=only0,
+        ans=ans,
+        unwrapped=unwrapped,
+        wrapped=wrapped,
+        shares=shares,
     )
 
 
@@ -306,8 +318,10 @@ class Op:
         ans_reads: tuple | None = None,
         fp_errors: bool = True,
         plain: Callable | None = None,
+        shares: bool = False,
     ) -> None:
         self.name = name
+        self.shares = shares  # (see defop)
         # whether the forward computes numbers that may overflow or be invalid (inf, nan):
         # it runs with NumPy's floating-point warnings off; a view op, or one like maximum
         # that raises no floating-point error, leaves NumPy's error state alone
@@ -385,7 +399,9 @@ class Op:
                         specs.append(item)
                     idx.append(specs.index(item))
                 vjps.append((vjp, tuple(idx)))
-            plan = save_plan(tuple(k for k, _ in specs), tuple(k for _, k in specs), tuple(vjps))
+            plan = save_plan(
+                tuple(k for k, _ in specs), tuple(k for _, k in specs), tuple(vjps), self.shares
+            )
             fixed = None
             if all(k == "param" for k in plan.kinds):
                 fixed = tuple(self.params[key] for key in plan.keys)
@@ -902,6 +918,7 @@ def defop(
     ans_reads: tuple | None = None,
     fp_errors: bool = True,
     plain: Callable | None = None,
+    shares: bool = False,
 ) -> Op:
     """Define a differentiable op: its forward on arrays, one VJP and one JVP per input.
 
@@ -924,6 +941,10 @@ def defop(
     its default), cheaper to call than ``forward`` (a NumPy ufunc for a forward whose Python
     wrapper only handles a parameter); tests/autograd/test_recording_cost.py pins the two.
 
+    ``shares=True`` says the VJPs compute some values alike, through helpers wrapped in
+    ``sharing.shared`` (a layer norm's x̂ for the gradients of x and of the weight): while a
+    node runs its VJPs, each such value is computed once.
+
     ``doc`` describes what the op computes, in the math (``"e^x"``), where the forward's
     own docstring does not (a NumPy ufunc or function); by default it is the forward's
     docstring.
@@ -944,6 +965,7 @@ def defop(
         ans_reads,
         fp_errors,
         plain,
+        shares,
     )
 
 

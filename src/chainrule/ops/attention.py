@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from ..autograd.recording import array_of, defop
+from ..autograd.sharing import shared
 from . import logical, normalizations, reductions, shapes
 from .linalg import products
 
@@ -52,6 +53,9 @@ def _probabilities(q, k, bias, scale):
     return logical.select(dead, 0.0, safe)
 
 
+_probabilities_once = shared(_probabilities)  # (P for the VJPs of q, k and v: once per node)
+
+
 def _attention(q, k, v, bias, scale=1.0, dropout_mask=None, fused=False):
     """softmax(q kᵀ·scale + bias)·dropout_mask, times v (rows all masked give 0)"""
     with xp.errstate(invalid="ignore"):
@@ -73,9 +77,11 @@ def _dropped(p, dropout_mask):
     return p if dropout_mask is None else p * dropout_mask
 
 
+@shared
 def _score_grad(g, q, k, v, bias, scale, dropout_mask):
-    """dS = P ⊙ (dP - Σ_row dP ⊙ P), dP = (G vᵀ)·mask"""
-    p = _probabilities(q, k, bias, scale)
+    """dS = P ⊙ (dP - Σ_row dP ⊙ P), dP = (G vᵀ)·mask (once per node for the VJPs of q, k
+    and the bias)"""
+    p = _probabilities_once(q, k, bias, scale)
     dp = _dropped(products.matmul(g, _mT(v)), dropout_mask)
     return p * (dp - reductions.sum(dp * p, dim=-1, keepdim=True))
 
@@ -101,7 +107,7 @@ scaled_dot_product_attention = defop(
             products.matmul(_mT(_score_grad(g, q, k, v, bias, scale, dropout_mask)), q) * scale
         ),  # dk = dSᵀ q·scale
         lambda g, q, k, bias, scale, dropout_mask: products.matmul(
-            _mT(_dropped(_probabilities(q, k, bias, scale), dropout_mask)), g
+            _mT(_dropped(_probabilities_once(q, k, bias, scale), dropout_mask)), g
         ),  # dv = P'ᵀ G
         lambda g, q, k, v, bias, scale, dropout_mask: _score_grad(
             g, q, k, v, bias, scale, dropout_mask
@@ -123,4 +129,5 @@ scaled_dot_product_attention = defop(
     ),
     conventions="A row of scores that is -inf throughout (masked entirely) gives 0, and no "
     "gradient (PyTorch's safe softmax).",
+    shares=True,  # (P and dS once for the gradients of q, k, v and the bias)
 )

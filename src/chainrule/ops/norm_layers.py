@@ -16,6 +16,7 @@ import math
 from .._backend import add_reduce, ndarray, xp
 from .._dtypes import not_implemented
 from ..autograd.recording import array_of, defop
+from ..autograd.sharing import shared
 from . import reductions, shapes, unary
 
 # ----- the shared rules ------------------------------------------------------------------------
@@ -40,6 +41,11 @@ def normalized(x, axes: tuple, eps: float):
     centred = x - reductions.mean(x, dim=axes, keepdim=True)
     invstd = unary.rsqrt(reductions.mean(centred * centred, dim=axes, keepdim=True) + eps)
     return centred * invstd, invstd
+
+
+# the VJPs' x̂ and invstd: computed once for the gradients of x and of the weight (a forward
+# writes into its own x̂: it calls normalized itself)
+_normalized_once = shared(normalized)
 
 
 def _sum_over(x, axes: tuple):
@@ -129,6 +135,9 @@ def _bn_hat(x, training, eps, running_mean, running_var):
     return (x - running_mean.reshape(shape)) * invstd, invstd
 
 
+_bn_hat_once = shared(_bn_hat)  # (for the VJPs: once per node)
+
+
 def _batch_norm(x, weight, bias, training=True, eps=1e-5, running_mean=None, running_var=None):
     """(x - mean)/√(var + eps)·weight + bias per channel (dim 1): the batch's mean and
     biased variance over every other dim in training, the running ones otherwise"""
@@ -140,14 +149,14 @@ def _bn_x_rule(v, x, weight, training, eps, running_mean, running_var):
     """training: Jᵀu = invstd·(u - mean u - x̂·mean(u·x̂)) over all dims but 1 (u = v·weight);
     evaluation: v·weight·invstd"""
     ndim = array_of(x).ndim
-    xhat, invstd = _bn_hat(x, training, eps, running_mean, running_var)
+    xhat, invstd = _bn_hat_once(x, training, eps, running_mean, running_var)
     u = _scaled(v, weight, _channels(ndim))
     return _normalize_rule(u, xhat, invstd, _batch_axes(ndim)) if training else u * invstd
 
 
 def _bn_weight_grad(g, x, training, eps, running_mean, running_var):
     """∂/∂weight = Σ g·x̂ over all dims but 1"""
-    xhat, _ = _bn_hat(x, training, eps, running_mean, running_var)
+    xhat, _ = _bn_hat_once(x, training, eps, running_mean, running_var)
     return reductions.sum(g * xhat, dim=_batch_axes(array_of(x).ndim))
 
 
@@ -173,6 +182,7 @@ batch_norm = defop(
         _bn_weight_tangent,
         lambda t, x_shape: shapes.reshape(t, _channels(len(x_shape))),  # J t = t per channel
     ),
+    shares=True,  # (x̂ once for the gradients of x and of the weight)
 )
 
 # ----- layer_norm: over the trailing dims ---------------------------------------------------------
@@ -192,7 +202,7 @@ def _layer_norm(x, weight, bias, normalized_ndim=1, eps=1e-5):
 def _ln_x_rule(v, x, weight, normalized_ndim, eps):
     """Jᵀu = invstd·(u - mean u - x̂·mean(u·x̂)) over the normalized dims (u = v·weight)"""
     axes = _trailing(array_of(x).ndim, normalized_ndim)
-    xhat, invstd = normalized(x, axes, eps)
+    xhat, invstd = _normalized_once(x, axes, eps)
     return _normalize_rule(v if weight is None else v * weight, xhat, invstd, axes)
 
 
@@ -211,7 +221,7 @@ def _leading(ndim: int, normalized_ndim: int) -> tuple:
 def _ln_weight_grad(g, x, normalized_ndim, eps):
     """∂/∂weight = Σ g·x̂ over the leading (batch) dims"""
     ndim = array_of(x).ndim
-    xhat, _ = normalized(x, _trailing(ndim, normalized_ndim), eps)
+    xhat, _ = _normalized_once(x, _trailing(ndim, normalized_ndim), eps)
     return _sum_leading(g * xhat, ndim, normalized_ndim)
 
 
@@ -240,6 +250,7 @@ layer_norm = defop(
         ),  # J t = x̂·t
         lambda t: t,  # J t = t (broadcast over the leading dims)
     ),
+    shares=True,  # (x̂ once for the gradients of x and of the weight)
 )
 
 # ----- group_norm: per sample, over groups of channels and the spatial dims ------------------------
@@ -257,6 +268,9 @@ def _gn_hat(x, num_groups, eps):
     return shapes.reshape(xhat, array_of(x).shape), xhat, invstd
 
 
+_gn_hat_once = shared(_gn_hat)  # (for the VJPs: once per node)
+
+
 def _group_norm(x, weight, bias, num_groups=1, eps=1e-5):
     """(x - mean)/√(var + eps)·weight + bias, mean and biased variance per sample over each
     group of channels and the spatial dims, weight and bias per channel"""
@@ -267,7 +281,7 @@ def _group_norm(x, weight, bias, num_groups=1, eps=1e-5):
 def _gn_x_rule(v, x, weight, num_groups, eps):
     """Jᵀu = invstd·(u - mean u - x̂·mean(u·x̂)) over each group (u = v·weight per channel)"""
     shape = array_of(x).shape
-    _, xhat, invstd = _gn_hat(x, num_groups, eps)
+    _, xhat, invstd = _gn_hat_once(x, num_groups, eps)
     u = _grouped(_scaled(v, weight, _channels(len(shape))), num_groups)
     return shapes.reshape(_normalize_rule(u, xhat, invstd, (2,)), shape)
 
@@ -282,7 +296,7 @@ def _gn_x_tangent(t, x, weight, num_groups, eps):
 
 def _gn_weight_grad(g, x, num_groups, eps):
     """∂/∂weight = Σ g·x̂ over all dims but 1"""
-    xhat, _, _ = _gn_hat(x, num_groups, eps)
+    xhat, _, _ = _gn_hat_once(x, num_groups, eps)
     return reductions.sum(g * xhat, dim=_batch_axes(array_of(x).ndim))
 
 
@@ -304,4 +318,5 @@ group_norm = defop(
         ),  # J t = x̂·t per channel
         lambda t, x_shape: shapes.reshape(t, _channels(len(x_shape))),  # J t = t per channel
     ),
+    shares=True,  # (x̂ once for the gradients of x and of the weight)
 )

@@ -22,11 +22,10 @@ arrays), so higher derivatives and forward mode come with them.
 
 from __future__ import annotations
 
-import weakref
-
 from .._backend import address, ndarray, scalar, xp
 from .._tensor import Tensor
 from ..autograd.recording import FLOAT, KEEP, defop
+from ..autograd.sharing import shared
 from . import activations, indexing, joining, reductions, unary
 
 
@@ -261,28 +260,13 @@ def _lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
     return hs, cs, gates, tcs
 
 
+@shared
 def _through_time(g, w_hh, h0, c0, ans, reverse):
     """d/da_t for every step (T, B, 4H, in time order, PyTorch's gate order), d/dh0 and
-    d/dc0: backward through time.
-
-    One pass serves the VJPs of all inputs: a node calls them one after another with the
-    same ``g`` and saved ``ans``, so the pass is kept for the calls that follow (keyed by
-    the tuple ``g``, made afresh for each backward, and the saved outputs' identity).
-    """
-    key = _LAST[0]
-    if key is not None and key[0] is g and key[1]() is ans[0]:
-        return _LAST[1]
+    d/dc0: backward through time, one pass for the VJPs of all inputs (``shared``)."""
     if isinstance(ans[0], Tensor):
-        result = _composed_through_time(g, w_hh, h0, c0, ans, reverse)
-    else:
-        result = _array_through_time(g, w_hh, h0, c0, ans, reverse)
-    _LAST[0] = (g, weakref.ref(ans[0]))
-    _LAST[1] = result
-    return result
-
-
-# the last backward through time (see _through_time)
-_LAST: list = [None, None]
+        return _composed_through_time(g, w_hh, h0, c0, ans, reverse)
+    return _array_through_time(g, w_hh, h0, c0, ans, reverse)
 
 
 def _array_through_time(g, w_hh, h0, c0, ans, reverse):
@@ -515,11 +499,7 @@ def _layer_vjp_bias(g, w_hh, h0, c0, ans, reverse):
     d_a = _through_time(g, w_hh, h0, c0, ans, reverse)[0]
     if isinstance(d_a, Tensor):
         return reductions.sum(d_a, dim=(0, 1))
-    if _LAST_BIAS[0] is d_a:  # the other bias of the same pass: the same sum, a copy of it
-        return _LAST_BIAS[1].copy()
-    grad = _column_sums(d_a)
-    _LAST_BIAS[0], _LAST_BIAS[1] = d_a, grad
-    return grad
+    return _column_sums_once(d_a).copy()  # (the other bias's: the same sum, its own array)
 
 
 def _column_sums(d):
@@ -532,8 +512,7 @@ def _column_sums(d):
     return xp.matmul(xp.ones(rows.shape[0], dtype=rows.dtype), rows)
 
 
-# the bias gradient of the last pass on arrays (see _layer_vjp_bias)
-_LAST_BIAS: list = [None, None]
+_column_sums_once = shared(_column_sums)  # (for the two biases of one LSTM node)
 
 
 def _layer_vjp_w_hh(g, w_hh, h0, c0, ans, reverse):
@@ -663,6 +642,7 @@ lstm_layer = defop(
         _layer_jvp_h0,
         _layer_jvp_c0,
     ),
+    shares=True,  # (one pass back through time for every input's VJP)
 )
 
 
@@ -723,19 +703,11 @@ def _gru_layer(x, w_ih, w_hh, b_ih, b_hh, h0, reverse=False):
     return hs, gates, hns, hs.copy()
 
 
+@shared
 def _gru_through_time(g, w_hh, h0, ans, reverse):
     """d/d(x's part) and d/d(h's part) of the pre-activations for every step (T, B, 3H each,
-    time order) and d/dh0, one pass kept for the VJPs that follow (as _through_time)."""
-    key = _LAST_GRU[0]
-    if key is not None and key[0] is g and key[1]() is ans[1]:
-        return _LAST_GRU[1]
-    result = _gru_pass(g, w_hh, h0, ans, reverse)
-    _LAST_GRU[0] = (g, weakref.ref(ans[1]))
-    _LAST_GRU[1] = result
-    return result
-
-
-_LAST_GRU: list = [None, None]
+    time order) and d/dh0, one pass for the VJPs of all inputs (``shared``)."""
+    return _gru_pass(g, w_hh, h0, ans, reverse)
 
 
 def _gru_pass(g, w_hh, h0, ans, reverse):
@@ -905,6 +877,7 @@ gru_layer = defop(
     ans_reads=(1, 2, 3),
     vjp=(_gru_vjp_x, _gru_vjp_w_ih, _gru_vjp_w_hh, _gru_vjp_b_ih, _gru_vjp_b_hh, _gru_vjp_h0),
     jvp=(_gru_jvp_x, _gru_jvp_w_ih, _gru_jvp_w_hh, _gru_jvp_b_ih, _gru_jvp_b_hh, _gru_jvp_h0),
+    shares=True,  # (one pass back through time for every input's VJP)
 )
 
 
@@ -939,12 +912,11 @@ def _rnn_layer(x, w_ih, w_hh, b_ih, b_hh, h0, nonlinearity="tanh", reverse=False
     return hs, hs.copy()
 
 
+@shared
 def _rnn_through_time(g, w_hh, ans, nonlinearity, reverse):
     """d/da_t for every step (time order) and d/dh0: latest step first, dh_t = g_t +
-    da_{t+1} W_hh, da_t = dh_t act'(a_t), with tanh' = 1 - h², relu' = [h > 0]"""
-    key = _LAST_RNN[0]
-    if key is not None and key[0] is g and key[1]() is ans[1]:
-        return _LAST_RNN[1]
+    da_{t+1} W_hh, da_t = dh_t act'(a_t), with tanh' = 1 - h², relu' = [h > 0]; one pass
+    for the VJPs of all inputs (``shared``)"""
     hs = ans[1]
     g_h = g[0] if g[1] is None else g[1] if g[0] is None else g[0] + g[1]
     d_act = 1 - hs * hs if nonlinearity == "tanh" else unary.sign(hs)
@@ -957,13 +929,7 @@ def _rnn_through_time(g, w_hh, ans, nonlinearity, reverse):
         das[t] = dh * d_act[t]
         carry = das[t] @ w_hh
     d_a = joining.stack(das, dim=0)
-    result = (_flip_time(d_a) if reverse else d_a), carry
-    _LAST_RNN[0] = (g, weakref.ref(ans[1]))
-    _LAST_RNN[1] = result
-    return result
-
-
-_LAST_RNN: list = [None, None]
+    return (_flip_time(d_a) if reverse else d_a), carry
 
 
 def _rnn_vjp_x(g, w_ih, w_hh, ans, nonlinearity, reverse):
@@ -1056,6 +1022,7 @@ rnn_layer = defop(
     vjp=(_rnn_vjp_x, _rnn_vjp_w_ih, _rnn_vjp_w_hh, _rnn_vjp_bias, _rnn_vjp_bias, _rnn_vjp_h0),
     jvp=(_rnn_jvp_x, _rnn_jvp_w_ih, _rnn_jvp_w_hh, _rnn_jvp_bias, _rnn_jvp_bias, _rnn_jvp_h0),
     conventions="relu'(0) = 0, as PyTorch's.",
+    shares=True,  # (one pass back through time for every input's VJP)
 )
 
 

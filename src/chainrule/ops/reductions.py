@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes
-from .._backend import add_reduce, loud, ndarray, quiet, whole_sum, xp
+from .._backend import add_reduce, add_reduce_run, loud, ndarray, quiet, whole_sum, xp
 from .._tensor import Tensor
 from ..autograd.recording import KEEP, array_of, contiguous, defop
 from . import joining, logical, scans, shapes, sorting, unary
@@ -76,6 +76,10 @@ def _sum(x, dim=None, keepdim=False, dtype=None):
             return total.reshape((1,) * x.ndim) if keepdim else total
     if dtype is None and x.dtype == xp.float16:  # accumulated in float32, as PyTorch does
         return xp.sum(x, axis=axes, keepdims=keepdim, dtype=xp.float32).astype(x.dtype)
+    if axes is not None and 1 < len(axes) and dtype is None:
+        total = add_reduce_run(x, axes, keepdim)  # (adjacent leading or trailing dims)
+        if total is not None:
+            return total
     if (
         axes is not None
         and 1 < len(axes) < x.ndim

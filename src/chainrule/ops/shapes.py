@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._backend import add_reduce, asanyarray, is_array, ndarray, strided_view, xp
+from .._backend import add_reduce, add_reduce_run, asanyarray, is_array, ndarray, strided_view, xp
 from .._tensor import Tensor
 from ..autograd.recording import KEEP, defop, np_dtype
 from . import indexing, joining
@@ -108,6 +108,10 @@ def _sum_to(x, shape=()):
     )
     if not axes:
         return x.reshape(shape)
+    if lead == len(axes) > 1:  # batch and time summed (a (B, T, F) gradient's bias part)
+        total = add_reduce_run(x, axes)
+        if total is not None:
+            return total
     # (np.sum's Python wrappers skipped for NumPy's arrays: add.reduce is what they call)
     reduce = xp.add.reduce if x.__class__ is ndarray else xp.sum
     if lead == len(axes) or not lead:
