@@ -603,6 +603,43 @@ def gru_row(repeat: int) -> tuple:
     return triple(t, 1e3)
 
 
+# ----- 7. a transformer encoder layer's train step (not one of issue 12's rows) ----------------
+
+
+def transformer_lib(lib, activation: str):
+    """nn.TransformerEncoderLayer(64, 4 heads, feed-forward 128, no dropout, batch first)
+    and a Linear(64, 10) head on the mean over the sequence, cross-entropy, backward and an
+    optim.SGD step, on a (16, 32, 64) batch: attention, layer norm, GELU or ReLU."""
+    lib.manual_seed(0)
+    layer = lib.nn.TransformerEncoderLayer(
+        64, 4, 128, dropout=0.0, activation=activation, batch_first=True
+    )
+    head = lib.nn.Linear(64, 10)
+    opt = lib.optim.SGD([*layer.parameters(), *head.parameters()], lr=0.01)
+    r = np.random.default_rng(0)
+    x = lib.from_numpy(r.standard_normal((16, 32, 64)).astype(np.float32))
+    target = lib.from_numpy(r.integers(0, 10, 16))
+
+    def run():
+        opt.zero_grad()
+        lib.nn.functional.cross_entropy(head(layer(x).mean(1)), target).backward()
+        opt.step()
+
+    return run
+
+
+def transformer_row(activation: str, repeat: int) -> tuple:
+    t = race(
+        {
+            "cr": transformer_lib(chainrule, activation),
+            "pt": transformer_lib(torch, activation) if torch else None,
+            "np": None,
+        },
+        STEPS * repeat,
+    )
+    return triple(t, 1e3)
+
+
 # ----- the table ----------------------------------------------------------------------------
 
 LIBS = {"cr": chainrule, "pt": torch, "np": np}
@@ -646,6 +683,15 @@ def rows_table() -> list:
         ("LSTM train step, seq 32, batch 16, 64 -> 128 (ms)", lstm_row, 1.2, None),
         ("GRU train step, seq 32, batch 16, 64 -> 128 (ms)", gru_row, 1.2, None),
     ]
+    for act in ("relu", "gelu"):
+        table.append(
+            (
+                f"Transformer encoder layer train step, {act}, (16, 32, 64) (ms)",
+                lambda r, a=act: transformer_row(a, r),
+                None,
+                None,
+            )
+        )
     return table
 
 

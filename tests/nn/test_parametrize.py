@@ -423,6 +423,7 @@ def _copy_buffers(src, dst):
 @pytest.mark.parametrize("dim", [0, 1])
 def test_spectral_norm_parametrization_as_torch(dim, training, dtype):
     tdt = {np.float32: "float32", np.float64: "float64"}[dtype]
+    torch.manual_seed(0)  # (torch's power-iteration vectors, copied: as in the test below)
     ms = {}
     for lib in (cr, torch):
         m = affine(lib, 4, 3).to(getattr(lib, tdt))
@@ -510,6 +511,10 @@ def test_old_weight_norm_as_torch(dim):
 
 @pytest.mark.parametrize("training", [True, False])
 def test_old_spectral_norm_as_torch(training):
+    # torch's power-iteration vectors (copied into chainrule's) drawn from a fixed seed: from
+    # whatever state the tests before left, σ = uᵀ W v can come out near 0 and the outputs,
+    # W / σ x, differ past the tolerance by rounding alone (seen: 1845 against 1845.1)
+    torch.manual_seed(0)
     ms = {lib.__name__: lib.nn.utils.spectral_norm(affine(lib, 4, 3)) for lib in (cr, torch)}
     _copy_buffers(ms["torch"], ms["chainrule"])
 
@@ -557,6 +562,7 @@ ORTHOGONAL += [((3, 5), None), ((3, 5), "matrix_exp"), ((4, 3), "cayley")]
 def test_orthogonal_as_torch(case, dtype):
     (n_out, n_in), orthogonal_map = case
     tdt = {np.float32: "float32", np.float64: "float64"}[dtype]
+    torch.manual_seed(0)  # (torch's power-iteration vectors, copied: as in the test below)
     ms = {}
     for lib in (cr, torch):
         m = affine(lib, n_in, n_out).to(getattr(lib, tdt))

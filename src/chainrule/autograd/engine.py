@@ -473,7 +473,10 @@ def _count_dependencies(roots: list[Node], leave_out_sole: bool = False) -> dict
                 break
             deps[node] = 1
         else:
-            if node._arity == 2:  # (the edges read from the slots: _next, inlined)
+            arity = node._arity
+            if arity == 0:  # (a leaf's AccumulateGrad: no edge on)
+                continue
+            if arity == 2:  # (the edges read from the slots: _next, inlined)
                 fn0, fn1 = node._fn0, node._fn1
                 if isinstance(fn0, Tensor):  # a leaf recorded as itself: its node, made now
                     fn0 = node._fn0 = accumulator(fn0)

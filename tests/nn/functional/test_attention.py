@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import chainrule as cr
+from chainrule.ops import attention
 from oracle import (
     DT_IDS,
     FLOATS,
@@ -223,3 +224,32 @@ ERRORS = {
 @pytest.mark.parametrize("name", list(ERRORS))
 def test_errors_as_torch(name):
     assert_same_error(ERRORS[name])
+
+
+# ----- the path on arrays: the key dim first (ops/attention.py) -----------------------------
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize(
+    "shapes",
+    [((2, 3, 4, 5), (2, 3, 6, 5)), ((4, 5), (6, 5)), ((2, 1, 4, 5), (3, 6, 5))],
+    ids=["4d", "2d", "broadcast"],
+)
+def test_probabilities_keys_first_are_the_general_paths(shapes, dtype):
+    """P on arrays, laid out keys first, has the values of the ops' path (to rounding: the
+    products and sums run in another order), with a bias holding -inf; a row that is -inf
+    throughout is left to the general path (None)."""
+    q, k = (randn(s, seed=i).astype(dtype) for i, s in enumerate(shapes))
+    bias = np.zeros((4, 6), dtype)
+    bias[1, 2] = bias[3, :5] = -np.inf
+    tol = 1e-6 if dtype == np.float32 else 1e-14
+    for b in (None, bias):
+        got = attention._probabilities_of_arrays(q, k, b, 0.3)
+        want = attention._probabilities(
+            cr.tensor(q), cr.tensor(k), None if b is None else cr.tensor(b), 0.3
+        )
+        np.testing.assert_allclose(got, want.numpy(), rtol=tol, atol=tol)
+        assert got.shape == want.shape and got.dtype == dtype
+    bias[2] = -np.inf
+    assert attention._probabilities_of_arrays(q, k, bias, 0.3) is None
+    assert attention._probabilities_of_arrays(q, k, bias.astype(np.float16), 0.3) is None
