@@ -281,6 +281,35 @@ def address(arr: Any) -> int:
     return arr.__array_interface__["data"][0]
 
 
+def _reshape_takes_copy() -> bool:
+    try:
+        numpy.zeros(1).reshape((1,), copy=False)
+    except TypeError:  # (NumPy before 2.1)
+        return False
+    return True
+
+
+_RESHAPE_COPY = _reshape_takes_copy()
+
+
+def viewable(x: Any, shape: tuple) -> bool:
+    """Whether ``x`` takes ``shape`` as a view, without a copy (NumPy's rule, PyTorch's):
+    a host array asks its reshape not to copy (0.5 µs), anything else is probed by setting
+    the shape of a view of it (5 µs: the error NumPy raises for a copy is slow to make)."""
+    if x.__class__ is ndarray and _RESHAPE_COPY:
+        try:
+            x.reshape(shape, copy=False)
+        except ValueError:
+            return False
+        return True
+    probe = x.view()
+    try:
+        probe.shape = shape
+    except AttributeError:
+        return False
+    return True
+
+
 def strided_view(x: Any, size: tuple, byte_strides: tuple, byte_offset: int) -> Any:
     """A view of the memory that holds ``x``: ``size`` elements of x's dtype, ``byte_strides``
     apart, the first ``byte_offset`` bytes from x's first element (before it, for a negative

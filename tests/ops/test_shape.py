@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import cases
 import chainrule as cr
+from chainrule import _backend
 from oracle import (
     DT_IDS,
     FLOATS,
@@ -436,3 +437,27 @@ def test_expand_on_arrays_that_do_not_broadcast_raises_numpys_error():
     with pytest.raises(ValueError) as got:
         _expand(x, (4, 3))
     assert str(got.value) == str(want.value)
+
+
+def test_viewable_is_numpys_rule():
+    """``_backend.viewable`` (a host array's reshape asked not to copy) says what setting the
+    shape of a view of it says (its path for other arrays, here an ndarray subclass), on
+    contiguous, sliced, transposed and broadcast arrays."""
+    sub = type("Sub", (np.ndarray,), {})
+    base = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+    arrays = [
+        base,
+        base[:, 1:],
+        base[..., :3],
+        base[:, :, ::2],
+        base.transpose(1, 0, 2, 3),
+        base.transpose(0, 1, 3, 2),
+        np.broadcast_to(base[:1], (4, 3, 4, 5)),
+        base[0, 0, 0, :1],
+    ]
+    for a in arrays:
+        n = a.size
+        for shape in [(n,), (a.shape[0], -1), (-1, a.shape[-1]), a.shape[::-1], (1, n, 1)]:
+            shape = tuple(n // max(1, -np.prod(shape)) if s == -1 else s for s in shape)
+            want = _backend.viewable(a.view(sub), shape)
+            assert _backend.viewable(a, shape) == want, (a.shape, a.strides, shape)

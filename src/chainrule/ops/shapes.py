@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._backend import add_reduce, add_reduce_run, asanyarray, is_array, ndarray, strided_view, xp
+from .._backend import (
+    add_reduce,
+    add_reduce_run,
+    asanyarray,
+    is_array,
+    ndarray,
+    strided_view,
+    viewable,
+    xp,
+)
 from .._tensor import Tensor
 from ..autograd.recording import KEEP, defop, np_dtype
 from . import indexing, joining
@@ -32,6 +41,8 @@ def _view(x, shape=()):
 
 def _reshape_copy(x, shape=()):
     """x copied into a new shape"""
+    if x.__class__ is ndarray and not x.flags.c_contiguous:
+        return xp.ascontiguousarray(x).reshape(shape)  # (one copy, where reshape's is one more)
     return xp.reshape(x, shape).copy()
 
 
@@ -63,13 +74,7 @@ def reshape(x, shape):
     return reshape_copy(x, shape=shape)
 
 
-def _viewable(data, shape) -> bool:
-    probe = data.view()
-    try:
-        probe.shape = shape
-    except AttributeError:
-        return False
-    return True
+_viewable = viewable
 
 
 def _size(x) -> int:
