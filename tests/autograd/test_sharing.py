@@ -185,11 +185,24 @@ def test_batch_and_group_norm_normalize_once_per_backward(monkeypatch):
     assert len(CALLS) == 1
 
 
-def test_attention_computes_its_probabilities_once_per_backward(monkeypatch):
+@pytest.mark.parametrize("create_graph", [False, True], ids=["arrays", "create_graph"])
+def test_attention_computes_its_probabilities_once_per_backward(monkeypatch, create_graph):
+    """On arrays backward reads the forward's P (kept as a parameter): none computed; with
+    create_graph P is computed with ops, once for the VJPs of q, k, v and the mask."""
     _count_calls(monkeypatch, attention, "_probabilities_once", attention._probabilities)
-    q, k, v = randn((2, 3, 4, 8), seed=9), randn((2, 3, 5, 8), seed=10), randn((2, 3, 5, 8))
-    check(lambda L, q, k, v: L.nn.functional.scaled_dot_product_attention(q, k, v), q, k, v)
-    assert len(CALLS) == 1  # (the forward calls the helper itself, not the shared one)
+    q, k, v = (
+        cr.tensor(randn(s, seed=9 + i), requires_grad=True)
+        for i, s in enumerate([(2, 3, 4, 8), (2, 3, 5, 8), (2, 3, 5, 8)])
+    )
+    mask = cr.tensor(randn((4, 5), seed=12), requires_grad=True)
+    out = cr.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    grads = cr.autograd.grad(out.pow(2).sum(), (q, k, v, mask), create_graph=create_graph)
+    assert len(CALLS) == (1 if create_graph else 0)
+    check(
+        lambda L, q, k, v, m: L.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m),
+        *(t.detach().numpy() for t in (q, k, v, mask)),
+    )
+    assert all(g is not None for g in grads)
 
 
 @pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN"])
@@ -208,3 +221,19 @@ def test_recurrent_layers_go_back_through_time_once(monkeypatch, cls):
         b_ih, b_hh = layer.bias_ih_l0.grad, layer.bias_hh_l0.grad
         np.testing.assert_array_equal(b_ih.numpy(), b_hh.numpy())
         assert not np.shares_memory(b_ih.numpy(), b_hh.numpy())
+
+
+def test_attention_keeps_a_large_p_for_backward_only_up_to_a_size(monkeypatch):
+    """Above KEEP_AT_MOST entries P is not kept from forward to backward: it is computed
+    again there (once), with the same gradients."""
+    q, k, v = (randn((2, 3, 4, 8), seed=20 + i) for i in range(3))
+    grads = []
+    for limit, calls in ((1 << 22, 0), (2 * 3 * 4 * 4 - 1, 1)):
+        monkeypatch.setattr(attention, "KEEP_AT_MOST", limit)
+        _count_calls(monkeypatch, attention, "_probabilities_once", attention._probabilities)
+        ts = [cr.tensor(a, requires_grad=True) for a in (q, k, v)]
+        cr.nn.functional.scaled_dot_product_attention(*ts).pow(2).sum().backward()
+        assert len(CALLS) == calls
+        grads.append([t.grad.numpy() for t in ts])
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)

@@ -9,6 +9,8 @@ sums each gradient back to its input's shape)."""
 
 from __future__ import annotations
 
+import math
+
 from .._backend import add_reduce, ndarray, xp
 from ..autograd.recording import array_of, defop
 from ..autograd.sharing import shared
@@ -117,16 +119,51 @@ def _probabilities(q, k, bias, scale):
 _probabilities_once = shared(_probabilities)  # (P for the VJPs of q, k and v: once per node)
 
 
-def _attention(q, k, v, bias, scale=1.0, dropout_mask=None, fused=False):
-    """softmax(q kᵀ·scale + bias)·dropout_mask, times v (rows all masked give 0)"""
-    with xp.errstate(invalid="ignore"):
-        p = _probabilities(q, k, bias, scale)
+# The most entries of P a node keeps for its backward (16 MB in float32); a larger P is
+# computed again in backward, as PyTorch's flash kernel does, so that a deep model's long
+# sequences do not hold one P per layer from forward to backward.
+KEEP_AT_MOST = 1 << 22
+
+
+def probabilities_of(q, k, bias, scale):
+    """P for the forward to take as its ``probabilities`` (and its VJPs to read, not to
+    recompute it): for float arrays of one dtype whose product is defined, with at most
+    KEEP_AT_MOST entries; None otherwise (the op then computes P, and raises its errors)"""
+    if not (_arrays(q, k, bias) and q.dtype.char in "fd" and q.dtype == k.dtype):
+        return None
+    if q.ndim < 2 or k.ndim < 2 or q.shape[-1] != k.shape[-1]:
+        return None
+    try:
+        batch = xp.broadcast_shapes(q.shape[:-2], k.shape[:-2])
+        if math.prod(batch) * q.shape[-2] * k.shape[-2] > KEEP_AT_MOST:
+            return None
+        with xp.errstate(invalid="ignore"):
+            return _probabilities_of_arrays(q, k, bias, scale)
+    except ValueError:  # (batch dims that do not broadcast: the op's error)
+        return None
+
+
+def _p(q, k, bias, scale, probabilities):
+    """P for the VJPs: the forward's, on arrays; otherwise computed (once per node), with
+    ops for create_graph"""
+    if probabilities is not None and q.__class__ is ndarray:
+        return probabilities
+    return _probabilities_once(q, k, bias, scale)
+
+
+def _attention(q, k, v, bias, scale=1.0, dropout_mask=None, fused=False, probabilities=None):
+    """softmax(q kᵀ·scale + bias)·dropout_mask, times v (rows all masked give 0); P as
+    given in ``probabilities`` (``probabilities_of``), kept for backward"""
+    p = probabilities
+    if p is None:
+        with xp.errstate(invalid="ignore"):
+            p = _probabilities(q, k, bias, scale)
     if dropout_mask is not None:
         p = p * dropout_mask
     return xp.matmul(p, v)
 
 
-def _attention_node(q, k, v, bias, scale=1.0, dropout_mask=None, fused=False) -> str:
+def _attention_node(q, k, v, bias, scale=1.0, dropout_mask=None, fused=False, **_) -> str:
     """PyTorch's node: its fused CPU kernel's where it takes it (4-D inputs of one head
     size, no dropout, no mask needing a gradient), else the last of matmul's."""
     if fused:
@@ -139,10 +176,10 @@ def _dropped(p, dropout_mask):
 
 
 @shared
-def _score_grad(g, q, k, v, bias, scale, dropout_mask):
+def _score_grad(g, q, k, v, bias, scale, dropout_mask, probabilities=None):
     """dS = P ⊙ (dP - Σ_row dP ⊙ P), dP = (G vᵀ)·mask (once per node for the VJPs of q, k
     and the bias)"""
-    p = _probabilities_once(q, k, bias, scale)
+    p = _p(q, k, bias, scale, probabilities)
     if _arrays(g, v, p, dropout_mask) and _keys_last_inverse(p).flags.c_contiguous:
         # arrays, P keys first (_probabilities_of_arrays): the same steps in its layout
         dp = _keys_first(xp.matmul(v, xp.swapaxes(g, -1, -2)))
@@ -171,17 +208,21 @@ scaled_dot_product_attention = defop(
     node=_attention_node,
     dtypes=_attention_dtype,
     vjp=(
-        lambda g, q, k, v, bias, scale, dropout_mask: (
-            products.matmul(_score_grad(g, q, k, v, bias, scale, dropout_mask), k) * scale
+        lambda g, q, k, v, bias, scale, dropout_mask, probabilities: (
+            products.matmul(_score_grad(g, q, k, v, bias, scale, dropout_mask, probabilities), k)
+            * scale
         ),  # dq = dS k·scale
-        lambda g, q, k, v, bias, scale, dropout_mask: (
-            products.matmul(_mT(_score_grad(g, q, k, v, bias, scale, dropout_mask)), q) * scale
+        lambda g, q, k, v, bias, scale, dropout_mask, probabilities: (
+            products.matmul(
+                _mT(_score_grad(g, q, k, v, bias, scale, dropout_mask, probabilities)), q
+            )
+            * scale
         ),  # dk = dSᵀ q·scale
-        lambda g, q, k, bias, scale, dropout_mask: products.matmul(
-            _mT(_dropped(_probabilities_once(q, k, bias, scale), dropout_mask)), g
+        lambda g, q, k, bias, scale, dropout_mask, probabilities: products.matmul(
+            _mT(_dropped(_p(q, k, bias, scale, probabilities), dropout_mask)), g
         ),  # dv = P'ᵀ G
-        lambda g, q, k, v, bias, scale, dropout_mask: _score_grad(
-            g, q, k, v, bias, scale, dropout_mask
+        lambda g, q, k, v, bias, scale, dropout_mask, probabilities: _score_grad(
+            g, q, k, v, bias, scale, dropout_mask, probabilities
         ),  # dbias = dS
     ),
     jvp=(

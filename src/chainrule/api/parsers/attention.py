@@ -102,6 +102,11 @@ def scaled_dot_product_attention(
         keep = _gen[0].random(batch + (q_len, k_len)) >= dropout_p
         mask = (keep / (1 - dropout_p) if dropout_p < 1 else keep * 0.0).astype(query._data.dtype)
         mask = like(query._data, mask)  # drawn on the host, as chainrule's random numbers are
+    scale = float(scale)
+    # P computed here on the arrays (where it can be), kept by the op for its backward
+    p = attention.probabilities_of(
+        query._data, key._data, None if bias is None else bias._data, scale
+    )
     return attention.scaled_dot_product_attention(
-        query, key, value, bias, scale=float(scale), dropout_mask=mask, fused=fused
+        query, key, value, bias, scale=scale, dropout_mask=mask, fused=fused, probabilities=p
     )
