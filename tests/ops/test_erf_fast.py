@@ -258,3 +258,41 @@ def test_gelu_slope_is_phi_plus_x_phi(dtype):
     eps = float(np.finfo(dtype).eps)
     np.testing.assert_allclose(got, exact, rtol=2 * eps, atol=2 * eps)
     assert special.gelu_slope(cr.tensor(x)).numpy(force=True)[-3:].tolist() == [0.5, 0.5, 0.5]
+
+
+# ----- GELU's backward from the forward's Φ (api/parsers/functional.gelu) ---------------------
+
+
+def test_gelu_backward_reads_the_forwards_cdf(monkeypatch):
+    """F.gelu on a float32 tensor that needs a gradient evaluates x Φ(x) and Φ(x) together
+    (the node keeps that Φ) and its backward reads it: the gradient is the recomputing
+    path's to float32 rounding, tails, zeros, infinities and nan included; above the size
+    kept, and without grad, Φ is not kept."""
+    from chainrule.api.parsers import functional as parsers
+
+    grid = np.concatenate([_float32_grid()[::50], [0.0, -0.0, np.inf, -np.inf, np.nan, 3e38]])
+    x = grid.astype(np.float32)
+    g = np.random.default_rng(1).standard_normal(x.shape).astype(np.float32)
+    with np.errstate(all="ignore"):
+        want_y = special._gelu_none(x)
+        want_cdf = special._ndtr(x)
+    grads = []
+    for keep in (1 << 22, 0):
+        monkeypatch.setattr(parsers, "_KEEP", keep)
+        t = cr.tensor(x, requires_grad=True)
+        y = cr.nn.functional.gelu(t)
+        np.testing.assert_array_equal(y.detach().numpy(), want_y)
+        node = y.grad_fn
+        cdf = dict(zip(node._plan.keys, node._stored()))["cdf"]
+        if keep:
+            np.testing.assert_array_equal(cdf, want_cdf)
+        else:
+            assert cdf is None
+        y.backward(cr.tensor(g))
+        grads.append(t.grad.numpy())
+    a, b = grads
+    np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+    keep = ~np.isnan(a)
+    np.testing.assert_allclose(a[keep], b[keep], rtol=2e-6, atol=1e-6)
+    with cr.no_grad():
+        assert cr.nn.functional.gelu(cr.tensor(x, requires_grad=True)).grad_fn is None

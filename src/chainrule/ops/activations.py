@@ -469,18 +469,31 @@ _GELU_BETA = math.sqrt(2.0 / math.pi)  # √(2/π)
 _GELU_KAPPA = 0.044715
 
 
-def _gelu(x, approximate="none"):
-    """x·Φ(x); with approximate='tanh', x/2·(1 + tanh(√(2/π)(x + 0.044715x³)))"""
+def _gelu(x, approximate="none", value=None, cdf=None):
+    """x·Φ(x); with approximate='tanh', x/2·(1 + tanh(√(2/π)(x + 0.044715x³))); ``value``
+    where its caller evaluated it (with ``cdf``, Φ(x): ``special.gelu_and_cdf``)"""
+    if value is not None:
+        return value
     if approximate == "tanh":
         inner = _GELU_BETA * (x + _GELU_KAPPA * (x * x * x))
         return 0.5 * x * (1 + xp.tanh(inner))
     return special._gelu_none(x)
 
 
-def _gelu_grad(g, x, approximate):
+def _gelu_grad(g, x, approximate, cdf=None):
     """d/dx xΦ(x) = Φ(x) + xφ(x), φ(x) = e^(-x²/2)/√(2π); with approximate='tanh',
     d/dx x/2·(1 + tanh u) = (1 + tanh u)/2 + x/2·(1 - tanh² u)·β(1 + 3κx²), u = β(x + κx³)
     (β = √(2/π), κ = 0.044715)"""
+    if cdf is not None and g.__class__ is ndarray and x.__class__ is ndarray and x.ndim:
+        # arrays, Φ(x) from the forward: φ in x's dtype, as PyTorch's kernel computes it
+        slope = xp.multiply(x, x)
+        slope *= -0.5
+        xp.exp(slope, out=slope)
+        slope *= x
+        slope *= special._INV_SQRT_2PI
+        slope += cdf
+        slope *= g
+        return slope
     if approximate == "tanh":
         x2 = x * x
         th = unary.tanh((x + x2 * x * _GELU_KAPPA) * _GELU_BETA)

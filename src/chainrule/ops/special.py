@@ -346,10 +346,10 @@ def _erfc32_block(x, out):
     xp.multiply(h, 2.0, out=out, casting="same_kind")
 
 
-def _ndtr32_block(x, out, form="ndtr"):
-    """Φ(x) = erfc(z)/2, z = -x/√2, for a float32 block x into out; x Φ(x) for form="gelu",
-    Φ(x) + x φ(x) (GELU's slope) for form="slope": Φ = [z < 0] + copysign(erfc(|z|)/2, z)
-    (Φ(-0) = Φ(0) = 1/2), φ(x) = 1/(√(2π) e^(z²))."""
+def _ndtr32_block(x, out, cdf=None, form="ndtr"):
+    """Φ(x) = erfc(z)/2, z = -x/√2, for a float32 block x into out; x Φ(x) for form="gelu"
+    (and Φ(x) into cdf when given), Φ(x) + x φ(x) (GELU's slope) for form="slope":
+    Φ = [z < 0] + copysign(erfc(|z|)/2, z) (Φ(-0) = Φ(0) = 1/2), φ(x) = 1/(√(2π) e^(z²))."""
     z = xp.multiply(x, -_SQRT1_2, dtype=xp.float64)
     e = xp.abs(z)
     h = _erfc_tail32(e, _HALF_ERFCX32_P)  # (e is now e^(z²))
@@ -357,6 +357,8 @@ def _ndtr32_block(x, out, form="ndtr"):
     h += xp.signbit(z)
     if form == "gelu":
         xp.multiply(h, x, out=out, casting="same_kind")
+        if cdf is not None:
+            xp.copyto(cdf, h, casting="same_kind")
         return
     if form == "slope":
         e *= _SQRT_2PI
@@ -728,6 +730,16 @@ def _gelu_none(x):
     if x.dtype == xp.float64:
         return x * _ndtr(x)
     return _float32_path(functools.partial(_ndtr32_block, form="gelu"), x)
+
+
+def gelu_and_cdf(x):
+    """(x Φ(x), Φ(x)) for a float32 array x, each rounded once from one evaluation: GELU's
+    forward, and the Φ its backward reads (``activations.gelu``'s ``cdf``)"""
+    flat = x.reshape(-1)
+    out = xp.empty(flat.shape, x.dtype)
+    cdf = xp.empty(flat.shape, x.dtype)
+    _blockwise(functools.partial(_ndtr32_block, form="gelu"), flat, out, cdf)
+    return out.reshape(x.shape), cdf.reshape(x.shape)
 
 
 def _gelu_slope(x):
