@@ -43,7 +43,17 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         if input.ndim == 3 or bias.ndim == 1:
             rows = math.prod(input.shape[:-1])
             flat = shapes.reshape(input, (rows, input.shape[-1]))
-            out = products.addmm(bias, flat, w_t)
+            x, b = flat._data, bias._data
+            if (
+                b.ndim == 1
+                and x.shape[1] == weight.shape[1]
+                and b.shape[0] == weight.shape[0]
+                and input._dtype is weight._dtype is bias._dtype
+                and not _meta_live[0]
+            ):  # (a (B, T, F) input: the matrix case on its rows)
+                out = _addmm_linear(flat, weight, bias, x, weight._data.T, b)
+            else:
+                out = products.addmm(bias, flat, w_t)
             return shapes.view(out, shape=tuple(input.shape[:-1]) + (out.shape[1],))
     if bias is not None and input.ndim == 2:
         raise RuntimeError(f"mat2 must be a matrix, got {weight.ndim}-D tensor")
