@@ -443,6 +443,34 @@ def add_reduce_run(x: Any, axes: tuple, keepdims: bool = False) -> Any:
     return None
 
 
+def add_reduce_dims(x: Any, axes: tuple, keepdims: bool = False) -> Any:
+    """Σ x over several sorted non-negative ``axes`` by BLAS where add.reduce walks them row
+    by row: adjacent leading or trailing dims (``add_reduce_run``), or every dim but the
+    second of a batch of channels (N, C, ...): a batch norm's statistics, a convolution's
+    bias gradient, x viewed as (N·C, S), each row summed, then the batch. None otherwise
+    (and for an empty array, a longer sum than BLAS takes, a non-float or strided one)."""
+    out = add_reduce_run(x, axes, keepdims)
+    if out is not None:
+        return out
+    ndim = x.ndim
+    if (
+        ndim < 3
+        or x.__class__ is not ndarray
+        or not (x.dtype is _SINGLE or x.dtype is _DOUBLE)
+        or not x.size
+        or axes != (0, *range(2, ndim))
+        or not x.flags.c_contiguous
+    ):
+        return None
+    n, c = x.shape[0], x.shape[1]
+    s = x.size // (n * c)
+    if s > _ONES or n > _ONES:
+        return None
+    rows = add_reduce(x.reshape(n * c, s), 1)
+    out = add_reduce(rows.reshape(n, c), 0)
+    return out.reshape((1, c) + (1,) * (ndim - 2) if keepdims else (c,))
+
+
 def max_reduce(x: Any, axis: int, keepdims: bool = False) -> Any:
     """``maximum.reduce(x, axis, keepdims=keepdims)`` for one int ``axis`` (the same values:
     a max is exact, a nan wins in both). NumPy reduces along the last axis row by row, some

@@ -251,3 +251,30 @@ def test_sums_over_batch_and_time_match_torch(dtype):
     w, b = randn((64,), seed=7), randn((64,), seed=8)
     check(lambda L, x, w, b: L.nn.functional.layer_norm(x, (64,), w, b), x, w, b, dtype=dtype)
     check(lambda L, x, b: x * 2 + b, x, b, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("keepdims", [False, True], ids=["", "keepdims"])
+@pytest.mark.parametrize("shape", [(32, 16, 16, 16), (8, 3, 50), (2, 5, 3, 4, 6)], ids=str)
+def test_add_reduce_dims_over_a_batch_of_channels(shape, keepdims, dtype):
+    """Every dim but the channels (1): the rows of (N·C, S) summed by BLAS, then the batch;
+    add.reduce's shape and values to rounding."""
+    x = (randn(shape, seed=9) + 0.5).astype(dtype)
+    axes = (0, *range(2, len(shape)))
+    got = _backend.add_reduce_dims(x, axes, keepdims)
+    want = np.add.reduce(x.astype(np.float64), axes, keepdims=keepdims)
+    assert got.dtype == x.dtype and got.shape == want.shape
+    scale = np.add.reduce(np.abs(x).astype(np.float64), axes, keepdims=keepdims)
+    assert np.all(np.abs(got - want) <= 16 * np.finfo(dtype).eps * scale + 1e-30)
+
+
+def test_add_reduce_dims_leaves_other_cases_to_add_reduce():
+    x = np.zeros((4, 3, 5, 6), np.float32)
+    assert _backend.add_reduce_dims(x, (0, 2)) is None  # (not every other dim)
+    assert _backend.add_reduce_dims(x, (1, 3)) is None
+    assert _backend.add_reduce_dims(x.astype(np.float16), (0, 2, 3)) is None
+    assert _backend.add_reduce_dims(x.transpose(0, 1, 3, 2), (0, 2, 3)) is None
+    assert _backend.add_reduce_dims(np.zeros((0, 3, 5), np.float32), (0, 2)) is None
+    assert _backend.add_reduce_dims(np.zeros((2, 3, 1 << 15), np.float32), (0, 2)) is None
+    assert _backend.add_reduce_dims(x, (0, 2, 3)) is not None
+    assert _backend.add_reduce_dims(x, (0, 1)) is not None  # (adjacent leading: the run)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from .._backend import add_reduce, ndarray, xp
+from .._backend import add_reduce, add_reduce_dims, ndarray, xp
 from .._dtypes import not_implemented
 from ..autograd.recording import array_of, defop
 from ..autograd.sharing import shared
@@ -22,14 +22,25 @@ from . import reductions, shapes, unary
 # ----- the shared rules ------------------------------------------------------------------------
 
 
-def normalized(x, axes: tuple, eps: float):
+def normalized(x, axes: tuple, eps: float, stats=None):
     """x̂ = (x - mean)·invstd over ``axes`` and invstd = 1/√(var + eps) (biased variance),
-    with ops: on arrays in a forward, recorded on tensors for create_graph"""
+    with ops: on arrays in a forward, recorded on tensors for create_graph. ``stats``, a
+    (3, m) array given with a float32 or float64 array x, receives the m means, biased
+    variances and invstds (batch_norm's running statistics and backward read them)."""
     if x.__class__ is ndarray:  # arrays: the ops' forwards called directly, x̂ in place
         if x.dtype.char in "fd":  # (mean's steps: its sum, then / n; float16 widens)
             n = math.prod(x.shape[a] for a in axes)
-            centred = x - _sum_over(x, axes) / n
+            mean = _sum_over(x, axes) / n
+            centred = x - mean
             var = _sum_over(centred * centred, axes) / n
+            if stats is not None:
+                stats[0] = mean.reshape(-1)
+                stats[1] = var.reshape(-1)
+                var += eps
+                invstd = unary.rsqrt.forward(var)
+                stats[2] = invstd.reshape(-1)
+                centred *= invstd
+                return centred, invstd
         else:
             mean = reductions.mean.forward
             centred = x - mean(x, dim=axes, keepdim=True)
@@ -53,7 +64,8 @@ def _sum_over(x, axes: tuple):
     axis by ``_backend.add_reduce`` (BLAS where faster), several by add.reduce."""
     if len(axes) == 1:
         return add_reduce(x, axes[0], True)
-    return xp.add.reduce(x, axis=axes, keepdims=True)
+    out = add_reduce_dims(x, axes, True)  # (as mean's forward sums several dims)
+    return xp.add.reduce(x, axis=axes, keepdims=True) if out is None else out
 
 
 def _normalize_rule(v, xhat, invstd, axes: tuple):
@@ -125,10 +137,17 @@ def _batch_axes(ndim: int) -> tuple:
     return (0,) + tuple(range(2, ndim))
 
 
-def _bn_hat(x, training, eps, running_mean, running_var):
-    """x̂ and invstd: from the batch in training, from the running statistics otherwise."""
+def _bn_hat(x, training, eps, running_mean, running_var, stats=None):
+    """x̂ and invstd: from the batch in training (its mean and invstd as the forward kept
+    them in ``stats``, on arrays), from the running statistics otherwise."""
     ndim = array_of(x).ndim
     if training:
+        if stats is not None and x.__class__ is ndarray:  # (the forward's steps, its bits)
+            shape = _channels(ndim)
+            invstd = stats[2].reshape(shape)
+            centred = x - stats[0].reshape(shape)
+            centred *= invstd
+            return centred, invstd
         return normalized(x, _batch_axes(ndim), eps)
     shape = _channels(ndim)
     invstd = unary.rsqrt(running_var.reshape(shape) + eps)
@@ -138,31 +157,37 @@ def _bn_hat(x, training, eps, running_mean, running_var):
 _bn_hat_once = shared(_bn_hat)  # (for the VJPs: once per node)
 
 
-def _batch_norm(x, weight, bias, training=True, eps=1e-5, running_mean=None, running_var=None):
+def _batch_norm(
+    x, weight, bias, training=True, eps=1e-5, running_mean=None, running_var=None, stats=None
+):
     """(x - mean)/√(var + eps)·weight + bias per channel (dim 1): the batch's mean and
-    biased variance over every other dim in training, the running ones otherwise"""
-    xhat, _ = _bn_hat(x, training, eps, running_mean, running_var)
+    biased variance over every other dim in training (written into ``stats`` when given:
+    ``normalized``), the running ones otherwise"""
+    if training and stats is not None and x.__class__ is ndarray and x.dtype.char in "fd":
+        xhat, _ = normalized(x, _batch_axes(x.ndim), eps, stats)
+    else:
+        xhat, _ = _bn_hat(x, training, eps, running_mean, running_var)
     return _affine(xhat, weight, bias, _channels(x.ndim))
 
 
-def _bn_x_rule(v, x, weight, training, eps, running_mean, running_var):
+def _bn_x_rule(v, x, weight, training, eps, running_mean, running_var, stats):
     """training: Jᵀu = invstd·(u - mean u - x̂·mean(u·x̂)) over all dims but 1 (u = v·weight);
     evaluation: v·weight·invstd"""
     ndim = array_of(x).ndim
-    xhat, invstd = _bn_hat_once(x, training, eps, running_mean, running_var)
+    xhat, invstd = _bn_hat_once(x, training, eps, running_mean, running_var, stats)
     u = _scaled(v, weight, _channels(ndim))
     return _normalize_rule(u, xhat, invstd, _batch_axes(ndim)) if training else u * invstd
 
 
-def _bn_weight_grad(g, x, training, eps, running_mean, running_var):
+def _bn_weight_grad(g, x, training, eps, running_mean, running_var, stats):
     """∂/∂weight = Σ g·x̂ over all dims but 1"""
-    xhat, _ = _bn_hat_once(x, training, eps, running_mean, running_var)
+    xhat, _ = _bn_hat_once(x, training, eps, running_mean, running_var, stats)
     return reductions.sum(g * xhat, dim=_batch_axes(array_of(x).ndim))
 
 
-def _bn_weight_tangent(t, x, training, eps, running_mean, running_var):
+def _bn_weight_tangent(t, x, training, eps, running_mean, running_var, stats):
     """J t = x̂·t per channel"""
-    xhat, _ = _bn_hat(x, training, eps, running_mean, running_var)
+    xhat, _ = _bn_hat(x, training, eps, running_mean, running_var, stats)
     return xhat * shapes.reshape(t, _channels(array_of(x).ndim))
 
 

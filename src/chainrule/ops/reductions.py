@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes
-from .._backend import add_reduce, add_reduce_run, loud, ndarray, quiet, whole_sum, xp
+from .._backend import add_reduce, add_reduce_dims, loud, ndarray, quiet, whole_sum, xp
 from .._tensor import Tensor
 from ..autograd.recording import KEEP, array_of, contiguous, defop
 from . import joining, logical, scans, shapes, sorting, unary
@@ -77,7 +77,7 @@ def _sum(x, dim=None, keepdim=False, dtype=None):
     if dtype is None and x.dtype == xp.float16:  # accumulated in float32, as PyTorch does
         return xp.sum(x, axis=axes, keepdims=keepdim, dtype=xp.float32).astype(x.dtype)
     if axes is not None and 1 < len(axes) and dtype is None:
-        total = add_reduce_run(x, axes, keepdim)  # (adjacent leading or trailing dims)
+        total = add_reduce_dims(x, axes, keepdim)  # (by BLAS where that is faster)
         if total is not None:
             return total
     if (
@@ -130,9 +130,12 @@ def _mean(x, dim=None, keepdim=False, dtype=None):
         axes = None
     n = x.size if axes is None else math.prod(x.shape[a] for a in axes)
     # (np.sum's Python wrapper skipped for NumPy's arrays: add.reduce is what it calls)
+    out = None
     if axes is not None and len(axes) == 1 and dtype is None and x.dtype.kind == "f":
         out = add_reduce(_widened(x), axes[0], keepdim)  # (by BLAS where that is faster)
-    else:
+    elif axes is not None and dtype is None:
+        out = add_reduce_dims(x, axes, keepdim)  # (the same; None for a float16 x)
+    if out is None:
         total = xp.add.reduce if x.__class__ is ndarray else xp.sum
         dt = None if dtype is None else dtype.np
         out = total(_widened(x), axis=axes, keepdims=keepdim, dtype=dt)

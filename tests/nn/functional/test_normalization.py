@@ -249,3 +249,35 @@ def test_torch_forms_match_torch(name):
     for i, v in enumerate(inputs):
         if isinstance(v, NoGrad):
             assert_same(res.cr_inputs[i], res.torch_inputs[i], f"input {i} after")
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+def test_batch_norm_keeps_the_forwards_statistics(monkeypatch, dtype):
+    """In training on float32/float64 arrays the batch's mean, variance and invstd come from
+    the forward's one normalization: the running statistics are updated from them and the
+    backward reads them (no second normalization), as PyTorch's saved mean and invstd."""
+    from chainrule.ops import norm_layers
+
+    calls = []
+    real = norm_layers.normalized
+
+    def counting(*args):
+        calls.append(len(args))
+        return real(*args)
+
+    monkeypatch.setattr(norm_layers, "normalized", counting)
+    x = randn((6, C, 5), seed=13).astype(dtype) * 3 + 2
+    res = check(
+        lambda L, x, rm, rv, w, b: F(L).batch_norm(x, rm, rv, w, b, training=True),
+        x,
+        NoGrad(np.zeros(C, dtype)),
+        NoGrad(np.ones(C, dtype)),
+        W,
+        Bv,
+        dtype=dtype,
+        forward=False,  # (forward mode would normalize once more: the count is backward's)
+        **_tol(dtype),
+    )
+    assert calls == [4]  # (the forward's, with its statistics buffer; none in backward)
+    for i in (1, 2):
+        assert_same(res.cr_inputs[i], res.torch_inputs[i], "running", **_tol(dtype))

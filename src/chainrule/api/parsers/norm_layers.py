@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ..._backend import xp
+from ..._backend import ndarray, xp
 from ..._creation import zeros
 from ..._tensor import Tensor
 from ...autograd import grad_mode
@@ -82,9 +82,15 @@ def batch_norm(
     if input.ndim < 2:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if training:
-        out = norm_layers.batch_norm(input, weight, bias, training=True, eps=float(eps))
+        data = input._data
+        stats = None  # the batch's mean, biased variance and invstd, as the forward has them
+        if data.__class__ is ndarray and data.dtype.char in "fd":
+            stats = xp.empty((3, channels), data.dtype)
+        out = norm_layers.batch_norm(
+            input, weight, bias, training=True, eps=float(eps), stats=stats
+        )
         if running_mean is not None or running_var is not None:
-            _update_running(input, running_mean, running_var, momentum)
+            _update_running(input, running_mean, running_var, momentum, stats)
         return out
     return norm_layers.batch_norm(
         input,
@@ -97,17 +103,29 @@ def batch_norm(
     )
 
 
-def _update_running(input: Tensor, running_mean, running_var, momentum: float) -> None:
+def _update_running(input: Tensor, running_mean, running_var, momentum: float, stats=None) -> None:
     """running = (1 - momentum)·running + momentum·(the batch's statistic), written into
     the running tensors as PyTorch's kernel writes them (no version bump), the variance
-    unbiased (n/(n - 1) times the biased one)."""
+    unbiased (n/(n - 1) times the biased one): from the forward's ``stats`` (its mean and
+    biased variance) where given, else computed here in float64."""
     axes = (0,) + tuple(range(2, input.ndim))
     data = input._data
     n = data.size // data.shape[1]
-    for running, stat in (
-        (running_mean, lambda: xp.mean(data, axis=axes, dtype=xp.float64)),
-        (running_var, lambda: xp.var(data, axis=axes, ddof=1 if n > 1 else 0, dtype=xp.float64)),
-    ):
+    unbiased = n / (n - 1) if n > 1 else 1.0
+    if stats is not None:
+        pairs = (
+            (running_mean, lambda: stats[0].astype(xp.float64)),
+            (running_var, lambda: stats[1].astype(xp.float64) * unbiased),
+        )
+    else:
+        pairs = (
+            (running_mean, lambda: xp.mean(data, axis=axes, dtype=xp.float64)),
+            (
+                running_var,
+                lambda: xp.var(data, axis=axes, ddof=1 if n > 1 else 0, dtype=xp.float64),
+            ),
+        )
+    for running, stat in pairs:
         if running is not None:
             r = running._data
             r[...] = (r * (1 - momentum) + stat() * momentum).astype(r.dtype)
