@@ -170,9 +170,48 @@ def _batch_norm(
     return _affine(xhat, weight, bias, _channels(x.ndim))
 
 
+@shared
+def _bn_batch_sums(v, x, stats):
+    """x - mean, Σ v and Σ v·(x - mean) per channel (kept as dims), on arrays in training
+    with the forward's statistics: what the gradients of x and of the weight share"""
+    axes = _batch_axes(x.ndim)
+    centred = x - stats[0].reshape(_channels(x.ndim))
+    return centred, _sum_over(v, axes), _sum_over(v * centred, axes)
+
+
+def _bn_x_rule_arrays(v, x, weight, stats):
+    """``_bn_x_rule`` in training on arrays, from the batch's sums: with a = weight·invstd,
+    Jᵀv = a·v - a·Σv/n - (x - mean)·a·invstd²·Σ v·(x - mean)/n (x̂ = (x - mean)·invstd
+    substituted: four passes that broadcast a channel's number, where the rule with x̂ takes
+    seven)"""
+    shape = _channels(x.ndim)
+    centred, s1, s2 = _bn_batch_sums(v, x, stats)
+    n = x.size // x.shape[1]
+    invstd = stats[2].reshape(shape)
+    a = invstd if weight is None else weight.reshape(shape) * invstd
+    out = v * a
+    out -= a * (s1 / n)
+    out -= centred * (a * (invstd * invstd) * (s2 / n))
+    return out
+
+
+def _arrays_in_training(v, x, training, stats) -> bool:
+    return (
+        training
+        and stats is not None
+        and v.__class__ is ndarray
+        and x.__class__ is ndarray
+        and v.dtype == x.dtype
+    )
+
+
 def _bn_x_rule(v, x, weight, training, eps, running_mean, running_var, stats):
     """training: Jᵀu = invstd·(u - mean u - x̂·mean(u·x̂)) over all dims but 1 (u = v·weight);
     evaluation: v·weight·invstd"""
+    if _arrays_in_training(v, x, training, stats) and (
+        weight is None or weight.__class__ is ndarray
+    ):
+        return _bn_x_rule_arrays(v, x, weight, stats)
     ndim = array_of(x).ndim
     xhat, invstd = _bn_hat_once(x, training, eps, running_mean, running_var, stats)
     u = _scaled(v, weight, _channels(ndim))
@@ -181,6 +220,8 @@ def _bn_x_rule(v, x, weight, training, eps, running_mean, running_var, stats):
 
 def _bn_weight_grad(g, x, training, eps, running_mean, running_var, stats):
     """∂/∂weight = Σ g·x̂ over all dims but 1"""
+    if _arrays_in_training(g, x, training, stats):  # (= invstd·Σ g·(x - mean): the x rule's)
+        return (stats[2] * _bn_batch_sums(g, x, stats)[2].reshape(-1)).astype(x.dtype)
     xhat, _ = _bn_hat_once(x, training, eps, running_mean, running_var, stats)
     return reductions.sum(g * xhat, dim=_batch_axes(array_of(x).ndim))
 

@@ -281,3 +281,26 @@ def test_batch_norm_keeps_the_forwards_statistics(monkeypatch, dtype):
     assert calls == [4]  # (the forward's, with its statistics buffer; none in backward)
     for i in (1, 2):
         assert_same(res.cr_inputs[i], res.torch_inputs[i], "running", **_tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("weight", [True, False], ids=["weight", "no_weight"])
+def test_batch_norm_backward_on_arrays_is_the_ops_rule(dtype, weight):
+    """Backward on arrays (the batch's sums, x - mean substituted for x̂) gives the gradients
+    of the rule written in ops (taken with create_graph), to rounding, on an input whose
+    mean is far from 0 against its spread (no cancellation: x - mean is formed first)."""
+    r = np.random.default_rng(5)
+    x = (1000 + r.standard_normal((6, C, 7))).astype(dtype)
+    w = r.standard_normal(C).astype(dtype) if weight else None
+    g = r.standard_normal(x.shape).astype(dtype)
+    grads = []
+    for create_graph in (False, True):
+        xt = cr.tensor(x, requires_grad=True)
+        wt = None if w is None else cr.tensor(w, requires_grad=True)
+        y = F(cr).batch_norm(xt, None, None, wt, None, training=True)
+        inputs = [xt] if wt is None else [xt, wt]
+        got = cr.autograd.grad(y, inputs, cr.tensor(g), create_graph=create_graph)
+        grads.append([t.detach().numpy() for t in got])
+    tol = dict(rtol=2e-4, atol=2e-5) if dtype == np.float32 else dict(rtol=1e-9, atol=1e-11)
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(a, b, **tol)
