@@ -640,6 +640,58 @@ def transformer_row(activation: str, repeat: int) -> tuple:
     return triple(t, 1e3)
 
 
+# ----- 8. a small residual network's train step (not one of issue 12's rows) ------------------
+
+
+def resnet_lib(lib):
+    """Conv2d(3, 16, 3) + BatchNorm2d + ReLU and two residual blocks (two 3x3 convolutions of
+    16 channels with batch norm each), global average pooling and a Linear(16, 10) head,
+    cross-entropy, backward and an optim.SGD step with momentum, on a (32, 3, 16, 16)
+    batch."""
+    nn = lib.nn
+    lib.manual_seed(0)
+
+    class Block(nn.Module):
+        def __init__(self, c: int) -> None:
+            super().__init__()
+            self.c1, self.b1 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+            self.c2, self.b2 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+
+        def forward(self, x):
+            y = lib.relu(self.b1(self.c1(x)))
+            return lib.relu(self.b2(self.c2(y)) + x)
+
+    model = nn.Sequential(
+        nn.Conv2d(3, 16, 3, padding=1),
+        nn.BatchNorm2d(16),
+        nn.ReLU(),
+        Block(16),
+        Block(16),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Linear(16, 10),
+    )
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    r = np.random.default_rng(0)
+    x = lib.from_numpy(r.standard_normal((32, 3, 16, 16)).astype(np.float32))
+    target = lib.from_numpy(r.integers(0, 10, 32))
+
+    def run():
+        opt.zero_grad()
+        lib.nn.functional.cross_entropy(model(x), target).backward()
+        opt.step()
+
+    return run
+
+
+def resnet_row(repeat: int) -> tuple:
+    t = race(
+        {"cr": resnet_lib(chainrule), "pt": resnet_lib(torch) if torch else None, "np": None},
+        STEPS * repeat,
+    )
+    return triple(t, 1e3)
+
+
 # ----- the table ----------------------------------------------------------------------------
 
 LIBS = {"cr": chainrule, "pt": torch, "np": np}
@@ -683,6 +735,14 @@ def rows_table() -> list:
         ("LSTM train step, seq 32, batch 16, 64 -> 128 (ms)", lstm_row, 1.2, None),
         ("GRU train step, seq 32, batch 16, 64 -> 128 (ms)", gru_row, 1.2, None),
     ]
+    table.append(
+        (
+            "Residual CNN train step, 2 blocks, batch norm, (32, 3, 16, 16) (ms)",
+            resnet_row,
+            None,
+            None,
+        )
+    )
     for act in ("relu", "gelu"):
         table.append(
             (
