@@ -46,11 +46,19 @@ def _layer_norm_grads(create_graph: bool = False) -> tuple:
     return cr.autograd.grad((y * y * y).sum(), (x, w), create_graph=create_graph)
 
 
+# what layer_norm's VJPs share: on arrays the rows' sums (its forward kept the rows'
+# statistics), with create_graph x̂ (with ops)
+_LN_SHARED = {
+    False: ("_ln_row_sums", norm_layers._ln_row_sums.__wrapped__),
+    True: ("_normalized_once", norm_layers.normalized),
+}
+
+
 @pytest.mark.parametrize("create_graph", [False, True], ids=["arrays", "create_graph"])
 def test_a_shared_helper_runs_once_per_node(monkeypatch, create_graph):
-    """layer_norm's x̂, read by the VJPs of x and of the weight: once with shares=True, once
-    per VJP without (the op's plans rebuilt), the same gradients either way."""
-    _count_calls(monkeypatch, norm_layers, "_normalized_once", norm_layers.normalized)
+    """What layer_norm's VJPs of x and of the weight share: once with shares=True, once per
+    VJP without (the op's plans rebuilt), the same gradients either way."""
+    _count_calls(monkeypatch, norm_layers, *_LN_SHARED[create_graph])
     shared = _layer_norm_grads(create_graph)
     assert len(CALLS) == 1
     op = norm_layers.layer_norm
@@ -87,21 +95,23 @@ def test_arguments_are_the_same_objects_or_equal_tuples_of_numbers():
 def test_the_results_are_dropped_when_the_node_is_done(monkeypatch):
     kept = []
 
-    def normalized(*args):
-        out = norm_layers.normalized(*args)
+    plain = norm_layers._ln_row_sums.__wrapped__
+
+    def row_sums(*args):
+        out = plain(*args)
         kept.append(weakref.ref(out[0]))
         return out
 
-    monkeypatch.setattr(norm_layers, "_normalized_once", sharing.shared(normalized))
+    monkeypatch.setattr(norm_layers, "_ln_row_sums", sharing.shared(row_sums))
     _layer_norm_grads()
-    assert len(kept) == 1 and kept[0]() is None  # (nothing holds x̂ once backward is done)
+    assert len(kept) == 1 and kept[0]() is None  # (nothing holds x - mean after backward)
     assert getattr(sharing._local, "memo", None) is None
 
 
 def test_a_backward_inside_a_vjp_keeps_its_own_results(monkeypatch):
     """A custom Function whose backward runs another backward through a sharing node, itself
     under a sharing node: each node's results are its own, the outer ones restored after."""
-    _count_calls(monkeypatch, norm_layers, "_normalized_once", norm_layers.normalized)
+    _count_calls(monkeypatch, norm_layers, *_LN_SHARED[False])
 
     class Inner(cr.autograd.Function):
         @staticmethod
@@ -156,7 +166,7 @@ def test_threads_keep_their_own_results():
 
 @pytest.mark.parametrize("weight", [True, False], ids=["weight", "no_weight"])
 def test_layer_norm_normalizes_once_per_backward(monkeypatch, weight):
-    _count_calls(monkeypatch, norm_layers, "_normalized_once", norm_layers.normalized)
+    _count_calls(monkeypatch, norm_layers, *_LN_SHARED[False])
     x = randn((4, 5, 6), seed=3)
     w = randn((6,), seed=4) if weight else None
     # (forward=False: forward mode calls the helper on its own, and the count is backward's)

@@ -258,21 +258,66 @@ def _trailing(ndim: int, normalized_ndim: int) -> tuple:
     return tuple(range(ndim - normalized_ndim, ndim))
 
 
-def _layer_norm(x, weight, bias, normalized_ndim=1, eps=1e-5):
+def _layer_norm(x, weight, bias, normalized_ndim=1, eps=1e-5, stats=None):
     """(x - mean)/√(var + eps)·weight + bias, mean and biased variance over the last
-    normalized_ndim dims, weight and bias of their shape"""
-    xhat, _ = normalized(x, _trailing(x.ndim, normalized_ndim), eps)
+    normalized_ndim dims, weight and bias of their shape (the rows' mean, variance and
+    invstd written into ``stats`` when given: ``normalized``)"""
+    if stats is not None and not (x.__class__ is ndarray and x.dtype.char in "fd"):
+        stats = None
+    xhat, _ = normalized(x, _trailing(x.ndim, normalized_ndim), eps, stats)
     return _affine(xhat, weight, bias, x.shape[x.ndim - normalized_ndim :])
 
 
-def _ln_x_rule(v, x, weight, normalized_ndim, eps):
+def _ln_arrays(v, x, weight, stats) -> bool:
+    """Whether the VJPs take their path on arrays: the forward kept its rows' statistics."""
+    return (
+        stats is not None
+        and v.__class__ is ndarray
+        and x.__class__ is ndarray
+        and v.dtype == x.dtype
+        and (weight is None or weight.__class__ is ndarray)
+    )
+
+
+@shared
+def _ln_row_sums(v, x, weight, stats):
+    """x - mean, v·(x - mean) and, per row, Σ u and Σ u·(x - mean) (u = v·weight), as
+    (rows, n) matrices: what the gradients of x and of the weight share (products with the
+    weight where it is given: BLAS)"""
+    rows = stats.shape[1]
+    x2, v2 = x.reshape(rows, -1), v.reshape(rows, -1)
+    centred = x2 - stats[0][:, None]
+    vc = v2 * centred
+    if weight is None:
+        return centred, vc, add_reduce(v2, 1), add_reduce(vc, 1)
+    w = weight.reshape(-1)
+    return centred, vc, v2 @ w, vc @ w
+
+
+def _ln_x_rule_arrays(v, x, weight, stats):
+    """``_ln_x_rule`` on arrays from the rows' sums: Jᵀv = invstd·u - invstd·Σu/n -
+    (x - mean)·invstd³·Σ u·(x - mean)/n per row (x̂ = (x - mean)·invstd substituted)"""
+    centred, _, s1, s2 = _ln_row_sums(v, x, weight, stats)
+    n = centred.shape[1]
+    invstd = stats[2]
+    out = v.reshape(centred.shape) * (invstd[:, None] if weight is None else weight.reshape(-1))
+    if weight is not None:
+        out *= invstd[:, None]
+    out -= (invstd * (s1 / n))[:, None]
+    out -= centred * (invstd * invstd * invstd * (s2 / n))[:, None]
+    return out.reshape(x.shape)
+
+
+def _ln_x_rule(v, x, weight, normalized_ndim, eps, stats):
     """Jᵀu = invstd·(u - mean u - x̂·mean(u·x̂)) over the normalized dims (u = v·weight)"""
+    if _ln_arrays(v, x, weight, stats):
+        return _ln_x_rule_arrays(v, x, weight, stats)
     axes = _trailing(array_of(x).ndim, normalized_ndim)
     xhat, invstd = _normalized_once(x, axes, eps)
     return _normalize_rule(v if weight is None else v * weight, xhat, invstd, axes)
 
 
-def _ln_x_tangent(t, x, weight, normalized_ndim, eps):
+def _ln_x_tangent(t, x, weight, normalized_ndim, eps, stats):
     """J t = weight·invstd·(t - mean t - x̂·mean(t·x̂)) over the normalized dims"""
     axes = _trailing(array_of(x).ndim, normalized_ndim)
     xhat, invstd = normalized(x, axes, eps)
@@ -284,8 +329,11 @@ def _leading(ndim: int, normalized_ndim: int) -> tuple:
     return tuple(range(ndim - normalized_ndim))
 
 
-def _ln_weight_grad(g, x, normalized_ndim, eps):
+def _ln_weight_grad(g, x, weight, normalized_ndim, eps, stats):
     """∂/∂weight = Σ g·x̂ over the leading (batch) dims"""
+    if _ln_arrays(g, x, weight, stats):  # (= invstdᵀ (g·(x - mean)): one product)
+        vc = _ln_row_sums(g, x, weight, stats)[1]
+        return (stats[2] @ vc).reshape(x.shape[x.ndim - normalized_ndim :])
     ndim = array_of(x).ndim
     xhat, _ = _normalized_once(x, _trailing(ndim, normalized_ndim), eps)
     return _sum_leading(g * xhat, ndim, normalized_ndim)

@@ -304,3 +304,27 @@ def test_batch_norm_backward_on_arrays_is_the_ops_rule(dtype, weight):
     tol = dict(rtol=2e-4, atol=2e-5) if dtype == np.float32 else dict(rtol=1e-9, atol=1e-11)
     for a, b in zip(*grads):
         np.testing.assert_allclose(a, b, **tol)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("weight", [True, False], ids=["weight", "no_weight"])
+@pytest.mark.parametrize("shape", [(6, 7), (2, 3, 4, 5)], ids=["one_dim", "two_dims"])
+def test_layer_norm_backward_on_arrays_is_the_ops_rule(dtype, weight, shape):
+    """Backward on arrays (the rows' statistics kept by the forward, x - mean substituted for
+    x̂) gives the gradients of the rule written in ops (taken with create_graph), to
+    rounding, on rows whose mean is far from 0 against their spread."""
+    r = np.random.default_rng(6)
+    x = (1000 + r.standard_normal((4,) + shape)).astype(dtype)
+    normalized = shape if len(shape) == 1 else shape[-2:]
+    w = r.standard_normal(normalized).astype(dtype) if weight else None
+    b = r.standard_normal(normalized).astype(dtype)
+    g = r.standard_normal(x.shape).astype(dtype)
+    grads = []
+    for create_graph in (False, True):
+        ts = [cr.tensor(a, requires_grad=True) for a in (x, b) + ((w,) if weight else ())]
+        y = F(cr).layer_norm(ts[0], normalized, ts[2] if weight else None, ts[1])
+        got = cr.autograd.grad(y, ts, cr.tensor(g), create_graph=create_graph)
+        grads.append([t.detach().numpy() for t in got])
+    tol = dict(rtol=2e-4, atol=2e-5) if dtype == np.float32 else dict(rtol=1e-9, atol=1e-11)
+    for a, e in zip(*grads):
+        np.testing.assert_allclose(a, e, **tol)
