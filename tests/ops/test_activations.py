@@ -957,3 +957,24 @@ def test_softmax_family_over_random_dims_match_torch(op, case, seed):
     else:
         fn = lambda lib, x: getattr(lib.nn.functional, op)(x, dim=dim)  # noqa: E731
     check(fn, values_for(shape, seed, "any") * 3, dtype=np.float64)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("slope", [0.01, 0.2, 1.0, -0.5, 1.5, 0.0, 1e-30])
+def test_leaky_relu_without_where_has_wheres_bits(slope, dt):
+    """leaky_relu as max(x, slope·x) (min above a slope of 1) and its backward as grad times
+    max(x > 0, slope): the bits of where(x > 0, ...), signed zeros, infinities, subnormals and
+    the extremes included (nan where where's is)."""
+    from chainrule.ops import activations
+
+    special = [0.0, -0.0, 1.5, -1.5, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 3e38, -3e38]
+    x = np.concatenate([special, np.random.default_rng(0).standard_normal(200)]).astype(dt)
+    g = np.random.default_rng(1).standard_normal(x.shape).astype(dt)
+    with np.errstate(all="ignore"):
+        got, want = activations._leaky_relu(x, slope), np.where(x > 0, x, x * slope)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        keep = ~np.isnan(want)
+        np.testing.assert_array_equal(got[keep].view(np.uint8), want[keep].view(np.uint8))
+        got = activations._leaky_relu_backward(g, x, slope)
+        want = np.where(x > 0, g, g * slope)
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))

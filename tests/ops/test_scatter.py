@@ -232,3 +232,26 @@ def _setter_value(a, s):
     y = a * 1
     y[[1], [0, 2]] = s
     return y
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize(
+    ("rows", "count", "width"),
+    [(1000, 512, 64), (50, 512, 64), (3, 500, 7), (10, 100, 1), (1000, 5000, 3), (7, 63, 4)],
+    ids=["few_repeats", "many_repeats", "beyond_the_rounds", "one_column", "long", "short"],
+)
+def test_add_rows_at_has_add_ats_bits(rows, count, width, dt):
+    """Index_add along dim 0 (an embedding's gradient) in rounds of distinct indices, then
+    add.at for the repeats beyond them: add.at's bits (each row's additions in order)."""
+    from chainrule.ops.gather_scatter import add_rows_at
+
+    r = np.random.default_rng(rows + count)
+    index = r.integers(0, rows, count)
+    source = r.standard_normal((count, width)).astype(dt)
+    base = r.standard_normal((rows, width)).astype(dt)
+    want = base.copy()
+    np.add.at(want, index, source)
+    for idx in (index, index.astype(np.uint32), index - rows):  # (negatives: add.at's path)
+        got = base.copy()
+        add_rows_at(got, idx, source)
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))

@@ -107,6 +107,13 @@ hardtanh_backward = defop(
 
 def _leaky_relu_backward(grad, x, negative_slope=0.01):
     """grad where x > 0, negative_slope · grad elsewhere (nan included)"""
+    if 0 <= negative_slope <= 1 and x.__class__ is ndarray and x.dtype.kind == "f" and x.ndim:
+        # grad times 1 where x > 0, else the slope: max(x > 0, slope) is exactly one of
+        # them, without where's branch per element (on a random mask several times slower)
+        factor = xp.maximum(x > 0, xp.asarray(negative_slope, x.dtype))
+        return (
+            xp.multiply(grad, factor, out=factor) if factor.dtype == grad.dtype else grad * factor
+        )
     return xp.where(x > 0, grad, grad * negative_slope)
 
 
@@ -274,6 +281,12 @@ hardtanh = defop(
 
 def _leaky_relu(x, negative_slope=0.01):
     """x for x > 0, negative_slope * x otherwise"""
+    if negative_slope != 0 and x.__class__ is ndarray and x.dtype.kind == "f" and x.ndim:
+        # max(x, slope·x) for a slope up to 1, min above: exactly x or slope·x (nan stays
+        # nan, infinities keep their branch's value), without where's branch per element
+        scaled = x * negative_slope
+        pick = xp.maximum if negative_slope <= 1 else xp.minimum
+        return pick(x, scaled, out=scaled) if scaled.dtype == x.dtype else pick(x, scaled)
     return xp.where(x > 0, x, x * negative_slope)
 
 
