@@ -385,22 +385,75 @@ def _gn_hat(x, num_groups, eps):
 _gn_hat_once = shared(_gn_hat)  # (for the VJPs: once per node)
 
 
-def _group_norm(x, weight, bias, num_groups=1, eps=1e-5):
+def _group_norm(x, weight, bias, num_groups=1, eps=1e-5, stats=None):
     """(x - mean)/√(var + eps)·weight + bias, mean and biased variance per sample over each
-    group of channels and the spatial dims, weight and bias per channel"""
+    group of channels and the spatial dims, weight and bias per channel (the groups' mean,
+    variance and invstd written into ``stats`` when given: ``normalized``)"""
+    if stats is not None and x.__class__ is ndarray and x.dtype.char in "fd":
+        xhat, _ = normalized(x.reshape(x.shape[0], num_groups, -1), (2,), eps, stats)
+        return _affine(xhat.reshape(x.shape), weight, bias, _channels(x.ndim))
     xhat, _, _ = _gn_hat(x, num_groups, eps)
     return _affine(xhat, weight, bias, _channels(x.ndim))
 
 
-def _gn_x_rule(v, x, weight, num_groups, eps):
+def _gn_arrays(v, x, weight, stats) -> bool:
+    """Whether the VJPs take their path on arrays: the forward kept the groups' statistics."""
+    return (
+        stats is not None
+        and v.__class__ is ndarray
+        and x.__class__ is ndarray
+        and v.dtype == x.dtype
+        and (weight is None or weight.__class__ is ndarray)
+    )
+
+
+@shared
+def _gn_channel_sums(v, x, num_groups, stats):
+    """x - mean as (N·C, S) rows, and per sample and channel Σ v and Σ v·(x - mean) over
+    the spatial dims, (N, C) each: what the gradients of x and of the weight share"""
+    n, c = x.shape[:2]
+    groups = x.reshape(n, num_groups, -1)
+    centred = (groups - stats[0].reshape(n, num_groups, 1)).reshape(n * c, -1)
+    v2 = v.reshape(n * c, -1)
+    return centred, add_reduce(v2, 1).reshape(n, c), add_reduce(v2 * centred, 1).reshape(n, c)
+
+
+def _gn_x_rule_arrays(v, x, weight, num_groups, stats):
+    """``_gn_x_rule`` on arrays from the channels' sums: with a = weight·invstd per sample
+    and channel, Jᵀv = a·v - invstd·Σu/L - (x - mean)·invstd³·Σ u·(x - mean)/L over each
+    group of L values (u = v·weight; x̂ = (x - mean)·invstd substituted)"""
+    n, c = x.shape[:2]
+    per_group = c // num_groups
+    centred, s1, s2 = _gn_channel_sums(v, x, num_groups, stats)
+    size = x.size // (n * num_groups)
+    invstd = stats[2].reshape(n, num_groups)
+    if weight is not None:
+        w = weight.reshape(1, c)
+        s1, s2 = s1 * w, s2 * w
+    su1 = s1.reshape(n, num_groups, per_group).sum(2)
+    su2 = s2.reshape(n, num_groups, per_group).sum(2)
+    a = xp.repeat(invstd, per_group, axis=1)
+    if weight is not None:
+        a = a * weight.reshape(1, c)
+    k1 = xp.repeat(invstd * (su1 / size), per_group, axis=1)
+    k2 = xp.repeat(invstd * invstd * invstd * (su2 / size), per_group, axis=1)
+    out = v.reshape(n * c, -1) * a.reshape(-1, 1)
+    out -= k1.reshape(-1, 1)
+    out -= centred * k2.reshape(-1, 1)
+    return out.reshape(x.shape)
+
+
+def _gn_x_rule(v, x, weight, num_groups, eps, stats):
     """Jᵀu = invstd·(u - mean u - x̂·mean(u·x̂)) over each group (u = v·weight per channel)"""
+    if _gn_arrays(v, x, weight, stats):
+        return _gn_x_rule_arrays(v, x, weight, num_groups, stats)
     shape = array_of(x).shape
     _, xhat, invstd = _gn_hat_once(x, num_groups, eps)
     u = _grouped(_scaled(v, weight, _channels(len(shape))), num_groups)
     return shapes.reshape(_normalize_rule(u, xhat, invstd, (2,)), shape)
 
 
-def _gn_x_tangent(t, x, weight, num_groups, eps):
+def _gn_x_tangent(t, x, weight, num_groups, eps, stats):
     """J t = weight·invstd·(t - mean t - x̂·mean(t·x̂)) over each group, weight per channel"""
     shape = array_of(x).shape
     _, xhat, invstd = _gn_hat(x, num_groups, eps)
@@ -408,8 +461,13 @@ def _gn_x_tangent(t, x, weight, num_groups, eps):
     return _scaled(jt, weight, _channels(len(shape)))
 
 
-def _gn_weight_grad(g, x, num_groups, eps):
+def _gn_weight_grad(g, x, weight, num_groups, eps, stats):
     """∂/∂weight = Σ g·x̂ over all dims but 1"""
+    if _gn_arrays(g, x, weight, stats):  # (= Σ_n invstd·Σ g·(x - mean): the x rule's sums)
+        n, c = x.shape[:2]
+        s2 = _gn_channel_sums(g, x, num_groups, stats)[2]
+        invstd = xp.repeat(stats[2].reshape(n, num_groups), c // num_groups, axis=1)
+        return (invstd * s2).sum(0)
     xhat, _, _ = _gn_hat_once(x, num_groups, eps)
     return reductions.sum(g * xhat, dim=_batch_axes(array_of(x).ndim))
 

@@ -328,3 +328,27 @@ def test_layer_norm_backward_on_arrays_is_the_ops_rule(dtype, weight, shape):
     tol = dict(rtol=2e-4, atol=2e-5) if dtype == np.float32 else dict(rtol=1e-9, atol=1e-11)
     for a, e in zip(*grads):
         np.testing.assert_allclose(a, e, **tol)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("weight", [True, False], ids=["weight", "no_weight"])
+@pytest.mark.parametrize("shape", [(4, 6), (3, 6, 5), (2, 6, 3, 4)], ids=["2d", "3d", "4d"])
+def test_group_norm_backward_on_arrays_is_the_ops_rule(dtype, weight, shape):
+    """Backward on arrays (the groups' statistics kept by the forward, x - mean substituted
+    for x̂, per channel sums over the spatial dims) gives the gradients of the rule written
+    in ops (taken with create_graph), to rounding, on groups far from 0 against their
+    spread."""
+    r = np.random.default_rng(7)
+    x = (1000 + r.standard_normal(shape)).astype(dtype)
+    w = r.standard_normal(6).astype(dtype) if weight else None
+    b = r.standard_normal(6).astype(dtype)
+    g = r.standard_normal(x.shape).astype(dtype)
+    grads = []
+    for create_graph in (False, True):
+        ts = [cr.tensor(a, requires_grad=True) for a in (x, b) + ((w,) if weight else ())]
+        y = F(cr).group_norm(ts[0], 3, ts[2] if weight else None, ts[1])
+        got = cr.autograd.grad(y, ts, cr.tensor(g), create_graph=create_graph)
+        grads.append([t.detach().numpy() for t in got])
+    tol = dict(rtol=2e-4, atol=2e-5) if dtype == np.float32 else dict(rtol=1e-9, atol=1e-11)
+    for a, e in zip(*grads):
+        np.testing.assert_allclose(a, e, **tol)

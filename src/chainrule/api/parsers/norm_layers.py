@@ -243,7 +243,13 @@ def group_norm(
                 f"input, but got {name} of shape {list(value.shape)} and input of shape "
                 f"{list(shape)}"
             )
-    return norm_layers.group_norm(input, weight, bias, num_groups=int(num_groups), eps=float(eps))
+    data = input._data
+    stats = None  # the groups' mean, biased variance and invstd, as the forward has them
+    if data.__class__ is ndarray and data.dtype.char in "fd" and data.size:
+        stats = xp.empty((3, shape[0] * int(num_groups)), data.dtype)
+    return norm_layers.group_norm(
+        input, weight, bias, num_groups=int(num_groups), eps=float(eps), stats=stats
+    )
 
 
 def local_response_norm(
