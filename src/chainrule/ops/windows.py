@@ -515,6 +515,33 @@ def _on_device_of(x: Any, index: Any, weight: Any) -> tuple:
     return like(x, index), None if weight is None else like(x, weight)
 
 
+_BLOCKS: dict = {}  # (k, out) -> the index of k-long blocks from the start (_block_size)
+
+
+def _block_size(index: Any, n: int) -> int:
+    """k where ``index`` (k, out) reads x's consecutive blocks of k from the start,
+    index[t, o] = o·k + t within n positions (non-overlapping average pooling, an adaptive
+    pooling that divides), else 0."""
+    if index.__class__ is not ndarray or index.ndim != 2:
+        return 0
+    k, out = index.shape
+    if k < 2 or not out or out * k > n:
+        return 0
+    blocks = _BLOCKS.get((k, out))
+    if blocks is None:
+        blocks = xp.arange(0, out * k, k)[None, :] + xp.arange(k)[:, None]
+        if len(_BLOCKS) < 256:
+            _BLOCKS[(k, out)] = blocks
+    return k if xp.array_equal(index, blocks) else 0
+
+
+def _tap_slice(ndim: int, axis: int, t: int, k: int, out: int) -> tuple:
+    """The key of tap t's positions t, t + k, ... along axis (out of them)."""
+    key = [slice(None)] * ndim
+    key[axis] = slice(t, out * k, k)
+    return tuple(key)
+
+
 def gather_axes(x: Any, taps: Sequence) -> Any:
     """x mapped along each of its trailing ``len(taps)`` dims: along dim i,
     ``y[o] = Σ_t weight[t, o] · x[index[t, o]]``."""
@@ -524,6 +551,19 @@ def gather_axes(x: Any, taps: Sequence) -> Any:
             continue
         index, weight = _on_device_of(x, *tap)
         axis = x.ndim - nd + i
+        k = _block_size(index, x.shape[axis]) if x.__class__ is ndarray else 0
+        if k:  # blocks: each tap's positions a strided view, no gather (the same sums)
+            w = None if weight is None else _axis_weights(weight, x.dtype, nd - 1 - i)
+            out = index.shape[1]
+            acc = None
+            for t in range(k):
+                part = x[_tap_slice(x.ndim, axis, t, k, out)]
+                part = (
+                    part.copy() if w is None and acc is None else part if w is None else part * w[t]
+                )
+                acc = part if acc is None else xp.add(acc, part, out=acc)
+            x = acc
+            continue
         if weight is None and len(index) == 1:
             x = xp.take(x, index[0], axis=axis)
             continue
@@ -564,6 +604,17 @@ def scatter_axes(g: Any, taps: Sequence, shape: Sequence[int]) -> Any:
             continue
         index, weight = _on_device_of(g, *tap)
         axis = g.ndim - nd + i
+        k = _block_size(index, shape[axis]) if g.__class__ is ndarray else 0
+        if k:  # blocks: each input position takes one output's value (written, not summed)
+            w = None if weight is None else _axis_weights(weight, g.dtype, nd - 1 - i)
+            out = index.shape[1]
+            spread_shape = g.shape[:axis] + (shape[axis],) + g.shape[axis + 1 :]
+            make = xp.zeros if out * k < shape[axis] else xp.empty
+            spread = make(spread_shape, dtype=g.dtype)
+            for t in range(k):
+                spread[_tap_slice(g.ndim, axis, t, k, out)] = g if w is None else g * w[t]
+            g = spread
+            continue
         if weight is None and len(index) == 1:
             g = sum_into(g, index[0], shape[axis], axis)
             continue

@@ -355,3 +355,37 @@ ERRORS = {
 }
 
 test_errors_match_torch = cases.same_errors_as_torch(ERRORS)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        lambda L, x: F(L).avg_pool2d(x, 2),
+        lambda L, x: F(L).avg_pool2d(x, (3, 2)),
+        lambda L, x: F(L).avg_pool2d(x, 2, divisor_override=3),
+        lambda L, x: F(L).adaptive_avg_pool2d(x, (3, 1)),
+        lambda L, x: F(L).avg_pool1d(x.flatten(2), 4),
+    ],
+    ids=["2x2", "3x2_uneven", "divisor", "adaptive", "1d"],
+)
+def test_block_pooling_is_the_gather_paths_bits(monkeypatch, case, dt):
+    """Windows that are the input's consecutive blocks (kernel = stride, from the start)
+    are read as strided views and written back by slices (windows._block_size): the values
+    and gradients of the gathers and sums they replace, bit for bit."""
+    from chainrule.ops import windows
+
+    x = np.random.default_rng(4).standard_normal((2, 3, 7, 6)).astype(dt)
+    g = None
+    results = []
+    for block in (True, False):
+        if not block:
+            monkeypatch.setattr(windows, "_block_size", lambda index, n: 0)
+        t = cr.tensor(x, requires_grad=True)
+        y = case(cr, t)
+        if g is None:
+            g = np.random.default_rng(5).standard_normal(tuple(y.shape)).astype(dt)
+        y.backward(cr.tensor(g))
+        results.append((y.detach().numpy(), t.grad.numpy()))
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
