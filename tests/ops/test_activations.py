@@ -978,3 +978,47 @@ def test_leaky_relu_without_where_has_wheres_bits(slope, dt):
         got = activations._leaky_relu_backward(g, x, slope)
         want = np.where(x > 0, g, g * slope)
         np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize(
+    "params",
+    [
+        (1.0, 1.0, 1.0),
+        (1.6732632423543772, 1.0507009873554805, 1.0),
+        (0.5, 1.0, 2.0),
+        (-0.3, 1.0, 1.0),
+        (2.0, 1.0, 0.5),
+        (0.0, 1.0, 1.0),
+    ],  # fmt: skip
+    ids=["elu", "selu", "input_scale", "negative_alpha", "celu", "zero_alpha"],
+)
+def test_elu_without_where_has_wheres_bits(params, dt):
+    """elu (selu, celu) as max(x, 0)·scale + the negative branch, and its backward's factor
+    as e masked by integer product plus scale where x > 0: the bits of the where-based
+    formulas, signed zeros, infinities, subnormals and the extremes included."""
+    from chainrule.ops import activations
+
+    alpha, scale, input_scale = params
+    special = [0.0, -0.0, 1.5, -1.5, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 3e38, -3e38, -100.0]
+    x = np.concatenate([special, np.random.default_rng(0).standard_normal(200) * 3]).astype(dt)
+    g = np.random.default_rng(1).standard_normal(x.shape).astype(dt)
+    with np.errstate(all="ignore"):
+        neg = np.expm1(np.minimum(x, 0) * input_scale) * (alpha * scale)
+        pairs = [
+            (activations._elu(x, alpha, scale, input_scale), np.where(x > 0, x * scale, neg)),
+            (
+                activations._elu_grad(g, x, alpha, scale, input_scale),
+                g
+                * np.where(
+                    x <= 0,
+                    np.exp(np.where(x < 0, x, 0.0).astype(dt) * input_scale)
+                    * (alpha * scale * input_scale),
+                    np.asarray(scale, dt),
+                ),
+            ),
+        ]
+    for got, want in pairs:
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        keep = ~np.isnan(want)
+        np.testing.assert_array_equal(got[keep].view(np.uint8), want[keep].view(np.uint8))

@@ -384,6 +384,14 @@ hardswish = defop(
 def _elu(x, alpha=1.0, scale=1.0, input_scale=1.0):
     """scale·x for x > 0, alpha·scale·(e^(input_scale·x) - 1) for x <= 0"""
     neg = xp.expm1(xp.minimum(x, 0) * input_scale) * (alpha * scale)
+    if alpha > 0 and scale > 0 and input_scale > 0 and x.__class__ is ndarray and x.ndim:
+        # max(x, 0)·scale + neg: one of the two is +0 (neg is expm1(+0)·... where x > 0),
+        # so the sum is where's value, without its branch per element (where's bits pinned;
+        # with a parameter not positive a zero's sign could differ: where's path)
+        pos = xp.maximum(x, 0)
+        pos *= scale
+        pos += neg
+        return pos
     return xp.where(x > 0, x * scale, neg)
 
 
@@ -391,6 +399,25 @@ def _elu_grad(g, x, alpha, scale, input_scale):
     """d/dx elu(x) = scale for x > 0, alpha·scale·input_scale·e^(input_scale·x) for x <= 0"""
     # The exponential is taken at x where x < 0 and at 0 elsewhere: it never overflows,
     # even where discarded, and (as in PyTorch) the second derivative at 0 is 0
+    positive = alpha > 0 and scale > 0 and input_scale > 0  # (no signed zero in e: see _elu)
+    if (
+        positive
+        and g.__class__ is ndarray
+        and x.__class__ is ndarray
+        and x.ndim
+        and g.dtype == x.dtype
+    ):
+        # arrays: the same factor without where's branch per element: e where x <= 0 (e's
+        # bits kept by an integer product with the mask, +0 elsewhere) plus scale elsewhere
+        e = xp.minimum(x, 0)  # (where x > 0, or nan, e is masked out below)
+        e *= input_scale
+        xp.exp(e, out=e)
+        e *= alpha * scale * input_scale
+        keep = x <= 0
+        factor = _select(e, keep)
+        factor += xp.logical_not(keep) * xp.asarray(scale, x.dtype)
+        factor *= g
+        return factor
     xa = array_of(x)  # (a nan x takes the x > 0 branch, as in PyTorch)
     e = unary.exp(logical.select(xa < 0, x, 0.0) * input_scale) * (alpha * scale * input_scale)
     return g * logical.select(xa <= 0, e, scale)
