@@ -195,22 +195,23 @@ def _bn_x_rule_arrays(v, x, weight, stats):
     return out
 
 
-def _arrays_in_training(v, x, training, stats) -> bool:
+def _with_statistics(v, x, weight, stats) -> bool:
+    """Whether a norm layer's VJP takes its path on arrays: the forward kept its statistics
+    (``stats``), and v, x and the weight (if any) are arrays (backward without
+    create_graph), v of x's dtype."""
     return (
-        training
-        and stats is not None
+        stats is not None
         and v.__class__ is ndarray
         and x.__class__ is ndarray
         and v.dtype == x.dtype
+        and (weight is None or weight.__class__ is ndarray)
     )
 
 
 def _bn_x_rule(v, x, weight, training, eps, running_mean, running_var, stats):
     """training: Jᵀu = invstd·(u - mean u - x̂·mean(u·x̂)) over all dims but 1 (u = v·weight);
     evaluation: v·weight·invstd"""
-    if _arrays_in_training(v, x, training, stats) and (
-        weight is None or weight.__class__ is ndarray
-    ):
+    if training and _with_statistics(v, x, weight, stats):
         return _bn_x_rule_arrays(v, x, weight, stats)
     ndim = array_of(x).ndim
     xhat, invstd = _bn_hat_once(x, training, eps, running_mean, running_var, stats)
@@ -220,7 +221,7 @@ def _bn_x_rule(v, x, weight, training, eps, running_mean, running_var, stats):
 
 def _bn_weight_grad(g, x, training, eps, running_mean, running_var, stats):
     """∂/∂weight = Σ g·x̂ over all dims but 1"""
-    if _arrays_in_training(g, x, training, stats):  # (= invstd·Σ g·(x - mean): the x rule's)
+    if training and _with_statistics(g, x, None, stats):  # (= invstd·Σ g·(x - mean))
         return (stats[2] * _bn_batch_sums(g, x, stats)[2].reshape(-1)).astype(x.dtype)
     xhat, _ = _bn_hat_once(x, training, eps, running_mean, running_var, stats)
     return reductions.sum(g * xhat, dim=_batch_axes(array_of(x).ndim))
@@ -268,17 +269,6 @@ def _layer_norm(x, weight, bias, normalized_ndim=1, eps=1e-5, stats=None):
     return _affine(xhat, weight, bias, x.shape[x.ndim - normalized_ndim :])
 
 
-def _ln_arrays(v, x, weight, stats) -> bool:
-    """Whether the VJPs take their path on arrays: the forward kept its rows' statistics."""
-    return (
-        stats is not None
-        and v.__class__ is ndarray
-        and x.__class__ is ndarray
-        and v.dtype == x.dtype
-        and (weight is None or weight.__class__ is ndarray)
-    )
-
-
 @shared
 def _ln_row_sums(v, x, weight, stats):
     """x - mean, v·(x - mean) and, per row, Σ u and Σ u·(x - mean) (u = v·weight), as
@@ -310,7 +300,7 @@ def _ln_x_rule_arrays(v, x, weight, stats):
 
 def _ln_x_rule(v, x, weight, normalized_ndim, eps, stats):
     """Jᵀu = invstd·(u - mean u - x̂·mean(u·x̂)) over the normalized dims (u = v·weight)"""
-    if _ln_arrays(v, x, weight, stats):
+    if _with_statistics(v, x, weight, stats):
         return _ln_x_rule_arrays(v, x, weight, stats)
     axes = _trailing(array_of(x).ndim, normalized_ndim)
     xhat, invstd = _normalized_once(x, axes, eps)
@@ -331,7 +321,7 @@ def _leading(ndim: int, normalized_ndim: int) -> tuple:
 
 def _ln_weight_grad(g, x, weight, normalized_ndim, eps, stats):
     """∂/∂weight = Σ g·x̂ over the leading (batch) dims"""
-    if _ln_arrays(g, x, weight, stats):  # (= invstdᵀ (g·(x - mean)): one product)
+    if _with_statistics(g, x, weight, stats):  # (= invstdᵀ (g·(x - mean)): one product)
         vc = _ln_row_sums(g, x, weight, stats)[1]
         return (stats[2] @ vc).reshape(x.shape[x.ndim - normalized_ndim :])
     ndim = array_of(x).ndim
@@ -396,17 +386,6 @@ def _group_norm(x, weight, bias, num_groups=1, eps=1e-5, stats=None):
     return _affine(xhat, weight, bias, _channels(x.ndim))
 
 
-def _gn_arrays(v, x, weight, stats) -> bool:
-    """Whether the VJPs take their path on arrays: the forward kept the groups' statistics."""
-    return (
-        stats is not None
-        and v.__class__ is ndarray
-        and x.__class__ is ndarray
-        and v.dtype == x.dtype
-        and (weight is None or weight.__class__ is ndarray)
-    )
-
-
 @shared
 def _gn_channel_sums(v, x, num_groups, stats):
     """x - mean as (N·C, S) rows, and per sample and channel Σ v and Σ v·(x - mean) over
@@ -445,7 +424,7 @@ def _gn_x_rule_arrays(v, x, weight, num_groups, stats):
 
 def _gn_x_rule(v, x, weight, num_groups, eps, stats):
     """Jᵀu = invstd·(u - mean u - x̂·mean(u·x̂)) over each group (u = v·weight per channel)"""
-    if _gn_arrays(v, x, weight, stats):
+    if _with_statistics(v, x, weight, stats):
         return _gn_x_rule_arrays(v, x, weight, num_groups, stats)
     shape = array_of(x).shape
     _, xhat, invstd = _gn_hat_once(x, num_groups, eps)
@@ -463,7 +442,7 @@ def _gn_x_tangent(t, x, weight, num_groups, eps, stats):
 
 def _gn_weight_grad(g, x, weight, num_groups, eps, stats):
     """∂/∂weight = Σ g·x̂ over all dims but 1"""
-    if _gn_arrays(g, x, weight, stats):  # (= Σ_n invstd·Σ g·(x - mean): the x rule's sums)
+    if _with_statistics(g, x, weight, stats):  # (= Σ_n invstd·Σ g·(x - mean): the x rule's sums)
         n, c = x.shape[:2]
         s2 = _gn_channel_sums(g, x, num_groups, stats)[2]
         invstd = xp.repeat(stats[2].reshape(n, num_groups), c // num_groups, axis=1)

@@ -283,71 +283,43 @@ def test_batch_norm_keeps_the_forwards_statistics(monkeypatch, dtype):
         assert_same(res.cr_inputs[i], res.torch_inputs[i], "running", **_tol(dtype))
 
 
-@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
-@pytest.mark.parametrize("weight", [True, False], ids=["weight", "no_weight"])
-def test_batch_norm_backward_on_arrays_is_the_ops_rule(dtype, weight):
-    """Backward on arrays (the batch's sums, x - mean substituted for x̂) gives the gradients
-    of the rule written in ops (taken with create_graph), to rounding, on an input whose
-    mean is far from 0 against its spread (no cancellation: x - mean is formed first)."""
-    r = np.random.default_rng(5)
-    x = (1000 + r.standard_normal((6, C, 7))).astype(dtype)
-    w = r.standard_normal(C).astype(dtype) if weight else None
-    g = r.standard_normal(x.shape).astype(dtype)
-    grads = []
-    for create_graph in (False, True):
-        xt = cr.tensor(x, requires_grad=True)
-        wt = None if w is None else cr.tensor(w, requires_grad=True)
-        y = F(cr).batch_norm(xt, None, None, wt, None, training=True)
-        inputs = [xt] if wt is None else [xt, wt]
-        got = cr.autograd.grad(y, inputs, cr.tensor(g), create_graph=create_graph)
-        grads.append([t.detach().numpy() for t in got])
-    tol = dict(rtol=2e-4, atol=2e-5) if dtype == np.float32 else dict(rtol=1e-9, atol=1e-11)
-    for a, b in zip(*grads):
-        np.testing.assert_allclose(a, b, **tol)
+# (layer, the input's shape, the weight's and bias's shape): the norm layers whose backward
+# on arrays works from the forward's statistics and the sums it shares
+ARRAY_BACKWARDS = {
+    "batch_norm": (lambda L, x, w, b: F(L).batch_norm(x, None, None, w, b, True), (6, C, 7), (C,)),
+    "layer_norm": (lambda L, x, w, b: F(L).layer_norm(x, (7,), w, b), (6, 7), (7,)),
+    "layer_norm_two_dims": (
+        lambda L, x, w, b: F(L).layer_norm(x, (4, 5), w, b),
+        (2, 3, 4, 5),
+        (4, 5),
+    ),
+    "group_norm_2d": (lambda L, x, w, b: F(L).group_norm(x, 3, w, b), (4, 6), (6,)),
+    "group_norm_3d": (lambda L, x, w, b: F(L).group_norm(x, 3, w, b), (3, 6, 5), (6,)),
+    "group_norm_4d": (lambda L, x, w, b: F(L).group_norm(x, 3, w, b), (2, 6, 3, 4), (6,)),
+}
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
 @pytest.mark.parametrize("weight", [True, False], ids=["weight", "no_weight"])
-@pytest.mark.parametrize("shape", [(6, 7), (2, 3, 4, 5)], ids=["one_dim", "two_dims"])
-def test_layer_norm_backward_on_arrays_is_the_ops_rule(dtype, weight, shape):
-    """Backward on arrays (the rows' statistics kept by the forward, x - mean substituted for
-    x̂) gives the gradients of the rule written in ops (taken with create_graph), to
-    rounding, on rows whose mean is far from 0 against their spread."""
-    r = np.random.default_rng(6)
-    x = (1000 + r.standard_normal((4,) + shape)).astype(dtype)
-    normalized = shape if len(shape) == 1 else shape[-2:]
-    w = r.standard_normal(normalized).astype(dtype) if weight else None
-    b = r.standard_normal(normalized).astype(dtype)
-    g = r.standard_normal(x.shape).astype(dtype)
-    grads = []
-    for create_graph in (False, True):
-        ts = [cr.tensor(a, requires_grad=True) for a in (x, b) + ((w,) if weight else ())]
-        y = F(cr).layer_norm(ts[0], normalized, ts[2] if weight else None, ts[1])
-        got = cr.autograd.grad(y, ts, cr.tensor(g), create_graph=create_graph)
-        grads.append([t.detach().numpy() for t in got])
-    tol = dict(rtol=2e-4, atol=2e-5) if dtype == np.float32 else dict(rtol=1e-9, atol=1e-11)
-    for a, e in zip(*grads):
-        np.testing.assert_allclose(a, e, **tol)
-
-
-@pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
-@pytest.mark.parametrize("weight", [True, False], ids=["weight", "no_weight"])
-@pytest.mark.parametrize("shape", [(4, 6), (3, 6, 5), (2, 6, 3, 4)], ids=["2d", "3d", "4d"])
-def test_group_norm_backward_on_arrays_is_the_ops_rule(dtype, weight, shape):
-    """Backward on arrays (the groups' statistics kept by the forward, x - mean substituted
-    for x̂, per channel sums over the spatial dims) gives the gradients of the rule written
-    in ops (taken with create_graph), to rounding, on groups far from 0 against their
-    spread."""
-    r = np.random.default_rng(7)
+@pytest.mark.parametrize("name", sorted(ARRAY_BACKWARDS))
+def test_norm_backward_on_arrays_is_the_ops_rule(name, weight, dtype):
+    """Backward on arrays (the statistics the forward kept, x - mean substituted for x̂, the
+    sums per channel, row or group shared by the gradients of x and of the weight) gives
+    the gradients of the rule written in ops (taken with create_graph), to rounding, on
+    inputs whose mean is far from 0 against their spread (no cancellation: x - mean is
+    formed first)."""
+    fn, shape, param = ARRAY_BACKWARDS[name]
+    r = np.random.default_rng(len(shape) + len(param))
     x = (1000 + r.standard_normal(shape)).astype(dtype)
-    w = r.standard_normal(6).astype(dtype) if weight else None
-    b = r.standard_normal(6).astype(dtype)
-    g = r.standard_normal(x.shape).astype(dtype)
+    w = r.standard_normal(param).astype(dtype) if weight else None
+    b = r.standard_normal(param).astype(dtype)
+    g = r.standard_normal(shape).astype(dtype)
     grads = []
     for create_graph in (False, True):
-        ts = [cr.tensor(a, requires_grad=True) for a in (x, b) + ((w,) if weight else ())]
-        y = F(cr).group_norm(ts[0], 3, ts[2] if weight else None, ts[1])
-        got = cr.autograd.grad(y, ts, cr.tensor(g), create_graph=create_graph)
+        xt, bt = cr.tensor(x, requires_grad=True), cr.tensor(b, requires_grad=True)
+        wt = None if w is None else cr.tensor(w, requires_grad=True)
+        inputs = [xt, bt] + ([] if wt is None else [wt])
+        got = cr.autograd.grad(fn(cr, xt, wt, bt), inputs, cr.tensor(g), create_graph=create_graph)
         grads.append([t.detach().numpy() for t in got])
     tol = dict(rtol=2e-4, atol=2e-5) if dtype == np.float32 else dict(rtol=1e-9, atol=1e-11)
     for a, e in zip(*grads):
