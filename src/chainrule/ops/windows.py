@@ -575,12 +575,46 @@ def gather_axes(x: Any, taps: Sequence) -> Any:
     return x
 
 
+_REPEATS: dict = {}  # (size, k) -> 0, 0, ..., 1, 1, ...: each of size positions k times
+
+
+def _repeats(index: Any, size: int) -> int:
+    """k where ``index`` reads each of ``size`` positions k times in a row (k up to 8), else
+    0."""
+    n = index.shape[0] if index.__class__ is ndarray and index.ndim == 1 else 0
+    if not n or n % size or n == size:
+        return 0
+    k = n // size
+    if k > 8:
+        return 0
+    expected = _REPEATS.get((size, k))
+    if expected is None:
+        expected = xp.repeat(xp.arange(size), k)
+        if len(_REPEATS) < 256:
+            _REPEATS[(size, k)] = expected
+    return k if xp.array_equal(index, expected) else 0
+
+
 def sum_into(g: Any, index: Any, size: int, axis: int) -> Any:
     """The transpose of ``take(x, index, axis)``: out[j] = Σ_{o: index[o] = j} g[o] along
     axis, out ``size`` long (a sort of the index, then one add.reduceat)."""
     shape = g.shape[:axis] + (size,) + g.shape[axis + 1 :]
     if not index.size or not g.size:
         return xp.zeros(shape, dtype=g.dtype)
+    k = _repeats(index, size) if g.__class__ is ndarray else 0
+    if k:  # each position read k times in a row (nearest upsampling): k strided slices
+        key = [slice(None)] * g.ndim
+
+        def part(t: int) -> Any:
+            key[axis] = slice(t, None, k)
+            return g[tuple(key)]
+
+        # add.reduceat's order: a segment's first element plus the sum of the others, in
+        # turn (pairwise beyond 8 elements: _repeats takes at most 8)
+        rest = part(1).copy()
+        for t in range(2, k):
+            rest += part(t)
+        return xp.add(part(0), rest, out=rest)
     order = xp.argsort(index, kind="stable")
     ordered = index[order]
     starts = xp.flatnonzero(xp.concatenate(([True], ordered[1:] != ordered[:-1])))

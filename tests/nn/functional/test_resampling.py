@@ -371,3 +371,35 @@ def _quiet(fn):
 test_errors_match_torch = cases.same_errors_as_torch(
     {name: (_quiet(fn), inputs) for name, (fn, inputs) in ERRORS.items()}
 )
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        lambda L, x: F(L).interpolate(x, scale_factor=2, mode="nearest"),
+        lambda L, x: F(L).interpolate(x, scale_factor=(3, 1), mode="nearest"),
+        lambda L, x: F(L).interpolate(x, size=(10, 9), mode="nearest"),
+        lambda L, x: F(L).interpolate(x, scale_factor=(8, 9), mode="nearest"),
+    ],
+    ids=["2x", "3x1", "uneven", "8x9"],
+)
+def test_nearest_upsampling_backward_is_the_sorted_sums_bits(monkeypatch, case, dt):
+    """Where each input position is read k times in a row (an integer scale up to 8), the
+    backward sums k strided slices (windows._repeats) instead of sorting and add.reduceat:
+    the same bits (its order: a segment's first element plus the others' sum)."""
+    from chainrule.ops import windows
+
+    x = np.random.default_rng(8).standard_normal((2, 3, 5, 3)).astype(dt)
+    results, g = [], None
+    for repeats in (True, False):
+        if not repeats:
+            monkeypatch.setattr(windows, "_repeats", lambda index, size: 0)
+        t = cr.tensor(x, requires_grad=True)
+        y = case(cr, t)
+        if g is None:
+            g = np.random.default_rng(9).standard_normal(tuple(y.shape)).astype(dt)
+        y.backward(cr.tensor(g))
+        results.append((y.detach().numpy(), t.grad.numpy()))
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
