@@ -595,6 +595,25 @@ def _repeats(index: Any, size: int) -> int:
     return k if xp.array_equal(index, expected) else 0
 
 
+def _padded_run(index: Any, size: int) -> tuple | None:
+    """(lo, left, right) where ``index`` reads 0 ... size - 1 in order from position lo, and
+    at most 8 other positions (a padding's edges: reflection, circular, replication by one),
+    each a different input position, none of them in both lists: left and right the
+    (position, target) pairs before and after the run; None otherwise."""
+    n = index.shape[0] if index.__class__ is ndarray and index.ndim == 1 else 0
+    if not size or n <= size or n > size + 8:
+        return None
+    lo = int(xp.flatnonzero(index == 0)[0]) if (index == 0).any() else -1
+    if lo < 0 or lo + size > n or not xp.array_equal(index[lo : lo + size], xp.arange(size)):
+        return None
+    left = [(o, int(index[o])) for o in range(lo)]
+    right = [(o, int(index[o])) for o in range(lo + size, n)]
+    targets = [t for _, t in left] + [t for _, t in right]
+    if len(set(targets)) != len(targets) or not all(0 <= t < size for t in targets):
+        return None
+    return lo, left, right
+
+
 def sum_into(g: Any, index: Any, size: int, axis: int) -> Any:
     """The transpose of ``take(x, index, axis)``: out[j] = Σ_{o: index[o] = j} g[o] along
     axis, out ``size`` long (a sort of the index, then one add.reduceat)."""
@@ -615,6 +634,24 @@ def sum_into(g: Any, index: Any, size: int, axis: int) -> Any:
         for t in range(2, k):
             rest += part(t)
         return xp.add(part(0), rest, out=rest)
+    edges = _padded_run(index, size) if g.__class__ is ndarray else None
+    if edges is not None:  # x read in order once, plus a few edges (padding by reflection)
+        lo, left, right = edges
+        key = [slice(None)] * g.ndim
+        key[axis] = slice(lo, lo + size)
+        out = g[tuple(key)].copy()
+
+        def at(position: int) -> tuple:
+            key[axis] = position
+            return tuple(key)
+
+        # add.reduceat's order per position: an edge before x's run first, x's value, then
+        # an edge after it (no position takes two edges: _padded_run)
+        for o, t in left:
+            out[at(t)] = g[at(o)] + out[at(t)]
+        for o, t in right:
+            out[at(t)] += g[at(o)]
+        return out
     order = xp.argsort(index, kind="stable")
     ordered = index[order]
     starts = xp.flatnonzero(xp.concatenate(([True], ordered[1:] != ordered[:-1])))
