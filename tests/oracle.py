@@ -393,6 +393,24 @@ def graph_names(t: Any) -> list:
     return out
 
 
+def same_bits_as_replaced(monkeypatch, target, name: str, off, fn, x: np.ndarray) -> None:
+    """A fast path pinned to the path it stands in for: ``fn(chainrule, tensor)``'s output
+    and the input's gradient (for a random output gradient), with ``target.name`` as it is
+    and then replaced by ``off`` (which turns the fast path away), equal bit for bit."""
+    results, g = [], None
+    for fast in (True, False):
+        if not fast:
+            monkeypatch.setattr(target, name, off)
+        t = cr.tensor(x, requires_grad=True)
+        y = fn(cr, t)
+        if g is None:
+            g = np.random.default_rng(1).standard_normal(tuple(y.shape)).astype(x.dtype)
+        y.backward(cr.tensor(g))
+        results.append((y.detach().numpy(), t.grad.numpy()))
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
+
+
 def same_node(result: Result) -> None:
     """chainrule's output node is PyTorch's: both None, or the same class name and name()
     (the class name is name() without the ``torch::autograd::`` of C++ nodes)."""

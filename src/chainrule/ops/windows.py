@@ -597,8 +597,8 @@ def _repeats(index: Any, size: int) -> int:
 
 def _padded_run(index: Any, size: int) -> tuple | None:
     """(lo, left, right) where ``index`` reads 0 ... size - 1 in order from position lo, and
-    at most 8 other positions (a padding's edges: reflection, circular, replication by one),
-    each a different input position, none of them in both lists: left and right the
+    at most 8 other positions (a padding's edges: reflection, circular), each a different
+    input position (so not replication's, which repeat x's first and last): left and right the
     (position, target) pairs before and after the run; None otherwise."""
     n = index.shape[0] if index.__class__ is ndarray and index.ndim == 1 else 0
     if not size or n <= size or n > size + 8:
