@@ -515,7 +515,24 @@ def _on_device_of(x: Any, index: Any, weight: Any) -> tuple:
     return like(x, index), None if weight is None else like(x, weight)
 
 
-_BLOCKS: dict = {}  # (k, out) -> the index of k-long blocks from the start (_block_size)
+# index patterns the fast paths below compare with, made once per shape: ("blocks", k, out)
+# for _block_size, ("repeats", size, k) for _repeats
+_PATTERNS: dict = {}
+
+
+def _pattern(key: tuple, make: Callable[[], Any]) -> Any:
+    """The index pattern ``key`` names, made by ``make`` the first time (a few hundred kept)."""
+    found = _PATTERNS.get(key)
+    if found is None:
+        found = make()
+        if len(_PATTERNS) < 256:
+            _PATTERNS[key] = found
+    return found
+
+
+def _along(axis: int, part: Any) -> tuple:
+    """The indexing key that applies ``part`` (a slice or an int) to dim ``axis``."""
+    return (slice(None),) * axis + (part,)
 
 
 def _block_size(index: Any, n: int) -> int:
@@ -527,19 +544,10 @@ def _block_size(index: Any, n: int) -> int:
     k, out = index.shape
     if k < 2 or not out or out * k > n:
         return 0
-    blocks = _BLOCKS.get((k, out))
-    if blocks is None:
-        blocks = xp.arange(0, out * k, k)[None, :] + xp.arange(k)[:, None]
-        if len(_BLOCKS) < 256:
-            _BLOCKS[(k, out)] = blocks
+    blocks = _pattern(
+        ("blocks", k, out), lambda: xp.arange(0, out * k, k)[None, :] + xp.arange(k)[:, None]
+    )
     return k if xp.array_equal(index, blocks) else 0
-
-
-def _tap_slice(ndim: int, axis: int, t: int, k: int, out: int) -> tuple:
-    """The key of tap t's positions t, t + k, ... along axis (out of them)."""
-    key = [slice(None)] * ndim
-    key[axis] = slice(t, out * k, k)
-    return tuple(key)
 
 
 def gather_axes(x: Any, taps: Sequence) -> Any:
@@ -557,7 +565,7 @@ def gather_axes(x: Any, taps: Sequence) -> Any:
             out = index.shape[1]
             acc = None
             for t in range(k):
-                part = x[_tap_slice(x.ndim, axis, t, k, out)]
+                part = x[_along(axis, slice(t, out * k, k))]
                 part = (
                     part.copy() if w is None and acc is None else part if w is None else part * w[t]
                 )
@@ -575,9 +583,6 @@ def gather_axes(x: Any, taps: Sequence) -> Any:
     return x
 
 
-_REPEATS: dict = {}  # (size, k) -> 0, 0, ..., 1, 1, ...: each of size positions k times
-
-
 def _repeats(index: Any, size: int) -> int:
     """k where ``index`` reads each of ``size`` positions k times in a row (k up to 8), else
     0."""
@@ -587,11 +592,7 @@ def _repeats(index: Any, size: int) -> int:
     k = n // size
     if k > 8:
         return 0
-    expected = _REPEATS.get((size, k))
-    if expected is None:
-        expected = xp.repeat(xp.arange(size), k)
-        if len(_REPEATS) < 256:
-            _REPEATS[(size, k)] = expected
+    expected = _pattern(("repeats", size, k), lambda: xp.repeat(xp.arange(size), k))
     return k if xp.array_equal(index, expected) else 0
 
 
@@ -622,35 +623,22 @@ def sum_into(g: Any, index: Any, size: int, axis: int) -> Any:
         return xp.zeros(shape, dtype=g.dtype)
     k = _repeats(index, size) if g.__class__ is ndarray else 0
     if k:  # each position read k times in a row (nearest upsampling): k strided slices
-        key = [slice(None)] * g.ndim
-
-        def part(t: int) -> Any:
-            key[axis] = slice(t, None, k)
-            return g[tuple(key)]
-
         # add.reduceat's order: a segment's first element plus the sum of the others, in
         # turn (pairwise beyond 8 elements: _repeats takes at most 8)
-        rest = part(1).copy()
+        rest = g[_along(axis, slice(1, None, k))].copy()
         for t in range(2, k):
-            rest += part(t)
-        return xp.add(part(0), rest, out=rest)
+            rest += g[_along(axis, slice(t, None, k))]
+        return xp.add(g[_along(axis, slice(0, None, k))], rest, out=rest)
     edges = _padded_run(index, size) if g.__class__ is ndarray else None
     if edges is not None:  # x read in order once, plus a few edges (padding by reflection)
         lo, left, right = edges
-        key = [slice(None)] * g.ndim
-        key[axis] = slice(lo, lo + size)
-        out = g[tuple(key)].copy()
-
-        def at(position: int) -> tuple:
-            key[axis] = position
-            return tuple(key)
-
+        out = g[_along(axis, slice(lo, lo + size))].copy()
         # add.reduceat's order per position: an edge before x's run first, x's value, then
         # an edge after it (no position takes two edges: _padded_run)
         for o, t in left:
-            out[at(t)] = g[at(o)] + out[at(t)]
+            out[_along(axis, t)] = g[_along(axis, o)] + out[_along(axis, t)]
         for o, t in right:
-            out[at(t)] += g[at(o)]
+            out[_along(axis, t)] += g[_along(axis, o)]
         return out
     order = xp.argsort(index, kind="stable")
     ordered = index[order]
@@ -662,7 +650,7 @@ def sum_into(g: Any, index: Any, size: int, axis: int) -> Any:
     if len(targets) == size:  # every position is reached: targets is 0..size-1
         return sums
     out = xp.zeros(shape, dtype=g.dtype)
-    out[(slice(None),) * axis + (targets,)] = sums
+    out[_along(axis, targets)] = sums
     return out
 
 
@@ -683,7 +671,7 @@ def scatter_axes(g: Any, taps: Sequence, shape: Sequence[int]) -> Any:
             make = xp.zeros if out * k < shape[axis] else xp.empty
             spread = make(spread_shape, dtype=g.dtype)
             for t in range(k):
-                spread[_tap_slice(g.ndim, axis, t, k, out)] = g if w is None else g * w[t]
+                spread[_along(axis, slice(t, out * k, k))] = g if w is None else g * w[t]
             g = spread
             continue
         if weight is None and len(index) == 1:
