@@ -14,6 +14,7 @@ affine_grid_generator.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from typing import Any
@@ -56,6 +57,16 @@ def nearest_taps(n_in: int, n_out: int, scale: float | None, exact: bool = False
     return (index[None, :].astype(xp.intp), None)
 
 
+def _read_only(*arrays) -> tuple:
+    """The arrays, made read-only: taps kept by a cache are shared by every call."""
+    for a in arrays:
+        a.flags.writeable = False
+    return arrays
+
+
+# (made once per size and scale: building them costs a dozen small NumPy calls per dim, a
+# few percent of upsampling a small batch)
+@functools.lru_cache(maxsize=256)
 def linear_taps(n_in: int, n_out: int, align_corners: bool, scale: float | None) -> tuple:
     """Linear: o reads i0 = ⌊src⌋ and i0 + 1 (i0 at the last element) with weights 1 - λ
     and λ, src = s·o (align_corners) or s·(o + 1/2) - 1/2 clipped at 0, λ = src - i0."""
@@ -68,7 +79,7 @@ def linear_taps(n_in: int, n_out: int, align_corners: bool, scale: float | None)
         index = xp.minimum(xp.floor(src).astype(xp.int64), n_in - 1)
         lam = xp.clip(src - index, 0.0, 1.0)
     upper = index + (index < n_in - 1)
-    return (xp.stack([index, upper]).astype(xp.intp), xp.stack([1.0 - lam, lam]))
+    return _read_only(xp.stack([index, upper]).astype(xp.intp), xp.stack([1.0 - lam, lam]))
 
 
 _CUBIC_A = -0.75

@@ -23,6 +23,7 @@ from typing import Any
 
 from .._backend import like, ndarray, xp
 from ..autograd.recording import KEEP, Op, defop
+from .upsampling_rows import gather_phases, phased, phases, scatter_phases
 
 # ----- sizes ---------------------------------------------------------------------------------
 
@@ -575,12 +576,19 @@ def gather_axes(x: Any, taps: Sequence) -> Any:
         if weight is None and len(index) == 1:
             x = xp.take(x, index[0], axis=axis)
             continue
-        picked = xp.take(x, index.reshape(-1), axis=axis)
-        picked = picked.reshape(x.shape[:axis] + index.shape + x.shape[axis + 1 :])
-        if weight is not None:
-            picked = picked * _axis_weights(weight, x.dtype, nd - 1 - i)
-        x = picked.sum(axis=axis)
+        plan = phases(index, weight, x.shape[axis]) if phased(x) else None
+        x = gather_phases(x, axis, plan) if plan else _gather(x, index, weight, axis)
     return x
+
+
+def _gather(x: Any, index: Any, weight: Any, axis: int) -> Any:
+    """``y[o] = Σ_t weight[t, o] · x[index[t, o]]`` along ``axis``: one gather of every tap,
+    weighted, summed over the taps (in turn: ((t0 + t1) + t2) + ...)."""
+    picked = xp.take(x, index.reshape(-1), axis=axis)
+    picked = picked.reshape(x.shape[:axis] + index.shape + x.shape[axis + 1 :])
+    if weight is not None:
+        picked = picked * _axis_weights(weight, x.dtype, x.ndim - 1 - axis)
+    return picked.sum(axis=axis)
 
 
 def _repeats(index: Any, size: int) -> int:
@@ -677,14 +685,23 @@ def scatter_axes(g: Any, taps: Sequence, shape: Sequence[int]) -> Any:
         if weight is None and len(index) == 1:
             g = sum_into(g, index[0], shape[axis], axis)
             continue
-        spread = xp.expand_dims(g, axis)  # (..., 1, O, ...)
-        if weight is not None:
-            spread = spread * _axis_weights(weight, g.dtype, nd - 1 - i)
-        else:
-            spread = xp.broadcast_to(spread, g.shape[:axis] + index.shape + g.shape[axis + 1 :])
-        flat = spread.reshape(g.shape[:axis] + (index.size,) + g.shape[axis + 1 :])
-        g = sum_into(flat, index.reshape(-1), shape[axis], axis)
+        plan = phases(index, weight, shape[axis]) if phased(g) else None
+        if plan and plan.shift.size <= 8:  # each input's sum of at most 8: add.reduceat's order
+            g = scatter_phases(g, axis, plan)
+            continue
+        g = sum_into(_spread(g, index, weight, axis), index.reshape(-1), shape[axis], axis)
     return g
+
+
+def _spread(g: Any, index: Any, weight: Any, axis: int) -> Any:
+    """g's value at each output once per tap, times the tap's weight, laid (..., T·O, ...)
+    along ``axis`` in index.reshape(-1)'s order."""
+    spread = xp.expand_dims(g, axis)  # (..., 1, O, ...)
+    if weight is not None:
+        spread = spread * _axis_weights(weight, g.dtype, g.ndim - 1 - axis)
+    else:
+        spread = xp.broadcast_to(spread, g.shape[:axis] + index.shape + g.shape[axis + 1 :])
+    return spread.reshape(g.shape[:axis] + (index.size,) + g.shape[axis + 1 :])
 
 
 def axis_gather_pair(name: str, node: Callable[[int], str], doc: str,

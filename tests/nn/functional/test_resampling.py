@@ -58,11 +58,14 @@ RESAMPLE = {
     "bilinear": (interp(scale_factor=(1.5, 2.5), mode="bilinear"), R(2, 2, 4, 5)),
     "bilinear_align": (interp(size=(7, 3), mode="bilinear", align_corners=True), R(2, 2, 4, 5)),
     "bilinear_same_size": (interp(size=(4, 5), mode="bilinear"), R(1, 2, 4, 5)),
+    "bilinear_double": (interp(scale_factor=2, mode="bilinear"), R(2, 3, 5, 4)),
+    "linear_quadruple": (interp(scale_factor=4, mode="linear"), R(2, 3, 5)),
     "bilinear_recompute": (
         interp(scale_factor=1.7, mode="bilinear", recompute_scale_factor=True),
         R(1, 2, 4, 5),
     ),
     "trilinear": (interp(scale_factor=1.5, mode="trilinear"), R(1, 2, 3, 4, 3)),
+    "trilinear_double": (interp(scale_factor=(2, 1, 2), mode="trilinear"), R(1, 2, 3, 4, 3)),
     "trilinear_align": (
         interp(size=(2, 5, 4), mode="trilinear", align_corners=True),
         R(1, 2, 3, 4, 3),
@@ -171,6 +174,7 @@ SECOND_ORDER = [
     "nearest_exact_3d",
     "linear_down",
     "bilinear",
+    "bilinear_double",
     "trilinear_align",
     "bicubic",
     "bilinear_antialias",
@@ -392,3 +396,72 @@ def test_nearest_upsampling_backward_is_the_sorted_sums_bits(monkeypatch, case, 
 
     x = np.random.default_rng(8).standard_normal((2, 3, 5, 3)).astype(dt)
     same_bits_as_replaced(monkeypatch, windows, "_repeats", lambda index, size: 0, case, x)
+
+
+def _counted(fn, calls: list):
+    def counted(*args):
+        calls.append(fn.__name__)
+        return fn(*args)
+
+    return counted
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        interp(scale_factor=2, mode="bilinear"),
+        interp(scale_factor=(4, 2), mode="bilinear"),
+        interp(scale_factor=8, mode="bilinear"),
+        interp(size=(5, 6), mode="bilinear"),
+        interp(scale_factor=2, mode="bicubic"),
+        lambda L, x: F(L).interpolate(x.flatten(2), scale_factor=4, mode="linear"),
+        lambda L, x: F(L).interpolate(x[:, :1, None], scale_factor=(2, 1, 2), mode="trilinear"),
+        lambda L, x: F(L).interpolate(x[:, :, :1], scale_factor=2, mode="bilinear"),
+        lambda L, x: F(L).interpolate(x.transpose(2, 3), scale_factor=2, mode="bilinear"),
+    ],
+    ids=["2x", "4x2", "8x", "same", "bicubic", "1d", "3d", "one_row", "transposed"],
+)
+def test_integer_upsampling_is_the_gather_paths_bits(monkeypatch, case, dt):
+    """An integer upsampling (linear or cubic taps at scale p) reads each phase's taps as x
+    shifted by whole rows, sums the gradient back the same way, and makes the outputs and
+    inputs at the edges column by column (ops/upsampling_rows.py): the values and gradients of the
+    gathers and sorted sums it replaces, bit for bit (at 8x, only the forward: an input's
+    sum of 16 values is add.reduceat's own)."""
+    from chainrule.ops import windows
+
+    calls: list = []
+    for name in ("gather_phases", "scatter_phases"):
+        monkeypatch.setattr(windows, name, _counted(getattr(windows, name), calls))
+    x = np.random.default_rng(5).standard_normal((2, 3, 5, 6)).astype(dt)
+    # -0 and products that round to -0: NumPy's sum over the taps gives +0 where all are -0
+    x[:, :2, :2, :3], x[:, 1:, 3, 3:] = -0.0, -np.finfo(dt).smallest_subnormal
+    same_bits_as_replaced(monkeypatch, windows, "phases", lambda index, weight, n: None, case, x)
+    assert "gather_phases" in calls
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_integer_upsampling_spreads_inf_and_nan_as_torch(monkeypatch, mode):
+    """inf and nan in x and in the output's gradient reach the outputs and inputs they reach
+    in PyTorch and in the gathers the fast path replaces (the tap past the edge, weight 0,
+    makes inf a nan there)."""
+    from chainrule.ops import windows
+
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((1, 2, 4, 5)).astype(np.float32)
+    x[0, 0, 1, 2], x[0, 1, 3, 4], x[0, 1, 0, 0] = np.inf, -np.inf, np.nan
+    g = rng.standard_normal((1, 2, 8, 10)).astype(np.float32)
+    g[0, 0, 0, 0], g[0, 1, 7, 9], g[0, 0, 5, 3] = np.inf, np.nan, -np.inf
+
+    def run(lib):
+        t = lib.tensor(x, requires_grad=True)
+        y = F(lib).interpolate(t, scale_factor=2, mode=mode)
+        y.backward(lib.tensor(g))
+        return y.detach().numpy(), t.grad.numpy()
+
+    fast, want = run(cr), run(torch)
+    monkeypatch.setattr(windows, "phases", lambda index, weight, n: None)
+    gathered = run(cr)
+    for a, b, c in zip(fast, want, gathered):
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-5)
+        np.testing.assert_array_equal(a, c)
