@@ -505,6 +505,23 @@ def whole_sum(x: Any) -> Any:
     return None
 
 
+def all_finite(x: Any) -> bool:
+    """Whether every element of a float host array is finite, by its sum (an overflow to
+    inf answers no: a caller's slower path then); a contiguous x's rows of its trailing dims
+    (up to 2^14 elements) summed by BLAS first (half add.reduce's time)."""
+    n = 1
+    for d in reversed(x.shape):
+        if n * d > _ONES:
+            break
+        n *= d
+    with numpy.errstate(all="ignore"):
+        if x.dtype.char in "fd" and x.flags.c_contiguous and 64 <= n < x.size:
+            total = _add_reduce(_dot(x.reshape(-1, n), _ones_of(x.dtype)[:n]))
+        else:
+            total = _add_reduce(x, axis=None)
+    return bool(numpy.isfinite(total))
+
+
 def _name(arr: Any) -> str:
     kind = _types.get(type(arr))
     return "cpu" if kind is None else f"{kind}:{int(arr.device.id)}"

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 
+from .._backend import ndarray
 from ..autograd.recording import KEEP, array_of, defop
-from . import indexing, reductions, shapes
+from . import depthwise, indexing, polyphase, reductions, shapes
 from .windows import (
     add_windows,
     correlate,
@@ -40,11 +41,44 @@ def _convolution(
 ):
     """y[n, f, o] = bias[f] + Σ_{c,k} weight[f, c, k] · x[n, c, o·stride - padding +
     k·dilation] (x zero outside); transposed: the transpose of that map in x, applied to x"""
+    strided = polyphase.applies(x, weight.shape[2:], stride, dilation)
+    if depthwise.applies(x, weight.shape[1], stride, groups) and weight.__class__ is ndarray:
+        y = _depthwise(
+            x, weight, bias, stride, padding, dilation, transposed, output_padding, groups
+        )
+        if y is not None:
+            return y
     if not transposed:  # (the bias inside the product)
+        if strided:
+            return polyphase.strided_correlate(x, weight, stride, padding, groups, bias)
         return correlate(x, weight, stride, padding, dilation, groups, bias)
-    y = correlate_transpose(x, weight, stride, padding, dilation, groups, output_padding)
+    if strided:
+        y = polyphase.strided_correlate_transpose(
+            x, weight, stride, padding, groups, output_padding
+        )
+    else:
+        y = correlate_transpose(x, weight, stride, padding, dilation, groups, output_padding)
     if bias is not None:
         y += bias.reshape((-1,) + (1,) * (y.ndim - 2))
+    return y
+
+
+def _depthwise(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """``_convolution`` of a depthwise kind (``depthwise.applies``) by banded products, or
+    None where those do not apply (non-finite values, rows the blocks cannot cut)."""
+    if not transposed:
+        return depthwise.correlate(x, weight, stride, padding, dilation, bias)
+    size = [
+        (o - 1) * s + d * (k - 1) + 1 + op - 2 * p
+        for o, s, d, k, p, op in zip(
+            x.shape[2:], stride, dilation, weight.shape[2:], padding, output_padding
+        )
+    ]
+    y = depthwise.correlate_transpose(
+        x, weight, stride, padding, dilation, (x.shape[0], groups, *size)
+    )
+    if y is not None and bias is not None:
+        y += bias.reshape(-1, 1, 1)
     return y
 
 
@@ -157,6 +191,14 @@ def _convolution_weight(
 ):
     """gw[f, c, k] = Σ_{n,o} grad_output[n, f, o] · input[n, c, o·stride - padding +
     k·dilation]: a convolution's weight gradient"""
+    if depthwise.applies(input, 1 if groups == input.shape[1] else 0, stride, groups):
+        gw = depthwise.correlate_weight(input, grad_output, stride, padding, dilation, kernel_size)
+        if gw is not None:
+            return gw
+    if polyphase.applies(input, kernel_size, stride, dilation):
+        return polyphase.strided_correlate_weight(
+            input, grad_output, stride, padding, groups, kernel_size
+        )
     return correlate_weight(input, grad_output, stride, padding, dilation, groups, kernel_size)
 
 
