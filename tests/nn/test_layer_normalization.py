@@ -56,6 +56,7 @@ OTHERS = [
     ("GroupNorm", (2, 4), {}, (3, 4, 5)),
     ("GroupNorm", (1, 3), {"affine": False}, (2, 3, 2, 2)),
     ("GroupNorm", (3, 6), {"eps": 1e-3, "bias": False}, (2, 6)),
+    ("GroupNorm", (2, 4), {}, (2, 4, 12, 12)),  # (rows of 128 values or more)
     ("RMSNorm", (4,), {}, (3, 4)),
     ("RMSNorm", ([2, 3],), {"eps": 1e-4}, (4, 2, 3)),
     ("RMSNorm", (3,), {"elementwise_affine": False}, (2, 5, 3)),
@@ -183,6 +184,8 @@ INSTANCE = [
     ("InstanceNorm2d", (2,), {"affine": True, "bias": False}, (3, 2, 3, 4)),
     ("InstanceNorm2d", (2,), {"track_running_stats": True, "momentum": 0.4}, (2, 3, 4)),
     ("InstanceNorm3d", (2,), {"affine": True, "eps": 1e-3}, (2, 2, 2, 3, 2)),
+    # (rows of 128 values or more)
+    ("InstanceNorm2d", (3,), {"affine": True, "track_running_stats": True}, (2, 3, 12, 12)),
 ]
 
 

@@ -125,6 +125,171 @@ def mixed_dtypes(dtype) -> str:
     return "mixed dtype (CPU): all inputs must share same datatype."
 
 
+# ----- on arrays: group_norm's rows (instance_norm's too) -----------------------------------------
+
+# On arrays x is viewed as rows: (N·groups, L), a group's L values a row, for the statistics;
+# (N, C, S), a channel's S values a row, for what is per channel (the weight, the bias, the
+# gradients' sums). A row's number meets the row by broadcasting.
+#
+# Where every group's mean² ≤ var, Σ x² and Σ v·x lose at most about a bit to cancellation
+# against mean² and mean·Σ v: var = Σx²/L - mean², y = x·a + (bias - mean·a) (PyTorch's
+# kernel), one pass over x fewer each way than forming x - mean first, which the other
+# groups need (an input whose mean is far from 0 against its spread).
+
+
+class _RowByRow:
+    """A block in which NumPy's ufunc buffer is no longer than a row of ``length`` (when it
+    is 128 or more): a ufunc between an (R, length) matrix and an (R, 1) column (or any
+    longer rows) then runs along each row unbuffered, where NumPy (2.4 measured) first copies
+    the column's numbers into its buffer, some twice the time (numpy/numpy#13307). Shorter
+    rows keep the buffer: faster there."""
+
+    __slots__ = ("size", "old")
+
+    def __init__(self, length: int) -> None:
+        self.size = length // 16 * 16 if length >= 128 else 0  # (NumPy 1: multiples of 16)
+
+    def __enter__(self) -> None:
+        if self.size:
+            self.old = xp.setbufsize(self.size)
+
+    def __exit__(self, *exc) -> None:
+        if self.size:
+            xp.setbufsize(self.old)
+
+
+def _row_dots(a, b):
+    """Σ a·b along the rows of two (R, L) matrices: a BLAS dot per row (matmul of (R, 1, L)
+    by (R, L, 1)) for rows of 64 or more, where it beats forming a·b; else a·b summed."""
+    if a.shape[1] >= 64:
+        return xp.matmul(a[:, None, :], b[:, :, None]).reshape(-1)
+    return add_reduce(a * b, 1)
+
+
+def _per_channel(numbers, n: int, c: int, by=None):
+    """Each group's number (N·groups of them) for each of its channels, (N, C), times ``by``
+    where given (per channel, C, or per sample and channel, (N, C))"""
+    groups = numbers.reshape(n, -1, 1)
+    if by is None:
+        return groups.repeat(c // groups.shape[1], axis=2).reshape(n, c)
+    return (groups * by.reshape(by.shape[:-1] + (groups.shape[1], -1))).reshape(n, c)
+
+
+def _gn_arrays(x, weight, bias, num_groups, eps, stats):
+    """``_group_norm`` on a float32 or float64 array: per group of L values mean = Σx/L and
+    the biased var into ``stats`` with invstd, then y = (x - mean)·a + bias per channel,
+    a = invstd·weight (PyTorch's scale): x·a + (bias - mean·a) where the groups are well
+    conditioned, else written into x - mean."""
+    n, c = x.shape[:2]
+    groups = x.reshape(n * num_groups, -1)
+    length = groups.shape[1]
+    mean, var, invstd = stats
+    xp.divide(add_reduce(groups, 1), length, out=mean)  # (mean's steps: its sum, then / n)
+    xp.divide(_row_dots(groups, groups), length, out=var)  # (Σx²/L, so far)
+    square = mean * mean
+    with _RowByRow(x.size // (n * c)):
+        well = ((square + square <= var) & (var < xp.inf)).all()  # (mean² ≤ var, Σx² finite)
+        if well:
+            var -= square
+        else:
+            centred = groups - mean[:, None]
+            xp.divide(_row_dots(centred, centred), length, out=var)
+        invstd[...] = unary.rsqrt.forward(var + eps)
+        a = _per_channel(invstd, n, c, weight)
+        if not well:
+            rows = centred.reshape(n, c, -1)
+            return _affine_rows(rows, a, bias, out=rows).reshape(x.shape)
+        shift = _per_channel(mean, n, c, a)  # (mean·a, then bias - mean·a)
+        if bias is None:
+            xp.negative(shift, out=shift)
+        else:
+            xp.subtract(bias, shift, out=shift)
+        return _affine_rows(x.reshape(n, c, -1), a, shift).reshape(x.shape)
+
+
+def _affine_rows(rows, a, shift, out=None):
+    """rows·a + shift for (N, C, S) rows, a per sample and channel (N, C), shift per channel
+    (C) or per sample and channel (N, C) or None"""
+    y = xp.multiply(rows, a[:, :, None], out=out)
+    if shift is not None:
+        y += shift[..., None]
+    return y
+
+
+def _well_conditioned(stats) -> bool:
+    """Whether every group's mean² ≤ var, finite (the forward's test, on its ``stats``)"""
+    mean, var = stats[0], stats[1]
+    return bool(((mean * mean <= var) & (var < xp.inf)).all())
+
+
+@shared
+def _channel_sums(v, shape: tuple):
+    """Σ v per sample and channel over the spatial dims of an input of ``shape``, (N, C)"""
+    n, c = shape[:2]
+    return add_reduce(v.reshape(n * c, -1), 1).reshape(n, c)
+
+
+@shared
+def _gn_channel_sums(v, x, stats):
+    """Per sample and channel Σ v and Σ v·(x - mean) over the spatial dims, (N, C) each,
+    and x - mean as (N·groups, L) rows where formed (groups not well conditioned; else
+    None), the x rule's to write into: no other VJP reads it. What the gradients of x, of
+    the weight and of the bias share."""
+    n, c = x.shape[:2]
+    v2 = v.reshape(n * c, -1)
+    s1 = _channel_sums(v, x.shape)
+    if _well_conditioned(stats):  # (Σ v·x - mean·Σ v)
+        s2 = _row_dots(v2, x.reshape(n * c, -1)).reshape(n, c)
+        s2 -= _per_channel(stats[0], n, c, s1)
+        return s1, s2, None
+    groups = x.reshape(stats.shape[1], -1)
+    with _RowByRow(groups.shape[1]):
+        centred = groups - stats[0][:, None]
+    return s1, _row_dots(v2, centred.reshape(n * c, -1)).reshape(n, c), centred
+
+
+def _gn_x_rule_arrays(v, x, weight, stats):
+    """``_gn_x_rule`` on arrays from the channels' sums: Jᵀv = a·v - (k1 + k2·(x - mean)),
+    a = weight·invstd per sample and channel, k1 = invstd·Σu/L and k2 = invstd³·Σ u·(x -
+    mean)/L per group of L values (u = v·weight; x̂ = (x - mean)·invstd substituted)"""
+    n, c = x.shape[:2]
+    s1, s2, centred = _gn_channel_sums(v, x, stats)
+    mean, invstd = stats[0], stats[2]
+    if weight is not None:
+        s1, s2 = s1 * weight, s2 * weight
+    size = x.size // invstd.size
+    k1 = invstd * (xp.add.reduce(s1.reshape(invstd.size, -1), 1) / size)
+    k2 = invstd * invstd * invstd * (xp.add.reduce(s2.reshape(invstd.size, -1), 1) / size)
+    with _RowByRow(x.size // (n * c)):
+        if centred is None:  # (k2·x + (k1 - k2·mean))
+            k1 -= k2 * mean
+            shifts = x.reshape(invstd.size, -1) * k2[:, None]
+        else:  # (in the x rule's own x - mean)
+            shifts = centred
+            shifts *= k2[:, None]
+        shifts += k1[:, None]
+        out = v.reshape(n, c, -1) * _per_channel(invstd, n, c, weight)[:, :, None]
+    out -= shifts.reshape(out.shape)
+    return out.reshape(x.shape)
+
+
+def _gn_weight_arrays(g, x, stats):
+    """``_gn_weight_grad`` on arrays: Σ_n invstd·Σ g·(x - mean), the x rule's sums"""
+    n, c = x.shape[:2]
+    s2 = _gn_channel_sums(g, x, stats)[1]
+    return xp.add.reduce(_per_channel(stats[2], n, c, s2), 0)
+
+
+def _channels_bias_grad(g, x_shape, stats):
+    """∂/∂bias = Σ g
+
+    Over all dims but 1 (group_norm's and batch_norm's): on arrays, where the forward kept
+    its ``stats``, the sums per sample and channel the x rule takes, then over the samples."""
+    if stats is not None and g.__class__ is ndarray and g.dtype == stats.dtype:
+        return add_reduce(_channel_sums(g, x_shape), 0)
+    return reductions.sum(g, dim=_batch_axes(len(x_shape)))
+
+
 # ----- batch_norm: per channel (dim 1), over the batch and every spatial dim ----------------------
 
 
@@ -164,6 +329,8 @@ def _batch_norm(
     biased variance over every other dim in training (written into ``stats`` when given:
     ``normalized``), the running ones otherwise"""
     if training and stats is not None and x.__class__ is ndarray and x.dtype.char in "fd":
+        if x.shape[0] == 1:  # (one sample, instance_norm's: a group norm, a group a channel)
+            return _gn_arrays(x, weight, bias, x.shape[1], eps, stats)
         xhat, _ = normalized(x, _batch_axes(x.ndim), eps, stats)
     else:
         xhat, _ = _bn_hat(x, training, eps, running_mean, running_var)
@@ -212,6 +379,8 @@ def _bn_x_rule(v, x, weight, training, eps, running_mean, running_var, stats):
     """training: Jᵀu = invstd·(u - mean u - x̂·mean(u·x̂)) over all dims but 1 (u = v·weight);
     evaluation: v·weight·invstd"""
     if training and _with_statistics(v, x, weight, stats):
+        if x.shape[0] == 1:  # (as the forward: a group norm)
+            return _gn_x_rule_arrays(v, x, weight, stats)
         return _bn_x_rule_arrays(v, x, weight, stats)
     ndim = array_of(x).ndim
     xhat, invstd = _bn_hat_once(x, training, eps, running_mean, running_var, stats)
@@ -222,6 +391,8 @@ def _bn_x_rule(v, x, weight, training, eps, running_mean, running_var, stats):
 def _bn_weight_grad(g, x, training, eps, running_mean, running_var, stats):
     """∂/∂weight = Σ g·x̂ over all dims but 1"""
     if training and _with_statistics(g, x, None, stats):  # (= invstd·Σ g·(x - mean))
+        if x.shape[0] == 1:  # (as the forward: a group norm)
+            return _gn_weight_arrays(g, x, stats)
         return (stats[2] * _bn_batch_sums(g, x, stats)[2].reshape(-1)).astype(x.dtype)
     xhat, _ = _bn_hat_once(x, training, eps, running_mean, running_var, stats)
     return reductions.sum(g * xhat, dim=_batch_axes(array_of(x).ndim))
@@ -239,11 +410,7 @@ batch_norm = defop(
     args=("x", "weight", "bias"),
     node="NativeBatchNormBackward0",
     dtypes=_norm_dtype("batch_norm"),
-    vjp=(
-        _bn_x_rule,
-        _bn_weight_grad,
-        lambda g, x_shape: reductions.sum(g, dim=_batch_axes(len(x_shape))),  # ∂/∂bias = Σ g
-    ),
+    vjp=(_bn_x_rule, _bn_weight_grad, _channels_bias_grad),
     jvp=(
         _bn_x_rule,
         _bn_weight_tangent,
@@ -378,54 +545,17 @@ _gn_hat_once = shared(_gn_hat)  # (for the VJPs: once per node)
 def _group_norm(x, weight, bias, num_groups=1, eps=1e-5, stats=None):
     """(x - mean)/√(var + eps)·weight + bias, mean and biased variance per sample over each
     group of channels and the spatial dims, weight and bias per channel (the groups' mean,
-    variance and invstd written into ``stats`` when given: ``normalized``)"""
+    variance and invstd written into ``stats`` when given)"""
     if stats is not None and x.__class__ is ndarray and x.dtype.char in "fd":
-        xhat, _ = normalized(x.reshape(x.shape[0], num_groups, -1), (2,), eps, stats)
-        return _affine(xhat.reshape(x.shape), weight, bias, _channels(x.ndim))
+        return _gn_arrays(x, weight, bias, num_groups, eps, stats)
     xhat, _, _ = _gn_hat(x, num_groups, eps)
     return _affine(xhat, weight, bias, _channels(x.ndim))
-
-
-@shared
-def _gn_channel_sums(v, x, num_groups, stats):
-    """x - mean as (N·C, S) rows, and per sample and channel Σ v and Σ v·(x - mean) over
-    the spatial dims, (N, C) each: what the gradients of x and of the weight share"""
-    n, c = x.shape[:2]
-    groups = x.reshape(n, num_groups, -1)
-    centred = (groups - stats[0].reshape(n, num_groups, 1)).reshape(n * c, -1)
-    v2 = v.reshape(n * c, -1)
-    return centred, add_reduce(v2, 1).reshape(n, c), add_reduce(v2 * centred, 1).reshape(n, c)
-
-
-def _gn_x_rule_arrays(v, x, weight, num_groups, stats):
-    """``_gn_x_rule`` on arrays from the channels' sums: with a = weight·invstd per sample
-    and channel, Jᵀv = a·v - invstd·Σu/L - (x - mean)·invstd³·Σ u·(x - mean)/L over each
-    group of L values (u = v·weight; x̂ = (x - mean)·invstd substituted)"""
-    n, c = x.shape[:2]
-    per_group = c // num_groups
-    centred, s1, s2 = _gn_channel_sums(v, x, num_groups, stats)
-    size = x.size // (n * num_groups)
-    invstd = stats[2].reshape(n, num_groups)
-    if weight is not None:
-        w = weight.reshape(1, c)
-        s1, s2 = s1 * w, s2 * w
-    su1 = s1.reshape(n, num_groups, per_group).sum(2)
-    su2 = s2.reshape(n, num_groups, per_group).sum(2)
-    a = xp.repeat(invstd, per_group, axis=1)
-    if weight is not None:
-        a = a * weight.reshape(1, c)
-    k1 = xp.repeat(invstd * (su1 / size), per_group, axis=1)
-    k2 = xp.repeat(invstd * invstd * invstd * (su2 / size), per_group, axis=1)
-    out = v.reshape(n * c, -1) * a.reshape(-1, 1)
-    out -= k1.reshape(-1, 1)
-    out -= centred * k2.reshape(-1, 1)
-    return out.reshape(x.shape)
 
 
 def _gn_x_rule(v, x, weight, num_groups, eps, stats):
     """Jᵀu = invstd·(u - mean u - x̂·mean(u·x̂)) over each group (u = v·weight per channel)"""
     if _with_statistics(v, x, weight, stats):
-        return _gn_x_rule_arrays(v, x, weight, num_groups, stats)
+        return _gn_x_rule_arrays(v, x, weight, stats)
     shape = array_of(x).shape
     _, xhat, invstd = _gn_hat_once(x, num_groups, eps)
     u = _grouped(_scaled(v, weight, _channels(len(shape))), num_groups)
@@ -443,10 +573,7 @@ def _gn_x_tangent(t, x, weight, num_groups, eps, stats):
 def _gn_weight_grad(g, x, weight, num_groups, eps, stats):
     """∂/∂weight = Σ g·x̂ over all dims but 1"""
     if _with_statistics(g, x, weight, stats):  # (= Σ_n invstd·Σ g·(x - mean): the x rule's sums)
-        n, c = x.shape[:2]
-        s2 = _gn_channel_sums(g, x, num_groups, stats)[2]
-        invstd = xp.repeat(stats[2].reshape(n, num_groups), c // num_groups, axis=1)
-        return (invstd * s2).sum(0)
+        return _gn_weight_arrays(g, x, stats)
     xhat, _, _ = _gn_hat_once(x, num_groups, eps)
     return reductions.sum(g * xhat, dim=_batch_axes(array_of(x).ndim))
 
@@ -457,11 +584,7 @@ group_norm = defop(
     args=("x", "weight", "bias"),
     node="NativeGroupNormBackward0",
     dtypes=_norm_dtype("GroupNormKernelImpl"),
-    vjp=(
-        _gn_x_rule,
-        _gn_weight_grad,
-        lambda g, x_shape: reductions.sum(g, dim=_batch_axes(len(x_shape))),  # ∂/∂bias = Σ g
-    ),
+    vjp=(_gn_x_rule, _gn_weight_grad, _channels_bias_grad),
     jvp=(
         _gn_x_tangent,
         lambda t, x, num_groups, eps: (

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import chainrule as cr
+from chainrule.ops import norm_layers
 from oracle import (
     DT_IDS,
     FLOATS,
@@ -296,21 +297,41 @@ ARRAY_BACKWARDS = {
     "group_norm_2d": (lambda L, x, w, b: F(L).group_norm(x, 3, w, b), (4, 6), (6,)),
     "group_norm_3d": (lambda L, x, w, b: F(L).group_norm(x, 3, w, b), (3, 6, 5), (6,)),
     "group_norm_4d": (lambda L, x, w, b: F(L).group_norm(x, 3, w, b), (2, 6, 3, 4), (6,)),
+    # (rows of 128 values or more: sums by BLAS, NumPy's buffer a row long, _RowByRow)
+    "group_norm_long_rows": (lambda L, x, w, b: F(L).group_norm(x, 2, w, b), (2, 4, 12, 12), (4,)),
+    # (instance_norm: batch_norm of one sample, the group norm of a channel a group)
+    "instance_norm": (
+        lambda L, x, w, b: F(L).instance_norm(x, weight=w, bias=b),
+        (3, 4, 5),
+        (4,),
+    ),
+    "instance_norm_long_rows": (
+        lambda L, x, w, b: F(L).instance_norm(x, weight=w, bias=b),
+        (2, 3, 12, 12),
+        (3,),
+    ),
+    "batch_norm_one_sample": (
+        lambda L, x, w, b: F(L).batch_norm(x, None, None, w, b, True),
+        (1, C, 7),
+        (C,),
+    ),
 }
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("offset", [1000, 0], ids=["far_from_0", "near_0"])
 @pytest.mark.parametrize("weight", [True, False], ids=["weight", "no_weight"])
 @pytest.mark.parametrize("name", sorted(ARRAY_BACKWARDS))
-def test_norm_backward_on_arrays_is_the_ops_rule(name, weight, dtype):
+def test_norm_backward_on_arrays_is_the_ops_rule(name, weight, offset, dtype):
     """Backward on arrays (the statistics the forward kept, x - mean substituted for x̂, the
-    sums per channel, row or group shared by the gradients of x and of the weight) gives
-    the gradients of the rule written in ops (taken with create_graph), to rounding, on
-    inputs whose mean is far from 0 against their spread (no cancellation: x - mean is
-    formed first)."""
+    sums per channel, row or group shared by the gradients of x, of the weight and of the
+    bias) gives the gradients of the rule written in ops (taken with create_graph), to
+    rounding: on inputs whose mean is far from 0 against their spread (no cancellation:
+    x - mean is formed first), and near 0 (group norm's well-conditioned groups: Σ v·x and
+    x itself, as PyTorch's kernel)."""
     fn, shape, param = ARRAY_BACKWARDS[name]
     r = np.random.default_rng(len(shape) + len(param))
-    x = (1000 + r.standard_normal(shape)).astype(dtype)
+    x = (offset + r.standard_normal(shape)).astype(dtype)
     w = r.standard_normal(param).astype(dtype) if weight else None
     b = r.standard_normal(param).astype(dtype)
     g = r.standard_normal(shape).astype(dtype)
@@ -324,3 +345,72 @@ def test_norm_backward_on_arrays_is_the_ops_rule(name, weight, dtype):
     tol = dict(rtol=2e-4, atol=2e-5) if dtype == np.float32 else dict(rtol=1e-9, atol=1e-11)
     for a, e in zip(*grads):
         np.testing.assert_allclose(a, e, **tol)
+
+
+def _group_rows(x: np.ndarray, groups: int) -> np.ndarray:
+    return x.reshape(x.shape[0] * groups, -1)
+
+
+# group_norm and batch_norm of one sample (instance_norm's) called as ops, with or without a
+# statistics buffer (the array path and the ops' path): fn(x, w, b, stats), the input's
+# shape, the groups per sample
+ROW_NORMS = {
+    "group_norm": (
+        lambda x, w, b, stats: norm_layers.group_norm(x, w, b, num_groups=2, eps=1e-5, stats=stats),
+        (2, 4, 12, 12),
+        2,
+    ),
+    "group_norm_short_rows": (
+        lambda x, w, b, stats: norm_layers.group_norm(x, w, b, num_groups=3, eps=1e-5, stats=stats),
+        (3, 6, 5),
+        3,
+    ),
+    "batch_norm_one_sample": (
+        lambda x, w, b, stats: norm_layers.batch_norm(
+            x, w, b, training=True, eps=1e-5, stats=stats
+        ),
+        (1, 6, 5, 5),
+        6,
+    ),
+}
+
+
+@pytest.mark.parametrize("offset", [0, 1000], ids=["well_conditioned", "far_from_0"])
+@pytest.mark.parametrize("affine", ["weight_bias", "weight", "bias", "none"])
+@pytest.mark.parametrize("name", sorted(ROW_NORMS))
+def test_group_norm_forward_on_arrays_is_the_ops_forward(name, affine, offset):
+    """The forward on float64 arrays, which keeps the groups' mean, biased variance and
+    invstd in its statistics buffer, gives the ops' normalization, to rounding: where every
+    group's mean² ≤ var, from Σx and Σx², y = x·a + (bias - mean·a), a = invstd·weight
+    (PyTorch's kernel); else from x - mean (a mean far from 0 against the spread)."""
+    fn, shape, groups = ROW_NORMS[name]
+    r = np.random.default_rng(3)
+    x = r.standard_normal(shape)
+    rows = _group_rows(x, groups)
+    rows -= rows.mean(1, keepdims=True)  # (a mean of 0 before the offset: well conditioned)
+    x += offset
+    w = r.standard_normal(shape[1]) if "weight" in affine else None
+    b = r.standard_normal(shape[1]) if "bias" in affine else None
+    t = [None if a is None else cr.tensor(a) for a in (x, w, b)]
+    stats = np.empty((3, shape[0] * groups))
+    got = fn(*t, stats).numpy()
+    np.testing.assert_allclose(got, fn(*t, None).numpy(), rtol=1e-12, atol=1e-12)
+    assert norm_layers._well_conditioned(stats) == (offset == 0)
+    rows = _group_rows(x, groups)
+    var = rows.var(1)
+    np.testing.assert_allclose(stats[0], rows.mean(1), rtol=1e-14, atol=1e-14)
+    np.testing.assert_allclose(stats[1], var, rtol=1e-12)
+    np.testing.assert_allclose(stats[2], 1 / np.sqrt(var + 1e-5), rtol=1e-12)
+
+
+def test_group_norm_restores_numpys_buffer_size():
+    """On arrays with rows of 128 values or more, group_norm shrinks NumPy's ufunc buffer
+    to a row only within its blocks (``norm_layers._RowByRow``), exceptions included."""
+    before = np.getbufsize()
+    x = cr.tensor(randn((2, 4, 12, 12)), requires_grad=True)
+    F(cr).group_norm(x, 2).pow(2).sum().backward()
+    assert np.getbufsize() == before
+    with pytest.raises(ZeroDivisionError), norm_layers._RowByRow(200):
+        assert np.getbufsize() == 192  # (a multiple of 16, as NumPy 1 requires)
+        raise ZeroDivisionError
+    assert np.getbufsize() == before
