@@ -331,6 +331,9 @@ def correlate_transpose(y: Any, w: Any, stride, padding, dilation, groups: int,
         for o, s, d, k, op in zip(out, stride, dilation, kernel, output_padding)
     ]
     crop = tuple(slice(p, m - p) for p, m in zip(padding, full))
+    if _as_forward(y, kernel, stride, padding, dilation, output_padding):
+        pads = tuple(d * (k - 1) - p for p, d, k in zip(padding, dilation, kernel))
+        return correlate(y, _flipped(w, groups), stride, pads, dilation, groups)
     if out and out[-1] < _SHORT_ROW_BACKWARD and y.size and all(s == 1 for s in stride):
         if groups == 1 and dilation[-1] == 1 and kernel[-1] > 1 and f < _POSITION_FILTERS:
             x = _correlate_transpose_rows(y, w, dilation, full)  # (*full, C, N)
@@ -347,6 +350,32 @@ def correlate_transpose(y: Any, w: Any, stride, padding, dilation, groups: int,
     cols = cols.reshape((n, cg * groups) + tuple(kernel) + tuple(out))
     x = add_windows(cols, full, stride, dilation)  # (N, C, *full)
     return xp.ascontiguousarray(x[(slice(None), slice(None)) + crop])
+
+
+def _as_forward(y: Any, kernel, stride, padding, dilation, output_padding) -> bool:
+    """Whether ``correlate_transpose`` runs as ``correlate`` with the kernel flipped
+    (``_flipped``), padded by d·(k - 1) - p: unstrided, 2-d, rows of at least
+    _SHORT_ROW_BACKWARD, where its own path would make every window's products and add them
+    back (col2im) and the forward's row-major layout is 1.5-2x faster (a 3x3 on (8, 32, 32,
+    32): 3.8 -> 2.1 ms; (8, 64, 64, 32): 10.2 -> 6.6)."""
+    return (
+        y.__class__ is ndarray
+        and len(kernel) == 2
+        and y.shape[-1] >= _SHORT_ROW_BACKWARD
+        and all(s == 1 for s in stride)
+        and not any(output_padding)
+        and all(p <= d * (k - 1) for p, d, k in zip(padding, dilation, kernel))
+    )
+
+
+def _flipped(w: Any, groups: int) -> Any:
+    """The kernel (F, Cg, *K) of a convolution as its transpose's (C, Fg, *K), each tap
+    mirrored: w'[g·Cg + c, f, k] = w[g·Fg + f, c, K - 1 - k]."""
+    f, cg = w.shape[:2]
+    kernel = w.shape[2:]
+    wg = w.reshape(groups, f // groups, cg, *kernel).swapaxes(1, 2)
+    wg = wg[(Ellipsis,) + (slice(None, None, -1),) * len(kernel)]
+    return xp.ascontiguousarray(wg).reshape(groups * cg, f // groups, *kernel)
 
 
 def _correlate_transpose_wide(y: Any, wt: Any, kernel, dilation, full) -> Any:

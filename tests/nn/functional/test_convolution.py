@@ -495,3 +495,35 @@ ERRORS = {
 }
 
 test_errors_match_torch = cases.same_errors_as_torch(ERRORS)
+
+
+LONG_ROWS = {
+    "same_3x3": ((2, 3, 5, 33), (4, 3, 3, 3), {"padding": 1}),
+    "groups_5x5": ((2, 4, 3, 40), (6, 2, 5, 5), {"padding": 2, "groups": 2}),
+    "dilated": ((1, 2, 6, 35), (3, 2, 3, 3), {"padding": 2, "dilation": 2}),
+    "no_padding": ((2, 2, 4, 36), (3, 2, 2, 3), {}),
+}
+
+
+@pytest.mark.parametrize("case", list(LONG_ROWS.values()), ids=list(LONG_ROWS))
+def test_long_row_input_gradient_runs_as_the_forward(case, monkeypatch):
+    """An unstrided 2-d input gradient (a transposed convolution) with rows of at least
+    ``_SHORT_ROW_BACKWARD`` runs as the forward convolution of g by the mirrored kernel,
+    padded by d·(k - 1) - p (``windows._as_forward``): PyTorch's gradients and node, and the
+    values of the transpose's own path."""
+    x_shape, w_shape, kwargs = case
+    calls = []
+    flipped = windows._flipped
+    monkeypatch.setattr(windows, "_flipped", lambda *a: calls.append(1) or flipped(*a))
+    fn = lambda L, x, w: F(L).conv2d(x, w, **kwargs)  # noqa: E731
+    same_node(check(fn, R(*x_shape), R(*w_shape)))
+    assert calls
+
+    def input_grad():
+        x, w = cr.tensor(R(*x_shape), requires_grad=True), cr.tensor(R(*w_shape))
+        F(cr).conv2d(x, w, **kwargs).sum().backward()
+        return x.grad.numpy()
+
+    fast = input_grad()
+    monkeypatch.setattr(windows, "_as_forward", lambda *args: False)
+    np.testing.assert_allclose(fast, input_grad(), rtol=1e-12, atol=1e-12)
