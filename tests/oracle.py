@@ -411,6 +411,30 @@ def same_bits_as_replaced(monkeypatch, target, name: str, off, fn, x: np.ndarray
         np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
 
 
+def assert_same_bits(got: np.ndarray, want: np.ndarray) -> None:
+    """Equal bit for bit (signed zeros included), nan where ``want`` is nan."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    keep = ~np.isnan(want)
+    np.testing.assert_array_equal(got[keep].view(np.uint8), want[keep].view(np.uint8))
+
+
+def vjp_bits_on_arrays(fn: Callable, inputs: Sequence[Any], g: np.ndarray) -> None:
+    """VJPs' fast paths on arrays pinned to the ops they stand in for: the gradients of
+    ``fn(chainrule, *tensors)`` for the output gradient ``g``, by backward (the VJPs given
+    arrays) and by create_graph=True (the VJPs' ops on tensors), equal bit for bit. Float
+    arrays among ``inputs`` become tensors that require grad; the rest pass as they are."""
+    tensors = [to_lib(cr, a) for a in inputs]
+    wrt = [t for t in tensors if is_tensor(t) and t.requires_grad]
+    y = fn(cr, *tensors)
+    grad = cr.tensor(g)
+    fast = cr.autograd.grad(y, wrt, grad, retain_graph=True)
+    plain = cr.autograd.grad(y, wrt, grad, create_graph=True)
+    for a, b in zip(fast, plain):
+        assert_same_bits(to_numpy(a), to_numpy(b))
+
+
 def same_node(result: Result) -> None:
     """chainrule's output node is PyTorch's: both None, or the same class name and name()
     (the class name is name() without the ``torch::autograd::`` of C++ nodes)."""

@@ -12,7 +12,7 @@ import torch
 
 import chainrule as cr
 from nn_layers import check_module
-from oracle import DT_IDS, FLOATS, L64, R, assert_same_error, compare, to_numpy
+from oracle import DT_IDS, FLOATS, L64, R, assert_same_error, compare, to_numpy, vjp_bits_on_arrays
 
 IDX = np.array([[1, 2, 4, 5], [4, 3, 2, 9]], dtype=np.int64)
 
@@ -122,3 +122,17 @@ def test_sparse_accepted():
 )
 def test_errors(fn):
     assert_same_error(fn)
+
+
+@pytest.mark.parametrize("dt", FLOATS, ids=DT_IDS)
+def test_embedding_gradient_on_arrays_gives_index_adds_bits(dt):
+    """Embedding's weight gradient on arrays (the rows added into zeros directly) against
+    create_graph=True (index_add into zeros, as an op): bit for bit, repeated indices and
+    a -0, inf and nan in the output gradient included."""
+    r = np.random.default_rng(10)
+    weight = r.standard_normal((100, 32)).astype(dt)
+    index = r.integers(0, 99, (16, 20))
+    index[0, 0] = 99  # (read once: its -0 becomes +0, as 0 + -0 does)
+    g = r.standard_normal((16, 20, 32)).astype(dt)
+    g[0, :3, 0] = [-0.0, np.inf, np.nan]
+    vjp_bits_on_arrays(lambda L, w, i: L.nn.functional.embedding(i, w), [weight, index], g)

@@ -28,6 +28,7 @@ from oracle import (
     FLOATS,
     NoGrad,
     assert_same,
+    assert_same_bits,
     check,
     check_double_backward,
     check_fd,
@@ -38,6 +39,7 @@ from oracle import (
     same_node,
     shape_id,
     tangent,
+    vjp_bits_on_arrays,
 )
 from props import (
     SETTINGS,
@@ -1022,3 +1024,92 @@ def test_elu_without_where_has_wheres_bits(params, dt):
         np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
         keep = ~np.isnan(want)
         np.testing.assert_array_equal(got[keep].view(np.uint8), want[keep].view(np.uint8))
+
+
+# ----- fast paths on arrays: in place, branch-free selects --------------------------------
+
+_SPECIAL = [0.0, -0.0, 1.5, -1.5, 3.0, -3.0, 5.0, 10.0, 20.0, -20.0, 1e-40, -1e-40, 3e38, -3e38]
+_SPECIAL += [-100.0, np.inf, -np.inf, np.nan]
+
+
+def _special_and_random(dt, seed: int = 0, spread: float = 4.0) -> np.ndarray:
+    """Signed zeros, the activations' kinks and thresholds, subnormals, the extremes, ±inf
+    and nan, then random values (some across each kink)."""
+    r = np.random.default_rng(seed).standard_normal(300) * spread
+    return np.concatenate([_SPECIAL, r]).astype(dt)
+
+
+def _gradient_of(x: np.ndarray, seed: int = 1) -> np.ndarray:
+    """A random output gradient with ±inf, nan and signed zeros in it."""
+    g = np.random.default_rng(seed).standard_normal(x.shape).astype(x.dtype)
+    g[[5, 40, 60, 80, 100]] = [np.inf, -np.inf, np.nan, 0.0, -0.0]
+    return g
+
+
+def _softplus_formula(beta, threshold):
+    def formula(x):
+        z = x * beta
+        soft = (np.maximum(z, 0) + np.log1p(np.exp(-np.abs(z)))) / beta
+        return np.where(z > threshold, x, soft)
+
+    return formula
+
+
+_FORWARDS = {
+    "hardswish": (
+        lambda a, x: a._hardswish(x),
+        lambda x: x * np.minimum(np.maximum(x + 3, 0), 6) / 6,
+    ),
+    "softplus": (lambda a, x: a._softplus(x), _softplus_formula(1.0, 20.0)),
+    "softplus_beta": (lambda a, x: a._softplus(x, 2.0, 5.0), _softplus_formula(2.0, 5.0)),
+    "softplus_low": (lambda a, x: a._softplus(x, 0.5, -1.0), _softplus_formula(0.5, -1.0)),
+    "silu": (lambda a, x: a._silu(x), lambda x: x / (1 + np.exp(-x))),
+}
+
+
+@pytest.mark.parametrize("dt", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("name", sorted(_FORWARDS))
+def test_forwards_written_in_place_have_the_formulas_bits(name, dt):
+    """hardswish (clip), softplus (the threshold's branch put in by its bits, a factor of 1
+    skipped) and silu on arrays, in place: the bits of the formulas they stand in for."""
+    from chainrule.ops import activations
+
+    forward, formula = _FORWARDS[name]
+    x = _special_and_random(dt)
+    with np.errstate(all="ignore"):
+        assert_same_bits(forward(activations, x), formula(x))
+
+
+_VJP_CASES = {
+    "hardswish": lambda L, x: F(L).hardswish(x),
+    "softplus": lambda L, x: F(L).softplus(x),
+    "softplus_beta": lambda L, x: F(L).softplus(x, 2.0, 5.0),
+    "softplus_low": lambda L, x: F(L).softplus(x, 0.5, -1.0),
+    "silu": lambda L, x: F(L).silu(x),
+    "elu": lambda L, x: F(L).elu(x),
+    "elu_alpha": lambda L, x: F(L).elu(x, 0.5),
+    "selu": lambda L, x: F(L).selu(x),
+    "celu": lambda L, x: F(L).celu(x, 2.0),
+}
+
+
+@pytest.mark.parametrize("dt", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("name", sorted(_VJP_CASES))
+def test_vjps_on_arrays_give_the_ops_bits(name, dt):
+    """The VJPs' fast paths on arrays (in place, masks on the bits, no op called) against
+    create_graph=True, where the same VJPs run their ops on tensors: bit for bit, with ±inf,
+    nan and signed zeros in the input and in the output gradient."""
+    x = _special_and_random(dt)
+    vjp_bits_on_arrays(_VJP_CASES[name], [x], _gradient_of(x))
+
+
+@pytest.mark.parametrize("dt", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_softmax_vjp_on_arrays_gives_the_ops_bits(dim, dt):
+    """softmax's VJP on arrays (into g ⊙ y, the sum by add_reduce) against create_graph=True
+    (mul, sum, sub, mul as ops), along either dim, a negative dim given to the op itself."""
+    from chainrule.ops import normalizations
+
+    x = _special_and_random(dt)[:312].reshape(12, 26)
+    g = _gradient_of(x.reshape(-1)).reshape(x.shape)
+    vjp_bits_on_arrays(lambda L, t: normalizations.softmax(t, dim=dim), [x], g)

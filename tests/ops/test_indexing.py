@@ -21,12 +21,14 @@ from oracle import (
     L64,
     NoGrad,
     R,
+    assert_same_bits,
     check,
     check_fd,
     check_raises,
     randn,
     same_node,
     to_numpy,
+    vjp_bits_on_arrays,
     warns_as_torch,
 )
 
@@ -659,3 +661,25 @@ def test_random_keys_written_as_torch(seed):
         v = rng.standard_normal(region[int(rng.integers(0, len(region) + 1)) :])
         args = (x, v, parts, as_tuple, repeated, rng.standard_normal(shape))
         _same_outcome(_outcome(cr, _write, *args), _outcome(torch, _write, *args), (shape, parts))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize(
+    ("count", "width"), [(200, 64), (40, 64), (200, 3)], ids=["rounds", "distinct", "add_at"]
+)
+def test_integer_index_gradient_has_add_ats_bits(count, width, dt):
+    """x[index]'s gradient, an index array along dim 0 (repeats, or none): zeros with g's
+    rows added in order (the rounds of add_rows_at for wide rows, a -0 read once becoming
+    +0 as 0 + -0 does), add.at's bits; against create_graph=True too."""
+    r = np.random.default_rng(9)
+    x = r.standard_normal((50, width)).astype(dt)
+    index = r.integers(0, 49, count) if count > 49 else r.permutation(49)[:count]
+    index[0] = 49  # (read once: its -0 becomes +0, as 0 + -0 does)
+    g = r.standard_normal((count, width)).astype(dt)
+    g[:3, 0] = [-0.0, np.inf, np.nan]
+    t = cr.tensor(x, requires_grad=True)
+    t[cr.tensor(index)].backward(cr.tensor(g))
+    want = np.zeros_like(x)
+    np.add.at(want, index, g)
+    assert_same_bits(to_numpy(t.grad), want)
+    vjp_bits_on_arrays(lambda L, a, i: a[i], [x, index], g)

@@ -38,6 +38,7 @@ from oracle import (
     same_node,
     shape_id,
     tangent,
+    vjp_bits_on_arrays,
 )
 from props import (
     SETTINGS,
@@ -980,3 +981,21 @@ def test_float16_norm_gradient_is_torchs():
     theirs.norm().backward()
     np.testing.assert_array_equal(ours.grad.numpy(force=True), theirs.grad.numpy(force=True))
     assert ours.grad.numpy(force=True).tolist() == [0.5] * 4
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize(
+    ("dim", "keepdim"), [(None, False), (1, False), (1, True), (0, False), ((0, 2), False)]
+)
+def test_two_norm_vjp_on_arrays_gives_the_ops_bits(dim, keepdim, dt):
+    """The 2-norm's VJP on arrays (g/‖x‖ at the norm's shape, then times x) against
+    create_graph=True (unsqueeze, expand, where and the products as ops): bit for bit, a
+    slice of zeros (gradient 0) and ±inf, nan in the input included."""
+    x = np.random.default_rng(3).standard_normal((4, 5, 6)).astype(dt)
+    x[1] = 0.0
+    x[2, 0, :3] = [np.inf, np.nan, -0.0]
+    shape = np.linalg.norm(x, axis=dim, keepdims=keepdim).shape
+    g = np.random.default_rng(4).standard_normal(shape).astype(dt)
+    vjp_bits_on_arrays(
+        lambda L, t: L.linalg.vector_norm(t, dim=dim, keepdim=keepdim), [x], np.asarray(g)
+    )

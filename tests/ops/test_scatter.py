@@ -237,21 +237,42 @@ def _setter_value(a, s):
 @pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["f32", "f64"])
 @pytest.mark.parametrize(
     ("rows", "count", "width"),
-    [(1000, 512, 64), (50, 512, 64), (3, 500, 7), (10, 100, 1), (1000, 5000, 3), (7, 63, 4)],
-    ids=["few_repeats", "many_repeats", "beyond_the_rounds", "one_column", "long", "short"],
+    [
+        (1000, 512, 64),
+        (50, 512, 64),
+        (3, 200, 32),
+        (64, 32, 256),
+        (70000, 100, 32),
+        (10, 100, 1),
+        (1000, 5000, 3),
+        (7, 63, 4),
+    ],
+    ids=[
+        "few_repeats",
+        "many_repeats",
+        "beyond_the_rounds",
+        "distinct",
+        "wide_keys",
+        "one_column",
+        "long_narrow",
+        "short",
+    ],
 )
 def test_add_rows_at_has_add_ats_bits(rows, count, width, dt):
     """Index_add along dim 0 (an embedding's gradient) in rounds of distinct indices, then
-    add.at for the repeats beyond them: add.at's bits (each row's additions in order)."""
-    from chainrule.ops.gather_scatter import add_rows_at
+    add.at for the repeats beyond them (narrow rows: add.at alone): add.at's bits (each
+    row's additions in order); into zeros, the first round written as rows + 0 (a -0 read
+    once becomes +0, as 0 + -0 does)."""
+    from chainrule.ops.indexing import add_rows_at
 
     r = np.random.default_rng(rows + count)
-    index = r.integers(0, rows, count)
+    index = r.permutation(rows)[:count] if count <= rows // 2 else r.integers(0, rows, count)
     source = r.standard_normal((count, width)).astype(dt)
-    base = r.standard_normal((rows, width)).astype(dt)
-    want = base.copy()
-    np.add.at(want, index, source)
-    for idx in (index, index.astype(np.uint32), index - rows):  # (negatives: add.at's path)
-        got = base.copy()
-        add_rows_at(got, idx, source)
-        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    source[0, 0] = -0.0
+    for base in (r.standard_normal((rows, width)).astype(dt), np.zeros((rows, width), dt)):
+        want = base.copy()
+        np.add.at(want, index, source)
+        for idx in (index, index.astype(np.uint32), index - rows):  # (negatives: add.at's)
+            got = base.copy()
+            add_rows_at(got, idx, source, zeros=not base.any())
+            np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))

@@ -60,6 +60,42 @@ def _select(values, keep):
     return xp.asarray(xp.multiply(values.view(f"i{dtype.itemsize}"), keep)).view(dtype)
 
 
+# ----- branch-free selects on host float arrays, in place (the fast paths on arrays) ---------
+_INTS = {2: xp.int16, 4: xp.int32, 8: xp.int64}
+
+
+def host_floats(x, *others) -> bool:
+    """Whether ``x`` is a host NumPy float array of at least one dim and each of ``others``
+    an array of its shape and dtype: what the in-place fast paths below take."""
+    if x.__class__ is not ndarray or not x.ndim or x.dtype.kind != "f":
+        return False
+    for a in others:
+        if a.__class__ is not ndarray or a.shape != x.shape or a.dtype != x.dtype:
+            return False
+    return True
+
+
+def _bits(a):
+    """A float array's bits, as integers of its width (a view)."""
+    return a.view(_INTS[a.dtype.itemsize])
+
+
+def zero_where_not(out, keep) -> None:
+    """``out`` kept where ``keep``, +0 elsewhere, in place: ``_select``'s bits."""
+    bits = _bits(out)
+    xp.multiply(bits, keep, out=bits)
+
+
+def put_where(out, keep, values) -> None:
+    """``values`` written into ``out`` where ``keep``, in place, without where's branch per
+    element: out ^= (out ^ values)·keep on their bits, so each element is exactly one of
+    the two (``values`` of out's dtype: an array of its shape, or 0-d)."""
+    bits = _bits(out)
+    flips = xp.bitwise_xor(bits, _bits(values))
+    flips *= keep
+    bits ^= flips
+
+
 threshold_backward = defop(
     "threshold_backward",
     _threshold_backward,
@@ -360,11 +396,28 @@ hardsigmoid = defop(
 
 def _hardswish(x):
     """x * min(max(x + 3, 0), 6) / 6"""
+    if clip_ufunc is not None and host_floats(x):
+        # x + 3 clipped by one ufunc, then times x and / 6, written in place: the same bits
+        # (clip and max differ only at -0, which x + 3 never is)
+        h = x + 3
+        clip_ufunc(h, 0, 6, out=h)
+        h *= x
+        h /= 6
+        return h
     return x * xp.minimum(xp.maximum(x + 3, 0), 6) / 6
 
 
 def _hardswish_grad(g, x):
     """d/dx hardswish(x) = 0 for x <= -3, x/3 + 1/2 for -3 < x < 3, 1 for x >= 3"""
+    if host_floats(x, g):
+        # arrays: g·(x/3 + 1/2), g put where x >= 3 (or nan), +0 where x <= -3, by integer
+        # masks on the bits: the selects' bits below without where's branch per element
+        out = x / 3
+        out += 0.5
+        out *= g
+        put_where(out, ~(x < 3), g)
+        zero_where_not(out, ~(x <= -3))
+        return out
     xa = array_of(x)  # (a nan x takes the last branch, as in PyTorch)
     return logical.select(xa <= -3, 0.0, logical.select(xa < 3, g * (x / 3 + 0.5), g))
 
@@ -383,16 +436,27 @@ hardswish = defop(
 
 def _elu(x, alpha=1.0, scale=1.0, input_scale=1.0):
     """scale·x for x > 0, alpha·scale·(e^(input_scale·x) - 1) for x <= 0"""
-    neg = xp.expm1(xp.minimum(x, 0) * input_scale) * (alpha * scale)
-    if alpha > 0 and scale > 0 and input_scale > 0 and x.__class__ is ndarray and x.ndim:
+    if alpha > 0 and scale > 0 and input_scale > 0 and host_floats(x):
         # max(x, 0)·scale + neg: one of the two is +0 (neg is expm1(+0)·... where x > 0),
         # so the sum is where's value, without its branch per element (where's bits pinned;
-        # with a parameter not positive a zero's sign could differ: where's path)
+        # with a parameter not positive a zero's sign could differ: where's path); written
+        # in place, a product by 1 skipped (it is the number itself)
+        neg = xp.minimum(x, 0)
+        _scale(neg, input_scale)
+        xp.expm1(neg, out=neg)
+        _scale(neg, alpha * scale)
         pos = xp.maximum(x, 0)
-        pos *= scale
+        _scale(pos, scale)
         pos += neg
         return pos
+    neg = xp.expm1(xp.minimum(x, 0) * input_scale) * (alpha * scale)
     return xp.where(x > 0, x * scale, neg)
+
+
+def _scale(out, factor: float) -> None:
+    """``out`` times ``factor``, in place; nothing to do for 1."""
+    if factor != 1:
+        out *= factor
 
 
 def _elu_grad(g, x, alpha, scale, input_scale):
@@ -410,14 +474,15 @@ def _elu_grad(g, x, alpha, scale, input_scale):
         # arrays: the same factor without where's branch per element: e where x <= 0 (e's
         # bits kept by an integer product with the mask, +0 elsewhere) plus scale elsewhere
         e = xp.minimum(x, 0)  # (where x > 0, or nan, e is masked out below)
-        e *= input_scale
+        _scale(e, input_scale)
         xp.exp(e, out=e)
-        e *= alpha * scale * input_scale
+        _scale(e, alpha * scale * input_scale)
         keep = x <= 0
-        factor = _select(e, keep)
-        factor += xp.logical_not(keep) * xp.asarray(scale, x.dtype)
-        factor *= g
-        return factor
+        zero_where_not(e, keep)
+        away = xp.logical_not(keep)  # (1 times scale: the bool's 1 itself)
+        e += away if scale == 1 else away * xp.asarray(scale, x.dtype)
+        e *= g
+        return e
     xa = array_of(x)  # (a nan x takes the x > 0 branch, as in PyTorch)
     e = unary.exp(logical.select(xa < 0, x, 0.0) * input_scale) * (alpha * scale * input_scale)
     return g * logical.select(xa <= 0, e, scale)
@@ -553,20 +618,59 @@ gelu = defop(
 
 def _softplus(x, beta=1.0, threshold=20.0):
     """log(1 + e^(βx))/β, as (max(βx, 0) + log(1 + e^-|βx|))/β; x where βx > threshold"""
+    if host_floats(x):
+        # the same ufuncs written in place (a product or quotient by 1 is skipped: it is
+        # the number itself), x put where βx > threshold only if it is anywhere
+        z = x if beta == 1 else x * beta
+        soft = xp.abs(z)
+        xp.negative(soft, out=soft)
+        xp.exp(soft, out=soft)
+        xp.log1p(soft, out=soft)
+        soft += xp.maximum(z, 0)
+        if beta != 1:
+            soft /= beta
+        _put_if_any(soft, z > threshold, x)
+        return soft
     z = x * beta
     soft = (xp.maximum(z, 0) + xp.log1p(xp.exp(-xp.abs(z)))) / beta
     return xp.where(z > threshold, x, soft)
+
+
+def _put_if_any(out, keep, values) -> None:
+    """``put_where(out, keep, values)`` when ``keep`` holds anywhere (often nowhere)."""
+    if keep.any():
+        put_where(out, keep, values)
 
 
 def _softplus_grad(g, x, beta, threshold):
     """d/dx log(1 + e^(βx))/β = σ(βx); 1 where βx > threshold (there the function is x)"""
     # At βx = threshold it is σ(threshold), a constant: second derivative 0 there, as PyTorch.
     # A nan x fails both comparisons and reaches σ(nan): its derivative is nan, as PyTorch's
+    if host_floats(x, g):  # arrays: the ufuncs of the line below, written in place
+        z = x if beta == 1 else x * beta
+        at = z >= threshold
+        if at.any():
+            s = xp.where(at, threshold, z)
+            xp.negative(s, out=s)
+        else:
+            s = xp.negative(z)
+        _sigmoid_into(s)
+        s *= g
+        _put_if_any(s, z > threshold, g)
+        return s
     z = x * beta
     za = array_of(z)
     return logical.select(
         za > threshold, g, g * sigmoid(logical.select(za >= threshold, threshold, z))
     )
+
+
+def _sigmoid_into(minus_x) -> None:
+    """σ(x) = 1 / (1 + e^-x) written into ``minus_x`` (a fresh array holding -x): the ufuncs
+    of ``_sigmoid``, in place."""
+    xp.exp(minus_x, out=minus_x)
+    minus_x += 1
+    xp.divide(1, minus_x, out=minus_x)
 
 
 softplus = defop(
@@ -599,11 +703,25 @@ log_sigmoid = defop(
 
 def _silu(x):
     """x·σ(x) = x / (1 + e^-x)"""
+    if host_floats(x):  # the same ufuncs, written in place
+        out = xp.negative(x)
+        xp.exp(out, out=out)
+        out += 1
+        return xp.divide(x, out, out=out)
     return x / (1 + xp.exp(-x))
 
 
 def _silu_grad(g, x):
     """d/dx xσ(x) = σ(x)(1 + x(1 - σ(x)))"""
+    if host_floats(x, g):  # arrays: the ufuncs of the lines below, written in place
+        s = xp.negative(x)
+        _sigmoid_into(s)
+        out = xp.subtract(1, s)
+        out *= x
+        out += 1
+        out *= s
+        out *= g
+        return out
     s = sigmoid(x)
     return g * (s * (1 + x * (1 - s)))
 

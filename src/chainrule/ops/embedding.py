@@ -7,7 +7,7 @@ themselves have none. The bags are given to the ops as each index's bag number."
 
 from __future__ import annotations
 
-from .._backend import xp
+from .._backend import ndarray, xp
 from ..autograd.recording import array_of, defop, floating_only
 from . import gather_scatter, indexing, logical, reductions, shapes
 
@@ -37,6 +37,12 @@ def _embedding_vjp(g, weight_shape, indices, padding_idx, scale_grad_by_freq):
     """∂/∂weight: g's rows added at their indices (repeats add up), none at padding_idx;
     with scale_grad_by_freq each row ÷ its index's count"""
     flat = indices.reshape(-1)
+    if g.__class__ is ndarray and padding_idx < 0 and not scale_grad_by_freq:
+        # arrays: the rows added into zeros directly (index_add's rounds, without its copy
+        # of the zeros and its op: the same bits, tests/nn/test_layer_sparse.py)
+        out = xp.zeros(weight_shape, dtype=g.dtype)
+        indexing.add_rows_at(out, flat, g.reshape(flat.size, weight_shape[1]), zeros=True)
+        return out
     rows = shapes.reshape(g, (flat.size, weight_shape[1]))
     scale = _row_scales(flat, padding_idx, scale_grad_by_freq, array_of(g).dtype)
     if scale is not None:

@@ -229,39 +229,10 @@ def _index_add(x, index, source, dim=0, alpha=1):
         return out
     rows = source * alpha if alpha != 1 else source
     if dim == 0 and out.__class__ is ndarray and index.__class__ is ndarray and index.ndim == 1:
-        add_rows_at(out, index, rows)
+        indexing.add_rows_at(out, index, rows)
     else:
         xp.add.at(out, shapes._key_of(dim, index), rows)
     return out
-
-
-# add_rows_at: at most this many rounds of one fancy add each; later repeats go to add.at
-_ROUNDS = 8
-
-
-def add_rows_at(out, index, rows) -> None:
-    """out[index[i]] += rows[i] for each i in turn (repeats add up, in order: add.at's bits).
-    add.at walks the rows one by one (an embedding's gradient, 512 rows of 64: 230 µs); the
-    first occurrence of every index is one fancy add (the indices of a round are distinct),
-    the second occurrences the next, ..., up to _ROUNDS rounds, the rest add.at's (93 µs)."""
-    n = index.shape[0]
-    if n < 64 or index.dtype.kind not in "iu" or (index.dtype.kind == "i" and index.min() < 0):
-        xp.add.at(out, index, rows)  # (a negative index and its positive alias: one row)
-        return
-    order = xp.argsort(index, kind="stable")  # (a group's positions in their order)
-    ordered = index[order]
-    new = xp.empty(n, dtype=bool)
-    new[0] = True
-    xp.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-    starts = xp.flatnonzero(new)
-    rank = xp.arange(n) - xp.repeat(starts, xp.diff(xp.append(starts, n)))
-    top = int(rank.max())
-    for r in range(min(top + 1, _ROUNDS)):
-        at = order[rank == r]
-        out[index[at]] += rows[at]
-    if top >= _ROUNDS:
-        rest = xp.sort(order[rank >= _ROUNDS])  # (in the rows' order, as add.at takes them)
-        xp.add.at(out, index[rest], rows[rest])
 
 
 index_select = defop(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes
-from .._backend import loud, ndarray, quiet, xp
+from .._backend import clip_ufunc, loud, ndarray, quiet, xp
 from .._promotion import result_type
 from .._tensor import Tensor, _make
 from ..autograd.recording import array_of, defop, floating_only
@@ -35,7 +35,10 @@ def _reduced(loss, reduction: str):
 
 def _count(*values) -> int:
     """The number of elements of the broadcast of ``values``: what 'mean' divides by."""
-    return math.prod(xp.broadcast_shapes(*(array_of(v).shape for v in values)))
+    sizes = [array_of(v).shape for v in values]
+    if all(s == sizes[0] for s in sizes):  # (the usual case: no broadcast to work out)
+        return math.prod(sizes[0])
+    return math.prod(xp.broadcast_shapes(*sizes))
 
 
 def _per_element(g, reduction: str, *values):
@@ -81,12 +84,30 @@ def _smooth_l1_loss(x, target, reduction="mean", beta=1.0):
     """0.5·d²/beta where |d| < beta, else |d| - 0.5·beta (d = x - target), reduced"""
     d = x - target
     a = xp.abs(d)
+    if beta > 0 and activations.host_floats(x, target):
+        # the same ufuncs written in place (a quotient by 1 skipped: it is the number
+        # itself), the branch beyond beta put in by its bits: where's, without its branch
+        # per element
+        loss = 0.5 * d
+        loss *= d
+        if beta != 1:
+            loss /= beta
+        beyond = ~(a < beta)
+        a -= 0.5 * beta
+        activations.put_where(loss, beyond, a)
+        return _reduced(loss, reduction)
     return _reduced(xp.where(a < beta, 0.5 * d * d / beta, a - 0.5 * beta), reduction)
 
 
 def _smooth_l1_slope(x, target, beta):
     """d/dd of smooth_l1: d/beta for |d| <= beta, sign(d) beyond (d = x - target)"""
     d = x - target
+    if beta > 0 and clip_ufunc is not None and activations.host_floats(x, target):
+        # arrays: d/beta clipped to [-1, 1] is the selects' value: |d| <= beta gives
+        # |d/beta| <= 1 (a quotient rounds monotonically), beyond it ±1 (inf included), and
+        # nan stays nan; a quotient by 1 is skipped (it is d itself)
+        slope = d / beta if beta != 1 else d
+        return clip_ufunc(slope, -1.0, 1.0, out=slope)
     da = array_of(d)
     return logical.select(da < -beta, -1.0, logical.select(da > beta, 1.0, d / beta))
 

@@ -53,7 +53,28 @@ _add_reduce = xp.add.reduce
 
 def _softmax_grad(g, ans, dim):
     """∂y_i/∂x_j = y_i(δ_ij - y_j), y = softmax(x): vᵀJ = J v = y ⊙ (v - Σ_dim v ⊙ y)"""
+    if _float_arrays(g, ans):
+        # arrays (backward without create_graph): the same ufuncs and sum, no op called,
+        # written into g ⊙ y (the bits of the line below: tests/ops/test_activations.py)
+        gy = xp.multiply(g, ans)
+        xp.subtract(g, add_reduce(gy, dim, True), out=gy)
+        gy *= ans
+        return gy
     return ans * (g - reductions.sum(g * ans, dim=dim, keepdim=True))
+
+
+def _float_arrays(g, ans) -> bool:
+    """Whether the VJP's gradient and output are float32 or float64 host arrays of one
+    shape and dtype, of at least one dim (its sum a reduction along an axis: ``add_reduce``,
+    as ``reductions.sum`` sums them)."""
+    return (
+        g.__class__ is ndarray
+        and ans.__class__ is ndarray
+        and g.ndim
+        and g.dtype.char in "fd"
+        and g.dtype == ans.dtype
+        and g.shape == ans.shape
+    )
 
 
 softmax = defop(

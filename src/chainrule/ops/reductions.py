@@ -214,6 +214,8 @@ _add_reduce = xp.add.reduce
 def _vector_norm_vjp(g, x, ans, ord, dim, keepdim):  # noqa: A002
     """d‖x‖_p/dx = sign(x) |x|^(p-1) / ‖x‖_p^(p-1); 0 where the norm is 0 (PyTorch's choice)"""
     shape = x.shape
+    if ord == 2 and _two_norm_arrays(g, x, ans):
+        return _two_norm_vjp_arrays(g, x, ans, dim, keepdim)
     g = unreduce(g, shape, dim, keepdim)
     n = unreduce(ans, shape, dim, keepdim)
     # The mask sits on 1/‖x‖, as in PyTorch, so higher derivatives at 0 match its (nan) ones
@@ -229,6 +231,33 @@ def _vector_norm_vjp(g, x, ans, ord, dim, keepdim):  # noqa: A002
     if ord == 0:
         return x * 0
     return unary.sign(x) * unary.abs(x) ** (ord - 1) * logical.where(zero, 0.0, g / n ** (ord - 1))
+
+
+def _two_norm_arrays(g, x, ans) -> bool:
+    """Whether the 2-norm's VJP runs on float32 or float64 host arrays of one dtype."""
+    return (
+        g.__class__ is ndarray
+        and x.__class__ is ndarray
+        and ans.__class__ is ndarray
+        and x.dtype.char in "fd"
+        and g.dtype == x.dtype
+        and ans.dtype == x.dtype
+    )
+
+
+def _two_norm_vjp_arrays(g, x, ans, dim, keepdim):
+    """``_vector_norm_vjp`` for p = 2 on arrays: g/‖x‖ (0 where ‖x‖ = 0) formed at the
+    norm's shape, then times x by broadcasting; each element's ufuncs and operands are the
+    broadcast ones', so the bits are the same (tests/ops/test_reductions.py)."""
+    axes = dims_of(dim, x.ndim)
+    if axes is not None and not keepdim:
+        kept = list(x.shape)
+        for a in axes:
+            kept[a] = 1
+        g, ans = g.reshape(kept), ans.reshape(kept)
+    scale = xp.where(ans == 0, 0.0, xp.divide(1, ans))
+    scale *= g
+    return xp.multiply(x, scale)
 
 
 def _other_dims(ndim, dim):

@@ -6,7 +6,7 @@ cummin send each gradient to the index they return (repeats add up)."""
 
 from __future__ import annotations
 
-from .._backend import xp
+from .._backend import ndarray, xp
 from .._dtypes import float64
 from ..autograd.recording import KEEP, array_of, contiguous, defop, np_dtype
 from . import copies, gather_scatter, joining, logical, reductions, shapes, sorting, unary
@@ -119,11 +119,23 @@ def _reverse_cumsum(g, dim: int):
     return joining.flip(cumsum(joining.flip(g, dims=(dim,)), dim=dim), dims=(dim,))
 
 
+def _cumsum_vjp(g, dim):
+    """∂y_i/∂x_j = [j ≤ i]: Σ_(i≥j) g_i"""
+    if g.__class__ is ndarray and g.ndim and g.dtype.kind in "fc":
+        # arrays: g reversed along dim summed into out reversed, the same sums in the same
+        # order as flip, cumsum, flip, without the flips' copies (tests/ops/test_scans.py)
+        out = xp.empty(g.shape, g.dtype)
+        backwards = (slice(None),) * (dim % g.ndim) + (slice(None, None, -1),)
+        xp.cumsum(g[backwards], axis=dim, out=out[backwards])
+        return out
+    return _reverse_cumsum(g, dim)
+
+
 cumsum = defop(
     "cumsum",
     contiguous(_cumsum),
     dtypes=KEEP,
-    vjp=lambda g, dim: _reverse_cumsum(g, dim),  # ∂y_i/∂x_j = [j ≤ i]: Σ_(i≥j) g_i
+    vjp=_cumsum_vjp,
     jvp=lambda t, dim, dtype: cumsum(t, dim=dim, dtype=dtype),  # J t = cumsum t
 )
 

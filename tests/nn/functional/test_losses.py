@@ -23,12 +23,14 @@ from oracle import (
     L64,
     NoGrad,
     assert_close,
+    assert_same_bits,
     assert_same_error,
     check,
     check_double_backward,
     check_fd,
     randn,
     same_node,
+    vjp_bits_on_arrays,
 )
 
 
@@ -843,3 +845,39 @@ CTC_ERRORS = {
 @pytest.mark.parametrize("name", list(CTC_ERRORS))
 def test_ctc_loss_errors_as_torch(name):
     assert_same_error(CTC_ERRORS[name])
+
+
+# ----- smooth_l1's fast paths on arrays ------------------------------------------------------
+
+
+def _smooth_l1_inputs(dt):
+    """x and target whose differences cross ±beta, with signed zeros, ±inf and nan."""
+    r = np.random.default_rng(5)
+    x = r.standard_normal(300) * 2
+    x[:6] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40]
+    target = r.standard_normal(300)
+    target[6:12] = x[6:12] - np.array([0.4, -0.4, 1.0, -1.0, 2.0, -2.0])
+    return x.astype(dt), target.astype(dt)
+
+
+@pytest.mark.parametrize("dt", FLOATS, ids=DT_IDS)
+@pytest.mark.parametrize("beta", [1.0, 0.4, 2.0])
+def test_smooth_l1_on_arrays_has_the_wheres_bits(beta, dt):
+    """The loss per element (the branch beyond beta put in by its bits) against where's
+    formula; its VJPs in x and target (d/beta clipped to ±1) against create_graph=True's
+    selects, for every reduction."""
+    from chainrule.ops import losses
+
+    x, target = _smooth_l1_inputs(dt)
+    with np.errstate(all="ignore"):
+        d = x - target
+        want = np.where(np.abs(d) < beta, 0.5 * d * d / beta, np.abs(d) - 0.5 * beta)
+        assert_same_bits(losses._smooth_l1_loss(x, target, "none", beta), want)
+    g = np.random.default_rng(6).standard_normal(300).astype(dt)
+    g[[20, 21, 22]] = [np.inf, np.nan, -0.0]
+    for reduction, grad in (("none", g), ("mean", g[:1].reshape(())), ("sum", g[1:2].reshape(()))):
+        vjp_bits_on_arrays(
+            lambda L, a, b, r=reduction: F(L).smooth_l1_loss(a, b, reduction=r, beta=beta),
+            [x, target],
+            grad,
+        )
