@@ -21,6 +21,7 @@ LAYER_NORM = [
     ((4,), {"bias": False}, (2, 5, 4)),
     ((2, 2), {"eps": 1e-3}, (2, 2)),
     (torch.Size([3]), {}, (3,)),
+    ((64,), {}, (2, 5, 64)),  # (rows of 64 values or more: a BLAS dot per row)
 ]
 
 
@@ -88,6 +89,9 @@ BATCH = [
     ("BatchNorm2d", (2,), {"bias": False}, (3, 2, 3, 2)),
     ("BatchNorm3d", (2,), {}, (2, 2, 3, 2, 2)),
     ("BatchNorm3d", (2,), {"affine": False, "track_running_stats": False}, (2, 2, 2, 2, 2)),
+    # (on arrays: rows of several samples, a channel's values a long run in each)
+    ("BatchNorm1d", (16,), {}, (32, 16)),
+    ("BatchNorm2d", (4,), {"momentum": 0.2}, (6, 4, 9, 9)),
 ]
 
 

@@ -125,11 +125,11 @@ def mixed_dtypes(dtype) -> str:
     return "mixed dtype (CPU): all inputs must share same datatype."
 
 
-# ----- on arrays: group_norm's rows (instance_norm's too) -----------------------------------------
+# ----- on arrays: the statistics ------------------------------------------------------------------
 
-# On arrays x is viewed as rows: (N·groups, L), a group's L values a row, for the statistics;
-# (N, C, S), a channel's S values a row, for what is per channel (the weight, the bias, the
-# gradients' sums). A row's number meets the row by broadcasting.
+# On float32 and float64 host arrays (a forward, a backward without create_graph) each layer
+# views x as rows and computes its statistics from Σx and Σx² by BLAS (row sums, a dot per
+# row) and applies them as numbers per row or per column, in as few passes over x as it can.
 #
 # Where every group's mean² ≤ var, Σ x² and Σ v·x lose at most about a bit to cancellation
 # against mean² and mean·Σ v: var = Σx²/L - mean², y = x·a + (bias - mean·a) (PyTorch's
@@ -137,17 +137,44 @@ def mixed_dtypes(dtype) -> str:
 # groups need (an input whose mean is far from 0 against its spread).
 
 
+def _moments(total, squares, count: int, stats) -> bool:
+    """mean = Σx/n into ``stats``, and var = Σx²/n - mean² where every group's mean² ≤ var
+    (Σx² finite): whether so (else var is the caller's, from x - mean)"""
+    mean, var = stats[0], stats[1]
+    xp.divide(total, count, out=mean)  # (mean's steps: its sum, then / n)
+    xp.divide(squares, count, out=var)
+    square = mean * mean
+    well = ((square + square <= var) & (var < xp.inf)).all()
+    if well:
+        var -= square
+    return well
+
+
+def _set_invstd(stats, eps: float) -> None:
+    """invstd = 1/√(var + eps) into ``stats`` (rsqrt's steps, in place)"""
+    invstd = stats[2]
+    xp.add(stats[1], eps, out=invstd)
+    xp.sqrt(invstd, out=invstd)
+    xp.reciprocal(invstd, out=invstd)
+
+
+def _well_conditioned(stats) -> bool:
+    """Whether every group's mean² ≤ var, finite (the forward's test, on its ``stats``)"""
+    mean, var = stats[0], stats[1]
+    return bool(((mean * mean <= var) & (var < xp.inf)).all())
+
+
 class _RowByRow:
     """A block in which NumPy's ufunc buffer is no longer than a row of ``length`` (when it
     is 128 or more): a ufunc between an (R, length) matrix and an (R, 1) column (or any
     longer rows) then runs along each row unbuffered, where NumPy (2.4 measured) first copies
     the column's numbers into its buffer, some twice the time (numpy/numpy#13307). Shorter
-    rows keep the buffer: faster there."""
+    rows keep the buffer: faster there; rows as long as NumPy's buffer (8192) need none."""
 
     __slots__ = ("size", "old")
 
     def __init__(self, length: int) -> None:
-        self.size = length // 16 * 16 if length >= 128 else 0  # (NumPy 1: multiples of 16)
+        self.size = length // 16 * 16 if 128 <= length < 8192 else 0  # (NumPy 1: 16s)
 
     def __enter__(self) -> None:
         if self.size:
@@ -164,6 +191,13 @@ def _row_dots(a, b):
     if a.shape[1] >= 64:
         return xp.matmul(a[:, None, :], b[:, :, None]).reshape(-1)
     return add_reduce(a * b, 1)
+
+
+# ----- on arrays: group_norm's rows (instance_norm's too) -----------------------------------------
+
+# x is viewed as rows: (N·groups, L), a group's L values a row, for the statistics; (N, C, S),
+# a channel's S values a row, for what is per channel (the weight, the bias, the gradients'
+# sums). A row's number meets the row by broadcasting.
 
 
 def _per_channel(numbers, n: int, c: int, by=None):
@@ -183,19 +217,14 @@ def _gn_arrays(x, weight, bias, num_groups, eps, stats):
     n, c = x.shape[:2]
     groups = x.reshape(n * num_groups, -1)
     length = groups.shape[1]
-    mean, var, invstd = stats
-    xp.divide(add_reduce(groups, 1), length, out=mean)  # (mean's steps: its sum, then / n)
-    xp.divide(_row_dots(groups, groups), length, out=var)  # (Σx²/L, so far)
-    square = mean * mean
+    mean = stats[0]
     with _RowByRow(x.size // (n * c)):
-        well = ((square + square <= var) & (var < xp.inf)).all()  # (mean² ≤ var, Σx² finite)
-        if well:
-            var -= square
-        else:
+        well = _moments(add_reduce(groups, 1), _row_dots(groups, groups), length, stats)
+        if not well:
             centred = groups - mean[:, None]
-            xp.divide(_row_dots(centred, centred), length, out=var)
-        invstd[...] = unary.rsqrt.forward(var + eps)
-        a = _per_channel(invstd, n, c, weight)
+            xp.divide(_row_dots(centred, centred), length, out=stats[1])
+        _set_invstd(stats, eps)
+        a = _per_channel(stats[2], n, c, weight)
         if not well:
             rows = centred.reshape(n, c, -1)
             return _affine_rows(rows, a, bias, out=rows).reshape(x.shape)
@@ -214,12 +243,6 @@ def _affine_rows(rows, a, shift, out=None):
     if shift is not None:
         y += shift[..., None]
     return y
-
-
-def _well_conditioned(stats) -> bool:
-    """Whether every group's mean² ≤ var, finite (the forward's test, on its ``stats``)"""
-    mean, var = stats[0], stats[1]
-    return bool(((mean * mean <= var) & (var < xp.inf)).all())
 
 
 @shared
@@ -284,10 +307,146 @@ def _channels_bias_grad(g, x_shape, stats):
     """∂/∂bias = Σ g
 
     Over all dims but 1 (group_norm's and batch_norm's): on arrays, where the forward kept
-    its ``stats``, the sums per sample and channel the x rule takes, then over the samples."""
+    its ``stats``, the sums per channel the x rule takes."""
     if stats is not None and g.__class__ is ndarray and g.dtype == stats.dtype:
-        return add_reduce(_channel_sums(g, x_shape), 0)
+        return _channel_totals(g, x_shape)
     return reductions.sum(g, dim=_batch_axes(len(x_shape)))
+
+
+@shared
+def _channel_totals(v, shape: tuple):
+    """Σ v per channel over every dim but 1 of an input of ``shape``, (C,): from the sums per
+    sample and channel that group_norm's x rule shares"""
+    if len(shape) == 2:
+        return add_reduce(v, 0)
+    return add_reduce(_channel_sums(v, shape), 0)
+
+
+# ----- on arrays: batch_norm's channels --------------------------------------------------------
+
+# x (N, C, S...) is viewed as rows of k whole samples, (N/k, k·C·S), as long as N allows up
+# to _ROW values: a channel's number, repeated over its S values and the k samples once
+# (``_spread``), meets every row alike, a product along long rows (NumPy's cost per row,
+# numpy/numpy#13307, paid N/k times). The statistics: Σx and Σx² per channel (per sample and
+# channel by BLAS, then over the samples).
+
+_ROW = 1 << 13  # (rows of samples up to NumPy's ufunc buffer: from there none is needed)
+
+
+def _samples_per_row(shape: tuple) -> int:
+    """k, the samples in a row: the greatest divisor of N whose samples fill at most _ROW
+    values (1 at least)"""
+    n = shape[0]
+    most = max(1, _ROW * n // max(math.prod(shape), 1))
+    if most >= n:
+        return n
+    k = math.gcd(n, most)  # (a batch of a power of 2: the greatest already)
+    if 2 * k >= most:
+        return k
+    pairs = (i for i in range(1, math.isqrt(n) + 1) if n % i == 0)
+    return max(d for i in pairs for d in (i, n // i) if d <= most)
+
+
+def _spread(numbers, shape: tuple, k: int):
+    """Per channel ``numbers``, (C,) or (m, C), as rows of k samples of ``shape``: each
+    repeated over its channel's values, the whole k times ((k·C·S,) or (m, k·C·S))"""
+    lead = numbers.shape[:-1]
+    out = xp.empty(lead + (k, shape[1], math.prod(shape[2:])), numbers.dtype)
+    out[...] = numbers[..., None, :, None]
+    return out.reshape(lead + (-1,))
+
+
+def _totals(v):
+    """Σ v per channel (dim 1) over every other dim, (C,): per sample and channel by BLAS,
+    then over the samples"""
+    if v.ndim == 2:
+        return add_reduce(v, 0)
+    n, c = v.shape[:2]
+    return add_reduce(add_reduce(v.reshape(n * c, -1), 1).reshape(n, c), 0)
+
+
+def _bn_arrays(x, weight, bias, eps, stats):
+    """``_batch_norm`` in training on a float32 or float64 array of 2 samples or more: per
+    channel mean = Σx/n and the biased var into ``stats`` with invstd, then y = (x - mean)·a
+    + bias, a = invstd·weight: x·a + (bias - mean·a) where the channels are well
+    conditioned, else written into x - mean."""
+    k = _samples_per_row(x.shape)
+    rows = x.reshape(x.shape[0] // k, -1)
+    y = xp.multiply(rows, rows)  # (x², then y written over it)
+    count = x.size // x.shape[1]
+    mean, invstd = stats[0], stats[2]
+    well = _moments(_totals(x), _totals(y.reshape(x.shape)), count, stats)
+    with _RowByRow(rows.shape[1]):
+        if not well:
+            centred = xp.subtract(rows, _spread(mean, x.shape, k), out=y)
+            xp.divide(_totals((centred * centred).reshape(x.shape)), count, out=stats[1])
+        _set_invstd(stats, eps)
+        numbers = xp.empty((2, x.shape[1]), x.dtype)  # (a, then the shift)
+        a, shift = numbers
+        if weight is None:
+            a[...] = invstd
+        else:
+            xp.multiply(invstd, weight, out=a)
+        if well:  # (bias - mean·a)
+            xp.multiply(mean, a, out=shift)
+            if bias is None:
+                xp.negative(shift, out=shift)
+            else:
+                xp.subtract(bias, shift, out=shift)
+        elif bias is not None:
+            shift[...] = bias
+        a, shift = _spread(numbers, x.shape, k)
+        xp.multiply(rows if well else y, a, out=y)
+        if well or bias is not None:
+            y += shift
+    return y.reshape(x.shape)
+
+
+@shared
+def _bn_batch_sums(v, x, stats):
+    """Σ v and Σ v·(x - mean) per channel, (C,) each, an array of x's size as rows of samples,
+    the x rule's to write into (no other VJP reads it), and whether the channels are well
+    conditioned: the array v·x if so, else x - mean. What the gradients of x, of the weight
+    and of the bias share."""
+    s1 = _channel_totals(v, x.shape)
+    mean = stats[0]
+    k = _samples_per_row(x.shape)
+    rows = x.reshape(x.shape[0] // k, -1)
+    if _well_conditioned(stats):  # (Σ v·x - mean·Σ v)
+        vx = xp.multiply(v.reshape(rows.shape), rows)
+        s2 = _totals(vx.reshape(x.shape))
+        s2 -= mean * s1
+        return s1, s2, vx, True
+    with _RowByRow(rows.shape[1]):
+        centred = rows - _spread(mean, x.shape, k)
+    return s1, _totals((v.reshape(rows.shape) * centred).reshape(x.shape)), centred, False
+
+
+def _bn_x_rule_arrays(v, x, weight, stats):
+    """``_bn_x_rule`` in training on arrays from the channels' sums, PyTorch's kernel:
+    Jᵀv = (v - Σv/n - (x - mean)·invstd²·Σ v·(x - mean)/n)·invstd·weight per channel of n
+    values (x̂ = (x - mean)·invstd substituted)"""
+    s1, s2, room, well = _bn_batch_sums(v, x, stats)
+    mean, invstd = stats[0], stats[2]
+    count = x.size // x.shape[1]
+    numbers = xp.empty((3, x.shape[1]), x.dtype)  # (k2, k1, the scale)
+    k2, k1, a = numbers
+    xp.divide(s1, count, out=k1)
+    xp.multiply(invstd * invstd, s2 / count, out=k2)
+    if weight is None:
+        a[...] = invstd
+    else:
+        xp.multiply(invstd, weight, out=a)
+    if well:  # (k2·x + (k1 - k2·mean))
+        k1 -= k2 * mean
+    k = _samples_per_row(x.shape)
+    k2, k1, a = _spread(numbers, x.shape, k)
+    with _RowByRow(room.shape[1]):
+        out = xp.multiply(x.reshape(room.shape) if well else room, k2, out=room)
+        out += k1
+        xp.subtract(v.reshape(out.shape), out, out=out)
+        out *= a
+    return out.reshape(x.shape)
 
 
 # ----- batch_norm: per channel (dim 1), over the batch and every spatial dim ----------------------
@@ -326,40 +485,17 @@ def _batch_norm(
     x, weight, bias, training=True, eps=1e-5, running_mean=None, running_var=None, stats=None
 ):
     """(x - mean)/√(var + eps)·weight + bias per channel (dim 1): the batch's mean and
-    biased variance over every other dim in training (written into ``stats`` when given:
-    ``normalized``), the running ones otherwise"""
+    biased variance over every other dim in training (written into ``stats`` when given),
+    the running ones otherwise"""
     if training and stats is not None and x.__class__ is ndarray and x.dtype.char in "fd":
         if x.shape[0] == 1:  # (one sample, instance_norm's: a group norm, a group a channel)
             return _gn_arrays(x, weight, bias, x.shape[1], eps, stats)
+        if x.size:
+            return _bn_arrays(x, weight, bias, eps, stats)
         xhat, _ = normalized(x, _batch_axes(x.ndim), eps, stats)
     else:
         xhat, _ = _bn_hat(x, training, eps, running_mean, running_var)
     return _affine(xhat, weight, bias, _channels(x.ndim))
-
-
-@shared
-def _bn_batch_sums(v, x, stats):
-    """x - mean, Σ v and Σ v·(x - mean) per channel (kept as dims), on arrays in training
-    with the forward's statistics: what the gradients of x and of the weight share"""
-    axes = _batch_axes(x.ndim)
-    centred = x - stats[0].reshape(_channels(x.ndim))
-    return centred, _sum_over(v, axes), _sum_over(v * centred, axes)
-
-
-def _bn_x_rule_arrays(v, x, weight, stats):
-    """``_bn_x_rule`` in training on arrays, from the batch's sums: with a = weight·invstd,
-    Jᵀv = a·v - a·Σv/n - (x - mean)·a·invstd²·Σ v·(x - mean)/n (x̂ = (x - mean)·invstd
-    substituted: four passes that broadcast a channel's number, where the rule with x̂ takes
-    seven)"""
-    shape = _channels(x.ndim)
-    centred, s1, s2 = _bn_batch_sums(v, x, stats)
-    n = x.size // x.shape[1]
-    invstd = stats[2].reshape(shape)
-    a = invstd if weight is None else weight.reshape(shape) * invstd
-    out = v * a
-    out -= a * (s1 / n)
-    out -= centred * (a * (invstd * invstd) * (s2 / n))
-    return out
 
 
 def _with_statistics(v, x, weight, stats) -> bool:
@@ -378,7 +514,7 @@ def _with_statistics(v, x, weight, stats) -> bool:
 def _bn_x_rule(v, x, weight, training, eps, running_mean, running_var, stats):
     """training: Jᵀu = invstd·(u - mean u - x̂·mean(u·x̂)) over all dims but 1 (u = v·weight);
     evaluation: v·weight·invstd"""
-    if training and _with_statistics(v, x, weight, stats):
+    if training and _with_statistics(v, x, weight, stats) and x.size:
         if x.shape[0] == 1:  # (as the forward: a group norm)
             return _gn_x_rule_arrays(v, x, weight, stats)
         return _bn_x_rule_arrays(v, x, weight, stats)
@@ -390,10 +526,10 @@ def _bn_x_rule(v, x, weight, training, eps, running_mean, running_var, stats):
 
 def _bn_weight_grad(g, x, training, eps, running_mean, running_var, stats):
     """∂/∂weight = Σ g·x̂ over all dims but 1"""
-    if training and _with_statistics(g, x, None, stats):  # (= invstd·Σ g·(x - mean))
+    if training and _with_statistics(g, x, None, stats) and x.size:  # (invstd·Σ g·(x - mean))
         if x.shape[0] == 1:  # (as the forward: a group norm)
             return _gn_weight_arrays(g, x, stats)
-        return (stats[2] * _bn_batch_sums(g, x, stats)[2].reshape(-1)).astype(x.dtype)
+        return stats[2] * _bn_batch_sums(g, x, stats)[1]
     xhat, _ = _bn_hat_once(x, training, eps, running_mean, running_var, stats)
     return reductions.sum(g * xhat, dim=_batch_axes(array_of(x).ndim))
 
@@ -429,39 +565,108 @@ def _trailing(ndim: int, normalized_ndim: int) -> tuple:
 def _layer_norm(x, weight, bias, normalized_ndim=1, eps=1e-5, stats=None):
     """(x - mean)/√(var + eps)·weight + bias, mean and biased variance over the last
     normalized_ndim dims, weight and bias of their shape (the rows' mean, variance and
-    invstd written into ``stats`` when given: ``normalized``)"""
-    if stats is not None and not (x.__class__ is ndarray and x.dtype.char in "fd"):
-        stats = None
-    xhat, _ = normalized(x, _trailing(x.ndim, normalized_ndim), eps, stats)
+    invstd written into ``stats`` when given)"""
+    if stats is not None and x.__class__ is ndarray and x.dtype.char in "fd":
+        return _ln_arrays(x, weight, bias, eps, stats)
+    xhat, _ = normalized(x, _trailing(x.ndim, normalized_ndim), eps)
     return _affine(xhat, weight, bias, x.shape[x.ndim - normalized_ndim :])
+
+
+# On arrays x is viewed as rows (R, L), the normalized values of a row together: a row's
+# numbers (mean, invstd) and a column's (weight, bias) meet as outer products, each made by
+# one BLAS product (``_outer_sum``), where a product along rows as short as a transformer's
+# pays NumPy's cost per row (numpy/numpy#13307): y = x·(invstd⊗weight) + (1⊗bias -
+# (mean·invstd)⊗weight) where every row's mean² ≤ var, else from x - mean.
+
+
+def _outer_sum(u1, v1, u2=None, v2=None, out=None):
+    """u1⊗v1 + u2⊗v2 (or u1⊗v1), (R, L) from R- and L-vectors (into ``out`` where given):
+    one BLAS product of an (R, 2) by a (2, L) matrix (NumPy multiplies over an inner length
+    of 1 without BLAS, some ten times slower)"""
+    left = xp.empty((u1.shape[0], 2), u1.dtype)
+    right = xp.empty((2, v1.shape[0]), u1.dtype)
+    left[:, 0], right[0] = u1, v1
+    if u2 is None:
+        left[:, 1], right[1] = 0, 0
+    else:
+        left[:, 1], right[1] = u2, v2
+    return xp.matmul(left, right, out=out)
+
+
+def _ln_arrays(x, weight, bias, eps, stats):
+    """``_layer_norm`` on a float32 or float64 array: per row of L values mean = Σx/L and
+    the biased var into ``stats`` with invstd, then y = (x - mean)·(invstd⊗weight) + bias:
+    x·(invstd⊗weight) + (1⊗bias - (mean·invstd)⊗weight) where the rows are well
+    conditioned, else written into x - mean."""
+    mean, invstd = stats[0], stats[2]
+    rows = x.reshape(mean.shape[0], -1)
+    length = rows.shape[1]
+    well = _moments(add_reduce(rows, 1), _row_dots(rows, rows), length, stats)
+    if not well:
+        with _RowByRow(length):
+            centred = rows - mean[:, None]
+        xp.divide(_row_dots(centred, centred), length, out=stats[1])
+    _set_invstd(stats, eps)
+    w = xp.ones(length, x.dtype) if weight is None else weight.reshape(-1)
+    y = _outer_sum(invstd, w)
+    y *= rows if well else centred
+    ones = None if bias is None else xp.ones(mean.shape[0], x.dtype)
+    b = None if bias is None else bias.reshape(-1)
+    if well:
+        y += _outer_sum(-mean * invstd, w, ones, b)
+    elif bias is not None:
+        y += b
+    return y.reshape(x.shape)
 
 
 @shared
 def _ln_row_sums(v, x, weight, stats):
-    """x - mean, v·(x - mean) and, per row, Σ u and Σ u·(x - mean) (u = v·weight), as
-    (rows, n) matrices: what the gradients of x and of the weight share (products with the
-    weight where it is given: BLAS)"""
-    rows = stats.shape[1]
-    x2, v2 = x.reshape(rows, -1), v.reshape(rows, -1)
-    centred = x2 - stats[0][:, None]
-    vc = v2 * centred
+    """Per row Σ u and Σ u·(x - mean) (u = v·weight), with a weight its gradient Σ over the
+    rows of v·x̂, x - mean as (R, L) rows where formed (rows not well conditioned; else
+    None), and room of x's size the x rule may write into (x - mean or v·x): what the
+    gradients of x and of the weight share (products with the weight: BLAS)"""
+    mean, invstd = stats[0], stats[2]
+    x2, v2 = x.reshape(mean.shape[0], -1), v.reshape(mean.shape[0], -1)
+    well = _well_conditioned(stats)
+    centred = None
+    if not well:
+        with _RowByRow(x2.shape[1]):
+            centred = x2 - mean[:, None]
+    vx = v2 * (x2 if well else centred)  # (v·x, or v·(x - mean))
     if weight is None:
-        return centred, vc, add_reduce(v2, 1), add_reduce(vc, 1)
-    w = weight.reshape(-1)
-    return centred, vc, v2 @ w, vc @ w
+        s1, s2, weight_grad = add_reduce(v2, 1), add_reduce(vx, 1), None
+    else:
+        w = weight.reshape(-1)
+        s1, s2 = v2 @ w, vx @ w
+        weight_grad = invstd @ vx  # (Σ invstd·v·x, less Σ (mean·invstd)·v)
+        if well:
+            weight_grad -= (mean * invstd) @ v2
+    if well:
+        s2 -= mean * s1
+    return s1, s2, weight_grad, centred, (vx if well else centred)
 
 
 def _ln_x_rule_arrays(v, x, weight, stats):
-    """``_ln_x_rule`` on arrays from the rows' sums: Jᵀv = invstd·u - invstd·Σu/n -
-    (x - mean)·invstd³·Σ u·(x - mean)/n per row (x̂ = (x - mean)·invstd substituted)"""
-    centred, _, s1, s2 = _ln_row_sums(v, x, weight, stats)
-    n = centred.shape[1]
-    invstd = stats[2]
-    out = v.reshape(centred.shape) * (invstd[:, None] if weight is None else weight.reshape(-1))
-    if weight is not None:
-        out *= invstd[:, None]
-    out -= (invstd * (s1 / n))[:, None]
-    out -= centred * (invstd * invstd * invstd * (s2 / n))[:, None]
+    """``_ln_x_rule`` on arrays from the rows' sums: Jᵀv = invstd·u - (k1 + k2·(x - mean)),
+    u = v·weight, k1 = invstd·Σu/L and k2 = invstd³·Σ u·(x - mean)/L per row of L values
+    (x̂ = (x - mean)·invstd substituted)"""
+    s1, s2, _, centred, room = _ln_row_sums(v, x, weight, stats)
+    mean, invstd = stats[0], stats[2]
+    rows = x.reshape(mean.shape[0], -1)
+    length = rows.shape[1]
+    k1 = invstd * (s1 / length)
+    k2 = invstd * invstd * invstd * (s2 / length)
+    ones = xp.ones(length, x.dtype)
+    out = _outer_sum(invstd, ones if weight is None else weight.reshape(-1))
+    out *= v.reshape(rows.shape)
+    if centred is None:  # (k2·x + (k1 - k2·mean))
+        k1 -= k2 * mean
+        shifts = xp.multiply(rows, _outer_sum(k2, ones, out=room), out=room)
+    else:  # (in the x rule's own x - mean)
+        shifts = centred
+        shifts *= _outer_sum(k2, ones)
+    out -= shifts
+    out -= _outer_sum(k1, ones, out=room)
     return out.reshape(x.shape)
 
 
@@ -488,12 +693,19 @@ def _leading(ndim: int, normalized_ndim: int) -> tuple:
 
 def _ln_weight_grad(g, x, weight, normalized_ndim, eps, stats):
     """∂/∂weight = Σ g·x̂ over the leading (batch) dims"""
-    if _with_statistics(g, x, weight, stats):  # (= invstdᵀ (g·(x - mean)): one product)
-        vc = _ln_row_sums(g, x, weight, stats)[1]
-        return (stats[2] @ vc).reshape(x.shape[x.ndim - normalized_ndim :])
+    if _with_statistics(g, x, weight, stats):  # (invstdᵀ (g·(x - mean)): products by BLAS)
+        return _ln_row_sums(g, x, weight, stats)[2].reshape(x.shape[x.ndim - normalized_ndim :])
     ndim = array_of(x).ndim
     xhat, _ = _normalized_once(x, _trailing(ndim, normalized_ndim), eps)
     return _sum_leading(g * xhat, ndim, normalized_ndim)
+
+
+def _ln_bias_grad(g, x_shape, normalized_ndim):
+    """∂/∂bias = Σ g over the leading dims"""
+    if g.__class__ is ndarray and g.size and len(x_shape) > normalized_ndim:  # (BLAS)
+        shape = x_shape[len(x_shape) - normalized_ndim :]
+        return add_reduce(g.reshape(-1, math.prod(shape)), 0).reshape(shape)
+    return _sum_leading(g, len(x_shape), normalized_ndim)
 
 
 def _sum_leading(v, ndim: int, normalized_ndim: int):
@@ -510,9 +722,7 @@ layer_norm = defop(
     vjp=(
         _ln_x_rule,
         _ln_weight_grad,
-        lambda g, x_shape, normalized_ndim: _sum_leading(
-            g, len(x_shape), normalized_ndim
-        ),  # ∂/∂bias = Σ g over the leading dims
+        _ln_bias_grad,
     ),
     jvp=(
         _ln_x_tangent,

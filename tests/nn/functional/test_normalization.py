@@ -255,18 +255,22 @@ def test_torch_forms_match_torch(name):
 @pytest.mark.parametrize("dtype", FLOATS, ids=DT_IDS)
 def test_batch_norm_keeps_the_forwards_statistics(monkeypatch, dtype):
     """In training on float32/float64 arrays the batch's mean, variance and invstd come from
-    the forward's one normalization: the running statistics are updated from them and the
-    backward reads them (no second normalization), as PyTorch's saved mean and invstd."""
-    from chainrule.ops import norm_layers
-
+    the forward's one pass of statistics: the running statistics are updated from them and
+    the backward reads them (no normalization with ops either way), as PyTorch's saved mean
+    and invstd."""
     calls = []
-    real = norm_layers.normalized
 
-    def counting(*args):
-        calls.append(len(args))
-        return real(*args)
+    def counting(name):
+        real = getattr(norm_layers, name)
 
-    monkeypatch.setattr(norm_layers, "normalized", counting)
+        def counted(*args):
+            calls.append(name)
+            return real(*args)
+
+        monkeypatch.setattr(norm_layers, name, counted)
+
+    counting("normalized")
+    counting("_bn_arrays")
     x = randn((6, C, 5), seed=13).astype(dtype) * 3 + 2
     res = check(
         lambda L, x, rm, rv, w, b: F(L).batch_norm(x, rm, rv, w, b, training=True),
@@ -279,7 +283,7 @@ def test_batch_norm_keeps_the_forwards_statistics(monkeypatch, dtype):
         forward=False,  # (forward mode would normalize once more: the count is backward's)
         **_tol(dtype),
     )
-    assert calls == [4]  # (the forward's, with its statistics buffer; none in backward)
+    assert calls == ["_bn_arrays"]  # (the forward's, with its statistics buffer)
     for i in (1, 2):
         assert_same(res.cr_inputs[i], res.torch_inputs[i], "running", **_tol(dtype))
 
@@ -315,6 +319,20 @@ ARRAY_BACKWARDS = {
         (1, C, 7),
         (C,),
     ),
+    # (batch_norm's rows of samples: all 8 in one row, 2 a row, a sample a row)
+    "batch_norm_2d": (lambda L, x, w, b: F(L).batch_norm(x, None, None, w, b, True), (8, 5), (5,)),
+    "batch_norm_rows_of_samples": (
+        lambda L, x, w, b: F(L).batch_norm(x, None, None, w, b, True),
+        (6, 3, 1000),
+        (3,),
+    ),
+    "batch_norm_long_samples": (
+        lambda L, x, w, b: F(L).batch_norm(x, None, None, w, b, True),
+        (3, 2, 70, 70),
+        (2,),
+    ),
+    # (rows of 64 values or more: a BLAS dot per row)
+    "layer_norm_long_rows": (lambda L, x, w, b: F(L).layer_norm(x, (70,), w, b), (2, 3, 70), (70,)),
 }
 
 
@@ -401,6 +419,101 @@ def test_group_norm_forward_on_arrays_is_the_ops_forward(name, affine, offset):
     np.testing.assert_allclose(stats[0], rows.mean(1), rtol=1e-14, atol=1e-14)
     np.testing.assert_allclose(stats[1], var, rtol=1e-12)
     np.testing.assert_allclose(stats[2], 1 / np.sqrt(var + 1e-5), rtol=1e-12)
+
+
+# batch_norm and layer_norm called as ops, with or without a statistics buffer (the array
+# path and the ops' path): fn(x, w, b, stats), the input's shape, the statistics' number and
+# the axes of each one's values
+MOMENT_NORMS = {
+    "batch_norm_2d": (
+        lambda x, w, b, stats: norm_layers.batch_norm(x, w, b, training=True, stats=stats),
+        (16, 5),
+        5,
+        (0,),
+    ),
+    "batch_norm_4d": (
+        lambda x, w, b, stats: norm_layers.batch_norm(x, w, b, training=True, stats=stats),
+        (6, 4, 5, 5),
+        4,
+        (0, 2, 3),
+    ),
+    "batch_norm_rows_of_samples": (
+        lambda x, w, b, stats: norm_layers.batch_norm(x, w, b, training=True, stats=stats),
+        (6, 3, 1000),
+        3,
+        (0, 2),
+    ),
+    "layer_norm": (
+        lambda x, w, b, stats: norm_layers.layer_norm(x, w, b, normalized_ndim=1, stats=stats),
+        (4, 5, 70),
+        20,
+        (2,),
+    ),
+    "layer_norm_two_dims": (
+        lambda x, w, b, stats: norm_layers.layer_norm(x, w, b, normalized_ndim=2, stats=stats),
+        (5, 3, 7),
+        5,
+        (1, 2),
+    ),
+}
+
+
+def _moment_input(shape, axes, offset, seed=3):
+    """randn of ``shape``, each statistic's values shifted to mean 0 (well conditioned), then
+    ``offset`` added (a mean far from 0 against the spread where 1000)"""
+    x = np.random.default_rng(seed).standard_normal(shape)
+    x -= x.mean(axes, keepdims=True)
+    return x + offset
+
+
+def _moment_affine(name, shape, affine, seed=4):
+    axes = MOMENT_NORMS[name][3]
+    size = (shape[1],) if name.startswith("batch") else tuple(shape[a] for a in axes)
+    r = np.random.default_rng(seed)
+    w = r.standard_normal(size) if "weight" in affine else None
+    b = r.standard_normal(size) if "bias" in affine else None
+    return w, b
+
+
+@pytest.mark.parametrize("offset", [0, 1000], ids=["well_conditioned", "far_from_0"])
+@pytest.mark.parametrize("affine", ["weight_bias", "weight", "bias", "none"])
+@pytest.mark.parametrize("name", sorted(MOMENT_NORMS))
+def test_batch_and_layer_norm_forward_on_arrays_is_the_ops_forward(name, affine, offset):
+    """The forward on float64 arrays, which keeps the mean, biased variance and invstd in
+    its statistics buffer, gives the ops' normalization, to rounding: where every channel's
+    (row's) mean² ≤ var from Σx and Σx², y = x·a + (bias - mean·a); else from x - mean."""
+    fn, shape, count, axes = MOMENT_NORMS[name]
+    x = _moment_input(shape, axes, offset)
+    w, b = _moment_affine(name, shape, affine)
+    t = [None if a is None else cr.tensor(a) for a in (x, w, b)]
+    stats = np.empty((3, count))
+    got = fn(*t, stats).numpy()
+    np.testing.assert_allclose(got, fn(*t, None).numpy(), rtol=1e-12, atol=1e-12)
+    assert norm_layers._well_conditioned(stats) == (offset == 0)
+    var = x.var(axes)
+    np.testing.assert_allclose(stats[0], x.mean(axes).reshape(-1), rtol=1e-14, atol=1e-14)
+    np.testing.assert_allclose(stats[1], var.reshape(-1), rtol=1e-12)
+    np.testing.assert_allclose(stats[2], 1 / np.sqrt(var.reshape(-1) + 1e-5), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(MOMENT_NORMS))
+def test_float32_far_from_0_stays_accurate(name):
+    """float32 inputs of mean 1000 and spread 1 (where Σx²/n - mean² would lose every digit
+    of the variance): forward and backward on arrays within float32 rounding of the same
+    input in float64."""
+    fn, shape, count, axes = MOMENT_NORMS[name]
+    x = (1000 + np.random.default_rng(5).standard_normal(shape)).astype(np.float32)
+    w, b = _moment_affine(name, shape, "weight_bias")
+    g = np.random.default_rng(6).standard_normal(shape)
+    results = []
+    for dtype in (np.float32, np.float64):
+        xt = cr.tensor(x.astype(dtype), requires_grad=True)
+        wt, bt = (cr.tensor(a.astype(dtype), requires_grad=True) for a in (w, b))
+        y = fn(xt, wt, bt, np.empty((3, count), dtype))
+        grads = cr.autograd.grad(y, (xt, wt, bt), cr.tensor(g.astype(dtype)))
+        results.append([a.detach().numpy().astype(np.float64) for a in (y, *grads)])
+    for a, e in zip(*results):
+        np.testing.assert_allclose(a, e, rtol=1e-3, atol=2e-3)
 
 
 def test_group_norm_restores_numpys_buffer_size():

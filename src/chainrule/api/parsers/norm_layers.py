@@ -108,24 +108,25 @@ def _update_running(input: Tensor, running_mean, running_var, momentum: float, s
     the running tensors as PyTorch's kernel writes them (no version bump), the variance
     unbiased (n/(n - 1) times the biased one): from the forward's ``stats`` (its mean and
     biased variance) where given, else computed here in float64."""
-    axes = (0,) + tuple(range(2, input.ndim))
     data = input._data
     n = data.size // data.shape[1]
     unbiased = n / (n - 1) if n > 1 else 1.0
-    if stats is not None:
-        pairs = (
-            (running_mean, lambda: stats[0].astype(xp.float64)),
-            (running_var, lambda: stats[1].astype(xp.float64) * unbiased),
-        )
-    else:
-        pairs = (
-            (running_mean, lambda: xp.mean(data, axis=axes, dtype=xp.float64)),
-            (
-                running_var,
-                lambda: xp.var(data, axis=axes, ddof=1 if n > 1 else 0, dtype=xp.float64),
-            ),
-        )
-    for running, stat in pairs:
+    runnings = (running_mean, running_var)
+    if stats is not None:  # (momentum·stat in float64: mean, var·n/(n - 1))
+        steps = stats[:2].astype(xp.float64)
+        steps[1] *= unbiased
+        steps *= momentum
+        for running, step in zip(runnings, steps):
+            if running is not None:
+                r = running._data
+                xp.add(r * (1 - momentum), step, out=r, casting="unsafe")
+        return
+    axes = (0,) + tuple(range(2, input.ndim))
+    batch = (
+        lambda: xp.mean(data, axis=axes, dtype=xp.float64),
+        lambda: xp.var(data, axis=axes, ddof=1 if n > 1 else 0, dtype=xp.float64),
+    )
+    for running, stat in zip(runnings, batch):
         if running is not None:
             r = running._data
             r[...] = (r * (1 - momentum) + stat() * momentum).astype(r.dtype)
