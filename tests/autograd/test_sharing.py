@@ -14,7 +14,7 @@ import pytest
 
 import chainrule as cr
 from chainrule.autograd import sharing
-from chainrule.ops import attention, norm_layers, recurrent
+from chainrule.ops import attention, norm_arrays, norm_layers, recurrent
 from oracle import check, randn
 
 CALLS: list = []
@@ -49,8 +49,8 @@ def _layer_norm_grads(create_graph: bool = False) -> tuple:
 # what layer_norm's VJPs share: on arrays the rows' sums (its forward kept the rows'
 # statistics), with create_graph x̂ (with ops)
 _LN_SHARED = {
-    False: ("_ln_row_sums", norm_layers._ln_row_sums.__wrapped__),
-    True: ("_normalized_once", norm_layers.normalized),
+    False: (norm_arrays, "row_sums", norm_arrays.row_sums.__wrapped__),
+    True: (norm_layers, "_normalized_once", norm_layers.normalized),
 }
 
 
@@ -58,7 +58,7 @@ _LN_SHARED = {
 def test_a_shared_helper_runs_once_per_node(monkeypatch, create_graph):
     """What layer_norm's VJPs of x and of the weight share: once with shares=True, once per
     VJP without (the op's plans rebuilt), the same gradients either way."""
-    _count_calls(monkeypatch, norm_layers, *_LN_SHARED[create_graph])
+    _count_calls(monkeypatch, *_LN_SHARED[create_graph])
     shared = _layer_norm_grads(create_graph)
     assert len(CALLS) == 1
     op = norm_layers.layer_norm
@@ -95,14 +95,14 @@ def test_arguments_are_the_same_objects_or_equal_tuples_of_numbers():
 def test_the_results_are_dropped_when_the_node_is_done(monkeypatch):
     kept = []
 
-    plain = norm_layers._ln_row_sums.__wrapped__
+    plain = norm_arrays.row_sums.__wrapped__
 
     def row_sums(*args):
         out = plain(*args)
         kept.append(weakref.ref(out[0]))
         return out
 
-    monkeypatch.setattr(norm_layers, "_ln_row_sums", sharing.shared(row_sums))
+    monkeypatch.setattr(norm_arrays, "row_sums", sharing.shared(row_sums))
     _layer_norm_grads()
     assert len(kept) == 1 and kept[0]() is None  # (nothing holds x - mean after backward)
     assert getattr(sharing._local, "memo", None) is None
@@ -111,7 +111,7 @@ def test_the_results_are_dropped_when_the_node_is_done(monkeypatch):
 def test_a_backward_inside_a_vjp_keeps_its_own_results(monkeypatch):
     """A custom Function whose backward runs another backward through a sharing node, itself
     under a sharing node: each node's results are its own, the outer ones restored after."""
-    _count_calls(monkeypatch, norm_layers, *_LN_SHARED[False])
+    _count_calls(monkeypatch, *_LN_SHARED[False])
 
     class Inner(cr.autograd.Function):
         @staticmethod
@@ -166,7 +166,7 @@ def test_threads_keep_their_own_results():
 
 @pytest.mark.parametrize("weight", [True, False], ids=["weight", "no_weight"])
 def test_layer_norm_normalizes_once_per_backward(monkeypatch, weight):
-    _count_calls(monkeypatch, norm_layers, *_LN_SHARED[False])
+    _count_calls(monkeypatch, *_LN_SHARED[False])
     x = randn((4, 5, 6), seed=3)
     w = randn((6,), seed=4) if weight else None
     # (forward=False: forward mode calls the helper on its own, and the count is backward's)
@@ -176,8 +176,8 @@ def test_layer_norm_normalizes_once_per_backward(monkeypatch, weight):
 
 def test_batch_and_group_norm_normalize_once_per_backward(monkeypatch):
     # (batch norm on arrays in training: the sums its x and weight gradients share)
-    plain = norm_layers._bn_batch_sums.__wrapped__
-    _count_calls(monkeypatch, norm_layers, "_bn_batch_sums", plain)
+    plain = norm_arrays.batch_sums.__wrapped__
+    _count_calls(monkeypatch, norm_arrays, "batch_sums", plain)
     x, w, b = randn((4, 3, 5), seed=5), randn((3,), seed=6), randn((3,), seed=7)
     # (forward=False: forward mode calls the helper on its own, and the count is backward's)
     check(
@@ -189,7 +189,7 @@ def test_batch_and_group_norm_normalize_once_per_backward(monkeypatch):
     )
     assert len(CALLS) == 1
     _count_calls(
-        monkeypatch, norm_layers, "_gn_channel_sums", norm_layers._gn_channel_sums.__wrapped__
+        monkeypatch, norm_arrays, "group_channel_sums", norm_arrays.group_channel_sums.__wrapped__
     )
     x = randn((2, 4, 5), seed=8)
     w, b = randn((4,), seed=9), randn((4,), seed=10)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import chainrule as cr
-from chainrule.ops import norm_layers
+from chainrule.ops import norm_arrays, norm_layers
 from oracle import (
     DT_IDS,
     FLOATS,
@@ -260,17 +260,17 @@ def test_batch_norm_keeps_the_forwards_statistics(monkeypatch, dtype):
     and invstd."""
     calls = []
 
-    def counting(name):
-        real = getattr(norm_layers, name)
+    def counting(module, name):
+        real = getattr(module, name)
 
         def counted(*args):
             calls.append(name)
             return real(*args)
 
-        monkeypatch.setattr(norm_layers, name, counted)
+        monkeypatch.setattr(module, name, counted)
 
-    counting("normalized")
-    counting("_bn_arrays")
+    counting(norm_layers, "normalized")
+    counting(norm_arrays, "batch_norm")
     x = randn((6, C, 5), seed=13).astype(dtype) * 3 + 2
     res = check(
         lambda L, x, rm, rv, w, b: F(L).batch_norm(x, rm, rv, w, b, training=True),
@@ -283,7 +283,7 @@ def test_batch_norm_keeps_the_forwards_statistics(monkeypatch, dtype):
         forward=False,  # (forward mode would normalize once more: the count is backward's)
         **_tol(dtype),
     )
-    assert calls == ["_bn_arrays"]  # (the forward's, with its statistics buffer)
+    assert calls == ["batch_norm"]  # (the forward's, with its statistics buffer)
     for i in (1, 2):
         assert_same(res.cr_inputs[i], res.torch_inputs[i], "running", **_tol(dtype))
 
@@ -413,7 +413,7 @@ def test_group_norm_forward_on_arrays_is_the_ops_forward(name, affine, offset):
     stats = np.empty((3, shape[0] * groups))
     got = fn(*t, stats).numpy()
     np.testing.assert_allclose(got, fn(*t, None).numpy(), rtol=1e-12, atol=1e-12)
-    assert norm_layers._well_conditioned(stats) == (offset == 0)
+    assert norm_arrays.well_conditioned(stats) == (offset == 0)
     rows = _group_rows(x, groups)
     var = rows.var(1)
     np.testing.assert_allclose(stats[0], rows.mean(1), rtol=1e-14, atol=1e-14)
@@ -489,7 +489,7 @@ def test_batch_and_layer_norm_forward_on_arrays_is_the_ops_forward(name, affine,
     stats = np.empty((3, count))
     got = fn(*t, stats).numpy()
     np.testing.assert_allclose(got, fn(*t, None).numpy(), rtol=1e-12, atol=1e-12)
-    assert norm_layers._well_conditioned(stats) == (offset == 0)
+    assert norm_arrays.well_conditioned(stats) == (offset == 0)
     var = x.var(axes)
     np.testing.assert_allclose(stats[0], x.mean(axes).reshape(-1), rtol=1e-14, atol=1e-14)
     np.testing.assert_allclose(stats[1], var.reshape(-1), rtol=1e-12)
@@ -518,12 +518,12 @@ def test_float32_far_from_0_stays_accurate(name):
 
 def test_group_norm_restores_numpys_buffer_size():
     """On arrays with rows of 128 values or more, group_norm shrinks NumPy's ufunc buffer
-    to a row only within its blocks (``norm_layers._RowByRow``), exceptions included."""
+    to a row only within its blocks (``norm_arrays.RowByRow``), exceptions included."""
     before = np.getbufsize()
     x = cr.tensor(randn((2, 4, 12, 12)), requires_grad=True)
     F(cr).group_norm(x, 2).pow(2).sum().backward()
     assert np.getbufsize() == before
-    with pytest.raises(ZeroDivisionError), norm_layers._RowByRow(200):
+    with pytest.raises(ZeroDivisionError), norm_arrays.RowByRow(200):
         assert np.getbufsize() == 192  # (a multiple of 16, as NumPy 1 requires)
         raise ZeroDivisionError
     assert np.getbufsize() == before
