@@ -134,7 +134,20 @@ def test_a_sum_of_negative_zeros_is_positive_as_in_torch():
 
 @pytest.mark.parametrize("dtype", FLOATS + [np.float16, np.int64], ids=DT_IDS + ["f16", "i64"])
 @pytest.mark.parametrize("keepdims", [False, True], ids=["", "keepdims"])
-@pytest.mark.parametrize("shape", [(128, 10), (32, 32), (4, 16, 4), (8, 100), (16, 16), (64, 0)])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        (128, 10),
+        (32, 32),
+        (4, 16, 4),
+        (8, 100),
+        (16, 16),
+        (64, 0),
+        (64, 256),
+        (256, 64),
+        (3, 4, 80),
+    ],
+)
 def test_max_reduce_is_maximum_reduce(shape, keepdims, dtype):
     """Every axis: maximum.reduce's shape, dtype and bits, with nan entries (floats)."""
     x = (randn(shape, seed=7) * 10).astype(dtype)
@@ -151,7 +164,8 @@ def test_max_reduce_is_maximum_reduce(shape, keepdims, dtype):
 
 def test_which_maxima_go_by_columns(monkeypatch):
     """Along the last axis of a float C-contiguous array of at least 32 rows and no longer
-    rows than there are rows; the rest is maximum.reduce's as it stands."""
+    rows than there are rows, but rows of 64 to 2048 (read at their argmax); the rest is
+    maximum.reduce's as it stands."""
     calls = []
     copy = np.ascontiguousarray
 
@@ -171,6 +185,7 @@ def test_which_maxima_go_by_columns(monkeypatch):
     assert by_columns(np.zeros((32, 32), np.float32))
     assert not by_columns(np.zeros((16, 16), np.float32))  # (16 rows)
     assert not by_columns(np.zeros((8, 100), np.float32))  # (rows longer than their count)
+    assert not by_columns(np.zeros((256, 64), np.float32))  # (rows of 64 to 2048: by argmax)
     assert not by_columns(np.zeros((128, 10), np.float32), 0)
     assert not by_columns(np.zeros((10, 128), np.float32).T)  # (not contiguous)
     assert not by_columns(np.zeros((128, 10), np.int64))
