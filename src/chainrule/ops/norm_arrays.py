@@ -339,10 +339,19 @@ def batch_norm_x_rule(v, x, weight, stats):
 # (mean·invstd)⊗weight) where every row's mean² ≤ var, else from x - mean.
 
 
+_SMALL = 1 << 12  # (entries of an outer product made by broadcasting)
+
+
 def _outer_sum(u1, v1, u2=None, v2=None, out=None):
     """u1⊗v1 + u2⊗v2 (or u1⊗v1), (R, L) from R- and L-vectors (into ``out`` where given):
     one BLAS product of an (R, 2) by a (2, L) matrix (NumPy multiplies over an inner length
-    of 1 without BLAS, some ten times slower)"""
+    of 1 without BLAS, some ten times slower); below _SMALL entries by broadcasting (the
+    product's setup costs more there: a (4, 5) layer norm's backward 25 -> 14 µs)"""
+    if u1.shape[0] * v1.shape[0] < _SMALL:
+        made = xp.multiply(u1[:, None], v1, out=out)
+        if u2 is not None:
+            made += u2[:, None] * v2
+        return made
     left = xp.empty((u1.shape[0], 2), u1.dtype)
     right = xp.empty((2, v1.shape[0]), u1.dtype)
     left[:, 0], right[0] = u1, v1

@@ -455,6 +455,12 @@ MOMENT_NORMS = {
         5,
         (1, 2),
     ),
+    "layer_norm_rows_by_blas": (  # (above norm_layers._LAYER_ROWS_FROM: norm_arrays' rows)
+        lambda x, w, b, stats: norm_layers.layer_norm(x, w, b, normalized_ndim=1, stats=stats),
+        (4, 40, 70),
+        160,
+        (2,),
+    ),
 }
 
 
