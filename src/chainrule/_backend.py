@@ -488,7 +488,7 @@ def max_reduce(x: Any, axis: int, keepdims: bool = False) -> Any:
             if (axis == last or axis == -1) and 64 <= n <= 2048 and rows >= 8:
                 if x.flags.c_contiguous:
                     flat = x.reshape(rows, n)
-                    out = flat[_arange(rows), flat.argmax(1)]
+                    out = flat[row_indices(rows), flat.argmax(1)]
                     return out.reshape(shape[:last] + (1,) if keepdims else shape[:last])
             if (axis == last or axis == -1) and 32 <= rows >= n and x.flags.c_contiguous:
                 columns = numpy.ascontiguousarray(x.reshape(-1, n).T)
@@ -504,8 +504,9 @@ _max_reduce = numpy.maximum.reduce
 _ARANGES: dict = {}  # arange(n) per row count, read-only
 
 
-def _arange(n: int) -> Any:
-    """0, 1, ..., n - 1, made once per n (a few hundred kept)."""
+def row_indices(n: int) -> Any:
+    """0, 1, ..., n - 1 in host memory, read-only, made once per n (a few hundred kept):
+    the row indices of x[rows, i] (a row's argmax, a sample's target class)."""
     rows = _ARANGES.get(n)
     if rows is None:
         rows = numpy.arange(n)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes
-from .._backend import clip_ufunc, loud, ndarray, quiet, xp
+from .._backend import clip_ufunc, loud, ndarray, quiet, row_indices, xp
 from .._promotion import result_type
 from .._tensor import Tensor, _make
 from ..autograd.recording import array_of, defop, floating_only
@@ -395,7 +395,7 @@ def _nll_loss(x, target=None, weight=None, ignore_index=-100, reduction="mean"):
 def _nll_mean_or_sum(x, target, reduction: str):
     """-x[i, t_i] per sample i, reduced: ``_nll_loss`` where every weight is 1 and no target
     is ignored (the steps of its general path that compute something then: the same bits)"""
-    picked = x[_rows(x.shape[0]), target]
+    picked = x[row_indices(x.shape[0]), target]
     if reduction == "none":
         return xp.negative(picked, out=picked)
     # -(Σ x[i, t_i]): the bits of Σ -x[i, t_i] (rounding is symmetric about 0)
@@ -403,20 +403,6 @@ def _nll_mean_or_sum(x, target, reduction: str):
     if reduction == "sum":
         return xp.asarray(total)
     return xp.asarray(total / x.dtype.type(picked.size), dtype=x.dtype)
-
-
-_ROWS: dict[int, ndarray] = {}  # arange(n) per batch size n, read-only
-
-
-def _rows(n: int) -> ndarray:
-    """0, 1, ..., n-1 (host memory): the row indices of x[rows, t], made once per n."""
-    rows = _ROWS.get(n)
-    if rows is None:
-        rows = xp.arange(n)
-        rows.flags.writeable = False
-        if len(_ROWS) < 64:
-            _ROWS[n] = rows
-    return rows
 
 
 def _all_classes(target, n_classes: int, ignore_index: int) -> bool:
@@ -475,11 +461,11 @@ def _nll_vjp(g, x_shape, target, weight, ignore_index, reduction):
         n = target.size
         value = -(one / data.dtype.type(n)) if reduction == "mean" else -one
         if g is data:  # arrays: the product written at the targets
-            coef[_rows(n), target] = value * g
+            coef[row_indices(n), target] = value * g
             return coef
         # create_graph: the line at the end with the mask read off the coefficients (the
         # same values, bits and nodes: tests/nn/test_mlp_fast_paths.py)
-        coef[_rows(n), target] = value
+        coef[row_indices(n), target] = value
         return logical.where(coef != 0, g * _make(coef, g._dtype), 0)
     coef = _nll_coefficients(x_shape, target, weight, ignore_index, reduction, _dtype_of(g))
     if reduction == "none":

@@ -169,16 +169,24 @@ def _taken(columns: Any, index: Any) -> Any:
 _PHASE_BLOCK = 1 << 16
 
 
+def _in_blocks(a: Any, axis: int, length: int, block: Any, plan: _Upsampling) -> tuple:
+    """``block(columns, plan, out)`` over blocks of a's leading dims (about _PHASE_BLOCK
+    elements each), a as (outer, n, inner) ``columns`` around ``axis``, into a new array of
+    ``length`` along it: (columns, the new array, its (outer, length, inner) view)."""
+    columns = xp.ascontiguousarray(a).reshape(math.prod(a.shape[:axis]), a.shape[axis], -1)
+    out = xp.empty(a.shape[:axis] + (length,) + a.shape[axis + 1 :], dtype=a.dtype)
+    view = out.reshape(len(columns), length, -1)
+    step = max(1, _PHASE_BLOCK // max(1, columns.shape[1] * columns.shape[2]))
+    for start in range(0, len(columns), step):
+        block(columns[start : start + step], plan, view[start : start + step])
+    return columns, out, view
+
+
 def gather_phases(x: Any, axis: int, plan: _Upsampling) -> Any:
     """``_gather`` along ``axis`` for an integer upsampling: block by block of x's leading
     dims, its phases (``_gather_block``); then the unsteady outputs column by column."""
-    n, p = x.shape[axis], plan.shift.shape[1]
-    columns = xp.ascontiguousarray(x).reshape(math.prod(x.shape[:axis]), n, -1)
-    out = xp.empty(x.shape[:axis] + (n * p,) + x.shape[axis + 1 :], dtype=x.dtype)
-    outputs = out.reshape(len(columns), n * p, -1)
-    step = max(1, _PHASE_BLOCK // max(1, n * columns.shape[2]))
-    for start in range(0, len(columns), step):
-        _gather_block(columns[start : start + step], plan, outputs[start : start + step])
+    length = x.shape[axis] * plan.shift.shape[1]
+    columns, out, outputs = _in_blocks(x, axis, length, _gather_block, plan)
     if plan.outputs:
         read = _taken(columns, plan.reads)
         for o, at, weight in plan.outputs:
@@ -213,13 +221,8 @@ def scatter_phases(g: Any, axis: int, plan: _Upsampling) -> Any:
     """The transpose of ``gather_phases``, as ``sum_into`` sums: block by block of g's
     leading dims, its phases' sums (``_scatter_block``); then the inputs that take
     otherwise column by column."""
-    size, p = g.shape[axis], plan.shift.shape[1]
-    columns = xp.ascontiguousarray(g).reshape(math.prod(g.shape[:axis]), size, -1)
-    out = xp.empty(g.shape[:axis] + (size // p,) + g.shape[axis + 1 :], dtype=g.dtype)
-    inputs = out.reshape(len(columns), size // p, -1)
-    step = max(1, _PHASE_BLOCK // max(1, size * columns.shape[2]))
-    for start in range(0, len(columns), step):
-        _scatter_block(columns[start : start + step], plan, inputs[start : start + step])
+    length = g.shape[axis] // plan.shift.shape[1]
+    columns, out, inputs = _in_blocks(g, axis, length, _scatter_block, plan)
     if plan.inputs:
         taken = _taken(columns, plan.takes)
         for j, at, weights in plan.inputs:
