@@ -331,7 +331,7 @@ def correlate_transpose(y: Any, w: Any, stride, padding, dilation, groups: int,
         for o, s, d, k, op in zip(out, stride, dilation, kernel, output_padding)
     ]
     crop = tuple(slice(p, m - p) for p, m in zip(padding, full))
-    if _as_forward(y, kernel, stride, padding, dilation, output_padding):
+    if _as_forward(y, w, groups, stride, padding, dilation, output_padding):
         pads = tuple(d * (k - 1) - p for p, d, k in zip(padding, dilation, kernel))
         return correlate(y, _flipped(w, groups), stride, pads, dilation, groups)
     if out and out[-1] < _SHORT_ROW_BACKWARD and y.size and all(s == 1 for s in stride):
@@ -352,16 +352,22 @@ def correlate_transpose(y: Any, w: Any, stride, padding, dilation, groups: int,
     return xp.ascontiguousarray(x[(slice(None), slice(None)) + crop])
 
 
-def _as_forward(y: Any, kernel, stride, padding, dilation, output_padding) -> bool:
+def _as_forward(y: Any, w: Any, groups: int, stride, padding, dilation, output_padding) -> bool:
     """Whether ``correlate_transpose`` runs as ``correlate`` with the kernel flipped
     (``_flipped``), padded by d·(k - 1) - p: unstrided, 2-d, rows of at least
-    _SHORT_ROW_BACKWARD, where its own path would make every window's products and add them
-    back (col2im) and the forward's row-major layout is 1.5-2x faster (a 3x3 on (8, 32, 32,
-    32): 3.8 -> 2.1 ms; (8, 64, 64, 32): 10.2 -> 6.6)."""
+    _SHORT_ROW_BACKWARD, and at least 16 result channels, half of y's or more. There its
+    own path would make every window's products and add them back (col2im) and the forward's
+    row-major layout is 1.5-3x faster (a 3x3 on (8, 32, 32, 32): 3.8 -> 2.1 ms; 32 of y's
+    16 channels on (8, 16, 32, 32): 3.2 -> 1.2 ms); with fewer result channels its products
+    have too few rows (3 from 32 on (16, 32, 64, 64): 4.4 -> 8.0 ms)."""
+    kernel = w.shape[2:]
+    channels = groups * w.shape[1]
     return (
         y.__class__ is ndarray
         and len(kernel) == 2
         and y.shape[-1] >= _SHORT_ROW_BACKWARD
+        and channels >= 16
+        and 2 * channels >= w.shape[0]
         and all(s == 1 for s in stride)
         and not any(output_padding)
         and all(p <= d * (k - 1) for p, d, k in zip(padding, dilation, kernel))

@@ -497,20 +497,21 @@ ERRORS = {
 test_errors_match_torch = cases.same_errors_as_torch(ERRORS)
 
 
-LONG_ROWS = {
-    "same_3x3": ((2, 3, 5, 33), (4, 3, 3, 3), {"padding": 1}),
-    "groups_5x5": ((2, 4, 3, 40), (6, 2, 5, 5), {"padding": 2, "groups": 2}),
-    "dilated": ((1, 2, 6, 35), (3, 2, 3, 3), {"padding": 2, "dilation": 2}),
-    "no_padding": ((2, 2, 4, 36), (3, 2, 2, 3), {}),
+LONG_ROWS = {  # (at least 16 input channels, half the filters' or more)
+    "same_3x3": ((2, 16, 3, 33), (8, 16, 3, 3), {"padding": 1}),
+    "groups_5x5": ((1, 16, 3, 40), (8, 8, 5, 5), {"padding": 2, "groups": 2}),
+    "dilated": ((1, 16, 5, 35), (6, 16, 3, 3), {"padding": 2, "dilation": 2}),
+    "no_padding": ((2, 16, 3, 36), (3, 16, 2, 3), {}),
 }
 
 
 @pytest.mark.parametrize("case", list(LONG_ROWS.values()), ids=list(LONG_ROWS))
 def test_long_row_input_gradient_runs_as_the_forward(case, monkeypatch):
     """An unstrided 2-d input gradient (a transposed convolution) with rows of at least
-    ``_SHORT_ROW_BACKWARD`` runs as the forward convolution of g by the mirrored kernel,
-    padded by d·(k - 1) - p (``windows._as_forward``): PyTorch's gradients and node, and the
-    values of the transpose's own path."""
+    ``_SHORT_ROW_BACKWARD`` and enough input channels runs as the forward convolution of g by
+    the mirrored kernel, padded by d·(k - 1) - p (``windows._as_forward``): PyTorch's
+    gradients and node, and the values of the transpose's own path; with 3 input channels
+    it keeps its own path."""
     x_shape, w_shape, kwargs = case
     calls = []
     flipped = windows._flipped
@@ -527,3 +528,10 @@ def test_long_row_input_gradient_runs_as_the_forward(case, monkeypatch):
     fast = input_grad()
     monkeypatch.setattr(windows, "_as_forward", lambda *args: False)
     np.testing.assert_allclose(fast, input_grad(), rtol=1e-12, atol=1e-12)
+
+
+def test_few_input_channels_keep_the_transposes_path():
+    w = np.zeros((32, 3, 3, 3))
+    y = np.zeros((1, 32, 2, 64))
+    assert not windows._as_forward(y, w, 1, (1, 1), (1, 1), (1, 1), (0, 0))
+    assert windows._as_forward(y, np.zeros((32, 16, 3, 3)), 1, (1, 1), (1, 1), (1, 1), (0, 0))
