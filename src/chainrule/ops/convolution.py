@@ -42,7 +42,8 @@ def _convolution(
     """y[n, f, o] = bias[f] + Σ_{c,k} weight[f, c, k] · x[n, c, o·stride - padding +
     k·dilation] (x zero outside); transposed: the transpose of that map in x, applied to x"""
     strided = polyphase.applies(x, weight.shape[2:], stride, dilation)
-    if depthwise.applies(x, weight.shape[1], stride, groups) and weight.__class__ is ndarray:
+    depthwise_case = depthwise.applies(x, weight.shape[1], weight.shape[0], stride, groups)
+    if depthwise_case and weight.__class__ is ndarray:  # (F, Cg, *k) transposed or not
         y = _depthwise(
             x, weight, bias, stride, padding, dilation, transposed, output_padding, groups
         )
@@ -191,7 +192,7 @@ def _convolution_weight(
 ):
     """gw[f, c, k] = Σ_{n,o} grad_output[n, f, o] · input[n, c, o·stride - padding +
     k·dilation]: a convolution's weight gradient"""
-    if depthwise.applies(input, 1 if groups == input.shape[1] else 0, stride, groups):
+    if depthwise.applies(input, input.shape[1] // groups, grad_output.shape[1], stride, groups):
         gw = depthwise.correlate_weight(input, grad_output, stride, padding, dilation, kernel_size)
         if gw is not None:
             return gw

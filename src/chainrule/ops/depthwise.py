@@ -1,5 +1,6 @@
-"""Depthwise 2-d convolutions (one input channel per group, each giving m filters) as
-products with banded matrices.
+"""Depthwise 2-d convolutions (one input channel and one filter per group) as products with
+banded matrices (the products below allow m filters per group, m = 1 is where they are the
+faster: ``applies``).
 
 Along a row, one row of a filter's taps maps a row of x to a row of y by a banded
 (Toeplitz) matrix: y[j] = Σ_dx w[dx] · x[j·s + dx·d] = (x T)[j], T[u, j] = w[dx] at
@@ -42,14 +43,16 @@ def _block(ow: int) -> int:
     return ow if ow <= _WIDEST_UNBLOCKED else 0
 
 
-def applies(x: Any, channels_per_group: int, stride, groups: int) -> bool:
+def applies(x: Any, channels_per_group: int, filters: int, stride, groups: int) -> bool:
     """Whether a 2-d convolution of a (non-empty) host array is depthwise, one input channel
-    per group, with stride 1 down the rows."""
+    and one filter per group, with stride 1 down the rows (with m filters per group the
+    windows measured as fast: m = 2 on (16, 8, 16, 16) 0.73 against 0.81 ms)."""
     return (
         x.__class__ is ndarray
         and x.ndim == 4
         and groups > 1
         and channels_per_group == 1
+        and filters == groups
         and stride[0] == 1
         and x.size > 0
     )

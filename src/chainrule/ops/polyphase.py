@@ -13,8 +13,9 @@ a strided convolution's windows element by element (every s-th one), the phases 
 runs, and the unstrided layouts of ``windows`` are the tuned ones (4x4 kernels at stride 2,
 DCGAN's: Conv2d(16, 32) on (16, 16, 32, 32) forward and backward 5.6 -> 5.0 ms, its
 ConvTranspose2d(32, 16) 5.8 -> 5.1 ms; PyTorch's 2.5 and 2.6).
-Taken where every strided dim's kernel is a multiple of its stride and nothing is dilated
-(``applies``); elsewhere the phases would add zero taps to the products."""
+Taken where every strided dim's kernel is a multiple of its stride, at least twice it, and
+nothing is dilated (``applies``); elsewhere the phases would add zero taps to the products
+(or, for a kernel as long as the stride, gain nothing)."""
 
 from __future__ import annotations
 
@@ -28,13 +29,15 @@ from .windows import correlate, correlate_transpose, correlate_weight, out_size
 
 
 def applies(x: Any, kernel: Sequence[int], stride: Sequence[int], dilation: Sequence[int]) -> bool:
-    """Whether the decomposition runs the same products: a host array, some stride above 1,
-    no dilation, each kernel a multiple of its stride."""
+    """Whether the decomposition runs the same products, and is the faster: a host array,
+    some stride above 1, no dilation, each strided dim's kernel a multiple of its stride and
+    at least twice it (windows as long as the stride do not overlap: the strided windows are
+    read once, and are the faster, 1.2x, for DCGAN's k = s = 2)."""
     return (
         x.__class__ is ndarray
         and any(s > 1 for s in stride)
         and all(d == 1 for d in dilation)
-        and all(k % s == 0 for k, s in zip(kernel, stride))
+        and all(s == 1 or (k % s == 0 and k >= 2 * s) for k, s in zip(kernel, stride))
     )
 
 

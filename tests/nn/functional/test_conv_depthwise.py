@@ -1,5 +1,5 @@
 """Depthwise convolutions by banded products (``ops/depthwise.py``): a 2-d convolution with
-one input channel per group (m filters each), stride 1 down the rows. Each case gives
+one input channel and one filter per group, stride 1 down the rows. Each case gives
 PyTorch's values, gradients, tangents and nodes (``oracle.check``, float32 and float64),
 second derivatives by finite differences, the values of the windows' general path, and
 the general path's nan and inf where an input is not finite."""
@@ -16,7 +16,7 @@ from oracle import check, randn, same_node
 # name -> (x's shape, m filters per channel, keyword arguments of conv2d but groups)
 CASES = {
     "mobilenet_3x3": ((2, 4, 6, 7), 1, {"kernel": (3, 3), "padding": 1}),
-    "multiplier": ((2, 3, 5, 9), 2, {"kernel": (3, 3), "padding": 1}),
+    "odd_sizes": ((2, 3, 5, 9), 1, {"kernel": (3, 3), "padding": 1}),
     "blocked_rows": ((1, 2, 4, 64), 1, {"kernel": (3, 3), "padding": 1}),  # 2 blocks of 32
     "convnext_7x7": ((1, 2, 9, 12), 1, {"kernel": (7, 7), "padding": 3}),
     "dilated_strided_row": (
@@ -24,7 +24,7 @@ CASES = {
         1,
         {"kernel": (3, 5), "stride": (1, 2), "padding": (2, 1), "dilation": (2, 1)},
     ),
-    "no_padding_even_kernel": ((3, 2, 6, 6), 3, {"kernel": (2, 2)}),
+    "no_padding_even_kernel": ((3, 2, 6, 6), 1, {"kernel": (2, 2)}),
 }
 
 
@@ -110,7 +110,7 @@ def test_the_bands_give_the_general_paths_values(case, monkeypatch):
 def test_a_non_finite_input_gives_the_general_paths_values(value, monkeypatch):
     """A band's zero times inf would be nan across a whole row: such inputs go to the
     windows (their nan and inf where PyTorch has them)."""
-    case = CASES["multiplier"]
+    case = CASES["odd_sizes"]
     x = _inputs(case)[0].copy()
     x[0, 1, 2, 3] = value
     fast = _run(case, x)
@@ -118,6 +118,14 @@ def test_a_non_finite_input_gives_the_general_paths_values(value, monkeypatch):
     for got, want in zip(fast, _run(case, x)):
         np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_several_filters_per_channel_stay_on_the_windows(monkeypatch):
+    """m = 2 filters per input channel: the windows (measured as fast), PyTorch's values."""
+    counts = _calls(monkeypatch)
+    fn = lambda L, x, w: L.nn.functional.conv2d(x, w, padding=1, groups=3)  # noqa: E731
+    check(fn, randn((2, 3, 5, 6), seed=1), randn((6, 1, 3, 3), seed=2))
+    assert not any(counts.values())
 
 
 def test_rows_the_blocks_cannot_cut_stay_on_the_windows():

@@ -18,12 +18,11 @@ from oracle import check, randn, same_node
 # name -> (dims, x's shape, the weight's shape, keyword arguments); all taken by the phases
 CASES = {
     "dcgan_2d": ((6, 12, 12), (8, 6, 4, 4), {"stride": 2, "padding": 1}),
-    "stride_is_kernel": ((3, 8, 8), (5, 3, 2, 2), {"stride": 2}),
     "one_dim_strided": ((2, 11, 9), (4, 2, 4, 3), {"stride": (2, 1), "padding": (1, 1)}),
-    "stride_3_groups": ((4, 13, 10), (6, 2, 3, 6), {"stride": 3, "padding": 2, "groups": 2}),
+    "stride_3_groups": ((4, 13, 13), (6, 2, 6, 6), {"stride": 3, "padding": 2, "groups": 2}),
     "padding_past_kernel": ((2, 3, 3), (3, 2, 4, 4), {"stride": 2, "padding": 5}),
     "conv1d": ((3, 12), (4, 3, 4), {"stride": 2, "padding": 1}),
-    "conv3d": ((2, 6, 5, 7), (3, 2, 2, 4, 2), {"stride": (2, 2, 1), "padding": (0, 1, 1)}),
+    "conv3d": ((2, 8, 5, 7), (3, 2, 4, 4, 2), {"stride": (2, 2, 1), "padding": (1, 1, 1)}),
 }
 
 
@@ -106,10 +105,13 @@ def test_the_phases_give_the_general_paths_values(case, monkeypatch):
 
 
 def test_not_taken_where_the_phases_would_add_zero_taps():
-    """A kernel that is not a multiple of its stride (3 at stride 2), a dilation, or no
-    stride at all stay on ``windows``' own paths."""
+    """A kernel that is not a multiple of its stride (3 at stride 2) or only as long as it
+    (non-overlapping windows), a dilation, or no stride at all stay on ``windows``' own
+    paths."""
     x = np.zeros((1, 1, 8, 8))
     assert not polyphase.applies(x, (3, 3), (2, 2), (1, 1))
+    assert not polyphase.applies(x, (2, 4), (2, 2), (1, 1))
+    assert polyphase.applies(x, (3, 4), (1, 2), (1, 1))
     assert not polyphase.applies(x, (4, 4), (2, 2), (2, 1))
     assert not polyphase.applies(x, (4, 4), (1, 1), (1, 1))
     assert convolution.polyphase is polyphase
