@@ -212,6 +212,7 @@ def channel_totals(v, shape: tuple):
 # channel by BLAS, then over the samples).
 
 _ROW = 1 << 13  # (rows of samples up to NumPy's ufunc buffer: from there none is needed)
+_SHORT = 1 << 13  # (up to this many values the x rule broadcasts its channels' numbers)
 
 
 def _samples_per_row(shape: tuple) -> int:
@@ -320,6 +321,13 @@ def batch_norm_x_rule(v, x, weight, stats):
         xp.multiply(invstd, weight, out=a)
     if well:  # (k2·x + (k1 - k2·mean))
         k1 -= k2 * mean
+    if x.size <= _SHORT:  # (few values: the numbers broadcast, fewer calls)
+        k2, k1, a = numbers.reshape((3, 1, -1) + (1,) * (x.ndim - 2))
+        out = xp.multiply(x if well else room.reshape(x.shape), k2)
+        out += k1
+        xp.subtract(v, out, out=out)
+        out *= a
+        return out
     k = _samples_per_row(x.shape)
     k2, k1, a = _spread(numbers, x.shape, k)
     with RowByRow(room.shape[1]):
