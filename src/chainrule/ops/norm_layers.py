@@ -174,7 +174,7 @@ def _batch_norm(
     biased variance over every other dim in training (written into ``stats`` when given),
     the running ones otherwise"""
     if training and stats is not None and x.__class__ is ndarray and x.dtype.char in "fd":
-        if x.size > _ROWS_FROM:
+        if x.size > norm_arrays.SHORT:
             if x.shape[0] == 1:  # (one sample, instance_norm's: a group norm, a group a channel)
                 return norm_arrays.group_norm(x, weight, bias, x.shape[1], eps, stats)
             return norm_arrays.batch_norm(x, weight, bias, eps, stats)
@@ -253,19 +253,12 @@ def _layer_norm(x, weight, bias, normalized_ndim=1, eps=1e-5, stats=None):
     normalized_ndim dims, weight and bias of their shape (the rows' mean, variance and
     invstd written into ``stats`` when given)"""
     if stats is not None and x.__class__ is ndarray and x.dtype.char in "fd":
-        if x.size > _ROWS_FROM:
+        if x.size > norm_arrays.SHORT:
             return norm_arrays.layer_norm(x, weight, bias, eps, stats)
         xhat, _ = normalized(x, _trailing(x.ndim, normalized_ndim), eps, stats)
     else:
         xhat, _ = normalized(x, _trailing(x.ndim, normalized_ndim), eps)
     return _affine(xhat, weight, bias, x.shape[x.ndim - normalized_ndim :])
-
-
-# Up to this many elements a norm layer's forward on arrays is ``normalized``'s few calls
-# (the rows' products and sums by BLAS cost more to set up than they save: layer norm on
-# (4, 5) 9.8 against 17.8 µs, (128, 64) 21 against 24, (64, 256) 30 against 29; batch norm
-# on (64, 32) 23 against 36)
-_ROWS_FROM = 1 << 13
 
 
 def _ln_x_rule(v, x, weight, normalized_ndim, eps, stats):
@@ -357,7 +350,7 @@ def _group_norm(x, weight, bias, num_groups=1, eps=1e-5, stats=None):
     group of channels and the spatial dims, weight and bias per channel (the groups' mean,
     variance and invstd written into ``stats`` when given)"""
     if stats is not None and x.__class__ is ndarray and x.dtype.char in "fd":
-        if x.size > _ROWS_FROM:
+        if x.size > norm_arrays.SHORT:
             return norm_arrays.group_norm(x, weight, bias, num_groups, eps, stats)
         xhat, _ = normalized(x.reshape(x.shape[0], num_groups, -1), (2,), eps, stats)
         return _affine(xhat.reshape(x.shape), weight, bias, _channels(x.ndim))

@@ -271,7 +271,7 @@ def test_batch_norm_keeps_the_forwards_statistics(monkeypatch, dtype):
 
     counting(norm_layers, "normalized")
     counting(norm_arrays, "batch_norm")
-    x = randn((6, C, 600), seed=13).astype(dtype) * 3 + 2  # (above norm_layers._ROWS_FROM)
+    x = randn((6, C, 600), seed=13).astype(dtype) * 3 + 2  # (above norm_arrays.SHORT)
     res = check(
         lambda L, x, rm, rv, w, b: F(L).batch_norm(x, rm, rv, w, b, training=True),
         x,
@@ -333,7 +333,7 @@ ARRAY_BACKWARDS = {
     ),
     # (rows of 64 values or more: a BLAS dot per row)
     "layer_norm_long_rows": (lambda L, x, w, b: F(L).layer_norm(x, (70,), w, b), (2, 3, 70), (70,)),
-    # (above norm_layers._ROWS_FROM the forwards too go by norm_arrays' rows)
+    # (above norm_arrays.SHORT the forwards too go by norm_arrays' rows)
     "group_norm_rows_by_blas": (
         lambda L, x, w, b: F(L).group_norm(x, 2, w, b),
         (2, 4, 40, 40),
@@ -401,7 +401,7 @@ ROW_NORMS = {
         (1, 6, 5, 5),
         6,
     ),
-    # (above norm_layers._ROWS_FROM: norm_arrays' rows)
+    # (above norm_arrays.SHORT: norm_arrays' rows)
     "group_norm_rows_by_blas": (
         lambda x, w, b, stats: norm_layers.group_norm(x, w, b, num_groups=2, eps=1e-5, stats=stats),
         (2, 4, 40, 40),
@@ -479,7 +479,7 @@ MOMENT_NORMS = {
         5,
         (1, 2),
     ),
-    "layer_norm_rows_by_blas": (  # (above norm_layers._ROWS_FROM: norm_arrays' rows)
+    "layer_norm_rows_by_blas": (  # (above norm_arrays.SHORT: norm_arrays' rows)
         lambda x, w, b, stats: norm_layers.layer_norm(x, w, b, normalized_ndim=1, stats=stats),
         (4, 40, 70),
         160,
