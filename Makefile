@@ -39,8 +39,15 @@ browser:
 	fi
 
 # make bench BENCH_ARGS=--quick: about two minutes on a quiet machine
+# Some machines set OPENBLAS_CORETYPE (and OPENBLAS_L2_SIZE) for older OpenBLAS builds; they
+# hold NumPy's current OpenBLAS to older kernels than the processor runs (Haswell's on an
+# AVX-512 one), slowing chainrule and the NumPy baseline but not PyTorch, which has its own
+# kernels. The benchmarks run without them (tests and CI keep them); the table names the
+# kernels OpenBLAS then chose.
+BENCH_ENV := env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE
+
 bench: $(VENV)/.test
-	$(THREADS) $(PY) bench/run.py $(BENCH_ARGS)
+	$(BENCH_ENV) $(THREADS) $(PY) bench/run.py $(BENCH_ARGS)
 	$(THREADS) $(PY) bench/distributed.py
 
 # On a GPU machine with CuPy and a CUDA PyTorch (no venv there: the image's python3 runs the

@@ -764,6 +764,33 @@ def ratio(a: float, b: float, target: float | None) -> str:
     return f"{r:.2f}x {'≤' if r <= target else '>'} {target:g}"
 
 
+def processor() -> str:
+    """The processor's model name, as Linux reports it (else the platform's word)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def blas_kernels() -> str:
+    """Which BLAS NumPy runs and, for OpenBLAS, the kernels it chose for this processor
+    (OPENBLAS_CORETYPE, when set, overrides the choice: the Makefile unsets it)."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return "NumPy's BLAS unknown (no threadpoolctl)"
+    for info in threadpool_info():
+        if info.get("user_api") == "blas":
+            arch = info.get("architecture")
+            kernels = f" with {arch} kernels" if arch else ""
+            forced = " (forced by OPENBLAS_CORETYPE)" if os.environ.get("OPENBLAS_CORETYPE") else ""
+            return f"NumPy on {info.get('internal_api')} {info.get('version')}{kernels}{forced}"
+    return "NumPy's BLAS unknown"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer repeats (about 2 minutes)")
@@ -799,8 +826,10 @@ def main() -> int:
     load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
     env = (
         f"Python {platform.python_version()}, NumPy {np.__version__}, "
-        f"PyTorch {torch.__version__ if torch else 'absent'}, {platform.machine()}, "
-        f"{os.cpu_count()} cores, single-threaded (OMP/MKL/OPENBLAS_NUM_THREADS=1), "
+        f"PyTorch {torch.__version__ if torch else 'absent'}, {platform.machine()} "
+        f"({processor()}), "
+        f"{os.cpu_count()} cores, {blas_kernels()}, "
+        "single-threaded (OMP/MKL/OPENBLAS_NUM_THREADS=1), "
         f"load average at the end {load}, {time.perf_counter() - start:.0f} s"
         f"{' (--quick)' if args.quick else ''}."
     )
@@ -823,7 +852,10 @@ def main() -> int:
         "thresholds too (src/chainrule/_backend.py), so a script without PyTorch runs as fast "
         "(without it, the MLP step on batch 16 took 1.2 ms instead of 0.71: each step "
         "re-faulted the pages of its gradients). Where the time goes, row by row, and what is "
-        "left below each target: docs/performance.md.\n\n"
+        "left below each target: docs/performance.md. `make bench` runs without "
+        "OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE, which some machines set for older OpenBLAS "
+        "builds: they hold NumPy's OpenBLAS to older kernels than the processor's (and "
+        "leave PyTorch's own alone); the line below names the kernels it ran.\n\n"
         f"{env}\n\n{table}\n"
     )
     print(f"\nwrote {doc}", file=sys.stderr)
