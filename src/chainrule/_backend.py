@@ -526,6 +526,76 @@ def whole_sum(x: Any) -> Any:
     return None
 
 
+# Running sums by BLAS (``running_sums``): NumPy's cumsum is a sequential loop, about 3 ns an
+# element whatever the axis (45 µs for 64 x 256 float32 values, 50 in float64). Blocks of
+# BLOCK_SCAN along the axis are summed by one product with a triangle of ones, with one
+# more row of ones against each block's carry (the total of the blocks before it, a short
+# cumsum of the blocks' totals): 64 x 256 float32 values in float64 25 µs, 1024 x 64 110
+# against 200 (blocks of 8, 32 or 64 are slower, with OpenBLAS's Haswell kernels as with
+# its SkylakeX ones). From RUNNING_SUMS_FROM elements (below, as fast as the loop), along
+# an axis of at least 2 blocks; an axis with 2 to 15 elements after it keeps cumsum (the
+# products would be too narrow).
+BLOCK_SCAN = 16
+RUNNING_SUMS_FROM = 1 << 12
+_triangles: dict = {}  # block -> the float64 triangle of ones, and its carry's row
+
+
+def _triangle(block: int) -> Any:
+    """(block + 1, block): t[i, j] = [i <= j] for i < block, and a last row of ones (each
+    block's carry added to each of its sums), read-only."""
+    t = _triangles.get(block)
+    if t is None:
+        t = numpy.ones((block + 1, block), numpy.float64)
+        t[:block] = numpy.tri(block, dtype=numpy.float64).T
+        t.flags.writeable = False
+        _triangles[block] = t
+    return t
+
+
+def running_sums(x: Any, axis: int) -> Any:
+    """The running sums of a C-contiguous float32 or float64 host array along a non-negative
+    ``axis``, from +0, in float64, by blocks: each block and its carry (the blocks before it
+    summed) times ``_triangle``. None where the caller's cumsum is the one to use: a small
+    array, an axis not a multiple of 8 or under 2 blocks, 2 to 15 elements after the axis,
+    a non-finite element (inf times the triangle's zeros would be nan)."""
+    if x.__class__ is not ndarray or x.size < RUNNING_SUMS_FROM or x.dtype.char not in "fd":
+        return None
+    shape = x.shape
+    n = shape[axis]
+    block = BLOCK_SCAN if n % BLOCK_SCAN == 0 else 8
+    if n % block or n < 2 * block or not x.flags.c_contiguous:
+        return None
+    outer = math.prod(shape[:axis])
+    inner = x.size // (outer * n)
+    if 1 < inner < 16:
+        return None
+    blocks = n // block
+    # x in float64 (+0 added: a -0 becomes +0, the start PyTorch's sums have) beside each
+    # block's carry: rows (A·B, b + 1), or (A, B, b + 1, inner) (no dim of 1 for NumPy's
+    # loops to walk element by element)
+    rows = inner == 1
+    laid = numpy.empty((outer * blocks, block + 1) if rows else (outer, blocks, block + 1, inner))
+    values = laid[..., :block] if rows else laid[:, :, :block]
+    numpy.add(x.reshape(values.shape), 0.0, out=values)
+    if rows:  # (A·B): each block summed by BLAS (add.reduce walks short rows one by one)
+        totals = _dot(values, _ones_of(_DOUBLE)[:block])
+    else:  # (A, B, inner)
+        totals = _add_reduce(values, axis=2)
+    if not numpy.isfinite(_add_reduce(totals, axis=None)):
+        return None
+    if rows:
+        totals = totals.reshape(outer, blocks)
+        carry = laid[:, block].reshape(outer, blocks)  # (a view: laid's rows are b + 1 long)
+    else:
+        carry = laid[:, :, block]
+    carry[:, 0] = 0.0
+    numpy.cumsum(totals[:, :-1], axis=1, out=carry[:, 1:])
+    t = _triangle(block)
+    if rows:  # (A·B, b + 1) @ (b + 1, b)
+        return _dot(laid, t).reshape(shape)
+    return numpy.matmul(t.T, laid).reshape(shape)  # (b, b + 1) @ (A, B, b + 1, inner)
+
+
 def all_finite(x: Any) -> bool:
     """Whether every element of a float host array is finite, by its sum (an overflow to
     inf answers no: a caller's slower path then); a contiguous x's rows of its trailing dims

@@ -15,6 +15,7 @@ import chainrule as cr
 from oracle import (
     DT_IDS,
     FLOATS,
+    assert_same_bits,
     check,
     check_double_backward,
     check_fd,
@@ -185,3 +186,63 @@ def test_cumsum_vjp_on_arrays_gives_the_ops_bits(dim, dt):
     g = np.random.default_rng(8).standard_normal((3, 4, 5)).astype(dt)
     g[1, 2, :3] = [np.inf, np.nan, -np.inf]
     vjp_bits_on_arrays(lambda L, t: scans.cumsum(t, dim=dim), [x], g)
+
+
+# float32 cumsums by blocks and BLAS (_backend.running_sums): rows (the dim last), columns
+# (16 or more elements after the dim), an axis of blocks of 8, and shapes that keep the loop
+# (a small array, an odd axis, 2 to 15 elements after the dim)
+BLOCKED = [((64, 256), 1), ((64, 256), 0), ((2, 96, 32), 1), ((8, 1000), 1), ((8, 96, 16), 1)]
+LOOPED = [((16, 128), 1), ((64, 257), 1), ((8, 96, 4), 1), ((3, 4), 1)]
+
+
+@pytest.mark.parametrize("shape, dim", BLOCKED + LOOPED)
+def test_float32_cumsum_is_pytorchs_bit_for_bit(shape, dim):
+    """PyTorch's CPU kernel sums float32 in double from +0: the blocks' float64 sums rounded
+    to float32 give its bits, forward and backward (where NumPy's float32 cumsum differs in
+    most elements), and never -0."""
+    rng = np.random.default_rng(31)
+    x = rng.standard_normal(shape).astype(np.float32)
+    x.reshape(-1)[:5] = -0.0
+    g = rng.standard_normal(shape).astype(np.float32)
+    t = torch.from_numpy(x).requires_grad_()
+    c = cr.from_numpy(x).requires_grad_()
+    want, got = torch.cumsum(t, dim), cr.cumsum(c, dim)
+    want.backward(torch.from_numpy(g))
+    got.backward(cr.from_numpy(g))
+    assert_same_bits(got.detach().numpy(), want.detach().numpy())
+    assert_same_bits(c.grad.numpy(), t.grad.numpy())
+    assert not np.signbit(got.detach().numpy().reshape(-1)[:5]).any()
+
+
+@pytest.mark.parametrize("shape, dim", BLOCKED + LOOPED)
+def test_float32_cumsum_vjp_on_arrays_gives_the_ops_bits(shape, dim):
+    """The VJP on arrays (a reversed copy summed by blocks) is flip, cumsum, flip's bits."""
+    from chainrule.ops import scans
+
+    x = np.random.default_rng(32).standard_normal(shape).astype(np.float32)
+    g = np.random.default_rng(33).standard_normal(shape).astype(np.float32)
+    vjp_bits_on_arrays(lambda L, t: scans.cumsum(t, dim=dim), [x], g)
+
+
+def test_running_sums_takes_the_blocked_shapes_and_leaves_the_rest():
+    """Which arrays the blocks take (the others get None: the caller's loop), their sums
+    against float64's sequential ones, and non-finite inputs left to the loop."""
+    from chainrule import _backend
+
+    rng = np.random.default_rng(34)
+    for shape, dim in BLOCKED:
+        x = rng.standard_normal(shape).astype(np.float32)
+        got = _backend.running_sums(x, dim)
+        assert got is not None and got.dtype == np.float64, shape
+        np.testing.assert_allclose(got, np.cumsum(x, dim, dtype=np.float64), rtol=1e-13, atol=1e-12)
+    for shape, dim in LOOPED:
+        assert _backend.running_sums(rng.standard_normal(shape).astype(np.float32), dim) is None
+    x = rng.standard_normal((64, 256)).astype(np.float32)
+    assert _backend.running_sums(x[:, ::2].copy(), 1) is not None
+    assert _backend.running_sums(x.T, 0) is None  # (not C-contiguous)
+    for bad in (np.inf, -np.inf, np.nan):
+        y = x.copy()
+        y[3, 100] = bad
+        assert _backend.running_sums(y, 1) is None
+        want = torch.cumsum(torch.from_numpy(y), 1).numpy()
+        assert_same_bits(cr.cumsum(cr.from_numpy(y), 1).numpy(), want)

@@ -6,7 +6,7 @@ cummin send each gradient to the index they return (repeats add up)."""
 
 from __future__ import annotations
 
-from .._backend import ndarray, xp
+from .._backend import ndarray, running_sums, xp
 from .._dtypes import float64
 from ..autograd.recording import KEEP, array_of, contiguous, defop, np_dtype
 from . import copies, gather_scatter, joining, logical, reductions, shapes, sorting, unary
@@ -108,10 +108,24 @@ def _cum_dtype(x, dtype):
 
 
 def _cumsum(x, dim=0, dtype=None):
-    """y_i = Σ_(j≤i) x_j along dim; integers and bools add up in int64"""
+    """y_i = Σ_(j≤i) x_j along dim; integers and bools add up in int64, float32 in float64"""
     if x.ndim == 0:
         return x.astype(_cum_dtype(x, dtype))
+    if x.dtype == xp.float32 and (dtype is None or dtype.np == xp.float32):
+        return _float32_sums(x, dim % x.ndim)
     return xp.cumsum(x, axis=dim, dtype=_cum_dtype(x, dtype))
+
+
+def _float32_sums(x, axis: int):
+    """The running sums of float32 values as PyTorch's CPU kernel makes them: from +0, in
+    float64, each rounded once to float32 (more accurate than NumPy's float32 cumsum, and
+    never -0). By blocks and BLAS where ``_backend.running_sums`` takes the array (the same
+    float32 values: the two float64 sums differ far below float32's rounding)."""
+    sums = running_sums(x, axis)
+    if sums is None:
+        sums = xp.add(x, 0.0, dtype=xp.float64)  # (+0 added: a -0 becomes +0, PyTorch's start)
+        xp.cumsum(sums, axis=axis, out=sums)
+    return sums.astype(xp.float32)
 
 
 def _reverse_cumsum(g, dim: int):
@@ -122,10 +136,15 @@ def _reverse_cumsum(g, dim: int):
 def _cumsum_vjp(g, dim):
     """∂y_i/∂x_j = [j ≤ i]: Σ_(i≥j) g_i"""
     if g.__class__ is ndarray and g.ndim and g.dtype.kind in "fc":
-        # arrays: g reversed along dim summed into out reversed, the same sums in the same
-        # order as flip, cumsum, flip, without the flips' copies (tests/ops/test_scans.py)
+        # arrays: g reversed along dim summed, the same sums in the same order as flip,
+        # cumsum, flip (tests/ops/test_scans.py); float32's by blocks on a reversed copy,
+        # else without the flips' copies
+        axis = dim % g.ndim
+        backwards = (slice(None),) * axis + (slice(None, None, -1),)
+        if g.dtype == xp.float32:
+            sums = _float32_sums(xp.ascontiguousarray(g[backwards]), axis)
+            return xp.ascontiguousarray(sums[backwards])
         out = xp.empty(g.shape, g.dtype)
-        backwards = (slice(None),) * (dim % g.ndim) + (slice(None, None, -1),)
         xp.cumsum(g[backwards], axis=dim, out=out[backwards])
         return out
     return _reverse_cumsum(g, dim)
