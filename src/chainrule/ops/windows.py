@@ -317,9 +317,7 @@ def _correlate_rows(x: Any, w: Any, stride, padding, dilation, out, bias) -> Any
     n, c = x.shape[:2]
     f, _, k0, k1 = w.shape
     oh, ow = out
-    padded = pad_array(x, [(p, p) for p in padding])
-    win = windows(padded, (k1,), stride[1:], dilation[1:], (ow,))  # (N, C, H_padded, K1, OW)
-    laid = xp.ascontiguousarray(win.transpose(2, 1, 3, 0, 4))  # (H_padded, C, K1, N, OW)
+    laid = _laid_rows(x, k1, stride[1], dilation[1], padding, ow)  # (H_padded, C, K1, N, OW)
     step, row, item = laid.strides[0], laid.strides[2], laid.strides[4]
     # block i: the rows i·s ... i·s + K0 - 1 (their (C, K1) rows merge: d = 1 down the rows)
     blocks = xp.lib.stride_tricks.as_strided(
@@ -331,6 +329,40 @@ def _correlate_rows(x: Any, w: Any, stride, padding, dilation, out, bias) -> Any
     result = xp.empty((n, f, oh, ow), dtype=y.dtype)
     result.transpose(2, 1, 0, 3)[...] = y.reshape(oh, f, n, ow)
     return result
+
+
+def _laid_rows(x: Any, k1: int, s1: int, d1: int, padding, ow: int, order=(0, 1, 2, 3, 4)) -> Any:
+    """x's (N, C, H, W) windows along its last dim, (H_padded, C, K1, N, OW) laid in memory
+    as ``order`` says (the dims of that array in memory order; returned in it): tap k of
+    output column o reads x's column o·s1 + k·d1 - p1, zero where that is padding. Written
+    tap by tap from x itself (K1 transposing copies, the padding's zeros set apart), not
+    from a padded copy of x (a 3x3 on (32, 16, 16, 16): 171 -> 131 µs); unpadded, in one
+    copy of x's windows."""
+    n, c, h, w = x.shape
+    p0, p1 = padding
+    shape = (h + 2 * p0, c, k1, n, ow)
+    out = xp.empty(tuple(shape[d] for d in order), dtype=x.dtype)
+    laid = out.transpose(tuple(order.index(d) for d in range(5)))  # (H_padded, C, K1, N, OW)
+    if not (p0 or p1):  # x's own windows in one copy (per tap: as fast, LeNet's 5% slower)
+        laid[...] = windows(x, (k1,), (s1,), (d1,), (ow,)).transpose(2, 1, 3, 0, 4)
+        return out
+    if p0:
+        laid[:p0] = 0
+        laid[p0 + h :] = 0
+    rows = x.transpose(2, 1, 0, 3)  # (H, C, N, W)
+    inner = laid[p0 : p0 + h]
+    for k in range(k1):
+        start = k * d1 - p1  # the column output 0 reads
+        lo = min(ow, max(0, -(start // s1)))  # the first output reading a column of x
+        hi = max(lo, min(ow, -(-(w - start) // s1)))  # ... and one past the last
+        tap = inner[:, :, k]
+        if hi > lo:
+            tap[..., lo:hi] = rows[..., start + lo * s1 : start + (hi - 1) * s1 + 1 : s1]
+        if lo:
+            tap[..., :lo] = 0
+        if hi < ow:
+            tap[..., hi:] = 0
+    return out
 
 
 def correlate_transpose(y: Any, w: Any, stride, padding, dilation, groups: int,
@@ -502,10 +534,9 @@ def _correlate_weight_rows(x: Any, y: Any, stride, padding, dilation, kernel) ->
     n, c = x.shape[:2]
     f, oh, ow = y.shape[1:]
     k0, k1 = kernel
-    padded = pad_array(x, [(p, p) for p in padding])
-    win = windows(padded, (k1,), stride[1:], dilation[1:], (ow,))  # (N, C, H_padded, K1, OW)
-    rows = xp.ascontiguousarray(win.transpose(0, 1, 3, 2, 4))
-    rows = rows.reshape(n, c * k1, padded.shape[2] * ow)
+    # (N, C, K1, H_padded, OW): x's windows along the last dim
+    rows = _laid_rows(x, k1, stride[1], dilation[1], padding, ow, order=(3, 1, 2, 0, 4))
+    rows = rows.reshape(n, c * k1, (x.shape[2] + 2 * padding[0]) * ow)
     ym = y.reshape(n, f, oh * ow)
     gw = xp.empty((k0, f, c * k1), dtype=y.dtype)
     for kh in range(k0):
