@@ -341,6 +341,12 @@ FEW_FILTERS = {
     "lenet_conv1": ((3, 1, 28, 28), (6, 1, 5, 5), {}),
     "padding_dilation": ((2, 3, 14, 13), (4, 3, 3, 2), {"padding": 1, "dilation": (2, 1)}),
     "stride_along_rows": ((2, 2, 12, 30), (5, 2, 2, 3), {"stride": (1, 2), "padding": (0, 1)}),
+    # (columns that read only padding, at both ends: windows._laid_rows' zeros)
+    "padding_past_the_taps": (
+        (2, 2, 6, 40),
+        (3, 2, 2, 3),
+        {"stride": (1, 3), "padding": (1, 4), "dilation": (1, 2)},
+    ),
 }
 
 
@@ -372,6 +378,11 @@ ROW_MAJOR = {
     "lenet_conv2": ((3, 6, 12, 12), (16, 6, 5, 5), {}),  # short rows
     "stride_padding": ((2, 3, 15, 30), (4, 3, 3, 2), {"stride": (1, 2), "padding": (1, 2)}),
     "dilated_along_rows": ((1, 2, 9, 20), (3, 2, 2, 3), {"dilation": (1, 2), "padding": 1}),
+    "padding_past_the_taps": (
+        (2, 2, 6, 40),
+        (3, 2, 2, 3),
+        {"stride": (1, 3), "padding": (1, 4), "dilation": (1, 2)},
+    ),
 }
 
 
