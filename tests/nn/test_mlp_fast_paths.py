@@ -451,3 +451,65 @@ def test_sgd_plain_step_matches_the_update_and_torch():
     compare(lambda lib: _sgd_run(lib)[:3])
     got, expected = _sgd_run(cr)[3], _sgd_run(torch)[3]
     assert got == expected == [(1, 1, 0), (2, 2, 0), (3, 3, 0)]
+
+
+def _bundled_openblas() -> bool:
+    """Whether NumPy runs the OpenBLAS its wheels bundle (scipy_openblas), whose axpy
+    ``_backend.axpy`` calls: then the fused path must be taken."""
+    from threadpoolctl import threadpool_info
+
+    return any(
+        "scipy_openblas" in (info.get("prefix") or "") + (info.get("filepath") or "")
+        for info in threadpool_info()
+        if info.get("user_api") == "blas"
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+def test_axpy_is_pytorchs_fused_add(dtype):
+    """``_backend.axpy``: y + alpha·x with the multiply-add fused, PyTorch's
+    ``add_(x, alpha=...)`` bit for bit (NumPy's y += alpha * x differs in some elements);
+    where it does not apply (small, strided, another dtype, overlapping) nothing is done."""
+    from chainrule import _backend
+
+    rng = np.random.default_rng(40)
+    n = _backend.AXPY_FROM
+    y = rng.standard_normal(n).astype(dtype)
+    x = rng.standard_normal(n).astype(dtype)
+    want = torch.from_numpy(y.copy()).add_(torch.from_numpy(x), alpha=-0.37).numpy()
+    unfused = y + dtype(-0.37) * x
+    assert _bundled_openblas()  # (CI's NumPy wheels: the fused path is exercised)
+    assert _backend.axpy(y, x, -0.37)
+    np.testing.assert_array_equal(y, want)
+    assert not np.array_equal(unfused, want)  # (the fused path is the one that gives these)
+    for a, b in (
+        (y[: n - 1], x[: n - 1]),  # small
+        (y[::2], x[::2]),  # strided
+        (y, x.astype(np.float16)),  # another dtype
+        (y[1:], y[:-1]),  # overlapping
+    ):
+        before = a.copy()
+        assert not _backend.axpy(a, b, 2.0)
+        np.testing.assert_array_equal(a, before)
+
+
+def test_sgd_on_a_large_parameter_is_pytorchs_bit_for_bit():
+    """A parameter of AXPY_FROM elements or more updates by axpy: for the same gradients,
+    PyTorch's SGD steps bit for bit, plain and with momentum (its buffer's update fused
+    too)."""
+    from chainrule import _backend
+
+    rng = np.random.default_rng(41)
+    w0 = rng.standard_normal((64, _backend.AXPY_FROM // 64)).astype(np.float32)
+    grads = [rng.standard_normal(w0.shape).astype(np.float32) for _ in range(3)]
+
+    def run(lib, **kwargs):
+        w = lib.nn.Parameter(lib.from_numpy(w0.copy()))
+        opt = lib.optim.SGD([w], lr=0.05, **kwargs)
+        for g in grads:
+            w.grad = lib.from_numpy(g.copy())
+            opt.step()
+        return w.detach().numpy()
+
+    for kwargs in ({}, {"momentum": 0.9}, {"momentum": 0.9, "nesterov": True}):
+        np.testing.assert_array_equal(run(cr, **kwargs), run(torch, **kwargs))

@@ -8,7 +8,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from hypothesis import given, settings
+import torch
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -89,7 +90,21 @@ def test_unary_compositions_match_torch(ops, shape, seed):
             x = UNARY[op][0](lib, x)
         return x
 
-    check(fn, values_for(shape, seed, "any") * 0.5, dtype=np.float64)
+    x = values_for(shape, seed, "any") * 0.5
+    # (exp of exp of exp ... grows past what sin or cos can take: a last-bit difference in
+    # exp, within either library's error, then moves sin's value in its 7th digit)
+    assume(_bounded_steps(ops, x, 100.0))
+    check(fn, x, dtype=np.float64)
+
+
+def _bounded_steps(ops: list, x: np.ndarray, bound: float) -> bool:
+    """Whether every step of the composition on x (PyTorch's) stays within ±bound."""
+    t = torch.from_numpy(np.asarray(x))
+    for op in ops:
+        t = UNARY[op][0](torch, t)
+        if t.numel() and not bool((t.abs() <= bound).all()):
+            return False
+    return True
 
 
 # ----- two-input ops over random broadcast shapes -----------------------------------------

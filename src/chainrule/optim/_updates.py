@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._backend import xp
+from .._backend import axpy, xp
 from .._tensor import Tensor
 
 Array = Any
@@ -24,7 +24,17 @@ def with_weight_decay(g: Array, param: Array, weight_decay: float) -> Array:
     """``g + weight_decay * param`` (a new array; ``g`` is the caller's gradient)."""
     if weight_decay == 0:
         return g
-    return g + weight_decay * param
+    return scaled_sum(g, param, weight_decay)
+
+
+def scaled_sum(a: Array, b: Array, alpha: float) -> Array:
+    """``a + alpha b``, a new array: PyTorch's ``a.add(b, alpha=alpha)``, fused where
+    ``add_scaled_`` is."""
+    out = a.copy()
+    if isinstance(out, xp.generic):  # (a 0-d array's ufunc result is a NumPy scalar)
+        out = xp.asarray(out)
+    add_scaled_(out, b, alpha)
+    return out
 
 
 def lerp_(a: Array, b: Array, w: float) -> None:
@@ -47,8 +57,10 @@ def decay_add_square_(a: Array, beta: float, g: Array) -> None:
 
 
 def add_scaled_(a: Array, b: Array, alpha: float) -> None:
-    """``a <- a + alpha b``."""
-    a += alpha * b
+    """``a <- a + alpha b``: by BLAS's axpy where it takes the arrays (fused, PyTorch's
+    ``add_(b, alpha=alpha)`` bits, no temporary: ``_backend.axpy``), else by NumPy."""
+    if not axpy(a, b, alpha):
+        a += alpha * b
 
 
 def addcdiv_(a: Array, num: Array, den: Array, value: float) -> None:

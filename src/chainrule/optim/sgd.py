@@ -75,7 +75,7 @@ class SGD(Optimizer):
                     else:
                         buf._data *= momentum
                         u.add_scaled_(buf._data, g, 1 - dampening)
-                    g = g + momentum * buf._data if group["nesterov"] else buf._data
+                    g = u.scaled_sum(g, buf._data, momentum) if group["nesterov"] else buf._data
                 u.add_scaled_(param, g, -lr)
                 u.done(p)
         return loss
