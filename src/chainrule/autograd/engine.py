@@ -212,6 +212,8 @@ def _run_plain(
                 edges = ((node._fn0, node._nr0),)
             elif arity == 2:
                 edges = ((node._fn0, node._nr0), (node._fn1, node._nr1))
+            elif arity == 3:  # (the walk that counted the edges made the leaves' nodes)
+                edges = ((node._fn0, node._nr0), (node._fn1, node._nr1), node._rest[0][:2])
             else:
                 edges = node._next
             following = following_grads = None  # the last node this step makes ready runs next
@@ -483,6 +485,13 @@ def _count_dependencies(roots: list[Node], leave_out_sole: bool = False) -> dict
                 if isinstance(fn1, Tensor):
                     fn1 = node._fn1 = accumulator(fn1)
                 edges = (fn0, fn1)
+            elif arity == 3 and not isinstance(node._rest[0][0], Tensor):  # (addmm's, ...)
+                fn0, fn1 = node._fn0, node._fn1
+                if isinstance(fn0, Tensor):
+                    fn0 = node._fn0 = accumulator(fn0)
+                if isinstance(fn1, Tensor):
+                    fn1 = node._fn1 = accumulator(fn1)
+                edges = (fn0, fn1, node._rest[0][0])
             else:
                 edges = [nxt for nxt, _ in node._next]
             for nxt in edges:
