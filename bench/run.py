@@ -308,17 +308,24 @@ def mlp_data(batch: int):
     return x, target, [w1, b1, w2, b2]
 
 
-def mlp_lib(lib, batch: int, how: str):
-    """Linear(784, 256) + ReLU + Linear(256, 10), cross-entropy, backward and an SGD step:
-    ``optim.SGD`` (``how="sgd"``) or ``p -= lr * p.grad`` under no_grad (``"manual"``)."""
+def mlp_model(lib, batch: int) -> tuple:
+    """Linear(784, 256) + ReLU + Linear(256, 10) with ``mlp_data``'s weights, and its batch:
+    (model, x, target) in ``lib`` (also tools/mlp_phases.py's)."""
     x_np, t_np, weights = mlp_data(batch)
-    nn, F = lib.nn, lib.nn.functional
+    nn = lib.nn
     model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10))
     with lib.no_grad():
         for p, w in zip(model.parameters(), weights):
             p.copy_(lib.from_numpy(w))
+    return model, lib.from_numpy(x_np), lib.from_numpy(t_np)
+
+
+def mlp_lib(lib, batch: int, how: str):
+    """``mlp_model``'s cross-entropy, backward and an SGD step: ``optim.SGD``
+    (``how="sgd"``) or ``p -= lr * p.grad`` under no_grad (``"manual"``)."""
+    model, x, target = mlp_model(lib, batch)
+    F = lib.nn.functional
     params = list(model.parameters())
-    x, target = lib.from_numpy(x_np), lib.from_numpy(t_np)
     opt = lib.optim.SGD(params, lr=0.01)
 
     def sgd():

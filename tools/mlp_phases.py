@@ -22,7 +22,7 @@ import torch  # noqa: E402
 import chainrule  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "bench"))
-from run import mlp_data  # noqa: E402
+from run import mlp_data, mlp_model  # noqa: E402
 
 PHASES = ("zero_grad", "forward", "loss", "backward", "step")
 _clock = time.perf_counter
@@ -30,13 +30,8 @@ _clock = time.perf_counter
 
 def library_step(lib, batch: int):
     """One optim.SGD step of the bench's model, timed by phase."""
-    x_np, t_np, weights = mlp_data(batch)
-    nn, F = lib.nn, lib.nn.functional
-    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10))
-    with lib.no_grad():
-        for p, w in zip(model.parameters(), weights):
-            p.copy_(lib.from_numpy(w))
-    x, target = lib.from_numpy(x_np), lib.from_numpy(t_np)
+    model, x, target = mlp_model(lib, batch)
+    F = lib.nn.functional
     opt = lib.optim.SGD(model.parameters(), lr=0.01)
 
     def run() -> list:
