@@ -124,7 +124,10 @@ def _float32_sums(x, axis: int):
     sums = running_sums(x, axis)
     if sums is None:
         sums = xp.add(x, 0.0, dtype=xp.float64)  # (+0 added: a -0 becomes +0, PyTorch's start)
-        xp.cumsum(sums, axis=axis, out=sums)
+        if sums.__class__ is ndarray:
+            xp.cumsum(sums, axis=axis, out=sums)
+        else:  # (a device's cumsum: not asked to write over its input)
+            sums = xp.cumsum(sums, axis=axis)
     return sums.astype(xp.float32)
 
 
