@@ -121,6 +121,13 @@ def _hooked_step(func: Callable) -> Callable:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         self = args[0]
+        if not (
+            _global_optimizer_pre_hooks
+            or self._optimizer_step_pre_hooks
+            or self._optimizer_step_post_hooks
+            or _global_optimizer_post_hooks
+        ):  # (no hook anywhere, the usual case: the step itself)
+            return func(*args, **kwargs)
         for pre_hook in chain(
             _global_optimizer_pre_hooks.values(), self._optimizer_step_pre_hooks.values()
         ):
