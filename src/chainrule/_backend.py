@@ -660,6 +660,32 @@ def axpy(y: Any, x: Any, alpha: float) -> bool:
     return True
 
 
+# Lent gradients. A VJP on arrays whose result would equal one of its saved arrays (g · a
+# with g the broadcast of one: a sum's gradient) may hand on that array itself, as a
+# read-only view: nothing in the engine or the ops writes into it (they write only into
+# arrays that own their memory), and the engine copies it before user code can see it
+# (hooks, ``grad()``'s results, a custom Function's backward; ``.grad`` keeps only writable
+# arrays). ops/_scratch.py says when a VJP lends.
+def lend(a: Any) -> Any:
+    """``a`` as a read-only view: a gradient that is one of a node's saved arrays."""
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
+def is_lent(g: Any) -> bool:
+    """Whether ``g`` may be lent: a read-only contiguous view (a broadcast is not contiguous)."""
+    if type(g) is not ndarray:
+        return False
+    flags = g.flags
+    return not flags.writeable and flags.c_contiguous and not flags.owndata
+
+
+def unlend(g: Any) -> Any:
+    """``g`` copied if it is lent, else ``g`` itself."""
+    return g.copy() if is_lent(g) else g
+
+
 def all_finite(x: Any) -> bool:
     """Whether every element of a float host array is finite, by its sum (an overflow to
     inf answers no: a caller's slower path then); a contiguous x's rows of its trailing dims

@@ -24,6 +24,7 @@ _get_ident = threading.get_ident
 class _State(threading.local):
     enabled = True  # ops on tensors that require grad record a graph
     inference = False  # inside inference_mode: new tensors are inference tensors
+    lending = False  # the engine's plain loop is running VJPs: they may lend (ops/_scratch.py)
 
 
 state = _State()

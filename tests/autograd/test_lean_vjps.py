@@ -240,11 +240,13 @@ def test_private_gradients_are_written_into_peak_memory():
     np.testing.assert_allclose(x.grad.numpy(), c + x_np * (1 - c * c) * 2, rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("shape", [(3, 50), (3, 200)], ids=["small", "lent"])
 @pytest.mark.parametrize("dt", ["float32", "float64"])
-def test_in_place_vjps_give_the_general_paths_bits(dt):
+def test_in_place_vjps_give_the_general_paths_bits(dt, shape):
     """The same bits whether the VJPs write into g (backward) or compute as written (the
-    tensors of create_graph=True)."""
-    x_np = values("any", (3, 50), 12).astype(dt)
+    tensors of create_graph=True); from 256 elements mul's VJPs lend x and the tanh's output
+    (ops/_scratch.py)."""
+    x_np = values("any", shape, 12).astype(dt)
     fast = cr.from_numpy(x_np.copy()).requires_grad_()
     _expression(cr, fast).backward()
     plain = cr.from_numpy(x_np.copy()).requires_grad_()
@@ -400,6 +402,150 @@ def test_gradient_summed_into_a_buffer_then_kept_by_a_tensor_hook():
         (t.tanh() * 2.0 + t.tanh() * 3.0).sum().backward()
         assert (seen[0][0] == seen[0][1]).all()
         return x.grad, seen[0][0]
+
+    compare(run)
+
+
+# ----- lent gradients: a saved array handed on as g · a (ops/_scratch.py) --------------------
+
+
+def test_a_sums_product_lends_its_factors():
+    """In the 4M-element expression mul's two gradients are x and the tanh's output
+    themselves (lent), tanh's VJP writes into one new array, x * 2's VJP into that, and the
+    lent one is added into it: backward allocates one array of x's size (three if mul
+    computed 1 · x and 1 · tanh, or if the sum made a new array)."""
+    n = 1 << 18
+    x_np = np.random.default_rng(26).standard_normal(n).astype(np.float32)
+    x = cr.from_numpy(x_np).requires_grad_()
+    y = _expression(cr, x)
+    assert _full_size_allocations(y.backward, 4 * n) == 1
+    c = np.tanh(x_np * 2 + 1)
+    np.testing.assert_allclose(x.grad.numpy(), c + x_np * (1 - c * c) * 2, rtol=1e-6, atol=1e-6)
+    assert x.grad.numpy().flags.writeable
+
+
+@pytest.mark.parametrize("order", ["lent first", "lent second"])
+def test_a_lent_gradient_is_added_into_the_other_one(order):
+    """x reached twice, once by a lent gradient (w itself): the sum is written into the other
+    gradient, in one order as it arrives after the lent one (engine._ARRIVING_ONLY), and w is
+    left alone."""
+    n = 1 << 18
+    x_np = np.random.default_rng(27).standard_normal(n).astype(np.float32)
+    w_np = np.random.default_rng(28).standard_normal(n).astype(np.float32)
+    x = cr.from_numpy(x_np).requires_grad_()
+    w = cr.from_numpy(w_np.copy())
+    y = (x * w + x * 3.0).sum() if order == "lent first" else (x * 3.0 + x * w).sum()
+    assert _full_size_allocations(y.backward, 4 * n) == 1
+    np.testing.assert_array_equal(x.grad.numpy(), w_np + np.float32(3))
+    np.testing.assert_array_equal(w.numpy(), w_np)
+
+
+class _Twice:
+    """A custom Function whose backward doubles the gradient it is handed, in place."""
+
+    @staticmethod
+    def define(lib):
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 1.0
+
+            @staticmethod
+            def backward(ctx, g):
+                return g.mul_(2)
+
+        return Twice
+
+
+def _leaf_hook(lib, x, w):
+    x.register_hook(lambda g: g.mul_(2))
+    (x * w).sum().backward()
+    return [x.grad]
+
+
+def _intermediate_hook_and_retained(lib, x, w):
+    t = x.tanh()
+    t.retain_grad()
+    t.register_hook(lambda g: g.add_(1))
+    (t * w).sum().backward()
+    return [x.grad, t.grad]
+
+
+def _grad_result_written(lib, x, w):
+    (g,) = lib.autograd.grad((x * w).sum(), x)
+    kept = g.clone()
+    g.mul_(0)
+    return [kept]
+
+
+def _grad_written(lib, x, w):
+    (x * w).sum().backward()
+    kept = x.grad.clone()
+    x.grad.zero_()
+    return [kept, x.grad]
+
+
+def _grad_of_a_temporary_written(lib, x, w):
+    (x * (w * 1.0)).sum().backward()  # (.grad would be the lent product's memory, if kept)
+    kept = x.grad.clone()
+    x.grad.add_(1)
+    return [kept, x.grad]
+
+
+def _node_hooks(lib, x, w):
+    t = x.tanh()
+    y = t * w
+    y.grad_fn.register_hook(lambda gi, go: (gi[0].mul_(2), None))
+    t.grad_fn.register_prehook(lambda go: (go[0].add_(1),))
+    y.sum().backward()
+    return [x.grad]
+
+
+def _custom_function(lib, x, w):
+    (_Twice.define(lib).apply(x) * w).sum().backward()
+    return [x.grad]
+
+
+def _twice_retained(lib, x, w):
+    y = (x * w).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    return [x.grad]
+
+
+def _forward_changed_after(lib, x, w):
+    t = w * 1.0
+    (x * t).sum().backward()
+    t.add_(1)
+    return [x.grad, t]
+
+
+LENT_SEEN = {
+    "leaf hook writes": _leaf_hook,
+    "tensor hook and retain_grad": _intermediate_hook_and_retained,
+    "grad() result written": _grad_result_written,
+    ".grad written": _grad_written,
+    ".grad of a temporary written": _grad_of_a_temporary_written,
+    "node hook and prehook write": _node_hooks,
+    "custom Function writes": _custom_function,
+    "backward twice": _twice_retained,
+    "forward tensor changed after": _forward_changed_after,
+}
+
+
+@pytest.mark.parametrize("case", LENT_SEEN)
+def test_user_code_never_sees_a_lent_array(case):
+    """Where a gradient that is a saved array itself (w, lent by mul's VJP) reaches user code,
+    the code sees a writable copy: writing into it leaves w and the graph alone, as PyTorch's
+    fresh product does."""
+
+    def run(lib):
+        x = lib.tensor(values("any", (3, 200), 29), requires_grad=True)
+        w_np = values("any", (3, 200), 30)
+        w = lib.tensor(w_np)
+        out = LENT_SEEN[case](lib, x, w)
+        np.testing.assert_array_equal(w.numpy(), w_np)
+        return out
 
     compare(run)
 

@@ -22,8 +22,8 @@ import sys
 from typing import Any
 
 from .._backend import current as _current
+from .._backend import is_lent, loud, ndarray, quiet, unlend, xp
 from .._backend import live as _live
-from .._backend import loud, ndarray, quiet, xp
 from .._backend import use as _use
 from .._meta import follow_grads as _follow_grads
 from .._modes import set_enabled
@@ -159,6 +159,8 @@ def _run_plain(
     set_enabled(create_graph)
     token = quiet()  # (VJPs make inf and nan where the math does, silently as PyTorch)
     previous = _current[0]
+    prev_lending = _state.lending
+    _state.lending = True  # VJPs may lend saved arrays: copied here before user code sees them
     try:
         node, grad_outputs = ready.pop()
         while True:
@@ -175,7 +177,7 @@ def _run_plain(
             elif node.__class__ is AccumulateGrad:
                 if grad_outputs is not None:
                     if capture is not None:  # grad(): (no hooks: _captures_every_leaf)
-                        capture[(node, 0)] = grad_outputs[0]
+                        capture[(node, 0)] = unlend(grad_outputs[0])
                     elif node.variable._hooks:
                         _hooked_step(node, grad_outputs, retain_graph, create_graph)
                     else:
@@ -198,6 +200,7 @@ def _run_plain(
                     node._saved = node._in0 = node._in1 = (
                         None  # free what was saved (nodes that saved none can rerun)
                     )
+            grad_outputs = None  # (_add_into counts the references to a gradient)
             arity = node._arity
             if arity == 1 or (arity == 2 and node._fn1 is None):  # one edge
                 nxt = node._fn0
@@ -254,6 +257,7 @@ def _run_plain(
         loud(token)
         set_enabled(prev_enabled)
         _current[0] = previous
+        _state.lending = prev_lending
 
 
 def _hooked_step(node: Node, grad_outputs: list | None, retain_graph: bool, create_graph: bool):
@@ -261,6 +265,7 @@ def _hooked_step(node: Node, grad_outputs: list | None, retain_graph: bool, crea
     leaf's node whose leaf has hooks, as ``_run_general`` takes it: the gradients for the
     node's inputs, or None for a leaf's node."""
     if grad_outputs is not None:
+        grad_outputs = _unlent(grad_outputs)  # (hooks may keep them or write into them)
         extra = node._extra
         if node.__class__ is AccumulateGrad and node.variable._hooks:
             grad_outputs = _leaf_hooks(node, grad_outputs, create_graph)  # a leaf's hooks first
@@ -289,11 +294,20 @@ def _hooked_step(node: Node, grad_outputs: list | None, retain_graph: bool, crea
     if _live[0]:
         grad_inputs = _follow_grads(grad_outputs, grad_inputs)
     if node._extra.hooks:
+        grad_inputs = _unlent(grad_inputs)
         grad_inputs = _node_hooks(node, grad_inputs, grad_outputs, create_graph)
     del held
     if not retain_graph and node._plan.frees:
         node._saved = node._in0 = node._in1 = None
     return grad_inputs
+
+
+def _unlent(grads: Any) -> Any:
+    """``grads`` with its lent arrays copied (``_backend.lend``), the same list if none is."""
+    for g in grads:
+        if is_lent(g):
+            return [unlend(h) for h in grads]
+    return grads
 
 
 def _run_general(
@@ -324,6 +338,8 @@ def _run_general(
     # VJPs produce inf and nan where the math does (sqrt'(0), log'(0)): silently, as PyTorch
     token = quiet()
     previous = _current[0]
+    prev_lending = _state.lending
+    _state.lending = False  # (gradients reach user code at many points here: none is lent)
     try:
         while ready:
             node = ready.pop()
@@ -407,6 +423,7 @@ def _run_general(
         loud(token)
         set_enabled(prev_enabled)
         _current[0] = previous
+        _state.lending = prev_lending
     return capture
 
 
@@ -532,26 +549,37 @@ def _sum(a: Any, b: Any) -> Any:
 # References to the gradient a buffer holds while ``_add_into`` adds the next one, when
 # nothing else holds it: the buffer (a list), the loop's ``old``, ``_add_into``'s parameter
 # and getrefcount's argument. More means it is shared (a hook kept it, the caller passed it,
-# a node still has it saved, a view of it exists): it is left alone.
+# a node still has it saved, a view of it exists): it is left alone. The gradient arriving
+# has five when only the loop holds it: the VJPs' results (a list), zip's tuple, the loop's
+# ``g``, the parameter and getrefcount's argument (six while the node's output gradients,
+# still held, are the same array: a VJP that wrote into them). The first is written into
+# where it can be, else the second (the first one lent: ops/_scratch.py).
 # tests/autograd/test_lean_vjps.py pins both sides.
 _BUFFERED_ONLY = 4
+_ARRIVING_ONLY = 5
 
 
 def _add_into(old: Any, g: Any) -> Any:
     """A node's buffered gradient plus the next one to arrive, written into the first one's
-    memory when only the buffer holds it (no array of the full size allocated; the same bits
-    as ``old + g``); otherwise as ``_sum``."""
+    memory when only the buffer holds it, else into the second one's when only the loop holds
+    it (no array of the full size allocated; the bits of ``old + g``: addition commutes); otherwise as
+    ``_sum``."""
     if (
         type(old) is ndarray
         and type(g) is ndarray
-        and _refcount(old) == _BUFFERED_ONLY
         and old.shape == g.shape
         and old.dtype == g.dtype
     ):
-        flags = old.flags
-        if flags.owndata and flags.writeable:
-            old += g
-            return old
+        if _refcount(old) == _BUFFERED_ONLY:
+            flags = old.flags
+            if flags.owndata and flags.writeable:
+                old += g
+                return old
+        if _refcount(g) == _ARRIVING_ONLY:
+            flags = g.flags
+            if flags.owndata and flags.writeable:
+                g += old
+                return g
     return _sum(old, g)
 
 
@@ -592,14 +620,16 @@ def _owns_memory(grad: ndarray) -> bool:
     """Whether ``grad`` is the only way to its memory: it owns it, or it is a contiguous view
     of all of an array nothing else refers to (a weight's gradient computed transposed and
     transposed back, a gradient reinterpreted from integer bits)."""
-    if grad.flags.owndata:
-        return True
+    flags = grad.flags
+    if flags.owndata:
+        return flags.writeable
     base = grad.base
     return (
         type(base) is ndarray
         and _refcount(base) == 3  # grad's reference, the local and getrefcount's argument
         and base.flags.owndata
-        and grad.flags.c_contiguous
+        and flags.c_contiguous
+        and flags.writeable
         and grad.nbytes == base.nbytes
     )
 

@@ -439,7 +439,7 @@ def _backward_base() -> type:
                 elif not isinstance(g, Tensor):
                     if type(g) is not ndarray:
                         g = _backend.asanyarray(g)
-                    g = _make(g, _FROM_NP[g.dtype])
+                    g = _make(_backend.unlend(g), _FROM_NP[g.dtype])  # (user code: no lent array)
                 grads.append(g)
             fn = self._user_backward()
             enabled = _state.enabled

@@ -9,6 +9,13 @@ allocated, as NumPy's own temporary elision does for ``a * b + c``. Where ``g`` 
 ``backward``, a hook's view) or is a tensor (create_graph: the VJP records ops), the VJP
 computes g · f(x) as written, into a new array. Both give the same bits: the same ufuncs
 on the same elements in the same order.
+
+Where the result of a VJP would equal one of its saved arrays (mul's g · a, g the broadcast
+of one that a sum hands on), ``lent`` hands on that array itself as a read-only view, and
+saves the product's pass over memory: while the engine's plain loop runs the VJPs
+(``_modes.state.lending``), which copies a lent array before user code sees it
+(``_backend.lend``). In ``((x * 2 + 1).tanh() * x).sum()``, the issue's 4M-element
+expression, mul's two gradients are x and the tanh's output themselves.
 """
 
 from __future__ import annotations
@@ -17,7 +24,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .._backend import ndarray, xp
+from .._backend import lend, ndarray, xp
+from .._modes import state as _state
 
 _refcount = sys.getrefcount
 
@@ -54,14 +62,56 @@ def writable(g: Any, *like: Any) -> bool:
     return True
 
 
+def lined_up(g: Any, *like: Any) -> bool:
+    """Whether ``g`` and each array in ``like`` are contiguous arrays of one shape and dtype
+    with at least SMALL elements (``scale_into`` can take them block by block)."""
+    if type(g) is not ndarray or g.size < SMALL or not g.flags.c_contiguous:
+        return False
+    for a in like:
+        if type(a) is not ndarray or a.shape != g.shape or a.dtype != g.dtype:
+            return False
+        if not a.flags.c_contiguous:
+            return False
+    return True
+
+
 def scale_in_place(g: ndarray, factor: Callable[..., ndarray], *arrays: ndarray) -> ndarray:
-    """g ⊙ factor(*arrays), written into g block by block (``writable(g, *arrays)`` first):
-    ``factor(*blocks, out=scratch)`` writes each block's factor into one small array."""
+    """g ⊙ factor(*arrays), written into g block by block (``writable(g, *arrays)`` first)."""
+    return scale_into(g, g, factor, *arrays)
+
+
+def scale_into(
+    out: ndarray, g: ndarray, factor: Callable[..., ndarray], *arrays: ndarray
+) -> ndarray:
+    """g ⊙ factor(*arrays) written into ``out`` (g itself, or a new array of its shape) block
+    by block (``lined_up(g, *arrays)`` first): ``factor(*blocks, out=scratch)`` writes each
+    block's factor into one small array, so each operand is read once."""
     flat = g.reshape(-1)
+    dest = out.reshape(-1)
     parts = [a.reshape(-1) for a in arrays]
     scratch = xp.empty(min(BLOCK, flat.size), g.dtype)
     for start in range(0, flat.size, BLOCK):
         block = slice(start, start + BLOCK)
-        out = flat[block]
-        out *= factor(*(p[block] for p in parts), out=scratch[: out.size])
-    return g
+        part = flat[block]
+        xp.multiply(
+            part, factor(*(p[block] for p in parts), out=scratch[: part.size]), out=dest[block]
+        )
+    return out
+
+
+def lent(g: ndarray, a: Any) -> ndarray | None:
+    """``a`` itself, read-only, as g · a where ``g`` (an array of at least SMALL elements)
+    is the broadcast of one over a's shape and dtype, a real float contiguous array, and
+    the engine lends; None otherwise (compute g · a)."""
+    if (
+        type(a) is ndarray
+        and not any(g.strides)
+        and a.shape == g.shape
+        and a.dtype == g.dtype
+        and a.dtype.kind == "f"
+        and a.flags.c_contiguous
+        and _state.lending
+        and g.item(0) == 1
+    ):
+        return lend(a)
+    return None

@@ -18,7 +18,7 @@ from .._promotion import result_type
 from .._tensor import Tensor
 from ..autograd.recording import FLOAT, defop, not_differentiable
 from . import copies, logical, unary
-from ._scratch import SMALL, writable
+from ._scratch import SMALL, lent, writable
 
 # NumPy's dtype singletons, compared by identity on the forward paths
 F16 = xp.dtype(xp.float16)
@@ -178,13 +178,28 @@ def _mul_vjp_a(g, b):
     """d(ab)/da = b
 
     For a number b, multiplied into g's memory when g is private (ops/_scratch.py), as a
-    kept 0-d array of g's dtype (the same operand, converted once: _backend.scalar)."""
-    if (b.__class__ is float or b.__class__ is int) and g.__class__ is ndarray:
-        if g.size >= SMALL and writable(g):  # (the size first: a small g is never written)
-            g *= scalar(b, g.dtype)
-            return g
-        return g * scalar(b, g.dtype)
+    kept 0-d array of g's dtype (the same operand, converted once: _backend.scalar). For g
+    the broadcast of one (a sum's gradient), b itself, lent (ops/_scratch.py)."""
+    if g.__class__ is ndarray:
+        if b.__class__ is float or b.__class__ is int:
+            if g.size >= SMALL and writable(g):  # (the size first: a small g is never written)
+                g *= scalar(b, g.dtype)
+                return g
+            return g * scalar(b, g.dtype)
+        if g.size >= SMALL:
+            same = lent(g, b)
+            if same is not None:
+                return same
     return g * b
+
+
+def _mul_vjp_b(g, a):
+    """d(ab)/db = a (for g the broadcast of one, a itself, lent: ops/_scratch.py)"""
+    if g.__class__ is ndarray and g.size >= SMALL:
+        same = lent(g, a)
+        if same is not None:
+            return same
+    return g * a
 
 
 mul = defop(
@@ -194,7 +209,7 @@ mul = defop(
     doc="a · b",
     vjp=(
         _mul_vjp_a,
-        lambda g, a: g * a,  # d(ab)/db = a
+        _mul_vjp_b,
     ),
     jvp=(
         lambda t, b: t * b,  # d(ab)/da = b

@@ -14,7 +14,7 @@ from .. import _dtypes
 from .._backend import xp
 from ..autograd.recording import FLOAT, KEEP, array_of, defop, floating_only, no_bool, np_dtype
 from . import arithmetic, copies, logical
-from ._scratch import scale_in_place, writable
+from ._scratch import lined_up, scale_in_place, scale_into, writable
 
 # ----- exp, log, sin, cos, tanh, sqrt, sign, abs ---------------------------------------------
 
@@ -68,9 +68,12 @@ def _sech2(ans, out=None):
 def _tanh_vjp(g, ans):
     """d/dx tanh x = 1 - tanh² x
 
-    (ans is tanh x) Multiplied into g's memory when g is private (ops/_scratch.py)."""
+    (ans is tanh x) Multiplied into g's memory when g is private, else into a new array,
+    block by block (ops/_scratch.py)."""
     if writable(g, ans):
         return scale_in_place(g, _sech2, ans)
+    if lined_up(g, ans):
+        return scale_into(xp.empty_like(g), g, _sech2, ans)
     return g * _sech2(ans)
 
 
