@@ -77,8 +77,8 @@ def test_axes_out_of_range_raise_as_add_reduce():
 
 
 def test_whole_sum_range():
-    """A dot with ones for 2^11 < n <= 2^14 contiguous elements; None elsewhere."""
-    for n, blas in ((2048, False), (2049, True), (1 << 14, True), ((1 << 14) + 1, False)):
+    """A dot with ones for up to 2^14 contiguous elements; None elsewhere."""
+    for n, blas in ((0, True), (1, True), (3, True), (1 << 14, True), ((1 << 14) + 1, False)):
         x = np.full(n, 0.5, np.float32)
         got = _backend.whole_sum(x)
         assert (got is not None) == blas
@@ -130,6 +130,10 @@ def test_a_sum_of_negative_zeros_is_positive_as_in_torch():
         got = cr.from_numpy(x).sum(axis).numpy()
         want = torch.from_numpy(x).sum(axis).numpy()
         assert np.array_equal(np.signbit(got), np.signbit(want))
+    for n in (2, 3, 100, 5000):  # over every element (whole_sum), as x.sum() and the op
+        x = np.full(n, -0.0, np.float32)
+        for got in (cr.from_numpy(x).sum(), cr.from_numpy(x).sum(dim=None)):
+            assert np.signbit(got.numpy()) == np.signbit(torch.from_numpy(x).sum().numpy())
 
 
 @pytest.mark.parametrize("dtype", FLOATS + [np.float16, np.int64], ids=DT_IDS + ["f16", "i64"])

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from ... import _dtypes
 from ..._backend import (
-    WHOLE_SUM_ABOVE,
     add_reduce,
     asanyarray,
     in_use,
@@ -69,17 +68,17 @@ def sum(
         data = input._data
         dt = data.dtype if data.__class__ is ndarray else None
         if dt is _FLOAT32 or dt is _FLOAT64:  # (summed as they are: no widening)
-            # x.sum(): NumPy's add.reduce straight away (by BLAS where faster, as the op
-            # sums), into the op's own output step (the same values, node and errors as
-            # the general path: tests/autograd/test_recording_cost.py)
-            total = whole_sum(data) if data.size > WHOLE_SUM_ABOVE else None
-            if total is None:
-                try:  # (axis None: all of them; floating-point errors ignored: quietly)
+            # x.sum(): the op's sum straight away (BLAS's dot with ones, else add.reduce),
+            # into the op's own output step (the same values, node and errors as the
+            # general path: tests/autograd/test_recording_cost.py)
+            try:  # (floating-point errors ignored: quietly)
+                total = quietly(whole_sum, data)
+                if total is None:  # (axis None: all of them)
                     total = quietly(_add_reduce, data, None, out=_ARRAY)
-                except RuntimeError as exc:
-                    if not in_use(exc):
-                        raise
-                    total = quiet_call(_add_reduce, data, None, out=_ARRAY)
+            except RuntimeError as exc:
+                if not in_use(exc):
+                    raise
+                total = quiet_call(_sum_all, data)
             return _record_sum(input, data, total)
     dim = _all_dims("sum", dim, keepdim)
     if dim.__class__ is int and dtype is None and input.__class__ is Tensor:
@@ -101,6 +100,13 @@ _FLOAT32, _FLOAT64 = xp.dtype(xp.float32), xp.dtype(xp.float64)
 _record_sum = unary_recorder(reductions.sum, reductions.sum._class("SumBackward0"))
 _add_reduce = xp.add.reduce
 _record_sum_dim = recorder(reductions.sum, reductions.sum._class("SumBackward1"))
+
+
+def _sum_all(data: Any) -> Any:
+    """Σ data over every element, as the op sums it: by BLAS where ``whole_sum`` takes it,
+    else add.reduce (axis None)."""
+    total = whole_sum(data)
+    return _add_reduce(data, None, out=_ARRAY) if total is None else total
 
 
 def _along(reduce: Any, data: Any, dim: int, keepdim: bool) -> Any:
