@@ -296,3 +296,34 @@ def test_gelu_backward_reads_the_forwards_cdf(monkeypatch):
     np.testing.assert_allclose(a[keep], b[keep], rtol=2e-6, atol=1e-6)
     with cr.no_grad():
         assert cr.nn.functional.gelu(cr.tensor(x, requires_grad=True)).grad_fn is None
+
+
+def test_integer_sign_and_clip_bound_give_copysign_and_minimum_bits(monkeypatch):
+    """On NumPy's arrays Φ's sign blend ORs z's sign bit into h (``_with_sign_of``) and the
+    tail's bound is clip's: the bits of copysign and minimum, signed zeros, infinities and
+    nans included, and through ndtr, GELU and its slope the same float32 bits as with the
+    two ufuncs (the device path, which keeps them)."""
+    r = np.random.default_rng(40)
+    z = np.concatenate(
+        [
+            r.standard_normal(5000) * 8,
+            [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 5e-324, -5e-324, 1e300, -1e300],
+        ]
+    )
+    h = np.abs(r.standard_normal(z.size))
+    h[:7] = [0.0, np.nan, 0.5, np.inf, 1e-310, 1.0, 2.0]
+    want = np.copysign(h, z)
+    got = h.copy()
+    special._with_sign_of(got, z)
+    assert np.array_equal(got.view(np.int64), want.view(np.int64))
+    x = (np.clip(z, -1e30, 1e30) / 5).astype(np.float32)
+    fns = (special._ndtr, special._gelu_none, special._gelu_slope, special.gelu_and_cdf)
+    with np.errstate(all="ignore"):  # (as the ops run them: inf and nan silently)
+        fast = [fn(x) for fn in fns]
+        monkeypatch.setattr(special, "clip_ufunc", None)
+        monkeypatch.setattr(special, "ndarray", type(None))  # (as a device array: the ufuncs)
+        plain = [fn(x) for fn in fns]
+    for a, b in zip(fast, plain):
+        for u, v in zip(*((a, b) if isinstance(a, tuple) else ((a,), (b,)))):
+            assert np.array_equal(u, v, equal_nan=True)
+            assert np.array_equal(np.signbit(u), np.signbit(v))

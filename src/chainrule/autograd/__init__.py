@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .._backend import xp
+from .._backend import ndarray, xp
 from .._tensor import Tensor, _make
 from . import forward_ad, functional  # noqa: F401
 from .anomaly_mode import (  # noqa: F401
@@ -94,6 +94,9 @@ def _edge(t: Tensor, i: int = 0, api: str = "") -> tuple[Any, int]:
     return (accumulator(t), t._output_nr)
 
 
+_ONES: dict = {}  # dtype -> a 0-d one, copied for each scalar root's gradient
+
+
 def _root_grad(out: Tensor, g: Any, i: int, create_graph: bool) -> Any:
     """The gradient backward starts from at root ``out``: ``g`` checked and cast to the
     root's dtype (ones for a scalar root without one), as an array, or a tensor when
@@ -101,7 +104,14 @@ def _root_grad(out: Tensor, g: Any, i: int, create_graph: bool) -> Any:
     if g is None:
         if out._data.size != 1:
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
-        arr = xp.ones_like(out._data)  # (meta for a meta output)
+        data = out._data
+        one = _ONES.get(data.dtype) if data.__class__ is ndarray and not data.ndim else None
+        if one is None:
+            arr = xp.ones_like(data)  # (meta for a meta output)
+            if data.__class__ is ndarray and not data.ndim:
+                one = _ONES[data.dtype] = arr.copy()
+        else:
+            arr = one.copy()  # (a tenth of ones_like's time: a scalar loss's backward)
     else:
         if g.__class__ is not Tensor and not isinstance(g, Tensor):
             raise TypeError(
