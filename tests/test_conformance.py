@@ -42,7 +42,18 @@ def same_error(fn, match_message=True):
 
 @pytest.mark.parametrize(
     "name",
-    ["sqrt_backward", "log0", "div0", "exp_overflow", "pow_backward", "log_backward", "norm0"],
+    [
+        "sqrt_backward",
+        "log0",
+        "div0",
+        "exp_overflow",
+        "pow_backward",
+        "log_backward",
+        "norm0",
+        "dot_overflow",
+        "sum_overflow",
+        "sum_dim_none_overflow",
+    ],
 )
 def test_inf_and_nan_arise_without_warnings_as_in_torch(name):
     """NumPy's RuntimeWarnings (divide by zero, invalid value, overflow) do not escape:
@@ -58,6 +69,10 @@ def test_inf_and_nan_arise_without_warnings_as_in_torch(name):
             "pow_backward": lambda: x.pow(0.5),
             "log_backward": lambda: (x * 0).log(),
             "norm0": lambda: (x * 0).norm().reshape(1),
+            # BLAS's dot (two vectors' matmul, a whole sum): overflow to inf, silently
+            "dot_overflow": lambda: ((x * 0 + 2e38) @ L.ones(3)).reshape(1),
+            "sum_overflow": lambda: (x * 0 + 2e38).sum().reshape(1),
+            "sum_dim_none_overflow": lambda: (x * 0 + 2e38).sum(dim=None).reshape(1),
         }[name]()
         out.sum().backward()
         return out.detach().numpy(), x.grad.numpy()

@@ -231,6 +231,9 @@ def binary_entry(
     return entry
 
 
+_ndarray_dot = ndarray.dot  # (unbound: no method object made per call)
+
+
 def matmul_entry(
     op: Op, general: Callable[[Any, Any], Any], node_class: Callable[[Any, Any], type]
 ) -> Callable[[Any, Any], Any]:
@@ -295,7 +298,12 @@ def matmul_entry(
         if x.ndim == 1:
             if (dtype is not single and dtype is not double) or y.ndim != 1 or len(x) != len(y):
                 return general(a, b)
-            out = x.dot(y).__array__()  # (BLAS's dot, as _matmul: no error state read)
+            try:  # (BLAS's dot, as _matmul; floating-point errors ignored: quietly)
+                out = quietly(_ndarray_dot, x, y).__array__()
+            except RuntimeError as exc:
+                if not in_use(exc):
+                    raise
+                out = quiet_call(_ndarray_dot, x, y).__array__()
             cls = dot_class
             la = lb = "C"
         elif x.ndim == 2 and y.ndim <= 2 and x.shape[1] == y.shape[0] and dtype._category == 2:

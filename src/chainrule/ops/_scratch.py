@@ -52,14 +52,7 @@ def writable(g: Any, *like: Any) -> bool:
     if type(g) is not ndarray or g.size < SMALL or _refcount(g) != PRIVATE_REFS:
         return False
     flags = g.flags
-    if not (flags.owndata and flags.writeable and flags.c_contiguous):
-        return False
-    for a in like:
-        if type(a) is not ndarray or a.shape != g.shape or a.dtype != g.dtype:
-            return False
-        if not a.flags.c_contiguous:
-            return False
-    return True
+    return flags.owndata and flags.writeable and lined_up(g, *like)
 
 
 def lined_up(g: Any, *like: Any) -> bool:
