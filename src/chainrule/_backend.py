@@ -686,7 +686,8 @@ def lend(a: Any) -> Any:
 
 
 def is_lent(g: Any) -> bool:
-    """Whether ``g`` may be lent: a read-only contiguous view (a broadcast is not contiguous)."""
+    """Whether ``g`` is lent, or read-only as a lent array is (a read-only contiguous view;
+    a broadcast is not contiguous): copied before user code sees it."""
     if type(g) is not ndarray:
         return False
     flags = g.flags

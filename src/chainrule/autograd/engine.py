@@ -561,9 +561,9 @@ _ARRIVING_ONLY = 5
 
 def _add_into(old: Any, g: Any) -> Any:
     """A node's buffered gradient plus the next one to arrive, written into the first one's
-    memory when only the buffer holds it, else into the second one's when only the loop holds
-    it (no array of the full size allocated; the bits of ``old + g``: addition commutes); otherwise as
-    ``_sum``."""
+    memory when only the buffer holds it, else into the second one's when only the loop
+    holds it (no array of the full size allocated; the bits of ``old + g``: addition
+    commutes); otherwise as ``_sum``."""
     if (
         type(old) is ndarray
         and type(g) is ndarray

@@ -11,9 +11,9 @@ computes g · f(x) as written, into a new array. Both give the same bits: the sa
 on the same elements in the same order.
 
 Where the result of a VJP would equal one of its saved arrays (mul's g · a, g the broadcast
-of one that a sum hands on), ``lent`` hands on that array itself as a read-only view, and
-saves the product's pass over memory: while the engine's plain loop runs the VJPs
-(``_modes.state.lending``), which copies a lent array before user code sees it
+of one that a sum hands on), ``lent`` gives that array itself as a read-only view, and the
+product's pass over memory is saved. VJPs lend only while the engine's plain loop runs them
+(``_modes.state.lending``); that loop copies a lent array before user code sees it
 (``_backend.lend``). In ``((x * 2 + 1).tanh() * x).sum()``, the issue's 4M-element
 expression, mul's two gradients are x and the tanh's output themselves.
 """
