@@ -267,7 +267,8 @@ def test_gelu_backward_reads_the_forwards_cdf(monkeypatch):
     """F.gelu on a float32 tensor that needs a gradient evaluates x Φ(x) and Φ(x) together
     (the node keeps that Φ) and its backward reads it: the gradient is the recomputing
     path's to float32 rounding, tails, zeros, infinities and nan included; above the size
-    kept, and without grad, Φ is not kept."""
+    kept, and without grad, Φ is not kept. (Host arrays: the tensors are made on the CPU
+    whatever the case's device.)"""
     from chainrule.api.parsers import functional as parsers
 
     grid = np.concatenate([_float32_grid()[::50], [0.0, -0.0, np.inf, -np.inf, np.nan, 3e38]])
@@ -279,7 +280,7 @@ def test_gelu_backward_reads_the_forwards_cdf(monkeypatch):
     grads = []
     for keep in (1 << 22, 0):
         monkeypatch.setattr(parsers, "_KEEP", keep)
-        t = cr.tensor(x, requires_grad=True)
+        t = cr.tensor(x, requires_grad=True, device="cpu")
         y = cr.nn.functional.gelu(t)
         np.testing.assert_array_equal(y.detach().numpy(), want_y)
         node = y.grad_fn
@@ -288,14 +289,14 @@ def test_gelu_backward_reads_the_forwards_cdf(monkeypatch):
             np.testing.assert_array_equal(cdf, want_cdf)
         else:
             assert cdf is None
-        y.backward(cr.tensor(g))
+        y.backward(cr.tensor(g, device="cpu"))
         grads.append(t.grad.numpy())
     a, b = grads
     np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
     keep = ~np.isnan(a)
     np.testing.assert_allclose(a[keep], b[keep], rtol=2e-6, atol=1e-6)
     with cr.no_grad():
-        assert cr.nn.functional.gelu(cr.tensor(x, requires_grad=True)).grad_fn is None
+        assert cr.nn.functional.gelu(cr.tensor(x, requires_grad=True, device="cpu")).grad_fn is None
 
 
 def test_integer_sign_and_clip_bound_give_copysign_and_minimum_bits(monkeypatch):
