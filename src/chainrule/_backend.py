@@ -677,11 +677,16 @@ def axpy(y: Any, x: Any, alpha: float) -> bool:
 # read-only view: nothing in the engine or the ops writes into it (they write only into
 # arrays that own their memory), and the engine copies it before user code can see it
 # (hooks, ``grad()``'s results, a custom Function's backward; ``.grad`` keeps only writable
-# arrays). ops/_scratch.py says when a VJP lends.
+# arrays). User code run during backward may also write into the tensor whose memory was
+# lent (an optimizer step in a post-accumulate hook): before any runs, the lent arrays
+# still waiting in the engine's loop are copied (``unlend_waiting``), so each keeps the
+# values it had when its VJP ran, as PyTorch's products do. ops/_scratch.py says when a
+# VJP lends.
 def lend(a: Any) -> Any:
     """``a`` as a read-only view: a gradient that is one of a node's saved arrays."""
     view = a.view()
     view.flags.writeable = False
+    _modes.state.lent_out = True
     return view
 
 
@@ -697,6 +702,25 @@ def is_lent(g: Any) -> bool:
 def unlend(g: Any) -> Any:
     """``g`` copied if it is lent, else ``g`` itself."""
     return g.copy() if is_lent(g) else g
+
+
+def unlend_waiting() -> None:
+    """Before user code runs in backward: copy the lent arrays among the gradients waiting
+    in the engine's running loop (``_modes.state.waiting``: its ready list and buffers), if
+    a VJP has lent since user code last ran."""
+    state = _modes.state
+    if not state.lent_out:
+        return
+    state.lent_out = False
+    waiting = state.waiting
+    if waiting is None:
+        return
+    ready, buffers = waiting
+    for grads in [grads for _, grads in ready] + list(buffers.values()):
+        if grads is not None:
+            for i, g in enumerate(grads):
+                if is_lent(g):
+                    grads[i] = g.copy()
 
 
 def all_finite(x: Any) -> bool:

@@ -550,6 +550,52 @@ def test_user_code_never_sees_a_lent_array(case):
     compare(run)
 
 
+def _factor_written_during_backward(lib, x, w, how):
+    """``(x * v).sum()``, where user code run in backward after mul's VJP writes into v in
+    place: v's node runs before x's AccumulateGrad, x's gradient (v itself, lent) waiting."""
+
+    def write(*_):
+        v.data.mul_(0.0)
+
+    if how == "optimizer step in a post-accumulate hook":
+        v = w.requires_grad_()
+        v.register_post_accumulate_grad_hook(write)
+    elif how == "tensor hook":
+        v = w.requires_grad_() * 1.0
+        v.register_hook(write)
+    else:
+
+        class Writes(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, z):
+                return z * 1.0
+
+            @staticmethod
+            def backward(ctx, g):
+                write()
+                return g
+
+        v = Writes.apply(w.requires_grad_())
+    (x * v).sum().backward()
+    return [x.grad]
+
+
+@pytest.mark.parametrize(
+    "how", ["optimizer step in a post-accumulate hook", "tensor hook", "custom Function"]
+)
+def test_a_lent_gradient_keeps_the_values_its_vjp_saw(how):
+    """User code run during backward writes into v after mul's VJP lent v as x's gradient:
+    x's gradient is v's values when the VJP ran (the lent arrays still waiting are copied
+    before any user code runs: _backend.unlend_waiting), as PyTorch's product is."""
+
+    def run(lib):
+        x = lib.tensor(values("any", (3, 200), 31), requires_grad=True)
+        w = lib.tensor(values("any", (3, 200), 32))
+        return _factor_written_during_backward(lib, x, w, how)
+
+    compare(run)
+
+
 def test_retain_graph_backward_twice_gives_the_same_gradient():
     x = cr.tensor(values("any", (5,), 17), requires_grad=True)
     y = _expression(cr, x)

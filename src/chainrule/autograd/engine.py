@@ -22,7 +22,7 @@ import sys
 from typing import Any
 
 from .._backend import current as _current
-from .._backend import is_lent, loud, ndarray, quiet, unlend, xp
+from .._backend import is_lent, loud, ndarray, quiet, unlend, unlend_waiting, xp
 from .._backend import live as _live
 from .._backend import use as _use
 from .._meta import follow_grads as _follow_grads
@@ -159,8 +159,9 @@ def _run_plain(
     set_enabled(create_graph)
     token = quiet()  # (VJPs make inf and nan where the math does, silently as PyTorch)
     previous = _current[0]
-    prev_lending = _state.lending
+    prev_lending, prev_waiting = _state.lending, _state.waiting
     _state.lending = True  # VJPs may lend saved arrays: copied here before user code sees them
+    _state.waiting = (ready, buffers)  # (and those still waiting, before user code runs)
     try:
         node, grad_outputs = ready.pop()
         while True:
@@ -257,13 +258,14 @@ def _run_plain(
         loud(token)
         set_enabled(prev_enabled)
         _current[0] = previous
-        _state.lending = prev_lending
+        _state.lending, _state.waiting = prev_lending, prev_waiting
 
 
 def _hooked_step(node: Node, grad_outputs: list | None, retain_graph: bool, create_graph: bool):
     """One step of ``_run_plain`` for a node with hooks or a retained gradient, or for a
     leaf's node whose leaf has hooks, as ``_run_general`` takes it: the gradients for the
     node's inputs, or None for a leaf's node."""
+    unlend_waiting()  # (hooks may write into a forward tensor whose memory was lent)
     if grad_outputs is not None:
         grad_outputs = _unlent(grad_outputs)  # (hooks may keep them or write into them)
         extra = node._extra
@@ -294,6 +296,7 @@ def _hooked_step(node: Node, grad_outputs: list | None, retain_graph: bool, crea
     if _live[0]:
         grad_inputs = _follow_grads(grad_outputs, grad_inputs)
     if node._extra.hooks:
+        unlend_waiting()
         grad_inputs = _unlent(grad_inputs)
         grad_inputs = _node_hooks(node, grad_inputs, grad_outputs, create_graph)
     del held
@@ -612,6 +615,7 @@ def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
     except AttributeError:  # (a tensor made without _make may lack the slot)
         post = None
     if post:
+        unlend_waiting()  # (a hook may step an optimizer: write into a lent tensor)
         for hook in list(post.values()):
             hook(var)
 

@@ -442,6 +442,7 @@ def _backward_base() -> type:
                     g = _make(_backend.unlend(g), _FROM_NP[g.dtype])  # (user code: no lent array)
                 grads.append(g)
             fn = self._user_backward()
+            _backend.unlend_waiting()  # (user code may write into a lent tensor)
             enabled = _state.enabled
             set_enabled(create_graph)
             try:
