@@ -706,14 +706,14 @@ def unlend(g: Any) -> Any:
 
 def unlend_waiting() -> None:
     """Before user code runs in backward: copy the lent arrays among the gradients waiting
-    in the engine's running loop (``_modes.state.waiting``: its ready list and buffers), if
+    in the engine's running loop (``_modes.state.lending``: its ready list and buffers), if
     a VJP has lent since user code last ran."""
     state = _modes.state
     if not state.lent_out:
         return
     state.lent_out = False
-    waiting = state.waiting
-    if waiting is None:
+    waiting = state.lending
+    if not waiting:
         return
     ready, buffers = waiting
     for grads in [grads for _, grads in ready] + list(buffers.values()):

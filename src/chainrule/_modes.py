@@ -24,9 +24,10 @@ _get_ident = threading.get_ident
 class _State(threading.local):
     enabled = True  # ops on tensors that require grad record a graph
     inference = False  # inside inference_mode: new tensors are inference tensors
-    lending = False  # the engine's plain loop is running VJPs: they may lend (ops/_scratch.py)
-    lent_out = False  # ... and one has lent since user code last ran (_backend.unlend_waiting)
-    waiting = None  # ... and its gradients waiting to be consumed: (ready, buffers)
+    # while the engine's plain loop runs VJPs, which may lend (ops/_scratch.py): its gradients
+    # waiting to be consumed, (ready, buffers); else None
+    lending = None
+    lent_out = False  # a VJP has lent since user code last ran (_backend.unlend_waiting)
 
 
 state = _State()

@@ -159,9 +159,10 @@ def _run_plain(
     set_enabled(create_graph)
     token = quiet()  # (VJPs make inf and nan where the math does, silently as PyTorch)
     previous = _current[0]
-    prev_lending, prev_waiting = _state.lending, _state.waiting
-    _state.lending = True  # VJPs may lend saved arrays: copied here before user code sees them
-    _state.waiting = (ready, buffers)  # (and those still waiting, before user code runs)
+    prev_lending = _state.lending
+    # VJPs may lend saved arrays: copied before user code sees them, and those still waiting
+    # in ``ready`` and ``buffers`` before user code runs (_backend.unlend_waiting)
+    _state.lending = (ready, buffers)
     try:
         node, grad_outputs = ready.pop()
         while True:
@@ -258,7 +259,7 @@ def _run_plain(
         loud(token)
         set_enabled(prev_enabled)
         _current[0] = previous
-        _state.lending, _state.waiting = prev_lending, prev_waiting
+        _state.lending = prev_lending
 
 
 def _hooked_step(node: Node, grad_outputs: list | None, retain_graph: bool, create_graph: bool):
@@ -342,7 +343,7 @@ def _run_general(
     token = quiet()
     previous = _current[0]
     prev_lending = _state.lending
-    _state.lending = False  # (gradients reach user code at many points here: none is lent)
+    _state.lending = None  # (gradients reach user code at many points here: none is lent)
     try:
         while ready:
             node = ready.pop()
