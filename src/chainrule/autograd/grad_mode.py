@@ -56,8 +56,8 @@ class _Mode:
     _enabled = True
 
     def __new__(cls, func: Callable[..., Any] | None = None) -> Any:
-        self = super().__new__(cls)
-        if callable(func):  # used bare as ``@no_grad``
+        self = object.__new__(cls)
+        if func is not None and callable(func):  # used bare as ``@no_grad``
             self.__init__()
             return self(func)
         return self
@@ -69,12 +69,17 @@ class _Mode:
         set_enabled(self._enabled)
 
     def __enter__(self) -> None:
-        self._stack.append((_state.enabled, _state.inference))
+        state = _state
+        self._stack.append((state.enabled, state.inference))
         self._set()
         return None
 
-    def __exit__(self, *exc: Any) -> bool:
-        set_modes(*self._stack.pop())
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+        enabled, inference = self._stack.pop()
+        state = _state
+        if state.inference is not inference:  # (set_modes, one write less when unchanged)
+            state.inference = inference
+        set_enabled(enabled)
         return False
 
     def __call__(self, func: _F) -> _F:
