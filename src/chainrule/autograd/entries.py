@@ -306,6 +306,7 @@ def matmul_entry(
                 out = quiet_call(_ndarray_dot, x, y).__array__()
             cls = dot_class
             la = lb = "C"
+            same = True  # (two vectors of one length: one kept shape for both)
         elif x.ndim == 2 and y.ndim <= 2 and x.shape[1] == y.shape[0] and dtype._category == 2:
             # a matrix times a matrix (mm: _backend.mm's operand order) or a vector (mv)
             product = mm if y.ndim == 2 else matmul
@@ -327,6 +328,7 @@ def matmul_entry(
             else:
                 cls = mv_class
                 lb = "C"
+            same = False
         else:
             return general(a, b)
         bits = a._requires_grad | b._requires_grad << 1
@@ -344,17 +346,20 @@ def matmul_entry(
             node._fn0 = a if fn is None else fn  # a leaf: see Node._next
             node._nr0 = a._output_nr
             shape = x.shape
-            node._shape0 = _shapes.get(shape) or kept_shape(shape)
+            node._shape0 = kept = _shapes.get(shape) or kept_shape(shape)
             node._dtype0 = dtype
         else:
-            node._fn0 = node._shape0 = node._dtype0 = None
+            node._fn0 = node._shape0 = node._dtype0 = kept = None
             node._nr0 = 0
         if bits & 2:
             fn = b._grad_fn
             node._fn1 = b if fn is None else fn
             node._nr1 = b._output_nr
-            shape = y.shape
-            node._shape1 = _shapes.get(shape) or kept_shape(shape)
+            if same and kept is not None:
+                node._shape1 = kept
+            else:
+                shape = y.shape
+                node._shape1 = _shapes.get(shape) or kept_shape(shape)
             node._dtype1 = dtype
         else:
             node._fn1 = node._shape1 = node._dtype1 = None
@@ -499,6 +504,8 @@ def unary_recorder(op: Op, cls: type) -> Callable[[Tensor, Any, Any], Tensor]:
     rest = None
     if plan.kinds[:1] == ("shape",) and all(k == "param" for k in plan.kinds[1:]):
         rest = tuple(op.params[key] for key in plan.keys[1:])
+    two = rest is not None and len(rest) == 2  # (sum's: dim and keepdim, read once here)
+    r0, r1 = rest if two else (None, None)
 
     def record(input: Tensor, x: Any, y: Any) -> Tensor:
         if y.__class__ is not ndarray and isinstance(y, xp.generic):
@@ -543,8 +550,10 @@ def unary_recorder(op: Op, cls: type) -> Callable[[Tensor, Any, Any], Tensor]:
         result._grad = result._vc = result._acc = result._hooks = result._post_hooks = None
         result._view = None
         result._retains_grad = False
-        if rest is not None:
-            node._saved = (shape, *rest) if len(rest) != 2 else (shape, rest[0], rest[1])
+        if two:
+            node._saved = (shape, r0, r1)
+        elif rest is not None:
+            node._saved = (shape, *rest)
         elif plan.fixed is not None:
             node._saved = plan.fixed
         else:
