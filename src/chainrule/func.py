@@ -6,7 +6,9 @@ give the products; ``vmap(f)`` maps ``f`` over a batch dimension. They compose:
 ``grad(grad(f))`` is the second derivative, ``jacfwd(jacrev(f))`` (which is
 ``hessian(f)``) the Hessian, ``vmap(grad(f))`` per-sample gradients.
 ``functional_call(module, params, x)`` runs a module with other parameters, so a
-model's loss is a function of its parameters for these transforms.
+model's loss is a function of its parameters for these transforms;
+``stack_module_state(models)`` stacks the parameters of an ensemble of models of one
+class, for ``vmap`` over ``functional_call``.
 
 chainrule has no functorch-style levels. Each reverse transform differentiates
 with ``autograd.grad(..., create_graph=True)`` with respect to fresh copies of
@@ -37,6 +39,7 @@ __all__ = [
     "hessian",
     "vmap",
     "functional_call",
+    "stack_module_state",
     "linearize",
 ]
 
@@ -789,6 +792,42 @@ def functional_call(
         final = _swap_tensors(module, originals)
         # what the module rebound during the call (an in-place update's result) goes back
         values.update({k: final[k] for k in values if k in final})
+
+
+def stack_module_state(models: Sequence[Any]) -> tuple[dict[str, Tensor], dict[str, Tensor]]:
+    """``(params, buffers)`` of M models of one class, each a dict from dotted names (as
+    ``named_parameters`` gives them) to the M models' tensors stacked along a new first
+    dim: what ``vmap(f, in_dims=(0, 0, None))`` maps ``functional_call`` over to run an
+    ensemble at once. Stacked parameters are new leaves, requiring grad when the models'
+    do (an optimizer can train them); the models' own parameters are not touched."""
+    from . import stack  # (the package's op: imported when called, not at this import)
+
+    if len(models) == 0:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    modes = {bool(m.training) for m in models}
+    if len(modes) > 1:
+        raise RuntimeError(
+            "stack_module_state: Expected all models to have the same training/eval mode."
+        )
+    if any(type(m) is not type(models[0]) for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+
+    def stacked(per_model: list[dict[str, Tensor]]) -> dict[str, Tensor]:
+        out = {}
+        for name in per_model[0]:
+            tensors = [named[name] for named in per_model]
+            wants = {bool(t.requires_grad) for t in tensors}
+            if len(wants) > 1:
+                raise RuntimeError(
+                    f"Expected {name} from each model to have the same .requires_grad"
+                )
+            value = stack(tensors)
+            out[name] = value.detach().requires_grad_() if wants == {True} else value
+        return out
+
+    params = stacked([dict(m.named_parameters()) for m in models])
+    buffers = stacked([dict(m.named_buffers()) for m in models])
+    return params, buffers
 
 
 def _named_tensors(module: Any) -> dict[str, Tensor]:
