@@ -774,6 +774,7 @@ FUNCTIONAL = [
     ("softmax", p_functional.softmax),
     ("softmin", p_functional.softmin),
     ("log_softmax", p_functional.log_softmax),
+    ("gumbel_softmax", p_functional.gumbel_softmax),
     ("normalize", normalizations.normalize),
     # ----- convolution, pooling, padding, resampling (api/parsers/convolution.py,
     # pooling.py, padding.py, resampling.py) ------------------------------------------------

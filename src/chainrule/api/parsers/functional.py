@@ -164,6 +164,27 @@ def log_softmax(
     return torch_activations.log_softmax(input, dim, dtype)
 
 
+def gumbel_softmax(
+    logits: Tensor, tau: float = 1.0, hard: bool = False, eps: float = 1e-10, dim: int = -1
+) -> Tensor:
+    """A sample of the Gumbel-softmax (concrete) distribution: softmax((logits + g) / tau)
+    along dim, g = -log E with E ~ Exp(1) drawn from chainrule's stream (Gumbel(0, 1)
+    noise). ``hard``: the one-hot of the sample's argmax in the forward, the soft sample's
+    gradient in the backward (y_hard - y_soft.detach() + y_soft, the straight-through
+    estimator). d/dlogits is softmax's Jacobian over tau, the noise held fixed."""
+    from ..._creation import empty_like, zeros_like
+
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    noise = -empty_like(logits).exponential_().log()
+    y_soft = ((logits + noise) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
 def softmin(
     input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: DType | None = None
 ) -> Tensor:
