@@ -132,6 +132,7 @@ CASES = {
     "silu": (lambda L, x: F(L).silu(x), X23),
     "softmax": (lambda L, x: F(L).softmax(x, dim=1), X23),
     "softmin": (lambda L, x: F(L).softmin(x, dim=0), X23),
+    "gumbel_softmax:seeded": (seeded(lambda L, x: F(L).gumbel_softmax(x, tau=0.7)), X23),
     "log_softmax": (lambda L, x: F(L).log_softmax(x, dim=1), X23),
     "softplus": (lambda L, x: F(L).softplus(x, beta=2.0, threshold=1.0), X23),
     "softshrink": (lambda L, x: F(L).softshrink(x, 0.3), X23),

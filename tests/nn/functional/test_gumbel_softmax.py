@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import chainrule as cr
+from oracle import check
 
 LOGITS = np.array([[0.5, -1.0, 2.0, 0.1], [1.5, 1.4, -0.3, 0.0]])
 
@@ -87,3 +88,16 @@ def test_hard_samples_follow_softmax_of_the_logits_as_torch():
         hard = lib.nn.functional.gumbel_softmax(lib.tensor(logits), tau=0.3, hard=True)
         freq = hard.detach().numpy().mean(0)
         np.testing.assert_allclose(freq, probs, atol=0.015)
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_logits_far_apart_give_torch_values_and_gradients(hard):
+    # logits 60 apart: the Gumbel noise (beyond 60 with probability e^-60) cannot change
+    # the winner, so the sample is the one-hot of the largest logit (to e^-60), on both
+    # libraries and any device, whatever their random streams
+    spread = np.array([[0.0, 60.0, -60.0], [120.0, 0.0, 60.0]])
+
+    def fn(L, x):
+        return L.nn.functional.gumbel_softmax(x + L.tensor(spread, dtype=x.dtype), hard=hard)
+
+    check(fn, np.zeros((2, 3)), rtol=1e-12, atol=1e-12)
