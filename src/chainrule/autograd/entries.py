@@ -21,6 +21,7 @@ from . import forward_ad, grad_mode
 from .anomaly_mode import _anomaly
 from .graph import OUTPUT_CHECK
 from .recording import Op, _translate
+from .saved_hooks import hooked as _hooked
 from .saving import _SHAPES as _shapes
 from .saving import _save_output as save_output
 from .saving import _saved_version, kept_shape
@@ -140,6 +141,7 @@ def binary_entry(
                 fw_state.level
                 or anomaly.record
                 or tensor_mod._inference_contexts  # (an inference tensor is made by _make)
+                or _hooked[0]  # (saved_tensors_hooks: Op._wrap packs what is saved)
             )
         ):
             return fast((a, b), (x, y), _NO_PARAMS, cls, out)  # (it sees to these cases)
@@ -439,6 +441,7 @@ def unary_entry(op: Op, general: Callable[..., Any]) -> Callable[..., Any] | Non
                 fw_state.level
                 or anomaly.record
                 or tensor_mod._inference_contexts  # (an inference tensor is made by _make)
+                or _hooked[0]  # (saved_tensors_hooks: Op._wrap packs what is saved)
             )
         ):
             return fast((input,), (x,), _NO_PARAMS, cls, y)  # (it sees to these cases)
@@ -521,6 +524,7 @@ def unary_recorder(op: Op, cls: type) -> Callable[[Tensor, Any, Any], Tensor]:
                 or tensor_mod._inference_contexts
                 or _meta_live[0]
                 or not state.enabled
+                or _hooked[0]
             )
         ):
             return fast((input,), (x,), _NO_PARAMS, cls, y)  # (it sees to these cases)

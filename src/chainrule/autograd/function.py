@@ -40,7 +40,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .._modes import set_enabled
-from . import grad_mode
+from . import grad_mode, saved_hooks
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -131,6 +131,27 @@ class _SavedTensor:
         if self.requires_grad:
             return _make(self.data, self.dtype, True, node, self.output_nr, self.vc)
         return _make(self.data, self.dtype, vc=self.vc)
+
+
+class _PackedSavedTensor:
+    """One value of ``save_for_backward`` under ``saved_tensors_hooks``: what the pack hook
+    made of it, unpacked by the unpack hook when read (no version checked, as in PyTorch);
+    an output of the node comes back as that output again (its ``grad_fn`` the node)."""
+
+    __slots__ = ("packed", "output_nr", "requires_grad")
+
+    def __init__(self, t: Any, output_nr: int | None, hooks: tuple) -> None:
+        self.packed = saved_hooks.pack(t, hooks)
+        self.output_nr = output_nr
+        self.requires_grad = t._requires_grad
+
+    def unpack(self, node: Any) -> Any:
+        from .._tensor import _make
+
+        t = self.packed.unpack()
+        if self.output_nr is None or not self.requires_grad:
+            return t
+        return _make(t._data, t._dtype, True, node, self.output_nr)
 
 
 class FunctionMeta(type):
@@ -335,10 +356,13 @@ def _wrap_outputs(ctx: Any, args: tuple, raw: Any, executable: bool) -> tuple:
 
     # a saved output (a dirty input among them) is kept as its array, not as itself
     outputs = {id(o): nr for nr, o in enumerate(results) if isinstance(o, Tensor)}
+    hooks = saved_hooks.current() if executable and saved_hooks.hooked[0] else None
     saved = []
     for t in to_save:
         if t is None:
             saved.append(None)
+        elif hooks is not None:  # saved_tensors_hooks: kept as the pack hook made it
+            saved.append(_PackedSavedTensor(t, outputs.get(id(t)), hooks))
         else:
             saved.append(_SavedTensor(t, outputs.get(id(t))))
     ctx._saved = tuple(saved)

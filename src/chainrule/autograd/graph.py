@@ -23,6 +23,13 @@ from .._tensor import Tensor, _make
 from ..utils.hooks import RemovableHandle
 from .anomaly_mode import _anomaly
 from .registry import op as _op
+from .saved_hooks import (  # noqa: F401 - torch.autograd.graph's names for them
+    PACKED,
+    Packed,
+    disable_saved_tensors_hooks,
+    save_on_cpu,
+    saved_tensors_hooks,
+)
 from .sharing import close_memo, open_memo
 
 _RELEASED = None  # _saved after backward without retain_graph
@@ -213,6 +220,8 @@ class Node:
         saved = self._saved
         if saved is None:
             raise RuntimeError(SECOND_BACKWARD)
+        if self._checks is PACKED:
+            return self._unpacked(create_graph)
         if self._checks is OUTPUT_CHECK:
             vc = self._out_vc
             if vc is not None and vc[0] != self._out_v:
@@ -257,6 +266,26 @@ class Node:
                     saved[i] = v._data
             return saved
         return [v._data if isinstance(v, Tensor) else v for v in saved]
+
+    def _unpacked(self, create_graph: bool) -> list:
+        """The saved values as the VJPs take them, where a saved_tensors_hooks pack hook
+        packed the tensors (saved_hooks.py): each unpacked by its unpack hook, in the save
+        plan's order, no version checked (as in PyTorch); the output rebuilt as this node's
+        when recording."""
+        values = list(self._stored())
+        for i, kind in enumerate(self._plan.kinds):
+            v = values[i]
+            if v.__class__ is Packed:
+                t = v.unpack()
+                values[i] = t if create_graph and kind == "arg" else t._data
+            elif kind == "ans" and type(v) is tuple:
+                values[i] = tuple(o.unpack()._data if o.__class__ is Packed else o for o in v)
+            elif isinstance(v, Tensor) and not create_graph:
+                values[i] = v._data
+        ans = self._plan.ans
+        if create_graph and ans >= 0:
+            values[ans] = self._rebuilt(values[ans])
+        return values
 
     def _stored(self) -> tuple | None:
         """The saved values as stored, in the plan's order, the inputs kept in slots put in

@@ -22,6 +22,7 @@ from .._tensor import Tensor, _counter, _make, check_inference_write
 from . import forward_ad, grad_mode
 from .graph import OUTPUT_CHECK
 from .recording import KEEP, defop, np_dtype, refresh_view, regraph
+from .saved_hooks import PACKED
 from .views import alias, check_view_place, replay_view
 
 
@@ -204,6 +205,8 @@ def _saved_output_is(self: Tensor, out: Tensor) -> None:
     """The op's output, if its node saved it, is now ``self`` (written in place): a later
     write to self makes backward raise, as PyTorch's in-place ops save ``result``, self."""
     node = out._grad_fn
+    if node._checks is PACKED:  # (packed by a saved_tensors_hooks hook: nothing checked)
+        return
     if node._checks is OUTPUT_CHECK:  # checked through the node's slots
         vc = _counter(self)
         node._out_vc, node._out_v, node._out_id = vc, vc[0], id(self)

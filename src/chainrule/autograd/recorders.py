@@ -26,6 +26,7 @@ from . import forward_ad, grad_mode
 from .anomaly_mode import _anomaly
 from .graph import OUTPUT_CHECK
 from .recording import Op
+from .saved_hooks import hooked as _hooked
 from .saving import _SHAPES as _shapes
 from .saving import kept_shape
 
@@ -80,6 +81,7 @@ def recorder(op: Op, cls: type) -> Callable[[Tensor, Any, Any, dict], Tensor]:
                 or tensor_mod._inference_contexts
                 or meta_live[0]
                 or not state.enabled
+                or _hooked[0]  # (saved_tensors_hooks: Op._wrap packs what is saved)
             )
         ):
             return fast((input,), (x,), params, cls, y)  # (it sees to these cases)

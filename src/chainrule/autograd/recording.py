@@ -60,6 +60,8 @@ from . import forward_ad, grad_mode
 from .anomaly_mode import _anomaly, record_creation
 from .graph import Node, accumulator
 from .registry import REGISTRY
+from .saved_hooks import hooked as _hooked
+from .saved_hooks import pack_node
 from .saving import _SHAPES, _saver, kept_shape, layout
 from .views import alias, check_view_place, replay_view, view_record
 
@@ -577,7 +579,7 @@ class Op:
             a._view is not None
             and a._vc[1] > a._view[2]  # its base was changed in place: re-derive its graph
             or not usual
-            and (_meta_live[0] or _fw_state.level or _anomaly.record)
+            and (_meta_live[0] or _fw_state.level or _anomaly.record or _hooked[0])
         ):
             return self._wrap(args, arrays, params, out)
         vc = None
@@ -746,6 +748,8 @@ class Op:
         else:
             plan.save(node, plan, args, arrays, params, out, result)
         if not usual:
+            if _hooked[0]:  # saved_tensors_hooks: the saved tensors through the pack hook
+                pack_node(node, result)
             if _anomaly.record:
                 record_creation(node)
             if _fw_state.level:
@@ -872,6 +876,8 @@ class Op:
             if node._plan.kinds:
                 saved = tuple(r._data for r in results)
                 self._save(node, node._plan, args, arrays, params, saved, results)
+                if _hooked[0]:  # saved_tensors_hooks (saved_hooks.py)
+                    pack_node(node, results)
             if _anomaly.record:
                 record_creation(node)
         if _fw_state.level:
