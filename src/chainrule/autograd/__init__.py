@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -129,6 +130,20 @@ def _root_grad(out: Tensor, g: Any, i: int, create_graph: bool) -> Any:
     return _make(arr, out._dtype) if create_graph else arr
 
 
+class _Capturing(threading.local):
+    depth = 0  # grad() and backward(inputs=...) calls running in this thread
+
+
+_capturing = _Capturing()
+
+
+def _is_checkpoint_valid() -> bool:
+    """Whether the backward running now may accumulate into leaves' ``.grad`` from inside
+    (a reentrant checkpoint's backward does): not inside ``grad()`` or
+    ``backward(inputs=...)``, as PyTorch's ``torch.autograd._is_checkpoint_valid``."""
+    return _capturing.depth == 0
+
+
 def backward(
     tensors: Tensor | Sequence[Tensor],
     grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
@@ -154,7 +169,11 @@ def backward(
     leaves = {accumulator(t) for t in inputs if t._grad_fn is None}
     nonleaf = {(t._grad_fn, t._output_nr): t for t in inputs if t._grad_fn is not None}
     capture = dict.fromkeys(nonleaf)
-    run_backward(roots, root_grads, retain_graph, create_graph, capture, True, leaves)
+    _capturing.depth += 1  # (a reentrant checkpoint inside refuses: _is_checkpoint_valid)
+    try:
+        run_backward(roots, root_grads, retain_graph, create_graph, capture, True, leaves)
+    finally:
+        _capturing.depth -= 1
     for key, t in nonleaf.items():
         g = capture[key]
         if g is None:
@@ -242,7 +261,11 @@ def grad(
     roots, root_grads = _roots_and_grads(outs, grads, create_graph, "grad")
     keys = [_edge(t) for t in ins]
     capture = dict.fromkeys(keys)
-    run_backward(roots, root_grads, retain_graph, create_graph, capture, accumulate=False)
+    _capturing.depth += 1  # (a reentrant checkpoint inside refuses: _is_checkpoint_valid)
+    try:
+        run_backward(roots, root_grads, retain_graph, create_graph, capture, accumulate=False)
+    finally:
+        _capturing.depth -= 1
     result = []
     for i, (t, key) in enumerate(zip(ins, keys)):
         g = capture[key]
