@@ -139,10 +139,10 @@ def is_floating_point(input: Tensor) -> bool:
 
 
 def __getattr__(name: str):
-    if name == "testing":  # (torch.testing without importing it: loaded on first use)
+    if name in ("testing", "distributions"):  # (loaded on first use, as torch.X is there)
         import importlib
 
-        return importlib.import_module(__name__ + ".testing")
+        return importlib.import_module(f"{__name__}.{name}")
     from chainrule._missing import (
         missing,
     )  # (absolute: under `chainrule run` these modules are also torch.*)

@@ -208,3 +208,11 @@ def test_double_backward():
             outs.append((g, h))
         with warnings.catch_warnings():
             assert_close(outs[0], outs[1], 1e-10, 1e-12, requires_grad=False)
+
+
+def test_broadcast_tensors_gives_back_a_tensor_already_of_the_shape():
+    for lib in (torch, cr):
+        a = lib.zeros(2, requires_grad=True)
+        b = lib.ones((), requires_grad=True)
+        x, y = lib.broadcast_tensors(a, b)
+        assert x is a and type(y.grad_fn).__name__ == "ExpandBackward0"

@@ -80,7 +80,8 @@ def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
 
 
 def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
-    """The tensors expanded to their common broadcast shape (views)."""
+    """The tensors expanded to their common broadcast shape (views); a tensor already of
+    that shape comes back itself, no expand recorded (as in PyTorch)."""
     tensors = tuple(_tensors(tensors))
     shape: tuple = ()
     for t in tensors:
@@ -94,7 +95,7 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
                     f"non-singleton dimension {k}"
                 )
         shape = tuple(y if x == 1 else x for x, y in zip(a, b))
-    return tuple(t.expand(*shape) for t in tensors)
+    return tuple(t if tuple(t.shape) == shape else t.expand(*shape) for t in tensors)
 
 
 def meshgrid(*tensors: Tensor, indexing: str | None = None) -> tuple[Tensor, ...]:

@@ -1,0 +1,25 @@
+"""``chainrule.distributions`` (PyTorch's ``torch.distributions``), a first part: the
+``Distribution`` base with PyTorch's parameter and value checks, ``Normal``, ``Uniform``,
+``Bernoulli``, ``Categorical``, ``kl_divergence`` between two of one family, and the
+constraints they use. Samples come from chainrule's random stream (not PyTorch's); log
+densities, entropies, moments, CDFs and KL divergences are PyTorch's, and differentiable
+(``rsample`` where the family has it)."""
+
+from . import constraints
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .distribution import Distribution
+from .kl import kl_divergence, register_kl
+from .normal import Normal
+from .uniform import Uniform
+
+__all__ = [
+    "Bernoulli",
+    "Categorical",
+    "Distribution",
+    "Normal",
+    "Uniform",
+    "constraints",
+    "kl_divergence",
+    "register_kl",
+]

@@ -1,0 +1,161 @@
+"""``Distribution``: what every distribution has (batch and event shapes, sampling, the
+log density, moments), and the checks of parameters and values PyTorch makes when
+``validate_args`` is on (the default)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from . import constraints
+from .utils import lazy_property
+
+__all__ = ["Distribution"]
+
+
+def _size(shape: Any = ()) -> Any:
+    from .._tensor import Size
+
+    return shape if isinstance(shape, Size) else Size(shape)
+
+
+class Distribution:
+    """The base class: a batch of distributions of the same family, each over events of
+    ``event_shape``. Subclasses set ``arg_constraints`` and ``support`` and define what
+    they can (``rsample`` for reparameterized samples, ``log_prob``, ``entropy``, ...)."""
+
+    has_rsample = False
+    has_enumerate_support = False
+    _validate_args = True  # (PyTorch's default under __debug__)
+
+    @staticmethod
+    def set_default_validate_args(value: bool) -> None:
+        """Turn the checks of parameters and values on or off for every distribution."""
+        if value not in (True, False):
+            raise ValueError
+        Distribution._validate_args = value
+
+    def __init__(self, batch_shape: Any = (), event_shape: Any = (), validate_args: Any = None):
+        self._batch_shape = _size(batch_shape)
+        self._event_shape = _size(event_shape)
+        if validate_args is not None:
+            self._validate_args = validate_args
+        if not self._validate_args:
+            return
+        for param, constraint in self.arg_constraints.items():
+            if param not in self.__dict__ and isinstance(
+                getattr(type(self), param, None), lazy_property
+            ):
+                continue  # (computed from the other parameterization when first read)
+            value = getattr(self, param)
+            if not constraint.check(value).all():
+                raise ValueError(
+                    f"Expected parameter {param} ({type(value).__name__} of shape "
+                    f"{tuple(value.shape)}) of distribution {self!r} to satisfy the "
+                    f"constraint {constraint!r}, but found invalid values:\n{value}"
+                )
+
+    @property
+    def batch_shape(self) -> Any:
+        return self._batch_shape
+
+    @property
+    def event_shape(self) -> Any:
+        return self._event_shape
+
+    @property
+    def arg_constraints(self) -> dict[str, constraints.Constraint]:
+        raise NotImplementedError
+
+    @property
+    def support(self) -> constraints.Constraint:
+        raise NotImplementedError
+
+    @property
+    def mean(self) -> Any:
+        raise NotImplementedError(f"{type(self)} does not implement mean")
+
+    @property
+    def mode(self) -> Any:
+        raise NotImplementedError(f"{type(self)} does not implement mode")
+
+    @property
+    def variance(self) -> Any:
+        raise NotImplementedError(f"{type(self)} does not implement variance")
+
+    @property
+    def stddev(self) -> Any:
+        return self.variance.sqrt()
+
+    def sample(self, sample_shape: Any = ()) -> Any:
+        """A sample of shape ``sample_shape + batch_shape + event_shape``, not recorded."""
+        from .. import no_grad
+
+        with no_grad():
+            return self.rsample(sample_shape)
+
+    def rsample(self, sample_shape: Any = ()) -> Any:
+        raise NotImplementedError
+
+    def sample_n(self, n: int) -> Any:
+        warnings.warn(
+            "sample_n will be deprecated. Use .sample((n,)) instead", UserWarning, stacklevel=2
+        )
+        return self.sample((n,))
+
+    def log_prob(self, value: Any) -> Any:
+        raise NotImplementedError
+
+    def cdf(self, value: Any) -> Any:
+        raise NotImplementedError
+
+    def icdf(self, value: Any) -> Any:
+        raise NotImplementedError
+
+    def entropy(self) -> Any:
+        raise NotImplementedError
+
+    def perplexity(self) -> Any:
+        return self.entropy().exp()
+
+    def _extended_shape(self, sample_shape: Any = ()) -> Any:
+        return _size(
+            tuple(_size(sample_shape)) + tuple(self._batch_shape) + tuple(self._event_shape)
+        )
+
+    def _validate_sample(self, value: Any) -> None:
+        """PyTorch's checks of a value given to ``log_prob``: a tensor whose rightmost dims
+        are the event's, broadcastable with the batch, within the support."""
+        from .._tensor import Tensor
+
+        if not isinstance(value, Tensor):
+            raise ValueError("The value argument to log_prob must be a Tensor")
+        start = value.dim() - len(self._event_shape)
+        if tuple(value.shape[start:]) != tuple(self._event_shape):
+            raise ValueError(
+                "The right-most size of value must match event_shape: "
+                f"{value.size()} vs {self._event_shape}."
+            )
+        actual = value.size()
+        expected = _size(tuple(self._batch_shape) + tuple(self._event_shape))
+        for i, j in zip(reversed(actual), reversed(expected)):
+            if i != 1 and j != 1 and i != j:
+                raise ValueError(
+                    "Value is not broadcastable with batch_shape+event_shape: "
+                    f"{actual} vs {expected}."
+                )
+        support = self.support
+        if not support.check(value).all():
+            raise ValueError(
+                f"Expected value argument ({type(value).__name__} of shape "
+                f"{tuple(value.shape)}) to be within the support ({support!r}) of the "
+                f"distribution {self!r}, but found invalid values:\n{value}"
+            )
+
+    def __repr__(self) -> str:
+        names = [k for k in self.arg_constraints if k in self.__dict__]
+        parts = []
+        for p in names:
+            v = self.__dict__[p]
+            parts.append(f"{p}: {v if v.numel() == 1 else v.size()}")
+        return f"{type(self).__name__}({', '.join(parts)})"

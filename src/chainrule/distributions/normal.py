@@ -1,0 +1,77 @@
+"""``Normal(loc, scale)``: the Gaussian, log p(x) = -(x - μ)²/(2σ²) - log σ - log √(2π)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all
+
+__all__ = ["Normal"]
+
+
+class Normal(Distribution):
+    """Normal (Gaussian) distributions of mean ``loc`` and standard deviation ``scale``;
+    ``rsample`` is loc + scale·ε, ε ~ N(0, 1), differentiable in both."""
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc: Any, scale: Any, validate_args: Any = None) -> None:
+        self.loc, self.scale = broadcast_all(loc, scale)
+        super().__init__(self.loc.size(), validate_args=validate_args)
+
+    @property
+    def mean(self) -> Any:
+        return self.loc
+
+    @property
+    def mode(self) -> Any:
+        return self.loc
+
+    @property
+    def stddev(self) -> Any:
+        return self.scale
+
+    @property
+    def variance(self) -> Any:
+        return self.scale.pow(2)
+
+    def rsample(self, sample_shape: Any = ()) -> Any:
+        from .. import randn
+
+        shape = self._extended_shape(sample_shape)
+        eps = randn(shape, dtype=self.loc.dtype, device=self.loc.device)
+        return self.loc + eps * self.scale
+
+    def sample(self, sample_shape: Any = ()) -> Any:
+        from .. import no_grad, normal
+
+        shape = self._extended_shape(sample_shape)
+        with no_grad():
+            return normal(self.loc.expand(shape), self.scale.expand(shape))
+
+    def log_prob(self, value: Any) -> Any:
+        """-(x - μ)²/(2σ²) - log σ - log √(2π)"""
+        if self._validate_args:
+            self._validate_sample(value)
+        var = self.scale**2
+        log_scale = self.scale.log()
+        return -((value - self.loc) ** 2) / (2 * var) - log_scale - math.log(math.sqrt(2 * math.pi))
+
+    def cdf(self, value: Any) -> Any:
+        """(1 + erf((x - μ)/(σ√2)))/2"""
+        if self._validate_args:
+            self._validate_sample(value)
+        return 0.5 * (1 + ((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)).erf())
+
+    def icdf(self, value: Any) -> Any:
+        """μ + σ√2 erfinv(2p - 1)"""
+        return self.loc + self.scale * (2 * value - 1).erfinv() * math.sqrt(2)
+
+    def entropy(self) -> Any:
+        """1/2 + log(√(2π) σ)"""
+        return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()
