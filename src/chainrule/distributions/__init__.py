@@ -1,7 +1,7 @@
 """``chainrule.distributions`` (PyTorch's ``torch.distributions``), a first part: the
 ``Distribution`` base with PyTorch's parameter and value checks, ``Normal``, ``Uniform``,
-``Bernoulli``, ``Categorical``, ``kl_divergence`` between two of one family, and the
-constraints they use. Samples come from chainrule's random stream (not PyTorch's); log
+``Bernoulli``, ``Categorical``, ``Exponential``, ``Laplace``, ``Independent``,
+``kl_divergence`` between two of one family, and the constraints they use. Samples come from chainrule's random stream (not PyTorch's); log
 densities, entropies, moments, CDFs and KL divergences are PyTorch's, and differentiable
 (``rsample`` where the family has it)."""
 
@@ -9,7 +9,10 @@ from . import constraints
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution
+from .exponential import Exponential
+from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .laplace import Laplace
 from .normal import Normal
 from .uniform import Uniform
 
@@ -17,6 +20,9 @@ __all__ = [
     "Bernoulli",
     "Categorical",
     "Distribution",
+    "Exponential",
+    "Independent",
+    "Laplace",
     "Normal",
     "Uniform",
     "constraints",

@@ -8,6 +8,9 @@ from typing import Any
 
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .exponential import Exponential
+from .independent import Independent, _sum_rightmost
+from .laplace import Laplace
 from .normal import Normal
 from .uniform import Uniform
 
@@ -89,3 +92,26 @@ def _infinite_like(t: Any) -> Any:
     from .. import full_like
 
     return full_like(t, float("inf"))
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p: Exponential, q: Exponential) -> Any:
+    """λq/λp - 1 - log(λq/λp)"""
+    ratio = q.rate / p.rate
+    return -ratio.log() + ratio - 1
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p: Laplace, q: Laplace) -> Any:
+    """log(bq/bp) + |μp - μq|/bq + (bp/bq) e^(-|μp - μq|/bp) - 1"""
+    ratio = p.scale / q.scale
+    gap = (p.loc - q.loc).abs()
+    return -ratio.log() + gap / q.scale + ratio * (-gap / p.scale).exp() - 1
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p: Independent, q: Independent) -> Any:
+    """Σ over the reinterpreted dims of the bases' KL"""
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)

@@ -1,0 +1,66 @@
+"""``Exponential(rate)``: density λ e^(-λx) on x >= 0."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all
+
+__all__ = ["Exponential"]
+
+
+class Exponential(Distribution):
+    """Exponential distributions of rate λ; ``rsample`` is E/λ with E ~ Exp(1)."""
+
+    arg_constraints = {"rate": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = True
+
+    def __init__(self, rate: Any, validate_args: Any = None) -> None:
+        (self.rate,) = broadcast_all(rate)
+        super().__init__(self.rate.size(), validate_args=validate_args)
+
+    @property
+    def mean(self) -> Any:
+        return self.rate.reciprocal()
+
+    @property
+    def mode(self) -> Any:
+        return self.rate * 0
+
+    @property
+    def stddev(self) -> Any:
+        return self.rate.reciprocal()
+
+    @property
+    def variance(self) -> Any:
+        return self.rate.pow(-2)
+
+    def rsample(self, sample_shape: Any = ()) -> Any:
+        from .. import empty
+
+        shape = self._extended_shape(sample_shape)
+        draws = empty(shape, dtype=self.rate.dtype, device=self.rate.device).exponential_()
+        return draws / self.rate
+
+    def log_prob(self, value: Any) -> Any:
+        """log λ - λx"""
+        if self._validate_args:
+            self._validate_sample(value)
+        return self.rate.log() - self.rate * value
+
+    def cdf(self, value: Any) -> Any:
+        """1 - e^(-λx)"""
+        if self._validate_args:
+            self._validate_sample(value)
+        return 1 - (-self.rate * value).exp()
+
+    def icdf(self, value: Any) -> Any:
+        """-log(1 - p)/λ"""
+        return -(-value).log1p() / self.rate
+
+    def entropy(self) -> Any:
+        """1 - log λ"""
+        return 1.0 - self.rate.log()
