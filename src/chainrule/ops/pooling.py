@@ -163,6 +163,68 @@ def adaptive_max_indices(x: Any, output_size: Sequence[int]) -> Any:
     return _running_argmax(candidates(), first_index, lowest, x.dtype.kind == "f")
 
 
+# ----- fractional max pooling: pseudo-random windows -----------------------------------------
+
+
+def fractional_starts(samples: Any, n_in: int, n_out: int, kernel: int) -> Any:
+    """Where each of the n_out windows of ``kernel`` taps starts along a dim of n_in, one
+    row per sample u in [0, 1): ⌊(i + u)α⌋ - ⌊uα⌋ for i < n_out - 1 and n_in - kernel for
+    the last, α = (n_in - kernel)/(n_out - 1), in the samples' float dtype and truncated
+    as PyTorch's kernel does (so the windows are its windows, bit for bit)."""
+    u = samples if samples.dtype != xp.float16 else samples.astype(xp.float32)
+    starts = xp.empty((u.shape[0], n_out), dtype=xp.int64)
+    if n_out > 1:
+        alpha = u.dtype.type(n_in - kernel) / u.dtype.type(n_out - 1)
+        steps = xp.arange(n_out - 1, dtype=u.dtype)
+        first = ((steps[None, :] + u[:, None]) * alpha).astype(xp.int64)
+        starts[:, :-1] = first - (u * alpha).astype(xp.int64)[:, None]
+    if n_out > 0:
+        starts[:, -1] = n_in - kernel
+    return starts
+
+
+def fractional_max_indices(x: Any, kernel: Sequence[int], output_size: Sequence[int],
+                           samples: Any) -> Any:  # fmt: skip
+    """The flat spatial index of each fractional window's max (int64, shaped like the
+    output): x (N, C, *S) or (C, *S), samples (N or more, C, nd) in x's dtype, a plane's
+    samples placing its windows as PyTorch's kernels read them: in 2-d the first along
+    the width and the second along the height, in 3-d one per dim in order."""
+    nd = len(kernel)
+    spatial = x.shape[x.ndim - nd :]
+    lead = x.shape[: x.ndim - nd]
+    planes = math.prod(lead)
+    flat = x.reshape(planes, math.prod(spatial))
+    u = samples.reshape(-1, nd)[:planes] if x.ndim == nd + 2 else samples[0].reshape(-1, nd)
+    mult = _flat_strides(spatial)
+    # the start of each window along each dim, per plane: (planes, out_d)
+    which = [nd - 1 - d for d in range(nd)] if nd == 2 else list(range(nd))
+    starts = [
+        fractional_starts(u[:, which[d]], spatial[d], output_size[d], kernel[d]) for d in range(nd)
+    ]
+
+    def along(d: int, values: Any) -> Any:  # (planes, out_d) on the plane's output grid
+        shape = [planes] + [1] * nd
+        shape[d + 1] = output_size[d]
+        return values.reshape(shape)
+
+    first_index = sum(along(d, starts[d] * mult[d]) for d in range(nd))
+    lowest = _lowest(x.dtype)
+    out_shape = (planes, *output_size)
+
+    def candidates():
+        for tap in itertools.product(*(range(k) for k in kernel)):
+            index = xp.broadcast_to(
+                sum(along(d, (starts[d] + tap[d]) * mult[d]) for d in range(nd)), out_shape
+            )
+            values = xp.take_along_axis(flat, index.reshape(planes, -1), axis=1)
+            yield values.reshape(out_shape), index
+
+    if not planes or not math.prod(output_size):
+        return xp.zeros(tuple(lead) + tuple(output_size), dtype=xp.int64)
+    arg = _running_argmax(candidates(), first_index, lowest, x.dtype.kind == "f")
+    return arg.reshape(tuple(lead) + tuple(output_size))
+
+
 # ----- picking at indices, and adding back -----------------------------------------------------
 
 
@@ -244,6 +306,13 @@ adaptive_max_pool, adaptive_max_pool_backward = _picking_pair(
     "adaptive_max_pool",
     "AdaptiveMaxPool{}D",
     "each adaptive window's max: x at the index of the window's (first) maximum",
+    _AT_INDEX,
+)
+
+fractional_max_pool, fractional_max_pool_backward = _picking_pair(
+    "fractional_max_pool",
+    "FractionalMaxPool{}D",
+    "each pseudo-random window's max: x at the index of the window's (first) maximum",
     _AT_INDEX,
 )
 

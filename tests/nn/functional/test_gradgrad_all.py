@@ -185,6 +185,26 @@ CASES = {
         lambda L, x: F(L).adaptive_max_pool1d_with_indices(x, 2)[0],
         D(1, 2, 5),
     ),
+    "fractional_max_pool2d": (
+        lambda L, x: F(L).fractional_max_pool2d(x, 2, (2, 3), _random_samples=C(L, U(1, 2, 2))),
+        D(1, 2, 4, 5),
+    ),
+    "fractional_max_pool3d": (
+        lambda L, x: F(L).fractional_max_pool3d(x, 2, 2, _random_samples=C(L, U(1, 2, 3))),
+        D(1, 2, 4, 5, 4),
+    ),
+    "fractional_max_pool2d_with_indices": (
+        lambda L, x: F(L).fractional_max_pool2d_with_indices(
+            x, (2, 1), (3, 3), _random_samples=C(L, U(1, 2, 2, seed=1))
+        )[0],
+        D(1, 2, 4, 5),
+    ),
+    "fractional_max_pool3d_with_indices": (
+        lambda L, x: F(L).fractional_max_pool3d_with_indices(
+            x, 2, (2, 3, 2), _random_samples=C(L, U(1, 2, 3, seed=1))
+        )[0],
+        D(1, 2, 4, 5, 4),
+    ),
     "adaptive_max_pool2d": (lambda L, x: F(L).adaptive_max_pool2d(x, (2, 3)), D(1, 2, 3, 4)),
     "adaptive_max_pool2d_with_indices": (
         lambda L, x: F(L).adaptive_max_pool2d_with_indices(x, 2)[0],

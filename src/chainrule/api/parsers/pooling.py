@@ -744,3 +744,107 @@ def lp_pool3d(
 ) -> Tensor:
     """The p-norm of each window of the last 3 dims: (Σ x^p)^(1/p)."""
     return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+# ----- fractional max pooling ------------------------------------------------------------------
+
+_DIM_NAMES = {2: ("height", "width"), 3: ("time", "height", "width")}
+
+
+def _fractional(
+    nd: int,
+    input: Tensor,
+    kernel_size: Any,
+    output_size: Any,
+    output_ratio: Any,
+    return_indices: bool,
+    samples: Tensor | None,
+) -> Any:
+    """PyTorch's fractional max pooling: windows of ``kernel_size`` placed pseudo-randomly
+    (Graham's fractional max-pooling) so that the spatial dims shrink to ``output_size``
+    (or by ``output_ratio``), one draw per plane in ``samples`` (drawn here when not
+    given: chainrule's random stream)."""
+    from ... import rand
+
+    fn = f"fractional_max_pool{nd}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{fn} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        ratio = [output_ratio] * nd if isinstance(output_ratio, (int, float)) else output_ratio
+        if nd == 2 and len(ratio) > 2:
+            raise ValueError(
+                f"{fn} requires output_ratio to either be a single Int or tuple of Ints."
+            )
+        ratio = list(ratio) * nd if len(ratio) == 1 else list(ratio)
+        output_size = [int(input.size(i - nd) * r) for i, r in enumerate(ratio)]
+    if samples is None:
+        batch = 1 if input.dim() == nd + 1 else input.size(0)
+        samples = rand(batch, input.size(-nd - 1), nd, dtype=input.dtype, device=input.device)
+    kernel = _param(fn, "kernel_size", kernel_size, nd)
+    sizes = _param(fn, "output_size", output_size, nd)
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(
+            f"{fn}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(input.shape)}"
+        )
+    if samples.dtype != input.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if input.ndim == nd + 2 and samples.size(0) < input.size(0):
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    where = f"{fn}()" if nd == 2 else f"{fn}_out()"
+    checks = list(zip(_DIM_NAMES[nd], kernel, sizes, input.shape[-nd:]))
+    if nd == 3:  # (PyTorch's 3-d kernel checks time, width, then height)
+        checks = [checks[0], checks[2], checks[1]]
+    for name, k, out, n in checks:
+        # (its 3-d kernel also refuses windows that would just fit: out + k - 1 = n)
+        if out + k - 1 > n or nd == 3 and out + k - 1 == n:
+            raise RuntimeError(f"{where}: pool {name} {k} too large relative to input {name} {n}")
+    if not input.is_floating_point():
+        raise not_implemented(fn, input.dtype)
+    with on_device_of(input._data):
+        index = pooling.fractional_max_indices(input._data, kernel, sizes, samples._data)
+    values = pooling.fractional_max_pool(input, index=index, spatial=nd)
+    return _with_indices(values, index, return_indices)
+
+
+def fractional_max_pool2d(
+    input: Tensor,
+    kernel_size: Any,
+    output_size: Any = None,
+    output_ratio: Any = None,
+    return_indices: bool = False,
+    _random_samples: Tensor | None = None,
+) -> Any:
+    """The max of each of output_size windows of kernel_size over the last 2 dims, placed
+    pseudo-randomly per plane (and its index)."""
+    require_tensor("fractional_max_pool2d", input)
+    return _fractional(
+        2, input, kernel_size, output_size, output_ratio, return_indices, _random_samples
+    )
+
+
+def fractional_max_pool3d(
+    input: Tensor,
+    kernel_size: Any,
+    output_size: Any = None,
+    output_ratio: Any = None,
+    return_indices: bool = False,
+    _random_samples: Tensor | None = None,
+) -> Any:
+    """The max of each of output_size windows of kernel_size over the last 3 dims, placed
+    pseudo-randomly per plane (and its index)."""
+    require_tensor("fractional_max_pool3d", input)
+    return _fractional(
+        3, input, kernel_size, output_size, output_ratio, return_indices, _random_samples
+    )
+
+
+def fractional_max_pool2d_with_indices(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+    """``fractional_max_pool2d`` returning (values, indices)."""
+    kwargs["return_indices"] = True
+    return fractional_max_pool2d(input, *args, **kwargs)
+
+
+def fractional_max_pool3d_with_indices(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+    """``fractional_max_pool3d`` returning (values, indices)."""
+    kwargs["return_indices"] = True
+    return fractional_max_pool3d(input, *args, **kwargs)

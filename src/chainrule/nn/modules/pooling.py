@@ -23,6 +23,8 @@ __all__ = [
     "AvgPool1d",
     "AvgPool2d",
     "AvgPool3d",
+    "FractionalMaxPool2d",
+    "FractionalMaxPool3d",
     "LPPool1d",
     "LPPool2d",
     "LPPool3d",
@@ -332,5 +334,62 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     """Adaptive average pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``."""
+
+    _dims = 3
+
+
+class _FractionalMaxPoolNd(Module):
+    """Fractional max pooling (Graham): windows of ``kernel_size`` placed pseudo-randomly,
+    per plane, so that the output has ``output_size`` or ``output_ratio`` of the input's
+    spatial size. ``_random_samples`` (a buffer) fixes the placement."""
+
+    __constants__ = ["kernel_size", "return_indices", "output_size", "output_ratio"]
+    _dims = 2
+
+    def __init__(
+        self,
+        kernel_size: Any,
+        output_size: Any = None,
+        output_ratio: Any = None,
+        return_indices: bool = False,
+        _random_samples: Any = None,
+    ) -> None:
+        super().__init__()
+        ntuple = _pair if self._dims == 2 else _triple
+        name = type(self).__name__
+        self.kernel_size = ntuple(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = ntuple(output_size) if output_size is not None else None
+        self.output_ratio = ntuple(output_ratio) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(
+                f"{name} requires specifying either an output size, or a pooling ratio"
+            )
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor) -> Any:
+        pool = getattr(F, f"fractional_max_pool{self._dims}d")
+        return pool(
+            input,
+            self.kernel_size,
+            self.output_size,
+            self.output_ratio,
+            self.return_indices,
+            _random_samples=self._random_samples,
+        )
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Fractional max pooling over ``(N, C, H, W)`` or ``(C, H, W)``."""
+
+    _dims = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Fractional max pooling over ``(N, C, T, H, W)`` or ``(C, T, H, W)``."""
 
     _dims = 3
