@@ -283,3 +283,14 @@ def test_fast_paths_come_back_after_the_context():
     assert _modes.usual[0]
     z = x * x
     assert z.grad_fn._checks == () and y.grad_fn._checks != ()
+
+
+def test_a_pack_hook_writing_into_a_fresh_tensor_is_caught():
+    # a tensor no view or write has touched yet has no version counter: packing makes one
+    def run(lib):
+        x = lib.ones(3, requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t.add_(1), lambda p: p):
+            (x.exp() * 2).sum()
+
+    want, got = error_of(run, torch), error_of(run, cr)
+    assert (type(got), str(got)) == (type(want), str(want))

@@ -76,12 +76,14 @@ def current() -> tuple | None:
 
 
 def pack(t: Tensor, hooks: tuple) -> Packed:
-    """``t`` through the pack hook of ``hooks``; the hook must not write into ``t``."""
-    vc = t._vc
-    before = vc[0] if vc.__class__ is list else None
+    """``t`` through the pack hook of ``hooks``; the hook must not write into ``t`` (its
+    version counter, made now if it has none yet, tells)."""
+    from .._tensor import _counter
+
+    vc = _counter(t)
+    before = vc[0]
     value = hooks[0](t)
-    vc = t._vc
-    if vc.__class__ is list and before is not None and vc[0] != before:
+    if vc[0] != before:
         raise RuntimeError(_PACK_WROTE)
     return Packed(value, hooks[1])
 
