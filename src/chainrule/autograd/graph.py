@@ -267,6 +267,52 @@ class Node:
             return saved
         return [v._data if isinstance(v, Tensor) else v for v in saved]
 
+    def __getattr__(self, name: str) -> Any:
+        """PyTorch's ``grad_fn._saved_<name>``: what this node saved, by PyTorch's names
+        (``self``, ``other``, ``result``, a parameter's name, ``self_sym_sizes``), read as
+        backward reads it (in-place changes checked, packed tensors unpacked, the output
+        given back as this node's output). ``_raw_saved_<name>`` exists for the saved
+        tensors, but registering per-tensor hooks on it is not implemented."""
+        if name.startswith("_saved_"):
+            return self._saved_named(name[7:])
+        if name.startswith("_raw_saved_"):
+            self._saved_named(name[11:])
+            return _RawSaved(type(self).__name__, name[11:])
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _saved_names(self) -> dict:
+        """PyTorch's name of each entry of the save plan: {name: place in the plan}."""
+        try:
+            plan, op = self._plan, self._op
+        except AttributeError:
+            return {}
+        if op is None:
+            return {}
+        names = {}
+        args = _SAVED_ARG_NAMES.get(type(self).__name__) or [
+            "self" if i == 0 else "other" if a in ("b", "y", "other") else a
+            for i, a in enumerate(op.args)
+        ]
+        for i, (kind, key) in enumerate(zip(plan.kinds, plan.keys)):
+            if kind == "arg":
+                names[args[key] if key < len(args) else f"arg{key}"] = i
+            elif kind == "ans" and self.n_outputs == 1:
+                names["result"] = i
+            elif kind == "param":
+                names[key] = i
+            elif kind == "shape":
+                names[(args[key] if key < len(args) else f"arg{key}") + "_sym_sizes"] = i
+        return names
+
+    def _saved_named(self, name: str) -> Any:
+        where = self._saved_names().get(name)
+        if where is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '_saved_{name}'")
+        value = self._saved_values(True)[where]
+        if type(value) is ndarray:  # (a parameter held as an array: a where's condition)
+            return _make(value, _from_np[value.dtype])
+        return value
+
     def _unpacked(self, create_graph: bool) -> list:
         """The saved values as the VJPs take them, where a saved_tensors_hooks pack hook
         packed the tensors (saved_hooks.py): each unpacked by its unpack hook, in the save
@@ -414,6 +460,32 @@ class Node:
     @property
     def metadata(self) -> dict:
         return self._extras.metadata
+
+
+# PyTorch's names of the inputs a node saves, where they are not self and other
+_SAVED_ARG_NAMES = {
+    "MmBackward0": ["self", "mat2"],
+    "BmmBackward0": ["self", "mat2"],
+    "MvBackward0": ["self", "vec"],
+    "DotBackward0": ["self", "tensor"],
+    "AddmmBackward0": ["self", "mat1", "mat2"],
+}
+
+
+class _RawSaved:
+    """``grad_fn._raw_saved_<name>``: per-tensor saved hooks are not implemented."""
+
+    def __init__(self, node_name: str, name: str) -> None:
+        self._where = f"{node_name}._raw_saved_{name}"
+
+    def register_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
+        from .._missing import NotImplementedInChainrule
+
+        raise NotImplementedInChainrule(
+            f"chainrule does not implement per-tensor saved-tensor hooks ({self._where}"
+            ".register_hooks) yet; torch.autograd.graph.saved_tensors_hooks(pack, unpack) "
+            "applies hooks to every tensor saved inside it."
+        )
 
 
 def _restore_tangent(ans: Tensor, saved: tuple) -> None:
