@@ -159,3 +159,26 @@ class Distribution:
             v = self.__dict__[p]
             parts.append(f"{p}: {v if v.numel() == 1 else v.size()}")
         return f"{type(self).__name__}({', '.join(parts)})"
+
+
+class _LocationScale(Distribution):
+    """A family of a real location ``loc`` and a positive ``scale``, broadcast together
+    (Normal, Laplace): its shapes, checks, mean and mode."""
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc: Any, scale: Any, validate_args: Any = None) -> None:
+        from .utils import broadcast_all
+
+        self.loc, self.scale = broadcast_all(loc, scale)
+        super().__init__(self.loc.size(), validate_args=validate_args)
+
+    @property
+    def mean(self) -> Any:
+        return self.loc
+
+    @property
+    def mode(self) -> Any:
+        return self.loc

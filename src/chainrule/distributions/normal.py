@@ -5,32 +5,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all
+from .distribution import _LocationScale
 
 __all__ = ["Normal"]
 
 
-class Normal(Distribution):
+class Normal(_LocationScale):
     """Normal (Gaussian) distributions of mean ``loc`` and standard deviation ``scale``;
     ``rsample`` is loc + scale·ε, ε ~ N(0, 1), differentiable in both."""
-
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc: Any, scale: Any, validate_args: Any = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.size(), validate_args=validate_args)
-
-    @property
-    def mean(self) -> Any:
-        return self.loc
-
-    @property
-    def mode(self) -> Any:
-        return self.loc
 
     @property
     def stddev(self) -> Any:
