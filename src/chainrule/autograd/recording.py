@@ -58,7 +58,7 @@ from .._promotion import _NP_SCALAR, as_number, numbers_in, result_type
 from .._tensor import INFERENCE_SAVED, Tensor, _counter, _make
 from . import forward_ad, grad_mode
 from .anomaly_mode import _anomaly, record_creation
-from .graph import Node, accumulator
+from .graph import Node, accumulator, saved_properties
 from .registry import REGISTRY
 from .saved_hooks import hooked as _hooked
 from .saved_hooks import pack_node
@@ -427,7 +427,9 @@ class Op:
     def _class(self, node_name: str) -> type:
         cls = self._node_classes.get(node_name)
         if cls is None:
-            cls = type(node_name, (Node,), {"__slots__": (), "__module__": "chainrule.autograd"})
+            namespace = {"__slots__": (), "__module__": "chainrule.autograd"}
+            namespace.update(saved_properties(node_name, self))  # (grad_fn._saved_self, ...)
+            cls = type(node_name, (Node,), namespace)
             self._node_classes[node_name] = cls
         return cls
 
