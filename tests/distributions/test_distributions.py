@@ -33,6 +33,18 @@ def _families(lib):
         "categorical of probs": lambda: D.Categorical(probs=_t(lib, [0.2, 0.3, 0.5])),
         "exponential": lambda: D.Exponential(_t(lib, [0.5, 2.0])),
         "laplace": lambda: D.Laplace(_t(lib, [0.5, -1.0]), _t(lib, [1.5, 0.3])),
+        "mvn of a covariance": lambda: D.MultivariateNormal(
+            _t(lib, [[0.5, -1.0], [0.0, 2.0]]), _t(lib, [[2.0, 0.3], [0.3, 1.0]])
+        ),
+        "mvn of a precision": lambda: D.MultivariateNormal(
+            _t(lib, [0.5, -1.0]), precision_matrix=_t(lib, [[2.0, 0.3], [0.3, 1.0]])
+        ),
+        "mvn of a scale_tril": lambda: D.MultivariateNormal(
+            _t(lib, [0.5, -1.0]), scale_tril=_t(lib, [[[1.5, 0.0], [0.4, 0.7]]] * 2)
+        ),
+        "one hot categorical": lambda: D.OneHotCategorical(
+            logits=_t(lib, [[0.1, 2.0, -1.0], [0.5, 0.5, 0.5]])
+        ),
         "independent normal": lambda: D.Independent(
             D.Normal(_t(lib, [[0.5, -1.0], [0.0, 2.0]]), _t(lib, [[1.5, 0.3], [1.0, 0.7]])), 1
         ),
@@ -50,6 +62,10 @@ VALUES = {
     "exponential": [0.3, 1.7],
     "laplace": [[0.1, 0.2], [1.0, -2.0]],
     "independent normal": [[0.1, 0.2], [1.0, -2.0]],
+    "mvn of a covariance": [[[0.1, 0.2], [1.0, -2.0]], [[0.3, 0.3], [0.0, 0.0]]],
+    "mvn of a precision": [[0.1, 0.2], [1.0, -2.0]],
+    "mvn of a scale_tril": [[0.1, 0.2], [1.0, -2.0]],
+    "one hot categorical": [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
 }
 
 
@@ -70,8 +86,10 @@ def test_densities_moments_and_gradients_as_torch(family):
         if family.startswith(("normal", "uniform", "exponential", "laplace")):
             out["cdf"] = d.cdf(value)
             out["icdf"] = d.icdf(_t(lib, [0.1, 0.9], False))
-        if family.startswith("bernoulli") or discrete:
+        if family.startswith(("bernoulli", "one hot")) or discrete:
             out["probs"], out["logits"] = d.probs, d.logits
+        if family.startswith("mvn"):
+            out["matrices"] = (d.covariance_matrix, d.precision_matrix, d.scale_tril)
         leaves = [v for v in vars(d).values() if isinstance(v, lib.Tensor) and v.is_leaf]
         leaves = list({id(v): v for v in leaves if v.requires_grad}.values())
         total = sum(
@@ -105,6 +123,12 @@ KL = {
     ),
     "laplace": lambda D, L: D.kl_divergence(
         D.Laplace(_t(L, [0.5, -1.0]), _t(L, [1.5, 0.3])), D.Laplace(0.0, 1.0)
+    ),
+    "multivariate normal": lambda D, L: D.kl_divergence(
+        D.MultivariateNormal(_t(L, [[0.5, -1.0], [0.0, 2.0]]), _t(L, [[2.0, 0.3], [0.3, 1.0]])),
+        D.MultivariateNormal(
+            L.zeros(2, dtype=L.float64), scale_tril=_t(L, [[1.0, 0.0], [0.5, 2.0]])
+        ),
     ),
     "independent": lambda D, L: D.kl_divergence(
         D.Independent(D.Normal(_t(L, [[0.5, -1.0]]), _t(L, [[1.5, 0.3]])), 1),
@@ -141,6 +165,19 @@ ERRORS = {
     ),
     "a negative value for an exponential": lambda L: L.distributions.Exponential(2.0).log_prob(
         L.tensor([-1.0])
+    ),
+    "a covariance not positive definite": lambda L: L.distributions.MultivariateNormal(
+        L.zeros(2), L.tensor([[1.0, 2.0], [2.0, 1.0]])
+    ),
+    "no covariance": lambda L: L.distributions.MultivariateNormal(L.zeros(2)),
+    "a scale_tril not lower": lambda L: L.distributions.MultivariateNormal(
+        L.zeros(2), scale_tril=L.tensor([[1.0, 1.0], [0.0, 1.0]])
+    ),
+    "a value of another event shape": lambda L: L.distributions.MultivariateNormal(
+        L.zeros(2), L.eye(2)
+    ).log_prob(L.zeros(3)),
+    "not one hot": lambda L: L.distributions.OneHotCategorical(logits=L.zeros(3)).log_prob(
+        L.tensor([1.0, 1.0, 0.0])
     ),
     "an unregistered pair": lambda L: L.distributions.kl_divergence(
         L.distributions.Categorical(logits=L.zeros(3)), L.distributions.Normal(0.0, 1.0)
@@ -223,3 +260,24 @@ def test_enumerate_support_as_torch():
         )
 
     compare(run)
+
+
+def test_multivariate_samples_have_the_covariance():
+    cr.manual_seed(4)
+    cov = np.array([[2.0, 0.6], [0.6, 1.0]])
+    d = cr.distributions.MultivariateNormal(
+        cr.tensor([0.5, -1.0], dtype=cr.float64), cr.tensor(cov)
+    )
+    s = d.rsample((40000,)).numpy().astype(np.float64)
+    assert s.shape == (40000, 2)
+    np.testing.assert_allclose(s.mean(0), [0.5, -1.0], atol=0.04)
+    np.testing.assert_allclose(np.cov(s.T), cov, atol=0.06)
+
+
+def test_one_hot_samples_are_one_hot():
+    cr.manual_seed(5)
+    d = cr.distributions.OneHotCategorical(probs=cr.tensor([[0.2, 0.3, 0.5], [0.7, 0.2, 0.1]]))
+    s = d.sample((20000,)).numpy()
+    assert s.shape == (20000, 2, 3) and set(np.unique(s)) == {0.0, 1.0}
+    assert (s.sum(-1) == 1).all()
+    np.testing.assert_allclose(s.mean(0), [[0.2, 0.3, 0.5], [0.7, 0.2, 0.1]], atol=0.02)

@@ -1,9 +1,10 @@
 """``chainrule.distributions`` (PyTorch's ``torch.distributions``), a first part: the
 ``Distribution`` base with PyTorch's parameter and value checks, ``Normal``, ``Uniform``,
-``Bernoulli``, ``Categorical``, ``Exponential``, ``Laplace``, ``Independent``,
-``kl_divergence`` between two of one family, and the constraints they use. Samples come from chainrule's random stream (not PyTorch's); log
-densities, entropies, moments, CDFs and KL divergences are PyTorch's, and differentiable
-(``rsample`` where the family has it)."""
+``Bernoulli``, ``Categorical``, ``OneHotCategorical``, ``Exponential``, ``Laplace``,
+``MultivariateNormal``, ``Independent``, ``kl_divergence`` between two of one family, and
+the constraints they use. Samples come from chainrule's random stream (not PyTorch's);
+log densities, entropies, moments, CDFs and KL divergences are PyTorch's, and
+differentiable (``rsample`` where the family has it)."""
 
 from . import constraints
 from .bernoulli import Bernoulli
@@ -13,7 +14,9 @@ from .exponential import Exponential
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
 from .uniform import Uniform
 
 __all__ = [
@@ -23,7 +26,9 @@ __all__ = [
     "Exponential",
     "Independent",
     "Laplace",
+    "MultivariateNormal",
     "Normal",
+    "OneHotCategorical",
     "Uniform",
     "constraints",
     "kl_divergence",

@@ -14,7 +14,10 @@ __all__ = [
     "integer_interval",
     "interval",
     "less_than",
+    "lower_cholesky",
     "nonnegative",
+    "one_hot",
+    "positive_definite",
     "positive",
     "real",
     "simplex",
@@ -134,12 +137,62 @@ class _IndependentConstraint(Constraint):
         return f"IndependentConstraint({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
 
 
+class _Square(Constraint):
+    event_dim = 2
+
+    def check(self, value: Any) -> Any:
+        from .. import bool as bool_
+        from .. import full
+
+        ok = value.shape[-2] == value.shape[-1]
+        return full(tuple(value.shape[:-2]), ok, dtype=bool_)
+
+
+class _PositiveDefinite(Constraint):
+    """Symmetric (to 1e-6) and with a Cholesky factor."""
+
+    event_dim = 2
+
+    def check(self, value: Any) -> Any:
+        from .. import isclose, linalg
+
+        square = _Square().check(value)
+        if not square.all():
+            return square
+        symmetric = isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
+        if not symmetric.all():
+            return symmetric
+        return linalg.cholesky_ex(value).info == 0
+
+
+class _LowerCholesky(Constraint):
+    """Lower triangular with a positive diagonal."""
+
+    event_dim = 2
+
+    def check(self, value: Any) -> Any:
+        lower = (value.tril() == value).reshape(tuple(value.shape[:-2]) + (-1,)).all(-1)
+        positive = (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
+        return lower & positive
+
+
+class _OneHot(Constraint):
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value: Any) -> Any:
+        return ((value == 0) | (value == 1)).all(-1) & (value.sum(-1) == 1)
+
+
 real = _Real()
 boolean = _Boolean()
 positive = _GreaterThan(0.0)
 nonnegative = _GreaterThanEq(0.0)
 unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
+positive_definite = _PositiveDefinite()
+lower_cholesky = _LowerCholesky()
+one_hot = _OneHot()
 greater_than = _GreaterThan
 less_than = _LessThan
 interval = _Interval

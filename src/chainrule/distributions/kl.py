@@ -11,6 +11,7 @@ from .categorical import Categorical
 from .exponential import Exponential
 from .independent import Independent, _sum_rightmost
 from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal, _mahalanobis
 from .normal import Normal
 from .uniform import Uniform
 
@@ -115,3 +116,25 @@ def _kl_independent_independent(p: Independent, q: Independent) -> Any:
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
     return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_mvn_mvn(p: MultivariateNormal, q: MultivariateNormal) -> Any:
+    """log(|Lq|/|Lp|) + (tr((Lq⁻¹Lp)(Lq⁻¹Lp)ᵀ) + |Lq⁻¹(μq - μp)|² - k)/2"""
+    from .. import broadcast_shapes, linalg
+
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            "KL-divergence between two Multivariate Normals with                          "
+            "different event shapes cannot be computed"
+        )
+    lp, lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_term1 = lq.diagonal(dim1=-2, dim2=-1).log().sum(-1) - lp.diagonal(
+        dim1=-2, dim2=-1
+    ).log().sum(-1)
+    n = p.event_shape[0]
+    batch = broadcast_shapes(tuple(lq.shape[:-2]), tuple(lp.shape[:-2]))
+    m = linalg.solve_triangular(lq.expand(*batch, n, n), lp.expand(*batch, n, n), upper=False)
+    term2 = m.pow(2).sum((-2, -1))
+    term3 = _mahalanobis(lq, q.loc - p.loc)
+    return half_term1 + 0.5 * (term2 + term3 - n)
