@@ -13,6 +13,7 @@ from .independent import Independent, _sum_rightmost
 from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal, _mahalanobis
 from .normal import Normal
+from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 
 __all__ = ["kl_divergence", "register_kl"]
@@ -138,3 +139,11 @@ def _kl_mvn_mvn(p: MultivariateNormal, q: MultivariateNormal) -> Any:
     term2 = m.pow(2).sum((-2, -1))
     term3 = _mahalanobis(lq, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p: TransformedDistribution, q: TransformedDistribution) -> Any:
+    """the bases' KL, when both push them through the same bijections (KL is invariant)"""
+    if p.transforms != q.transforms or p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
