@@ -49,24 +49,22 @@ class Transform:
         return self._inv
 
     def __call__(self, x: Any) -> Any:
-        if self._cache_size == 0:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = x, y
-        return y
+        return self._through_cache(x, self._call, 0)
 
     def _inv_call(self, y: Any) -> Any:
+        return self._through_cache(y, self._inverse, 1)
+
+    def _through_cache(self, value: Any, compute: Any, side: int) -> Any:
+        """``compute(value)``, or the other half of the cached (x, y) pair when ``value`` is
+        its half ``side`` (0: x, the forward; 1: y, the inverse)."""
         if self._cache_size == 0:
-            return self._inverse(y)
-        x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = x, y
-        return x
+            return compute(value)
+        pair = self._cached_x_y
+        if value is pair[side]:
+            return pair[1 - side]
+        out = compute(value)
+        self._cached_x_y = (value, out) if side == 0 else (out, value)
+        return out
 
     def _call(self, x: Any) -> Any:
         raise NotImplementedError
