@@ -281,3 +281,56 @@ def test_one_hot_samples_are_one_hot():
     assert s.shape == (20000, 2, 3) and set(np.unique(s)) == {0.0, 1.0}
     assert (s.sum(-1) == 1).all()
     np.testing.assert_allclose(s.mean(0), [[0.2, 0.3, 0.5], [0.7, 0.2, 0.1]], atol=0.02)
+
+
+EXPANDED = {  # family: the new batch shape
+    "normal": (2, 2),
+    "normal of numbers": (2,),
+    "uniform": (2, 2),
+    "bernoulli of logits": (3, 2),
+    "categorical of logits": (5, 2),
+    "categorical of probs": (3,),
+    "exponential": (1, 2),
+    "laplace": (2, 2),
+    "mvn of a covariance": (2, 2),
+    "mvn of a precision": (2,),
+    "mvn of a scale_tril": (2, 2),
+    "one hot categorical": (3, 2),
+    "independent normal": (3, 2),
+}
+
+
+@pytest.mark.parametrize("family", list(EXPANDED))
+def test_expand_as_torch(family):
+    # the expanded distribution's shapes, densities, moments and their gradients back to
+    # the original parameters, as PyTorch's
+    def run(lib):
+        d0 = _families(lib)[family]()
+        d = d0.expand(EXPANDED[family])
+        discrete = family.startswith("categorical")
+        value = lib.tensor(VALUES[family]) if discrete else _t(lib, VALUES[family], False)
+        out = {
+            "shapes": (tuple(d.batch_shape), tuple(d.event_shape)),
+            "sample shape": tuple(d.sample((2,)).shape),
+            "log_prob": d.log_prob(value),
+            "entropy": d.entropy(),
+        }
+        if not discrete:
+            out.update(mean=d.mean, variance=d.variance)
+        leaves = [v for v in vars(d0).values() if isinstance(v, lib.Tensor) and v.is_leaf]
+        leaves = list({id(v): v for v in leaves if v.requires_grad}.values())
+        total = sum(v.sum() for v in out.values() if isinstance(v, lib.Tensor))
+        return out, lib.autograd.grad(total, leaves) if leaves else ()
+
+    compare(run, rtol=1e-12, atol=1e-14)
+
+
+def test_expand_keeps_the_checks_and_refuses_a_batch_it_cannot_broadcast_to():
+    d = cr.distributions.Normal(cr.zeros(2), 1.0, validate_args=False).expand((3, 2))
+    assert not d._validate_args and type(d) is cr.distributions.Normal
+    e = cr.distributions.Normal(cr.zeros(2), 1.0).expand((3, 2))
+    with pytest.raises(ValueError, match="within the support|broadcastable"):
+        e.log_prob(cr.zeros(4))
+    want = error_of(lambda L: L.distributions.Normal(L.zeros(2), 1.0).expand((3,)), torch)
+    got = error_of(lambda L: L.distributions.Normal(L.zeros(2), 1.0).expand((3,)), cr)
+    assert (type(got), str(got)) == (type(want), str(want))

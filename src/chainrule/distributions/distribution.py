@@ -118,6 +118,38 @@ class Distribution:
     def perplexity(self) -> Any:
         return self.entropy().exp()
 
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Distribution:
+        """The same distributions broadcast to the batch shape ``batch_shape`` (no copy: the
+        parameters become expanded views, so gradients flow back to the originals).
+
+        Every tensor attribute whose leading dims are the batch shape is expanded to
+        ``batch_shape`` + its trailing dims, every sub-distribution (a base, the components
+        of a mixture) likewise by its batch shape; other attributes are shared. A family
+        that keeps something else overrides this. A batch shape the parameters cannot be
+        expanded to raises PyTorch's error of ``Tensor.expand``."""
+        from .._tensor import Tensor
+
+        new_batch = _size(batch_shape)
+        old_batch = tuple(self._batch_shape)
+        n = len(old_batch)
+        new = _instance if _instance is not None else type(self).__new__(type(self))
+        expanded: dict = {}  # (one attribute under two names stays one: Bernoulli's _param)
+        for name, value in self.__dict__.items():
+            if id(value) in expanded:
+                value = expanded[id(value)]
+            elif isinstance(value, Tensor) and tuple(value.shape[:n]) == old_batch:
+                value = expanded.setdefault(
+                    id(value), value.expand(tuple(new_batch) + tuple(value.shape[n:]))
+                )
+            elif isinstance(value, Distribution) and tuple(value.batch_shape[:n]) == old_batch:
+                value = expanded.setdefault(
+                    id(value), value.expand(tuple(new_batch) + tuple(value.batch_shape[n:]))
+                )
+            new.__dict__[name] = value
+        Distribution.__init__(new, new_batch, self._event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _extended_shape(self, sample_shape: Any = ()) -> Any:
         return _size(
             tuple(_size(sample_shape)) + tuple(self._batch_shape) + tuple(self._event_shape)

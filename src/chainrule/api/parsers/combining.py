@@ -59,23 +59,10 @@ def broadcast_shapes(*shapes: int | Sequence[int]) -> Size:
 
 def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
     """input expanded (a view) to ``size`` (-1 keeps a dim)."""
+    from .shapes import expanded_shape
+
     size = [int(n) for n in size]
-    shape = list(input.shape)
-    if len(size) < len(shape):
-        raise RuntimeError(
-            f"expand({input._dtype.legacy_type}{{{shape}}}, size={size}): the number of sizes "
-            f"provided ({len(size)}) must be greater or equal to the number of dimensions in "
-            f"the tensor ({len(shape)})"
-        )
-    lead = len(size) - len(shape)
-    for k, n in enumerate(shape):
-        want = size[lead + k]
-        if want != -1 and n != 1 and n != want:
-            raise RuntimeError(
-                f"The expanded size of the tensor ({want}) must match the existing size ({n}) "
-                f"at non-singleton dimension {lead + k}.  Target sizes: {size}.  Tensor sizes: "
-                f"{shape}"
-            )
+    expanded_shape(input, size)  # (PyTorch's errors)
     return input.expand(*size)
 
 

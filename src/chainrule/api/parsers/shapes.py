@@ -80,7 +80,45 @@ def _view_signature_error(args: tuple) -> None:
 
 
 def expand(input: Tensor, *sizes: Any) -> Tensor:
-    return shapes.expand(input, shape=tuple(int(s) for s in shape_args(sizes)))
+    """input broadcast to ``sizes`` (a view; -1 keeps a dim), with PyTorch's errors."""
+    size = [int(s) for s in shape_args(sizes)]
+    return shapes.expand(input, shape=tuple(expanded_shape(input, size)))
+
+
+def expanded_shape(input: Tensor, size: list) -> list:
+    """The shape ``input.expand(*size)`` has: size with each -1 replaced by input's size
+    there; PyTorch's RuntimeError where a size cannot be expanded to."""
+    shape = list(input.shape)
+    if len(size) < len(shape):
+        raise RuntimeError(
+            f"expand({input._dtype.legacy_type}{{{shape}}}, size={size}): the number of sizes "
+            f"provided ({len(size)}) must be greater or equal to the number of dimensions in "
+            f"the tensor ({len(shape)})"
+        )
+    lead = len(size) - len(shape)
+    out = []
+    for k, want in enumerate(size):
+        n = shape[k - lead] if k >= lead else None
+        if want == -1 and n is None:
+            raise RuntimeError(
+                f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                f"dimension {k}"
+            )
+        if want < -1:
+            raise RuntimeError(
+                f"expand: the size {want} at dimension {k} is negative: sizes are at least 0, "
+                "or -1 to keep the tensor's size there"
+            )
+        if want == -1:
+            want = n
+        elif n is not None and n != 1 and n != want:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({want}) must match the existing size ({n}) "
+                f"at non-singleton dimension {k}.  Target sizes: {size}.  Tensor sizes: "
+                f"{shape}"
+            )
+        out.append(want)
+    return out
 
 
 def _dim(dim: int, ndim: int) -> int:
