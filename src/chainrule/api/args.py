@@ -74,6 +74,15 @@ if TYPE_CHECKING:
         LU: Tensor
         pivots: Tensor
 
+    class LUPivotsInfo(NamedTuple):  # linalg.lu_factor_ex
+        LU: Tensor
+        pivots: Tensor
+        info: Tensor
+
+    class HouseholderTau(NamedTuple):  # geqrf
+        a: Tensor
+        tau: Tensor
+
 
 def tensor_arg(x: Any) -> Any:
     """Python numbers stay numbers, NumPy scalars become them (PyTorch reads them as

@@ -52,6 +52,7 @@ from .parsers import embedding as p_embedding
 from .parsers import extras as p_extras
 from .parsers import functional as p_functional
 from .parsers import histogramdd as p_histogramdd
+from .parsers import householder as p_householder
 from .parsers import indexing as p_indexing
 from .parsers import integration as p_integration
 from .parsers import linalg as p_linalg
@@ -355,6 +356,9 @@ TORCH = [
     ("cholesky_inverse", p_linalg.cholesky_inverse, "f m"),
     ("cholesky_solve", p_linalg.cholesky_solve, "f m"),
     ("qr", p_linalg.qr, "f m"),
+    ("geqrf", p_householder.geqrf, "f m"),
+    ("orgqr", p_householder.orgqr, "f m"),
+    ("ormqr", p_householder.ormqr, "f m"),
     ("svd", p_linalg.svd, "f m"),
     ("pinverse", p_linalg.pinverse, "f m"),
     ("lu", p_linalg.lu, "f m"),
@@ -648,8 +652,10 @@ LINALG = [
     ("cholesky_ex", p_linalg.cholesky_ex),
     ("lu", p_linalg.linalg_lu),
     ("lu_factor", p_linalg.lu_factor),
+    ("lu_factor_ex", p_linalg.lu_factor_ex),
     ("lu_solve", p_linalg.lu_solve),
     ("qr", p_linalg.linalg_qr),
+    ("householder_product", p_householder.householder_product),
     ("eigh", p_linalg.eigh),
     ("eigvalsh", p_linalg.eigvalsh),
     ("svd", p_linalg.linalg_svd),

@@ -9,8 +9,9 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..._backend import on_device_of, xp
+from ..._backend import on_device_of, to_host, xp
 from ..._dtypes import dtype as DType
+from ..._dtypes import float32, float64, not_implemented
 from ..._tensor import Tensor, wrap
 from ...autograd.entries import matmul_entry
 from ...autograd.recording import np_dtype
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
         LInfo,
         Lstsq,
         LUPivots,
+        LUPivotsInfo,
         ResultInfo,
         SignLogAbsDet,
         SVDh,
@@ -444,6 +446,8 @@ _LINALG_LU = return_type("linalg_lu", ("P", "L", "U"))
 
 _LINALG_LU_FACTOR = return_type("linalg_lu_factor", ("LU", "pivots"))
 
+_LINALG_LU_FACTOR_EX = return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+
 _LU_UNPACK = return_type("lu_unpack", ("P", "L", "U"))
 
 
@@ -459,18 +463,59 @@ def linalg_lu(A: Tensor, *, pivot: bool = True, out: Tensor | None = None) -> PL
 
 
 def lu_factor(A: Tensor, *, pivot: bool = True, out: Tensor | None = None) -> LUPivots:
-    """(LU, pivots): L and U packed in one matrix, and LAPACK's 1-based row swaps."""
+    """(LU, pivots): L and U packed in one matrix, and LAPACK's 1-based row swaps; a zero
+    on U's diagonal raises (``lu_factor_ex`` reports it instead)."""
+    LU, pivots, info = _lu_factor_info("lu_factor", A, pivot)
+    _raise_zero_pivot("lu_factor", info)
+    return _LINALG_LU_FACTOR(LU, pivots)
+
+
+def lu_factor_ex(
+    A: Tensor, *, pivot: bool = True, check_errors: bool = False, out: Tensor | None = None
+) -> LUPivotsInfo:
+    """(LU, pivots, info): ``lu_factor``'s factors and LAPACK's info per matrix, 0 or the
+    1-based index of the first zero on U's diagonal (raised when ``check_errors``)."""
+    LU, pivots, info = _lu_factor_info("lu_factor_ex", A, pivot)
+    if check_errors:
+        _raise_zero_pivot("lu_factor_ex", info)
+    return _LINALG_LU_FACTOR_EX(LU, pivots, info)
+
+
+def _lu_factor_info(name: str, A: Tensor, pivot: bool) -> tuple[Tensor, Tensor, Tensor]:
     if not pivot:
-        raise NotImplementedError("linalg.lu_factor(pivot=False) is not implemented yet")
-    A = require_tensor("linalg_lu_factor", A, name="A")
-    inverses._check_matrix("lu_factor", A._data, square=False)
-    with _sharing(), on_device_of(A._data):  # the pivots are made where A is
-        pivots = wrap(
-            inverses._factor(("lu_factor",), A._data, lambda: factorizations._lu_compact(A._data))[
-                1
-            ]
+        raise NotImplementedError(f"linalg.{name}(pivot=False) is not implemented yet")
+    A = require_tensor(f"linalg_{name}", A, name="A")
+    if A.ndim < 2:
+        raise RuntimeError(
+            "torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: "
+            f"{list(A.shape)} instead"
         )
-        return _LINALG_LU_FACTOR(factorizations.lu_packed(A), pivots)
+    if A._dtype not in (float32, float64):
+        raise not_implemented("lu_cpu", A._dtype)
+    with _sharing(), on_device_of(A._data):  # the pivots and infos are made where A is
+        packed, pivots = inverses._factor(
+            ("lu_factor",), A._data, lambda: factorizations._lu_compact(A._data)
+        )
+        k = pivots.shape[-1]
+        zero = packed[..., range(k), range(k)] == 0
+        first = xp.where(zero.any(-1), zero.argmax(-1) + 1, 0).astype(xp.int32)
+        return factorizations.lu_packed(A), wrap(pivots), wrap(first)
+
+
+def _raise_zero_pivot(name: str, info: Tensor) -> None:
+    """PyTorch's error for the first matrix whose U has a zero on its diagonal."""
+    flat = to_host(info._data).reshape(-1)
+    bad = flat.nonzero()[0]
+    if not bad.size:
+        return
+    b = int(bad[0])
+    where = f"(Batch element {b}): " if info.ndim else ""
+    i = int(flat[b])
+    raise RuntimeError(
+        f"torch.linalg.{name}: {where}U[{i},{i}] is zero and using it on lu_solve would result "
+        "in a division by zero. If you still want to perform the factorization, consider "
+        "calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
+    )
 
 
 def lu(

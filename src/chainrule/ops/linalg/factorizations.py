@@ -229,6 +229,59 @@ qr_r = defop(
     conventions=_QR_CONVENTION,
 )
 
+# ----- QR in Householder form (LAPACK's geqrf) -----------------------------------------------
+
+
+def _geqrf_raw(x):
+    """(a, τ) of LAPACK's geqrf: R on and above a's diagonal, the reflectors' vectors
+    below it, and their scales"""
+    if not x.size:
+        k = min(x.shape[-2], x.shape[-1])
+        return x.copy(), xp.zeros(x.shape[:-2] + (k,), dtype=x.dtype)
+    h, tau = xp.linalg.qr(x, mode="raw")  # (h is a transposed: Fortran's order)
+    return xp.ascontiguousarray(xp.swapaxes(h, -1, -2)).astype(x.dtype), tau.astype(x.dtype)
+
+
+def _geqrf_a(x):
+    """a of geqrf(A): R and the Householder vectors packed in one matrix"""
+    return inverses._factor(("geqrf",), x, lambda: _geqrf_raw(x))[0]
+
+
+def _geqrf_tau(x):
+    """τ of geqrf(A): the Householder scales"""
+    return inverses._factor(("geqrf",), x, lambda: _geqrf_raw(x))[1]
+
+
+def _no_geqrf_derivative(g):
+    """No derivative: raises PyTorch's NotImplementedError."""
+    raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+def _no_geqrf_tangent(t):
+    """No forward mode: raises PyTorch's NotImplementedError."""
+    raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+geqrf_a = defop(
+    "geqrf_a",
+    _geqrf_a,
+    dtypes=KEEP,
+    node="GeqrfBackward0",
+    vjp=_no_geqrf_derivative,
+    jvp=_no_geqrf_tangent,
+    conventions="No derivative, as in PyTorch.",
+)
+
+geqrf_tau = defop(
+    "geqrf_tau",
+    _geqrf_tau,
+    dtypes=KEEP,
+    node="GeqrfBackward0",
+    vjp=_no_geqrf_derivative,
+    jvp=_no_geqrf_tangent,
+    conventions="No derivative, as in PyTorch.",
+)
+
 # ----- symmetric eigendecomposition --------------------------------------------------------------
 
 
