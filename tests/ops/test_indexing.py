@@ -427,6 +427,31 @@ ERROR_MESSAGES = [
 
 test_error_messages_are_torch_messages = cases.error_messages_as_torch(ERROR_MESSAGES)
 
+_MASK = np.array([[True, False, True], [False, True, False], [False, False, False]])
+
+# a value that does not fit the region: PyTorch's message, written without a graph
+# (detach) and recorded (x * 1)
+SHAPE_MISMATCHES = {
+    f"{name}_{how}": (
+        lambda L, x, m, f=f, write=write: f(L, write(x), m),
+        [np.zeros((3, 3)), _MASK],
+    )
+    for name, f in {
+        "mask": lambda L, x, m: x.__setitem__(m, L.ones(4, dtype=x.dtype)),
+        "mask_row": lambda L, x, m: x.__setitem__((slice(None), m[0]), L.ones(4, dtype=x.dtype)),
+        "index": lambda L, x, m: x.__setitem__(L.tensor([0, 1]), L.ones(3, 3, dtype=x.dtype)),
+        "indices": lambda L, x, m: x.__setitem__(
+            (L.tensor([0, 1]), L.tensor([1, 2])), L.ones(3, dtype=x.dtype)
+        ),
+        "index_put_": lambda L, x, m: x.index_put_(
+            (L.tensor([0, 1]),), L.ones(3, 3, dtype=x.dtype)
+        ),
+    }.items()
+    for how, write in (("unrecorded", lambda x: x.detach()), ("recorded", lambda x: x * 1))
+}
+
+test_shape_mismatch_errors_match_torch = cases.same_errors_as_torch(SHAPE_MISMATCHES)
+
 RAISES = {
     "index_out_of_range": (lambda lib, a: a[5], randn((3,))),
     "negative_step": (lambda lib, a: a[::-1], randn((3,))),

@@ -292,8 +292,19 @@ index_into_zeros = defop(
 def _index_put(x, value, key=()):
     """x with x[key] replaced by value"""
     out = x.copy()
-    out[key] = value
+    try:
+        out[key] = value
+    except ValueError:
+        raise shape_mismatch(x[key].shape, xp.shape(value)) from None
     return out
+
+
+def shape_mismatch(region: tuple, value: tuple) -> RuntimeError:
+    """PyTorch's error for a value that does not broadcast to the indexed region."""
+    return RuntimeError(
+        f"shape mismatch: value tensor of shape {list(value)} cannot be broadcast to indexing "
+        f"result of shape {list(region)}"
+    )
 
 
 index_put = defop(

@@ -274,6 +274,8 @@ def index_put(
         return indexing.index_put(input, values, key=key)
     except IndexError as exc:
         raise _index_error(exc, input._data.shape) from None
+    except ValueError:
+        raise _shape_mismatch(input, key, values) from None
 
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
@@ -595,6 +597,7 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
         _write_array(input, parts, value)  # nothing to record: write the array directly
         return
     scalar = not isinstance(value, Tensor) or not value._data.ndim  # before leading 1s go
+    given, key_given = value, _plain(parts)
     value = _value_tensor(value, input)
     try:
         if not any(_is_advanced(p) for p in parts):
@@ -614,8 +617,14 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
         _inplace(target, indexing.index_put, (target, value), {"key": _plain(parts)})
     except IndexError as exc:
         raise _index_error(exc, input._data.shape) from None
-    except ValueError as exc:
-        raise RuntimeError(f"shape mismatch: {exc}") from None
+    except ValueError:
+        raise _shape_mismatch(input, key_given, given) from None
+
+
+def _shape_mismatch(input: Tensor, key: Any, value: Any) -> RuntimeError:
+    """PyTorch's error for a value that does not broadcast to the region ``key`` selects."""
+    shape = value.shape if isinstance(value, Tensor) else xp.shape(value)
+    return indexing.shape_mismatch(input._data[key].shape, shape)
 
 
 def _region(input: Tensor, key: tuple) -> Tensor:
@@ -648,8 +657,8 @@ def _write_array(input: Tensor, parts: tuple, value: Any) -> None:
             input._data[_plain(basic)][_plain(advanced)] = value
     except IndexError as exc:
         raise _index_error(exc, input._data.shape) from None
-    except ValueError as exc:
-        raise RuntimeError(f"shape mismatch: {exc}") from None
+    except ValueError:
+        raise _shape_mismatch(input, _plain(parts), value) from None
     input._bump()
 
 
