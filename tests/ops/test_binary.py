@@ -20,6 +20,7 @@ from oracle import (
     NoGrad,
     assert_same_tangent,
     check,
+    check_double_backward,
 )
 
 # ----- one input: values, node names, gradients, finite differences, tangents -------------
@@ -263,3 +264,24 @@ def test_atan2_gradient_at_the_origin_is_torchs():
             cr.atan2(dual, cr.zeros(1, dtype=cr.float64))
         ).tangent
     assert np.isnan(tangent.numpy(force=True)).all()
+
+
+XLOG_A = np.array([0.0, 0.0, 1.0, 0.0, 2.0, 0.0, 0.0])
+
+XLOG_B = np.array([0.4, 0.0, 0.0, np.nan, 0.5, -1.0, -1.5])
+
+
+@pytest.mark.parametrize("name", ["xlogy", "xlog1py"])
+def test_xlogy_gradient_in_a_at_zero_is_torchs(name):
+    """PyTorch's d/da of xlogy(a, b) is ln b even where a = 0, masked to 0 only where also
+    b ≤ 0 (b ≤ -1 for xlog1py); the tangent and the second derivatives follow."""
+    fn = {
+        "xlogy": lambda L, a, b: L.xlogy(a, b),
+        "xlog1py": lambda L, a, b: L.special.xlog1py(a, b - 1),
+    }[name]
+    check(fn, XLOG_A, XLOG_B)
+    a = cr.tensor(XLOG_A, requires_grad=True)
+    (grad,) = cr.autograd.grad(fn(cr, a, cr.tensor(XLOG_B)).sum(), a)
+    assert grad[0].item() != 0 and grad[1].item() == 0  # (b = 0.4, and b ≤ 0)
+    assert_same_tangent(fn, XLOG_A, XLOG_B)
+    check_double_backward(fn, XLOG_A[[0, 2, 4]], XLOG_B[[0, 2, 4]] + 0.5)

@@ -492,12 +492,13 @@ def _xlogy_node(a, b):
 
 
 def _xlogy_da(g, a, b):
-    """d/da a ln b = ln b, 0 where a = 0 (PyTorch's xlogy(a != 0, b))"""
-    # A Python number b is taken in g's dtype, as the forward takes it in a's: xlogy(bool,
+    """d/da a ln b = ln b; 0 where a = 0 and b ≤ 0 (PyTorch's xlogy(g, b) masked there)"""
+    # A Python number b is taken in g's dtype, as the forward takes it in a's: xlogy(g,
     # 2.5) alone would compute ln 2.5 in the default float32.
     if not hasattr(b, "dtype"):
         b = xp.asarray(b, dtype=(g._data if isinstance(g, Tensor) else xp.asarray(g)).dtype)
-    return g * xlogy(a != 0, b)
+    zero = (array_of(a) == 0) & (array_of(b) <= 0)
+    return logical.select(zero, 0, xlogy(g, b))
 
 
 xlogy = defop(
@@ -514,7 +515,7 @@ xlogy = defop(
         _xlogy_da,
         lambda t, a, b: t * (a / b),  # as the VJP
     ),
-    conventions="d/da at a = 0 is 0 (PyTorch's xlogy(a != 0, b)).",
+    conventions="d/da is 0 where a = 0 and b ≤ 0 (PyTorch's).",
 )
 
 

@@ -12,7 +12,7 @@ import functools
 import math
 
 from .._backend import clip_ufunc, ndarray, xp
-from ..autograd.recording import FLOAT, defop, floating_only
+from ..autograd.recording import FLOAT, array_of, defop, floating_only
 from . import logical, unary
 
 # ----- the error function -----------------------------------------------------------------
@@ -846,10 +846,11 @@ def _xlog1py_node(a, b):
 
 
 def _xlog1py_da(g, a, b):
-    """d/da a ln(1 + b) = ln(1 + b), 0 where a = 0 (as PyTorch)"""
+    """d/da a ln(1 + b) = ln(1 + b); 0 where a = 0 and b ≤ -1 (as PyTorch)"""
     if not hasattr(b, "dtype"):
         b = xp.asarray(b, dtype=(g._data if hasattr(g, "_data") else xp.asarray(g)).dtype)
-    return g * xlog1py(logical.ne(a, 0), b)
+    zero = (array_of(a) == 0) & (array_of(b) <= -1)
+    return logical.select(zero, 0, xlog1py(g, b))
 
 
 xlog1py = defop(
@@ -866,7 +867,7 @@ xlog1py = defop(
         _xlog1py_da,
         lambda t, a, b: t * (a / (1 + b)),  # as the VJP
     ),
-    conventions="d/da at a = 0 is 0, as PyTorch's.",
+    conventions="d/da is 0 where a = 0 and b ≤ -1, as PyTorch's.",
 )
 
 
