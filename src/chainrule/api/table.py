@@ -419,6 +419,10 @@ TORCH = [
     ("bernoulli", p_random.bernoulli, "f m out"),
     ("poisson", p_random.poisson, "f"),
     ("multinomial", p_random.multinomial, "f m out"),
+    ("_standard_gamma", p_random._standard_gamma, "f"),
+    ("_standard_gamma_grad", p_random._standard_gamma_grad, "f"),
+    ("_sample_dirichlet", p_random._sample_dirichlet, "f"),
+    ("_dirichlet_grad", p_random._dirichlet_grad, "f"),
     # ----- conf-names: dtypes and index constructors (api/parsers/creation.py) -------------
     ("asarray", p_creation.asarray, "f"),
     ("result_type", p_creation.result_type, "f"),

@@ -8,6 +8,7 @@ from typing import Any
 
 __all__ = [
     "Constraint",
+    "MixtureSameFamilyConstraint",
     "boolean",
     "cat",
     "corr_cholesky",
@@ -371,6 +372,32 @@ class _Stack(Constraint):
             raise ValueError(f"dim {self.dim} out of range for a value of {value.dim()} dims")
         parts = [value.select(self.dim, i) for i in range(value.size(self.dim))]
         return stack([c.check(v) for c, v in zip(self.cseq, parts)], self.dim)
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The components' support, checked on a value with the component dim put back (each
+    value must lie in the support of every component), a mixture's support."""
+
+    def __init__(self, base_constraint: Constraint) -> None:
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return self.base_constraint.event_dim
+
+    def check(self, value: Any) -> Any:
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        keep = value.dim() - self.event_dim
+        return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
+
+    def __repr__(self) -> str:
+        return f"MixtureSameFamilyConstraint({self.base_constraint!r})"
 
 
 class _OneHot(Constraint):

@@ -7,14 +7,9 @@ from typing import Any
 
 from . import constraints
 from .distribution import Distribution
+from .utils import sum_rightmost
 
 __all__ = ["Independent"]
-
-
-def _sum_rightmost(value: Any, dims: int) -> Any:
-    return (
-        value.reshape(tuple(value.shape[: value.dim() - dims]) + (-1,)).sum(-1) if dims else value
-    )
 
 
 class Independent(Distribution):
@@ -74,11 +69,11 @@ class Independent(Distribution):
 
     def log_prob(self, value: Any) -> Any:
         """Σ over the reinterpreted dims of the base's log p"""
-        return _sum_rightmost(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
+        return sum_rightmost(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
 
     def entropy(self) -> Any:
         """Σ over the reinterpreted dims of the base's entropy"""
-        return _sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
+        return sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.base_dist!r}, {self.reinterpreted_batch_ndims})"

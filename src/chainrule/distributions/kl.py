@@ -9,12 +9,13 @@ from typing import Any
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .exponential import Exponential
-from .independent import Independent, _sum_rightmost
+from .independent import Independent
 from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal, _mahalanobis
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
+from .utils import sum_rightmost
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -116,7 +117,7 @@ def _kl_independent_independent(p: Independent, q: Independent) -> Any:
     """Σ over the reinterpreted dims of the bases' KL"""
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
-    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+    return sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
 
 
 @register_kl(MultivariateNormal, MultivariateNormal)

@@ -1,4 +1,5 @@
-"""``OneHotCategorical(probs=None, logits=None)``: a categorical draw as a one-hot vector."""
+"""``OneHotCategorical(probs=None, logits=None)``: a categorical draw as a one-hot vector;
+``OneHotCategoricalStraightThrough``, the same with straight-through gradients."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
 
-__all__ = ["OneHotCategorical"]
+__all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
 class OneHotCategorical(Distribution):
@@ -79,3 +80,16 @@ class OneHotCategorical(Distribution):
         values = eye(n, dtype=self._categorical._param.dtype)
         values = values.view((n,) + (1,) * len(self.batch_shape) + (n,))
         return values.expand((n,) + tuple(self.batch_shape) + (n,)) if expand else values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """A one-hot categorical whose ``rsample`` is the straight-through estimator: the value
+    is a one-hot draw s, the gradient that of p (s + p - stop_gradient(p)), so
+    d rsample/d p = I."""
+
+    has_rsample = True
+
+    def rsample(self, sample_shape: Any = ()) -> Any:
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())

@@ -6,7 +6,17 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits"]
+__all__ = [
+    "broadcast_all",
+    "clamp_probs",
+    "euler_constant",
+    "lazy_property",
+    "logits_to_probs",
+    "probs_to_logits",
+    "sum_rightmost",
+]
+
+euler_constant = 0.57721566490153286060  # γ, the Euler-Mascheroni constant
 
 
 def broadcast_all(*values: Any) -> tuple:
@@ -29,6 +39,13 @@ def broadcast_all(*values: Any) -> tuple:
         v if isinstance(v, Tensor) else tensor(v, dtype=dtype, device=device) for v in values
     ]
     return tuple(broadcast_tensors(*tensors))
+
+
+def sum_rightmost(value: Any, dims: int) -> Any:
+    """``value`` summed over its ``dims`` rightmost dims (none for dims <= 0)."""
+    if dims <= 0:
+        return value
+    return value.reshape(tuple(value.shape[: value.dim() - dims]) + (-1,)).sum(-1)
 
 
 def clamp_probs(probs: Any) -> Any:

@@ -1,7 +1,8 @@
 """Random sampling with PyTorch's signatures: the in-place samplers of a tensor
 (``uniform_``, ``normal_``, ``random_``, ``bernoulli_``, ``exponential_``, ``geometric_``,
 ``cauchy_``, ``log_normal_``) and ``normal``, ``bernoulli``, ``poisson``, ``multinomial``,
-each with ``generator=``, PyTorch's parameter checks and messages.
+each with ``generator=``, PyTorch's parameter checks and messages; the reparameterized
+draws ``_standard_gamma`` and ``_sample_dirichlet`` and their gradients.
 
 The values come from the generator's NumPy stream (not PyTorch's numbers, PyTorch's
 distributions), drawn on the host for every device (the same seed gives the same values on
@@ -345,3 +346,66 @@ def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) ->
         trials = xp.nan_to_num(xp.maximum(n, 0), nan=0.0).astype(xp.int64)
     draw = rng_of(generator, "binomial").binomial(to_host(trials), to_host(xp.clip(p, 0.0, 1.0)))
     return _make(like(count._data, draw, dtype=count._dtype.np), count._dtype)
+
+
+# ----- gamma and Dirichlet draws, reparameterized ------------------------------------------
+
+
+def _tensor_args(fn: str, **named: Any) -> None:
+    """PyTorch's TypeError for an argument that is not a tensor (positions from 1)."""
+    for position, (name, value) in enumerate(named.items(), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"{fn}(): argument '{name}' (position {position}) must be Tensor, not "
+                f"{type(value).__name__}"
+            )
+
+
+def _gamma_draws(alpha: Tensor, gen: Any, kernel: str) -> Any:
+    """x ~ Gamma(α, 1) for each element of alpha, in float64 on the host, at least the
+    dtype's smallest normal number (which α <= 0 and nan give, as in PyTorch)."""
+    if alpha._dtype.np not in (xp.float32, xp.float64):
+        raise _dtypes.not_implemented(kernel, alpha._dtype)
+    a = to_host(alpha._data).astype(xp.float64)
+    drawable = a > 0
+    draws = gen.standard_gamma(xp.where(drawable, a, 1.0))
+    tiny = float(xp.finfo(alpha._dtype.np).tiny)
+    return xp.where(drawable, xp.maximum(draws, tiny), tiny)
+
+
+def _standard_gamma(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """Samples x ~ Gamma(input, 1) (shape input, rate 1) elementwise; differentiable in
+    input: dx/dα = -(∂P(α, x)/∂α) / p(x; α) (``_standard_gamma_grad``)."""
+    _tensor_args("_standard_gamma", input=input)
+    gen = rng_of(generator, "_standard_gamma")
+    draws = _gamma_draws(input, gen, "gamma_cpu")
+    values = like(input._data, draws).astype(input._dtype.np, copy=False)
+    return random_ops.standard_gamma(input, draws=values)
+
+
+def _standard_gamma_grad(input: Tensor, output: Tensor) -> Tensor:
+    """dx/dα of the draws ``output`` of Gamma(``input``, 1): -(∂P(α, x)/∂α) / p(x; α)."""
+    _tensor_args("_standard_gamma_grad", input=input, output=output)
+    return random_ops.standard_gamma_grad(input, output)
+
+
+def _sample_dirichlet(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """Samples of Dirichlet(input) over the last dim: independent Gamma(α_i, 1) draws over
+    their sum, within [tiny, 1 - eps] of the dtype; differentiable in input with the
+    gradient PyTorch's Dirichlet.rsample takes (``_dirichlet_grad``)."""
+    _tensor_args("_sample_dirichlet", input=input)
+    gen = rng_of(generator, "_sample_dirichlet")
+    gammas = _gamma_draws(input, gen, "dirichlet")
+    axis = -1 if gammas.ndim else None
+    x = gammas / gammas.sum(axis=axis, keepdims=gammas.ndim > 0)
+    info = xp.finfo(input._dtype.np)
+    x = xp.clip(x, float(info.tiny), 1.0 - float(info.eps))
+    values = like(input._data, x).astype(input._dtype.np, copy=False)
+    return random_ops.sample_dirichlet(input, draws=values)
+
+
+def _dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:
+    """-(∂I_x(a, b)/∂a) / (f(x; a, b) (1 - x)) for x ~ Beta(a, b), a = alpha,
+    b = total - alpha: the scaled reparameterized gradient of a Dirichlet coordinate."""
+    _tensor_args("_dirichlet_grad", x=x, alpha=alpha, total=total)
+    return random_ops.dirichlet_grad(x, alpha, total)
