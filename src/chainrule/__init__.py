@@ -139,7 +139,7 @@ def is_floating_point(input: Tensor) -> bool:
 
 
 def __getattr__(name: str):
-    if name in ("testing", "distributions"):  # (loaded on first use, as torch.X is there)
+    if name in ("testing", "distributions", "random"):  # (loaded on first use, as torch.X is)
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")

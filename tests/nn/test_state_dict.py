@@ -446,3 +446,19 @@ def test_state_dict_keys_match_torch_models_of_the_same_layout():
     ours = entries(classes(cr).Net().state_dict())
     theirs = entries(classes(torch).Net().state_dict())
     assert ours == theirs
+
+
+def test_consume_prefix_in_state_dict_if_present_as_torch():
+    # a state dict saved from a model wrapped in DataParallel: every key under "module."
+    def run(lib):
+        from importlib import import_module
+
+        utils = import_module(f"{lib.__name__}.nn.modules.utils")
+        lib.manual_seed(0)
+        wrapped = lib.nn.Sequential()
+        wrapped.add_module("module", lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.BatchNorm1d(3)))
+        sd = wrapped.state_dict()
+        utils.consume_prefix_in_state_dict_if_present(sd, "module.")
+        return list(sd.keys()), sorted(sd._metadata.keys()), [v.shape for v in sd.values()]
+
+    compare(run)

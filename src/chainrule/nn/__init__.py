@@ -8,7 +8,7 @@ classes in its ``__all__``; ``nn.modules`` gathers them and this package re-expo
 
 from __future__ import annotations
 
-from . import functional, init, parallel, utils  # noqa: F401
+from . import attention, functional, init, parallel, utils  # noqa: F401
 from .modules import *  # noqa: F403 (every layer: nn.modules.__all__)
 from .parameter import Buffer, Parameter  # noqa: F401
 

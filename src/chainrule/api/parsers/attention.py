@@ -65,6 +65,9 @@ def _fused(query, key, value, attn_mask, dropout_p: float, enable_gqa: bool) -> 
     )
 
 
+KERNEL_ENABLED = [True]  # False inside nn.attention.sdpa_kernel without the math kernel
+
+
 def scaled_dot_product_attention(
     query: Tensor,
     key: Tensor,
@@ -79,6 +82,13 @@ def scaled_dot_product_attention(
     a bool mask (True: attend) or a float one (added to the scores), or is_causal; dropout
     of the attention weights with probability dropout_p; with enable_gqa, key and value
     heads shared among groups of query heads."""
+    if not KERNEL_ENABLED[0]:
+        raise RuntimeError(
+            "No viable backend for scaled_dot_product_attention was found. This is likely due "
+            "to turning off both the math kernel and the fused kernels."
+        )
+    if attn_mask is not None and hasattr(attn_mask, "_materialize"):  # nn.attention.bias
+        attn_mask = attn_mask._materialize(query.device)
     _check(query, key, value)
     if is_causal and attn_mask is not None:
         raise RuntimeError(

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from itertools import repeat
 from typing import Any
 
-__all__: list[str] = []
+__all__ = ["consume_prefix_in_state_dict_if_present"]
 
 
 def _ntuple(n: int, name: str = "parse") -> Callable[[Any], tuple]:
@@ -45,3 +45,20 @@ def _list_with_default(out_size: Any, defaults: list[int]) -> Any:
     if len(defaults) <= len(out_size):
         raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
     return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size) :])]
+
+
+def consume_prefix_in_state_dict_if_present(state_dict: dict, prefix: str) -> None:
+    """Strip ``prefix`` from the keys of ``state_dict`` that start with it, in place, and
+    from the module names of its ``_metadata`` (a model saved wrapped in DataParallel or
+    DistributedDataParallel has every key under ``module.``)."""
+    for key in list(state_dict.keys()):
+        if key.startswith(prefix):
+            state_dict[key[len(prefix) :]] = state_dict.pop(key)
+    metadata = getattr(state_dict, "_metadata", None)
+    if metadata is None:
+        return
+    for key in list(metadata.keys()):
+        if len(key) == 0:  # (the root module's entry)
+            continue
+        if key == prefix.replace(".", "") or key.startswith(prefix):
+            metadata[key[len(prefix) :]] = metadata.pop(key)
