@@ -28,6 +28,7 @@ from oracle import (
     check_fd,
     check_raises,
     compare,
+    error_of,
     nonzero,
     randn,
 )
@@ -853,3 +854,39 @@ def test_augmented_assignment_through_an_empty_mask():
         return v
 
     check(fn, randn((2, 3)))
+
+
+def test_increment_version_as_torch():
+    # a write autograd cannot see, counted by hand, makes backward refuse the saved value
+    def run(lib):
+        x = lib.ones(2)
+        versions = [x._version]
+        lib.autograd.graph.increment_version(x)
+        lib.autograd.graph.increment_version([x, x])
+        versions.append(x._version)
+        a = lib.ones(2, requires_grad=True)
+        b = a * 1
+        c = b * b
+        lib.autograd.graph.increment_version(b)
+        with lib.inference_mode():
+            i = lib.ones(2)
+        lib.autograd.graph.increment_version(i)  # (no version: left alone)
+        return (
+            versions,
+            error_of(lambda L: c.sum().backward(), lib),
+            error_of(lambda L: L.autograd.graph.increment_version(3), lib),
+        )
+
+    got, want = run(cr), run(torch)
+    assert got[0] == want[0] == [0, 3]
+    for g, w in zip(got[1:], want[1:]):
+        assert (type(g), str(g)) == (type(w), str(w))
+
+
+def test_set_multithreading_enabled_is_a_context_manager_as_torch():
+    for lib in (cr, torch):
+        with lib.autograd.set_multithreading_enabled(False):
+            x = lib.ones(2, requires_grad=True)
+            (x * x).sum().backward()
+        lib.autograd.set_multithreading_enabled(True)
+        assert x.grad.tolist() == [2.0, 2.0]

@@ -23,6 +23,7 @@ from .grad_mode import (
     is_grad_enabled,
     no_grad,
     set_grad_enabled,
+    set_multithreading_enabled,
 )
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401  (shadows the module, as in PyTorch)
 from .graph import accumulator
@@ -34,6 +35,7 @@ __all__ = [
     "no_grad",
     "enable_grad",
     "set_grad_enabled",
+    "set_multithreading_enabled",
     "is_grad_enabled",
     "inference_mode",
     "detect_anomaly",

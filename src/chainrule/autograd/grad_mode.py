@@ -156,3 +156,24 @@ class set_grad_enabled(_Mode):  # noqa: N801
         set_modes(*self._prev)
         mode = self._enabled
         return _decorate(func, lambda: set_grad_enabled(mode))
+
+
+class set_multithreading_enabled:  # noqa: N801 - PyTorch's spelling
+    """Whether backward may run the graph's nodes on several threads: chainrule's engine
+    runs them on one thread in either case, so this only records the choice (and, as a
+    context manager, restores the previous one on exit)."""
+
+    _on = [True]
+
+    def __init__(self, mode: bool) -> None:
+        self._prev = set_multithreading_enabled._on[0]
+        set_multithreading_enabled._on[0] = bool(mode)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        set_multithreading_enabled._on[0] = self._prev
+
+    def clone(self) -> set_multithreading_enabled:
+        return self.__class__(set_multithreading_enabled._on[0])

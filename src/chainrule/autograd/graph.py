@@ -626,3 +626,21 @@ def new_node(cls: type) -> Node:
     node._extra = None
     node._arity = 0
     return node
+
+
+def increment_version(tensor: Any) -> None:
+    """Count an in-place change autograd cannot see (a write through the array) on a
+    tensor or each of several, so that a graph which saved the old value refuses to use it.
+    A tensor made under ``inference_mode`` has no version and is left alone."""
+    from .._tensor import InferenceCounter, _counter
+
+    tensors = [tensor] if isinstance(tensor, Tensor) else tensor
+    try:
+        tensors = list(tensors)
+    except TypeError:
+        raise RuntimeError("increment_version expect a Iterable[Tensor] as input") from None
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise RuntimeError("increment_version expect a Iterable[Tensor] as input")
+        if t._vc.__class__ is not InferenceCounter:
+            _counter(t)[0] += 1
