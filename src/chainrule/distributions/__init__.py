@@ -1,18 +1,20 @@
-"""``chainrule.distributions`` (PyTorch's ``torch.distributions``): the ``Distribution``
-base with PyTorch's parameter and value checks and ``expand``; the families, continuous
-(``Normal``, ``Uniform``, ``Exponential``, ``Laplace``, ``Gamma``, ``Chi2``, ``Beta``,
-``Dirichlet``, ``StudentT``, ``Cauchy``, ``HalfNormal``, ``HalfCauchy``, ``Gumbel``,
-``Pareto``, ``Weibull``, ``Kumaraswamy``, ``LogNormal``, ``LogisticNormal``,
-``ContinuousBernoulli``, ``VonMises``, ``MultivariateNormal``,
-``LowRankMultivariateNormal``, the relaxed ``RelaxedBernoulli`` and
-``RelaxedOneHotCategorical``), discrete (``Bernoulli``, ``Categorical``,
-``OneHotCategorical`` and its straight-through form, ``Binomial``, ``Geometric``,
-``Multinomial``, ``NegativeBinomial``, ``Poisson``) and built from others
-(``Independent``, ``MixtureSameFamily``, ``TransformedDistribution``); the ``transforms``
-and ``constraints``, ``biject_to``/``transform_to``; ``kl_divergence`` for the pairs
-PyTorch registers. Samples come from chainrule's random stream (not PyTorch's); log
-densities, entropies, moments, CDFs and KL divergences are PyTorch's, and differentiable
-(``rsample`` where the family has it)."""
+"""``chainrule.distributions`` (PyTorch's ``torch.distributions``), every family PyTorch
+has: the ``Distribution`` base with PyTorch's parameter and value checks and ``expand``,
+and ``ExponentialFamily`` (entropy and KL as Bregman divergences of the log normalizer);
+continuous families (``Normal``, ``Uniform``, ``Exponential``, ``Laplace``, ``Gamma``,
+``Chi2``, ``InverseGamma``, ``Beta``, ``Dirichlet``, ``StudentT``, ``FisherSnedecor``,
+``Cauchy``, ``HalfNormal``, ``HalfCauchy``, ``Gumbel``, ``Pareto``, ``GeneralizedPareto``,
+``Weibull``, ``Kumaraswamy``, ``LogNormal``, ``LogisticNormal``, ``ContinuousBernoulli``,
+``VonMises``, ``MultivariateNormal``, ``LowRankMultivariateNormal``, ``Wishart``,
+``LKJCholesky``, the relaxed ``RelaxedBernoulli`` and ``RelaxedOneHotCategorical``),
+discrete ones (``Bernoulli``, ``Categorical``, ``OneHotCategorical`` and its
+straight-through form, ``Binomial``, ``Geometric``, ``Multinomial``, ``NegativeBinomial``,
+``Poisson``) and ones built from others (``Independent``, ``MixtureSameFamily``,
+``TransformedDistribution``); the ``transforms`` and ``constraints``,
+``biject_to``/``transform_to``; ``kl_divergence`` for every pair PyTorch registers.
+Samples come from chainrule's random stream (not PyTorch's); log densities, entropies,
+moments, CDFs and KL divergences are PyTorch's, and differentiable (``rsample`` where the
+family has it)."""
 
 from . import constraint_registry, constraints, transforms
 from .bernoulli import Bernoulli
@@ -25,16 +27,21 @@ from .constraint_registry import biject_to, transform_to
 from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
+from .generalized_pareto import GeneralizedPareto
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
@@ -74,6 +81,7 @@ from .transforms import (
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 
 __all__ = [
     "AbsTransform",
@@ -93,14 +101,19 @@ __all__ = [
     "Distribution",
     "ExpTransform",
     "Exponential",
+    "ExponentialFamily",
+    "FisherSnedecor",
     "Gamma",
+    "GeneralizedPareto",
     "Geometric",
     "Gumbel",
     "HalfCauchy",
     "HalfNormal",
     "Independent",
     "IndependentTransform",
+    "InverseGamma",
     "Kumaraswamy",
+    "LKJCholesky",
     "Laplace",
     "LogNormal",
     "LogisticNormal",
@@ -132,6 +145,7 @@ __all__ = [
     "Uniform",
     "VonMises",
     "Weibull",
+    "Wishart",
     "biject_to",
     "constraint_registry",
     "constraints",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Bernoulli"]
@@ -16,13 +16,15 @@ def _one_of(probs: Any, logits: Any) -> None:
         raise ValueError("Either `probs` or `logits` must be specified, but not both.")
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     """Bernoulli distributions given by ``probs`` p or by ``logits`` log(p/(1 - p)) (the
-    other computed when first read); log p(x) = -BCE(logits, x)."""
+    other computed when first read); log p(x) = -BCE(logits, x). As an exponential family:
+    η = logit(p), A(η) = log(1 + e^η), carrier measure 0."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
+    _mean_carrier_measure = 0
 
     def __init__(self, probs: Any = None, logits: Any = None, validate_args: Any = None):
         _one_of(probs, logits)
@@ -80,6 +82,16 @@ class Bernoulli(Distribution):
         from ..nn.functional import binary_cross_entropy_with_logits
 
         return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+
+    @property
+    def _natural_params(self) -> tuple:
+        from .. import logit
+
+        return (logit(self.probs),)
+
+    def _log_normalizer(self, x: Any) -> Any:
+        """A(η) = log(1 + e^η)"""
+        return x.exp().log1p()
 
     def enumerate_support(self, expand: bool = True) -> Any:
         from .. import arange

@@ -1,6 +1,7 @@
 """``Beta(concentration1, concentration0)``: density x^(α-1) (1 - x)^(β-1) / B(α, β) on
 [0, 1], kept as the first coordinate of a Dirichlet(α, β) (as PyTorch does), and its KL
-divergences with the Exponential, Gamma, Normal, Uniform, Laplace families."""
+divergences with the Exponential, Gamma, Normal, Uniform, Laplace, Pareto, Gumbel
+families."""
 
 from __future__ import annotations
 
@@ -9,24 +10,26 @@ from typing import Any
 
 from . import constraints
 from .dirichlet import Dirichlet
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
+from .gumbel import Gumbel
 from .kl import _infinite_like, register_kl
 from .laplace import Laplace
 from .normal import Normal
+from .pareto import Pareto
 from .uniform import Uniform
 from .utils import broadcast_all
 
 __all__ = ["Beta"]
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """Beta distributions of concentrations α (``concentration1``) and β
     (``concentration0``), through ``_dirichlet``, the Dirichlet of (α, β): ``rsample`` is
-    its first coordinate, ``log_prob(x)`` its log density at (x, 1 - x).
-
-    Unlike PyTorch's, not an ``ExponentialFamily`` (chainrule has no such base class yet)."""
+    its first coordinate, ``log_prob(x)`` its log density at (x, 1 - x). As an exponential
+    family: η = (α, β), A(η) = log Γ(η₁) + log Γ(η₂) - log Γ(η₁ + η₂); no carrier measure
+    is given (as in PyTorch), so only the explicit ``entropy`` works."""
 
     arg_constraints = {
         "concentration1": constraints.positive,
@@ -82,6 +85,14 @@ class Beta(Distribution):
     def entropy(self) -> Any:
         """log B(α, β) - (α - 1) ψ(α) - (β - 1) ψ(β) + (α + β - 2) ψ(α + β)"""
         return self._dirichlet.entropy()
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.concentration1, self.concentration0)
+
+    def _log_normalizer(self, x: Any, y: Any) -> Any:
+        """A(η₁, η₂) = log Γ(η₁) + log Γ(η₂) - log Γ(η₁ + η₂)"""
+        return x.lgamma() + y.lgamma() - (x + y).lgamma()
 
 
 @register_kl(Beta, Beta)
@@ -184,3 +195,21 @@ def _kl_normal_beta(p: Normal, q: Beta) -> Any:
 def _kl_laplace_beta(p: Laplace, q: Beta) -> Any:
     """inf: p puts mass outside [0, 1]"""
     return _infinite_like(p.loc)
+
+
+@register_kl(Beta, Pareto)
+def _kl_beta_pareto(p: Beta, q: Pareto) -> Any:
+    """inf: PyTorch's value for every pair (q's support [scale, ∞) need not cover [0, 1])"""
+    return _infinite_like(p.concentration1)
+
+
+@register_kl(Gumbel, Beta)
+def _kl_gumbel_beta(p: Gumbel, q: Beta) -> Any:
+    """inf: p puts mass outside [0, 1]"""
+    return _infinite_like(p.loc)
+
+
+@register_kl(Pareto, Beta)
+def _kl_pareto_beta(p: Pareto, q: Beta) -> Any:
+    """inf: p puts mass above 1"""
+    return _infinite_like(p.scale)

@@ -9,8 +9,10 @@ import math
 from typing import Any
 
 from . import constraints
-from .distribution import Distribution
+from .beta import Beta
+from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .gamma import Gamma
 from .gumbel import Gumbel
 from .kl import _infinite_like, register_kl
 from .laplace import Laplace
@@ -22,22 +24,21 @@ from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, p
 __all__ = ["ContinuousBernoulli"]
 
 
-class ContinuousBernoulli(Distribution):
+class ContinuousBernoulli(ExponentialFamily):
     """Continuous Bernoulli distributions of parameter ``probs`` λ in (0, 1) (or ``logits``
     log(λ/(1 - λ)); neither a probability nor log-odds here): p(x) = C(λ) λ^x (1 - λ)^(1 - x)
     on [0, 1]. Near λ = 1/2 (inside ``lims``) the log normalizer, mean and variance are
     their Taylor expansions in λ - 1/2 and the CDF is the uniform's, as PyTorch computes
     them; ``rsample`` is the inverse CDF of a uniform draw, differentiable in λ. λ is
     clamped to [eps, 1 - eps] (as in PyTorch, before the default check, so a ``probs``
-    outside [0, 1] is refused only when ``validate_args`` is passed).
-
-    Differs from PyTorch: not a subclass of an ``ExponentialFamily`` base (chainrule has
-    none yet), so there is no generic Bregman-divergence KL for it; its own closed forms are
-    registered."""
+    outside [0, 1] is refused only when ``validate_args`` is passed). As an exponential
+    family: η = the logits, A(η) = log((e^η - 1)/η) (its Taylor expansion
+    η/2 + η²/24 - η⁴/2880 for η inside ``lims`` - 1/2, as PyTorch), carrier measure 0."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(
         self,
@@ -177,6 +178,21 @@ class ContinuousBernoulli(Distribution):
         log_q, log_p = (-self.probs).log1p(), self.probs.log()
         return self.mean * (log_q - log_p) - self._cont_bern_log_norm() - log_q
 
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.logits,)
+
+    def _log_normalizer(self, x: Any) -> Any:
+        """A(η) = log|e^η - 1| - log|η|; η/2 + η²/24 - η⁴/2880 where η ≤ lims[0] - 1/2 fails
+        and η > lims[1] - 1/2 fails (PyTorch's test on η, with the bounds of λ)"""
+        from .. import special, where
+
+        outside = (x <= self._lims[0] - 0.5) | (x > self._lims[1] - 0.5)
+        cut = where(outside, x, self._lims[0] - 0.5)
+        log_norm = special.expm1(cut).abs().log() - cut.abs().log()
+        taylor = 0.5 * x + x.pow(2) / 24.0 - x.pow(4) / 2880.0
+        return where(outside, log_norm, taylor)
+
 
 @register_kl(ContinuousBernoulli, ContinuousBernoulli)
 def _kl_continuous_bernoulli_continuous_bernoulli(
@@ -250,3 +266,15 @@ def _kl_pareto_continuous_bernoulli(p: Pareto, q: ContinuousBernoulli) -> Any:
 def _kl_real_line_continuous_bernoulli(p: Any, q: ContinuousBernoulli) -> Any:
     """inf: p puts mass outside [0, 1]"""
     return _infinite_like(p.loc)
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p: Beta, q: ContinuousBernoulli) -> Any:
+    """-H(p) - E_p[x] η - log(1 - λ) - log C(λ), η the logits"""
+    return -p.entropy() - p.mean * q.logits - (-q.probs).log1p() - q._cont_bern_log_norm()
+
+
+@register_kl(Gamma, ContinuousBernoulli)
+def _kl_gamma_continuous_bernoulli(p: Gamma, q: ContinuousBernoulli) -> Any:
+    """inf: p puts mass above 1"""
+    return _infinite_like(p.concentration)

@@ -6,19 +6,19 @@ from __future__ import annotations
 from typing import Any
 
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .kl import register_kl
 
 __all__ = ["Dirichlet"]
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """Dirichlet distributions of concentrations α (positive, the last dim the event);
     ``rsample`` is normalized Gamma(α_i, 1) draws (``_sample_dirichlet``), differentiable
     in α with PyTorch's reparameterized gradient (through the Beta(α_i, Σα - α_i)
-    marginals, ``_dirichlet_grad``).
-
-    Unlike PyTorch's, not an ``ExponentialFamily`` (chainrule has no such base class yet)."""
+    marginals, ``_dirichlet_grad``). As an exponential family: η = α,
+    A(η) = Σ log Γ(η_i) - log Γ(Σ η_i); no carrier measure is given (as in PyTorch), so
+    only the explicit ``entropy`` works."""
 
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
@@ -79,6 +79,14 @@ class Dirichlet(Distribution):
             - (k - a0) * a0.digamma()
             - ((a - 1.0) * a.digamma()).sum(-1)
         )
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.concentration,)
+
+    def _log_normalizer(self, x: Any) -> Any:
+        """A(η) = Σ log Γ(η_i) - log Γ(Σ η_i)"""
+        return x.lgamma().sum(-1) - x.sum(-1).lgamma()
 
 
 @register_kl(Dirichlet, Dirichlet)

@@ -5,18 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Exponential"]
 
 
-class Exponential(Distribution):
-    """Exponential distributions of rate λ; ``rsample`` is E/λ with E ~ Exp(1)."""
+class Exponential(ExponentialFamily):
+    """Exponential distributions of rate λ; ``rsample`` is E/λ with E ~ Exp(1). As an
+    exponential family: η = -λ, A(η) = -log(-η), carrier measure 0."""
 
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, rate: Any, validate_args: Any = None) -> None:
         (self.rate,) = broadcast_all(rate)
@@ -64,3 +66,11 @@ class Exponential(Distribution):
     def entropy(self) -> Any:
         """1 - log λ"""
         return 1.0 - self.rate.log()
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (-self.rate,)
+
+    def _log_normalizer(self, x: Any) -> Any:
+        """A(η) = -log(-η)"""
+        return -(-x).log()

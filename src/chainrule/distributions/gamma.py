@@ -1,5 +1,5 @@
 """``Gamma(concentration, rate)``: density β^α x^(α-1) e^(-βx) / Γ(α) on x >= 0, and its KL
-divergences with the Exponential, Normal, Uniform, Laplace families."""
+divergences with the Exponential, Normal, Uniform, Laplace, Gumbel, Pareto families."""
 
 from __future__ import annotations
 
@@ -7,11 +7,13 @@ import math
 from typing import Any
 
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .gumbel import Gumbel
 from .kl import _infinite_like, register_kl
 from .laplace import Laplace
 from .normal import Normal
+from .pareto import Pareto
 from .uniform import Uniform
 from .utils import broadcast_all
 
@@ -20,17 +22,16 @@ __all__ = ["Gamma"]
 _EULER = 0.57721566490153286061  # γ, Euler's constant
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """Gamma distributions of shape α (``concentration``) and rate β (``rate``);
     ``rsample`` is G/β with G ~ Gamma(α, 1) (``_standard_gamma``), differentiable in both
-    (dG/dα by implicit differentiation of the CDF).
-
-    Unlike PyTorch's, not an ``ExponentialFamily`` (chainrule has no such base class yet):
-    no ``_natural_params``/``_log_normalizer``."""
+    (dG/dα by implicit differentiation of the CDF). As an exponential family:
+    η = (α - 1, -β), A(η) = log Γ(η₁ + 1) + (η₁ + 1) log(-1/η₂), carrier measure 0."""
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, concentration: Any, rate: Any, validate_args: Any = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
@@ -74,6 +75,14 @@ class Gamma(Distribution):
         """α - log β + log Γ(α) + (1 - α) ψ(α)"""
         a = self.concentration
         return a - self.rate.log() + a.lgamma() + (1.0 - a) * a.digamma()
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.concentration - 1, -self.rate)
+
+    def _log_normalizer(self, x: Any, y: Any) -> Any:
+        """A(η₁, η₂) = log Γ(η₁ + 1) + (η₁ + 1) log(-1/η₂)"""
+        return (x + 1).lgamma() + (x + 1) * (-y.reciprocal()).log()
 
     def cdf(self, value: Any) -> Any:
         """P(α, βx), the regularized lower incomplete gamma function"""
@@ -121,9 +130,11 @@ def _kl_gamma_normal(p: Gamma, q: Normal) -> Any:
     return t1 + (a - 1) * a.digamma() + (t2 - t3 + t4) / var_normal
 
 
+@register_kl(Gamma, Pareto)
 @register_kl(Gamma, Uniform)
-def _kl_gamma_uniform(p: Gamma, q: Uniform) -> Any:
-    """inf: p puts mass outside every bounded interval"""
+def _kl_gamma_uniform(p: Gamma, q: Any) -> Any:
+    """inf: p puts mass outside every bounded interval (and, for a Pareto, PyTorch's value
+    for every pair: its support [scale, ∞) need not cover (0, ∞))"""
     return _infinite_like(p.concentration)
 
 
@@ -153,3 +164,36 @@ def _kl_normal_gamma(p: Normal, q: Gamma) -> Any:
 def _kl_laplace_gamma(p: Laplace, q: Gamma) -> Any:
     """inf: p puts mass below 0"""
     return _infinite_like(p.loc)
+
+
+@register_kl(Gamma, Gumbel)
+def _kl_gamma_gumbel(p: Gamma, q: Gumbel) -> Any:
+    """(α - 1) ψ(α) - log Γ(α) - α + log(βr) + α/(βr) + e^(μ/β) (1 + 1/(βr))^(-α) - μ/β,
+    p = Gamma(α, r), q = Gumbel(μ, β) (E_p e^(-x/β) is the Gamma's moment generating
+    function)"""
+    rate_scale = p.rate * q.scale
+    loc_scale = q.loc / q.scale
+    a = p.concentration
+    t1 = (a - 1) * a.digamma() - a.lgamma() - a
+    t2 = rate_scale.log() + a / rate_scale
+    t3 = loc_scale.exp() * (1 + rate_scale.reciprocal()).pow(-a) - loc_scale
+    return t1 + t2 + t3
+
+
+@register_kl(Gumbel, Gamma)
+def _kl_gumbel_gamma(p: Gumbel, q: Gamma) -> Any:
+    """inf: p puts mass below 0"""
+    return _infinite_like(p.loc)
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p: Pareto, q: Gamma) -> Any:
+    """log(α/x_m) - 1/α - 1 + log Γ(a) - a log r + (1 - a)(log x_m + 1/α) + r α x_m/(α - 1),
+    p = Pareto(x_m, α), q = Gamma(a, r) (E_p log x = log x_m + 1/α); inf where α <= 1"""
+    mean_log = p.scale.log() + p.alpha.reciprocal()
+    t1 = p.alpha.log() - mean_log
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * mean_log
+    t4 = q.rate * p.alpha * p.scale / (p.alpha - 1)
+    result = t1 + t2 + t3 + t4 - 1
+    return result.masked_fill(p.alpha <= 1, math.inf)

@@ -3,11 +3,13 @@ families registered (``register_kl`` adds more)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .independent import Independent
 from .laplace import Laplace
@@ -148,3 +150,89 @@ def _kl_transformed_transformed(p: TransformedDistribution, q: TransformedDistri
     if p.transforms != q.transforms or p.event_shape != q.event_shape:
         raise NotImplementedError
     return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p: ExponentialFamily, q: ExponentialFamily) -> Any:
+    """The Bregman divergence of the log normalizer A: A(ηq) - A(ηp) - ⟨ηq - ηp, ∇A(ηp)⟩,
+    ∇A by autograd at p's detached η (so, as in PyTorch, no gradient reaches p's
+    parameters); both must be of one family."""
+    from .. import autograd
+
+    if type(p) is not type(q):
+        raise NotImplementedError(
+            "The cross KL-divergence between different exponential families cannot "
+            + " " * 28
+            + "be computed using Bregman divergences"
+        )
+    p_etas = [eta.detach().requires_grad_() for eta in p._natural_params]
+    q_etas = q._natural_params
+    log_normalizer = p._log_normalizer(*p_etas)
+    grads = autograd.grad(log_normalizer.sum(), p_etas, create_graph=True)
+    result = q._log_normalizer(*q_etas) - log_normalizer
+    for p_eta, q_eta, grad in zip(p_etas, q_etas, grads):
+        result = result - sum_rightmost((q_eta - p_eta) * grad, len(q.event_shape))
+    return result
+
+
+@register_kl(Exponential, Normal)
+def _kl_exponential_normal(p: Exponential, q: Normal) -> Any:
+    """log(λσ√(2π)) - 1 + (2/λ² - 2μ/λ + μ²)/(2σ²), from E x = 1/λ, E x² = 2/λ²"""
+    var_normal = q.scale.pow(2)
+    rate_sqr = p.rate.pow(2)
+    t1 = 0.5 * (rate_sqr * var_normal * 2 * math.pi).log()
+    t2 = rate_sqr.reciprocal()
+    t3 = q.loc / p.rate
+    t4 = 0.5 * q.loc.pow(2)
+    return t1 - 1 + (t2 - t3 + t4) / var_normal
+
+
+@register_kl(Exponential, Uniform)
+@register_kl(Laplace, Exponential)
+@register_kl(Laplace, Uniform)
+@register_kl(Normal, Exponential)
+def _kl_unbounded_infinity(p: Any, q: Any) -> Any:
+    """inf: p puts mass where q has none (beyond a bounded interval, or below 0)"""
+    return _infinite_like(p.rate if isinstance(p, Exponential) else p.loc)
+
+
+@register_kl(Laplace, Normal)
+def _kl_laplace_normal(p: Laplace, q: Normal) -> Any:
+    """-log(b√2/(σ√π)) + b²/σ² + (μp - μq)²/(2σ²) - 1, from E_p (x - μq)² = 2b² + (μp - μq)²"""
+    var_normal = q.scale.pow(2)
+    ratio = p.scale.pow(2) / var_normal
+    t1 = 0.5 * (2 * ratio / math.pi).log()
+    t2 = 0.5 * p.loc.pow(2)
+    t3 = p.loc * q.loc
+    t4 = 0.5 * q.loc.pow(2)
+    return -t1 + ratio + (t2 - t3 + t4) / var_normal - 1
+
+
+@register_kl(Normal, Laplace)
+def _kl_normal_laplace(p: Normal, q: Laplace) -> Any:
+    """-log(σ/b) + (σ√(2/π) e^(-d²/(2σ²)) + d erf(d/(σ√2)))/b - (1 + log(π/2))/2, d = μp - μq
+    (E_p |x - μq| the folded normal's mean)"""
+    gap = p.loc - q.loc
+    ratio = p.scale / q.scale
+    z = gap / p.scale
+    t1 = ratio.log()
+    t2 = math.sqrt(2 / math.pi) * p.scale * (-0.5 * z.pow(2)).exp()
+    t3 = gap * (math.sqrt(0.5) * z).erf()
+    return -t1 + (t2 + t3) / q.scale - 0.5 * (1 + math.log(0.5 * math.pi))
+
+
+@register_kl(Uniform, Exponential)
+def _kl_uniform_exponential(p: Uniform, q: Exponential) -> Any:
+    """λ (a + b)/2 - log((b - a)λ); inf where a < 0"""
+    result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
+    return result.masked_fill(p.low < q.support.lower_bound, float("inf"))
+
+
+@register_kl(Uniform, Normal)
+def _kl_uniform_normal(p: Uniform, q: Normal) -> Any:
+    """log(σ√(2π)/(b - a)) + ((b - a)²/12 + ((a + b)/2 - μ)²)/(2σ²)"""
+    width = p.high - p.low
+    t1 = (math.sqrt(2 * math.pi) * q.scale / width).log()
+    t2 = width.pow(2) / 12
+    t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
+    return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)

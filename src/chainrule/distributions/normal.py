@@ -6,13 +6,17 @@ import math
 from typing import Any
 
 from .distribution import _LocationScale
+from .exp_family import ExponentialFamily
 
 __all__ = ["Normal"]
 
 
-class Normal(_LocationScale):
+class Normal(_LocationScale, ExponentialFamily):
     """Normal (Gaussian) distributions of mean ``loc`` and standard deviation ``scale``;
-    ``rsample`` is loc + scale·ε, ε ~ N(0, 1), differentiable in both."""
+    ``rsample`` is loc + scale·ε, ε ~ N(0, 1), differentiable in both. As an exponential
+    family: η = (μ/σ², -1/(2σ²)), A(η) = -η₁²/(4η₂) + log(-π/η₂)/2, carrier measure 0."""
+
+    _mean_carrier_measure = 0
 
     @property
     def stddev(self) -> Any:
@@ -57,3 +61,11 @@ class Normal(_LocationScale):
     def entropy(self) -> Any:
         """1/2 + log(√(2π) σ)"""
         return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
+
+    def _log_normalizer(self, x: Any, y: Any) -> Any:
+        """A(η₁, η₂) = -η₁²/(4η₂) + log(-π/η₂)/2"""
+        return -0.25 * x.pow(2) / y + 0.5 * (-math.pi / y).log()

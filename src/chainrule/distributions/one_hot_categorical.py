@@ -8,6 +8,7 @@ from typing import Any
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
+from .kl import _kl_categorical_categorical, register_kl
 
 __all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
@@ -93,3 +94,9 @@ class OneHotCategoricalStraightThrough(OneHotCategorical):
         samples = self.sample(sample_shape)
         probs = self._categorical.probs
         return samples + (probs - probs.detach())
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehotcategorical_onehotcategorical(p: OneHotCategorical, q: OneHotCategorical) -> Any:
+    """Σ_k p_k (log p_k - log q_k), the KL of the underlying categoricals"""
+    return _kl_categorical_categorical(p._categorical, q._categorical)

@@ -9,16 +9,17 @@ from . import constraints
 from .bernoulli import Bernoulli
 from .binomial import Binomial
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .kl import register_kl
 from .utils import broadcast_all
 
 __all__ = ["Poisson"]
 
 
-class Poisson(Distribution):
-    """Poisson distributions of rate λ >= 0: mean and variance λ, mode ⌊λ⌋. There is no
-    closed-form entropy; ``entropy()`` raises NotImplementedError as PyTorch's does (there
-    through its exponential-family base, which chainrule does not have)."""
+class Poisson(ExponentialFamily):
+    """Poisson distributions of rate λ >= 0: mean and variance λ, mode ⌊λ⌋. As an
+    exponential family: η = log λ, A(η) = e^η; the carrier measure -log k! has no closed
+    mean, so none is given and ``entropy()`` raises NotImplementedError (as PyTorch's)."""
 
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
@@ -52,6 +53,14 @@ class Poisson(Distribution):
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
         return value.xlogy(rate) - rate - (value + 1).lgamma()
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.rate.log(),)
+
+    def _log_normalizer(self, x: Any) -> Any:
+        """A(η) = e^η"""
+        return x.exp()
 
 
 @register_kl(Poisson, Poisson)
