@@ -116,6 +116,29 @@ ERRORS = {
     "matrix_norm_ord": (lambda L, a: L.linalg.matrix_norm(a, 3), [randn((3, 3))]),
     "norm_3d_ord": (lambda L, a: L.linalg.norm(a, 2), [randn((2, 3, 3))]),
     "norm_fro_1d": (lambda L, a: L.linalg.norm(a, "fro"), [randn(3)]),
+    "matrix_norm_three_dims": (
+        lambda L, a: L.linalg.matrix_norm(a, dim=(0, 1, 2)),
+        [randn((2, 3, 4))],
+    ),
+    "matrix_norm_nuc_one_dim": (
+        lambda L, a: L.linalg.matrix_norm(a, "nuc", dim=(0,)),
+        [randn((2, 3))],
+    ),
+    "matrix_norm_order_before_dims": (
+        lambda L, a: L.linalg.matrix_norm(a, "abc", dim=(0,)),
+        [randn((2, 3))],
+    ),
+    "linalg_norm_three_dims": (
+        lambda L, a: L.linalg.norm(a, "fro", dim=(0, 1, 2)),
+        [randn((2, 3, 4))],
+    ),
+    "linalg_norm_no_dims": (lambda L, a: L.linalg.norm(a, dim=()), [randn(3)]),
+    "torch_norm_fro_three_dims": (
+        lambda L, a: L.norm(a, p="fro", dim=[0, 1, 2]),
+        [randn((2, 3, 4))],
+    ),
+    "torch_norm_nuc_of_3d": (lambda L, a: a.norm("nuc"), [randn((2, 3, 4))]),
+    "torch_norm_unknown_order": (lambda L, a: L.norm(a, p="abc", dim=1), [randn((2, 3))]),
 }
 
 test_errors_match_torch = cases.same_errors_as_torch(ERRORS)

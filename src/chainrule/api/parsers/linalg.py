@@ -834,11 +834,15 @@ def matrix_norm(
             "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
         )
     inverses._check_floating("matrix_norm", A._data)
+    if ord not in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if len(dim) != 2:
+        raise RuntimeError(
+            f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}"
+        )
     if ord == "fro":
         d = reductions.wrap_dims(list(dim), A.ndim)
         return reductions.vector_norm(A, ord=2, dim=tuple(d), keepdim=keepdim)
-    if ord not in ("nuc", 1, -1, 2, -2, math.inf, -math.inf):
-        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     moved, d = _last_two(A, dim)
     if ord == "nuc":
         out = reductions.sum(factorizations.svdvals(moved), dim=-1)
@@ -864,6 +868,10 @@ def norm(
     """A vector norm (1-D input, an int dim) or a matrix norm (2-D input, a 2-tuple dim)."""
     if isinstance(dim, int):
         dim = (dim,)
+    if dim is not None and len(dim) not in (1, 2):
+        raise RuntimeError(
+            f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}"
+        )
     if dim is None and ord is not None and A.ndim not in (1, 2):
         raise RuntimeError(
             "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "

@@ -893,10 +893,10 @@ def norm(
     if isinstance(dim, int):
         dim = (dim,)
     if isinstance(p, str):
-        if p == "nuc":
-            return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
-        if p != "fro":
-            raise RuntimeError(f"norm(): the p argument '{p}' is not supported")
+        if p != "fro" or dim is not None and len(dim) > 2:
+            # the nuclear norm, or matrix_norm's error for what it cannot take (PyTorch's)
+            dims = tuple(range(input.ndim)) if dim is None else dim
+            return matrix_norm(input, p, dims, keepdim, dtype=dtype)
         p = 2
     elif p is None:
         p = 2
