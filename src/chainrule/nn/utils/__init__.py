@@ -1,6 +1,6 @@
 """``nn.utils``: gradient clipping, flattening parameters into one vector, parametrizations
 (``parametrize``, ``parametrizations``), the old weight and spectral normalization hooks,
-and (``rnn``) variable-length sequences for the recurrent layers."""
+(``rnn``) variable-length sequences for the recurrent layers, and (``prune``) pruning."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from . import (  # noqa: F401, E402
     fusion,
     parametrizations,
     parametrize,
+    prune,
     rnn,  # noqa: F401, E402
     stateless,
 )
