@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import (
     activation,
     activation_attention,
+    adaptive,
     batchnorm,
     channelshuffle,
     container,
@@ -32,6 +33,7 @@ from . import (
 )
 from .activation import *  # noqa: F403
 from .activation_attention import *  # noqa: F403
+from .adaptive import *  # noqa: F403
 from .batchnorm import *  # noqa: F403
 from .channelshuffle import *  # noqa: F403
 from .container import *  # noqa: F403
@@ -58,6 +60,7 @@ from .upsampling import *  # noqa: F403
 _FAMILIES = (
     activation,
     activation_attention,
+    adaptive,
     batchnorm,
     channelshuffle,
     container,
