@@ -1,8 +1,8 @@
 """Run on every rank of an MPI job: init the default group, run the named check sets
-(mp_collectives, mp_ddp), and write each check's outcome ("ok" or the error) to
-OUTDIR/rank<R>.json for tests/distributed/test_distributed.py.
+(mp_collectives, mp_ddp, mp_sync_batchnorm), and write each check's outcome ("ok" or the
+error) to OUTDIR/rank<R>.json for tests/distributed/test_distributed.py.
 
-    chainrule launch --nproc N tests/distributed/mp_worker.py OUTDIR collectives ddp
+    chainrule launch --nproc N tests/distributed/mp_worker.py OUTDIR collectives ddp sync_batchnorm
 """
 
 import faulthandler

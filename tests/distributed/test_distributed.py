@@ -1,10 +1,10 @@
 """chainrule.distributed, DistributedDataParallel and ``chainrule launch`` on real MPI jobs.
 
 One MPI job per process count (2 and 4, oversubscribed where the machine has fewer cores)
-runs every check of mp_collectives.py and mp_ddp.py on every rank (mp_worker.py); each
-rank writes its outcomes to a JSON file that the tests here read. The checks compare every
-collective, for every dtype and reduce op, with NumPy, and DDP training with one process
-training on the concatenated batches.
+runs every check of mp_collectives.py, mp_ddp.py and mp_sync_batchnorm.py on every rank
+(mp_worker.py); each rank writes its outcomes to a JSON file that the tests here read. The
+checks compare every collective, for every dtype and reduce op, with NumPy, and DDP
+training and SyncBatchNorm with one process on the concatenated batches.
 """
 
 from __future__ import annotations
@@ -52,7 +52,9 @@ def _run_job_once(nproc: int, base: Path) -> tuple[Path, dict]:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (out / "launch.json").exists():
             out.mkdir(exist_ok=True)
-            done = _launch(nproc, str(HERE / "mp_worker.py"), str(out), "collectives", "ddp")
+            done = _launch(
+                nproc, str(HERE / "mp_worker.py"), str(out), "collectives", "ddp", "sync_batchnorm"
+            )
             launch = {"rc": done.returncode, "out": done.stdout, "err": done.stderr[-5000:]}
             (out / "launch.json").write_text(json.dumps(launch))
     return out, json.loads((out / "launch.json").read_text())
@@ -98,6 +100,7 @@ def _failures(job: dict, prefixes: tuple[str, ...]) -> list[str]:
         ("non_contiguous", "groups", "objects", "errors"),
         ("ddp_training[",),
         ("ddp_buckets", "ddp_broadcast", "ddp_no_sync", "ddp_unused"),
+        ("sync_bn[", "sync_bn_ddp", "sync_bn_groups"),
     ],
     ids=[
         "all_reduce",
@@ -107,6 +110,7 @@ def _failures(job: dict, prefixes: tuple[str, ...]) -> list[str]:
         "groups_objects_errors",
         "ddp_training",
         "ddp_features",
+        "sync_batchnorm",
     ],  # fmt: skip
 )
 def test_checks_pass_on_every_rank(job, prefixes):

@@ -8,6 +8,9 @@ statistics and ``F.batch_norm`` updates the running ones in place,
 ``running = (1 - momentum) * running + momentum * batch`` (the variance unbiased); a
 ``momentum`` of None is the cumulative average, ``momentum = 1 / num_batches_tracked``.
 In eval mode it normalises with the running statistics (the batch's when it tracks none).
+
+``SyncBatchNorm`` is the same layer for any input of 2 dims or more whose training-mode
+statistics are those of every process's batch (sync_batchnorm.py has its Function).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from .. import init
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
+from .sync_batchnorm import SyncBatchNorm as sync_batch_norm
 
 __all__ = [
     "BatchNorm1d",
@@ -31,6 +35,7 @@ __all__ = [
     "LazyBatchNorm1d",
     "LazyBatchNorm2d",
     "LazyBatchNorm3d",
+    "SyncBatchNorm",
 ]
 
 
@@ -133,14 +138,20 @@ class _NormBase(Module):
 class _BatchNorm(_NormBase):
     """Normalise each channel (dim 1) over the batch and the spatial dims."""
 
-    def forward(self, input: Tensor) -> Tensor:
-        self._check_input_dim(input)
+    def _average_factor(self) -> float:
+        """The weight of this batch in the running statistics; in training with running
+        statistics, counts the batch first (momentum None: 1/num_batches_tracked)."""
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             with no_grad():
                 self.num_batches_tracked.add_(1)
             if self.momentum is None:  # the cumulative average
                 factor = 1.0 / float(self.num_batches_tracked)
+        return factor
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        factor = self._average_factor()
         # batch statistics in training mode, and in eval mode when no running ones are kept
         use_batch = self.training or (self.running_mean is None and self.running_var is None)
         keep = not self.training or self.track_running_stats
@@ -255,3 +266,105 @@ class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
 
     def _check_input_dim(self, input: Tensor) -> None:
         _expect_dims(input, (5,))
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalisation over ``(N, C, *)`` inputs whose statistics, in training, are
+    those of the batches of every process of ``process_group`` (default: the world)
+    together: mean = Σx/n and var = Σ(x - mean)²/n over all n values of a channel, the
+    running variance updated with var·n/(n - 1). In eval mode, or when no process group
+    is initialised or the group has one process, it is BatchNorm.
+
+    Differences from PyTorch: the synchronised path runs on CPU tensors (PyTorch's raises
+    "SyncBatchNorm expected input tensor to be on GPU ..."), and its statistics come from
+    all-reduced sums (Σx and n, then Σ(x - mean)²) where PyTorch all-gathers each
+    process's mean, invstd and count; the values agree to rounding.
+    """
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        process_group: Any = None,
+        device: Any = None,
+        dtype: Any = None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__(
+            num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias
+        )
+        self.process_group = process_group
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def _check_non_zero_input_channels(self, input: Tensor) -> None:
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+
+    def _sync_group(self) -> Any:
+        """The process group to share statistics with, or None when there is none to
+        share with (eval mode, no default group, a group of one, a rank outside it)."""
+        from ... import distributed as dist
+
+        if not self.training or not dist.is_initialized():
+            return None
+        group = self.process_group or dist.group.WORLD
+        return group if dist.get_world_size(group) > 1 else None
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        self._check_non_zero_input_channels(input)
+        group = self._sync_group()
+        if group is None:
+            return super().forward(input)
+        from ... import distributed as dist
+
+        factor = self._average_factor()
+        keep = self.track_running_stats
+        return sync_batch_norm.apply(
+            input,
+            self.weight,
+            self.bias,
+            self.running_mean if keep else None,
+            self.running_var if keep else None,
+            self.eps,
+            factor,
+            lambda t: dist.all_reduce(t, group=group),
+        )
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group: Any = None) -> Module:
+        """``module`` with every batch norm layer in it (``_BatchNorm``: not the instance
+        norms) replaced by a SyncBatchNorm sharing its parameters and buffers, its
+        ``training`` flag (and ``qconfig``); a batch norm layer itself comes back as a new
+        SyncBatchNorm."""
+        converted = module
+        if isinstance(module, _BatchNorm):
+            converted = SyncBatchNorm(  # (this class even when cls is a subclass, as PyTorch)
+                module.num_features,
+                module.eps,
+                module.momentum,
+                module.affine,
+                module.track_running_stats,
+                process_group,
+                bias=module.bias is not None,
+            )
+            if module.affine:
+                with no_grad():
+                    converted.weight = module.weight
+                    converted.bias = module.bias
+            converted.running_mean = module.running_mean
+            converted.running_var = module.running_var
+            converted.num_batches_tracked = module.num_batches_tracked
+            converted.training = module.training
+            if hasattr(module, "qconfig"):
+                converted.qconfig = module.qconfig
+        for name, child in module.named_children():
+            converted.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return converted
