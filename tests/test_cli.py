@@ -310,6 +310,23 @@ def test_hook_resolves_torch_to_chainrule() -> None:
     )
 
 
+def test_hook_keeps_functions_named_as_their_modules() -> None:
+    # `import torch.autograd.gradcheck` must not replace the function autograd.gradcheck by
+    # its module (as in PyTorch, where the module was imported first)
+    with _import_hook.installed():
+        namespace: dict[str, object] = {}
+        exec(
+            "import torch\nimport torch.autograd.gradcheck\nimport torch.autograd.variable\n"
+            "import torch.nn.parallel.data_parallel",
+            namespace,
+        )
+        torch = namespace["torch"]
+        assert torch is chainrule
+        assert callable(torch.autograd.gradcheck) and callable(torch.autograd.variable)
+        assert callable(torch.nn.parallel.data_parallel)
+    assert callable(chainrule.autograd.gradcheck)
+
+
 @pytest.mark.parametrize("name", ["torch.fft", "torch.utils.tensorboard", "torch.distributed.rpc"])
 def test_hook_missing_submodule(name: str) -> None:
     with _import_hook.installed():

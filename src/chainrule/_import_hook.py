@@ -87,6 +87,7 @@ class _TorchFinder(importlib.abc.MetaPathFinder):
     ) -> importlib.machinery.ModuleSpec | None:
         if not _is_alias(fullname):
             return None
+        _alias_loaded()  # (what chainrule loaded since: not loaded again through here)
         real = _target_name(fullname)
         try:
             module = importlib.import_module(real)
@@ -99,6 +100,20 @@ class _TorchFinder(importlib.abc.MetaPathFinder):
         return importlib.machinery.ModuleSpec(
             fullname, _AliasLoader(module), is_package=hasattr(module, "__path__")
         )
+
+
+def _alias_loaded() -> None:
+    """Enter every chainrule module already imported under its ``torch`` name.
+
+    An import of ``torch.X.Y`` that the finder answers makes the import system set the
+    attribute ``Y`` of ``torch.X`` to the module; where chainrule's package has a function
+    of that name (``autograd.gradcheck``, ``autograd.variable``, as in PyTorch) it would be
+    hidden. A module already in ``sys.modules`` under the ``torch`` name is not loaded
+    again, so its parent's attribute stays what chainrule set."""
+    for name, module in list(sys.modules.items()):
+        if module is None or not (name == _TARGET or name.startswith(_TARGET + ".")):
+            continue
+        sys.modules.setdefault(_ALIAS + name[len(_TARGET) :], module)
 
 
 _finder: _TorchFinder | None = None
@@ -124,6 +139,7 @@ def install() -> None:
         _set_aside[name] = sys.modules.pop(name)
     _finder = _TorchFinder()
     sys.meta_path.insert(0, _finder)
+    _alias_loaded()
 
 
 def uninstall() -> None:
