@@ -41,6 +41,9 @@ __all__ = [
     "functional_call",
     "stack_module_state",
     "linearize",
+    "functionalize",
+    "replace_all_batch_norm_modules_",
+    "debug_unwrap",
 ]
 
 _depth = 0  # how many transforms are running (0: none; results are detached at 0)
@@ -957,3 +960,7 @@ def linearize(func: Callable, *primals: Any) -> tuple:
         return jvp(func, primals, tangents)[1]
 
     return out, jvp_fn
+
+
+# (last: func_extras builds on the pytree helpers above)
+from .func_extras import debug_unwrap, functionalize, replace_all_batch_norm_modules_  # noqa: E402

@@ -572,8 +572,8 @@ def test_setstate_fills_missing_hook_dicts():
 @pytest.mark.parametrize(
     "get",
     [
-        lambda: cr.nn.DataParallel,
-        lambda: cr.nn.modules.DataParallel,
+        lambda: cr.nn.CrossMapLRN2d,
+        lambda: cr.nn.modules.CrossMapLRN2d,
         lambda: cr.nn.utils.convert_conv2d_weight_memory_format,
         lambda: cr.nn.Identity().compile(),
     ],

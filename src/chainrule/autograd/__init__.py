@@ -325,3 +325,6 @@ def _batched_grad(
         column = [r[j] for r in per_slice]
         result.append(None if any(c is None for c in column) else _stack(column))
     return tuple(result)
+
+
+from .variable import variable  # noqa: E402, F401 (hides the module, as in PyTorch)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from . import attention, functional, init, parallel, utils  # noqa: F401
 from .modules import *  # noqa: F403 (every layer: nn.modules.__all__)
-from .parameter import Buffer, Parameter  # noqa: F401
+from .parallel import DataParallel  # noqa: F401
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401
 
 
 def __getattr__(name: str):

@@ -15,6 +15,7 @@ from . import (
     channelshuffle,
     container,
     conv,
+    deprecated_container,
     distance,
     dropout,
     flatten,
@@ -38,6 +39,7 @@ from .batchnorm import *  # noqa: F403
 from .channelshuffle import *  # noqa: F403
 from .container import *  # noqa: F403
 from .conv import *  # noqa: F403
+from .deprecated_container import *  # noqa: F403
 from .distance import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .flatten import *  # noqa: F403
@@ -65,6 +67,7 @@ _FAMILIES = (
     channelshuffle,
     container,
     conv,
+    deprecated_container,
     distance,
     dropout,
     flatten,
