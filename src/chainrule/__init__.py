@@ -139,10 +139,15 @@ def is_floating_point(input: Tensor) -> bool:
 
 
 def __getattr__(name: str):
-    if name in ("testing", "distributions", "random"):  # (loaded on first use, as torch.X is)
+    if name in ("testing", "distributions", "random", "cpu"):  # (loaded on first use, as torch.X)
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
+    if name in ("amp", "autocast", "is_autocast_enabled", "get_autocast_dtype"):
+        import importlib  # (torch.amp, its autocast and state queries)
+
+        amp = importlib.import_module(f"{__name__}.amp")
+        return amp if name == "amp" else getattr(amp, name)
     from chainrule._missing import (
         missing,
     )  # (absolute: under `chainrule run` these modules are also torch.*)

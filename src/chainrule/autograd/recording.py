@@ -76,6 +76,10 @@ _state = grad_mode._state
 _fw_state = forward_ad.state
 _from_np = _dtypes._FROM_NP
 _NO_EDGE = (None, 0)
+# autocast's hook, set while some thread has autocast on (amp/policy.py, with _modes.usual
+# False): (op, args, params) -> (args, params) with the inputs cast per the autocast policy
+# (the same args object when none is); None otherwise
+AUTOCAST: list = [None]
 
 
 def floating_only(kernel: str):
@@ -519,6 +523,8 @@ class Op:
     def _slow(self, args: tuple, params: dict) -> Any:
         """``_apply``'s general path: the inputs cast to the result dtype (on one device, once
         a device array exists: _backend.align), the forward, ``_wrap``."""
+        if not _usual[0] and AUTOCAST[0] is not None:  # autocast's casts (amp/policy.py)
+            args, params = AUTOCAST[0](self, args, params)
         # 2. the forward, on arrays (inf and nan arise silently, as in PyTorch:
         # _backend.quiet; a view op computes no number, so it leaves NumPy's error state alone)
         live = _meta_live[0]  # a device array exists: one device per op (_backend.align)
@@ -553,8 +559,10 @@ class Op:
         (``out``: ``x.sum()``)."""
         usual = _usual[0]  # (nothing rare is on anywhere: _modes.usual)
         if out is None:
-            if not usual and _meta_live[0]:  # a meta or device array exists: one device
-                return self._slow(args, params)  # per op, in _slow
+            if not usual and (_meta_live[0] or AUTOCAST[0] is not None):
+                # a meta or device array exists (one device per op), or autocast is on
+                # (the inputs cast per its policy): in _slow
+                return self._slow(args, params)
             # 2. the forward, on arrays (inf and nan arise silently, as in PyTorch:
             # _backend.quiet; an op that computes no number, or none that can raise a
             # floating-point error, leaves NumPy's error state alone)
@@ -581,7 +589,13 @@ class Op:
             a._view is not None
             and a._vc[1] > a._view[2]  # its base was changed in place: re-derive its graph
             or not usual
-            and (_meta_live[0] or _fw_state.level or _anomaly.record or _hooked[0])
+            and (
+                _meta_live[0]
+                or _fw_state.level
+                or _anomaly.record
+                or _hooked[0]
+                or AUTOCAST[0] is not None  # (autocast: _wrap consults its policy)
+            )
         ):
             return self._wrap(args, arrays, params, out)
         vc = None
@@ -671,6 +685,12 @@ class Op:
                 return self._apply_multi(args, arrays, params, out)
             out = _asanyarray(out)  # (a MetaArray or a device array stays one)
         usual = _usual[0]  # (nothing rare is on anywhere: _modes.usual)
+        if not usual and AUTOCAST[0] is not None:
+            # a caller that ran the forward itself (F.linear's addmm) on inputs autocast
+            # would cast: the op again, on the cast inputs
+            cast, cast_params = AUTOCAST[0](self, args, params)
+            if cast is not args:
+                return self._slow(cast, cast_params)
         if not usual and _meta_live[0]:  # a meta input gives a meta output (_meta.py)
             out = _meta.follow(arrays, out)
         a = args[0]

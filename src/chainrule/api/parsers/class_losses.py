@@ -14,6 +14,7 @@ from typing import Any
 from ..._backend import like, ndarray, on_device_of, run_quietly, xp
 from ..._creation import zeros_like
 from ..._tensor import Tensor, wrap
+from ...amp.policy import runs_in_float32
 from ...autograd.recorders import recorder
 from ...ops import activations, binary, logical, losses, normalizations, reductions, shapes
 from .activations import _along as _along_dim
@@ -123,6 +124,7 @@ def nll_loss(
     return _nll_nd(input, target, weight, reduction, ignore_index)
 
 
+@runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
 def cross_entropy(
     input: Tensor,
     target: Tensor,
@@ -374,6 +376,7 @@ def multilabel_soft_margin_loss(
 _COSINE_EPSILON = 1e-12  # PyTorch's, added to each squared norm of cosine_embedding_loss
 
 
+@runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
 def cosine_embedding_loss(
     input1: Tensor,
     input2: Tensor,
@@ -412,6 +415,7 @@ def cosine_embedding_loss(
     return reduce_loss(output, reduction)
 
 
+@runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
 def margin_ranking_loss(
     input1: Tensor,
     input2: Tensor,
@@ -432,6 +436,7 @@ def margin_ranking_loss(
     return reduce_loss(out, reduction)
 
 
+@runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
 def hinge_embedding_loss(
     input: Tensor,
     target: Tensor,
@@ -459,6 +464,7 @@ def _check_triplet_dims(anchor: Tensor, positive: Tensor, negative: Tensor) -> N
         )
 
 
+@runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
 def triplet_margin_loss(
     anchor: Tensor,
     positive: Tensor,

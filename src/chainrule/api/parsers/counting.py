@@ -11,6 +11,7 @@ from typing import Any
 from ... import _dtypes
 from ..._backend import on_device_of, xp
 from ..._tensor import Tensor, _make
+from ...amp.policy import runs_in_float32
 from ..args import return_type
 from .shapes import _dim
 
@@ -340,6 +341,7 @@ def _quantile(
         return result.reshape(full_shape)
 
 
+@runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
 def quantile(
     input: Tensor,
     q: Tensor | float,
@@ -354,6 +356,7 @@ def quantile(
     return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
 
 
+@runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
 def nanquantile(
     input: Tensor,
     q: Tensor | float,

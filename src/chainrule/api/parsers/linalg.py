@@ -13,6 +13,7 @@ from ..._backend import on_device_of, to_host, xp
 from ..._dtypes import dtype as DType
 from ..._dtypes import float32, float64, not_implemented
 from ..._tensor import Tensor, wrap
+from ...amp.policy import runs_in_float32
 from ...autograd.entries import matmul_entry
 from ...autograd.recording import np_dtype
 from ...ops import logical, reductions, shapes
@@ -337,6 +338,7 @@ def matrix_rank(
 _LINALG_LSTSQ = return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 
 
+@runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
 def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None) -> Lstsq:
     """The least-squares solution of A X = B, with PyTorch's (solution, residuals, rank,
     singular_values); which of the last three are filled depends on the driver."""

@@ -15,6 +15,7 @@ from typing import Any
 from ..._backend import xp
 from ..._creation import ones_like
 from ..._tensor import Tensor
+from ...amp.policy import runs_in_float32
 from ...autograd import grad_mode
 from ...ops import binary, losses, reductions, shapes, unary
 
@@ -149,6 +150,7 @@ def mse_loss(
     return losses.mse_loss(input, target, reduction=reduction)
 
 
+@runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
 def l1_loss(
     input: Tensor,
     target: Tensor,
@@ -286,6 +288,7 @@ def soft_margin_loss(
 # ----- distributions: kl_div, poisson_nll, gaussian_nll ----------------------------------------
 
 
+@runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
 def kl_div(
     input: Tensor,
     target: Tensor,
@@ -327,6 +330,7 @@ def kl_div_pointwise(input: Tensor, target: Tensor, reduction: str, log_target: 
     return reduce_loss(loss, reduction)
 
 
+@runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
 def poisson_nll_loss(
     input: Tensor,
     target: Tensor,

@@ -9,8 +9,10 @@ from typing import Any
 
 from ... import _dtypes
 from ..._tensor import Tensor
+from ...amp.policy import runs_in_float32
 
 
+@runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
 def cdist(
     x1: Tensor,
     x2: Tensor,

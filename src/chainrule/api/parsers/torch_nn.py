@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..._tensor import Tensor
+from ...amp.policy import runs_in_float32
 from . import class_losses, dropout, embedding, losses, norm_layers
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
@@ -109,6 +110,7 @@ def group_norm(
 # ----- losses with the reduction as an int ---------------------------------------------------
 
 
+@runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
 def kl_div(
     input: Tensor, target: Tensor, reduction: int = 1, *, log_target: bool = False
 ) -> Tensor:
@@ -116,6 +118,7 @@ def kl_div(
     return losses.kl_div_pointwise(input, target, _reduction(reduction), log_target)
 
 
+@runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
 def poisson_nll_loss(
     input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float, reduction: int
 ) -> Tensor:
@@ -136,6 +139,7 @@ def binary_cross_entropy_with_logits(
     return losses.bce_with_logits(input, target, weight, pos_weight, _reduction(reduction))
 
 
+@runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
 def cosine_embedding_loss(
     input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0, reduction: int = 1
 ) -> Tensor:
@@ -145,6 +149,7 @@ def cosine_embedding_loss(
     )
 
 
+@runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
 def margin_ranking_loss(
     input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0, reduction: int = 1
 ) -> Tensor:
@@ -154,6 +159,7 @@ def margin_ranking_loss(
     )
 
 
+@runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
 def hinge_embedding_loss(
     input: Tensor, target: Tensor, margin: float = 1.0, reduction: int = 1
 ) -> Tensor:
@@ -161,6 +167,7 @@ def hinge_embedding_loss(
     return class_losses.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
 
 
+@runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
 def triplet_margin_loss(
     anchor: Tensor,
     positive: Tensor,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _backend
+from .. import _backend
 
 __all__ = [
     "Event",
@@ -174,6 +174,10 @@ class Event:
 
 
 def __getattr__(name: str):
+    if name == "amp":  # torch.cuda.amp, deprecated (loaded on first use)
+        import importlib
+
+        return importlib.import_module(f"{__name__}.amp")
     from chainrule._missing import (
         missing,
     )  # (absolute: under `chainrule run` these modules are also torch.*)
