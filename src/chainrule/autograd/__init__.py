@@ -15,6 +15,7 @@ from .anomaly_mode import (  # noqa: F401
     is_anomaly_enabled,
     set_detect_anomaly,
 )
+from .edges import GradientEdge, edge_result, edge_root_grad
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .grad_mode import (
@@ -26,7 +27,7 @@ from .grad_mode import (
     set_multithreading_enabled,
 )
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401  (shadows the module, as in PyTorch)
-from .graph import accumulator
+from .graph import AccumulateGrad, accumulator
 
 __all__ = [
     "Variable",
@@ -63,7 +64,7 @@ def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> 
 
 
 def _as_list(tensors: Any) -> list:
-    if isinstance(tensors, Tensor):
+    if isinstance(tensors, (Tensor, GradientEdge)):  # (an edge is a tuple: one of them)
         return [tensors]
     return list(tensors)
 
@@ -79,13 +80,18 @@ def _roots_and_grads(
     roots, grads = [], []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         roots.append(_edge(out, i, api))
-        grads.append(_root_grad(out, g, i, create_graph))
+        if out.__class__ is GradientEdge:
+            grads.append(edge_root_grad(out, g, i, create_graph))
+        else:
+            grads.append(_root_grad(out, g, i, create_graph))
     return roots, grads
 
 
 def _edge(t: Tensor, i: int = 0, api: str = "") -> tuple[Any, int]:
     """The edge a root's gradient enters by: its node, or its leaf's AccumulateGrad."""
     if t.__class__ is not Tensor and not isinstance(t, Tensor):
+        if isinstance(t, GradientEdge):  # (autograd.graph.get_gradient_edge)
+            return (t.node, t.output_nr)
         raise TypeError(f"{api} expects tensors as outputs, got {type(t).__name__}")
     fn = t._grad_fn
     if fn is not None:
@@ -168,9 +174,16 @@ def backward(
     inputs = _as_list(inputs)
     if not inputs:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    edges = [t for t in inputs if isinstance(t, GradientEdge)]
+    inputs = [t for t in inputs if not isinstance(t, GradientEdge)]
     leaves = {accumulator(t) for t in inputs if t._grad_fn is None}
     nonleaf = {(t._grad_fn, t._output_nr): t for t in inputs if t._grad_fn is not None}
     capture = dict.fromkeys(nonleaf)
+    for e in edges:  # a leaf's edge accumulates into it; another one only limits the run
+        if e.node.__class__ is AccumulateGrad:
+            leaves.add(e.node)
+        else:
+            capture.setdefault((e.node, e.output_nr), None)
     _capturing.depth += 1  # (a reentrant checkpoint inside refuses: _is_checkpoint_valid)
     try:
         run_backward(roots, root_grads, retain_graph, create_graph, capture, True, leaves)
@@ -256,6 +269,8 @@ def grad(
     if retain_graph is None:
         retain_graph = create_graph
     for t in ins:
+        if isinstance(t, GradientEdge):
+            continue
         if not isinstance(t, Tensor):
             raise TypeError(f"grad() expects tensors as inputs, got {type(t).__name__}")
         if not t._requires_grad:
@@ -271,7 +286,18 @@ def grad(
     result = []
     for i, (t, key) in enumerate(zip(ins, keys)):
         g = capture[key]
-        if g is None:
+        if t.__class__ is GradientEdge:
+            if g is None and materialize_grads:
+                raise RuntimeError(
+                    "materialize_grads cannot be used when the given input is a GradientEdge"
+                )
+            if g is None and not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
+                )
+            result.append(None if g is None else edge_result(g, create_graph))
+        elif g is None:
             if materialize_grads:
                 g = xp.zeros(t._data.shape, dtype=t._dtype.np)
                 result.append(_make(g, t._dtype, create_graph))

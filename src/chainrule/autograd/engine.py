@@ -13,12 +13,15 @@ trip), and hooks, retained gradients and leaf hooks are handled by ``_hooked_ste
 called only for a node that has any. ``_run_general`` serves the rest: ``grad()``
 and ``backward(inputs=...)`` (gradients captured, only the nodes leading to an input
 run), an observer (``chainrule.explain``) and anomaly detection.
-``tests/autograd/test_engine_paths.py`` pins the first to the second.
+``tests/autograd/test_engine_paths.py`` pins the first to the second. While a
+multi-grad hook lives (``autograd.graph.register_multi_grad_hook``), every backward takes
+the second as a ``GraphTask`` the hook can ask about; otherwise that costs one test.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 from typing import Any
 
 from .._backend import current as _current
@@ -58,6 +61,10 @@ def run_backward(
     (``chainrule.explain`` uses it). Otherwise, with ``capture`` or ``restrict``, only
     the nodes that lead to a captured or allowed node run, as in PyTorch.
     """
+    if _tracked:  # a multi-grad hook lives: it asks which backward runs and what it runs
+        return _run_tracked(
+            roots, grads, retain_graph, create_graph, capture, accumulate, restrict, observe
+        )
     if (
         restrict is None
         and observe is None
@@ -83,6 +90,78 @@ def run_backward(
     return _run_general(
         roots, grads, retain_graph, create_graph, capture, accumulate, restrict, observe
     )
+
+
+# Multi-grad hooks (multi_grad_hook.py) ask which backward is running (a graph task) and
+# whether it will run a node. While one lives (``_tracked`` counts them) every backward runs
+# as a task on the general loop; otherwise nothing here is touched.
+_tracked = 0
+_task_ids = iter(range(1 << 62))
+
+
+class _Tasks(threading.local):
+    running: list | None = None  # this thread's tasks, innermost last
+
+
+_tasks = _Tasks()
+
+
+class GraphTask:
+    """One run of the engine: its id, the nodes it will run (those reachable from the
+    roots, or with ``grad()`` and ``inputs=`` those that lead to an input), and whether it
+    is a ``grad()`` (which refuses to say whether it runs a leaf's node that is one of its
+    inputs, as PyTorch does)."""
+
+    __slots__ = ("id", "will_run", "is_grad")
+
+    def __init__(self, will_run: set, is_grad: bool) -> None:
+        self.id = next(_task_ids)
+        self.will_run = will_run
+        self.is_grad = is_grad
+
+    def will_execute(self, node: Node) -> bool:
+        """Whether this run will run ``node`` (PyTorch's ``_will_engine_execute_node``)."""
+        runs = node in self.will_run
+        if runs and self.is_grad and node.__class__ is AccumulateGrad:  # (an input of grad())
+            raise RuntimeError(
+                "A leaf node was passed to _will_engine_execute_node but we are currently "
+                "running autograd.grad(). This is currently not supported."
+            )
+        return runs
+
+
+def current_task() -> GraphTask | None:
+    """The innermost backward running in this thread, or None outside backward."""
+    return _tasks.running[-1] if _tasks.running else None
+
+
+def _run_tracked(
+    roots: list,
+    grads: list,
+    retain_graph: bool,
+    create_graph: bool,
+    capture: dict | None,
+    accumulate: bool,
+    restrict: set | None,
+    observe: Any,
+) -> dict | None:
+    """``run_backward`` as a task others can ask about, on the general loop."""
+    deps = _count_dependencies([n for n, _ in roots])
+    if (capture is not None or restrict is not None) and observe is None:
+        targets = {n for n, _ in capture} if capture is not None else set()
+        will_run = _leading_to(deps, targets | restrict if restrict is not None else targets)
+    else:
+        will_run = set(deps)
+    if _tasks.running is None:
+        _tasks.running = []
+    running = _tasks.running
+    running.append(GraphTask(will_run, capture is not None and not accumulate))
+    try:
+        return _run_general(
+            roots, grads, retain_graph, create_graph, capture, accumulate, restrict, observe, deps
+        )
+    finally:
+        running.pop()
 
 
 def _run_grad(

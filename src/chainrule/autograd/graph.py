@@ -644,3 +644,9 @@ def increment_version(tensor: Any) -> None:
             raise RuntimeError("increment_version expect a Iterable[Tensor] as input")
         if t._vc.__class__ is not InferenceCounter:
             _counter(t)[0] += 1
+
+
+# torch.autograd.graph's other names (imported last: these modules import this one)
+from .allow_mutation import allow_mutation_on_saved_tensors  # noqa: E402, F401
+from .edges import GradientEdge, get_gradient_edge  # noqa: E402, F401
+from .multi_grad_hook import register_multi_grad_hook  # noqa: E402, F401
