@@ -139,10 +139,14 @@ def is_floating_point(input: Tensor) -> bool:
 
 
 def __getattr__(name: str):
-    if name in ("testing", "distributions", "random", "cpu"):  # (loaded on first use, as torch.X)
+    if name in ("testing", "distributions", "random", "cpu", "compiler"):  # (loaded on first use)
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "compile":  # torch.compile: compiled code runs eagerly here
+        from .compiler import compile
+
+        return compile
     if name in ("amp", "autocast", "is_autocast_enabled", "get_autocast_dtype"):
         import importlib  # (torch.amp, its autocast and state queries)
 

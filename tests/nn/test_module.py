@@ -575,9 +575,8 @@ def test_setstate_fills_missing_hook_dicts():
         lambda: cr.nn.CrossMapLRN2d,
         lambda: cr.nn.modules.CrossMapLRN2d,
         lambda: cr.nn.utils.convert_conv2d_weight_memory_format,
-        lambda: cr.nn.Identity().compile(),
     ],
-    ids=["nn", "nn.modules", "nn.utils", "Module.compile"],
+    ids=["nn", "nn.modules", "nn.utils"],
 )
 def test_missing_names_say_so(get):
     from chainrule._missing import NotImplementedInChainrule

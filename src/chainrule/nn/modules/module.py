@@ -703,12 +703,12 @@ class Module:
         return self
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
-        """chainrule has no compiler (``torch.compile``): always an error."""
-        from chainrule._missing import (
-            missing,
-        )  # (absolute: under `chainrule run` these modules are also torch.*)
+        """Compile this module's calls in place (``torch.compile``'s arguments, checked):
+        chainrule runs compiled code eagerly (``chainrule.compiler``), so calls go on as
+        before."""
+        from ... import compiler
 
-        raise missing("torch.nn.Module", "compile")
+        compiler.compile(self.forward, *args, **kwargs)
 
     # ----- hooks ---------------------------------------------------------------------
 
