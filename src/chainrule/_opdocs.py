@@ -77,6 +77,7 @@ FAMILIES = (
     ("ops.linalg.matrices", "Linear algebra: matrices"),
     ("ops.linalg.inverses", "Linear algebra: inverses and solves"),
     ("ops.linalg.factorizations", "Linear algebra: factorizations"),
+    ("ops.linalg.ldl", "Linear algebra: LDLᵀ (Bunch-Kaufman, no derivative)"),
     ("ops.convolution", "Convolution"),
     ("ops.pooling", "Pooling"),
     ("ops.padding", "Padding"),
@@ -88,6 +89,7 @@ FAMILIES = (
     ("ops.attention", "Attention"),
     ("ops.recurrent", "Recurrent cells"),  # nn-rnn
     ("ops.random", "Random draws"),  # conf-names
+    ("ops.aten_forms", "ATen forms: view copies, native dropout, segment_reduce"),
     ("autograd.inplace", "In-place writes through views"),
 )
 

@@ -40,6 +40,7 @@ from ..ops.linalg import inverses, products
 from .args import bitwise, compare, predicate, tensors_only
 from .args import unary as unary_fn
 from .parsers import activations as p_activations
+from .parsers import aten_forms as p_aten_forms
 from .parsers import attention as p_attention
 from .parsers import class_losses as p_class_losses
 from .parsers import combining as p_combining
@@ -55,9 +56,12 @@ from .parsers import histogramdd as p_histogramdd
 from .parsers import householder as p_householder
 from .parsers import indexing as p_indexing
 from .parsers import integration as p_integration
+from .parsers import ldl as p_ldl
 from .parsers import linalg as p_linalg
 from .parsers import linear as p_linear
+from .parsers import lobpcg as p_lobpcg
 from .parsers import losses as p_losses
+from .parsers import lowrank as p_lowrank
 from .parsers import multihead as p_multihead
 from .parsers import norm_layers as p_norm_layers
 from .parsers import norms as p_norms
@@ -359,6 +363,9 @@ TORCH = [
     ("geqrf", p_householder.geqrf, "f m"),
     ("orgqr", p_householder.orgqr, "f m"),
     ("ormqr", p_householder.ormqr, "f m"),
+    ("svd_lowrank", p_lowrank.svd_lowrank, "f"),
+    ("pca_lowrank", p_lowrank.pca_lowrank, "f"),
+    ("lobpcg", p_lobpcg.lobpcg, "f"),
     ("svd", p_linalg.svd, "f m"),
     ("pinverse", p_linalg.pinverse, "f m"),
     ("lu", p_linalg.lu, "f m"),
@@ -506,6 +513,46 @@ TORCH = [
     ("bartlett_window", p_signal.bartlett_window, "f"),
     ("kaiser_window", p_signal.kaiser_window, "f"),
     # ----- conf3: end -----------------------------------------------------------------------
+    # ----- aten forms: *_copy, unsafe splits, native norms, recurrent kernels, conv_tbc,
+    # embedding_bag, segment_reduce (api/parsers/aten_forms.py; ops/aten_forms.py) ---------
+    ("alias_copy", p_aten_forms.alias_copy, "f out"),
+    ("detach_copy", p_aten_forms.detach_copy, "f out"),
+    ("diagonal_copy", p_aten_forms.diagonal_copy, "f out"),
+    ("expand_copy", p_aten_forms.expand_copy, "f out"),
+    ("permute_copy", p_aten_forms.permute_copy, "f out"),
+    ("select_copy", p_aten_forms.select_copy, "f out"),
+    ("slice_copy", p_aten_forms.slice_copy, "f out"),
+    ("split_copy", p_aten_forms.split_copy, "f"),
+    ("split_with_sizes_copy", p_aten_forms.split_with_sizes_copy, "f"),
+    ("squeeze_copy", p_aten_forms.squeeze_copy, "f out"),
+    ("t_copy", p_aten_forms.t_copy, "f out"),
+    ("transpose_copy", p_aten_forms.transpose_copy, "f out"),
+    ("unbind_copy", p_aten_forms.unbind_copy, "f"),
+    ("unfold_copy", p_aten_forms.unfold_copy, "f out"),
+    ("unsqueeze_copy", p_aten_forms.unsqueeze_copy, "f out"),
+    ("view_copy", p_aten_forms.view_copy, "f out"),
+    ("narrow_copy", p_aten_forms.narrow_copy, "f m out"),
+    ("unsafe_split", p_aten_forms.unsafe_split, "f m"),
+    ("unsafe_split_with_sizes", p_aten_forms.unsafe_split_with_sizes, "f m"),
+    ("unsafe_chunk", p_aten_forms.unsafe_chunk, "f m"),
+    ("native_layer_norm", p_aten_forms.native_layer_norm, "f"),
+    ("native_batch_norm", p_aten_forms.native_batch_norm, "f"),
+    ("native_group_norm", p_aten_forms.native_group_norm, "f"),
+    ("native_dropout", p_aten_forms.native_dropout, "f"),
+    ("nonzero_static", p_aten_forms.nonzero_static, "f m out"),
+    ("empty_permuted", p_aten_forms.empty_permuted, "f"),
+    ("rnn_tanh", p_aten_forms.rnn_tanh, "f"),
+    ("rnn_relu", p_aten_forms.rnn_relu, "f"),
+    ("lstm", p_aten_forms.lstm, "f"),
+    ("gru", p_aten_forms.gru, "f"),
+    ("rnn_tanh_cell", p_aten_forms.rnn_tanh_cell, "f"),
+    ("rnn_relu_cell", p_aten_forms.rnn_relu_cell, "f"),
+    ("lstm_cell", p_aten_forms.lstm_cell, "f"),
+    ("gru_cell", p_aten_forms.gru_cell, "f"),
+    ("conv_tbc", p_aten_forms.conv_tbc, "f"),
+    ("embedding_bag", p_aten_forms.embedding_bag, "f"),
+    ("segment_reduce", p_aten_forms.segment_reduce, "f"),
+    # ----- aten forms: end ------------------------------------------------------------------
 ]
 
 # Methods that are not functions of chainrule (or differ from them): name, what it is
@@ -658,6 +705,9 @@ LINALG = [
     ("lu_factor", p_linalg.lu_factor),
     ("lu_factor_ex", p_linalg.lu_factor_ex),
     ("lu_solve", p_linalg.lu_solve),
+    ("ldl_factor", p_ldl.ldl_factor),
+    ("ldl_factor_ex", p_ldl.ldl_factor_ex),
+    ("ldl_solve", p_ldl.ldl_solve),
     ("qr", p_linalg.linalg_qr),
     ("householder_product", p_householder.householder_product),
     ("eigh", p_linalg.eigh),
@@ -794,6 +844,7 @@ FUNCTIONAL = [
     ("conv_transpose1d", p_convolution.conv_transpose1d),
     ("conv_transpose2d", p_convolution.conv_transpose2d),
     ("conv_transpose3d", p_convolution.conv_transpose3d),
+    ("conv_tbc", p_aten_forms.conv_tbc),
     ("unfold", p_convolution.unfold),
     ("fold", p_convolution.fold),
     ("max_pool1d", p_pooling.max_pool1d),

@@ -146,6 +146,7 @@ CASES = {
     "linear": (lambda L, x, w, b: F(L).linear(x, w, b), X23, R(4, 3), R(4)),
     "bilinear": (lambda L, a, b, w, c: F(L).bilinear(a, b, w, c), X23, R(2, 2), R(2, 3, 2), R(2)),
     "conv1d": (lambda L, x, w, b: F(L).conv1d(x, w, b, 2, 1), R(1, 2, 5), R(3, 2, 2), R(3)),
+    "conv_tbc": (lambda L, x, w, b: F(L).conv_tbc(x, w, b, 1), R(5, 1, 2), R(2, 2, 3), R(3)),
     "conv2d": (
         lambda L, x, w, b: F(L).conv2d(x, w, b, padding=1, dilation=(1, 2)),
         R(1, 2, 3, 4),
