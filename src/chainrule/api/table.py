@@ -54,6 +54,7 @@ from .parsers import extras as p_extras
 from .parsers import functional as p_functional
 from .parsers import histogramdd as p_histogramdd
 from .parsers import householder as p_householder
+from .parsers import legacy_linalg as p_legacy_linalg
 from .parsers import indexing as p_indexing
 from .parsers import integration as p_integration
 from .parsers import ldl as p_ldl
@@ -363,6 +364,14 @@ TORCH = [
     ("geqrf", p_householder.geqrf, "f m"),
     ("orgqr", p_householder.orgqr, "f m"),
     ("ormqr", p_householder.ormqr, "f m"),
+    # ----- the deprecated spellings of torch.linalg's (api/parsers/legacy_linalg.py) -------
+    ("triangular_solve", p_legacy_linalg.triangular_solve, "f m"),
+    ("lu_solve", p_legacy_linalg.lu_solve, "f m"),
+    ("solve", p_legacy_linalg.solve, "f m"),
+    ("lstsq", p_legacy_linalg.lstsq, "f m"),
+    ("symeig", p_legacy_linalg.symeig, "f m"),
+    ("eig", p_legacy_linalg.eig, "f m"),
+    ("matrix_rank", p_legacy_linalg.matrix_rank, "f"),
     ("svd_lowrank", p_lowrank.svd_lowrank, "f"),
     ("pca_lowrank", p_lowrank.pca_lowrank, "f"),
     ("lobpcg", p_lobpcg.lobpcg, "f"),
