@@ -116,7 +116,9 @@ def eig(input: object, eigenvectors: bool = False, *, out: object = None) -> Non
     )
 
 
-def matrix_rank(input: object, tol: object = None, symmetric: bool = False, *, out=None) -> None:
+def matrix_rank(
+    input: object, tol: object = None, symmetric: bool = False, *, out: object = None
+) -> None:
     """Removed from PyTorch: its error, naming ``torch.linalg.matrix_rank``."""
     raise RuntimeError(
         f"{_REMOVED}\nPlease use the `torch.linalg.matrix_rank` function instead. The "
