@@ -6,7 +6,7 @@ from typing import Any
 
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryProbs, broadcast_all
 
 __all__ = ["Bernoulli"]
 
@@ -16,7 +16,7 @@ def _one_of(probs: Any, logits: Any) -> None:
         raise ValueError("Either `probs` or `logits` must be specified, but not both.")
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(BinaryProbs, ExponentialFamily):
     """Bernoulli distributions given by ``probs`` p or by ``logits`` log(p/(1 - p)) (the
     other computed when first read); log p(x) = -BCE(logits, x). As an exponential family:
     η = logit(p), A(η) = log(1 + e^η), carrier measure 0."""
@@ -35,14 +35,6 @@ class Bernoulli(ExponentialFamily):
             (self.logits,) = broadcast_all(logits)
             shape = self.logits.size()
         super().__init__(shape, validate_args=validate_args)
-
-    @lazy_property
-    def logits(self) -> Any:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Any:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Any:

@@ -8,7 +8,7 @@ from typing import Any
 from . import constraints
 from .distribution import Distribution
 from .kl import register_kl
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryProbs, broadcast_all
 
 __all__ = ["Binomial"]
 
@@ -18,7 +18,7 @@ def _relu_half_at_zero(x: Any) -> Any:
     return (x + x.abs()) / 2
 
 
-class Binomial(Distribution):
+class Binomial(BinaryProbs, Distribution):
     """Binomial distributions of ``total_count`` n trials (a tensor broadcast with the
     probabilities, of their dtype) and success ``probs`` p or ``logits`` log(p/(1 - p)).
     ``entropy`` and ``enumerate_support`` sum over {0, ..., n} and so need one n for the
@@ -52,14 +52,6 @@ class Binomial(Distribution):
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> constraints.Constraint:  # type: ignore[override]
         return constraints.integer_interval(0, self.total_count)
-
-    @lazy_property
-    def logits(self) -> Any:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Any:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Any:

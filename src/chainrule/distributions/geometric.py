@@ -8,12 +8,12 @@ from typing import Any
 from . import constraints
 from .distribution import Distribution
 from .kl import register_kl
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryProbs, broadcast_all
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(BinaryProbs, Distribution):
     """Geometric distributions over {0, 1, 2, ...} given by ``probs`` p in (0, 1] or by
     ``logits`` log(p/(1 - p)): mean (1 - p)/p, variance (1 - p)/p², mode 0. Samples are
     ⌊log u / log(1 - p)⌋ for u uniform on [tiny, 1), the inverse of the CDF."""
@@ -43,14 +43,6 @@ class Geometric(Distribution):
                 f"{tuple(value.shape)}) of distribution {self!r} to be positive but found "
                 f"invalid values:\n{value.detach()[~valid]}"
             )
-
-    @lazy_property
-    def logits(self) -> Any:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Any:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def mean(self) -> Any:

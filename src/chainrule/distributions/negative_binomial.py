@@ -8,12 +8,12 @@ from typing import Any
 from . import constraints
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryProbs, broadcast_all, lazy_property
 
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(BinaryProbs, Distribution):
     """Negative binomial distributions of r = ``total_count`` (real, >= 0) and success
     probability p (``probs``, or ``logits`` log(p/(1 - p))): P(k) = C(k + r - 1, k)
     p^k (1 - p)^r. ``sample`` draws a Poisson of a Gamma(r, (1 - p)/p) rate."""
@@ -42,14 +42,6 @@ class NegativeBinomial(Distribution):
             self.total_count = self.total_count.type_as(self.logits)
         self._param = self.probs if probs is not None else self.logits
         super().__init__(self._param.size(), validate_args=validate_args)
-
-    @lazy_property
-    def logits(self) -> Any:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Any:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Any:

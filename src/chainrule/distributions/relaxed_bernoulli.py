@@ -11,12 +11,12 @@ from . import constraints
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryProbs, broadcast_all, clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(BinaryProbs, Distribution):
     """The logit y of a relaxed Bernoulli of ``probs`` p (or ``logits`` η) at
     ``temperature`` τ: log p(y) = log τ + (η - τy) - 2 log(1 + e^(η - τy)), the logistic
     density of y τ around η; ``rsample`` is (logit(u) + η)/τ, differentiable in η and τ
@@ -43,14 +43,6 @@ class LogitRelaxedBernoulli(Distribution):
         new = super().expand(batch_shape, _instance)
         new.temperature = self.temperature  # (shared, not broadcast, as PyTorch keeps it)
         return new
-
-    @lazy_property
-    def logits(self) -> Any:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Any:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Any:

@@ -7,6 +7,7 @@ import functools
 from typing import Any
 
 __all__ = [
+    "BinaryProbs",
     "broadcast_all",
     "clamp_probs",
     "euler_constant",
@@ -83,3 +84,16 @@ class lazy_property:  # noqa: N801 - PyTorch's spelling
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
+
+
+class BinaryProbs:
+    """The two parameterizations of a success probability, for the families given ``probs``
+    p or ``logits`` log(p/(1 - p)): the one not given is computed when first read."""
+
+    @lazy_property
+    def logits(self) -> Any:
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Any:
+        return logits_to_probs(self.logits, is_binary=True)
