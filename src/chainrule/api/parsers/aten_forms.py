@@ -87,18 +87,7 @@ def permute_copy(input: Tensor, dims: Sequence[int]) -> Tensor:
 
 def select_copy(input: Tensor, dim: int, index: int) -> Tensor:
     """input at position ``index`` of dim ``dim``, that dim removed, copied."""
-    nd = input._data.ndim
-    if nd == 0:
-        raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    d = _dim(dim, nd)
-    size = input._data.shape[d]
-    index = operator.index(index)
-    if not -size <= index < size:
-        raise IndexError(
-            f"select(): index {index} out of range for tensor of size "
-            f"{list(input._data.shape)} at dimension {dim}"
-        )
-    return ops_forms.select_copy(input, key=shapes._key_of(d, index % size))
+    return ops_forms.select_copy(input, key=p_shapes.select_key(input, dim, index))
 
 
 def slice_copy(

@@ -320,6 +320,11 @@ def narrow(input: Tensor, dim: int, start: int | Tensor, length: int) -> Tensor:
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     """input at position ``index`` of dim ``dim``, that dim removed: a view."""
+    return indexing.getitem(input, key=select_key(input, dim, index))
+
+
+def select_key(input: Tensor, dim: int, index: int) -> tuple:
+    """The basic key of ``input.select(dim, index)``, with PyTorch's errors."""
     nd = input._data.ndim
     if nd == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -331,7 +336,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
             f"select(): index {index} out of range for tensor of size "
             f"{list(input._data.shape)} at dimension {dim}"
         )
-    return indexing.getitem(input, key=shapes._key_of(d, index % size))
+    return shapes._key_of(d, index % size)
 
 
 def _split_views(input: Tensor, d: int, sizes: tuple, unbind: bool, kind: str) -> tuple:
