@@ -419,3 +419,29 @@ def test_console_script_is_installed() -> None:
         pytest.fail("the `chainrule` console script is missing: reinstall chainrule")
     proc = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.startswith("chainrule ")
+
+
+SPAWNING = """
+import torch
+import torch.multiprocessing as mp
+
+
+def work(i, q):
+    q.put((i, torch.__name__, float(torch.ones(2).sum() * i)))
+
+
+if __name__ == "__main__":
+    q = mp.get_context("spawn").Queue()
+    mp.spawn(work, args=(q,), nprocs=2)
+    print(sorted(q.get() for _ in range(2)))
+"""
+
+
+def test_run_processes_started_by_spawn_get_chainrule_too(tmp_path: Path) -> None:
+    # a spawned child re-imports the script as __mp_main__: its `import torch` is chainrule
+    # there as well (the hook is installed before the script runs in the child)
+    script = tmp_path / "spawning.py"
+    script.write_text(SPAWNING)
+    proc = run_cli("run", str(script))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[(0, 'chainrule', 0.0), (1, 'chainrule', 2.0)]"

@@ -15,7 +15,7 @@ import pytest
 import torch
 
 import chainrule as cr
-from oracle import assert_same_error, compare, to_numpy
+from oracle import assert_same_error, compare, error_of, to_numpy
 
 W = np.array([[0.5, -0.2, 0.1], [0.3, 0.8, -0.4]])
 B = np.array([0.25, -0.5])
@@ -322,3 +322,28 @@ def test_data_parallel_over_two_devices_matches_the_module(monkeypatch):
     parts = cr.nn.parallel.scatter((cr.tensor(X), 7), [0, 1])
     assert [p[1] for p in parts] == [7, 7]
     assert [tuple(p[0].shape) for p in parts] == [(2, 3), (2, 3)]
+
+
+def test_factories_take_size_as_a_keyword_as_torch():
+    def run(lib):
+        made = [
+            getattr(lib, f)(size=(2, 3)).shape for f in ("zeros", "ones", "empty", "rand", "randn")
+        ]
+        made += [lib.randint(0, 3, size=(2, 3)).shape, lib.randint(3, size=(2,)).shape]
+        return [tuple(s) for s in made]
+
+    compare(run)
+    with pytest.raises(TypeError, match="size"):
+        cr.rand(2, size=(3,))
+
+
+def test_thread_counts_as_torch():
+    for lib in (cr, torch):
+        before = lib.get_num_threads()
+        assert isinstance(before, int) and isinstance(lib.get_num_interop_threads(), int)
+        lib.set_num_threads(1)
+        assert lib.get_num_threads() == 1
+        lib.set_num_threads(before)
+    for bad in (lambda L: L.set_num_threads(0), lambda L: L.set_num_threads(1.5)):
+        want, got = error_of(bad, torch), error_of(bad, cr)
+        assert (type(got), str(got)) == (type(want), str(want))

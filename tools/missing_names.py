@@ -29,7 +29,7 @@ SKIP = re.compile(
     r"float8|bfloat|bits|uint16|uint32|uint64|int1|int2|int3|int4|int5|int6|int7|uint1|"
     r"uint2|uint3|uint4|uint5|uint6|uint7|fp8|e4m3|e5m2|e8m0|float4|"
     r"pin_memory|share_memory|ipc|untyped|data_ptr|device_|set_flush|vmap_|"
-    r"sym_|Sym|_assert|typename|deterministic|warn_always|num_threads|interop|"
+    r"sym_|Sym|_assert|typename|deterministic|warn_always|"
     r"set_default_tensor_type|testing|utils|serialization|load|save|version|config|"
     r"classes|ops$|types|random$|return_types|futures|monitor|signal|masked|"
     r"accelerator|cpu$|memory_format|channels_last|layout|strided|Size$|"

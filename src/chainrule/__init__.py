@@ -97,6 +97,12 @@ from ._tensor import (  # noqa: E402, F401
     get_default_device,
     set_default_device,
 )
+from ._threads import (  # noqa: E402, F401
+    get_num_interop_threads,
+    get_num_threads,
+    set_num_interop_threads,
+    set_num_threads,
+)
 from .autograd import forward_ad  # noqa: E402, F401  (needs the ops, so imported last)
 from .autograd.anomaly_mode import (  # noqa: E402, F401
     is_anomaly_check_nan_enabled,
@@ -139,7 +145,9 @@ def is_floating_point(input: Tensor) -> bool:
 
 
 def __getattr__(name: str):
-    if name in ("testing", "distributions", "random", "cpu", "compiler"):  # (loaded on first use)
+    lazy = ("testing", "distributions", "random", "cpu", "compiler", "profiler")
+    lazy += ("signal", "version", "types", "jit", "multiprocessing")
+    if name in lazy:  # (loaded on first use)
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")

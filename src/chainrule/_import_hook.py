@@ -118,6 +118,39 @@ def _alias_loaded() -> None:
 
 _finder: _TorchFinder | None = None
 _set_aside: dict[str, ModuleType] = {}
+_command_line: list = []  # multiprocessing.spawn's own get_command_line, while replaced
+
+
+def _spawn_with_hook() -> None:
+    """Make processes started by the spawn method install the hook before they re-import
+    the main script (as ``__mp_main__``): its ``import torch`` then gives chainrule there
+    too, as in the parent (a forked process inherits the hook)."""
+    import multiprocessing.spawn as spawn
+    import os
+
+    original = spawn.get_command_line
+    home = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    prologue = (
+        f"import sys; sys.path.insert(0, {home!r}); "
+        "import chainrule._import_hook as hook; hook.install(); "
+    )
+
+    def get_command_line(**kwds: object) -> list:
+        command = original(**kwds)
+        if "-c" in command:
+            i = command.index("-c") + 1
+            command[i] = prologue + command[i]
+        return command
+
+    _command_line.append(original)
+    spawn.get_command_line = get_command_line
+
+
+def _spawn_without_hook() -> None:
+    import multiprocessing.spawn as spawn
+
+    if _command_line:
+        spawn.get_command_line = _command_line.pop()
 
 
 def is_installed() -> bool:
@@ -140,6 +173,7 @@ def install() -> None:
     _finder = _TorchFinder()
     sys.meta_path.insert(0, _finder)
     _alias_loaded()
+    _spawn_with_hook()
 
 
 def uninstall() -> None:
@@ -150,6 +184,7 @@ def uninstall() -> None:
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
     _finder = None
+    _spawn_without_hook()
     for name in [n for n in sys.modules if _is_alias(n)]:
         del sys.modules[name]
     sys.modules.update(_set_aside)

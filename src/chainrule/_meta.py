@@ -17,6 +17,7 @@ The default device (``with torch.device("meta"):``, ``set_default_device``) is k
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 import weakref
 from collections.abc import Callable
@@ -211,8 +212,15 @@ def on_device(factory: Callable) -> Callable:
     device, when none is given) is 'meta', or makes it on the CPU and moves it to a device
     with arrays of its own ('cuda'); the factory itself checks other devices."""
 
+    first = next(iter(inspect.signature(factory).parameters.values()), None)
+    sized = first is not None and first.kind is first.VAR_POSITIONAL  # zeros(*size)
+
     @functools.wraps(factory)
     def make(*args: Any, **kwargs: Any) -> Any:
+        if sized and "size" in kwargs:  # zeros(size=(2, 3)), as PyTorch takes it
+            if args:
+                raise TypeError(f"{factory.__name__}() got multiple values for argument 'size'")
+            args = (kwargs.pop("size"),)
         dev = kwargs.get("device")
         kind = data_device(dev)
         if kind is not None:

@@ -286,6 +286,8 @@ def randint(
     check_device(device)
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
+    elif high is None:  # randint(high, size=size)
+        low, high = 0, low
     if high is None:
         raise TypeError("randint() missing required argument 'high'")
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.int64

@@ -54,10 +54,10 @@ from .parsers import extras as p_extras
 from .parsers import functional as p_functional
 from .parsers import histogramdd as p_histogramdd
 from .parsers import householder as p_householder
-from .parsers import legacy_linalg as p_legacy_linalg
 from .parsers import indexing as p_indexing
 from .parsers import integration as p_integration
 from .parsers import ldl as p_ldl
+from .parsers import legacy_linalg as p_legacy_linalg
 from .parsers import linalg as p_linalg
 from .parsers import linear as p_linear
 from .parsers import lobpcg as p_lobpcg

@@ -354,3 +354,11 @@ def _batched_grad(
 
 
 from .variable import variable  # noqa: E402, F401 (hides the module, as in PyTorch)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "profiler":  # (loaded on first use: torch.autograd.profiler)
+        import importlib
+
+        return importlib.import_module(f"{__name__}.profiler")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -34,6 +34,7 @@ from .._tensor import Tensor, _make, wrap
 from . import grad_mode
 from .anomaly_mode import _anomaly, check_gradients
 from .graph import AccumulateGrad, Node, accumulator
+from .recording import PROFILER
 
 _state = grad_mode._state
 _refcount = sys.getrefcount
@@ -70,6 +71,7 @@ def run_backward(
         and observe is None
         and _plain_enabled
         and not _anomaly.enabled
+        and PROFILER[0] is None  # (a profiler records each node: the general loop)
         and (capture is None or not accumulate)
     ):
         if capture is not None:
@@ -471,7 +473,10 @@ def _run_general(
                 held = tuple(grad_outputs) if observe or (node._extra and node._extra.hooks) else ()
                 if _live[0]:  # on a device: its module is current while the VJPs run
                     _use(grad_outputs)
-                grad_inputs = node.apply(grad_outputs, create_graph)
+                if PROFILER[0] is None:
+                    grad_inputs = node.apply(grad_outputs, create_graph)
+                else:  # (an event per node: chainrule.profiler)
+                    grad_inputs = PROFILER[0].node(node, grad_outputs, create_graph)
                 if _live[0]:  # (the meta device: gradients of meta gradients are meta)
                     grad_inputs = _follow_grads(grad_outputs, grad_inputs)
                 if _anomaly.enabled:

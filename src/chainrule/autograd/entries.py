@@ -20,6 +20,7 @@ from .._tensor import Tensor, _counter, _make
 from . import forward_ad, grad_mode
 from .anomaly_mode import _anomaly
 from .graph import OUTPUT_CHECK
+from .recording import PROFILER as _PROFILER
 from .recording import Op, _translate
 from .saved_hooks import hooked as _hooked
 from .saving import _SHAPES as _shapes
@@ -92,7 +93,7 @@ def binary_entry(
         c = b.__class__
         usual = usual_[0]  # (nothing below is on anywhere: _modes.usual)
         if (a.__class__ is not Tensor and a.__class__ is not param[0]) or (
-            not usual and meta_live[0]
+            not usual and (meta_live[0] or _PROFILER[0] is not None)
         ):
             return general(a, b)
         dtype = a._dtype
@@ -138,7 +139,8 @@ def binary_entry(
             and b._vc[1] > other[2]
             or not usual
             and (
-                fw_state.level
+                _PROFILER[0] is not None
+                or fw_state.level
                 or anomaly.record
                 or tensor_mod._inference_contexts  # (an inference tensor is made by _make)
                 or _hooked[0]  # (saved_tensors_hooks: Op._wrap packs what is saved)
@@ -416,7 +418,7 @@ def unary_entry(op: Op, general: Callable[..., Any]) -> Callable[..., Any] | Non
             and input.__class__ is not param[0]
             or out is not None
             or not usual
-            and meta_live[0]
+            and (meta_live[0] or _PROFILER[0] is not None)
         ):
             return general(input, out=out)
         dtype = input._dtype
@@ -438,7 +440,8 @@ def unary_entry(op: Op, general: Callable[..., Any]) -> Callable[..., Any] | Non
             or input._view is not None
             or not usual
             and (
-                fw_state.level
+                _PROFILER[0] is not None
+                or fw_state.level
                 or anomaly.record
                 or tensor_mod._inference_contexts  # (an inference tensor is made by _make)
                 or _hooked[0]  # (saved_tensors_hooks: Op._wrap packs what is saved)
@@ -519,7 +522,8 @@ def unary_recorder(op: Op, cls: type) -> Callable[[Tensor, Any, Any], Tensor]:
             or input._view is not None
             or not usual[0]
             and (
-                fw_state.level
+                _PROFILER[0] is not None
+                or fw_state.level
                 or anomaly.record
                 or tensor_mod._inference_contexts
                 or _meta_live[0]
@@ -595,7 +599,8 @@ def slice_entry(op: Op, cls: type) -> Callable[[Tensor, slice], Tensor]:
             and input._vc[1] > view[2]
             or not usual[0]
             and (
-                _meta_live[0]
+                _PROFILER[0] is not None
+                or _meta_live[0]
                 or fw_state.level
                 or anomaly.record
                 or tensor_mod._inference_contexts
@@ -676,7 +681,8 @@ def view_entry(op: Op, cls: type, ndim: int) -> Callable[[Any], Any]:
             and input._vc[1] > view[2]
             or not usual[0]
             and (
-                _meta_live[0]
+                _PROFILER[0] is not None
+                or _meta_live[0]
                 or fw_state.level
                 or anomaly.record
                 or tensor_mod._inference_contexts
@@ -768,7 +774,8 @@ def view_op_entry(op: Op, cls: type | None) -> Callable[..., Tensor]:
             and input._vc[1] > view[2]
             or not usual[0]
             and (
-                _meta_live[0]
+                _PROFILER[0] is not None
+                or _meta_live[0]
                 or fw_state.level
                 or anomaly.record
                 or tensor_mod._inference_contexts

@@ -25,6 +25,7 @@ from .._tensor import Tensor, _make
 from . import forward_ad, grad_mode
 from .anomaly_mode import _anomaly
 from .graph import OUTPUT_CHECK
+from .recording import PROFILER as _PROFILER
 from .recording import Op
 from .saved_hooks import hooked as _hooked
 from .saving import _SHAPES as _shapes
@@ -76,7 +77,8 @@ def recorder(op: Op, cls: type) -> Callable[[Tensor, Any, Any, dict], Tensor]:
             and input._vc[1] > view[2]  # a view whose base was written since: re-derived there
             or not usual[0]
             and (
-                fw_state.level
+                _PROFILER[0] is not None
+                or fw_state.level
                 or anomaly.record
                 or tensor_mod._inference_contexts
                 or meta_live[0]

@@ -80,6 +80,11 @@ _NO_EDGE = (None, 0)
 # False): (op, args, params) -> (args, params) with the inputs cast per the autocast policy
 # (the same args object when none is); None otherwise
 AUTOCAST: list = [None]
+# the profiler's collector, set while a profiler records (chainrule/profiler/collector.py,
+# with _modes.usual False): its ``call(op, args, params)`` runs the op inside an event, its
+# ``wrap(op, args, arrays, params, out)`` records one whose forward its caller ran, and its
+# ``open(op)`` says whether this thread is inside op's event already; None otherwise
+PROFILER: list = [None]
 
 
 def floating_only(kernel: str):
@@ -520,11 +525,15 @@ class Op:
         named.update(params)
         return args[:n], named
 
-    def _slow(self, args: tuple, params: dict) -> Any:
+    def _slow(self, args: tuple, params: dict, profiled: bool = False) -> Any:
         """``_apply``'s general path: the inputs cast to the result dtype (on one device, once
-        a device array exists: _backend.align), the forward, ``_wrap``."""
-        if not _usual[0] and AUTOCAST[0] is not None:  # autocast's casts (amp/policy.py)
-            args, params = AUTOCAST[0](self, args, params)
+        a device array exists: _backend.align), the forward, ``_wrap``. While a profiler
+        records, the call runs inside its event (``profiled``: it is the profiler's call)."""
+        if not _usual[0]:
+            if PROFILER[0] is not None and not profiled:
+                return PROFILER[0].call(self, args, params)
+            if AUTOCAST[0] is not None:  # autocast's casts (amp/policy.py)
+                args, params = AUTOCAST[0](self, args, params)
         # 2. the forward, on arrays (inf and nan arise silently, as in PyTorch:
         # _backend.quiet; a view op computes no number, so it leaves NumPy's error state alone)
         live = _meta_live[0]  # a device array exists: one device per op (_backend.align)
@@ -559,9 +568,9 @@ class Op:
         (``out``: ``x.sum()``)."""
         usual = _usual[0]  # (nothing rare is on anywhere: _modes.usual)
         if out is None:
-            if not usual and (_meta_live[0] or AUTOCAST[0] is not None):
-                # a meta or device array exists (one device per op), or autocast is on
-                # (the inputs cast per its policy): in _slow
+            if not usual and (_meta_live[0] or AUTOCAST[0] is not None or PROFILER[0] is not None):
+                # a meta or device array exists (one device per op), autocast is on (the
+                # inputs cast per its policy), or a profiler records (an event): in _slow
                 return self._slow(args, params)
             # 2. the forward, on arrays (inf and nan arise silently, as in PyTorch:
             # _backend.quiet; an op that computes no number, or none that can raise a
@@ -595,6 +604,7 @@ class Op:
                 or _anomaly.record
                 or _hooked[0]
                 or AUTOCAST[0] is not None  # (autocast: _wrap consults its policy)
+                or PROFILER[0] is not None  # (a profiler: _wrap records the call)
             )
         ):
             return self._wrap(args, arrays, params, out)
@@ -685,6 +695,9 @@ class Op:
                 return self._apply_multi(args, arrays, params, out)
             out = _asanyarray(out)  # (a MetaArray or a device array stays one)
         usual = _usual[0]  # (nothing rare is on anywhere: _modes.usual)
+        if not usual and PROFILER[0] is not None and not PROFILER[0].open(self):
+            # a caller that ran the forward itself (F.linear's addmm): recorded as a call
+            return PROFILER[0].wrap(self, args, arrays, params, out)
         if not usual and AUTOCAST[0] is not None:
             # a caller that ran the forward itself (F.linear's addmm) on inputs autocast
             # would cast: the op again, on the cast inputs

@@ -14,6 +14,7 @@ from .._backend import loud, quiet, xp
 from .._backend import use as _use
 from .._dtypes import dtype as DType
 from .._meta import live as _meta_live
+from .._modes import usual as _usual
 from .._promotion import result_type
 from .._tensor import Tensor, _make
 from . import forward_ad
@@ -21,6 +22,7 @@ from .anomaly_mode import _anomaly, record_creation
 from .graph import Node
 from .recording import (
     _NO_INPUT,
+    PROFILER,
     SavePlan,
     _fw_state,
     _new,
@@ -84,6 +86,9 @@ class SequenceOp:
 
     def __call__(self, tensors: Sequence, **params: Any):
         tensors = list(tensors)
+        if not _usual[0] and PROFILER[0] is not None and not PROFILER[0].open(self):
+            # a profiler records: the call inside an event (the profiler calls it again)
+            return PROFILER[0].run(self, lambda: self(tensors, **params), (tensors,))
         if not any(isinstance(t, Tensor) for t in tensors):
             return self.forward([xp.asarray(t) for t in tensors], **params)
         dtype = result_type([t for t in tensors if isinstance(t, Tensor)])

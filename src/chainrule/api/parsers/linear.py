@@ -10,6 +10,7 @@ from ..._backend import mm as mm_arrays
 from ..._backend import run_quietly
 from ..._meta import live as _meta_live
 from ..._tensor import Tensor
+from ...autograd.recording import PROFILER
 from ...ops import shapes
 from ...ops.linalg import products
 from .linalg import _matmul_operator
@@ -29,6 +30,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             and b.shape[0] == w.shape[0]
             and input._dtype is weight._dtype is bias._dtype
             and not _meta_live[0]
+            and PROFILER[0] is None  # (a profiler times addmm as a whole: the general path)
         ):
             return _addmm_linear(input, weight, bias, x, w.T, b)
     if input.ndim == 0 or weight.ndim == 0:
@@ -50,6 +52,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                 and b.shape[0] == weight.shape[0]
                 and input._dtype is weight._dtype is bias._dtype
                 and not _meta_live[0]
+                and PROFILER[0] is None  # (a profiler times addmm as a whole: the general path)
             ):  # (a (B, T, F) input: the matrix case on its rows)
                 out = _addmm_linear(flat, weight, bias, x, weight._data.T, b)
             else:

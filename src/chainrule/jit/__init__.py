@@ -1,0 +1,255 @@
+"""``torch.jit`` as eager code meets it: the decorators and queries that library code calls
+whether or not it is ever compiled, with TorchScript's own eager meaning.
+
+- ``is_scripting()`` and ``is_tracing()`` are False: code always runs as Python here.
+- ``ignore``, ``unused``, ``export``, ``interface``, ``_overload``, ``_overload_method``,
+  ``script_if_tracing`` give back what they decorate; ``annotate(T, v)`` is v; ``Final`` is
+  ``typing.Final``; ``isinstance`` checks a value against a (container) type annotation.
+- ``fork(f, *args)`` runs f at once and returns a completed Future; ``wait(fut)`` its value.
+- ``script``, ``trace``, ``trace_module``, ``save``, ``load``, ``freeze`` and
+  ``optimize_for_inference`` compile or read TorchScript, which chainrule does not have:
+  they raise NotImplementedInChainrule, saying so.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+import typing
+import warnings
+from collections.abc import Callable
+from typing import Any, Final, TypeVar
+
+from .. import nn
+from .._missing import NotImplementedInChainrule, missing
+from ._future import Future, deprecated, fork, wait
+
+__all__ = [
+    "Error",
+    "Final",
+    "Future",
+    "ScriptFunction",
+    "ScriptModule",
+    "TracerWarning",
+    "annotate",
+    "export",
+    "fork",
+    "freeze",
+    "ignore",
+    "interface",
+    "is_scripting",
+    "is_tracing",
+    "isinstance",
+    "load",
+    "optimize_for_inference",
+    "save",
+    "script",
+    "script_if_tracing",
+    "trace",
+    "trace_module",
+    "unused",
+    "wait",
+]
+
+_F = TypeVar("_F")
+_builtin_isinstance = isinstance
+
+
+def is_scripting() -> bool:
+    """Whether the code runs compiled by TorchScript: never in chainrule."""
+    return False
+
+
+def is_tracing() -> bool:
+    """Whether the code runs under ``torch.jit.trace``: never in chainrule."""
+    return False
+
+
+def ignore(drop: Any = False, **kwargs: Any) -> Any:
+    """A function TorchScript leaves to Python: the function itself. ``@ignore`` and
+    ``@ignore(drop=...)`` both work; ``drop=True`` is PyTorch's deprecated spelling of
+    ``unused`` (with its FutureWarning)."""
+    if callable(drop):
+        return drop
+    if not _builtin_isinstance(drop, bool):
+        raise RuntimeError(
+            f"Argument to @torch.jit.ignore must be a bool or a function but got {drop}"
+        )
+    if kwargs.get("drop_on_export") or drop:
+        warnings.warn(
+            "ignore(True) has been deprecated. TorchScript will now drop the function "
+            "call on compilation. Use torch.jit.unused now. {}",
+            category=FutureWarning,
+            stacklevel=2,
+        )
+    return lambda fn: fn
+
+
+def unused(fn: _F) -> _F:
+    """A method TorchScript replaces by a raise: the method itself."""
+    return fn
+
+
+def export(fn: _F) -> _F:
+    """A method TorchScript compiles though nothing calls it: the method itself."""
+    return fn
+
+
+def interface(obj: _F) -> _F:
+    """A class TorchScript takes as an interface type: the class itself (deprecated in
+    PyTorch 2.13)."""
+    deprecated("interface")
+    return obj
+
+
+def _check_overload_body(func: Callable) -> None:
+    """An overload declaration's body must be ``pass`` or ``...`` (PyTorch checks it where
+    the source can be read)."""
+    try:
+        source = textwrap.dedent(inspect.getsource(func))
+    except (OSError, TypeError):
+        return
+    body = ast.parse(source).body[0].body
+    stub = len(body) == 1 and (
+        _builtin_isinstance(body[0], ast.Pass)
+        or (
+            _builtin_isinstance(body[0], ast.Expr)
+            and _builtin_isinstance(body[0].value, ast.Constant)
+            and body[0].value.value is Ellipsis
+        )
+    )
+    if not stub:
+        head = "\n".join(source.split("\n")[:3])
+        raise RuntimeError(
+            "Only `pass` statement or `...` can be the body of overload declaration:\n"
+            f"{head} <- Expecting `pass` or `...` here!\n"
+            "(declare each overload with a body of `...`, then define the implementation "
+            "under the same name)"
+        )
+
+
+def _overload(func: _F) -> _F:
+    """One overload's signature (TorchScript compiles each): the function itself."""
+    _check_overload_body(func)
+    return func
+
+
+def _overload_method(func: _F) -> _F:
+    """One overload's signature of a method: the method itself."""
+    _check_overload_body(func)
+    return func
+
+
+def script_if_tracing(fn: _F) -> _F:
+    """A function TorchScript compiles when it is met while tracing: the function itself."""
+    return fn
+
+
+def annotate(the_type: Any, the_value: Any) -> Any:
+    """A value with a type for TorchScript (annotate(List[int], [])): the value."""
+    return the_value
+
+
+def isinstance(obj: Any, target_type: Any) -> bool:  # noqa: A001 (torch.jit.isinstance)
+    """Whether obj is of target_type, a class or a typing annotation (List[int],
+    Dict[str, Tensor], Optional[T], Tuple[...], Union[...]): a container matches when every
+    element does; an empty container matches any element type."""
+    origin = typing.get_origin(target_type)
+    args = typing.get_args(target_type)
+    if origin in (list, dict, tuple) and _builtin_isinstance(obj, origin) and not obj:
+        warnings.warn(
+            "The inner type of a container is lost when calling torch.jit.isinstance in eager "
+            "mode. For example, List[int] would become list and therefore falsely return True "
+            "for List[float] or List[str].",
+            stacklevel=2,
+        )
+    if origin is None:
+        return _builtin_isinstance(obj, target_type)
+    if origin is typing.Union or str(origin) == "<class 'types.UnionType'>":
+        return any(isinstance(obj, t) for t in args)
+    if origin is list:
+        return _builtin_isinstance(obj, list) and all(isinstance(v, args[0]) for v in obj)
+    if origin is dict:
+        return _builtin_isinstance(obj, dict) and all(
+            isinstance(k, args[0]) and isinstance(v, args[1]) for k, v in obj.items()
+        )
+    if origin is tuple:
+        return (
+            _builtin_isinstance(obj, tuple)
+            and len(obj) == len(args)
+            and all(isinstance(v, t) for v, t in zip(obj, args))
+        )
+    return _builtin_isinstance(obj, origin)
+
+
+class Error(Exception):
+    """An error TorchScript raises while running compiled code."""
+
+
+class TracerWarning(Warning):
+    """A warning ``torch.jit.trace`` gives about code it cannot trace faithfully."""
+
+
+def _no_torchscript(name: str) -> NotImplementedInChainrule:
+    return NotImplementedInChainrule(
+        f"torch.jit.{name}: chainrule has no TorchScript (no compiler, no interpreter, no "
+        "TorchScript files). Run the model or function eagerly instead: call it directly, "
+        "or wrap it in torch.compile, which exists in chainrule and runs it eagerly (PyTorch "
+        "2.13 itself deprecates torch.jit.script in favour of torch.compile)."
+    )
+
+
+def script(obj: Any, *args: Any, **kwargs: Any) -> Any:
+    """Compile to TorchScript: not in chainrule (raises NotImplementedInChainrule)."""
+    raise _no_torchscript("script")
+
+
+def trace(func: Any, *args: Any, **kwargs: Any) -> Any:
+    """Trace to TorchScript: not in chainrule (raises NotImplementedInChainrule)."""
+    raise _no_torchscript("trace")
+
+
+def trace_module(mod: Any, *args: Any, **kwargs: Any) -> Any:
+    """Trace a module's methods to TorchScript: not in chainrule."""
+    raise _no_torchscript("trace_module")
+
+
+def save(m: Any, f: Any, _extra_files: Any = None) -> None:
+    """Save a ScriptModule: not in chainrule (torch.save saves state dicts and tensors)."""
+    raise _no_torchscript("save")
+
+
+def load(f: Any, map_location: Any = None, _extra_files: Any = None, **kwargs: Any) -> Any:
+    """Load a TorchScript file: not in chainrule (torch.load reads torch.save's files)."""
+    raise _no_torchscript("load")
+
+
+def freeze(mod: Any, *args: Any, **kwargs: Any) -> Any:
+    """Freeze a ScriptModule: not in chainrule."""
+    raise _no_torchscript("freeze")
+
+
+def optimize_for_inference(mod: Any, *args: Any, **kwargs: Any) -> Any:
+    """Optimize a ScriptModule for inference: not in chainrule."""
+    raise _no_torchscript("optimize_for_inference")
+
+
+class ScriptModule(nn.Module):
+    """A module compiled to TorchScript. chainrule makes none (``isinstance(m,
+    torch.jit.ScriptModule)`` is False for every module); subclassing it, the old way to
+    write TorchScript modules, raises when the module is made."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise _no_torchscript("ScriptModule")
+
+
+class ScriptFunction:
+    """A function compiled to TorchScript: chainrule makes none."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise _no_torchscript("ScriptFunction")
+
+
+def __getattr__(name: str) -> Callable:
+    raise missing("torch.jit", name)

@@ -1,0 +1,2 @@
+"""The modules behind ``chainrule.utils.benchmark``, laid out as PyTorch's
+``torch.utils.benchmark.utils`` (``common``, ``timer``, ``compare``, ``fuzzer``)."""
