@@ -695,17 +695,17 @@ class Op:
                 return self._apply_multi(args, arrays, params, out)
             out = _asanyarray(out)  # (a MetaArray or a device array stays one)
         usual = _usual[0]  # (nothing rare is on anywhere: _modes.usual)
-        if not usual and PROFILER[0] is not None and not PROFILER[0].open(self):
-            # a caller that ran the forward itself (F.linear's addmm): recorded as a call
-            return PROFILER[0].wrap(self, args, arrays, params, out)
-        if not usual and AUTOCAST[0] is not None:
-            # a caller that ran the forward itself (F.linear's addmm) on inputs autocast
-            # would cast: the op again, on the cast inputs
-            cast, cast_params = AUTOCAST[0](self, args, params)
-            if cast is not args:
-                return self._slow(cast, cast_params)
-        if not usual and _meta_live[0]:  # a meta input gives a meta output (_meta.py)
-            out = _meta.follow(arrays, out)
+        if not usual:  # a caller that ran the forward itself (F.linear's addmm) ...
+            if PROFILER[0] is not None and not PROFILER[0].open(self):
+                # ... while a profiler records: recorded as a call
+                return PROFILER[0].wrap(self, args, arrays, params, out)
+            if AUTOCAST[0] is not None:
+                # ... on inputs autocast would cast: the op again, on the cast inputs
+                cast, cast_params = AUTOCAST[0](self, args, params)
+                if cast is not args:
+                    return self._slow(cast, cast_params)
+            if _meta_live[0]:  # a meta input gives a meta output (_meta.py)
+                out = _meta.follow(arrays, out)
         a = args[0]
         vc = _counter(a) if self.view and _is_view(out, arrays[0]) else None
         dtype = _from_np[out.dtype]
