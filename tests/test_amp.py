@@ -617,3 +617,17 @@ def test_the_deprecated_modules_import_as_torchs(tmp_path):
     )
     assert theirs.returncode == 0, theirs.stderr
     assert ours.stdout == theirs.stdout, ours.stderr
+
+
+def test_index_copy_promotes_inside_autocast_as_torch():
+    def run(lib):
+        x = lib.zeros(3, 2, dtype=lib.float16, requires_grad=True)
+        s = lib.ones(2, 2, dtype=lib.float32, requires_grad=True)
+        with lib.autocast("cpu", dtype=lib.float16):
+            y = lib.index_copy(x, 0, lib.tensor([0, 2]), s)
+            z = x.index_copy(0, lib.tensor([0, 2]), s)
+        (y.sum() + z.sum()).backward()
+        outside = error_of(lambda L: L.index_copy(x, 0, L.tensor([0, 2]), s), lib)
+        return str(y.dtype), str(z.dtype), x.grad, s.grad, str(outside)
+
+    compare(run)

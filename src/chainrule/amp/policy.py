@@ -7,7 +7,7 @@
 
 PyTorch's third list, "promote" (cat, stack, index_copy), casts to the widest input
 dtype, which is what cat's and stack's own type promotion gives: they need no entry here;
-chainrule's index_copy refuses mixed dtypes before its op runs (not covered).
+index_copy's parser, which refuses mixed dtypes outside autocast, promotes them inside.
 
 The lists name chainrule's ops (``autograd.registry``), the primitives the public functions
 call: ``F.linear`` is ``addmm`` or ``matmul``, ``F.conv*`` is ``convolution``. A public

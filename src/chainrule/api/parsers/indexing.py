@@ -247,12 +247,30 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
             f"index_copy_(): Number of indices ({idx.size}) should be equal to source.size(dim) "
             f"({n_src})"
         )
+    if source._dtype is not input._dtype and _autocast_promotes(input, source):
+        # (inside a CPU autocast, PyTorch's "promote" list: both to the wider dtype)
+        from ..._promotion import result_type
+
+        dtype = result_type([input, source])
+        input, source = input.to(dtype), source.to(dtype)
     if source._dtype is not input._dtype:
         raise RuntimeError(
             "index_copy_(): self and source expected to have the same dtype, but got (self) "
             f"{input._dtype.scalar_name} and (source) {source._dtype.scalar_name}"
         )
     return gather_scatter.index_copy(input, _make(idx, index._dtype), source, dim=d)
+
+
+def _autocast_promotes(*tensors: Tensor) -> bool:
+    """Whether a CPU autocast is on and the tensors are floating (PyTorch's promote list)."""
+    from ..._modes import usual
+    from ...autograd.recording import AUTOCAST
+
+    if usual[0] or AUTOCAST[0] is None:
+        return False
+    from ...amp.autocast_mode import switches
+
+    return switches.enabled["cpu"] and all(t._dtype.is_floating_point for t in tensors)
 
 
 def index_put(
