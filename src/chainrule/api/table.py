@@ -60,6 +60,7 @@ from .parsers import ldl as p_ldl
 from .parsers import legacy_linalg as p_legacy_linalg
 from .parsers import linalg as p_linalg
 from .parsers import linear as p_linear
+from .parsers import linear_cross_entropy as p_linear_cross_entropy
 from .parsers import lobpcg as p_lobpcg
 from .parsers import losses as p_losses
 from .parsers import lowrank as p_lowrank
@@ -920,6 +921,7 @@ FUNCTIONAL = [
     # ----- nn-loss: linear layers (parsers/linear.py; ops/linalg/products.py's trilinear) --
     ("linear", p_linear.linear),
     ("bilinear", p_linear.bilinear),
+    ("linear_cross_entropy", p_linear_cross_entropy.linear_cross_entropy),
     # ----- nn-loss: normalization layers (ops/norm_layers.py; parsers/norm_layers.py) -----
     ("batch_norm", p_norm_layers.batch_norm),
     ("instance_norm", p_norm_layers.instance_norm),

@@ -390,6 +390,15 @@ CASES = {
         R(3, 4, seed=1),
     ),
     "l1_loss": (lambda L, x, y: F(L).l1_loss(x, y), R(3, 4), R(3, 4, seed=1)),
+    "linear_cross_entropy": (
+        lambda L, x, w, b, t: F(L).linear_cross_entropy(
+            x, w, t, linear_bias=b, weight=C(L, [1, 2, 1, 3.0]), label_smoothing=0.1
+        ),
+        R(3, 2),
+        R(4, 2),
+        R(4),
+        T3,
+    ),
     "margin_ranking_loss": (
         lambda L, a, b, y: F(L).margin_ranking_loss(a, b, y, margin=0.1),
         R(3),

@@ -22,6 +22,7 @@ from . import (
     fold,
     instancenorm,
     linear,
+    linear_cross_entropy,
     loss,
     normalization,
     padding,
@@ -48,6 +49,7 @@ from .instancenorm import *  # noqa: F403
 from .lazy import LazyModuleMixin  # noqa: F401 (torch.nn.modules has it, not in __all__)
 from .linear import *  # noqa: F403
 from .linear import NonDynamicallyQuantizableLinear  # noqa: F401 (as in torch.nn.modules)
+from .linear_cross_entropy import *  # noqa: F403
 from .loss import *  # noqa: F403
 from .module import Module
 from .normalization import *  # noqa: F403
@@ -74,6 +76,7 @@ _FAMILIES = (
     fold,
     instancenorm,
     linear,
+    linear_cross_entropy,
     loss,
     normalization,
     padding,
