@@ -73,6 +73,14 @@ from ._dtypes import (  # noqa: E402, F401
     short,
     uint8,
 )
+from ._memory_format import (  # noqa: E402, F401
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    legacy_contiguous_format,
+    memory_format,
+    preserve_format,
+)
 from ._printing import get_printoptions, set_printoptions  # noqa: E402, F401
 from ._random import (  # noqa: E402, F401
     Generator,

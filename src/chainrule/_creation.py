@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _dtypes, _meta
+from . import _dtypes, _memory_format, _meta
 from ._backend import ndarray, to_host, xp, xp_of
 from ._dtypes import dtype as DType
 from ._meta import on_device, on_device_like
@@ -362,9 +362,14 @@ def empty(
     memory_format: Any = None,
     pin_memory: bool = False,
 ) -> Tensor:
-    """An uninitialised tensor (chainrule fills it with zeros)."""
+    """An uninitialised tensor (chainrule fills it with zeros), laid out as ``memory_format``
+    (row-major unless given; ``preserve_format`` has nothing to preserve: an error)."""
     _check_device(device)
-    return _filled(0, size, dtype, requires_grad, fn="empty")
+    if memory_format is None:
+        return _filled(0, size, dtype, requires_grad, fn="empty")
+    if memory_format is _memory_format.preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    return _memory_format.relaid(_filled(0, size, dtype, requires_grad, fn="empty"), memory_format)
 
 
 @on_device
@@ -408,7 +413,7 @@ def zeros_like(
     layout: Any = None,
 ) -> Tensor:
     _check_device(device)
-    return _like(input, 0, dtype, requires_grad)
+    return _memory_format.relaid(_like(input, 0, dtype, requires_grad), memory_format)
 
 
 @on_device_like
@@ -422,7 +427,7 @@ def ones_like(
     layout: Any = None,
 ) -> Tensor:
     _check_device(device)
-    return _like(input, 1, dtype, requires_grad)
+    return _memory_format.relaid(_like(input, 1, dtype, requires_grad), memory_format)
 
 
 @on_device_like
@@ -436,7 +441,7 @@ def empty_like(
     layout: Any = None,
 ) -> Tensor:
     _check_device(device)
-    return _like(input, 0, dtype, requires_grad)
+    return _memory_format.relaid(_like(input, 0, dtype, requires_grad), memory_format)
 
 
 @on_device_like
@@ -452,7 +457,8 @@ def full_like(
 ) -> Tensor:
     _check_device(device)
     dt = input._dtype if dtype is None else _dtypes.to_dtype(dtype)
-    return _like(input, _dtypes.checked_fill(as_number(fill_value), dt), dt, requires_grad)
+    fill = _dtypes.checked_fill(as_number(fill_value), dt)
+    return _memory_format.relaid(_like(input, fill, dt, requires_grad), memory_format)
 
 
 @on_device

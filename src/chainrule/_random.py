@@ -14,7 +14,7 @@ import numbers
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _dtypes, _meta
+from . import _dtypes, _memory_format, _meta
 from ._backend import xp
 from ._creation import _check_requires_grad, _size
 from ._meta import on_device, on_device_like
@@ -233,6 +233,16 @@ def rand(
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
+def _like_layout(out: Tensor, input: Tensor, fmt: Any, requires_grad: bool) -> Tensor:
+    """A fresh ``*_like`` sample laid out as ``fmt`` says: ``preserve_format`` (the default)
+    takes input's layout (the samples are drawn in row-major order whatever the layout)."""
+    if fmt is None or fmt is _memory_format.preserve_format:
+        out = _memory_format.preserved(out, input._data)
+    else:
+        out = _memory_format.relaid(out, fmt)
+    return _check_requires_grad(out, requires_grad)
+
+
 @on_device_like
 def randn_like(
     input: Tensor,
@@ -246,9 +256,8 @@ def randn_like(
 ) -> Tensor:
     """Standard normal samples of input's shape (and dtype, unless given)."""
     check_device(device)
-    return randn(
-        input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad, generator=generator
-    )
+    out = randn(input.shape, dtype=dtype or input.dtype, generator=generator)
+    return _like_layout(out, input, memory_format, requires_grad)
 
 
 @on_device_like
@@ -264,9 +273,8 @@ def rand_like(
 ) -> Tensor:
     """Uniform samples on [0, 1) of input's shape (and dtype, unless given)."""
     check_device(device)
-    return rand(
-        input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad, generator=generator
-    )
+    out = rand(input.shape, dtype=dtype or input.dtype, generator=generator)
+    return _like_layout(out, input, memory_format, requires_grad)
 
 
 @on_device
@@ -316,14 +324,8 @@ def randint_like(
     check_device(device)
     if high is None:
         low, high = 0, low
-    return randint(
-        low,
-        high,
-        tuple(input.shape),
-        dtype=dtype or input.dtype,
-        requires_grad=requires_grad,
-        generator=generator,
-    )
+    out = randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, generator=generator)
+    return _like_layout(out, input, memory_format, requires_grad)
 
 
 @on_device

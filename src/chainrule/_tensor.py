@@ -14,7 +14,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from . import _backend, _dtypes, _meta, _modes
+from . import _backend, _dtypes, _memory_format, _meta, _modes
 from ._backend import ndarray
 from ._dtypes import dtype as DType
 from ._meta import MetaArray
@@ -561,8 +561,11 @@ class Tensor:
     def is_floating_point(self) -> bool:
         return self._dtype.is_floating_point
 
-    def is_contiguous(self) -> bool:
-        return bool(self._data.flags.c_contiguous)
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        """Whether the strides are row-major, or those of ``memory_format``."""
+        if memory_format is None:
+            return bool(self._data.flags.c_contiguous)
+        return _memory_format.is_contiguous_as(self._data, memory_format)
 
     def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
         strides = tuple(s // self._data.itemsize for s in self._data.strides)

@@ -574,7 +574,7 @@ def test_setstate_fills_missing_hook_dicts():
     [
         lambda: cr.nn.CrossMapLRN2d,
         lambda: cr.nn.modules.CrossMapLRN2d,
-        lambda: cr.nn.utils.convert_conv2d_weight_memory_format,
+        lambda: cr.nn.utils._per_sample_grad,
     ],
     ids=["nn", "nn.modules", "nn.utils"],
 )

@@ -29,7 +29,6 @@ from ..ops import (
     arithmetic,
     bessel,
     binary,
-    copies,
     logical,
     normalizations,
     reductions,
@@ -229,7 +228,7 @@ TORCH = [
     ("allclose", p_pointwise.allclose, "f m"),
     ("equal", p_pointwise.equal, "f m"),
     # ----- copies and casts (ops/copies.py) -----------------------------------------------
-    ("clone", unary_fn(copies.clone), "f m"),
+    ("clone", p_shapes.clone, "f m"),
     ("fill_", p_pointwise.fill_, "f m"),
     ("zero_", p_pointwise.zero_, "f m"),
     # ----- activations (ops/activations.py) and normalizations along a dim -----------------

@@ -5,23 +5,27 @@ gradient back to the input's dtype), 0 for what a fill overwrites."""
 
 from __future__ import annotations
 
-from .. import _backend
+from .. import _backend, _memory_format
 from .._backend import xp
 from ..autograd.recording import KEEP, defop
 
 
 def _clone(x, memory_format=None):
     """a copy of x, laid out as x is (PyTorch's preserve_format) or, with
-    memory_format="contiguous", contiguously"""
-    return x.copy(order="C" if memory_format == "contiguous" else "K")
+    memory_format="contiguous", contiguously, or in a torch.memory_format"""
+    if memory_format is None or memory_format.__class__ is str:
+        return x.copy(order="C" if memory_format == "contiguous" else "K")
+    return _memory_format.laid_out(x, memory_format)
 
 
 clone = defop("clone", _clone, dtypes=KEEP, vjp=lambda g: g, jvp=lambda t: t)  # d/dx x = 1
 
 
-def _to_dtype(x, dtype=None):
-    """x cast to dtype"""
-    return x.astype(dtype.np)
+def _to_dtype(x, dtype=None, memory_format=None):
+    """x cast to dtype (laid out as x is, or in memory_format)"""
+    if memory_format is None:
+        return x.astype(dtype.np)
+    return _memory_format.laid_out(x.astype(dtype.np, copy=False), memory_format)
 
 
 to_dtype = defop(

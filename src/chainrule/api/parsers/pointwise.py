@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ... import _backend, _dtypes, _meta
+from ... import _backend, _dtypes, _memory_format, _meta
 from ..._dtypes import dtype as DType
 from ..._dtypes import float64
 from ..._promotion import as_number
@@ -25,8 +25,10 @@ from .shapes import transpose
 
 
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    """Convert dtype (``to(torch.float64)``); devices other than 'cpu' are refused."""
+    """Convert dtype (``to(torch.float64)``) or layout (``memory_format=``); devices other
+    than 'cpu' are refused."""
     target = kwargs.pop("dtype", None)
+    layout = kwargs.pop("memory_format", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
     dev = kwargs.pop("device", None)
@@ -57,9 +59,22 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             same = target is None or target is self._dtype
             out = copies.clone(self) if same else copies.to_dtype(self, dtype=target)
             return _meta.to_meta(out)
+    if layout is not None and layout is not _memory_format.preserve_format:
+        return _to_layout(self, target, layout, copy)
     if target is None or target is self._dtype:
         return copies.clone(self) if copy else self
     return copies.to_dtype(self, dtype=target)
+
+
+def _to_layout(self: Tensor, target: DType | None, layout: Any, copy: bool) -> Tensor:
+    """self cast to ``target`` and laid out as ``layout`` (ToCopyBackward0); self itself when
+    no copy is asked for, the dtype stays and self's strides suggest ``layout`` (PyTorch's
+    rule: a size-1 channel dim makes a row-major tensor suggest row-major)."""
+    _memory_format.check_format(self._data.ndim, layout)
+    same = target is None or target is self._dtype
+    if same and not copy and _memory_format.suggested(self._data) is layout:
+        return self
+    return copies.to_dtype(self, dtype=self._dtype if same else target, memory_format=layout)
 
 
 def type_method(self: Tensor, dtype: Any = None, **kwargs: Any) -> str | Tensor:

@@ -9,6 +9,7 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ... import _memory_format
 from ..._backend import xp
 from ..._modes import usual as _usual
 from ..._tensor import Tensor, _counter, _make, _wrap_dim
@@ -248,10 +249,29 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
 
 
 def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
-    """input itself when its memory is C-contiguous, else a contiguous copy (CloneBackward0)."""
-    if input._data.flags.c_contiguous:
+    """input itself when its memory is C-contiguous (or laid out as ``memory_format``), else
+    a copy so laid out (CloneBackward0)."""
+    if memory_format is None or memory_format is _memory_format.contiguous_format:
+        if input._data.flags.c_contiguous:
+            return input
+        return copies.clone(input, memory_format="contiguous")
+    if _memory_format.is_contiguous_as(input._data, memory_format):
         return input
-    return copies.clone(input, memory_format="contiguous")
+    if memory_format is _memory_format.preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    _memory_format.check_format(input._data.ndim, memory_format)
+    return copies.clone(input, memory_format=memory_format)
+
+
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    """A copy of input, laid out as input is (``preserve_format``, the default) or as
+    ``memory_format`` says (CloneBackward0)."""
+    if memory_format is None or memory_format is _memory_format.preserve_format:
+        return copies.clone(input)
+    if memory_format is _memory_format.contiguous_format:
+        return copies.clone(input, memory_format="contiguous")
+    _memory_format.check_format(input._data.ndim, memory_format)
+    return copies.clone(input, memory_format=memory_format)
 
 
 def repeat(input: Tensor, *repeats: Any) -> Tensor:

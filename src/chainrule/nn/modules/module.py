@@ -650,7 +650,9 @@ class Module:
 
     def to(self: T, *args: Any, **kwargs: Any) -> T:
         """Cast the floating parameters and buffers to a floating dtype (``to(dtype)``,
-        ``to(tensor)``, ``to(device, dtype)``); the only device is the CPU."""
+        ``to(tensor)``, ``to(device, dtype)``); the only device is the CPU. With
+        ``memory_format=``, the 4-D and 5-D ones are also laid out in that format."""
+        layout = kwargs.get("memory_format")
         dev, dt, _ = _parse_to(*args, **kwargs)
         if dt is not None and not dt.is_floating_point:
             raise TypeError(
@@ -659,6 +661,8 @@ class Module:
             )
 
         def convert(t: Tensor) -> Tensor:
+            if layout is not None and t.dim() in (4, 5):
+                return t.to(dev, dt if t.is_floating_point() else None, memory_format=layout)
             return t.to(dev, dt if t.is_floating_point() else None)
 
         return self._apply(convert)
