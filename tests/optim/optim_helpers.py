@@ -69,3 +69,51 @@ def assert_same_plain(got: Any, want: Any, rtol: float, path: str = "") -> None:
         np.testing.assert_allclose(got, want, rtol=rtol, err_msg=path)
     else:
         assert got == want, (path, got, want)
+
+
+def step(lib, opt, ps: list, grads: list[np.ndarray], dtype: str) -> None:
+    """One optimizer step with ``grads`` set as the parameters' gradients."""
+    for p, g in zip(ps, grads):
+        p.grad = lib.tensor(g, dtype=getattr(lib, dtype))
+    opt.step()
+
+
+def assert_params(got: list, want: list, rtol: float) -> None:
+    for c, t in zip(got, want):
+        assert str(c.dtype) == str(t.dtype)
+        np.testing.assert_allclose(numpy_of(c), numpy_of(t), rtol=rtol, atol=rtol)
+
+
+def trajectory_across_libraries(
+    make: Any, arrays: list[np.ndarray], grads: list, half: int, dtype: str, rtol: float
+) -> None:
+    """Steps of ``make(lib, params)`` (an optimizer; ``make(lib, params, lr)`` another
+    learning rate) from ``arrays`` with ``grads`` equal torch's; at ``half`` each library's
+    state dict is loaded into a fresh optimizer of the other (on copies of the parameters)
+    and all four continue the same way."""
+    cps, tps = params(chainrule, arrays, dtype), params(torch, arrays, dtype)
+    copt, topt = make(chainrule, cps), make(torch, tps)
+    for g in grads[:half]:
+        step(chainrule, copt, cps, g, dtype)
+        step(torch, topt, tps, g, dtype)
+    assert_params(cps, tps, rtol)
+    csd, tsd = copt.state_dict(), topt.state_dict()
+    assert_same_plain(plain(csd), plain(tsd), rtol)
+    cps2 = params(chainrule, [numpy_of(p) for p in tps], dtype)
+    tps2 = params(torch, [numpy_of(p) for p in cps], dtype)
+    copt2, topt2 = make(chainrule, cps2, 9.0), make(torch, tps2, 9.0)
+    copt2.load_state_dict(convert(tsd, chainrule))
+    topt2.load_state_dict(convert(csd, torch))
+    assert_same_plain(plain(copt2.state_dict()), plain(topt2.state_dict()), rtol)
+    for g in grads[half:]:
+        for lib, opt, ps in (
+            (chainrule, copt, cps),
+            (torch, topt, tps),
+            (chainrule, copt2, cps2),
+            (torch, topt2, tps2),
+        ):
+            step(lib, opt, ps, g, dtype)
+    assert_params(cps, tps, rtol)
+    assert_params(cps2, tps, rtol)
+    assert_params(tps2, tps, rtol)
+    assert_same_plain(plain(copt.state_dict()), plain(topt.state_dict()), rtol)

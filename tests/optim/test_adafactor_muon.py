@@ -7,7 +7,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from optim_helpers import assert_same_plain, convert, initial, numpy_of, params, plain
+from optim_helpers import (
+    assert_same_plain,
+    initial,
+    numpy_of,
+    params,
+    plain,
+    step,
+    trajectory_across_libraries,
+)
 
 import chainrule
 from oracle import assert_same_error
@@ -62,53 +70,19 @@ def _gradients(name: str, seed: int, n: int) -> list[list[np.ndarray]]:
     return [[rng.standard_normal(a.shape) for a in _arrays(name)] for _ in range(n)]
 
 
-def _step(lib, opt, ps, grads, dtype):
-    for p, g in zip(ps, grads):
-        p.grad = lib.tensor(g, dtype=getattr(lib, dtype))
-    opt.step()
-
-
-def _assert_params(cps, tps, rtol):
-    for c, t in zip(cps, tps):
-        assert str(c.dtype) == str(t.dtype)
-        np.testing.assert_allclose(numpy_of(c), numpy_of(t), rtol=rtol, atol=rtol)
-
-
 @pytest.mark.parametrize("dtype,rtol", DTYPES)
 @pytest.mark.parametrize("name,kw", CASES, ids=IDS)
 def test_trajectory(name, kw, dtype, rtol):
     """Steps from the same start and gradients equal torch's; a state dict taken halfway
     (same keys, shapes and dtypes as torch's) is loaded into fresh optimizers across
     libraries and continues the same way."""
-    grads = _gradients(name, 1, STEPS)
-    half = STEPS // 2
-    cps, tps = params(chainrule, _arrays(name), dtype), params(torch, _arrays(name), dtype)
-    copt, topt = _optimizer(chainrule, name, kw, cps), _optimizer(torch, name, kw, tps)
-    for g in grads[:half]:
-        _step(chainrule, copt, cps, g, dtype)
-        _step(torch, topt, tps, g, dtype)
-    _assert_params(cps, tps, rtol)
-    csd, tsd = copt.state_dict(), topt.state_dict()
-    assert_same_plain(plain(csd), plain(tsd), rtol)
-    cps2 = params(chainrule, [numpy_of(p) for p in tps], dtype)
-    tps2 = params(torch, [numpy_of(p) for p in cps], dtype)
-    copt2 = _optimizer(chainrule, name, {**kw, "lr": 9.0}, cps2)
-    topt2 = _optimizer(torch, name, {**kw, "lr": 9.0}, tps2)
-    copt2.load_state_dict(convert(tsd, chainrule))
-    topt2.load_state_dict(convert(csd, torch))
-    assert_same_plain(plain(copt2.state_dict()), plain(topt2.state_dict()), rtol)
-    for g in grads[half:]:
-        for lib, opt, ps in (
-            (chainrule, copt, cps),
-            (torch, topt, tps),
-            (chainrule, copt2, cps2),
-            (torch, topt2, tps2),
-        ):
-            _step(lib, opt, ps, g, dtype)
-    _assert_params(cps, tps, rtol)
-    _assert_params(cps2, tps, rtol)
-    _assert_params(tps2, tps, rtol)
-    assert_same_plain(plain(copt.state_dict()), plain(topt.state_dict()), rtol)
+
+    def make(lib, ps, lr=None):
+        return _optimizer(lib, name, kw if lr is None else {**kw, "lr": lr}, ps)
+
+    trajectory_across_libraries(
+        make, _arrays(name), _gradients(name, 1, STEPS), STEPS // 2, dtype, rtol
+    )
 
 
 def test_adafactor_state_layout():
@@ -135,7 +109,7 @@ def test_adafactor_tensor_lr():
         ps = params(lib, initial())
         opt = lib.optim.Adafactor(ps, lr=lib.tensor(0.05, dtype=lib.float64))
         for g in _gradients("Adafactor", 2, 4):
-            _step(lib, opt, ps, g, "float64")
+            step(lib, opt, ps, g, "float64")
         return [numpy_of(p) for p in ps]
 
     for c, t in zip(run(chainrule), run(torch)):
@@ -148,15 +122,13 @@ def test_adafactor_float_step_loads_as_tensor():
     def run(lib):
         ps = params(lib, initial())
         opt = lib.optim.Adafactor(ps)
-        _step(lib, opt, ps, _gradients("Adafactor", 3, 1)[0], "float64")
+        step(lib, opt, ps, _gradients("Adafactor", 3, 1)[0], "float64")
         sd = opt.state_dict()
         for s in sd["state"].values():
             s["step"] = 1.0
         opt2 = lib.optim.Adafactor(params(lib, initial()))
         opt2.load_state_dict(sd)
-        _step(
-            lib, opt2, opt2.param_groups[0]["params"], _gradients("Adafactor", 4, 1)[0], "float64"
-        )
+        step(lib, opt2, opt2.param_groups[0]["params"], _gradients("Adafactor", 4, 1)[0], "float64")
         return plain(opt2.state_dict())
 
     assert_same_plain(run(chainrule), run(torch), 1e-10)
@@ -178,7 +150,7 @@ def test_adafactor_tiny_gradients(dtype, scale, rtol, eps):
         ps = params(lib, initial(), dtype)
         opt = lib.optim.Adafactor(ps, lr=0.05, eps=eps)
         for g in grads:
-            _step(lib, opt, ps, g, dtype)
+            step(lib, opt, ps, g, dtype)
         return [numpy_of(p) - a.astype(dtype) for p, a in zip(ps, initial())]
 
     for c, t in zip(run(chainrule), run(torch)):

@@ -9,7 +9,14 @@ import importlib
 import numpy as np
 import pytest
 import torch
-from optim_helpers import assert_same_plain, convert, initial, numpy_of, params, plain
+from optim_helpers import (
+    assert_same_plain,
+    initial,
+    numpy_of,
+    params,
+    plain,
+    trajectory_across_libraries,
+)
 
 import chainrule
 from oracle import assert_same_error, compare_logs
@@ -65,54 +72,16 @@ def _gradients(seed: int, n: int) -> list[list[np.ndarray]]:
     return [[rng.standard_normal(a.shape) for a in base] for _ in range(n)]
 
 
-def _step(lib, opt, ps, grads, dtype):
-    for p, g in zip(ps, grads):
-        p.grad = lib.tensor(g, dtype=getattr(lib, dtype))
-    opt.step()
-
-
-def _assert_params(cps, tps, rtol):
-    for c, t in zip(cps, tps):
-        assert str(c.dtype) == str(t.dtype)
-        np.testing.assert_allclose(numpy_of(c), numpy_of(t), rtol=rtol, atol=rtol)
-
-
 @pytest.mark.parametrize("dtype,rtol", [("float64", 1e-10), ("float32", 1e-4)])
 @pytest.mark.parametrize("name,kw", CASES, ids=IDS)
 def test_trajectory(name, kw, dtype, rtol):
     """50 steps from the same start and gradients equal torch's; a state dict taken at
     step 25 (and loaded into fresh optimizers across libraries) continues the same way."""
-    grads = _gradients(1, STEPS)
-    cps, tps = params(chainrule, initial(), dtype), params(torch, initial(), dtype)
-    copt, topt = _optimizer(chainrule, name, kw, cps), _optimizer(torch, name, kw, tps)
-    for g in grads[:25]:
-        _step(chainrule, copt, cps, g, dtype)
-        _step(torch, topt, tps, g, dtype)
-    _assert_params(cps, tps, rtol)
-    csd, tsd = copt.state_dict(), topt.state_dict()
-    assert_same_plain(plain(csd), plain(tsd), rtol)
-    # fresh optimizers on copies of the current parameters, each loading the other's dict
-    cps2 = params(chainrule, [numpy_of(p) for p in tps], dtype)
-    tps2 = params(torch, [numpy_of(p) for p in cps], dtype)
-    copt2, topt2 = (
-        _optimizer(chainrule, name, {**kw, "lr": 9.0}, cps2),
-        _optimizer(torch, name, {**kw, "lr": 9.0}, tps2),
-    )
-    copt2.load_state_dict(convert(tsd, chainrule))
-    topt2.load_state_dict(convert(csd, torch))
-    assert_same_plain(plain(copt2.state_dict()), plain(topt2.state_dict()), rtol)
-    for g in grads[25:]:
-        for lib, opt, ps in (
-            (chainrule, copt, cps),
-            (torch, topt, tps),
-            (chainrule, copt2, cps2),
-            (torch, topt2, tps2),
-        ):
-            _step(lib, opt, ps, g, dtype)
-    _assert_params(cps, tps, rtol)
-    _assert_params(cps2, tps, rtol)
-    _assert_params(tps2, tps, rtol)
-    assert_same_plain(plain(copt.state_dict()), plain(topt.state_dict()), rtol)
+
+    def make(lib, ps, lr=None):
+        return _optimizer(lib, name, kw if lr is None else {**kw, "lr": lr}, ps)
+
+    trajectory_across_libraries(make, initial(), _gradients(1, STEPS), 25, dtype, rtol)
 
 
 # ----- LBFGS -----------------------------------------------------------------------------
