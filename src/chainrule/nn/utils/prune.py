@@ -264,16 +264,19 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)  # type: ignore[return-value]
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Zeroes ``amount`` entries (an int, or a fraction of t's entries) chosen uniformly at
-    random: those with the largest of iid U(0, 1) draws. Differs from PyTorch: the draws
-    come from chainrule's generator (the count is PyTorch's, the entries are not)."""
+class _Unstructured(BasePruningMethod):
+    """Zeroes ``amount`` entries (an int, or a fraction of t's entries): the k with the
+    largest (or smallest) ``_scores`` (ties: as PyTorch's topk)."""
 
     PRUNING_TYPE = "unstructured"
+    _largest = True
 
     def __init__(self, amount: int | float) -> None:
         _validate_pruning_amount_init(amount)
         self.amount = amount
+
+    def _scores(self, t: Tensor) -> Tensor:
+        raise NotImplementedError
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
         size = t.nelement()
@@ -281,32 +284,31 @@ class RandomUnstructured(BasePruningMethod):
         _validate_pruning_amount(k, size)
         mask = default_mask.clone()
         if k != 0:
-            prob = chainrule.rand_like(t)
-            mask.view(-1)[_index(_topk_indices(prob, k, largest=True), mask)] = 0
+            chosen = _topk_indices(self._scores(t), k, largest=self._largest)
+            mask.view(-1)[_index(chosen, mask)] = 0
         return mask
+
+
+class RandomUnstructured(_Unstructured):
+    """Zeroes ``amount`` entries (an int, or a fraction of t's entries) chosen uniformly at
+    random: those with the largest of iid U(0, 1) draws. Differs from PyTorch: the draws
+    come from chainrule's generator (the count is PyTorch's, the entries are not)."""
+
+    def _scores(self, t: Tensor) -> Tensor:
+        return chainrule.rand_like(t)
 
     @classmethod
     def apply(cls, module: Module, name: str, amount: int | float) -> RandomUnstructured:  # type: ignore[override]
         return super().apply(module, name, amount=amount)  # type: ignore[return-value]
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_Unstructured):
     """Zeroes the ``amount`` entries of smallest |t| (ties: as PyTorch's topk)."""
 
-    PRUNING_TYPE = "unstructured"
+    _largest = False
 
-    def __init__(self, amount: int | float) -> None:
-        _validate_pruning_amount_init(amount)
-        self.amount = amount
-
-    def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        size = t.nelement()
-        k = _compute_nparams_toprune(self.amount, size)
-        _validate_pruning_amount(k, size)
-        mask = default_mask.clone()
-        if k != 0:
-            mask.view(-1)[_index(_topk_indices(chainrule.abs(t), k, largest=False), mask)] = 0
-        return mask
+    def _scores(self, t: Tensor) -> Tensor:
+        return chainrule.abs(t)
 
     @classmethod
     def apply(  # type: ignore[override]
