@@ -53,6 +53,8 @@ TOLERANCES = {
     "torch.float16": (1e-3, 1e-3),
     "torch.float32": (2e-5, 2e-5),
     "torch.float64": (1e-10, 1e-12),
+    "torch.complex64": (2e-5, 2e-5),
+    "torch.complex128": (1e-10, 1e-12),
 }
 
 
@@ -173,7 +175,30 @@ def sym(lib, x):
 
 
 def _is_float_array(a: Any) -> bool:
-    return isinstance(a, np.ndarray) and a.dtype.kind == "f"
+    """A floating or complex array: an input that requires grad."""
+    return isinstance(a, np.ndarray) and a.dtype.kind in "fc"
+
+
+def _cast(arr: np.ndarray, dtype: Any) -> np.ndarray:
+    """A floating array cast to ``dtype``, a complex one to the complex dtype of its parts."""
+    if dtype is None or arr.dtype.kind not in "fc":
+        return arr
+    if arr.dtype.kind == "c":
+        return arr.astype(np.result_type(dtype, np.complex64))
+    return arr.astype(dtype)
+
+
+def crandn(shape: tuple = (), seed: int = 0) -> np.ndarray:
+    """Complex values with standard normal real and imaginary parts (complex128)."""
+    r = rng(seed)
+    return np.asarray(r.standard_normal(shape) + 1j * r.standard_normal(shape))
+
+
+def _random_like(r: np.random.Generator, shape: tuple, dtype: Any) -> np.ndarray:
+    """Standard normal values of ``shape`` in ``dtype`` (complex: both parts drawn)."""
+    if np.dtype(dtype).kind == "c":
+        return (r.standard_normal(shape) + 1j * r.standard_normal(shape)).astype(dtype)
+    return np.asarray(r.standard_normal(shape)).astype(dtype)
 
 
 def to_lib(lib, value: Any, dtype: Any = None) -> Any:
@@ -181,14 +206,11 @@ def to_lib(lib, value: Any, dtype: Any = None) -> Any:
     if isinstance(value, np.generic):  # a 0-d computation's NumPy scalar
         value = np.asarray(value)
     if isinstance(value, NoGrad):
-        arr = value.array
-        if dtype is not None and arr.dtype.kind == "f":
-            arr = arr.astype(dtype)
-        return _tensor(lib, arr)
+        return _tensor(lib, _cast(value.array, dtype))
     if isinstance(value, np.ndarray):
-        arr = value.astype(dtype) if dtype is not None and value.dtype.kind == "f" else value
+        arr = _cast(value, dtype)
         t = _tensor(lib, arr)
-        if arr.dtype.kind == "f":
+        if arr.dtype.kind in "fc":
             t.requires_grad_(True)
         return t
     return value
@@ -517,8 +539,7 @@ def check(
         f"output requires_grad {c_out.requires_grad} != torch's {t_out.requires_grad}"
     )
     if backward and t_out.requires_grad:
-        g = np.asarray(rng(seed).standard_normal(tuple(t_out.shape)))
-        g = g.astype(to_numpy(t_out).dtype)
+        g = _random_like(rng(seed), tuple(t_out.shape), to_numpy(t_out).dtype)
         t_out.backward(_tensor(torch, g))
         c_out.backward(cr.tensor(g.copy()))
         for i, (c, t) in enumerate(zip(cr_in, t_in, strict=True)):
@@ -537,9 +558,7 @@ def check_tangents(fn: Callable, inputs: Sequence[Any], dtype: Any, seed: int, r
     compared."""
     r = rng(seed + 1)
     tangents = [
-        r.standard_normal(np.shape(v.array if isinstance(v, NoGrad) else v))
-        if _is_float_array(v)
-        else None
+        _random_like(r, np.shape(v), _cast(v, dtype).dtype) if _is_float_array(v) else None
         for v in inputs
     ]
     if all(t is None for t in tangents):
@@ -556,7 +575,7 @@ def check_tangents(fn: Callable, inputs: Sequence[Any], dtype: Any, seed: int, r
                     x = fwd.make_dual(x, _tensor(lib, t.astype(to_numpy(x).dtype)))
                 args.append(x)
             out = fn(lib, *args)
-            if not is_tensor(out) or not out.dtype.is_floating_point:
+            if not is_tensor(out) or not (out.dtype.is_floating_point or out.dtype.is_complex):
                 return None
             return fwd.unpack_dual(out).tangent
 

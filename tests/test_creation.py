@@ -114,14 +114,15 @@ def test_tensors_inside_a_list_are_numbers():
         lambda L: L.as_tensor(np.array([1 + 1j], dtype=np.complex64)),
     ],
 )
-def test_complex_values_raise_a_clear_error(make):
-    """chainrule has no complex dtypes: complex input is an error (it used to be truncated
-    to its real part with only NumPy's ComplexWarning)."""
-    assert make(torch).dtype.is_complex
+def test_complex_values_make_complex_tensors_as_in_torch(make):
+    """Complex Python numbers and complex NumPy arrays become complex tensors of PyTorch's
+    dtype and values (they used to be refused: chainrule had no complex dtypes)."""
+    t = make(torch)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(TypeError, match="no complex dtypes"):
-            make(cr)
+        c = make(cr)
+    assert repr(c.dtype) == repr(t.dtype)
+    np.testing.assert_array_equal(c.numpy(), t.numpy())
 
 
 @pytest.mark.parametrize("make", ["from_numpy", "tensor", "as_tensor"])

@@ -52,6 +52,10 @@ from ._creation import (  # noqa: E402, F401
 )
 from ._dtypes import (  # noqa: E402, F401
     bool,
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
     double,
     dtype,
     finfo,
@@ -154,7 +158,7 @@ def is_floating_point(input: Tensor) -> bool:
 
 def __getattr__(name: str):
     lazy = ("testing", "distributions", "random", "cpu", "compiler", "profiler")
-    lazy += ("signal", "version", "types", "jit", "multiprocessing")
+    lazy += ("signal", "version", "types", "jit", "multiprocessing", "fft")
     if name in lazy:  # (loaded on first use)
         import importlib
 

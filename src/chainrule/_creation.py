@@ -44,8 +44,6 @@ def numpy_array(a: ndarray) -> ndarray:
     mask, as PyTorch takes it), refused if its dtype has no tensor dtype (PyTorch's error)."""
     if type(a) is not ndarray:
         a = a.view(ndarray)
-    if a.dtype.kind == "c":
-        raise _complex_error()
     if a.dtype.byteorder in "<>":  # (NumPy writes the native order "=")
         raise ValueError(
             "given numpy array has byte order different from the native byte order. "
@@ -55,16 +53,9 @@ def numpy_array(a: ndarray) -> ndarray:
     return a
 
 
-def _complex_error() -> TypeError:
-    return TypeError(
-        "chainrule has no complex dtypes yet: complex values (and complex NumPy arrays) "
-        "cannot become tensors. Pass the real and imaginary parts as separate tensors."
-    )
-
-
 def _from_python(data: Any, dtype: DType | None) -> tuple[Any, DType]:
     """Python numbers and nested sequences as an array, with PyTorch's errors: ragged
-    sequences, complex numbers, and ints or floats a dtype cannot hold."""
+    sequences, and ints or floats a dtype cannot hold."""
     flat = _flat_kind(data)
     items = data if flat is not None else _unwrap(data)
     try:
@@ -73,8 +64,6 @@ def _from_python(data: Any, dtype: DType | None) -> tuple[Any, DType]:
         _check_rectangular(data)  # PyTorch's error, where the sequences are ragged
         raise
     kind = arr.dtype.kind
-    if kind == "c":
-        raise _complex_error()
     if flat is None:
         inferred = _scalar_type(data)
     else:  # (_scalar_type's answer for a flat sequence of floats or of ints)
@@ -90,6 +79,12 @@ def _from_python(data: Any, dtype: DType | None) -> tuple[Any, DType]:
         kind = arr.dtype.kind
     if kind in "UOS":
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if kind == "c" and dt is not None and dt._category != 3:
+        # Python complex numbers for a real dtype: PyTorch's errors (bool takes them)
+        if dt._category == 1:
+            raise TypeError("'complex' object cannot be interpreted as an integer")
+        if dt._category == 2:
+            raise TypeError("must be real number, not complex")
     if dt is None:
         dt = _dtypes.from_numpy_dtype(arr.dtype)
     if dt._category == 1 and kind in "if" and not (flat is int and arr.dtype == dt.np):
@@ -181,6 +176,8 @@ def _scalar_type(data: Any) -> DType | None:
         return _dtypes.int64
     if isinstance(data, builtins.float):
         return _dtypes.get_default_dtype()
+    if isinstance(data, builtins.complex):
+        return _dtypes.default_complex()
     if isinstance(data, Tensor):
         return data._dtype
     if isinstance(data, (list, tuple)):
@@ -194,7 +191,7 @@ def _scalar_type(data: Any) -> DType | None:
 
 def _check_requires_grad(t: Tensor, requires_grad: bool) -> Tensor:
     if requires_grad:
-        if not t._dtype.is_floating_point:
+        if t._dtype._category < 2:
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients"
             )
@@ -214,6 +211,9 @@ def tensor(
     """A new tensor holding a copy of ``data``; Python floats give the default dtype."""
     _check_device(device)
     arr, dt = _infer_array(data, dtype)
+    if _discards_imaginary(arr, dt):
+        warn_discarding_imaginary()
+        arr = arr.real
     with xp.errstate(over="ignore"):  # beyond a float dtype's range: inf, as in PyTorch
         arr = xp_of(arr).array(arr, dtype=dt.np)  # (a device tensor's copy stays there,
     if device is not None:  # unless a device is named: on_device moves it from the host)
@@ -230,6 +230,9 @@ def as_tensor(data: Any, dtype: DType | None = None, device: str | Device | None
             return data
         return data.to(dtype)
     arr, dt = _infer_array(data, dtype)
+    if _discards_imaginary(arr, dt):
+        warn_discarding_imaginary()
+        arr = arr.real
     with xp.errstate(over="ignore"):
         arr = xp.asarray(arr, dtype=dt.np)
     return _make(arr, dt)
@@ -246,6 +249,25 @@ def from_numpy(array: ndarray) -> Tensor:
 
 
 _warned_read_only = [False]
+_warned_discarding = [False]
+
+
+def _discards_imaginary(arr: Any, dt: DType) -> bool:
+    """Whether casting ``arr`` to ``dt`` takes complex values to integers or floats (bool
+    takes them as nonzero or not)."""
+    return (
+        getattr(arr, "dtype", None) is not None and arr.dtype.kind == "c" and dt._category in (1, 2)
+    )
+
+
+def warn_discarding_imaginary() -> None:
+    """PyTorch's warning for a cast of complex values to a real dtype (its real part is
+    kept), once per process as PyTorch's (TORCH_WARN_ONCE)."""
+    if not _warned_discarding[0]:
+        _warned_discarding[0] = True
+        warnings.warn(
+            "Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4
+        )
 
 
 def _writable(a: ndarray) -> ndarray:
@@ -308,6 +330,12 @@ def _is_index(s: Any) -> bool:
     except TypeError:
         return False
     return True
+
+
+def converted_fill(value: Any, d: DType) -> Any:
+    """A Python number as PyTorch converts it to fill a tensor of dtype ``d`` (``full``,
+    ``fill_``): ``_dtypes.checked_fill``, complex numbers and dtypes included."""
+    return _dtypes.checked_fill(value, d)
 
 
 def _filled(fill: Any, size: Any, dtype: DType | None, requires_grad: bool, fn: str) -> Tensor:
@@ -389,7 +417,7 @@ def full(
     fill_value = as_number(fill_value)
     default = _dtypes.scalar_dtype(fill_value)
     dt = _dtypes.to_dtype(dtype) if dtype is not None else default
-    return _filled(_dtypes.checked_fill(fill_value, dt), (size,), dt, requires_grad, fn="full")
+    return _filled(converted_fill(fill_value, dt), (size,), dt, requires_grad, fn="full")
 
 
 def _like(t: Tensor, fill: Any, dtype: DType | None, requires_grad: bool) -> Tensor:
@@ -457,7 +485,7 @@ def full_like(
 ) -> Tensor:
     _check_device(device)
     dt = input._dtype if dtype is None else _dtypes.to_dtype(dtype)
-    fill = _dtypes.checked_fill(as_number(fill_value), dt)
+    fill = converted_fill(as_number(fill_value), dt)
     return _memory_format.relaid(_like(input, fill, dt, requires_grad), memory_format)
 
 
@@ -496,6 +524,8 @@ def arange(
     if end is None:
         start, end = 0, start
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if any(isinstance(v, builtins.complex) for v in values):  # (PyTorch reads them as doubles)
+        raise RuntimeError("value cannot be converted to type double without overflow")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if dtype is None:
@@ -503,6 +533,8 @@ def arange(
         dt = _dtypes.int64 if integral else _dtypes.get_default_dtype()
     else:
         dt = _dtypes.to_dtype(dtype)
+        if dt._category == 3:
+            raise _dtypes.not_implemented("arange_cpu", dt)
     start, end, step = values
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
@@ -523,12 +555,24 @@ def linspace(
     out: Tensor | None = None,
     layout: Any = None,
 ) -> Tensor:
-    """``steps`` evenly spaced values from start to end inclusive."""
+    """``steps`` evenly spaced values from start to end inclusive (complex where start or
+    end is, or dtype says so)."""
     _check_device(device)
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     if int(steps) < 0:
         raise RuntimeError("number of steps must be non-negative")
-    arr = xp.linspace(float(start), float(end), int(steps)).astype(dt.np)
+    ends = [v.item() if isinstance(v, Tensor) else v for v in (start, end)]
+    if any(isinstance(v, builtins.complex) for v in ends):
+        inferred = _dtypes.default_complex()
+        if dtype is None:
+            dt = inferred
+        elif dt._category != 3:
+            raise RuntimeError(
+                f"torch.linspace(): inferred dtype {inferred.c_name} can't be safely cast to "
+                f"passed dtype {dt.scalar_name}"
+            )
+    number = builtins.complex if dt._category == 3 else builtins.float
+    arr = xp.linspace(number(ends[0]), number(ends[1]), int(steps)).astype(dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 

@@ -37,14 +37,26 @@ class dtype:  # noqa: N801 - PyTorch's spelling
         self.legacy_type = f"torch.{scalar_name}Tensor"
         self.c_name = c_name
         self.np = xp.dtype(np_dtype)
-        self._category = category  # 0 bool, 1 integer, 2 floating
+        self._category = category  # 0 bool, 1 integer, 2 floating, 3 complex
         self.is_floating_point = category == 2
         self.is_signed = name not in ("uint8", "bool")
         self.itemsize = self.np.itemsize
 
     @property
     def is_complex(self) -> builtins.bool:
-        return False
+        return self._category == 3
+
+    def to_real(self) -> dtype:
+        """The real dtype of this complex dtype's parts (a real dtype: itself)."""
+        return _REAL_OF.get(self, self)
+
+    def to_complex(self) -> dtype:
+        """The complex dtype whose parts are this floating dtype (a complex one: itself)."""
+        if self._category == 3:
+            return self
+        if self._category != 2:
+            raise RuntimeError(f"to_complex is only supported for floating types, got {self!r}")
+        return _COMPLEX_OF[self]
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
@@ -62,6 +74,8 @@ int64 = dtype("int64", xp.int64, 1, "Long", "int64_t")
 float16 = dtype("float16", xp.float16, 2, "Half", "c10::Half")
 float32 = dtype("float32", xp.float32, 2, "Float", "float")
 float64 = dtype("float64", xp.float64, 2, "Double", "double")
+complex64 = dtype("complex64", xp.complex64, 3, "ComplexFloat", "c10::complex<float>")
+complex128 = dtype("complex128", xp.complex128, 3, "ComplexDouble", "c10::complex<double>")
 
 half = float16
 float = float32  # noqa: A001
@@ -69,8 +83,14 @@ double = float64
 short = int16
 int = int32  # noqa: A001
 long = int64
+cfloat = complex64
+cdouble = complex128
 
-ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
+# a complex dtype's parts, and the complex dtype of a floating one (float16's is complex32,
+# which chainrule lacks: complex64 holds it exactly)
+_REAL_OF = {complex64: float32, complex128: float64}
+_COMPLEX_OF = {float16: complex64, float32: complex64, float64: complex128}
 _FROM_NP = {d.np: d for d in ALL}
 _FROM_NP_TYPE = {d.np.type: d for d in ALL}
 
@@ -100,7 +120,8 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
     except (KeyError, TypeError):
         raise TypeError(
             f"can't convert np.ndarray of type {np_dtype}. The only supported types are: "
-            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
+            "uint8, and bool."
         ) from None
 
 
@@ -114,15 +135,18 @@ def to_dtype(d: Any) -> dtype:
         return int64
     if d is _py_bool:
         return bool
+    if d is _py_complex:  # and complex to complex128
+        return complex128
     return from_numpy_dtype(d)
 
 
 _py_float = (0.0).__class__
 _py_int = (0).__class__
 _py_bool = True.__class__
+_py_complex = (0j).__class__
 
 # PyTorch's promotion lattice for the types chainrule has.
-_ORDER = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+_ORDER = ALL
 
 
 def scalar_name(d: Any) -> str:
@@ -142,6 +166,8 @@ _TYPE_META_NAMES = {
     "float16": "c10::Half",
     "float32": "float",
     "float64": "double",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
 }
 
 
@@ -156,6 +182,15 @@ def not_implemented(kernel: str, d: Any) -> NotImplementedError:
     return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(d)}'")
 
 
+def complex_error(name: str) -> RuntimeError:
+    """The error of differentiating an op chainrule has no complex derivative for."""
+    return RuntimeError(
+        f"{name} does not support automatic differentiation for complex inputs or outputs "
+        "in chainrule yet (its VJPs are written for real values). Compute it on the real "
+        "and imaginary parts (torch.view_as_real), or detach the input."
+    )
+
+
 def from_legacy_type(name: str) -> dtype:
     """The dtype of a legacy type name (``"torch.FloatTensor"``)."""
     for d in ALL:
@@ -168,6 +203,10 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     """The smallest dtype both ``a`` and ``b`` convert to without loss (PyTorch's table)."""
     if a is b:
         return a
+    if a._category == 3 or b._category == 3:  # complex: its parts as wide as either's
+        if a._category < 2 or b._category < 2:
+            return a if a._category == 3 else b
+        return complex128 if complex128 in (a, b) or float64 in (a, b) else complex64
     if a._category == 2 or b._category == 2:
         if a._category != 2:
             return b
@@ -191,7 +230,14 @@ def scalar_dtype(value: Any) -> dtype:
         return bool
     if isinstance(value, _py_int):
         return int64
+    if isinstance(value, _py_complex):
+        return default_complex()
     return get_default_dtype()
+
+
+def default_complex() -> dtype:
+    """The dtype of tensors made from Python complex numbers: the default float's complex."""
+    return _COMPLEX_OF[_default[0]]
 
 
 _INT64 = (-(2**63), 2**63 - 1)
@@ -205,8 +251,18 @@ def checked_fill(value: Any, d: dtype) -> Any:
     Integer dtypes take ints in their range (an unsigned one also negatives down to -max,
     which wrap: ``full(.., -1, dtype=uint8)`` is 255) and floats in it (nan does not fit);
     float32 refuses a finite value beyond its largest, float16 and float64 take any (inf);
-    bool takes anything. An int beyond int64 is read as a uint64 (PyTorch's errors).
+    bool takes anything. An int beyond int64 is read as a uint64 (PyTorch's errors). A
+    complex dtype takes any number; a complex number fills a real dtype with its real part
+    where its imaginary part is 0 (bool: whether it is nonzero), else the overflow error.
     """
+    if d._category == 3:  # any number fills a complex dtype
+        return value
+    if isinstance(value, _py_complex):  # a real dtype: the real part, if the imaginary is 0
+        if d is bool:
+            return value != 0
+        if value.imag != 0:
+            raise _overflow(d)
+        value = value.real
     if isinstance(value, _py_bool) or not isinstance(value, (_py_int, _py_float)):
         return value
     if isinstance(value, _py_int) and not _INT64[0] <= value <= _INT64[1]:
@@ -259,6 +315,7 @@ class finfo:  # noqa: N801 - PyTorch's spelling
 
     def __init__(self, type: dtype | None = None) -> None:  # noqa: A002 - PyTorch's name
         d = get_default_dtype() if type is None else to_dtype(type)
+        d = d.to_real()  # (a complex dtype's: its parts')
         if not d.is_floating_point:
             raise TypeError(
                 "torch.finfo() requires a floating point input type. Use torch.iinfo to "
@@ -306,6 +363,6 @@ class iinfo:  # noqa: N801 - PyTorch's spelling
 def can_cast(from_: dtype, to: dtype) -> builtins.bool:
     """Whether PyTorch's casting rules allow ``from_`` to ``to``: not floating to integral,
     not a non-bool to bool."""
-    if from_._category == 2 and to._category != 2:
+    if from_._category > to._category >= 1:  # (complex to floating, floating to integral)
         return False
     return not (from_ is not bool and to is bool)

@@ -54,6 +54,7 @@ from .autograd.registry import REGISTRY
 FAMILIES = (
     ("ops.arithmetic", "Arithmetic"),
     ("ops.unary", "Unary functions"),
+    ("ops.complex_parts", "Complex numbers"),
     ("ops.special", "Special functions"),
     (
         "ops.zeta_gamma",
@@ -82,6 +83,7 @@ FAMILIES = (
     ("ops.pooling", "Pooling"),
     ("ops.padding", "Padding"),
     ("ops.resampling", "Resampling"),
+    ("ops.spectral", "Fourier transforms and frames"),  # torch.fft, stft, istft
     ("ops.norm_layers", "Normalization layers"),
     ("ops.losses", "Losses"),
     ("ops.distances", "Distances"),

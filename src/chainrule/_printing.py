@@ -117,10 +117,30 @@ class _ValueStyle:
         return f"{value:.{self.precision}f}"
 
 
-def _choose_style(sample: np.ndarray) -> _ValueStyle:
+@dataclass(frozen=True)
+class _ComplexStyle:
+    """Complex elements, as PyTorch prints them: the real parts in their own style,
+    right-aligned, then the imaginary parts in theirs, signed and unpadded, then ``j``."""
+
+    real: _ValueStyle
+    imag: _ValueStyle
+
+    @property
+    def width(self) -> int:  # (for the elements per line: PyTorch counts the j)
+        return self.real.width + self.imag.width + 1
+
+    def render(self, value: Any) -> str:
+        imag = self.imag._text(value.imag) + "j"
+        sign = "" if imag[0] in "+-" else "+"
+        return self.real.render(value.real) + sign + imag
+
+
+def _choose_style(sample: np.ndarray) -> _ValueStyle | _ComplexStyle:
     """Decide the element style from the values that will be displayed."""
     precision = _OPTIONS.precision
     flat = sample.reshape(-1)
+    if flat.dtype.kind == "c":
+        return _ComplexStyle(_choose_style(flat.real), _choose_style(flat.imag))
     if not np.issubdtype(flat.dtype, np.floating):
         widths = [len(str(value)) for value in flat.tolist()]
         return _ValueStyle("plain", max([1, *widths]), precision)
@@ -173,7 +193,9 @@ def _kept_indices(count: int, summarize: bool) -> list[int | None]:
     return list(range(count))
 
 
-def _render_row(row: np.ndarray, indent: int, summarize: bool, style: _ValueStyle) -> str:
+def _render_row(
+    row: np.ndarray, indent: int, summarize: bool, style: _ValueStyle | _ComplexStyle
+) -> str:
     """Render a 1-D array, wrapping after as many items as fit in the line width."""
     if summarize and not _OPTIONS.edgeitems:
         items = [_ELLIPSIS]
@@ -188,7 +210,9 @@ def _render_row(row: np.ndarray, indent: int, summarize: bool, style: _ValueStyl
     return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def _render(array: np.ndarray, indent: int, summarize: bool, style: _ValueStyle) -> str:
+def _render(
+    array: np.ndarray, indent: int, summarize: bool, style: _ValueStyle | _ComplexStyle
+) -> str:
     """Render a non-empty array whose opening bracket sits at column ``indent``."""
     if array.ndim == 0:
         return style.render(array.item())

@@ -41,8 +41,9 @@ def result_type(args: Sequence[Any]) -> DType:
     """The dtype PyTorch computes ``args`` in.
 
     Dimensioned tensors win over 0-d tensors, which win over Python scalars, unless
-    a lower-priority operand is of a higher category (bool < integer < float): then
-    a 0-d tensor keeps its dtype and a Python scalar brings its default dtype.
+    a lower-priority operand is of a higher category (bool < integer < float < complex):
+    then a 0-d tensor keeps its dtype and a Python scalar brings its default dtype, except
+    that a floating result made complex keeps its precision (the complex of its dtype).
     """
     dim = zero = None
     scalar = -1
@@ -58,7 +59,15 @@ def result_type(args: Sequence[Any]) -> DType:
         else:
             if isinstance(a, _NP_SCALAR):
                 a = as_number(a)
-            c = 0 if isinstance(a, bool) else 1 if isinstance(a, int) else 2
+            c = (
+                0
+                if isinstance(a, bool)
+                else 1
+                if isinstance(a, int)
+                else 3
+                if isinstance(a, complex)
+                else 2
+            )
             if c > scalar:
                 scalar = c
     result = dim
@@ -66,10 +75,20 @@ def result_type(args: Sequence[Any]) -> DType:
         if result is None:
             result = zero
         elif zero._category > result._category:
-            result = zero
+            # a floating result made complex keeps its precision (float64 * 0-d complex64
+            # is complex128)
+            result = result.to_complex() if result._category == 2 else zero
     if scalar >= 0:
         if result is None or scalar > result._category:
-            result = (_dtypes.bool, _dtypes.int64, _dtypes.get_default_dtype())[scalar]
+            if scalar == 3 and result is not None and result._category == 2:
+                result = result.to_complex()
+            else:
+                result = (
+                    _dtypes.bool,
+                    _dtypes.int64,
+                    _dtypes.get_default_dtype(),
+                    _dtypes.default_complex(),
+                )[scalar]
     return result
 
 

@@ -179,9 +179,20 @@ def set_rng_state(new_state: Tensor) -> None:
 
 
 def _float_dtype(dtype: Any, kernel: str) -> DType:
+    """The dtype of a sampler's result (floating or complex), or PyTorch's error."""
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
-    if not dt.is_floating_point:
+    if dt._category < 2:
         raise _dtypes.not_implemented(kernel, dt)
+    return dt
+
+
+def _integral_dtype(dtype: Any, default: DType) -> DType:
+    """The dtype of an integer sampler's result (randint's), or PyTorch's error for complex."""
+    dt = _dtypes.to_dtype(dtype) if dtype is not None else default
+    if dt._category == 3:
+        raise RuntimeError(
+            "check_random_bounds handles only integral, floating-point and boolean types"
+        )
     return dt
 
 
@@ -191,12 +202,28 @@ def sample_np_dtype(dt: DType) -> Any:
 
 
 def _sample(kind: str, shape: tuple, dt: DType, generator: Generator | None, fn: str) -> Any:
+    """Standard normal (``kind`` "n") or uniform [0, 1) samples of ``shape`` in ``dt``;
+    complex: both parts drawn (``complex_parts``)."""
     gen = rng_of(generator, fn)
     if _meta.making[0]:  # on the meta device: the shape and dtype only
         return _meta.meta_array(shape, dt.np)
+    if dt._category == 3:
+        return complex_parts(kind, gen, shape, dt)
     np_dt = sample_np_dtype(dt)
     arr = gen.standard_normal(shape, dtype=np_dt) if kind == "n" else gen.random(shape, dtype=np_dt)
     return arr.astype(dt.np, copy=False)
+
+
+def complex_parts(kind: str, gen: Any, shape: tuple, dt: DType) -> Any:
+    """Complex samples of ``shape`` in ``dt`` as PyTorch draws them, the real and imaginary
+    parts independent: each N(0, 1/2) for "n" (so that E|z|² = 1), each U[0, 1) for "u"."""
+    real = xp.dtype(dt.to_real().np)
+    pairs = gen.standard_normal(tuple(shape) + (2,), dtype=real) if kind == "n" else None
+    if pairs is None:
+        pairs = gen.random(tuple(shape) + (2,), dtype=real)
+    else:
+        pairs *= real.type(0.5**0.5)
+    return pairs.view(dt.np)[..., 0]
 
 
 @on_device
@@ -209,7 +236,7 @@ def randn(
     out: Tensor | None = None,
     layout: Any = None,
 ) -> Tensor:
-    """Samples of the standard normal distribution."""
+    """Samples of the standard normal distribution (complex: each part N(0, 1/2))."""
     check_device(device)
     dt = _float_dtype(dtype, "normal_kernel_cpu")
     arr = _sample("n", _size(size, "randn"), dt, generator, "randn")
@@ -226,7 +253,7 @@ def rand(
     out: Tensor | None = None,
     layout: Any = None,
 ) -> Tensor:
-    """Samples of the uniform distribution on [0, 1)."""
+    """Samples of the uniform distribution on [0, 1) (complex: each part)."""
     check_device(device)
     dt = _float_dtype(dtype, "check_uniform_bounds")
     arr = _sample("u", _size(size, "rand"), dt, generator, "rand")
@@ -298,7 +325,7 @@ def randint(
         low, high = 0, low
     if high is None:
         raise TypeError("randint() missing required argument 'high'")
-    dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.int64
+    dt = _integral_dtype(dtype, _dtypes.int64)
     if low >= high:
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
@@ -345,5 +372,7 @@ def randperm(
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.int64
+    if dt._category == 3:
+        raise _dtypes.not_implemented("randperm", dt)
     arr = rng_of(generator, "randperm").permutation(int(n)).astype(dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)

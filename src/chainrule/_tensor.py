@@ -359,7 +359,7 @@ class Tensor:
                 "use a computed variable in a subgraph that doesn't require differentiation "
                 "use var_no_grad = var.detach()."
             )
-        if requires_grad and not self._dtype.is_floating_point:
+        if requires_grad and self._dtype._category < 2:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if requires_grad and self._vc.__class__ is InferenceCounter and not _mode.inference:
             raise RuntimeError(
@@ -693,7 +693,12 @@ class Tensor:
         if type(self._data) is not ndarray and type(self._data) is not MetaArray:
             suffixes.append(f"device='{self.device}'")
         dt = self._dtype
-        shown = dt is _dtypes.get_default_dtype() or dt is _dtypes.int64 or dt is _dtypes.bool
+        shown = (
+            dt is _dtypes.get_default_dtype()
+            or dt is _dtypes.int64
+            or dt is _dtypes.bool
+            or dt is _dtypes.default_complex()
+        )
         if self._data.size == 0 or type(self._data) is MetaArray:
             shown = dt is _dtypes.get_default_dtype()
         if not shown:

@@ -28,8 +28,10 @@ _PRECISIONS = {
     _dtypes.float16: (1e-3, 1e-5),
     _dtypes.float32: (1.3e-6, 1e-5),
     _dtypes.float64: (1e-7, 1e-7),
+    _dtypes.complex64: (1.3e-6, 1e-5),
+    _dtypes.complex128: (1e-7, 1e-7),
 }
-_NUMBER_DTYPES = {int: _dtypes.int64, float: _dtypes.float64, complex: _dtypes.float64}
+_NUMBER_DTYPES = {int: _dtypes.int64, float: _dtypes.float64, complex: _dtypes.complex128}
 
 
 class _Failure(Exception):
@@ -299,8 +301,9 @@ def assert_close(
     """Raise AssertionError unless ``actual`` and ``expected`` are close: for each pair of
     tensors, the same shape (and device and dtype, unless told not to check them), and
     |actual - expected| <= atol + rtol |expected| elementwise, with the defaults per dtype
-    when ``rtol`` and ``atol`` are omitted (float16 1e-3 and 1e-5, float32 1.3e-6 and 1e-5,
-    float64 1e-7 and 1e-7, others exact). Numbers, booleans and None compare as such;
+    when ``rtol`` and ``atol`` are omitted (float16 1e-3 and 1e-5, float32 and complex64
+    1.3e-6 and 1e-5, float64 and complex128 1e-7 and 1e-7, others exact; complex values by
+    the modulus of their difference). Numbers, booleans and None compare as such;
     sequences and mappings elementwise. ``msg`` replaces the message (or, callable, is
     given it). chainrule has one layout, so ``check_layout`` changes nothing."""
     __tracebackhide__ = True
@@ -374,9 +377,10 @@ def make_tensor(
 ) -> Tensor:
     """A tensor of ``shape`` and ``dtype`` filled with uniform random values in [low, high)
     (defaults: floats in [-9, 9), integers in [-9, 10), uint8 in [0, 10), bools either
-    way), as PyTorch's ``make_tensor``; chainrule's random stream, not PyTorch's.
-    ``exclude_zero`` replaces zeros by the smallest positive normal value of a float dtype
-    (1 for integers, True for bools); ``noncontiguous`` gives a strided view of the same
+    way; complex numbers with both parts so drawn), as PyTorch's ``make_tensor``;
+    chainrule's random stream, not PyTorch's. ``exclude_zero`` replaces zeros by the
+    smallest positive normal value of a float dtype (both parts of a complex one; 1 for
+    integers, True for bools); ``noncontiguous`` gives a strided view of the same
     values; ``memory_format`` is accepted and ignored (one layout)."""
     from . import rand, randint
     from ._creation import empty
@@ -386,13 +390,24 @@ def make_tensor(
     dt = dtype
     if dt == _dtypes.bool:
         out = randint(0, 2, shape, device=device).to(dt)
-    elif dt.is_floating_point:
+    elif dt.is_floating_point or dt.is_complex:
         lo = -9.0 if low is None else low
         hi = 9.0 if high is None else high
+        part = dt.to_real()
         if lo >= hi:  # (low == high: every value low)
-            out = empty(shape, dtype=dt, device=device).fill_(lo)
+            out = empty(shape, dtype=part, device=device).fill_(lo)
+            parts = (out, out)
         else:
-            out = (rand(shape, dtype=_dtypes.float64, device=device) * (hi - lo) + lo).to(dt)
+            parts = tuple(
+                (rand(shape, dtype=_dtypes.float64, device=device) * (hi - lo) + lo).to(part)
+                for _ in range(2 if dt.is_complex else 1)
+            )
+        if dt.is_complex:
+            from . import complex as complex_of
+
+            out = complex_of(*parts)
+        else:
+            out = parts[0]
     else:
         default_low = 0 if dt == _dtypes.uint8 else -9
         lo = default_low if low is None else int(low)
@@ -402,6 +417,9 @@ def make_tensor(
         if dt.is_floating_point:
             tiny = float(numpy.finfo(dt.np).tiny)
             out = out.masked_fill(out == 0, tiny)
+        elif dt.is_complex:
+            tiny = float(numpy.finfo(dt.np).tiny)
+            out = out.masked_fill(out == 0, complex(tiny, tiny))
         elif dt != _dtypes.bool:
             out = out.masked_fill(out == 0, 1)
         else:

@@ -89,7 +89,7 @@ def tensor_arg(x: Any) -> Any:
     numbers); anything else array-like becomes a tensor."""
     if isinstance(x, _NP_SCALAR):
         return as_number(x)
-    if isinstance(x, (Tensor, int, float, bool)):
+    if isinstance(x, (Tensor, int, float, bool, complex)):
         return x
     from .._creation import as_tensor
 
@@ -168,7 +168,7 @@ _NO_PARAMS: dict = {}
 def unary(op: Op) -> Callable[..., Tensor]:
     apply = op._apply
     fast = op._fast
-    keep = op.dtypes == "keep"
+    keep = op._keep is True  # (a KEEP op without complex VJPs: real inputs only, below)
 
     def function(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
         if input.__class__ is Tensor and (keep or input._dtype._category == 2):

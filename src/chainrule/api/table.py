@@ -43,6 +43,7 @@ from .parsers import aten_forms as p_aten_forms
 from .parsers import attention as p_attention
 from .parsers import class_losses as p_class_losses
 from .parsers import combining as p_combining
+from .parsers import complex_numbers as p_complex
 from .parsers import convolution as p_convolution
 from .parsers import counting as p_counting
 from .parsers import creation as p_creation
@@ -76,6 +77,7 @@ from .parsers import scatters as p_scatters
 from .parsers import shapes as p_shapes
 from .parsers import signal as p_signal
 from .parsers import special_functions as p_special_functions
+from .parsers import spectral as p_spectral
 from .parsers import splitting as p_splitting
 from .parsers import statistics as p_statistics
 from .parsers import storage as p_storage
@@ -125,6 +127,21 @@ TORCH = [
     ("absolute", unary_fn(unary.abs), "f m m_ out"),
     ("sign", unary_fn(unary.sign), "f m m_ out"),
     ("sgn", p_pointwise.sgn, "f m m_ out"),
+    # ----- complex numbers (api/parsers/complex_numbers.py) ---------------------------------
+    ("is_complex", p_complex.is_complex, "f m"),
+    ("is_conj", p_complex.is_conj, "f m"),
+    ("is_neg", p_complex.is_neg, "f m"),
+    ("resolve_conj", p_complex.resolve_conj, "f m"),
+    ("resolve_neg", p_complex.resolve_neg, "f m"),
+    ("conj", p_complex.conj, "f m"),
+    ("conj_physical", p_complex.conj_physical, "f m m_ f_ out"),
+    ("real", p_complex.real, "f"),
+    ("imag", p_complex.imag, "f"),
+    ("view_as_real", p_complex.view_as_real, "f"),
+    ("view_as_complex", p_complex.view_as_complex, "f"),
+    ("complex", p_complex.complex, "f out"),
+    ("polar", p_complex.polar, "f out"),
+    ("angle", p_complex.angle, "f m out"),
     ("positive", p_pointwise.positive, "f m"),
     ("floor", unary_fn(unary.floor), "f m m_ f_ out"),
     ("ceil", unary_fn(unary.ceil), "f m m_ f_ out"),
@@ -521,6 +538,8 @@ TORCH = [
     ("blackman_window", p_signal.blackman_window, "f"),
     ("bartlett_window", p_signal.bartlett_window, "f"),
     ("kaiser_window", p_signal.kaiser_window, "f"),
+    ("stft", p_spectral.stft, "f m"),  # (api/parsers/spectral.py)
+    ("istft", p_spectral.istft, "f m"),
     # ----- conf3: end -----------------------------------------------------------------------
     # ----- aten forms: *_copy, unsafe splits, native norms, recurrent kernels, conv_tbc,
     # embedding_bag, segment_reduce (api/parsers/aten_forms.py; ops/aten_forms.py) ---------
@@ -627,6 +646,8 @@ TENSOR = [
     ("resize_", p_storage.resize_),
     # ----- conf3: matrix transposes, sizes (api/parsers/splitting.py, extras.py) ----------
     ("mH", property(p_splitting.mH)),
+    ("real", property(p_complex.real_property)),
+    ("imag", property(p_complex.imag_property)),
     ("H", property(p_splitting.H)),
     ("sum_to_size", p_extras.sum_to_size),
     ("nbytes", property(p_extras.nbytes)),
@@ -721,6 +742,8 @@ LINALG = [
     ("householder_product", p_householder.householder_product),
     ("eigh", p_linalg.eigh),
     ("eigvalsh", p_linalg.eigvalsh),
+    ("eig", p_linalg.eig),
+    ("eigvals", p_linalg.eigvals),
     ("svd", p_linalg.linalg_svd),
     ("svdvals", p_linalg.svdvals),
     ("vector_norm", p_linalg.vector_norm),

@@ -230,7 +230,7 @@ _ne = compare(logical.ne)
 def eq_operator(self: Tensor, other: Any) -> Tensor | bool:
     if (
         other is None
-        or not isinstance(other, (Tensor, int, float, bool))
+        or not isinstance(other, (Tensor, int, float, bool, complex))
         and not hasattr(other, "__array__")
         and not isinstance(other, (list, tuple))
     ):
@@ -241,7 +241,7 @@ def eq_operator(self: Tensor, other: Any) -> Tensor | bool:
 def ne_operator(self: Tensor, other: Any) -> Tensor | bool:
     if (
         other is None
-        or not isinstance(other, (Tensor, int, float, bool))
+        or not isinstance(other, (Tensor, int, float, bool, complex))
         and not hasattr(other, "__array__")
         and not isinstance(other, (list, tuple))
     ):

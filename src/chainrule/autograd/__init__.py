@@ -113,6 +113,11 @@ def _root_grad(out: Tensor, g: Any, i: int, create_graph: bool) -> Any:
     if g is None:
         if out._data.size != 1:
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        if out._dtype._category == 3:
+            raise RuntimeError(
+                "grad can be implicitly created only for real scalar outputs but got "
+                f"{out._dtype!r}"
+            )
         data = out._data
         one = _ONES.get(data.dtype) if data.__class__ is ndarray and not data.ndim else None
         if one is None:

@@ -78,6 +78,10 @@ def edge_root_grad(edge: GradientEdge, g: Any, i: int, create_graph: bool) -> An
         if meta is None or any(s != 1 for s in meta[0]):
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
         shape, dtype = meta
+        if dtype._category == 3:
+            raise RuntimeError(
+                f"grad can be implicitly created only for real scalar outputs but got {dtype!r}"
+            )
         arr = xp.ones(shape, dtype=dtype.np)
         return _make(arr, dtype) if create_graph else arr
     if not isinstance(g, Tensor):

@@ -617,7 +617,7 @@ def slice_entry(op: Op, cls: type) -> Callable[[Tensor, slice], Tensor]:
             record = (view[0], view[1] + ((op, params),), vc[0])
         else:
             record = (input, ((op, params),), vc[0])
-        if not input._requires_grad or dtype._category != 2:
+        if not input._requires_grad or dtype._category < 2:
             result = _make(y, dtype, vc=vc)
             result._view = record
             return result
@@ -699,7 +699,7 @@ def view_entry(op: Op, cls: type, ndim: int) -> Callable[[Any], Any]:
             record = (view[0], view[1] + step, vc[0])
         else:
             record = (input, step, vc[0])
-        if not input._requires_grad or dtype._category != 2:
+        if not input._requires_grad or dtype._category < 2:
             result = _make(y, dtype, vc=vc)
             result._view = record
             return result
@@ -795,7 +795,7 @@ def view_op_entry(op: Op, cls: type | None) -> Callable[..., Tensor]:
             record = (view[0], view[1] + ((op, params),), vc[0])
         else:
             record = (input, ((op, params),), vc[0])
-        if not input._requires_grad or dtype._category != 2:
+        if not input._requires_grad or dtype._category < 2:
             result = _make(y, dtype, vc=vc)
             result._view = record
             return result

@@ -13,7 +13,7 @@ from __future__ import annotations
 import weakref
 from typing import Any, NamedTuple
 
-from .. import _modes
+from .. import _dtypes, _modes
 from .._backend import is_array, ndarray, on_device_of, xp
 from .._tensor import Tensor, _counter, _make
 from .registry import op as _op
@@ -109,8 +109,8 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
             f"original Tensor, this is not supported. Tensor is of size {list(tensor.shape)} "
             f"while the given forward gradient is of size {list(tangent.shape)}."
         )
-    if not tensor.is_floating_point():
-        raise ValueError("Expected primal to be floating point")
+    if tensor._dtype._category < 2:
+        raise ValueError("Expected primal to be floating point or complex")
     with paused():
         if tangent.dtype is not tensor.dtype:
             tangent = tangent.to(tensor.dtype)
@@ -178,6 +178,11 @@ def push_tangent(op: Any, result: Any, args: tuple, params: dict) -> None:
     if all(t is None for t in tangents):
         return
     first = result[0] if type(result) is tuple else result
+    if op.complex is None and (
+        first._dtype._category == 3
+        or any(isinstance(a, Tensor) and a._dtype._category == 3 for a in args)
+    ):
+        raise _dtypes.complex_error(op.name)  # (its JVPs are written for real values)
     with paused(), on_device_of(first._data):  # JVPs on primals, where the result is
         total = None
         for i, tangent in enumerate(tangents):
@@ -210,7 +215,7 @@ def push_tangent(op: Any, result: Any, args: tuple, params: dict) -> None:
         return
     if type(result) is tuple:
         totals = tuple(
-            None if t is None or r._dtype._category != 2 else _attach_total(r, t)
+            None if t is None or r._dtype._category < 2 else _attach_total(r, t)
             for r, t in zip(result, total)
         )
         node = result[0]._grad_fn

@@ -344,7 +344,7 @@ def _wrap_outputs(ctx: Any, args: tuple, raw: Any, executable: bool) -> tuple:
             o = _make(o._data, o._dtype, vc=_counter(o))  # an alias (PyTorch: a view)
             o._cf_version = o._vc[0]  # an in-place change to it later forbids its grad_fn
         seen.add(key)
-        if executable and key not in nondiff and o._dtype._category == 2:
+        if executable and key not in nondiff and o._dtype._category >= 2:
             o._requires_grad = True
             o._grad_fn = ctx
             o._output_nr = nr
@@ -406,7 +406,7 @@ def _forward_ad(cls: FunctionMeta, ctx: Any, args: tuple, tangents: list, output
             f"{len(outputs)} outputs"
         )
     for o, t in zip(outputs, result):
-        if t is None or not isinstance(o, Tensor) or o._dtype._category != 2:
+        if t is None or not isinstance(o, Tensor) or o._dtype._category < 2:
             continue
         if not isinstance(t, Tensor):
             raise RuntimeError(f"expected Variable or None (got {type(t).__name__})")

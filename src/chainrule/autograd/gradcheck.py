@@ -9,8 +9,15 @@ so a custom ``Function`` with a wrong ``backward`` is caught. ``gradgradcheck``
 runs the same check on the function that maps ``(inputs, grad_outputs)`` to the
 gradients, which checks second derivatives.
 
-Use float64 inputs: in float32 the finite differences are too coarse for the
-default tolerances (a warning says so, as PyTorch's does).
+Use float64 (or complex128) inputs: in float32 the finite differences are too coarse for
+the default tolerances (a warning says so, as PyTorch's does).
+
+Complex values are checked as PyTorch checks them: a complex output is checked as its real
+part, then as its imaginary part (each a real function, the message naming the part); for
+a complex input the numerical column is ∂s/∂x + i ∂s/∂y (finite differences along the real
+and the imaginary direction), the gradient autograd gives for a real output s (PyTorch's
+convention, the conjugate Wirtinger derivative). In forward mode a complex input's
+tangents are e_k and i e_k, combined the same way.
 """
 
 from __future__ import annotations
@@ -20,8 +27,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._backend import like, to_host, xp
+from .._dtypes import complex128, float64
 from .._dtypes import dtype as DType
-from .._dtypes import float64
 from .._tensor import Tensor, _make
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
@@ -49,7 +56,7 @@ def _differentiable_inputs(inputs: tuple) -> list[int]:
             "have requires_grad=True."
         )
     for i in idx:
-        if inputs[i].dtype is not float64:
+        if inputs[i].dtype not in (float64, complex128):
             warnings.warn(
                 f"Input #{i} requires gradient and is not a double precision floating point or "
                 "complex. This check will likely fail if all the inputs are not of double "
@@ -60,33 +67,67 @@ def _differentiable_inputs(inputs: tuple) -> list[int]:
 
 
 def _is_float(t: Any) -> bool:
-    return isinstance(t, Tensor) and t.is_floating_point()
+    """A floating or complex tensor (one that can carry gradients)."""
+    return isinstance(t, Tensor) and (t.is_floating_point() or t.is_complex())
+
+
+def _jacobian(x: Tensor, out: Any) -> Any:
+    """An empty Jacobian block: (elements of x) x (elements of out), complex for a
+    complex x (its entries ∂s/∂x + i ∂s/∂y)."""
+    if not _is_float(out):
+        return None
+    return xp.zeros((x.numel(), out.numel()), dtype=complex if x.is_complex() else float)
+
+
+def _put(jac: Any, k: int, column: Any, direction: complex) -> None:
+    """Row k of a Jacobian block: the column along the real direction as it is (zeros keep
+    their sign, as PyTorch's copies), i times the one along the imaginary direction added."""
+    if direction == 1:
+        jac[k] = column
+    else:
+        jac[k] += column * direction
+
+
+def _real_and_imag_output(func: Callable) -> tuple[Callable, Callable]:
+    """func with its complex outputs replaced by their real parts, and by their imaginary
+    parts (real outputs as they are)."""
+
+    def part(take: Callable) -> Callable:
+        def wrapped(*inputs: Any) -> tuple:
+            return tuple(
+                take(o) if isinstance(o, Tensor) and o.is_complex() else o
+                for o in _outputs(func, inputs)
+            )
+
+        return wrapped
+
+    return part(lambda o: o.real), part(lambda o: o.imag)
 
 
 def _numerical(func: Callable, inputs: tuple, idx: list[int], eps: float) -> list[list]:
-    """J_num[i][o]: (elements of input i) x (elements of output o), by central differences."""
+    """J_num[i][o]: (elements of input i) x (elements of output o), by central differences;
+    along the real and the imaginary direction for a complex input: ∂s/∂x + i ∂s/∂y."""
     outs = _outputs(func, inputs)
-    jac = [
-        [xp.zeros((inputs[i].numel(), o.numel())) if _is_float(o) else None for o in outs]
-        for i in idx
-    ]
+    jac = [[_jacobian(inputs[i], o) for o in outs] for i in idx]
     for row, i in zip(jac, idx):
         data = inputs[i]._data  # perturbed in place, as func may hold on to the tensor
+        directions = (1, 1j) if data.dtype.kind == "c" else (1,)
         for k in range(data.size):
             pos = xp.unravel_index(k, data.shape)
             orig = data[pos].item()
-            values = []
-            for step in (eps, -eps):
-                data[pos] = orig + step
-                # copies: an output may be the input itself, or a view of it
-                values.append(
-                    [xp.array(to_host(o._data), copy=True) for o in _outputs(func, inputs)]
-                )
-            data[pos] = orig
-            for o, (plus, minus) in enumerate(zip(*values)):
-                if row[o] is not None:
-                    diff = plus - minus  # in the output dtype, as PyTorch
-                    row[o][k] = diff.reshape(-1) / (2 * eps)
+            for direction in directions:
+                values = []
+                for step in (eps, -eps):
+                    data[pos] = orig + step * direction
+                    # copies: an output may be the input itself, or a view of it
+                    values.append(
+                        [xp.array(to_host(o._data), copy=True) for o in _outputs(func, inputs)]
+                    )
+                data[pos] = orig
+                for o, (plus, minus) in enumerate(zip(*values)):
+                    if row[o] is not None:
+                        diff = plus - minus  # in the output dtype, as PyTorch
+                        _put(row[o], k, diff.reshape(-1) / (2 * eps), direction)
     return jac
 
 
@@ -95,10 +136,7 @@ def _analytical(outs: tuple, inputs: tuple, idx: list[int]) -> list[list]:
     from . import grad
 
     diff_inputs = [inputs[i] for i in idx]
-    jac = [
-        [xp.zeros((inputs[i].numel(), o.numel())) if _is_float(o) else None for o in outs]
-        for i in idx
-    ]
+    jac = [[_jacobian(inputs[i], o) for o in outs] for i in idx]
     for o, out in enumerate(outs):
         if not _is_float(out) or not out.requires_grad:
             continue
@@ -119,29 +157,32 @@ def _analytical(outs: tuple, inputs: tuple, idx: list[int]) -> list[list]:
 
 
 def _forward_analytical(func: Callable, inputs: tuple, idx: list[int], n_out: int) -> list[list]:
-    """J_fw[i][o], by one forward-mode pass per input element."""
+    """J_fw[i][o], by one forward-mode pass per input element (two for a complex one:
+    tangents e_k and i e_k, combined as ∂s/∂x + i ∂s/∂y)."""
     from . import forward_ad as fwd
 
     jac: list[list] = []
     for i in idx:
         x = inputs[i]
         row: list = [None] * n_out
+        directions = (1, 1j) if x.is_complex() else (1,)
         for k in range(x.numel()):
-            tangent = xp.zeros(x.numel(), dtype=x.dtype.np)
-            tangent[k] = 1
-            with fwd.dual_level():
-                t_k = like(x._data, tangent.reshape(x._data.shape))  # on x's device
-                dual = fwd.make_dual(x.detach(), _make(t_k, x.dtype))
-                args = tuple(dual if j == i else a for j, a in enumerate(inputs))
-                outs = _outputs(func, args)
-                for o, out in enumerate(outs):
-                    if not _is_float(out):
-                        continue
-                    if row[o] is None:
-                        row[o] = xp.zeros((x.numel(), out.numel()))
-                    t = fwd.unpack_dual(out).tangent
-                    if t is not None:
-                        row[o][k] = to_host(t._data).reshape(-1)
+            for direction in directions:
+                tangent = xp.zeros(x.numel(), dtype=x.dtype.np)
+                tangent[k] = direction
+                with fwd.dual_level():
+                    t_k = like(x._data, tangent.reshape(x._data.shape))  # on x's device
+                    dual = fwd.make_dual(x.detach(), _make(t_k, x.dtype))
+                    args = tuple(dual if j == i else a for j, a in enumerate(inputs))
+                    outs = _outputs(func, args)
+                    for o, out in enumerate(outs):
+                        if not _is_float(out):
+                            continue
+                        if row[o] is None:
+                            row[o] = _jacobian(x, out)
+                        t = fwd.unpack_dual(out).tangent
+                        if t is not None:
+                            _put(row[o], k, to_host(t._data).reshape(-1), direction)
         jac.append(row)
     return jac
 
@@ -159,6 +200,7 @@ def _compare(
     atol: float,
     rtol: float,
     what: str,
+    prefix: Callable[[int], str] = lambda o: "",
 ) -> str | None:
     for n, i in enumerate(idx):
         for o in range(len(outs)):
@@ -168,7 +210,7 @@ def _compare(
             if not xp.allclose(an, num, rtol=rtol, atol=atol):
                 dtype = inputs[i].dtype
                 return (
-                    f"{what} mismatch for output {o} with respect to input {i},\n"
+                    f"{prefix(o)}{what} mismatch for output {o} with respect to input {i},\n"
                     f"numerical:{_show(num, dtype)}\nanalytical:{_show(an, dtype)}\n"
                 )
     return None
@@ -211,25 +253,56 @@ def gradcheck(
 
     with grad_mode.enable_grad():
         outs = _outputs(func, inputs)
+    complex_outs = {o for o, out in enumerate(outs) if isinstance(out, Tensor) and out.is_complex()}
+    if not complex_outs:
+        msg = _check(func, inputs, idx, eps, atol, rtol, check_backward_ad, check_forward_ad)
+        return fail(msg) if msg else True
+    # as PyTorch: the imaginary parts of the complex outputs first, then their real parts
+    for fn, part in zip(_real_and_imag_output(func)[::-1], ("imaginary", "real")):
+
+        def prefix(o: int, part: str = part) -> str:
+            if o not in complex_outs:
+                return ""
+            return f"While considering the {part} part of complex outputs only, "
+
+        msg = _check(fn, inputs, idx, eps, atol, rtol, check_backward_ad, check_forward_ad, prefix)
+        if msg:
+            return fail(msg)
+    return True
+
+
+def _check(
+    func: Callable,
+    inputs: tuple,
+    idx: list[int],
+    eps: float,
+    atol: float,
+    rtol: float,
+    backward: bool,
+    forward: bool,
+    prefix: Callable[[int], str] = lambda o: "",
+) -> str | None:
+    """The failure message of the check of ``func`` (real outputs), or None."""
+    from . import grad_mode
+
+    with grad_mode.enable_grad():
+        outs = _outputs(func, inputs)
     numerical = _numerical(func, inputs, idx, eps)
     for o, out in enumerate(outs):  # an output without a graph must not depend on the inputs
         if _is_float(out) and not out.requires_grad:
             for n in range(len(idx)):
                 if not xp.allclose(numerical[n][o], 0, rtol=rtol, atol=atol):
-                    return fail("Numerical gradient for function expected to be zero")
-    if check_backward_ad:
+                    return "Numerical gradient for function expected to be zero"
+    if backward:
         analytical = _analytical(outs, inputs, idx)
-        msg = _compare(numerical, analytical, inputs, idx, outs, atol, rtol, "Jacobian")
+        msg = _compare(numerical, analytical, inputs, idx, outs, atol, rtol, "Jacobian", prefix)
         if msg:
-            return fail(msg)
-    if check_forward_ad:
-        forward = _forward_analytical(func, inputs, idx, len(outs))
-        msg = _compare(
-            numerical, forward, inputs, idx, outs, atol, rtol, "Jacobian computed with forward mode"
-        )
-        if msg:
-            return fail(msg)
-    return True
+            return msg
+    if forward:
+        tangents = _forward_analytical(func, inputs, idx, len(outs))
+        what = "Jacobian computed with forward mode"
+        return _compare(numerical, tangents, inputs, idx, outs, atol, rtol, what, prefix)
+    return None
 
 
 def gradgradcheck(
@@ -263,10 +336,16 @@ def gradgradcheck(
         with grad_mode.enable_grad():
             outs = _outputs(func, inputs)
         rng = xp.random.default_rng(0)
+
+        def draw(o: Tensor) -> Any:
+            """uniform in [-1, 1), both parts of a complex one"""
+            value = rng.uniform(-1.0, 1.0, o._data.shape)
+            if o.is_complex():
+                value = value + 1j * rng.uniform(-1.0, 1.0, o._data.shape)
+            return value.astype(o.dtype.np)
+
         grad_outputs = tuple(
-            _make(
-                like(o._data, rng.uniform(-1.0, 1.0, o._data.shape).astype(o.dtype.np)), o.dtype
-            ).requires_grad_(True)
+            _make(like(o._data, draw(o)), o.dtype).requires_grad_(True)
             for o in outs
             if _is_float(o) and o.requires_grad
         )

@@ -389,7 +389,7 @@ class Node:
                     grad = _sum_to(self, 0, grad, shape, gshape)
                 npd = dtype.np
                 if grad.dtype is not npd and grad.dtype != npd:
-                    grad = grad.astype(npd)
+                    grad = _cast_grad(grad, npd)
             n = self._arity
             return [grad] if n == 1 else [grad, None] if n == 2 else [grad] + [None] * (n - 1)
         grads = []
@@ -430,7 +430,7 @@ class Node:
                         grad = _sum_to(self, i, grad, shape, gshape)
                     npd = dtype.np
                     if grad.dtype is not npd and grad.dtype != npd:
-                        grad = grad.astype(npd)
+                        grad = _cast_grad(grad, npd)
                 grads.append(grad)
         finally:
             if shares:
@@ -529,8 +529,19 @@ def _fit_tensor(node: Node, i: int, grad: Any, meta: tuple) -> Tensor:
     if grad._data.shape != shape:
         grad = _sum_to(node, i, grad, shape, grad._data.shape)
     if grad._dtype is not dtype:
+        if grad._dtype._category == 3 and dtype._category != 3:
+            grad = _op("real")(grad)  # a real input of a complex result: Re of its gradient
         grad = _op("to_dtype")(grad, dtype=dtype)
     return grad
+
+
+def _cast_grad(grad: Any, npd: Any) -> Any:
+    """An input's gradient array in the input's dtype: for a real input of a complex
+    result, the real part of its complex gradient (PyTorch's, for z = x + iy with x real:
+    ∂L/∂x)."""
+    if grad.dtype.kind == "c" and npd.kind != "c":
+        grad = grad.real
+    return grad.astype(npd)
 
 
 def _sum_to(node: Node, i: int, grad: Tensor, shape: tuple, gshape: tuple) -> Tensor:

@@ -53,6 +53,8 @@ def inplace(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor:
     if recording:
         args = _operands(self, args, snapshot(self))
     out = op(*args, **kwargs)
+    if self._dtype._category == 3 and out._dtype._category == 2:  # (abs_: a real result)
+        raise RuntimeError(f"In-place {op.__name__} is not supported for complex tensors.")
     if out._dtype is not self._dtype and not can_cast(out._dtype, self._dtype):
         raise RuntimeError(
             f"result type {out._dtype.scalar_name} can't be cast to the desired output "
@@ -254,6 +256,7 @@ view_scatter = defop(
     args=("base", "src"),
     dtypes=KEEP,
     node="CopySlices",
+    complex="wirtinger",  # (a write into a region: linear over the reals)
     vjp=(
         lambda g, steps: view_scatter(g, 0, steps=steps),  # ∂/∂base = [outside the region]
         lambda g, steps: replay_view(g, steps),  # ∂/∂src: g's region (summed to src's shape)

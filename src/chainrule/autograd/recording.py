@@ -330,8 +330,17 @@ class Op:
         fp_errors: bool = True,
         plain: Callable | None = None,
         shares: bool = False,
+        complex: str | None = None,
     ) -> None:
         self.name = name
+        if complex not in (None, "holomorphic", "wirtinger"):
+            raise ValueError(f"{name}: complex must be 'holomorphic', 'wirtinger' or None")
+        self.complex = complex  # (see defop)
+        self._complex_plans: dict = {}
+        # how __call__ dispatches an op that keeps its inputs' dtypes (KEEP) to _fast: True
+        # for any input, 1 for real inputs only (an op without complex VJPs: a complex input
+        # goes the general way, to _wrap's complex plans, which refuse it); False: not KEEP
+        self._keep = (True if complex is not None else 1) if dtypes is KEEP else False
         self.shares = shares  # (see defop)
         # whether the forward computes numbers that may overflow or be invalid (inf, nan):
         # it runs with NumPy's floating-point warnings off; a view op, or one like maximum
@@ -420,6 +429,22 @@ class Op:
             self._plans[bits] = plan
         return plan
 
+    def complex_plan(self, bits: int, n: int) -> SavePlan:
+        """The save plan for complex values when the inputs in ``bits`` (of ``n``) need
+        gradients: the real plan's, each VJP conjugated for a holomorphic op (see defop);
+        PyTorch's error for an op without complex derivatives."""
+        plan = self._complex_plans.get(bits)
+        if plan is None:
+            if self.complex is None:
+                raise _dtypes.complex_error(self.name)
+            plan = self._plans[bits] or self.plan(tuple(bool(bits >> i & 1) for i in range(n)))
+            if self.complex == "holomorphic":
+                vjps = tuple((conjugated(v), idx) if v else (v, idx) for v, idx in plan.vjps)
+                only0 = None if plan.only0 is None else vjps[0]
+                plan = plan._replace(vjps=vjps, only0=only0)
+            self._complex_plans[bits] = plan
+        return plan
+
     def _classify(self, n: str, i: int) -> tuple[str, Any]:
         if n == "ans":
             return ("ans", None)
@@ -482,7 +507,8 @@ class Op:
         # 1. the result dtype, and the inputs cast to it
         first = args[0]
         if first.__class__ is Tensor:
-            if self.dtypes is KEEP:  # (no cast: the arrays as they are, as _cast_inputs)
+            keep = self._keep
+            if keep is True or keep and first._dtype._category != 3:  # (no cast: _cast_inputs)
                 if len(args) == 1:
                     return self._fast(args, (first._data,), params)
                 if len(args) == 2:
@@ -623,6 +649,8 @@ class Op:
             or not self.differentiable
             or not (a._requires_grad or len(args) == 2 and args[1].__class__ is Tensor)
         ):
+            if dtype._category == 3:  # complex: the general path's complex plans
+                return self._wrap(args, arrays, params, out)
             return _make(out, dtype) if vc is None else self._plain(a, params, out, dtype, vc)
         if cls is None:
             cls = self.node_class or self._class(self._node_name(*arrays, **params))
@@ -710,7 +738,7 @@ class Op:
         vc = _counter(a) if self.view and _is_view(out, arrays[0]) else None
         dtype = _from_np[out.dtype]
         bits = 0
-        if (usual or _state.enabled) and dtype._category == 2 and self.differentiable:
+        if (usual or _state.enabled) and dtype._category >= 2 and self.differentiable:
             n = len(args)
             if isinstance(a, Tensor):
                 if a._view is not None and a._vc[1] > a._view[2]:
@@ -737,7 +765,7 @@ class Op:
             result = _make(out, dtype, vc=vc)
             if vc is not None:
                 result._view = view_record(self, a, params, vc)
-            if not usual and _fw_state.level and dtype._category == 2:
+            if not usual and _fw_state.level and dtype._category >= 2:
                 forward_ad.push_tangent(self, result, args, params)
             return result
         cls = self.node_class or self._class(self._node_name(*arrays, **params))
@@ -770,9 +798,12 @@ class Op:
                 if n == 3
                 else tuple(_input(x) for x in args[2:])
             )
-        plan = node._plan = self._plans[bits] or self.plan(
-            tuple(bool(bits >> i & 1) for i in range(n))
-        )
+        if dtype._category == 3 or a.__class__ is Tensor and a._dtype._category == 3:
+            plan = node._plan = self.complex_plan(bits, n)
+        else:
+            plan = node._plan = self._plans[bits] or self.plan(
+                tuple(bool(bits >> i & 1) for i in range(n))
+            )
         node._checks = ()
         node._extra = None
         result = _make(out, dtype, True, node, 0, vc)
@@ -820,8 +851,11 @@ class Op:
         if rule is KEEP:
             return [a._data if isinstance(a, Tensor) else a for a in args]
         target = rule(args, params) if callable(rule) else result_type(args)
-        if rule is FLOAT and target._category != 2:
-            target = _dtypes.get_default_dtype()
+        if rule is FLOAT:
+            if target._category < 2:
+                target = _dtypes.get_default_dtype()
+            elif target._category == 3 and self.complex is None:  # a function of reals only
+                raise _dtypes.not_implemented(self.name, target)
         return [
             (a._data if a._dtype is target else a._data.astype(target.np))
             if isinstance(a, Tensor)
@@ -903,8 +937,12 @@ class Op:
             cls = self.node_class or self._class(self._node_name(*arrays, **params))
             node = self._node(args, arrays, params, _multi_class(cls, len(outs)))
         if node is not None:
+            if any(r._dtype._category == 3 for r in results) or any(
+                isinstance(a, Tensor) and a._dtype._category == 3 for a in args
+            ):
+                node._plan = self.complex_plan(grad_bits(args), len(args))
             for nr, r in enumerate(results):
-                if r._dtype._category == 2:
+                if r._dtype._category >= 2:
                     r._requires_grad = True
                     r._grad_fn = node
                     r._output_nr = nr
@@ -960,6 +998,7 @@ def defop(
     fp_errors: bool = True,
     plain: Callable | None = None,
     shares: bool = False,
+    complex: str | None = None,
 ) -> Op:
     """Define a differentiable op: its forward on arrays, one VJP and one JVP per input.
 
@@ -986,6 +1025,14 @@ def defop(
     ``sharing.shared`` (a layer norm's x̂ for the gradients of x and of the weight): while a
     node runs its VJPs, each such value is computed once.
 
+    ``complex`` says how the VJPs serve complex inputs and outputs, where gradients follow
+    PyTorch's convention (the conjugate Wirtinger derivative: for a real loss L of z = x + iy,
+    the gradient is ∂L/∂x + i ∂L/∂y). ``"holomorphic"``: the op is analytic and its VJPs
+    are the real formulas, which extend analytically (g · f'(z)), so on complex values they
+    run conjugated, conj(vjp(conj(g))) = g · conj(f'(z)); ``"wirtinger"``: the VJPs are
+    written for complex values already (maps linear over the reals: views, sums, copies;
+    or real and imag, abs, angle, conj). None: recording the op on complex values raises.
+
     ``doc`` describes what the op computes, in the math (``"e^x"``), where the forward's
     own docstring does not (a NumPy ufunc or function); by default it is the forward's
     docstring.
@@ -1007,6 +1054,7 @@ def defop(
         fp_errors,
         plain,
         shares,
+        complex,
     )
 
 
@@ -1082,3 +1130,16 @@ def _translate(exc: ValueError, arrays) -> Exception:
                     f"non-singleton dimension {dim}"
                 )
     return RuntimeError(str(exc))
+
+
+def conjugated(vjp: Callable) -> Callable:
+    """A holomorphic op's VJP on complex values: conj(vjp(conj(g), ...)), which is
+    g · conj(f'(z)) for the real formula g · f'(z) (PyTorch's convention: see defop)."""
+    conj = REGISTRY["conj_physical"]
+
+    def vjp_c(g, *values):
+        return conj(vjp(conj(g) if g is not None else g, *values))
+
+    vjp_c.__name__ = vjp_c.__qualname__ = getattr(vjp, "__name__", "vjp")
+    vjp_c.__doc__ = vjp.__doc__
+    return vjp_c

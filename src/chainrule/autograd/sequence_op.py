@@ -44,6 +44,9 @@ class SequenceOp:
 
     view = False
     args = ("tensors",)
+    # complex values: cat's and stack's VJPs cut the gradient into blocks, a map linear over
+    # the reals with real coefficients, right for complex values as it is (recording.defop)
+    complex = "wirtinger"
 
     def __init__(
         self,
@@ -114,7 +117,7 @@ class SequenceOp:
         if _meta_live[0]:
             out = _meta.follow(arrays, out)
         node = None
-        if _state.enabled and dtype._category == 2:
+        if _state.enabled and dtype._category >= 2:
             node = self._node(tensors, params)
         if node is None:
             result = _make(out, dtype)
@@ -122,7 +125,7 @@ class SequenceOp:
             result = _make(out, dtype, True, node, 0)
             if _anomaly.record:
                 record_creation(node)
-        if _fw_state.level and dtype._category == 2:
+        if _fw_state.level and dtype._category >= 2:
             self._tangent(result, tensors, arrays, params)
         return result
 

@@ -137,7 +137,10 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
-    """Values from the uniform distribution U(a, b)."""
+    """Values from the uniform distribution U(a, b) (complex: each part, as Tensor.uniform_)."""
+    if tensor._dtype.is_complex:
+        with no_grad():
+            return tensor.uniform_(a, b, generator=generator)
     dtype = _sample_dtype(tensor, "check_uniform_bounds")
     if tensor.is_meta:  # no values to draw
         return tensor
@@ -145,7 +148,10 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = No
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
-    """Values from the normal distribution N(mean, std^2)."""
+    """Values from the normal distribution N(mean, std^2) (complex: as Tensor.normal_)."""
+    if tensor._dtype.is_complex:
+        with no_grad():
+            return tensor.normal_(mean, std, generator=generator)
     dtype = _sample_dtype(tensor, "normal_kernel_cpu")
     if tensor.is_meta:  # no values to draw
         return tensor

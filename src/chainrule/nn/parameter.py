@@ -69,7 +69,7 @@ class Parameter(Tensor):
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         data = _check_data(data)
-        if requires_grad and not data._dtype.is_floating_point:
+        if requires_grad and data._dtype._category < 2:
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients"
             )

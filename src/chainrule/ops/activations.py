@@ -27,6 +27,7 @@ sigmoid = defop(
     "sigmoid",
     _sigmoid,
     dtypes=FLOAT,
+    complex="holomorphic",
     vjp=lambda g, ans: g * ((1 - ans) * ans),  # d/dx σ(x) = σ(x)(1 - σ(x))
     jvp=lambda t, ans: t * ((1 - ans) * ans),  # as the VJP
 )
@@ -261,7 +262,11 @@ relu = defop(
     "relu",
     _relu,
     fp_errors=False,  # maximum: no overflow, no invalid operation
-    dtypes=no_bool("Boolean inputs not supported for relu"),
+    dtypes=unary.no_complex(
+        "clamp is not supported for complex types",
+        NotImplementedError,
+        rule=no_bool("Boolean inputs not supported for relu"),
+    ),
     vjp=_relu_vjp,
     jvp=lambda t, ans: threshold_backward(t, ans, threshold=0.0),  # J t = [x > 0] t
     conventions="relu'(0) = 0; at nan the gradient passes (PyTorch's: not x <= 0).",
@@ -290,10 +295,12 @@ def _hardtanh_grad(g, x, min_val, max_val):
 
 
 def _hardtanh_dtype(args, params):
-    """The input's dtype; PyTorch refuses bool, and negative limits for uint8."""
+    """The input's dtype; PyTorch refuses bool and complex, and negative limits for uint8."""
     dtype = args[0]._dtype
     if dtype._category == 0:
         raise RuntimeError("Bool inputs not supported for hardtanh")
+    if dtype._category == 3:  # (PyTorch's hardtanh is a clamp)
+        raise NotImplementedError("clamp is not supported for complex types")
     if dtype.name == "uint8" and (
         params.get("min_val", -1.0) < 0 or params.get("max_val", 1.0) < 0
     ):
@@ -726,7 +733,14 @@ def _silu_grad(g, x):
     return g * (s * (1 + x * (1 - s)))
 
 
-silu = defop("silu", _silu, dtypes=floating_only("silu_cpu"), vjp=_silu_grad, jvp=_silu_grad)
+silu = defop(
+    "silu",
+    _silu,
+    # complex values: computed, but PyTorch refuses to differentiate them
+    dtypes=unary.no_complex_grad("silu", rule=floating_only("silu_cpu")),
+    vjp=_silu_grad,
+    jvp=_silu_grad,
+)
 
 
 def _mish(x):
@@ -752,8 +766,8 @@ def _threshold(x, threshold=0.0, value=0.0):
 
 def _threshold_dtype(args, params):
     dtype = args[0]._dtype
-    if dtype._category == 0:
-        raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
+    if dtype._category == 0 or dtype._category == 3:
+        raise _dtypes.not_implemented("threshold_cpu", dtype)
     return dtype
 
 
@@ -929,6 +943,14 @@ def _rrelu(x, noise=None):
     return xp.where(x > 0, x, x * noise)
 
 
+def _rrelu_dtype(args, params):
+    """Floating inputs only, with PyTorch's kernel in the error: leaky_relu's in evaluation
+    (one slope), rrelu_with_noise's in training (sampled slopes)."""
+    training = hasattr(params.get("noise"), "shape")
+    kernel = "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu"
+    return floating_only(kernel)(args, params)
+
+
 def _rrelu_grad(g, x, noise):
     """d/dx rrelu(x) = 1 for x > 0, the slope (noise) for x <= 0"""
     return logical.select(array_of(x) > 0, g, g * noise)
@@ -943,7 +965,7 @@ rrelu = defop(
     "rrelu",
     _rrelu,
     node="RreluWithNoiseBackward0",
-    dtypes=floating_only("rrelu_with_noise_cpu"),
+    dtypes=_rrelu_dtype,
     vjp=_rrelu_grad,
     jvp=_rrelu_grad,
     conventions="rrelu'(0) = the slope (x = 0 takes the negative branch), as PyTorch.",
@@ -953,7 +975,7 @@ rrelu_result = defop(
     "rrelu_",
     _rrelu,
     node="RreluWithNoiseBackward1",
-    dtypes=floating_only("rrelu_with_noise_cpu"),
+    dtypes=_rrelu_dtype,
     vjp=_rrelu_result_grad,
     jvp=_rrelu_result_grad,
     conventions="rrelu'(0) = the slope (x = 0 takes the negative branch), as PyTorch.",

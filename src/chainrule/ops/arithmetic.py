@@ -7,6 +7,7 @@ gradient at the broadcast shape; the engine sums it back to each input's shape."
 
 from __future__ import annotations
 
+import cmath
 import math
 
 from .. import _dtypes
@@ -16,8 +17,8 @@ from .._dtypes import float16 as _float16
 from .._dtypes import get_default_dtype
 from .._promotion import result_type
 from .._tensor import Tensor
-from ..autograd.recording import FLOAT, defop, not_differentiable
-from . import copies, logical, unary
+from ..autograd.recording import FLOAT, array_of, defop, not_differentiable
+from . import complex_parts, copies, logical, unary
 from ._scratch import SMALL, lent, writable
 
 # NumPy's dtype singletons, compared by identity on the forward paths
@@ -52,9 +53,13 @@ def _scaled(a, b, alpha):
         if kind != "b":
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
         return b if alpha else xp.zeros_like(b)
-    if kind in "biu" and isinstance(alpha, float):
+    if kind in "biu" and isinstance(alpha, (float, complex)):
         raise RuntimeError(
             "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    if kind != "c" and isinstance(alpha, complex):
+        raise RuntimeError(
+            "For non-complex input tensors, argument alpha must not be a complex number."
         )
     if kind == "b":  # a nonzero alpha is True for bool results
         return b if alpha else xp.zeros_like(b)
@@ -128,12 +133,13 @@ add = defop(
     plain=xp.add,  # (alpha 1)
     vjp=(
         lambda g: g,  # d(a + αb)/da = 1
-        lambda g, alpha: g if alpha == 1 else g * alpha,  # d(a + αb)/db = α
+        lambda g, alpha: g if alpha == 1 else g * alpha.conjugate(),  # d(a + αb)/db = α: ᾱ g
     ),
     jvp=(
         lambda t: t,  # as the VJP
-        lambda t, alpha: t if alpha == 1 else t * alpha,  # as the VJP
+        lambda t, alpha: t if alpha == 1 else t * alpha,  # d(a + αb)/db = α
     ),
+    complex="wirtinger",
 )
 
 sub = defop(
@@ -144,12 +150,13 @@ sub = defop(
     dtypes=_sub_dtype,
     vjp=(
         lambda g: g,  # d(a - αb)/da = 1
-        lambda g, alpha: -g if alpha == 1 else -g * alpha,  # d(a - αb)/db = -α
+        lambda g, alpha: -g if alpha == 1 else -g * alpha.conjugate(),  # d(a - αb)/db = -α: -ᾱ g
     ),
     jvp=(
         lambda t: t,  # as the VJP
-        lambda t, alpha: -t if alpha == 1 else -t * alpha,  # as the VJP
+        lambda t, alpha: -t if alpha == 1 else -t * alpha,  # d(a - αb)/db = -α
     ),
+    complex="wirtinger",
 )
 
 
@@ -169,8 +176,9 @@ rsub = defop(
     _rsub,
     node="RsubBackward1",
     dtypes=_sub_dtype,
-    vjp=lambda g, alpha: -g if alpha == 1 else -g * alpha,  # d(c - αx)/dx = -α
-    jvp=lambda t, alpha: -t if alpha == 1 else -t * alpha,  # as the VJP
+    vjp=lambda g, alpha: -g if alpha == 1 else -g * alpha.conjugate(),  # d(c - αx)/dx = -α: -ᾱ g
+    jvp=lambda t, alpha: -t if alpha == 1 else -t * alpha,  # d(c - αx)/dx = -α
+    complex="wirtinger",
 )
 
 
@@ -215,6 +223,7 @@ mul = defop(
         lambda t, b: t * b,  # d(ab)/da = b
         lambda t, a: a * t,  # d(ab)/db = a
     ),
+    complex="holomorphic",
 )
 
 div = defop(
@@ -231,9 +240,10 @@ div = defop(
         lambda t, b: t / b,  # as the VJP
         lambda t, a, b: -t * ((a / b) / b),  # as the VJP
     ),
+    complex="holomorphic",
 )
 
-neg = defop("neg", _neg, vjp=lambda g: -g, jvp=lambda t: -t)  # d(-x)/dx = -1
+neg = defop("neg", _neg, vjp=lambda g: -g, jvp=lambda t: -t, complex="wirtinger")  # d(-x)/dx = -1
 
 reciprocal = defop(
     "reciprocal",
@@ -242,24 +252,55 @@ reciprocal = defop(
     dtypes=FLOAT,
     vjp=lambda g, ans: -g * (ans * ans),  # d(1/x)/dx = -1/x²
     jvp=lambda t, ans: -t * (ans * ans),  # as the VJP
+    complex="holomorphic",
 )
 
 
 def _pow(x, exponent=1):
     """x ** exponent, exponent a Python number"""
     dtype = x.dtype
-    if dtype.kind != "f":
+    if dtype.kind in "biu":
         if isinstance(exponent, int) and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         if exponent.__class__ is bool and dtype is BOOL:  # NumPy gives int8; PyTorch bool
             return x.copy() if exponent else xp.ones_like(x)
+    elif dtype.kind == "c":
+        return _complex_power(x, exponent)
+    elif exponent.__class__ is complex:  # (a float tensor skips the dtype rule: cast here)
+        return _complex_power(x.astype(xp.result_type(x, exponent)), exponent)
     elif dtype is F16:  # (float tensors skip the dtype rule, which checks the rest)
         check_scalar_fits(exponent, _float16)
     return xp.power(x, exponent)
 
 
+def _complex_power(z, c):
+    """z ** c for complex z and a number c, as PyTorch computes it: its special exponents
+    by their own kernels (√z for 1/2, 1/z for -1, ...: inf at 0, not NumPy's nan), any
+    other as e^(c ln z)"""
+    if c == 0:
+        return xp.ones_like(z)
+    if c == 1:
+        return z.copy()
+    if c == 2:
+        return xp.power(z, 2)
+    if c == 3:
+        return z * z * z
+    if c == 0.5:
+        return xp.sqrt(z)
+    if c == -0.5:
+        return xp.reciprocal(xp.sqrt(z))
+    if c == -1:
+        return xp.reciprocal(z)
+    if c == -2:
+        return xp.reciprocal(z * z)
+    return xp.exp(c * xp.log(z))
+
+
 def _pow_tensors(a, b):
-    """a ** b elementwise; integer b < 0 gives PyTorch's integer results (1/a truncated)"""
+    """a ** b elementwise; integer b < 0 gives PyTorch's integer results (1/a truncated);
+    complex: e^(b ln a), as PyTorch computes it (0^0 is nan there)"""
+    if getattr(a, "dtype", None) is not None and a.dtype.kind == "c":
+        return xp.exp(b * xp.log(a))
     if getattr(b, "dtype", xp.float64).kind in "iu" and getattr(a, "dtype", None) is not None:
         if a.dtype.kind in "iu" and (b < 0).any():
             pos = xp.power(a, xp.maximum(b, 0))
@@ -291,6 +332,11 @@ def _pow_scalar_vjp(g, x, exponent):
     return g * (exponent * x ** (exponent - 1))
 
 
+_REAL_TANGENT = (
+    "Forward mode: a real operand of a complex power pushes its complete complex tangent "
+    "(PyTorch's keeps only its real part, which is not the derivative)."
+)
+
 pow_scalar = defop(
     "pow",
     _pow,
@@ -298,7 +344,8 @@ pow_scalar = defop(
     dtypes=_pow_dtype,
     vjp=_pow_scalar_vjp,
     jvp=_pow_scalar_vjp,  # linear in its first argument, so the same rule pushes tangents
-    conventions="d/dx x^0 = 0 everywhere, x = 0 included.",
+    conventions="d/dx x^0 = 0 everywhere, x = 0 included. " + _REAL_TANGENT,
+    complex="holomorphic",
 )
 
 
@@ -308,9 +355,22 @@ def _pow_tensor_base_vjp(g, a, b):
 
 
 def _pow_tensor_exp_vjp(g, a, b, ans):
-    """d(a^b)/db = a^b ln a, taken as 0 where a == 0 and b >= 0 (the limit for b > 0)"""
-    grad = g * (ans * unary.log(as_float(a)))
-    return logical.where(a == 0, logical.where(b >= 0, 0.0, grad), grad)
+    """d(a^b)/db = a^b ln a, taken as 0 where a == 0 and b >= 0 (the limit for b > 0)
+
+    (A real base of a complex power: ln a of the complex a, ln |a| + iπ for a < 0.)"""
+    base = as_float(a)
+    if complex_parts.is_complex_value(ans) and not complex_parts.is_complex_value(base):
+        base = base.to(ans.dtype) if isinstance(base, Tensor) else base.astype(ans.dtype)
+    grad = g * (ans * unary.log(base))
+    return logical.where(array_of(a) == 0, logical.where(_nonnegative(b), 0.0, grad), grad)
+
+
+def _nonnegative(b):
+    """b >= 0 as a mask; for complex b, a real b >= 0 (imaginary part 0), as PyTorch's"""
+    b = array_of(b)
+    if getattr(b, "dtype", None) is not None and b.dtype.kind == "c":
+        return xp.logical_and(b.imag == 0, b.real >= 0)
+    return xp.greater_equal(b, 0)
 
 
 pow_tensor = defop(
@@ -321,7 +381,8 @@ pow_tensor = defop(
     dtypes=_pow_operands_dtype,
     vjp=(_pow_tensor_base_vjp, _pow_tensor_exp_vjp),
     jvp=(_pow_tensor_base_vjp, _pow_tensor_exp_vjp),  # elementwise: VJP and JVP coincide
-    conventions="d/da a^b = 0 where b = 0; d/db a^b = 0 where a = 0 and b >= 0.",
+    conventions="d/da a^b = 0 where b = 0; d/db a^b = 0 where a = 0 and b >= 0. " + _REAL_TANGENT,
+    complex="holomorphic",
 )
 
 
@@ -329,13 +390,19 @@ def _rpow(x, base=1):
     """base ** x, base a Python number"""
     if base.__class__ is int and x.dtype.kind in "iu":  # wraps into x's dtype, as PyTorch's
         base = xp.asarray(base).astype(x.dtype)
+    if x.dtype.kind == "c":  # e^(x ln c), as PyTorch's power of two tensors
+        return xp.exp(x * xp.log(xp.asarray(base, x.dtype)))
     return xp.power(base, x)
 
 
 def _rpow_vjp(g, x, ans, base):
-    """d(c^x)/dx = c^x ln c; for c = 0, 0 where x >= 0 and -inf where x < 0"""
+    """d(c^x)/dx = c^x ln c; for c = 0, 0 where x >= 0 and -inf where x < 0
+
+    (ln c of a complex c, or of a real c when the power is complex: ln |c| + iπ for c < 0.)"""
     if base == 0:
-        return logical.where(x >= 0, 0.0, g * (ans * -math.inf))
+        return logical.where(_nonnegative(x), 0.0, g * (ans * -math.inf))
+    if isinstance(base, complex) or complex_parts.is_complex_value(ans):
+        return g * (ans * cmath.log(base))
     return g * (ans * math.log(base))
 
 
@@ -346,6 +413,8 @@ pow_scalar_base = defop(
     dtypes=_pow_operands_dtype,
     vjp=_rpow_vjp,
     jvp=_rpow_vjp,
+    conventions=_REAL_TANGENT,
+    complex="holomorphic",
 )
 
 
@@ -372,11 +441,11 @@ def _integer_divisor_check(a, b):
 
 
 def _divides(kernel: str):
-    """Division-like dtype rule: promotion, with bool not implemented."""
+    """Division-like dtype rule: promotion, with bool and complex not implemented."""
 
     def rule(args, params):
         dtype = result_type(args)
-        if dtype._category == 0:
+        if dtype._category == 0 or dtype._category == 3:
             raise _dtypes.not_implemented(kernel.format(params.get("rounding_mode")), dtype)
         return dtype
 
@@ -529,6 +598,7 @@ addcmul = defop(
         lambda t, t2, value: t * t2 * value,  # as the VJP
         lambda t, t1, value: t * t1 * value,  # as the VJP
     ),
+    complex="holomorphic",
 )
 
 
@@ -551,6 +621,7 @@ addcdiv = defop(
         lambda t, t2, value: t * value / t2,  # as the VJP
         lambda t, t1, t2, value: -t * value * t1 / (t2 * t2),  # as the VJP
     ),
+    complex="holomorphic",
 )
 
 

@@ -82,9 +82,11 @@ _CLAMP = (
 
 
 def _clamp_scalar_dtype(args, params):
-    """Promotion of input and bounds; PyTorch has no kernel for bool."""
+    """Promotion of input and bounds; PyTorch has no kernel for bool, nor complex."""
     lo, hi = params.get("min"), params.get("max")
     dtype = result_type((args[0], lo, hi))
+    if dtype._category == 3:
+        raise NotImplementedError("clamp is not supported for complex types")
     arithmetic.check_scalar_fits(lo, dtype)
     arithmetic.check_scalar_fits(hi, dtype)
     if dtype._category == 0:
@@ -153,6 +155,7 @@ clamp_tensor = defop(
     _clamp,
     args=("x", "lo", "hi"),
     node="ClampBackward0",
+    dtypes=unary.no_complex("clamp is not supported for complex types", NotImplementedError),
     vjp=(
         lambda g, x, lo, hi: logical.select(_inside(x, lo, hi), g, 0),  # d/dx clamp = [lo ≤ x ≤ hi]
         _clamp_lo_vjp,
@@ -174,6 +177,7 @@ maximum = defop(
     "maximum",
     xp.maximum,
     args=("a", "b"),
+    dtypes=unary.no_complex("maximum not implemented for complex tensors."),
     doc="max(a, b), elementwise; nan where either is nan",
     vjp=(
         lambda g, a, b: logical.select(
@@ -197,6 +201,7 @@ minimum = defop(
     "minimum",
     xp.minimum,
     args=("a", "b"),
+    dtypes=unary.no_complex("minimum not implemented for complex tensors."),
     doc="min(a, b), elementwise; nan where either is nan",
     vjp=(
         lambda g, a, b: logical.select(
@@ -234,6 +239,7 @@ fmax = defop(
     "fmax",
     xp.fmax,
     args=("a", "b"),
+    dtypes=unary.no_complex("fmax not implemented for complex tensors."),
     doc="max(a, b), elementwise, a nan ignored (nan only where both are)",
     vjp=(
         lambda g, a, b: logical.select(
@@ -259,6 +265,7 @@ fmin = defop(
     "fmin",
     xp.fmin,
     args=("a", "b"),
+    dtypes=unary.no_complex("fmin not implemented for complex tensors."),
     doc="min(a, b), elementwise, a nan ignored (nan only where both are)",
     vjp=(
         lambda g, a, b: logical.select(
@@ -312,7 +319,7 @@ atan2 = defop(
     xp.arctan2,
     args=("a", "b"),
     doc="atan2(a, b): the angle of the point (b, a), in (-π, π]",
-    dtypes=FLOAT,
+    dtypes=unary.real_only("atan2_cpu"),
     vjp=(_atan2_a, _atan2_b),
     jvp=(_atan2_jvp_a, _atan2_jvp_b),
     conventions="At a = b = 0 the gradient is 0 and the forward-mode tangent nan, as in PyTorch.",
@@ -345,9 +352,11 @@ def _lerp(start, end, weight):
 def _lerp_dtype(args, params):
     start, end, weight = args
     dtype = start._dtype
-    if dtype._category != 2:
+    if dtype._category < 2:
         kind = "tensor" if isinstance(weight, Tensor) else "scalar"
         raise _dtypes.not_implemented(f"lerp_kernel_{kind}", dtype)
+    if isinstance(weight, complex) and dtype._category != 3:
+        raise RuntimeError(f"value cannot be converted to type {dtype.c_name} without overflow")
     for name, v in (("end", end), ("weight", weight)):
         if isinstance(v, Tensor) and v._dtype is not dtype and (name == "end" or v.ndim):
             raise RuntimeError(
@@ -375,11 +384,13 @@ lerp = defop(
         lambda t, weight: t * weight,  # as the VJP
         lambda t, start, end: t * (end - start),  # as the VJP
     ),
+    complex="holomorphic",
 )
 
 
 def _clamp_min(x, min=0.0):  # noqa: A002 - PyTorch's name
     """max(x, min), min a Python number"""
+    _no_complex_clamp(x, min)
     if x.dtype is arithmetic.F16:
         arithmetic.check_scalar_fits(min, float16)
     return xp.maximum(x, arithmetic.wrap_int(min, x))
@@ -387,15 +398,24 @@ def _clamp_min(x, min=0.0):  # noqa: A002 - PyTorch's name
 
 def _clamp_max(x, max=0.0):  # noqa: A002
     """min(x, max), max a Python number"""
+    _no_complex_clamp(x, max)
     if x.dtype is arithmetic.F16:
         arithmetic.check_scalar_fits(max, float16)
     return xp.minimum(x, arithmetic.wrap_int(max, x))
+
+
+def _no_complex_clamp(x, bound) -> None:
+    """PyTorch's error for a complex input or bound (a float tensor skips the dtype rule)."""
+    if x.dtype.kind == "c" or isinstance(bound, complex):
+        raise NotImplementedError("clamp is not supported for complex types")
 
 
 def _one_bound_dtype(name: str):
     def rule(args, params):
         bound = params.get(name)
         dtype = result_type((args[0], bound))
+        if dtype._category == 3:
+            raise NotImplementedError("clamp is not supported for complex types")
         arithmetic.check_scalar_fits(bound, dtype)
         return dtype
 
@@ -412,9 +432,44 @@ def _clamp_hi(x, hi):
     return xp.minimum(x, hi)
 
 
+# (logaddexp, ldexp)
+_MIXED = (
+    "A real input beside a complex one gets the real part of its complex gradient (PyTorch's "
+    "backward fails there, on an internal check)."
+)
+
+
 def _logaddexp(a, b):
-    """ln(e^a + e^b), without overflow"""
+    """ln(e^a + e^b), without overflow (complex: about the operand of larger real part)"""
+    if xp.result_type(a, b).kind == "c":
+        return _logaddexp_complex(xp.asarray(a), xp.asarray(b))
     return xp.logaddexp(a, b)
+
+
+def _logaddexp_complex(a, b):
+    """ln(e^a + e^b) for complex a, b, as PyTorch computes it: hi + ln(1 + e^(lo - hi)),
+    hi the operand of larger real part; nan where either is nan; where both real parts
+    are the same infinity, lo for -inf and ln(e^lo + e^hi) for +inf"""
+    a, b = xp.broadcast_arrays(a, b)
+    first = a.real < b.real
+    lo, hi = xp.where(first, a, b), xp.where(first, b, a)
+    out = xp.log1p(xp.exp(lo - hi)) + hi
+    same_inf = (lo.real == hi.real) & xp.isinf(lo.real)
+    out = xp.where(same_inf, xp.where(lo.real < 0, lo, xp.log(xp.exp(lo) + xp.exp(hi))), out)
+    nan = xp.isnan(a) | xp.isnan(b)
+    return xp.where(nan, xp.asarray(complex(xp.nan, xp.nan), out.dtype), out)
+
+
+def _real_or_complex(kernel: str):
+    """A dtype rule: promotion, and PyTorch's NotImplementedError for integers and bools."""
+
+    def rule(args, params):
+        dtype = result_type(args)
+        if dtype._category < 2:
+            raise _dtypes.not_implemented(kernel, dtype)
+        return dtype
+
+    return rule
 
 
 def _copysign(a, b):
@@ -449,6 +504,7 @@ clamp_min_tensor = defop(
     _clamp_lo,
     args=("x", "lo"),
     node="ClampMinBackward1",
+    dtypes=unary.real_only("maximum_cpu", rule=None),
     vjp=(
         lambda g, x, lo: logical.select(x >= lo, g, 0),  # d/dx max(x, lo) = [x ≥ lo]
         lambda g, x, lo: logical.select(x < lo, g, 0),  # d/dlo max(x, lo) = [x < lo]
@@ -465,6 +521,7 @@ clamp_max_tensor = defop(
     _clamp_hi,
     args=("x", "hi"),
     node="ClampMaxBackward1",
+    dtypes=unary.real_only("minimum_cpu", rule=None),
     vjp=(
         lambda g, x, hi: logical.select(x <= hi, g, 0),  # d/dx min(x, hi) = [x ≤ hi]
         lambda g, x, hi: logical.select(x > hi, g, 0),  # d/dhi min(x, hi) = [x > hi]
@@ -505,7 +562,7 @@ xlogy = defop(
     "xlogy",
     _xlogy,
     args=("a", "b"),
-    dtypes=FLOAT,
+    dtypes=unary.real_only("xlogy_cpu"),
     node=_xlogy_node,
     vjp=(
         _xlogy_da,
@@ -528,7 +585,9 @@ logaddexp = defop(
     "logaddexp",
     _logaddexp,
     args=("a", "b"),
-    dtypes=floating_only("logaddexp_cpu"),
+    dtypes=_real_or_complex("logaddexp_cpu"),
+    complex="holomorphic",
+    conventions=_MIXED,
     vjp=(
         lambda g, a, b: g * activations.sigmoid(a - b),  # d/da ln(e^a + e^b) = σ(a - b)
         lambda g, a, b: g * activations.sigmoid(b - a),  # d/db ln(e^a + e^b) = σ(b - a)
@@ -572,7 +631,7 @@ copysign = defop(
     "copysign",
     _copysign,
     args=("a", "b"),
-    dtypes=FLOAT,
+    dtypes=unary.real_only("copysign_cpu"),
     node=_copysign_node,
     vjp=(
         _copysign_vjp,
@@ -604,14 +663,19 @@ ldexp = defop(
         lambda t, b: t * unary.exp2(arithmetic.as_float(b)),  # as the VJP
         lambda t, ans: t * (ans * unary._LN2),  # as the VJP
     ),
+    complex="holomorphic",
+    conventions=_MIXED,
 )
 
 
-def _same_dtype(message: str):
-    """A dtype rule: both inputs must have one dtype (PyTorch's RuntimeError otherwise)."""
+def _same_dtype(message: str, refuse_complex: str = ""):
+    """A dtype rule: both inputs must have one dtype (PyTorch's RuntimeError otherwise), not
+    complex where ``refuse_complex`` gives PyTorch's message for that."""
 
     def rule(args, params):
         a, b = args
+        if refuse_complex and (a._dtype._category == 3 or b._dtype._category == 3):
+            raise RuntimeError(refuse_complex)
         if a._dtype is not b._dtype:
             raise RuntimeError(message.format(a=a._dtype.scalar_name, b=b._dtype.scalar_name))
         return a._dtype
@@ -631,7 +695,10 @@ heaviside = defop(
     _heaviside,
     args=("x", "values"),
     node="NotImplemented",
-    dtypes=_same_dtype("heaviside is not yet implemented for tensors with different dtypes."),
+    dtypes=_same_dtype(
+        "heaviside is not yet implemented for tensors with different dtypes.",
+        refuse_complex="heaviside is not yet implemented for complex tensors.",
+    ),
     vjp=(_HEAVISIDE[0], _HEAVISIDE[0]),
     jvp=(_HEAVISIDE[1], _HEAVISIDE[1]),
     conventions="No derivative: backward raises, as in PyTorch.",

@@ -18,7 +18,14 @@ def _clone(x, memory_format=None):
     return _memory_format.laid_out(x, memory_format)
 
 
-clone = defop("clone", _clone, dtypes=KEEP, vjp=lambda g: g, jvp=lambda t: t)  # d/dx x = 1
+clone = defop(
+    "clone",
+    _clone,
+    dtypes=KEEP,
+    vjp=lambda g: g,  # d/dx x = 1
+    jvp=lambda t: t,  # as the VJP
+    complex="wirtinger",
+)
 
 
 def _to_dtype(x, dtype=None, memory_format=None):
@@ -35,6 +42,7 @@ to_dtype = defop(
     node="ToCopyBackward0",
     vjp=lambda g: g,  # d/dx x = 1 (the engine casts the gradient back to x's dtype)
     jvp=lambda t: t,  # as the VJP (the engine casts the tangent to the output's dtype)
+    complex="wirtinger",
 )
 
 
@@ -50,6 +58,7 @@ to_device = defop(
     node="ToCopyBackward0",
     vjp=lambda g, source: to_device(g, device=source),  # d/dx x = 1, back on x's device
     jvp=lambda t, device: to_device(t, device=device),  # the tangent moves along
+    complex="wirtinger",
 )
 
 
@@ -67,6 +76,7 @@ fill = defop(
     node=lambda x, inplace=True, **_: "FillBackward2" if inplace else "FillBackward0",
     vjp=lambda g: zero(g),  # d/dx fill(x, v) = 0: the old values are gone
     jvp=lambda t: zero(t),  # as the VJP
+    complex="wirtinger",
 )
 
 
@@ -90,6 +100,7 @@ fill_tensor = defop(
         lambda t: zero(t),  # as the VJP
         lambda t: t,  # as the VJP (t broadcasts to the output's shape)
     ),
+    complex="wirtinger",
 )
 
 
@@ -105,12 +116,27 @@ zero = defop(
     dtypes=KEEP,
     vjp=lambda g: zero(g),  # d/dx 0 = 0
     jvp=lambda t: zero(t),  # as the VJP
+    complex="wirtinger",
 )
 
 
 def _copy_from(dst, src):
-    """src broadcast to dst's shape and cast to its dtype"""
+    """src broadcast to dst's shape and cast to its dtype (complex into real: the real
+    parts, with PyTorch's warning; into bool: whether each is nonzero)"""
+    if src.dtype.kind == "c" and dst.dtype.kind != "c":
+        src = real_values(src, dst.dtype)
     return xp.array(xp.broadcast_to(src, dst.shape), dtype=dst.dtype)
+
+
+def real_values(z, dtype):
+    """Complex values z as PyTorch writes them into a tensor of a real backend ``dtype``:
+    their real parts, with its warning (once); for bool, whether each is nonzero."""
+    if dtype == xp.bool_:
+        return z != 0
+    from .._creation import warn_discarding_imaginary
+
+    warn_discarding_imaginary()
+    return z.real
 
 
 copy_from = defop(
@@ -127,4 +153,5 @@ copy_from = defop(
         lambda t: zero(t),  # as the VJP
         lambda t: t,  # as the VJP (the engine broadcasts t and casts it to dst's dtype)
     ),
+    complex="wirtinger",
 )

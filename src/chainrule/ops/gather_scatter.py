@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy
 
+from .. import _dtypes
 from .._backend import is_array, ndarray, xp
 from .._dtypes import int64
 from .._tensor import _make
@@ -90,6 +91,7 @@ gather = defop(
         None,
     ),
     conventions="An element gathered several times gets the sum of their gradients.",
+    complex="wirtinger",
 )
 
 
@@ -162,6 +164,7 @@ scatter = defop(
     conventions="Written places get no gradient from x; src gets the gradient at the places it "
     "wrote (with repeated indices, PyTorch leaves which write wins unspecified). With reduce=, "
     "backward raises, as in PyTorch.",
+    complex="wirtinger",
 )
 
 
@@ -184,6 +187,7 @@ scatter_value = defop(
         lambda t, index, dim, reduce: _scatter_vjp_x(t, index, dim, reduce),  # as the VJP
         None,
     ),
+    complex="wirtinger",
 )
 
 
@@ -211,6 +215,7 @@ scatter_add = defop(
             shapes._zeros(x_shape, t), index, t, dim=dim
         ),  # J t = zeros of x's shape with t scatter-added at index
     ),
+    complex="wirtinger",
 )
 
 # ----- index_select, index_add ------------------------------------------------------------
@@ -250,6 +255,7 @@ index_select = defop(
         lambda t, index, dim: index_select(t, index, dim=dim),  # J t = t's slices at index
         None,
     ),
+    complex="wirtinger",
 )
 
 index_add = defop(
@@ -271,6 +277,7 @@ index_add = defop(
             shapes._zeros(x_shape, t), index, t, dim=dim, alpha=alpha
         ),  # J t = zeros of x's shape with alpha · t's slices added at index
     ),
+    complex="wirtinger",
 )
 
 
@@ -312,6 +319,7 @@ index_fill = defop(
         lambda t, index, dim: index_fill(t, index, dim=dim, value=0.0),  # as the VJP
         None,
     ),
+    complex="wirtinger",
 )
 
 
@@ -339,6 +347,7 @@ index_fill_tensor = defop(
         None,
         lambda t, x_shape, index, dim: t * _filled(x_shape, index, dim),  # J t = t where filled
     ),
+    complex="wirtinger",
 )
 
 
@@ -368,6 +377,7 @@ index_copy = defop(
     ),
     conventions="With a repeated index, which slice of source lands is unspecified (as in "
     "PyTorch); each gets the gradient of the slice it was copied to.",
+    complex="wirtinger",
 )
 
 
@@ -394,6 +404,7 @@ index_put_accumulate = defop(
             shapes._zeros(x_shape, t), t, key=key
         ),  # J t = zeros of x's shape with t added at key
     ),
+    complex="wirtinger",
 )
 
 
@@ -433,6 +444,7 @@ masked_scatter = defop(
             shapes._zeros(x_shape, t), mask, t
         ),  # J t = zeros of x's shape with t's first elements where mask is True
     ),
+    complex="wirtinger",
 )
 
 
@@ -485,6 +497,7 @@ unfold = defop(
         t, dimension=dimension, size=size, step=step
     ),  # J t = t's windows
     conventions="Overlapping windows add their gradients.",
+    complex="wirtinger",
 )
 
 
@@ -518,23 +531,25 @@ def _counts(x_shape, index, dim, include_self) -> Any:
 def _scatter_reduce(x, index, src, dim=0, reduce="sum", include_self=True):
     """x with src's elements reduced (sum, prod, mean, amax, amin) into the places index
     names along dim, x's own value included unless ``include_self`` is False"""
+    if x.dtype.kind == "c" and reduce in ("amax", "amin"):  # (no order: PyTorch's error)
+        raise _dtypes.not_implemented(f"scatter_gather_tensor_cpu_reduce_{reduce}", x.dtype)
     s = _head(src, index.shape)
     key = _along(index, dim) if x.ndim else ()
     out = x.copy()
     if not include_self and index.size:
-        identity = {
-            "sum": 0,
-            "mean": 0,
-            "prod": 1,
-            "amax": -xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).min,
-            "amin": xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).max,
-        }[reduce]
+        if reduce in ("sum", "mean", "prod"):
+            identity = 1 if reduce == "prod" else 0
+        elif x.dtype.kind == "f":
+            identity = -xp.inf if reduce == "amax" else xp.inf
+        else:
+            limits = xp.iinfo(x.dtype)
+            identity = limits.min if reduce == "amax" else limits.max
         out[key] = identity
     if index.size:
         getattr(xp, _REDUCE_UFUNC[reduce]).at(out, key, s)
     if reduce == "mean":
         n = xp.maximum(_counts(x.shape, index, dim, include_self), 1)
-        out = out / n if x.dtype.kind == "f" else xp.floor_divide(out, n)
+        out = out / n if x.dtype.kind in "fc" else xp.floor_divide(out, n)
         out = out.astype(x.dtype)
     return out
 
@@ -734,6 +749,7 @@ diagonal_scatter = defop(
             shapes._zeros(x_shape, t), t, offset=offset, dim1=dim1, dim2=dim2
         ),  # t placed on the diagonal
     ),
+    complex="wirtinger",
 )
 
 
@@ -757,6 +773,10 @@ def _spread(index, source_shape, dim) -> Any:
 def _index_reduce(x, index, source, dim=0, reduce="prod", include_self=True):
     """x with source's slices reduced (prod, mean, amax, amin) into x's slices at index along
     dim, x's own value included unless ``include_self`` is False"""
+    if x.dtype.kind == "c" and reduce in ("amax", "amin"):  # (no order: PyTorch's error)
+        raise _dtypes.not_implemented(
+            f"{'maximum' if reduce == 'amax' else 'minimum'}_cpu", x.dtype
+        )
     return _scatter_reduce(
         x,
         _spread(index, source.shape, dim),

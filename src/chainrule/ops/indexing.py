@@ -35,11 +35,15 @@ masked_fill = defop(
         lambda t, mask: masked_fill(t, mask, value=0.0),  # as the VJP
         None,
     ),
+    complex="wirtinger",
 )
 
 
 def _masked_fill_tensor(x, mask, value):
-    """x with the 0-d value where mask is True (mask broadcasts)"""
+    """x with the 0-d value where mask is True (mask broadcasts); a complex value into a
+    real x: its real part (nonzero-ness for bool; the parser refuses an imaginary part)"""
+    if value.dtype.kind == "c" and x.dtype.kind != "c":
+        value = value != 0 if x.dtype == xp.bool_ else value.real
     return xp.where(mask, value.astype(x.dtype), x)
 
 
@@ -59,6 +63,7 @@ masked_fill_tensor = defop(
         None,
         lambda t, mask: t * mask,  # J t = t where mask, else 0
     ),
+    complex="wirtinger",
 )
 
 
@@ -87,6 +92,7 @@ masked_select = defop(
         lambda t, mask: masked_select(t, mask),  # J t = t's elements where mask is True
         None,
     ),
+    complex="wirtinger",
 )
 
 
@@ -110,6 +116,7 @@ take = defop(
         lambda t, index: take(t, index),  # J t = t's elements at index
         None,
     ),
+    complex="wirtinger",
 )
 
 
@@ -170,6 +177,7 @@ getitem = defop(
     ),  # Jᵀg = zeros of x's shape with g added at key
     jvp=lambda t, key: getitem(t, key=key),  # J t = t[key]
     conventions="Repeated indices accumulate their gradients.",
+    complex="wirtinger",
 )
 
 
@@ -286,6 +294,7 @@ index_into_zeros = defop(
     node="IndexPutBackward0",
     vjp=lambda gg, key: getitem(gg, key=key),  # Jᵀgg = gg[key]
     jvp=lambda t, shape, key: index_into_zeros(t, shape=shape, key=key),  # J t = zeros, t at key
+    complex="wirtinger",
 )
 
 
@@ -323,6 +332,7 @@ index_put = defop(
             xp.zeros(x_shape, dtype=np_dtype(t)), t, key=key
         ),  # J t = zeros of x's shape with t written at key
     ),
+    complex="wirtinger",
 )
 
 
@@ -365,4 +375,5 @@ put = defop(
             xp.zeros(x_shape, np_dtype(t)), index, t, accumulate=accumulate
         ),  # J t = zeros of x's shape with t put at index
     ),
+    complex="wirtinger",
 )

@@ -34,6 +34,7 @@ repeat = defop(
     dtypes=KEEP,
     vjp=lambda g, x_shape, repeats: _unrepeat(g, x_shape, repeats),  # Jᵀg = Σ g's copies of x
     jvp=lambda t, repeats: repeat(t, repeats=repeats),  # J t = t repeated
+    complex="wirtinger",
 )
 
 
@@ -48,6 +49,7 @@ flip = defop(
     dtypes=KEEP,
     vjp=lambda g, dims: flip(g, dims=dims),  # Jᵀg = g flipped back (a reversal undoes itself)
     jvp=lambda t, dims: flip(t, dims=dims),  # as the VJP
+    complex="wirtinger",
 )
 
 
@@ -66,6 +68,7 @@ roll = defop(
         g, shifts=tuple(-s for s in shifts), dims=dims
     ),  # Jᵀg = g rolled back by -shifts
     jvp=lambda t, shifts, dims: roll(t, shifts=shifts, dims=dims),  # J t = t rolled by shifts
+    complex="wirtinger",
 )
 
 # ----- cat and stack: ops over a sequence of tensors ---------------------------------------

@@ -11,8 +11,8 @@ from .. import _dtypes
 from .._backend import xp
 from .._promotion import result_type
 from .._tensor import Tensor
-from ..autograd.recording import KEEP, array_of, defop
-from . import arithmetic, binary, copies
+from ..autograd.recording import KEEP, PROMOTE, array_of, defop
+from . import arithmetic, binary, copies, unary
 
 
 def _where(a, b, condition=True):
@@ -42,6 +42,9 @@ _where_op = defop(
         lambda t, condition: where(condition, t, 0),  # as the VJP
         lambda t, condition: where(condition, 0, t),  # as the VJP
     ),
+    complex="wirtinger",
+    conventions="A real input beside a complex one gets the real part of its complex gradient "
+    "(PyTorch's backward fails there, on an internal check).",
 )
 
 
@@ -59,19 +62,22 @@ def where(condition, a, b):
     return _where_op(a, b, condition=condition)
 
 
-_NUMBERS = (int, float, bool)
+_NUMBERS = (int, float, bool, complex)
 
 
 # ----- comparisons: bool results, no gradient --------------------------------------
 
 
-def _comparison(name: str, fn, doc: str):
-    return defop(name, fn, args=("a", "b"), vjp=(None, None), doc=doc)
+def _comparison(name: str, fn, doc: str, ordered: bool = True):
+    """A comparison op; an ordering (<, ≤, >, ≥) refuses complex values, as PyTorch's
+    kernels (``"lt_cpu" not implemented for 'ComplexFloat'``)."""
+    rule = unary.real_only(f"{name}_cpu", rule=None) if ordered else PROMOTE
+    return defop(name, fn, args=("a", "b"), vjp=(None, None), doc=doc, dtypes=rule)
 
 
-eq = _comparison("eq", xp.equal, "a = b, elementwise")
+eq = _comparison("eq", xp.equal, "a = b, elementwise", ordered=False)
 
-ne = _comparison("ne", xp.not_equal, "a ≠ b, elementwise")
+ne = _comparison("ne", xp.not_equal, "a ≠ b, elementwise", ordered=False)
 
 lt = _comparison("lt", xp.less, "a < b, elementwise")
 
@@ -128,8 +134,8 @@ isfinite = defop(
 def _bitwise(name: str, fn):
     def forward(a, b):
         dtype = xp.result_type(a, b)
-        if dtype.kind == "f":
-            raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Float'")
+        if dtype.kind in "fc":
+            raise _dtypes.not_implemented(f"{name}_cpu", _dtypes.from_numpy_dtype(dtype))
         a = a.astype(dtype) if hasattr(a, "astype") else xp.asarray(a).astype(dtype)
         b = b.astype(dtype) if hasattr(b, "astype") else xp.asarray(b).astype(dtype)
         return fn(a, b)
@@ -147,7 +153,7 @@ bitwise_xor = _bitwise("bitwise_xor", xp.bitwise_xor)
 
 def _bitwise_not(x):
     """~x: logical not on bools, two's complement not on integers"""
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fc":
         raise _dtypes.not_implemented("bitwise_not_cpu", _dtypes.from_numpy_dtype(x.dtype))
     return xp.invert(x)
 
@@ -157,16 +163,22 @@ bitwise_not = defop("bitwise_not", _bitwise_not, dtypes=KEEP, vjp=None)
 
 def _signbit(x):
     """True where x's sign bit is set (-0.0 and -nan included)"""
+    if x.dtype.kind == "c":
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
     return xp.signbit(x)
 
 
 def _isposinf(x):
     """True where x is +inf"""
+    if x.dtype.kind == "c":
+        raise RuntimeError("isposinf does not support complex inputs.")
     return xp.isposinf(x)
 
 
 def _isneginf(x):
     """True where x is -inf"""
+    if x.dtype.kind == "c":
+        raise RuntimeError("isneginf does not support complex inputs.")
     return xp.isneginf(x)
 
 
@@ -199,10 +211,12 @@ def _comparison_inplace(name: str, fn):
         return out if dtype is None else out.astype(dtype)
 
     forward.__doc__ = f"{name}(a, b), as 1 and 0 of ``dtype`` when given"
+    ordered = name not in ("eq", "ne")
     return defop(
         f"{name}_",
         forward,
         args=("a", "b"),
+        dtypes=unary.real_only(f"{name}_cpu", rule=None) if ordered else PROMOTE,
         node=f"{name.capitalize()}Backward0",
         vjp=(
             lambda g: copies.zero(g),  # d/da cmp(a, b) = 0 (a step function)
@@ -224,10 +238,8 @@ _COMPARE_INPLACE = {
 def _shift(name: str, left: bool):
     def forward(a, b):
         dtype = xp.result_type(a, b)
-        if dtype.kind == "b":
-            raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
-        if dtype.kind == "f":
-            raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Float'")
+        if dtype.kind in "bfc":
+            raise _dtypes.not_implemented(f"{name}_cpu", _dtypes.from_numpy_dtype(dtype))
         a = xp.asarray(a).astype(dtype)
         b = xp.asarray(b).astype(dtype)
         bits = dtype.itemsize * 8

@@ -52,6 +52,7 @@ constant_pad_nd = defop(
     ),  # Jᵀg = g cropped by the pads (and padded with 0 where x was cropped)
     jvp=lambda t, pad: constant_pad_nd(t, pad=pad, value=0.0),  # J t = t padded with 0
     conventions="The padding is constant: it has no gradient (value is a number, not a tensor).",
+    complex="wirtinger",
 )
 
 # ----- reflection, replication, wrapping around ---------------------------------------------

@@ -3,7 +3,10 @@ and median, var, std, and vector_norm.
 
 Two gradient patterns recur. A sum's VJP broadcasts the gradient back over the reduced dims
 (``unreduce``). A reduction to an extreme value shares the gradient equally among the
-entries that tie for it. ``prod`` has exact gradients with zeros in the input."""
+entries that tie for it. ``prod`` has exact gradients with zeros in the input.
+
+Complex inputs: sums, means and products are complex; var, std and the norms are real
+(of |x|), their gradients built from z/|z|; the ordering reductions raise PyTorch's errors."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from .. import _dtypes
 from .._backend import add_reduce, add_reduce_dims, loud, ndarray, quiet, whole_sum, xp
 from .._tensor import Tensor
 from ..autograd.recording import KEEP, array_of, contiguous, defop
-from . import joining, logical, scans, shapes, sorting, unary
+from . import complex_parts, joining, logical, scans, shapes, sorting, unary
 
 
 def dims_of(dim, ndim: int) -> tuple | None:
@@ -114,6 +117,7 @@ sum = defop(  # noqa: A001
     node=_reduction_node("Sum"),
     vjp=lambda g, x_shape, dim, keepdim: unreduce(g, x_shape, dim, keepdim),  # ∂Σx/∂x_i = 1
     jvp=lambda t, dim, keepdim, dtype: sum(t, dim=dim, keepdim=keepdim, dtype=dtype),  # J t = Σ t
+    complex="wirtinger",
 )
 
 
@@ -161,6 +165,7 @@ mean = defop(
     jvp=lambda t, dim, keepdim, dtype: mean(
         t, dim=dim, keepdim=keepdim, dtype=dtype
     ),  # J t = mean t
+    complex="wirtinger",
 )
 
 
@@ -174,7 +179,7 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None, variant=0):  # n
     axes = dims_of(dim, x.ndim)
     if axes == ():
         axes = None
-    result_dtype = x.dtype
+    result_dtype = x.real.dtype  # (complex x: the norm is real, in its parts' dtype)
     x = _widened(x)  # (float16 in float32: 300² overflows it)
     if ord == 2:
         return two_norm(x, axes, keepdim, result_dtype)
@@ -190,7 +195,7 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None, variant=0):  # n
         extreme = xp.max if ord > 0 else xp.min
         out = extreme(a, axis=axes, keepdims=keepdim)
     elif ord == 0:
-        out = xp.sum(a != 0, axis=axes, keepdims=keepdim).astype(x.dtype)
+        out = xp.sum(a != 0, axis=axes, keepdims=keepdim).astype(a.dtype)
     else:
         out = xp.sum(a**ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
     return xp.asarray(out, dtype=result_dtype)
@@ -199,8 +204,8 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None, variant=0):  # n
 def two_norm(x, axes, keepdim: bool, dtype):
     """``_vector_norm`` for p = 2 over ``axes`` (sorted non-negative, or None) of a float
     array (float16 widened first), as ``dtype``: the forward a caller that has checked the
-    arguments runs directly (api/parsers/reductions.py)."""
-    square = x * x
+    arguments runs directly (api/parsers/reductions.py). Complex x: Σ |x|², real."""
+    square = x * x if x.dtype.kind != "c" else x.real * x.real + x.imag * x.imag
     if square.__class__ is ndarray:  # (the ufunc's reduction: the Python wrapper skipped)
         total = _add_reduce(square, axes, None, None, keepdim)
     else:
@@ -212,7 +217,8 @@ _add_reduce = xp.add.reduce
 
 
 def _vector_norm_vjp(g, x, ans, ord, dim, keepdim):  # noqa: A002
-    """d‖x‖_p/dx = sign(x) |x|^(p-1) / ‖x‖_p^(p-1); 0 where the norm is 0 (PyTorch's choice)"""
+    """d‖x‖_p/dx = sign(x) |x|^(p-1) / ‖x‖_p^(p-1); 0 where the norm is 0 (PyTorch's choice).
+    Complex x: sgn(z) = z/|z| for sign(x), the gradient of |z| (complex_parts.sgn)."""
     shape = x.shape
     if ord == 2 and _two_norm_arrays(g, x, ans):
         return _two_norm_vjp_arrays(g, x, ans, dim, keepdim)
@@ -222,15 +228,30 @@ def _vector_norm_vjp(g, x, ans, ord, dim, keepdim):  # noqa: A002
     zero = n == 0
     if ord == 2:
         return x * (g * logical.where(zero, 0.0, 1 / n))
+    sign = complex_parts.sgn if complex_parts.is_complex_value(x) else unary.sign
     if ord == 1:
-        return unary.sign(x) * g
+        return sign(x) * g
     if ord in (math.inf, -math.inf):
         hit = unary.abs(x) == n
         count = unreduce(_count_hits(hit, dim, keepdim, shape), shape, dim, keepdim)
-        return logical.where(hit, unary.sign(x) * g / count, 0.0)
+        return logical.where(hit, sign(x) * g / count, 0.0)
     if ord == 0:
         return x * 0
-    return unary.sign(x) * unary.abs(x) ** (ord - 1) * logical.where(zero, 0.0, g / n ** (ord - 1))
+    return sign(x) * unary.abs(x) ** (ord - 1) * logical.where(zero, 0.0, g / n ** (ord - 1))
+
+
+def _vector_norm_jvp(t, x, ans, ord, dim, keepdim):  # noqa: A002
+    """J t = Σ_i Re(conj(∇_i) t_i) for the gradient ∇ of ‖x‖_p (for real x: Σ_i ∇_i t_i)"""
+    grad = _vector_norm_vjp(ans * 0 + 1, x, ans, ord, dim, keepdim)
+    return sum(real_inner(grad, t), dim=dim, keepdim=keepdim)
+
+
+def real_inner(a, b):
+    """Re(ā b) elementwise, the real inner product of complex numbers as planar vectors
+    (a b for real a): how a real function with gradient a changes along b."""
+    if complex_parts.is_complex_value(a):
+        return complex_parts.real(complex_parts.conj_physical(a) * b)
+    return a * b
 
 
 def _two_norm_arrays(g, x, ans) -> bool:
@@ -273,11 +294,13 @@ def _renorm(x, p=2.0, dim=0, maxnorm=1.0):
 
 
 def _renorm_vjp(g, x, p, dim, maxnorm):
-    """where n > maxnorm: (maxnorm/(n+1e-7)) (g - (Σ x g) ∂n/∂x / (n+1e-7)), else g"""
+    """where n > maxnorm: (maxnorm/(n+1e-7)) (g - (Σ x g) ∂n/∂x / (n+1e-7)), else g
+    (complex x: Re Σ x̄ g for Σ x g, the real scale's share of the gradient)"""
     dims = _other_dims(x.ndim, dim)
     n = vector_norm(x, ord=p, dim=dims, keepdim=True)
     inv = 1 / (n + 1e-7)
-    through_norm = _vector_norm_vjp(sum(x * g, dim=dims, keepdim=True), x, n, p, dims, True)
+    along = sum(real_inner(x, g), dim=dims, keepdim=True)
+    through_norm = _vector_norm_vjp(along, x, n, p, dims, True)
     return logical.where(n > maxnorm, inv * maxnorm * (g - inv * through_norm), g)
 
 
@@ -286,7 +309,7 @@ def _renorm_jvp(t, x, p, dim, maxnorm):
     dims = _other_dims(x.ndim, dim)
     n = vector_norm(x, ord=p, dim=dims, keepdim=True)
     inv = 1 / (n + 1e-7)
-    dn = sum(_vector_norm_vjp(n * 0 + 1, x, n, p, dims, True) * t, dim=dims, keepdim=True)
+    dn = _vector_norm_jvp(t, x, n, p, dims, True)
     return logical.where(n > maxnorm, inv * maxnorm * (t - inv * x * dn), t)
 
 
@@ -300,6 +323,7 @@ renorm = defop(
         "A slice whose norm equals maxnorm is left as it is (gradient g); the scale is "
         "maxnorm/(norm + 1e-7), PyTorch's."
     ),
+    complex="wirtinger",
 )
 
 
@@ -316,13 +340,12 @@ vector_norm = defop(
     dtypes=KEEP,
     node=lambda x, variant=0, **_: "NormBackward1" if variant else "LinalgVectorNormBackward0",
     vjp=_vector_norm_vjp,
-    jvp=lambda t, x, ans, ord, dim, keepdim: sum(  # noqa: A002
-        _vector_norm_vjp(ans * 0 + 1, x, ans, ord, dim, keepdim) * t, dim=dim, keepdim=keepdim
-    ),  # J t = Σ_i t_i ∂‖x‖_p/∂x_i
+    jvp=_vector_norm_jvp,
     conventions=(
         "The gradient is 0 where the norm is 0; for p = ±inf it is shared equally by the "
         "entries that tie for the extreme |x|."
     ),
+    complex="wirtinger",
 )
 
 
@@ -343,8 +366,8 @@ def _dist_vjp(g, a, b, ans, p):
 
 
 def _dist_jvp(t, a, b, ans, p):
-    """J t = Σ_i t_i ∂‖d‖_p/∂d_i at d = a - b"""
-    return sum(_vector_norm_vjp(ans * 0 + 1, a - b, ans, p, None, False) * t)
+    """J t = Σ_i t_i ∂‖d‖_p/∂d_i at d = a - b (vector_norm's tangent)"""
+    return _vector_norm_jvp(t, a - b, ans, p, None, False)
 
 
 dist = defop(
@@ -361,6 +384,7 @@ dist = defop(
     ),
     conventions="The gradient is 0 where a = b; for p = ±inf it is shared equally by the "
     "entries that tie for the extreme |a - b|.",
+    complex="wirtinger",
 )
 
 
@@ -471,6 +495,7 @@ prod = defop(
         "Exact with zeros: the gradient at x_i is the product of the other entries, so "
         "with one zero only that entry gets a gradient, and with two or more none does."
     ),
+    complex="holomorphic",
 )
 
 # ----- amax, amin, and the full max, min, median: the gradient shared among ties ---------------
@@ -521,6 +546,8 @@ def _extreme(np_fn, name: str):
             for a in axes:
                 if x.shape[a] == 0:
                     raise _no_identity(name, x, a)
+        if x.dtype.kind == "c" and (x.size or name == "aminmax"):  # (no order: PyTorch's error)
+            raise _dtypes.not_implemented(kernel, x.dtype)
         if x.__class__ is ndarray:  # (the ufunc's reduction: the Python wrapper skipped)
             out = reduce(x, axes, None, None, keepdim and axes is not None)
         else:
@@ -531,6 +558,9 @@ def _extreme(np_fn, name: str):
 
     reduce = xp.maximum.reduce if np_fn is xp.max else xp.minimum.reduce
     which = "max" if np_fn is xp.max else "min"
+    kernel = {"max": "max_all", "min": "min_all", "aminmax": "aminmax_cpu"}.get(
+        name, f"{which}_values_cpu"
+    )
     forward.__doc__ = f"the {which} of x over dim (all dims when None); nan propagates"
     return forward
 
@@ -591,12 +621,19 @@ aminmax_max = _sharing(
 
 def _median_all(x, dim=None, keepdim=False):
     """the lower median of all entries (the ⌊(n-1)/2⌋-th smallest); nan if any is nan"""
+    _unordered(x)
     flat = xp.sort(x.reshape(-1))
     if flat.size == 0:
         return xp.asarray(xp.nan, dtype=x.dtype)
     if flat.dtype.kind == "f" and xp.isnan(flat[-1]):
         return xp.asarray(flat[-1])
     return xp.asarray(flat[(flat.size - 1) // 2])
+
+
+def _unordered(x) -> None:
+    """PyTorch's error for the median of complex numbers, which have no order."""
+    if x.dtype.kind == "c" and x.size:  # (an empty input's median is nan, as in PyTorch)
+        raise _dtypes.not_implemented("median_cpu", x.dtype)
 
 
 median_all = _sharing(
@@ -610,6 +647,7 @@ median_all = _sharing(
 
 def _nanmedian_all(x, dim=None, keepdim=False):
     """the lower median of the entries that are not nan; nan if all are"""
+    _unordered(x)
     flat = x.reshape(-1)
     if flat.dtype.kind == "f":
         flat = flat[~xp.isnan(flat)]
@@ -630,15 +668,16 @@ nanmedian_all = _sharing(
 
 
 def _var(x, dim=None, correction=1, keepdim=False):
-    """Σ (x - mean x)² / (N - correction) over dim"""
-    result_dtype = x.dtype
+    """Σ |x - mean x|² / (N - correction) over dim (real for complex x)"""
+    result_dtype = x.real.dtype  # (complex x: its parts' dtype)
     x = _widened(x)
     axes = dims_of(dim, x.ndim)
     n = x.size if axes is None else math.prod(x.shape[a] for a in axes)
     dof = n - correction if n > correction else 0.0
     if axes is None:
         m = xp.mean(x) if x.size else xp.asarray(xp.nan, dtype=x.dtype)
-        out = xp.sum((x - m) ** 2) / x.dtype.type(dof) if dof else xp.asarray(xp.nan)
+        s = xp.sum(_squared(x - m))
+        out = s / s.dtype.type(dof) if dof else xp.asarray(xp.nan)
         out = xp.asarray(out, dtype=result_dtype)
         return out.reshape((1,) * x.ndim) if keepdim else out
     # (Σx / n, not xp.mean: no "Mean of empty slice" warning; the ufunc's reduction on an
@@ -647,11 +686,18 @@ def _var(x, dim=None, correction=1, keepdim=False):
     token = quiet()  # (an empty slice's 0/0 is nan, silently)
     try:
         m = total(x, axes, None, None, True) / x.dtype.type(n)
-        s = total((x - m) ** 2, axes, None, None, keepdim)
-        out = s / x.dtype.type(dof) if dof else s * xp.nan
+        s = total(_squared(x - m), axes, None, None, keepdim)
+        out = s / s.dtype.type(dof) if dof else s * xp.nan
     finally:
         loud(token)
     return xp.asarray(out, dtype=result_dtype)
+
+
+def _squared(d):
+    """|d|²: d² for real d, (Re d)² + (Im d)² for complex d"""
+    if d.dtype.kind == "c":
+        return d.real**2 + d.imag**2
+    return d**2
 
 
 def _sum_of(x, axes, dtype, out, keepdims):
@@ -660,7 +706,8 @@ def _sum_of(x, axes, dtype, out, keepdims):
 
 
 def _var_vjp(g, x, dim, correction, keepdim):
-    """∂var/∂x_i = 2 (x_i - mean x) / (N - correction)"""
+    """∂var/∂x_i = 2 (x_i - mean x) / (N - correction) (complex x too: the gradient of
+    |x_i - mean x|² is 2 (x_i - mean x), and the mean's own share sums to 0)"""
     shape = array_of(x).shape
     dof = _count(shape, dim) - correction
     centred = x - mean(x, dim=dim, keepdim=True)
@@ -674,7 +721,7 @@ def _var_jvp(t, x, dim, correction, keepdim):
     centred = x - mean(x, dim=dim, keepdim=True)
     # over an empty slice (N = 0) the tangent is an empty sum, 0 (PyTorch's), not nan
     scale = 2.0 / dof if dof > 0 else (0.0 if n == 0 else math.nan)
-    return sum(centred * t, dim=dim, keepdim=keepdim) * scale
+    return sum(real_inner(centred, t), dim=dim, keepdim=keepdim) * scale  # d|c|² = 2 Re(c̄ dc)
 
 
 var = defop(
@@ -685,6 +732,7 @@ var = defop(
     jvp=_var_jvp,
     conventions="With N - correction <= 0 the value and gradient are nan (PyTorch warns); "
     "the forward-mode tangent over an empty slice is 0.",
+    complex="wirtinger",
 )
 
 
@@ -710,4 +758,5 @@ std = defop(
         _var_jvp(t, x, dim, correction, keepdim) * _inverse_or_zero(ans)
     ),  # J t = (Σ_i t_i ∂var/∂x_i) / (2 std), 0 where std = 0
     conventions="Where std is 0 (a constant input) the gradient is 0, as in PyTorch.",
+    complex="wirtinger",
 )

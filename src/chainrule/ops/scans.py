@@ -9,7 +9,18 @@ from __future__ import annotations
 from .._backend import ndarray, running_sums, xp
 from .._dtypes import float64
 from ..autograd.recording import KEEP, array_of, contiguous, defop, np_dtype
-from . import copies, gather_scatter, joining, logical, reductions, shapes, sorting, unary
+from . import (
+    binary,
+    complex_parts,
+    copies,
+    gather_scatter,
+    joining,
+    logical,
+    reductions,
+    shapes,
+    sorting,
+    unary,
+)
 
 
 def _cumulative_selecting(name: str, node: str, doc: str):
@@ -44,10 +55,66 @@ cummin = _cumulative_selecting("cummin", "CumminBackward0", "the running min alo
 
 
 def _logcumsumexp(x, dim=0):
-    """y_i = log Σ_(j≤i) e^(x_j) along dim, accumulated pairwise with logaddexp (stable)"""
+    """y_i = log Σ_(j≤i) e^(x_j) along dim, accumulated pairwise with logaddexp (stable;
+    complex x: PyTorch's complex logaddexp, one step at a time)"""
     if x.ndim == 0:
         return x.copy()
+    if x.dtype.kind == "c":
+        return _complex_running_logaddexp(x, dim)
     return xp.logaddexp.accumulate(x, axis=dim)
+
+
+def _complex_running_logaddexp(x, dim: int):
+    """y_0 = x_0, y_i = logaddexp(x_i, y_(i-1)) along dim for complex x (no ufunc
+    accumulates the complex logaddexp: one step per entry along dim)"""
+    pairwise = binary.logaddexp.forward
+    steps = xp.moveaxis(x, dim, 0)
+    out = xp.empty_like(steps)
+    if steps.shape[0]:
+        out[0] = steps[0]
+    for i in range(1, steps.shape[0]):
+        out[i] = pairwise(steps[i], out[i - 1])
+    return xp.moveaxis(out, 0, dim)
+
+
+def _exp_differences(x, ans, dim: int):
+    """W[..., k, i] = e^(x_k - y_i) for k ≤ i, else 0, with dim moved last: ∂y_i/∂x_k of
+    logcumsumexp, as one matrix per slice (complex x: analytic, n² values a slice)"""
+    n = array_of(x).ndim
+    order = [d for d in range(n) if d != dim] + [dim]
+    xs = shapes.permute(x, dims=tuple(order))
+    ys = shapes.permute(ans, dims=tuple(order))
+    size = array_of(xs).shape[-1]
+    below = xp.arange(size).reshape(size, 1) <= xp.arange(size).reshape(1, size)
+    lead = array_of(xs).shape[:-1]
+    diff = shapes.reshape(xs, lead + (size, 1)) - shapes.reshape(ys, lead + (1, size))
+    return logical.where(below, unary.exp(diff), 0.0), order
+
+
+def _back_to(t, order):
+    """t with its dims (permuted by ``order``) put back in place"""
+    back = [0] * len(order)
+    for i, d in enumerate(order):
+        back[d] = i
+    return shapes.permute(t, dims=tuple(back))
+
+
+def _logcumsumexp_complex_vjp(g, x, ans, dim):
+    """Σ_(i≥k) g_i e^(x_k - y_i): the analytic rule (the engine conjugates it, see defop)"""
+    w, order = _exp_differences(x, ans, dim)
+    gs = shapes.permute(g, dims=tuple(order))
+    lead = array_of(gs).shape[:-1]
+    rows = shapes.reshape(gs, lead + (1, array_of(gs).shape[-1]))
+    return _back_to(reductions.sum(w * rows, dim=len(order)), order)
+
+
+def _logcumsumexp_complex_jvp(t, x, ans, dim):
+    """J t = Σ_(k≤i) t_k e^(x_k - y_i), analytic"""
+    w, order = _exp_differences(x, ans, dim)
+    ts = shapes.permute(t, dims=tuple(order))
+    lead = array_of(ts).shape[:-1]
+    columns = shapes.reshape(ts, lead + (array_of(ts).shape[-1], 1))
+    return _back_to(reductions.sum(w * columns, dim=len(order) - 1), order)
 
 
 def _log_part(v, positive: bool):
@@ -64,6 +131,8 @@ def _logcumsumexp_vjp(g, x, ans, dim):
     """∂y_i/∂x_k = e^(x_k - y_i) for k ≤ i: Σ_(i≥k) g_i e^(x_k - y_i), split by sign of g"""
     if array_of(x).ndim == 0:
         return g
+    if complex_parts.is_complex_value(x):
+        return _logcumsumexp_complex_vjp(g, x, ans, dim)
     flipped = joining.flip(ans, dims=(dim,))
     total = 0.0
     for positive in (True, False):
@@ -78,6 +147,8 @@ def _logcumsumexp_jvp(t, x, ans, dim):
     """J t = Σ_(k≤i) t_k e^(x_k - y_i), split by the sign of t"""
     if array_of(x).ndim == 0:
         return t
+    if complex_parts.is_complex_value(x):
+        return _logcumsumexp_complex_jvp(t, x, ans, dim)
     if array_of(x).dtype != xp.float64:
         # formed in float64 (the tangent is cast back to x's dtype): in float32,
         # log|t_k| + x_k and y_i round at the scale of x (~5e-4 near 1e4), and so
@@ -95,7 +166,9 @@ logcumsumexp = defop(
     dtypes=KEEP,
     vjp=_logcumsumexp_vjp,
     jvp=_logcumsumexp_jvp,
-    conventions="Stable for large |x|: the sums of the rules are formed in log space.",
+    complex="holomorphic",
+    conventions="Stable for large |x|: the sums of the rules are formed in log space. "
+    "Complex x: the rules are formed from e^(x_k - y_i) directly (n² values a slice).",
 )
 
 # ----- cumsum and cumprod ----------------------------------------------------------------------
@@ -108,12 +181,36 @@ def _cum_dtype(x, dtype):
 
 
 def _cumsum(x, dim=0, dtype=None):
-    """y_i = Σ_(j≤i) x_j along dim; integers and bools add up in int64, float32 in float64"""
+    """y_i = Σ_(j≤i) x_j along dim; integers and bools add up in int64; floating and
+    complex values from +0, as PyTorch's CPU kernel (float16 in float32, float32 in float64,
+    complex64 in complex128)"""
+    target = xp.dtype(_cum_dtype(x, dtype))
     if x.ndim == 0:
-        return x.astype(_cum_dtype(x, dtype))
-    if x.dtype == xp.float32 and (dtype is None or dtype.np == xp.float32):
+        return x.astype(target)
+    if x.dtype == xp.float32 and target == xp.float32:
         return _float32_sums(x, dim % x.ndim)
-    return xp.cumsum(x, axis=dim, dtype=_cum_dtype(x, dtype))
+    if target.kind not in "fc" or x.dtype.kind == "c" and target.kind != "c":
+        return xp.cumsum(x, axis=dim, dtype=target)
+    return _sums_from_zero(x, dim % x.ndim, target)
+
+
+# the types PyTorch's CPU kernel accumulates these in
+_WIDER = {
+    xp.dtype(xp.float16): xp.dtype(xp.float32),
+    xp.dtype(xp.complex64): xp.dtype(xp.complex128),
+}
+
+
+def _sums_from_zero(x, axis: int, target):
+    """The running sums of x along axis in ``target`` (a floating or complex type), from +0
+    (a -0 becomes +0) and accumulated in PyTorch's wider type where it has one."""
+    wide = _WIDER.get(target, target)
+    sums = xp.add(x, 0.0, dtype=wide)
+    if sums.__class__ is ndarray:
+        xp.cumsum(sums, axis=axis, out=sums)
+    else:  # (a device's cumsum: not asked to write over its input)
+        sums = xp.cumsum(sums, axis=axis)
+    return sums if wide == target else sums.astype(target)
 
 
 def _float32_sums(x, axis: int):
@@ -147,8 +244,12 @@ def _cumsum_vjp(g, dim):
         if g.dtype == xp.float32:
             sums = _float32_sums(xp.ascontiguousarray(g[backwards]), axis)
             return xp.ascontiguousarray(sums[backwards])
+        if g.dtype in _WIDER:
+            sums = _sums_from_zero(xp.ascontiguousarray(g[backwards]), axis, g.dtype)
+            return xp.ascontiguousarray(sums[backwards])
         out = xp.empty(g.shape, g.dtype)
-        xp.cumsum(g[backwards], axis=dim, out=out[backwards])
+        xp.add(g[backwards], 0.0, out=out[backwards])  # (from +0, as the forward)
+        xp.cumsum(out[backwards], axis=dim, out=out[backwards])
         return out
     return _reverse_cumsum(g, dim)
 
@@ -159,14 +260,21 @@ cumsum = defop(
     dtypes=KEEP,
     vjp=_cumsum_vjp,
     jvp=lambda t, dim, dtype: cumsum(t, dim=dim, dtype=dtype),  # J t = cumsum t
+    complex="wirtinger",
 )
 
 
 def _cumprod(x, dim=0, dtype=None):
-    """y_i = Π_(j≤i) x_j along dim; integers and bools multiply in int64"""
+    """y_i = Π_(j≤i) x_j along dim; integers and bools multiply in int64 (complex: from
+    1 + 0i, as PyTorch's kernel, which sets the signs of zeros in the first product)"""
     if x.ndim == 0:
         return x.astype(_cum_dtype(x, dtype))
-    return xp.cumprod(x, axis=dim, dtype=_cum_dtype(x, dtype))
+    target = _cum_dtype(x, dtype)
+    if xp.dtype(target).kind == "c" and x.shape[dim]:
+        x = x.astype(target)  # (a copy: its first slice is replaced)
+        first = (slice(None),) * (dim % x.ndim) + (0,)
+        x[first] = x[first] * x.dtype.type(1)
+    return xp.cumprod(x, axis=dim, dtype=target)
 
 
 def _last_axis_order(ndim: int, dim: int):
@@ -229,4 +337,5 @@ cumprod = defop(
     vjp=_cumprod_vjp,
     jvp=lambda t, x, ans, dim, dtype: _cumprod_jvp(t, x, ans, dim),  # J t = Σ_k (∂y_i/∂x_k) t_k
     conventions="Exact with zeros (no division where an entry is 0).",
+    complex="holomorphic",
 )

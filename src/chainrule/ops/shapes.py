@@ -53,6 +53,7 @@ view = defop(
     view=True,
     vjp=lambda g, x_shape: reshape(g, x_shape),  # Jᵀg = g reshaped back to x's shape
     jvp=lambda t, shape: reshape(t, shape),  # J t = t in the new shape
+    complex="wirtinger",
 )
 
 reshape_copy = defop(
@@ -62,6 +63,7 @@ reshape_copy = defop(
     node="UnsafeViewBackward0",
     vjp=lambda g, x_shape: reshape(g, x_shape),  # Jᵀg = g reshaped back to x's shape
     jvp=lambda t, shape: reshape(t, shape),  # J t = t in the new shape
+    complex="wirtinger",
 )
 
 
@@ -133,6 +135,7 @@ sum_to = defop(
     node="SumBackward1",
     vjp=lambda g, x_shape: expand(g, x_shape),  # Jᵀg = g broadcast to x's shape
     jvp=lambda t, ans: sum_to(t, shape=ans.shape),  # J t = t summed to the shape (ans's)
+    complex="wirtinger",
 )
 
 
@@ -171,6 +174,7 @@ expand = defop(
     view=True,
     vjp=lambda g, x_shape: sum_to(g, x_shape),  # Jᵀg = g summed back to x's shape
     jvp=lambda t, ans: expand(t, shape=ans.shape),  # J t = t broadcast to the shape
+    complex="wirtinger",
 )
 
 
@@ -193,6 +197,7 @@ permute = defop(
     view=True,
     vjp=lambda g, dims: permute(g, dims=_inverse(dims)),  # Jᵀg = g by the inverse permutation
     jvp=lambda t, dims: permute(t, dims=dims),  # J t = t permuted by dims
+    complex="wirtinger",
 )
 
 
@@ -212,6 +217,7 @@ t = defop(
     node=lambda x, variant=0: f"TBackward{variant}",
     vjp=lambda g: g.T if g.__class__ is ndarray else t(g),  # Jᵀg = gᵀ, as (Aᵀ)ᵀ = A
     jvp=lambda tan: t(tan),  # J t = tᵀ
+    complex="wirtinger",
 )
 
 
@@ -228,6 +234,7 @@ transpose = defop(
     node=lambda x, dim0=0, dim1=1, variant=0: f"TransposeBackward{variant}",
     vjp=lambda g, dim0, dim1: transpose(g, dim0=dim0, dim1=dim1),  # Jᵀg = g swapped back
     jvp=lambda t, dim0, dim1: transpose(t, dim0=dim0, dim1=dim1),  # as the VJP
+    complex="wirtinger",
 )
 
 
@@ -275,6 +282,7 @@ squeeze = defop(
     node=lambda x, dims=None, variant=0: f"SqueezeBackward{variant}",
     vjp=lambda g, x_shape: reshape(g, x_shape),  # Jᵀg = g with the size-1 dims back
     jvp=lambda t, dims: squeeze(t, dims=dims),  # J t = t squeezed
+    complex="wirtinger",
 )
 
 
@@ -296,6 +304,7 @@ unsqueeze = defop(
     node=lambda x, dim=0, variant=0: f"UnsqueezeBackward{variant}",
     vjp=lambda g, dim: squeeze(g, dims=(dim,), variant=1),  # Jᵀg = g without the inserted dim
     jvp=lambda t, dim: unsqueeze(t, dim=dim),  # J t = t with the size-1 dim inserted
+    complex="wirtinger",
 )
 
 # ----- narrow, select, split, chunk, unbind -----------------------------------------------
@@ -318,6 +327,7 @@ narrow = defop(
     jvp=lambda t, dim, start, length: narrow(
         t, dim=dim, start=start, length=length
     ),  # J t = t's slice
+    complex="wirtinger",
 )
 
 
@@ -364,6 +374,7 @@ split = defop(
         t, dim=dim, sizes=sizes, unbind=unbind
     ),  # J t = t split the same way
     conventions="Pieces that receive no gradient count as zeros.",
+    complex="wirtinger",
 )
 
 
@@ -384,6 +395,7 @@ piece = defop(
     jvp=lambda t, dim, start, stop, unbind: piece(
         t, dim=dim, start=start, stop=stop, unbind=unbind
     ),  # J t = the same piece of t
+    complex="wirtinger",
 )
 
 
@@ -457,6 +469,7 @@ as_strided = defop(
     jvp=_as_strided_jvp,
     conventions="Output elements that share a storage place add their gradients there; "
     "places outside the input's own elements get no gradient (and tangent 0).",
+    complex="wirtinger",
 )
 
 

@@ -38,6 +38,7 @@ shift_along = defop(
     node="CatBackward0",
     vjp=lambda g, dim: unshift_along(g, dim=dim),  # ∂out_i/∂x_j = [j = i - 1]: g moves back one
     jvp=lambda t, dim: shift_along(t, dim=dim, fill=0.0),  # J t = t moved forward one, 0 first
+    complex="wirtinger",
 )
 
 unshift_along = defop(
@@ -47,6 +48,7 @@ unshift_along = defop(
     node="CatBackward0",
     vjp=lambda g, dim: shift_along(g, dim=dim, fill=0.0),  # ∂out_i/∂x_j = [j = i + 1]
     jvp=lambda t, dim: unshift_along(t, dim=dim),  # J t = t moved back one, 0 last
+    complex="wirtinger",
 )
 
 

@@ -12,7 +12,7 @@ import functools
 import math
 
 from .._backend import clip_ufunc, ndarray, xp
-from ..autograd.recording import FLOAT, array_of, defop, floating_only
+from ..autograd.recording import array_of, defop, floating_only
 from . import logical, unary
 
 # ----- the error function -----------------------------------------------------------------
@@ -422,7 +422,7 @@ def _erfc(x):
 erf = defop(
     "erf",
     _erf,
-    dtypes=FLOAT,
+    dtypes=unary.real_only("erf_vml_cpu"),
     vjp=lambda g, x: (
         g * (unary.exp(-(x * x)) * unary._TWO_OVER_SQRT_PI)
     ),  # d/dx erf x = 2/√π e^(-x²)
@@ -432,7 +432,7 @@ erf = defop(
 erfc = defop(
     "erfc",
     _erfc,
-    dtypes=FLOAT,
+    dtypes=unary.real_only("erfc_vml_cpu"),
     vjp=lambda g, x: (
         g * (unary.exp(-(x * x)) * -unary._TWO_OVER_SQRT_PI)
     ),  # d/dx erfc x = -2/√π e^(-x²)
@@ -458,7 +458,7 @@ def _logit_vjp(g, x, eps):
 logit = defop(
     "logit",
     _logit,
-    dtypes=FLOAT,
+    dtypes=unary.real_only("logit_cpu"),
     vjp=_logit_vjp,
     jvp=_logit_vjp,
     conventions="With eps, the gradient is 0 where x < eps or x > 1 - eps (the clamped "
@@ -565,7 +565,7 @@ def _polygamma(x, n=1):
 lgamma = defop(
     "lgamma",
     _lgamma,
-    dtypes=FLOAT,
+    dtypes=unary.real_only("lgamma_vml_cpu"),
     vjp=lambda g, x: g * digamma(x),  # d/dx ln Γ(x) = ψ(x)
     jvp=lambda t, x: t * digamma(x),  # as the VJP
 )
@@ -573,15 +573,24 @@ lgamma = defop(
 digamma = defop(
     "digamma",
     _digamma,
-    dtypes=FLOAT,
+    dtypes=unary.real_only("digamma"),
     vjp=lambda g, x: g * polygamma(x, n=1),  # d/dx ψ(x) = ψ⁽¹⁾(x)
     jvp=lambda t, x: t * polygamma(x, n=1),  # as the VJP
 )
 
+
+def _polygamma_dtype(args, params):
+    """FLOAT, and PyTorch's error for complex input: its kernel by n (digamma for n = 0,
+    trigamma for n = 1)."""
+    n = params.get("n", 0)
+    kernel = "digamma" if n == 0 else "trigamma" if n == 1 else "polygamma"
+    return unary.real_only(kernel)(args, params)
+
+
 polygamma = defop(
     "polygamma",
     _polygamma,
-    dtypes=FLOAT,
+    dtypes=_polygamma_dtype,
     vjp=lambda g, x, n: g * polygamma(x, n=n + 1),  # d/dx ψ⁽ⁿ⁾(x) = ψ⁽ⁿ⁺¹⁾(x)
     jvp=lambda t, x, n: t * polygamma(x, n=n + 1),  # as the VJP
 )
@@ -611,7 +620,7 @@ def _erfinv(y):
 erfinv = defop(
     "erfinv",
     _erfinv,
-    dtypes=FLOAT,
+    dtypes=unary.real_only("erfinv_vml_cpu"),
     vjp=lambda g, ans: g * (unary.exp(ans * ans) * (_SQRT_PI / 2)),  # d/dx erf⁻¹ x = √π/2 e^(ans²)
     jvp=lambda t, ans: t * (unary.exp(ans * ans) * (_SQRT_PI / 2)),  # as the VJP
 )
@@ -693,7 +702,7 @@ def _i1e_vjp(g, x, ans):
 i0 = defop(
     "i0",
     _i0,
-    dtypes=FLOAT,
+    dtypes=unary.real_only("i0_vml_cpu"),
     vjp=lambda g, x: g * i1(x),  # d/dx I0(x) = I1(x)
     jvp=lambda t, x: t * i1(x),  # as the VJP
 )
@@ -701,7 +710,7 @@ i0 = defop(
 i0e = defop(
     "i0e",
     _i0e,
-    dtypes=FLOAT,
+    dtypes=unary.real_only("i0e_cpu"),
     node="SpecialI0EBackward0",
     vjp=lambda g, x, ans: (
         g * (i1e(x) - unary.sign(x) * ans)
@@ -712,7 +721,7 @@ i0e = defop(
 i1 = defop(
     "i1",
     _i1,
-    dtypes=FLOAT,
+    dtypes=unary.real_only("i1_cpu"),
     node="SpecialI1Backward0",
     vjp=_i1_vjp,
     jvp=_i1_vjp,
@@ -722,7 +731,7 @@ i1 = defop(
 i1e = defop(
     "i1e",
     _i1e,
-    dtypes=FLOAT,
+    dtypes=unary.real_only("i1e_cpu"),
     node="SpecialI1EBackward0",
     vjp=_i1e_vjp,
     jvp=_i1e_vjp,
@@ -820,7 +829,7 @@ def _entr(x):
 entr = defop(
     "entr",
     _entr,
-    dtypes=FLOAT,
+    dtypes=unary.real_only("entr_cpu"),
     node="SpecialEntrBackward0",
     vjp=lambda g, x: g * -(1 + unary.log(x)),  # d/dx (-x ln x) = -(1 + ln x)
     jvp=lambda t, x: t * -(1 + unary.log(x)),  # as the VJP
@@ -857,7 +866,7 @@ xlog1py = defop(
     "xlog1py",
     _xlog1py,
     args=("a", "b"),
-    dtypes=FLOAT,
+    dtypes=unary.real_only("xlog1py_cpu"),
     node=_xlog1py_node,
     vjp=(
         _xlog1py_da,
@@ -912,7 +921,7 @@ def _erfcx(x):
 erfcx = defop(
     "special_erfcx",
     _erfcx,
-    dtypes=FLOAT,
+    dtypes=unary.real_only("erfcx_cpu"),
     vjp=lambda g, x, ans: (
         g * (2 * x * ans - unary._TWO_OVER_SQRT_PI)
     ),  # d/dx erfcx(x) = 2x erfcx(x) - 2/√π
@@ -936,7 +945,11 @@ def _log_ndtr_grad(g, x, ans):
 
 
 log_ndtr = defop(
-    "special_log_ndtr", _log_ndtr, dtypes=FLOAT, vjp=_log_ndtr_grad, jvp=_log_ndtr_grad
+    "special_log_ndtr",
+    _log_ndtr,
+    dtypes=unary.real_only("log_ndtr_cpu"),
+    vjp=_log_ndtr_grad,
+    jvp=_log_ndtr_grad,
 )
 
 _NDTRI_P0 = (
@@ -1032,7 +1045,7 @@ def _ndtri(p):
 ndtri = defop(
     "special_ndtri",
     _ndtri,
-    dtypes=FLOAT,
+    dtypes=unary.real_only("ndtri_cpu"),
     vjp=lambda g, ans: g * (unary.exp(ans * ans / 2) * math.sqrt(2 * math.pi)),  # 1/φ(ans)
     jvp=lambda t, ans: t * (unary.exp(ans * ans / 2) * math.sqrt(2 * math.pi)),  # as the VJP
 )

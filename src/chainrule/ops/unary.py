@@ -9,12 +9,79 @@ derivative; the JVP's says "as the VJP"."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 from .. import _dtypes
 from .._backend import xp
+from .._promotion import result_type
+from .._tensor import Tensor
+from ..autograd import grad_mode
 from ..autograd.recording import FLOAT, KEEP, array_of, defop, floating_only, no_bool, np_dtype
-from . import arithmetic, copies, logical
+from . import arithmetic, complex_parts, copies, logical
 from ._scratch import lined_up, scale_in_place, scale_into, writable
+
+# ----- dtype rules for functions of real numbers (PyTorch's errors for complex input) ----------
+# (here, the first of the pointwise families to be defined: arithmetic, binary, logical,
+# special and activations use them too)
+
+
+def _rule_after(rule, dtype, args, params):
+    """What dtype rule ``rule`` gives for a real result type ``dtype``: the promoted dtype
+    itself (None), the default float dtype for integers and bools (FLOAT), or its own."""
+    if rule is None:
+        return dtype
+    if rule is FLOAT:
+        return dtype if dtype._category == 2 else _dtypes.get_default_dtype()
+    return rule(args, params)
+
+
+def real_only(kernel: str, rule: Any = FLOAT) -> Callable:
+    """A dtype rule for a function PyTorch has no complex kernel for: ``rule``'s (FLOAT by
+    default, None for promotion), and PyTorch's NotImplementedError for a complex result
+    type (``"erf_vml_cpu" not implemented for 'ComplexFloat'``)."""
+
+    def checked(args, params):
+        dtype = result_type(args)
+        if dtype._category == 3:
+            raise _dtypes.not_implemented(kernel, dtype)
+        return _rule_after(rule, dtype, args, params)
+
+    return checked
+
+
+def no_complex(message: str, error: type = RuntimeError, rule: Any = None) -> Callable:
+    """A dtype rule: ``rule``'s (promotion when None; FLOAT), and PyTorch's ``error`` with
+    ``message`` for a complex result type ("maximum not implemented for complex tensors.")."""
+
+    def checked(args, params):
+        dtype = result_type(args)
+        if dtype._category == 3:
+            raise error(message)
+        return _rule_after(rule, dtype, args, params)
+
+    return checked
+
+
+def no_complex_grad(name: str, rule: Any = None) -> Callable:
+    """A dtype rule: ``rule``'s for real inputs (promotion when None); complex values
+    PyTorch computes but refuses to differentiate: its RuntimeError when an input requires
+    grad."""
+
+    def checked(args, params):
+        dtype = result_type(args)
+        if dtype._category != 3:
+            return _rule_after(rule, dtype, args, params)
+        if grad_mode.is_grad_enabled() and any(
+            isinstance(a, Tensor) and a._requires_grad for a in args
+        ):
+            raise RuntimeError(
+                f"{name} does not support automatic differentiation for outputs with complex dtype."
+            )
+        return dtype
+
+    return checked
+
 
 # ----- exp, log, sin, cos, tanh, sqrt, sign, abs ---------------------------------------------
 
@@ -27,6 +94,7 @@ exp = defop(
     dtypes=FLOAT,
     vjp=lambda g, ans: g * ans,  # d/dx e^x = e^x
     jvp=lambda t, ans: t * ans,  # as the VJP
+    complex="holomorphic",
 )
 
 log = defop(
@@ -36,6 +104,7 @@ log = defop(
     dtypes=FLOAT,
     vjp=lambda g, x: g / x,  # d/dx ln x = 1/x
     jvp=lambda t, x: t / x,  # as the VJP
+    complex="holomorphic",
 )
 
 sin = defop(
@@ -45,6 +114,7 @@ sin = defop(
     dtypes=FLOAT,
     vjp=lambda g, x: g * cos(x),  # d/dx sin x = cos x
     jvp=lambda t, x: t * cos(x),  # as the VJP
+    complex="holomorphic",
 )
 
 cos = defop(
@@ -54,6 +124,7 @@ cos = defop(
     dtypes=FLOAT,
     vjp=lambda g, x: g * -sin(x),  # d/dx cos x = -sin x
     jvp=lambda t, x: t * -sin(x),  # as the VJP
+    complex="holomorphic",
 )
 
 
@@ -84,6 +155,7 @@ tanh = defop(
     dtypes=FLOAT,
     vjp=_tanh_vjp,
     jvp=lambda t, ans: t * (1 - ans * ans),  # d/dx tanh x = 1 - tanh² x
+    complex="holomorphic",
 )
 
 sqrt = defop(
@@ -94,6 +166,7 @@ sqrt = defop(
     vjp=lambda g, ans: g / (2 * ans),  # d/dx √x = 1/(2√x)
     jvp=lambda t, ans: t / (2 * ans),  # as the VJP
     conventions="At x = 0 the gradient is inf (g / 0), as in PyTorch.",
+    complex="holomorphic",
 )
 
 
@@ -101,6 +174,11 @@ def _sign(x):
     """-1, 0 or 1 by the sign of x; 0 for nan, as in PyTorch (a bool stays bool)"""
     if x.dtype is arithmetic.BOOL:
         return x.copy()
+    if x.dtype.kind == "c":
+        raise NotImplementedError(
+            "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+            "torch.sgn instead."
+        )
     out = xp.sign(x)
     if out.dtype.kind == "f":
         out = xp.where(out != out, xp.zeros((), out.dtype), out)
@@ -114,15 +192,25 @@ sign = defop(
     jvp=lambda t: copies.zero(t),  # as the VJP
 )
 
+
+def _abs_jvp(t, x):
+    """t · sign x; Re(t · conj(sgn z)) for complex z"""
+    if complex_parts.is_complex_value(x):
+        return complex_parts.real(t * complex_parts.conj_physical(complex_parts.sgn(x)))
+    return t * sign(x)
+
+
 abs = defop(  # noqa: A001
     "abs",
     xp.abs,
     doc="|x|",
     dtypes=no_bool("\"abs_cpu\" not implemented for 'Bool'", NotImplementedError),
-    vjp=lambda g, x: g * sign(x),  # d/dx |x| = sign x
-    jvp=lambda t, x: t * sign(x),  # as the VJP
+    complex="wirtinger",
+    vjp=lambda g, x: g * complex_parts.sgn(x),  # d/dx |x| = sign x; ∇|z| = z/|z| for complex z
+    jvp=_abs_jvp,
     conventions="abs'(0) = 0 (sign(0) = 0), and abs'(nan) = 0 (sign(nan) = 0, PyTorch's).",
 )
+
 
 _LN2 = math.log(2.0)
 
@@ -144,6 +232,7 @@ exp2 = defop(
     dtypes=FLOAT,
     vjp=lambda g, ans: g * (ans * _LN2),  # d/dx 2^x = 2^x ln 2
     jvp=lambda t, ans: t * (ans * _LN2),  # as the VJP
+    complex="holomorphic",
 )
 
 expm1 = defop(
@@ -153,6 +242,7 @@ expm1 = defop(
     dtypes=FLOAT,
     vjp=lambda g, ans: g * (ans + 1),  # d/dx (e^x - 1) = e^x = ans + 1
     jvp=lambda t, ans: t * (ans + 1),  # as the VJP
+    complex="holomorphic",
 )
 
 log2 = defop(
@@ -162,6 +252,7 @@ log2 = defop(
     dtypes=FLOAT,
     vjp=lambda g, x: g / (x * _LN2),  # d/dx log2 x = 1 / (x ln 2)
     jvp=lambda t, x: t / (x * _LN2),  # as the VJP
+    complex="holomorphic",
 )
 
 log10 = defop(
@@ -171,6 +262,7 @@ log10 = defop(
     dtypes=FLOAT,
     vjp=lambda g, x: g / (x * _LN10),  # d/dx log10 x = 1 / (x ln 10)
     jvp=lambda t, x: t / (x * _LN10),  # as the VJP
+    complex="holomorphic",
 )
 
 log1p = defop(
@@ -181,6 +273,7 @@ log1p = defop(
     node="Log1PBackward0",
     vjp=lambda g, x: g / (x + 1),  # d/dx ln(1 + x) = 1 / (1 + x)
     jvp=lambda t, x: t / (x + 1),  # as the VJP
+    complex="holomorphic",
 )
 
 
@@ -196,6 +289,7 @@ rsqrt = defop(
     vjp=lambda g, ans: g * (ans * ans * ans * -0.5),  # d/dx x^(-1/2) = -x^(-3/2) / 2
     jvp=lambda t, ans: t * (ans * ans * ans * -0.5),  # as the VJP
     conventions="At x = 0 the gradient is -inf, as in PyTorch.",
+    complex="holomorphic",
 )
 
 # ----- trigonometric and hyperbolic -------------------------------------------------------
@@ -207,6 +301,7 @@ tan = defop(
     dtypes=FLOAT,
     vjp=lambda g, ans: g * (ans * ans + 1),  # d/dx tan x = 1 + tan² x
     jvp=lambda t, ans: t * (ans * ans + 1),  # as the VJP
+    complex="holomorphic",
 )
 
 asin = defop(
@@ -216,6 +311,7 @@ asin = defop(
     dtypes=FLOAT,
     vjp=lambda g, x: g * rsqrt(1 - x * x),  # d/dx asin x = 1 / √(1 - x²)
     jvp=lambda t, x: t * rsqrt(1 - x * x),  # as the VJP
+    complex="holomorphic",
 )
 
 acos = defop(
@@ -225,6 +321,7 @@ acos = defop(
     dtypes=FLOAT,
     vjp=lambda g, x: g * -rsqrt(1 - x * x),  # d/dx acos x = -1 / √(1 - x²)
     jvp=lambda t, x: t * -rsqrt(1 - x * x),  # as the VJP
+    complex="holomorphic",
 )
 
 atan = defop(
@@ -234,6 +331,7 @@ atan = defop(
     dtypes=FLOAT,
     vjp=lambda g, x: g / (x * x + 1),  # d/dx atan x = 1 / (1 + x²)
     jvp=lambda t, x: t / (x * x + 1),  # as the VJP
+    complex="holomorphic",
 )
 
 sinh = defop(
@@ -243,6 +341,7 @@ sinh = defop(
     dtypes=FLOAT,
     vjp=lambda g, x: g * cosh(x),  # d/dx sinh x = cosh x
     jvp=lambda t, x: t * cosh(x),  # as the VJP
+    complex="holomorphic",
 )
 
 cosh = defop(
@@ -252,6 +351,7 @@ cosh = defop(
     dtypes=FLOAT,
     vjp=lambda g, x: g * sinh(x),  # d/dx cosh x = sinh x
     jvp=lambda t, x: t * sinh(x),  # as the VJP
+    complex="holomorphic",
 )
 
 asinh = defop(
@@ -261,15 +361,26 @@ asinh = defop(
     dtypes=FLOAT,
     vjp=lambda g, x: g * rsqrt(x * x + 1),  # d/dx asinh x = 1 / √(x² + 1)
     jvp=lambda t, x: t * rsqrt(x * x + 1),  # as the VJP
+    complex="holomorphic",
 )
+
+
+def _acosh_slope(x):
+    """d/dx acosh x = 1 / √(x² - 1); for complex x, 1 / (√(x - 1) √(x + 1)), the
+    derivative of the principal branch (√(x² - 1) takes the other sign for Re x < 0)"""
+    if complex_parts.is_complex_value(x):
+        return rsqrt(x - 1) * rsqrt(x + 1)
+    return rsqrt(x * x - 1)
+
 
 acosh = defop(
     "acosh",
     xp.arccosh,
     doc="acosh x = ln(x + √(x² - 1))",
     dtypes=FLOAT,
-    vjp=lambda g, x: g * rsqrt(x * x - 1),  # d/dx acosh x = 1 / √(x² - 1)
-    jvp=lambda t, x: t * rsqrt(x * x - 1),  # as the VJP
+    vjp=lambda g, x: g * _acosh_slope(x),  # d/dx acosh x = 1 / √(x² - 1)
+    jvp=lambda t, x: t * _acosh_slope(x),  # as the VJP
+    complex="holomorphic",
 )
 
 atanh = defop(
@@ -279,16 +390,25 @@ atanh = defop(
     dtypes=FLOAT,
     vjp=lambda g, x: g / (1 - x * x),  # d/dx atanh x = 1 / (1 - x²)
     jvp=lambda t, x: t / (1 - x * x),  # as the VJP
+    complex="holomorphic",
 )
 
 # ----- rounding ------------------------------------------------------------------------
 
 
 def _rounding_dtype(kernel: str):
-    """Rounding keeps the dtype (integers are already whole); bool is not implemented."""
+    """Rounding keeps the dtype (integers are already whole); bool and complex are not
+    implemented."""
 
     def rule(args, params):
         dtype = args[0]._dtype
+        if dtype._category == 3:  # (PyTorch: floor, ceil and trunc by name, round its kernel)
+            if kernel.startswith("round"):
+                kernel_c = "round_cpu" if params.get("decimals") else kernel
+                raise _dtypes.not_implemented(kernel_c, dtype)
+            raise NotImplementedError(
+                f"{kernel.partition('_')[0]} is not supported for complex inputs"
+            )
         if "decimals" in params and dtype._category != 2:  # round(int, decimals=...) raises
             raise _dtypes.not_implemented("round_cpu" if params["decimals"] else kernel, dtype)
         if dtype._category == 0:
@@ -378,7 +498,11 @@ frac = defop(
 
 
 def _nan_to_num(x, nan=0.0, posinf=None, neginf=None):
-    """x with nan, +inf and -inf replaced (the infinities by the dtype's largest values)"""
+    """x with nan, +inf and -inf replaced (the infinities by the dtype's largest values);
+    complex x: in each part"""
+    if x.dtype.kind == "c":
+        re, im = (xp.nan_to_num(p, nan=nan, posinf=posinf, neginf=neginf) for p in (x.real, x.imag))
+        return complex_parts.complex_from_parts.forward(re, im)  # (no inf · i: no nan made)
     if x.dtype.kind != "f":
         return x.copy()
     return xp.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
@@ -388,6 +512,7 @@ nan_to_num = defop(
     "nan_to_num",
     _nan_to_num,
     node="NanToNumBackward0",
+    dtypes=no_complex_grad("nan_to_num"),
     vjp=lambda g, x: logical.select(
         logical.isfinite(x), g, 0
     ),  # d/dx = 1 where x is finite, else 0
@@ -397,13 +522,6 @@ nan_to_num = defop(
 
 # ----- sgn, nan_to_num, degrees and radians, sinc ------------------------------------------
 
-sgn = defop(
-    "sgn",
-    sign.forward,
-    vjp=lambda g: copies.zero(g),  # d/dx sgn x = 0 (almost everywhere)
-    jvp=lambda t: copies.zero(t),  # as the VJP
-    conventions=_STEP,
-)
 
 _DEG = math.pi / 180.0
 
@@ -421,7 +539,7 @@ def _rad2deg(x):
 deg2rad = defop(
     "deg2rad",
     _deg2rad,
-    dtypes=FLOAT,
+    dtypes=no_complex("deg2rad is not supported for complex tensors.", rule=FLOAT),
     node="Deg2RadBackward0",
     vjp=lambda g: g * _DEG,  # d/dx (π/180) x = π/180
     jvp=lambda t: t * _DEG,  # as the VJP
@@ -430,7 +548,7 @@ deg2rad = defop(
 rad2deg = defop(
     "rad2deg",
     _rad2deg,
-    dtypes=FLOAT,
+    dtypes=no_complex("rad2deg is not supported for complex tensors.", rule=FLOAT),
     node="Rad2DegBackward0",
     vjp=lambda g: g * (1 / _DEG),  # d/dx (180/π) x = 180/π
     jvp=lambda t: t * (1 / _DEG),  # as the VJP
@@ -460,6 +578,7 @@ sinc = defop(
     vjp=_sinc_vjp,
     jvp=_sinc_vjp,
     conventions="sinc'(0) = 0.",
+    complex="holomorphic",
 )
 
 

@@ -818,6 +818,7 @@ def axis_gather_pair(name: str, node: Callable[[int], str], doc: str,
         ),  # Jᵀg = each output's gradient, times its weight, added back where it was taken from
         jvp=lambda t, taps: op(t, taps=taps),  # J t = the same map applied to t (it is linear)
         conventions=conventions,
+        complex="wirtinger",  # (real weights: linear over the reals)
     )
     back = defop(
         name + "_backward",
@@ -826,5 +827,6 @@ def axis_gather_pair(name: str, node: Callable[[int], str], doc: str,
         node=lambda x, taps=(), shape=(): node(len(taps)).replace("Backward0", "BackwardBackward0"),
         vjp=lambda g, taps: op(g, taps=taps),  # Jᵀg = the forward map applied to g
         jvp=lambda t, taps, shape: back(t, taps=taps, shape=shape),  # J t = the same sum of t
+        complex="wirtinger",
     )
     return op, back

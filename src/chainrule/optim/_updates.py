@@ -2,6 +2,9 @@
 
 Each writes into its first argument with ufunc ``out=`` (no temporaries beyond what the
 formula needs); ``done`` bumps the parameter's version counter as an in-place op would.
+
+A complex parameter is stepped as PyTorch steps it: as the pairs of its real and imaginary
+parts (``torch.view_as_real``), each part a real number of its own (``pairs``).
 """
 
 from __future__ import annotations
@@ -14,9 +17,18 @@ from .._tensor import Tensor
 Array = Any
 
 
+def pairs(a: Array) -> Array:
+    """A complex array as the (real, imag) pairs of its elements, shape (..., 2), sharing
+    its memory (``torch.view_as_real``); a real array as it is."""
+    if a.dtype.kind != "c":
+        return a
+    return a[..., None].view(a.real.dtype)  # (the new unit axis is contiguous: any strides)
+
+
 def grad_of(p: Tensor, maximize: bool) -> Array:
-    """The parameter's gradient array, negated (a new array) under ``maximize``."""
-    g = p.grad._data
+    """The parameter's gradient array (as real pairs where complex), negated (a new
+    array) under ``maximize``."""
+    g = pairs(p.grad._data)
     return xp.negative(g) if maximize else g
 
 

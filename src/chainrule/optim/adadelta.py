@@ -63,12 +63,15 @@ class Adadelta(Optimizer):
                     state["step"] = _scalar_tensor(0.0)
                     state["square_avg"] = chainrule.zeros_like(p)
                     state["acc_delta"] = chainrule.zeros_like(p)
-                param = p._data
+                param = u.pairs(p._data)
                 state["step"]._data += 1
                 g = u.with_weight_decay(
                     u.grad_of(p, group["maximize"]), param, group["weight_decay"]
                 )
-                square_avg, acc_delta = state["square_avg"]._data, state["acc_delta"]._data
+                square_avg, acc_delta = (
+                    u.pairs(state["square_avg"]._data),
+                    u.pairs(state["acc_delta"]._data),
+                )
                 u.decay_add_square_(square_avg, rho, g)
                 std = xp.sqrt(square_avg + eps)
                 delta = xp.sqrt(acc_delta + eps)

@@ -12,7 +12,7 @@ import chainrule
 from .._backend import xp
 from .._tensor import Tensor
 from . import _updates as u
-from .optimizer import Optimizer, ParamsT, _scalar_tensor, _to_scalar
+from .optimizer import Optimizer, ParamsT, _refuse_complex, _scalar_tensor, _to_scalar
 
 __all__ = ["Adafactor"]
 
@@ -64,8 +64,8 @@ class Adafactor(Optimizer):
     group, the machine epsilon of the dtype of its first parameter with a gradient.
     Difference: for a group that mixes dtypes, PyTorch's ``foreach=True`` path takes that
     epsilon from whichever dtype its internal (hash-ordered) grouping processes first;
-    chainrule keeps the first parameter's dtype there too. chainrule has no complex or
-    sparse tensors, so PyTorch's errors for them have no case here.
+    chainrule keeps the first parameter's dtype there too. A complex parameter raises
+    PyTorch's error; chainrule has no sparse tensors, so that error has no case here.
     """
 
     def __init__(
@@ -120,6 +120,7 @@ class Adafactor(Optimizer):
             lr = _to_scalar(group["lr"])
             eps1, eps2 = group["eps"]
             wd, d = group["weight_decay"], group["d"]
+            _refuse_complex(self._with_grad(group, "Adafactor"), "Adafactor")
             for p in self._with_grad(group, "Adafactor"):
                 state = self.state[p]
                 if len(state) == 0:

@@ -59,7 +59,10 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 state = self.state[p]
                 state["step"] = _scalar_tensor(0.0)
-                state["sum"] = chainrule.full_like(p, initial_accumulator_value)
+                value = initial_accumulator_value  # a complex parameter: for both its parts
+                state["sum"] = chainrule.full_like(
+                    p, complex(value, value) if p.is_complex() else value
+                )
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One Adagrad step on every parameter that has a gradient."""
@@ -68,14 +71,14 @@ class Adagrad(Optimizer):
             lr = _to_scalar(group["lr"])
             for p in self._with_grad(group, "Adagrad"):
                 state = self.state[p]
-                param = p._data
+                param = u.pairs(p._data)
                 step_t = state["step"]._data
                 step_t += 1
                 g = u.with_weight_decay(
                     u.grad_of(p, group["maximize"]), param, group["weight_decay"]
                 )
                 clr = lr / (1 + (float(step_t) - 1) * group["lr_decay"])
-                state_sum = state["sum"]._data
+                state_sum = u.pairs(state["sum"]._data)
                 state_sum += xp.multiply(g, g)
                 std = xp.sqrt(state_sum)
                 std += group["eps"]

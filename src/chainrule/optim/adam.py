@@ -95,7 +95,7 @@ class Adam(Optimizer):
                     state["exp_avg_sq"] = chainrule.zeros_like(p)
                     if group["amsgrad"]:
                         state["max_exp_avg_sq"] = chainrule.zeros_like(p)
-                param = p._data
+                param = u.pairs(p._data)
                 g = u.grad_of(p, group["maximize"])
                 step_t = state["step"]._data
                 step_t += 1
@@ -104,14 +104,17 @@ class Adam(Optimizer):
                         param *= 1 - lr * wd
                     else:
                         g = u.with_weight_decay(g, param, wd)
-                exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+                exp_avg, exp_avg_sq = (
+                    u.pairs(state["exp_avg"]._data),
+                    u.pairs(state["exp_avg_sq"]._data),
+                )
                 u.lerp_(exp_avg, g, 1 - beta1)
                 u.decay_add_square_(exp_avg_sq, beta2, g)
                 step = float(step_t)
                 step_size = lr / (1 - beta1**step)
                 bias_correction2_sqrt = (1 - beta2**step) ** 0.5
                 if group["amsgrad"]:
-                    vmax = state["max_exp_avg_sq"]._data
+                    vmax = u.pairs(state["max_exp_avg_sq"]._data)
                     xp.maximum(vmax, exp_avg_sq, out=vmax)
                     denom = xp.sqrt(vmax)
                 else:

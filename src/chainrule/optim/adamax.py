@@ -56,13 +56,13 @@ class Adamax(Optimizer):
                     state["step"] = _scalar_tensor(0.0)
                     state["exp_avg"] = chainrule.zeros_like(p)
                     state["exp_inf"] = chainrule.zeros_like(p)
-                param = p._data
+                param = u.pairs(p._data)
                 step_t = state["step"]._data
                 step_t += 1
                 g = u.with_weight_decay(
                     u.grad_of(p, group["maximize"]), param, group["weight_decay"]
                 )
-                exp_avg, exp_inf = state["exp_avg"]._data, state["exp_inf"]._data
+                exp_avg, exp_inf = u.pairs(state["exp_avg"]._data), u.pairs(state["exp_inf"]._data)
                 u.lerp_(exp_avg, g, 1 - beta1)
                 exp_inf *= beta2
                 norm = xp.abs(g)

@@ -60,10 +60,10 @@ class ASGD(Optimizer):
                     state["eta"] = _scalar_tensor(lr)
                     state["mu"] = _scalar_tensor(1.0)
                     state["ax"] = chainrule.zeros_like(p)
-                param = p._data
+                param = u.pairs(p._data)
                 g = u.grad_of(p, group["maximize"])
                 step_t, eta, mu = (state[k]._data for k in ("step", "eta", "mu"))
-                ax = state["ax"]._data
+                ax = u.pairs(state["ax"]._data)
                 step_t += 1
                 g = u.with_weight_decay(g, param, group["weight_decay"])
                 eta_value = float(eta)

@@ -157,21 +157,28 @@ class LBFGS(Optimizer):
         self._params = self.param_groups[0]["params"]
         self._numel_cache: int | None = None
 
+    # a complex parameter counts as the real pairs of its elements (torch.view_as_real)
     def _numel(self) -> int:
         if self._numel_cache is None:
-            self._numel_cache = sum(p.numel() for p in self._params)
+            self._numel_cache = sum(
+                2 * p.numel() if p.is_complex() else p.numel() for p in self._params
+            )
         return self._numel_cache
 
     def _gather_flat_grad(self) -> Tensor:
-        views = [
-            chainrule.zeros(p.numel(), dtype=p.dtype) if p.grad is None else p.grad.reshape(-1)
-            for p in self._params
-        ]
+        views = []
+        for p in self._params:
+            flat = (
+                chainrule.zeros(p.numel(), dtype=p.dtype) if p.grad is None else p.grad.reshape(-1)
+            )
+            views.append(chainrule.view_as_real(flat).reshape(-1) if flat.is_complex() else flat)
         return chainrule.cat(views, 0)
 
     def _add_grad(self, step_size: Any, update: Tensor) -> None:
         offset = 0
         for p in self._params:
+            if p.is_complex():
+                p = chainrule.view_as_real(p)
             numel = p.numel()
             p.add_(update[offset : offset + numel].view_as(p), alpha=step_size)
             offset += numel

@@ -12,7 +12,7 @@ import chainrule
 from .._backend import loud, quiet, xp
 from .._tensor import Tensor
 from . import _updates as u
-from .optimizer import Optimizer, ParamsT, _to_scalar
+from .optimizer import Optimizer, ParamsT, _refuse_complex, _to_scalar
 
 __all__ = ["Muon"]
 
@@ -91,8 +91,9 @@ class Muon(Optimizer):
 
     The orthogonalization is in bfloat16 as in PyTorch (emulated: chainrule has no
     bfloat16 dtype), so the update has bfloat16's precision whatever the parameter's dtype.
-    Muon's ``momentum_buffer`` is its only state (no ``step``), as in PyTorch. chainrule has
-    no complex or sparse tensors, so PyTorch's errors for them have no case here.
+    Muon's ``momentum_buffer`` is its only state (no ``step``), as in PyTorch. A complex
+    parameter raises PyTorch's error; chainrule has no sparse tensors, so that error has no
+    case here.
     """
 
     def __init__(
@@ -142,6 +143,7 @@ class Muon(Optimizer):
         for group in self.param_groups:
             momentum = group["momentum"]
             wd = group["weight_decay"]
+            _refuse_complex(self._with_grad(group, "Muon"), "Muon")
             for p in self._with_grad(group, "Muon"):
                 state = self.state[p]
                 if "momentum_buffer" not in state:

@@ -64,7 +64,7 @@ class NAdam(Optimizer):
                     state["mu_product"] = _scalar_tensor(1.0)
                     state["exp_avg"] = chainrule.zeros_like(p)
                     state["exp_avg_sq"] = chainrule.zeros_like(p)
-                param = p._data
+                param = u.pairs(p._data)
                 g = u.grad_of(p, group["maximize"])
                 step_t, mu_product = state["step"]._data, state["mu_product"]._data
                 step_t += 1
@@ -78,7 +78,10 @@ class NAdam(Optimizer):
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * psi)))
                 mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * psi)))
                 mu_product *= mu
-                exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+                exp_avg, exp_avg_sq = (
+                    u.pairs(state["exp_avg"]._data),
+                    u.pairs(state["exp_avg_sq"]._data),
+                )
                 u.lerp_(exp_avg, g, 1 - beta1)
                 u.decay_add_square_(exp_avg_sq, beta2, g)
                 denom = xp.sqrt(exp_avg_sq / bias_correction2)

@@ -115,6 +115,13 @@ def _check_fused(fused: Any, foreach: Any, differentiable: Any) -> None:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
 
+def _refuse_complex(params: list[Tensor], name: str) -> None:
+    """PyTorch's error of an optimizer that has no complex form (Adafactor, Muon), raised
+    before the group's first update when one of its parameters with a gradient is complex."""
+    if any(p.is_complex() for p in params):
+        raise RuntimeError(f"{name} does not support complex parameters")
+
+
 def _hooked_step(func: Callable) -> Callable:
     """``step`` wrapped to run the global and the optimizer's pre and post hooks."""
 

@@ -60,7 +60,7 @@ class RAdam(Optimizer):
                     state["step"] = _scalar_tensor(0.0)
                     state["exp_avg"] = chainrule.zeros_like(p)
                     state["exp_avg_sq"] = chainrule.zeros_like(p)
-                param = p._data
+                param = u.pairs(p._data)
                 g = u.grad_of(p, group["maximize"])
                 step_t = state["step"]._data
                 step_t += 1
@@ -70,7 +70,10 @@ class RAdam(Optimizer):
                         param *= 1 - lr * wd
                     else:
                         g = u.with_weight_decay(g, param, wd)
-                exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+                exp_avg, exp_avg_sq = (
+                    u.pairs(state["exp_avg"]._data),
+                    u.pairs(state["exp_avg_sq"]._data),
+                )
                 u.lerp_(exp_avg, g, 1 - beta1)
                 u.decay_add_square_(exp_avg_sq, beta2, g)
                 bias_correction1 = 1 - beta1**step

@@ -72,22 +72,22 @@ class RMSprop(Optimizer):
                         state["momentum_buffer"] = chainrule.zeros_like(p)
                     if group["centered"]:
                         state["grad_avg"] = chainrule.zeros_like(p)
-                param = p._data
+                param = u.pairs(p._data)
                 g = u.grad_of(p, group["maximize"])
                 step_t = state["step"]._data
                 step_t += 1
                 g = u.with_weight_decay(g, param, group["weight_decay"])
-                square_avg = state["square_avg"]._data
+                square_avg = u.pairs(state["square_avg"]._data)
                 u.decay_add_square_(square_avg, alpha, g)
                 if group["centered"]:
-                    grad_avg = state["grad_avg"]._data
+                    grad_avg = u.pairs(state["grad_avg"]._data)
                     u.lerp_(grad_avg, g, 1 - alpha)
                     avg = xp.sqrt(square_avg - grad_avg * grad_avg)
                 else:
                     avg = xp.sqrt(square_avg)
                 avg += group["eps"]
                 if momentum > 0:
-                    buf = state["momentum_buffer"]._data
+                    buf = u.pairs(state["momentum_buffer"]._data)
                     buf *= momentum
                     u.addcdiv_(buf, g, avg, 1)
                     u.add_scaled_(param, buf, -lr)

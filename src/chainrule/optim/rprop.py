@@ -56,11 +56,15 @@ class Rprop(Optimizer):
                 if len(state) == 0:
                     state["step"] = _scalar_tensor(0.0)
                     state["prev"] = chainrule.zeros_like(p)
-                    state["step_size"] = chainrule.full_like(p, _to_scalar(group["lr"]))
-                param = p._data
+                    lr = _to_scalar(group["lr"])
+                    # a complex parameter's parts are two reals: each starts at lr
+                    state["step_size"] = chainrule.full_like(
+                        p, complex(lr, lr) if p.is_complex() else lr
+                    )
+                param = u.pairs(p._data)
                 g = u.grad_of(p, group["maximize"])
                 state["step"]._data += 1
-                prev, step_size = state["prev"]._data, state["step_size"]._data
+                prev, step_size = u.pairs(state["prev"]._data), u.pairs(state["step_size"]._data)
                 agreement = xp.multiply(g, prev)
                 grow, shrink = agreement > 0, agreement < 0
                 factor = xp.where(grow, etaplus, xp.where(shrink, etaminus, 1.0))

@@ -61,21 +61,21 @@ class SGD(Optimizer):
                 _plain_step(group["params"], -lr)
                 continue
             for p in self._with_grad(group, "SGD"):
-                param = p._data
+                param = u.pairs(p._data)
                 g = u.with_weight_decay(
                     u.grad_of(p, group["maximize"]), param, group["weight_decay"]
                 )
                 if momentum != 0:
                     state = self.state[p]
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = p.grad.detach().clone()
-                        buf._data[...] = g
-                        state["momentum_buffer"] = buf
+                    if state.get("momentum_buffer") is None:
+                        state["momentum_buffer"] = p.grad.detach().clone()
+                        buf = u.pairs(state["momentum_buffer"]._data)
+                        buf[...] = g
                     else:
-                        buf._data *= momentum
-                        u.add_scaled_(buf._data, g, 1 - dampening)
-                    g = u.scaled_sum(g, buf._data, momentum) if group["nesterov"] else buf._data
+                        buf = u.pairs(state["momentum_buffer"]._data)
+                        buf *= momentum
+                        u.add_scaled_(buf, g, 1 - dampening)
+                    g = u.scaled_sum(g, buf, momentum) if group["nesterov"] else buf
                 u.add_scaled_(param, g, -lr)
                 u.done(p)
         return loss

@@ -12,7 +12,7 @@ from ..._dtypes import dtype as DType
 from ..._tensor import Tensor
 from ...autograd.inplace import inplace as _inplace
 from ...autograd.recorders import recorder
-from ...ops import activations, normalizations, reductions
+from ...ops import activations, complex_parts, normalizations, reductions
 
 if TYPE_CHECKING:
     from ..._random import Generator
@@ -83,7 +83,18 @@ def logsumexp(
     if isinstance(dim, list):
         dim = tuple(dim)
     reductions.dims_of(dim, input.ndim)  # range check, PyTorch's IndexError
+    if input._dtype._category == 3:
+        return _complex_logsumexp(input, dim, keepdim)
     return normalizations.logsumexp(input, dim=dim, keepdim=keepdim)
+
+
+def _complex_logsumexp(z: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    """log Σ e^z for complex z, as m + log Σ e^(z - m) with m the largest real part (a
+    constant: the gradient e^z / Σ e^z flows through the holomorphic exp, sum and log)."""
+    m = complex_parts.real(z).detach().amax(dim=dim, keepdim=True)
+    m = m.masked_fill(~m.isfinite(), 0.0)
+    out = (z - m).exp().sum(dim=dim, keepdim=True).log() + m
+    return out if keepdim else out.squeeze(dim)
 
 
 def selu(input: Tensor) -> Tensor:

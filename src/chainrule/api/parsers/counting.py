@@ -56,6 +56,8 @@ def unique(
 ) -> Any:
     """The distinct values (slices along dim) in ascending order; with ``return_inverse``
     where each element of input went, with ``return_counts`` how often each occurs."""
+    if input._dtype._category == 3:  # (no order on complex numbers)
+        raise _dtypes.not_implemented("unique" if dim is None else "unique_dim", input._dtype)
     data = input._data
     with on_device_of(data):  # the results where the input is
         if dim is None:
@@ -218,6 +220,9 @@ def searchsorted(
 ) -> Tensor:
     """Where each value of input would go in the innermost dim of sorted_sequence to keep
     it sorted (the first such place, the last with ``right``/``side='right'``)."""
+    for t in (sorted_sequence, input):
+        if isinstance(t, Tensor) and t._dtype._category == 3:  # (no order on complex numbers)
+            raise _dtypes.not_implemented("searchsorted_out_cpu", t._dtype)
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(

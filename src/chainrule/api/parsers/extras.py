@@ -152,6 +152,11 @@ def isin(
 ) -> Tensor:
     """A bool tensor of elements' shape: whether each element is among test_elements
     (compared in their promoted dtype; ``invert`` negates)."""
+    for t in (elements, test_elements):
+        if isinstance(t, Tensor) and t._dtype._category == 3:
+            raise RuntimeError(
+                f"Unsupported input type encountered for isin(): {t._dtype.scalar_name}"
+            )
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise TypeError(
             "isin() received an invalid combination of arguments - got "

@@ -2,8 +2,9 @@
 scales τ), ``linalg.householder_product``/``orgqr`` (the Q they make) and ``ormqr`` (Q
 applied to a matrix).
 
-The reflector i is H_i = I - τ_i v_i v_iᵀ, v_i being column i of the packed matrix below
-the diagonal with a 1 on it; Q = H_1 H_2 ... H_k. The products are compositions of
+The reflector i is H_i = I - τ_i v_i v_iᴴ, v_i being column i of the packed matrix below
+the diagonal with a 1 on it; Q = H_1 H_2 ... H_k (v_iᴴ = v_iᵀ for real matrices; for complex
+ones τ_i is complex and H_iᴴ = I - τ̄_i v_i v_iᴴ). The products are compositions of
 chainrule's own ops (k rank-one updates), so their gradients of any order come from those
 ops: the graph holds the updates, not one node as PyTorch's does."""
 
@@ -32,7 +33,7 @@ def geqrf(input: Tensor, *, out: object = None) -> HouseholderTau:
     input = require_tensor("geqrf", input)
     if input.ndim < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
-    if not input._dtype.is_floating_point:
+    if input._dtype._category < 2:
         raise not_implemented("geqrf_cpu", input._dtype)
     with _sharing():
         return _GEQRF(factorizations.geqrf_a(input), factorizations.geqrf_tau(input))
@@ -60,7 +61,7 @@ def householder_product(A: Tensor, tau: Tensor, *, out: object = None) -> Tensor
             f"{name}: tau dtype {tau._dtype.scalar_name} does not match input dtype "
             f"{A._dtype.scalar_name}"
         )
-    if not A._dtype.is_floating_point:
+    if A._dtype._category < 2:
         raise not_implemented("orgqr_cpu", A._dtype)
     from ... import eye
 
@@ -82,7 +83,7 @@ def ormqr(
     *,
     out: object = None,
 ) -> Tensor:
-    """Q·C, Qᵀ·C, C·Q or C·Qᵀ (``left``, ``transpose``) for Q = H_1 ... H_k of ``input``'s
+    """Q·C, Qᴴ·C, C·Q or C·Qᴴ (``left``, ``transpose``) for Q = H_1 ... H_k of ``input``'s
     reflectors (m×m, m = input's rows), without forming Q."""
     name = "torch.ormqr"
     input = require_tensor("ormqr", input)
@@ -116,10 +117,10 @@ def ormqr(
                 f"{name}: Expected input and {what} to have the same dtype, but input has "
                 f"dtype{input._dtype.scalar_name} and {what} has dtype {t._dtype.scalar_name}"
             )
-    if not input._dtype.is_floating_point:
+    if input._dtype._category < 2:
         raise not_implemented("ormqr_cpu", input._dtype)
-    # Q C applies H_k first; Qᵀ C and C Q apply H_1 first; C Qᵀ applies H_k first
-    return _reflect(input, tau, other, left=left, reverse=left != transpose)
+    # Q C applies H_k first; Qᴴ C and C Q apply H_1 first; C Qᴴ applies H_k first
+    return _reflect(input, tau, other, left=left, reverse=left != transpose, adjoint=transpose)
 
 
 def _check_batch(name: str, A: Tensor, tau: Tensor, what: str) -> None:
@@ -135,20 +136,24 @@ def _check_batch(name: str, A: Tensor, tau: Tensor, what: str) -> None:
         )
 
 
-def _reflect(A: Tensor, tau: Tensor, C: Tensor, *, left: bool, reverse: bool) -> Tensor:
-    """C with the reflectors H_i = I - τ_i v_i v_iᵀ applied one by one, from the left
-    (H_i C = C - τ_i v_i (v_iᵀ C)) or the right (C H_i = C - τ_i (C v_i) v_iᵀ), H_1
-    first, or H_k first when ``reverse``."""
+def _reflect(
+    A: Tensor, tau: Tensor, C: Tensor, *, left: bool, reverse: bool, adjoint: bool = False
+) -> Tensor:
+    """C with the reflectors H_i = I - τ_i v_i v_iᴴ (their adjoints I - τ̄_i v_i v_iᴴ when
+    ``adjoint``) applied one by one, from the left (H_i C = C - τ_i v_i (v_iᴴ C)) or the
+    right (C H_i = C - τ_i (C v_i) v_iᴴ), H_1 first, or H_k first when ``reverse``."""
     from ... import eye
 
     k = tau.shape[-1]
     m = A.shape[-2]
     V = A[..., :k].tril(-1) + eye(m, k, dtype=A.dtype, device=A.device)
+    if adjoint and tau.is_complex():
+        tau = tau.conj_physical()
     for i in reversed(range(k)) if reverse else range(k):
         v = V[..., i : i + 1]  # m×1
         t = tau[..., i, None, None]
         if left:
-            C = C - t * (v @ (v.mT @ C))
+            C = C - t * (v @ (v.mH @ C))
         else:
-            C = C - t * ((C @ v) @ v.mT)
+            C = C - t * ((C @ v) @ v.mH)
     return C

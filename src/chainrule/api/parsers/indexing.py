@@ -20,7 +20,7 @@ from ...autograd.entries import slice_entry, view_op_entry
 from ...autograd.inplace import inplace as _inplace
 from ...autograd.inplace import view_scatter
 from ...autograd.views import view_record
-from ...ops import arithmetic, gather_scatter, indexing, shapes
+from ...ops import arithmetic, complex_parts, gather_scatter, indexing, shapes
 from ..args import tensor_arg
 from .shapes import _dim, _tensor_list, cat, unsqueeze
 
@@ -155,8 +155,8 @@ def index_add(
         )
     if source._dtype is not input._dtype:
         raise RuntimeError(
-            f"index_add_(): self ({input._dtype.name.capitalize()}) and source "
-            f"({source._dtype.name.capitalize()}) must have the same scalar type"
+            f"index_add_(): self ({input._dtype.scalar_name}) and source "
+            f"({source._dtype.scalar_name}) must have the same scalar type"
         )
     return gather_scatter.index_add(input, _make(idx, index._dtype), source, dim=d, alpha=alpha)
 
@@ -173,6 +173,31 @@ def _bool_mask(mask: Any, what: str) -> Tensor:
     return mask
 
 
+def _real_scalar(value: Any, dtype: Any) -> Any:
+    """A number to write into a tensor of ``dtype``: a complex one, into a tensor that is
+    not complex, as PyTorch converts it (its real part when its imaginary part is 0; for
+    bool, whether it is nonzero; else PyTorch's overflow error). Other numbers unchanged."""
+    if value.__class__ is not complex or dtype._category == 3:
+        return value
+    if dtype is _dtypes.bool:
+        return value != 0
+    if value.imag:
+        raise RuntimeError(f"value cannot be converted to type {dtype.c_name} without overflow")
+    return value.real
+
+
+def _real_tensor(value: Tensor, dtype: Any) -> Tensor:
+    """A complex tensor written into a tensor of real ``dtype``, as PyTorch's copy writes
+    it: its real part (a view, so the gradient flows), with PyTorch's warning; for bool,
+    whether each entry is nonzero."""
+    if dtype is _dtypes.bool:
+        return _make(value._data != 0, _dtypes.bool)
+    from ..._creation import warn_discarding_imaginary
+
+    warn_discarding_imaginary()
+    return complex_parts.real(value)
+
+
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """input with ``value`` (a number or a 0-d tensor) where ``mask`` is True."""
     mask = _bool_mask(mask, "masked_fill_")
@@ -182,8 +207,11 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
                 "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                 f"{value._data.ndim} dimension(s)."
             )
+        if value._dtype._category == 3:
+            _real_scalar(complex(value._data), input._dtype)  # (its checks only)
         return indexing.masked_fill_tensor(input, mask, value)
-    value = _dtypes.checked_fill(as_number(value), input._dtype)
+    value = _real_scalar(as_number(value), input._dtype)
+    value = _dtypes.checked_fill(value, input._dtype)
     arithmetic.check_scalar_fits(value, input._dtype)  # (float16 too, as PyTorch's)
     return indexing.masked_fill(input, mask, value=value)
 
@@ -217,6 +245,13 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     index = _check_1d_index(index, "index_fill")
     d = _dim(dim, input._data.ndim)
     idx = _make(_checked_slices(input, d, index, "index_fill"), index._dtype)
+    complex_value = (
+        value._dtype._category == 3 if isinstance(value, Tensor) else (value.__class__ is complex)
+    )
+    if complex_value and input._dtype._category != 3:
+        raise RuntimeError(
+            "index_fill_(): Converting complex Scalar to non-complex type is not supported"
+        )
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(
@@ -299,14 +334,14 @@ def index_put(
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """A copy of input with ``source``'s first elements, in order, where ``mask`` is True."""
     mask = _bool_mask(mask, "masked_scatter_")
+    if source._dtype is not input._dtype:  # (PyTorch's words, no space after "got")
+        raise RuntimeError(
+            "masked_scatter: expected self and source to have same dtypes but got"
+            f"{input._dtype.scalar_name} and {source._dtype.scalar_name}"
+        )
     n = int(numpy.broadcast_to(mask._data, numpy.broadcast_shapes(input.shape, mask.shape)).sum())
     if source._data.size < n:
         raise RuntimeError("Number of elements of source < number of ones in mask")
-    if source._dtype is not input._dtype:
-        raise RuntimeError(
-            "masked_scatter_: expected self and source to have same dtypes but got "
-            f"{input._dtype.scalar_name} and {source._dtype.scalar_name}"
-        )
     return gather_scatter.masked_scatter(input, mask, source)
 
 
@@ -606,8 +641,16 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
     Gradients reach both input's old value (outside the region) and value.
     """
     check_inference_write(input)
+    value = _real_scalar(value, input._dtype)
     with on_device_of(input._data):  # index arrays made where the input is
         parts = _normalize(key, input._data.ndim)
+    if (
+        isinstance(value, Tensor)
+        and value._dtype._category == 3
+        and input._dtype._category != 3
+        and not any(_is_advanced(p) for p in parts)  # (index_put refuses two dtypes)
+    ):
+        value = _real_tensor(value, input._dtype)
     recording = grad_mode._state.enabled and (
         input._requires_grad or isinstance(value, Tensor) and value._requires_grad
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..._backend import to_host
-from ..._dtypes import float32, float64
+from ..._dtypes import complex64, complex128, float32, float64
 from ..._tensor import Tensor, wrap
 from ...ops.linalg import ldl
 from ..args import require_tensor, return_type
@@ -24,7 +24,7 @@ _LDL_FACTOR_EX = return_type("linalg_ldl_factor_ex", ("LD", "pivots", "info"))
 
 def ldl_factor(A: Tensor, *, hermitian: bool = False, out: object = None) -> Any:
     """(LD, pivots) with P A Pᵀ = L D Lᵀ (Bunch-Kaufman); raises when D is singular."""
-    LD, pivots, info = _factor("ldl_factor", A)
+    LD, pivots, info = _factor("ldl_factor", A, hermitian)
     _raise_info("ldl_factor", info)
     return _LDL_FACTOR(*_written("linalg_ldl_factor", A, (LD, pivots), out))
 
@@ -34,7 +34,7 @@ def ldl_factor_ex(
 ) -> Any:
     """(LD, pivots, info): ``ldl_factor``'s factors and LAPACK's info, 0 or the 1-based
     index of D's first zero pivot."""
-    LD, pivots, info = _factor("ldl_factor_ex", A)
+    LD, pivots, info = _factor("ldl_factor_ex", A, hermitian)
     if check_errors:
         _raise_info("ldl_factor_ex", info)
     return _LDL_FACTOR_EX(*_written("linalg_ldl_factor_ex", A, (LD, pivots, info), out))
@@ -79,7 +79,7 @@ def ldl_solve(
             f"Expected b and A to have the same dtype, but found b of type "
             f"{B._dtype.scalar_name} and A of type {LD._dtype.scalar_name} instead."
         )
-    X = ldl.ldl_solve(LD, B, pivots=pivots._data)
+    X = ldl.ldl_solve(LD, B, pivots=pivots._data, hermitian=hermitian)
     return X if out is None else _written("linalg_ldl_solve", B, (X,), (out,))[0]
 
 
@@ -97,7 +97,7 @@ def _written(name: str, input: Tensor, results: tuple, out: Any) -> tuple:
     )
 
 
-def _factor(name: str, A: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+def _factor(name: str, A: Tensor, hermitian: bool) -> tuple[Tensor, Tensor, Tensor]:
     A = require_tensor(f"linalg_{name}", A, name="A")
     where = "torch.linalg.ldl_factor_ex"
     if A.ndim < 2:
@@ -107,7 +107,7 @@ def _factor(name: str, A: Tensor) -> tuple[Tensor, Tensor, Tensor]:
             f"{where}: A must be batches of square matrices, but they are "
             f"{A.shape[-2]} by {A.shape[-1]} matrices"
         )
-    if A._dtype not in (float32, float64):
+    if A._dtype not in (float32, float64, complex64, complex128):
         raise RuntimeError(
             f"{where}: Expected a floating point or complex tensor as input. "
             f"Got {A._dtype.scalar_name}"
@@ -115,8 +115,8 @@ def _factor(name: str, A: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     from .linalg import _sharing
 
     with _sharing():  # the LD op and the pivots share one factorization
-        _, pivots, info = ldl.ldl_factor_arrays(A._data)
-        return ldl.ldl_ld(A), wrap(pivots), wrap(info)
+        _, pivots, info = ldl.ldl_factor_arrays(A._data, hermitian)
+        return ldl.ldl_ld(A, hermitian=hermitian), wrap(pivots), wrap(info)
 
 
 def _raise_info(name: str, info: Tensor) -> None:

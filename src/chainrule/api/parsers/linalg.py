@@ -10,13 +10,13 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..._backend import on_device_of, to_host, xp
+from ..._dtypes import complex64, complex128, float32, float64, not_implemented
 from ..._dtypes import dtype as DType
-from ..._dtypes import float32, float64, not_implemented
 from ..._tensor import Tensor, wrap
 from ...amp.policy import runs_in_float32
 from ...autograd.entries import matmul_entry
 from ...autograd.recording import np_dtype
-from ...ops import logical, reductions, shapes
+from ...ops import complex_parts, logical, reductions, shapes
 from ...ops.linalg import factorizations, inverses, matrices, products
 from ..args import dim_arg, require_tensor, return_type, tensor_arg
 
@@ -93,7 +93,7 @@ def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor: 
 
 
 def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """Σᵢ conj(input)ᵢ otherᵢ: the dot product (real tensors only, so no conjugation)."""
+    """Σᵢ conj(input)ᵢ otherᵢ: the dot product, conjugating its first argument."""
     return products.vdot(require_tensor("vdot", input), require_tensor("vdot", other, 2, "other"))
 
 
@@ -268,9 +268,13 @@ def slogdet(input: Tensor) -> SignLogAbsDet:
 
 
 def logdet(input: Tensor) -> Tensor:
-    """log det input: nan where the determinant is negative, -inf where it is 0."""
-    sign = inverses.det_sign(input)
-    return logical.where(sign < 0, math.nan, inverses.logabsdet(input))
+    """log det input: nan where the determinant is negative, -inf where it is 0; for a
+    complex input the complex log, log |det| + i arg det."""
+    with _sharing():
+        sign, logabs = inverses.det_sign(input), inverses.logabsdet(input)
+    if input.is_complex():
+        return complex_parts.complex_from_parts(logabs, complex_parts.angle(sign))
+    return logical.where(sign < 0, math.nan, logabs)
 
 
 def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Tensor | None = None) -> Tensor:
@@ -492,7 +496,7 @@ def _lu_factor_info(name: str, A: Tensor, pivot: bool) -> tuple[Tensor, Tensor, 
             "torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: "
             f"{list(A.shape)} instead"
         )
-    if A._dtype not in (float32, float64):
+    if A._dtype not in (float32, float64, complex64, complex128):
         raise not_implemented("lu_cpu", A._dtype)
     with _sharing(), on_device_of(A._data):  # the pivots and infos are made where A is
         packed, pivots = inverses._factor(
@@ -569,22 +573,26 @@ def lu_solve(
     adjoint: bool = False,
     out: Tensor | None = None,
 ) -> Tensor:  # noqa: N803
-    """X with A X = B (or X A = B, or with Aᵀ) from A's packed LU factors."""
+    """X with A X = B (or X A = B, or with Aᴴ) from A's packed LU factors."""
+    if not left:  # X A = B is Aᵀ Xᵀ = Bᵀ; X Aᴴ = B is A Xᴴ = Bᴴ
+        if adjoint:
+            return inverses._mH(_lu_solve_left(LU, pivots, inverses._mH(B), None))
+        return products._mT(_lu_solve_left(LU, pivots, products._mT(B), products._mT))
+    return _lu_solve_left(LU, pivots, B, inverses._mH if adjoint else None)
+
+
+def _lu_solve_left(LU: Tensor, pivots: Tensor, B: Tensor, turn: Callable | None) -> Tensor:  # noqa: N803
+    """X with A X = B, or with turn(A) X = B (turn: Aᵀ or Aᴴ), from A = P L U."""
     p, low, up = lu_unpack(LU, pivots)
-    if left and not adjoint:  # A X = B: U X = L⁻¹ Pᵀ B
+    if turn is None:  # A X = B: U X = L⁻¹ Pᵀ B
         y = inverses.solve_triangular(
             low, products._mT(p) @ B, upper=False, left=True, unitriangular=True
         )
         return inverses.solve_triangular(up, y, upper=True, left=True, unitriangular=False)
-    if left:  # Aᵀ X = B: Uᵀ Lᵀ Pᵀ X = B
-        y = inverses.solve_triangular(
-            products._mT(up), B, upper=False, left=True, unitriangular=False
-        )
-        z = inverses.solve_triangular(
-            products._mT(low), y, upper=True, left=True, unitriangular=True
-        )
-        return p @ z
-    return products._mT(lu_solve(LU, pivots, products._mT(B), left=True, adjoint=not adjoint))
+    # turn(A) X = B: turn(U) turn(L) Pᵀ X = B (P real: turn(P) = Pᵀ)
+    y = inverses.solve_triangular(turn(up), B, upper=False, left=True, unitriangular=False)
+    z = inverses.solve_triangular(turn(low), y, upper=True, left=True, unitriangular=True)
+    return p @ z
 
 
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:  # noqa: N803
@@ -638,16 +646,16 @@ def linalg_diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -
 def cholesky_solve(
     B: Tensor, L: Tensor, upper: bool = False, *, out: Tensor | None = None
 ) -> Tensor:
-    """X with A X = B, given A's Cholesky factor L (A = L Lᵀ, or Uᵀ U when ``upper``)."""
-    a = products._mT(L) @ L if upper else L @ products._mT(L)
+    """X with A X = B, given A's Cholesky factor L (A = L Lᴴ, or Uᴴ U when ``upper``)."""
+    a = inverses._mH(L) @ L if upper else L @ inverses._mH(L)
     return inverses.solve(a, B, vector=False)
 
 
 def cholesky_inverse(L: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
-    """(L Lᵀ)⁻¹ from the Cholesky factor L."""
+    """(L Lᴴ)⁻¹ from the Cholesky factor L."""
     if upper:
-        return inverses.inv(products._mT(L) @ L)
-    return inverses.inv(L @ products._mT(L))
+        return inverses.inv(inverses._mH(L) @ L)
+    return inverses.inv(L @ inverses._mH(L))
 
 
 def _check_mode(mode: str) -> None:
@@ -681,6 +689,23 @@ def eigh(A: Tensor, UPLO: str = "L", *, out: Tensor | None = None) -> Eigh:  # n
         )
 
 
+_LINALG_EIG = return_type("linalg_eig", ("eigenvalues", "eigenvectors"))
+
+
+def eig(A: Tensor, *, out: Tensor | None = None) -> Eigh:
+    """The eigenvalues and unit-norm eigenvectors of a square A (complex, also for a real
+    A): A V = V diag(λ)."""
+    A = require_tensor("linalg_eig", A, name="A")
+    with _sharing():  # (the vectors first: their checks and errors are linalg.eig's)
+        vectors = factorizations.eig_vectors(A)
+        return _LINALG_EIG(factorizations.eigvals(A), vectors)
+
+
+def eigvals(A: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The eigenvalues of a square A (complex, also for a real A)."""
+    return factorizations.eigvals(require_tensor("linalg_eigvals", A, name="A"))
+
+
 def eigvalsh(A: Tensor, UPLO: str = "L", *, out: Tensor | None = None) -> Tensor:  # noqa: N803
     """The eigenvalues (ascending) of a symmetric A."""
     _check_uplo(UPLO)
@@ -708,7 +733,7 @@ def linalg_svd(
 def svd(
     input: Tensor, some: bool = True, compute_uv: bool = True, *, out: Tensor | None = None
 ) -> SVD:
-    """(U, S, V) with input = U diag(S) Vᵀ (torch.svd's older form: V, not Vh)."""
+    """(U, S, V) with input = U diag(S) Vᴴ (torch.svd's older form: V, not Vh)."""
     full = not some
     if not compute_uv:  # U and V come back as zeros, of their full shapes
         batch, (m, n) = tuple(input.shape[:-2]), tuple(input.shape[-2:])
@@ -722,7 +747,7 @@ def svd(
             factorizations.svdvals(input),
             factorizations.svd_vh(input, full_matrices=full),
         )
-    return _SVD(u, s, products._mT(vh))
+    return _SVD(u, s, inverses._mH(vh))
 
 
 def svdvals(A: Tensor, *, driver: str | None = None, out: Tensor | None = None) -> Tensor:

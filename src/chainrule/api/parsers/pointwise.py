@@ -12,11 +12,11 @@ from typing import Any
 from ... import _backend, _dtypes, _memory_format, _meta
 from ..._dtypes import dtype as DType
 from ..._dtypes import float64
-from ..._promotion import as_number
+from ..._promotion import as_number, result_type
 from ..._tensor import Tensor, check_device, device, move
 from ...autograd.inplace import inplace
 from ...autograd.recorders import recorder
-from ...ops import arithmetic, binary, copies, logical, shapes, special, unary
+from ...ops import arithmetic, binary, complex_parts, copies, logical, shapes, special, unary
 from ..args import require_tensor, shape_args, tensor_arg
 from . import shapes as p_shapes
 from .shapes import transpose
@@ -63,7 +63,20 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         return _to_layout(self, target, layout, copy)
     if target is None or target is self._dtype:
         return copies.clone(self) if copy else self
+    if self._dtype._category == 3 and target._category in (1, 2):  # (bool: nonzero or not)
+        return _real_part_cast(self, target)  # (the warning points at to's caller)
     return copies.to_dtype(self, dtype=target)
+
+
+def _real_part_cast(self: Tensor, target: DType) -> Tensor:
+    """Complex self cast to a real dtype: its real part, with PyTorch's UserWarning (once per
+    process) in place of NumPy's ComplexWarning."""
+    from ..._creation import warn_discarding_imaginary
+
+    warn_discarding_imaginary()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", _backend.xp.exceptions.ComplexWarning)
+        return copies.to_dtype(self, dtype=target)
 
 
 def _to_layout(self: Tensor, target: DType | None, layout: Any, copy: bool) -> Tensor:
@@ -109,6 +122,8 @@ CAST_METHODS = {
     "char": _cast_method(_dtypes.int8),
     "byte": _cast_method(_dtypes.uint8),
     "bool": _cast_method(_dtypes.bool),
+    "cfloat": _cast_method(_dtypes.complex64),
+    "cdouble": _cast_method(_dtypes.complex128),
 }
 
 
@@ -171,7 +186,7 @@ def pow(input: Tensor | float, exponent: Tensor | float, *, out: Tensor | None =
         return arithmetic.pow_scalar_base(exponent, base=input)
     if isinstance(exponent, Tensor):
         return arithmetic.pow_tensor(input, exponent)
-    if not isinstance(exponent, (int, float)):
+    if not isinstance(exponent, (int, float, complex)):
         return arithmetic.pow_tensor(input, tensor_arg(exponent))
     return arithmetic.pow_scalar(input, exponent=exponent)
 
@@ -204,6 +219,8 @@ def _condition(condition: Any) -> Any:
 
 def equal(input: Tensor, other: Tensor) -> bool:
     """Same shape and same values."""
+    require_tensor("equal", input, 1, "input")
+    require_tensor("equal", other, 2, "other")
     return input.shape == other.shape and logical.builtins_bool((input._data == other._data).all())
 
 
@@ -241,6 +258,8 @@ def clamp(
         x = input._data
         y = _backend.run_quietly(_clamp_forward, x, min, max)
         return _record_clamp(input, x, y, {"min": min, "max": max})
+    if isinstance(input, Tensor) and input._dtype._category == 3:
+        raise NotImplementedError("clamp is not supported for complex types")
     lo, hi = _bound(min), _bound(max)
     if isinstance(lo, Tensor) or isinstance(hi, Tensor):
         if not (lo is None or isinstance(lo, Tensor)) or not (hi is None or isinstance(hi, Tensor)):
@@ -260,6 +279,10 @@ _record_clamp = recorder(binary.clamp_scalar, binary.clamp_scalar.node_class)
 def _bound(b: Any) -> Any:
     if b is None or isinstance(b, (Tensor, int, float)):
         return b
+    if isinstance(b, complex):  # clamp reads a bound as a double
+        if b.imag:
+            raise RuntimeError("value cannot be converted to type double without overflow")
+        return b.real
     return tensor_arg(b)
 
 
@@ -282,7 +305,7 @@ def lerp(
     """input + weight (end - input); weight a Python number or a tensor, broadcasting."""
     require_tensor("lerp", input, 1, "input")
     require_tensor("lerp", end, 2, "end")
-    if not isinstance(weight, (int, float)):
+    if not isinstance(weight, (int, float, complex)):
         weight = require_tensor("lerp", tensor_arg(weight), 3, "weight")
     return binary.lerp(input, end, weight)
 
@@ -329,8 +352,8 @@ def rounded_div(input: Tensor | float, other: Tensor | float, rounding_mode: str
 
 
 def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
-    """The sign of input (sign, for real tensors); the gradient is 0."""
-    return unary.sgn(input)
+    """z/|z| for complex input (0 at 0), the sign for real input (gradient 0)."""
+    return complex_parts.sgn(input)
 
 
 def positive(input: Tensor) -> Tensor:  # noqa: A002
@@ -344,14 +367,14 @@ def clamp_min(input: Tensor, min: Tensor | float, *, out: Tensor | None = None) 
     """max(input, min); min a Python number or a tensor (broadcasting)."""
     if isinstance(min, Tensor):
         return binary.clamp_min_tensor(input, min)
-    return binary.clamp_min_scalar(input, min=_bound(min))
+    return binary.clamp_min_scalar(input, min=min if isinstance(min, complex) else _bound(min))
 
 
 def clamp_max(input: Tensor, max: Tensor | float, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """min(input, max); max a Python number or a tensor (broadcasting)."""
     if isinstance(max, Tensor):
         return binary.clamp_max_tensor(input, max)
-    return binary.clamp_max_scalar(input, max=_bound(max))
+    return binary.clamp_max_scalar(input, max=max if isinstance(max, complex) else _bound(max))
 
 
 def xlogy(input: Tensor | float, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
@@ -375,11 +398,18 @@ def copysign(input: Tensor, other: Tensor | float, *, out: Tensor | None = None)
 def float_power(
     input: Tensor | float, exponent: Tensor | float, *, out: Tensor | None = None
 ) -> Tensor:  # noqa: A002
-    """input ** exponent computed in float64 (PyTorch's graph: a cast, then pow)."""
+    """input ** exponent computed in float64, or complex128 where either is complex
+    (PyTorch's graph: a cast, then pow)."""
+    wide = float64
+    if any(
+        isinstance(v, complex) or isinstance(v, Tensor) and v._dtype._category == 3
+        for v in (input, exponent)
+    ):
+        wide = _dtypes.complex128
     if isinstance(input, Tensor):
-        input = input.to(float64)  # noqa: A001
+        input = input.to(wide)  # noqa: A001
     if isinstance(exponent, Tensor):
-        exponent = exponent.to(float64)
+        exponent = exponent.to(wide)
     elif not isinstance(input, Tensor):
         require_tensor("float_power", exponent, 2, "exponent")
     return pow(input, exponent)
@@ -393,11 +423,14 @@ def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None = None) -> Te
 
 
 def isreal(input: Tensor) -> Tensor:  # noqa: A002
-    """True everywhere: chainrule has no complex dtypes."""
+    """True where the imaginary part is 0 (everywhere, for a real tensor): a bool tensor."""
     from ..._creation import ones_like
     from ..._dtypes import bool as b
 
-    return ones_like(require_tensor("isreal", input, 1, "input"), dtype=b)
+    require_tensor("isreal", input, 1, "input")
+    if input._dtype._category == 3:
+        return logical.eq(complex_parts.imag(input.detach()), 0)
+    return ones_like(input, dtype=b)
 
 
 def isclose(
@@ -455,12 +488,14 @@ def fill_(input: Tensor, value: Tensor | float) -> Tensor:  # noqa: A002
                 f"{value.ndim} dimensions."
             )
         return inplace(input, copies.fill_tensor, (input, value), {})
-    value = _dtypes.checked_fill(as_number(value), input._dtype)
+    from ..._creation import converted_fill
+
+    value = converted_fill(as_number(value), input._dtype)
     return inplace(input, copies.fill, (input,), {"value": value})
 
 
 def _invert(self: Tensor) -> Tensor:
-    if self._dtype._category == 2:
+    if self._dtype._category >= 2:
         raise TypeError(
             "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
         )
@@ -472,10 +507,16 @@ def _round_method(self: Tensor, *, decimals: int | None = None) -> Tensor:
 
 
 def _float_power_(self: Tensor, exponent: Tensor | float) -> Tensor:
-    if self._dtype is not float64:
+    complex_result = self._dtype._category == 3 or (
+        isinstance(exponent, complex)
+        or isinstance(exponent, Tensor)
+        and exponent._dtype._category == 3
+    )
+    wide = _dtypes.complex128 if complex_result else float64
+    if self._dtype is not wide:
         raise RuntimeError(
-            f"the base given to float_power_ has dtype {self._dtype.name.capitalize()} but "
-            "the operation's result requires dtype Double"
+            f"the base given to float_power_ has dtype {self._dtype.scalar_name} but "
+            f"the operation's result requires dtype {wide.scalar_name}"
         )
     return inplace(self, float_power, (self, exponent), {})
 
@@ -542,9 +583,14 @@ COMPARISONS = (
 
 
 def _integral_value(tensors: tuple, value: Any) -> Any:
-    """value as the op computes with it: truncated to an integer for integer tensors."""
+    """value as the op computes with it: truncated to an integer for integer tensors; a
+    complex value for real tensors is PyTorch's overflow error."""
     if isinstance(value, float) and all(t._dtype._category < 2 for t in tensors):
         return int(value)
+    if isinstance(value, complex):
+        dtype = result_type(tensors)
+        if dtype._category != 3:
+            raise RuntimeError(f"value cannot be converted to type {dtype.c_name} without overflow")
     return value
 
 
@@ -583,7 +629,9 @@ def addcdiv(
             "for float inputs. The future addcdiv behavior is just the latter implementation: "
             "(input + value * tensor1 / tensor2), for all dtypes."
         )
-    return arithmetic.addcdiv(input, tensor1, tensor2, value=value)
+    return arithmetic.addcdiv(
+        input, tensor1, tensor2, value=_integral_value((input, tensor1, tensor2), value)
+    )
 
 
 def xlog1py(input: Tensor | float, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:  # noqa: A002

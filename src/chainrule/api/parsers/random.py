@@ -15,7 +15,7 @@ from typing import Any
 
 from ... import _dtypes
 from ..._backend import like, on_device_of, to_host, xp
-from ..._random import Generator, rng_of, sample_np_dtype
+from ..._random import Generator, complex_parts, rng_of, sample_np_dtype
 from ..._tensor import Tensor, _make, check_device
 from ...autograd.inplace import inplace
 from ...ops import random as random_ops
@@ -28,6 +28,8 @@ _CPP_NAMES = {
     "int8": "signed char",
     "uint8": "unsigned char",
     "bool": "bool",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
 }
 
 
@@ -48,9 +50,23 @@ def _write(self: Tensor, values: Any, node_name: str) -> Tensor:
     return inplace(self, random_ops.sample, (self,), params)
 
 
-def _require_float(self: Tensor, kernel: str) -> None:
-    if not self._dtype.is_floating_point:
+def _require_float(self: Tensor, kernel: str, complex_ok: bool = False) -> None:
+    """PyTorch's error for a sampler with no kernel for self's dtype (integers, bools, and
+    complex unless ``complex_ok``)."""
+    if self._dtype._category < 2 or self._dtype._category == 3 and not complex_ok:
         raise _dtypes.not_implemented(kernel, self._dtype)
+
+
+def _draws(self: Tensor, kind: str, generator: Generator | None, fn: str) -> Any:
+    """Standard normal ("n") or uniform [0, 1) ("u") samples of self's shape, drawn in
+    self's sampling dtype; complex: each part drawn, the normal ones N(0, 1/2) (PyTorch's:
+    E|z|² is the variance)."""
+    gen = rng_of(generator, fn)
+    if self._dtype._category == 3:
+        return complex_parts(kind, gen, self._data.shape, self._dtype)
+    if kind == "n":
+        return gen.standard_normal(self._data.shape, dtype=_float_np(self))
+    return gen.random(self._data.shape, dtype=_float_np(self))
 
 
 def _continuous_only(self: Tensor, name: str, cpp: bool = False) -> None:
@@ -68,25 +84,30 @@ def _continuous_only(self: Tensor, name: str, cpp: bool = False) -> None:
 def uniform_(
     self: Tensor, from_: float = 0, to: float = 1, *, generator: Generator | None = None
 ) -> Tensor:
-    """Fill with samples of the uniform distribution on [from, to)."""
-    _require_float(self, "check_uniform_bounds")
+    """Fill with samples of the uniform distribution on [from, to) (complex: each part)."""
+    _require_float(self, "check_uniform_bounds", complex_ok=True)
     if from_ > to:
         raise RuntimeError(
             f"uniform_ expects to return a [from, to) range, but found from={_num(from_)} > "
             f"to={_num(to)}"
         )
-    u = rng_of(generator, "uniform_").random(self._data.shape, dtype=_float_np(self))
+    u = _draws(self, "u", generator, "uniform_")
+    if self._dtype._category == 3:  # each part on [from, to)
+        return _write(self, complex(from_, from_) + (to - from_) * u, "UniformBackward0")
     return _write(self, from_ + (to - from_) * u, "UniformBackward0")
 
 
 def normal_(
     self: Tensor, mean: float = 0, std: float = 1, *, generator: Generator | None = None
 ) -> Tensor:
-    """Fill with samples of the normal distribution N(mean, std²)."""
-    _require_float(self, "normal_kernel_cpu")
+    """Fill with samples of the normal distribution N(mean, std²); complex: each part
+    N(mean, std²/2), as PyTorch draws them (mean added to both parts)."""
+    _require_float(self, "normal_kernel_cpu", complex_ok=True)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
-    n = rng_of(generator, "normal_").standard_normal(self._data.shape, dtype=_float_np(self))
+    n = _draws(self, "n", generator, "normal_")
+    if self._dtype._category == 3:  # (n's parts are N(0, 1/2): std scales both)
+        return _write(self, complex(mean, mean) + std * n, "NormalBackward0")
     return _write(self, mean + std * n, "NormalBackward0")
 
 
@@ -109,6 +130,8 @@ def random_(
 ) -> Tensor:
     """Fill with integers uniform on [from, to); ``random_(to)`` is [0, to), ``random_()``
     every integer the dtype holds exactly from 0."""
+    if self._dtype._category == 3:
+        raise _dtypes.not_implemented("random_kernel_cpu", self._dtype)
     if from_ is None:  # random_()
         low, high = _random_bounds(self._dtype)
         high += 1
@@ -132,6 +155,9 @@ def bernoulli_(
 ) -> Tensor:
     """Fill with 1 with probability p (a number, or a tensor broadcast to self), else 0."""
     gen = rng_of(generator, "bernoulli_")
+    if self._dtype._category == 3:
+        kernel = "bernoulli_tensor_cpu_self_" if isinstance(p, Tensor) else "bernoulli_scalar_cpu_"
+        raise _dtypes.not_implemented(kernel, self._dtype)
     if isinstance(p, Tensor):
         probs = xp.broadcast_to(p._data, self._data.shape)
         node = "BernoulliBackward1"
@@ -156,6 +182,8 @@ def exponential_(self: Tensor, lambd: float = 1, *, generator: Generator | None 
 
 def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
     """Fill with the number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
+    if self._dtype._category == 3:
+        raise _dtypes.not_implemented("geometric_cpu", self._dtype)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
     values = rng_of(generator, "geometric_").geometric(p, self._data.shape)
@@ -223,11 +251,15 @@ def normal(
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
         z = randn(size, dtype=dtype, generator=generator)
+        if z._dtype._category == 3:  # (each part N(0, 1/2)) the mean on both parts, as normal_
+            mean = complex(mean, mean)
         z._data = (mean + std * z._data).astype(z._data.dtype, copy=False)
         if requires_grad:
             z.requires_grad_()
         return z
     if s_t:
+        if std._dtype._category == 3:
+            raise RuntimeError("normal expects standard deviation to be non-complex")
         if (std._data < 0).any():
             raise RuntimeError("normal expects all elements of std >= 0.0")
     elif std < 0:
@@ -238,7 +270,11 @@ def normal(
     m = mean._data if m_t else mean
     s = std._data if s_t else std
     shape = xp.broadcast_shapes(xp.shape(m), xp.shape(s))
-    n = rng_of(generator, "normal").standard_normal(shape, dtype=sample_np_dtype(dt))
+    gen = rng_of(generator, "normal")
+    if dt._category == 3:  # a complex mean: complex noise, each part N(0, std²/2)
+        n = complex_parts("n", gen, shape, dt)
+    else:
+        n = gen.standard_normal(shape, dtype=sample_np_dtype(dt))
     n = like(m if m_t else s, n)  # (drawn on the host) where the tensors are
     node = "NormalBackward3" if m_t and s_t else "NormalBackward1" if m_t else "NormalBackward2"
     return _draw_like(shape, m + s * n, dt, (mean, std), node)
@@ -259,6 +295,8 @@ def bernoulli(
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
         return _make((u < p).astype(input._dtype.np), input._dtype)
+    if input._dtype._category == 3:
+        raise _dtypes.not_implemented("bernoulli_tensor_cpu_self_", input._dtype)
     if not input._dtype.is_floating_point:
         raise _dtypes.not_implemented("bernoulli_tensor_cpu_p_", input._dtype)
     probs = input._data

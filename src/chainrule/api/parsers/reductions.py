@@ -251,6 +251,15 @@ def _arg_extreme(
     return i if keepdim else xp.squeeze(i, axis=axis)
 
 
+def _no_complex(input: Tensor, kernel: str = "", message: str = "") -> None:
+    """PyTorch's refusal to order complex numbers: RuntimeError(message), or the
+    NotImplementedError of a kernel without a complex version."""
+    if input._dtype._category == 3:
+        if message:
+            raise RuntimeError(message)
+        raise _dtypes.not_implemented(kernel, input._dtype)
+
+
 def _no_bool(fn: str, input: Tensor, message: str | None = None) -> None:
     if input._dtype.name == "bool":
         raise (RuntimeError if message else NotImplementedError)(
@@ -266,6 +275,7 @@ def argmax(
     index = _arg_along(input, dim, keepdim, True)
     if index is not None:
         return index
+    _no_complex(input, message="argmax(): does not support complex input")
     _no_bool("argmax", input, "argmax(): does not support bool input")
     return wrap(asanyarray(_arg_extreme(input, dim, keepdim, True), dtype=xp.int64))
 
@@ -277,6 +287,7 @@ def argmin(
     index = _arg_along(input, dim, keepdim, False)
     if index is not None:
         return index
+    _no_complex(input, message="argmin(): does not support complex input")
     _no_bool("argmin", input, "argmin(): does not support bool input")
     return wrap(asanyarray(_arg_extreme(input, dim, keepdim, False), dtype=xp.int64))
 
@@ -289,6 +300,8 @@ def _arg_along(input: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | No
         return None
     if input.__class__ is not Tensor or input._dtype is _dtypes.bool:
         return None
+    if input._dtype._category == 3:
+        return None  # (refused in argmax and argmin)
     data = input._data
     n = data.ndim if data.__class__ is ndarray else 0
     if not n or not -n <= dim < n or not data.shape[dim]:
@@ -342,6 +355,8 @@ def _max_min(
                 raise TypeError(f"{name}() received an invalid combination of arguments")
             return all_op(input)
         axis = reductions._axis(dim, input.ndim)
+        if reductions._as_1d(input._data).shape[axis]:  # (an empty dim: _arg_extreme's error)
+            _no_complex(input, message=f"{name}(): does not support complex input")
         index = _arg_extreme(input, dim, True, largest, name)
         values = dim_op(input, index=index, dim=axis, keepdim=keepdim)
         return pair(values, _index_tensor(index, axis, keepdim, input.ndim))
@@ -477,7 +492,7 @@ def _var_std(fn: str, op: Op) -> Callable[..., Tensor]:
                 return record(input, data, out, params)
         require_tensor(fn, input)
         dim, correction = _parse_correction(fn, dim, unbiased, correction)
-        if input._dtype._category != 2:
+        if input._dtype._category < 2:
             raise RuntimeError("std and var only support floating point and complex dtypes")
         dim = _dims_arg(dim)
         reductions.dims_of(dim, input.ndim)
@@ -584,6 +599,7 @@ def sort(
     if isinstance(dim, bool):  # sort(input, stable, dim, descending) is not supported
         raise TypeError("sort(): argument 'dim' must be int, not bool")
     axis = reductions._axis(dim, input.ndim)
+    _no_complex(input, message=" Sort does not support complex dtypes on CPU")
     data = reductions._as_1d(input._data)
     index = _stable_order(data, axis, descending)
     if input.ndim == 0:
@@ -620,6 +636,7 @@ def topk(
     k = int(k)
     if not 0 <= k <= data.shape[axis]:
         raise RuntimeError("selected index k out of range")
+    _no_complex(input, message=" topk does not support complex dtypes on CPU")
     with on_device_of(data):  # the index arrays are made where the input is
         order = _stable_order(data, axis, largest)
         index = order[(slice(None),) * axis + (slice(0, k),)]  # (the first k along axis)
@@ -644,6 +661,7 @@ def _median(
         n = data.shape[axis]
         if n == 0:
             raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+        _no_complex(input, "median_out")
         with on_device_of(data):  # the index arrays are made where the input is
             order = _stable_order(data, axis, False)  # nan last
             middle = (n - 1) // 2
@@ -691,6 +709,7 @@ def kthvalue(
     k = int(k)
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
+    _no_complex(input, "kthvalue_cpu")
     order = _stable_order(data, axis, False)
     index = xp.take(order, [k - 1], axis=axis)
     if input.ndim == 0:
@@ -745,6 +764,8 @@ def mode(
     data = reductions._as_1d(input._data)
     if data.shape[axis] == 0:
         raise IndexError(f"mode(): Expected reduction dim {axis} to have non-zero size.")
+    if data.size:  # (nothing to compare: an empty result, as in PyTorch)
+        _no_complex(input, "mode_cpu")
     with on_device_of(data):  # the indices where the input is
         index = _mode_index(data, axis)
     if input.ndim == 0:
@@ -773,6 +794,8 @@ def _cum_extreme(name: str, op: Op, largest: bool, pair: type) -> Callable[..., 
         require_tensor(name, input)
         axis = reductions._axis(dim, input.ndim)
         data = reductions._as_1d(input._data)
+        if data.size:  # (nothing to compare: an empty result, as in PyTorch)
+            _no_complex(input, f"{name}_cpu")
         with on_device_of(data):  # the index arrays are made where the input is
             index = (
                 _running_index(data, axis, largest) if data.size else xp.zeros(data.shape, xp.int64)
@@ -802,7 +825,7 @@ cummin = _cum_extreme("cummin", scans.cummin, False, _CUMMIN)
 def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """log Σ_(j≤i) e^(x_j) along dim, stable for large |x|."""
     require_tensor("logcumsumexp", input)
-    if input._dtype._category != 2:
+    if input._dtype._category < 2:
         name = input._dtype.scalar_name
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{name}'")
     return scans.logcumsumexp(input, dim=reductions._axis(dim, input.ndim))
@@ -812,6 +835,9 @@ def _dims_arg(dim: Any) -> Any:
     if isinstance(dim, list):
         dim = tuple(dim)
     return None if dim == () else dim
+
+
+_NANSUM_COMPLEX = "nansum on CPU does not support complex inputs"
 
 
 def nansum(
@@ -824,6 +850,7 @@ def nansum(
 ) -> Tensor:  # noqa: A002
     """Σ input over dim, nan counted as 0 (nan entries get no gradient)."""
     require_tensor("nansum", input)
+    _no_complex(input, message=_NANSUM_COMPLEX)
     dim = _dims_arg(dim)
     reductions.dims_of(dim, input.ndim)
     return reductions.nansum(input, dim=dim, keepdim=keepdim, dtype=dtype)
@@ -839,6 +866,7 @@ def nanmean(
 ) -> Tensor:  # noqa: A002
     """The mean over dim of the entries that are not nan: nansum / their count."""
     require_tensor("nanmean", input)
+    _no_complex(input, message=_NANSUM_COMPLEX)  # (PyTorch's nanmean is nansum / count)
     if input._dtype._category != 2 and dtype is None:
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..._tensor import Tensor
-from ...ops import joining, shapes
+from ...ops import complex_parts, joining, shapes
 from .shapes import _dim, contiguous, split, transpose
 
 _ANY = object()  # (a keyword not given)
@@ -164,10 +164,16 @@ def _matrices(input: Tensor, what: str) -> None:
         )
 
 
+def _conj(t: Tensor) -> Tensor:
+    """t's conjugates for a complex t (computed: chainrule has no lazy conjugate view);
+    a real t itself."""
+    return complex_parts.conj_physical(t) if t._dtype._category == 3 else t
+
+
 def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of the last two dims (real tensors: their transpose), a view."""
     _matrices(input, "adjoint()")
-    return transpose(input, -2, -1)
+    return _conj(transpose(input, -2, -1))
 
 
 def mT(self: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
@@ -179,14 +185,14 @@ def mT(self: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
 def mH(self: Tensor) -> Tensor:  # noqa: N802
     """The conjugate transpose of the last two dims (real tensors: mT), a view."""
     _matrices(self, "mH")
-    return transpose(self, -2, -1)
+    return _conj(transpose(self, -2, -1))
 
 
 def H(self: Tensor) -> Tensor:  # noqa: N802
     """The conjugate transpose of a matrix (real tensors: its transpose), a view."""
     nd = self._data.ndim
     if nd == 2:
-        return transpose(self, 0, 1)
+        return _conj(transpose(self, 0, 1))
     if nd == 0:
         warnings.warn(
             "Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",

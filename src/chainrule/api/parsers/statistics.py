@@ -10,6 +10,7 @@ from typing import Any
 from ... import _dtypes
 from ..._tensor import Tensor
 from ...amp.policy import runs_in_float32
+from ...ops import complex_parts
 
 
 @runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
@@ -59,11 +60,11 @@ def cov(
     aweights: Tensor | None = None,
 ) -> Tensor:
     """The covariance matrix of the variables in input's rows (observations in its
-    columns; a 1-D input is one variable): Σ wᵢ (xᵢ - x̄)(xᵢ - x̄)ᵀ / (Σ wᵢ - correction·…),
+    columns; a 1-D input is one variable): Σ wᵢ (xᵢ - x̄)(xᵢ - x̄)ᴴ / (Σ wᵢ - correction·…),
     w the product of the frequency and analytic weights."""
     _check_2d("cov", input)
     x = input.reshape(1, -1) if input.ndim < 2 else input
-    if not x.dtype.is_floating_point:
+    if x._dtype._category < 2:  # (floating and complex inputs keep their dtype)
         x = x.to(_dtypes.get_default_dtype())
     n_obs = x.shape[1]
     w = None
@@ -106,7 +107,7 @@ def cov(
             norm = total - correction * (w * aweights).sum() / total
     xm = x - mean
     xw = xm if w is None else xm * w
-    c = (xw @ xm.mT) / (norm if not isinstance(norm, (int, float)) else max(norm, 0))
+    c = (xw @ xm.mH) / (norm if not isinstance(norm, (int, float)) else max(norm, 0))
     return c.squeeze() if input.ndim < 2 else c
 
 
@@ -120,4 +121,6 @@ def corrcoef(input: Tensor) -> Tensor:
     std = c.diagonal().sqrt()
     c = c / std.unsqueeze(1)
     c = c / std.unsqueeze(0)
+    if c._dtype._category == 3:  # each part clipped
+        return complex_parts.complex_from_parts(c.real.clip(-1, 1), c.imag.clip(-1, 1))
     return c.clip(-1, 1)

@@ -1,4 +1,4 @@
-"""Factorizations: cholesky, QR, the symmetric eigendecomposition, the
+"""Factorizations: cholesky, QR, the symmetric and the general eigendecomposition, the
 SVD, LU with partial pivoting, and the matrix exponential.
 
 A decomposition with several outputs has one op (and one node) per output; the forward
@@ -8,17 +8,19 @@ singular values) the convention is stated with the op."""
 
 from __future__ import annotations
 
-from ..._backend import xp
+import numpy as np
+
+from ..._backend import to_host, xp
 from ..._tensor import Tensor, wrap
-from ...autograd.recording import KEEP, defop
-from .. import reductions
+from ...autograd.recording import KEEP, array_of, defop
+from .. import complex_parts, reductions
 from . import inverses, matrices, products
 
 # ----- cholesky -------------------------------------------------------------------------------
 
 
 def _cholesky(x, upper=False):
-    """the lower-triangular L with L Lᵀ = X (or Lᵀ when ``upper``)"""
+    """the lower-triangular L with L Lᴴ = X (or Lᴴ when ``upper``)"""
     inverses._check_matrix("cholesky", x)
     try:
         out = xp.linalg.cholesky(x)
@@ -35,7 +37,7 @@ def _cholesky(x, upper=False):
             f"because the input is not positive-definite (the leading minor of order {order} "
             "is not positive-definite)."
         ) from None
-    return _mT_array(out) if upper else out
+    return xp.conj(_mT_array(out)) if upper else out
 
 
 def _mT_array(a):  # noqa: N802
@@ -52,22 +54,22 @@ def _failed_minor(a) -> int:
 
 
 def _cholesky_vjp(g, ans, upper):
-    """gA = L⁻ᵀ Φ L⁻¹, Φ = ½(P + tril(P, -1)ᵀ), P = tril(Lᵀ G): PyTorch's symmetric gradient"""
-    low = products._mT(ans) if upper else ans
-    g_low = products._mT(g) if upper else g
-    p = matrices.tril(products._mT(low) @ g_low, diagonal=0)
-    phi = (p + products._mT(matrices.tril(p, diagonal=-1))) * 0.5
+    """gA = L⁻ᴴ Φ L⁻¹, Φ = ½(P + tril(P, -1)ᴴ), P = tril(Lᴴ G): PyTorch's symmetric gradient"""
+    low = inverses._mH(ans) if upper else ans
+    g_low = inverses._mH(g) if upper else g
+    p = matrices.tril(inverses._mH(low) @ g_low, diagonal=0)
+    phi = (p + inverses._mH(matrices.tril(p, diagonal=-1))) * 0.5
     low_inv = inverses.inv(low)
-    return products._mT(low_inv) @ phi @ low_inv
+    return inverses._mH(low_inv) @ phi @ low_inv
 
 
 def _cholesky_jvp(t, ans, upper):
-    """dL = L Φ(L⁻¹ dA L⁻ᵀ), Φ(X) the lower triangle of X with its diagonal halved"""
-    low = products._mT(ans) if upper else ans
+    """dL = L Φ(L⁻¹ dA L⁻ᴴ), Φ(X) the lower triangle of X with its diagonal halved"""
+    low = inverses._mH(ans) if upper else ans
     low_inv = inverses.inv(low)
-    x = low_inv @ t @ products._mT(low_inv)
+    x = low_inv @ t @ inverses._mH(low_inv)
     d = low @ (matrices.tril(x, diagonal=-1) + inverses._diag_matrix(inverses._diag_of(x)) * 0.5)
-    return products._mT(d) if upper else d
+    return inverses._mH(d) if upper else d
 
 
 cholesky = defop(
@@ -79,9 +81,10 @@ cholesky = defop(
     jvp=_cholesky_jvp,
     conventions=(
         "Only the lower triangle of A is read, but the gradient is the symmetric matrix "
-        "L⁻ᵀ Φ L⁻¹, as in PyTorch (the derivative along symmetric perturbations); tangents "
+        "L⁻ᴴ Φ L⁻¹, as in PyTorch (the derivative along symmetric perturbations); tangents "
         "are taken to be symmetric."
     ),
+    complex="wirtinger",
 )
 
 cholesky_legacy = defop(
@@ -89,9 +92,10 @@ cholesky_legacy = defop(
     _cholesky,
     dtypes=KEEP,
     node="CholeskyBackward0",
-    vjp=lambda g, ans, upper: _cholesky_vjp(g, ans, upper),  # gA = L⁻ᵀ Φ L⁻¹, as cholesky
-    jvp=lambda t, ans, upper: _cholesky_jvp(t, ans, upper),  # dL = L Φ(L⁻¹ dA L⁻ᵀ), as cholesky
+    vjp=lambda g, ans, upper: _cholesky_vjp(g, ans, upper),  # gA = L⁻ᴴ Φ L⁻¹, as cholesky
+    jvp=lambda t, ans, upper: _cholesky_jvp(t, ans, upper),  # dL = L Φ(L⁻¹ dA L⁻ᴴ), as cholesky
     conventions="torch.cholesky, deprecated: linalg.cholesky under its older node name.",
+    complex="wirtinger",
 )
 
 # ----- QR -------------------------------------------------------------------------------------
@@ -132,19 +136,20 @@ def _check_qr_differentiable(m: int, n: int, mode: str) -> None:
 
 
 def _qr_tall_vjp(g_q, g_r, q, r):
-    """A = QR with m >= n: gA = (G_Q + Q copyltu(M)) R⁻ᵀ, M = R G_Rᵀ - G_Qᵀ Q"""
+    """A = QR with m >= n: gA = (G_Q + Q copyltu(M)) R⁻ᴴ, M = R G_Rᴴ - G_Qᴴ Q, copyltu(M) =
+    tril(M, -1) + tril(M, -1)ᴴ + Re diag(M) (R's diagonal is real)"""
     m = 0
     if g_r is not None:
-        m = r @ products._mT(g_r)
+        m = r @ inverses._mH(g_r)
     if g_q is not None:
-        m = m - products._mT(g_q) @ q
+        m = m - inverses._mH(g_q) @ q
     low = matrices.tril(m, diagonal=-1)
     b = q @ (
-        low + products._mT(low) + inverses._diag_matrix(inverses._diag_of(m))
+        low + inverses._mH(low) + inverses._diag_matrix(inverses._real_part(inverses._diag_of(m)))
     )  # M's lower triangle mirrored up
     if g_q is not None:
         b = b + g_q
-    return products._mT(inverses.solve(r, products._mT(b), vector=False))  # b R⁻ᵀ
+    return inverses._mH(inverses.solve(r, inverses._mH(b), vector=False))  # b R⁻ᴴ
 
 
 def _qr_vjp(g_q, g_r, x, mode):
@@ -153,14 +158,14 @@ def _qr_vjp(g_q, g_r, x, mode):
     q, r = _qr_factors(x, mode)
     if m >= n:
         return _qr_tall_vjp(g_q, g_r, q, r)
-    # wide: A = [X | Y], X = Q R₁ square, R = [R₁ | R₂] with R₂ = Qᵀ Y
+    # wide: A = [X | Y], X = Q R₁ square, R = [R₁ | R₂] with R₂ = Qᴴ Y
     y = inverses._getitem(x, (Ellipsis, slice(m, None)))
     r1 = inverses._getitem(r, (Ellipsis, slice(None, m)))
     g_r1 = g_r2 = None
     if g_r is not None:
         g_r1 = inverses._getitem(g_r, (Ellipsis, slice(None, m)))
         g_r2 = inverses._getitem(g_r, (Ellipsis, slice(m, None)))
-        g_q = y @ products._mT(g_r2) if g_q is None else g_q + y @ products._mT(g_r2)
+        g_q = y @ inverses._mH(g_r2) if g_q is None else g_q + y @ inverses._mH(g_r2)
     g_x = _qr_tall_vjp(g_q, g_r1, q, r1)
     out = g_x @ inverses._eye(m, x, n)  # [gX | 0]
     if g_r2 is not None:
@@ -169,12 +174,16 @@ def _qr_vjp(g_q, g_r, x, mode):
 
 
 def _qr_tall_jvp(t, q, r):
-    """dA = dQ R + Q dR with QᵀdQ skew and dR upper: C = Qᵀ dA R⁻¹, Ω = tril(C,-1) - its ᵀ,
-    dR = (C - Ω) R, dQ = dA R⁻¹ - Q (C - Ω)"""
-    b = products._mT(inverses.solve(products._mT(r), products._mT(t), vector=False))  # dA R⁻¹
-    c = products._mT(q) @ b
+    """dA = dQ R + Q dR with QᴴdQ skew-Hermitian and dR upper with a real diagonal:
+    C = Qᴴ dA R⁻¹, Ω = tril(C,-1) - its ᴴ + i Im diag(C), dR = (C - Ω) R, dQ = dA R⁻¹ - Q (C - Ω)"""
+    b = inverses._mH(inverses.solve(inverses._mH(r), inverses._mH(t), vector=False))  # dA R⁻¹
+    c = inverses._mH(q) @ b
     low = matrices.tril(c, diagonal=-1)
-    upper_part = c - low + products._mT(low)  # C - Ω
+    upper_part = c - low + inverses._mH(low)  # C - Ω
+    if complex_parts.is_complex_value(c):
+        upper_part = upper_part - inverses._diag_matrix(
+            complex_parts.imag(inverses._diag_of(c)) * 1j
+        )
     return b - q @ upper_part, upper_part @ r
 
 
@@ -191,7 +200,7 @@ def _qr_jvp(t, x, mode, which: int):
     d_q, d_r1 = _qr_tall_jvp(t_x, q, inverses._getitem(r, (Ellipsis, slice(None, m))))
     if which == 0:
         return d_q
-    d_r2 = products._mT(d_q) @ y + products._mT(q) @ t_y  # R₂ = Qᵀ Y
+    d_r2 = inverses._mH(d_q) @ y + inverses._mH(q) @ t_y  # R₂ = Qᴴ Y
     return d_r1 @ inverses._eye(m, x, n) + d_r2 @ inverses._eye(n - m, x, n, m)
 
 
@@ -208,11 +217,12 @@ qr_q = defop(
     node="LinalgQrBackward0",
     vjp=lambda g, x, mode: _qr_vjp(
         g, None, x, mode
-    ),  # gA = (G_Q + Q copyltu(M)) R⁻ᵀ, M = -G_Qᵀ Q (m ≥ n; wide A = [X | Y]: R₂ = Qᵀ Y)
+    ),  # gA = (G_Q + Q copyltu(M)) R⁻ᴴ, M = -G_Qᴴ Q (m ≥ n; wide A = [X | Y]: R₂ = Qᴴ Y)
     jvp=lambda t, x, mode: _qr_jvp(
         t, x, mode, 0
-    ),  # dQ = dA R⁻¹ - Q (C - Ω), C = Qᵀ dA R⁻¹, Ω = tril(C, -1) - tril(C, -1)ᵀ
+    ),  # dQ = dA R⁻¹ - Q (C - Ω), C = Qᴴ dA R⁻¹, Ω = tril(C, -1) - tril(C, -1)ᴴ
     conventions=_QR_CONVENTION,
+    complex="wirtinger",
 )
 
 qr_r = defop(
@@ -222,11 +232,12 @@ qr_r = defop(
     node="LinalgQrBackward0",
     vjp=lambda g, x, mode: _qr_vjp(
         None, g, x, mode
-    ),  # gA = Q copyltu(M) R⁻ᵀ, M = R G_Rᵀ (m ≥ n; wide A = [X | Y]: R₂ = Qᵀ Y)
+    ),  # gA = Q copyltu(M) R⁻ᴴ, M = R G_Rᴴ (m ≥ n; wide A = [X | Y]: R₂ = Qᴴ Y)
     jvp=lambda t, x, mode: _qr_jvp(
         t, x, mode, 1
-    ),  # dR = (C - Ω) R, C = Qᵀ dA R⁻¹, Ω = tril(C, -1) - tril(C, -1)ᵀ
+    ),  # dR = (C - Ω) R, C = Qᴴ dA R⁻¹, Ω = tril(C, -1) - tril(C, -1)ᴴ
     conventions=_QR_CONVENTION,
+    complex="wirtinger",
 )
 
 # ----- QR in Householder form (LAPACK's geqrf) -----------------------------------------------
@@ -270,6 +281,7 @@ geqrf_a = defop(
     vjp=_no_geqrf_derivative,
     jvp=_no_geqrf_tangent,
     conventions="No derivative, as in PyTorch.",
+    complex="wirtinger",
 )
 
 geqrf_tau = defop(
@@ -280,6 +292,7 @@ geqrf_tau = defop(
     vjp=_no_geqrf_derivative,
     jvp=_no_geqrf_tangent,
     conventions="No derivative, as in PyTorch.",
+    complex="wirtinger",
 )
 
 # ----- symmetric eigendecomposition --------------------------------------------------------------
@@ -299,16 +312,32 @@ def _eigh_vectors(x, uplo="L"):
     return inverses._factor(("eigh", uplo), x, lambda: xp.linalg.eigh(x, UPLO=uplo))[1]
 
 
+def _check_phase_free(vhg, name: str) -> None:
+    """PyTorch's error where a loss depends on the phases of complex eigenvectors: the
+    diagonal of Vᴴ G, the loss's derivative along V ↦ V e^{iφ}, must be (nearly) real."""
+    if not complex_parts.is_complex_value(vhg):
+        return
+    turn = to_host(xp.imag(xp.diagonal(array_of(vhg), 0, -2, -1)))  # (checked on the host)
+    if not np.allclose(turn, 0, rtol=1e-2, atol=1e-2):
+        raise RuntimeError(
+            f"{name}: The eigenvectors in the complex case are specified up to multiplication "
+            f"by e^{{i phi}}. The specified loss function depends on this quantity, so it is "
+            f"ill-defined."
+        )
+
+
 def _eigh_vectors_vjp(g, x, ans, uplo):
-    """gA = V (skew(VᵀG) / E) Vᵀ, skew(M) = (M - Mᵀ)/2, E_ij = λ_j - λ_i"""
-    vtg = products._mT(ans) @ g
-    inner = inverses._skew_divide((vtg - products._mT(vtg)) * 0.5, eigvalsh(x, uplo=uplo))
-    return ans @ inner @ products._mT(ans)
+    """gA = V (skew(VᴴG) / E) Vᴴ, skew(M) = (M - Mᴴ)/2, E_ij = λ_j - λ_i (complex V: a
+    loss that depends on the eigenvectors' phases raises, as in PyTorch)"""
+    vtg = inverses._mH(ans) @ g
+    _check_phase_free(vtg, "linalg_eigh_backward")
+    inner = inverses._skew_divide((vtg - inverses._mH(vtg)) * 0.5, eigvalsh(x, uplo=uplo))
+    return ans @ inner @ inverses._mH(ans)
 
 
 _EIGH_CONVENTION = (
     "Gradients assume distinct eigenvalues (they divide by λ_j - λ_i). The eigenvectors' "
-    "gradient uses only the skew-symmetric part of VᵀG, so it does not depend on each "
+    "gradient uses only the skew-symmetric part of VᴴG, so it does not depend on each "
     "eigenvector's sign (gauge invariance), as in PyTorch. The input is taken as symmetric: "
     "the gradient is a symmetric matrix and tangents are taken to be symmetric."
 )
@@ -320,20 +349,21 @@ eigvalsh = defop(
     node="LinalgEighBackward0",
     vjp=lambda g, x, uplo: _vjp_values(
         g, eigh_vectors(x, uplo=uplo)
-    ),  # dλᵢ = vᵢᵀ dA vᵢ: gA = V diag(G) Vᵀ
+    ),  # dλᵢ = vᵢᴴ dA vᵢ: gA = V diag(G) Vᴴ
     jvp=lambda t, x, uplo: _jvp_values(
         t, eigh_vectors(x, uplo=uplo)
-    ),  # dλᵢ = vᵢᵀ dA vᵢ: dλ = diag(Vᵀ dA V)
+    ),  # dλᵢ = vᵢᴴ dA vᵢ: dλ = diag(Vᴴ dA V)
     conventions=_EIGH_CONVENTION,
+    complex="wirtinger",
 )
 
 
 def _vjp_values(g, v):
-    return v @ (inverses._unsq(g, -1) * products._mT(v))
+    return v @ (inverses._unsq(g, -1) * inverses._mH(v))
 
 
 def _jvp_values(t, v):
-    return reductions.sum(v * (t @ v), dim=-2)  # diag(Vᵀ T V)
+    return inverses._real_part(reductions.sum(inverses._conj(v) * (t @ v), dim=-2))  # diag(Vᴴ T V)
 
 
 eigh_vectors = defop(
@@ -343,9 +373,128 @@ eigh_vectors = defop(
     node="LinalgEighBackward0",
     vjp=_eigh_vectors_vjp,
     jvp=lambda t, x, ans, uplo: (
-        ans @ inverses._skew_divide(products._mT(ans) @ t @ ans, eigvalsh(x, uplo=uplo))
-    ),  # dV = V ((Vᵀ dA V) / E), E_ij = λ_j - λ_i, zero on the diagonal
+        ans @ inverses._skew_divide(inverses._mH(ans) @ t @ ans, eigvalsh(x, uplo=uplo))
+    ),  # dV = V ((Vᴴ dA V) / E), E_ij = λ_j - λ_i, zero on the diagonal
     conventions=_EIGH_CONVENTION,
+    complex="wirtinger",
+)
+
+# ----- general eigendecomposition ---------------------------------------------------------------
+
+
+def _check_eig(name: str, x) -> None:
+    """PyTorch's checks on linalg.eig's and eigvals' input (complex results of a real one)."""
+    if x.ndim < 2:
+        raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
+    if x.shape[-1] != x.shape[-2]:
+        raise RuntimeError(
+            f"linalg.{name}: A must be batches of square matrices, but they are "
+            f"{x.shape[-2]} by {x.shape[-1]} matrices"
+        )
+    if x.dtype.kind not in "fc":
+        from ... import _dtypes
+
+        raise RuntimeError(f"Unknown Complex ScalarType for {_dtypes.scalar_name(x.dtype)}")
+    inverses._check_floating(name, x)
+
+
+def _complex_type(x):
+    return xp.complex64 if x.dtype in (xp.float32, xp.complex64) else xp.complex128
+
+
+def _eig_raw(x):
+    """(λ, V) of LAPACK's geev, complex even for a real x whose eigenvalues are real"""
+    ctype = _complex_type(x)
+    if not x.size:
+        return xp.zeros(x.shape[:-1], ctype), xp.zeros(x.shape, ctype)
+    w, v = xp.linalg.eig(x)
+    return w.astype(ctype), v.astype(ctype)
+
+
+def _eigvals(x):
+    """the eigenvalues λ of X (complex), in LAPACK's order"""
+    _check_eig("eigvals", x)
+    if inverses._shared.active:  # linalg.eig: the values that come with the vectors
+        return inverses._factor(("eig",), x, lambda: _eig_raw(x))[0]
+    if not x.size:
+        return xp.zeros(x.shape[:-1], _complex_type(x))
+    return xp.linalg.eigvals(x).astype(_complex_type(x))
+
+
+def _eig_vectors(x):
+    """the eigenvectors of X as columns, each of unit norm with its largest entry real
+    (LAPACK's normalisation, as PyTorch's)"""
+    _check_eig("eig", x)
+    if not xp.isfinite(x).all():
+        raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
+    return inverses._factor(("eig",), x, lambda: _eig_raw(x))[1]
+
+
+def _eigvals_vjp(g, x):
+    """dλ = diag(V⁻¹ dA V): gA = V⁻ᴴ diag(G) Vᴴ (real A: its real part)"""
+    v = eig_vectors(x)
+    return inverses.solve(inverses._mH(v), inverses._unsq(g, -1) * inverses._mH(v), vector=False)
+
+
+def _eigvals_jvp(t, x):
+    """dλ = diag(V⁻¹ dA V)"""
+    v = eig_vectors(x)
+    return inverses._diag_of(inverses.solve(v, _as_complex(t, v) @ v, vector=False))
+
+
+def _as_complex(t, like):
+    """t, promoted to complex to meet ``like`` (a real tangent of a real A)."""
+    return t if complex_parts.is_complex_value(t) else t * (1 + 0j)
+
+
+def _eig_vectors_vjp(g, x, ans):
+    """M = VᴴG projected on unit-norm columns, M - VᴴV diag(Re M_ii); gA = V⁻ᴴ (M / Ē) Vᴴ,
+    E_ij = λ_j - λ_i, zero on the diagonal (a loss that depends on the eigenvectors' phases
+    raises, as in PyTorch)"""
+    vh = inverses._mH(ans)
+    vhg = vh @ g
+    _check_phase_free(vhg, "linalg_eig_backward")
+    vhg = vhg - vh @ (ans * inverses._unsq(inverses._real_part(inverses._diag_of(vhg)), -2))
+    inner = inverses._skew_divide(vhg, inverses._conj(eigvals(x)))
+    return inverses.solve(vh, inner @ vh, vector=False)
+
+
+def _eig_vectors_jvp(t, x, ans):
+    """X = V⁻¹ dA V, C = X / E off the diagonal: dV = V (C - diag(Re (VᴴV C)_ii)), which
+    keeps each column of unit norm (and its phase where it was)"""
+    inner = inverses._skew_divide(
+        inverses.solve(ans, _as_complex(t, ans) @ ans, vector=False), eigvals(x)
+    )
+    drift = inverses._real_part(inverses._diag_of(inverses._mH(ans) @ ans @ inner))
+    return ans @ (inner - inverses._diag_matrix(drift))
+
+
+_EIG_CONVENTION = (
+    "Gradients assume distinct eigenvalues (they divide by λ_j - λ_i). Eigenvectors are "
+    "fixed up to a phase each; the gradient of a loss that depends on it raises PyTorch's "
+    "error. For a real A the gradient is the real part of the complex one, as in PyTorch."
+)
+
+eigvals = defop(
+    "eigvals",
+    _eigvals,
+    dtypes=KEEP,  # (the forward makes the complex result)
+    node="LinalgEigBackward0",
+    vjp=_eigvals_vjp,
+    jvp=_eigvals_jvp,
+    conventions=_EIG_CONVENTION,
+    complex="wirtinger",
+)
+
+eig_vectors = defop(
+    "eig_vectors",
+    _eig_vectors,
+    dtypes=KEEP,  # (the forward makes the complex result)
+    node="LinalgEigBackward0",
+    vjp=_eig_vectors_vjp,
+    jvp=_eig_vectors_jvp,
+    conventions=_EIG_CONVENTION,
+    complex="wirtinger",
 )
 
 # ----- singular value decomposition ----------------------------------------------------------
@@ -396,9 +545,11 @@ def _narrow_uv(u, vh, m, n, full_matrices):
 def _svd_vjp(g_u, g_s, g_vh, x, full_matrices):
     """PyTorch's SVD gradient, for k = min(m, n) singular triplets:
 
-    gA = U [ (J S + S K) / E + diag(G_S) ] Vᵀ  (J = UᵀG_U - G_UᵀU, K = VᵀG_V - G_VᵀV,
-    E_ij = s_j² - s_i²), plus (I - UUᵀ) G_U S⁻¹ Vᵀ when m > n and U S⁻¹ G_Vᵀ (I - VVᵀ)
-    when m < n.
+    gA = U [ (J S + S K) / E + diag(G_S) ] Vᴴ  (J = UᴴG_U - G_UᴴU, K = VᴴG_V - G_VᴴV,
+    E_ij = s_j² - s_i²), plus (I - UUᴴ) G_U S⁻¹ Vᴴ when m > n and U S⁻¹ G_Vᴴ (I - VVᴴ)
+    when m < n. Complex A: U and V are fixed up to phases u_i e^{iφ}, v_i e^{iφ}, and
+    Im (UᴴdU - VᴴdV)_ii = Im (UᴴdA V)_ii / s_i; half of it is taken as U's, half as V's,
+    which adds diag(i Im(UᴴG_U)_ii - i Im(VᴴG_V)_ii) / (2S) to the bracket.
     """
     m, n = x.shape[-2], x.shape[-1]
     k = min(m, n)
@@ -411,48 +562,65 @@ def _svd_vjp(g_u, g_s, g_vh, x, full_matrices):
     if g_u is None and g_vh is None:
         return u @ (inverses._unsq(g_s, -1) * vh)
     inner = 0
+    phase = 0  # (complex A) i Im(UᴴG_U)_ii - i Im(VᴴG_V)_ii
     if g_u is not None:
-        utg = products._mT(u) @ g_u
-        inner = (utg - products._mT(utg)) * inverses._unsq(s, -2)
+        utg = inverses._mH(u) @ g_u
+        inner = (utg - inverses._mH(utg)) * inverses._unsq(s, -2)
+        if complex_parts.is_complex_value(utg):
+            phase = complex_parts.imag(inverses._diag_of(utg))
     if g_vh is not None:
-        vtg = vh @ products._mT(g_vh)
-        inner = inner + inverses._unsq(s, -1) * (vtg - products._mT(vtg))
+        vtg = vh @ inverses._mH(g_vh)
+        inner = inner + inverses._unsq(s, -1) * (vtg - inverses._mH(vtg))
+        if complex_parts.is_complex_value(vtg):
+            phase = phase - complex_parts.imag(inverses._diag_of(vtg))
     inner = inverses._skew_divide(inner, s * s)
+    if not isinstance(phase, int):
+        inner = inner + inverses._diag_matrix(phase * 0.5j / s)
     if g_s is not None:
         inner = inner + inverses._diag_matrix(g_s)
     out = u @ inner @ vh
     if m > n and g_u is not None:
-        out = out + ((g_u - u @ (products._mT(u) @ g_u)) / inverses._unsq(s, -2)) @ vh
+        out = out + ((g_u - u @ (inverses._mH(u) @ g_u)) / inverses._unsq(s, -2)) @ vh
     if m < n and g_vh is not None:
-        out = out + u @ ((g_vh - (g_vh @ products._mT(vh)) @ vh) / inverses._unsq(s, -1))
+        out = out + u @ ((g_vh - (g_vh @ inverses._mH(vh)) @ vh) / inverses._unsq(s, -1))
     return out
 
 
 def _svd_jvp(t, x, full_matrices, which: int):
-    """dP = UᵀTV: dS = diag(dP), dU = U (F ∘ (dP S + S dPᵀ)) + (I - UUᵀ) T V S⁻¹,
-    dV = V (F ∘ (S dP + dPᵀ S)) + (I - VVᵀ) Tᵀ U S⁻¹, F_ij = 1/(s_j² - s_i²)"""
+    """dP = UᴴTV: dS = Re diag(dP), dU = U (F ∘ (dP S + S dPᴴ) + Φ) + (I - UUᴴ) T V S⁻¹,
+    dV = V (F ∘ (S dP + dPᴴ S) - Φ) + (I - VVᴴ) Tᴴ U S⁻¹, F_ij = 1/(s_j² - s_i²),
+    Φ = diag(i Im dP_ii / (2 s_i)) (complex A: the phase split evenly, as in the VJP)"""
     m, n = x.shape[-2], x.shape[-1]
     k = min(m, n)
     u, vh, s = _svd_thin(x, full_matrices)
-    v = products._mT(vh)
-    dp = products._mT(u) @ t @ v
+    v = inverses._mH(vh)
+    dp = inverses._mH(u) @ t @ v
     if which == 1:
-        return inverses._diag_of(dp)
+        return inverses._real_part(inverses._diag_of(dp))
+    phase = 0
+    if complex_parts.is_complex_value(dp):
+        phase = inverses._diag_matrix(complex_parts.imag(inverses._diag_of(dp)) * 0.5j / s)
     if which == 0:
-        out = u @ inverses._skew_divide(
-            dp * inverses._unsq(s, -2) + inverses._unsq(s, -1) * products._mT(dp), s * s
+        out = u @ (
+            inverses._skew_divide(
+                dp * inverses._unsq(s, -2) + inverses._unsq(s, -1) * inverses._mH(dp), s * s
+            )
+            + phase
         )
         if m > n:
             out = out + (t @ v - u @ dp) / inverses._unsq(s, -2)
         # with full_matrices the columns beyond min(m, n) get a zero tangent, as in PyTorch
         return out @ inverses._eye(k, x, m) if full_matrices and m > n else out
-    out = v @ inverses._skew_divide(
-        inverses._unsq(s, -1) * dp + products._mT(dp) * inverses._unsq(s, -2), s * s
+    out = v @ (
+        inverses._skew_divide(
+            inverses._unsq(s, -1) * dp + inverses._mH(dp) * inverses._unsq(s, -2), s * s
+        )
+        - phase
     )
     if n > m:
-        out = out + (products._mT(t) @ u - v @ products._mT(dp)) / inverses._unsq(s, -2)
+        out = out + (inverses._mH(t) @ u - v @ inverses._mH(dp)) / inverses._unsq(s, -2)
     return (
-        inverses._eye(n, x, k) @ products._mT(out) if full_matrices and n > m else products._mT(out)
+        inverses._eye(n, x, k) @ inverses._mH(out) if full_matrices and n > m else inverses._mH(out)
     )
 
 
@@ -460,7 +628,11 @@ _SVD_CONVENTION = (
     "Gradients through U and Vh assume distinct nonzero singular values (they divide by "
     "s_j² - s_i² and s_i) and depend only on gauge-invariant combinations (a sign flip of "
     "a pair u_i, v_i changes nothing), as in PyTorch. With full_matrices=True the columns "
-    "of U and rows of Vh beyond min(m, n) get no gradient (any basis would do)."
+    "of U and rows of Vh beyond min(m, n) get no gradient (any basis would do). Complex A: "
+    "each pair (u_i, v_i) is fixed up to a common phase e^{iφ}; half of Im (Uᴴ dA V)_ii / s_i "
+    "is taken as U's phase and half as V's. Difference: PyTorch raises for a loss that "
+    "depends on these phases; chainrule's U and Vh nodes are separate and cannot see the "
+    "whole loss, so it does not raise (such a loss gets the gradient of the even split)."
 )
 
 svd_u = defop(
@@ -470,11 +642,12 @@ svd_u = defop(
     node="LinalgSvdBackward0",
     vjp=lambda g, x, full_matrices: _svd_vjp(
         g, None, None, x, full_matrices
-    ),  # gA = U ((J S) / E) Vᵀ + (I - UUᵀ) G_U S⁻¹ Vᵀ, J = UᵀG_U - G_UᵀU, E_ij = s_j² - s_i²
+    ),  # gA = U ((J S) / E) Vᴴ + (I - UUᴴ) G_U S⁻¹ Vᴴ, J = UᴴG_U - G_UᴴU, E_ij = s_j² - s_i²
     jvp=lambda t, x, full_matrices: _svd_jvp(
         t, x, full_matrices, 0
-    ),  # dU = U (F ∘ (dP S + S dPᵀ)) + (I - UUᵀ) dA V S⁻¹, dP = Uᵀ dA V, F_ij = 1/(s_j² - s_i²)
+    ),  # dU = U (F ∘ (dP S + S dPᴴ)) + (I - UUᴴ) dA V S⁻¹, dP = Uᴴ dA V, F_ij = 1/(s_j² - s_i²)
     conventions=_SVD_CONVENTION,
+    complex="wirtinger",
 )
 
 svdvals = defop(
@@ -482,9 +655,10 @@ svdvals = defop(
     _svdvals,
     dtypes=KEEP,
     node="LinalgSvdBackward0",
-    vjp=lambda g, x: _svd_vjp(None, g, None, x, False),  # dsᵢ = uᵢᵀ dA vᵢ: gA = U diag(G) Vᵀ
-    jvp=lambda t, x: _svd_jvp(t, x, False, 1),  # dsᵢ = uᵢᵀ dA vᵢ: ds = diag(Uᵀ dA V)
+    vjp=lambda g, x: _svd_vjp(None, g, None, x, False),  # dsᵢ = uᵢᴴ dA vᵢ: gA = U diag(G) Vᴴ
+    jvp=lambda t, x: _svd_jvp(t, x, False, 1),  # dsᵢ = uᵢᴴ dA vᵢ: ds = diag(Uᴴ dA V)
     conventions="At repeated singular values the gradient is one of the valid subgradients.",
+    complex="wirtinger",
 )
 
 svd_vh = defop(
@@ -494,11 +668,12 @@ svd_vh = defop(
     node="LinalgSvdBackward0",
     vjp=lambda g, x, full_matrices: _svd_vjp(
         None, None, g, x, full_matrices
-    ),  # G_V = G_Vhᵀ: gA = U ((S K) / E) Vᵀ + U S⁻¹ G_Vᵀ (I - VVᵀ), K = VᵀG_V - G_VᵀV
+    ),  # G_V = G_Vhᴴ: gA = U ((S K) / E) Vᴴ + U S⁻¹ G_Vᴴ (I - VVᴴ), K = VᴴG_V - G_VᴴV
     jvp=lambda t, x, full_matrices: _svd_jvp(
         t, x, full_matrices, 2
-    ),  # dVh = dVᵀ, dV = V (F ∘ (S dP + dPᵀ S)) + (I - VVᵀ) dAᵀ U S⁻¹, dP = Uᵀ dA V
+    ),  # dVh = dVᴴ, dV = V (F ∘ (S dP + dPᴴ S)) + (I - VVᴴ) dAᴴ U S⁻¹, dP = Uᴴ dA V
     conventions=_SVD_CONVENTION,
+    complex="wirtinger",
 )
 
 # ----- LU with partial pivoting ------------------------------------------------------------------
@@ -506,14 +681,15 @@ svd_vh = defop(
 
 def _lu_compact(x):
     """LAPACK's getrf: the packed factors (unit-lower L below the diagonal, U on and above)
-    and the 1-based row swaps, with partial pivoting (the first largest |entry| wins)."""
+    and the 1-based row swaps, with partial pivoting (the first largest |entry| wins; for
+    complex entries LAPACK's |Re| + |Im|)."""
     m, n = x.shape[-2], x.shape[-1]
     k = min(m, n)
     a = x.reshape((-1, m, n)).copy()
     rows = xp.arange(a.shape[0])
     pivots = xp.zeros((a.shape[0], k), dtype=xp.int32)
     for j in range(k):
-        p = j + xp.argmax(xp.abs(a[:, j:, j]), axis=1)
+        p = j + xp.argmax(_pivot_size(a[:, j:, j]), axis=1)
         pivots[:, j] = p + 1
         top = a[rows, j].copy()
         a[rows, j] = a[rows, p]
@@ -525,6 +701,13 @@ def _lu_compact(x):
         a[:, j + 1 :, j + 1 :] -= factor[:, :, None] * a[:, j, None, j + 1 :]
     batch = x.shape[:-2]
     return a.reshape(x.shape), pivots.reshape(batch + (k,))
+
+
+def _pivot_size(column):
+    """The size getrf compares to choose a pivot: |x|, or |Re x| + |Im x| (izamax's)."""
+    if column.dtype.kind == "c":
+        return xp.abs(column.real) + xp.abs(column.imag)
+    return xp.abs(column)
 
 
 def _permutation(pivots, m: int, dtype):
@@ -691,6 +874,7 @@ lu_l = defop(
     ),  # gA = P L⁻ᵀ tril(Lᵀ G, -1) U⁻ᵀ (square; else lu_packed's)
     jvp=lambda t, x: _lu_jvp(t, x, 0),  # dL = L tril(L⁻¹ Pᵀ dA U⁻¹, -1) (square; else lu_packed's)
     conventions=_LU_CONVENTION,
+    complex="holomorphic",
 )
 
 lu_u = defop(
@@ -701,6 +885,7 @@ lu_u = defop(
     vjp=lambda g, x: _lu_vjp(None, g, x),  # gA = P L⁻ᵀ triu(G Uᵀ) U⁻ᵀ (square; else lu_packed's)
     jvp=lambda t, x: _lu_jvp(t, x, 1),  # dU = triu(L⁻¹ Pᵀ dA U⁻¹) U (square; else lu_packed's)
     conventions=_LU_CONVENTION,
+    complex="holomorphic",
 )
 
 
@@ -742,6 +927,7 @@ lu_packed = defop(
     vjp=_lu_packed_vjp,
     jvp=_lu_packed_jvp,
     conventions=_LU_CONVENTION,
+    complex="holomorphic",
 )
 
 # ----- matrix exponential ------------------------------------------------------------------------
@@ -758,7 +944,7 @@ _THETA13 = 5.371920351148152
 def _matrix_exp(x):
     """e^X = Σ Xᵏ/k!, by scaling and squaring with a [13/13] Padé approximant"""
     inverses._check_matrix("matrix_exp", x)
-    a = x.astype(xp.float64)
+    a = x.astype(xp.complex128 if x.dtype.kind == "c" else xp.float64)
     n = a.shape[-1]
     if a.size == 0:
         return xp.broadcast_to(xp.eye(n), a.shape).astype(x.dtype)
@@ -803,4 +989,5 @@ matrix_exp = defop(
     jvp=lambda t, x: _exp_frechet(
         x, t
     ),  # d e^A = L(A, dA), the upper-right block of exp([[A, dA], [0, A]])
+    complex="holomorphic",
 )

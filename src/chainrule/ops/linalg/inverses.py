@@ -1,8 +1,13 @@
 """Inverses and solves: inv, det and log|det|, solve, solve_triangular, pinv,
 lstsq; PyTorch's LinAlgError for singular inputs.
 
-Notation: Xᵀ is the transpose of the last two dims (mT), G the output gradient, T an input's
-tangent. d(A⁻¹) = -A⁻¹ dA A⁻¹, d det A = det A tr(A⁻¹ dA)."""
+Notation: Xᵀ is the transpose of the last two dims (mT), Xᴴ its conjugate (mH; Xᵀ for a
+real X), G the output gradient, T an input's tangent. d(A⁻¹) = -A⁻¹ dA A⁻¹,
+d det A = det A tr(A⁻¹ dA).
+
+Complex values: inv, det, solve and solve_triangular are analytic (``complex="holomorphic"``:
+the real formulas, conjugated by the engine); log|det|, the sign of det, pinv and lstsq are
+not, and their VJPs are written with Xᴴ for complex values (``complex="wirtinger"``)."""
 
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ from ... import _dtypes
 from ..._backend import on_device_of, xp
 from ..._tensor import Tensor, wrap
 from ...autograd.recording import KEEP, defop, np_dtype
-from .. import indexing, reductions, shapes
+from .. import complex_parts, indexing, reductions, shapes
 from . import factorizations, matrices, products
 
 
@@ -68,6 +73,17 @@ def _skew_divide(m, values):
     return m / gap * (1 - eye)
 
 
+def _mH(x):  # noqa: N802 - the math's name
+    """Xᴴ: the conjugate transpose of the last two dims (Xᵀ for a real X)."""
+    xt = products._mT(x)
+    return complex_parts.conj_physical(xt) if complex_parts.is_complex_value(xt) else xt
+
+
+def _conj(x):
+    """x̄ (x itself when real)."""
+    return complex_parts.conj_physical(x) if complex_parts.is_complex_value(x) else x
+
+
 def _getitem(x, key):
     return indexing.getitem(x, key=key)
 
@@ -103,10 +119,10 @@ def _batch_prefix(x, failed) -> str:
 
 def _first_zero_pivot(a) -> int:
     """The 1-based index of the first zero pivot of LU with partial pivoting (LAPACK's info)."""
-    u = xp.array(a, dtype=xp.float64)
+    u = xp.array(a, dtype=xp.complex128 if a.dtype.kind == "c" else xp.float64)
     n = u.shape[0]
     for j in range(n):
-        p = j + int(xp.argmax(xp.abs(u[j:, j])))
+        p = j + int(xp.argmax(factorizations._pivot_size(u[j:, j])))
         if u[p, j] == 0:
             return j + 1
         u[[j, p]] = u[[p, j]]
@@ -172,6 +188,7 @@ inv = defop(
     _inv,
     dtypes=KEEP,
     node="LinalgInvExBackward0",
+    complex="holomorphic",
     vjp=lambda g, ans: (
         -(products._mT(ans) @ g @ products._mT(ans))
     ),  # d(X⁻¹) = -X⁻¹ dX X⁻¹: gX = -X⁻ᵀ G X⁻ᵀ
@@ -212,10 +229,16 @@ def _cofactors(x, ans):
                 sj = _getitem(s, (Ellipsis, j))
                 prod = sj if prod is None else prod * sj
         others = others + _unsq(prod, -1) * eye[i]
-    u_data = u._data if isinstance(u, Tensor) else u
-    vh_data = vh._data if isinstance(vh, Tensor) else vh
-    sign = (xp.linalg.det(u_data) * xp.linalg.det(vh_data))[..., None, None]
-    by_svd = (u * _unsq(others, -2)) @ vh * sign
+    if isinstance(u, Tensor) and u.is_complex():
+        # (a phase that turns with U's and Vᴴ's: differentiated, so that the cofactors do
+        # not depend on the SVD's choice of phases)
+        sign = _unsq(_unsq(det(u) * det(vh), -1), -1)
+    else:
+        u_data = u._data if isinstance(u, Tensor) else u
+        vh_data = vh._data if isinstance(vh, Tensor) else vh
+        sign = (xp.linalg.det(u_data) * xp.linalg.det(vh_data))[..., None, None]
+    # (complex X = U S Vᴴ: the cofactors det(U) det(Vᴴ) Ū diag(Π_{j≠i} s_j) V̄ᴴ, analytic in X)
+    by_svd = (_conj(u) * _unsq(others, -2)) @ _conj(vh) * sign
     return by_svd * m + by_inverse * (1 - m)
 
 
@@ -232,6 +255,7 @@ det = defop(
     _det,
     dtypes=KEEP,
     node="LinalgDetBackward0",
+    complex="holomorphic",
     vjp=lambda g, x, ans: (
         _unsq(_unsq(g, -1), -1) * _cofactors(x, ans)
     ),  # d det X = tr(adj(X) dX): gX = g det(X) X⁻ᵀ, the cofactor matrix
@@ -241,7 +265,9 @@ det = defop(
     conventions=(
         "At a singular X the gradient is still the cofactor matrix (computed through the "
         "SVD), as PyTorch gives it with create_graph=True; PyTorch's first-order backward "
-        "returns zeros at an exactly singular X instead."
+        "returns zeros at an exactly singular X instead. Known gap: at an exactly singular "
+        "complex X the second derivative (through the SVD, whose phase derivatives divide by "
+        "the zero singular value) differs from finite differences, as PyTorch's does too."
     ),
 )
 
@@ -252,15 +278,20 @@ def _logabsdet(x):
     return xp.asarray(_factor(("slogdet",), x, lambda: xp.linalg.slogdet(x))[1])
 
 
+def _real_part(x):
+    return complex_parts.real(x) if complex_parts.is_complex_value(x) else x
+
+
 logabsdet = defop(
     "logabsdet",
     _logabsdet,
     dtypes=KEEP,
     node="LinalgSlogdetBackward0",
+    complex="wirtinger",
     vjp=lambda g, x: (
-        _unsq(_unsq(g, -1), -1) * products._mT(inv(x))
-    ),  # d log|det X| = tr(X⁻¹ dX): gX = g X⁻ᵀ
-    jvp=lambda t, x: _btrace(solve(x, t, vector=False)),  # d log|det X| = tr(X⁻¹ dX)
+        _unsq(_unsq(g, -1), -1) * _mH(inv(x))
+    ),  # d log|det X| = Re tr(X⁻¹ dX): gX = g X⁻ᴴ
+    jvp=lambda t, x: _real_part(_btrace(solve(x, t, vector=False))),  # d log|det X| = Re tr(X⁻¹ dX)
     conventions="At a singular X (log |det X| = -inf) backward raises LinAlgError.",
 )
 
@@ -271,14 +302,34 @@ def _det_sign(x):
     return xp.asarray(_factor(("slogdet",), x, lambda: xp.linalg.slogdet(x))[0])
 
 
+def _det_sign_vjp(g, x, ans):
+    """complex X: d s = i s Im tr(X⁻¹ dX) for s = det X / |det X|, so gX = -i Im(ḡ s) X⁻ᴴ;
+    real X: 0 (s is piecewise constant)"""
+    if not complex_parts.is_complex_value(x):
+        return x * 0
+    turn = complex_parts.imag(complex_parts.conj_physical(g) * ans) * -1j
+    return _unsq(_unsq(turn, -1), -1) * _mH(inv(x))
+
+
+def _det_sign_jvp(t, x, ans):
+    """complex X: i s Im tr(X⁻¹ dX); real X: 0"""
+    if not complex_parts.is_complex_value(x):
+        return ans * 0
+    return ans * complex_parts.imag(_btrace(solve(x, t, vector=False))) * 1j
+
+
 det_sign = defop(
     "det_sign",
     _det_sign,
     dtypes=KEEP,
     node="LinalgSlogdetBackward0",
-    vjp=lambda g, x: x * 0,  # d sgn(det X) = 0 (piecewise constant)
-    jvp=lambda t, ans: ans * 0,  # d sgn(det X) = 0
-    conventions="The sign of the determinant is piecewise constant: its gradient is 0.",
+    complex="wirtinger",
+    vjp=_det_sign_vjp,
+    jvp=_det_sign_jvp,
+    conventions=(
+        "For a real X the sign of the determinant is piecewise constant: its gradient is 0. "
+        "For a complex X it is the phase det X / |det X|, whose gradient is not."
+    ),
 )
 
 
@@ -331,6 +382,7 @@ solve = defop(
     args=("a", "b"),
     dtypes=_solve_dtype,
     node="LinalgSolveExBackward0",
+    complex="holomorphic",
     vjp=(
         lambda g, a, ans, vector: (
             -_outer_last(solve(products._mT(a), g, vector=vector), ans, vector)
@@ -394,6 +446,7 @@ solve_triangular = defop(
     args=("a", "b"),
     dtypes=_solve_dtype,
     node="LinalgSolveTriangularBackward0",
+    complex="holomorphic",
     vjp=(
         _solve_triangular_vjp_a,
         # (the transposed system: the other triangle)
@@ -426,25 +479,29 @@ def _pinv(x, atol=None, rtol=None, hermitian=False):
     tol = xp.maximum(0.0 if atol is None else atol, rtol * s_max)
     keep = s > tol
     s_inv = xp.where(keep, 1 / xp.where(keep, s, 1), 0).astype(x.dtype)
-    return (factorizations._mT_array(vh) * s_inv[..., None, :]) @ factorizations._mT_array(u)
+    return (xp.conj(factorizations._mT_array(vh)) * s_inv[..., None, :]) @ xp.conj(
+        factorizations._mT_array(u)
+    )
 
 
 def _pinv_vjp(g, x, ans):
-    """dA⁺ = -A⁺ dA A⁺ + A⁺A⁺ᵀ dAᵀ (I - AA⁺) + (I - A⁺A) dAᵀ A⁺ᵀA⁺, transposed"""
+    """dA⁺ = -A⁺ dA A⁺ + A⁺A⁺ᴴ dAᴴ (I - AA⁺) + (I - A⁺A) dAᴴ A⁺ᴴA⁺, adjoint"""
     p = ans
-    pt = products._mT(p)
+    pt = _mH(p)
+    gt = _mH(g)
     out = -(pt @ g @ pt)
-    out = out + (products._mT(g) - x @ (p @ products._mT(g))) @ (p @ pt)  # (I - AA⁺) Gᵀ A⁺ A⁺ᵀ
-    return out + (pt @ p) @ (products._mT(g) - (products._mT(g) @ p) @ x)  # A⁺ᵀ A⁺ Gᵀ (I - A⁺A)
+    out = out + (gt - x @ (p @ gt)) @ (p @ pt)  # (I - AA⁺) Gᴴ A⁺ A⁺ᴴ
+    return out + (pt @ p) @ (gt - (gt @ p) @ x)  # A⁺ᴴ A⁺ Gᴴ (I - A⁺A)
 
 
 def _pinv_jvp(t, x, ans):
-    """dA⁺ = -A⁺ dA A⁺ + A⁺A⁺ᵀ dAᵀ (I - AA⁺) + (I - A⁺A) dAᵀ A⁺ᵀA⁺"""
+    """dA⁺ = -A⁺ dA A⁺ + A⁺A⁺ᴴ dAᴴ (I - AA⁺) + (I - A⁺A) dAᴴ A⁺ᴴA⁺"""
     p = ans
-    pt = products._mT(p)
+    pt = _mH(p)
+    tt = _mH(t)
     out = -(p @ t @ p)
-    out = out + (p @ pt) @ (products._mT(t) - (products._mT(t) @ x) @ p)
-    return out + (products._mT(t) - p @ (x @ products._mT(t))) @ (pt @ p)
+    out = out + (p @ pt) @ (tt - (tt @ x) @ p)
+    return out + (tt - p @ (x @ tt)) @ (pt @ p)
 
 
 pinv = defop(
@@ -452,6 +509,7 @@ pinv = defop(
     _pinv,
     dtypes=KEEP,
     node="LinalgPinvBackward0",
+    complex="wirtinger",
     vjp=_pinv_vjp,
     jvp=_pinv_jvp,
     conventions="The derivative of A⁺ holds where the rank of A is locally constant.",
@@ -465,9 +523,9 @@ def _lstsq(a, b, rcond=None):
 
 
 def _lstsq_vjp_a(g, a, b, rcond):
-    """X = A⁺ B: gA is the VJP of A⁺ at G Bᵀ"""
+    """X = A⁺ B: gA is the VJP of A⁺ at G Bᴴ"""
     p = pinv(a, rtol=rcond)
-    g_p = _unsq(g, -1) * _unsq(b, -2) if b.ndim == 1 else g @ products._mT(b)
+    g_p = _unsq(g, -1) * _unsq(_conj(b), -2) if b.ndim == 1 else g @ _mH(b)
     return _pinv_vjp(g_p, a, p)
 
 
@@ -482,9 +540,10 @@ lstsq = defop(
     args=("a", "b"),
     dtypes=_solve_dtype,
     node="LinalgLstsqBackward0",
+    complex="wirtinger",
     vjp=(
         _lstsq_vjp_a,
-        lambda g, a, b, rcond: _lstsq_vjp_b(g, a, b, rcond),  # gB = A⁺ᵀ G
+        lambda g, a, b, rcond: _lstsq_vjp_b(g, a, b, rcond),  # gB = A⁺ᴴ G
     ),
     jvp=(
         _lstsq_jvp_a,
@@ -495,7 +554,7 @@ lstsq = defop(
 
 
 def _lstsq_vjp_b(g, a, b, rcond):
-    p_t = products._mT(pinv(a, rtol=rcond))
+    p_t = _mH(pinv(a, rtol=rcond))
     return _matvec(p_t, g, True) if b.ndim == 1 else p_t @ g
 
 

@@ -28,6 +28,7 @@ trace = defop(
     dtypes=KEEP,
     vjp=lambda g, x_shape: g * inverses._eye(x_shape[0], g, x_shape[1]),  # d tr(X)/dX = I
     jvp=lambda t: trace(t),  # d tr(X) = tr(dX)
+    complex="wirtinger",
 )
 
 
@@ -55,6 +56,7 @@ diagonal = defop(
     jvp=lambda t, offset, dim1, dim2: diagonal(
         t, offset=offset, dim1=dim1, dim2=dim2
     ),  # J t = t's diagonal
+    complex="wirtinger",
 )
 
 
@@ -74,6 +76,7 @@ diagonal_copy = defop(
     jvp=lambda t, offset, dim1, dim2: diagonal_copy(
         t, offset=offset, dim1=dim1, dim2=dim2
     ),  # J t = t's diagonal
+    complex="wirtinger",
 )
 
 
@@ -95,6 +98,7 @@ diagonal_backward = defop(
     jvp=lambda t, shape, offset, dim1, dim2: diagonal_backward(
         t, shape=shape, offset=offset, dim1=dim1, dim2=dim2
     ),  # J t = zeros of the shape with t on the diagonal
+    complex="wirtinger",
 )
 
 
@@ -121,6 +125,7 @@ diag_embed = defop(
     jvp=lambda t, offset, dim1, dim2: diag_embed(
         t, offset=offset, dim1=dim1, dim2=dim2
     ),  # J t = t on the diagonal of zero matrices
+    complex="wirtinger",
 )
 
 
@@ -144,6 +149,7 @@ tril = defop(
     dtypes=KEEP,
     vjp=lambda g, diagonal: tril(g, diagonal=diagonal),  # Jᵀg = tril(g): a mask, G masked alike
     jvp=lambda t, diagonal: tril(t, diagonal=diagonal),  # as the VJP
+    complex="wirtinger",
 )
 
 triu = defop(
@@ -152,6 +158,7 @@ triu = defop(
     dtypes=KEEP,
     vjp=lambda g, diagonal: triu(g, diagonal=diagonal),  # Jᵀg = triu(g): a mask, G masked alike
     jvp=lambda t, diagonal: triu(t, diagonal=diagonal),  # as the VJP
+    complex="wirtinger",
 )
 
 # ----- cross product -------------------------------------------------------------------------
@@ -186,4 +193,5 @@ cross = defop(
         lambda t, b, dim: cross(t, b, dim=dim),  # d(a × b) = da × b
         lambda t, a, dim: cross(a, t, dim=dim),  # d(a × b) = a × db
     ),
+    complex="holomorphic",
 )

@@ -2,7 +2,9 @@
 operands), mm, bmm, mv, dot, vdot, the ``beta·input + alpha·product`` family (addmm, addmv,
 addr, baddbmm, addbmm), inner, tensordot, vecdot and einsum.
 
-d(AB) = dA B + A dB: the VJPs are G Bᵀ and Aᵀ G (Xᵀ transposes the last two dims)."""
+d(AB) = dA B + A dB: the VJPs are G Bᵀ and Aᵀ G (Xᵀ transposes the last two dims).
+On complex values the products are holomorphic (the engine conjugates their VJPs:
+G Bᴴ, Aᴴ G); vdot and vecdot conjugate their first operand, as PyTorch."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from ..._backend import ndarray, xp
 from ..._tensor import Tensor
 from ...autograd.entries import view_entry
 from ...autograd.recording import PROMOTE, defop
-from .. import reductions, shapes
+from .. import complex_parts, reductions, shapes
 from . import inverses, matrices
 
 
@@ -185,6 +187,7 @@ matmul = defop(
         "One node for every case; batched products are named as the last step of "
         "PyTorch's decomposition (UnsafeViewBackward0, CloneBackward0, SqueezeBackward4)."
     ),
+    complex="holomorphic",
 )
 
 
@@ -211,11 +214,18 @@ mm = defop(
         lambda t, b: mm(t, b),  # d(AB) = dA B
         lambda t, a: mm(a, t),  # d(AB) = A dB
     ),
+    complex="holomorphic",
 )
 
 
 def _bmm(a, b):
     """the products of two batches of matrices, batch by batch"""
+    _check_batches(a, b)
+    return xp.matmul(a, b)
+
+
+def _check_batches(a, b) -> None:
+    """PyTorch's errors for bmm's operands: two 3-D batches of multipliable matrices."""
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if b.ndim != 3:
@@ -225,14 +235,25 @@ def _bmm(a, b):
             "Expected size for first two dimensions of batch2 tensor to be: "
             f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}]."
         )
-    return xp.matmul(a, b)
+
+
+def _bmm_dtype(args, params):
+    """bmm does not promote: after its shape checks, PyTorch's error for two dtypes."""
+    a, b = args
+    if a.dtype is not b.dtype:
+        _check_batches(a, b)
+        raise RuntimeError(
+            f"expected scalar type {_dtypes.scalar_name(a.dtype)} but found "
+            f"{_dtypes.scalar_name(b.dtype)}"
+        )
+    return a.dtype
 
 
 bmm = defop(
     "bmm",
     _bmm,
     args=("a", "b"),
-    dtypes=_same_dtype,
+    dtypes=_bmm_dtype,
     vjp=(
         lambda g, b: bmm(g, _mT(b)),  # d(AᵢBᵢ)/dAᵢ: Gᵢ Bᵢᵀ
         lambda g, a: bmm(_mT(a), g),  # d(AᵢBᵢ)/dBᵢ: Aᵢᵀ Gᵢ
@@ -241,25 +262,44 @@ bmm = defop(
         lambda t, b: bmm(t, b),  # d(AᵢBᵢ) = dAᵢ Bᵢ
         lambda t, a: bmm(a, t),  # d(AᵢBᵢ) = Aᵢ dBᵢ
     ),
+    complex="holomorphic",
 )
 
 
 def _mv(a, v):
     """the product of a matrix and a vector"""
+    _check_mv(a, v)
+    return a @ v
+
+
+def _check_mv(a, v) -> None:
+    """PyTorch's errors for mv's operands: a matrix and a vector of its row length."""
     if a.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {v.ndim}")
     if a.shape[1] != v.shape[0]:
         raise RuntimeError(
             f"size mismatch, got input ({a.shape[0]}), mat ({_dims(a.shape)}), vec ({v.shape[0]})"
         )
-    return a @ v
+
+
+def _mv_dtype(args, params):
+    """mv does not promote: after its shape checks, PyTorch's error (that of addmv, into
+    which it computes: the vector's dtype, the matrix's, the vector's)."""
+    a, v = args
+    if a.dtype is not v.dtype:
+        _check_mv(a, v)
+        va, vv = _dtypes.scalar_name(a.dtype), _dtypes.scalar_name(v.dtype)
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {vv}, {va}, and {vv}"
+        )
+    return a.dtype
 
 
 mv = defop(
     "mv",
     _mv,
     args=("a", "v"),
-    dtypes=_same_dtype,
+    dtypes=_mv_dtype,
     vjp=(
         lambda g, v: shapes.reshape(g, (g.shape[0], 1)) * v,  # d(Av)/dA: g vᵀ
         lambda g, a: mv(_t(a), g),  # d(Av)/dv: Aᵀ g
@@ -268,11 +308,18 @@ mv = defop(
         lambda t, v: mv(t, v),  # d(Av) = dA v
         lambda t, a: mv(a, t),  # d(Av) = A dv
     ),
+    complex="holomorphic",
 )
 
 
 def _dot(a, b):
     """Σᵢ aᵢ bᵢ for two vectors"""
+    _check_vectors(a, b)
+    return xp.asarray(xp.dot(a, b))
+
+
+def _check_vectors(a, b) -> None:
+    """PyTorch's errors for dot's and vdot's operands: two vectors of one length."""
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a.shape[0] != b.shape[0]:
@@ -281,7 +328,6 @@ def _dot(a, b):
             f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
             "respectively"
         )
-    return xp.asarray(xp.dot(a, b))
 
 
 dot = defop(
@@ -297,6 +343,7 @@ dot = defop(
         lambda t, b: dot(t, b),  # d(a·b) = da·b
         lambda t, a: dot(a, t),  # d(a·b) = a·db
     ),
+    complex="holomorphic",
 )
 
 
@@ -335,19 +382,31 @@ def _scaled(x, alpha):
     return x if alpha == 1 else x * alpha
 
 
+def _vdot(a, b):
+    """Σᵢ conj(aᵢ) bᵢ for two vectors (real vectors: their dot product)"""
+    _check_vectors(a, b)
+    return xp.asarray(xp.vdot(a, b))
+
+
+def _vdot_vjp_a(g, b):
+    """∂/∂a of Σ conj(aᵢ) bᵢ, antilinear in a: conj(g) b (real values: g b)"""
+    return (complex_parts.conj_physical(g) if complex_parts.is_complex_value(g) else g) * b
+
+
 vdot = defop(
     "vdot",
-    _dot,
+    _vdot,
     args=("a", "b"),
     dtypes=_same_dtype,
     vjp=(
-        lambda g, b: g * b,  # d(a·b)/da = b (real tensors: no conjugation, as dot)
-        lambda g, a: g * a,  # d(a·b)/db = a
+        _vdot_vjp_a,
+        lambda g, a: g * a,  # d(ā·b)/db = ā, so the gradient is g a (conj(ā) = a)
     ),
     jvp=(
-        lambda t, b: vdot(t, b),  # d(a·b) = da·b
-        lambda t, a: vdot(a, t),  # d(a·b) = a·db
+        lambda t, b: vdot(t, b),  # d(ā·b) = conj(da)·b
+        lambda t, a: vdot(a, t),  # d(ā·b) = ā·db
     ),
+    complex="wirtinger",
 )
 
 # ----- beta · input + alpha · product --------------------------------------------------------
@@ -452,6 +511,7 @@ addmm = defop(
         lambda t, a, alpha: mm(a, t) * alpha,  # alpha A dB
     ),
     conventions="With beta = 0 the input is ignored: no nan or inf from it, a zero gradient.",
+    complex="holomorphic",
 )
 
 
@@ -476,6 +536,7 @@ addmv = defop(
         lambda t, a, alpha: mv(a, t) * alpha,  # alpha A dv
     ),
     conventions="With beta = 0 the input is ignored: no nan or inf from it, a zero gradient.",
+    complex="holomorphic",
 )
 
 
@@ -507,6 +568,7 @@ addr = defop(
         lambda t, u, alpha: shapes.reshape(u, (u.shape[0], 1)) * t * alpha,  # alpha u dvᵀ
     ),
     conventions="With beta = 0 the input is ignored: no nan or inf from it, a zero gradient.",
+    complex="holomorphic",
 )
 
 
@@ -531,6 +593,7 @@ baddbmm = defop(
         lambda t, a, alpha: bmm(a, t) * alpha,  # alpha Aᵢ dBᵢ
     ),
     conventions="With beta = 0 the input is ignored: no nan or inf from it, a zero gradient.",
+    complex="holomorphic",
 )
 
 
@@ -560,6 +623,7 @@ addbmm = defop(
         lambda t, a, alpha: bmm(a, t).sum(0) * alpha,  # alpha Σᵢ Aᵢ dBᵢ
     ),
     conventions="With beta = 0 the input is ignored: no nan or inf from it, a zero gradient.",
+    complex="holomorphic",
 )
 
 
@@ -587,6 +651,7 @@ trilinear = defop(
         lambda t, x1, x2: einsum("ni,oij,nj->no", x1, t, x2),  # J t = x1ᵀ T_o x2
         lambda t, x1, weight: einsum("ni,oij,nj->no", x1, weight, t),  # J t = x1ᵀ W_o t
     ),
+    complex="holomorphic",
 )
 
 
@@ -604,6 +669,8 @@ def inner(input, other, *, out=None):
 
 def tensordot(a, b, dims=2, out=None):
     """Σ over the paired dims (the last ``dims`` of a with the first of b, or explicit lists)."""
+    if a.dtype is not b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, int):
@@ -636,7 +703,20 @@ def tensordot(a, b, dims=2, out=None):
 
 
 def vecdot(x, y, *, dim=-1, out=None):
-    """Σ x * y over dim, broadcasting."""
+    """Σ conj(x) * y over dim, broadcasting (x's conjugate for complex x, as PyTorch)."""
+    if x.dtype is not y.dtype:
+        raise RuntimeError(
+            "linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+            f"{_dtypes.scalar_name(x.dtype)} and y of type {_dtypes.scalar_name(y.dtype)} "
+            "instead"
+        )
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        raise RuntimeError(
+            "linalg.vecdot: Expected a floating point or complex tensor as input. Got "
+            f"{_dtypes.scalar_name(x.dtype)}"
+        )
+    if x.dtype.is_complex:
+        x = complex_parts.conj_physical(x)
     return reductions.sum(x * y, dim=dim)
 
 
@@ -798,6 +878,12 @@ def einsum(equation, *operands):
                     f"broadcast with previously seen size {seen[c]}"
                 )
             seen[c] = max(seen[c], size)
+    for x in operands[1:]:  # (checked where PyTorch's contraction checks them)
+        if x.dtype is not operands[0].dtype:
+            raise RuntimeError(
+                f"expected scalar type {_dtypes.scalar_name(operands[0].dtype)} but found "
+                f"{_dtypes.scalar_name(x.dtype)}"
+            )
     xs = []
     for x, lab in zip(operands, ins):
         x, lab = _einsum_diagonals(x, lab)
