@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import chainrule as cr
-from oracle import compare_logs, error_of
+from oracle import compare, compare_logs, error_of
 
 
 def _inputs(lib):
@@ -110,8 +110,90 @@ def test_reading_a_packed_tensor_unpacks_it():
     compare_logs(run)
 
 
-def test_raw_saved_hooks_say_they_are_missing():
-    y = cr.ones(2, requires_grad=True).pow(2)
-    raw = y.grad_fn._raw_saved_self
-    with pytest.raises(NotImplementedError, match="per-tensor saved-tensor hooks"):
+def test_per_tensor_saved_hooks_pack_now_and_unpack_in_backward():
+    """``grad_fn._raw_saved_<name>.register_hooks(pack, unpack)``: pack runs at once (grad
+    mode off, on an alias of the tensor), backward gets unpack's tensor: here a constant in
+    place of one of mul's two saved inputs, so the gradient shows which one was replaced."""
+
+    def run(lib, log):
+        a = lib.tensor([0.5, 1.0, -2.0], requires_grad=True)
+        y = a * a.exp()
+        raw = y.grad_fn._raw_saved_self
+        log.append(type(raw).__name__)
+        raw.register_hooks(
+            lambda t: (log.append(["pack", lib.is_grad_enabled(), t.requires_grad]), "kept")[1],
+            lambda p: (log.append(["unpack", p]), lib.full((3,), 5.0))[1],
+        )
+        log.append(y.grad_fn._saved_self.tolist())  # (reading it unpacks it)
+        y.sum().backward()
+        log.append([round(v, 3) for v in a.grad.tolist()])
+        z = a.exp()
+        z.grad_fn._raw_saved_result.register_hooks(lambda t: t.clone(), lambda t: t * 2)
+        z.sum().backward()
+        log.append([round(v, 3) for v in a.grad.tolist()])
+
+    compare_logs(run)
+
+
+def test_a_hooked_saved_tensor_skips_its_version_check_and_the_others_keep_theirs():
+    def run(lib, log):
+        a = lib.tensor([0.5, 1.0], requires_grad=True)
+        b = a * 1
+        c = a * 1
+        y = b * c
+        y.grad_fn._raw_saved_self.register_hooks(lambda t: t.clone(), lambda t: t)
+        with lib.no_grad():
+            b.mul_(3)  # (the hooked self: its clone is what backward reads)
+        y.sum().backward(retain_graph=True)
+        log.append(a.grad.tolist())
+        with lib.no_grad():
+            c.mul_(3)  # (other, still saved as it is: checked)
+        log.append(type(error_of(lambda lib: y.sum().backward(), lib)).__name__)
+
+    compare_logs(run)
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["twice", "freed", "context_hooked", "not_callable", "pack_writes", "unpack_not_tensor"],
+)
+def test_per_tensor_saved_hooks_errors_match_torch(case):
+    def run(lib):
+        a = lib.tensor([0.5, 1.0], requires_grad=True)
+        if case == "context_hooked":
+            with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+                y = a.exp()
+        else:
+            y = a.exp()
+        raw = y.grad_fn._raw_saved_result
+        if case == "twice":
+            raw.register_hooks(lambda t: t, lambda t: t)
+        if case == "freed":
+            y.sum().backward()
+        if case == "not_callable":
+            raw.register_hooks(lambda t: t, 5)
+        if case == "pack_writes":
+            y.grad_fn._raw_saved_result.register_hooks(lambda t: t.mul_(2), lambda t: t)
+        if case == "unpack_not_tensor":
+            raw.register_hooks(lambda t: t, lambda t: 3)
+            y.sum().backward()
         raw.register_hooks(lambda t: t, lambda t: t)
+
+    mine, theirs = error_of(run, cr), error_of(run, torch)
+    assert type(mine) is type(theirs)
+    assert str(mine).split("\n")[0] == str(theirs).split("\n")[0]
+
+
+def test_second_order_through_a_tensor_with_its_own_saved_hooks():
+    def run(lib):
+        x = lib.tensor([0.5, 1.0, -0.3], dtype=lib.float64, requires_grad=True)
+        h = x * 2
+        y = (h.exp() * h).sum()
+        y.grad_fn.next_functions[0][0]._raw_saved_self.register_hooks(
+            lambda t: t.clone(), lambda t: t
+        )
+        (g,) = lib.autograd.grad(y, x, create_graph=True)
+        (g2,) = lib.autograd.grad(g.sum(), x)
+        return g, g2
+
+    compare(run, rtol=1e-12)

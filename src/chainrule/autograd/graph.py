@@ -27,6 +27,7 @@ from .saved_hooks import (  # noqa: F401 - torch.autograd.graph's names for them
     PACKED,
     Packed,
     disable_saved_tensors_hooks,
+    pack,
     save_on_cpu,
     saved_tensors_hooks,
 )
@@ -46,7 +47,16 @@ SECOND_BACKWARD = (
 class _Extras:
     """The rarely used parts of a node, kept apart so recording a node stays cheap."""
 
-    __slots__ = ("pre", "retained", "hooks", "prehooks", "metadata", "ans_tangent", "scope")
+    __slots__ = (
+        "pre",
+        "retained",
+        "hooks",
+        "prehooks",
+        "metadata",
+        "ans_tangent",
+        "scope",
+        "checks",
+    )
 
     def __init__(self) -> None:
         self.ans_tangent: tuple | None = None  # (dual level, tangent of the saved output)
@@ -56,6 +66,9 @@ class _Extras:
         self.prehooks: dict | None = None  # {handle id: prehook(grad_outputs)}
         self.metadata: dict = {}
         self.scope: Any = None  # while recording: the scope the node was made in (anomaly_mode)
+        # a node some of whose saved tensors got their own hooks (_RawSaved.register_hooks):
+        # its checks from before, for the tensors still saved as they are
+        self.checks: tuple | None = None
 
 
 # Nodes PyTorch implements as C++ classes of torch::autograd, whose name() says so
@@ -304,11 +317,14 @@ class Node:
         plan's order, no version checked (as in PyTorch); the output rebuilt as this node's
         when recording."""
         values = list(self._stored())
+        extra = self._extra
+        if extra is not None and extra.checks is not None:  # per-tensor hooks on some only
+            self._check_unhooked(values, extra.checks)
         for i, kind in enumerate(self._plan.kinds):
             v = values[i]
             if v.__class__ is Packed:
                 t = v.unpack()
-                values[i] = t if create_graph and kind == "arg" else t._data
+                values[i] = v.reconnected(t) if create_graph and kind == "arg" else t._data
             elif kind == "ans" and type(v) is tuple:
                 values[i] = tuple(o.unpack()._data if o.__class__ is Packed else o for o in v)
             elif isinstance(v, Tensor) and not create_graph:
@@ -317,6 +333,26 @@ class Node:
         if create_graph and ans >= 0:
             values[ans] = self._rebuilt(values[ans])
         return values
+
+    def _check_unhooked(self, values: list, checks: tuple) -> None:
+        """The version checks of the saved tensors that kept no hooks of their own (a tensor
+        with hooks is whatever its unpack hook gives: not checked, as in PyTorch)."""
+        slots = self._plan.args
+        if slots:
+            for t, version in zip((self._in0, self._in1)[: len(slots)], (self._v0, self._v1)):
+                if isinstance(t, Tensor):
+                    now = 0 if t._vc is None else t._vc[0]
+                    if now != version:
+                        raise RuntimeError(_modified_message(self, t, now, version))
+        if checks is OUTPUT_CHECK:
+            vc = self._out_vc
+            out = values[self._plan.ans]
+            if vc is not None and vc[0] != self._out_v and out.__class__ is not Packed:
+                raise RuntimeError(_modified_message(self, out, vc[0], self._out_v))
+            return
+        for vc, version, i in checks:
+            if vc[0] != version and values[i].__class__ is not Packed:
+                raise RuntimeError(_modified_message(self, values[i], vc[0], version))
 
     def _stored(self) -> tuple | None:
         """The saved values as stored, in the plan's order, the inputs kept in slots put in
@@ -478,9 +514,12 @@ def saved_properties(node_name: str, op: Any) -> dict:
         return property(lambda self: self._saved_named(name), doc=f"the saved {name}")
 
     def raw(name: str) -> property:
-        def get(self: Node) -> _RawSaved:
-            self._saved_named(name)
-            return _RawSaved(type(self).__name__, name)
+        def get(self: Node) -> SavedTensor:
+            if name not in self._saved_names():
+                raise AttributeError(
+                    f"'{type(self).__name__}' object has no attribute '_raw_saved_{name}'"
+                )
+            return SavedTensor(self, name)
 
         return property(get)
 
@@ -491,20 +530,75 @@ def saved_properties(node_name: str, op: Any) -> dict:
     return out
 
 
-class _RawSaved:
-    """``grad_fn._raw_saved_<name>``: per-tensor saved hooks are not implemented."""
+class SavedTensor:
+    """``grad_fn._raw_saved_<name>``, PyTorch's SavedTensor: ``register_hooks(pack,
+    unpack)`` gives this one saved tensor its own hooks, as ``saved_tensors_hooks`` gives
+    every tensor saved inside it: ``pack`` runs now, on the tensor, and the node keeps what
+    it returns; backward (and ``_saved_<name>``) gets ``unpack`` of that. A hooked tensor's
+    version is not checked (what unpack returns is what backward uses)."""
 
-    def __init__(self, node_name: str, name: str) -> None:
-        self._where = f"{node_name}._raw_saved_{name}"
+    def __init__(self, node: Node, name: str) -> None:
+        self._node = node
+        self._name = name
 
     def register_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
-        from .._missing import NotImplementedInChainrule
+        if not (callable(pack_hook) and callable(unpack_hook)):
+            raise TypeError(
+                "register_hooks(): incompatible function arguments. The following argument "
+                "types are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
+                "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n"
+            )
+        node = self._node
+        stored = node._stored()
+        if stored is None:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through "
+                "the graph a second time or if you need to access saved variables after "
+                "calling backward."
+            )
+        place = node._saved_names()[self._name]
+        value = stored[place]
+        if value.__class__ is Packed or node._checks is PACKED and not _own_hooks(node):
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor whose hooks have already been set. "
+                "Hint: only one pair of hooks is allowed at a time."
+            )
+        if node._plan.kinds[place] == "ans":  # the output, kept as its array
+            value = _saved_output(node, value)
+        if not isinstance(value, Tensor):  # (a number saved as one: nothing to pack)
+            raise RuntimeError(
+                f"{type(node).__name__}._raw_saved_{self._name}: only saved tensors take hooks"
+            )
+        packed = pack(value.detach(), (pack_hook, unpack_hook), value)  # (an alias, as PyTorch)
+        if node._checks is not PACKED:
+            node._extras.checks = node._checks
+            node._checks = PACKED
+        slots = node._plan.args
+        if place in slots[:2]:
+            if slots.index(place) == 0:
+                node._in0 = packed
+            else:
+                node._in1 = packed
+        else:
+            saved = list(node._saved)
+            saved[place] = packed
+            node._saved = tuple(saved)
 
-        raise NotImplementedInChainrule(
-            f"chainrule does not implement per-tensor saved-tensor hooks ({self._where}"
-            ".register_hooks) yet; torch.autograd.graph.saved_tensors_hooks(pack, unpack) "
-            "applies hooks to every tensor saved inside it."
-        )
+
+def _own_hooks(node: Node) -> bool:
+    """Whether ``node``'s packed tensors were packed one by one (SavedTensor), not all at once
+    by saved_tensors_hooks."""
+    extra = node._extra
+    return extra is not None and extra.checks is not None
+
+
+def _saved_output(node: Node, value: Any) -> Tensor:
+    """The node's output as a tensor (the node keeps its array): for a pack hook."""
+    if isinstance(value, Tensor):
+        return value
+    return _make(value, _from_np[value.dtype])
 
 
 def _restore_tangent(ans: Tensor, saved: tuple) -> None:

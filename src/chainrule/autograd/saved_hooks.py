@@ -16,6 +16,7 @@ has a pair pushed, ``_modes.usual`` is off, so the ops' fast paths hand every re
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -49,13 +50,37 @@ _PACK_WROTE = (
 
 
 class Packed:
-    """What a pack hook made of one saved tensor, with the unpack hook that reverses it."""
+    """What a pack hook made of one saved tensor, with the unpack hook that reverses it, and
+    where the tensor sat in the graph (``origin``: its node and output number, a weak
+    reference to it for a leaf, None if it needed no gradient): backward with create_graph
+    reconnects what unpack gives there, as PyTorch's saved variables do."""
 
-    __slots__ = ("value", "unpack_hook")
+    __slots__ = ("value", "unpack_hook", "origin")
 
-    def __init__(self, value: Any, unpack_hook: Callable[[Any], Tensor]) -> None:
+    def __init__(
+        self, value: Any, unpack_hook: Callable[[Any], Tensor], origin: Any = None
+    ) -> None:
         self.value = value
         self.unpack_hook = unpack_hook
+        self.origin = origin
+
+    def reconnected(self, t: Tensor) -> Tensor:
+        """Unpack's tensor ``t`` in the packed tensor's place in the graph: an alias of its
+        data with the packed tensor's node (for a leaf, its AccumulateGrad), so that a
+        derivative taken through backward reaches what the saved tensor depended on."""
+        origin = self.origin
+        if origin is None:
+            return t
+        from .._tensor import _counter, _make
+        from .graph import accumulator
+
+        fn, nr = origin
+        if fn.__class__ is weakref.ref:  # a leaf
+            leaf = fn()
+            if leaf is None:
+                return t
+            fn, nr = accumulator(leaf), 0
+        return _make(t._data, t._dtype, True, fn, nr, _counter(t))  # (t's versions: its alias)
 
     def unpack(self) -> Tensor:
         from .._tensor import Tensor
@@ -75,17 +100,26 @@ def current() -> tuple | None:
     return stack[-1] if stack else None
 
 
-def pack(t: Tensor, hooks: tuple) -> Packed:
-    """``t`` through the pack hook of ``hooks``; the hook must not write into ``t`` (its
-    version counter, made now if it has none yet, tells)."""
+def pack(t: Tensor, hooks: tuple, source: Tensor | None = None) -> Packed:
+    """``t`` through the pack hook of ``hooks``, run with grad mode off (as PyTorch runs
+    it); the hook must not write into ``t`` (its version counter, made now if it has none
+    yet, tells). ``source``: the tensor whose place in the graph ``t`` stands for (t is
+    an alias of it), if not t itself."""
     from .._tensor import _counter
+    from .grad_mode import no_grad
 
     vc = _counter(t)
     before = vc[0]
-    value = hooks[0](t)
+    with no_grad():
+        value = hooks[0](t)
     if vc[0] != before:
         raise RuntimeError(_PACK_WROTE)
-    return Packed(value, hooks[1])
+    origin = None
+    src = t if source is None else source
+    if src._requires_grad:
+        fn = src._grad_fn
+        origin = (weakref.ref(src), 0) if fn is None else (fn, src._output_nr)
+    return Packed(value, hooks[1], origin)
 
 
 def pack_node(node: Any, result: Any) -> None:
