@@ -294,3 +294,25 @@ def test_a_pack_hook_writing_into_a_fresh_tensor_is_caught():
 
     want, got = error_of(run, torch), error_of(run, cr)
     assert (type(got), str(got)) == (type(want), str(want))
+
+
+def test_second_order_through_a_custom_function_whose_input_was_packed_detached():
+    def run(lib):
+        class Cube(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x**3
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return g * 3 * x**2
+
+        x = lib.tensor([0.5, 2.0], dtype=lib.float64, requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t.detach().clone(), lambda t: t):
+            y = Cube.apply(x * 1).sum()
+        (g,) = lib.autograd.grad(y, x, create_graph=True)
+        return g, lib.autograd.grad(g.sum(), x)
+
+    compare(run, rtol=1e-12)

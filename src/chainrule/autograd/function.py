@@ -149,8 +149,10 @@ class _PackedSavedTensor:
         from .._tensor import _make
 
         t = self.packed.unpack()
-        if self.output_nr is None or not self.requires_grad:
+        if not self.requires_grad:
             return t
+        if self.output_nr is None:  # an input: in its place in the graph (saved_hooks.Packed)
+            return self.packed.reconnected(t)
         return _make(t._data, t._dtype, True, node, self.output_nr)
 
 
