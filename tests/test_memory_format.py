@@ -279,3 +279,67 @@ ERRORS = {
 @pytest.mark.parametrize("case", ERRORS)
 def test_errors_match_torch(case):
     assert_same_error(ERRORS[case])
+
+
+# ----- which layout an op's output follows (_memory_format.channels_last_of, as_format) -------
+
+# arrays laid out every which way, as (shape made, permutation back to NCHW, slice)
+LAYOUTS = {
+    "nhwc": ((2, 4, 5, 3), (0, 3, 1, 2), None),
+    "nwhc": ((2, 5, 4, 3), (0, 3, 2, 1), None),
+    "hwnc": ((4, 5, 2, 3), (2, 3, 0, 1), None),
+    "chwn": ((3, 4, 5, 2), (3, 0, 1, 2), None),
+    "nhwc_sliced": ((2, 4, 10, 3), (0, 3, 1, 2), (slice(None),) * 3 + (slice(None, None, 2),)),
+    "nhwc_channel_slice": ((2, 4, 5, 6), (0, 3, 1, 2), (slice(None), slice(0, 3))),
+    "nhwc_one_channel": ((2, 4, 5, 1), (0, 3, 1, 2), None),
+    "nhwc_one_pixel": ((2, 1, 1, 3), (0, 3, 1, 2), None),
+    "nhwc_one_sample": ((1, 4, 5, 3), (0, 3, 1, 2), None),
+    "nchw_one_pixel": ((2, 3, 1, 1), (0, 1, 2, 3), None),
+}
+
+
+def _laid(L, case):
+    shape, perm, key = LAYOUTS[case]
+    x = L.arange(float(np.prod(shape))).reshape(shape).permute(*perm)
+    return x if key is None else x[key]
+
+
+@pytest.mark.parametrize("case", LAYOUTS)
+def test_op_output_follows_the_format_the_input_strides_suggest(case):
+    # a 1x1 max pooling keeps the format PyTorch's suggest_memory_format reads off x
+    compare(lambda L: L.nn.functional.max_pool2d(_laid(L, case), 1).stride())
+    compare(lambda L: L.nn.functional.max_pool2d(_laid(L, case), 1))
+
+
+@pytest.mark.parametrize("shape", SHAPES_4D, ids=str)
+def test_as_format_gives_size_one_dims_torch_strides(shape):
+    from chainrule import _memory_format
+
+    a = np.arange(float(np.prod(shape)), dtype=np.float32).reshape(shape)
+    got = _memory_format.as_format(a, _memory_format.channels_last)
+    want = torch.empty(shape, memory_format=torch.channels_last).stride()
+    assert tuple(s // a.itemsize for s in got.strides) == want
+    np.testing.assert_array_equal(got, a)
+
+
+LEAVES = {
+    "channels_last": lambda t, L: t.to(memory_format=L.channels_last),
+    "transposed": lambda t, L: t.transpose(2, 3),
+    "sliced": lambda t, L: t[..., ::2],  # not dense: a row-major .grad
+    "row_major": lambda t, L: t,
+}
+
+
+@pytest.mark.parametrize("case", LEAVES)
+def test_as_leaf_grad_lays_a_gradient_out_as_torch_stores_grad(case):
+    # (for AccumulateGrad: PyTorch gives .grad the strides of a dense leaf)
+    from chainrule import _memory_format
+
+    base = np.arange(240.0).reshape(2, 3, 5, 8)
+    x = LEAVES[case](torch.tensor(base), torch).detach().requires_grad_()
+    (torch.relu(x) * 2).sum().backward()
+    leaf = LEAVES[case](cr.tensor(base), cr)._data
+    grad = (leaf > 0) * 2.0  # (a row-major gradient of the same values)
+    got = _memory_format.as_leaf_grad(np.ascontiguousarray(grad), leaf)
+    assert tuple(s // got.itemsize for s in got.strides) == x.grad.stride()
+    np.testing.assert_array_equal(got, x.grad.numpy())

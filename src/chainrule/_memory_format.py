@@ -6,11 +6,24 @@ the same for 5-D tensors (NDHWC); ``preserve_format`` asks a copy to keep its in
 A chainrule tensor is a NumPy array, so a format is just the strides of that array: a
 channels-last tensor is an NHWC array viewed with its axes permuted back to NCHW.
 
-Where chainrule differs from PyTorch: an op's output takes the layout NumPy gives it
-(elementwise ops keep their inputs' common layout, order 'K'), not PyTorch's propagation
-rules (a convolution of channels-last input comes out row-major here); ``preserve_format``
-copies follow NumPy's order 'K', which gives a size-1 dim its row-major stride; and NumPy
-gives zero-size arrays zero strides, so their channels-last contiguity cannot be told.
+Ops lay out their outputs as PyTorch's CPU kernels do (``follow``, one look at the input's
+strides on the common path): convolutions (2-d ones when the input or the weight is
+channels-last; 3-d ones only where PyTorch picks its oneDNN kernel), max, average and
+adaptive pooling (2-d; 3-d max pooling), batch norm, group norm, local response norm,
+upsampling (nearest, bilinear, bicubic, trilinear, antialiased) and pixel (un)shuffle give a
+channels-last output for a channels-last input; layer norm, instance norm, 3-d average and
+adaptive pooling give a row-major one; elementwise ops keep their inputs' common layout
+(NumPy's order 'K').
+
+Where chainrule differs from PyTorch: elementwise ops of mixed layouts (channels-last first,
+row-major second) follow NumPy's order 'K', which gives row-major where PyTorch follows the
+first input, and so do ``dropout``, ``gelu``, ``F.pad`` and ``cat`` of channels-last
+inputs; ``preserve_format`` copies and reductions follow NumPy's order 'K', which gives a
+size-1 dim its row-major stride; a leaf's ``.grad`` takes the layout of the last VJP, where
+PyTorch gives it the leaf's strides, and gradients inside a backward pass take the layout of
+the op that computes them; and NumPy gives zero-size arrays zero strides, so their
+channels-last contiguity cannot be told. The 3-d convolution rule reads the CPU's: float16
+never takes the oneDNN kernel here (PyTorch's does on CPUs with float16 arithmetic).
 """
 
 from __future__ import annotations
@@ -147,3 +160,101 @@ def relaid(t: Any, fmt: Any) -> Any:
         return t
     t._data = laid_out(t._data, fmt)
     return t
+
+
+def channels_last_of(*arrays: Any) -> memory_format | None:
+    """The channels-last format the first of ``arrays`` whose strides suggest one suggests
+    (``suggested``), or None. One look at the strides rejects the common case: a dim walked
+    after the channels never has a stride below the channels' one in that format."""
+    for a in arrays:
+        nd = a.ndim
+        if (nd == 4 or nd == 5) and a.strides[1] <= a.strides[-1]:
+            fmt = suggested(a)
+            if fmt is not contiguous_format:
+                return fmt
+    return None
+
+
+def follow(out: Any, *sources: Any) -> Any:
+    """``out`` laid out as PyTorch lays out the result of an op that keeps its input's
+    format (convolutions, pooling, upsampling, ...): in the channels-last format one of the
+    ``sources`` (arrays of out's rank) suggests, with the strides that format gives every dim
+    (size-1 dims too); otherwise ``out`` as it is."""
+    fmt = channels_last_of(*sources)
+    if fmt is None or out.ndim != _rank_of(fmt):
+        return out
+    return as_format(out, fmt)
+
+
+def as_format(out: Any, fmt: memory_format) -> Any:
+    """``out`` in the channels-last format ``fmt`` with PyTorch's strides for it (a copy
+    where out is laid out otherwise, out itself where it already is)."""
+    if out.strides == _format_strides(out.shape, out.itemsize, _ORDER[fmt]):
+        return out
+    return laid_out(out, fmt)
+
+
+def row_major(out: Any) -> Any:
+    """``out`` laid out row-major, as PyTorch allocates the results of ops that do not keep
+    a channels-last format (layer norm, 3-D average pooling): NumPy's order 'K' would."""
+    if out.flags.c_contiguous:
+        return out
+    return xp_of(out).ascontiguousarray(out)
+
+
+def _format_strides(shape: tuple, itemsize: int, order: tuple) -> tuple:
+    """The strides (in bytes) of a dense array of ``shape`` whose dims lie innermost first
+    in ``order``: each the product of the sizes inside it (size-1 dims too, as PyTorch)."""
+    strides = [0] * len(shape)
+    step = itemsize
+    for d in order:
+        strides[d] = step
+        step *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def follow_result(t: Any, *sources: Any) -> Any:
+    """``follow`` for the tensor ``t`` an op just returned (its array swapped for an equal
+    one in the format; for ops whose node keeps no output array to read back)."""
+    t._data = follow(t._data, *sources)
+    return t
+
+
+def row_major_result(t: Any) -> Any:
+    """``row_major`` for the tensor ``t`` an op just returned (as ``follow_result``)."""
+    t._data = row_major(t._data)
+    return t
+
+
+def batch_of_one(out: Any) -> Any:
+    """A row-major ``out`` whose batch dim has size 1, given that dim the stride PyTorch gives
+    it (the size of one sample) where NumPy's transposes left another (a view)."""
+    if out.shape[0] == 1 and out.ndim > 1 and out.flags.c_contiguous:
+        return out.reshape(-1).reshape(out.shape)
+    return out
+
+
+def as_leaf_grad(grad: Any, leaf: Any) -> Any:
+    """``grad`` laid out as PyTorch stores a leaf's ``.grad`` (AccumulateGrad's layout
+    contract): with the strides of the leaf's array ``leaf`` where that is dense (its
+    elements fill a block without overlap, in any dim order), row-major otherwise; the
+    strides of size-1 dims do not count. ``grad`` itself where it already is so laid out."""
+    if grad.shape != leaf.shape or grad.strides == leaf.strides:
+        return grad
+    if not _dense(leaf):
+        return row_major(grad)
+    if all(n == 1 or g == s for n, g, s in zip(grad.shape, grad.strides, leaf.strides)):
+        return grad
+    out = xp_of(grad).empty_like(leaf, dtype=grad.dtype)  # (order 'K': leaf's dim order)
+    out[...] = grad
+    return out
+
+
+def _dense(array: Any) -> bool:
+    """Whether ``array``'s elements fill one block without overlap, in some order of dims."""
+    step = array.itemsize
+    for stride, size in sorted((s, n) for s, n in zip(array.strides, array.shape) if n != 1):
+        if stride != step:
+            return False
+        step *= size
+    return True

@@ -24,6 +24,7 @@ import sys
 import threading
 from typing import Any
 
+from .. import _memory_format
 from .._backend import current as _current
 from .._backend import is_lent, loud, ndarray, quiet, unlend, unlend_waiting, xp
 from .._backend import live as _live
@@ -685,6 +686,8 @@ def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
         # aliases a user's tensor.
         if type(grad) is not ndarray or _refcount(grad) > 3 or not _owns_memory(grad):
             grad = grad.copy()
+        if type(grad) is ndarray and grad.strides != var._data.strides:
+            grad = _memory_format.as_leaf_grad(grad, var._data)  # (.grad laid out as its leaf)
         var._grad = _make(grad, var._dtype)
     elif old._requires_grad:
         var._grad = old + _make(grad, var._dtype)

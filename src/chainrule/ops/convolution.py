@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from .. import _memory_format, _threads
 from .._backend import ndarray
 from ..autograd.recording import KEEP, array_of, defop
 from . import depthwise, indexing, polyphase, reductions, shapes
@@ -41,6 +42,46 @@ def _convolution(
 ):
     """y[n, f, o] = bias[f] + Σ_{c,k} weight[f, c, k] · x[n, c, o·stride - padding +
     k·dilation] (x zero outside); transposed: the transpose of that map in x, applied to x"""
+    y = _correlation(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    if x.ndim == 4 or (
+        x.ndim == 5 and _channels_last_3d_kernel(x, weight, stride, dilation, transposed,
+                                                 output_padding, groups)
+    ):  # fmt: skip
+        fmt = _memory_format.channels_last_of(x, weight)
+        if fmt is not None:
+            return _memory_format.as_format(y, fmt)
+    if y.shape[0] == 1:
+        return _memory_format.batch_of_one(y)
+    return y
+
+
+def _channels_last_3d_kernel(x, weight, stride, dilation, transposed, output_padding,
+                             groups) -> bool:  # fmt: skip
+    """Whether PyTorch's CPU kernel for this 3-d convolution keeps a channels-last layout:
+    every 2-d kernel does (its output is channels-last when x or weight is), but of the 3-d
+    ones only oneDNN's, which PyTorch picks for float32 (bfloat16, and complex64 as float32
+    parts) where its size rules favour it; the others write row-major."""
+    if x.dtype.name not in ("float32", "complex64", "bfloat16"):
+        return False
+    if _memory_format.channels_last_of(x, weight) is None:
+        return False  # (before the rules below: the common case)
+    if transposed and any(op >= s for op, s in zip(output_padding, stride)):
+        return False
+    n, c, d, h = x.shape[:4]
+    strided = any(s != 1 for s in stride) or any(k != 1 for k in dilation)
+    if not (strided or n >= 16 or weight.shape[-1] != 1 or weight.shape[-2] != 1
+            or _threads.get_num_threads() > 1):  # fmt: skip
+        return False
+    return (
+        groups > 1
+        or (weight.shape[-1] > 3 and weight.shape[-2] > 3)
+        or n > 1
+        or (n * c * d * h > 20480)
+    )
+
+
+def _correlation(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """``_convolution``'s values, laid out as the products leave them (row-major)."""
     strided = polyphase.applies(x, weight.shape[2:], stride, dilation)
     depthwise_case = depthwise.applies(x, weight.shape[1], weight.shape[0], stride, groups)
     if depthwise_case and weight.__class__ is ndarray:  # (F, Cg, *k) transposed or not
@@ -303,6 +344,7 @@ im2col = defop(
         t, kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride
     ),  # J t = im2col(t)
     conventions="Overlapping windows add their gradients.",
+    complex="wirtinger",
 )
 
 col2im = defop(
@@ -321,4 +363,5 @@ col2im = defop(
         padding=padding,
         stride=stride,
     ),  # J t = col2im(t)
+    complex="wirtinger",
 )

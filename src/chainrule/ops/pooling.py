@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._backend import like, xp
+from .._memory_format import follow
 from ..autograd.recording import KEEP, defop
 from .windows import axis_gather_pair, gather_axes, pad_array, windows
 
@@ -239,7 +240,8 @@ def _global(index, spatial: int, plane: int) -> Any:
 def _pick(x, index=None, spatial=2):
     """x[..., index]: the elements of x's spatial dims (flattened) at index"""
     plane = math.prod(x.shape[x.ndim - spatial :])
-    return xp.take(x.reshape(-1), _global(index, spatial, plane)).reshape(index.shape)
+    picked = xp.take(x.reshape(-1), _global(index, spatial, plane)).reshape(index.shape)
+    return follow(picked, index)  # (laid out as the parser laid the indices out)
 
 
 def _add_at(x, index=None, spatial=2, shape=()):
@@ -247,7 +249,7 @@ def _add_at(x, index=None, spatial=2, shape=()):
     out = xp.zeros(math.prod(shape), dtype=x.dtype)
     plane = math.prod(shape[len(shape) - spatial :])
     xp.add.at(out, _global(index, spatial, plane), x.reshape(-1))
-    return out.reshape(shape)
+    return follow(out.reshape(shape), index)
 
 
 def _put(x, index=None, spatial=2, shape=()):
@@ -255,6 +257,8 @@ def _put(x, index=None, spatial=2, shape=()):
     out = xp.zeros(math.prod(shape), dtype=x.dtype)
     plane = math.prod(shape[len(shape) - spatial :])
     out[_global(index, spatial, plane)] = x.reshape(-1)
+    if spatial == 2:  # (PyTorch's 2-d kernel keeps x's format, its 3-d one writes row-major)
+        return follow(out.reshape(shape), x)
     return out.reshape(shape)
 
 

@@ -20,6 +20,7 @@ import math
 from typing import Any
 
 from .._backend import xp
+from .._memory_format import follow
 from .._tensor import Tensor, _make
 from ..autograd.recording import KEEP, array_of, defop, not_differentiable, np_dtype
 from . import gather_scatter, indexing, joining, reductions, shapes
@@ -208,7 +209,7 @@ def _pixel_shuffle(x, upscale_factor=1):
     y = x.reshape(tuple(lead) + (c // (r * r), r, r, h, w))
     n = len(lead)
     y = y.transpose(tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))
-    return y.reshape(tuple(lead) + (c // (r * r), h * r, w * r))
+    return follow(y.reshape(tuple(lead) + (c // (r * r), h * r, w * r)), x)
 
 
 def _pixel_unshuffle(x, downscale_factor=1):
@@ -218,7 +219,7 @@ def _pixel_unshuffle(x, downscale_factor=1):
     y = x.reshape(tuple(lead) + (c, h // r, r, w // r, r))
     n = len(lead)
     y = y.transpose(tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))
-    return y.reshape(tuple(lead) + (c * r * r, h // r, w // r))
+    return follow(y.reshape(tuple(lead) + (c * r * r, h // r, w // r)), x)
 
 
 pixel_shuffle = defop(

@@ -8,11 +8,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from ... import _memory_format
 from ..._backend import ndarray, xp
 from ..._creation import zeros
 from ..._tensor import Tensor
 from ...autograd import grad_mode
-from ...ops import joining, norm_layers, reductions, shapes, unary
+from ...ops import copies, joining, norm_layers, reductions, shapes, unary
 from .shapes import cat
 
 
@@ -91,16 +92,17 @@ def batch_norm(
         )
         if running_mean is not None or running_var is not None:
             _update_running(input, running_mean, running_var, momentum, stats)
-        return out
-    return norm_layers.batch_norm(
-        input,
-        weight,
-        bias,
-        training=False,
-        eps=float(eps),
-        running_mean=running_mean._data,
-        running_var=running_var._data,
-    )
+    else:
+        out = norm_layers.batch_norm(
+            input,
+            weight,
+            bias,
+            training=False,
+            eps=float(eps),
+            running_mean=running_mean._data,
+            running_var=running_var._data,
+        )
+    return _memory_format.follow_result(out, input._data)  # (PyTorch's kernel keeps the format)
 
 
 def _update_running(input: Tensor, running_mean, running_var, momentum: float, stats=None) -> None:
@@ -158,6 +160,8 @@ def instance_norm(
     def repeated(t: Tensor | None) -> Tensor | None:
         return None if t is None else joining.repeat(t, repeats=(b,))
 
+    if not input._data.flags.c_contiguous:  # (PyTorch's: a row-major copy to view)
+        input = copies.clone(input, memory_format="contiguous")
     folded = shapes.view(input, shape=(1, b * c) + shape[2:])
     rm, rv = repeated(running_mean), repeated(running_var)
     out = batch_norm(
@@ -211,9 +215,10 @@ def layer_norm(
     stats = None  # the rows' mean, biased variance and invstd, as the forward has them
     if data.__class__ is ndarray and data.dtype.char in "fd" and data.size:
         stats = xp.empty((3, data.size // math.prod(shape)), data.dtype)
-    return norm_layers.layer_norm(
+    out = norm_layers.layer_norm(
         input, weight, bias, normalized_ndim=len(shape), eps=float(eps), stats=stats
     )
+    return _memory_format.row_major_result(out)  # (PyTorch's kernel writes row-major)
 
 
 def group_norm(
@@ -248,9 +253,10 @@ def group_norm(
     stats = None  # the groups' mean, biased variance and invstd, as the forward has them
     if data.__class__ is ndarray and data.dtype.char in "fd" and data.size:
         stats = xp.empty((3, shape[0] * int(num_groups)), data.dtype)
-    return norm_layers.group_norm(
+    out = norm_layers.group_norm(
         input, weight, bias, num_groups=int(num_groups), eps=float(eps), stats=stats
     )
+    return _memory_format.follow_result(out, data)  # (PyTorch's kernel keeps the format)
 
 
 def local_response_norm(
@@ -278,7 +284,8 @@ def local_response_norm(
     for offset in range(1, size):
         window = window + shapes.narrow(padded, dim=1, start=offset, length=channels)
     div = (window / size * alpha + k) ** beta
-    return input / div
+    # (PyTorch's quotient is laid out as its first operand, input, is)
+    return _memory_format.follow_result(input / div, input._data)
 
 
 def rms_norm(

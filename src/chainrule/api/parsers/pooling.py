@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ... import _backend, _meta
+from ... import _backend, _memory_format, _meta
 from ..._backend import on_device_of, xp
 from ..._dtypes import not_implemented
 from ..._tensor import Tensor, wrap
@@ -127,6 +127,7 @@ def _max_pool(fn: str, nd: int, input: Tensor, kernel_size, stride, padding, dil
         raise not_implemented(fn, input.dtype)
     with on_device_of(input._data):  # the indices where the input is
         index = pooling.max_pool_indices(input._data, kernel, stride, padding, dilation, ceil_mode)
+    index = _memory_format.follow(index, input._data)  # (the values follow the indices)
     values = pooling.max_pool(input, index=index, spatial=nd)
     return _with_indices(values, index, return_indices)
 
@@ -353,7 +354,10 @@ def _avg_pool(fn: str, nd: int, input: Tensor, kernel_size, stride, padding, cei
     taps = pooling.avg_pool_taps(
         input.shape, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override
     )
-    return pooling.avg_pool(input, taps=taps)
+    out = pooling.avg_pool(input, taps=taps)
+    if nd == 3:  # PyTorch's 3-d average pooling writes row-major, its 2-d one keeps the format
+        return _memory_format.row_major_result(out)
+    return _memory_format.follow_result(out, input._data)
 
 
 def avg_pool1d(
@@ -457,12 +461,16 @@ def _adaptive_avg(fn: str, nd: int, input: Tensor, output_size: Any) -> Tensor:
             f"{fn}: elements of output_size must be greater than or equal to 0 but received {got}"
         )
     if all(s == 1 for s in sizes):  # PyTorch takes the mean (MeanBackward1), unchecked
-        return reductions.mean(input, dim=tuple(range(-nd, 0)), keepdim=True)
-    _adaptive_check(fn, input, nd, "")
-    if not input.is_floating_point():
-        raise not_implemented(fn + ("_cpu" if nd == 3 else ""), input.dtype)
-    taps = pooling.adaptive_avg_taps(input.shape, sizes)
-    return pooling.adaptive_avg_pool(input, taps=taps)
+        out = reductions.mean(input, dim=tuple(range(-nd, 0)), keepdim=True)
+    else:
+        _adaptive_check(fn, input, nd, "")
+        if not input.is_floating_point():
+            raise not_implemented(fn + ("_cpu" if nd == 3 else ""), input.dtype)
+        taps = pooling.adaptive_avg_taps(input.shape, sizes)
+        out = pooling.adaptive_avg_pool(input, taps=taps)
+    if nd == 2:  # (PyTorch's 2-d kernel keeps a channels-last format, its 3-d one does not)
+        return _memory_format.follow_result(out, input._data)
+    return _memory_format.row_major_result(out)
 
 
 def _adaptive_max(fn: str, nd: int, input: Tensor, output_size: Any, return_indices: bool) -> Any:
@@ -478,6 +486,8 @@ def _adaptive_max(fn: str, nd: int, input: Tensor, output_size: Any, return_indi
         raise not_implemented(fn, input.dtype)
     with on_device_of(input._data):  # the indices where the input is
         index = pooling.adaptive_max_indices(input._data, sizes)
+    if nd == 2:  # (as _adaptive_avg)
+        index = _memory_format.follow(index, input._data)
     values = pooling.adaptive_max_pool(input, index=index, spatial=nd)
     return _with_indices(values, index, return_indices)
 

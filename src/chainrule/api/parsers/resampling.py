@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from ... import _memory_format
 from ..._dtypes import not_implemented
 from ..._tensor import Tensor
 from ...ops import resampling
@@ -125,7 +126,7 @@ def interpolate(
             resampling.nearest_taps(n, o, s, exact) for n, o, s in zip(input.shape[2:], out, scales)
         )
         op = resampling.upsample_nearest_exact if exact else resampling.upsample_nearest
-        return op(input, taps=taps)
+        return _memory_format.follow_result(op(input, taps=taps), input._data)
     if mode == "bicubic" and input.ndim == 4:
         wanted = 4
     if antialias and input.ndim == 4 and mode in ("bilinear", "bicubic"):
@@ -137,7 +138,7 @@ def interpolate(
         build = resampling.cubic_taps if mode == "bicubic" else resampling.linear_taps
         taps = tuple(build(n, o, align_corners, s) for n, o, s in zip(input.shape[2:], out, scales))
         op = resampling.upsample_bicubic if mode == "bicubic" else resampling.upsample_linear
-        return op(input, taps=taps)
+        return _memory_format.follow_result(op(input, taps=taps), input._data)
     if mode == "lanczos" and input.ndim == 4:
         if align_corners:
             raise ValueError("Lanczos mode does not support align_corners=True")
@@ -169,7 +170,7 @@ def _antialiased(input: Tensor, out: list, scales: list, mode: str, align_corner
         resampling.antialias_taps(n, o, align_corners, s, mode)
         for n, o, s in zip(input.shape[2:], out, scales)
     )
-    return _AA_OPS[mode](input, taps=taps)
+    return _memory_format.follow_result(_AA_OPS[mode](input, taps=taps), input._data)
 
 
 def upsample(
