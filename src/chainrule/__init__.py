@@ -158,7 +158,7 @@ def is_floating_point(input: Tensor) -> bool:
 
 def __getattr__(name: str):
     lazy = ("testing", "distributions", "random", "cpu", "compiler", "profiler")
-    lazy += ("signal", "version", "types", "jit", "multiprocessing", "fft")
+    lazy += ("signal", "version", "types", "jit", "multiprocessing", "fft", "_C")
     if name in lazy:  # (loaded on first use)
         import importlib
 

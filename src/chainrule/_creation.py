@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _dtypes, _memory_format, _meta
+from . import _dtypes, _memory_format, _meta, _tensor
 from ._backend import ndarray, to_host, xp, xp_of
 from ._dtypes import dtype as DType
 from ._meta import on_device, on_device_like
@@ -581,8 +581,10 @@ def linspace(
 
 def tensor_new(cls: type, *args: Any, **kwargs: Any) -> Tensor:
     """``Tensor(2, 3)`` is an (uninitialised) 2x3 tensor of the default dtype;
-    ``Tensor([1, 2])`` copies data: PyTorch's legacy constructor."""
-    return _legacy_new(cls, _dtypes.get_default_dtype(), args, kwargs)
+    ``Tensor([1, 2])`` copies data: PyTorch's legacy constructor (an instance of ``cls``,
+    a subclass's own ``__new__`` calling ``super().__new__(cls, data)``)."""
+    t = _legacy_new(cls, _dtypes.get_default_dtype(), args, kwargs)
+    return t if cls is Tensor else _tensor._retype(t, cls)
 
 
 def _legacy_new(cls: type, dt: DType, args: tuple, kwargs: dict) -> Tensor:

@@ -330,6 +330,57 @@ class Tensor:
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
 
+    # ----- subclasses (chainrule/overrides.py) ---------------------------------------
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass that does not opt out of ``__torch_function__`` turns dispatch on;
+        the legacy constructor (``Sub([1, 2])``) makes instances of it."""
+        super().__init_subclass__(**kwargs)
+        legacy = Tensor.__new__
+        if cls.__new__ is legacy:
+
+            def __new__(sub: type, *args: Any, **kwargs: Any) -> Any:  # noqa: N807
+                return _retype(legacy(sub, *args, **kwargs), sub)
+
+            cls.__new__ = staticmethod(__new__)  # type: ignore[method-assign,assignment]
+        from . import overrides
+
+        overrides._class_defined(cls)
+
+    @classmethod
+    def __torch_function__(
+        cls, func: Callable, types: Any, args: tuple = (), kwargs: dict | None = None
+    ) -> Any:
+        """Run ``func`` and return its tensors as ``cls`` (``overrides.default_torch_function``)."""
+        from . import overrides
+
+        return overrides.default_torch_function(cls, func, types, args, kwargs)
+
+    def as_subclass(self, cls: type) -> Any:
+        """This tensor as an instance of the Tensor subclass ``cls``: the same memory, and in
+        the graph as an alias of it (``AliasBackward0``), as PyTorch's."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(
+                "Creating a Tensor subclass from a class that does not inherit from Tensor is "
+                "not possible. Make sure your class inherits from Tensor."
+            )
+        from .autograd.registry import op
+
+        alias = op("getitem")(self, key=Ellipsis)  # a view of all of it: AliasBackward0
+        return alias if cls is Tensor else _retype(alias, cls)
+
+    @staticmethod
+    def _make_subclass(cls: type, data: Tensor, require_grad: bool = False, **kwargs: Any) -> Any:
+        """A new leaf of the Tensor subclass ``cls`` sharing ``data``'s memory (detached), as
+        a subclass's ``__new__`` makes its instances."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(
+                "Creating a Tensor subclass from a class that does not inherit from Tensor is "
+                "not possible. Make sure your class inherits from Tensor."
+            )
+        t = _retype(_make(data._data, data._dtype, vc=_counter(data)), cls)
+        return t.requires_grad_(require_grad) if require_grad else t
+
     # ----- autograd attributes -------------------------------------------------
 
     @property
@@ -685,8 +736,18 @@ class Tensor:
         from ._printing import format_meta, format_tensor
 
         if type(self._data) is MetaArray:  # no values: the device and the size instead
-            return format_meta(self._data.shape, self._print_suffixes())
-        return format_tensor(_backend.to_host(self._data), self._print_suffixes())
+            text = format_meta(self._data.shape, self._print_suffixes())
+        else:
+            text = format_tensor(_backend.to_host(self._data), self._print_suffixes())
+        cls = self.__class__
+        if cls is not Tensor and not cls.__module__.startswith("chainrule."):
+            # a user's subclass prints its name where "tensor" is, as PyTorch's (the values
+            # keep their place under it: the rows after the first move by the difference);
+            # chainrule's own (Parameter, Buffer) print as tensors
+            name = cls.__name__
+            pad = "\n" + " " * (len(name) + 1)
+            text = name + text[len("tensor") :].replace("\n" + " " * len("tensor("), pad)
+        return text
 
     def _print_suffixes(self) -> list[str]:
         suffixes = []
@@ -802,6 +863,21 @@ class Tensor:
         def __irshift__(self, other: Any) -> Tensor: ...
         def __getitem__(self, key: Any) -> Tensor: ...
         def __setitem__(self, key: Any, value: Any) -> None: ...
+
+
+_SLOTS = tuple(n for n in Tensor.__slots__ if n != "__weakref__")
+
+
+def _retype(t: Tensor, cls: type) -> Any:
+    """A new tensor just made, ``t``, as an instance of the subclass ``cls``: the same fields
+    (for a tensor nothing else holds yet: its node and views know it by its fields)."""
+    out = _new(cls)
+    for name in _SLOTS:
+        try:
+            setattr(out, name, getattr(t, name))
+        except AttributeError:  # a slot set only when needed (_fw, _cf_version)
+            pass
+    return out
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

@@ -82,8 +82,13 @@ def build() -> dict[str, dict[str, Any]]:
     return spaces
 
 
+# the names install() put in each namespace (``overrides.enable`` wraps them on demand)
+INSTALLED: dict[str, list[str]] = {}
+
+
 def install() -> None:
-    """Put every name of the table into its namespace (called once, by ``chainrule``)."""
+    """Put every name of the table into its namespace (called once, by ``chainrule``), and
+    start watching for the classes that override them (``chainrule.overrides``)."""
     import chainrule
     from chainrule import linalg, special
     from chainrule.nn import functional
@@ -101,10 +106,13 @@ def install() -> None:
             if name in vars(module):
                 raise RuntimeError(f"{module.__name__}.{name} is defined outside the name table")
             setattr(module, name, value)
+        INSTALLED[space] = list(spaces[space])
     for name, value in spaces["Tensor"].items():
         if name in vars(Tensor) and name not in _TENSOR_PLACEHOLDERS:
             raise RuntimeError(f"Tensor.{name} is defined outside the name table")
         setattr(Tensor, name, value)
+    INSTALLED["Tensor"] = list(spaces["Tensor"])
+    from .. import overrides  # noqa: F401  (torch.overrides; watches class statements)
 
 
 # Tensor attributes Python itself gives the class, which the table replaces

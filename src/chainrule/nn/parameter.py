@@ -20,6 +20,7 @@ from .. import _tensor
 from .._backend import xp
 from .._dtypes import get_default_dtype
 from .._tensor import Tensor, _counter, _make
+from ..overrides import _disabled_torch_function_impl
 
 __all__ = [
     "Buffer",
@@ -66,6 +67,8 @@ class Parameter(Tensor):
     ``Parameter(data, requires_grad=True)`` shares ``data``'s memory; it is a leaf even
     when ``data`` is not, and requires grad by default (also under ``no_grad``).
     """
+
+    __torch_function__ = _disabled_torch_function_impl  # ops on it give plain tensors
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         data = _check_data(data)
@@ -115,6 +118,7 @@ class Buffer(Tensor):
     """
 
     __slots__ = ("persistent",)
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Buffer:
         data = _check_data(data)
@@ -251,6 +255,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
 
     __slots__ = ()
     cls_to_become = Tensor
+    __torch_function__ = _disabled_torch_function_impl  # (PyTorch's refuses ops: not here)
 
     def __new__(
         cls,

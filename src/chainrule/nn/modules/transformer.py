@@ -78,9 +78,9 @@ def _get_activation_fn(activation: str) -> Callable[[Tensor], Tensor]:
 def _relu_or_gelu(activation: Any) -> int:
     """1 for relu, 2 for gelu (a function or a module), 0 otherwise (PyTorch's flag)."""
     name = type(activation).__name__ if isinstance(activation, Module) else None
-    if activation is F.relu or name == "ReLU":
+    if activation == F.relu or name == "ReLU":  # (==: with __torch_function__ on, a wrapper)
         return 1
-    if activation is F.gelu or name == "GELU":
+    if activation == F.gelu or name == "GELU":
         return 2
     return 0
 
