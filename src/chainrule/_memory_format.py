@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._backend import xp_of
+from ._meta import MetaArray
 
 
 class memory_format:
@@ -181,7 +182,7 @@ def follow(out: Any, *sources: Any) -> Any:
     ``sources`` (arrays of out's rank) suggests, with the strides that format gives every dim
     (size-1 dims too); otherwise ``out`` as it is."""
     fmt = channels_last_of(*sources)
-    if fmt is None or out.ndim != _rank_of(fmt):
+    if fmt is None or out.ndim != _rank_of(fmt) or out.__class__ is MetaArray:
         return out
     return as_format(out, fmt)
 
@@ -197,7 +198,7 @@ def as_format(out: Any, fmt: memory_format) -> Any:
 def row_major(out: Any) -> Any:
     """``out`` laid out row-major, as PyTorch allocates the results of ops that do not keep
     a channels-last format (layer norm, 3-D average pooling): NumPy's order 'K' would."""
-    if out.flags.c_contiguous:
+    if out.flags.c_contiguous or out.__class__ is MetaArray:  # (a meta array: no layout)
         return out
     return xp_of(out).ascontiguousarray(out)
 

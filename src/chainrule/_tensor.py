@@ -209,6 +209,9 @@ def _no_data(t: Tensor, what: str) -> None:
         raise NotImplementedError("Cannot copy out of meta tensor; no data!")
 
 
+_WARNED_FLOAT: list = []  # float() of a tensor requiring grad warned already (once)
+
+
 def _make(
     data: ndarray,
     dtype: DType,
@@ -684,6 +687,14 @@ class Tensor:
         return bool(self._data.reshape(()))
 
     def __float__(self) -> float:
+        if self._requires_grad and not _WARNED_FLOAT and _grad_enabled():  # (once, as PyTorch)
+            _WARNED_FLOAT.append(True)
+            warnings.warn(
+                "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                "behavior.\nConsider using tensor.detach() first.",
+                UserWarning,
+                stacklevel=2,
+            )
         return float(self._scalar("float"))
 
     def __int__(self) -> int:

@@ -333,8 +333,10 @@ class Op:
         complex: str | None = None,
     ) -> None:
         self.name = name
-        if complex not in (None, "holomorphic", "wirtinger"):
-            raise ValueError(f"{name}: complex must be 'holomorphic', 'wirtinger' or None")
+        if complex not in (None, "holomorphic", "wirtinger", "refuse"):
+            raise ValueError(
+                f"{name}: complex must be 'holomorphic', 'wirtinger', 'refuse' or None"
+            )
         self.complex = complex  # (see defop)
         self._complex_plans: dict = {}
         # how __call__ dispatches an op that keeps its inputs' dtypes (KEEP) to _fast: True
@@ -432,11 +434,18 @@ class Op:
     def complex_plan(self, bits: int, n: int) -> SavePlan:
         """The save plan for complex values when the inputs in ``bits`` (of ``n``) need
         gradients: the real plan's, each VJP conjugated for a holomorphic op (see defop);
-        PyTorch's error for an op without complex derivatives."""
+        chainrule's error for an op without complex derivatives; PyTorch's for one it
+        refuses to differentiate on complex values (``complex="refuse"``: its backward is
+        refused, its forward mode runs the real JVPs, which hold for complex values)."""
         plan = self._complex_plans.get(bits)
         if plan is None:
             if self.complex is None:
                 raise _dtypes.complex_error(self.name)
+            if self.complex == "refuse":
+                raise RuntimeError(
+                    f"{self.name} does not support automatic differentiation for outputs "
+                    "with complex dtype."
+                )
             plan = self._plans[bits] or self.plan(tuple(bool(bits >> i & 1) for i in range(n)))
             if self.complex == "holomorphic":
                 vjps = tuple((conjugated(v), idx) if v else (v, idx) for v, idx in plan.vjps)
@@ -1031,7 +1040,10 @@ def defop(
     are the real formulas, which extend analytically (g · f'(z)), so on complex values they
     run conjugated, conj(vjp(conj(g))) = g · conj(f'(z)); ``"wirtinger"``: the VJPs are
     written for complex values already (maps linear over the reals: views, sums, copies;
-    or real and imag, abs, angle, conj). None: recording the op on complex values raises.
+    or real and imag, abs, angle, conj); ``"refuse"``: PyTorch differentiates the op on
+    real values only, and recording it on complex values raises PyTorch's "does not
+    support automatic differentiation for outputs with complex dtype" (forward mode runs).
+    None: recording the op on complex values raises chainrule's error (no complex VJPs yet).
 
     ``doc`` describes what the op computes, in the math (``"e^x"``), where the forward's
     own docstring does not (a NumPy ufunc or function); by default it is the forward's

@@ -6,7 +6,9 @@ segment_reduce.
 Each is its view op followed by a contiguous copy: the result owns fresh memory and has no
 view relation to its input. Their derivatives are the view ops' own (a view op is linear,
 its VJP the transpose of the selection), recorded in one node named as PyTorch names it
-(``TransposeBackward0_copy``; ``NarrowCopyBackward0`` for narrow_copy).
+(``TransposeBackward0_copy``; ``NarrowCopyBackward0`` for narrow_copy). On complex values
+the same VJPs hold (real-linear maps); select_copy and slice_copy refuse a complex backward
+with PyTorch's error, as PyTorch does.
 
 native_dropout is the input times a scaled keep-mask drawn outside, in one node named as
 PyTorch's (NativeDropoutBackward0). segment_reduce reduces runs of rows (SegmentReduceBackward0)."""
@@ -36,6 +38,7 @@ alias_copy = defop(
     node="AliasBackward0_copy",
     vjp=lambda g: g,  # d/dx x = 1
     jvp=lambda t: alias_copy(t),  # J t = t
+    complex="wirtinger",
 )
 
 _detach_vjp, _detach_jvp = not_differentiable("detach_copy")
@@ -48,6 +51,7 @@ detach_copy = defop(
     vjp=_detach_vjp,
     jvp=_detach_jvp,
     doc="x, copied (PyTorch records no derivative for it: backward raises)",
+    complex="wirtinger",
 )
 
 
@@ -63,6 +67,7 @@ expand_copy = defop(
     node="ExpandBackward0_copy",
     vjp=lambda g, x_shape: shapes.sum_to(g, x_shape),  # Jᵀg = g summed back to x's shape
     jvp=lambda t, shape: expand_copy(t, shape=shape),  # J t = t broadcast to the shape
+    complex="wirtinger",
 )
 
 
@@ -80,6 +85,7 @@ permute_copy = defop(
         g, dims=shapes._inverse(dims)
     ),  # Jᵀg = g by the inverse permutation
     jvp=lambda t, dims: permute_copy(t, dims=dims),  # J t = t permuted by dims
+    complex="wirtinger",
 )
 
 
@@ -102,6 +108,7 @@ select_copy = defop(
         g, shape=x_shape, key=key
     ),  # Jᵀg = zeros of x's shape with g at the index
     jvp=lambda t, key: select_copy(t, key=key),  # J t = t at the index
+    complex="refuse",
 )
 
 slice_copy = defop(
@@ -113,6 +120,7 @@ slice_copy = defop(
         g, shape=x_shape, key=key
     ),  # Jᵀg = zeros of x's shape with g at the slice
     jvp=lambda t, key: slice_copy(t, key=key),  # J t = t's slice
+    complex="refuse",
 )
 
 narrow_copy = defop(
@@ -125,6 +133,7 @@ narrow_copy = defop(
     ),  # Jᵀg = zeros of x's shape with g at the slice
     jvp=lambda t, key: narrow_copy(t, key=key),  # J t = t's slice
     doc="x[key] for a key that narrows one dim (start:start + length), copied",
+    complex="wirtinger",
 )
 
 
@@ -146,6 +155,7 @@ split_copy = defop(
         t, dim=dim, sizes=sizes, unbind=unbind, kind=kind
     ),  # J t = t split the same way
     conventions="Pieces that receive no gradient count as zeros.",
+    complex="wirtinger",
 )
 
 
@@ -163,6 +173,7 @@ reshape_copy = defop(
     node=lambda x, shape=(), kind="ViewBackward0": f"{kind}_copy",
     vjp=lambda g, x_shape: shapes.reshape(g, x_shape),  # Jᵀg = g reshaped back to x's shape
     jvp=lambda t, shape, kind: reshape_copy(t, shape=shape, kind=kind),  # J t = t reshaped
+    complex="wirtinger",
 )
 
 
@@ -183,6 +194,7 @@ transpose_copy = defop(
     jvp=lambda t, dim0, dim1, kind: transpose_copy(
         t, dim0=dim0, dim1=dim1, kind=kind
     ),  # J t = t swapped
+    complex="wirtinger",
 )
 
 
@@ -204,6 +216,7 @@ unfold_copy = defop(
         t, dimension=dimension, size=size, step=step
     ),  # J t = t's windows
     conventions="Overlapping windows add their gradients.",
+    complex="wirtinger",
 )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from .. import _dtypes
 from .._backend import add_reduce, ndarray, xp
 from ..autograd.recording import array_of, defop
 from ..autograd.sharing import shared
@@ -154,6 +155,8 @@ def _p(q, k, bias, scale, probabilities):
 def _attention(q, k, v, bias, scale=1.0, dropout_mask=None, fused=False, probabilities=None):
     """softmax(q kᵀ·scale + bias)·dropout_mask, times v (rows all masked give 0); P as
     given in ``probabilities`` (``probabilities_of``), kept for backward"""
+    if q.dtype.kind == "c":  # (no softmax of complex scores: PyTorch's kernel error)
+        raise _dtypes.not_implemented("softmax_lastdim_kernel_impl", q.dtype)
     p = probabilities
     if p is None:
         with xp.errstate(invalid="ignore"):

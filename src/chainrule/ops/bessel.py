@@ -17,8 +17,8 @@ from __future__ import annotations
 import math
 
 from .._backend import xp
-from ..autograd.recording import FLOAT, defop
-from . import special
+from ..autograd.recording import defop
+from . import special, unary
 
 # ----- evaluation helpers -------------------------------------------------------------------
 
@@ -552,7 +552,9 @@ def _airy_ai(x):
 
 
 def _no_grad_op(name: str, forward, doc: str | None = None):
-    return defop(name, forward, dtypes=FLOAT, vjp=None, doc=doc)
+    # (complex input: PyTorch's error names its CPU kernel, "bessel_j0_cpu")
+    kernel = name.removeprefix("special_") + "_cpu"
+    return defop(name, forward, dtypes=unary.real_only(kernel), vjp=None, doc=doc)
 
 
 bessel_j0 = _no_grad_op("special_bessel_j0", _j0)

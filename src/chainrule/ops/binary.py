@@ -150,12 +150,27 @@ def _clamp_hi_jvp(t, x, lo, hi):
     return logical.select(logical.logical_or(lo > hi, logical.logical_and(x >= lo, x > hi)), t, 0)
 
 
+def _clamp_tensor_dtype(args):
+    """The promoted dtype; PyTorch's errors for complex values: the input's, or else the
+    kernel's that a complex bound reaches (clamp_cpu, or maximum/minimum for one bound)."""
+    dtype = result_type(args)
+    if dtype._category == 3:
+        x, lo, hi = args
+        if x._dtype._category == 3:
+            raise NotImplementedError("clamp is not supported for complex types")
+        kernel = "clamp_cpu" if lo is not None and hi is not None else "maximum_cpu"
+        raise _dtypes.not_implemented(
+            kernel if hi is None or lo is not None else "minimum_cpu", dtype
+        )
+    return dtype
+
+
 clamp_tensor = defop(
     "clamp_tensor",
     _clamp,
     args=("x", "lo", "hi"),
     node="ClampBackward0",
-    dtypes=unary.no_complex("clamp is not supported for complex types", NotImplementedError),
+    dtypes=lambda args, params: _clamp_tensor_dtype(args),
     vjp=(
         lambda g, x, lo, hi: logical.select(_inside(x, lo, hi), g, 0),  # d/dx clamp = [lo ≤ x ≤ hi]
         _clamp_lo_vjp,
@@ -352,17 +367,17 @@ def _lerp(start, end, weight):
 def _lerp_dtype(args, params):
     start, end, weight = args
     dtype = start._dtype
+    for name, v in (("end", end), ("weight", weight)):  # (before the kernel's dtype check)
+        if isinstance(v, Tensor) and v._dtype is not dtype and (name == "end" or v.ndim):
+            raise RuntimeError(
+                f"expected dtype {_dtypes.type_meta_name(dtype)} for `{name}` but got dtype "
+                f"{_dtypes.type_meta_name(v._dtype)}"
+            )
     if dtype._category < 2:
         kind = "tensor" if isinstance(weight, Tensor) else "scalar"
         raise _dtypes.not_implemented(f"lerp_kernel_{kind}", dtype)
     if isinstance(weight, complex) and dtype._category != 3:
         raise RuntimeError(f"value cannot be converted to type {dtype.c_name} without overflow")
-    for name, v in (("end", end), ("weight", weight)):
-        if isinstance(v, Tensor) and v._dtype is not dtype and (name == "end" or v.ndim):
-            raise RuntimeError(
-                f"expected dtype {dtype.c_name} for `{name}` but got dtype "
-                f"{v._dtype.c_name if v._dtype.is_floating_point else v._dtype.name}"
-            )
     return dtype
 
 

@@ -10,6 +10,7 @@ output to the input's; for a holomorphic op it is g · conj(f'(z)) (recording.co
 from __future__ import annotations
 
 from .._backend import xp
+from .._missing import missing
 from ..autograd.recording import KEEP, array_of, defop
 from . import arithmetic, logical
 
@@ -91,9 +92,11 @@ view_as_real = defop(
 
 def _view_as_complex(x):
     """pairs (..., 2) of (real, imag) as complex numbers: shape (...), a view"""
+    if x.dtype == xp.float16:  # (PyTorch's result would be complex32, which chainrule lacks)
+        raise missing("torch", "complex32")
     if x.dtype not in (xp.float32, xp.float64):
         raise RuntimeError(
-            "view_as_complex is only supported for float and double tensors, but got a "
+            "view_as_complex is only supported for half, float and double tensors, but got a "
             f"tensor of scalar type: {_scalar_name(x)}"
         )
     if not x.ndim or x.shape[-1] != 2:

@@ -8,7 +8,7 @@ themselves have none. The bags are given to the ops as each index's bag number."
 from __future__ import annotations
 
 from .._backend import ndarray, xp
-from ..autograd.recording import array_of, defop, floating_only
+from ..autograd.recording import KEEP, array_of, defop, floating_only
 from . import gather_scatter, indexing, logical, reductions, shapes
 
 # ----- embedding -------------------------------------------------------------------------------
@@ -56,9 +56,11 @@ embedding = defop(
     _embedding,
     args=("weight",),
     node="EmbeddingBackward0",
-    dtypes=floating_only("embedding"),
+    dtypes=KEEP,  # (any weight, as PyTorch's: integers, bools, complex numbers too)
     vjp=_embedding_vjp,
     jvp=lambda t, indices: indexing.getitem(t, key=indices),  # J t = t's rows at indices
+    conventions="No backward on complex values (PyTorch refuses it); forward mode takes them.",
+    complex="refuse",
 )
 
 # ----- embedding_bag: bags of indices ------------------------------------------------------------

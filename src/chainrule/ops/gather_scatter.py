@@ -651,7 +651,9 @@ scatter_reduce = defop(
         ),  # the src part of the directional derivative
     ),
     conventions="amax/amin share the gradient equally among tied extremes; prod gives each "
-    "factor the product of the others (exact with zeros), as PyTorch does.",
+    "factor the product of the others (exact with zeros), as PyTorch does. No backward on "
+    "complex values (PyTorch refuses it); forward mode takes them.",
+    complex="refuse",
 )
 
 
@@ -694,6 +696,8 @@ select_scatter = defop(
         lambda t, src_shape, key: select_scatter(t, shapes._zeros(src_shape, t), key=key),  # VJP
         lambda t, x_shape, key: select_scatter(shapes._zeros(x_shape, t), t, key=key),  # t placed
     ),
+    conventions="No backward on complex values (PyTorch refuses it); forward mode takes them.",
+    complex="refuse",
 )
 
 slice_scatter = defop(
@@ -711,6 +715,8 @@ slice_scatter = defop(
         lambda t, src_shape, key: slice_scatter(t, shapes._zeros(src_shape, t), key=key),  # VJP
         lambda t, x_shape, key: slice_scatter(shapes._zeros(x_shape, t), t, key=key),  # t placed
     ),
+    conventions="No backward on complex values (PyTorch refuses it); forward mode takes them.",
+    complex="refuse",
 )
 
 
@@ -808,5 +814,6 @@ index_reduce = defop(
     jvp=(no_forward_ad("index_reduce"), None, no_forward_ad("index_reduce")),
     conventions="As scatter_reduce: amax/amin share the gradient equally among tied "
     "extremes; prod gives each factor the product of the others (exact with zeros). No "
-    "forward mode (PyTorch has none).",
+    "forward mode (PyTorch has none), no backward on complex values (PyTorch refuses it).",
+    complex="refuse",
 )

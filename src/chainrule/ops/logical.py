@@ -227,6 +227,7 @@ def _comparison_inplace(name: str, fn):
             lambda t: copies.zero(t),  # as the VJP
         ),
         conventions="The gradient is 0 everywhere, as PyTorch's.",
+        complex="wirtinger",
     )
 
 

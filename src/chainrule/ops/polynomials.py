@@ -14,7 +14,8 @@ as PyTorch does (in float32 the recurrences overflow where PyTorch's do).
 from __future__ import annotations
 
 from .._backend import xp
-from ..autograd.recording import FLOAT, defop
+from ..autograd.recording import defop
+from . import unary
 
 
 def _recurrence(x, n, p0, p1, step):
@@ -164,7 +165,9 @@ def _in_dtype(kernel):
 
 
 def _polynomial(name: str, kernel) -> object:
-    return defop(name, _in_dtype(kernel), args=("x", "n"), dtypes=FLOAT, vjp=(None, None))
+    # (complex input: PyTorch's error names its CPU kernel, "hermite_polynomial_h_cpu")
+    rule = unary.real_only(name.removeprefix("special_") + "_cpu")
+    return defop(name, _in_dtype(kernel), args=("x", "n"), dtypes=rule, vjp=(None, None))
 
 
 chebyshev_polynomial_t = _polynomial("special_chebyshev_polynomial_t", _chebyshev_t)

@@ -176,6 +176,10 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None, variant=0):  # n
             "linalg.vector_norm: Expected a floating point or complex tensor as input. "
             f"Got {_dtypes.scalar_name(x.dtype)}"
         )
+    if isinstance(ord, complex):
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a non-complex scalar as the order of norm."
+        )
     axes = dims_of(dim, x.ndim)
     if axes == ():
         axes = None

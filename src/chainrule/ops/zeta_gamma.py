@@ -20,7 +20,7 @@ import math
 from fractions import Fraction
 
 from .._backend import xp
-from ..autograd.recording import FLOAT, defop, floating_only, no_forward_ad
+from ..autograd.recording import defop, floating_only, no_forward_ad
 from . import special, unary
 
 _EPS = 2.0**-53  # the unit roundoff: a term below it relative to the sum changes nothing
@@ -104,7 +104,7 @@ zeta = defop(
     "special_zeta",
     _zeta,
     args=("x", "q"),
-    dtypes=FLOAT,
+    dtypes=unary.real_only("zeta_cpu"),
     node=_zeta_node,
     vjp=(
         _torch_no_derivative("zeta"),
@@ -353,7 +353,7 @@ def _mvlgamma_grad(g, x, p):
 mvlgamma = defop(
     "mvlgamma",
     _mvlgamma,
-    dtypes=FLOAT,
+    dtypes=unary.real_only("arange_cpu"),  # (PyTorch's error names the arange it builds)
     vjp=_mvlgamma_grad,
     jvp=_mvlgamma_grad,
 )

@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ... import _dtypes
 from ..._backend import like, ndarray, run_quietly, xp
+from ..._dtypes import checked_fill
 from ..._dtypes import dtype as DType
 from ..._tensor import Tensor
 from ...autograd.inplace import inplace as _inplace
@@ -116,11 +118,13 @@ def _check_celu_alpha(alpha: float) -> None:
 
 def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
     """max(0, x) + min(0, alpha·(e^(x/alpha) - 1))."""
+    alpha = real_parameter(alpha, None)
     _check_celu_alpha(alpha)
     return activations.celu(input, alpha=alpha)
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    alpha = real_parameter(alpha, None)
     _check_celu_alpha(alpha)
     return _inplace(input, activations.celu_result, (input,), {"alpha": alpha})
 
@@ -132,11 +136,13 @@ def relu_(input: Tensor) -> Tensor:
 
 def threshold(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
     """value where input <= threshold, else input."""
+    threshold, value = real_parameter(threshold, input), real_parameter(value, input)
     return activations.threshold(input, threshold=threshold, value=value)
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
     """threshold written into input (ThresholdBackward1)."""
+    threshold, value = real_parameter(threshold, input), real_parameter(value, input)
     return _inplace(
         input, activations.threshold_result, (input,), {"threshold": threshold, "value": value}
     )
@@ -144,7 +150,16 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """input where |input| > lambd, else 0."""
-    return activations.hardshrink(input, lambd=lambd)
+    return activations.hardshrink(input, lambd=real_parameter(lambd, input))
+
+
+def real_parameter(value: Any, input: Tensor | None) -> Any:
+    """A complex parameter of a function of real numbers: its real part where its imaginary
+    part is 0, else PyTorch's overflow error for input's dtype (for a double where ``input``
+    is None: the kernels that read the parameter as one)."""
+    if not isinstance(value, complex):
+        return value
+    return checked_fill(value, _dtypes.float64 if input is None else input._dtype)
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:

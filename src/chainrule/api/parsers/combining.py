@@ -284,8 +284,8 @@ def repeat_interleave(
         counts = input
         if counts.ndim > 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-        if counts._dtype not in (_dtypes.int32, _dtypes.int64):
-            raise RuntimeError("repeats has to be Long or Int tensor")
+        if counts._dtype not in (_dtypes.int32, _dtypes.int64):  # (as the two-argument form)
+            raise _dtypes.not_implemented("repeat_interleave_cpu", counts._dtype)
         if counts.numel() and counts._data.min() < 0:
             raise RuntimeError("repeats can not be negative")
         with on_device_of(counts._data):  # the result where the counts are

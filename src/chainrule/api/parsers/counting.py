@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ... import _dtypes
+from ... import _dtypes, _promotion
 from ..._backend import on_device_of, xp
 from ..._tensor import Tensor, _make
 from ...amp.policy import runs_in_float32
@@ -91,6 +91,8 @@ def unique_consecutive(
 ) -> Any:
     """The input with each run of equal consecutive values (slices along dim) made one;
     ``return_inverse``: the run of each element, ``return_counts``: each run's length."""
+    if input._dtype._category == 3:  # (PyTorch's kernel compares by order)
+        raise _dtypes.not_implemented("unique", input._dtype)
     data = input._data
     with on_device_of(data):  # the results where the input is
         if dim is None:
@@ -139,10 +141,12 @@ def histc(
 ) -> Tensor:
     """Counts in ``bins`` equal bins over [min, max] (the data's range when min = max);
     elements outside are ignored. In input's (floating) dtype."""
-    if not input._dtype.is_floating_point:
-        raise _dtypes.not_implemented("histogram_cpu", input._dtype)
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if input._dtype._category == 3:  # (PyTorch's histc first looks for the range)
+        raise _dtypes.not_implemented("aminmax_cpu", input._dtype)
+    if not input._dtype.is_floating_point:
+        raise _dtypes.not_implemented("histogram_cpu", input._dtype)
     data = input._data.reshape(-1)
     lo, hi = float(min), float(max)
     if lo > hi:
@@ -172,8 +176,16 @@ def histogram(
 ) -> Any:
     """(hist, bin_edges): counts (or summed weights; a density if asked) in ``bins`` equal
     bins over range (the data's by default), or between the given edges."""
-    if not input._dtype.is_floating_point:
-        raise _dtypes.not_implemented("histogram_cpu", input._dtype)
+    if not isinstance(bins, Tensor) and bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if isinstance(bins, Tensor) and bins._dtype is not input._dtype:
+        raise RuntimeError(
+            "torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
+            f"got input with dtype {input._dtype.c_name} and bins for dimension 0 with dtype "
+            f"{bins._dtype.c_name}"
+        )
+    if not input._dtype.is_floating_point:  # (PyTorch's histogram is its histogramdd)
+        raise _dtypes.not_implemented("histogramdd", input._dtype)
     data = input._data.reshape(-1)
     with on_device_of(data):  # the edges and counts where the input is
         np_dt = input._dtype.np
@@ -220,9 +232,6 @@ def searchsorted(
 ) -> Tensor:
     """Where each value of input would go in the innermost dim of sorted_sequence to keep
     it sorted (the first such place, the last with ``right``/``side='right'``)."""
-    for t in (sorted_sequence, input):
-        if isinstance(t, Tensor) and t._dtype._category == 3:  # (no order on complex numbers)
-            raise _dtypes.not_implemented("searchsorted_out_cpu", t._dtype)
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(
@@ -240,13 +249,25 @@ def searchsorted(
             seq = xp.take_along_axis(seq, sorter._data, axis=-1)
         scalar = not isinstance(input, Tensor)
         values = xp.asarray(input) if scalar else input._data
-        if seq.ndim > 1 and (scalar or seq.shape[:-1] != values.shape[:-1]):
+        if seq.ndim > 1 and scalar:
+            raise RuntimeError(
+                "torch.searchsorted(): input value can be a scalar only when boundaries tensor "
+                f"dimension is 1, but we got boundaries tensor dim({seq.ndim}) and input "
+                "value's dim(0) numel(1)"
+            )
+        if seq.ndim > 1 and seq.shape[:-1] != values.shape[:-1]:
             raise RuntimeError(
                 "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
                 "dimensions of boundaries tensor and input value tensor must match, but we got "
                 f"boundaries tensor {list(seq.shape)} and input value tensor "
                 f"{list(values.shape)}"
             )
+        for t in (sorted_sequence, input):  # (no order on complex numbers)
+            if isinstance(t, Tensor) and t._dtype._category == 3:
+                raise _dtypes.not_implemented("searchsorted_out_cpu", t._dtype)
+            if isinstance(t, complex):  # (a number: complex in the sequence's precision)
+                dt = _promotion.result_type([sorted_sequence, t])
+                raise _dtypes.not_implemented("searchsorted_out_cpu", dt)
         where = _search(seq, values, right)
         dt = _dtypes.int32 if out_int32 else _LONG
         return _make(xp.asarray(where).astype(dt.np), dt)
@@ -284,18 +305,18 @@ def _quantile(
     """The q-th quantiles along dim: sort, then interpolate between the two order
     statistics around rank q·(n-1) (n the non-nan count for nanquantile). A composition of
     sort, gather and lerp, so the gradient flows to the one or two elements picked."""
+    if isinstance(q, Tensor) and q.ndim > 1:  # (before input's dtype, as PyTorch)
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
     if input._dtype not in (_dtypes.float32, _dtypes.float64):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     with on_device_of(input._data):  # q and the ranks where the input is
         if isinstance(q, Tensor):
-            if q.ndim > 1:
-                raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
             if q._dtype is not input._dtype:
                 raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
             qa, scalar_q = q._data.astype(xp.float64), q.ndim == 0
         else:
             if not 0 <= q <= 1:
-                raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+                raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q:g}")
             qa, scalar_q = xp.asarray(float(q)), True
         if input.numel() == 0:
             raise RuntimeError(f"{name}() input tensor must be non-empty")
@@ -371,5 +392,6 @@ def nanquantile(
     interpolation: str = "linear",
     out: Any = None,
 ) -> Tensor:
-    """As quantile, ignoring nans (nan only where a slice is all nan)."""
-    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
+    """As quantile, ignoring nans (nan only where a slice is all nan); its errors name
+    quantile(), as PyTorch's."""
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, True)

@@ -182,7 +182,7 @@ def triu_indices(
 def result_type(tensor1: Tensor | float, tensor2: Tensor | float) -> Any:
     """The dtype an op on the two operands computes in (PyTorch's promotion)."""
     for a in (tensor1, tensor2):
-        if not isinstance(a, (Tensor, int, float, bool)):
+        if not isinstance(a, (Tensor, int, float, bool, complex)):
             raise TypeError(
                 f"result_type() received an invalid combination of arguments - got "
                 f"({type(tensor1).__name__}, {type(tensor2).__name__})"

@@ -14,6 +14,8 @@ def pairwise_distance(
     x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
 ) -> Tensor:
     """‖x1 - x2 + eps‖_p over the last dim (x1 and x2 broadcast) (NormBackward1)."""
+    if isinstance(p, complex):
+        raise TypeError("pairwise_distance(): argument 'p' (position 3) must be float, not complex")
     dim = max(x1.ndim, x2.ndim) - 1
     return reductions.vector_norm(x1 - x2 + eps, ord=p, dim=dim, keepdim=keepdim, variant=1)
 
@@ -43,6 +45,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 
 def pdist(input: Tensor, p: float = 2) -> Tensor:
     """‖x_i - x_j‖_p for every pair of rows i < j of a matrix (PdistBackward0)."""
+    if isinstance(p, complex):
+        raise TypeError("pdist(): argument 'p' (position 2) must be float, not complex")
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if not input.is_floating_point():

@@ -60,12 +60,28 @@ def scalar_tensor(
     pin_memory: bool | None = False,
     requires_grad: bool = False,
 ) -> Tensor:
-    """A 0-d tensor holding ``s``, of the default float dtype unless ``dtype`` is given."""
+    """A 0-d tensor holding ``s``, of the default float dtype unless ``dtype`` is given
+    (converted as ``full`` converts its value: a complex number needs a complex dtype unless
+    its imaginary part is 0, and a value beyond the dtype's range raises PyTorch's error)."""
     _check_device(device)
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
-    value = s.item() if isinstance(s, Tensor) else s
-    arr = xp.asarray(value).astype(dt.np)
+    value = _dtypes.checked_fill(_number_arg(s), dt)
+    with xp.errstate(over="ignore"):  # (a float64 beyond complex64's parts: inf, as PyTorch)
+        arr = xp.asarray(value).astype(dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)
+
+
+def _number_arg(s: Any) -> Any:
+    """scalar_tensor's ``s`` as PyTorch's parser reads a Number: a Python or NumPy number,
+    or a 0-d tensor that does not require grad (its value)."""
+    if isinstance(s, Tensor):
+        if s._data.ndim == 0 and not s._requires_grad:
+            return s.item()
+    elif isinstance(s, numbers.Number):
+        return as_number(s)
+    raise TypeError(
+        f"scalar_tensor(): argument 's' (position 1) must be Number, not {type(s).__name__}"
+    )
 
 
 @on_device
@@ -82,15 +98,52 @@ def logspace(
     requires_grad: bool = False,
     out: Tensor | None = None,
 ) -> Tensor:
-    """``steps`` values base**e for e evenly spaced from start to end inclusive."""
+    """``steps`` values base**e for e evenly spaced from start to end inclusive: complex where
+    start or end is complex (the default complex dtype) or ``dtype`` is, then
+    base**e = exp(e · log(base)) on the principal branch (a negative base gives complex
+    values there, nan in a real dtype)."""
     _check_device(device)
+    if isinstance(base, (complex, str)) or not isinstance(base, numbers.Real):
+        raise TypeError(_logspace_arguments(start, end, steps, base))
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     if int(steps) < 0:
         raise RuntimeError("number of steps must be non-negative")
-    exponents = xp.linspace(float(start), float(end), int(steps))
-    with xp.errstate(over="ignore", invalid="ignore"):  # (beyond the dtype: as PyTorch casts)
-        arr = (float(base) ** exponents).astype(dt.np)
+    ends = [v.item() if isinstance(v, Tensor) else as_number(v) for v in (start, end)]
+    if any(isinstance(v, complex) for v in ends):
+        inferred = _dtypes.default_complex()
+        if dtype is None:
+            dt = inferred
+        elif dt._category != 3:
+            raise RuntimeError(
+                f"torch.logspace(): inferred dtype {inferred.c_name} can't be safely cast to "
+                f"passed dtype {dt.scalar_name}"
+            )
+    with xp.errstate(over="ignore", invalid="ignore", divide="ignore"):  # (as PyTorch casts)
+        if dt._category == 3:
+            exponents = xp.linspace(complex(ends[0]), complex(ends[1]), int(steps))
+            arr = xp.exp(exponents * xp.log(complex(base))).astype(dt.np)
+        else:
+            exponents = xp.linspace(float(ends[0]), float(ends[1]), int(steps))
+            arr = (float(base) ** exponents).astype(dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)
+
+
+def _logspace_arguments(start: Any, end: Any, steps: Any, base: Any) -> str:
+    """PyTorch's TypeError for arguments no logspace signature takes (a complex base)."""
+    got = ", ".join(
+        "Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (start, end, steps)
+    )
+    rest = (
+        "int steps, float base = 10.0, *, Tensor out = None, torch.dtype dtype = None, "
+        "torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+        "bool requires_grad = False)"
+    )
+    forms = [("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"), ("Number", "Number")]
+    lines = "".join(f" * ({a} start, {b} end, {rest}\n" for a, b in forms)
+    return (
+        f"logspace() received an invalid combination of arguments - got ({got}, "
+        f"base={type(base).__name__}), but expected one of:\n{lines}"
+    )
 
 
 def sum_to_size(self: Tensor, *sizes: Any, size: Any = None) -> Tensor:
@@ -139,6 +192,8 @@ def _isin_operand(v: Any, name: str) -> Any:
         raise TypeError(
             f"isin(): argument '{name}' must be Tensor or Number, not {type(v).__name__}"
         )
+    if isinstance(as_number(v), complex):  # (PyTorch wraps it as a complex128 tensor)
+        raise RuntimeError("Unsupported input type encountered for isin(): ComplexDouble")
     return as_number(v)
 
 

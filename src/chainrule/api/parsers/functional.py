@@ -16,7 +16,7 @@ from ...autograd.inplace import inplace as _inplace
 from ...ops import activations, arithmetic, reductions, special
 from ..args import unary
 from . import activations as torch_activations
-from .activations import celu_, selu_
+from .activations import celu_, real_parameter, selu_
 
 if TYPE_CHECKING:
     from ...autograd.recording import Op
@@ -70,6 +70,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x for x > 0, negative_slope·x otherwise; the gradient at 0 is negative_slope."""
+    negative_slope = real_parameter(negative_slope, input)
     op = activations.leaky_relu_result if inplace else activations.leaky_relu
     return _maybe_inplace(op, input, {"negative_slope": negative_slope}, inplace)
 
@@ -80,6 +81,7 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x for x > 0, alpha·(e^x - 1) otherwise."""
+    alpha = real_parameter(alpha, input)
     op = activations.elu_result if inplace else activations.elu
     return _maybe_inplace(op, input, {"alpha": alpha, "scale": 1.0, "input_scale": 1.0}, inplace)
 
@@ -128,6 +130,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + e^(βx))/β, and x where βx > threshold."""
+    beta, threshold = real_parameter(beta, input), real_parameter(threshold, input)
     return activations.softplus(input, beta=beta, threshold=threshold)
 
 
@@ -212,6 +215,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """input ∓ lambd beyond ±lambd, 0 between; the gradient is 0 at |input| = lambd."""
+    lambd = real_parameter(lambd, None)
     if lambd < 0:
         top = _xp.finfo(input.dtype.np).max if input.is_floating_point() else 0
         raise RuntimeError(

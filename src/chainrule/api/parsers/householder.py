@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..._dtypes import not_implemented
 from ..._tensor import Tensor
+from ...autograd import grad_mode
 from ...ops.linalg import factorizations
 from ..args import require_tensor, return_type
 
@@ -35,6 +36,10 @@ def geqrf(input: Tensor, *, out: object = None) -> HouseholderTau:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     if input._dtype._category < 2:
         raise not_implemented("geqrf_cpu", input._dtype)
+    if input._dtype._category == 3 and input._requires_grad and grad_mode.is_grad_enabled():
+        raise RuntimeError(
+            "geqrf does not support automatic differentiation for outputs with complex dtype."
+        )
     with _sharing():
         return _GEQRF(factorizations.geqrf_a(input), factorizations.geqrf_tau(input))
 

@@ -9,6 +9,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ... import _dtypes
 from ..._backend import on_device_of, to_host, xp
 from ..._dtypes import complex64, complex128, float32, float64, not_implemented
 from ..._dtypes import dtype as DType
@@ -19,6 +20,7 @@ from ...autograd.recording import np_dtype
 from ...ops import complex_parts, logical, reductions, shapes
 from ...ops.linalg import factorizations, inverses, matrices, products
 from ..args import dim_arg, require_tensor, return_type, tensor_arg
+from ..variants import write_out
 
 if TYPE_CHECKING:
     from ...autograd.recording import Op
@@ -47,10 +49,100 @@ def vector_norm(
     dtype: DType | None = None,
     out: Tensor | None = None,
 ) -> Tensor:  # noqa: A002
-    """(Σ |x|^ord)^(1/ord) over dim (all entries when None)."""
+    """(Σ |x|^ord)^(1/ord) over dim (all entries when None), computed in ``dtype`` when given
+    (real for real x, complex for complex x, and no narrower than x's: PyTorch's errors)."""
+    if isinstance(ord, str):
+        raise TypeError("linalg_vector_norm(): argument 'ord' (position 2) must be Number, not str")
+    if out is not None:
+        return _vector_norm_into(out, (x, ord, dim, keepdim), dtype)
     if dtype is not None:
-        x = x.to(dtype)
+        x = vector_norm_input(x, dtype)
     return reductions.vector_norm(x, ord=ord, dim=dim_arg(dim), keepdim=keepdim)
+
+
+def _vector_norm_into(out: Any, args: tuple, dtype: Any) -> Tensor:
+    """vector_norm's out=: a kernel's (no autograd), out of exactly the result's dtype."""
+
+    def checked(*args: Any, **kwargs: Any) -> Tensor:
+        result = vector_norm(*args, **kwargs)
+        if out._dtype is not result._dtype:
+            raise RuntimeError(
+                f"Expected out tensor to have dtype {result._dtype.c_name}, but got "
+                f"{out._dtype.c_name} instead"
+            )
+        return result
+
+    return write_out("linalg_vector_norm", checked, args, {"dtype": dtype}, out)
+
+
+def _composite_into(name: str, result: Tensor, out: Any) -> Tensor:
+    """out= of a PyTorch composite (linalg.matrix_norm, linalg.norm): out of exactly the
+    result's dtype, resized to its shape, gets a copy of it (recorded, as PyTorch's
+    CopyBackwards, where the result requires grad)."""
+    if not isinstance(out, Tensor):
+        raise TypeError(
+            f"{name.replace('.', '_')}(): argument 'out' must be Tensor, not {type(out).__name__}"
+        )
+    if out._dtype is not result._dtype:
+        raise RuntimeError(
+            f"{name} expected out tensor dtype {result._dtype.scalar_name} but got: "
+            f"{out._dtype.scalar_name}"
+        )
+    if not result.requires_grad:
+        return write_out(name, lambda: result, (), {}, out)
+    if tuple(out.shape) != tuple(result.shape):
+        out.resize_(result.shape)
+    return out.copy_(result)
+
+
+def torch_norm_into(input: Tensor, p: Any, dim: Any, keepdim: bool, dtype: Any, out: Any) -> Tensor:  # noqa: A002
+    """torch.norm(..., out=out): linalg.vector_norm's out=, or linalg.matrix_norm's for a
+    string p other than 'fro' over at most two dims (as torch.norm dispatches)."""
+    dims = (dim,) if isinstance(dim, int) else None if dim is None else tuple(dim)
+    if isinstance(p, str) and not (p == "fro" and (dims is None or len(dims) <= 2)):
+        every = tuple(range(input.ndim)) if dims is None else dims
+        return matrix_norm(input, p, every, keepdim, dtype=dtype, out=out)
+    order = 2 if p is None or isinstance(p, str) else p
+    return vector_norm(input, order, dims, keepdim, dtype=dtype, out=out)
+
+
+def vector_norm_input(x: Tensor, dtype: Any) -> Tensor:
+    """x in the dtype linalg.vector_norm (and torch.norm) is asked to compute in."""
+    _check_norm_input("linalg.vector_norm", x, low_precision=True)
+    return norm_in_dtype("linalg.vector_norm", x, dtype)
+
+
+def _check_norm_input(name: str, x: Tensor, low_precision: bool) -> None:
+    """A norm's input is floating or complex (float16 too where ``low_precision``)."""
+    if x._dtype._category < 2:
+        raise RuntimeError(
+            f"{name}: Expected a floating point or complex tensor as input. Got "
+            f"{x._dtype.scalar_name}"
+        )
+    if not low_precision and x._dtype is _dtypes.float16:
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got Half")
+
+
+def norm_in_dtype(name: str, x: Tensor, dtype: Any) -> Tensor:
+    """x cast to the ``dtype`` a norm is asked to compute in, after PyTorch's checks: a
+    floating or complex dtype, complex exactly where x is (the norm of complex values is
+    computed on them, its result is real), and one x converts to without narrowing."""
+    dt = _dtypes.to_dtype(dtype)
+    if dt._category < 2:
+        raise RuntimeError(
+            f"{name}: dtype should be floating point or complex, but got {dt.scalar_name}"
+        )
+    kind = "complex" if x._dtype._category == 3 else "real"
+    if (dt._category == 3) != (kind == "complex"):
+        raise RuntimeError(
+            f"{name}: dtype should be {kind} for {kind} inputs, but got {dt.scalar_name}"
+        )
+    if _dtypes.promote_types(x._dtype, dt) is not dt:
+        raise RuntimeError(
+            f"{name}: the dtype of the input ({x._dtype.scalar_name}) should be convertible "
+            f"without narrowing to the specified dtype ({dt.scalar_name})"
+        )
+    return x.to(dt)
 
 
 def t(input: Tensor) -> Tensor:
@@ -798,17 +890,43 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
 
 
 def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
-    """The product of the matrices, left to right."""
-    out = matrices[0]
-    for m in matrices[1:]:
-        out = mm(out, m)
-    return out
+    """The product of the matrices, left to right: linalg.multi_dot of two or more.
+    Deprecated in PyTorch, whose C++ warning of it (once a process) chainrule does not give."""
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for m in matrices:
+        if m.ndim != 2:
+            raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead.")
+    if len(matrices) == 1:
+        return matrices[0].clone()
+    return multi_dot(matrices)
 
 
 def multi_dot(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """The product of the matrices (the first and last may be vectors), left to right."""
-    if len(tensors) < 2:
-        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    for i in range(1, n - 1):
+        if tensors[i].ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {tensors[i].ndim}D")
+    for end, t in (("first", tensors[0]), ("last", tensors[-1])):
+        if t.ndim not in (1, 2):
+            raise RuntimeError(f"multi_dot(): the {end} tensor must be 1D or 2D but got {t.ndim}D")
+    for i, t in enumerate(tensors):
+        if t._dtype is not tensors[0]._dtype:
+            raise RuntimeError(
+                "multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                f"{_dtypes.type_meta_name(tensors[0]._dtype)} and tensor {i} "
+                f"{_dtypes.type_meta_name(t._dtype)}"
+            )
+    for i in range(n - 1):
+        a, b = tensors[i], tensors[i + 1]
+        if a.shape[-1] != b.shape[0]:
+            raise RuntimeError(
+                f"multi_dot(): tensors {i} and {i + 1} with shapes {list(a.shape)} and "
+                f"{list(b.shape)} cannot be multiplied"
+            )
     out = tensors[0]
     for m in tensors[1:]:
         out = matmul(out, m)
@@ -853,20 +971,33 @@ def matrix_norm(
     dtype: DType | None = None,
     out: Tensor | None = None,
 ) -> Tensor:  # noqa: A002
-    """The matrix norm: 'fro', 'nuc', ±1 (column sums), ±2 (singular values), ±inf (row sums)."""
-    if dtype is not None:
-        A = A.to(dtype)
+    """The matrix norm: 'fro', 'nuc', ±1 (column sums), ±2 (singular values), ±inf (row sums),
+    computed in ``dtype`` when given (checked as vector_norm's)."""
+    if out is not None:
+        return _composite_into(
+            "linalg.matrix_norm", matrix_norm(A, ord, dim, keepdim, dtype=dtype), out
+        )
+    if isinstance(ord, complex):
+        raise RuntimeError(
+            "linalg.matrix_norm: Expected a non-complex scalar as the order of norm."
+        )
+    if ord not in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if A.ndim < 2:
         raise RuntimeError(
             "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
         )
-    inverses._check_floating("matrix_norm", A._data)
-    if ord not in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
-        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    # (float16 only where no SVD is needed: 'fro', ±1, ±inf)
+    _check_norm_input("linalg.matrix_norm", A, low_precision=ord not in ("nuc", 2, -2))
     if len(dim) != 2:
         raise RuntimeError(
             f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}"
         )
+    if dtype is not None:
+        d = reductions.wrap_dims(list(dim), A.ndim)
+        if d[0] == d[1]:
+            raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d[0]}, {d[1]})")
+        A = norm_in_dtype("linalg.matrix_norm", A, dtype)
     if ord == "fro":
         d = reductions.wrap_dims(list(dim), A.ndim)
         return reductions.vector_norm(A, ord=2, dim=tuple(d), keepdim=keepdim)
@@ -893,6 +1024,8 @@ def norm(
     dtype: DType | None = None,
 ) -> Tensor:  # noqa: A002
     """A vector norm (1-D input, an int dim) or a matrix norm (2-D input, a 2-tuple dim)."""
+    if out is not None:
+        return _composite_into("linalg.norm", norm(A, ord, dim, keepdim, dtype=dtype), out)
     if isinstance(dim, int):
         dim = (dim,)
     if dim is not None and len(dim) not in (1, 2):

@@ -88,6 +88,11 @@ def _addmm_steps(b, x, w_t):
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y_o = input1ᵀ weight_o input2 + bias_o over the last dims (the leading dims are a
     batch): the trilinear op on the inputs flattened to matrices, viewed back."""
+    named = [("input1", input1), ("input2", input2), ("weight", weight)]
+    named += [("bias", bias)] if bias is not None else []
+    if any(t._dtype is not input1._dtype for _, t in named):  # (before the shapes, as PyTorch)
+        got = ", ".join(f"{name}: {t._dtype.c_name}" for name, t in named)
+        raise RuntimeError(f"All tensors must have the same dtype, got {got}")
     if input1.ndim != input2.ndim:
         raise RuntimeError(
             f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}"

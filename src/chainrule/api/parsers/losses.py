@@ -321,6 +321,8 @@ def kl_div(
 
 def kl_div_pointwise(input: Tensor, target: Tensor, reduction: str, log_target: bool) -> Tensor:
     """target·(log target - input), reduced (PyTorch's kl_div kernel, composed)."""
+    if input.is_complex() or target.is_complex():
+        raise RuntimeError("kl_div: Complex inputs not supported.")
     if not input.is_floating_point() or not target.is_floating_point():
         raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..._dtypes import float16, float32, float64
+from ..._dtypes import float32
 from ..args import require_tensor
 
 if TYPE_CHECKING:
@@ -77,7 +77,8 @@ def _range_basis(A: Tensor, q: int, niter: int, M: Tensor | None) -> Tensor:
     re-orthonormalized after every product)."""
     from ... import linalg, randn
 
-    dtype = A.dtype if A._dtype in (float16, float32, float64) else float32
+    # (a complex A gets a complex sketch, as PyTorch's; integers a float32 one)
+    dtype = A.dtype if A._dtype._category >= 2 else float32
     R = randn(A.shape[-1], q, dtype=dtype, device=A.device)
 
     def times(X: Tensor, Y: Tensor, Z: Tensor | None) -> Tensor:

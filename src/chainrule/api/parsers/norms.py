@@ -16,6 +16,9 @@ def renorm(
     input: Tensor, p: float, dim: int, maxnorm: float, *, out: Tensor | None = None
 ) -> Tensor:
     """input with each slice along ``dim`` whose p-norm exceeds maxnorm scaled down to it."""
+    for name, value in (("p", p), ("maxnorm", maxnorm)):
+        if isinstance(value, complex):
+            raise RuntimeError(f"renorm: {name} must be real-valued")
     nd = input._data.ndim
     if nd < 2:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {nd} dimensions")

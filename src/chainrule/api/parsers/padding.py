@@ -4,9 +4,12 @@ and PyTorch's errors."""
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
+from typing import Any
 
-from ..._dtypes import not_implemented
+from ..._dtypes import checked_fill, not_implemented
+from ..._promotion import as_number
 from ..._tensor import Tensor
 from ...ops import padding
 from ..args import require_tensor
@@ -29,7 +32,27 @@ def constant_pad_nd(input: Tensor, pad: Sequence[int], value: float = 0) -> Tens
     for (lo, hi), n in zip(padding.pairs(pad, input.ndim), input.shape):
         if n + min(lo, 0) < 0 or n + min(lo, 0) + min(hi, 0) < 0:
             raise RuntimeError("narrow(): length must be non-negative.")
+    value = checked_fill(_number(value, "constant_pad_nd", 3, "Number"), input._dtype)
     return padding.constant_pad_nd(input, pad=pad, value=value)
+
+
+def _number(value: Any, fn: str, position: int, kind: str) -> Any:
+    """``value`` as PyTorch's argument parser reads a ``kind`` (Number, or float): a Python
+    or NumPy number, or a 0-d tensor that does not require grad; a float takes no Python
+    complex number, and a complex tensor only with a zero imaginary part."""
+    if isinstance(value, Tensor):
+        if value._data.ndim == 0 and not value._requires_grad:
+            number = value.item()
+            if kind == "float" and isinstance(number, complex):
+                if number.imag != 0:
+                    raise RuntimeError("value cannot be converted to type double without overflow")
+                number = number.real
+            return number
+    elif isinstance(value, numbers.Number) and not (kind == "float" and isinstance(value, complex)):
+        return float(value) if kind == "float" else as_number(value)
+    raise TypeError(
+        f"{fn}(): argument 'value' (position {position}) must be {kind}, not {type(value).__name__}"
+    )
 
 
 def _check_reflect(input: Tensor, pad: tuple, nd: int) -> None:
@@ -49,6 +72,8 @@ def pad(
     """input padded: ``pad`` gives (before, after) for its last dims, last dim first; mode
     constant (with ``value``), reflect, replicate or circular. Negative pads crop."""
     require_tensor("pad", input)
+    if value is not None:
+        value = _number(value, "pad", 4, "float")
     if mode not in _MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     pad = tuple(int(p) for p in pad)

@@ -296,6 +296,9 @@ def nan_to_num(
 ) -> Tensor:  # noqa: A002
     """input with nan, +inf and -inf replaced (the infinities by the dtype's extremes unless
     given); the gradient is 0 at the replaced elements."""
+    for name, value in (("nan' (position 2)", nan), ("posinf'", posinf), ("neginf'", neginf)):
+        if isinstance(value, complex):  # (PyTorch's parser: the numbers are floats)
+            raise TypeError(f"nan_to_num(): argument '{name} must be float, not complex")
     return unary.nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf)
 
 
@@ -525,8 +528,8 @@ def _compare_inplace(name: str) -> Callable[[Tensor, Tensor | float], Tensor]:
     op = logical._COMPARE_INPLACE[name]
 
     def method(self, other: Tensor | float) -> Tensor:
-        # a float tensor keeps a (zero-gradient) node, as PyTorch's EqBackward0 ...
-        params = {"dtype": self._dtype.np} if self._dtype._category == 2 else {}
+        # a float or complex tensor keeps a (zero-gradient) node, as PyTorch's EqBackward0 ...
+        params = {"dtype": self._dtype.np} if self._dtype._category >= 2 else {}
         return inplace(self, op, (self, tensor_arg(other)), params)
 
     method.__name__ = name + "_"

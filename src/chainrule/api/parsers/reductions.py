@@ -27,7 +27,7 @@ from ...autograd.entries import unary_recorder
 from ...autograd.recorders import recorder
 from ...ops import binary, reductions, scans, sorting
 from ..args import dim_arg, named, require_tensor, return_type, tensors_only
-from .linalg import matrix_norm
+from .linalg import matrix_norm, torch_norm_into, vector_norm_input
 
 if TYPE_CHECKING:
     from ...autograd.recording import Op
@@ -897,6 +897,8 @@ def norm(
 ) -> Tensor:  # noqa: A002
     """torch.norm: the vector p-norm over dim (every entry when None) for a number p or
     'fro'; p='nuc' is the nuclear norm of the matrices over dim (the last two by default)."""
+    if out is not None:
+        return torch_norm_into(input, p, dim, keepdim, dtype, out)
     if dim is None and dtype is None and keepdim is False and input.__class__ is Tensor:
         data = input._data
         dt = data.dtype if data.__class__ is ndarray else None
@@ -928,7 +930,7 @@ def norm(
         p = 2
     elif p is None:
         p = 2
-    x = input if dtype is None else input.to(dtype)
+    x = input if dtype is None else vector_norm_input(input, dtype)
     reductions.dims_of(dim, x.ndim)
     return reductions.vector_norm(x, ord=p, dim=dim, keepdim=keepdim)
 

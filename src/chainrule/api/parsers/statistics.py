@@ -23,6 +23,8 @@ def cdist(
     """The p-norm distance between each row of x1 and each row of x2 (batched over the
     leading dims, which broadcast): ``out[..., i, j] = ‖x1[..., i, :] - x2[..., j, :]‖_p``.
     At a zero distance the gradient is 0 (the norm's subgradient)."""
+    if isinstance(p, complex):
+        raise TypeError("cdist(): argument 'p' (position 3) must be float, not complex")
     if x1.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
     if x2.ndim < 2:

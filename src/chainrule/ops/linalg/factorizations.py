@@ -37,7 +37,11 @@ def _cholesky(x, upper=False):
             f"because the input is not positive-definite (the leading minor of order {order} "
             "is not positive-definite)."
         ) from None
-    return xp.conj(_mT_array(out)) if upper else out
+    if not upper:
+        return out
+    upper_factor = xp.conj(_mT_array(out))
+    # + 0: LAPACK's upper factor (PyTorch's) has +0 where conj gives -0 imaginary parts
+    return upper_factor + 0.0 if upper_factor.dtype.kind == "c" else upper_factor
 
 
 def _mT_array(a):  # noqa: N802
