@@ -10,7 +10,10 @@ A row of ``TORCH`` is ``(name, target, variants)`` or ``(name, target, variants,
   ``f`` ``chainrule.<name>``; ``m`` the method ``Tensor.<name>``; ``m_`` the in-place method
   ``Tensor.<name>_`` (``x.add_(y)`` records ``x = add(x, y)`` and writes it into x);
   ``f_`` the in-place function ``chainrule.<name>_``; ``out`` PyTorch's ``out=`` on the
-  function (``out!``: out must have the result's dtype).
+  function (``out!``: out must have the result's dtype). A target wrapped in
+  ``out_dtype(...)`` takes the out dtypes PyTorch's kernel takes (only the result's, with
+  PyTorch's error), one in ``composite_out(...)`` lets an input requiring grad through
+  (out becomes a recorded copy), both from api/variants.py.
 - ``aliases``: other names for the same row (``arcsin`` for ``asin``), with the same variants.
 
 ``TENSOR`` lists the methods that are not functions, ``OPERATORS`` the Python operators,
@@ -58,6 +61,7 @@ from .parsers import indexing as p_indexing
 from .parsers import integration as p_integration
 from .parsers import ldl as p_ldl
 from .parsers import legacy_linalg as p_legacy_linalg
+from .parsers import legacy_methods as p_legacy
 from .parsers import linalg as p_linalg
 from .parsers import linear as p_linear
 from .parsers import linear_cross_entropy as p_linear_cross_entropy
@@ -83,8 +87,81 @@ from .parsers import statistics as p_statistics
 from .parsers import storage as p_storage
 from .parsers import torch_nn as p_torch_nn
 from .parsers import weight_norm as p_weight_norm
-from .variants import binary_operator, eq_operator, fast_operator, inplace_method, ne_operator
+from .variants import (
+    binary_operator,
+    composite_out,
+    eq_operator,
+    fast_operator,
+    inplace_method,
+    ne_operator,
+    out_dtype,
+)
 from .variants import operator as function_operator
+
+# PyTorch's errors for an out of a dtype its kernel refuses (api/variants.out_dtype)
+_FOUND = "Found dtype {out.scalar_name} but expected {result.scalar_name}"
+_CAT = "torch.cat(): input types can't be cast to the desired output type {out.scalar_name}"
+_FLOAT_POWER = (
+    "the output given to float_power has dtype {out.scalar_name} but the operation's "
+    "result requires dtype {result.scalar_name}"
+)
+_NAN_TO_NUM = (
+    "nan_to_num: dtype of out: {out.scalar_name} should be same as input: {result.scalar_name}"
+)
+_HEAVISIDE = "heaviside is not yet implemented for tensors with different dtypes."
+_HISTOGRAM = (
+    "torch.histogram: input tensor and hist tensor should have the same dtype, but got "
+    "input {result.cpp} and hist {out.cpp}"
+)
+_QUANTILE = "quantile() out tensor must be same dtype as the input tensor"
+_MATRIX_NORM = (
+    "linalg.matrix_norm expected out tensor dtype {result.scalar_name} but got: {out.scalar_name}"
+)
+_SCALAR_TYPE = "expected scalar type {result.scalar_name} but found {out.scalar_name}"
+_SCALAR_TYPE_ = "expected scalar_type {result.scalar_name} but found {out.scalar_name}"
+_AMAX = (
+    "Expected the dtype for input and out to match, but got {result.scalar_name} for "
+    "input's dtype and {out.scalar_name} for out's dtype."
+)
+_DOT = "result dtype {out.scalar_name} does not match input dtype {result.scalar_name}"
+_SAME_SCALAR_TYPE = "{}(): self and result must have the same scalar type"
+_TENSORDOT = (
+    "tensordot: Expected the output tensor to have dtype {result.scalar_name}, but got an "
+    "output tensor with dtype {out.scalar_name}"
+)
+_FREXP = "torch.frexp() expects mantissa to have dtype {result.cpp} but got {out.cpp}"
+_LOGSUMEXP = (
+    "logsumexp(): Expected floating point type for result tensor, but got: {out.scalar_name}"
+)
+_MEAN = "mean.dtype_out(): input types can't be cast to the desired output type {out.scalar_name}"
+_KTHVALUE = "output values must be of same type as input"
+_MODE = "expected scalar type '{result.scalar_name}' but got '{out.scalar_name}' for values output"
+_MULTI_DOT = "multi_dot(): expected out tensor to have dtype {result.cpp} but got {out.cpp}"
+_GEQRF = (
+    "torch.geqrf: Expected a to be safely castable from {result.scalar_name} dtype, but got "
+    "a with dtype {out.scalar_name}"
+)
+_LSTSQ = (
+    "torch.linalg.lstsq: Expected solution to be safely castable from {result.scalar_name} "
+    "dtype, but got solution with dtype {out.scalar_name}"
+)
+_LDEXP = "ldexp can't be cast to the desired output type {out.scalar_name}"
+_ADDMV = (
+    "addmv input tensors must have the same dtype, but got {out.scalar_name}, "
+    "{result.scalar_name}, and {result.scalar_name}"
+)
+_ADDBMM = (
+    "self and mat2 must have the same dtype, but got {out.scalar_name} and {result.scalar_name}"
+)
+_VECDOT = "linalg.vecdot: Expected out of dtype{result.scalar_name} but found {out.scalar_name}"
+_CASTABLE = (
+    "{}: Expected result to be safely castable from {{result.scalar_name}} dtype, but got "
+    "result with dtype {{out.scalar_name}}"
+)
+_ORMQR = (
+    "torch.ormqr: Expected input and result to have the same dtype, but input has "
+    "dtype{result.scalar_name} and result has dtype {out.scalar_name}"  # (sic)
+)
 
 TORCH = [
     # ----- arithmetic (ops/arithmetic.py) ---------------------------------------------------
@@ -93,13 +170,13 @@ TORCH = [
     ("rsub", p_pointwise.rsub, "f"),
     ("mul", p_pointwise.mul, "f m m_ out", "multiply"),
     ("div", p_pointwise.div, "f m m_ out", "divide true_divide"),
-    ("neg", unary_fn(arithmetic.neg), "f m m_ f_ out", "negative"),
+    ("neg", out_dtype(unary_fn(arithmetic.neg), "same", _FOUND), "f m m_ f_ out", "negative"),
     ("reciprocal", unary_fn(arithmetic.reciprocal), "f m m_ f_ out"),
     ("pow", p_pointwise.pow, "f m m_ out"),
-    ("float_power", p_pointwise.float_power, "f m out"),
+    ("float_power", out_dtype(p_pointwise.float_power, "same", _FLOAT_POWER), "f m out"),
     ("remainder", p_pointwise.remainder, "f m m_ out"),
     ("fmod", p_pointwise.fmod, "f m m_ out"),
-    ("floor_divide", p_pointwise.floor_divide, "f m m_ out"),
+    ("floor_divide", composite_out(p_pointwise.floor_divide), "f m m_ out"),
     # ----- one-input functions (ops/unary.py) ---------------------------------------------
     ("exp", unary_fn(unary.exp), "f m m_ f_ out"),
     ("exp2", unary_fn(unary.exp2), "f m m_ f_ out"),
@@ -123,10 +200,10 @@ TORCH = [
     ("asinh", unary_fn(unary.asinh), "f m m_ f_ out", "arcsinh"),
     ("acosh", unary_fn(unary.acosh), "f m m_ f_ out", "arccosh"),
     ("atanh", unary_fn(unary.atanh), "f m m_ f_ out", "arctanh"),
-    ("abs", unary_fn(unary.abs), "f m m_ f_ out"),
-    ("absolute", unary_fn(unary.abs), "f m m_ out"),
-    ("sign", unary_fn(unary.sign), "f m m_ out"),
-    ("sgn", p_pointwise.sgn, "f m m_ out"),
+    ("abs", out_dtype(unary_fn(unary.abs), "same", _FOUND), "f m m_ f_ out"),
+    ("absolute", out_dtype(unary_fn(unary.abs), "same", _FOUND), "f m m_ out"),
+    ("sign", out_dtype(unary_fn(unary.sign), "same", _FOUND), "f m m_ out"),
+    ("sgn", out_dtype(p_pointwise.sgn, "same", _FOUND), "f m m_ out"),
     # ----- complex numbers (api/parsers/complex_numbers.py) ---------------------------------
     ("is_complex", p_complex.is_complex, "f m"),
     ("is_conj", p_complex.is_conj, "f m"),
@@ -134,7 +211,11 @@ TORCH = [
     ("resolve_conj", p_complex.resolve_conj, "f m"),
     ("resolve_neg", p_complex.resolve_neg, "f m"),
     ("conj", p_complex.conj, "f m"),
-    ("conj_physical", p_complex.conj_physical, "f m m_ f_ out"),
+    (
+        "conj_physical",
+        composite_out(out_dtype(p_complex.conj_physical, "same", _FOUND)),
+        "f m m_ f_ out",
+    ),
     ("real", p_complex.real, "f"),
     ("imag", p_complex.imag, "f"),
     ("view_as_real", p_complex.view_as_real, "f"),
@@ -143,13 +224,13 @@ TORCH = [
     ("polar", p_complex.polar, "f out"),
     ("angle", p_complex.angle, "f m out"),
     ("positive", p_pointwise.positive, "f m"),
-    ("floor", unary_fn(unary.floor), "f m m_ f_ out"),
-    ("ceil", unary_fn(unary.ceil), "f m m_ f_ out"),
-    ("trunc", unary_fn(unary.trunc), "f m m_ f_ out", "fix"),
-    ("frac", unary_fn(unary.frac), "f m m_ f_ out"),
-    ("round", p_pointwise.round, "f out"),
+    ("floor", out_dtype(unary_fn(unary.floor), "same", _FOUND), "f m m_ f_ out"),
+    ("ceil", out_dtype(unary_fn(unary.ceil), "same", _FOUND), "f m m_ f_ out"),
+    ("trunc", out_dtype(unary_fn(unary.trunc), "same", _FOUND), "f m m_ f_ out", "fix"),
+    ("frac", out_dtype(unary_fn(unary.frac), "same", _FOUND), "f m m_ f_ out"),
+    ("round", out_dtype(p_pointwise.round, "same", _FOUND), "f out"),
     ("round", p_pointwise._round_method, "m m_ f_"),
-    ("nan_to_num", p_pointwise.nan_to_num, "f m m_ f_ out"),
+    ("nan_to_num", out_dtype(p_pointwise.nan_to_num, "same", _NAN_TO_NUM), "f m m_ f_ out"),
     ("deg2rad", unary_fn(unary.deg2rad), "f m m_ f_ out"),
     ("rad2deg", unary_fn(unary.rad2deg), "f m m_ f_ out"),
     ("sinc", unary_fn(unary.sinc), "f m m_ f_ out"),
@@ -168,7 +249,7 @@ TORCH = [
     ("igammac", p_special_functions.igammac, "f m m_ out"),
     ("mvlgamma", p_special_functions.mvlgamma, "f m m_ out"),
     # ----- conf2: frexp, gcd, lcm, put, as_strided (api/parsers/storage.py) -----------------
-    ("frexp", p_storage.frexp, "f m"),
+    ("frexp", out_dtype(p_storage.frexp, "same", _FREXP), "f m out"),
     ("gcd", p_storage.gcd, "f m m_ f_ out"),
     ("lcm", p_storage.lcm, "f m m_ f_ out"),
     ("put", p_storage.put, "f m m_"),
@@ -186,13 +267,17 @@ TORCH = [
     ("logaddexp", tensors_only(binary.logaddexp), "f m out"),
     ("logaddexp2", tensors_only(binary.logaddexp2), "f m out"),
     ("xlogy", p_pointwise.xlogy, "f m m_ f_ out"),
-    ("lerp", p_pointwise.lerp, "f m m_ out"),
+    ("lerp", out_dtype(p_pointwise.lerp, "same", _FOUND), "f m m_ out"),
     ("clamp", p_pointwise.clamp, "f m m_ f_ out!", "clip"),
     ("clamp_min", p_pointwise.clamp_min, "f m m_ f_ out!"),
     ("clamp_max", p_pointwise.clamp_max, "f m m_ f_ out!"),
     ("copysign", p_pointwise.copysign, "f m m_ out"),
-    ("ldexp", tensors_only(binary.ldexp), "f m m_ f_ out"),
-    ("heaviside", p_pointwise.heaviside, "f m m_ out"),
+    ("ldexp", out_dtype(tensors_only(binary.ldexp), "kind", _LDEXP), "f m m_ f_ out"),
+    (
+        "heaviside",
+        composite_out(out_dtype(p_pointwise.heaviside, "same", _HEAVISIDE)),
+        "f m m_ out",
+    ),
     ("nextafter", tensors_only(binary.nextafter), "f m m_ out"),
     # ----- comparisons, selection, logical and bitwise (ops/logical.py) --------------------
     ("eq", compare(logical.eq), "f m out"),
@@ -231,14 +316,22 @@ TORCH = [
         predicate(logical.isfinite, "True where input is neither nan nor ±inf: a bool tensor."),
         "f m",
     ),
-    ("isposinf", predicate(logical.isposinf, "True where input is +inf: a bool tensor."), "f m"),
-    ("isneginf", predicate(logical.isneginf, "True where input is -inf: a bool tensor."), "f m"),
+    (
+        "isposinf",
+        predicate(logical.isposinf, "True where input is +inf: a bool tensor."),
+        "f m out",
+    ),
+    (
+        "isneginf",
+        predicate(logical.isneginf, "True where input is -inf: a bool tensor."),
+        "f m out",
+    ),
     (
         "signbit",
         predicate(
             logical.signbit, "True where the sign bit is set (-0.0 included): a bool tensor."
         ),
-        "f m",
+        "f m out",
     ),
     ("isreal", p_pointwise.isreal, "f m"),
     ("isclose", p_pointwise.isclose, "f m"),
@@ -256,50 +349,50 @@ TORCH = [
     ("selu_", p_activations.selu_, "f"),
     ("celu", p_activations.celu, "f"),
     ("celu_", p_activations.celu_, "f"),
-    ("threshold", p_activations.threshold, "f"),
+    ("threshold", p_activations.threshold, "f out"),
     ("threshold_", p_activations.threshold_, "f"),
-    ("hardshrink", p_activations.hardshrink, "f m"),
+    ("hardshrink", out_dtype(p_activations.hardshrink, "same", _FOUND), "f m out"),
     ("prelu", p_activations.prelu, "f m"),
     ("rrelu", p_activations.rrelu, "f"),
     ("rrelu_", p_activations.rrelu_, "f"),
-    ("softmax", p_activations.softmax, "f m"),
-    ("log_softmax", p_activations.log_softmax, "f m"),
-    ("logsumexp", p_activations.logsumexp, "f m"),
+    ("softmax", composite_out(out_dtype(p_activations.softmax)), "f m out"),
+    ("log_softmax", composite_out(out_dtype(p_activations.log_softmax)), "f m out"),
+    ("logsumexp", out_dtype(p_activations.logsumexp, "kind", _LOGSUMEXP), "f m out"),
     # ----- reductions (ops/reductions.py, scans.py, sorting.py) ----------------------------
-    ("sum", p_reductions.sum, "f m"),
-    ("mean", p_reductions.mean, "f m"),
-    ("nansum", p_reductions.nansum, "f m"),
-    ("nanmean", p_reductions.nanmean, "f m"),
-    ("prod", p_reductions.prod, "f m"),
-    ("max", p_reductions.max, "f m"),
-    ("min", p_reductions.min, "f m"),
-    ("amax", p_reductions.amax, "f m"),
-    ("amin", p_reductions.amin, "f m"),
-    ("aminmax", p_reductions.aminmax, "f m"),
-    ("argmax", p_reductions.argmax, "f m"),
-    ("argmin", p_reductions.argmin, "f m"),
-    ("var", p_reductions.var, "f m"),
-    ("std", p_reductions.std, "f m"),
+    ("sum", out_dtype(p_reductions.sum, "any"), "f m out"),
+    ("mean", out_dtype(p_reductions.mean, "kind", _MEAN), "f m out"),
+    ("nansum", p_reductions.nansum, "f m out"),
+    ("nanmean", p_reductions.nanmean, "f m out"),
+    ("prod", out_dtype(p_reductions.prod, "any"), "f m out"),
+    ("max", p_reductions.max, "f m out"),
+    ("min", p_reductions.min, "f m out"),
+    ("amax", out_dtype(p_reductions.amax, "same", _AMAX), "f m out"),
+    ("amin", out_dtype(p_reductions.amin, "same", _AMAX), "f m out"),
+    ("aminmax", out_dtype(p_reductions.aminmax), "f m out"),
+    ("argmax", p_reductions.argmax, "f m out"),
+    ("argmin", p_reductions.argmin, "f m out"),
+    ("var", p_reductions.var, "f m out"),
+    ("std", p_reductions.std, "f m out"),
     ("var_mean", p_reductions.var_mean, "f"),
     ("std_mean", p_reductions.std_mean, "f"),
     ("count_nonzero", p_reductions.count_nonzero, "f m"),
-    ("all", p_reductions.all, "f m"),
-    ("any", p_reductions.any, "f m"),
+    ("all", p_reductions.all, "f m out"),
+    ("any", p_reductions.any, "f m out"),
     ("norm", p_reductions.norm, "f"),
     ("dist", tensors_only(reductions.dist), "f m"),
-    ("cumsum", p_reductions.cumsum, "f m"),
-    ("cumprod", p_reductions.cumprod, "f m"),
-    ("cummax", p_reductions.cummax, "f m"),
-    ("cummin", p_reductions.cummin, "f m"),
-    ("logcumsumexp", p_reductions.logcumsumexp, "f m"),
-    ("sort", p_reductions.sort, "f m"),
+    ("cumsum", out_dtype(p_reductions.cumsum, "any"), "f m out"),
+    ("cumprod", out_dtype(p_reductions.cumprod, "any"), "f m out"),
+    ("cummax", out_dtype(p_reductions.cummax, "same", _SCALAR_TYPE_), "f m out"),
+    ("cummin", out_dtype(p_reductions.cummin, "same", _SCALAR_TYPE_), "f m out"),
+    ("logcumsumexp", out_dtype(p_reductions.logcumsumexp, "same", _SCALAR_TYPE_), "f m out"),
+    ("sort", out_dtype(p_reductions.sort), "f m out"),
     ("argsort", p_reductions.argsort, "f m"),
-    ("msort", p_reductions.msort, "f m"),
-    ("topk", p_reductions.topk, "f m"),
-    ("median", p_reductions.median, "f m"),
-    ("nanmedian", p_reductions.nanmedian, "f m"),
-    ("kthvalue", p_reductions.kthvalue, "f m"),
-    ("mode", p_reductions.mode, "f m"),
+    ("msort", out_dtype(p_reductions.msort), "f m out"),
+    ("topk", out_dtype(p_reductions.topk), "f m out"),
+    ("median", out_dtype(p_reductions.median), "f m out"),
+    ("nanmedian", out_dtype(p_reductions.nanmedian), "f m out"),
+    ("kthvalue", out_dtype(p_reductions.kthvalue, "same", _KTHVALUE), "f m out"),
+    ("mode", out_dtype(p_reductions.mode, "same", _MODE), "f m out"),
     # ----- shapes and views (ops/shapes.py) ------------------------------------------------
     ("reshape", p_shapes.reshape, "f"),
     ("squeeze", p_shapes.squeeze, "f m"),
@@ -316,13 +409,13 @@ TORCH = [
     ("chunk", p_shapes.chunk, "f m"),
     ("unbind", p_shapes.unbind, "f m"),
     # ----- joining and tiling (ops/joining.py) ---------------------------------------------
-    ("cat", p_shapes.cat, "f", "concat"),
-    ("concatenate", p_shapes.concatenate, "f"),
-    ("stack", p_shapes.stack, "f"),
-    ("hstack", p_shapes.hstack, "f"),
-    ("vstack", p_shapes.vstack, "f", "row_stack"),
-    ("dstack", p_indexing.dstack, "f"),
-    ("column_stack", p_indexing.column_stack, "f"),
+    ("cat", out_dtype(p_shapes.cat, "kind", _CAT, TypeError), "f out", "concat"),
+    ("concatenate", out_dtype(p_shapes.concatenate, "kind", _CAT, TypeError), "f out"),
+    ("stack", out_dtype(p_shapes.stack, "kind", _CAT, TypeError), "f out"),
+    ("hstack", out_dtype(p_shapes.hstack, "kind", _CAT, TypeError), "f out"),
+    ("vstack", out_dtype(p_shapes.vstack, "kind", _CAT, TypeError), "f out", "row_stack"),
+    ("dstack", out_dtype(p_indexing.dstack, "kind", _CAT, TypeError), "f out"),
+    ("column_stack", out_dtype(p_indexing.column_stack, "kind", _CAT, TypeError), "f out"),
     ("atleast_1d", p_indexing.atleast_1d, "f"),
     ("atleast_2d", p_indexing.atleast_2d, "f"),
     ("atleast_3d", p_indexing.atleast_3d, "f"),
@@ -330,59 +423,85 @@ TORCH = [
     ("flip", p_shapes.flip, "f"),
     ("roll", p_shapes.roll, "f m"),
     # ----- indexing, gather and scatter (ops/indexing.py, gather_scatter.py) ---------------
-    ("gather", p_indexing.gather, "f m"),
-    ("scatter", p_indexing.scatter, "f"),
-    ("scatter_add", p_indexing.scatter_add, "f m m_"),
-    ("index_select", p_indexing.index_select, "f m"),
-    ("index_add", p_indexing.index_add, "f m m_"),
+    ("gather", out_dtype(p_indexing.gather), "f m out"),
+    ("scatter", out_dtype(p_indexing.scatter), "f out"),
+    ("scatter_add", out_dtype(p_indexing.scatter_add), "f m m_ out"),
+    (
+        "index_select",
+        out_dtype(p_indexing.index_select, "same", _SAME_SCALAR_TYPE.format("index_select")),
+        "f m out",
+    ),
+    ("index_add", out_dtype(p_indexing.index_add), "f m m_ out"),
     ("index_fill", p_indexing.index_fill, "f m m_"),
     ("index_copy", p_indexing.index_copy, "f m m_"),
     ("index_put", p_indexing.index_put, "f m m_ f_"),  # (f_: conf3)
     ("masked_fill", p_indexing.masked_fill, "f m m_"),
-    ("masked_select", p_indexing.masked_select, "f m"),
+    (
+        "masked_select",
+        out_dtype(p_indexing.masked_select, "same", _SAME_SCALAR_TYPE.format("masked_select")),
+        "f m out",
+    ),
     ("masked_scatter", p_indexing.masked_scatter, "f m m_"),
-    ("take", p_indexing.take, "f m"),
-    ("take_along_dim", p_indexing.take_along_dim, "f m"),
+    ("take", p_indexing.take, "f m out"),
+    ("take_along_dim", p_indexing.take_along_dim, "f m out"),
     # ----- linear algebra (ops/linalg/) ------------------------------------------------------
-    ("matmul", p_linalg.matmul, "f m"),
-    ("mm", p_linalg.mm, "f m"),
-    ("bmm", p_linalg.bmm, "f m"),
-    ("mv", p_linalg.mv, "f m"),
-    ("dot", p_linalg.dot, "f m"),
-    ("vdot", p_linalg.vdot, "f m"),
-    ("outer", p_linalg.outer, "f m", "ger"),
-    ("inner", products.inner, "f m"),
-    ("addmm", p_linalg.addmm, "f m m_"),
-    ("addmv", p_linalg.addmv, "f m m_"),
-    ("addr", p_linalg.addr, "f m m_"),
-    ("baddbmm", p_linalg.baddbmm, "f m m_"),
-    ("addbmm", p_linalg.addbmm, "f m m_"),
+    ("matmul", out_dtype(p_linalg.matmul), "f m out"),
+    ("mm", out_dtype(p_linalg.mm), "f m out"),
+    ("bmm", out_dtype(p_linalg.bmm), "f m out"),
+    ("mv", out_dtype(p_linalg.mv, "same", _ADDMV), "f m out"),
+    ("dot", out_dtype(p_linalg.dot, "same", _DOT), "f m out"),
+    ("vdot", out_dtype(p_linalg.vdot, "same", _DOT), "f m out"),
+    ("outer", p_linalg.outer, "f m out", "ger"),
+    ("inner", composite_out(out_dtype(products.inner, "same", _TENSORDOT)), "f m out"),
+    ("addmm", out_dtype(p_linalg.addmm), "f m m_ out"),
+    ("addmv", out_dtype(p_linalg.addmv), "f m m_ out"),
+    ("addr", p_linalg.addr, "f m m_ out"),
+    ("baddbmm", out_dtype(p_linalg.baddbmm), "f m m_ out"),
+    ("addbmm", out_dtype(p_linalg.addbmm, "same", _ADDBMM), "f m m_ out"),
     ("einsum", products.einsum, "f"),
-    ("tensordot", products.tensordot, "f"),
-    ("chain_matmul", p_linalg.chain_matmul, "f"),
-    ("matrix_power", p_linalg.matrix_power, "f m"),
+    ("tensordot", composite_out(out_dtype(products.tensordot, "same", _TENSORDOT)), "f out"),
+    ("chain_matmul", composite_out(p_linalg.chain_matmul), "f out"),
+    (
+        "matrix_power",
+        composite_out(out_dtype(p_linalg.matrix_power, "kind", _CASTABLE.format("matrix_power"))),
+        "f m out",
+    ),
     ("matrix_exp", p_linalg.matrix_exp, "f m"),
     ("trace", p_linalg.trace, "f m"),
-    ("diag", p_linalg.diag, "f m"),
+    ("diag", composite_out(out_dtype(p_linalg.diag)), "f m out"),
     ("diag_embed", p_linalg.diag_embed, "f m"),
     ("diagflat", p_linalg.diagflat, "f m"),
     ("diagonal", p_linalg.diagonal, "f m"),
-    ("tril", p_linalg.tril, "f m m_"),
-    ("triu", p_linalg.triu, "f m m_"),
-    ("cross", p_linalg.cross, "f"),
-    ("inverse", p_linalg.inv, "f m"),
+    ("tril", out_dtype(p_linalg.tril), "f m m_ out"),
+    ("triu", out_dtype(p_linalg.triu), "f m m_ out"),
+    ("cross", out_dtype(p_linalg.cross), "f out"),
+    ("inverse", out_dtype(p_linalg.inv), "f m out"),
     ("det", p_linalg.det, "f m"),
     ("logdet", p_linalg.logdet, "f m"),
-    ("slogdet", p_linalg.slogdet, "f m"),
-    ("cholesky", p_linalg.cholesky, "f m"),
-    ("cholesky_inverse", p_linalg.cholesky_inverse, "f m"),
-    ("cholesky_solve", p_linalg.cholesky_solve, "f m"),
-    ("qr", p_linalg.qr, "f m"),
-    ("geqrf", p_householder.geqrf, "f m"),
-    ("orgqr", p_householder.orgqr, "f m"),
-    ("ormqr", p_householder.ormqr, "f m"),
+    ("slogdet", out_dtype(p_linalg.slogdet), "f m out"),
+    ("cholesky", out_dtype(p_linalg.cholesky, "kind", _CASTABLE.format("cholesky")), "f m out"),
+    (
+        "cholesky_inverse",
+        out_dtype(p_linalg.cholesky_inverse, "kind", _CASTABLE.format("cholesky_inverse")),
+        "f m out",
+    ),
+    (
+        "cholesky_solve",
+        out_dtype(p_linalg.cholesky_solve, "kind", _CASTABLE.format("cholesky_solve")),
+        "f m out",
+    ),
+    ("qr", out_dtype(p_linalg.qr), "f m out"),
+    ("geqrf", out_dtype(p_householder.geqrf, "kind", _GEQRF), "f m out"),
+    (
+        "orgqr",
+        out_dtype(
+            p_householder.orgqr, "kind", _CASTABLE.format("torch.linalg.householder_product")
+        ),
+        "f m out",
+    ),
+    ("ormqr", out_dtype(p_householder.ormqr, "same", _ORMQR), "f m out"),
     # ----- the deprecated spellings of torch.linalg's (api/parsers/legacy_linalg.py) -------
-    ("triangular_solve", p_legacy_linalg.triangular_solve, "f m"),
+    ("triangular_solve", out_dtype(p_legacy_linalg.triangular_solve), "f m out"),
     ("lu_solve", p_legacy_linalg.lu_solve, "f m"),
     ("solve", p_legacy_linalg.solve, "f m"),
     ("lstsq", p_legacy_linalg.lstsq, "f m"),
@@ -392,10 +511,10 @@ TORCH = [
     ("svd_lowrank", p_lowrank.svd_lowrank, "f"),
     ("pca_lowrank", p_lowrank.pca_lowrank, "f"),
     ("lobpcg", p_lobpcg.lobpcg, "f"),
-    ("svd", p_linalg.svd, "f m"),
+    ("svd", out_dtype(p_linalg.svd), "f m out"),
     ("pinverse", p_linalg.pinverse, "f m"),
-    ("lu", p_linalg.lu, "f m"),
-    ("lu_unpack", p_linalg.lu_unpack, "f"),
+    ("lu", composite_out(p_linalg.lu), "f m out"),
+    ("lu_unpack", out_dtype(p_linalg.lu_unpack), "f out"),
     # ----- convolution, pooling, padding, resampling (ops/convolution.py, pooling.py,
     # padding.py, resampling.py; the nn.functional names are in FUNCTIONAL's section) -----
     ("convolution", p_convolution.convolution, "f"),
@@ -449,7 +568,7 @@ TORCH = [
     ("ctc_loss", p_torch_nn.ctc_loss, "f"),
     # ----- conf-names: random sampling (ops/random.py; api/parsers/random.py) --------------
     ("normal", p_random.normal, "f out"),
-    ("bernoulli", p_random.bernoulli, "f m out"),
+    ("bernoulli", out_dtype(p_random.bernoulli, "any"), "f m out"),
     ("poisson", p_random.poisson, "f"),
     ("multinomial", p_random.multinomial, "f m out"),
     ("_standard_gamma", p_random._standard_gamma, "f"),
@@ -484,12 +603,12 @@ TORCH = [
     ("unique", p_counting.unique, "f m"),
     ("unique_consecutive", p_counting.unique_consecutive, "f m"),
     ("bincount", p_counting.bincount, "f m"),
-    ("histc", p_counting.histc, "f m out"),
-    ("histogram", p_counting.histogram, "f m out"),
+    ("histc", out_dtype(p_counting.histc, "same", _HISTOGRAM), "f m out"),
+    ("histogram", out_dtype(p_counting.histogram, "same", _HISTOGRAM), "f m out"),
     ("searchsorted", p_counting.searchsorted, "f out"),
     ("bucketize", p_counting.bucketize, "f out"),
-    ("quantile", p_counting.quantile, "f m out"),
-    ("nanquantile", p_counting.nanquantile, "f m out"),
+    ("quantile", composite_out(out_dtype(p_counting.quantile, "same", _QUANTILE)), "f m out"),
+    ("nanquantile", composite_out(out_dtype(p_counting.nanquantile, "same", _QUANTILE)), "f m out"),
     # ----- conf-names: distances and moments (api/parsers/statistics.py) -------------------
     ("cdist", p_statistics.cdist, "f"),
     ("cov", p_statistics.cov, "f m"),
@@ -497,7 +616,7 @@ TORCH = [
     # ----- conf-names: scatters (ops/gather_scatter.py; api/parsers/scatters.py) -----------
     ("scatter_reduce", p_scatters.scatter_reduce, "f m m_ out"),
     ("select_scatter", p_scatters.select_scatter, "f m"),
-    ("slice_scatter", p_scatters.slice_scatter, "f m"),
+    ("slice_scatter", composite_out(out_dtype(p_scatters.slice_scatter)), "f m out"),
     ("diagonal_scatter", p_scatters.diagonal_scatter, "f m"),
     # ----- conf-names: end ------------------------------------------------------------------
     # ----- conf3: splitting and reordering (api/parsers/splitting.py) ----------------------
@@ -516,11 +635,11 @@ TORCH = [
     ("detach_", p_extras.detach_, "f"),
     ("fill", p_extras.fill, "f"),
     ("scalar_tensor", p_extras.scalar_tensor, "f"),
-    ("logspace", p_extras.logspace, "f out"),
+    ("logspace", out_dtype(p_extras.logspace, "any"), "f out"),
     ("get_device", p_extras.get_device, "f m"),
     ("isin", p_extras.isin, "f out"),
     ("unravel_index", p_extras.unravel_index, "f"),
-    ("range", p_extras.range_, "f out"),
+    ("range", out_dtype(p_extras.range_, "any"), "f out"),
     # ----- conf3: integration and differences of samples (api/parsers/integration.py) ------
     ("trapezoid", p_integration.trapezoid, "f"),
     ("trapz", p_integration.trapz, "f"),
@@ -530,8 +649,8 @@ TORCH = [
     ("binomial", p_random.binomial, "f"),
     # ----- conf3: norms (ops/reductions.py renorm; api/parsers/norms.py) -------------------
     ("renorm", p_norms.renorm, "f m m_ out"),
-    ("nuclear_norm", p_norms.nuclear_norm, "f out"),
-    ("frobenius_norm", p_norms.frobenius_norm, "f out"),
+    ("nuclear_norm", composite_out(out_dtype(p_norms.nuclear_norm, "same", _MATRIX_NORM)), "f out"),
+    ("frobenius_norm", out_dtype(p_norms.frobenius_norm), "f out"),
     # ----- conf3: window functions (api/parsers/signal.py) ---------------------------------
     ("hann_window", p_signal.hann_window, "f"),
     ("hamming_window", p_signal.hamming_window, "f"),
@@ -543,21 +662,21 @@ TORCH = [
     # ----- conf3: end -----------------------------------------------------------------------
     # ----- aten forms: *_copy, unsafe splits, native norms, recurrent kernels, conv_tbc,
     # embedding_bag, segment_reduce (api/parsers/aten_forms.py; ops/aten_forms.py) ---------
-    ("alias_copy", p_aten_forms.alias_copy, "f out"),
-    ("detach_copy", p_aten_forms.detach_copy, "f out"),
-    ("diagonal_copy", p_aten_forms.diagonal_copy, "f out"),
+    ("alias_copy", composite_out(out_dtype(p_aten_forms.alias_copy)), "f out"),
+    ("detach_copy", composite_out(out_dtype(p_aten_forms.detach_copy)), "f out"),
+    ("diagonal_copy", composite_out(out_dtype(p_aten_forms.diagonal_copy)), "f out"),
     ("expand_copy", p_aten_forms.expand_copy, "f out"),
     ("permute_copy", p_aten_forms.permute_copy, "f out"),
     ("select_copy", p_aten_forms.select_copy, "f out"),
-    ("slice_copy", p_aten_forms.slice_copy, "f out"),
+    ("slice_copy", composite_out(out_dtype(p_aten_forms.slice_copy)), "f out"),
     ("split_copy", p_aten_forms.split_copy, "f"),
     ("split_with_sizes_copy", p_aten_forms.split_with_sizes_copy, "f"),
-    ("squeeze_copy", p_aten_forms.squeeze_copy, "f out"),
-    ("t_copy", p_aten_forms.t_copy, "f out"),
+    ("squeeze_copy", composite_out(out_dtype(p_aten_forms.squeeze_copy)), "f out"),
+    ("t_copy", composite_out(out_dtype(p_aten_forms.t_copy)), "f out"),
     ("transpose_copy", p_aten_forms.transpose_copy, "f out"),
     ("unbind_copy", p_aten_forms.unbind_copy, "f"),
     ("unfold_copy", p_aten_forms.unfold_copy, "f out"),
-    ("unsqueeze_copy", p_aten_forms.unsqueeze_copy, "f out"),
+    ("unsqueeze_copy", composite_out(out_dtype(p_aten_forms.unsqueeze_copy)), "f out"),
     ("view_copy", p_aten_forms.view_copy, "f out"),
     ("narrow_copy", p_aten_forms.narrow_copy, "f m out"),
     ("unsafe_split", p_aten_forms.unsafe_split, "f m"),
@@ -647,6 +766,15 @@ TENSOR = [
     # ----- conf3: matrix transposes, sizes (api/parsers/splitting.py, extras.py) ----------
     ("mH", property(p_splitting.mH)),
     ("real", property(p_complex.real_property)),
+    # ----- legacy methods (api/parsers/legacy_methods.py) ------------------------------------
+    ("new", p_legacy.new),
+    ("apply_", p_legacy.apply_),
+    ("map_", p_legacy.map_),
+    ("map2_", p_legacy.map2_),
+    ("output_nr", property(p_legacy.output_nr)),
+    ("name", property(p_legacy.name)),
+    ("is_pinned", p_legacy.is_pinned),
+    ("is_shared", p_legacy.is_shared),
     ("imag", property(p_complex.imag_property)),
     ("H", property(p_splitting.H)),
     ("sum_to_size", p_extras.sum_to_size),
@@ -710,47 +838,71 @@ OPERATORS = [
 ]
 
 LINALG = [
-    ("matmul", p_linalg.matmul),
-    ("multi_dot", p_linalg.multi_dot),
-    ("matrix_power", p_linalg.matrix_power),
+    ("matmul", out_dtype(p_linalg.matmul), "matmul"),
+    ("multi_dot", out_dtype(p_linalg.multi_dot, "same", _MULTI_DOT), "linalg_multi_dot"),
+    ("matrix_power", composite_out(p_linalg.matrix_power), "linalg_matrix_power"),
     ("matrix_exp", p_linalg.matrix_exp),
-    ("vecdot", products.vecdot),
-    ("cross", p_linalg.linalg_cross),
+    ("vecdot", out_dtype(products.vecdot, "same", _VECDOT), "sum"),
+    ("cross", out_dtype(p_linalg.linalg_cross), "linalg_cross"),
     ("diagonal", p_linalg.linalg_diagonal),
     ("vander", p_linalg.vander),
-    ("det", p_linalg.det),
-    ("slogdet", p_linalg.linalg_slogdet),
-    ("inv", p_linalg.inv),
-    ("inv_ex", p_linalg.inv_ex),
-    ("pinv", p_linalg.pinv),
-    ("solve", p_linalg.solve),
-    ("solve_ex", p_linalg.solve_ex),
-    ("solve_triangular", p_linalg.solve_triangular),
-    ("lstsq", p_linalg.lstsq),
-    ("tensorinv", p_linalg.tensorinv),
-    ("tensorsolve", p_linalg.tensorsolve),
-    ("cholesky", p_linalg.linalg_cholesky),
-    ("cholesky_ex", p_linalg.cholesky_ex),
-    ("lu", p_linalg.linalg_lu),
-    ("lu_factor", p_linalg.lu_factor),
-    ("lu_factor_ex", p_linalg.lu_factor_ex),
-    ("lu_solve", p_linalg.lu_solve),
+    ("det", out_dtype(p_linalg.det), "_linalg_det"),
+    ("slogdet", out_dtype(p_linalg.linalg_slogdet), "_linalg_slogdet"),
+    ("inv", out_dtype(p_linalg.inv), "linalg_inv_ex"),
+    ("inv_ex", out_dtype(p_linalg.inv_ex), "linalg_inv_ex"),
+    ("pinv", out_dtype(p_linalg.pinv, "kind", _CASTABLE.format("linalg.pinv")), "linalg_pinv"),
+    ("solve", out_dtype(p_linalg.solve), "_linalg_solve_ex"),
+    ("solve_ex", out_dtype(p_linalg.solve_ex), "_linalg_solve_ex"),
+    (
+        "solve_triangular",
+        out_dtype(p_linalg.solve_triangular, "same", _SCALAR_TYPE),
+        "linalg_solve_triangular",
+    ),
+    ("lstsq", out_dtype(p_linalg.lstsq, "kind", _LSTSQ), "linalg_lstsq"),
+    (
+        "tensorinv",
+        composite_out(out_dtype(p_linalg.tensorinv, "kind", _CASTABLE.format("tensorinv"))),
+        "linalg_tensorinv",
+    ),
+    (
+        "tensorsolve",
+        composite_out(out_dtype(p_linalg.tensorsolve, "kind", _CASTABLE.format("tensorsolve"))),
+        "linalg_tensorsolve",
+    ),
+    ("cholesky", out_dtype(p_linalg.linalg_cholesky), "linalg_cholesky_ex"),
+    ("cholesky_ex", out_dtype(p_linalg.cholesky_ex), "linalg_cholesky_ex"),
+    ("lu", out_dtype(p_linalg.linalg_lu), "linalg_lu"),
+    ("lu_factor", out_dtype(p_linalg.lu_factor), "linalg_lu_factor_ex"),
+    ("lu_factor_ex", out_dtype(p_linalg.lu_factor_ex), "linalg_lu_factor_ex"),
+    ("lu_solve", out_dtype(p_linalg.lu_solve), "linalg_lu_solve"),
     ("ldl_factor", p_ldl.ldl_factor),
     ("ldl_factor_ex", p_ldl.ldl_factor_ex),
     ("ldl_solve", p_ldl.ldl_solve),
-    ("qr", p_linalg.linalg_qr),
-    ("householder_product", p_householder.householder_product),
-    ("eigh", p_linalg.eigh),
-    ("eigvalsh", p_linalg.eigvalsh),
-    ("eig", p_linalg.eig),
-    ("eigvals", p_linalg.eigvals),
-    ("svd", p_linalg.linalg_svd),
-    ("svdvals", p_linalg.svdvals),
+    ("qr", out_dtype(p_linalg.linalg_qr), "linalg_qr"),
+    (
+        "householder_product",
+        out_dtype(
+            p_householder.householder_product,
+            "kind",
+            _CASTABLE.format("torch.linalg.householder_product"),
+        ),
+        "linalg_householder_product",
+    ),
+    ("eigh", out_dtype(p_linalg.eigh), "_linalg_eigh"),
+    ("eigvalsh", out_dtype(p_linalg.eigvalsh), "_linalg_eigh"),
+    ("eig", p_linalg.eig, "linalg_eig"),
+    ("eigvals", composite_out(p_linalg.eigvals), "linalg_eigvals"),
+    ("svd", out_dtype(p_linalg.linalg_svd), "_linalg_svd"),
+    ("svdvals", out_dtype(p_linalg.svdvals), "_linalg_svd"),
     ("vector_norm", p_linalg.vector_norm),
     ("matrix_norm", p_linalg.matrix_norm),
     ("norm", p_linalg.norm),
-    ("cond", p_linalg.cond),
-    ("matrix_rank", p_linalg.matrix_rank),
+    (
+        "cond",
+        composite_out(out_dtype(p_linalg.cond, "kind", _CASTABLE.format("linalg.cond"))),
+        "linalg_cond",
+    ),
+    ("matrix_rank", p_linalg.matrix_rank, "linalg_matrix_rank"),
     ("LinAlgError", inverses.LinAlgError),
 ]
 
@@ -774,10 +926,10 @@ SPECIAL = [
     ("i0e", unary_fn(special.i0e), "special_i0e"),
     ("i1", unary_fn(special.i1), "special_i1"),
     ("i1e", unary_fn(special.i1e), "special_i1e"),
-    ("ndtr", special.ndtr, "special_ndtr"),
+    ("ndtr", composite_out(special.ndtr), "special_ndtr"),
     ("softmax", p_activations.special_softmax),
     ("log_softmax", p_activations.special_log_softmax),
-    ("logsumexp", p_activations.special_logsumexp),
+    ("logsumexp", out_dtype(p_activations.special_logsumexp, "kind", _LOGSUMEXP), "logsumexp"),
     # ----- conf-names: entr, xlog1py (ops/special.py) --------------------------------------
     ("entr", unary_fn(special.entr), "special_entr"),
     ("xlog1py", p_pointwise.xlog1py, "special_xlog1py"),
@@ -787,10 +939,10 @@ SPECIAL = [
     ("erfcx", unary_fn(special.erfcx), "special_erfcx"),
     ("ndtri", unary_fn(special.ndtri), "special_ndtri"),
     ("log_ndtr", unary_fn(special.log_ndtr), "special_log_ndtr"),
-    ("gammainc", p_special_functions.gammainc, "special_gammainc"),
-    ("gammaincc", p_special_functions.gammaincc, "special_gammaincc"),
+    ("gammainc", p_special_functions.gammainc, "igamma"),
+    ("gammaincc", p_special_functions.gammaincc, "igammac"),
     ("zeta", p_special_functions.zeta, "special_zeta"),
-    ("multigammaln", p_special_functions.mvlgamma, "special_multigammaln"),
+    ("multigammaln", p_special_functions.mvlgamma, "mvlgamma"),
     ("bessel_j0", unary_fn(bessel.bessel_j0), "special_bessel_j0"),
     ("bessel_j1", unary_fn(bessel.bessel_j1), "special_bessel_j1"),
     ("bessel_y0", unary_fn(bessel.bessel_y0), "special_bessel_y0"),
@@ -844,21 +996,21 @@ FUNCTIONAL = [
     ("selu_", p_activations.selu_),
     ("celu", p_functional.celu),
     ("celu_", p_activations.celu_),
-    ("gelu", p_functional.gelu),
+    ("gelu", out_dtype(p_functional.gelu, "same", _FOUND), "gelu"),
     ("silu", p_functional.silu),
     ("mish", p_functional.mish),
-    ("softplus", p_functional.softplus),
+    ("softplus", out_dtype(p_functional.softplus, "same", _FOUND), "softplus"),
     ("softsign", activations.softsign),
     ("sigmoid", unary_fn(activations.sigmoid)),
     ("hardsigmoid", p_functional.hardsigmoid),
     ("hardswish", p_functional.hardswish),
-    ("logsigmoid", p_functional.logsigmoid),
+    ("logsigmoid", out_dtype(p_functional.logsigmoid, "same", _SCALAR_TYPE), "log_sigmoid_forward"),
     ("tanh", unary_fn(unary.tanh)),
     ("tanhshrink", activations.tanhshrink),
     ("threshold", p_functional.threshold),
     ("threshold_", p_functional.threshold_),
-    ("hardshrink", p_functional.hardshrink),
-    ("softshrink", p_functional.softshrink),
+    ("hardshrink", out_dtype(p_functional.hardshrink, "same", _FOUND), "hardshrink"),
+    ("softshrink", out_dtype(p_functional.softshrink, "same", _FOUND), "softshrink"),
     ("glu", p_functional.glu),
     ("prelu", p_functional.prelu),
     ("rrelu", p_functional.rrelu),
@@ -867,7 +1019,7 @@ FUNCTIONAL = [
     ("softmin", p_functional.softmin),
     ("log_softmax", p_functional.log_softmax),
     ("gumbel_softmax", p_functional.gumbel_softmax),
-    ("normalize", normalizations.normalize),
+    ("normalize", normalizations.normalize, "div"),
     # ----- convolution, pooling, padding, resampling (api/parsers/convolution.py,
     # pooling.py, padding.py, resampling.py) ------------------------------------------------
     ("conv1d", p_convolution.conv1d),
@@ -941,7 +1093,7 @@ FUNCTIONAL = [
     ("triplet_margin_with_distance_loss", p_class_losses.triplet_margin_with_distance_loss),
     ("ctc_loss", p_class_losses.ctc_loss),
     # ----- nn-loss: linear layers (parsers/linear.py; ops/linalg/products.py's trilinear) --
-    ("linear", p_linear.linear),
+    ("linear", out_dtype(p_linear.linear), "linear"),
     ("bilinear", p_linear.bilinear),
     ("linear_cross_entropy", p_linear_cross_entropy.linear_cross_entropy),
     # ----- nn-loss: normalization layers (ops/norm_layers.py; parsers/norm_layers.py) -----

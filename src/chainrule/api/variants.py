@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -121,61 +122,206 @@ def operator(fn: Callable[..., Tensor], reflected: bool = False) -> Callable[...
 
 def write_out(
     name: str,
-    function: Callable[..., Tensor],
+    function: Callable[..., Any],
     args: tuple,
     kwargs: dict,
-    out: Tensor,
+    out: Any,
     exact: bool = False,
-) -> Tensor:
+) -> Any:
     """``function(*args, **kwargs)`` written into ``out`` (resized if its shape differs), as
-    PyTorch's out= does; no autograd through it, so inputs requiring grad raise. ``exact``:
-    out must have the result's dtype (PyTorch's clamp with number bounds)."""
-    if not isinstance(out, Tensor):
-        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if grad_mode._state.enabled and any(
-        isinstance(a, Tensor) and a._requires_grad for a in (*args, *kwargs.values(), out)
+    PyTorch's out= does; no autograd through it, so an input requiring grad that the result
+    would depend on raises (``composite_out``: out is a recorded copy instead). A function
+    returning several tensors takes a tuple of tensors, one for each, and returns them as its
+    result's (named) tuple. ``exact``: out must have the result's dtype (PyTorch's clamp with
+    number bounds); ``out_dtype`` marks the dtypes a function's out may have."""
+    outs = _out_tensors(name, out)
+    if (
+        getattr(function, "out_dtype", ("kind",))[0] == "any-dtype"
+        and isinstance(out, Tensor)
+        and kwargs.get("dtype") is None
     ):
+        kwargs = {**kwargs, "dtype": out._dtype}
+    result = function(*args, **kwargs)
+    several = isinstance(result, tuple)
+    if several and not isinstance(out, (tuple, list)):
+        raise TypeError(
+            f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}"
+        )
+    if not several and isinstance(out, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if several and len(outs) != len(result):
+        raise TypeError(f"expected tuple of {len(result)} elements but got {len(outs)}")
+    # refused where the result would carry a gradient (an input requiring grad into a
+    # differentiable function: argmax or eq of one is written), or out itself requires grad;
+    # a composite's result is copied into out with its graph instead
+    carries_grad = grad_mode._state.enabled and any(
+        t._requires_grad for t in (*_tensors_in((result,)), *outs)
+    )
+    if carries_grad and getattr(function, "composite_out", False):
+        return _copied(function, out, result)
+    if carries_grad:
         raise RuntimeError(
             f"{name}(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad."
         )
-    result = function(*args, **kwargs)
+    if several:
+        for o, r in zip(outs, result):
+            _check_dtype(function, o, r)
+        for o, r in zip(outs, result):
+            _write(o, r)
+        return type(result)(*outs) if hasattr(result, "_fields") else tuple(outs)
     bounds = (*args[1:], *kwargs.values())
     if exact and out._dtype is not result._dtype and not any(isinstance(b, Tensor) for b in bounds):
         raise RuntimeError(
             f"Found dtype {out._dtype.scalar_name} but expected {result._dtype.scalar_name}"
         )
-    if result._dtype._category > out._dtype._category:
-        raise RuntimeError(
-            f"result type {result._dtype.scalar_name} can't be cast to the desired "
-            f"output type {out._dtype.scalar_name}"
-        )
+    _check_dtype(function, out, result)
+    _write(out, result)
+    return out
+
+
+def _copied(function: Callable[..., Any], out: Any, result: Any) -> Any:
+    """A composite's out=, as PyTorch's (a differentiable function written in terms of
+    others, then copied): each result is copied into its out, resized to its shape, with the
+    copy recorded, so out requires grad and gradients flow back through it."""
+    pairs = list(zip(out, result)) if isinstance(result, tuple) else [(out, result)]
+    for o, r in pairs:
+        _check_dtype(function, o, r)
+    for o, r in pairs:
+        if tuple(o.shape) != tuple(r.shape):
+            if o._data.size:
+                _warn_resized(o, r)
+            o.resize_(r.shape)
+        o.copy_(r)
+    if isinstance(result, tuple):
+        outs = tuple(o for o, _ in pairs)
+        return type(result)(*outs) if hasattr(result, "_fields") else outs
+    return out
+
+
+def _out_tensors(name: str, out: Any) -> tuple[Tensor, ...]:
+    """The tensors of ``out`` (one, or a tuple of them), or PyTorch's TypeError."""
+    if isinstance(out, Tensor):
+        return (out,)
+    if isinstance(out, (tuple, list)) and all(isinstance(o, Tensor) for o in out):
+        return tuple(out)
+    # (PyTorch names the element of a tuple out that is not a tensor, for a function
+    # returning several; this is its message for one returning a tensor)
+    raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+
+
+def _tensors_in(values: tuple) -> list[Tensor]:
+    """The tensors among ``values``, and in the lists and tuples among them (cat's)."""
+    found: list[Tensor] = []
+    for v in values:
+        if isinstance(v, Tensor):
+            found.append(v)
+        elif isinstance(v, (tuple, list)):
+            found.extend(_tensors_in(tuple(v)))
+    return found
+
+
+def _check_dtype(function: Callable[..., Any], out: Tensor, result: Tensor) -> None:
+    """PyTorch's refusal of an out it cannot write the result into, by the rule ``out_dtype``
+    gave the function: by default (``"kind"``) one of a lower kind (a float result into an
+    integer out); ``"same"``: one of any other dtype; ``"any"``: none."""
+    rule, message, error = getattr(function, "out_dtype", ("kind", None, RuntimeError))
+    if rule == "same":
+        refused = out._dtype is not result._dtype
+        message = message or _SAME_DTYPE
+    elif rule == "kind":
+        refused = result._dtype._category > out._dtype._category
+        message = message or _KIND
+    else:
+        refused = False
+    if refused:
+        raise error(message.format(out=_Names(out._dtype), result=_Names(result._dtype)))
+
+
+class _Names:
+    """A dtype's names in PyTorch's messages: ``scalar_name`` (``Long``) and ``cpp``, the C++
+    type's name as the compiler spells it (``long int``)."""
+
+    def __init__(self, dtype: Any) -> None:
+        self.scalar_name = dtype.scalar_name
+        self.cpp = _CPP_NAMES.get(dtype.name, dtype.c_name)
+
+
+_CPP_NAMES = {
+    "int64": "long int",
+    "int16": "short int",
+    "int8": "signed char",
+    "uint8": "unsigned char",
+}
+_SAME_DTYPE = "Expected out tensor to have dtype {result.cpp}, but got {out.cpp} instead"
+_KIND = (
+    "result type {result.scalar_name} can't be cast to the desired output type {out.scalar_name}"
+)
+
+
+def _write(out: Tensor, result: Tensor) -> None:
+    """result's values into out, resized to result's shape (with PyTorch's warning when out
+    had elements), its version bumped."""
     if out._data.shape != result._data.shape:
         if out._data.size:
-            warnings.warn(
-                f"An output with one or more elements was resized since it had shape "
-                f"{list(out.shape)}, which does not match the required output shape "
-                f"{list(result.shape)}. This behavior is deprecated, and in a future PyTorch "
-                "release outputs will not be resized unless they have zero elements. You can "
-                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
-                "with t.resize_(0).",
-                UserWarning,
-                stacklevel=3,
-            )
+            _warn_resized(out, result)
         with on_device_of(out._data):  # the new storage where out was
             out._data = xp.empty(result._data.shape, dtype=out._dtype.np)
     xp.copyto(out._data, result._data, casting="unsafe")
     out._bump()
-    return out
+
+
+def _warn_resized(out: Tensor, result: Tensor) -> None:
+    warnings.warn(
+        f"An output with one or more elements was resized since it had shape "
+        f"{list(out.shape)}, which does not match the required output shape "
+        f"{list(result.shape)}. This behavior is deprecated, and in a future PyTorch "
+        "release outputs will not be resized unless they have zero elements. You can "
+        "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
+        "with t.resize_(0).",
+        UserWarning,
+        stacklevel=5,
+    )
+
+
+def out_dtype(
+    function: Callable[..., Any],
+    rule: str = "same",
+    message: str | None = None,
+    error: type[Exception] = RuntimeError,
+) -> Callable[..., Any]:
+    """Marks which out dtypes ``function``'s out= takes, as PyTorch's kernel for it does:
+    ``"same"`` only the result's (linear algebra, sorting, gathering: no cast, not even
+    float64 into float32), ``"kind"`` any of the result's kind or above (the default of an
+    unmarked function), ``"any"`` every dtype, the result computed in out's where the
+    function takes a ``dtype=`` (cumsum), cast into it otherwise. ``message``: PyTorch's
+    error (``{out.scalar_name}``, ``{result.cpp}``: the dtypes' names), raised as ``error``."""
+    if rule == "any" and "dtype" in inspect.signature(function).parameters:
+        rule = "any-dtype"
+    function.out_dtype = (rule, message, error)  # type: ignore[attr-defined]
+    return function
+
+
+def composite_out(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Marks ``function`` as one whose out= PyTorch lets an input requiring grad into
+    (``tensordot``, ``linalg.cond``, ``softmax``, the ``*_copy`` forms): out is a recorded
+    copy of the result. Where PyTorch composes the function of others (``tensordot``) its
+    backward runs as here; for the rest (``softmax``, ``diag``, ``*_copy``, ``heaviside``,
+    ``floor_divide``, ``conj_physical``) PyTorch's out requires grad but its backward
+    raises "derivative for aten::<op> is not implemented", where chainrule's gives the
+    gradient (a deliberate difference: the copy's gradient is exact)."""
+    function.composite_out = True  # type: ignore[attr-defined]
+    return function
 
 
 def with_out(
-    function: Callable[..., Tensor], exact: bool = False, name: str | None = None
-) -> Callable[..., Tensor]:
-    """``function`` with PyTorch's ``out=`` keyword (``name``: the op its errors name)."""
+    function: Callable[..., Any], exact: bool = False, name: str | None = None
+) -> Callable[..., Any]:
+    """``function`` with PyTorch's ``out=`` keyword (``name``: the op its errors name): one
+    tensor, or a tuple of tensors for a function returning several."""
     name = name or function.__name__
 
-    def wrapper(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Tensor:
+    def wrapper(*args: Any, out: Any = None, **kwargs: Any) -> Any:
         if out is None:
             return function(*args, **kwargs)
         return write_out(name, function, args, kwargs, out, exact)

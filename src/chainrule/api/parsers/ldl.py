@@ -14,7 +14,7 @@ from ..._dtypes import complex64, complex128, float32, float64
 from ..._tensor import Tensor, wrap
 from ...ops.linalg import ldl
 from ..args import require_tensor, return_type
-from ..variants import write_out
+from ..variants import composite_out, out_dtype, write_out
 
 __all__ = ["ldl_factor", "ldl_factor_ex", "ldl_solve"]
 
@@ -26,7 +26,7 @@ def ldl_factor(A: Tensor, *, hermitian: bool = False, out: object = None) -> Any
     """(LD, pivots) with P A Pᵀ = L D Lᵀ (Bunch-Kaufman); raises when D is singular."""
     LD, pivots, info = _factor("ldl_factor", A, hermitian)
     _raise_info("ldl_factor", info)
-    return _LDL_FACTOR(*_written("linalg_ldl_factor", A, (LD, pivots), out))
+    return _LDL_FACTOR(*_written("linalg_ldl_factor", (LD, pivots), out))
 
 
 def ldl_factor_ex(
@@ -37,7 +37,7 @@ def ldl_factor_ex(
     LD, pivots, info = _factor("ldl_factor_ex", A, hermitian)
     if check_errors:
         _raise_info("ldl_factor_ex", info)
-    return _LDL_FACTOR_EX(*_written("linalg_ldl_factor_ex", A, (LD, pivots, info), out))
+    return _LDL_FACTOR_EX(*_written("linalg_ldl_factor_ex", (LD, pivots, info), out))
 
 
 def ldl_solve(
@@ -80,21 +80,20 @@ def ldl_solve(
             f"{B._dtype.scalar_name} and A of type {LD._dtype.scalar_name} instead."
         )
     X = ldl.ldl_solve(LD, B, pivots=pivots._data, hermitian=hermitian)
-    return X if out is None else _written("linalg_ldl_solve", B, (X,), (out,))[0]
+    return _written("linalg_ldl_solve", X, out)
 
 
-def _written(name: str, input: Tensor, results: tuple, out: Any) -> tuple:
-    """``results``, or written into the tensors of ``out`` as PyTorch's out= does."""
+def _written(name: str, results: Any, out: Any) -> Any:
+    """``results`` (a tensor or a tuple of them), or written into ``out`` by the shared
+    out= (``api/variants.write_out``): out of the results' dtypes, copied with the graph
+    where they require grad, as PyTorch's composite does."""
     if out is None:
         return results
-    if len(out) != len(results):
-        raise TypeError(
-            f"{name}(): argument 'out' must be tuple of Tensors of length {len(results)}"
-        )
-    return tuple(
-        write_out(name, lambda _input, r=r: r, (input,), {}, o)
-        for r, o in zip(results, out, strict=True)
-    )
+
+    def computed() -> Any:
+        return results
+
+    return write_out(name, composite_out(out_dtype(computed)), (), {}, out)
 
 
 def _factor(name: str, A: Tensor, hermitian: bool) -> tuple[Tensor, Tensor, Tensor]:
