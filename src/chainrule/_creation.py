@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import builtins
+import functools
 import numbers
 import operator
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _dtypes, _memory_format, _meta, _tensor
@@ -14,10 +15,48 @@ from ._backend import ndarray, to_host, xp, xp_of
 from ._dtypes import dtype as DType
 from ._meta import on_device, on_device_like
 from ._promotion import as_number
-from ._tensor import Tensor, _make, check_device
+from ._tensor import Tensor, _grad_enabled, _make, check_device
 
 if TYPE_CHECKING:
     from ._tensor import device as Device
+
+
+def writes_out(factory: Callable) -> Callable:
+    """A factory with PyTorch's ``out=``: the result made in out's dtype (a ``dtype=`` must
+    be out's) on out's device, then written into out, which is resized to it silently, as
+    PyTorch's factories resize; out itself is returned. An out requiring grad raises while
+    grad mode is on."""
+    name = factory.__name__
+
+    @functools.wraps(factory)
+    def make(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
+        if out is None:
+            return factory(*args, **kwargs)
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        if out._requires_grad and _grad_enabled():
+            raise RuntimeError(
+                f"aten::{name}(): functions with out=... arguments don't support automatic "
+                "differentiation, but one of the arguments requires grad."
+            )
+        dtype = kwargs.get("dtype")
+        if dtype is not None and _dtypes.to_dtype(dtype) is not out._dtype:
+            raise RuntimeError(
+                f"dtype {_dtypes.to_dtype(dtype).scalar_name} does not match dtype of out "
+                f"parameter ({out._dtype.scalar_name})"
+            )
+        kwargs["dtype"] = out._dtype
+        kwargs.setdefault("device", out.device)
+        result = factory(*args, **kwargs)
+        if out._data.shape == result._data.shape:
+            out._data[...] = result._data
+        else:  # (a new storage of the result's size)
+            out._data = result._data
+        out._bump()
+        return out
+
+    return make
+
 
 # ----- from data -----------------------------------------------------------------------
 
@@ -351,6 +390,7 @@ def _filled(fill: Any, size: Any, dtype: DType | None, requires_grad: bool, fn: 
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
+@writes_out
 @on_device
 def zeros(
     *size: int | Sequence[int],
@@ -365,6 +405,7 @@ def zeros(
     return _filled(0, size, dtype, requires_grad, fn="zeros")
 
 
+@writes_out
 @on_device
 def ones(
     *size: int | Sequence[int],
@@ -379,6 +420,7 @@ def ones(
     return _filled(1, size, dtype, requires_grad, fn="ones")
 
 
+@writes_out
 @on_device
 def empty(
     *size: int | Sequence[int],
@@ -400,6 +442,7 @@ def empty(
     return _memory_format.relaid(_filled(0, size, dtype, requires_grad, fn="empty"), memory_format)
 
 
+@writes_out
 @on_device
 def full(
     size: Sequence[int],
@@ -489,6 +532,7 @@ def full_like(
     return _memory_format.relaid(_like(input, fill, dt, requires_grad), memory_format)
 
 
+@writes_out
 @on_device
 def eye(
     n: int,
@@ -507,6 +551,7 @@ def eye(
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
+@writes_out
 @on_device
 def arange(
     start: float = 0,
@@ -543,6 +588,7 @@ def arange(
     return _check_requires_grad(_make(arr.astype(dt.np), dt), requires_grad)
 
 
+@writes_out
 @on_device
 def linspace(
     start: float | Tensor,

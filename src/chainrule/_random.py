@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _dtypes, _memory_format, _meta
 from ._backend import xp
-from ._creation import _check_requires_grad, _size
+from ._creation import _check_requires_grad, _size, writes_out
 from ._meta import on_device, on_device_like
 from ._tensor import Tensor, _make, check_device, device
 
@@ -226,6 +226,7 @@ def complex_parts(kind: str, gen: Any, shape: tuple, dt: DType) -> Any:
     return pairs.view(dt.np)[..., 0]
 
 
+@writes_out
 @on_device
 def randn(
     *size: int | Sequence[int],
@@ -243,6 +244,7 @@ def randn(
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
+@writes_out
 @on_device
 def rand(
     *size: int | Sequence[int],
@@ -304,6 +306,7 @@ def rand_like(
     return _like_layout(out, input, memory_format, requires_grad)
 
 
+@writes_out
 @on_device
 def randint(
     low: int = 0,
@@ -355,6 +358,7 @@ def randint_like(
     return _like_layout(out, input, memory_format, requires_grad)
 
 
+@writes_out
 @on_device
 def randperm(
     n: int,

@@ -411,23 +411,13 @@ CASES = {
     "functional.softshrink": ("A",),
 }
 
-_CREATION = "defined outside the name table (chainrule/_creation.py, _random.py): out= ignored"
 _LIST_OUT = "out= refused (TypeError): PyTorch's fills a list of outs of the pieces' sizes"
 # name -> why chainrule does not write out yet (docs/missing.md)
 NOT_WRITTEN = {
-    "torch.arange": _CREATION,
-    "torch.empty": _CREATION,
-    "torch.eye": _CREATION,
-    "torch.linspace": _CREATION,
-    "torch.ones": _CREATION,
-    "torch.zeros": _CREATION,
-    "torch.rand": _CREATION,
-    "torch.randn": _CREATION,
-    "torch.randperm": _CREATION,
     "torch.split_copy": _LIST_OUT,
     "torch.unbind_copy": _LIST_OUT,
 }
-RANDOM = {"bernoulli", "multinomial", "normal", "rand", "randn", "randperm", "poisson"}
+RANDOM = {"bernoulli", "multinomial", "normal", "rand", "randn", "randperm", "poisson", "empty"}
 SPACES = {
     "torch": (cr, torch),
     "linalg": (cr.linalg, torch.linalg),
