@@ -27,6 +27,7 @@ import chainrule.fft
 import chainrule.linalg
 import chainrule.nn.functional
 import chainrule.special
+from oracle import error_of
 
 _rng = np.random.default_rng(0)
 _M = _rng.random((3, 3)) + 0.1
@@ -631,3 +632,18 @@ def test_an_out_of_another_dtype_gets_the_result_computed_in_its_dtype_where_tor
     ):
         got, want = (fn(L, L.empty(0, dtype=L.int64)).tolist() for L in (cr, torch))
         assert got == want
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda L: L.isnan(L.ones(2), out=L.empty(2, dtype=L.bool)),
+        lambda L: L.isinf(L.ones(2), out=L.empty(2, dtype=L.bool)),
+        lambda L: L.isfinite(L.ones(2), out=L.empty(2, dtype=L.bool)),
+        lambda L: L.nn.functional.sigmoid(L.ones(2), out=L.empty(2)),
+        lambda L: L.nn.functional.tanh(L.ones(2), out=L.empty(2)),
+    ],
+)
+def test_functions_without_out_refuse_it_as_torch(fn):
+    mine, theirs = error_of(fn, cr), error_of(fn, torch)
+    assert (type(mine), str(mine)) == (type(theirs), str(theirs))

@@ -208,10 +208,22 @@ def tensors_only(op: Op, name: str | None = None) -> Callable[..., Tensor]:
 
 
 def predicate(op: Op, doc: str | None = None) -> Callable[..., Tensor]:
-    def function(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    """``f(input)``: a row's ``out`` variant adds out= where PyTorch has it (isnan has none)."""
+
+    def function(input: Tensor) -> Tensor:  # noqa: A002
         return op(require_tensor(op.name, input, 1, "input"))
 
     return named(function, op.name, doc or f"{op.name}: a bool tensor.")
+
+
+def functional_unary(op: Op) -> Callable[..., Tensor]:
+    """``nn.functional``'s form of an elementwise op: ``f(input)``, without out= (F.sigmoid,
+    F.tanh: Python functions in PyTorch)."""
+
+    def function(input: Tensor) -> Tensor:  # noqa: A002
+        return op(input)
+
+    return named(function, op.name, f"Elementwise {op.name}.")
 
 
 def bitwise(op: Op) -> Callable[..., Tensor]:

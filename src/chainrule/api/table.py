@@ -39,7 +39,7 @@ from ..ops import (
     unary,
 )
 from ..ops.linalg import inverses, products
-from .args import bitwise, compare, predicate, tensors_only
+from .args import bitwise, compare, functional_unary, predicate, tensors_only
 from .args import unary as unary_fn
 from .parsers import activations as p_activations
 from .parsers import aten_forms as p_aten_forms
@@ -1001,11 +1001,11 @@ FUNCTIONAL = [
     ("mish", p_functional.mish),
     ("softplus", out_dtype(p_functional.softplus, "same", _FOUND), "softplus"),
     ("softsign", activations.softsign),
-    ("sigmoid", unary_fn(activations.sigmoid)),
+    ("sigmoid", functional_unary(activations.sigmoid)),
     ("hardsigmoid", p_functional.hardsigmoid),
     ("hardswish", p_functional.hardswish),
     ("logsigmoid", out_dtype(p_functional.logsigmoid, "same", _SCALAR_TYPE), "log_sigmoid_forward"),
-    ("tanh", unary_fn(unary.tanh)),
+    ("tanh", functional_unary(unary.tanh)),
     ("tanhshrink", activations.tanhshrink),
     ("threshold", p_functional.threshold),
     ("threshold_", p_functional.threshold_),
