@@ -16,7 +16,7 @@ import torch
 import cases
 import chainrule as cr
 from chainrule import _creation
-from oracle import compare
+from oracle import compare, error_of
 
 C = np.array([1 + 2j, -0.5j, 3.0 + 0j])
 
@@ -217,3 +217,18 @@ ERRORS = {
 }
 
 test_errors_match_torch = cases.same_errors_as_torch(ERRORS)
+
+
+@pytest.mark.parametrize("value", [1e39, 1e39j, complex(1, 1e40), 2**70, -(2**70)])
+def test_fill_values_complex64_cannot_hold_raise_as_torch(value):
+    def run(L):
+        return L.full((1,), value, dtype=L.complex64)
+
+    mine, theirs = error_of(run, cr), error_of(run, torch)
+    assert (type(mine), str(mine)) == (type(theirs), str(theirs))
+
+
+def test_fill_values_complex64_holds_match_torch():
+    compare(
+        lambda L: [L.full((1,), v, dtype=L.complex64) for v in (float("inf"), 3.0, 2**63, 1e38j)]
+    )

@@ -252,10 +252,20 @@ def checked_fill(value: Any, d: dtype) -> Any:
     which wrap: ``full(.., -1, dtype=uint8)`` is 255) and floats in it (nan does not fit);
     float32 refuses a finite value beyond its largest, float16 and float64 take any (inf);
     bool takes anything. An int beyond int64 is read as a uint64 (PyTorch's errors). A
-    complex dtype takes any number; a complex number fills a real dtype with its real part
+    complex dtype takes what its parts' dtype takes (complex64 refuses a finite part beyond
+    float32's largest); a complex number fills a real dtype with its real part
     where its imaginary part is 0 (bool: whether it is nonzero), else the overflow error.
     """
-    if d._category == 3:  # any number fills a complex dtype
+    if d._category == 3:  # a complex dtype: each part as its real dtype takes it
+        if isinstance(value, _py_int) and not _INT64[0] <= value <= _INT64[1]:
+            if value < 0:  # (read as a uint64, as for the real dtypes below)
+                raise OverflowError("can't convert negative int to unsigned")
+            if value >= 2**64:
+                raise OverflowError("int too big to convert")
+        if d is complex64 and isinstance(value, (_py_int, _py_float, _py_complex)):
+            for part in (value.real, value.imag):
+                if abs(part) > _FLOAT32_MAX and part not in (_INF, -_INF) and part == part:
+                    raise _overflow(d)
         return value
     if isinstance(value, _py_complex):  # a real dtype: the real part, if the imaginary is 0
         if d is bool:
