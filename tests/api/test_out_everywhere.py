@@ -501,9 +501,6 @@ KNOWN = {
     ("dtype", "complex128-torch.nanmean"): _NO_KERNEL,
     ("dtype", "complex128-torch.nansum"): _NO_KERNEL,
     ("dtype", "complex128-torch.range"): _NO_KERNEL,
-    ("grad", "fft.ifft"): "torch copies a real input's ifft into out with its graph; "
-    "chainrule/fft refuses the input requiring grad",
-    ("grad", "fft.ihfft"): "as fft.ifft",
 }
 
 

@@ -29,7 +29,7 @@ from .._creation import _check_device, _check_requires_grad
 from .._dtypes import dtype as DType
 from .._meta import on_device
 from .._tensor import Tensor, _make
-from ..api.variants import write_out
+from ..api.variants import composite_out, write_out
 from ..ops import complex_parts, joining, spectral
 from ..ops.padding import constant_pad_nd
 
@@ -150,10 +150,18 @@ def _one_dim(x: Tensor, n: int | None, dim: int) -> tuple[int, int]:
 
 
 def _written(
-    name: str, kind: str, result: Any, input: Tensor, out: Tensor | None, op: str = ""
+    name: str,
+    kind: str,
+    result: Any,
+    input: Tensor,
+    out: Tensor | None,
+    op: str = "",
+    composite: bool = False,
 ) -> Tensor:
     """``result()``, or written into ``out``: complex results need a complex out, real ones
-    a floating one (``op``: the ATen function PyTorch's out= error names)."""
+    a floating one (``op``: the ATen function PyTorch's out= error names). ``composite``:
+    PyTorch composes the transform of others here (an inverse transform of a real input),
+    so an input requiring grad is let in and out is a recorded copy (variants.composite_out)."""
     if out is None:
         return result()
     if isinstance(out, Tensor):
@@ -166,7 +174,11 @@ def _written(
                 f"{name} expects a floating point output tensor, but got {out._dtype.scalar_name}"
             )
     op = op or ("_fft_c2c" if kind == "complex" else "_fft_c2r")
-    return write_out(op, lambda _: result(), (input,), {}, out)
+
+    def compute(_: Tensor) -> Tensor:
+        return result()
+
+    return write_out(op, composite_out(compute) if composite else compute, (input,), {}, out)
 
 
 # ----- the three kinds of transform -------------------------------------------------------------
@@ -177,7 +189,8 @@ def _c2c(name, x, shape, dims, norm, forward, out) -> Tensor:
         y = _resize(_promote(x, True), dims, shape)
         return spectral.fft_c2c(y, dim=tuple(dims), norm=_norm(norm, forward), forward=forward)
 
-    return _written(name, "complex", result, x, out)
+    composite = name == "ifft" and x._dtype._category != 3  # (PyTorch's ifft of a real input)
+    return _written(name, "complex", result, x, out, composite=composite)
 
 
 def _r2c(name, x, n, dim, norm, forward, onesided, out) -> Tensor:
@@ -191,7 +204,7 @@ def _r2c(name, x, n, dim, norm, forward, onesided, out) -> Tensor:
         z = spectral.fft_r2c(z, dim=(d,), norm=_norm(norm, forward), onesided=onesided)
         return z if forward else complex_parts.conj_physical(z)
 
-    return _written(name, "complex", result, x, out, "_fft_r2c")
+    return _written(name, "complex", result, x, out, "_fft_r2c", composite=not forward)
 
 
 def _c2r(name, x, n, dim, norm, forward, out) -> Tensor:
