@@ -15,6 +15,8 @@ No derivatives, as in PyTorch: the factors are not smooth where the pivot order 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..._backend import like, to_host
@@ -195,77 +197,46 @@ def _sytrs(ld: np.ndarray, piv: np.ndarray, b: np.ndarray, hermitian: bool = Fal
     uplo='L'): forward through P and L D, then back through Lᵀ (Lᴴ) and Pᵀ."""
     n = ld.shape[0]
     b = b.copy()
-    if hermitian and np.iscomplexobj(ld):
-        return _hetrs(ld, piv, b)
+    # zhetrs where A is Hermitian: D's 1×1 blocks are real, a 2×2 block's lower entry is
+    # conjugated above it, and the back substitution runs through Lᴴ; zsytrs conjugates none
+    conj = np.conj if hermitian and np.iscomplexobj(ld) else _same
     k = 0
     while k < n:
         if piv[k] > 0:
             kp = piv[k] - 1
             b[[k, kp]] = b[[kp, k]]
             b[k + 1 :] -= np.outer(ld[k + 1 :, k], b[k])
-            b[k] /= ld[k, k]
+            b[k] /= ld[k, k].real if conj is np.conj else ld[k, k]
             k += 1
         else:
             kp = -piv[k] - 1
             b[[k + 1, kp]] = b[[kp, k + 1]]
             b[k + 2 :] -= np.outer(ld[k + 2 :, k], b[k]) + np.outer(ld[k + 2 :, k + 1], b[k + 1])
             e21 = ld[k + 1, k]
-            e11, e22 = ld[k, k] / e21, ld[k + 1, k + 1] / e21
+            e11, e22 = ld[k, k] / conj(e21), ld[k + 1, k + 1] / e21
             denom = e11 * e22 - 1.0
-            b0, b1 = b[k] / e21, b[k + 1] / e21
+            b0, b1 = b[k] / conj(e21), b[k + 1] / e21
             b[k], b[k + 1] = (e22 * b0 - b1) / denom, (e11 * b1 - b0) / denom
             k += 2
     k = n - 1
     while k >= 0:
         if piv[k] > 0:
-            b[k] -= ld[k + 1 :, k] @ b[k + 1 :]
+            b[k] -= conj(ld[k + 1 :, k]) @ b[k + 1 :]
             kp = piv[k] - 1
             b[[k, kp]] = b[[kp, k]]
             k -= 1
         else:
-            b[k] -= ld[k + 1 :, k] @ b[k + 1 :]
-            b[k - 1] -= ld[k + 1 :, k - 1] @ b[k + 1 :]
+            b[k] -= conj(ld[k + 1 :, k]) @ b[k + 1 :]
+            b[k - 1] -= conj(ld[k + 1 :, k - 1]) @ b[k + 1 :]
             kp = -piv[k] - 1
             b[[k, kp]] = b[[kp, k]]
             k -= 2
     return b
 
 
-def _hetrs(ld: np.ndarray, piv: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """zhetrs (uplo='L'): A = P L D Lᴴ Pᵀ with D Hermitian (real 1×1 blocks)."""
-    n = ld.shape[0]
-    k = 0
-    while k < n:
-        if piv[k] > 0:
-            kp = piv[k] - 1
-            b[[k, kp]] = b[[kp, k]]
-            b[k + 1 :] -= np.outer(ld[k + 1 :, k], b[k])
-            b[k] /= ld[k, k].real
-            k += 1
-        else:
-            kp = -piv[k] - 1
-            b[[k + 1, kp]] = b[[kp, k + 1]]
-            b[k + 2 :] -= np.outer(ld[k + 2 :, k], b[k]) + np.outer(ld[k + 2 :, k + 1], b[k + 1])
-            e21 = ld[k + 1, k]
-            e11, e22 = ld[k, k] / np.conj(e21), ld[k + 1, k + 1] / e21
-            denom = e11 * e22 - 1.0
-            b0, b1 = b[k] / np.conj(e21), b[k + 1] / e21
-            b[k], b[k + 1] = (e22 * b0 - b1) / denom, (e11 * b1 - b0) / denom
-            k += 2
-    k = n - 1
-    while k >= 0:
-        if piv[k] > 0:
-            b[k] -= ld[k + 1 :, k].conj() @ b[k + 1 :]
-            kp = piv[k] - 1
-            b[[k, kp]] = b[[kp, k]]
-            k -= 1
-        else:
-            b[k] -= ld[k + 1 :, k].conj() @ b[k + 1 :]
-            b[k - 1] -= ld[k + 1 :, k - 1].conj() @ b[k + 1 :]
-            kp = -piv[k] - 1
-            b[[k, kp]] = b[[kp, k]]
-            k -= 2
-    return b
+def _same(v: Any) -> Any:
+    """v itself (no conjugation: a symmetric, not Hermitian, factorization)"""
+    return v
 
 
 def _ldl_solve(ld, b, pivots=None, hermitian=False):
