@@ -26,6 +26,7 @@ from . import (  # noqa: E402, F401
     utils,  # torch.utils: hooks, data
 )
 from ._creation import (  # noqa: E402, F401
+    BFloat16Tensor,
     BoolTensor,
     ByteTensor,
     CharTensor,
@@ -51,6 +52,7 @@ from ._creation import (  # noqa: E402, F401
     zeros_like,
 )
 from ._dtypes import (  # noqa: E402, F401
+    bfloat16,
     bool,
     cdouble,
     cfloat,

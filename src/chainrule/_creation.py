@@ -662,6 +662,7 @@ def _typed(name: str, dt: DType) -> type:
 FloatTensor = _typed("FloatTensor", _dtypes.float32)
 DoubleTensor = _typed("DoubleTensor", _dtypes.float64)
 HalfTensor = _typed("HalfTensor", _dtypes.float16)
+BFloat16Tensor = _typed("BFloat16Tensor", _dtypes.bfloat16)
 LongTensor = _typed("LongTensor", _dtypes.int64)
 IntTensor = _typed("IntTensor", _dtypes.int32)
 ShortTensor = _typed("ShortTensor", _dtypes.int16)

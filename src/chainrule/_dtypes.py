@@ -25,10 +25,18 @@ class dtype:  # noqa: N801 - PyTorch's spelling
         "scalar_name",
         "legacy_type",
         "c_name",
+        "_native",
+        "_keep_lane",
     )
 
     def __init__(
-        self, name: str, np_dtype: Any, category: builtins.int, scalar_name: str, c_name: str
+        self,
+        name: str,
+        np_dtype: Any,
+        category: builtins.int,
+        scalar_name: str,
+        c_name: str,
+        itemsize: builtins.int = 0,
     ) -> None:
         self.name = name
         # PyTorch's names of the type: in its errors ("not implemented for 'Long'"), the
@@ -36,11 +44,18 @@ class dtype:  # noqa: N801 - PyTorch's spelling
         self.scalar_name = scalar_name
         self.legacy_type = f"torch.{scalar_name}Tensor"
         self.c_name = c_name
-        self.np = xp.dtype(np_dtype)
+        if np_dtype is not None:  # (bfloat16's comes from ml_dtypes on first use: _BFloat16)
+            self.np = xp.dtype(np_dtype)
         self._category = category  # 0 bool, 1 integer, 2 floating, 3 complex
         self.is_floating_point = category == 2
         self.is_signed = name not in ("uint8", "bool")
-        self.itemsize = self.np.itemsize
+        self.itemsize = itemsize or self.np.itemsize
+        # which fast paths the recording may take for this dtype's tensors: ``_native``, a
+        # floating dtype NumPy computes in (float16/32/64: an op's forward runs on the arrays
+        # as they are); ``_keep_lane``, the least ``Op._keep`` whose fast path takes it (1 real
+        # dtypes, 2 complex, 3 bfloat16: only ops that move elements without computing)
+        self._native = category == 2 and np_dtype is not None
+        self._keep_lane = 3 if np_dtype is None else 2 if category == 3 else 1
 
     @property
     def is_complex(self) -> builtins.bool:
@@ -65,6 +80,45 @@ class dtype:  # noqa: N801 - PyTorch's spelling
         return self.name
 
 
+class _BFloat16(dtype):
+    """bfloat16 (8 exponent bits like float32, 8 significand bits): its NumPy dtype is
+    ml_dtypes' (NumPy has none), imported on first use, an optional extra (``pip install
+    chainrule[bfloat16]``): importing ml_dtypes takes a third of a second. Each op computes
+    bfloat16 values in float32 and rounds its result once (autograd/bfloat16.py)."""
+
+    __slots__ = ()
+
+    @property
+    def np(self) -> Any:  # type: ignore[override]
+        return _bfloat16_np[0] or _load_bfloat16()
+
+
+_bfloat16_np: list = [None]
+
+
+def _load_bfloat16() -> Any:
+    """ml_dtypes' bfloat16, made known (``from_numpy_dtype``, the ops' boundary) on first use."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        from ._missing import NotImplementedInChainrule
+
+        raise NotImplementedInChainrule(
+            "torch.bfloat16 needs the optional package ml_dtypes (NumPy has no bfloat16 "
+            "dtype): pip install 'chainrule[bfloat16]'"
+        ) from None
+    np_dtype = xp.dtype(ml_dtypes.bfloat16)
+    _FROM_NP[np_dtype] = bfloat16
+    _FROM_NP_TYPE[np_dtype.type] = bfloat16
+    _bfloat16_np[0] = np_dtype
+    BFLOAT16_LIVE[0] = True
+    return np_dtype
+
+
+# True once a bfloat16 array may exist: the ops' general path then widens bfloat16 inputs
+# to float32 (autograd/bfloat16.py); until then it checks nothing
+BFLOAT16_LIVE = [False]
+
 bool = dtype("bool", xp.bool_, 0, "Bool", "bool")  # noqa: A001 - PyTorch's public name
 uint8 = dtype("uint8", xp.uint8, 1, "Byte", "uint8_t")
 int8 = dtype("int8", xp.int8, 1, "Char", "int8_t")
@@ -76,6 +130,7 @@ float32 = dtype("float32", xp.float32, 2, "Float", "float")
 float64 = dtype("float64", xp.float64, 2, "Double", "double")
 complex64 = dtype("complex64", xp.complex64, 3, "ComplexFloat", "c10::complex<float>")
 complex128 = dtype("complex128", xp.complex128, 3, "ComplexDouble", "c10::complex<double>")
+bfloat16 = _BFloat16("bfloat16", None, 2, "BFloat16", "c10::BFloat16", 2)
 
 half = float16
 float = float32  # noqa: A001
@@ -86,13 +141,27 @@ long = int64
 cfloat = complex64
 cdouble = complex128
 
-ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
+ALL = (
+    bool,
+    uint8,
+    int8,
+    int16,
+    int32,
+    int64,
+    float16,
+    bfloat16,
+    float32,
+    float64,
+    complex64,
+    complex128,
+)
+_NUMPY = tuple(d for d in ALL if d is not bfloat16)  # (bfloat16's NumPy dtype: on first use)
 # a complex dtype's parts, and the complex dtype of a floating one (float16's is complex32,
 # which chainrule lacks: complex64 holds it exactly)
 _REAL_OF = {complex64: float32, complex128: float64}
-_COMPLEX_OF = {float16: complex64, float32: complex64, float64: complex128}
-_FROM_NP = {d.np: d for d in ALL}
-_FROM_NP_TYPE = {d.np.type: d for d in ALL}
+_COMPLEX_OF = {float16: complex64, bfloat16: complex64, float32: complex64, float64: complex128}
+_FROM_NP = {d.np: d for d in _NUMPY}
+_FROM_NP_TYPE = {d.np.type: d for d in _NUMPY}
 
 _default = [float32]
 
@@ -104,7 +173,7 @@ def get_default_dtype() -> dtype:
 
 def set_default_dtype(d: dtype) -> None:
     """Set the default floating dtype; only float32 and float64 are allowed, as in PyTorch."""
-    if d not in (float32, float64, float16):
+    if d not in (float32, float64, float16, bfloat16):
         raise TypeError(f"only floating-point types are supported as the default type, got {d!r}")
     _default[0] = d
 
@@ -118,6 +187,10 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
     try:
         return _FROM_NP[xp.dtype(np_dtype)]
     except (KeyError, TypeError):
+        if getattr(np_dtype, "__name__", None) == "bfloat16" or str(np_dtype) == "bfloat16":
+            if _bfloat16_np[0] is None and "ml_dtypes" in str(getattr(np_dtype, "type", "")):
+                _load_bfloat16()  # (an ml_dtypes array given before chainrule used bfloat16)
+                return from_numpy_dtype(np_dtype)
         raise TypeError(
             f"can't convert np.ndarray of type {np_dtype}. The only supported types are: "
             "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
@@ -164,6 +237,7 @@ _TYPE_META_NAMES = {
     "int32": "int",
     "int64": "long int",
     "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
     "float32": "float",
     "float64": "double",
     "complex64": "c10::complex<float>",
@@ -212,6 +286,8 @@ def promote_types(a: dtype, b: dtype) -> dtype:
             return b
         if b._category != 2:
             return a
+        if a.itemsize == b.itemsize:  # float16 and bfloat16: neither holds the other
+            return float32
         return a if a.itemsize >= b.itemsize else b
     if a is bool:
         return b
@@ -236,7 +312,10 @@ def scalar_dtype(value: Any) -> dtype:
 
 
 def default_complex() -> dtype:
-    """The dtype of tensors made from Python complex numbers: the default float's complex."""
+    """The dtype of tensors made from Python complex numbers: the default float's complex
+    (none for bfloat16, PyTorch's error)."""
+    if _default[0] is bfloat16:
+        raise RuntimeError("invalid default scalar type for complex")
     return _COMPLEX_OF[_default[0]]
 
 
@@ -287,7 +366,11 @@ def checked_fill(value: Any, d: dtype) -> Any:
     if d is bool:
         return value != 0
     if d._category == 2:
-        if d is float32 and abs(value) > _FLOAT32_MAX and value not in (_INF, -_INF):
+        if (
+            (d is float32 or d is bfloat16)  # (bfloat16 as PyTorch checks it: float32's range)
+            and abs(value) > _FLOAT32_MAX
+            and value not in (_INF, -_INF)
+        ):
             raise _overflow(d)
         return value
     info = xp.iinfo(d.np)
@@ -331,13 +414,18 @@ class finfo:  # noqa: N801 - PyTorch's spelling
                 "torch.finfo() requires a floating point input type. Use torch.iinfo to "
                 "handle 'torch.finfo'"
             )
-        info = xp.finfo(d.np)
-        self.bits = builtins.int(info.bits)
-        self.eps = builtins.float(info.eps)
-        self.max = builtins.float(info.max)
-        self.min = builtins.float(info.min)
-        self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
-        self.resolution = 10.0 ** -builtins.int(info.precision)
+        if d is bfloat16:  # (float32's exponent, 8 significand bits; no ml_dtypes needed)
+            self.bits, self.eps, self.max = 16, 2.0**-7, (2 - 2.0**-7) * 2.0**127
+            self.min, self.tiny = -self.max, 2.0**-126
+            self.smallest_normal, self.resolution = self.tiny, 0.01
+        else:
+            info = xp.finfo(d.np)
+            self.bits = builtins.int(info.bits)
+            self.eps = builtins.float(info.eps)
+            self.max = builtins.float(info.max)
+            self.min = builtins.float(info.min)
+            self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
+            self.resolution = 10.0 ** -builtins.int(info.precision)
         self.dtype = d.name
 
     def __repr__(self) -> str:

@@ -82,13 +82,10 @@ def result_type(args: Sequence[Any]) -> DType:
         if result is None or scalar > result._category:
             if scalar == 3 and result is not None and result._category == 2:
                 result = result.to_complex()
+            elif scalar == 3:
+                result = _dtypes.default_complex()
             else:
-                result = (
-                    _dtypes.bool,
-                    _dtypes.int64,
-                    _dtypes.get_default_dtype(),
-                    _dtypes.default_complex(),
-                )[scalar]
+                result = (_dtypes.bool, _dtypes.int64, _dtypes.get_default_dtype())[scalar]
     return result
 
 

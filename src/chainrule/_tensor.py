@@ -615,6 +615,10 @@ class Tensor:
     def is_floating_point(self) -> bool:
         return self._dtype.is_floating_point
 
+    def is_signed(self) -> bool:
+        """Whether the dtype holds negative values (every one but uint8 and bool)."""
+        return self._dtype.is_signed
+
     def is_contiguous(self, memory_format: Any = None) -> bool:
         """Whether the strides are row-major, or those of ``memory_format``."""
         if memory_format is None:
@@ -651,6 +655,8 @@ class Tensor:
                 "Use tensor.detach().numpy() instead."
             )
         _no_data(self, "copy" if force else "numpy")
+        if self._dtype.name == "bfloat16":  # (NumPy has no bfloat16: PyTorch's refusal)
+            raise TypeError("Got unsupported ScalarType BFloat16")
         if type(self._data) is not ndarray and type(self._data) is not MetaArray:
             if not force:
                 raise TypeError(
@@ -662,6 +668,8 @@ class Tensor:
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> ndarray:
         _no_data(self, "numpy")
+        if self._dtype.name == "bfloat16" and dtype is None:  # (as numpy())
+            raise TypeError("Got unsupported ScalarType BFloat16")
         if type(self._data) is not ndarray and type(self._data) is not MetaArray:
             self.numpy()  # PyTorch's TypeError for a tensor on a device
         if self._requires_grad and _grad_enabled():

@@ -26,6 +26,7 @@ __all__ = ["assert_close", "assert_allclose", "make_tensor"]
 # (rtol, atol) per dtype; other dtypes (integers, bool) compare exactly
 _PRECISIONS = {
     _dtypes.float16: (1e-3, 1e-5),
+    _dtypes.bfloat16: (1.6e-2, 1e-5),
     _dtypes.float32: (1.3e-6, 1e-5),
     _dtypes.float64: (1e-7, 1e-7),
     _dtypes.complex64: (1.3e-6, 1e-5),
@@ -184,14 +185,18 @@ def _compare_tensors(a: Tensor, e: Tensor, rtol: float, atol: float, options: di
     if a.device.type == "meta" or e.device.type == "meta":
         return  # (shapes only)
     dtype = a.dtype if a.dtype == e.dtype else _dtypes.promote_types(a.dtype, e.dtype)
-    x = a.detach().cpu().to(dtype).numpy()
-    y = e.detach().cpu().to(dtype).numpy()
+    x = a.detach().cpu().to(dtype)
+    y = e.detach().cpu().to(dtype)
+    if dtype is _dtypes.bfloat16:  # (compared in float32, which holds its values exactly)
+        x, y = x.float(), y.float()
+    x, y = x.numpy(), y.numpy()
     close = _isclose(x, y, rtol, atol, options["equal_nan"])
     if close.all():
         return
     if not x.shape:
         raise _Failure(AssertionError, _scalar_message(x.item(), y.item(), rtol, atol), where)
-    raise _Failure(AssertionError, _tensor_message(x, y, close, rtol, atol), where)
+    rounding = dtype.np if dtype is _dtypes.bfloat16 else None
+    raise _Failure(AssertionError, _tensor_message(x, y, close, rtol, atol, rounding), where)
 
 
 def _isclose(x: Any, y: Any, rtol: float, atol: float, equal_nan: bool) -> Any:
@@ -205,9 +210,13 @@ def _isclose(x: Any, y: Any, rtol: float, atol: float, equal_nan: bool) -> Any:
         return numpy.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
-def _tensor_message(x: Any, y: Any, close: Any, rtol: float, atol: float) -> str:
+def _tensor_message(
+    x: Any, y: Any, close: Any, rtol: float, atol: float, rounding: Any = None
+) -> str:
     """PyTorch's message for tensors: how many elements differ, and where the greatest
-    absolute and relative differences are (among the elements that differ)."""
+    absolute and relative differences are (among the elements that differ), each rounded
+    to ``rounding`` where given (bfloat16 values compared in float32: PyTorch's
+    differences are bfloat16)."""
     n = close.size
     bad = n - int(close.sum())
     extra = f"Mismatched elements: {bad} / {n} ({bad / n:.1%})"
@@ -221,6 +230,9 @@ def _tensor_message(x: Any, y: Any, close: Any, rtol: float, atol: float) -> str
             rel_diff = abs_diff.astype(_dtypes.get_default_dtype().np) / numpy.abs(yf).astype(
                 _dtypes.get_default_dtype().np
             )
+        elif rounding is not None:
+            abs_diff = abs_diff.astype(rounding).astype(abs_diff.dtype)
+            rel_diff = (abs_diff / numpy.abs(yf)).astype(rounding).astype(abs_diff.dtype)
         else:
             rel_diff = abs_diff / numpy.abs(yf)
         rel_diff[ok] = 0

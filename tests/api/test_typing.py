@@ -34,6 +34,7 @@ MODULES = (
     "chainrule._printing",
     "chainrule.utils.hooks",
     "chainrule.autograd",
+    "chainrule.autograd.bfloat16",
     "chainrule.autograd.function",
     "chainrule.autograd.functional",
     "chainrule.autograd.forward_ad",

@@ -444,9 +444,10 @@ def test_other_devices_give_tensor_to_s_error():
     assert net(cr).to("cpu").training
 
 
-def test_bfloat16_is_a_clear_error():
-    with pytest.raises(NotImplementedError, match="bfloat16"):
-        net(cr).bfloat16()
+def test_bfloat16_casts_the_floating_parameters_as_torch():
+    for lib in (cr, torch):
+        m = net(lib).bfloat16()
+        assert {str(p.dtype) for p in m.parameters()} == {"torch.bfloat16"}
 
 
 def test_conversion_keeps_training_working():

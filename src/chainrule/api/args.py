@@ -168,10 +168,10 @@ _NO_PARAMS: dict = {}
 def unary(op: Op) -> Callable[..., Tensor]:
     apply = op._apply
     fast = op._fast
-    keep = op._keep is True  # (a KEEP op without complex VJPs: real inputs only, below)
+    keep = op._keep  # (a KEEP op: the dtypes its fast path takes, Op.__init__)
 
     def function(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
-        if input.__class__ is Tensor and (keep or input._dtype._category == 2):
+        if input.__class__ is Tensor and (keep >= input._dtype._keep_lane or input._dtype._native):
             # what op(input) does (Op._apply), two calls less: a float tensor needs no cast
             return fast((input,), (input._data,), _NO_PARAMS)
         if isinstance(input, Tensor):

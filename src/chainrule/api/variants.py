@@ -67,7 +67,7 @@ def _written_with_out(self: Tensor, ufunc: Any, other: Any, alpha: Any = None) -
     floating, writable and keeps its shape, and other is a Python number or a tensor of self's
     dtype; False (nothing written) otherwise."""
     dtype = self._dtype
-    if dtype._category != 2 or _fw_state.level:
+    if not dtype._native or _fw_state.level:
         return False
     c = other.__class__
     if isinstance(other, Tensor):

@@ -110,7 +110,7 @@ def binary_entry(
             c = Tensor
         else:
             return general(a, b)
-        if dtype._category != 2:
+        if not dtype._native:
             return general(a, b)
         x = a._data
         z = y if c is Tensor else scalar(b, x.dtype)
@@ -311,7 +311,7 @@ def matmul_entry(
             cls = dot_class
             la = lb = "C"
             same = True  # (two vectors of one length: one kept shape for both)
-        elif x.ndim == 2 and y.ndim <= 2 and x.shape[1] == y.shape[0] and dtype._category == 2:
+        elif x.ndim == 2 and y.ndim <= 2 and x.shape[1] == y.shape[0] and dtype._native:
             # a matrix times a matrix (mm: _backend.mm's operand order) or a vector (mv)
             product = mm if y.ndim == 2 else matmul
             if quiet_:  # (floating-point errors ignored: _backend.quietly)
@@ -422,7 +422,7 @@ def unary_entry(op: Op, general: Callable[..., Any]) -> Callable[..., Any] | Non
         ):
             return general(input, out=out)
         dtype = input._dtype
-        if dtype._category != 2:
+        if not dtype._native:
             return general(input, out=out)
         x = input._data
         if quiet_:  # (floating-point errors ignored: _backend.quietly)

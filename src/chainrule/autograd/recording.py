@@ -56,7 +56,7 @@ from .._meta import live as _meta_live
 from .._modes import usual as _usual
 from .._promotion import _NP_SCALAR, as_number, numbers_in, result_type
 from .._tensor import INFERENCE_SAVED, Tensor, _counter, _make
-from . import forward_ad, grad_mode
+from . import bfloat16, forward_ad, grad_mode
 from .anomaly_mode import _anomaly, record_creation
 from .graph import Node, accumulator, saved_properties
 from .registry import REGISTRY
@@ -75,6 +75,8 @@ KEEP = "keep"  # forward decides (reductions, casts, shape ops); no casting of i
 _state = grad_mode._state
 _fw_state = forward_ad.state
 _from_np = _dtypes._FROM_NP
+_BF16_LIVE = _dtypes.BFLOAT16_LIVE
+_BF16 = _dtypes.bfloat16
 _NO_EDGE = (None, 0)
 # autocast's hook, set while some thread has autocast on (amp/policy.py, with _modes.usual
 # False): (op, args, params) -> (args, params) with the inputs cast per the autocast policy
@@ -331,6 +333,7 @@ class Op:
         plain: Callable | None = None,
         shares: bool = False,
         complex: str | None = None,
+        storage: bool = False,
     ) -> None:
         self.name = name
         if complex not in (None, "holomorphic", "wirtinger", "refuse"):
@@ -339,10 +342,19 @@ class Op:
             )
         self.complex = complex  # (see defop)
         self._complex_plans: dict = {}
-        # how __call__ dispatches an op that keeps its inputs' dtypes (KEEP) to _fast: True
-        # for any input, 1 for real inputs only (an op without complex VJPs: a complex input
-        # goes the general way, to _wrap's complex plans, which refuse it); False: not KEEP
-        self._keep = (True if complex is not None else 1) if dtypes is KEEP else False
+        # whether the forward computes on its inputs' values: a bfloat16 input is then given
+        # to it in float32 and its result rounded (autograd/bfloat16.py); False for ops that
+        # only move or copy elements (views, casts, clones, fills: ``storage``)
+        self.widens = not (view or storage)
+        # how __call__ dispatches an op that keeps its inputs' dtypes (KEEP) to _fast: it
+        # takes a tensor whose dtype's ``_keep_lane`` is at most this: 1 real dtypes only (an
+        # op without complex VJPs: a complex input goes the general way, to _wrap's complex
+        # plans, which refuse it), 2 complex too, 3 bfloat16 too (an op that computes
+        # nothing); 0: not KEEP
+        if dtypes is not KEEP:
+            self._keep = 0
+        else:
+            self._keep = 1 if complex is None else 2 if self.widens else 3
         self.shares = shares  # (see defop)
         # whether the forward computes numbers that may overflow or be invalid (inf, nan):
         # it runs with NumPy's floating-point warnings off; a view op, or one like maximum
@@ -513,11 +525,12 @@ class Op:
                 if isinstance(v, _NP_SCALAR):
                     params = numbers_in(params)
                     break
+                if v is _BF16:  # (dtype=torch.bfloat16: computed in float32, autograd/bfloat16.py)
+                    return self._slow(args, params)
         # 1. the result dtype, and the inputs cast to it
         first = args[0]
         if first.__class__ is Tensor:
-            keep = self._keep
-            if keep is True or keep and first._dtype._category != 3:  # (no cast: _cast_inputs)
+            if self._keep >= first._dtype._keep_lane:  # (no cast: _cast_inputs)
                 if len(args) == 1:
                     return self._fast(args, (first._data,), params)
                 if len(args) == 2:
@@ -527,9 +540,10 @@ class Op:
                         return self._fast(args, (first._data, other._data), params)
                     if c is float or c is int:
                         return self._fast(args, (first._data, other), params)
-            elif first._dtype._category == 2:
+            elif first._dtype._native:
                 # a float tensor alone, or with a Python number or a tensor of its dtype: the
-                # dtype is the tensor's (promotion and the dtype rule decide nothing here)
+                # dtype is the tensor's (promotion and the dtype rule decide nothing here;
+                # not bfloat16, which NumPy does not compute in: autograd/bfloat16.py)
                 if len(args) == 1:
                     return self._fast(args, (first._data,), params)
                 if len(args) == 2:
@@ -580,10 +594,18 @@ class Op:
             if live:
                 arrays = _align(arrays)
                 _use(arrays)
+            # bfloat16 inputs in float32, the results rounded back (autograd/bfloat16.py)
+            rounds = False
+            if _BF16_LIVE[0] and self.widens:
+                rounds = bfloat16.widen(arrays, self.name)
+                if params:
+                    params, rounds = bfloat16.widen_params(params, rounds, self.name)
             try:
                 out = self.forward(*arrays, **params)
             except ValueError as exc:
                 raise _translate(exc, arrays) from None
+            if rounds:
+                out = bfloat16.narrow(out)
         finally:
             if token is not None:
                 loud(token)
@@ -1008,6 +1030,7 @@ def defop(
     plain: Callable | None = None,
     shares: bool = False,
     complex: str | None = None,
+    storage: bool = False,
 ) -> Op:
     """Define a differentiable op: its forward on arrays, one VJP and one JVP per input.
 
@@ -1045,6 +1068,10 @@ def defop(
     support automatic differentiation for outputs with complex dtype" (forward mode runs).
     None: recording the op on complex values raises chainrule's error (no complex VJPs yet).
 
+    ``storage=True`` says the forward moves or copies elements without computing on them (a
+    cast, a clone, a fill; views say so already): it runs on bfloat16 arrays as they are;
+    every other op computes bfloat16 values in float32 and rounds (autograd/bfloat16.py).
+
     ``doc`` describes what the op computes, in the math (``"e^x"``), where the forward's
     own docstring does not (a NumPy ufunc or function); by default it is the forward's
     docstring.
@@ -1067,6 +1094,7 @@ def defop(
         plain,
         shares,
         complex,
+        storage,
     )
 
 

@@ -25,6 +25,7 @@ clone = defop(
     vjp=lambda g: g,  # d/dx x = 1
     jvp=lambda t: t,  # as the VJP
     complex="wirtinger",
+    storage=True,  # (no arithmetic: bfloat16 as it is)
 )
 
 
@@ -43,6 +44,7 @@ to_dtype = defop(
     vjp=lambda g: g,  # d/dx x = 1 (the engine casts the gradient back to x's dtype)
     jvp=lambda t: t,  # as the VJP (the engine casts the tangent to the output's dtype)
     complex="wirtinger",
+    storage=True,  # (no arithmetic: bfloat16 as it is)
 )
 
 
@@ -59,6 +61,7 @@ to_device = defop(
     vjp=lambda g, source: to_device(g, device=source),  # d/dx x = 1, back on x's device
     jvp=lambda t, device: to_device(t, device=device),  # the tangent moves along
     complex="wirtinger",
+    storage=True,  # (no arithmetic: bfloat16 as it is)
 )
 
 
@@ -77,6 +80,7 @@ fill = defop(
     vjp=lambda g: zero(g),  # d/dx fill(x, v) = 0: the old values are gone
     jvp=lambda t: zero(t),  # as the VJP
     complex="wirtinger",
+    storage=True,  # (no arithmetic: bfloat16 as it is)
 )
 
 
@@ -101,6 +105,7 @@ fill_tensor = defop(
         lambda t: t,  # as the VJP (t broadcasts to the output's shape)
     ),
     complex="wirtinger",
+    storage=True,  # (no arithmetic: bfloat16 as it is)
 )
 
 
@@ -117,6 +122,7 @@ zero = defop(
     vjp=lambda g: zero(g),  # d/dx 0 = 0
     jvp=lambda t: zero(t),  # as the VJP
     complex="wirtinger",
+    storage=True,  # (no arithmetic: bfloat16 as it is)
 )
 
 
@@ -154,4 +160,5 @@ copy_from = defop(
         lambda t: t,  # as the VJP (the engine broadcasts t and casts it to dst's dtype)
     ),
     complex="wirtinger",
+    storage=True,  # (no arithmetic: bfloat16 as it is)
 )

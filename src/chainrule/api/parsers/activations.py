@@ -40,7 +40,7 @@ def softmax(input: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
     if dtype is None and dim.__class__ is int and input.__class__ is Tensor:
         data = input._data
         n = data.ndim
-        if data.__class__ is ndarray and input._dtype._category == 2 and -n <= dim < n:
+        if data.__class__ is ndarray and input._dtype._native and -n <= dim < n:
             if data.size:  # (a float array with a dim in range: the forward straight away)
                 return _along(_record_softmax, _softmax_along, input, data, dim % n)
     elif dtype is not None:
@@ -53,7 +53,7 @@ def log_softmax(input: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
     if dtype is None and dim.__class__ is int and input.__class__ is Tensor:
         data = input._data
         n = data.ndim
-        if data.__class__ is ndarray and input._dtype._category == 2 and -n <= dim < n:
+        if data.__class__ is ndarray and input._dtype._native and -n <= dim < n:
             if data.size:
                 return _along(_record_log_softmax, _log_softmax_along, input, data, dim % n)
     elif dtype is not None:

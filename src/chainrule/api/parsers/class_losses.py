@@ -152,7 +152,7 @@ def cross_entropy(
             x.ndim == 2
             and t.ndim == 1
             and x.shape[0] == t.shape[0]
-            and input._dtype._category == 2
+            and input._dtype._native
             and target._dtype.name == "int64"
         ):
             return _cross_entropy_batch(input, t, reduction, ignore_index)

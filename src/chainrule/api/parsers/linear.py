@@ -29,6 +29,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             and x.shape[1] == w.shape[1]
             and b.shape[0] == w.shape[0]
             and input._dtype is weight._dtype is bias._dtype
+            and input._dtype._native  # (bfloat16: addmm's own path, in float32)
             and not _meta_live[0]
             and PROFILER[0] is None  # (a profiler times addmm as a whole: the general path)
         ):
@@ -51,6 +52,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                 and x.shape[1] == weight.shape[1]
                 and b.shape[0] == weight.shape[0]
                 and input._dtype is weight._dtype is bias._dtype
+                and input._dtype._native
                 and not _meta_live[0]
                 and PROFILER[0] is None  # (a profiler times addmm as a whole: the general path)
             ):  # (a (B, T, F) input: the matrix case on its rows)

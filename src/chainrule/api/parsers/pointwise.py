@@ -96,6 +96,8 @@ def type_method(self: Tensor, dtype: Any = None, **kwargs: Any) -> str | Tensor:
         return self._dtype.legacy_type
     if isinstance(dtype, str):
         dtype = _dtypes.from_legacy_type(dtype)
+    elif isinstance(getattr(dtype, "_dtype", None), _dtypes.dtype):  # (torch.DoubleTensor)
+        dtype = dtype._dtype
     return to(self, dtype)
 
 
@@ -116,6 +118,7 @@ CAST_METHODS = {
     "float": _cast_method(_dtypes.float32),
     "double": _cast_method(_dtypes.float64),
     "half": _cast_method(_dtypes.float16),
+    "bfloat16": _cast_method(_dtypes.bfloat16),
     "long": _cast_method(_dtypes.int64),
     "int": _cast_method(_dtypes.int32),
     "short": _cast_method(_dtypes.int16),
@@ -252,7 +255,7 @@ def clamp(
         and out is None
         and (min is None or min.__class__ is float or min.__class__ is int)
         and (max is None or max.__class__ is float or max.__class__ is int)
-        and input._dtype._category == 2
+        and input._dtype._native
         and input._data.__class__ is _backend.ndarray
     ):  # a float tensor and number bounds: the forward here, recorded by _record_clamp
         x = input._data

@@ -323,7 +323,7 @@ def _max_min(
         if dim.__class__ is int and (keepdim is False or keepdim is True):
             data = input._data if input.__class__ is Tensor else None
             n = data.ndim if data.__class__ is ndarray else 0
-            if n and input._dtype._category == 2 and -n <= dim < n and data.shape[dim]:
+            if n and input._dtype._native and -n <= dim < n and data.shape[dim]:
                 # x.max(1) of a float tensor: NumPy's argmax and the values read there
                 # straight away, into the op's output step (tests/autograd/
                 # test_reduce_cost.py pins it to the general path)
@@ -342,7 +342,7 @@ def _max_min(
                 return _new_tuple(pair, (record(input, data, values, params), _make(index, _LONG)))
         elif dim is None and keepdim is False and input.__class__ is Tensor:
             data = input._data
-            if data.__class__ is ndarray and input._dtype._category == 2 and data.size:
+            if data.__class__ is ndarray and input._dtype._native and data.size:
                 # x.max() of a float tensor: the op's forward straight away, into its output
                 # step (tests/autograd/test_reduce_cost.py pins it to the general path)
                 out = run_quietly(forward_all, data)
@@ -395,7 +395,7 @@ def _amax_amin(name: str, op: Op) -> Callable[..., Tensor]:
         if dim.__class__ is int and (keepdim is False or keepdim is True):
             data = input._data if input.__class__ is Tensor else None
             n = data.ndim if data.__class__ is ndarray else 0
-            if n and input._dtype._category == 2 and -n <= dim < n and data.shape[dim]:
+            if n and input._dtype._native and -n <= dim < n and data.shape[dim]:
                 # x.amax(1) of a float tensor: the op's forward straight away, into its
                 # output step (tests/autograd/test_reduce_cost.py pins it to the general path)
                 out = run_quietly(forward, data, dim, keepdim)
@@ -474,7 +474,7 @@ def _var_std(fn: str, op: Op) -> Callable[..., Tensor]:
             if (
                 (c.__class__ is int or c.__class__ is float)
                 and data.__class__ is ndarray
-                and input._dtype._category == 2
+                and input._dtype._native
                 and data.size
                 and (
                     dim is None

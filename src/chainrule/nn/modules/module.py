@@ -688,13 +688,7 @@ class Module:
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
     def bfloat16(self: T) -> T:
-        """chainrule has no bfloat16 dtype (NumPy has none): always an error."""
-        from ..._missing import NotImplementedInChainrule
-
-        raise NotImplementedInChainrule(
-            "chainrule does not implement torch.bfloat16 (NumPy has no bfloat16 dtype), so "
-            "nn.Module.bfloat16() is not available; use float(), double() or half()."
-        )
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
     def to_empty(self: T, *, device: Any, recurse: bool = True) -> T:
         """Replace every parameter and buffer by an uninitialised one of its shape."""
