@@ -118,6 +118,8 @@ def load(
             return WeightsUnpickler(
                 io.BytesIO(data), load_storage, modules=weights_only is False
             ).load()
+        except NotImplementedError:  # (a dtype chainrule cannot hold here: bfloat16 without
+            raise  # ml_dtypes) says so itself, though it is an AttributeError too
         except (EOFError, IndexError, ValueError, TypeError, AttributeError, KeyError) as exc:
             raise pickle.UnpicklingError(
                 f"Weights only load failed: data.pkl is not a valid pickle of tensors and "

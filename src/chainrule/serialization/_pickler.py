@@ -30,6 +30,9 @@ class Global:
 
 REBUILD_TENSOR = Global("torch._utils", "_rebuild_tensor_v2")
 REBUILD_PARAMETER = Global("torch._utils", "_rebuild_parameter")
+# one object per storage class, so that the pickle names each class once and refers back
+# to it after (its memo), as PyTorch's files do
+STORAGE_CLASS = {d: Global("torch", name) for d, name in STORAGE_OF.items()}
 
 
 class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be extended
@@ -48,7 +51,7 @@ class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be 
         if type(obj) is StorageRef:
             return (
                 "storage",
-                Global("torch", STORAGE_OF[obj.dtype]),
+                STORAGE_CLASS[obj.dtype],
                 obj.key,
                 self.locations.get(obj.key, "cpu"),
                 obj.flat.size,
@@ -108,7 +111,8 @@ class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be 
         self.write(pickle.GLOBAL + f"{module}\n{name}\n".encode())
         self.memoize(obj)
 
-    dispatch[_dtypes.dtype] = save_dtype
+    # every dtype's class (bfloat16's is a subclass: the dispatch goes by exact type)
+    dispatch.update(dict.fromkeys({type(d) for d in _dtypes.ALL}, save_dtype))
     dispatch[Global] = save_marker
 
 

@@ -14,10 +14,13 @@ DTYPE_OF_STORAGE = {name: d for d, name in STORAGE_OF.items()}
 
 
 def root_of(a: ndarray) -> ndarray:
-    """The array that owns ``a``'s memory (following views back to their base)."""
-    while isinstance(a.base, ndarray):
-        a = a.base
-    return a
+    """The array that owns ``a``'s memory (following views back to their base, through the
+    interface object a strided view of a loaded storage keeps as its base)."""
+    while True:
+        base = a.base if isinstance(a.base, ndarray) else getattr(a.base, "base", None)
+        if not isinstance(base, ndarray):
+            return a
+        a = base
 
 
 def layout_in(a: ndarray, root: ndarray) -> tuple[int, tuple[int, ...]] | None:
@@ -30,6 +33,15 @@ def layout_in(a: ndarray, root: ndarray) -> tuple[int, tuple[int, ...]] | None:
     if start < 0 or start % size or any(s < 0 or s % size for s in a.strides):
         return None
     return start // size, tuple(s // size for s in a.strides)
+
+
+def row_major(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides, in elements, of a contiguous tensor of ``shape`` (a size 0 counts as 1)."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
 
 
 class StorageRef:
@@ -54,8 +66,10 @@ class StorageTable:
         root = root_of(data)
         layout = layout_in(data, root) if root.dtype == data.dtype else None
         if layout is None:  # a copy of its own: contiguous, offset 0
-            root = xp.ascontiguousarray(data).copy()
+            root = xp.array(data, order="C", copy=True)  # (0-d stays 0-d)
             layout = (0, tuple(s // data.itemsize for s in root.strides))
+        if data.size == 0:  # (NumPy's strides of an empty array are 0: PyTorch's row-major)
+            layout = (layout[0], row_major(data.shape))
         ref = self.by_root.get(id(root))
         if ref is None:
             ref = StorageRef(str(len(self.refs)), dt, root.reshape(-1))
@@ -81,8 +95,10 @@ def read_storage(raw: bytes, dt: Any, numel: int, big_endian: bool = False) -> n
             f"storage has wrong byte size: expected {expected} bytes for {numel} elements of "
             f"{dt}, the archive holds {len(raw)} (the file is damaged)"
         )
-    np_dtype = dt.np.newbyteorder(">") if big_endian else dt.np
-    return xp.frombuffer(raw, dtype=np_dtype).astype(dt.np)
+    flat = xp.frombuffer(raw, dtype=dt.np).copy()
+    if big_endian:  # (a swap of each element's bytes: bfloat16's dtype has no byte order)
+        flat.byteswap(inplace=True)
+    return flat
 
 
 def view_of(flat: ndarray, offset: int, size: tuple, stride: tuple) -> ndarray:

@@ -57,6 +57,29 @@ class StorageType:
         return f"StorageType(dtype={self.dtype})"
 
 
+class LoadedStorage:
+    """A storage read from the archive (its flat array and dtype), marked once a tensor
+    views it: chainrule has tensors, not storage objects, to load one into."""
+
+    __slots__ = ("flat", "dtype", "used")
+
+    def __init__(self, flat: Any, dtype: Any) -> None:
+        self.flat, self.dtype, self.used = flat, dtype, False
+
+
+UNTYPED_STORAGE = "UntypedStorage"  # (what the allowlist maps PyTorch's class to)
+
+
+def _bare_storage() -> Exception:
+    from .._missing import NotImplementedInChainrule
+
+    return NotImplementedInChainrule(
+        "the file holds a storage saved on its own (tensor.storage() or "
+        "tensor.untyped_storage()): chainrule has no storage objects and loads tensors only "
+        "(save the tensor instead)"
+    )
+
+
 def _rebuild_tensor_v2(
     storage: Any,
     storage_offset: int,
@@ -117,9 +140,10 @@ def _tensor(obj: Any) -> Tensor:
 
 
 def _storage(obj: Any) -> tuple[Any, Any]:
-    if not (isinstance(obj, tuple) and len(obj) == 2 and isinstance(obj[1], _dtypes.dtype)):
+    if not isinstance(obj, LoadedStorage):
         raise pickle.UnpicklingError("expected a storage in the archive")
-    return obj
+    obj.used = True
+    return obj.flat, obj.dtype
 
 
 def _get_layout(name: str) -> str:
@@ -152,6 +176,7 @@ def _allowed() -> dict[str, Any]:
         allowed[f"torch.{d.name}"] = d
     for name in DTYPE_OF_STORAGE:
         allowed[f"torch.{name}"] = StorageType(name)
+    allowed["torch.UntypedStorage"] = allowed["torch.storage.UntypedStorage"] = UNTYPED_STORAGE
     return allowed
 
 
@@ -165,6 +190,14 @@ class WeightsUnpickler(pickle.Unpickler):
         self.allowed = {**_allowed(), **_user_globals}
         self.load_storage = load_storage
         self.modules = modules  # weights_only=False: admit nn.Module classes too
+        self.storages: list[LoadedStorage] = []
+
+    def load(self) -> Any:
+        """The object, once every storage the file names is viewed by a tensor."""
+        out = super().load()
+        if not all(s.used for s in self.storages):
+            raise _bare_storage()
+        return out
 
     def find_class(self, module: str, name: str) -> Any:
         # protocol 2 writes Python 2's names (``__builtin__.set``): map them as pickle does
@@ -185,6 +218,8 @@ class WeightsUnpickler(pickle.Unpickler):
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
             raise pickle.UnpicklingError(f"unsupported persistent id in the archive: {pid!r}")
         _, kind, key, location, numel = pid
+        if kind is UNTYPED_STORAGE:
+            raise _bare_storage()
         if not isinstance(kind, StorageType):
             raise pickle.UnpicklingError(
                 f"unsupported storage type in the archive: {kind!r} (chainrule reads typed "
@@ -192,7 +227,9 @@ class WeightsUnpickler(pickle.Unpickler):
             )
         if not (isinstance(key, str) and isinstance(numel, int)):
             raise pickle.UnpicklingError("invalid storage reference in the archive")
-        return self.load_storage(key, kind.dtype, numel, location), kind.dtype
+        storage = LoadedStorage(self.load_storage(key, kind.dtype, numel, location), kind.dtype)
+        self.storages.append(storage)
+        return storage
 
 
 def module_class(module: str, name: str) -> type | None:

@@ -5,11 +5,15 @@ raw little-endian data, with no pickle at all. Files are read and written by
 
 The format has complex64 ("C64") but no complex128: saving a complex128 tensor raises
 ``KeyError(torch.complex128)``, as ``safetensors.torch.save_file`` does, before any file is
-written."""
+written. bfloat16 ("BF16") goes both ways as ml_dtypes' bfloat16 (the safetensors NumPy
+API knows it once ml_dtypes is imported); without ml_dtypes a file holding BF16 is refused
+with chainrule's NotImplementedInChainrule, before anything is read."""
 
 from __future__ import annotations
 
+import json
 import os
+import struct
 from collections.abc import Mapping
 
 from .. import _dtypes
@@ -40,10 +44,28 @@ def save_safetensors(
             raise TypeError(f"save_safetensors: {name!r} is a {type(t).__name__}, not a tensor")
         if t.dtype is _dtypes.complex128:  # (no dtype code for it in the format)
             raise KeyError(t.dtype)
-        arrays[name] = xp.ascontiguousarray(t.detach()._data)
+        arrays[name] = xp.array(t.detach()._data, order="C", copy=None)  # (0-d stays 0-d)
     _numpy_api().save_file(arrays, os.fspath(path), metadata=metadata)
 
 
 def load_safetensors(path: str | os.PathLike) -> dict[str, Tensor]:
     """Read a .safetensors file as ``{name: tensor}``, ready for ``load_state_dict``."""
+    if "BF16" in _dtype_codes(path):
+        _dtypes.bfloat16.np  # noqa: B018 - imports ml_dtypes (NumPy learns "bfloat16"), or says it is missing
     return {name: wrap(a) for name, a in _numpy_api().load_file(os.fspath(path)).items()}
+
+
+def _dtype_codes(path: str | os.PathLike) -> set[str]:
+    """The dtype codes ("F32", "BF16", ...) the file's header names: after its length (8
+    bytes, little-endian), a JSON object of ``{name: {"dtype", "shape", "data_offsets"}}``.
+    Empty for a file that is not one (the safetensors package then says what is wrong)."""
+    try:
+        with open(path, "rb") as f:
+            (length,) = struct.unpack("<Q", f.read(8))
+            header = json.loads(f.read(min(length, _HEADER_LIMIT)))
+        return {v["dtype"] for k, v in header.items() if k != "__metadata__"}
+    except (OSError, struct.error, ValueError, TypeError, KeyError, AttributeError):
+        return set()
+
+
+_HEADER_LIMIT = 100_000_000  # (the safetensors package refuses a longer header)
