@@ -1001,3 +1001,10 @@ def test_tensor_from_mixed_data_takes_torchs_dtype(make) -> None:
     got, want = cr.tensor(make(cr)), torch.tensor(make(torch))
     assert str(got.dtype) == str(want.dtype)
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_strides_of_empty_tensors_are_row_major_as_torch():
+    """NumPy gives an empty array zero strides; PyTorch's constructors give row-major ones
+    (a size 0 counting as 1)."""
+    for shape in [(0, 3), (3, 0), (2, 0, 4), (0,)]:
+        assert cr.zeros(*shape).stride() == torch.zeros(*shape).stride()

@@ -145,7 +145,8 @@ def _choose_style(sample: np.ndarray) -> _ValueStyle | _ComplexStyle:
         widths = [len(str(value)) for value in flat.tolist()]
         return _ValueStyle("plain", max([1, *widths]), precision)
 
-    values = flat.astype(np.float64)
+    with np.errstate(invalid="ignore"):  # (a signalling nan's cast warns in NumPy)
+        values = flat.astype(np.float64)
     values = values[np.isfinite(values) & (values != 0)]
     if values.size == 0:  # only zeros / nan / inf: shown as whole numbers, no width hint
         return _ValueStyle("whole", 1, precision)

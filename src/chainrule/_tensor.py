@@ -626,7 +626,12 @@ class Tensor:
         return _memory_format.is_contiguous_as(self._data, memory_format)
 
     def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
-        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        if self._data.size:
+            strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        else:  # (NumPy gives an empty array zero strides: PyTorch's are row-major, 0 as 1)
+            strides, step = (), 1
+            for n in reversed(self._data.shape):
+                strides, step = (step, *strides), step * max(n, 1)
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
 
     def data_ptr(self) -> int:
