@@ -68,24 +68,24 @@ def same_parameters(got, want, rtol):
     """Equal to ``rtol`` of each tensor's largest magnitude (float32's last bit on an entry
     near zero is a relative error larger than 1e-6 of that entry)."""
     for (name, a), (_, b) in zip(got.named_parameters(), want.named_parameters()):
-        a, b = a.detach().numpy(), b.detach().numpy()
+        a, b = a.detach().double().numpy(), b.detach().double().numpy()
         np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol * np.abs(b).max(), err_msg=name)
 
 
 _REFERENCES = {}
 
 
-def check_training(dtype, rtol, bucket_cap_mb):
+def check_training(dtype, rtol, bucket_cap_mb, steps=STEPS):
     def run(rank, world):
         x, y = digits(dtype)
         whole, mine = batches(x, y, rank, world)
         if dtype not in _REFERENCES:  # one process, the concatenated batches
             reference = model_seeded(0, dtype)
-            train(reference, [b[0] for b in whole], [b[1] for b in whole], STEPS)
+            train(reference, [b[0] for b in whole], [b[1] for b in whole], steps)
             _REFERENCES[dtype] = reference
         reference = _REFERENCES[dtype]
         model = DDP(model_seeded(rank, dtype), bucket_cap_mb=bucket_cap_mb)  # rank 0's start
-        train(model, [b[0] for b in mine], [b[1] for b in mine], STEPS)
+        train(model, [b[0] for b in mine], [b[1] for b in mine], steps)
         same_parameters(model.module, reference, rtol)
 
     return run
@@ -173,6 +173,9 @@ CHECKS = {
     "ddp_training[float64]": check_training(torch.float64, 1e-6, 0.01),
     "ddp_training[float64,one_bucket]": check_training(torch.float64, 1e-6, None),
     "ddp_training[float32]": check_training(torch.float32, 1e-6, 0.01),
+    # (bfloat16 gradients averaged over the ranks in float32 and rounded, against the whole
+    # batch's rounded once: the trajectories part by rounding, so 3 steps, to 2 ulps)
+    "ddp_training[bfloat16]": check_training(torch.bfloat16, 2**-7, 0.01, steps=3),
     "ddp_buckets": check_buckets,
     "ddp_broadcast": check_broadcast,
     "ddp_no_sync": check_no_sync,

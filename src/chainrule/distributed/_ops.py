@@ -54,25 +54,52 @@ def finish_avg(buf: Any, size: int) -> None:
         xp.copyto(buf, xp.where(buf < 0, -q, q).astype(buf.dtype))
 
 
+# MPI has no bfloat16 type: a bfloat16 array travels as its bits (uint16) where it is only
+# moved, and in float32 where it is reduced (summed in float32, rounded once on arrival)
+_BITS = xp.dtype(xp.uint16)
+_WIDE = xp.dtype(xp.float32)
+
+
+def wire_dtype(dtype: Any) -> Any:
+    """The dtype an array of ``dtype`` is moved in: its own, bfloat16's bits for bfloat16."""
+    return _BITS if dtype.name == "bfloat16" else dtype
+
+
+def wire(arr: Any, reduce: bool = False) -> Any:
+    """A contiguous array as MPI takes it: itself, or a bfloat16 array's bits (a view) to
+    move, its float32 copy to reduce."""
+    if arr.dtype.name != "bfloat16":
+        return arr
+    return arr.astype(_WIDE) if reduce else arr.view(_BITS)
+
+
+def unwire(buf: Any, dtype: Any) -> Any:
+    """What MPI wrote, to assign into an array of ``dtype``: bfloat16's bits viewed as
+    bfloat16 (a float32 buffer assigned into a bfloat16 array rounds as it lands)."""
+    return buf.view(dtype) if buf.dtype == _BITS and dtype.name == "bfloat16" else buf
+
+
 class InPlace:
     """A tensor's array as a contiguous buffer MPI can write: the array itself when it is
-    C-contiguous, else a contiguous copy that ``done()`` writes back."""
+    C-contiguous, else a contiguous copy that ``done()`` writes back (bfloat16: its bits,
+    or for a reduction, ``reduce``, a float32 copy)."""
 
     __slots__ = ("tensor", "buf", "copied")
 
-    def __init__(self, tensor: Any) -> None:
+    def __init__(self, tensor: Any, reduce: bool = False) -> None:
         arr = tensor._data
         self.tensor = tensor
-        self.copied = not (arr.flags.c_contiguous and arr.flags.writeable)
-        self.buf = xp.ascontiguousarray(arr) if self.copied else arr
+        wide = reduce and arr.dtype.name == "bfloat16"
+        self.copied = wide or not (arr.flags.c_contiguous and arr.flags.writeable)
+        self.buf = wire(xp.ascontiguousarray(arr) if self.copied else arr, reduce)
 
     def done(self) -> None:
         """Write a copied buffer back and bump the tensor's version counter."""
         if self.copied:
-            self.tensor._data[...] = self.buf
+            self.tensor._data[...] = unwire(self.buf, self.tensor._data.dtype)
         self.tensor._bump()
 
 
-def readable(tensor: Any) -> Any:
-    """A tensor's array, contiguous (a copy only if it is not)."""
-    return xp.ascontiguousarray(tensor._data)
+def readable(tensor: Any, reduce: bool = False) -> Any:
+    """A tensor's array, contiguous (a copy only if it is not), as MPI takes it (``wire``)."""
+    return wire(xp.ascontiguousarray(tensor._data), reduce)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._backend import xp
-from ._ops import InPlace, ReduceOp, finish_avg, mpi_op, readable
+from ._ops import InPlace, ReduceOp, finish_avg, mpi_op, readable, unwire, wire, wire_dtype
 from ._world import ProcessGroup, _mpi, _resolve
 
 __all__ = [
@@ -178,7 +178,7 @@ def all_reduce(
     if g is None:
         return None
     MPI = _mpi()
-    b = InPlace(tensor)
+    b = InPlace(tensor, reduce=True)
     mop = mpi_op(MPI, op, b.buf.dtype)
     return _call(
         async_op, _reduce_finish(op, g, [b]), g.comm, "Allreduce", MPI.IN_PLACE, b.buf, op=mop
@@ -196,7 +196,7 @@ def reduce(
         return None
     MPI = _mpi()
     root = _local_rank(g, dst if dst is not None else 0, group_dst)
-    b = InPlace(tensor)
+    b = InPlace(tensor, reduce=True)
     mop = mpi_op(MPI, op, b.buf.dtype)
     if g.rank() == root:
         finish = _reduce_finish(op, g, [b])
@@ -223,13 +223,17 @@ def _unpack_into(tensors: list, flat: Any) -> None:
     offset = 0
     for t in tensors:
         n = t._data.size
-        t._data[...] = flat[offset : offset + n].reshape(t._data.shape)
+        t._data[...] = unwire(flat[offset : offset + n], t._data.dtype).reshape(t._data.shape)
         t._bump()
         offset += n
 
 
 def _pack(tensors: list, dtype: Any) -> Any:
-    return xp.concatenate([xp.ravel(t._data) for t in tensors]).astype(dtype, copy=False)
+    """The tensors' elements, flat, in ``dtype`` (bfloat16's: as ``wire`` sends them)."""
+    flat = xp.concatenate([xp.ravel(t._data) for t in tensors])
+    if flat.dtype.name == "bfloat16" and dtype.kind != "V":
+        return wire(flat, reduce=dtype.kind == "f")
+    return flat.astype(dtype, copy=False)
 
 
 def all_gather(tensor_list: list, tensor: Any, group: Any = None, async_op: bool = False) -> Any:
@@ -305,7 +309,7 @@ def reduce_scatter_tensor(
         return None
     _count_matches(input.numel(), output.numel(), g.size(), "reduce_scatter_tensor")
     MPI = _mpi()
-    out, inp = InPlace(output), readable(input)
+    out, inp = InPlace(output, reduce=True), readable(input, reduce=True)
     mop = mpi_op(MPI, op, inp.dtype)
     finish = _reduce_finish(op, g, [out])
     return _call(async_op, finish, g.comm, "Reduce_scatter_block", inp, out.buf, op=mop)
@@ -322,7 +326,7 @@ def reduce_scatter(
     if g is None:
         return None
     MPI = _mpi()
-    out = InPlace(output)
+    out = InPlace(output, reduce=True)
     flat = _pack(input_list, out.buf.dtype)
     mop = mpi_op(MPI, op, flat.dtype)
     finish = _reduce_finish(op, g, [out])
@@ -348,7 +352,7 @@ def all_to_all(
     g = _resolve(group)
     if g is None:
         return None
-    dtype = output_tensor_list[0]._data.dtype
+    dtype = wire_dtype(output_tensor_list[0]._data.dtype)
     send = _pack(input_tensor_list, dtype)
     recv = xp.empty(sum(t._data.size for t in output_tensor_list), dtype=dtype)
     scounts = [t._data.size for t in input_tensor_list]

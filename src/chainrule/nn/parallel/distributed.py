@@ -24,6 +24,7 @@ from queue import SimpleQueue
 from typing import Any
 
 from ..._backend import xp
+from ...distributed._ops import wire
 from ..modules.module import Module
 
 __all__ = ["DistributedDataParallel"]
@@ -165,6 +166,8 @@ class DistributedDataParallel(Module):
         first = _FIRST_BUCKET_BYTES if bucket_cap_mb is None else self.bucket_bytes_cap
         for indices in _assign_buckets(self._params, self.bucket_bytes_cap, first):
             dtype = self._params[indices[0]]._data.dtype
+            if dtype.name == "bfloat16":  # (MPI has none: the gradients summed in float32)
+                dtype = xp.dtype(xp.float32)
             flat = xp.empty(sum(self._params[i]._data.size for i in indices), dtype=dtype)
             bucket = _Bucket(indices, flat)
             offset = 0
@@ -199,7 +202,7 @@ class DistributedDataParallel(Module):
             by_dtype.setdefault(t._data.dtype, []).append(t)
         for dtype, group in by_dtype.items():
             flat = xp.concatenate([xp.ravel(t._data) for t in group]).astype(dtype, copy=False)
-            self.process_group.comm.Bcast(flat, root=0)
+            self.process_group.comm.Bcast(wire(flat), root=0)  # (bfloat16: its bits)
             offset = 0
             for t in group:
                 n = t._data.size
