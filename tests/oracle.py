@@ -8,7 +8,11 @@ unchanged: Python scalars, slices, lists):
 
 - a floating NumPy array becomes a tensor that requires grad (cast to ``dtype`` when one
   is given); wrap it in ``NoGrad`` to keep it out of the gradient;
-- an integer or bool NumPy array becomes a tensor of its own dtype (indices, masks).
+- an integer or bool NumPy array becomes a tensor of its own dtype (indices, masks);
+- ``dtype=bf16()`` (ml_dtypes' bfloat16) rounds floating inputs to bfloat16 through float32,
+  and a bfloat16 array becomes a float32 tensor cast with ``.to(bfloat16)`` in both
+  libraries (neither takes ml_dtypes' arrays); ``to_numpy`` gives a bfloat16 tensor's
+  values in float32 (exactly), ``np_dtype`` its NumPy dtype.
 
 ``check`` compares forward values, shapes and dtypes (``str(dtype)``: chainrule's dtypes
 print as ``torch.float32``), whether the output requires grad, then runs backward with a
@@ -51,6 +55,8 @@ LIBS = (cr, torch)
 # (rtol, atol) per floating dtype; integer and bool results must match exactly
 TOLERANCES = {
     "torch.float16": (1e-3, 1e-3),
+    # torch.testing.assert_close's bf16 defaults: about two ulps (bf16 keeps 8 bits)
+    "torch.bfloat16": (1.6e-2, 1e-5),
     "torch.float32": (2e-5, 2e-5),
     "torch.float64": (1e-10, 1e-12),
     "torch.complex64": (2e-5, 2e-5),
@@ -176,13 +182,28 @@ def sym(lib, x):
 
 def _is_float_array(a: Any) -> bool:
     """A floating or complex array: an input that requires grad."""
-    return isinstance(a, np.ndarray) and a.dtype.kind in "fc"
+    return isinstance(a, np.ndarray) and (a.dtype.kind in "fc" or is_bf16(a.dtype))
+
+
+def bf16() -> np.dtype:
+    """ml_dtypes' bfloat16 NumPy dtype: ``dtype=bf16()`` runs a case in bfloat16."""
+    import ml_dtypes
+
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+def is_bf16(dtype: Any) -> bool:
+    """Whether ``dtype`` (a NumPy dtype or type) is ml_dtypes' bfloat16."""
+    return dtype is not None and np.dtype(dtype).kind == "V" and np.dtype(dtype).name == "bfloat16"
 
 
 def _cast(arr: np.ndarray, dtype: Any) -> np.ndarray:
-    """A floating array cast to ``dtype``, a complex one to the complex dtype of its parts."""
+    """A floating array cast to ``dtype``, a complex one to the complex dtype of its parts;
+    to bfloat16 through float32 (the float32 inputs the tables make, then rounded)."""
     if dtype is None or arr.dtype.kind not in "fc":
         return arr
+    if is_bf16(dtype):
+        return arr if arr.dtype.kind == "c" else arr.astype(np.float32).astype(dtype)
     if arr.dtype.kind == "c":
         return arr.astype(np.result_type(dtype, np.complex64))
     return arr.astype(dtype)
@@ -210,7 +231,7 @@ def to_lib(lib, value: Any, dtype: Any = None) -> Any:
     if isinstance(value, np.ndarray):
         arr = _cast(value, dtype)
         t = _tensor(lib, arr)
-        if arr.dtype.kind in "fc":
+        if _is_float_array(arr):
             t.requires_grad_(True)
         return t
     return value
@@ -224,6 +245,8 @@ DEVICE = "cpu"
 
 def _tensor(lib, arr: np.ndarray):
     arr = np.array(arr, copy=True)
+    if is_bf16(arr.dtype):  # neither library takes ml_dtypes' arrays: float32, then cast
+        return _tensor(lib, arr.astype(np.float32)).to(lib.bfloat16)
     if lib is torch:
         t = torch.from_numpy(arr)
         return t if DEVICE == "cpu" else t.to(torch.get_default_device())
@@ -231,8 +254,16 @@ def _tensor(lib, arr: np.ndarray):
 
 
 def to_numpy(t: Any) -> np.ndarray:
+    """A tensor's values as a NumPy array (a bfloat16 tensor's in float32, exactly)."""
+    if str(t.dtype) == "torch.bfloat16":
+        t = t.float()
     # force: torch's double backward can return a ZeroTensor, which numpy() refuses
     return np.array(t.detach().numpy(force=True), copy=True)
+
+
+def np_dtype(t: Any) -> np.dtype:
+    """The NumPy dtype of a tensor's values (ml_dtypes' bfloat16 for a bfloat16 tensor)."""
+    return bf16() if str(t.dtype) == "torch.bfloat16" else to_numpy(t).dtype
 
 
 def is_tensor(t: Any) -> bool:
@@ -539,9 +570,9 @@ def check(
         f"output requires_grad {c_out.requires_grad} != torch's {t_out.requires_grad}"
     )
     if backward and t_out.requires_grad:
-        g = _random_like(rng(seed), tuple(t_out.shape), to_numpy(t_out).dtype)
+        g = _random_like(rng(seed), tuple(t_out.shape), np_dtype(t_out))
         t_out.backward(_tensor(torch, g))
-        c_out.backward(cr.tensor(g.copy()))
+        c_out.backward(_tensor(cr, g))
         for i, (c, t) in enumerate(zip(cr_in, t_in, strict=True)):
             if isinstance(t, torch.Tensor) and t.requires_grad:
                 assert_same_grad(c.grad, t.grad, f"grad of input {i}", rtol, atol)
@@ -572,7 +603,7 @@ def check_tangents(fn: Callable, inputs: Sequence[Any], dtype: Any, seed: int, r
                 x = to_lib(lib, v, dtype)
                 if t is not None:
                     x = x.detach()
-                    x = fwd.make_dual(x, _tensor(lib, t.astype(to_numpy(x).dtype)))
+                    x = fwd.make_dual(x, _tensor(lib, t.astype(np_dtype(x))))
                 args.append(x)
             out = fn(lib, *args)
             if not is_tensor(out) or not (out.dtype.is_floating_point or out.dtype.is_complex):
@@ -788,13 +819,13 @@ def _double_backward(lib, fn, inputs, dtype, seed):
     diff = [x for x in xs if is_tensor(x) and x.requires_grad]
     out = fn(lib, *xs)
     r = rng(seed)
-    np_dtype = to_numpy(out).dtype
+    out_dtype = np_dtype(out)
     w = _tensor(
-        lib, np.asarray(r.standard_normal(tuple(out.shape))).astype(np_dtype)
+        lib, np.asarray(r.standard_normal(tuple(out.shape))).astype(out_dtype)
     ).requires_grad_(True)
     first = lib.autograd.grad(out, diff, grad_outputs=w, create_graph=True, allow_unused=True)
     targets = diff + [w]
-    us = [np.asarray(r.standard_normal(tuple(x.shape))).astype(to_numpy(x).dtype) for x in diff]
+    us = [np.asarray(r.standard_normal(tuple(x.shape))).astype(np_dtype(x)) for x in diff]
     pairs = [
         (g, _tensor(lib, u))
         for g, u in zip(first, us, strict=True)

@@ -263,3 +263,32 @@ def test_assert_close_takes_bfloat16_as_torch():
             lib.bfloat16
         )
     assert messages[0] == messages[1]
+
+
+def test_no_bfloat16_on_cuda_named():
+    """CuPy has no bfloat16: on the CPU stand-in of 'cuda' (the code paths of CuPy's) a
+    bfloat16 tensor on the device is refused with an error that says so; meta has it."""
+    code = (
+        "import chainrule as cr\n"
+        "for f in (lambda: cr.ones(2, dtype=cr.bfloat16, device='cuda'),\n"
+        "          lambda: cr.ones(2, device='cuda').bfloat16(),\n"
+        "          lambda: cr.ones(2, dtype=cr.bfloat16).cuda()):\n"
+        "    try:\n"
+        "        f()\n"
+        "    except TypeError as e:\n"
+        "        print(e)\n"
+        "print(cr.ones(2, device='meta').bfloat16().dtype)\n"
+    )
+    env = dict(__import__("os").environ, CHAINRULE_CUDA="standin")
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    ).stdout.splitlines()
+    assert (
+        out[:3]
+        == [
+            "chainrule has no bfloat16 on 'cuda': CuPy has no bfloat16 dtype (a "
+            "bfloat16 tensor lives on the CPU; cast it to float16 or float32 first)"
+        ]
+        * 3
+    )
+    assert out[3] == "torch.bfloat16"

@@ -243,6 +243,8 @@ def asanyarray(value: Any, dtype: Any = None, order: Any = None) -> Any:
     data = getattr(value, "_data", None)  # a tensor (a VJP that ran tensor ops) on a device
     if type(data) in _types:
         return asanyarray(data, dtype, order)
+    if data is not None and data.__class__ is ndarray and data.dtype.kind == "V":
+        return xp.asanyarray(data, dtype, order)  # a bfloat16 tensor's (no __array__ for it)
     return xp.asanyarray(value, dtype, order)
 
 
@@ -255,9 +257,19 @@ def to_device(arr: Any, kind: str) -> Any:
         arr = _modules[here].asnumpy(arr)
     if kind == "cpu":
         return arr
+    if arr.dtype.name == "bfloat16":  # (ml_dtypes' dtype: CuPy has none)
+        raise no_bfloat16(kind)
     live[0] = device_made[0] = True
     _modes.mark("device", True)
     return _modules[kind].asarray(arr)
+
+
+def no_bfloat16(kind: str) -> TypeError:
+    """The error of a bfloat16 array asked for on a device: CuPy has no bfloat16."""
+    return TypeError(
+        f"chainrule has no bfloat16 on '{kind}': CuPy has no bfloat16 dtype (a bfloat16 "
+        "tensor lives on the CPU; cast it to float16 or float32 first)"
+    )
 
 
 def to_host(arr: Any) -> Any:
@@ -385,29 +397,37 @@ def _ones_of(dtype: Any) -> Any:
 def add_reduce(x: Any, axis: int, keepdims: bool = False) -> Any:
     """``add.reduce(x, axis, keepdims=keepdims)`` for one int ``axis``: Σ x along it, by BLAS
     for a float32 or float64 C-contiguous host array of 512 elements or more summed along
-    its first or last axis (x viewed as a matrix times ones), else by add.reduce."""
+    its first or last axis (x viewed as a matrix times ones), else by add.reduce; a
+    bfloat16 array accumulated in float32 (``widened_add_reduce``)."""
     if x.__class__ is ndarray:
-        if (
-            x.size >= 512
-            and (x.dtype is _SINGLE or x.dtype is _DOUBLE)
-            and x.ndim > 1
-            and x.flags.c_contiguous
-        ):
-            shape = x.shape
-            last = len(shape) - 1
-            a = axis + last + 1 if axis < 0 else axis  # (out of range: add.reduce's error)
-            if a == 0 and shape[0] <= _ONES:
-                m = shape[0]
-                out = _dot(_ones_of(x.dtype)[:m], x.reshape(m, -1))
-                return out.reshape((1,) + shape[1:] if keepdims else shape[1:])
-            if a == last and shape[last] <= _ONES:
-                n = shape[last]
-                out = _dot(x.reshape(-1, n), _ones_of(x.dtype)[:n])
-                return out.reshape(shape[:last] + (1,) if keepdims else shape[:last])
+        dtype = x.dtype
+        if dtype is _SINGLE or dtype is _DOUBLE:
+            if x.size >= 512 and x.ndim > 1 and x.flags.c_contiguous:
+                shape = x.shape
+                last = len(shape) - 1
+                a = axis + last + 1 if axis < 0 else axis  # (out of range: add.reduce's error)
+                if a == 0 and shape[0] <= _ONES:
+                    m = shape[0]
+                    out = _dot(_ones_of(dtype)[:m], x.reshape(m, -1))
+                    return out.reshape((1,) + shape[1:] if keepdims else shape[1:])
+                if a == last and shape[last] <= _ONES:
+                    n = shape[last]
+                    out = _dot(x.reshape(-1, n), _ones_of(dtype)[:n])
+                    return out.reshape(shape[:last] + (1,) if keepdims else shape[:last])
+        elif dtype.kind == "V":  # bfloat16 (ml_dtypes)
+            return widened_add_reduce(x, axis, keepdims)
         return _add_reduce(x, axis, None, None, keepdims)
     if isinstance(x, numpy.generic):
         return _add_reduce(x, axis, None, None, keepdims)
     return x.sum(axis=axis, keepdims=keepdims)  # (a device or meta array: its own sum)
+
+
+def widened_add_reduce(x: Any, axis: Any, keepdims: bool = False) -> Any:
+    """Σ x along ``axis`` (an int, a tuple or None) for a bfloat16 array: accumulated in
+    float32 and rounded once to x's dtype, as PyTorch sums bfloat16 (ml_dtypes' own
+    add.reduce would round every partial sum to bfloat16)."""
+    total = _add_reduce(x, axis, _SINGLE, None, keepdims)
+    return numpy.asarray(total).astype(x.dtype)
 
 
 def add_reduce_run(x: Any, axes: tuple, keepdims: bool = False) -> Any:

@@ -53,9 +53,10 @@ class dtype:  # noqa: N801 - PyTorch's spelling
         # which fast paths the recording may take for this dtype's tensors: ``_native``, a
         # floating dtype NumPy computes in (float16/32/64: an op's forward runs on the arrays
         # as they are); ``_keep_lane``, the least ``Op._keep`` whose fast path takes it (1 real
-        # dtypes, 2 complex, 3 bfloat16: only ops that move elements without computing)
+        # dtypes, 2 complex; bfloat16's, 4, is beyond every op's: its ops take the general
+        # path, whose nodes run their VJPs in float32, autograd/bfloat16.py)
         self._native = category == 2 and np_dtype is not None
-        self._keep_lane = 3 if np_dtype is None else 2 if category == 3 else 1
+        self._keep_lane = 4 if np_dtype is None else 2 if category == 3 else 1
 
     @property
     def is_complex(self) -> builtins.bool:

@@ -1,6 +1,6 @@
 """PyTorch's dtype rules, against PyTorch itself, over a matrix of cases.
 
-Every pair of the nine dtypes chainrule has, for each binary op, with each operand a
+Every pair of the ten real dtypes chainrule has (bfloat16 among them), for each binary op, with each operand a
 dimensioned tensor or a 0-d tensor; every dtype against Python bools, ints and floats on
 either side; true division of integers; integer sums (int64) and means (an error); the
 default dtype; and gradients, which always have their input's dtype. Also the promotion
@@ -22,12 +22,33 @@ import torch
 import chainrule as cr
 from oracle import (
     L64,
+    bf16,
     check,
+    is_bf16,
+    to_numpy,
     values,
 )
 
-DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
-FLOAT_DTYPES = ["float16", "float32", "float64"]
+DTYPES = [
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+]
+FLOAT_DTYPES = ["bfloat16", "float16", "float32", "float64"]
+
+
+def dtypes() -> list:
+    """DTYPES on the device the case runs on: no bfloat16 on 'cuda' (CuPy has none)."""
+    if cr.get_default_device().type == "cpu":
+        return DTYPES
+    return [d for d in DTYPES if d != "bfloat16"]
 
 
 def array(dtype: str, zero_dim: bool, seed: int = 0) -> np.ndarray:
@@ -38,10 +59,15 @@ def array(dtype: str, zero_dim: bool, seed: int = 0) -> np.ndarray:
         return np.asarray(r.integers(0, 2, shape).astype(bool))
     if dtype.startswith(("int", "uint")):
         return np.asarray(r.integers(1, 5, shape).astype(dtype))
+    if dtype == "bfloat16":  # float32 values rounded to bfloat16 (ml_dtypes' array)
+        return np.asarray(r.uniform(0.5, 2.0, shape).astype(np.float32).astype(bf16()))
     return np.asarray(r.uniform(0.5, 2.0, shape).astype(dtype))
 
 
 def tensor(lib, a: np.ndarray):
+    """``a`` as ``lib``'s tensor; a bfloat16 array through float32, then ``.to``."""
+    if is_bf16(a.dtype):
+        return tensor(lib, a.astype(np.float32)).to(lib.bfloat16)
     return torch.from_numpy(a.copy()) if lib is torch else cr.tensor(a.copy())
 
 
@@ -68,9 +94,9 @@ def mismatch(ours, theirs) -> str | None:
         return f"dtype {got.dtype} != torch's {want.dtype}"
     if tuple(got.shape) != tuple(want.shape):
         return f"shape {tuple(got.shape)} != torch's {tuple(want.shape)}"
-    g = np.asarray(got.detach().numpy(force=True), dtype=np.float64)
+    g = np.asarray(to_numpy(got), dtype=np.float64)
     w = want.detach().double().numpy()
-    rtol = 1e-3 if "float16" in str(want.dtype) else 1e-6
+    rtol = {"torch.float16": 1e-3, "torch.bfloat16": 1e-2}.get(str(want.dtype), 1e-6)
     if not np.allclose(g, w, rtol=rtol, atol=rtol, equal_nan=True):
         return f"values {g.ravel()[:4]} != torch's {w.ravel()[:4]}"
     return None
@@ -111,13 +137,35 @@ def test_every_dtype_pair_promotes_as_torch(op, form):
     fn = BINARY[op]
     za, zb = FORMS[form]
     failures = []
-    for da, db in itertools.product(DTYPES, DTYPES):
+    for da, db in itertools.product(dtypes(), dtypes()):
         a, b = array(da, za, 1), array(db, zb, 2)
         ours = outcome(cr, fn, tensor(cr, a), tensor(cr, b))
         theirs = outcome(torch, fn, tensor(torch, a), tensor(torch, b))
         why = mismatch(ours, theirs)
         if why:
             failures.append(f"{da} {op} {db}: {why}")
+    assert failures == []
+
+
+def test_promote_types_and_result_type_of_every_pair_as_torch():
+    """``promote_types`` of every pair of dtypes (complex ones too), and ``result_type`` of
+    tensors and of a tensor with a 0-d tensor of each pair: torch's dtype (bfloat16 with
+    float16 is float32, bfloat16 with an integer or bool bfloat16, with complex64 complex64)."""
+    names = [*DTYPES, "complex64", "complex128"]
+    failures = []
+    for da, db in itertools.product(names, names):
+        ca, cb = getattr(cr, da), getattr(cr, db)
+        ta, tb = getattr(torch, da), getattr(torch, db)
+        got, want = str(cr.promote_types(ca, cb)), str(torch.promote_types(ta, tb))
+        if got != want:
+            failures.append(f"promote_types({da}, {db}): {got} != torch's {want}")
+        for shape in [(2,), ()]:
+            got = str(cr.result_type(cr.ones(2, dtype=ca), cr.ones(shape, dtype=cb)))
+            want = str(torch.result_type(torch.ones(2, dtype=ta), torch.ones(shape, dtype=tb)))
+            if want == "torch.complex32":  # (float16 with a 0-d complex: chainrule has no
+                want = "torch.complex64"  # complex32, and keeps the complex operand's dtype)
+            if got != want:
+                failures.append(f"result_type({da}, {db}{shape}): {got} != torch's {want}")
     assert failures == []
 
 
@@ -153,7 +201,7 @@ def test_every_dtype_with_python_scalars_as_torch(op, zero_dim):
     narrower integer dtype as PyTorch's do (uint8 + -1 is 255 + 1)."""
     fn = SCALAR_OPS[op]
     failures = []
-    for d in DTYPES:
+    for d in dtypes():
         for s in SCALARS:
             if d == "float16" and s == 70000 and op in ("mul", "mul_function", "rdiv"):
                 continue  # PyTorch computes in float32 and rounds: 44000, where 70000 is inf
@@ -195,7 +243,7 @@ def test_numpy_scalars_are_python_numbers_as_in_torch(op, zero_dim):
     and ``np.bool_`` (not a Python bool to PyTorch's argument parser) a float."""
     fn = NUMPY_SCALAR_OPS[op]
     failures = []
-    for d in DTYPES:
+    for d in dtypes():
         for s in NUMPY_SCALARS:
             a = array(d, zero_dim, 3)
             ours = outcome(cr, fn, tensor(cr, a), s)
@@ -257,7 +305,7 @@ UNARY = {
 def test_every_dtype_through_one_input_ops_as_torch(op, zero_dim):
     fn = UNARY[op]
     failures = []
-    for d in DTYPES:
+    for d in dtypes():
         a = array(d, zero_dim, 4)
         why = mismatch(outcome(cr, fn, tensor(cr, a)), outcome(torch, fn, tensor(torch, a)))
         if why:
@@ -281,7 +329,7 @@ def test_integer_true_division_gives_the_default_float():
 
 
 def test_integer_and_bool_sums_give_int64_and_means_raise():
-    for d in DTYPES[:6]:
+    for d in dtypes()[:6]:
         for lib in (cr, torch):
             a = tensor(lib, array(d, False, 5))
             assert str(a.sum().dtype) == "torch.int64", d
@@ -354,7 +402,7 @@ GRAD_OPS = {
 
 # a gradient computed in a lower precision and cast up carries that precision's rounding
 # (PyTorch and NumPy sum in different orders): compare at the lowest precision involved
-TOLERANCE = {"float16": 2e-3, "float32": 2e-5, "float64": None}
+TOLERANCE = {"bfloat16": 2e-2, "float16": 2e-3, "float32": 2e-5, "float64": None}
 
 
 @pytest.mark.parametrize("op", sorted(GRAD_OPS))

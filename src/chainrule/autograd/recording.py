@@ -342,6 +342,7 @@ class Op:
             )
         self.complex = complex  # (see defop)
         self._complex_plans: dict = {}
+        self._bfloat16_plans: dict = {}
         # whether the forward computes on its inputs' values: a bfloat16 input is then given
         # to it in float32 and its result rounded (autograd/bfloat16.py); False for ops that
         # only move or copy elements (views, casts, clones, fills: ``storage``)
@@ -349,12 +350,9 @@ class Op:
         # how __call__ dispatches an op that keeps its inputs' dtypes (KEEP) to _fast: it
         # takes a tensor whose dtype's ``_keep_lane`` is at most this: 1 real dtypes only (an
         # op without complex VJPs: a complex input goes the general way, to _wrap's complex
-        # plans, which refuse it), 2 complex too, 3 bfloat16 too (an op that computes
-        # nothing); 0: not KEEP
-        if dtypes is not KEEP:
-            self._keep = 0
-        else:
-            self._keep = 1 if complex is None else 2 if self.widens else 3
+        # plans, which refuse it), 2 complex too (bfloat16, lane 4, never: its nodes need
+        # their VJPs in float32, _wrap's plans); 0: not KEEP
+        self._keep = 0 if dtypes is not KEEP else 1 if complex is None else 2
         self.shares = shares  # (see defop)
         # whether the forward computes numbers that may overflow or be invalid (inf, nan):
         # it runs with NumPy's floating-point warnings off; a view op, or one like maximum
@@ -465,6 +463,12 @@ class Op:
                 plan = plan._replace(vjps=vjps, only0=only0)
             self._complex_plans[bits] = plan
         return plan
+
+    def _special_plan(self, bits: int, n: int, dtype: DType, a: Any) -> SavePlan:
+        """The plan of a node whose output or first input is complex or bfloat16."""
+        if dtype._category == 3 or a.__class__ is Tensor and a._dtype._category == 3:
+            return self.complex_plan(bits, n)
+        return bfloat16.plan(self, bits, n)
 
     def _classify(self, n: str, i: int) -> tuple[str, Any]:
         if n == "ans":
@@ -829,8 +833,8 @@ class Op:
                 if n == 3
                 else tuple(_input(x) for x in args[2:])
             )
-        if dtype._category == 3 or a.__class__ is Tensor and a._dtype._category == 3:
-            plan = node._plan = self.complex_plan(bits, n)
+        if dtype._keep_lane != 1 or a.__class__ is Tensor and a._dtype._keep_lane != 1:
+            plan = node._plan = self._special_plan(bits, n, dtype, a)  # (complex, bfloat16)
         else:
             plan = node._plan = self._plans[bits] or self.plan(
                 tuple(bool(bits >> i & 1) for i in range(n))
@@ -972,6 +976,10 @@ class Op:
                 isinstance(a, Tensor) and a._dtype._category == 3 for a in args
             ):
                 node._plan = self.complex_plan(grad_bits(args), len(args))
+            elif any(r._dtype._keep_lane == 4 for r in results) or any(
+                isinstance(a, Tensor) and a._dtype._keep_lane == 4 for a in args
+            ):
+                node._plan = bfloat16.plan(self, grad_bits(args), len(args))
             for nr, r in enumerate(results):
                 if r._dtype._category >= 2:
                     r._requires_grad = True

@@ -552,7 +552,7 @@ clamp_max_tensor = defop(
 def _xlogy(a, b):
     """a · ln b, 0 where a = 0 (unless b is nan)"""
     if not hasattr(b, "dtype"):  # a Python number: computed in a's (floating) dtype
-        b = xp.asarray(b, dtype=a.dtype if a.dtype.kind == "f" else xp.float64)
+        b = xp.asarray(b, dtype=a.dtype if a.dtype.kind in "fV" else xp.float64)  # (V: bf16)
     out = a * xp.log(arithmetic.as_float(b))
     return xp.where((xp.asarray(a) == 0) & ~xp.isnan(b), xp.zeros_like(out), out)
 
@@ -578,6 +578,8 @@ xlogy = defop(
     _xlogy,
     args=("a", "b"),
     dtypes=unary.real_only("xlogy_cpu"),
+    # bfloat16 as it is: ln b rounds to bfloat16 before the product, as in PyTorch's kernel
+    storage=True,
     node=_xlogy_node,
     vjp=(
         _xlogy_da,
@@ -670,6 +672,8 @@ ldexp = defop(
     _ldexp,
     args=("a", "b"),
     dtypes=FLOAT,
+    # bfloat16 as it is: 2^b rounds to bfloat16 before the product, as PyTorch's a * 2^b
+    storage=True,
     vjp=(
         lambda g, b: g * unary.exp2(arithmetic.as_float(b)),  # d/da a 2^b = 2^b
         lambda g, ans: g * (ans * unary._LN2),  # d/db a 2^b = a 2^b ln 2
@@ -722,7 +726,7 @@ heaviside = defop(
 
 def _nextafter(a, b):
     """the next floating value after a in the direction of b"""
-    return xp.nextafter(a, b)
+    return xp.nextafter(a, b)  # (of a's dtype: bfloat16 by a bfloat16 ulp, ml_dtypes')
 
 
 nextafter = defop(
@@ -730,6 +734,7 @@ nextafter = defop(
     _nextafter,
     args=("a", "b"),
     dtypes=floating_only("nextafter_cpu"),
+    storage=True,  # (bfloat16 as it is: widened to float32 it would step by a float32 ulp)
     vjp=(
         lambda g: g,  # d/da nextafter(a, b) = 1 (PyTorch's: a step of an ulp)
         lambda g: copies.zero(g),  # d/db nextafter(a, b) = 0

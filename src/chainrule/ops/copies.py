@@ -31,6 +31,8 @@ clone = defop(
 
 def _to_dtype(x, dtype=None, memory_format=None):
     """x cast to dtype (laid out as x is, or in memory_format)"""
+    if dtype.name == "bfloat16" and _backend.device_type(x) != "cpu":
+        raise _backend.no_bfloat16(_backend.device_type(x))
     if memory_format is None:
         return x.astype(dtype.np)
     return _memory_format.laid_out(x.astype(dtype.np, copy=False), memory_format)

@@ -51,7 +51,7 @@ def _grid(parts: Sequence[Any]) -> Any:
 
 
 def _lowest(dtype) -> Any:
-    return -xp.inf if dtype.kind == "f" else xp.iinfo(dtype).min
+    return -xp.inf if dtype.kind in "fV" else xp.iinfo(dtype).min  # (bfloat16: kind V)
 
 
 def _running_argmax(candidates, first_index, lowest, floating: bool):

@@ -17,6 +17,7 @@ from .._backend import (
     ndarray,
     strided_view,
     viewable,
+    widened_add_reduce,
     xp,
 )
 from .._tensor import Tensor
@@ -121,6 +122,8 @@ def _sum_to(x, shape=()):
             return total
     # (np.sum's Python wrappers skipped for NumPy's arrays: add.reduce is what they call)
     reduce = xp.add.reduce if x.__class__ is ndarray else xp.sum
+    if x.dtype.kind == "V":  # bfloat16 (ml_dtypes): accumulated in float32, rounded once
+        reduce = widened_add_reduce
     if lead == len(axes) or not lead:
         # one reduction straight to the shape: the result owns its memory, so a gradient
         # summed here is stored as .grad without a copy

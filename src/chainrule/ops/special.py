@@ -443,7 +443,9 @@ erfc = defop(
 def _logit(x, eps=None):
     """ln(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given"""
     if eps is not None:
-        x = xp.clip(x, eps, 1 - eps)
+        clipped = xp.clip(x, eps, 1 - eps)
+        # (a bfloat16 x: ml_dtypes clips to float32, rounded back here)
+        x = clipped if clipped.dtype == x.dtype else clipped.astype(x.dtype)
     return xp.log(x / (1 - x))
 
 
@@ -459,6 +461,8 @@ logit = defop(
     "logit",
     _logit,
     dtypes=unary.real_only("logit_cpu"),
+    # bfloat16 as it is: each step of ln(x / (1 - x)) rounds to bfloat16, as PyTorch's kernel
+    storage=True,
     vjp=_logit_vjp,
     jvp=_logit_vjp,
     conventions="With eps, the gradient is 0 where x < eps or x > 1 - eps (the clamped "

@@ -504,6 +504,12 @@ def _nan_to_num(x, nan=0.0, posinf=None, neginf=None):
         re, im = (xp.nan_to_num(p, nan=nan, posinf=posinf, neginf=neginf) for p in (x.real, x.imag))
         return complex_parts.complex_from_parts.forward(re, im)  # (no inf · i: no nan made)
     if x.dtype.kind != "f":
+        if x.dtype.kind == "V":  # bfloat16: its own largest values, replacements rounded
+            big = xp.finfo(x.dtype)
+            posinf = float(big.max) if posinf is None else posinf
+            neginf = float(big.min) if neginf is None else neginf
+            wide = xp.nan_to_num(x.astype(xp.float32), nan=nan, posinf=posinf, neginf=neginf)
+            return wide.astype(x.dtype)
         return x.copy()
     return xp.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
 
@@ -512,6 +518,7 @@ nan_to_num = defop(
     "nan_to_num",
     _nan_to_num,
     node="NanToNumBackward0",
+    storage=True,  # (bfloat16 as it is: its largest values are not float32's)
     dtypes=no_complex_grad("nan_to_num"),
     vjp=lambda g, x: logical.select(
         logical.isfinite(x), g, 0

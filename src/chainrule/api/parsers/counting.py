@@ -131,7 +131,8 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
             return _long(xp.bincount(data, minlength=minlength))
         if weights._data.ndim != 1 or weights._data.shape[0] != data.shape[0]:
             raise RuntimeError("weights should be 1-d and have the same length as input")
-        dt = weights._dtype if weights._dtype.is_floating_point else _dtypes.float64
+        # float32 weights sum to float32; any other (float16 and bfloat16 too) to float64
+        dt = _dtypes.float32 if weights._dtype is _dtypes.float32 else _dtypes.float64
         counts = xp.bincount(data, weights._data.astype(xp.float64), minlength=minlength)
         return _make(counts.astype(dt.np), dt)
 

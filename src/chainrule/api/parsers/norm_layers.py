@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ... import _memory_format
+from ... import _dtypes, _memory_format
 from ..._backend import ndarray, xp
 from ..._creation import zeros
 from ..._tensor import Tensor
@@ -295,9 +295,15 @@ def rms_norm(
     eps: float | None = None,
 ) -> Tensor:
     """x / √(mean of x² over the trailing dims + eps)·weight, eps the dtype's machine epsilon
-    by default."""
+    by default; a float16 or bfloat16 x computed in float32 (float32's epsilon, the weight
+    in float32 too) and its result cast back once, as PyTorch does."""
     shape = _normalized_shape(normalized_shape)
     _check_normalized_shape(input, shape, weight, None, star="*")
+    if input._dtype is _dtypes.bfloat16 or input._dtype is _dtypes.float16:
+        f32 = _dtypes.float32
+        wide = None if weight is None else copies.to_dtype(weight, dtype=f32)
+        out = rms_norm(copies.to_dtype(input, dtype=f32), shape, wide, eps)
+        return copies.to_dtype(out, dtype=input._dtype)
     if eps is None:
         eps = float(xp.finfo(input._data.dtype).eps)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
