@@ -12,7 +12,6 @@ import torch
 
 import chainrule as cr
 from chainrule import _modes
-from chainrule._missing import NotImplementedInChainrule
 from chainrule.amp import policy
 from chainrule.autograd import recording
 from oracle import assert_same_error, compare, error_of, randn
@@ -254,21 +253,183 @@ def test_autocast_as_a_decorator_and_an_exception_inside():
     assert f(cr) == f(torch) == ("torch.float16", False)
 
 
-def test_bfloat16_the_cpu_default_is_a_named_gap():
-    for make in (
-        lambda: cr.autocast("cpu"),
-        lambda: cr.autocast("cpu", dtype=None),
-        lambda: cr.cpu.amp.autocast(),
-    ):
+# ----- bfloat16, the CPU's default autocast dtype ------------------------------------------
+
+BF16 = (1.6e-2, 1e-2)  # bfloat16 results: PyTorch's kernels round some intermediates too
+
+
+def widened(value):
+    """``value`` with each bfloat16 tensor as (its dtype's name, its float32 values): NumPy
+    has no bfloat16, so the oracle compares the float32 copies."""
+    if isinstance(value, (cr.Tensor, torch.Tensor)) and str(value.dtype) == "torch.bfloat16":
+        return "bfloat16", value.float()
+    if isinstance(value, (list, tuple)):
+        return type(value)(widened(v) for v in value)
+    return value
+
+
+def compare_bf16(fn, rtol=BF16[0], atol=BF16[1]):
+    """``compare`` for results holding bfloat16 tensors: dtypes equal, values within tol."""
+    compare(lambda lib: widened(fn(lib)), rtol, atol)
+
+
+def run_in_default_autocast(lib, fn, arrays, dtype="float32"):
+    """``fn`` inside ``autocast("cpu")`` (PyTorch's default dtype, bfloat16) on leaves made
+    of ``arrays``, backward outside: (output, each leaf's gradient)."""
+    xs = leaves(lib, *arrays, dtype=dtype)
+    with lib.autocast("cpu"):
+        out = fn(lib, *xs)
+    out.float().sum().backward()
+    return out, [x.grad for x in xs]
+
+
+def test_bfloat16_is_the_cpu_default_as_torch():
+    """Every spelling of the CPU autocast starts in bfloat16; the state queries say so."""
+
+    def f(lib):
+        x, w = lib.ones(2, 3), lib.ones(3, 2)
+        seen = [lib.get_autocast_dtype("cpu"), lib.get_autocast_dtype("cuda")]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
-            with pytest.raises(NotImplementedInChainrule, match="bfloat16"):
-                make()
-    with pytest.raises(NotImplementedInChainrule, match="bfloat16"):
-        cr.get_autocast_dtype("cpu")
-    with cr.autocast("cpu", enabled=False):  # disabled: no bfloat16 is ever used
-        assert not cr.is_autocast_enabled("cpu")
-    assert str(cr.get_autocast_dtype("cuda")) == str(torch.get_autocast_dtype("cuda"))
+            for make in (
+                lambda: lib.autocast("cpu"),
+                lambda: lib.autocast("cpu", dtype=None),
+                lambda: lib.autocast("cpu", dtype=lib.bfloat16),
+                lambda: lib.amp.autocast("cpu"),
+                lambda: lib.cpu.amp.autocast(),
+                lambda: lib.cpu.amp.autocast(dtype=lib.bfloat16),
+            ):
+                with make():
+                    seen += [lib.get_autocast_dtype("cpu"), (x @ w).dtype]
+                    with lib.autocast("cpu", dtype=lib.float16):
+                        with lib.autocast("cpu"):  # (no dtype: the region's own)
+                            seen += [lib.get_autocast_dtype("cpu"), (x @ w).dtype]
+                seen += [lib.get_autocast_dtype("cpu"), lib.is_autocast_enabled("cpu")]
+        return [str(s) for s in seen]
+
+    assert f(cr) == f(torch)
+    assert _modes.usual[0] and recording.AUTOCAST[0] is None
+
+
+LOWER_BF16 = {
+    **LOWER,
+    "conv3d": (
+        lambda lib, x, w: lib.nn.functional.conv3d(x, w),
+        [(1, 2, 3, 3, 3), (2, 2, 2, 2, 2)],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOWER_BF16))
+def test_lower_precision_ops_run_in_bfloat16_and_grads_return_in_float32(name):
+    fn, shapes = LOWER_BF16[name]
+    arrays = [randn(s, seed=i) for i, s in enumerate(shapes)]
+    got = run_in_default_autocast(cr, fn, arrays)
+    want = run_in_default_autocast(torch, fn, arrays)
+    assert str(got[0].dtype) == "torch.bfloat16" == str(want[0].dtype)
+    assert [str(g.dtype) for g in got[1]] == ["torch.float32"] * len(arrays)
+    compare_bf16(lambda lib: got if lib is cr else want)
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT32))
+def test_float32_list_casts_bfloat16_inputs_to_float32(name):
+    fn, shapes = FLOAT32[name]
+    arrays = [randn(s, seed=i) * 0.5 for i, s in enumerate(shapes)]
+    got = run_in_default_autocast(cr, fn, arrays, dtype="bfloat16")
+    want = run_in_default_autocast(torch, fn, arrays, dtype="bfloat16")
+    assert str(got[0].dtype) == "torch.float32" == str(want[0].dtype)
+    assert [str(g.dtype) for g in got[1]] == ["torch.bfloat16"] * len(arrays)
+    compare_bf16(lambda lib: got if lib is cr else want)
+
+
+UNLISTED_BF16 = {
+    **UNLISTED,
+    "log_softmax": lambda lib, x: lib.log_softmax(x, -1),
+    "gelu": lambda lib, x: lib.nn.functional.gelu(x),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNLISTED_BF16))
+def test_unlisted_ops_keep_bfloat16_inputs_in_bfloat16(name):
+    fn = UNLISTED_BF16[name]
+    shape = (1, 2, 4, 4, 4) if name == "reflect_pad3d" else (2, 4, 4)
+    arrays = [randn(shape, seed=3) * 0.5]
+    got = run_in_default_autocast(cr, fn, arrays, dtype="bfloat16")
+    want = run_in_default_autocast(torch, fn, arrays, dtype="bfloat16")
+    assert str(got[0].dtype) == "torch.bfloat16" == str(want[0].dtype)
+    compare_bf16(lambda lib: got if lib is cr else want)
+
+
+@pytest.mark.parametrize("name", ["cross_entropy", "l1_loss", "kl_div", "cdist"])
+def test_float32_list_composites_run_in_float32_from_bfloat16(name):
+    def run(lib):
+        x = lib.tensor(np.linspace(-1, 1, 20).reshape(4, 5)).bfloat16().requires_grad_()
+        y = lib.tensor(np.linspace(0.1, 0.9, 20).reshape(4, 5)).bfloat16()
+        with lib.autocast("cpu"):
+            out = COMPOSITES[name](lib, x, y)
+        (g,) = lib.autograd.grad(out.sum(), x)
+        return out, g
+
+    compare_bf16(run)
+
+
+def test_a_float32_model_step_in_bfloat16_autocast():
+    """A float32 MLP (and an LSTM, whose layer PyTorch's list casts) under autocast: the
+    activations in bfloat16, the loss in float32, the gradients and the SGD step in float32."""
+
+    def f(lib):
+        lib.manual_seed(0)
+        net = lib.nn.Sequential(lib.nn.Linear(4, 8), lib.nn.ReLU(), lib.nn.Linear(8, 3))
+        lstm = lib.nn.LSTM(3, 3)
+        with lib.no_grad():
+            for i, p in enumerate([*net.parameters(), *lstm.parameters()]):
+                p.copy_(lib.tensor(randn(tuple(p.shape), seed=i) * 0.5))
+        opt = lib.optim.SGD([*net.parameters(), *lstm.parameters()], lr=0.1)
+        x = lib.tensor(randn((5, 4), seed=9), dtype=lib.float32)
+        target = lib.tensor([0, 2, 1, 1, 0])
+        with lib.autocast("cpu"):
+            h = net(x)
+            seq, _ = lstm(h.unsqueeze(1))
+            loss = lib.nn.functional.cross_entropy(seq.squeeze(1), target)
+        loss.backward()
+        grads = [p.grad for p in net.parameters()]
+        opt.step()
+        return h, seq, loss, grads, list(net.parameters())
+
+    compare_bf16(f)
+
+
+def test_bfloat16_autocast_without_ml_dtypes_is_a_clear_error():
+    """Without the optional package ml_dtypes, entering a bfloat16 CPU autocast raises the
+    NotImplementedInChainrule of ``_dtypes._load_bfloat16`` (an AttributeError and a
+    NotImplementedError both); float16 autocast and the state queries work as before."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nsys.modules['ml_dtypes'] = None\n"
+        "import chainrule as torch\n"
+        "from chainrule._missing import NotImplementedInChainrule\n"
+        "print(torch.get_autocast_dtype('cpu'))\n"
+        "for make in (lambda: torch.autocast('cpu'), lambda: torch.cpu.amp.autocast()):\n"
+        "    try:\n"
+        "        make()\n"
+        "    except NotImplementedInChainrule as e:\n"
+        "        print(isinstance(e, AttributeError), isinstance(e, NotImplementedError), e)\n"
+        "with torch.autocast('cpu', enabled=False):\n"
+        "    print(torch.is_autocast_enabled('cpu'))\n"
+        "with torch.autocast('cpu', dtype=torch.float16):\n"
+        "    print((torch.ones(2, 2) @ torch.ones(2, 2)).dtype)\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True
+    )
+    assert ran.returncode == 0, ran.stderr
+    lines = ran.stdout.splitlines()
+    assert lines[0] == "torch.bfloat16"
+    for line in lines[1:3]:
+        assert line.startswith("True True ") and "ml_dtypes" in line
+    assert lines[3:] == ["False", "torch.float16"]
 
 
 def warnings_of(fn):
@@ -544,11 +705,6 @@ def test_scaler_errors(case):
     assert_same_error(f)
 
 
-def test_bfloat16_error_is_both_attribute_and_not_implemented_error():
-    exc = error_of(lambda lib: lib.autocast("cpu"), cr)
-    assert isinstance(exc, NotImplementedError) and isinstance(exc, AttributeError)
-
-
 def test_autocast_is_per_thread():
     """Another thread's ops are not cast while this thread is in an autocast region."""
     import threading
@@ -631,3 +787,19 @@ def test_index_copy_promotes_inside_autocast_as_torch():
         return str(y.dtype), str(z.dtype), x.grad, s.grad, str(outside)
 
     compare(run)
+
+
+def test_set_autocast_dtype_and_enabled_as_torch():
+    """torch.set_autocast_dtype / set_autocast_enabled: the state autocast's regions read."""
+    for lib in (cr, torch):
+        assert str(lib.get_autocast_dtype("cpu")) == "torch.bfloat16"
+        lib.set_autocast_dtype("cpu", lib.float16)
+        lib.set_autocast_enabled("cpu", True)
+        try:
+            assert lib.is_autocast_enabled("cpu")
+            assert str(lib.nn.Linear(2, 2)(lib.ones(1, 2)).dtype) == "torch.float16"
+        finally:
+            lib.set_autocast_enabled("cpu", False)
+            lib.set_autocast_dtype("cpu", lib.bfloat16)
+        with lib.autocast("cpu"):
+            assert str(lib.mm(lib.ones(2, 2), lib.ones(2, 2)).dtype) == "torch.bfloat16"

@@ -169,7 +169,10 @@ def __getattr__(name: str):
         from .compiler import compile
 
         return compile
-    if name in ("amp", "autocast", "is_autocast_enabled", "get_autocast_dtype"):
+    if name in ("amp", "autocast", "is_autocast_enabled", "get_autocast_dtype") or name in (
+        "set_autocast_dtype",
+        "set_autocast_enabled",
+    ):
         import importlib  # (torch.amp, its autocast and state queries)
 
         amp = importlib.import_module(f"{__name__}.amp")

@@ -9,6 +9,7 @@ from .autocast_mode import (  # noqa: F401  (the state queries: torch.is_autocas
     get_autocast_dtype,
     is_autocast_available,
     is_autocast_enabled,
+    set_autocast_dtype,
     set_autocast_enabled,
 )
 from .grad_scaler import GradScaler

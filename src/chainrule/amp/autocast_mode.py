@@ -3,12 +3,13 @@
 Inside ``autocast("cpu", dtype=float16)`` an op on PyTorch's lower-precision list computes
 ``op(cast(x, float16), ...)``, one on its float32 list ``op(cast(x, float32), ...)``; the
 casts are recorded, so d/dx op(cast(x)) = cast_back(∂op · g): gradients return in the
-inputs' own dtypes. Which op gets which cast is ``policy.py``'s table; this module holds
-the switches (per thread and device type) and the context manager that sets them.
+inputs' own dtypes. Which op gets which cast is ``policy.py``'s table (PyTorch's CPU lists,
+the same for bfloat16 and float16); this module holds the switches (per thread and device
+type) and the context manager that sets them.
 
-chainrule has no bfloat16, PyTorch's default CPU autocast dtype: an enabled CPU autocast
-that would run in bfloat16 raises NotImplementedInChainrule instead of computing in
-another dtype.
+bfloat16, PyTorch's default CPU autocast dtype, needs the optional package ml_dtypes: an
+enabled autocast in bfloat16 loads it on entry (``_dtypes._load_bfloat16``'s error without
+it), so no region starts whose first cast would fail.
 """
 
 from __future__ import annotations
@@ -20,11 +21,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import _dtypes, _modes
-from .._missing import NotImplementedInChainrule
 
-# the autocast dtype a device type starts with; None stands for bfloat16, which chainrule
-# lacks (PyTorch's CPU default)
-_DEFAULT_DTYPE = {"cpu": None, "cuda": _dtypes.float16}
+# the autocast dtype a device type starts with (PyTorch's)
+_DEFAULT_DTYPE = {"cpu": _dtypes.bfloat16, "cuda": _dtypes.float16}
 _DEVICE_TYPES = ("cpu", "cuda")
 _SUPPORTED = "torch.bfloat16, torch.float16"
 
@@ -42,18 +41,6 @@ class _Switches(threading.local):
 switches = _Switches()
 _on_lock = threading.Lock()
 _threads_on: set = set()  # the threads with some autocast enabled (process-wide flag)
-
-
-def _bfloat16_gap() -> NotImplementedInChainrule:
-    return NotImplementedInChainrule(
-        "chainrule has no bfloat16, the CPU autocast's default dtype: use "
-        "torch.autocast('cpu', dtype=torch.float16) (chainrule does not implement "
-        "torch.bfloat16 yet)."
-    )
-
-
-def _is_bfloat16(dtype: Any) -> bool:
-    return dtype is None or getattr(dtype, "name", None) == "bfloat16"
 
 
 def _check_device_type(device_type: Any) -> None:
@@ -81,11 +68,13 @@ def is_autocast_enabled(device_type: str | None = None) -> bool:
 
 
 def get_autocast_dtype(device_type: str) -> Any:
-    """The dtype autocast casts to on ``device_type`` (bfloat16, chainrule's gap, raises)."""
-    dtype = switches.dtype.get(_known(device_type), _dtypes.float16)
-    if dtype is None:
-        raise _bfloat16_gap()
-    return dtype
+    """The dtype autocast casts to on ``device_type`` in this thread."""
+    return switches.dtype.get(_known(device_type), _dtypes.float16)
+
+
+def set_autocast_dtype(device_type: str, dtype: Any) -> None:
+    """Set the dtype autocast casts to on ``device_type`` in this thread."""
+    switches.dtype[_known(device_type)] = dtype
 
 
 def set_autocast_enabled(device_type: str, enabled: bool) -> None:
@@ -108,10 +97,10 @@ def set_autocast_enabled(device_type: str, enabled: bool) -> None:
 class autocast:
     """Context manager and decorator: inside, listed ops run in ``dtype`` on ``device_type``.
 
-    As PyTorch's, with these differences: an enabled CPU autocast in bfloat16 (the default
-    dtype) raises NotImplementedInChainrule; ``cache_enabled`` is accepted and ignored (each
-    op casts its weights anew: the values and gradients are the same, the graph holds one
-    cast node per use instead of one per weight); autocast on "cuda" only tracks the state
+    As PyTorch's, with these differences: an enabled autocast in bfloat16 (the CPU's
+    default dtype) without ml_dtypes raises NotImplementedInChainrule; ``cache_enabled``
+    is accepted and ignored (each op casts its weights anew: the values and gradients are
+    the same, the graph holds one cast node per use instead of one per weight); autocast on "cuda" only tracks the state
     (chainrule has no CUDA here, and PyTorch disables it with its warning then).
     """
 
@@ -140,7 +129,7 @@ class autocast:
                         stacklevel=2,
                     )
                     enabled = False
-            elif not (_is_bfloat16(self.fast_dtype) or self.fast_dtype is _dtypes.float16):
+            elif not (self.fast_dtype is _dtypes.bfloat16 or self.fast_dtype is _dtypes.float16):
                 name = device_type.upper()
                 warnings.warn(
                     f"In {name} autocast, but the target dtype is not supported. Disabling "
@@ -148,8 +137,8 @@ class autocast:
                     stacklevel=2,
                 )
                 enabled = False
-            if enabled and _is_bfloat16(self.fast_dtype):
-                raise _bfloat16_gap()
+            if enabled and self.fast_dtype is _dtypes.bfloat16:
+                _dtypes.bfloat16.np  # noqa: B018 - ml_dtypes loaded now, or its clear error
         self._enabled = enabled
 
     def __enter__(self) -> autocast:

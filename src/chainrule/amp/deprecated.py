@@ -7,7 +7,7 @@ import warnings
 from typing import Any
 
 from .. import _dtypes
-from .autocast_mode import _bfloat16_gap, autocast, custom_bwd, custom_fwd
+from .autocast_mode import autocast, custom_bwd, custom_fwd
 from .grad_scaler import GradScaler
 
 
@@ -23,10 +23,10 @@ def _deprecated(old: str, new: str) -> None:
 class CpuAutocast(autocast):
     """``torch.cpu.amp.autocast(enabled, dtype, cache_enabled)``: autocast("cpu", ...)."""
 
-    def __init__(self, enabled: bool = True, dtype: Any = None, cache_enabled: bool = True):
+    def __init__(
+        self, enabled: bool = True, dtype: Any = _dtypes.bfloat16, cache_enabled: bool = True
+    ):
         _deprecated("torch.cpu.amp.autocast", "torch.amp.autocast('cpu', args...)")
-        if dtype is None and enabled:  # (PyTorch's default here is bfloat16, not the current)
-            raise _bfloat16_gap()
         super().__init__("cpu", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
 
 

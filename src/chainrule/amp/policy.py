@@ -1,11 +1,12 @@
 """Which ops autocast casts, and to what: PyTorch's CPU autocast lists, by chainrule op.
 
 - lower precision: the op runs on its floating inputs cast to the autocast dtype;
-- float32: the op runs on its float16 inputs cast to float32;
+- float32: the op runs on its float16 and bfloat16 inputs cast to float32;
 - float64 inputs are never cast (PyTorch's "eligible" inputs are the other floating ones),
   and an op given an explicit ``dtype=`` is left alone.
 
-PyTorch's third list, "promote" (cat, stack, index_copy), casts to the widest input
+PyTorch uses the same lists whichever the autocast dtype (bfloat16, the default, or
+float16). PyTorch's third list, "promote" (cat, stack, index_copy), casts to the widest input
 dtype, which is what cat's and stack's own type promotion gives: they need no entry here;
 index_copy's parser, which refuses mixed dtypes outside autocast, promotes them inside.
 
@@ -43,6 +44,8 @@ LOWER_PRECISION = frozenset(
         "convolution",  # conv1d/2d/3d, conv_transpose1d/2d/3d
         "prelu",
         "scaled_dot_product_attention",
+        "lstm_layer",  # PyTorch's mkldnn_rnn_layer (nn.LSTM)
+        "rnn_layer",  # nn.RNN: PyTorch's cell is linear's (the GRU's is not on a list)
     }
 )
 

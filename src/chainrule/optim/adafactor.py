@@ -37,17 +37,45 @@ def _check(lr: Any, beta2_decay: float, eps: tuple, d: float, weight_decay: floa
         raise ValueError(f"weight_decay should be >= 0 but is: {weight_decay}")
 
 
+def _norm(a: Array, axis: int | None = None) -> Array:
+    """``||a||_2`` (along ``axis``, kept), in ``a``'s dtype; bfloat16: summed in float32
+    and rounded once, as PyTorch's reductions."""
+    wide = a.astype(xp.float32) if u.narrow(a) else a
+    keep = axis is not None
+    return u.fresh(xp.sqrt(xp.sum(wide * wide, axis=axis, keepdims=keep)).astype(a.dtype))
+
+
 def _rms(a: Array) -> float:
     """``||a||_2 / sqrt(numel)`` as a Python number (the norm in ``a``'s dtype)."""
-    return float(xp.sqrt(xp.sum(a * a))) / math.sqrt(a.size)
+    return float(_norm(a)) / math.sqrt(a.size)
 
 
 def _mean_square(g: Array, axis: int) -> Array:
     """``||g||^2 / n`` along ``axis`` (kept): the norm squared, as PyTorch rounds it."""
-    m = xp.sqrt(xp.sum(g * g, axis=axis, keepdims=True))
+    m = _norm(g, axis)
     m *= m
-    m /= g.shape[axis]
+    u.div_(m, g.shape[axis])
     return m
+
+
+def _variance(row_var: Array, col_var: Array, eps1: float) -> Array:
+    """``row_var col_var / max(mean(row_var), eps1)``: the factored second moment (the
+    outer product and the mean rounded to bfloat16 once each, as PyTorch's)."""
+    var = xp.matmul(row_var, col_var).astype(row_var.dtype)  # (bfloat16's: float32)
+    wide = row_var.astype(xp.float32) if u.narrow(row_var) else row_var
+    mean = u.fresh(xp.mean(wide, axis=-2, keepdims=True).astype(row_var.dtype))
+    var /= xp.maximum(mean, eps1)
+    return var
+
+
+def _scaled_gradient(var: Array, g: Array, eps1: float) -> Array:
+    """``g / sqrt(max(var, eps1^2))`` (bfloat16: the reciprocal root rounded once, then
+    the product, as PyTorch's ``rsqrt_`` and ``mul_``)."""
+    floor = xp.maximum(var, eps1 * eps1)
+    if u.narrow(var):
+        root = (1 / xp.sqrt(floor.astype(xp.float32))).astype(var.dtype)
+        return u.fresh(root * g)
+    return xp.asarray(1 / xp.sqrt(floor) * g)
 
 
 class Adafactor(Optimizer):
@@ -136,21 +164,20 @@ class Adafactor(Optimizer):
                 rho = min(lr, 1 / t**0.5)
                 alpha = max(eps2, _rms(param)) * rho
                 if wd != 0:
-                    param *= 1 - lr * wd
+                    u.mul_(param, 1 - lr * wd)
                 if g.ndim > 1:
                     row_var, col_var = state["row_var"]._data, state["col_var"]._data
                     u.lerp_(row_var, _mean_square(g, -1), weight)
                     u.lerp_(col_var, _mean_square(g, -2), weight)
-                    var = xp.matmul(row_var, col_var)
-                    var /= xp.maximum(xp.mean(row_var, axis=-2, keepdims=True), eps1)
+                    var = _variance(row_var, col_var, eps1)
                 else:
                     variance = state["variance"]._data
                     u.lerp_(variance, g * g, weight)
                     var = variance.copy()
-                update = xp.asarray(1 / xp.sqrt(xp.maximum(var, eps1 * eps1)) * g)
+                update = _scaled_gradient(var, g, eps1)
                 scale = -alpha / max(1.0, _rms(update) / d)
                 if group["foreach"]:
-                    update *= scale
+                    update *= scale  # (bfloat16: scale rounded first, as PyTorch's foreach)
                     param += update
                 else:
                     u.add_scaled_(param, update, scale)

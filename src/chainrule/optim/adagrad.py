@@ -79,9 +79,9 @@ class Adagrad(Optimizer):
                 )
                 clr = lr / (1 + (float(step_t) - 1) * group["lr_decay"])
                 state_sum = u.pairs(state["sum"]._data)
-                state_sum += xp.multiply(g, g)
-                std = xp.sqrt(state_sum)
-                std += group["eps"]
+                u.addcmul_(state_sum, g, g, 1)
+                std = u.fresh(xp.sqrt(state_sum))
+                u.add_(std, group["eps"])
                 u.addcdiv_(param, g, std, -clr)
                 u.done(p)
         return loss

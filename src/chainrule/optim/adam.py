@@ -101,7 +101,7 @@ class Adam(Optimizer):
                 step_t += 1
                 if wd != 0:
                     if group["decoupled_weight_decay"]:
-                        param *= 1 - lr * wd
+                        u.mul_(param, 1 - lr * wd)
                     else:
                         g = u.with_weight_decay(g, param, wd)
                 exp_avg, exp_avg_sq = (
@@ -116,11 +116,11 @@ class Adam(Optimizer):
                 if group["amsgrad"]:
                     vmax = u.pairs(state["max_exp_avg_sq"]._data)
                     xp.maximum(vmax, exp_avg_sq, out=vmax)
-                    denom = xp.sqrt(vmax)
+                    denom = u.fresh(xp.sqrt(vmax))
                 else:
-                    denom = xp.sqrt(exp_avg_sq)
-                denom /= bias_correction2_sqrt
-                denom += eps
+                    denom = u.fresh(xp.sqrt(exp_avg_sq))
+                u.div_(denom, bias_correction2_sqrt)
+                u.add_(denom, eps)
                 u.addcdiv_(param, exp_avg, denom, -step_size)
                 u.done(p)
         return loss

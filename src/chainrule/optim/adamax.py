@@ -64,9 +64,9 @@ class Adamax(Optimizer):
                 )
                 exp_avg, exp_inf = u.pairs(state["exp_avg"]._data), u.pairs(state["exp_inf"]._data)
                 u.lerp_(exp_avg, g, 1 - beta1)
-                exp_inf *= beta2
-                norm = xp.abs(g)
-                norm += group["eps"]
+                u.mul_(exp_inf, beta2)
+                norm = u.fresh(xp.abs(g))
+                u.add_(norm, group["eps"])
                 xp.maximum(exp_inf, norm, out=exp_inf)
                 clr = lr / (1 - beta1 ** float(step_t))
                 u.addcdiv_(param, exp_avg, exp_inf, -clr)

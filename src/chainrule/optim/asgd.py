@@ -67,11 +67,11 @@ class ASGD(Optimizer):
                 step_t += 1
                 g = u.with_weight_decay(g, param, group["weight_decay"])
                 eta_value = float(eta)
-                param *= 1 - lambd * eta_value
+                u.mul_(param, 1 - lambd * eta_value)
                 u.add_scaled_(param, g, -eta_value)
                 if float(mu) != 1:
-                    diff = xp.subtract(param, ax)
-                    diff *= float(mu)
+                    diff = u.fresh(xp.subtract(param, ax))
+                    u.mul_(diff, float(mu))
                     ax += diff
                 else:
                     ax[...] = param

@@ -36,14 +36,22 @@ def _bfloat16(x: Array) -> Array:
 
 
 def newton_schulz(
-    g: Array, ns_coefficients: tuple[float, float, float], ns_steps: int, eps: float
+    g: Array,
+    ns_coefficients: tuple[float, float, float],
+    ns_steps: int,
+    eps: float,
+    normalized_into: Array | None = None,
 ) -> Array:
     """``X <- a X + (b X X^T + c (X X^T)^2) X``, ``ns_steps`` times from ``X = G / max(||G||_F,
     eps)`` (transposed while ``G`` is tall): ``X`` tends to ``U V^T`` of ``G = U S V^T``
     (roughly: singular values land near 1). Each op rounds to bfloat16 once, as PyTorch's
     bfloat16 ops on the CPU do after computing in float32; computing in float64 instead
     gives the same bits unless a float32 sum lands within its own rounding of a bfloat16
-    tie (none in a thousand random matrices checked against PyTorch 2.13)."""
+    tie (none in a thousand random matrices checked against PyTorch 2.13).
+
+    ``normalized_into``: an array of ``g``'s shape that receives ``G / max(||G||_F, eps)``
+    (PyTorch 2.13 normalizes a bfloat16 ``G`` in place: Muon's momentum buffer, without
+    Nesterov, is left holding it)."""
     if ns_steps >= 100:
         raise ValueError("Number of steps must be less than 100 for computational efficiency")
     if g.ndim != 2:
@@ -57,6 +65,8 @@ def newton_schulz(
         x = _bfloat16(g.T if tall else g)
         norm = max(float(_bfloat16(xp.sqrt(xp.sum(x * x)))), float(_bfloat16(eps)))
         x = _bfloat16(x / norm)
+        if normalized_into is not None:
+            normalized_into[...] = x.T if tall else x
         for _ in range(ns_steps):
             gram = _bfloat16(x @ x.T)
             gram_update = _bfloat16(b * gram + c * (gram @ gram))
@@ -89,8 +99,11 @@ class Muon(Optimizer):
     ``NS(B)`` without, ``p <- p (1 - lr wd) - lr' O`` with ``lr'`` the learning rate
     adjusted to the shape (``adjusted_lr``); ``NS`` is ``newton_schulz``.
 
-    The orthogonalization is in bfloat16 as in PyTorch (emulated: chainrule has no
-    bfloat16 dtype), so the update has bfloat16's precision whatever the parameter's dtype.
+    The orthogonalization is in bfloat16 as in PyTorch (emulated in float64, so that it
+    needs no ml_dtypes), so the update has bfloat16's precision whatever the parameter's
+    dtype. For a bfloat16 parameter without Nesterov, PyTorch 2.13 normalizes the momentum
+    buffer itself in place (its orthogonalization starts from ``buffer.bfloat16()``, the
+    buffer): chainrule's buffer is left the same.
     Muon's ``momentum_buffer`` is its only state (no ``step``), as in PyTorch. A complex
     parameter raises PyTorch's error; chainrule has no sparse tensors, so that error has no
     case here.
@@ -156,12 +169,17 @@ class Muon(Optimizer):
                 buf = self.state[p]["momentum_buffer"]._data
                 u.lerp_(buf, g, 1 - momentum)
                 update = _lerp(g, buf, momentum) if group["nesterov"] else buf
+                in_place = not group["nesterov"] and u.narrow(buf)  # (PyTorch's, see NS)
                 update = newton_schulz(
-                    update, group["ns_coefficients"], group["ns_steps"], group["eps"]
+                    update,
+                    group["ns_coefficients"],
+                    group["ns_steps"],
+                    group["eps"],
+                    buf if in_place else None,
                 )
                 lr_p = adjusted_lr(lr, group["adjust_lr_fn"], p.shape)
                 param = p._data
-                param *= 1 - lr * wd
+                u.mul_(param, 1 - lr * wd)
                 if param.dtype != update.dtype:
                     update = update.astype(param.dtype)
                 u.add_scaled_(param, update, -lr_p)

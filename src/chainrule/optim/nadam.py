@@ -72,7 +72,7 @@ class NAdam(Optimizer):
                 bias_correction2 = 1 - beta2**step
                 if wd != 0:
                     if group["decoupled_weight_decay"]:
-                        param *= 1 - lr * wd
+                        u.mul_(param, 1 - lr * wd)
                     else:
                         g = u.with_weight_decay(g, param, wd)
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * psi)))
@@ -84,9 +84,9 @@ class NAdam(Optimizer):
                 )
                 u.lerp_(exp_avg, g, 1 - beta1)
                 u.decay_add_square_(exp_avg_sq, beta2, g)
-                denom = xp.sqrt(exp_avg_sq / bias_correction2)
+                denom = u.fresh(xp.sqrt(u.divided(exp_avg_sq, bias_correction2)))
                 mu_product_next = float(mu_product) * mu_next
-                denom += group["eps"]
+                u.add_(denom, group["eps"])
                 u.addcdiv_(param, g, denom, -lr * (1.0 - mu) / (1.0 - float(mu_product)))
                 u.addcdiv_(param, exp_avg, denom, (-lr * mu_next) / (1.0 - mu_product_next))
                 u.done(p)

@@ -67,7 +67,7 @@ class RAdam(Optimizer):
                 step = float(step_t)
                 if wd != 0:
                     if group["decoupled_weight_decay"]:
-                        param *= 1 - lr * wd
+                        u.mul_(param, 1 - lr * wd)
                     else:
                         g = u.with_weight_decay(g, param, wd)
                 exp_avg, exp_avg_sq = (
@@ -78,12 +78,14 @@ class RAdam(Optimizer):
                 u.decay_add_square_(exp_avg_sq, beta2, g)
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
-                update = exp_avg / bias_correction1
+                update = u.divided(exp_avg, bias_correction1)
                 rho_inf = 2 / (1 - beta2) - 1
                 rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
-                update *= lr
+                u.mul_(update, lr)
                 if rho_t > 5.0:
-                    adaptive = bias_correction2**0.5 / (xp.sqrt(exp_avg_sq) + group["eps"])
+                    root = u.fresh(xp.sqrt(exp_avg_sq))
+                    u.add_(root, group["eps"])
+                    adaptive = u.scalar_over(bias_correction2**0.5, root)
                     update *= adaptive
                     rect = (
                         (rho_t - 4)
@@ -91,7 +93,7 @@ class RAdam(Optimizer):
                         * rho_inf
                         / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
                     ) ** 0.5
-                    update *= rect
+                    u.mul_(update, rect)
                 param -= update
                 u.done(p)
         return loss

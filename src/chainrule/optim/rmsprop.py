@@ -82,13 +82,13 @@ class RMSprop(Optimizer):
                 if group["centered"]:
                     grad_avg = u.pairs(state["grad_avg"]._data)
                     u.lerp_(grad_avg, g, 1 - alpha)
-                    avg = xp.sqrt(square_avg - grad_avg * grad_avg)
+                    avg = u.fresh(xp.sqrt(u.addcmul(square_avg, grad_avg, grad_avg, -1)))
                 else:
-                    avg = xp.sqrt(square_avg)
-                avg += group["eps"]
+                    avg = u.fresh(xp.sqrt(square_avg))
+                u.add_(avg, group["eps"])
                 if momentum > 0:
                     buf = u.pairs(state["momentum_buffer"]._data)
-                    buf *= momentum
+                    u.mul_(buf, momentum)
                     u.addcdiv_(buf, g, avg, 1)
                     u.add_scaled_(param, buf, -lr)
                 else:

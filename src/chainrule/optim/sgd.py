@@ -73,7 +73,7 @@ class SGD(Optimizer):
                         buf[...] = g
                     else:
                         buf = u.pairs(state["momentum_buffer"]._data)
-                        buf *= momentum
+                        u.mul_(buf, momentum)
                         u.add_scaled_(buf, g, 1 - dampening)
                     g = u.scaled_sum(g, buf, momentum) if group["nesterov"] else buf
                 u.add_scaled_(param, g, -lr)

@@ -66,6 +66,13 @@ def _stack_finals(finals: list) -> Tensor:
     return chainrule.stack([f.select() if isinstance(f, _LastStep) else f for f in finals], 0)
 
 
+def _autocast_on() -> bool:
+    """Whether this thread is in an autocast region (which casts the input and weights)."""
+    from ...amp.autocast_mode import switches
+
+    return any(switches.enabled.values())
+
+
 class RNNBase(Module):
     """What the three recurrent layers share: the parameters per layer and direction, the
     checks of the input and the initial state, and the loop over layers and directions."""
@@ -197,7 +204,7 @@ class RNNBase(Module):
 
     def check_input(self, input: Tensor, batch_sizes: Tensor | None) -> None:
         weight_dtype = getattr(self, self._flat_weights_names[0]).dtype
-        if input.dtype != weight_dtype:
+        if input.dtype != weight_dtype and not _autocast_on():
             raise ValueError(
                 f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight_dtype}). "
                 f"Convert input: input.to({weight_dtype}), or convert model: "

@@ -612,7 +612,10 @@ def _index(indices: np.ndarray, like: Tensor) -> Tensor:
 def _topk_indices(scores: Tensor, k: int, largest: bool) -> np.ndarray:
     """The indices of the flattened ``scores`` that PyTorch's CPU ``topk(k, largest)`` returns
     (as a set, ascending); nan ranks above every number, as in PyTorch."""
-    key = _ranks(scores.detach().cpu().numpy().ravel(), largest)
+    values = scores.detach().cpu()
+    if values.dtype is chainrule.bfloat16:  # (no NumPy view; float32 holds it exactly)
+        values = values.float()
+    key = _ranks(values.numpy().ravel(), largest)
     n = key.size
     if k == 0:
         return np.zeros(0, dtype=np.int64)
