@@ -42,6 +42,7 @@ from ._creation import (  # noqa: E402, F401
     empty_like,
     eye,
     from_numpy,
+    frombuffer,
     full,
     full_like,
     linspace,
@@ -78,6 +79,17 @@ from ._dtypes import (  # noqa: E402, F401
     set_default_dtype,
     short,
     uint8,
+)
+from ._layout import (  # noqa: E402, F401
+    _mkldnn,
+    jagged,
+    layout,
+    sparse_bsc,
+    sparse_bsr,
+    sparse_coo,
+    sparse_csc,
+    sparse_csr,
+    strided,
 )
 from ._memory_format import (  # noqa: E402, F401
     channels_last,
@@ -159,12 +171,16 @@ def is_floating_point(input: Tensor) -> bool:
 
 
 def __getattr__(name: str):
-    lazy = ("testing", "distributions", "random", "cpu", "compiler", "profiler")
+    lazy = ("testing", "distributions", "random", "cpu", "compiler", "profiler", "storage")
     lazy += ("signal", "version", "types", "jit", "multiprocessing", "fft", "_C")
     if name in lazy:  # (loaded on first use)
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
+    if name in ("UntypedStorage", "TypedStorage"):
+        from . import storage
+
+        return getattr(storage, name)
     if name == "compile":  # torch.compile: compiled code runs eagerly here
         from .compiler import compile
 

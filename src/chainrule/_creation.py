@@ -287,7 +287,55 @@ def from_numpy(array: ndarray) -> Tensor:
     return _make(array, _dtypes.from_numpy_dtype(array.dtype))
 
 
+def frombuffer(
+    buffer: Any,
+    *,
+    dtype: DType,
+    count: int = -1,
+    offset: int = 0,
+    requires_grad: bool = False,
+) -> Tensor:
+    """A 1-D tensor sharing the memory of an object with the buffer protocol (``bytes``,
+    ``bytearray``, ``memoryview``, ``array.array``): ``count`` elements of ``dtype`` from
+    byte ``offset`` (all that fit, for -1). A read-only buffer gives a tensor whose writes
+    raise (PyTorch's, which warns, would write into it)."""
+    dt = _dtypes.to_dtype(dtype)
+    view = memoryview(buffer)
+    length, size = view.nbytes, dt.itemsize
+    if length == 0 or count == 0:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if not 0 <= offset < length:
+        raise ValueError(
+            f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
+            f"({length} bytes) minus 1"
+        )
+    if count < 0 and (length - offset) % size:
+        raise ValueError(
+            f"buffer length ({length - offset} bytes) after offset ({offset} bytes) must be a "
+            f"multiple of element size ({size})"
+        )
+    if count > 0 and count * size > length - offset:
+        raise ValueError(
+            f"requested buffer length ({count} * {size} bytes) after offset ({offset} bytes) "
+            f"must not be greater than actual buffer length ({length} bytes)"
+        )
+    if view.readonly and not _warned_read_only_buffer[0]:
+        _warned_read_only_buffer[0] = True
+        warnings.warn(
+            "The given buffer is not writable, and PyTorch does not support non-writable "
+            "tensors. This means you can write to the underlying (supposedly non-writable) "
+            "buffer using the tensor. You may want to copy the buffer to protect its data or "
+            "make it writable before converting it to a tensor. This type of warning will be "
+            "suppressed for the rest of this program.",
+            UserWarning,
+            stacklevel=2,
+        )
+    arr = xp.frombuffer(view.cast("B"), dtype=dt.np, count=count, offset=offset)
+    return _check_requires_grad(_make(arr, dt), requires_grad)
+
+
 _warned_read_only = [False]
+_warned_read_only_buffer = [False]
 _warned_discarding = [False]
 
 

@@ -14,7 +14,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from . import _backend, _dtypes, _memory_format, _meta, _modes
+from . import _backend, _dtypes, _layout, _memory_format, _meta, _modes
 from ._backend import ndarray
 from ._dtypes import dtype as DType
 from ._meta import MetaArray
@@ -591,8 +591,8 @@ class Tensor:
         return _backend.device_type(self._data) == "cuda"
 
     @property
-    def layout(self) -> str:
-        return "torch.strided"
+    def layout(self) -> Any:
+        return _layout.strided
 
     def dim(self) -> int:
         return self._data.ndim

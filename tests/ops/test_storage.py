@@ -4,6 +4,8 @@ gradients, tangents and second derivatives where PyTorch has them, and PyTorch's
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -351,3 +353,70 @@ def test_index_reduce_inplace_integers_and_errors():
         lambda L, x, s, i: x.index_reduce(2, i, s, "amax"),
     ):
         check_same_error(fn, x, s, i)
+
+
+# ----- storage objects, frombuffer, layouts --------------------------------------------
+
+
+def test_untyped_and_typed_storages_as_torch():
+    for lib in (cr, torch):
+        x = lib.arange(6.0).reshape(2, 3)[1:]
+        s = x.untyped_storage()
+        assert (s.nbytes(), s.size(), len(s), s.element_size()) == (24, 24, 24, 1)
+        assert s.data_ptr() == x.data_ptr() - 12 and str(s.device) == "cpu"
+        assert s.tolist()[4:8] == [0, 0, 128, 63] and s[7] == 63
+        assert type(s).__name__ == "UntypedStorage" and not s.is_shared()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (TypedStorage is deprecated: its warning)
+            ts = x.storage()
+        assert (ts.size(), str(ts.dtype), ts.nbytes(), ts.element_size()) == (
+            6,
+            "torch.float32",
+            24,
+            4,
+        )
+        assert ts.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0] and ts[4] == 4.0
+        assert ts.type() == "torch.FloatStorage" and ts.data_ptr() == s.data_ptr()
+        # views share their base's storage; bfloat16's elements are two bytes
+        y = lib.ones(4, dtype=lib.bfloat16)
+        assert y[2:].untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+        assert y.untyped_storage().nbytes() == 8
+    assert repr(cr.tensor([1.5, 2.0]).untyped_storage()) == repr(
+        torch.tensor([1.5, 2.0]).untyped_storage()
+    )
+
+
+def test_frombuffer_shares_the_buffer_as_torch():
+    for lib in (cr, torch):
+        b = bytearray(8)
+        t = lib.frombuffer(b, dtype=lib.int32)
+        t[1] = 7
+        assert list(b) == [0, 0, 0, 0, 7, 0, 0, 0] and t.dtype == lib.int32
+        t = lib.frombuffer(bytearray(b"\x00\x00\x80?\x00\x00\x00@"), dtype=lib.float32, count=1,
+                           offset=4, requires_grad=True)  # fmt: skip
+        assert t.tolist() == [2.0] and t.requires_grad
+        assert t.untyped_storage().nbytes() == 4
+    data = bytes([0, 0, 128, 63, 0, 0, 0, 64])
+    for kwargs in (
+        {"dtype": "float32", "count": 3},
+        {"dtype": "float32", "offset": 9},
+        {"dtype": "float64", "offset": 1},
+    ):
+        messages = []
+        for lib in (cr, torch):
+            args = dict(kwargs, dtype=getattr(lib, kwargs["dtype"]))
+            with pytest.raises(ValueError) as info:
+                lib.frombuffer(bytearray(data), **args)
+            messages.append(str(info.value))
+        assert messages[0] == messages[1]
+    with pytest.raises(ValueError, match=r"both buffer length \(0\) and count \(-1\)"):
+        cr.frombuffer(bytearray(), dtype=cr.float32)
+
+
+def test_layouts_as_torch():
+    for name in ("strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "jagged"):
+        assert repr(getattr(cr, name)) == repr(getattr(torch, name))
+    x = cr.ones(2)
+    assert x.layout is cr.strided and x.layout != cr.sparse_coo
+    assert isinstance(cr.strided, cr.layout)
+    assert cr.zeros(2, layout=cr.strided).tolist() == [0.0, 0.0]

@@ -25,6 +25,7 @@ the namespaces.
 
 from __future__ import annotations
 
+from .. import storage as _storage
 from .._creation import tensor_new
 from ..autograd import tensor_backward
 from ..ops import (
@@ -761,6 +762,8 @@ TENSOR = [
     # ----- conf-names: end ------------------------------------------------------------------
     # ----- conf2: storage and strides (api/parsers/storage.py) ------------------------------
     ("storage_offset", p_storage.storage_offset),
+    ("untyped_storage", _storage.untyped_storage),
+    ("storage", _storage.storage),
     ("dim_order", p_storage.dim_order),
     ("resize_", p_storage.resize_),
     # ----- conf3: matrix transposes, sizes (api/parsers/splitting.py, extras.py) ----------

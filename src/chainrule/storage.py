@@ -1,0 +1,188 @@
+"""``torch.storage``: the memory a tensor's elements live in, as PyTorch's storage objects.
+
+A chainrule tensor is a NumPy array; its storage is the array that owns the memory (a
+view's base, followed to its owner), seen as bytes (``UntypedStorage``) or as elements of
+the tensor's dtype (``TypedStorage``, deprecated in PyTorch, with its warning). They read
+and address that memory (``data_ptr``, ``nbytes``, ``tolist``, indexing) and share it with
+the tensor; swapping a tensor's storage (``set_``) is not modelled."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from . import _backend
+from ._backend import xp
+
+
+def owner(arr: Any) -> Any:
+    """The array that owns ``arr``'s memory (views followed to their base)."""
+    while isinstance(getattr(arr, "base", None), type(arr)):
+        arr = arr.base
+    return arr
+
+
+def _flat(arr: Any) -> Any:
+    """An owning array's elements in memory order, as one dimension (a view)."""
+    return xp.ravel(arr, order="K")
+
+
+class UntypedStorage:
+    """A tensor's memory as bytes: ``tensor.untyped_storage()``, or ``UntypedStorage(n)``
+    (n bytes of zeros)."""
+
+    __slots__ = ("_array",)
+
+    def __init__(self, size: int = 0, *, device: Any = None) -> None:
+        self._array = xp.zeros(int(size), xp.uint8)
+
+    @classmethod
+    def _of(cls, arr: Any) -> UntypedStorage:
+        storage = cls.__new__(cls)
+        storage._array = owner(arr)
+        return storage
+
+    def _bytes(self) -> Any:
+        return _flat(self._array).view(xp.uint8)
+
+    def data_ptr(self) -> int:
+        return _backend.address(self._array)
+
+    def nbytes(self) -> int:
+        return int(self._array.nbytes)
+
+    def size(self) -> int:
+        return self.nbytes()
+
+    def __len__(self) -> int:
+        return self.nbytes()
+
+    def element_size(self) -> int:
+        return 1
+
+    @property
+    def device(self) -> Any:
+        from ._tensor import device_of_array
+
+        return device_of_array(self._array)
+
+    def __getitem__(self, i: int) -> int:
+        return int(self._bytes()[i])
+
+    def tolist(self) -> list:
+        return self._bytes().tolist()
+
+    def is_shared(self) -> bool:
+        return False
+
+    def is_pinned(self, device: Any = "cuda") -> bool:
+        return False
+
+    def cpu(self) -> UntypedStorage:
+        return self
+
+    def type(self) -> str:
+        return "torch.storage.UntypedStorage"
+
+    def __repr__(self) -> str:
+        values = "".join(f" {b}\n" for b in self.tolist())
+        return f"{values}[torch.storage.UntypedStorage(device={self.device}) of size {len(self)}]"
+
+
+class TypedStorage:
+    """A tensor's memory as elements of its dtype (``tensor.storage()``, deprecated in
+    PyTorch in favour of ``untyped_storage()``)."""
+
+    __slots__ = ("_array", "dtype")
+
+    @classmethod
+    def _of(cls, arr: Any, dtype: Any) -> TypedStorage:
+        storage = cls.__new__(cls)
+        storage._array, storage.dtype = owner(arr), dtype
+        return storage
+
+    def _elements(self) -> Any:
+        flat = _flat(self._array)
+        return flat if flat.dtype == self.dtype.np else flat.view(self.dtype.np)
+
+    def data_ptr(self) -> int:
+        return _backend.address(self._array)
+
+    def nbytes(self) -> int:
+        return int(self._array.nbytes)
+
+    def size(self) -> int:
+        return self.nbytes() // self.dtype.itemsize
+
+    def __len__(self) -> int:
+        return self.size()
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def device(self) -> Any:
+        from ._tensor import device_of_array
+
+        return device_of_array(self._array)
+
+    def __getitem__(self, i: int) -> Any:
+        return self._elements()[i].item()
+
+    def tolist(self) -> list:
+        return self._elements().tolist()
+
+    def untyped(self) -> UntypedStorage:
+        return UntypedStorage._of(self._array)
+
+    def is_shared(self) -> bool:
+        return False
+
+    def is_pinned(self, device: Any = "cuda") -> bool:
+        return False
+
+    def type(self) -> str:
+        return f"torch.{self.dtype.scalar_name}Storage"
+
+    def __repr__(self) -> str:
+        from ._tensor import _make
+
+        values = "".join(f" {line}\n" for line in _printed(_make(self._elements(), self.dtype)))
+        return (
+            f"{values}[torch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) "
+            f"of size {len(self)}]"
+        )
+
+
+def _printed(t: Any) -> list:
+    """Each element as PyTorch's printing of the flat tensor shows it."""
+    text = repr(t)
+    inner = text[text.index("[") + 1 : text.rindex("]")]
+    return [v.strip() for v in inner.replace("\n", " ").split(",") if v.strip()]
+
+
+_warned_typed = [False]
+
+
+def untyped_storage(self: Any) -> UntypedStorage:
+    """The tensor's storage, as bytes."""
+    return UntypedStorage._of(self._data)
+
+
+def storage(self: Any) -> TypedStorage:
+    """The tensor's storage, as elements of its dtype (with PyTorch's deprecation warning,
+    once)."""
+    if not _warned_typed[0]:
+        _warned_typed[0] = True
+        warnings.warn(
+            "TypedStorage is deprecated. It will be removed in the future and UntypedStorage "
+            "will be the only storage class. This should only matter to you if you are using "
+            "storages directly.  To access UntypedStorage directly, use "
+            "tensor.untyped_storage() instead of tensor.storage()",
+            UserWarning,
+            stacklevel=2,
+        )
+    return TypedStorage._of(self._data, self._dtype)
+
+
+__all__ = ["TypedStorage", "UntypedStorage"]
