@@ -19,6 +19,10 @@ from . import _modes
 
 xp = numpy
 ndarray = numpy.ndarray
+# the NumPy dtypes of the reduced floats (bfloat16, float8: ml_dtypes'), once loaded
+# (_dtypes._load_reduced): ``d in REDUCED`` tells their arrays (ml_dtypes gives most of
+# them the kind "V", float8_e5m2 the kind "f")
+REDUCED: set = set()
 name = "numpy"
 
 
@@ -243,7 +247,7 @@ def asanyarray(value: Any, dtype: Any = None, order: Any = None) -> Any:
     data = getattr(value, "_data", None)  # a tensor (a VJP that ran tensor ops) on a device
     if type(data) in _types:
         return asanyarray(data, dtype, order)
-    if data is not None and data.__class__ is ndarray and data.dtype.kind == "V":
+    if data is not None and data.__class__ is ndarray and data.dtype in REDUCED:
         return xp.asanyarray(data, dtype, order)  # a bfloat16 tensor's (no __array__ for it)
     return xp.asanyarray(value, dtype, order)
 
@@ -257,17 +261,17 @@ def to_device(arr: Any, kind: str) -> Any:
         arr = _modules[here].asnumpy(arr)
     if kind == "cpu":
         return arr
-    if arr.dtype.name == "bfloat16":  # (ml_dtypes' dtype: CuPy has none)
-        raise no_bfloat16(kind)
+    if arr.dtype in REDUCED:  # (bfloat16, float8: ml_dtypes' dtypes, which CuPy lacks)
+        raise no_bfloat16(kind, arr.dtype.name)
     live[0] = device_made[0] = True
     _modes.mark("device", True)
     return _modules[kind].asarray(arr)
 
 
-def no_bfloat16(kind: str) -> TypeError:
-    """The error of a bfloat16 array asked for on a device: CuPy has no bfloat16."""
+def no_bfloat16(kind: str, name: str = "bfloat16") -> TypeError:
+    """The error of a bfloat16 (or float8) array asked for on a device: CuPy has none."""
     return TypeError(
-        f"chainrule has no bfloat16 on '{kind}': CuPy has no bfloat16 dtype (a bfloat16 "
+        f"chainrule has no {name} on '{kind}': CuPy has no {name} dtype (a {name} "
         "tensor lives on the CPU; cast it to float16 or float32 first)"
     )
 
@@ -414,7 +418,7 @@ def add_reduce(x: Any, axis: int, keepdims: bool = False) -> Any:
                     n = shape[last]
                     out = _dot(x.reshape(-1, n), _ones_of(dtype)[:n])
                     return out.reshape(shape[:last] + (1,) if keepdims else shape[:last])
-        elif dtype.kind == "V":  # bfloat16 (ml_dtypes)
+        elif dtype in REDUCED:  # bfloat16 (ml_dtypes)
             return widened_add_reduce(x, axis, keepdims)
         return _add_reduce(x, axis, None, None, keepdims)
     if isinstance(x, numpy.generic):

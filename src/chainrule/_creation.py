@@ -254,7 +254,12 @@ def tensor(
         warn_discarding_imaginary()
         arr = arr.real
     with xp.errstate(over="ignore"):  # beyond a float dtype's range: inf, as in PyTorch
-        arr = xp_of(arr).array(arr, dtype=dt.np)  # (a device tensor's copy stays there,
+        if dt._keep_lane == 4 and getattr(arr, "dtype", None) is not None:  # (float8: saturate)
+            from .autograd.bfloat16 import into
+
+            arr = into(xp.asarray(arr, xp.float64) if arr.dtype.kind in "iub" else arr, dt.np)
+        else:
+            arr = xp_of(arr).array(arr, dtype=dt.np)  # (a device tensor's copy stays there,
     if device is not None:  # unless a device is named: on_device moves it from the host)
         arr = to_host(arr)
     return _check_requires_grad(_make(arr, dt), requires_grad)

@@ -44,7 +44,7 @@ class dtype:  # noqa: N801 - PyTorch's spelling
         self.scalar_name = scalar_name
         self.legacy_type = f"torch.{scalar_name}Tensor"
         self.c_name = c_name
-        if np_dtype is not None:  # (bfloat16's comes from ml_dtypes on first use: _BFloat16)
+        if np_dtype is not None:  # (a reduced float's comes from ml_dtypes on first use: _Reduced)
             self.np = xp.dtype(np_dtype)
         self._category = category  # 0 bool, 1 integer, 2 floating, 3 complex
         self.is_floating_point = category == 2
@@ -81,43 +81,52 @@ class dtype:  # noqa: N801 - PyTorch's spelling
         return self.name
 
 
-class _BFloat16(dtype):
-    """bfloat16 (8 exponent bits like float32, 8 significand bits): its NumPy dtype is
-    ml_dtypes' (NumPy has none), imported on first use, an optional extra (``pip install
-    chainrule[bfloat16]``): importing ml_dtypes takes a third of a second. Each op computes
-    bfloat16 values in float32 and rounds its result once (autograd/bfloat16.py)."""
+class _Reduced(dtype):
+    """A reduced-precision float NumPy has no dtype for: bfloat16 (float32's 8 exponent
+    bits, 8 significand bits) and the float8 formats. Its NumPy dtype is ml_dtypes', an
+    optional extra (``pip install chainrule[bfloat16]``) imported on first use: importing
+    ml_dtypes takes a third of a second. Each op computes such values in float32 and rounds
+    its result once (autograd/bfloat16.py)."""
 
     __slots__ = ()
 
     @property
     def np(self) -> Any:  # type: ignore[override]
-        return _bfloat16_np[0] or _load_bfloat16()
+        return _REDUCED_NP.get(self.name) or _load_reduced(self)
 
 
-_bfloat16_np: list = [None]
+_REDUCED_NP: dict = {}  # a reduced float's name -> its NumPy dtype, once loaded
+_bfloat16_np: list = [None]  # bfloat16's, once loaded (read by the ops' boundary)
 
 
-def _load_bfloat16() -> Any:
-    """ml_dtypes' bfloat16, made known (``from_numpy_dtype``, the ops' boundary) on first use."""
+def _load_reduced(d: dtype) -> Any:
+    """ml_dtypes' dtype of ``d``, made known (``from_numpy_dtype``, the ops' boundary) on
+    first use."""
     try:
         import ml_dtypes
     except ImportError:
         from ._missing import NotImplementedInChainrule
 
         raise NotImplementedInChainrule(
-            "torch.bfloat16 needs the optional package ml_dtypes (NumPy has no bfloat16 "
+            f"torch.{d.name} needs the optional package ml_dtypes (NumPy has no {d.name} "
             "dtype): pip install 'chainrule[bfloat16]'"
         ) from None
-    np_dtype = xp.dtype(ml_dtypes.bfloat16)
-    _FROM_NP[np_dtype] = bfloat16
-    _FROM_NP_TYPE[np_dtype.type] = bfloat16
-    _bfloat16_np[0] = np_dtype
+    np_dtype = xp.dtype(getattr(ml_dtypes, d.name))
+    _FROM_NP[np_dtype] = d
+    _FROM_NP_TYPE[np_dtype.type] = d
+    _REDUCED_NP[d.name] = np_dtype
+    from ._backend import REDUCED
+
+    REDUCED.add(np_dtype)
+    if d.name == "bfloat16":
+        _bfloat16_np[0] = np_dtype
     BFLOAT16_LIVE[0] = True
     return np_dtype
 
 
-# True once a bfloat16 array may exist: the ops' general path then widens bfloat16 inputs
-# to float32 (autograd/bfloat16.py); until then it checks nothing
+# True once an array of a reduced float (bfloat16, float8) may exist: the ops' general
+# path then widens such inputs to float32 (autograd/bfloat16.py); until then it checks
+# nothing
 BFLOAT16_LIVE = [False]
 
 bool = dtype("bool", xp.bool_, 0, "Bool", "bool")  # noqa: A001 - PyTorch's public name
@@ -131,7 +140,14 @@ float32 = dtype("float32", xp.float32, 2, "Float", "float")
 float64 = dtype("float64", xp.float64, 2, "Double", "double")
 complex64 = dtype("complex64", xp.complex64, 3, "ComplexFloat", "c10::complex<float>")
 complex128 = dtype("complex128", xp.complex128, 3, "ComplexDouble", "c10::complex<double>")
-bfloat16 = _BFloat16("bfloat16", None, 2, "BFloat16", "c10::BFloat16", 2)
+bfloat16 = _Reduced("bfloat16", None, 2, "BFloat16", "c10::BFloat16", 2)
+# the float8 formats (PyTorch's CPU kernels move and cast them, and compute almost nothing
+# in them; chainrule computes in float32 and rounds, as for bfloat16)
+float8_e4m3fn = _Reduced("float8_e4m3fn", None, 2, "Float8_e4m3fn", "c10::Float8_e4m3fn", 1)
+float8_e5m2 = _Reduced("float8_e5m2", None, 2, "Float8_e5m2", "c10::Float8_e5m2", 1)
+float8_e4m3fnuz = _Reduced("float8_e4m3fnuz", None, 2, "Float8_e4m3fnuz", "c10::Float8_e4m3fnuz", 1)
+float8_e5m2fnuz = _Reduced("float8_e5m2fnuz", None, 2, "Float8_e5m2fnuz", "c10::Float8_e5m2fnuz", 1)
+FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz)
 
 half = float16
 float = float32  # noqa: A001
@@ -155,8 +171,10 @@ ALL = (
     float64,
     complex64,
     complex128,
+    *FLOAT8,
 )
-_NUMPY = tuple(d for d in ALL if d is not bfloat16)  # (bfloat16's NumPy dtype: on first use)
+# (a reduced float's NumPy dtype comes on first use)
+_NUMPY = tuple(d for d in ALL if not isinstance(d, _Reduced))
 # a complex dtype's parts, and the complex dtype of a floating one (float16's is complex32,
 # which chainrule lacks: complex64 holds it exactly)
 _REAL_OF = {complex64: float32, complex128: float64}
@@ -188,10 +206,12 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
     try:
         return _FROM_NP[xp.dtype(np_dtype)]
     except (KeyError, TypeError):
-        if getattr(np_dtype, "__name__", None) == "bfloat16" or str(np_dtype) == "bfloat16":
-            if _bfloat16_np[0] is None and "ml_dtypes" in str(getattr(np_dtype, "type", "")):
-                _load_bfloat16()  # (an ml_dtypes array given before chainrule used bfloat16)
-                return from_numpy_dtype(np_dtype)
+        name = str(np_dtype)
+        for d in ALL:  # (an ml_dtypes array given before chainrule used its dtype)
+            if d.name == name and isinstance(d, _Reduced) and d.name not in _REDUCED_NP:
+                if "ml_dtypes" in str(getattr(np_dtype, "type", "")):
+                    _load_reduced(d)
+                    return from_numpy_dtype(np_dtype)
         raise TypeError(
             f"can't convert np.ndarray of type {np_dtype}. The only supported types are: "
             "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
@@ -239,6 +259,7 @@ _TYPE_META_NAMES = {
     "int64": "long int",
     "float16": "c10::Half",
     "bfloat16": "c10::BFloat16",
+    **{d.name: d.c_name for d in FLOAT8},
     "float32": "float",
     "float64": "double",
     "complex64": "c10::complex<float>",
@@ -278,6 +299,11 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     """The smallest dtype both ``a`` and ``b`` convert to without loss (PyTorch's table)."""
     if a is b:
         return a
+    if a.itemsize == 1 == a._category - 1 or b.itemsize == 1 == b._category - 1:  # (float8)
+        raise RuntimeError(
+            "Promotion for Float8 Types is not supported, attempted to promote "
+            f"{a.scalar_name} and {b.scalar_name}"
+        )
     if a._category == 3 or b._category == 3:  # complex: its parts as wide as either's
         if a._category < 2 or b._category < 2:
             return a if a._category == 3 else b
@@ -373,6 +399,8 @@ def checked_fill(value: Any, d: dtype) -> Any:
             and value not in (_INF, -_INF)
         ):
             raise _overflow(d)
+        if d in _FLOAT8_INFO and _FLOAT8_INFO[d][1] < abs(value) < _INF:  # (a float8's range)
+            raise _overflow(d)
         return value
     info = xp.iinfo(d.np)
     if isinstance(value, _py_int):
@@ -419,6 +447,10 @@ class finfo:  # noqa: N801 - PyTorch's spelling
             self.bits, self.eps, self.max = 16, 2.0**-7, (2 - 2.0**-7) * 2.0**127
             self.min, self.tiny = -self.max, 2.0**-126
             self.smallest_normal, self.resolution = self.tiny, 0.01
+        elif d in _FLOAT8_INFO:  # (PyTorch's values: no ml_dtypes needed)
+            self.bits = 8
+            self.eps, self.max, self.tiny = _FLOAT8_INFO[d]
+            self.min, self.smallest_normal, self.resolution = -self.max, self.tiny, 1.0
         else:
             info = xp.finfo(d.np)
             self.bits = builtins.int(info.bits)
@@ -435,6 +467,15 @@ class finfo:  # noqa: N801 - PyTorch's spelling
             f"eps={_g(self.eps)}, smallest_normal={_g(self.smallest_normal)}, "
             f"tiny={_g(self.tiny)}, dtype={self.dtype})"
         )
+
+
+# the float8 formats' (eps, max, smallest normal), as PyTorch's finfo gives them
+_FLOAT8_INFO = {
+    float8_e4m3fn: (2.0**-3, 448.0, 2.0**-6),
+    float8_e5m2: (2.0**-2, 57344.0, 2.0**-14),
+    float8_e4m3fnuz: (2.0**-3, 240.0, 2.0**-7),
+    float8_e5m2fnuz: (2.0**-3, 57344.0, 2.0**-15),
+}
 
 
 class iinfo:  # noqa: N801 - PyTorch's spelling

@@ -229,7 +229,7 @@ def _render(
 
 def _values_text(array: np.ndarray, indent: int) -> str:
     """The bracketed values of a non-empty array, summarised if it is too large."""
-    if array.dtype == np.float16 or array.dtype.kind == "V":  # (bfloat16: ml_dtypes' kind)
+    if array.dtype == np.float16 or array.dtype.type.__module__ == "ml_dtypes":  # (bfloat16...)
         array = array.astype(np.float32)
     summarize = array.size > _OPTIONS.threshold
     sample = _edge_values(array, _OPTIONS.edgeitems) if summarize else array

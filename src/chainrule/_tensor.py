@@ -660,8 +660,8 @@ class Tensor:
                 "Use tensor.detach().numpy() instead."
             )
         _no_data(self, "copy" if force else "numpy")
-        if self._dtype.name == "bfloat16":  # (NumPy has no bfloat16: PyTorch's refusal)
-            raise TypeError("Got unsupported ScalarType BFloat16")
+        if self._dtype._keep_lane == 4:  # (bfloat16, float8: NumPy has none; PyTorch's error)
+            raise TypeError(f"Got unsupported ScalarType {self._dtype.scalar_name}")
         if type(self._data) is not ndarray and type(self._data) is not MetaArray:
             if not force:
                 raise TypeError(
@@ -673,8 +673,8 @@ class Tensor:
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> ndarray:
         _no_data(self, "numpy")
-        if self._dtype.name == "bfloat16" and dtype is None:  # (as numpy())
-            raise TypeError("Got unsupported ScalarType BFloat16")
+        if self._dtype._keep_lane == 4 and dtype is None:  # (as numpy())
+            raise TypeError(f"Got unsupported ScalarType {self._dtype.scalar_name}")
         if type(self._data) is not ndarray and type(self._data) is not MetaArray:
             self.numpy()  # PyTorch's TypeError for a tensor on a device
         if self._requires_grad and _grad_enabled():

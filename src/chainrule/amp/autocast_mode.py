@@ -8,7 +8,7 @@ the same for bfloat16 and float16); this module holds the switches (per thread a
 type) and the context manager that sets them.
 
 bfloat16, PyTorch's default CPU autocast dtype, needs the optional package ml_dtypes: an
-enabled autocast in bfloat16 loads it on entry (``_dtypes._load_bfloat16``'s error without
+enabled autocast in bfloat16 loads it on entry (``_dtypes._load_reduced``'s error without
 it), so no region starts whose first cast would fail.
 """
 

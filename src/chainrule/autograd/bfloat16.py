@@ -1,8 +1,11 @@
-"""bfloat16 at the ops' boundary: each op computes in float32 and rounds its result once.
+"""bfloat16 (and float8) at the ops' boundary: each op computes in float32 and rounds its
+result once.
 
 NumPy has no bfloat16; ml_dtypes gives it a NumPy dtype (an optional extra, loaded on first
-use: ``_dtypes._BFloat16``), whose arrays hold a bfloat16 tensor's values in two bytes each
-and whose casts round to nearest, ties to even, as PyTorch's do. Ops that only move or copy
+use: ``_dtypes._Reduced``), whose arrays hold a bfloat16 tensor's values in two bytes each
+and whose casts round to nearest, ties to even, as PyTorch's do. The float8 formats are
+ml_dtypes' too, and go through the same boundary (PyTorch's CPU kernels refuse to compute
+in them; chainrule computes in float32 and rounds). Ops that only move or copy
 elements (views, casts, clones, fills: ``Op.widens`` False) run on those arrays as they
 are. Every other op gets float32 copies of its bfloat16 inputs (exact: float32 holds every
 bfloat16 value) and Python numbers rounded to bfloat16 (PyTorch casts a scalar operand to
@@ -27,7 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import _dtypes
-from .._backend import xp
+from .._backend import REDUCED, xp
 
 _F32 = xp.dtype(xp.float32)
 _EXACT_INT = 256  # the integers bfloat16 holds exactly: up to 2^8 in magnitude
@@ -38,38 +41,40 @@ _EXACT_INT = 256  # the integers bfloat16 holds exactly: up to 2^8 in magnitude
 EXACT_SCALARS = frozenset({"mul", "div", "lerp"})
 
 
-def widen(arrays: list, name: str = "") -> bool:
-    """Replace the bfloat16 arrays among an op's inputs by float32 copies; where every
-    floating input is bfloat16, round the Python numbers among them to bfloat16 too (but
-    for the ops of ``EXACT_SCALARS``, named ``name``), and say True: the op's float32
-    results are then to be rounded (``narrow``)."""
-    bf16 = _dtypes._bfloat16_np[0]
-    found = other = False
+def widen(arrays: list, name: str = "") -> Any:
+    """Replace the reduced-float (bfloat16, float8: ml_dtypes' kind "V") arrays among an
+    op's inputs by float32 copies; where every floating input is of that dtype, round the
+    Python numbers among them to it too (but for the ops of ``EXACT_SCALARS``, named
+    ``name``), and return the dtype: the op's float32 results are to be rounded to it
+    (``narrow``); else None."""
+    found = None
+    other = False
     for a in arrays:
         d = getattr(a, "dtype", None)
         if d is None:
             continue
-        if d == bf16:
-            found = True
+        if d in REDUCED:
+            found = d
         elif d.kind in "fc":
             other = True
-    if not found:
-        return False
+    if found is None:
+        return None
     for i, a in enumerate(arrays):
-        if getattr(a, "dtype", None) == bf16:
+        if getattr(a, "dtype", None) == found:
             arrays[i] = a.astype(_F32)
         elif not other and name not in EXACT_SCALARS:
-            arrays[i] = rounded(a)
-    return not other
+            arrays[i] = rounded(a, found)
+    return None if other else found
 
 
-def rounded(a: Any) -> Any:
-    """A Python float or int as bfloat16 holds it (of the same type); anything else as it is."""
+def rounded(a: Any, np_dtype: Any) -> Any:
+    """A Python float or int as ``np_dtype`` holds it (of the same type); anything else as
+    it is."""
     c = a.__class__
     if c is float:
-        return xp.asarray(a, _F32).astype(_dtypes._bfloat16_np[0]).item()
+        return xp.asarray(a, _F32).astype(np_dtype).item()
     if c is int and not -_EXACT_INT <= a <= _EXACT_INT:
-        return int(xp.asarray(a, _F32).astype(_dtypes._bfloat16_np[0]).item())
+        return int(xp.asarray(a, _F32).astype(np_dtype).item())
     return a
 
 
@@ -83,29 +88,30 @@ NUMBER_PARAMS = {
 }
 
 
-def widen_params(params: dict, rounds: bool, name: str) -> tuple[dict, bool]:
-    """An op's parameters and whether its results are to be rounded: a number that is an
-    operand (``NUMBER_PARAMS``) rounded to bfloat16 where the results are; a ``dtype``
-    parameter of bfloat16 computes in float32 and rounds, another dtype asked for
-    (``x.sum(dtype=torch.float32)``) is the result's, unrounded."""
+def widen_params(params: dict, rounds: Any, name: str) -> tuple[dict, Any]:
+    """An op's parameters and the dtype its results are rounded to (None: unrounded): a
+    number that is an operand (``NUMBER_PARAMS``) rounded where the results are; a
+    ``dtype`` parameter of a reduced float computes in float32 and rounds to it, another
+    dtype asked for (``x.sum(dtype=torch.float32)``) is the result's, unrounded."""
     keys = NUMBER_PARAMS.get(name)
-    if rounds and keys is not None:
+    if rounds is not None and keys is not None:
         for key in keys:
             if key in params:
-                params = {**params, key: rounded(params[key])}
+                params = {**params, key: rounded(params[key], rounds)}
     want = params.get("dtype")
-    if want is None or want.__class__ is not _dtypes.bfloat16.__class__:
-        if want is not None and isinstance(want, _dtypes.dtype):
-            return params, False
+    if want is None or not isinstance(want, _dtypes.dtype):
         return params, rounds
-    return {**params, "dtype": _dtypes.float32}, True
+    if isinstance(want, _dtypes._Reduced):
+        return {**params, "dtype": _dtypes.float32}, want.np
+    return params, None
 
 
 def wide(v: Any) -> Any:
-    """A bfloat16 array (or a tuple's) as float32; anything else as it is."""
+    """A reduced-float array (or a tuple's) as float32; anything else as it is."""
     if v.__class__ is tuple:
         return tuple(wide(x) for x in v)
-    if getattr(v, "dtype", None) == _dtypes._bfloat16_np[0]:
+    d = getattr(v, "dtype", None)
+    if d is not None and d in REDUCED:
         return v.astype(_F32)
     return v
 
@@ -132,10 +138,19 @@ def plan(op: Any, bits: int, n: int) -> Any:
     return found
 
 
-def narrow(out: Any) -> Any:
-    """An op's float32 results rounded to bfloat16 (a tuple's, each; others unchanged)."""
+def narrow(out: Any, np_dtype: Any) -> Any:
+    """An op's float32 results rounded to ``np_dtype`` (a tuple's, each; others unchanged)."""
     if type(out) is tuple:
-        return tuple(narrow(o) for o in out)
+        return tuple(narrow(o, np_dtype) for o in out)
     if getattr(out, "dtype", None) == _F32:
-        return out.astype(_dtypes._bfloat16_np[0])
+        return into(out, np_dtype)
     return out
+
+
+def into(arr: Any, np_dtype: Any) -> Any:
+    """``arr`` cast to a reduced float as PyTorch casts: to nearest, ties to even, and for
+    float8_e4m3fn (which has no infinity) beyond its largest, ±inf included, to ±448
+    (ml_dtypes' cast gives nan there)."""
+    if np_dtype.name == "float8_e4m3fn" and arr.dtype.kind == "f":
+        arr = xp.clip(arr, -448.0, 448.0)
+    return arr.astype(np_dtype)

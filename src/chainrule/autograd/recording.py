@@ -76,7 +76,7 @@ _state = grad_mode._state
 _fw_state = forward_ad.state
 _from_np = _dtypes._FROM_NP
 _BF16_LIVE = _dtypes.BFLOAT16_LIVE
-_BF16 = _dtypes.bfloat16
+_REDUCED = _dtypes._Reduced
 _NO_EDGE = (None, 0)
 # autocast's hook, set while some thread has autocast on (amp/policy.py, with _modes.usual
 # False): (op, args, params) -> (args, params) with the inputs cast per the autocast policy
@@ -529,7 +529,7 @@ class Op:
                 if isinstance(v, _NP_SCALAR):
                     params = numbers_in(params)
                     break
-                if v is _BF16:  # (dtype=torch.bfloat16: computed in float32, autograd/bfloat16.py)
+                if v.__class__ is _REDUCED:  # (dtype=torch.bfloat16: in float32, bfloat16.py)
                     return self._slow(args, params)
         # 1. the result dtype, and the inputs cast to it
         first = args[0]
@@ -599,7 +599,7 @@ class Op:
                 arrays = _align(arrays)
                 _use(arrays)
             # bfloat16 inputs in float32, the results rounded back (autograd/bfloat16.py)
-            rounds = False
+            rounds = None
             if _BF16_LIVE[0] and self.widens:
                 rounds = bfloat16.widen(arrays, self.name)
                 if params:
@@ -608,8 +608,8 @@ class Op:
                 out = self.forward(*arrays, **params)
             except ValueError as exc:
                 raise _translate(exc, arrays) from None
-            if rounds:
-                out = bfloat16.narrow(out)
+            if rounds is not None:
+                out = bfloat16.narrow(out, rounds)
         finally:
             if token is not None:
                 loud(token)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from .._backend import xp
+from .._backend import REDUCED, xp
 
 
 class ReduceOp(enum.Enum):
@@ -56,27 +56,28 @@ def finish_avg(buf: Any, size: int) -> None:
 
 # MPI has no bfloat16 type: a bfloat16 array travels as its bits (uint16) where it is only
 # moved, and in float32 where it is reduced (summed in float32, rounded once on arrival)
-_BITS = xp.dtype(xp.uint16)
+# (the float8 formats, ml_dtypes' too, the same way: their bits are one byte)
 _WIDE = xp.dtype(xp.float32)
 
 
 def wire_dtype(dtype: Any) -> Any:
-    """The dtype an array of ``dtype`` is moved in: its own, bfloat16's bits for bfloat16."""
-    return _BITS if dtype.name == "bfloat16" else dtype
+    """The dtype an array of ``dtype`` is moved in: its own, a reduced float's bits (an
+    unsigned integer of its width) for bfloat16 and float8."""
+    return xp.dtype(f"u{dtype.itemsize}") if dtype in REDUCED else dtype
 
 
 def wire(arr: Any, reduce: bool = False) -> Any:
-    """A contiguous array as MPI takes it: itself, or a bfloat16 array's bits (a view) to
+    """A contiguous array as MPI takes it: itself, or a reduced float's bits (a view) to
     move, its float32 copy to reduce."""
-    if arr.dtype.name != "bfloat16":
+    if arr.dtype not in REDUCED:
         return arr
-    return arr.astype(_WIDE) if reduce else arr.view(_BITS)
+    return arr.astype(_WIDE) if reduce else arr.view(wire_dtype(arr.dtype))
 
 
 def unwire(buf: Any, dtype: Any) -> Any:
-    """What MPI wrote, to assign into an array of ``dtype``: bfloat16's bits viewed as
-    bfloat16 (a float32 buffer assigned into a bfloat16 array rounds as it lands)."""
-    return buf.view(dtype) if buf.dtype == _BITS and dtype.name == "bfloat16" else buf
+    """What MPI wrote, to assign into an array of ``dtype``: a reduced float's bits viewed
+    as it (a float32 buffer assigned into a bfloat16 array rounds as it lands)."""
+    return buf.view(dtype) if buf.dtype.kind == "u" and dtype in REDUCED else buf
 
 
 class InPlace:
@@ -89,7 +90,7 @@ class InPlace:
     def __init__(self, tensor: Any, reduce: bool = False) -> None:
         arr = tensor._data
         self.tensor = tensor
-        wide = reduce and arr.dtype.name == "bfloat16"
+        wide = reduce and arr.dtype in REDUCED
         self.copied = wide or not (arr.flags.c_contiguous and arr.flags.writeable)
         self.buf = wire(xp.ascontiguousarray(arr) if self.copied else arr, reduce)
 

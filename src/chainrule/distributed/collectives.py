@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._backend import xp
+from .._backend import REDUCED, xp
 from ._ops import InPlace, ReduceOp, finish_avg, mpi_op, readable, unwire, wire, wire_dtype
 from ._world import ProcessGroup, _mpi, _resolve
 
@@ -231,7 +231,7 @@ def _unpack_into(tensors: list, flat: Any) -> None:
 def _pack(tensors: list, dtype: Any) -> Any:
     """The tensors' elements, flat, in ``dtype`` (bfloat16's: as ``wire`` sends them)."""
     flat = xp.concatenate([xp.ravel(t._data) for t in tensors])
-    if flat.dtype.name == "bfloat16" and dtype.kind != "V":
+    if flat.dtype in REDUCED and dtype not in REDUCED:
         return wire(flat, reduce=dtype.kind == "f")
     return flat.astype(dtype, copy=False)
 

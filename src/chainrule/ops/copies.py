@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .. import _backend, _memory_format
 from .._backend import xp
+from ..autograd import bfloat16
 from ..autograd.recording import KEEP, defop
 
 
@@ -31,8 +32,11 @@ clone = defop(
 
 def _to_dtype(x, dtype=None, memory_format=None):
     """x cast to dtype (laid out as x is, or in memory_format)"""
-    if dtype.name == "bfloat16" and _backend.device_type(x) != "cpu":
-        raise _backend.no_bfloat16(_backend.device_type(x))
+    if dtype._keep_lane == 4:  # (a reduced float: bfloat16, float8)
+        if _backend.device_type(x) != "cpu":
+            raise _backend.no_bfloat16(_backend.device_type(x), dtype.name)
+        cast = bfloat16.into(x, dtype.np)  # (PyTorch's cast: float8_e4m3fn saturates)
+        return cast if memory_format is None else _memory_format.laid_out(cast, memory_format)
     if memory_format is None:
         return x.astype(dtype.np)
     return _memory_format.laid_out(x.astype(dtype.np, copy=False), memory_format)
@@ -133,6 +137,10 @@ def _copy_from(dst, src):
     parts, with PyTorch's warning; into bool: whether each is nonzero)"""
     if src.dtype.kind == "c" and dst.dtype.kind != "c":
         src = real_values(src, dst.dtype)
+    if (
+        dst.dtype in _backend.REDUCED and src.dtype != dst.dtype
+    ):  # (PyTorch's cast of a reduced float)
+        src = bfloat16.into(src, dst.dtype)
     return xp.array(xp.broadcast_to(src, dst.shape), dtype=dst.dtype)
 
 

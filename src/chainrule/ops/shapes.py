@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._backend import (
+    REDUCED,
     add_reduce,
     add_reduce_run,
     asanyarray,
@@ -122,7 +123,7 @@ def _sum_to(x, shape=()):
             return total
     # (np.sum's Python wrappers skipped for NumPy's arrays: add.reduce is what they call)
     reduce = xp.add.reduce if x.__class__ is ndarray else xp.sum
-    if x.dtype.kind == "V":  # bfloat16 (ml_dtypes): accumulated in float32, rounded once
+    if x.dtype in REDUCED:  # bfloat16 (ml_dtypes): accumulated in float32, rounded once
         reduce = widened_add_reduce
     if lead == len(axes) or not lead:
         # one reduction straight to the shape: the result owns its memory, so a gradient

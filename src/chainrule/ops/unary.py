@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import _dtypes
-from .._backend import xp
+from .._backend import REDUCED, xp
 from .._promotion import result_type
 from .._tensor import Tensor
 from ..autograd import grad_mode
@@ -504,7 +504,7 @@ def _nan_to_num(x, nan=0.0, posinf=None, neginf=None):
         re, im = (xp.nan_to_num(p, nan=nan, posinf=posinf, neginf=neginf) for p in (x.real, x.imag))
         return complex_parts.complex_from_parts.forward(re, im)  # (no inf · i: no nan made)
     if x.dtype.kind != "f":
-        if x.dtype.kind == "V":  # bfloat16: its own largest values, replacements rounded
+        if x.dtype in REDUCED:  # bfloat16: its own largest values, replacements rounded
             big = xp.finfo(x.dtype)
             posinf = float(big.max) if posinf is None else posinf
             neginf = float(big.min) if neginf is None else neginf

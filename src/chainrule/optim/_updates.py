@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._backend import axpy, xp
+from .._backend import REDUCED, axpy, xp
 from .._tensor import Tensor
 
 Array = Any
@@ -26,7 +26,7 @@ Array = Any
 
 def narrow(a: Array) -> bool:
     """Whether ``a`` holds bfloat16 (ml_dtypes' dtype, the only one of kind "V" here)."""
-    return a.dtype.kind == "V"
+    return a.dtype in REDUCED
 
 
 def _wide(a: Array) -> Array:

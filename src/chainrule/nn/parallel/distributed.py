@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from queue import SimpleQueue
 from typing import Any
 
-from ..._backend import xp
+from ..._backend import REDUCED, xp
 from ...distributed._ops import wire
 from ..modules.module import Module
 
@@ -166,7 +166,7 @@ class DistributedDataParallel(Module):
         first = _FIRST_BUCKET_BYTES if bucket_cap_mb is None else self.bucket_bytes_cap
         for indices in _assign_buckets(self._params, self.bucket_bytes_cap, first):
             dtype = self._params[indices[0]]._data.dtype
-            if dtype.name == "bfloat16":  # (MPI has none: the gradients summed in float32)
+            if dtype in REDUCED:  # (bfloat16: MPI has none; the gradients summed in float32)
                 dtype = xp.dtype(xp.float32)
             flat = xp.empty(sum(self._params[i]._data.size for i in indices), dtype=dtype)
             bucket = _Bucket(indices, flat)
