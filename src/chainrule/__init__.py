@@ -83,6 +83,9 @@ from ._dtypes import (  # noqa: E402, F401
     set_default_dtype,
     short,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from ._layout import (  # noqa: E402, F401
     _mkldnn,

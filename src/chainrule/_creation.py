@@ -110,6 +110,8 @@ def _from_python(data: Any, dtype: DType | None) -> tuple[Any, DType]:
     dt = inferred if dtype is None else _dtypes.to_dtype(dtype)
     if kind in "uO" and inferred is not None or inferred is _dtypes.int64 and kind not in "ib":
         # an int beyond int64's range (NumPy made uint64, float64 or object)
+        if dt is _dtypes.uint64 and kind == "u":  # (uint64 holds it)
+            return arr, dt
         if dt._category == 1:
             raise ValueError("Overflow when unpacking long long")
         arr = xp.array(items, dtype=xp.float64 if dt._category == 2 else object)

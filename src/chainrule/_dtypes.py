@@ -27,6 +27,7 @@ class dtype:  # noqa: N801 - PyTorch's spelling
         "c_name",
         "_native",
         "_keep_lane",
+        "_restricted",
     )
 
     def __init__(
@@ -48,8 +49,13 @@ class dtype:  # noqa: N801 - PyTorch's spelling
             self.np = xp.dtype(np_dtype)
         self._category = category  # 0 bool, 1 integer, 2 floating, 3 complex
         self.is_floating_point = category == 2
-        self.is_signed = name not in ("uint8", "bool")
+        self.is_signed = not name.startswith("uint") and name != "bool"
         self.itemsize = itemsize or self.np.itemsize
+        # which promotions PyTorch refuses: 0 none; 1 a float8 format's with any other dtype;
+        # 2 uint16/32/64's with any dtype but a floating one
+        self._restricted = (
+            1 if name.startswith("float8") else 2 if name in ("uint16", "uint32", "uint64") else 0
+        )
         # which fast paths the recording may take for this dtype's tensors: ``_native``, a
         # floating dtype NumPy computes in (float16/32/64: an op's forward runs on the arrays
         # as they are); ``_keep_lane``, the least ``Op._keep`` whose fast path takes it (1 real
@@ -131,6 +137,10 @@ BFLOAT16_LIVE = [False]
 
 bool = dtype("bool", xp.bool_, 0, "Bool", "bool")  # noqa: A001 - PyTorch's public name
 uint8 = dtype("uint8", xp.uint8, 1, "Byte", "uint8_t")
+# the wide unsigned integers (PyTorch's CPU kernels cover some ops; NumPy computes all)
+uint16 = dtype("uint16", xp.uint16, 1, "UInt16", "uint16_t")
+uint32 = dtype("uint32", xp.uint32, 1, "UInt32", "uint32_t")
+uint64 = dtype("uint64", xp.uint64, 1, "UInt64", "uint64_t")
 int8 = dtype("int8", xp.int8, 1, "Char", "int8_t")
 int16 = dtype("int16", xp.int16, 1, "Short", "int16_t")
 int32 = dtype("int32", xp.int32, 1, "Int", "int")  # c10's name: Scalar.toInt()
@@ -161,6 +171,9 @@ cdouble = complex128
 ALL = (
     bool,
     uint8,
+    uint16,
+    uint32,
+    uint64,
     int8,
     int16,
     int32,
@@ -212,10 +225,12 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
                 if "ml_dtypes" in str(getattr(np_dtype, "type", "")):
                     _load_reduced(d)
                     return from_numpy_dtype(np_dtype)
+        kind = getattr(np_dtype, "type", None)  # (PyTorch names NumPy's scalar type)
+        named = f"numpy.{kind.__name__}" if isinstance(kind, type) else np_dtype
         raise TypeError(
-            f"can't convert np.ndarray of type {np_dtype}. The only supported types are: "
+            f"can't convert np.ndarray of type {named}. The only supported types are: "
             "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
-            "uint8, and bool."
+            "uint64, uint32, uint16, uint8, and bool."
         ) from None
 
 
@@ -253,6 +268,9 @@ def scalar_name(d: Any) -> str:
 _TYPE_META_NAMES = {
     "bool": "bool",
     "uint8": "unsigned char",
+    "uint16": "unsigned short",
+    "uint32": "unsigned int",
+    "uint64": "unsigned long",
     "int8": "signed char",
     "int16": "short int",
     "int32": "int",
@@ -299,11 +317,20 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     """The smallest dtype both ``a`` and ``b`` convert to without loss (PyTorch's table)."""
     if a is b:
         return a
-    if a.itemsize == 1 == a._category - 1 or b.itemsize == 1 == b._category - 1:  # (float8)
-        raise RuntimeError(
-            "Promotion for Float8 Types is not supported, attempted to promote "
-            f"{a.scalar_name} and {b.scalar_name}"
-        )
+    if a._restricted or b._restricted:
+        restricted = max(a._restricted, b._restricted)
+        if restricted == 1:
+            raise RuntimeError(
+                "Promotion for Float8 Types is not supported, attempted to promote "
+                f"{a.scalar_name} and {b.scalar_name}"
+            )
+        other = b if a._restricted == 2 else a
+        if other._category != 2:
+            raise RuntimeError(
+                "Promotion for uint16, uint32, uint64 types is not supported, attempted to "
+                f"promote {a.scalar_name} and {b.scalar_name}"
+            )
+        return other
     if a._category == 3 or b._category == 3:  # complex: its parts as wide as either's
         if a._category < 2 or b._category < 2:
             return a if a._category == 3 else b
