@@ -95,12 +95,14 @@ def load(
         reader = ArchiveReader(stream)
         big_endian = reader.has("byteorder") and reader.read("byteorder") == b"big"
         cache: dict[str, Any] = {}
-        placed: dict[tuple[str, str], Any] = {}  # (key, device type) -> the storage there
+        placed: dict[tuple, Any] = {}  # (key, device type, dtype) -> the storage there
 
         def load_storage(key: str, dt: Any, numel: int, location: Any = "cpu") -> Any:
             if key not in cache:
                 cache[key] = read_storage(reader.read(f"data/{key}"), dt, numel, big_endian)
             flat = cache[key]
+            if flat.dtype != dt.np and flat.size == numel and flat.itemsize == dt.itemsize:
+                flat = flat.view(dt.np)  # (PyTorch's file: a float8 tensor and its uint8 view)
             if flat.size != numel or flat.dtype != dt.np:
                 raise pickle.UnpicklingError(
                     f"storage {key} is named with {numel} elements of {dt} and also with "
@@ -109,9 +111,9 @@ def load(
             kind = _restore_device(location, map_location)
             if kind == "cpu":
                 return flat
-            if (key, kind) not in placed:  # once per storage: its tensors share it there too
-                placed[key, kind] = _backend.to_device(flat, kind)
-            return placed[key, kind]
+            if (key, kind, dt) not in placed:  # once per storage: its tensors share it there
+                placed[key, kind, dt] = _backend.to_device(flat, kind)
+            return placed[key, kind, dt]
 
         data = reader.read("data.pkl")
         try:

@@ -1,8 +1,11 @@
 """Writing ``data.pkl`` as PyTorch writes it (pickle protocol 2): a tensor is a call of
 ``torch._utils._rebuild_tensor_v2`` on a persistent storage reference
 ``('storage', torch.FloatStorage, key, 'cpu', numel)``, a Parameter one of
-``torch._utils._rebuild_parameter``, a dtype the global ``torch.float32``. The globals are
-written by name, so the file names PyTorch's functions without chainrule importing torch."""
+``torch._utils._rebuild_parameter``, a dtype the global ``torch.float32``. A float8 tensor
+(a dtype with no typed storage class) is a call of ``torch._utils._rebuild_tensor_v3``, the
+same arguments and its dtype, on ``('storage', torch.storage.UntypedStorage, key, 'cpu',
+nbytes)``, as PyTorch 2.13 writes it. The globals are written by name, so the file names
+PyTorch's functions without chainrule importing torch."""
 
 from __future__ import annotations
 
@@ -29,10 +32,12 @@ class Global:
 
 
 REBUILD_TENSOR = Global("torch._utils", "_rebuild_tensor_v2")
+REBUILD_TENSOR_V3 = Global("torch._utils", "_rebuild_tensor_v3")  # (its dtype an argument)
 REBUILD_PARAMETER = Global("torch._utils", "_rebuild_parameter")
 # one object per storage class, so that the pickle names each class once and refers back
-# to it after (its memo), as PyTorch's files do
+# to it after (its memo), as PyTorch's files do; the dtypes without one share UntypedStorage
 STORAGE_CLASS = {d: Global("torch", name) for d, name in STORAGE_OF.items()}
+UNTYPED_STORAGE_CLASS = Global("torch.storage", "UntypedStorage")
 
 
 class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be extended
@@ -49,12 +54,13 @@ class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be 
 
     def persistent_id(self, obj: Any) -> Any:
         if type(obj) is StorageRef:
+            typed = obj.dtype in STORAGE_CLASS  # (else untyped: its size counted in bytes)
             return (
                 "storage",
-                STORAGE_CLASS[obj.dtype],
+                STORAGE_CLASS[obj.dtype] if typed else UNTYPED_STORAGE_CLASS,
                 obj.key,
                 self.locations.get(obj.key, "cpu"),
-                obj.flat.size,
+                obj.flat.size if typed else obj.flat.nbytes,
             )
         return None
 
@@ -64,19 +70,26 @@ class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be 
         if isinstance(obj, Parameter):
             return (REBUILD_PARAMETER, (_plain(obj, False), obj.requires_grad, OrderedDict()))
         if isinstance(obj, Buffer):
-            return (REBUILD_TENSOR, self._tensor_args(_plain(obj, obj.requires_grad)))
+            return self._rebuild(_plain(obj, obj.requires_grad))
         if isinstance(obj, Tensor):
             if type(obj) is not Tensor:
                 raise pickle.PicklingError(
                     f"chainrule saves Tensor and Parameter objects, not the subclass "
                     f"{type(obj).__name__}"
                 )
-            return (REBUILD_TENSOR, self._tensor_args(obj))
+            return self._rebuild(obj)
         if type(obj) is Size:
             return (Global("torch", "Size"), (tuple(obj),))
         if type(obj) is device:
             return (Global("torch", "device"), (str(obj),))
         return NotImplemented
+
+    def _rebuild(self, t: Tensor) -> tuple:
+        """The call that rebuilds ``t``: ``_rebuild_tensor_v2`` over a typed storage, or
+        ``_rebuild_tensor_v3`` over an untyped one with the dtype last (float8)."""
+        if t._dtype in STORAGE_CLASS:
+            return (REBUILD_TENSOR, self._tensor_args(t))
+        return (REBUILD_TENSOR_V3, (*self._tensor_args(t), t._dtype))
 
     def _tensor_args(self, t: Tensor) -> tuple:
         where = _backend.device_type(t._data)

@@ -6,10 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _dtypes
-from .._backend import ndarray, xp
+from .._backend import REDUCED, ndarray, xp
 
-# PyTorch's legacy storage class of each dtype, e.g. torch.FloatStorage for float32
-STORAGE_OF = {d: f"{d.scalar_name}Storage" for d in _dtypes.ALL}
+# PyTorch's legacy storage class of each dtype, e.g. torch.FloatStorage for float32. The
+# float8 formats and uint16/32/64 have none: PyTorch writes their storages as
+# ``torch.storage.UntypedStorage`` (bytes) and names the dtype in the call that rebuilds
+# the tensor (``_rebuild_tensor_v3``)
+UNTYPED = (*_dtypes.FLOAT8, _dtypes.uint16, _dtypes.uint32, _dtypes.uint64)
+STORAGE_OF = {d: f"{d.scalar_name}Storage" for d in _dtypes.ALL if d not in UNTYPED}
 DTYPE_OF_STORAGE = {name: d for d, name in STORAGE_OF.items()}
 
 
@@ -62,9 +66,15 @@ class StorageTable:
         self.refs: list[StorageRef] = []
 
     def place(self, data: ndarray, dt: Any) -> tuple[StorageRef, int, tuple[int, ...]]:
-        """The storage ``data`` lives in, with its offset and strides there."""
+        """The storage ``data`` lives in, with its offset and strides there (named with
+        ``dt``: a float8 tensor and a uint8 view of it share one storage, as in PyTorch's
+        files, where both are bytes)."""
         root = root_of(data)
-        layout = layout_in(data, root) if root.dtype == data.dtype else None
+        layout = None
+        if root.dtype == data.dtype:
+            layout = layout_in(data, root)
+        elif _bytes(root.dtype) and _bytes(data.dtype):
+            layout = layout_in(data, root.view(data.dtype))
         if layout is None:  # a copy of its own: contiguous, offset 0
             root = xp.array(data, order="C", copy=True)  # (0-d stays 0-d)
             layout = (0, tuple(s // data.itemsize for s in root.strides))
@@ -76,7 +86,15 @@ class StorageTable:
             self.by_root[id(root)] = ref
             self.roots.append(root)
             self.refs.append(ref)
+        elif ref.dtype is not dt:  # (the same bytes, named with this tensor's dtype)
+            ref = StorageRef(ref.key, dt, ref.flat)
         return ref, layout[0], layout[1]
+
+
+def _bytes(np_dtype: Any) -> bool:
+    """Whether PyTorch's file holds such elements as bytes (uint8, or a float8 format's
+    untyped storage): tensors of these dtypes over the same memory share a storage there."""
+    return np_dtype == xp.uint8 or (np_dtype in REDUCED and np_dtype.itemsize == 1)
 
 
 def storage_bytes(ref: StorageRef) -> bytes:
@@ -127,8 +145,12 @@ def view_of(flat: ndarray, offset: int, size: tuple, stride: tuple) -> ndarray:
                 f"{flat.size} elements"
             )
     item = flat.itemsize
-    return xp.lib.stride_tricks.as_strided(
-        flat[offset:] if numel else flat[:0],
+    # (NumPy's as_strided cannot name ml_dtypes' float8 dtypes ("<f1"): strided as unsigned
+    # integers of the same width, then seen as the dtype again)
+    bits = xp.dtype(f"u{item}") if flat.dtype in REDUCED else flat.dtype
+    strided = xp.lib.stride_tricks.as_strided(
+        (flat[offset:] if numel else flat[:0]).view(bits),
         shape=size,
         strides=tuple(st * item for st in stride),
     )
+    return strided if bits == flat.dtype else strided.view(flat.dtype)

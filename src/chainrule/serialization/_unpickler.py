@@ -59,12 +59,13 @@ class StorageType:
 
 class LoadedStorage:
     """A storage read from the archive (its flat array and dtype), marked once a tensor
-    views it: chainrule has tensors, not storage objects, to load one into."""
+    views it: chainrule has tensors, not storage objects, to load one into. An untyped
+    storage (dtype None) is read when a tensor names its dtype: ``read_as(dtype)``."""
 
-    __slots__ = ("flat", "dtype", "used")
+    __slots__ = ("flat", "dtype", "used", "read_as")
 
-    def __init__(self, flat: Any, dtype: Any) -> None:
-        self.flat, self.dtype, self.used = flat, dtype, False
+    def __init__(self, flat: Any, dtype: Any, read_as: Callable[[Any], Any] | None = None) -> None:
+        self.flat, self.dtype, self.used, self.read_as = flat, dtype, False, read_as
 
 
 UNTYPED_STORAGE = "UntypedStorage"  # (what the allowlist maps PyTorch's class to)
@@ -96,6 +97,32 @@ def _rebuild_tensor_v2(
     if requires_grad:
         t.requires_grad_(bool(requires_grad))
     return t
+
+
+def _rebuild_tensor_v3(
+    storage: Any,
+    storage_offset: int,
+    size: tuple,
+    stride: tuple,
+    requires_grad: bool,
+    backward_hooks: Any,
+    dtype: Any,
+    metadata: Any = None,
+) -> Tensor:
+    """A tensor of ``dtype`` over an untyped storage (PyTorch's files name float8 tensors
+    so): the storage's bytes read as ``dtype``, shared as with ``_rebuild_tensor_v2``."""
+    if not isinstance(dtype, _dtypes.dtype):
+        raise pickle.UnpicklingError(f"expected a dtype in the archive, got {dtype!r}")
+    if not isinstance(storage, LoadedStorage):
+        raise pickle.UnpicklingError("expected a storage in the archive")
+    if storage.read_as is not None:
+        storage.used = True
+        storage = LoadedStorage(storage.read_as(dtype), dtype)
+    elif storage.dtype is not dtype:
+        raise pickle.UnpicklingError(
+            f"a {dtype} tensor over a storage of {storage.dtype} (the file is damaged)"
+        )
+    return _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, None)
 
 
 def _rebuild_tensor(storage: Any, storage_offset: int, size: tuple, stride: tuple) -> Tensor:
@@ -142,6 +169,11 @@ def _tensor(obj: Any) -> Tensor:
 def _storage(obj: Any) -> tuple[Any, Any]:
     if not isinstance(obj, LoadedStorage):
         raise pickle.UnpicklingError("expected a storage in the archive")
+    if obj.read_as is not None:
+        raise pickle.UnpicklingError(
+            "a tensor over an untyped storage that names no dtype (PyTorch's files name "
+            "it: _rebuild_tensor_v3)"
+        )
     obj.used = True
     return obj.flat, obj.dtype
 
@@ -166,6 +198,7 @@ def _allowed() -> dict[str, Any]:
         "builtins.set": builtins.set,
         "builtins.complex": complex,
         "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
+        "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3,
         "torch._utils._rebuild_tensor": _rebuild_tensor,
         "torch._utils._rebuild_parameter": _rebuild_parameter,
         "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
@@ -218,18 +251,33 @@ class WeightsUnpickler(pickle.Unpickler):
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
             raise pickle.UnpicklingError(f"unsupported persistent id in the archive: {pid!r}")
         _, kind, key, location, numel = pid
-        if kind is UNTYPED_STORAGE:
-            raise _bare_storage()
-        if not isinstance(kind, StorageType):
+        if not (kind is UNTYPED_STORAGE or isinstance(kind, StorageType)):
             raise pickle.UnpicklingError(
                 f"unsupported storage type in the archive: {kind!r} (chainrule reads typed "
-                "storages of its dtypes)"
+                "storages of its dtypes, and untyped ones of its tensors)"
             )
         if not (isinstance(key, str) and isinstance(numel, int)):
             raise pickle.UnpicklingError("invalid storage reference in the archive")
+        if kind is UNTYPED_STORAGE:  # (numel bytes, read once a tensor names their dtype)
+            storage = LoadedStorage(None, None, self._reader(key, numel, location))
+            self.storages.append(storage)
+            return storage
         storage = LoadedStorage(self.load_storage(key, kind.dtype, numel, location), kind.dtype)
         self.storages.append(storage)
         return storage
+
+    def _reader(self, key: str, nbytes: int, location: Any) -> Callable[[Any], Any]:
+        """Reads the untyped storage ``key`` of ``nbytes`` bytes as elements of a dtype."""
+
+        def read_as(dtype: Any) -> Any:
+            if nbytes % dtype.itemsize:
+                raise RuntimeError(
+                    f"storage has wrong byte size: {nbytes} bytes are no whole number of "
+                    f"{dtype} elements (the file is damaged)"
+                )
+            return self.load_storage(key, dtype, nbytes // dtype.itemsize, location)
+
+        return read_as
 
 
 def module_class(module: str, name: str) -> type | None:
