@@ -7,19 +7,17 @@ NotImplementedInChainrule, and files without bfloat16 still load."""
 from __future__ import annotations
 
 import io
-import json
 import pickletools
-import struct
-import subprocess
-import sys
 import warnings
 import zipfile
 from collections import OrderedDict
 
+import file_checks
 import numpy as np
 import pytest
 import safetensors.torch
 import torch
+from file_checks import read_header, run_fresh, saved
 
 import chainrule as cr
 from chainrule.serialization._archive import ArchiveWriter
@@ -58,33 +56,8 @@ def values(L):
     }
 
 
-def saved(L, obj) -> io.BytesIO:
-    buffer = io.BytesIO()
-    L.save(obj, buffer)
-    buffer.seek(0)
-    return buffer
-
-
 def assert_same(got, want) -> None:
-    """Same structure; tensors with the same dtype, shape, strides, type and bits (and the
-    same storage offset where torch loaded them: chainrule counts a tensor's offset from the
-    tensor it is an autograd view of, and loaded tensors are views of none)."""
-    if isinstance(want, dict):
-        assert list(got) == list(want)
-        for k in want:
-            assert_same(got[k], want[k])
-    elif isinstance(want, (torch.Tensor, cr.Tensor)):
-        assert str(got.dtype) == str(want.dtype)
-        assert tuple(got.shape) == tuple(want.shape)
-        if want.numel() or isinstance(want, torch.Tensor):  # (chainrule's empty: strides 0)
-            assert tuple(got.stride()) == tuple(want.stride())
-        if isinstance(got, torch.Tensor):
-            assert got.storage_offset() == want.storage_offset()
-        assert type(got).__name__ == type(want).__name__
-        assert got.requires_grad == want.requires_grad
-        np.testing.assert_array_equal(bits(got), bits(want))
-    else:
-        assert str(got) == str(want)
+    file_checks.assert_same(got, want, bits, offsets=True)
 
 
 @pytest.mark.parametrize("weights_only", [True, False])
@@ -105,22 +78,13 @@ def test_chainrule_saves_torch_loads_the_same_bits_with_weights_only():
 @pytest.mark.parametrize("saver", [torch, cr])
 @pytest.mark.parametrize("loader", [torch, cr])
 def test_views_share_one_storage_after_loading(saver, loader):
-    loaded = loader.load(saved(saver, values(saver)))
-    with loader.no_grad():
-        loaded["x"][1, 2] = 100.0  # (bfloat16 holds 100 exactly)
-    assert loaded["row"][2].item() == 100.0
-    assert loaded["col"][1].item() == 100.0
-    assert loaded["xt"][2, 1].item() == 100.0
-    assert loaded["tail"][3].item() == 100.0
+    file_checks.check_views_share(loader.load(saved(saver, values(saver))), loader, 100.0)
 
 
 def test_a_loaded_file_saved_again_keeps_its_views_in_one_storage():
     loaded = cr.load(saved(torch, values(torch)))
     again = torch.load(saved(cr, loaded))
-    storage = again["x"].untyped_storage()
-    for k in ("row", "col", "xt", "tail"):
-        assert again[k].untyped_storage().data_ptr() == storage.data_ptr()
-    assert storage.nbytes() == 24 * 2
+    file_checks.check_one_storage(again, 24 * 2)
     assert_same(again, values(torch))
 
 
@@ -245,12 +209,6 @@ def test_a_big_endian_file_loads_as_torch_loads_it():
     assert_same(cr.load(crafted), obj)
 
 
-def read_header(path) -> dict:
-    with open(path, "rb") as f:
-        (length,) = struct.unpack("<Q", f.read(8))
-        return json.loads(f.read(length))
-
-
 def test_safetensors_chainrule_writes_safetensors_torch_reads(tmp_path):
     path = tmp_path / "ours.safetensors"
     ours = values(cr)
@@ -277,15 +235,6 @@ def test_safetensors_torch_writes_chainrule_reads(tmp_path):
         assert str(loaded[k].dtype) == str(theirs[k].dtype)
         assert tuple(loaded[k].shape) == tuple(theirs[k].shape)
         np.testing.assert_array_equal(bits(loaded[k]), bits(theirs[k]))
-
-
-def run_fresh(code: str) -> list[str]:
-    """Run ``code`` in a new interpreter; its printed lines."""
-    ran = subprocess.run(
-        [sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True
-    )
-    assert ran.returncode == 0, ran.stderr
-    return ran.stdout.splitlines()
 
 
 def test_a_fresh_process_loads_bfloat16_safetensors(tmp_path):

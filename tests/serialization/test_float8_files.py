@@ -9,20 +9,18 @@ NotImplementedInChainrule."""
 from __future__ import annotations
 
 import io
-import json
 import pickle
 import pickletools
-import struct
-import subprocess
-import sys
 import warnings
 import zipfile
 from collections import OrderedDict
 
+import file_checks
 import numpy as np
 import pytest
 import safetensors.torch
 import torch
+from file_checks import read_header, run_fresh, saved
 
 import chainrule as cr
 
@@ -73,29 +71,8 @@ def values(L, name: str) -> dict:
     }
 
 
-def saved(L, obj) -> io.BytesIO:
-    buffer = io.BytesIO()
-    L.save(obj, buffer)
-    buffer.seek(0)
-    return buffer
-
-
 def assert_same(got, want) -> None:
-    """Same structure; tensors with the same dtype, shape, strides, type and bits."""
-    if isinstance(want, dict):
-        assert list(got) == list(want)
-        for k in want:
-            assert_same(got[k], want[k])
-    elif isinstance(want, (torch.Tensor, cr.Tensor)):
-        assert str(got.dtype) == str(want.dtype)
-        assert tuple(got.shape) == tuple(want.shape)
-        if want.numel() or isinstance(want, torch.Tensor):  # (chainrule's empty: strides 0)
-            assert tuple(got.stride()) == tuple(want.stride())
-        assert type(got).__name__ == type(want).__name__
-        assert got.requires_grad == want.requires_grad
-        np.testing.assert_array_equal(bits(got), bits(want))
-    else:
-        assert str(got) == str(want)
+    file_checks.assert_same(got, want, bits, offsets=False)
 
 
 @pytest.mark.parametrize("weights_only", [True, False])
@@ -160,21 +137,13 @@ def test_untyped_storages_count_bytes_as_torch_writes_them():
 @pytest.mark.parametrize("loader", [torch, cr])
 def test_views_share_one_storage_after_loading(saver, loader):
     loaded = loader.load(saved(saver, values(saver, "float8_e4m3fn")))
-    with loader.no_grad():
-        loaded["x"][1, 2] = 96.0  # (float8_e4m3fn holds 96 exactly)
-    assert loaded["row"][2].item() == 96.0
-    assert loaded["col"][1].item() == 96.0
-    assert loaded["xt"][2, 1].item() == 96.0
-    assert loaded["tail"][3].item() == 96.0
+    file_checks.check_views_share(loaded, loader, 96.0)  # (float8_e4m3fn holds 96 exactly)
 
 
 def test_a_loaded_file_saved_again_keeps_its_views_in_one_storage():
     loaded = cr.load(saved(torch, values(torch, "float8_e5m2")))
     again = torch.load(saved(cr, loaded))
-    storage = again["x"].untyped_storage()
-    for k in ("row", "col", "xt", "tail"):
-        assert again[k].untyped_storage().data_ptr() == storage.data_ptr()
-    assert storage.nbytes() == 24
+    file_checks.check_one_storage(again, 24)
     assert_same(again, values(torch, "float8_e5m2"))
 
 
@@ -272,12 +241,6 @@ def test_a_crafted_untyped_storage_is_refused(edit, error, match):
         cr.load(with_data_pkl(buffer, edit))
 
 
-def read_header(path) -> dict:
-    with open(path, "rb") as f:
-        (length,) = struct.unpack("<Q", f.read(8))
-        return json.loads(f.read(length))
-
-
 def safetensors_values(L) -> dict:
     """Contiguous tensors of the four formats (every bit pattern, a 2-d one, a scalar, an
     empty one) beside bfloat16 and float32 ones."""
@@ -332,15 +295,6 @@ def test_a_damaged_float8_safetensors_file_is_refused_by_the_package(tmp_path):
         safetensors.torch.load_file(str(path))
     with pytest.raises(Exception, match="(?i)invalid|mismatch|offset"):
         cr.load_safetensors(path)
-
-
-def run_fresh(code: str) -> list[str]:
-    """Run ``code`` in a new interpreter; its printed lines."""
-    ran = subprocess.run(
-        [sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True
-    )
-    assert ran.returncode == 0, ran.stderr
-    return ran.stdout.splitlines()
 
 
 def test_without_ml_dtypes_float8_files_are_a_clear_error(tmp_path):
