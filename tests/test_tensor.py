@@ -1008,3 +1008,11 @@ def test_strides_of_empty_tensors_are_row_major_as_torch():
     (a size 0 counting as 1)."""
     for shape in [(0, 3), (3, 0), (2, 0, 4), (0,)]:
         assert cr.zeros(*shape).stride() == torch.zeros(*shape).stride()
+
+
+def test_to_dense_is_maia_and_init_num_threads_as_torch():
+    for lib in (cr, torch):
+        x = lib.ones(2, 3)
+        assert x.to_dense() is x and not x.is_maia
+        assert x.to_dense(dtype=lib.float64).dtype == lib.float64
+        assert lib.init_num_threads() is None

@@ -133,6 +133,7 @@ from ._tensor import (  # noqa: E402, F401
 from ._threads import (  # noqa: E402, F401
     get_num_interop_threads,
     get_num_threads,
+    init_num_threads,
     set_num_interop_threads,
     set_num_threads,
 )

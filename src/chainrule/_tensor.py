@@ -591,6 +591,14 @@ class Tensor:
         return _backend.device_type(self._data) == "cuda"
 
     @property
+    def is_maia(self) -> bool:
+        return False  # (no MAIA device)
+
+    def to_dense(self, dtype: DType | None = None, *, masked_grad: bool = True) -> Tensor:
+        """self (every chainrule tensor is strided: dense already), cast to ``dtype``."""
+        return self if dtype is None or dtype is self._dtype else self.to(dtype)
+
+    @property
     def layout(self) -> Any:
         return _layout.strided
 

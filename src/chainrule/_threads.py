@@ -71,6 +71,10 @@ def limited(n: int) -> Iterator[None]:
 _interop: list = [None]
 
 
+def init_num_threads() -> None:
+    """Set up this thread's intra-op threads (NumPy's BLAS starts its own: nothing to do)."""
+
+
 def get_num_interop_threads() -> int:
     """The threads for running independent ops side by side: chainrule runs ops one after
     another, so this is only the count last set (else the machine's)."""
