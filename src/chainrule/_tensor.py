@@ -210,6 +210,9 @@ def _no_data(t: Tensor, what: str) -> None:
 
 
 _WARNED_FLOAT: list = []  # float() of a tensor requiring grad warned already (once)
+# the leaves whose grad_dtype was set: id -> (a weak reference, the dtype or None); the
+# engine casts their gradients to it (autograd/engine.py), and reads this only when set
+GRAD_DTYPES: dict = {}
 
 
 def _make(
@@ -444,6 +447,23 @@ class Tensor:
         return self._grad_fn is None
 
     @property
+    def grad_dtype(self) -> DType | None:
+        """The dtype of this leaf's ``.grad`` (its own unless set; None: any dtype)."""
+        entry = GRAD_DTYPES.get(id(self))
+        return self._dtype if entry is None else entry[1]
+
+    @grad_dtype.setter
+    def grad_dtype(self, value: DType | None) -> None:
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        if id(self) not in GRAD_DTYPES:
+            weakref.finalize(self, GRAD_DTYPES.pop, id(self), None)
+        GRAD_DTYPES[id(self)] = (
+            weakref.ref(self),
+            None if value is None else _dtypes.to_dtype(value),
+        )
+
+    @property
     def grad(self) -> Tensor | None:
         if self._grad_fn is not None and not self._retains_grad and self._grad is None:
             warnings.warn(
@@ -471,11 +491,17 @@ class Tensor:
                     f"tensor of size '{list(self.shape)}'. Please ensure that the gradient "
                     "and the tensor are the same size"
                 )
-            if value._dtype is not self._dtype:
+            entry = GRAD_DTYPES.get(id(self)) if GRAD_DTYPES else None
+            want = self._dtype if entry is None else entry[1]
+            if want is not None and value._dtype is not want:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{value._dtype.name}' to a "
-                    f"tensor with dtype '{self._dtype.name}'. The gradient must match the "
-                    "tensor's dtype."
+                    f"attempting to assign a gradient with dtype "
+                    f"'{_dtypes.type_meta_name(value._dtype)}' to a tensor with grad_dtype "
+                    f"'{want.scalar_name}'. The gradient must match the tensor's grad_dtype "
+                    "(defaults to the tensor's dtype). You can set the tensor's grad_dtype "
+                    "attribute with a specific dtype, or None to allow any dtype. Set "
+                    "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient "
+                    "may break downstream systems that assume they match."
                 )
         self._grad = value
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._backend import ndarray, xp
-from .._tensor import Tensor, _make
+from .._tensor import GRAD_DTYPES, Tensor, _make
 from . import forward_ad, functional  # noqa: F401
 from .anomaly_mode import (  # noqa: F401
     detect_anomaly,
@@ -317,6 +317,8 @@ def grad(
             result.append(g)
         else:
             result.append(_make(g, t._dtype))
+        if GRAD_DTYPES and id(t) in GRAD_DTYPES and GRAD_DTYPES[id(t)][1] is not None:
+            result[-1] = result[-1].to(GRAD_DTYPES[id(t)][1])  # (a leaf's grad_dtype)
     return tuple(result)
 
 

@@ -29,9 +29,10 @@ from .._backend import current as _current
 from .._backend import is_lent, loud, ndarray, quiet, unlend, unlend_waiting, xp
 from .._backend import live as _live
 from .._backend import use as _use
+from .._dtypes import _FROM_NP as _from_np
 from .._meta import follow_grads as _follow_grads
 from .._modes import set_enabled
-from .._tensor import Tensor, _make, wrap
+from .._tensor import GRAD_DTYPES, Tensor, _make, wrap
 from . import grad_mode
 from .anomaly_mode import _anomaly, check_gradients
 from .graph import AccumulateGrad, Node, accumulator
@@ -677,6 +678,9 @@ def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
     var = acc.variable
     if grad is None:
         return
+    dtype = var._dtype
+    if GRAD_DTYPES and id(var) in GRAD_DTYPES:  # (a leaf whose grad_dtype was set)
+        grad, dtype = _in_grad_dtype(var, grad, create_graph)
     old = var._grad
     if create_graph:
         var._grad = grad if old is None else old + grad
@@ -688,9 +692,9 @@ def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
             grad = grad.copy()
         if type(grad) is ndarray and grad.strides != var._data.strides:
             grad = _memory_format.as_leaf_grad(grad, var._data)  # (.grad laid out as its leaf)
-        var._grad = _make(grad, var._dtype)
+        var._grad = _make(grad, dtype)
     elif old._requires_grad:
-        var._grad = old + _make(grad, var._dtype)
+        var._grad = old + _make(grad, dtype)
     else:
         old._data += grad
         vc = old._vc
@@ -706,6 +710,23 @@ def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
         unlend_waiting()  # (a hook may step an optimizer: write into a lent tensor)
         for hook in list(post.values()):
             hook(var)
+
+
+def _in_grad_dtype(var: Tensor, grad: Any, create_graph: bool) -> tuple[Any, Any]:
+    """A leaf's gradient cast to the leaf's grad_dtype (None: as it comes), and that dtype."""
+    want = GRAD_DTYPES[id(var)][1]
+    if create_graph:
+        return (
+            (grad, grad._dtype)
+            if want is None or grad._dtype is want
+            else (
+                grad.to(want),
+                want,
+            )
+        )
+    if want is None:
+        return grad, _from_np[grad.dtype]
+    return (grad if grad.dtype == want.np else grad.astype(want.np)), want
 
 
 def _owns_memory(grad: ndarray) -> bool:
