@@ -292,3 +292,30 @@ def test_no_bfloat16_on_cuda_named():
         * 3
     )
     assert out[3] == "torch.bfloat16"
+
+
+def test_large_casts_on_the_bits_equal_ml_dtypes_casts():
+    """From 2^12 (widening) and 2^16 (rounding) values the casts run on the bits
+    (autograd/bfloat16.py): the same bits as ml_dtypes' casts, specials included."""
+    import ml_dtypes
+
+    from chainrule.autograd import bfloat16 as boundary
+
+    cr.ones(1, dtype=cr.bfloat16)  # (loads the dtype)
+    rng = np.random.default_rng(0)
+    with np.errstate(over="ignore"):  # (some overflow to ±inf: specials too)
+        a = rng.standard_normal(1 << 16) * 10.0 ** rng.integers(-40, 38, 1 << 16)
+        a = a.astype(np.float32)
+    specials = [np.nan, -np.nan, np.inf, -np.inf, 3.4e38, -3.4e38, -0.0, 0.0]
+    specials += [1 + 2**-8, 1 + 3 * 2**-8, 2**-130, -(2**-133), 3.3895314e38]
+    a[: len(specials)] = np.array(specials, np.float32)
+    a[20:30] = np.frombuffer(np.array([0x7F800001, 0xFF800001, 0x7FBFFFFF, 0x00008000,
+                                       0x00018000, 0x3F80_8000, 0x3F81_8000, 0x7F7F_8000,
+                                       0xFF7F_8000, 0x80008000], np.uint32).tobytes(),
+                             np.float32)  # fmt: skip
+    got = boundary.into(a, np.dtype(ml_dtypes.bfloat16))
+    with np.errstate(invalid="ignore"):  # (ml_dtypes warns of a signalling nan's cast)
+        want = a.astype(ml_dtypes.bfloat16)
+    assert np.array_equal(got.view(np.uint16), want.view(np.uint16))
+    wide = boundary.widened_array(want)
+    assert np.array_equal(wide.view(np.uint32), want.astype(np.float32).view(np.uint32))

@@ -61,7 +61,7 @@ def widen(arrays: list, name: str = "") -> Any:
         return None
     for i, a in enumerate(arrays):
         if getattr(a, "dtype", None) == found:
-            arrays[i] = a.astype(_F32)
+            arrays[i] = widened_array(a)
         elif not other and name not in EXACT_SCALARS:
             arrays[i] = rounded(a, found)
     return None if other else found
@@ -112,7 +112,7 @@ def wide(v: Any) -> Any:
         return tuple(wide(x) for x in v)
     d = getattr(v, "dtype", None)
     if d is not None and d in REDUCED:
-        return v.astype(_F32)
+        return widened_array(v)
     return v
 
 
@@ -151,6 +151,47 @@ def into(arr: Any, np_dtype: Any) -> Any:
     """``arr`` cast to a reduced float as PyTorch casts: to nearest, ties to even, and for
     float8_e4m3fn (which has no infinity) beyond its largest, ±inf included, to ±448
     (ml_dtypes' cast gives nan there)."""
-    if np_dtype.name == "float8_e4m3fn" and arr.dtype.kind == "f":
+    if np_dtype is _dtypes._bfloat16_np[0]:
+        if arr.dtype == _F32 and arr.size >= _BITS_FROM and arr.flags.c_contiguous:
+            return _bits_to_bfloat16(arr)
+    elif np_dtype.name == "float8_e4m3fn" and arr.dtype.kind == "f":
         arr = xp.clip(arr, -448.0, 448.0)
     return arr.astype(np_dtype)
+
+
+# Large casts between bfloat16 and float32 by NumPy's integer ufuncs on the bits, which run
+# vectorized where ml_dtypes' cast loops run an element at a time: from 2^12 values for
+# bfloat16 to float32 (200,000 values: 18 µs against 56), from 2^16 for float32 to
+# bfloat16 (76 µs against 135); below, ml_dtypes' casts are the faster (the same bits:
+# tests/test_bfloat16.py pins them)
+_BITS_TO = 1 << 12
+_BITS_FROM = 1 << 16
+_U16 = xp.dtype(xp.uint16)
+_U32 = xp.dtype(xp.uint32)
+
+
+def widened_array(a: Any) -> Any:
+    """A reduced-float array in float32 (exact: float32 holds every such value)."""
+    if a.dtype is _dtypes._bfloat16_np[0] and a.size >= _BITS_TO and a.flags.c_contiguous:
+        bits = a.view(_U16).astype(_U32)
+        bits <<= 16  # (bfloat16 is float32's upper half)
+        return bits.view(_F32)
+    return a.astype(_F32)
+
+
+def _bits_to_bfloat16(a: Any) -> Any:
+    """A contiguous float32 array rounded to bfloat16 on its bits: to nearest, ties to
+    even (adding 0x7FFF plus the kept part's lowest bit carries exactly the values above
+    half an ulp, and the halves whose kept part is odd); a nan keeps its sign, with the
+    canonical quiet payload (as ml_dtypes' cast)."""
+    bits = a.view(_U32)
+    r = bits >> 16
+    r &= 1
+    r += 0x7FFF
+    r += bits
+    r >>= 16
+    out = r.astype(_U16)
+    nan = a != a
+    if nan.any():
+        out[nan] = ((bits[nan] >> 16) & 0x8000 | 0x7FC0).astype(_U16)
+    return out.view(_dtypes._bfloat16_np[0])
