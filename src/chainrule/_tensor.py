@@ -447,6 +447,12 @@ class Tensor:
         return self._grad_fn is None
 
     @property
+    def _base(self) -> Tensor | None:
+        """The tensor this one is a view of (PyTorch's ``_base``), None for one that is not."""
+        view = self._view
+        return None if view is None else view[0]
+
+    @property
     def grad_dtype(self) -> DType | None:
         """The dtype of this leaf's ``.grad`` (its own unless set; None: any dtype)."""
         entry = GRAD_DTYPES.get(id(self))

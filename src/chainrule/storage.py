@@ -9,6 +9,7 @@ the tensor; swapping a tensor's storage (``set_``) is not modelled."""
 from __future__ import annotations
 
 import warnings
+import weakref
 from typing import Any
 
 from . import _backend
@@ -16,10 +17,41 @@ from ._backend import xp
 
 
 def owner(arr: Any) -> Any:
-    """The array that owns ``arr``'s memory (views followed to their base)."""
-    while isinstance(getattr(arr, "base", None), type(arr)):
-        arr = arr.base
-    return arr
+    """The array that owns ``arr``'s memory (views followed to their base, through the
+    interface object NumPy's ``as_strided`` keeps as a view's base)."""
+    kind = type(arr)
+    while True:
+        base = getattr(arr, "base", None)
+        if not isinstance(base, kind):
+            base = getattr(base, "base", None)
+            if not isinstance(base, kind):
+                return arr
+        arr = base
+
+
+# arrays that are storages of their own, a file's (id -> weak reference): tensors over one
+# count their storage offsets from its start, as PyTorch's loaded tensors do; any other
+# tensor that is no view counts 0, as a PyTorch op's result does (chainrule's results may
+# be NumPy views of a temporary)
+_FILE_STORAGES: dict = {}
+
+
+def register(arr: Any) -> None:
+    """Mark ``arr``, an owning array, as a storage read from a file."""
+    key = id(arr)
+    if key not in _FILE_STORAGES:
+        _FILE_STORAGES[key] = weakref.ref(arr, lambda _, key=key: _FILE_STORAGES.pop(key, None))
+
+
+def file_offset(arr: Any) -> int:
+    """The element offset of ``arr`` in a file's storage it views (0 if none)."""
+    if not _FILE_STORAGES:
+        return 0
+    root = owner(arr)
+    ref = _FILE_STORAGES.get(id(root))
+    if ref is None or ref() is not root:
+        return 0
+    return (_backend.address(arr) - _backend.address(root)) // arr.itemsize
 
 
 def _flat(arr: Any) -> Any:

@@ -295,3 +295,22 @@ def test_a_storage_saved_on_its_own_is_refused_clearly(which):
         assert torch.load(io.BytesIO(buffer.getvalue()))["s"].nbytes() == 4
     with pytest.raises(NotImplementedError, match="storage saved on its own"):
         cr.load(buffer)
+
+
+def test_loaded_tensors_keep_their_storage_offsets_as_torch():
+    """A tensor loaded from a file counts its storage offset from the start of the file's
+    storage (its data pointer minus the storage's, in elements), as PyTorch's; it is not a
+    view (``_base`` None)."""
+
+    def layout(L):
+        x = L.arange(12.0).reshape(3, 4).clone()
+        d = L.load(saved(L, {"r": x[1], "c": x[:, 2], "x": x, "t": x.t()[1:]}))
+        out = {}
+        for k, v in sorted(d.items()):
+            s = v.untyped_storage()
+            out[k] = (v.storage_offset(), v.stride(), s.nbytes(), v.data_ptr() - s.data_ptr())
+        return out, d["r"]._base is None
+
+    assert layout(cr) == layout(torch)
+    y = cr.arange(6.0).reshape(2, 3).clone()
+    assert y[1:]._base is y and y._base is None and y[1:].storage_offset() == 3

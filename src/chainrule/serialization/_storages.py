@@ -7,6 +7,7 @@ from typing import Any
 
 from .. import _dtypes
 from .._backend import REDUCED, ndarray, xp
+from ..storage import owner, register
 
 # PyTorch's legacy storage class of each dtype, e.g. torch.FloatStorage for float32. The
 # float8 formats and uint16/32/64 have none: PyTorch writes their storages as
@@ -17,14 +18,7 @@ STORAGE_OF = {d: f"{d.scalar_name}Storage" for d in _dtypes.ALL if d not in UNTY
 DTYPE_OF_STORAGE = {name: d for d, name in STORAGE_OF.items()}
 
 
-def root_of(a: ndarray) -> ndarray:
-    """The array that owns ``a``'s memory (following views back to their base, through the
-    interface object a strided view of a loaded storage keeps as its base)."""
-    while True:
-        base = a.base if isinstance(a.base, ndarray) else getattr(a.base, "base", None)
-        if not isinstance(base, ndarray):
-            return a
-        a = base
+root_of = owner  # (the array that owns a tensor's memory: storage.owner)
 
 
 def layout_in(a: ndarray, root: ndarray) -> tuple[int, tuple[int, ...]] | None:
@@ -144,6 +138,7 @@ def view_of(flat: ndarray, offset: int, size: tuple, stride: tuple) -> ndarray:
                 f"{list(stride)} at offset {offset} reach element {last} of a storage of "
                 f"{flat.size} elements"
             )
+    register(flat)  # (its tensors' storage offsets count from its start, as PyTorch's)
     item = flat.itemsize
     # (NumPy's as_strided cannot name ml_dtypes' float8 dtypes ("<f1"): strided as unsigned
     # integers of the same width, then seen as the dtype again)

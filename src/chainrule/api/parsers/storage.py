@@ -15,6 +15,7 @@ from ..._backend import address, on_device_of, xp
 from ..._dtypes import dtype as DType
 from ..._tensor import Tensor, _make
 from ...ops import arithmetic, gather_scatter, indexing, shapes, unary
+from ...storage import file_offset
 from ..args import require_tensor, return_type, shape_args
 
 _Frexp = return_type("frexp", ("mantissa", "exponent"))
@@ -29,8 +30,8 @@ def storage_offset(self: Tensor) -> int:
     """The element offset of self's first element in its storage: 0 for a tensor that is
     not a view, the distance from its base's first element for a view."""
     base = _base_of(self)
-    if base is self:
-        return 0
+    if base is self:  # (a tensor loaded from a file: its offset in the file's storage)
+        return file_offset(self._data)
     return (address(self._data) - address(base._data)) // self._data.itemsize
 
 
