@@ -42,8 +42,8 @@ EXACT_SCALARS = frozenset({"mul", "div", "lerp"})
 
 
 def widen(arrays: list, name: str = "") -> Any:
-    """Replace the reduced-float (bfloat16, float8: ml_dtypes' kind "V") arrays among an
-    op's inputs by float32 copies; where every floating input is of that dtype, round the
+    """Replace the reduced-float arrays (bfloat16, float8: the dtypes of
+    ``_backend.REDUCED``) among an op's inputs by float32 copies; where every floating input is of that dtype, round the
     Python numbers among them to it too (but for the ops of ``EXACT_SCALARS``, named
     ``name``), and return the dtype: the op's float32 results are to be rounded to it
     (``narrow``); else None."""
