@@ -2,8 +2,8 @@
 
 
 def __getattr__(name: str):
-    if name == "checkpoint":  # (torch.utils.checkpoint without importing it: loaded on use)
+    if name in ("checkpoint", "_pytree"):  # (torch.utils.<name> without importing it: on use)
         import importlib
 
-        return importlib.import_module(__name__ + ".checkpoint")
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
