@@ -100,6 +100,7 @@ class Collector:
         self.events: list[Event] = []
         self._open = _Open()
         self._outer: Collector | None = None
+        self._hook: Any = None  # the op hook before this one (a FlopCounterMode's, say)
 
     # ----- on and off -----------------------------------------------------------------
 
@@ -107,6 +108,7 @@ class Collector:
         """Make ops report to this collector (a profile inside another one: until it stops,
         then to the outer one again)."""
         self._outer = ACTIVE[0]
+        self._hook = recording.PROFILER[0]
         ACTIVE[0] = self
         recording.PROFILER[0] = self
         _modes.mark("profiler", True)
@@ -120,7 +122,7 @@ class Collector:
         if ACTIVE[0] is self:
             outer = self._outer
             ACTIVE[0] = outer
-            recording.PROFILER[0] = outer
+            recording.PROFILER[0] = self._hook
             _modes.mark("profiler", outer is not None)
 
     # ----- events ---------------------------------------------------------------------

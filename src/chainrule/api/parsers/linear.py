@@ -43,7 +43,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is not None and weight.ndim == 2:
         if input.ndim == 2:
             return products.addmm(bias, input, w_t)
-        if input.ndim == 3 or bias.ndim == 1:
+        if bias.ndim == 1 and input.is_contiguous():  # (else matmul, then + bias: PyTorch's)
             rows = math.prod(input.shape[:-1])
             flat = shapes.reshape(input, (rows, input.shape[-1]))
             x, b = flat._data, bias._data
