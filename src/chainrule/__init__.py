@@ -180,11 +180,16 @@ def is_floating_point(input: Tensor) -> bool:
 
 def __getattr__(name: str):
     lazy = ("testing", "distributions", "random", "cpu", "compiler", "profiler", "storage")
-    lazy += ("signal", "version", "types", "jit", "multiprocessing", "fft", "_C")
+    lazy += ("signal", "version", "types", "jit", "multiprocessing", "fft", "_C", "sparse")
+    lazy += ("futures", "masked")
     if name in lazy:  # (loaded on first use)
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
+    if name in ("sparse_coo_tensor", "smm"):  # (sparse tensors: chainrule/sparse)
+        from .sparse import _tensor
+
+        return _tensor.sparse_coo_tensor if name == "sparse_coo_tensor" else _tensor.HANDLERS[name]
     if name in ("UntypedStorage", "TypedStorage"):
         from . import storage
 

@@ -634,6 +634,31 @@ class Tensor:
     def layout(self) -> Any:
         return _layout.strided
 
+    @property
+    def is_sparse(self) -> bool:
+        return False  # (a sparse COO tensor is chainrule/sparse's subclass)
+
+    @property
+    def is_sparse_csr(self) -> bool:
+        return False
+
+    def to_sparse(self, sparse_dim: int | None = None, **kwargs: Any) -> Tensor:
+        """The sparse COO tensor of this tensor's nonzero elements (chainrule/sparse)."""
+        from .sparse import _tensor
+
+        return _tensor.to_sparse(self, sparse_dim, **kwargs)
+
+    def to_sparse_coo(self, sparse_dim: int | None = None) -> Tensor:
+        return self.to_sparse(sparse_dim)
+
+    def sparse_mask(self, mask: Tensor) -> Tensor:
+        """This tensor's elements at the sparse tensor ``mask``'s indices, as a sparse one."""
+        if not mask.is_sparse:
+            raise RuntimeError("sparse_mask expects mask to be sparse COO, got strided")
+        from .sparse import _ops
+
+        return _ops.sparse_mask(self, mask)
+
     def dim(self) -> int:
         return self._data.ndim
 

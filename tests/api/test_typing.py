@@ -52,6 +52,13 @@ MODULES = (
     "chainrule.api.parsers.complex_numbers",
     "chainrule.api.parsers.spectral",
     "chainrule.fft",
+    "chainrule.masked",
+    "chainrule.masked._ops",
+    "chainrule.masked.maskedtensor",
+    "chainrule.sparse",
+    "chainrule.sparse._coo",
+    "chainrule.sparse._tensor",
+    "chainrule.optim._sparse",
     "chainrule.api.parsers.functional",
     "chainrule.api.parsers.indexing",
     "chainrule.api.parsers.linalg",
@@ -88,6 +95,13 @@ MODULES = (
     "chainrule.optim._plateau_cyclic",
     "chainrule.optim.swa_utils",
     # --- end optim ---
+    "chainrule.utils._pytree",
+    "chainrule.utils.flop_counter",
+    "chainrule.utils.flop_counter._formulas",
+    "chainrule.utils.flop_counter._aten",
+    "chainrule.utils.flop_counter._tracker",
+    "chainrule.futures",
+    "chainrule.jit._future",
 )
 
 # Functions the name table names directly that are defined in ops/, not in api/: their hints

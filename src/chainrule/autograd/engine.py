@@ -690,12 +690,17 @@ def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
         # aliases a user's tensor.
         if type(grad) is not ndarray or _refcount(grad) > 3 or not _owns_memory(grad):
             grad = grad.copy()
-        if type(grad) is ndarray and grad.strides != var._data.strides:
-            grad = _memory_format.as_leaf_grad(grad, var._data)  # (.grad laid out as its leaf)
-        var._grad = _make(grad, dtype)
+        if type(grad) is ndarray:
+            if grad.strides != var._data.strides:
+                grad = _memory_format.as_leaf_grad(grad, var._data)  # (laid out as its leaf)
+            var._grad = _make(grad, dtype)
+        else:
+            var._grad = _as_grad(grad, dtype)
     elif old._requires_grad:
-        var._grad = old + _make(grad, dtype)
-    else:
+        var._grad = old + _as_grad(grad, dtype)
+    elif old.__class__ is not Tensor and old.is_sparse:  # (dense + sparse: dense)
+        var._grad = _as_grad(grad, dtype) + old
+    else:  # (a sparse gradient adds into a dense .grad in place too: sparse/_coo.py)
         old._data += grad
         vc = old._vc
         if vc.__class__ is list:  # (Tensor._bump, inlined: the common case)
@@ -710,6 +715,13 @@ def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
         unlend_waiting()  # (a hook may step an optimizer: write into a lent tensor)
         for hook in list(post.values()):
             hook(var)
+
+
+def _as_grad(grad: Any, dtype: Any) -> Tensor:
+    """A gradient as the tensor ``.grad`` holds: a sparse one (chainrule/sparse's COO arrays,
+    an embedding's with ``sparse=True``) as a sparse tensor."""
+    as_grad = getattr(grad, "as_grad", None)
+    return _make(grad, dtype) if as_grad is None else as_grad(dtype)
 
 
 def _in_grad_dtype(var: Tensor, grad: Any, create_graph: bool) -> tuple[Any, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 import chainrule
 
 from .._backend import xp
+from . import _sparse
 from . import _updates as u
 from .optimizer import Optimizer, ParamsT, _check_fused, _check_lr, _scalar_tensor, _to_scalar
 
@@ -74,6 +75,10 @@ class Adagrad(Optimizer):
                 param = u.pairs(p._data)
                 step_t = state["step"]._data
                 step_t += 1
+                if _sparse.is_sparse(p._grad):
+                    clr = lr / (1 + (float(step_t) - 1) * group["lr_decay"])
+                    _sparse.adagrad(p, state, group, clr)
+                    continue
                 g = u.with_weight_decay(
                     u.grad_of(p, group["maximize"]), param, group["weight_decay"]
                 )

@@ -21,6 +21,7 @@ import chainrule
 from .._tensor import Tensor
 from ..nn.modules.module import typename
 from ..utils.hooks import RemovableHandle
+from . import _sparse
 
 __all__ = [
     "Optimizer",
@@ -449,8 +450,14 @@ class Optimizer:
 
     @staticmethod
     def _with_grad(group: dict[str, Any], name: str) -> list[Tensor]:
-        """The group's parameters that have a gradient (chainrule has no sparse ones)."""
-        return [p for p in group["params"] if p.grad is not None]
+        """The group's parameters that have a gradient (a sparse one: PyTorch's error, but
+        for the optimizers that take it: optim/_sparse.py)."""
+        out = [p for p in group["params"] if p.grad is not None]
+        for p in out:
+            g = p._grad
+            if g.__class__ is not Tensor and g.is_sparse and name not in _sparse.TAKES_SPARSE:
+                raise _sparse.refuse(name)
+        return out
 
     @staticmethod
     def _closure_loss(closure: Callable[[], Any] | None) -> Any:

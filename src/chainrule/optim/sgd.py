@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .._tensor import Tensor
+from . import _sparse
 from . import _updates as u
 from .optimizer import Optimizer, ParamsT, _check_fused, _check_lr, _to_scalar
 
@@ -61,6 +63,9 @@ class SGD(Optimizer):
                 _plain_step(group["params"], -lr)
                 continue
             for p in self._with_grad(group, "SGD"):
+                if _sparse.is_sparse(p._grad):
+                    _sparse.sgd(p, self.state[p], group, lr)
+                    continue
                 param = u.pairs(p._data)
                 g = u.with_weight_decay(
                     u.grad_of(p, group["maximize"]), param, group["weight_decay"]
@@ -88,5 +93,8 @@ def _plain_step(params: list, alpha: float) -> None:
     for p in params:
         g = p._grad  # (an optimizer's parameters are leaves: .grad without its warning)
         if g is not None:
+            if g.__class__ is not Tensor and g.is_sparse:  # (an embedding's: optim/_sparse.py)
+                p.detach().add_(g, alpha=alpha)
+                continue
             u.add_scaled_(p._data, g._data, alpha)
             p._bump()

@@ -1,18 +1,20 @@
-"""``torch.optim.SparseAdam``: Adam for sparse gradients. chainrule has no sparse tensors,
-so every gradient is dense and ``step`` refuses it, as PyTorch does for a dense one."""
+"""``torch.optim.SparseAdam``: Adam for sparse gradients (an ``nn.Embedding(...,
+sparse=True)``'s), its moments kept and updated at the gradient's elements only
+(optim/_sparse.py); a dense gradient is refused, as PyTorch refuses it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from . import _sparse
 from .optimizer import Optimizer, ParamsT, _check_betas
 
 __all__ = ["SparseAdam"]
 
 
 class SparseAdam(Optimizer):
-    """Adam on the nonzero entries of sparse gradients (chainrule's are never sparse)."""
+    """Adam on the elements of sparse gradients."""
 
     def __init__(
         self,
@@ -42,12 +44,15 @@ class SparseAdam(Optimizer):
             )
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Refuses: chainrule's gradients are dense (PyTorch's error for a dense one)."""
+        """One step on every parameter with a (sparse) gradient."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
             for p in group["params"]:
-                if p.grad is not None:
+                if p.grad is None:
+                    continue
+                if not _sparse.is_sparse(p.grad):
                     raise RuntimeError(
                         "SparseAdam does not support dense gradients, please consider Adam instead"
                     )
+                _sparse.sparse_adam(p, self.state[p], group)
         return loss

@@ -13,7 +13,7 @@ import pickle
 from collections import OrderedDict
 from typing import Any
 
-from .. import _backend, _dtypes
+from .. import _backend, _dtypes, _layout
 from .._backend import ndarray, xp
 from .._tensor import Size, Tensor, device
 from ._storages import STORAGE_OF, StorageRef, StorageTable
@@ -34,6 +34,8 @@ class Global:
 REBUILD_TENSOR = Global("torch._utils", "_rebuild_tensor_v2")
 REBUILD_TENSOR_V3 = Global("torch._utils", "_rebuild_tensor_v3")  # (its dtype an argument)
 REBUILD_PARAMETER = Global("torch._utils", "_rebuild_parameter")
+REBUILD_SPARSE = Global("torch._utils", "_rebuild_sparse_tensor")
+GET_LAYOUT = Global("torch.serialization", "_get_layout")
 # one object per storage class, so that the pickle names each class once and refers back
 # to it after (its memo), as PyTorch's files do; the dtypes without one share UntypedStorage
 STORAGE_CLASS = {d: Global("torch", name) for d, name in STORAGE_OF.items()}
@@ -72,6 +74,9 @@ class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be 
         if isinstance(obj, Buffer):
             return self._rebuild(_plain(obj, obj.requires_grad))
         if isinstance(obj, Tensor):
+            if obj.is_sparse:  # its indices, values, size and whether coalesced, as PyTorch's
+                parts = (obj._indices(), obj._values(), obj.shape, obj.is_coalesced())
+                return (REBUILD_SPARSE, (obj.layout, parts))
             if type(obj) is not Tensor:
                 raise pickle.PicklingError(
                     f"chainrule saves Tensor and Parameter objects, not the subclass "
@@ -80,6 +85,8 @@ class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be 
             return self._rebuild(obj)
         if type(obj) is Size:
             return (Global("torch", "Size"), (tuple(obj),))
+        if type(obj) is _layout.layout:  # (as PyTorch pickles one: by its name)
+            return (GET_LAYOUT, (repr(obj),))
         if type(obj) is device:
             return (Global("torch", "device"), (str(obj),))
         return NotImplemented

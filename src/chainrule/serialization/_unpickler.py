@@ -178,8 +178,31 @@ def _storage(obj: Any) -> tuple[Any, Any]:
     return obj.flat, obj.dtype
 
 
-def _get_layout(name: str) -> str:
-    return name
+def _get_layout(name: str) -> Any:
+    """The layout PyTorch's files name (``"torch.sparse_coo"``)."""
+    from .. import _layout
+
+    found = getattr(_layout, str(name).removeprefix("torch."), None)
+    if not isinstance(found, _layout.layout):
+        raise pickle.UnpicklingError(f"an unknown layout {name!r}")
+    return found
+
+
+def _rebuild_sparse_tensor(layout: Any, data: Any) -> Tensor:
+    """A sparse COO tensor from its indices, values, size and whether coalesced (the indices
+    checked against the size: a file cannot make one that reads out of bounds)."""
+    if repr(layout) != "torch.sparse_coo" or not isinstance(data, tuple) or len(data) != 4:
+        raise pickle.UnpicklingError(f"a sparse tensor of layout {layout}: chainrule loads COO")
+    from ..sparse._tensor import sparse_coo_tensor
+
+    indices, values, size, coalesced = data
+    return sparse_coo_tensor(
+        _tensor(indices),
+        _tensor(values),
+        tuple(size),
+        check_invariants=True,
+        is_coalesced=bool(coalesced),
+    )
 
 
 def _allowed() -> dict[str, Any]:
@@ -201,9 +224,11 @@ def _allowed() -> dict[str, Any]:
         "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3,
         "torch._utils._rebuild_tensor": _rebuild_tensor,
         "torch._utils._rebuild_parameter": _rebuild_parameter,
+        "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor,
         "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
         "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
-        "torch.strided": "strided",
+        "torch.strided": _get_layout("torch.strided"),
+        "torch.sparse_coo": _get_layout("torch.sparse_coo"),
     }
     for d in _dtypes.ALL:
         allowed[f"torch.{d.name}"] = d

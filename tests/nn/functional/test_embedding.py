@@ -1,5 +1,5 @@
 """Embeddings against PyTorch: embedding (padding_idx, max_norm's in-place
-renormalization, scale_grad_by_freq, sparse accepted with a dense gradient),
+renormalization, scale_grad_by_freq, sparse gradients),
 embedding_bag (sum, mean, max; offsets, empty bags, 2-D inputs, per_sample_weights,
 include_last_offset, padding_idx), one_hot; float32 and float64, gradients, tangents,
 node names, finite differences, second derivatives, errors."""
@@ -212,13 +212,15 @@ def test_embedding_bag_max_norm():
     assert_same(res.cr_inputs[1].detach(), res.torch_inputs[1].detach(), "weight after")
 
 
-def test_sparse_gives_a_dense_gradient():
-    """sparse=True is accepted; chainrule's gradient is torch's sparse one, densified."""
+def test_sparse_gives_a_sparse_gradient():
+    """sparse=True: the gradient is sparse, one element per index read (tests/test_sparse.py
+    has more)."""
     grads = []
     for lib in (cr, torch):
         w = lib.tensor(WEIGHT, requires_grad=True)
         F(lib).embedding(lib.tensor(IDX), w, sparse=True).sum().backward()
-        grads.append(w.grad if lib is cr else w.grad.to_dense())
+        assert w.grad.is_sparse
+        grads.append(w.grad.to_dense())
     assert_close(grads[0], grads[1], requires_grad=False)
 
 

@@ -85,6 +85,17 @@ def embedding(
     if max_norm is not None:
         with grad_mode.no_grad():
             embedding_renorm_(weight, input, max_norm, norm_type)
+    if sparse and weight.requires_grad and grad_mode.is_grad_enabled():
+        if scale_grad_by_freq:
+            raise RuntimeError(
+                "embedding_backward: scale_grad_by_freq not supported with sparse gradients"
+            )
+        from ...sparse import _ops  # (a sparse gradient for weight: chainrule/sparse)
+
+        def rows() -> Tensor:
+            return embedding_rows(weight.detach(), input, padding)
+
+        return _ops.embedding(weight, input, padding, rows)
     return embedding_rows(weight, input, padding, scale_grad_by_freq)
 
 

@@ -1,0 +1,588 @@
+"""The ops on sparse COO tensors, each written with dense ops on the values (which keep
+their graph) and the fixed indices, so their gradients of every order come from the dense
+ops' own: ``to_dense`` is an ``index_put`` of the values (d/dvalues: a gather), a
+sparse-dense product an ``index_add`` of the values times the dense rows, ``coalesce`` an
+``index_add`` of repeated indices' values, a unary op that maps 0 to 0 the op on the
+values (after coalescing, unless the op is linear). ``OPS`` maps Tensor method and
+``torch`` function names to them (chainrule/sparse/_tensor.py dispatches on it)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import chainrule as cr
+
+from .. import _dtypes
+from .._backend import xp
+from .._tensor import Tensor, _make, check_device
+from . import _tensor
+from ._coo import linear_index, not_on_sparse
+from ._tensor import (
+    SparseTensor,
+    _index_tuple,
+    _sparse,
+    _with_values,
+    dense_dim,
+    sparse_dim,
+    to_sparse,
+)
+
+ndarray = xp.ndarray
+
+
+def to_dense(self: SparseTensor, dtype: Any = None, *, masked_grad: bool = True) -> Tensor:
+    """The dense tensor: zeros with the values added at the indices (d/dvalues: a gather)."""
+    out = cr.zeros(self.shape, dtype=self.dtype)
+    if self._data.indices.shape[1]:
+        out = out.index_put(_index_tuple(self), self._vals, accumulate=True)
+    return out if dtype is None else out.to(dtype)
+
+
+def coalesce(self: SparseTensor) -> SparseTensor:
+    """Sorted, unique indices; repeated indices' values summed (an index_add)."""
+    if self._data.coalesced:
+        return self
+    keys = linear_index(self._data.indices, self._data.shape)
+    unique, first, inverse = xp.unique(keys, return_index=True, return_inverse=True)
+    dense_shape = self._data.shape[sparse_dim(self) :]
+    values = cr.zeros((len(unique), *dense_shape), dtype=self.dtype).index_add(
+        0, _make(inverse.reshape(-1).astype(xp.int64), cr.int64), self._vals
+    )
+    return _sparse(self._data.indices[:, first], values, self._data.shape, True)
+
+
+def unary(name: str, self: SparseTensor, *args: Any, **kwargs: Any) -> SparseTensor:
+    """An elementwise op that maps 0 to 0, on the values (in place for ``name_``)."""
+    if name.rstrip("_") not in LINEAR:  # (f(a) + f(b) is not f(a + b): one per index)
+        self = coalesce(self)
+    if name.endswith("_"):
+        getattr(self._vals, name)(*args, **kwargs)
+        self._data.values = self._vals._data
+        return self
+    return _with_values(self, getattr(cr, name)(self._vals, *args, **kwargs))
+
+
+LINEAR = {"neg", "negative", "positive", "conj", "deg2rad", "rad2deg"}
+ZERO_PRESERVING = {
+    f + suffix
+    for f in (
+        "abs absolute neg negative sqrt sin sinh tan tanh asin asinh atan atanh arcsin "
+        "arcsinh arctan arctanh expm1 log1p sign sgn ceil floor round trunc fix frac erf "
+        "erfinv deg2rad rad2deg nan_to_num square relu positive conj"
+    ).split()
+    for suffix in ("", "_")
+} | {"isnan", "isinf", "isposinf", "isneginf", "signbit"}
+
+
+def pow(self: SparseTensor, exponent: Any) -> SparseTensor:  # noqa: A001 - PyTorch's name
+    """The values to a positive power (0 stays 0)."""
+    if not isinstance(self, SparseTensor) or not _number(exponent) or not exponent > 0:
+        raise not_on_sparse("pow.Tensor_Scalar")
+    self = coalesce(self)
+    return _with_values(self, self._vals**exponent)
+
+
+def new_zeros(self: SparseTensor, *size: Any, dtype: Any = None, **_: Any) -> SparseTensor:
+    """An empty sparse tensor of ``size`` (every dim sparse)."""
+    shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
+    values = cr.zeros((0,), dtype=dtype or self.dtype)
+    return _sparse(xp.zeros((len(shape), 0), dtype=xp.int64), values, tuple(shape), True)
+
+
+def cat(tensors: Any, dim: int = 0, *, out: Any = None) -> SparseTensor:
+    """Sparse tensors joined along a sparse dim: each one's indices moved past the ones
+    before it."""
+    parts = list(tensors)
+    first = parts[0]
+    if not all(isinstance(p, SparseTensor) for p in parts):
+        raise RuntimeError("cat: expected all tensors to be sparse COO (or all dense)")
+    dim %= first.ndim
+    if dim >= sparse_dim(first) or any(sparse_dim(p) != sparse_dim(first) for p in parts):
+        raise not_on_sparse("cat (a dense dim)")
+    indices, offset = [], 0
+    for p in parts:
+        index = p._data.indices.copy()
+        index[dim] += offset
+        indices.append(index)
+        offset += p._data.shape[dim]
+    shape = list(first._data.shape)
+    shape[dim] = offset
+    values = cr.cat([p._vals for p in parts])
+    return _sparse(xp.concatenate(indices, axis=1), values, tuple(shape), False)
+
+
+def stack(tensors: Any, dim: int = 0, *, out: Any = None) -> SparseTensor:
+    return cat([unsqueeze(p, dim) for p in tensors], dim)
+
+
+def index_select(self: SparseTensor, dim: int, index: Tensor) -> SparseTensor:
+    """The slices at ``index`` along ``dim`` (a sparse dim), in its order."""
+    dim %= self.ndim
+    if dim >= sparse_dim(self):
+        return _with_values(self, self._vals.index_select(dim - sparse_dim(self) + 1, index))
+    wanted = xp.asarray(index.detach()._data, dtype=xp.int64).reshape(-1)
+    wanted = wanted % self._data.shape[dim]
+    hit = self._data.indices[dim][None, :] == wanted[:, None]  # (position, element)
+    position, element = xp.nonzero(hit)
+    new_index = self._data.indices[:, element].copy()
+    new_index[dim] = position
+    shape = list(self._data.shape)
+    shape[dim] = len(wanted)
+    values = self._vals[_make(element.astype(xp.int64), cr.int64)]
+    return _sparse(new_index, values, tuple(shape), False)
+
+
+def _number(x: Any) -> bool:
+    return not isinstance(x, Tensor) or x.ndim == 0 and not isinstance(x, SparseTensor)
+
+
+def mul(self: Any, other: Any, *, out: Any = None) -> Any:
+    """sparse * number, sparse * dense (the dense values at the indices), sparse * sparse
+    (the indices both have)."""
+    if not isinstance(self, SparseTensor):
+        self, other = other, self
+    if _number(other):
+        return _with_values(self, self._vals * other)
+    if not isinstance(other, SparseTensor):
+        if tuple(other.shape) != tuple(self.shape):
+            raise RuntimeError("mul: a sparse tensor times a dense one of another shape")
+        return _with_values(self, self._vals * other[_index_tuple(self)])
+    a, b = coalesce(self), coalesce(other)
+    ka = linear_index(a._data.indices, a._data.shape)
+    kb = linear_index(b._data.indices, b._data.shape)
+    _, ia, ib = xp.intersect1d(ka, kb, assume_unique=True, return_indices=True)
+    va = a._vals[_make(ia.astype(xp.int64), cr.int64)]
+    vb = b._vals[_make(ib.astype(xp.int64), cr.int64)]
+    return _sparse(a._data.indices[:, ia], va * vb, a._data.shape, True)
+
+
+def div(self: SparseTensor, other: Any, *, rounding_mode: Any = None) -> SparseTensor:
+    if not isinstance(self, SparseTensor) or not _number(other):
+        raise not_on_sparse("div.Tensor")
+    return _with_values(self, cr.div(self._vals, other, rounding_mode=rounding_mode))
+
+
+def add(self: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Any:
+    """sparse + sparse (the two sets of elements together), dense + sparse (dense)."""
+    if isinstance(self, SparseTensor):
+        if not isinstance(other, SparseTensor):
+            raise RuntimeError(
+                "add(sparse, dense) is not supported. Use add(dense, sparse) instead."
+            )
+        if tuple(self.shape) != tuple(other.shape):
+            raise RuntimeError(
+                f"add: expected 'self' and 'other' to have same size, but self has size "
+                f"{list(self.shape)} while other has size {list(other.shape)}"
+            )
+        scaled = other._vals if alpha == 1 else other._vals * alpha
+        joined = _sparse(
+            xp.concatenate([self._data.indices, other._data.indices], axis=1),
+            cr.cat([self._vals, scaled.to(self.dtype)]),
+            self._data.shape,
+            False,
+        )
+        return coalesce(joined)
+    scaled = other._vals if alpha == 1 else other._vals * alpha
+    return self.index_put(_index_tuple(other), scaled.to(self.dtype), accumulate=True)
+
+
+def sub(self: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Any:
+    return add(self, other, alpha=-alpha)
+
+
+def add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """In place: dense += sparse (at the indices), sparse += sparse."""
+    if isinstance(self, SparseTensor):
+        total = add(self, other, alpha=alpha)
+        self._data, self._vals, self._dtype = total._data, total._vals, total._dtype
+        return self
+    scaled = other._vals if alpha == 1 else other._vals * alpha
+    return self.index_put_(_index_tuple(other), scaled.to(self.dtype), accumulate=True)
+
+
+def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    return add_(self, other, alpha=-alpha)
+
+
+def mul_(self: SparseTensor, other: Any) -> SparseTensor:
+    total = mul(self, other)
+    self._data, self._vals = total._data, total._vals
+    return self
+
+
+def div_(self: SparseTensor, other: Any) -> SparseTensor:
+    total = div(self, other)
+    self._data, self._vals = total._data, total._vals
+    return self
+
+
+def zero_(self: SparseTensor) -> SparseTensor:
+    empty = _empty_like(self)
+    self._data, self._vals = empty._data, empty._vals
+    return self
+
+
+def _empty_like(self: SparseTensor, dtype: Any = None) -> SparseTensor:
+    n = sparse_dim(self)
+    values = cr.zeros((0, *self._data.shape[n:]), dtype=dtype or self.dtype)
+    return _sparse(xp.zeros((n, 0), dtype=xp.int64), values, self._data.shape, True)
+
+
+def zeros_like(self: SparseTensor, *, dtype: Any = None, **_: Any) -> SparseTensor:
+    return _empty_like(self, dtype)
+
+
+def _matmul(self: Any, other: Any) -> Any:
+    """sparse @ dense: out[i] += v * dense[j] for each element (i, j, v) (an index_add);
+    dense @ sparse as (sparse^T @ dense^T)^T; sparse @ sparse made sparse again."""
+    if not isinstance(self, SparseTensor):
+        return _matmul(_transpose(other, 0, 1), self.t()).t()
+    if self.ndim != 2 or dense_dim(self) != 0:
+        raise not_on_sparse("mm")
+    if isinstance(other, SparseTensor):
+        return to_sparse(_matmul(self, to_dense(other)))
+    vector = other.ndim == 1
+    dense = other.unsqueeze(1) if vector else other
+    if dense.ndim != 2 or dense.shape[0] != self.shape[1]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x{self.shape[1]} and "
+            f"{'x'.join(str(s) for s in other.shape)})"
+        )
+    rows, cols = _index_tuple(self)
+    dtype = _dtypes.promote_types(self.dtype, other.dtype)
+    terms = self._vals.to(dtype).unsqueeze(1) * dense[cols].to(dtype)
+    out = cr.zeros((self.shape[0], dense.shape[1]), dtype=dtype).index_add(0, rows, terms)
+    return out.squeeze(1) if vector else out
+
+
+def mm(self: Any, mat2: Any, *, out: Any = None) -> Any:
+    return _matmul(self, mat2)
+
+
+def addmm(
+    input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1, out: Any = None
+) -> Tensor:
+    product = _matmul(mat1, mat2)
+    if isinstance(input, SparseTensor):
+        input = to_dense(input)
+    return input * beta + product * alpha if (beta, alpha) != (1, 1) else input + product
+
+
+def _transpose(self: SparseTensor, dim0: int, dim1: int) -> SparseTensor:
+    nd, ns = self.ndim, sparse_dim(self)
+    d0, d1 = dim0 % nd, dim1 % nd
+    shape = list(self._data.shape)
+    shape[d0], shape[d1] = shape[d1], shape[d0]
+    if d0 < ns and d1 < ns:
+        index = self._data.indices.copy()
+        index[[d0, d1]] = index[[d1, d0]]
+        return _sparse(index, self._vals, tuple(shape), False)
+    if d0 >= ns and d1 >= ns:
+        moved = self._vals.transpose(d0 - ns + 1, d1 - ns + 1)
+        return _sparse(self._data.indices, moved, tuple(shape), self._data.coalesced)
+    raise RuntimeError("transpose() between a sparse and a dense dimension is not supported")
+
+
+def t(self: SparseTensor) -> SparseTensor:
+    if self.ndim > 2:
+        raise RuntimeError(
+            f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but self is "
+            f"{sparse_dim(self)} sparse and {dense_dim(self)} dense"
+        )
+    return self if self.ndim < 2 else _transpose(self, 0, 1)
+
+
+def transpose(self: SparseTensor, dim0: int, dim1: int) -> SparseTensor:
+    return _transpose(self, dim0, dim1)
+
+
+def sparse_sum(self: SparseTensor, dim: Any = None, dtype: Any = None) -> Tensor:
+    """Sum over ``dim`` (all: a dense scalar); summing sparse dims leaves the others' indices
+    (coalesced), summing every sparse dim gives a dense tensor."""
+    vals = self._vals if dtype is None else self._vals.to(dtype)
+    if dim is None:
+        return vals.sum()
+    dims = sorted({d % self.ndim for d in ((dim,) if isinstance(dim, int) else dim)})
+    ns = sparse_dim(self)
+    dense_dims = [d - ns + 1 for d in dims if d >= ns]
+    if dense_dims:
+        vals = vals.sum(dim=dense_dims)
+    sparse_dims = [d for d in dims if d < ns]
+    kept = [d for d in range(ns) if d not in sparse_dims]
+    shape = tuple(s for d, s in enumerate(self._data.shape) if d not in dims)
+    if not kept:
+        return vals.sum(0)
+    if not sparse_dims:
+        return _sparse(self._data.indices, vals, shape, self._data.coalesced)
+    partial = _sparse(self._data.indices[kept], vals, shape, False)
+    return coalesce(partial)
+
+
+def tensor_sum(
+    self: SparseTensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+) -> Tensor:
+    if keepdim:
+        raise not_on_sparse("sum.dim_IntList")
+    if dim is None:
+        return sparse_sum(self, None, dtype)
+    return sparse_sum(self, dim, dtype)
+
+
+def _grouped(self: SparseTensor, dim: int) -> tuple[Tensor, int, Tensor, Any]:
+    """For softmax over ``dim`` (a sparse dim): each element's group (the other sparse
+    indices), the number of groups, and each group's largest value (a constant shift)."""
+    index = self._data.indices
+    others = [d for d in range(index.shape[0]) if d != dim]
+    shape = tuple(self._data.shape[d] for d in others)
+    keys = xp.ravel_multi_index(tuple(index[others]), shape) if others else xp.zeros_like(index[0])
+    _, group = xp.unique(keys, return_inverse=True)
+    group = group.reshape(-1).astype(xp.int64)
+    count = int(group.max()) + 1 if group.size else 0
+    raw = self._vals.detach()._data
+    top = xp.full((count, *raw.shape[1:]), -xp.inf, dtype=raw.dtype)
+    xp.maximum.at(top, group, raw)
+    g = _make(group, cr.int64)
+    return g, count, _make(top, self._vals.dtype), g
+
+
+def _softmax_parts(self: SparseTensor, dim: int, dtype: Any) -> tuple[Tensor, Tensor, Tensor]:
+    self = coalesce(self)
+    vals = self._vals if dtype is None else self._vals.to(dtype)
+    ns = sparse_dim(self)
+    dim = dim % self.ndim
+    if dim >= ns:
+        raise not_on_sparse("_sparse_softmax (a dense dim)")
+    g, count, top, _ = _grouped(_with_values(self, vals), dim)
+    shifted = vals - top[g]
+    totals = cr.zeros((count, *vals.shape[1:]), dtype=vals.dtype).index_add(0, g, shifted.exp())
+    return shifted, totals[g], self
+
+
+def softmax(input: SparseTensor, dim: int, dtype: Any = None) -> SparseTensor:
+    """Softmax over the specified elements of each slice along ``dim`` (the unspecified ones
+    count as -inf, not 0)."""
+    shifted, total, coalesced = _softmax_parts(input, dim, dtype)
+    return _with_values(coalesced, shifted.exp() / total)
+
+
+def log_softmax(input: SparseTensor, dim: int, dtype: Any = None) -> SparseTensor:
+    shifted, total, coalesced = _softmax_parts(input, dim, dtype)
+    return _with_values(coalesced, shifted - total.log())
+
+
+def sparse_mask(self: Tensor, mask: SparseTensor) -> SparseTensor:
+    """The dense tensor's elements at the mask's indices."""
+    return _with_values(mask, self[_index_tuple(mask)].to(self.dtype))
+
+
+def _convert(self: SparseTensor, *args: Any, **kwargs: Any) -> SparseTensor:
+    dtype = kwargs.get("dtype")
+    for a in args:
+        if isinstance(a, _dtypes.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype = a.dtype
+        elif a is not None:
+            check_device(a)
+    if kwargs.get("device") is not None:
+        check_device(kwargs["device"])
+    if dtype is None or dtype is self.dtype:
+        return self
+    return _with_values(self, self._vals.to(dtype))
+
+
+def _to_dtype(dtype: Any) -> Callable:
+    def convert(self: SparseTensor, *_: Any, **__: Any) -> SparseTensor:
+        return _convert(self, dtype)
+
+    return convert
+
+
+def _type(self: SparseTensor, dtype: Any = None, non_blocking: bool = False, **_: Any) -> Any:
+    """``'torch.sparse.FloatTensor'`` (no ``dtype``), or the tensor in ``dtype``."""
+    if dtype is None:
+        return self._vals.type().replace("torch.", "torch.sparse.", 1)
+    return _convert(self, dtype)
+
+
+def clone(self: SparseTensor, *, memory_format: Any = None) -> SparseTensor:
+    return _sparse(
+        self._data.indices.copy(), self._vals.clone(), self._data.shape, self._data.coalesced
+    )
+
+
+def detach(self: SparseTensor) -> SparseTensor:
+    return _with_values(self, self._vals.detach())
+
+
+def requires_grad_(self: SparseTensor, requires_grad: bool = True) -> SparseTensor:
+    self._vals.requires_grad_(requires_grad)
+    return self
+
+
+def backward(self: SparseTensor, gradient: Any = None, *args: Any, **kwargs: Any) -> None:
+    """The values' backward, with the gradient's elements at this tensor's indices."""
+    if gradient is None:
+        raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    dense = to_dense(gradient) if isinstance(gradient, SparseTensor) else gradient
+    self._vals.backward(dense[_index_tuple(self)], *args, **kwargs)
+
+
+def select(self: SparseTensor, dim: int, index: int) -> Any:
+    dim %= self.ndim
+    if dim >= sparse_dim(self):
+        return _with_values(self, self._vals.select(dim - sparse_dim(self) + 1, index))
+    index %= self._data.shape[dim]
+    keep = xp.nonzero(self._data.indices[dim] == index)[0]
+    rest = [d for d in range(sparse_dim(self)) if d != dim]
+    vals = self._vals[_make(keep.astype(xp.int64), cr.int64)]
+    shape = tuple(s for d, s in enumerate(self._data.shape) if d != dim)
+    if not rest:
+        return vals.sum(0)
+    return _sparse(self._data.indices[rest][:, keep], vals, shape, self._data.coalesced)
+
+
+def getitem(self: SparseTensor, key: Any) -> Any:
+    if isinstance(key, int) and not isinstance(key, bool):
+        return select(self, 0, key)
+    raise not_on_sparse("index.Tensor")
+
+
+def norm(
+    self: SparseTensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, **k: Any
+) -> Tensor:
+    if dim is not None:
+        raise not_on_sparse("norm.ScalarOpt_dim")
+    vals = coalesce(self)._vals
+    return vals.norm(2 if p == "fro" else p)
+
+
+def unsqueeze(self: SparseTensor, dim: int) -> SparseTensor:
+    dim = dim % (self.ndim + 1)
+    shape = (*self._data.shape[:dim], 1, *self._data.shape[dim:])
+    ns = sparse_dim(self)
+    if dim <= ns:
+        index = xp.insert(self._data.indices, dim, 0, axis=0)
+        return _sparse(index, self._vals, shape, self._data.coalesced)
+    return _sparse(self._data.indices, self._vals.unsqueeze(dim - ns + 1), shape, True)
+
+
+def _radd(self: SparseTensor, other: Any) -> Any:
+    return add(other, self)
+
+
+def _neg(self: SparseTensor) -> SparseTensor:
+    return unary("neg", self)
+
+
+def _rmatmul(self: SparseTensor, other: Any) -> Any:
+    return mm(other, self)
+
+
+def smm(self: SparseTensor, mat2: Tensor) -> SparseTensor:
+    """``torch.smm``: sparse @ dense, as a sparse tensor."""
+    return to_sparse(mm(self, mat2))
+
+
+# ----- embeddings with sparse gradients -------------------------------------------------
+
+
+def embedding(weight: Tensor, index: Tensor, padding_idx: int, rows: Callable) -> Tensor:
+    """``F.embedding(..., sparse=True)``: the rows (``rows()``, the dense embedding, run
+    without recording), and a node whose gradient for ``weight`` is sparse: one element per
+    index read (its row of the incoming gradient), none for ``padding_idx``."""
+    return _SparseEmbedding.apply(weight, index, padding_idx, rows)
+
+
+class _SparseEmbedding(cr.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, weight: Tensor, index: Tensor, padding_idx: int, rows: Callable):
+        ctx.index = index.detach()._data.reshape(-1).astype(xp.int64)
+        ctx.padding_idx = padding_idx
+        ctx.shape = tuple(weight.shape)
+        ctx.dtype = weight.dtype
+        return rows()
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        index = ctx.index
+        values = grad.reshape(-1, ctx.shape[1])
+        if ctx.padding_idx >= 0:
+            keep = xp.nonzero(index != ctx.padding_idx)[0]
+            index = index[keep]
+            values = values[_make(keep.astype(xp.int64), cr.int64)]
+        out = _sparse(index.reshape(1, -1), values.to(ctx.dtype), ctx.shape, index.size <= 1)
+        return out, None, None, None
+
+
+# Tensor method and torch function names -> the sparse ops
+OPS: dict[str, Callable] = {
+    "to_dense": to_dense,
+    "coalesce": coalesce,
+    "sparse_dim": sparse_dim,
+    "dense_dim": dense_dim,
+    "to_sparse": to_sparse,
+    "to_sparse_coo": to_sparse,
+    "mul": mul,
+    "multiply": mul,
+    "__mul__": mul,
+    "__rmul__": mul,
+    "mul_": mul_,
+    "div": div,
+    "divide": div,
+    "true_divide": div,
+    "__truediv__": div,
+    "div_": div_,
+    "add": add,
+    "__add__": add,
+    "__radd__": _radd,
+    "add_": add_,
+    "__iadd__": add_,
+    "sub": sub,
+    "subtract": sub,
+    "__sub__": sub,
+    "sub_": sub_,
+    "__neg__": _neg,
+    "zero_": zero_,
+    "zeros_like": zeros_like,
+    "mm": mm,
+    "matmul": mm,
+    "__matmul__": mm,
+    "__rmatmul__": _rmatmul,
+    "smm": smm,
+    "pow": pow,
+    "cat": cat,
+    "concat": cat,
+    "concatenate": cat,
+    "stack": stack,
+    "index_select": index_select,
+    "__pow__": pow,
+    "new_zeros": new_zeros,
+    "mv": mm,
+    "addmm": addmm,
+    "t": t,
+    "transpose": transpose,
+    "swapaxes": transpose,
+    "swapdims": transpose,
+    "sum": tensor_sum,
+    "norm": norm,
+    "sparse_mask": sparse_mask,
+    "select": select,
+    "__getitem__": getitem,
+    "unsqueeze": unsqueeze,
+    "to": _convert,
+    "type": _type,
+    "double": _to_dtype(cr.float64),
+    "float": _to_dtype(cr.float32),
+    "half": _to_dtype(cr.float16),
+    "long": _to_dtype(cr.int64),
+    "int": _to_dtype(cr.int32),
+    "bool": _to_dtype(cr.bool),
+    "clone": clone,
+    "detach": detach,
+    "requires_grad_": requires_grad_,
+    "backward": backward,
+}
+
+_tensor.install(OPS, ZERO_PRESERVING)

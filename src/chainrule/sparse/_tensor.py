@@ -1,0 +1,604 @@
+"""Sparse COO tensors: the tensor type, ``torch.sparse_coo_tensor``, ``Tensor.to_sparse``,
+what a sparse tensor says about itself (sizes, printing, PyTorch's errors) and its dispatch
+(the ops themselves are in ``_ops.py``).
+
+A sparse tensor is a Tensor (a subclass, made only here) whose array is a ``COO`` and which
+keeps its values as a tensor (``_vals``), graph and all. Every op on it is written with
+dense ops on those values and the fixed indices: ``to_dense`` is an ``index_put`` of the
+values, a sparse-dense product an ``index_add`` of the values times the dense rows, a
+unary op that maps 0 to 0 the op on the values. So gradients (of any order) need no rule
+of their own: they reach the values, and a sparse leaf's ``.grad`` is the values'
+gradient at the leaf's indices. The class's ``__torch_function__`` routes each public
+function to the sparse form below and raises PyTorch's NotImplementedError for the
+others. The module is imported on the first sparse tensor: defining a Tensor subclass
+turns on the ``__torch_function__`` dispatch (chainrule/overrides.py), which programs
+without sparse tensors do not pay for.
+
+Where chainrule differs from PyTorch: the gradient of a sparse leaf is always sparse with
+the leaf's indices (PyTorch's ``torch.mm`` gives a dense one, of which this is the part at
+the indices); a sparse tensor built from values that require grad has the values' alias
+as its ``grad_fn`` (``AliasBackward0``, PyTorch's ``SparseCooTensorWithDimsAndTensors
+Backward0``); the sum of two uncoalesced tensors is their concatenation (equal as dense
+tensors to PyTorch's, which merges some repeated indices).
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import chainrule as cr
+
+from .. import _dtypes, _printing, overrides
+from .._backend import xp
+from .._tensor import Size, Tensor, _make, _new, check_device
+from ._coo import COO, linear_index, not_on_sparse
+
+ndarray = xp.ndarray
+_INVARIANTS_WARNED = [False]
+CHECK_INVARIANTS = [False]  # torch.sparse.check_sparse_tensor_invariants
+
+
+class SparseTensor(Tensor):
+    """A tensor in the ``torch.sparse_coo`` layout (see the module's docstring)."""
+
+    __slots__ = ("_vals",)
+
+    # ----- what a sparse tensor is --------------------------------------------------
+
+    @property
+    def layout(self) -> Any:
+        return cr.sparse_coo
+
+    @property
+    def is_sparse(self) -> bool:
+        return True
+
+    @property
+    def is_sparse_csr(self) -> bool:
+        return False
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    @property
+    def dtype(self) -> Any:
+        return self._dtype
+
+    @property
+    def device(self) -> Any:
+        return cr.device("cpu")
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    @property
+    def is_meta(self) -> bool:
+        return False
+
+    @property
+    def ndim(self) -> int:
+        return len(self._data.shape)
+
+    @property
+    def data(self) -> SparseTensor:
+        return self.detach()
+
+    @property
+    def T(self) -> SparseTensor:  # noqa: N802 - PyTorch's name
+        return _ops.t(self)
+
+    @property
+    def mT(self) -> SparseTensor:  # noqa: N802 - PyTorch's name
+        return _ops.transpose(self, -2, -1)
+
+    # ----- autograd: the values' -------------------------------------------------
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._vals.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self._vals.requires_grad = value
+
+    @property
+    def grad_fn(self) -> Any:
+        return self._vals.grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._vals.is_leaf
+
+    @property
+    def grad(self) -> SparseTensor | None:
+        g = self._vals.grad
+        if g is None:
+            return None
+        if self._data.coalesced:
+            return _sparse(self._data.indices, g, self._data.shape, True)
+        # repeated indices' values all get the gradient at their element: once per element
+        keys = linear_index(self._data.indices, self._data.shape)
+        _, first = xp.unique(keys, return_index=True)
+        values = g[_make(first.astype(xp.int64), cr.int64)]
+        return _sparse(self._data.indices[:, first], values, self._data.shape, True)
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is None:
+            self._vals.grad = None
+            return
+        if not isinstance(value, SparseTensor) or not _same_indices(value, self):
+            raise RuntimeError(
+                "chainrule: a sparse tensor's .grad can only be set to None or a sparse "
+                "tensor with its indices"
+            )
+        self._vals.grad = value._vals.detach()
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._vals.grad = None
+
+    # ----- dispatch --------------------------------------------------------------
+
+    def __getattr__(self, name: str) -> Any:
+        """The sparse-only methods (``coalesce``, ``indices``, ``_nnz`` ...), which dense
+        tensors lack; the others go through ``__torch_function__``."""
+        handler = HANDLERS.get(name)
+        if handler is None:
+            return Tensor.__getattr__(self, name)
+        return functools.partial(handler, self)
+
+    @classmethod
+    def __torch_function__(
+        cls, func: Callable, types: Any, args: tuple = (), kwargs: dict | None = None
+    ) -> Any:
+        name = getattr(func, "__name__", "")
+        if name == "__get__":  # a Tensor property this class does not define
+            name = func.__self__.fget.__name__
+        handler = HANDLERS.get(name)
+        if handler is None:
+            if name in _ops.ZERO_PRESERVING:
+                return _ops.unary(name, *args, **(kwargs or {}))
+            raise not_on_sparse(name)
+        return handler(*args, **(kwargs or {}))
+
+
+def _sparse(indices: ndarray, values: Tensor, shape: tuple, coalesced: bool) -> SparseTensor:
+    """A sparse tensor of ``values`` (a tensor, kept with its graph) at ``indices``."""
+    if not overrides._state.classes:  # (dispatch was reset since the class was defined)
+        overrides._class_defined(SparseTensor)
+    t = _new(SparseTensor)
+    t._data = COO(indices, values._data, shape, coalesced)
+    t._dtype = values._dtype
+    t._requires_grad = False
+    t._grad_fn = None
+    t._output_nr = 0
+    t._grad = None
+    t._vc = None
+    t._acc = None
+    t._retains_grad = False
+    t._hooks = None
+    t._post_hooks = None
+    t._view = None
+    t._vals = values
+    return t
+
+
+def from_coo(coo: COO, dtype: Any) -> SparseTensor:
+    """The sparse tensor of a COO array (the engine's sparse gradients)."""
+    return _sparse(coo.indices, _make(coo.values, dtype), coo.shape, coo.coalesced)
+
+
+def _same_indices(a: SparseTensor, b: SparseTensor) -> bool:
+    ia, ib = a._data.indices, b._data.indices
+    return ia is ib or (ia.shape == ib.shape and bool((ia == ib).all()))
+
+
+def _index_tuple(t: SparseTensor) -> tuple:
+    """The indices as a tuple of int64 tensors, one per sparse dim (for index_put)."""
+    return tuple(_make(row, cr.int64) for row in t._data.indices)
+
+
+def sparse_dim(t: SparseTensor) -> int:
+    return t._data.indices.shape[0]
+
+
+def dense_dim(t: SparseTensor) -> int:
+    return len(t._data.shape) - sparse_dim(t)
+
+
+def _with_values(t: SparseTensor, values: Tensor, coalesced: bool | None = None) -> SparseTensor:
+    return _sparse(
+        t._data.indices,
+        values,
+        t._data.shape,
+        t._data.coalesced if coalesced is None else coalesced,
+    )
+
+
+# ----- making sparse tensors ----------------------------------------------------------
+
+
+def _warn_invariants(check_invariants: bool | None) -> None:
+    if check_invariants is None and not CHECK_INVARIANTS[0] and not _INVARIANTS_WARNED[0]:
+        _INVARIANTS_WARNED[0] = True
+        warnings.warn(
+            "Sparse invariant checks are implicitly disabled. Memory errors (e.g. SEGFAULT) "
+            "will occur when operating on a sparse tensor which violates the invariants, but "
+            "checks incur performance overhead. To silence this warning, explicitly opt in "
+            "or out. See `torch.sparse.check_sparse_tensor_invariants.__doc__` for guidance.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def sparse_coo_tensor(
+    indices: Any,
+    values: Any,
+    size: Any = None,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    pin_memory: bool = False,
+    requires_grad: bool = False,
+    check_invariants: bool | None = None,
+    is_coalesced: bool | None = None,
+) -> SparseTensor:
+    """``torch.sparse_coo_tensor``: the tensor whose elements at ``indices`` (one column per
+    element) are ``values``; d(to_dense)/d(values) picks each value's position."""
+    check_device(device)
+    idx = indices if isinstance(indices, Tensor) else cr.tensor(indices)
+    if idx.is_floating_point() or idx.dtype is cr.bool:
+        raise RuntimeError(f"indices must be an int64 tensor, but got {idx.dtype}")
+    vals = values if isinstance(values, Tensor) else cr.tensor(values)
+    if dtype is not None and vals.dtype is not dtype:
+        vals = vals.to(dtype)
+    index = xp.asarray(idx.detach()._data, dtype=xp.int64)
+    if index.ndim == 1:
+        index = index.reshape(-1, 1)
+    if index.ndim != 2:
+        raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(index.shape)}")
+    nnz, n_sparse = index.shape[1], index.shape[0]
+    if size is not None and len(size) != n_sparse + max(vals.ndim, 1) - 1:
+        raise RuntimeError(
+            f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = "
+            f"{len(size)}, sparse_dim = {n_sparse}, dense_dim = {max(vals.ndim, 1) - 1}"
+        )
+    if vals.ndim == 0 or vals.shape[0] != nnz:
+        got = vals.shape[0] if vals.ndim else 1
+        raise RuntimeError(
+            "indices and values must have same nnz, but got nnz from indices: "
+            f"{nnz}, nnz from values: {got}"
+        )
+    if size is None:
+        top = index.max(axis=1) + 1 if nnz else xp.zeros(n_sparse, dtype=xp.int64)
+        shape = (*(int(s) for s in top), *vals.shape[1:])
+    else:
+        shape = tuple(int(s) for s in size)
+        if check_invariants or CHECK_INVARIANTS[0] and check_invariants is None:
+            _check_bounds(index, shape)
+    _warn_invariants(check_invariants)
+    if requires_grad:
+        if vals.grad_fn is not None:
+            raise RuntimeError(
+                "chainrule: requires_grad=True takes values that are not part of a graph"
+            )
+        vals = vals.detach().requires_grad_()
+    elif vals.requires_grad:
+        vals = vals[...]  # (an alias: the sparse tensor is not the values' leaf)
+    coalesced = bool(is_coalesced) if is_coalesced is not None else nnz <= 1
+    return _sparse(index, vals, shape, coalesced)
+
+
+def _check_bounds(index: ndarray, shape: tuple) -> None:
+    for d in range(index.shape[0]):
+        row = index[d]
+        if row.size and (row.min() < 0 or row.max() >= shape[d]):
+            bad = int(row.max()) if row.max() >= shape[d] else int(row.min())
+            raise RuntimeError(
+                f"size is inconsistent with indices: for dim {d}, size is {shape[d]} but "
+                f"found index {bad}"
+            )
+
+
+def to_sparse(
+    self: Tensor, sparse_dim: int | None = None, *, layout: Any = None, **_: Any
+) -> Tensor:
+    """``Tensor.to_sparse``: the nonzero elements (rows of the leading ``sparse_dim`` dims
+    with any nonzero) and their positions, coalesced; the gradient reaches them only."""
+    if isinstance(self, SparseTensor):
+        return self
+    if layout is not None and layout is not cr.sparse_coo:
+        raise not_on_sparse(f"to_sparse ({layout})")
+    n = self.ndim if sparse_dim is None else int(sparse_dim)
+    if not 0 < n <= self.ndim if self.ndim else n != 0:
+        raise RuntimeError(f"sparse_dim must be in [0, {self.ndim}], got {n}")
+    data = self.detach()._data
+    mask = data != 0
+    if n < self.ndim:
+        mask = mask.reshape(*data.shape[:n], -1).any(axis=-1)
+    index = xp.stack(xp.nonzero(mask)).astype(xp.int64) if n else xp.zeros((0, 1), xp.int64)
+    values = self[tuple(_make(row, cr.int64) for row in index)]
+    return _sparse(index, values, self.shape, True)
+
+
+# ----- what a sparse tensor says about itself -------------------------------------------
+
+
+def _inner(array: ndarray, column: int) -> str:
+    """An inner ``tensor(...)`` of the sparse repr: no dtype, the size of an empty one."""
+    if array.size == 0:
+        return f"tensor([], size={tuple(array.shape)})"
+    return "tensor(" + _printing._values_text(array, column) + ")"
+
+
+def _repr(self: SparseTensor, *, tensor_contents: Any = None) -> str:
+    """PyTorch's layout: the indices, the values, then size, nnz, dtype, layout and grad."""
+    pad = " " * len("tensor(")
+    head = "tensor(indices=" + _inner(self._data.indices, len("tensor(indices=tensor(")) + ",\n"
+    head += pad + "values=" + _inner(self._data.values, len(pad + "values=tensor(")) + ",\n"
+    items = [f"size={tuple(self._data.shape)}", f"nnz={self._data.indices.shape[1]}"]
+    if self.dtype is not _dtypes.get_default_dtype() and self.dtype not in (cr.int64, cr.bool):
+        items.append(f"dtype={self.dtype!r}")
+    items.append("layout=torch.sparse_coo")
+    fn = self.grad_fn
+    suffixes = [f"grad_fn=<{type(fn).__name__}>"] if fn is not None else []
+    if fn is None and self.requires_grad:
+        suffixes.append("requires_grad=True")
+    return head + _printing._join_suffixes(pad + ", ".join(items), suffixes, len(pad))
+
+
+def _storage_error(*_: Any, **__: Any) -> Any:
+    raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+
+def _numpy_error(*_: Any, **__: Any) -> Any:
+    raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
+
+
+def _item(self: SparseTensor) -> Any:
+    if self._data.size != 1:
+        raise RuntimeError(
+            f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+        )
+    return _ops.to_dense(self).item()
+
+
+def _size(self: SparseTensor, dim: int | None = None) -> Any:
+    return self.shape if dim is None else self._data.shape[dim]
+
+
+def _deepcopy(self: SparseTensor, memo: dict) -> SparseTensor:
+    vals = self._vals.detach().clone().requires_grad_(self._vals.requires_grad)
+    return _sparse(self._data.indices.copy(), vals, self._data.shape, self._data.coalesced)
+
+
+def _eq(self: SparseTensor, other: Any) -> Any:
+    raise not_on_sparse("eq.Tensor")
+
+
+def _reshape_error(*_: Any, **__: Any) -> Any:
+    raise RuntimeError("reshape is not implemented for sparse tensors")
+
+
+def _is_coalesced(self: SparseTensor) -> bool:
+    return self._data.coalesced
+
+
+def _coalesced_(self: SparseTensor, coalesced: bool) -> SparseTensor:
+    self._data.coalesced = bool(coalesced)
+    return self
+
+
+def _nnz(self: SparseTensor) -> int:
+    return self._data.indices.shape[1]
+
+
+def indices(self: SparseTensor) -> Tensor:
+    """The indices (int64, sparse_dim x nnz) of a coalesced tensor."""
+    _need_coalesced(self, "indices")
+    return _make(self._data.indices, cr.int64)
+
+
+def values(self: SparseTensor) -> Tensor:
+    """The values of a coalesced tensor, in its graph (d/dvalues of what it feeds)."""
+    _need_coalesced(self, "values")
+    return self._vals
+
+
+def _need_coalesced(self: SparseTensor, what: str) -> None:
+    if not self._data.coalesced:
+        raise RuntimeError(
+            f"Cannot get {what} on an uncoalesced tensor, please call .coalesce() first"
+        )
+
+
+def _indices(self: SparseTensor) -> Tensor:
+    return _make(self._data.indices, cr.int64)
+
+
+def _values(self: SparseTensor) -> Tensor:
+    return self._vals.detach()
+
+
+def _format(self: SparseTensor, spec: str) -> str:
+    return _repr(self) if not spec else format(_item(self), spec)
+
+
+def _dim(self: SparseTensor) -> int:
+    return len(self._data.shape)
+
+
+def _numel(self: SparseTensor) -> int:
+    return self._data.size
+
+
+def _len(self: SparseTensor) -> int:
+    return self._data.shape[0]
+
+
+def _stride(self: SparseTensor, dim: int | None = None) -> Any:
+    return (0,) * len(self._data.shape) if dim is None else 0  # (PyTorch's: no strides)
+
+
+def _zero(self: SparseTensor, *_: Any, **__: Any) -> int:
+    return 0
+
+
+def _false(self: SparseTensor, *_: Any, **__: Any) -> bool:
+    return False
+
+
+def _itself(self: SparseTensor, *_: Any, **__: Any) -> SparseTensor:
+    return self
+
+
+def _is_floating_point(self: SparseTensor) -> bool:
+    return self.dtype.is_floating_point
+
+
+def _is_complex(self: SparseTensor) -> bool:
+    return self.dtype.is_complex
+
+
+def _is_signed(self: SparseTensor) -> bool:
+    return self._vals.is_signed()
+
+
+def _element_size(self: SparseTensor) -> int:
+    return self._vals.element_size()
+
+
+def _get_device(self: SparseTensor) -> int:
+    return -1
+
+
+def _is_set_to(self: SparseTensor, other: Tensor) -> bool:
+    return self is other
+
+
+def _version(self: SparseTensor) -> int:
+    return self._vals._version
+
+
+def _retains_grad(self: SparseTensor) -> bool:
+    return self._vals.retains_grad
+
+
+def _retain_grad(self: SparseTensor) -> None:
+    self._vals.retain_grad()
+
+
+def _names(self: SparseTensor) -> tuple:
+    return (None,) * len(self._data.shape)
+
+
+def _itemsize(self: SparseTensor) -> int:
+    return self._vals.itemsize
+
+
+def _no_base(self: SparseTensor) -> None:
+    return None
+
+
+def _mean(self: SparseTensor, *_: Any, **__: Any) -> Any:
+    raise not_on_sparse("mean.dim")
+
+
+# what a sparse tensor says about itself, by Tensor method name
+METHODS: dict[str, Callable] = {
+    "is_coalesced": _is_coalesced,
+    "_coalesced_": _coalesced_,
+    "_nnz": _nnz,
+    "indices": indices,
+    "values": values,
+    "_indices": _indices,
+    "_values": _values,
+    "__repr__": _repr,
+    "__str__": _repr,
+    "__format__": _format,
+    "__deepcopy__": _deepcopy,
+    "size": _size,
+    "dim": _dim,
+    "ndimension": _dim,
+    "numel": _numel,
+    "nelement": _numel,
+    "__len__": _len,
+    "stride": _stride,
+    "storage_offset": _zero,
+    "is_contiguous": _false,
+    "is_floating_point": _is_floating_point,
+    "is_complex": _is_complex,
+    "is_signed": _is_signed,
+    "element_size": _element_size,
+    "get_device": _get_device,
+    "data_ptr": _storage_error,
+    "tolist": _storage_error,
+    "untyped_storage": _storage_error,
+    "numpy": _numpy_error,
+    "__array__": _numpy_error,
+    "item": _item,
+    "reshape": _reshape_error,
+    "view": _reshape_error,
+    "is_set_to": _is_set_to,
+    "_version": _version,
+    "retains_grad": _retains_grad,
+    "retain_grad": _retain_grad,
+    "is_inference": _false,
+    "is_shared": _false,
+    "is_pinned": _false,
+    "is_neg": _false,
+    "is_conj": _false,
+    "is_quantized": _false,
+    "is_nested": _false,
+    "is_mkldnn": _false,
+    "is_xpu": _false,
+    "is_mps": _false,
+    "is_maia": _false,
+    "is_ipu": _false,
+    "names": _names,
+    "itemsize": _itemsize,
+    "output_nr": _zero,
+    "_base": _no_base,
+    "cpu": _itself,
+    "__eq__": _eq,
+    "eq": _eq,
+    "mean": _mean,
+}
+
+# the names above that are properties of a tensor (the others are methods)
+PROPERTIES = {"itemsize", "names", "output_nr", "_base", "_version", "retains_grad"}
+
+
+def install(ops: dict[str, Callable], zero_preserving: set[str]) -> None:
+    """The ops (``_ops.OPS``) with the methods above as SparseTensor's methods and
+    properties (over Tensor's: some of Tensor's methods are not dispatched through
+    ``__torch_function__``), and the unary ops that keep zeros."""
+    HANDLERS.update(ops)
+    for name, handler in HANDLERS.items():
+        setattr(SparseTensor, name, property(handler) if name in PROPERTIES else handler)
+    for name in zero_preserving:
+        if hasattr(Tensor, name):
+            setattr(SparseTensor, name, _unary_method(name))
+    SparseTensor.__hash__ = Tensor.__hash__
+
+
+def _unary_method(name: str) -> Callable:
+    """The method ``name`` of a unary op that keeps zeros."""
+
+    def method(self: SparseTensor, *args: Any, **kwargs: Any) -> SparseTensor:
+        return _ops.unary(name, self, *args, **kwargs)
+
+    method.__name__ = name
+    return method
+
+
+# every name dispatched: METHODS and the ops (``install``, called by ``_ops``)
+HANDLERS: dict[str, Callable] = dict(METHODS)
+
+from . import _ops  # noqa: E402  (the ops, which install themselves: they need the above)
