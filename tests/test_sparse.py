@@ -461,3 +461,60 @@ def test_load_checks_indices_against_the_size(tmp_path):
     torch.save(bad, path)
     with pytest.raises(RuntimeError, match="size is inconsistent with indices"):
         chainrule.load(path)
+
+
+@pytest.mark.parametrize(
+    "mode, two_d, last, weighted",
+    [
+        ("sum", False, False, True),
+        ("sum", True, False, False),
+        ("mean", False, False, False),
+        ("mean", False, True, False),
+        ("mean", True, False, False),
+    ],
+)
+def test_embedding_bag_sparse_gradient(mode, two_d, last, weighted):
+    """EmbeddingBag(sparse=True): one gradient element per index read (none for padding),
+    per_sample_weights' gradient, and a SparseAdam step, as PyTorch's."""
+
+    def run(lib):
+        e = lib.nn.EmbeddingBag(5, 2, mode=mode, sparse=True, padding_idx=3,
+                                include_last_offset=last)  # fmt: skip
+        with lib.no_grad():
+            e.weight.copy_(lib.arange(10.0).reshape(5, 2) / 7)
+        if two_d:
+            inp, off = lib.tensor([[0, 2, 3], [2, 4, 1]]), None
+        else:
+            inp, off = lib.tensor([0, 2, 3, 2, 4, 1]), lib.tensor([0, 3, 6] if last else [0, 3])
+        psw = lib.tensor([1.0, 2, 3, 4, 5, 6], requires_grad=True) if weighted else None
+        if weighted and two_d:
+            psw = psw.reshape(2, 3)
+        out = e(inp, off, per_sample_weights=psw)
+        (out * lib.tensor([[1.0, -1], [2, 3]])).sum().backward()
+        g = e.weight.grad
+        opt = lib.optim.SparseAdam(e.parameters(), lr=0.1)
+        opt.step()
+        return (
+            g.is_sparse, g._indices().tolist(), _np(g.coalesce()), g._values().numpy(),
+            None if psw is None else psw.grad.numpy(), e.weight.detach().numpy(),
+        )  # fmt: skip
+
+    ours, theirs = run(chainrule), run(torch)
+    assert ours[:2] == theirs[:2]
+    for a, b in zip(ours[2:], theirs[2:]):
+        if a is None:
+            assert b is None
+        else:
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+def test_embedding_bag_sparse_refusals():
+    assert_same_error(lambda lib: lib.nn.EmbeddingBag(5, 2, mode="max", sparse=True)(
+        lib.tensor([[0, 1]])))  # fmt: skip
+    assert_same_error(
+        lambda lib: (
+            lib.nn.EmbeddingBag(5, 2, sparse=True, scale_grad_by_freq=True)(lib.tensor([[0, 1]]))
+            .sum()
+            .backward()
+        )
+    )

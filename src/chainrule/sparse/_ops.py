@@ -516,6 +516,46 @@ class _SparseEmbedding(cr.autograd.Function):
         return out, None, None, None
 
 
+def embedding_bag(
+    weight: Tensor, weights: Tensor | None, indices: ndarray, padding: int | None, bag: Callable
+) -> Tensor:
+    """``F.embedding_bag(..., sparse=True)``: the bags (``bag``, the dense op, run on the
+    rows read, one per index), and a node whose gradient for ``weight`` is sparse: each
+    index read gets its row's gradient (none for ``padding``); ``per_sample_weights`` get
+    theirs."""
+    return _SparseBag.apply(weight, weights, indices, padding, bag)
+
+
+class _SparseBag(cr.autograd.Function):
+    @staticmethod
+    def forward(
+        ctx: Any, weight: Tensor, weights: Any, indices: ndarray, padding: Any, bag: Callable
+    ) -> Tensor:
+        n = indices.size
+        keep = indices != padding if padding is not None else xp.ones(n, dtype=bool)
+        at = xp.where(keep, xp.arange(n), n)  # (the padding reads row n: zeros, no gradient)
+        read = weight.detach()[_make(indices, cr.int64)]
+        rows = cr.cat([read, cr.zeros((1, weight.shape[1]), dtype=weight.dtype)])
+        rows.requires_grad_()
+        scales = None if weights is None else weights.detach().requires_grad_(weights.requires_grad)
+        with cr.enable_grad():
+            out = bag(rows, scales, at, n)
+        ctx.graph = (out, rows, scales)
+        ctx.index, ctx.keep, ctx.shape = indices, keep, tuple(weight.shape)
+        return out.detach()
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        out, rows, scales = ctx.graph
+        wanted = [rows] + ([scales] if scales is not None and scales.requires_grad else [])
+        grads = cr.autograd.grad(out, wanted, grad)
+        kept = xp.nonzero(ctx.keep)[0]
+        values = grads[0][_make(kept.astype(xp.int64), cr.int64)]
+        index = ctx.index[kept].reshape(1, -1)
+        sparse = _sparse(index, values, ctx.shape, index.size <= 1)
+        return sparse, grads[1] if len(grads) > 1 else None, None, None, None
+
+
 # Tensor method and torch function names -> the sparse ops
 OPS: dict[str, Callable] = {
     "to_dense": to_dense,

@@ -193,6 +193,19 @@ def embedding_bag(
             f"{indices[bad][0]}"
         )
     padding = _padding(padding_idx, weight.shape[0]) if padding_idx is not None else None
+    if sparse and weight.requires_grad and grad_mode.is_grad_enabled():
+        if scale_grad_by_freq:
+            raise RuntimeError(
+                "embedding_backward: scale_grad_by_freq not supported with sparse gradients"
+            )
+        from ...sparse import _ops  # (a sparse gradient for weight: chainrule/sparse)
+
+        def bag(rows: Tensor, weights: Tensor | None, at: Any, pad: int) -> Tensor:
+            return ops.embedding_bag(
+                rows, weights, indices=at, bags=bags, n_bags=n_bags, mode=mode, padding_idx=pad
+            )
+
+        return _ops.embedding_bag(weight, per_sample_weights, indices, padding, bag)
     return ops.embedding_bag(
         weight,
         per_sample_weights,
