@@ -110,6 +110,8 @@ def test_metadata():
         "s.data_ptr()",
         "s.item()",
         "s.reshape(9)",
+        "lib.ones(2, 2).smm(lib.ones(2, 2))",
+        "lib.sspaddmm(s, s, lib.ones(3, 2))",
         "s + lib.ones(3, 3)",
         "lib.sparse_coo_tensor(lib.tensor(INDICES), lib.tensor(VALUES[:3]), (3, 3))",
         "lib.sparse_coo_tensor(lib.tensor(INDICES), lib.tensor(VALUES), (3,))",
@@ -166,6 +168,12 @@ OPS = {
     "dense_mm_sparse": lambda lib, s, d: lib.mm(d, s),
     "sparse_mm_sparse": lambda lib, s, d: lib.mm(s, s.t()),
     "smm": lambda lib, s, d: lib.smm(s, d),
+    "dsmm": lambda lib, s, d: lib.dsmm(s, d),
+    "spmm": lambda lib, s, d: lib.spmm(s, d),
+    "hspmm": lambda lib, s, d: lib.hspmm(s, d),
+    "hsmm": lambda lib, s, d: lib.hsmm(s, d),
+    "sspaddmm": lambda lib, s, d: lib.sspaddmm(s * 2, s, d, beta=2, alpha=3),
+    "saddmm": lambda lib, s, d: lib.saddmm(s, s, d),
     "t": lambda lib, s, d: s.t(),
     "transpose": lambda lib, s, d: s.transpose(0, 1),
     "sum": lambda lib, s, d: s.sum(),
@@ -196,7 +204,8 @@ OPS = {
 # gradients are checked by finite differences (test_gradcheck_where_torch_cannot)
 NO_TORCH_BACKWARD = {
     "cat", "cat_dim1", "index_select", "norm", "select", "select_dim1", "smm", "sum_dim",
-    "unary_sin", "unary_tanh", "unsqueeze", "sparse_mm_sparse", "stack",
+    "unary_sin", "unary_tanh", "unsqueeze", "sparse_mm_sparse", "stack", "hspmm", "hsmm",
+    "sspaddmm", "saddmm",
 }  # fmt: skip
 
 

@@ -178,6 +178,10 @@ def is_floating_point(input: Tensor) -> bool:
     return input.is_floating_point()
 
 
+# torch's functions of sparse tensors (chainrule/sparse, loaded on first use)
+_SPARSE_FUNCTIONS = ("sparse_coo_tensor smm hspmm hsmm dsmm spmm sspaddmm saddmm").split()
+
+
 def __getattr__(name: str):
     lazy = ("testing", "distributions", "random", "cpu", "compiler", "profiler", "storage")
     lazy += ("signal", "version", "types", "jit", "multiprocessing", "fft", "_C", "sparse")
@@ -186,7 +190,7 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
-    if name in ("sparse_coo_tensor", "smm"):  # (sparse tensors: chainrule/sparse)
+    if name in _SPARSE_FUNCTIONS:  # (sparse tensors: chainrule/sparse)
         from .sparse import _tensor
 
         return _tensor.sparse_coo_tensor if name == "sparse_coo_tensor" else _tensor.HANDLERS[name]

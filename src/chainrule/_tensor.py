@@ -651,6 +651,23 @@ class Tensor:
     def to_sparse_coo(self, sparse_dim: int | None = None) -> Tensor:
         return self.to_sparse(sparse_dim)
 
+    def smm(self, mat2: Tensor) -> Tensor:
+        raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
+
+    def sspaddmm(self, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
+
+    def is_set_to(self, tensor: Tensor) -> bool:
+        """Whether both are views of the same memory with the same offset, size and strides."""
+        a, b = self._data, tensor._data
+        return (
+            type(a) is type(b) is ndarray
+            and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+            and a.shape == b.shape
+            and a.strides == b.strides
+            and self._dtype is tensor._dtype
+        )
+
     def sparse_mask(self, mask: Tensor) -> Tensor:
         """This tensor's elements at the sparse tensor ``mask``'s indices, as a sparse one."""
         if not mask.is_sparse:

@@ -468,6 +468,37 @@ def unsqueeze(self: SparseTensor, dim: int) -> SparseTensor:
     return _sparse(self._data.indices, self._vals.unsqueeze(dim - ns + 1), shape, True)
 
 
+def hspmm(mat1: SparseTensor, mat2: Tensor, *, out: Any = None) -> SparseTensor:
+    """``torch.hspmm``: sparse @ dense as a hybrid sparse tensor, one element (a dense row)
+    per row of ``mat1`` with an element (its product row, gathered: differentiable)."""
+    product = _matmul(mat1, mat2)
+    rows = xp.unique(mat1._data.indices[0]) if mat1._nnz() else xp.zeros(0, dtype=xp.int64)
+    values = product[_make(rows.astype(xp.int64), cr.int64)]
+    return _sparse(rows.reshape(1, -1).astype(xp.int64), values, tuple(product.shape), True)
+
+
+def sspaddmm(
+    input: SparseTensor, mat1: SparseTensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1
+) -> SparseTensor:
+    """``torch.sspaddmm``: beta * input + alpha * (mat1 @ mat2), sparse: input's elements,
+    then every element of the product's rows that ``mat1`` reaches (uncoalesced)."""
+    if not isinstance(input, SparseTensor):
+        raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
+    rows = hspmm(mat1, mat2)
+    shape = rows._data.shape
+    if tuple(input.shape) != tuple(shape):
+        raise RuntimeError(
+            f"sspaddmm: Argument #1: Expected dim 0 size {shape[0]}, got {input.shape[0]}"
+            if input.shape[0] != shape[0]
+            else f"sspaddmm: Argument #1: Expected dim 1 size {shape[1]}, got {input.shape[1]}"
+        )
+    r = rows._data.indices[0]
+    index = xp.stack([xp.repeat(r, shape[1]), xp.tile(xp.arange(shape[1]), r.size)])
+    values = cr.cat([input._vals * beta, rows._vals.reshape(-1) * alpha])
+    joined = xp.concatenate([input._data.indices, index.astype(xp.int64)], axis=1)
+    return _sparse(joined, values, shape, False)
+
+
 def _radd(self: SparseTensor, other: Any) -> Any:
     return add(other, self)
 
@@ -592,6 +623,12 @@ OPS: dict[str, Callable] = {
     "__rmatmul__": _rmatmul,
     "smm": smm,
     "pow": pow,
+    "hspmm": hspmm,
+    "hsmm": hspmm,
+    "dsmm": mm,
+    "spmm": mm,
+    "sspaddmm": sspaddmm,
+    "saddmm": sspaddmm,
     "cat": cat,
     "concat": cat,
     "concatenate": cat,
