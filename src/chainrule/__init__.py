@@ -179,7 +179,10 @@ def is_floating_point(input: Tensor) -> bool:
 
 
 # torch's functions of sparse tensors (chainrule/sparse, loaded on first use)
-_SPARSE_FUNCTIONS = ("sparse_coo_tensor smm hspmm hsmm dsmm spmm sspaddmm saddmm").split()
+_SPARSE_FUNCTIONS = (
+    "sparse_coo_tensor sparse_csr_tensor sparse_csc_tensor sparse_compressed_tensor smm hspmm "
+    "hsmm dsmm spmm sspaddmm saddmm"
+).split()
 
 
 def __getattr__(name: str):
@@ -193,7 +196,7 @@ def __getattr__(name: str):
     if name in _SPARSE_FUNCTIONS:  # (sparse tensors: chainrule/sparse)
         from .sparse import _tensor
 
-        return _tensor.sparse_coo_tensor if name == "sparse_coo_tensor" else _tensor.HANDLERS[name]
+        return _tensor.public(name)
     if name in ("UntypedStorage", "TypedStorage"):
         from . import storage
 

@@ -651,6 +651,17 @@ class Tensor:
     def to_sparse_coo(self, sparse_dim: int | None = None) -> Tensor:
         return self.to_sparse(sparse_dim)
 
+    def to_sparse_csr(self, dense_dim: int | None = None) -> Tensor:
+        """The CSR tensor of this 2-D tensor's nonzero elements (chainrule/sparse)."""
+        from .sparse import _compressed
+
+        return _compressed.to_sparse_csr(self)
+
+    def to_sparse_csc(self, dense_dim: int | None = None) -> Tensor:
+        from .sparse import _compressed
+
+        return _compressed.to_sparse_csc(self)
+
     def smm(self, mat2: Tensor) -> Tensor:
         raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
 

@@ -77,6 +77,13 @@ class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be 
             if obj.is_sparse:  # its indices, values, size and whether coalesced, as PyTorch's
                 parts = (obj._indices(), obj._values(), obj.shape, obj.is_coalesced())
                 return (REBUILD_SPARSE, (obj.layout, parts))
+            layout = repr(obj.layout)
+            if layout in ("torch.sparse_csr", "torch.sparse_csc"):  # (compressed and plain)
+                csr = layout == "torch.sparse_csr"
+                first = obj.crow_indices() if csr else obj.ccol_indices()
+                second = obj.col_indices() if csr else obj.row_indices()
+                parts = (first, second, obj.values().detach(), obj.shape)
+                return (REBUILD_SPARSE, (obj.layout, parts))
             if type(obj) is not Tensor:
                 raise pickle.PicklingError(
                     f"chainrule saves Tensor and Parameter objects, not the subclass "

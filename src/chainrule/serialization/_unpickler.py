@@ -191,8 +191,20 @@ def _get_layout(name: str) -> Any:
 def _rebuild_sparse_tensor(layout: Any, data: Any) -> Tensor:
     """A sparse COO tensor from its indices, values, size and whether coalesced (the indices
     checked against the size: a file cannot make one that reads out of bounds)."""
-    if repr(layout) != "torch.sparse_coo" or not isinstance(data, tuple) or len(data) != 4:
-        raise pickle.UnpicklingError(f"a sparse tensor of layout {layout}: chainrule loads COO")
+    kind = repr(layout)
+    if not isinstance(data, tuple) or len(data) != 4:
+        raise pickle.UnpicklingError(f"a sparse tensor of layout {layout}: unknown contents")
+    if kind in ("torch.sparse_csr", "torch.sparse_csc"):
+        from ..sparse._compressed import sparse_compressed_tensor
+
+        first, second, values, size = data
+        return sparse_compressed_tensor(
+            _tensor(first), _tensor(second), _tensor(values), tuple(size), layout=layout,
+            check_invariants=True,
+        )  # fmt: skip
+    if kind != "torch.sparse_coo":
+        raise pickle.UnpicklingError(f"a sparse tensor of layout {layout}: chainrule loads "
+                                     "COO, CSR and CSC")  # fmt: skip
     from ..sparse._tensor import sparse_coo_tensor
 
     indices, values, size, coalesced = data
@@ -229,6 +241,8 @@ def _allowed() -> dict[str, Any]:
         "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
         "torch.strided": _get_layout("torch.strided"),
         "torch.sparse_coo": _get_layout("torch.sparse_coo"),
+        "torch.sparse_csr": _get_layout("torch.sparse_csr"),
+        "torch.sparse_csc": _get_layout("torch.sparse_csc"),
     }
     for d in _dtypes.ALL:
         allowed[f"torch.{d.name}"] = d

@@ -14,6 +14,7 @@ __all__ = [
     "check_sparse_tensor_invariants",
     "log_softmax",
     "mm",
+    "sampled_addmm",
     "softmax",
     "sum",
 ]
@@ -23,6 +24,13 @@ def _impl() -> Any:
     from . import _ops
 
     return _ops
+
+
+def _run(name: str, function: Any, *args: Any, **kwargs: Any) -> Any:
+    """``function``, or the compressed layouts' form of it (_compressed.py) when given one."""
+    from . import _tensor
+
+    return _tensor._gated(name, function)(*args, **kwargs)
 
 
 def _checks() -> list:
@@ -36,26 +44,35 @@ def mm(mat1: Any, mat2: Any, reduce: str = "sum") -> Any:
     differentiable: d/dmat2 = mat1^T g, d/dmat1 = (g mat2^T) at mat1's indices."""
     if reduce != "sum":
         raise _impl().not_on_sparse(f"_sparse_mm_reduce_impl ({reduce})")
-    return _impl().mm(mat1, mat2)
+    return _run("mm", _impl().mm, mat1, mat2)
 
 
 def addmm(mat: Any, mat1: Any, mat2: Any, *, beta: float = 1.0, alpha: float = 1.0) -> Any:
     """beta * mat + alpha * (mat1 @ mat2), mat1 sparse."""
-    return _impl().addmm(mat, mat1, mat2, beta=beta, alpha=alpha)
+    return _run("addmm", _impl().addmm, mat, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def sampled_addmm(
+    input: Any, mat1: Any, mat2: Any, *, beta: float = 1.0, alpha: float = 1.0, out: Any = None
+) -> Any:
+    """beta * input + alpha * (mat1 @ mat2) at the elements of ``input`` (CSR) only."""
+    from . import _compressed
+
+    return _compressed.sampled_addmm(input, mat1, mat2, beta=beta, alpha=alpha)
 
 
 def sum(input: Any, dim: Any = None, dtype: Any = None) -> Any:  # noqa: A001 - PyTorch's name
     """The sum over ``dim`` (all: a dense scalar); a sparse tensor while sparse dims remain."""
-    return _impl().sparse_sum(input, dim, dtype)
+    return _run("sparse_sum", _impl().sparse_sum, input, dim, dtype)
 
 
 def softmax(input: Any, dim: int, *, dtype: Any = None) -> Any:
     """Softmax over the specified elements along ``dim``: the unspecified ones are -inf."""
-    return _impl().softmax(input, dim, dtype)
+    return _run("softmax", _impl().softmax, input, dim, dtype)
 
 
 def log_softmax(input: Any, dim: int, *, dtype: Any = None) -> Any:
-    return _impl().log_softmax(input, dim, dtype)
+    return _run("log_softmax", _impl().log_softmax, input, dim, dtype)
 
 
 class check_sparse_tensor_invariants:  # noqa: N801 - PyTorch's spelling

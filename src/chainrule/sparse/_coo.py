@@ -21,10 +21,10 @@ from .._backend import xp
 ndarray = xp.ndarray
 
 
-def not_on_sparse(name: str) -> NotImplementedError:
+def not_on_sparse(name: str, backend: str = "SparseCPU") -> NotImplementedError:
     """PyTorch's error for an operator without a sparse kernel."""
     return NotImplementedError(
-        f"Could not run 'aten::{name}' with arguments from the 'SparseCPU' backend. This could "
+        f"Could not run 'aten::{name}' with arguments from the '{backend}' backend. This could "
         "be because the operator doesn't exist for this backend, or was omitted during the "
         "selective/custom build process (if using custom build)."
     )

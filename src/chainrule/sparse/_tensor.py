@@ -44,21 +44,21 @@ CHECK_INVARIANTS = [False]  # torch.sparse.check_sparse_tensor_invariants
 class SparseTensor(Tensor):
     """A tensor in the ``torch.sparse_coo`` layout (see the module's docstring)."""
 
-    __slots__ = ("_vals",)
+    __slots__ = ("_vals", "_layout")
 
     # ----- what a sparse tensor is --------------------------------------------------
 
     @property
     def layout(self) -> Any:
-        return cr.sparse_coo
+        return _LAYOUTS[self._layout]
 
     @property
     def is_sparse(self) -> bool:
-        return True
+        return self._layout == "coo"
 
     @property
     def is_sparse_csr(self) -> bool:
-        return False
+        return self._layout == "csr"
 
     @property
     def shape(self) -> Size:
@@ -119,8 +119,9 @@ class SparseTensor(Tensor):
         g = self._vals.grad
         if g is None:
             return None
-        if self._data.coalesced:
-            return _sparse(self._data.indices, g, self._data.shape, True)
+        if self._data.coalesced or self._layout != "coo":
+            return _sparse(self._data.indices, g, self._data.shape, self._data.coalesced,
+                           self._layout)  # fmt: skip
         # repeated indices' values all get the gradient at their element: once per element
         keys = linear_index(self._data.indices, self._data.shape)
         _, first = xp.unique(keys, return_index=True)
@@ -163,13 +164,20 @@ class SparseTensor(Tensor):
         handler = HANDLERS.get(name)
         if handler is None:
             if name in _ops.ZERO_PRESERVING:
-                return _ops.unary(name, *args, **(kwargs or {}))
+                return _unary_method(name)(*args, **(kwargs or {}))
+            for a in args:
+                if isinstance(a, SparseTensor) and a._layout != "coo":
+                    layout = _compressed.LAYOUT_NAMES[a._layout]
+                    raise RuntimeError(f"unsupported tensor layout: {layout}")
             raise not_on_sparse(name)
         return handler(*args, **(kwargs or {}))
 
 
-def _sparse(indices: ndarray, values: Tensor, shape: tuple, coalesced: bool) -> SparseTensor:
-    """A sparse tensor of ``values`` (a tensor, kept with its graph) at ``indices``."""
+def _sparse(
+    indices: ndarray, values: Tensor, shape: tuple, coalesced: bool, layout: str = "coo"
+) -> SparseTensor:
+    """A sparse tensor of ``values`` (a tensor, kept with its graph) at ``indices``; a
+    ``layout`` of "csr" or "csc" keeps the elements in that order (_compressed.py)."""
     if not overrides._state.classes:  # (dispatch was reset since the class was defined)
         overrides._class_defined(SparseTensor)
     t = _new(SparseTensor)
@@ -186,6 +194,7 @@ def _sparse(indices: ndarray, values: Tensor, shape: tuple, coalesced: bool) -> 
     t._post_hooks = None
     t._view = None
     t._vals = values
+    t._layout = layout
     return t
 
 
@@ -218,6 +227,7 @@ def _with_values(t: SparseTensor, values: Tensor, coalesced: bool | None = None)
         values,
         t._data.shape,
         t._data.coalesced if coalesced is None else coalesced,
+        t._layout,
     )
 
 
@@ -311,10 +321,13 @@ def to_sparse(
 ) -> Tensor:
     """``Tensor.to_sparse``: the nonzero elements (rows of the leading ``sparse_dim`` dims
     with any nonzero) and their positions, coalesced; the gradient reaches them only."""
+    if layout is not None and layout is not cr.sparse_coo:
+        kind = {"torch.sparse_csr": "csr", "torch.sparse_csc": "csc"}.get(repr(layout))
+        if kind is None:
+            raise not_on_sparse(f"to_sparse ({layout})")
+        return _compressed._to(self, kind)
     if isinstance(self, SparseTensor):
         return self
-    if layout is not None and layout is not cr.sparse_coo:
-        raise not_on_sparse(f"to_sparse ({layout})")
     n = self.ndim if sparse_dim is None else int(sparse_dim)
     if not 0 < n <= self.ndim if self.ndim else n != 0:
         raise RuntimeError(f"sparse_dim must be in [0, {self.ndim}], got {n}")
@@ -337,20 +350,32 @@ def _inner(array: ndarray, column: int) -> str:
     return "tensor(" + _printing._values_text(array, column) + ")"
 
 
-def _repr(self: SparseTensor, *, tensor_contents: Any = None) -> str:
-    """PyTorch's layout: the indices, the values, then size, nnz, dtype, layout and grad."""
-    pad = " " * len("tensor(")
-    head = "tensor(indices=" + _inner(self._data.indices, len("tensor(indices=tensor(")) + ",\n"
-    head += pad + "values=" + _inner(self._data.values, len(pad + "values=tensor(")) + ",\n"
+def _suffixes(self: SparseTensor) -> list[str]:
+    """size, nnz, dtype (unless the default's, int64 or bool), layout, then grad_fn or
+    requires_grad, as PyTorch's sparse reprs list them."""
     items = [f"size={tuple(self._data.shape)}", f"nnz={self._data.indices.shape[1]}"]
     if self.dtype is not _dtypes.get_default_dtype() and self.dtype not in (cr.int64, cr.bool):
         items.append(f"dtype={self.dtype!r}")
-    items.append("layout=torch.sparse_coo")
+    items.append(f"layout={self.layout!r}")
     fn = self.grad_fn
-    suffixes = [f"grad_fn=<{type(fn).__name__}>"] if fn is not None else []
-    if fn is None and self.requires_grad:
-        suffixes.append("requires_grad=True")
-    return head + _printing._join_suffixes(pad + ", ".join(items), suffixes, len(pad))
+    if fn is not None:
+        items.append(f"grad_fn=<{type(fn).__name__}>")
+    elif self.requires_grad:
+        items.append("requires_grad=True")
+    return items
+
+
+def _repr(self: SparseTensor, *, tensor_contents: Any = None) -> str:
+    """PyTorch's layout: the indices, the values, then size, nnz, dtype, layout and grad."""
+    if self._layout != "coo":
+        return _compressed.compressed_repr(self)
+    pad = " " * len("tensor(")
+    head = "tensor(indices=" + _inner(self._data.indices, len("tensor(indices=tensor(")) + ",\n"
+    head += pad + "values=" + _inner(self._data.values, len(pad + "values=tensor(")) + ",\n"
+    items = _suffixes(self)
+    grads = [x for x in items if x.startswith(("grad_fn", "requires_grad"))]
+    items = items[: len(items) - len(grads)]
+    return head + _printing._join_suffixes(pad + ", ".join(items), grads, len(pad))
 
 
 def _storage_error(*_: Any, **__: Any) -> Any:
@@ -375,7 +400,8 @@ def _size(self: SparseTensor, dim: int | None = None) -> Any:
 
 def _deepcopy(self: SparseTensor, memo: dict) -> SparseTensor:
     vals = self._vals.detach().clone().requires_grad_(self._vals.requires_grad)
-    return _sparse(self._data.indices.copy(), vals, self._data.shape, self._data.coalesced)
+    data = self._data
+    return _sparse(data.indices.copy(), vals, data.shape, data.coalesced, self._layout)
 
 
 def _eq(self: SparseTensor, other: Any) -> Any:
@@ -406,8 +432,9 @@ def indices(self: SparseTensor) -> Tensor:
 
 
 def values(self: SparseTensor) -> Tensor:
-    """The values of a coalesced tensor, in its graph (d/dvalues of what it feeds)."""
-    _need_coalesced(self, "values")
+    """The values of a coalesced (or compressed) tensor, in its graph."""
+    if self._layout == "coo":
+        _need_coalesced(self, "values")
     return self._vals
 
 
@@ -510,8 +537,38 @@ def _mean(self: SparseTensor, *_: Any, **__: Any) -> Any:
     raise not_on_sparse("mean.dim")
 
 
+def _crow_indices(self: SparseTensor) -> Tensor:
+    return _compressed.crow_indices(self)
+
+
+def _col_indices(self: SparseTensor) -> Tensor:
+    return _compressed.col_indices(self)
+
+
+def _ccol_indices(self: SparseTensor) -> Tensor:
+    return _compressed.ccol_indices(self)
+
+
+def _row_indices(self: SparseTensor) -> Tensor:
+    return _compressed.row_indices(self)
+
+
+def _to_sparse_csr(self: SparseTensor, dense_dim: int | None = None) -> SparseTensor:
+    return _compressed.to_sparse_csr(self)
+
+
+def _to_sparse_csc(self: SparseTensor, dense_dim: int | None = None) -> SparseTensor:
+    return _compressed.to_sparse_csc(self)
+
+
 # what a sparse tensor says about itself, by Tensor method name
 METHODS: dict[str, Callable] = {
+    "crow_indices": _crow_indices,
+    "col_indices": _col_indices,
+    "ccol_indices": _ccol_indices,
+    "row_indices": _row_indices,
+    "to_sparse_csr": _to_sparse_csr,
+    "to_sparse_csc": _to_sparse_csc,
     "is_coalesced": _is_coalesced,
     "_coalesced_": _coalesced_,
     "_nnz": _nnz,
@@ -580,7 +637,8 @@ def install(ops: dict[str, Callable], zero_preserving: set[str]) -> None:
     properties (over Tensor's: some of Tensor's methods are not dispatched through
     ``__torch_function__``), and the unary ops that keep zeros."""
     HANDLERS.update(ops)
-    for name, handler in HANDLERS.items():
+    for name, handler in list(HANDLERS.items()):
+        HANDLERS[name] = handler = _gated(name, handler)
         setattr(SparseTensor, name, property(handler) if name in PROPERTIES else handler)
     for name in zero_preserving:
         if hasattr(Tensor, name):
@@ -595,10 +653,35 @@ def _unary_method(name: str) -> Callable:
         return _ops.unary(name, self, *args, **kwargs)
 
     method.__name__ = name
-    return method
+    return _gated(name, method)
+
+
+def _gated(name: str, handler: Callable) -> Callable:
+    """``handler``, or for a call with a compressed (CSR, CSC) argument ``_compressed.call``."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        for a in args:
+            if a.__class__ is SparseTensor and a._layout != "coo":
+                return _compressed.call(name, handler, args, kwargs)
+        return handler(*args, **kwargs)
+
+    run.__name__ = name
+    run.__wrapped__ = handler  # type: ignore[attr-defined]
+    return run
+
+
+def public(name: str) -> Callable:
+    """The ``torch.<name>`` function of sparse tensors (chainrule/__init__.py loads it)."""
+    if name == "sparse_coo_tensor":
+        return sparse_coo_tensor
+    if name in ("sparse_csr_tensor", "sparse_csc_tensor", "sparse_compressed_tensor"):
+        return getattr(_compressed, name)
+    return HANDLERS[name]
 
 
 # every name dispatched: METHODS and the ops (``install``, called by ``_ops``)
 HANDLERS: dict[str, Callable] = dict(METHODS)
 
-from . import _ops  # noqa: E402  (the ops, which install themselves: they need the above)
+_LAYOUTS = {"coo": cr.sparse_coo, "csr": cr.sparse_csr, "csc": cr.sparse_csc}
+
+from . import _compressed, _ops  # noqa: E402  (the ops, which install themselves)
