@@ -4,6 +4,8 @@ with the optimizers that take them."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -640,3 +642,40 @@ def test_compressed_save_and_load_with_pytorch(tmp_path, saver, loader):
     assert got["csc"].ccol_indices().tolist() == [0, 1, 1, 3]
     np.testing.assert_array_equal(got["csr"].to_dense().numpy(), DENSE)
     np.testing.assert_array_equal(got["csc"].to_dense().numpy(), DENSE)
+
+
+def test_spdiags_legacy_constructors_and_spsolve():
+    def run(lib):  # (PyTorch warns once a process of the legacy forms: not compared)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return made_by(lib)
+
+    def made_by(lib):
+        d = lib.tensor([[1.0, 2, 3], [4, 5, 6]])
+        out = [
+            lib.sparse.spdiags(d, lib.tensor([0, -1]), (3, 3)),
+            lib.sparse.spdiags(d, lib.tensor([0, 1]), (3, 4), layout=lib.sparse_csr),
+            lib.sparse.spdiags(d, lib.tensor([2, -2]), (4, 4)),
+            lib.sparse.FloatTensor(lib.tensor([[0, 1], [1, 0]]), lib.tensor([1.0, 2.0]),
+                                   lib.Size([2, 2])),
+            lib.sparse.LongTensor(lib.tensor([[0, 1]]), lib.tensor([1, 2]), lib.Size([3])),
+        ]  # fmt: skip
+        out.append(lib.sparse.FloatTensor(2, 3))
+        return [repr(t) for t in out]
+
+    assert run(chainrule) == run(torch)
+    assert_same_error(
+        lambda lib: lib.sparse.spsolve(lib.eye(2).to_sparse_csr(), lib.ones(2)),
+        "Could not run 'aten::_spsolve' with arguments from the 'SparseCsrCPU' backend.",
+    )
+
+
+def test_spdiags_gradient_and_as_sparse_gradcheck():
+    d = chainrule.tensor([[1.0, 2, 3], [4, 5, 6]], dtype=chainrule.float64, requires_grad=True)
+    assert chainrule.autograd.gradcheck(
+        lambda x: chainrule.sparse.spdiags(x, chainrule.tensor([0, -1]), (3, 3)).to_dense(), (d,)
+    )
+    gc = chainrule.sparse.as_sparse_gradcheck(chainrule.autograd.gradcheck)
+    s = chainrule.tensor([[0.0, 1.5], [2.0, 0.0]], dtype=chainrule.float64).to_sparse()
+    x = chainrule.tensor([[1.0], [2.0]], dtype=chainrule.float64, requires_grad=True)
+    assert gc(lambda a, b: chainrule.sparse.mm(a, b), (s.requires_grad_(), x))
