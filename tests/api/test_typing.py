@@ -102,6 +102,8 @@ MODULES = (
     "chainrule.utils.flop_counter._tracker",
     "chainrule.futures",
     "chainrule.jit._future",
+    "chainrule.hub",
+    "chainrule.utils.model_zoo",
 )
 
 # Functions the name table names directly that are defined in ops/, not in api/: their hints
