@@ -15,10 +15,13 @@ channels-last output for a channels-last input; layer norm, instance norm, 3-d a
 adaptive pooling give a row-major one; elementwise ops keep their inputs' common layout
 (NumPy's order 'K').
 
+``dropout``, ``gelu``, ``F.pad`` (but circular) and ``cat`` of inputs all in one
+channels-last format keep it, as PyTorch's.
+
 Where chainrule differs from PyTorch: elementwise ops of mixed layouts (channels-last first,
-row-major second) follow NumPy's order 'K', which gives row-major where PyTorch follows the
-first input, and so do ``dropout``, ``gelu``, ``F.pad`` and ``cat`` of channels-last
-inputs; ``preserve_format`` copies and reductions follow NumPy's order 'K', which gives a
+row-major second; ``where`` of such) follow NumPy's order 'K', which gives row-major where
+PyTorch follows the first input, and ``stack`` of channels-last inputs gives a row-major
+result where PyTorch keeps each slice's strides; ``preserve_format`` copies and reductions follow NumPy's order 'K', which gives a
 size-1 dim its row-major stride; a leaf's ``.grad`` takes the layout of the last VJP, where
 PyTorch gives it the leaf's strides, and gradients inside a backward pass take the layout of
 the op that computes them; and NumPy gives zero-size arrays zero strides, so their
@@ -218,6 +221,19 @@ def follow_result(t: Any, *sources: Any) -> Any:
     """``follow`` for the tensor ``t`` an op just returned (its array swapped for an equal
     one in the format; for ops whose node keeps no output array to read back)."""
     t._data = follow(t._data, *sources)
+    return t
+
+
+def common_format_result(t: Any, sources: Any) -> Any:
+    """The tensor ``t`` an op joining ``sources`` returned (``cat``), in their channels-last
+    format when every one of them suggests the same one, as PyTorch's; else as it is."""
+    fmt = channels_last_of(sources[0])
+    if fmt is None or t._data.ndim != _rank_of(fmt) or t._data.__class__ is MetaArray:
+        return t
+    for a in sources[1:]:
+        if suggested(a) is not fmt:
+            return t
+    t._data = as_format(t._data, fmt)
     return t
 
 

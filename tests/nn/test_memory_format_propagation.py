@@ -213,6 +213,23 @@ OPS = {
     "pixel_unshuffle": (X4, lambda L, x: F(L).pixel_unshuffle(x, 2)),
     "dropout2d_eval": (X4, lambda L, x: F(L).dropout2d(x, 0.5, training=False)),
     "relu": (X4, lambda L, x: F(L).relu(x)),
+    "gelu": (X4, lambda L, x: F(L).gelu(x)),
+    "gelu_tanh": (X4, lambda L, x: F(L).gelu(x, approximate="tanh")),
+    "gelu_recorded": (X4, lambda L, x: F(L).gelu(x.requires_grad_())),
+    "gelu3d": (X5, lambda L, x: F(L).gelu(x)),
+    "pad_constant": (X4, lambda L, x: F(L).pad(x, (1, 2, 0, 1), value=0.5)),
+    "pad_last_dim": (X4, lambda L, x: F(L).pad(x, (1, 1))),
+    "pad_crop": (X4, lambda L, x: F(L).pad(x, (-1, -1))),
+    "pad_reflect": (X4, lambda L, x: F(L).pad(x, (1, 1, 2, 2), mode="reflect")),
+    "pad_replicate": (X4, lambda L, x: F(L).pad(x, (1, 1, 2, 2), mode="replicate")),
+    "pad_circular": (X4, lambda L, x: F(L).pad(x, (1, 1, 2, 2), mode="circular")),
+    "pad3d": (X5, lambda L, x: F(L).pad(x, (1, 1, 1, 1, 1, 1))),
+    "cat": (X4, lambda L, x: L.cat([x, x * 2])),
+    "cat_channels": (X4, lambda L, x: L.cat([x, x], 1)),
+    "cat_with_rowmajor": (X4, lambda L, x: L.cat([x, x.contiguous()])),
+    "cat_rowmajor_first": (X4, lambda L, x: L.cat([x.contiguous(), x])),
+    "cat3d": (X5, lambda L, x: L.cat([x, x], 2)),
+    "cat_recorded": (X4, lambda L, x: L.cat([x.requires_grad_(), x * 2])),
 }
 
 
@@ -226,6 +243,14 @@ def test_op_output_layout(case, cl):
 def test_dropout2d_training_keeps_the_format():
     # (random masks differ between the libraries: the layout only)
     compare(lambda L: _facts(F(L).dropout2d(_t(L, X4, 1), 0.5, training=True), L))
+
+
+@pytest.mark.parametrize("kind", ["dropout", "alpha_dropout"])
+@pytest.mark.parametrize("shape", [X4, X5], ids=["4d", "5d"])
+@pytest.mark.parametrize("cl", [False, True], ids=["rowmajor", "cl"])
+def test_dropout_training_keeps_the_format(kind, shape, cl):
+    """(the layout only: the random masks differ between the libraries)"""
+    compare(lambda L: _facts(getattr(F(L), kind)(_t(L, shape, cl), 0.5, training=True), L))
 
 
 # ----- a model converted to channels_last ----------------------------------------------------

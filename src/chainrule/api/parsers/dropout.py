@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 import warnings
 
-from ... import _backend
+from ... import _backend, _memory_format
 from ..._creation import tensor, zeros
-from ..._tensor import Tensor, move
+from ..._tensor import Tensor, move, wrap
 
 # SELU's negative saturation, -scale·alpha: where alpha dropout sets the dropped elements
 ALPHA = 1.7580993408473766
@@ -57,7 +57,11 @@ def dropout_impl(input: Tensor, p: float, train: bool, feature: bool, alpha: boo
         noise = noise * a
     else:
         noise = noise / (1 - p)
-    mask = tensor(noise.astype(input._data.dtype, copy=False))
+    if not feature:  # (an element mask laid out as the input: PyTorch's keeps the format)
+        noise = _memory_format.follow(noise, input._data)
+        if shift is not None:
+            shift = wrap(_memory_format.follow(shift._data, input._data))
+    mask = wrap(noise.astype(input._data.dtype, copy=False))
     if _backend.live[0]:  # a device exists: the mask and shift go where the input is
         mask = move(mask, input.device)
         shift = None if shift is None else move(shift, input.device)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING
 
+from ... import _memory_format
 from ..._backend import ndarray as _ndarray
 from ..._backend import quiet_call as _quiet_call
 from ..._backend import xp as _xp
@@ -109,8 +110,10 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
         if data.__class__ is _ndarray and data.dtype == _xp.float32 and data.size <= _KEEP:
             # one evaluation for the forward and the Φ(x) its backward reads (not recomputed)
             value, cdf = _quiet_call(special.gelu_and_cdf, data)  # (as the op's forward)
-            return activations.gelu(input, approximate="none", value=value, cdf=cdf)
-    return activations.gelu(input, approximate=approximate)
+            out = activations.gelu(input, approximate="none", value=value, cdf=cdf)
+            return _memory_format.follow_result(out, data)  # (PyTorch's keeps the format)
+    return _memory_format.follow_result(activations.gelu(input, approximate=approximate),
+                                        input._data)  # fmt: skip
 
 
 # The most elements whose Φ(x) gelu keeps from forward to backward (16 MB in float32): a

@@ -8,6 +8,7 @@ import numbers
 from collections.abc import Sequence
 from typing import Any
 
+from ... import _memory_format
 from ..._dtypes import checked_fill, not_implemented
 from ..._promotion import as_number
 from ..._tensor import Tensor
@@ -84,8 +85,9 @@ def pad(
             "Padding length should be less than or equal to two times the input dimension "
             f"but got padding length {len(pad)} and input of dimension {input.ndim}"
         )
-    if mode == "constant":
-        return constant_pad_nd(input, pad, 0.0 if value is None else value)
+    if mode == "constant":  # (PyTorch's kernels keep a channels-last format, as below)
+        out = constant_pad_nd(input, pad, 0.0 if value is None else value)
+        return _memory_format.follow_result(out, input._data)
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     nd = len(pad) // 2
@@ -112,5 +114,7 @@ def pad(
         raise not_implemented(kernel, input.dtype)
     if mode == "reflect":
         _check_reflect(input, pad, nd)
-        return padding.reflection_pad(input, taps=padding.reflect_taps(input.shape, pad))
-    return padding.replication_pad(input, taps=padding.replicate_taps(input.shape, pad))
+        out = padding.reflection_pad(input, taps=padding.reflect_taps(input.shape, pad))
+    else:
+        out = padding.replication_pad(input, taps=padding.replicate_taps(input.shape, pad))
+    return _memory_format.follow_result(out, input._data)

@@ -489,7 +489,10 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
                     end += size[d]
                     offsets.append(end)
                 else:
-                    return joining.cat._fast(tensors, arrays, dtype, d, (d, tuple(offsets)))
+                    out = joining.cat._fast(tensors, arrays, dtype, d, (d, tuple(offsets)))
+                    if nd < 4:
+                        return out
+                    return _memory_format.common_format_result(out, arrays)
     tensors = _tensor_list(tensors, "cat")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -519,7 +522,8 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
         tensors = used  # 1-D empty tensors are skipped (they get no gradient)
     sizes = [t._data.shape[d] if t._data.ndim == nd else 0 for t in tensors]
     offsets = tuple(sum(sizes[:i]) for i in range(len(sizes) + 1))
-    return joining.cat(tensors, dim=d, offsets=offsets)
+    out = joining.cat(tensors, dim=d, offsets=offsets)
+    return _memory_format.common_format_result(out, [t._data for t in tensors])
 
 
 def concatenate(tensors: Sequence[Tensor], axis: int = 0, out: Any = None) -> Tensor:
