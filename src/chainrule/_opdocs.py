@@ -88,6 +88,7 @@ FAMILIES = (
     ("ops.losses", "Losses"),
     ("ops.distances", "Distances"),
     ("ops.embedding", "Embeddings"),
+    ("ops.sparse_products", "Sparse-dense products"),
     ("ops.attention", "Attention"),
     ("ops.recurrent", "Recurrent cells"),  # nn-rnn
     ("ops.random", "Random draws"),  # conf-names

@@ -29,6 +29,7 @@ from . import (  # noqa: F401
     scans,
     shapes,
     sorting,
+    sparse_products,
     special,
     unary,
 )

@@ -40,7 +40,7 @@ def linear_index(indices: ndarray, shape: tuple) -> ndarray:
 class COO:
     """A sparse array in coordinate form: dense[indices[:, k]] += values[k] for each k."""
 
-    __slots__ = ("indices", "values", "shape", "coalesced")
+    __slots__ = ("indices", "values", "shape", "coalesced", "orders")
     is_sparse = True
 
     def __init__(self, indices: ndarray, values: ndarray, shape: tuple, coalesced: bool) -> None:
@@ -48,6 +48,7 @@ class COO:
         self.values = values
         self.shape = tuple(shape)
         self.coalesced = coalesced
+        self.orders: tuple | None = None  # (rows' and columns' sort orders: products)
 
     @property
     def dtype(self) -> Any:

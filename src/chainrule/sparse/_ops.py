@@ -16,6 +16,7 @@ import chainrule as cr
 from .. import _dtypes
 from .._backend import xp
 from .._tensor import Tensor, _make, check_device
+from ..ops import sparse_products
 from . import _tensor
 from ._coo import linear_index, not_on_sparse
 from ._tensor import (
@@ -234,7 +235,8 @@ def zeros_like(self: SparseTensor, *, dtype: Any = None, **_: Any) -> SparseTens
 
 
 def _matmul(self: Any, other: Any) -> Any:
-    """sparse @ dense: out[i] += v * dense[j] for each element (i, j, v) (an index_add);
+    """sparse @ dense: out[i] += v * dense[j] for each element (i, j, v) (one op,
+    ops/sparse_products.py);
     dense @ sparse as (sparse^T @ dense^T)^T; sparse @ sparse made sparse again."""
     if not isinstance(self, SparseTensor):
         return _matmul(_transpose(other, 0, 1), self.t()).t()
@@ -249,11 +251,17 @@ def _matmul(self: Any, other: Any) -> Any:
             f"mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x{self.shape[1]} and "
             f"{'x'.join(str(s) for s in other.shape)})"
         )
-    rows, cols = _index_tuple(self)
+    data = self._data
+    rows, cols = data.indices
+    if data.orders is None:  # (kept with the indices: a fixed matrix is sorted once)
+        data.orders = (sparse_products.row_order(rows), sparse_products.row_order(cols))
     dtype = _dtypes.promote_types(self.dtype, other.dtype)
-    terms = self._vals.to(dtype).unsqueeze(1) * dense[cols].to(dtype)
-    out = cr.zeros((self.shape[0], dense.shape[1]), dtype=dtype).index_add(0, rows, terms)
-    return out.squeeze(1) if vector else out
+    values = self._vals if self._vals.dtype is dtype else self._vals.to(dtype)
+    return sparse_products.sparse_dense_mm(
+        values, other if other.dtype is dtype else other.to(dtype),
+        rows=rows, cols=cols, n_rows=self.shape[0], by_row=data.orders[0],
+        by_col=data.orders[1],
+    )  # fmt: skip
 
 
 def mm(self: Any, mat2: Any, *, out: Any = None) -> Any:
