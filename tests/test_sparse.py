@@ -679,3 +679,25 @@ def test_spdiags_gradient_and_as_sparse_gradcheck():
     s = chainrule.tensor([[0.0, 1.5], [2.0, 0.0]], dtype=chainrule.float64).to_sparse()
     x = chainrule.tensor([[1.0], [2.0]], dtype=chainrule.float64, requires_grad=True)
     assert gc(lambda a, b: chainrule.sparse.mm(a, b), (s.requires_grad_(), x))
+
+
+def test_pickle_state_dict_and_copy():
+    """Pickled (a DataLoader worker's batch), in a state_dict and loaded into a sparse
+    buffer (copy_), as PyTorch's."""
+    import pickle
+
+    def run(lib):
+        s = lib.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2))
+        back = pickle.loads(pickle.dumps(s))
+        csr = pickle.loads(pickle.dumps(s.to_sparse_csr()))
+        m = lib.nn.Module()
+        m.register_buffer("adj", s)
+        m2 = lib.nn.Module()
+        m2.register_buffer("adj", lib.sparse_coo_tensor([[0, 0], [0, 0]], [0.0, 0.0], (2, 2)))
+        m2.load_state_dict(m.state_dict())
+        return (
+            str(back.layout), back.to_dense().tolist(), back.is_coalesced(), str(csr.layout),
+            csr.to_dense().tolist(), m2.adj.to_dense().tolist(), m2.adj._nnz(),
+        )  # fmt: skip
+
+    assert run(chainrule) == run(torch)

@@ -18,7 +18,7 @@ from .._backend import xp
 from .._tensor import Tensor, _make, check_device
 from ..ops import sparse_products
 from . import _tensor
-from ._coo import linear_index, not_on_sparse
+from ._coo import COO, linear_index, not_on_sparse
 from ._tensor import (
     SparseTensor,
     _index_tuple,
@@ -215,6 +215,19 @@ def mul_(self: SparseTensor, other: Any) -> SparseTensor:
 def div_(self: SparseTensor, other: Any) -> SparseTensor:
     total = div(self, other)
     self._data, self._vals = total._data, total._vals
+    return self
+
+
+def copy_(self: SparseTensor, src: Any, non_blocking: bool = False) -> SparseTensor:
+    """self becomes a copy of the sparse tensor ``src`` (its elements, size and dtype kept as
+    self's: load_state_dict of a sparse buffer)."""
+    if not isinstance(src, SparseTensor) or not isinstance(self, SparseTensor):
+        raise not_on_sparse("copy_")
+    values = src._vals.detach().to(self.dtype).clone()
+    data = src._data
+    self._data = COO(data.indices.copy(), values._data, data.shape, data.coalesced)
+    self._vals = values
+    self._layout = src._layout
     return self
 
 
@@ -624,6 +637,7 @@ OPS: dict[str, Callable] = {
     "sub_": sub_,
     "__neg__": _neg,
     "zero_": zero_,
+    "copy_": copy_,
     "zeros_like": zeros_like,
     "mm": mm,
     "matmul": mm,

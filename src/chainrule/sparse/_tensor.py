@@ -404,6 +404,21 @@ def _deepcopy(self: SparseTensor, memo: dict) -> SparseTensor:
     return _sparse(data.indices.copy(), vals, data.shape, data.coalesced, self._layout)
 
 
+def _reduce_ex(self: SparseTensor, protocol: Any) -> tuple:
+    """Pickled as its indices, values (a tensor: pickled as one), size, coalesced flag and
+    layout (DataLoader workers send batches so; torch.save has its own format)."""
+    data = self._data
+    values = self._vals.detach().requires_grad_(self._vals.is_leaf and self.requires_grad)
+    return (rebuild, (data.indices, values, data.shape, data.coalesced, self._layout))
+
+
+def rebuild(
+    indices: ndarray, values: Tensor, shape: tuple, coalesced: bool, layout: str
+) -> SparseTensor:
+    """A pickled sparse tensor (``_reduce_ex``)."""
+    return _sparse(indices, values, tuple(shape), bool(coalesced), layout)
+
+
 def _eq(self: SparseTensor, other: Any) -> Any:
     raise not_on_sparse("eq.Tensor")
 
@@ -580,6 +595,7 @@ METHODS: dict[str, Callable] = {
     "__str__": _repr,
     "__format__": _format,
     "__deepcopy__": _deepcopy,
+    "__reduce_ex__": _reduce_ex,
     "size": _size,
     "dim": _dim,
     "ndimension": _dim,
