@@ -64,3 +64,34 @@ def test_errors_match_torch(case):
 
     mine, theirs = error_of(run, cr), error_of(run, torch)
     assert (type(mine), str(mine)) == (type(theirs), str(theirs))
+
+
+def test_set_resize_and_record_stream_match_torch():
+    """set_ shares another tensor's (or a storage's) memory, the deprecated resize and
+    resize_as view the tensor with another shape (same number of elements), with PyTorch's
+    warnings and errors."""
+    import warnings
+
+    def run(L):
+        x = L.arange(6.0)
+        y = L.zeros(2).set_(x)
+        y.add_(1)
+        z = L.zeros(3).set_(x.untyped_storage(), 1, (2, 2), (2, 1))
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            r = L.arange(4.0).resize(2, 2)
+            ra = L.arange(4.0).resize_as(L.zeros(2, 2))
+        said = [str(w.message) for w in seen]
+        return [x, y, y.is_set_to(x), z, L.zeros(3).set_(), r, ra, said]
+
+    compare(run)
+    for code in (
+        lambda L: L.arange(4.0).resize_as(L.zeros(3)),
+        lambda L: L.arange(4.0).record_stream(None),
+        lambda L: L.ones(2, requires_grad=True).set_(L.zeros(3)),
+        lambda L: L.zeros(2).set_(L.arange(3)),
+    ):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got, expected = error_of(code, cr), error_of(code, torch)
+        assert type(got) is type(expected) and str(got) == str(expected)

@@ -766,6 +766,10 @@ TENSOR = [
     ("storage", _storage.storage),
     ("dim_order", p_storage.dim_order),
     ("resize_", p_storage.resize_),
+    ("resize", p_storage.resize),
+    ("resize_as", p_storage.resize_as),
+    ("set_", p_storage.set_),
+    ("record_stream", p_storage.record_stream),
     # ----- conf3: matrix transposes, sizes (api/parsers/splitting.py, extras.py) ----------
     ("mH", property(p_splitting.mH)),
     ("real", property(p_complex.real_property)),

@@ -231,6 +231,95 @@ def resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None)
     return resize_(self, tuple(the_template.shape))
 
 
+def resize(self: Tensor, *sizes: Any) -> Tensor:
+    """The deprecated ``Tensor.resize`` (autograd's): self viewed as ``sizes``, its number of
+    elements unchanged (a view, with PyTorch's warning)."""
+    import warnings
+
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    return _autograd_resize(self, tuple(int(n) for n in shape_args(sizes)))
+
+
+def resize_as(self: Tensor, tensor: Tensor) -> Tensor:
+    """The deprecated ``Tensor.resize_as``: ``resize`` to tensor's shape."""
+    import warnings
+
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    return _autograd_resize(self, tuple(tensor.shape))
+
+
+def _autograd_resize(self: Tensor, shape: tuple) -> Tensor:
+    n = math.prod(shape)
+    if n != self.numel():
+        raise RuntimeError(
+            f"requested resize to {'x'.join(str(d) for d in shape)} ({n} elements in total), "
+            f"but the given tensor has a size of {'x'.join(str(d) for d in self.shape)} "
+            f"({self.numel()} elements). autograd's resize can only change the shape of a "
+            "given tensor, while preserving the number of elements. "
+        )
+    return self.view(shape) if self.is_contiguous() else self.reshape(shape)
+
+
+def set_(
+    self: Tensor, source: Any = None, storage_offset: int = 0, size: Any = None,
+    stride: Any = None,
+) -> Tensor:  # fmt: skip
+    """self made a view of ``source``'s memory: a tensor's (same offset, size and strides),
+    or a storage's from ``storage_offset`` with ``size`` and ``stride`` (elements); with no
+    source, empty. Refused on a leaf that requires grad (an in-place op)."""
+    if self._requires_grad and self._grad_fn is None:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    if source is None:
+        self._data = xp.zeros((0,), dtype=self._data.dtype)
+    elif isinstance(source, Tensor):
+        if source._dtype is not self._dtype:
+            raise RuntimeError(
+                f"Could not set tensor of type {_C_NAMES.get(source._dtype.name, source._dtype)}"
+                f" to a tensor of type {_C_NAMES.get(self._dtype.name, self._dtype)}"
+            )
+        self._data = source._data
+    else:
+        flat = _storage_elements(source, self._data.dtype)
+        shape = tuple(int(n) for n in (size if size is not None else (flat.size,)))
+        if stride is None:
+            stride = [1] * len(shape)
+            for d in range(len(shape) - 2, -1, -1):
+                stride[d] = stride[d + 1] * max(shape[d + 1], 1)
+        step = flat.itemsize
+        self._data = xp.lib.stride_tricks.as_strided(
+            flat[int(storage_offset) :], shape, tuple(int(k) * step for k in stride)
+        )
+    self._bump()
+    return self
+
+
+# dtypes as PyTorch's C++ messages name them
+_C_NAMES = {
+    "float32": "float", "float64": "double", "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
+    "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+}  # fmt: skip
+
+
+def _storage_elements(storage: Any, dtype: Any) -> Any:
+    """A storage object's memory as one dimension of ``dtype`` (chainrule/storage.py)."""
+    from ...storage import TypedStorage, UntypedStorage
+
+    if isinstance(storage, UntypedStorage):
+        return storage._bytes().view(dtype)
+    if isinstance(storage, TypedStorage):
+        return storage._elements()
+    raise TypeError(f"set_(): expected a Tensor or a storage, got {type(storage).__name__}")
+
+
+def record_stream(self: Tensor, stream: Any) -> None:
+    """CUDA streams: PyTorch's error for anything but a stream (chainrule has none)."""
+    raise RuntimeError("unknown parameter type")
+
+
 # ----- frexp, gcd, lcm, put -----------------------------------------------------------------
 
 
