@@ -701,3 +701,17 @@ def test_pickle_state_dict_and_copy():
         )  # fmt: skip
 
     assert run(chainrule) == run(torch)
+
+
+def test_default_collate_refuses_sparse_and_workers_carry_them():
+    """PyTorch's default_collate refuses a batch of sparse tensors; a custom collate_fn gets
+    them, through worker processes too (pickled)."""
+
+    def run(lib):
+        data = lib.utils.data
+        items = [lib.sparse_coo_tensor([[i % 3]], [1.0], (3,)) for i in range(4)]
+        err = error_of(lambda L: data.default_collate(items[:2]), lib)
+        loader = data.DataLoader(items, batch_size=2, collate_fn=lambda b: b, num_workers=1)
+        return type(err), str(err), [[t.to_dense().tolist() for t in b] for b in loader]
+
+    assert run(chainrule) == run(torch)

@@ -20,9 +20,15 @@ _ERR = (
 
 
 def collate_tensor_fn(batch: list, *, collate_fn_map: dict | None = None) -> Tensor:
-    """Tensors of one shape stacked along a new first dimension."""
+    """Tensors of one shape stacked along a new first dimension (sparse ones refused, as
+    PyTorch refuses them: a custom collate_fn can stack them)."""
     import chainrule
 
+    if batch[0].layout is not chainrule.strided:
+        raise RuntimeError(
+            "Batches of sparse tensors are not currently supported by the default collate_fn; "
+            "please provide a custom collate_fn to handle them appropriately."
+        )
     return chainrule.stack(batch, 0)
 
 
