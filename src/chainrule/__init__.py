@@ -193,6 +193,10 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "_assert":  # (torch._assert: an assert torch.fx records; chainrule/fx)
+        from .fx.graph import _assert
+
+        return _assert
     if name in _SPARSE_FUNCTIONS:  # (sparse tensors: chainrule/sparse)
         from .sparse import _tensor
 

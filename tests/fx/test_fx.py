@@ -639,3 +639,28 @@ def test_annotations_in_graph_and_code():
         build_annotated(cr, {"x": cr.Tensor, "y": typing.Optional[cr.Tensor]})  # noqa: UP045
     )
     assert_same_module(cg, tg)
+
+
+def test_torch_assert_runs_and_is_traced():
+    """torch._assert raises AssertionError(message) on a false condition, and a traced one is
+    recorded (call_function torch._assert), as PyTorch's."""
+    import torch as real
+
+    import chainrule as cr
+
+    def run(lib):
+        lib._assert(True, "fine")
+        try:
+            lib._assert(False, "bad value")
+        except AssertionError as e:
+            said = str(e)
+
+        class Checked(lib.nn.Module):
+            def forward(self, x):
+                lib._assert(x.dim() == 2, "2-D please")
+                return x * 2
+
+        gm = lib.fx.symbolic_trace(Checked())
+        return said, gm.code, gm(lib.ones(2, 2)).tolist()
+
+    assert run(cr) == run(real)

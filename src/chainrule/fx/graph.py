@@ -53,7 +53,13 @@ _NO_STACKTRACE = "# No stacktrace found for following nodes"
 
 
 def _assert(condition: Any, message: str = "") -> None:
-    """``torch._assert``: AssertionError(message) unless ``condition``."""
+    """``torch._assert``: AssertionError(message) unless ``condition``; a traced condition
+    (a Proxy) records the call instead, as PyTorch's."""
+    if type(condition) is not bool:
+        from .. import overrides
+
+        if overrides.has_torch_function((condition,)):
+            return overrides.handle_torch_function(_assert, (condition,), condition, message)
     if not condition:
         raise AssertionError(message)
 
