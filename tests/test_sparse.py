@@ -715,3 +715,9 @@ def test_default_collate_refuses_sparse_and_workers_carry_them():
         return type(err), str(err), [[t.to_dense().tolist() for t in b] for b in loader]
 
     assert run(chainrule) == run(torch)
+
+
+def test_parameter_of_a_sparse_tensor_names_the_gap():
+    s = chainrule.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2))
+    with pytest.raises(NotImplementedError, match="nn.Parameter of a sparse tensor"):
+        chainrule.nn.Parameter(s)

@@ -19,6 +19,7 @@ from typing import Any
 from .. import _tensor
 from .._backend import xp
 from .._dtypes import get_default_dtype
+from .._layout import strided as _strided
 from .._tensor import Tensor, _counter, _make
 from ..overrides import _disabled_torch_function_impl
 
@@ -72,6 +73,13 @@ class Parameter(Tensor):
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         data = _check_data(data)
+        if data.layout is not _strided:  # (a sparse tensor: chainrule/sparse)
+            from .._missing import NotImplementedInChainrule
+
+            raise NotImplementedInChainrule(
+                "chainrule does not implement nn.Parameter of a sparse tensor yet (sparse "
+                "tensors that require grad, and sparse buffers, work: docs/sparse.md)"
+            )
         if requires_grad and data._dtype._category < 2:
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients"
