@@ -642,6 +642,10 @@ class Tensor:
     def is_sparse_csr(self) -> bool:
         return False
 
+    @property
+    def is_nested(self) -> bool:
+        return False  # (a nested tensor is chainrule/nested's subclass)
+
     def to_sparse(self, sparse_dim: int | None = None, **kwargs: Any) -> Tensor:
         """The sparse COO tensor of this tensor's nonzero elements (chainrule/sparse)."""
         from .sparse import _tensor
