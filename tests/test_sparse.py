@@ -721,3 +721,23 @@ def test_parameter_of_a_sparse_tensor_names_the_gap():
     s = chainrule.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2))
     with pytest.raises(NotImplementedError, match="nn.Parameter of a sparse tensor"):
         chainrule.nn.Parameter(s)
+
+
+def test_register_hook_sees_and_replaces_the_sparse_gradient():
+    def run(lib):
+        w = lib.tensor([[1.0, 2.0], [3.0, 4.0]])
+        s = lib.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2), requires_grad=True)
+        seen = []
+        handle = s.register_hook(lambda g: seen.append((g.layout, g.to_dense().tolist())))
+        (s.to_dense() * w).sum().backward()
+        handle.remove()
+        t = lib.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2), requires_grad=True)
+        t.register_hook(lambda g: g * 10)
+        (t.to_dense() * w).sum().backward()
+        return (
+            [(str(a), b) for a, b in seen],
+            s.grad.to_dense().tolist(),
+            t.grad.to_dense().tolist(),
+        )
+
+    assert run(chainrule) == run(torch)

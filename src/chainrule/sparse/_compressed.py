@@ -52,7 +52,7 @@ AS_IS = {
     "is_quantized", "is_nested", "is_mkldnn", "is_xpu", "is_mps", "is_maia", "is_ipu",
     "names", "itemsize", "output_nr", "_base", "cpu", "values", "requires_grad_",
     "__deepcopy__", "crow_indices", "col_indices", "ccol_indices", "row_indices",
-    "to_sparse_csr", "to_sparse_csc", "__reduce_ex__",
+    "to_sparse_csr", "to_sparse_csc", "__reduce_ex__", "register_hook",
 }  # fmt: skip
 
 # the COO-only accessors: PyTorch's "expected sparse coordinate tensor layout" error

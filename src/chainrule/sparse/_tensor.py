@@ -419,6 +419,20 @@ def rebuild(
     return _sparse(indices, values, tuple(shape), bool(coalesced), layout)
 
 
+def _register_hook(self: SparseTensor, hook: Callable) -> Any:
+    """A gradient hook: it sees the gradient as a sparse tensor at this one's indices (and
+    may return one in its place); it runs as a hook of the values."""
+    data, layout = self._data, self._layout
+
+    def on_values(g: Tensor) -> Tensor | None:
+        out = hook(_sparse(data.indices, g, data.shape, data.coalesced, layout))
+        if out is None:
+            return None
+        return out._vals if isinstance(out, SparseTensor) else out[_index_tuple(self)]
+
+    return self._vals.register_hook(on_values)
+
+
 def _eq(self: SparseTensor, other: Any) -> Any:
     raise not_on_sparse("eq.Tensor")
 
@@ -596,6 +610,7 @@ METHODS: dict[str, Callable] = {
     "__format__": _format,
     "__deepcopy__": _deepcopy,
     "__reduce_ex__": _reduce_ex,
+    "register_hook": _register_hook,
     "size": _size,
     "dim": _dim,
     "ndimension": _dim,
