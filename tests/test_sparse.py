@@ -717,10 +717,56 @@ def test_default_collate_refuses_sparse_and_workers_carry_them():
     assert run(chainrule) == run(torch)
 
 
-def test_parameter_of_a_sparse_tensor_names_the_gap():
-    s = chainrule.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2))
-    with pytest.raises(NotImplementedError, match="nn.Parameter of a sparse tensor"):
-        chainrule.nn.Parameter(s)
+def _sparse_param(lib):
+    s = lib.sparse_coo_tensor([[0, 1, 1], [1, 0, 2]], [1.0, 2.0, 3.0], (2, 3)).coalesce()
+    return lib.nn.Parameter(s)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"momentum": 0.9}, {"momentum": 0.9, "nesterov": True}])
+def test_sparse_parameter_trains_with_sgd(kwargs):
+    """nn.Parameter of a sparse tensor: a leaf whose gradient is sparse, stepped by SGD (its
+    values in place), zero_grad clearing it, as PyTorch's."""
+
+    def run(lib):
+        p = _sparse_param(lib)
+        x = lib.arange(6.0).reshape(3, 2)
+        opt = lib.optim.SGD([p], lr=0.01, **kwargs)
+        for _ in range(3):
+            opt.zero_grad()
+            (lib.sparse.mm(p, x) ** 2).sum().backward()
+            opt.step()
+        return p.detach().to_dense().numpy(), p.requires_grad, p.is_leaf, p.is_sparse
+
+    ours, theirs = run(chainrule), run(torch)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-5)
+    assert ours[1:] == theirs[1:]
+
+
+def test_sparse_parameter_in_a_module():
+    def run(lib):
+        m = lib.nn.Module()
+        m.w = _sparse_param(lib)
+        sd = m.state_dict()
+        m2 = lib.nn.Module()
+        m2.w = lib.nn.Parameter(lib.sparse_coo_tensor([[0], [0]], [9.0], (2, 3)))
+        m2.load_state_dict(sd)
+        frozen = lib.nn.Parameter(lib.sparse_coo_tensor([[0], [0]], [9.0], (2, 3)), False)
+        return (
+            [n for n, _ in m.named_parameters()], repr(m.w), str(sd["w"].layout),
+            sd["w"].requires_grad, m2.w.to_dense().tolist(), m2.w.requires_grad, m2.w.is_leaf,
+            frozen.requires_grad,
+        )  # fmt: skip
+
+    assert run(chainrule) == run(torch)
+    assert_same_error(lambda lib: _step_once(lib, "Adam"))
+    assert_same_error(lambda lib: _step_once(lib, "SparseAdam"))
+
+
+def _step_once(lib, name):
+    p = _sparse_param(lib)
+    opt = getattr(lib.optim, name)([p], lr=0.1)
+    lib.sparse.mm(p, lib.ones(3, 2)).sum().backward()
+    opt.step()
 
 
 def test_register_hook_sees_and_replaces_the_sparse_gradient():

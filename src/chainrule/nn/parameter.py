@@ -74,12 +74,9 @@ class Parameter(Tensor):
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         data = _check_data(data)
         if data.layout is not _strided:  # (a sparse tensor: chainrule/sparse)
-            from .._missing import NotImplementedInChainrule
+            from ..sparse._tensor import as_parameter
 
-            raise NotImplementedInChainrule(
-                "chainrule does not implement nn.Parameter of a sparse tensor yet (sparse "
-                "tensors that require grad, and sparse buffers, work: docs/sparse.md)"
-            )
+            return as_parameter(data, requires_grad)
         if requires_grad and data._dtype._category < 2:
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients"

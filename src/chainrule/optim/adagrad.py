@@ -75,7 +75,7 @@ class Adagrad(Optimizer):
                 param = u.pairs(p._data)
                 step_t = state["step"]._data
                 step_t += 1
-                if _sparse.is_sparse(p._grad):
+                if _sparse.is_sparse(p.grad):
                     clr = lr / (1 + (float(step_t) - 1) * group["lr_decay"])
                     _sparse.adagrad(p, state, group, clr)
                     continue

@@ -18,8 +18,10 @@ from typing import Any
 
 import chainrule
 
+from .._layout import strided
 from .._tensor import Tensor
 from ..nn.modules.module import typename
+from ..nn.parameter import Parameter
 from ..utils.hooks import RemovableHandle
 from . import _sparse
 
@@ -371,6 +373,12 @@ class Optimizer:
                             g.requires_grad_(False)
                         g._data[...] = 0
                         g._bump()
+                elif p.__class__ is not Parameter and p.layout is not strided:
+                    # a sparse parameter keeps its gradient with its values (chainrule/sparse)
+                    if set_to_none:
+                        p.grad = None
+                    elif p.grad is not None:
+                        p.grad.zero_()
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One optimization step (each optimizer defines it)."""
@@ -454,7 +462,7 @@ class Optimizer:
         for the optimizers that take it: optim/_sparse.py)."""
         out = [p for p in group["params"] if p.grad is not None]
         for p in out:
-            g = p._grad
+            g = p.grad
             if g.__class__ is not Tensor and g.is_sparse and name not in _sparse.TAKES_SPARSE:
                 raise _sparse.refuse(name)
         return out

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .._layout import strided
 from .._tensor import Tensor
+from ..nn.parameter import Parameter
 from . import _sparse
 from . import _updates as u
 from .optimizer import Optimizer, ParamsT, _check_fused, _check_lr, _to_scalar
@@ -63,7 +65,7 @@ class SGD(Optimizer):
                 _plain_step(group["params"], -lr)
                 continue
             for p in self._with_grad(group, "SGD"):
-                if _sparse.is_sparse(p._grad):
+                if _sparse.is_sparse(p.grad):
                     _sparse.sgd(p, self.state[p], group, lr)
                     continue
                 param = u.pairs(p._data)
@@ -92,6 +94,8 @@ def _plain_step(params: list, alpha: float) -> None:
     without the steps that do nothing here. tests/nn/test_mlp_fast_paths.py pins it."""
     for p in params:
         g = p._grad  # (an optimizer's parameters are leaves: .grad without its warning)
+        if g is None and p.__class__ is not Parameter and p.layout is not strided:
+            g = p.grad  # (a sparse parameter keeps its gradient with its values)
         if g is not None:
             if g.__class__ is not Tensor and g.is_sparse:  # (an embedding's: optim/_sparse.py)
                 p.detach().add_(g, alpha=alpha)

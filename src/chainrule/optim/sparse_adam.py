@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .._layout import strided
 from . import _sparse
 from .optimizer import Optimizer, ParamsT, _check_betas
 
@@ -31,6 +32,17 @@ class SparseAdam(Optimizer):
         _check_betas(betas)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "maximize": maximize}
         super().__init__(params, defaults)
+        sparse_params = [
+            [i, j]
+            for i, group in enumerate(self.param_groups)
+            for j, p in enumerate(group["params"])
+            if p.layout is not strided
+        ]
+        if sparse_params:
+            raise ValueError(
+                f"Sparse params at indices {sparse_params}: SparseAdam requires dense parameter "
+                "tensors"
+            )
         complex_params = [
             [i, j]
             for i, group in enumerate(self.param_groups)

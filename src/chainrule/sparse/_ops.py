@@ -195,6 +195,12 @@ def sub(self: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Any:
 def add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """In place: dense += sparse (at the indices), sparse += sparse."""
     if isinstance(self, SparseTensor):
+        if isinstance(other, SparseTensor) and _tensor._same_indices(self, other):
+            # the same elements (a parameter and its gradient): the values in place, so a
+            # leaf stays the leaf it is (an optimizer's step)
+            scaled = other._vals if alpha == 1 else other._vals * alpha
+            self._vals.add_(scaled.to(self.dtype))
+            return self
         total = add(self, other, alpha=alpha)
         self._data, self._vals, self._dtype = total._data, total._vals, total._dtype
         return self
@@ -224,6 +230,8 @@ def copy_(self: SparseTensor, src: Any, non_blocking: bool = False) -> SparseTen
     if not isinstance(src, SparseTensor) or not isinstance(self, SparseTensor):
         raise not_on_sparse("copy_")
     values = src._vals.detach().to(self.dtype).clone()
+    if self._vals.is_leaf and self._vals.requires_grad:  # (a parameter stays one)
+        values.requires_grad_()
     data = src._data
     self._data = COO(data.indices.copy(), values._data, data.shape, data.coalesced)
     self._vals = values

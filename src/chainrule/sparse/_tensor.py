@@ -174,13 +174,18 @@ class SparseTensor(Tensor):
 
 
 def _sparse(
-    indices: ndarray, values: Tensor, shape: tuple, coalesced: bool, layout: str = "coo"
+    indices: ndarray,
+    values: Tensor,
+    shape: tuple,
+    coalesced: bool,
+    layout: str = "coo",
+    cls: type | None = None,
 ) -> SparseTensor:
     """A sparse tensor of ``values`` (a tensor, kept with its graph) at ``indices``; a
     ``layout`` of "csr" or "csc" keeps the elements in that order (_compressed.py)."""
     if not overrides._state.classes:  # (dispatch was reset since the class was defined)
         overrides._class_defined(SparseTensor)
-    t = _new(SparseTensor)
+    t = _new(cls or SparseTensor)
     t._data = COO(indices, values._data, shape, coalesced)
     t._dtype = values._dtype
     t._requires_grad = False
@@ -196,6 +201,45 @@ def _sparse(
     t._vals = values
     t._layout = layout
     return t
+
+
+def as_parameter(data: SparseTensor, requires_grad: bool) -> SparseTensor:
+    """``nn.Parameter(sparse)``: a sparse tensor that is a Parameter, its values a leaf
+    sharing data's memory (requiring grad unless told otherwise)."""
+    if requires_grad and data.dtype._category < 2:
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    values = data._vals.detach().requires_grad_(bool(requires_grad))
+    d = data._data
+    return _sparse(d.indices, values, d.shape, d.coalesced, data._layout, _parameter_class())
+
+
+def _parameter_class() -> type:
+    """SparseParameter, made on first use (it needs nn.Parameter)."""
+    if not _PARAMETER:
+        from ..nn.parameter import Parameter
+
+        class SparseParameter(SparseTensor, Parameter):
+            """A Parameter in a sparse layout (``nn.Parameter(sparse_tensor)``)."""
+
+            def __repr__(self, *, tensor_contents: Any = None) -> str:
+                return "Parameter containing:\n" + _repr(self)
+
+            __str__ = __repr__
+
+            def __deepcopy__(self, memo: dict) -> Any:
+                if id(self) not in memo:
+                    memo[id(self)] = as_parameter(_deepcopy(self, memo), self.requires_grad)
+                return memo[id(self)]
+
+            def __reduce_ex__(self, protocol: Any) -> tuple:
+                return (as_parameter, (_deepcopy(self, {}), self.requires_grad))
+
+        SparseParameter.__module__ = __name__
+        _PARAMETER.append(SparseParameter)
+    return _PARAMETER[0]
+
+
+_PARAMETER: list = []
 
 
 def from_coo(coo: COO, dtype: Any) -> SparseTensor:
