@@ -191,6 +191,9 @@ INPLACE = {
     "dropout1d_unbatched": lambda L, x: F(L).dropout1d(x, 0.5, inplace=True),
     "alpha_dropout": lambda L, x: F(L).alpha_dropout(x, 0.5, True, inplace=True),
     "torch.dropout_": lambda L, x: L.dropout_(x, 0.5, True),
+    "torch.alpha_dropout_": lambda L, x: L.alpha_dropout_(x, 0.5, True),
+    "torch.feature_dropout_": lambda L, x: L.feature_dropout_(x, 0.5, True),
+    "torch.feature_alpha_dropout_": lambda L, x: L.feature_alpha_dropout_(x, 0.5, True),
 }
 
 

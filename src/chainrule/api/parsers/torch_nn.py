@@ -31,6 +31,22 @@ def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
     return dropout.dropout_impl(input, p, train, feature=True, alpha=False, inplace=False)
 
 
+def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """torch.feature_dropout_(input, p, train): feature_dropout written into input."""
+    return dropout.dropout_impl(input, p, train, feature=True, alpha=False, inplace=True)
+
+
+def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """torch.alpha_dropout_(input, p, train): alpha_dropout written into input."""
+    return dropout.dropout_impl(input, p, train, feature=False, alpha=True, inplace=True)
+
+
+def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """torch.feature_alpha_dropout_(input, p, train): feature_alpha_dropout written into
+    input."""
+    return dropout.dropout_impl(input, p, train, feature=True, alpha=True, inplace=True)
+
+
 def torch_dropout(input: Tensor, p: float, train: bool) -> Tensor:
     """torch.dropout(input, p, train)."""
     return dropout.dropout_impl(input, p, train, feature=False, alpha=False, inplace=False)
