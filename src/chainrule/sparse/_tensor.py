@@ -1,25 +1,27 @@
-"""Sparse COO tensors: the tensor type, ``torch.sparse_coo_tensor``, ``Tensor.to_sparse``,
-what a sparse tensor says about itself (sizes, printing, PyTorch's errors) and its dispatch
-(the ops themselves are in ``_ops.py``).
+"""Sparse tensors: the tensor type, ``torch.sparse_coo_tensor``, ``Tensor.to_sparse``,
+sparse Parameters, what a sparse tensor says about itself (sizes, printing, PyTorch's
+errors) and its dispatch (the ops are in ``_ops.py``, the CSR and CSC layouts' forms in
+``_compressed.py``).
 
 A sparse tensor is a Tensor (a subclass, made only here) whose array is a ``COO`` and which
 keeps its values as a tensor (``_vals``), graph and all. Every op on it is written with
 dense ops on those values and the fixed indices: ``to_dense`` is an ``index_put`` of the
-values, a sparse-dense product an ``index_add`` of the values times the dense rows, a
-unary op that maps 0 to 0 the op on the values. So gradients (of any order) need no rule
-of their own: they reach the values, and a sparse leaf's ``.grad`` is the values'
-gradient at the leaf's indices. The class's ``__torch_function__`` routes each public
-function to the sparse form below and raises PyTorch's NotImplementedError for the
-others. The module is imported on the first sparse tensor: defining a Tensor subclass
-turns on the ``__torch_function__`` dispatch (chainrule/overrides.py), which programs
-without sparse tensors do not pay for.
+values, a unary op that maps 0 to 0 the op on the values, a sparse-dense product the op
+``sparse_dense_mm`` (ops/sparse_products.py). So gradients (of any order) need no rule of
+their own: they reach the values, and a sparse leaf's ``.grad`` is the values' gradient
+at the leaf's indices. The class's ``__torch_function__`` routes each public function to
+the sparse form and raises PyTorch's NotImplementedError for the others. The module is
+imported on the first sparse tensor: defining a Tensor subclass turns on the
+``__torch_function__`` dispatch (chainrule/overrides.py), which programs without sparse
+tensors do not pay for.
 
 Where chainrule differs from PyTorch: the gradient of a sparse leaf is always sparse with
 the leaf's indices (PyTorch's ``torch.mm`` gives a dense one, of which this is the part at
-the indices); a sparse tensor built from values that require grad has the values' alias
-as its ``grad_fn`` (``AliasBackward0``, PyTorch's ``SparseCooTensorWithDimsAndTensors
-Backward0``); the sum of two uncoalesced tensors is their concatenation (equal as dense
-tensors to PyTorch's, which merges some repeated indices).
+the indices); ``grad_fn`` names are the dense ops' (a sparse tensor built from values
+that require grad shows ``AliasBackward0``, PyTorch's ``SparseCooTensorWithDimsAndTensors
+Backward0``); sums of sparse tensors are coalesced (equal as dense tensors to PyTorch's,
+which merges repeated indices but keeps the result marked uncoalesced). docs/sparse.md
+has the whole list.
 """
 
 from __future__ import annotations
