@@ -116,6 +116,9 @@ MODULES = (
     "chainrule.jit._future",
     "chainrule.hub",
     "chainrule.utils.model_zoo",
+    "chainrule.library",
+    "chainrule.library._ops",
+    "chainrule.library._schema",
 )
 
 # Functions the name table names directly that are defined in ops/, not in api/: their hints

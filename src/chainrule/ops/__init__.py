@@ -34,3 +34,13 @@ from . import (  # noqa: F401
     unary,
 )
 from .linalg import factorizations, inverses, matrices, products  # noqa: F401
+
+
+def __getattr__(name: str) -> object:
+    """``torch.ops.<ns>``: the operators a namespace defined through ``torch.library``."""
+    if not name.startswith("_"):
+        from ..library import _ops
+
+        if name in _ops._REGISTRY:
+            return _ops.namespace(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
