@@ -52,6 +52,15 @@ from ._creation import (  # noqa: E402, F401
     zeros,
     zeros_like,
 )
+from ._determinism import (  # noqa: E402, F401
+    are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
+    get_float32_matmul_precision,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode,
+    set_float32_matmul_precision,
+    use_deterministic_algorithms,
+)
 from ._dtypes import (  # noqa: E402, F401
     bfloat16,
     bool,
@@ -193,6 +202,10 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "from_dlpack":  # (torch.from_dlpack: chainrule/utils/dlpack.py)
+        from .utils.dlpack import from_dlpack
+
+        return from_dlpack
     if name == "_assert":  # (torch._assert: an assert torch.fx records; chainrule/fx)
         from .fx.graph import _assert
 

@@ -646,6 +646,17 @@ class Tensor:
     def is_nested(self) -> bool:
         return False  # (a nested tensor is chainrule/nested's subclass)
 
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        """The tensor's memory as a DLPack capsule, for another library (utils/dlpack.py)."""
+        from .utils.dlpack import tensor_dlpack
+
+        return tensor_dlpack(self, **kwargs)
+
+    def __dlpack_device__(self) -> tuple:
+        from .utils.dlpack import tensor_dlpack_device
+
+        return tensor_dlpack_device(self)
+
     def to_sparse(self, sparse_dim: int | None = None, **kwargs: Any) -> Tensor:
         """The sparse COO tensor of this tensor's nonzero elements (chainrule/sparse)."""
         from .sparse import _tensor

@@ -115,6 +115,8 @@ MODULES = (
     "chainrule.futures",
     "chainrule.jit._future",
     "chainrule.hub",
+    "chainrule.utils.dlpack",
+    "chainrule._determinism",
     "chainrule.utils.model_zoo",
     "chainrule.library",
     "chainrule.library._ops",
