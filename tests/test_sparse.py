@@ -787,3 +787,24 @@ def test_register_hook_sees_and_replaces_the_sparse_gradient():
         )
 
     assert run(chainrule) == run(torch)
+
+
+def test_bmm_of_a_batch_of_sparse_matrices():
+    """torch.bmm(sparse (B, n, k), dense (B, k, m)): values and gradients as PyTorch's."""
+
+    def run(lib):
+        i = lib.tensor([[0, 0, 1, 1], [0, 1, 0, 2], [1, 0, 2, 1]])
+        v = lib.tensor([1.0, 2.0, 3.0, 4.0], dtype=lib.float64, requires_grad=True)
+        s = lib.sparse_coo_tensor(i, v, (2, 3, 3))
+        d = lib.arange(12.0, dtype=lib.float64).reshape(2, 3, 2).requires_grad_()
+        y = lib.bmm(s, d)
+        (y * lib.arange(12.0, dtype=lib.float64).reshape(2, 3, 2)).sum().backward()
+        return y.detach().numpy(), v.grad.numpy(), d.grad.numpy()
+
+    for a, b in zip(run(chainrule), run(torch)):
+        np.testing.assert_allclose(a, b)
+    assert_same_error(
+        lambda lib: lib.bmm(
+            lib.sparse_coo_tensor([[0], [0], [0]], [1.0], (2, 3, 3)), lib.ones(3, 3, 2)
+        )
+    )

@@ -285,6 +285,27 @@ def _matmul(self: Any, other: Any) -> Any:
     )  # fmt: skip
 
 
+def bmm(self: SparseTensor, mat2: Tensor, *, out: Any = None) -> Tensor:
+    """A batch of sparse matrices (3 sparse dims) @ a batch of dense ones: one sparse
+    product of the block-diagonal matrix (batch b's rows and columns moved by b) with the
+    batches stacked, cut back into the batch."""
+    if not isinstance(self, SparseTensor) or isinstance(mat2, SparseTensor):
+        raise not_on_sparse("bmm")
+    if self.ndim != 3 or sparse_dim(self) != 3 or mat2.ndim != 3:
+        raise RuntimeError("bmm_sparse: Expected self and mat2 to be 3-D (a batch of matrices)")
+    batch, n, k = self.shape
+    if mat2.shape[0] != batch:
+        raise RuntimeError("bmm_sparse: 'self.size(0)' and 'mat2.size(0)' must match")
+    if mat2.shape[1] != k:
+        raise RuntimeError(
+            f"bmm_sparse: Expected self.size(2) == mat2.size(1), got {k} and {mat2.shape[1]}"
+        )
+    b, i, j = self._data.indices
+    flat = _sparse(xp.stack([b * n + i, b * k + j]), self._vals, (batch * n, batch * k), False)
+    product = _matmul(flat, mat2.reshape(batch * k, mat2.shape[2]))
+    return product.reshape(batch, n, mat2.shape[2])
+
+
 def mm(self: Any, mat2: Any, *, out: Any = None) -> Any:
     return _matmul(self, mat2)
 
@@ -667,6 +688,7 @@ OPS: dict[str, Callable] = {
     "__pow__": pow,
     "new_zeros": new_zeros,
     "mv": mm,
+    "bmm": bmm,
     "addmm": addmm,
     "t": t,
     "transpose": transpose,
