@@ -96,3 +96,15 @@ def test_swap_tensors_matches_torch():
         return a, b, a.requires_grad, b.requires_grad
 
     compare(run)
+
+
+def test_config_describes_the_build():
+    """torch.__config__.show() and parallel_info() are text, as PyTorch's (chainrule's build:
+    NumPy and its BLAS; the thread counts)."""
+    import numpy
+
+    shown = cr.__config__.show()
+    assert isinstance(shown, str) and f"NumPy {numpy.__version__}" in shown
+    info = cr.__config__.parallel_info()
+    assert f"get_num_threads() : {cr.get_num_threads()}" in info
+    assert isinstance(torch.__config__.show(), str)

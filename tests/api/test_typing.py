@@ -117,6 +117,7 @@ MODULES = (
     "chainrule.hub",
     "chainrule.utils.dlpack",
     "chainrule._determinism",
+    "chainrule.__config__",
     "chainrule.utils.model_zoo",
     "chainrule.library",
     "chainrule.library._ops",
