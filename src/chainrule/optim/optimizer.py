@@ -460,11 +460,14 @@ class Optimizer:
     def _with_grad(group: dict[str, Any], name: str) -> list[Tensor]:
         """The group's parameters that have a gradient (a sparse one: PyTorch's error, but
         for the optimizers that take it: optim/_sparse.py)."""
-        out = [p for p in group["params"] if p.grad is not None]
-        for p in out:
+        out = []
+        for p in group["params"]:
             g = p.grad
+            if g is None:
+                continue
             if g.__class__ is not Tensor and g.is_sparse and name not in _sparse.TAKES_SPARSE:
                 raise _sparse.refuse(name)
+            out.append(p)
         return out
 
     @staticmethod
