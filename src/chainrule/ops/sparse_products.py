@@ -1,6 +1,8 @@
-"""Sparse-dense products: a sparse matrix, given by its values and their (row, column)
-positions, times a dense matrix (what ``torch.sparse.mm``, ``torch.mm`` and ``@`` compute
-for a sparse COO, CSR or CSC operand: chainrule/sparse).
+"""Sparse tensors' ops on their values: a sparse matrix, given by its values and their (row,
+column) positions, times a dense matrix (what ``torch.sparse.mm``, ``torch.mm`` and ``@``
+compute for a sparse COO, CSR or CSC operand: chainrule/sparse); the dense tensor of
+values at positions (``to_dense``); the values a sparse tensor is made of
+(``sparse_coo_tensor``'s node).
 
 out[r] = Σ values[k] · dense[cols[k]] over the elements k of row r, summed in element
 order (the bits of adding them one by one, as PyTorch's kernel), as segment sums of the
@@ -80,4 +82,46 @@ sparse_dense_mm = defop(
     conventions="The positions (rows, cols) are parameters: they get no gradient.",
 )
 
-__all__ = ["sparse_dense_mm"]
+
+def _sparse_to_dense(values, indices=None, shape=()):
+    """zeros of shape with values added at indices (repeated indices add up)"""
+    out = xp.zeros(shape, dtype=values.dtype)
+    xp.add.at(out, tuple(indices), values)
+    return out
+
+
+sparse_to_dense = defop(
+    "sparse_to_dense",
+    _sparse_to_dense,
+    args=("values",),
+    node="ToDenseBackward0",
+    vjp=lambda g, indices: indexing.getitem(g, key=tuple(indices)),  # ∂/∂values: g at indices
+    jvp=lambda t, indices, shape: sparse_to_dense(t, indices=indices, shape=shape),  # linear
+    complex="wirtinger",
+)
+
+
+def _sparse_values(values, compressed=False):
+    """the values a sparse tensor is made of (the same values)"""
+    return values
+
+
+def _values_node(values, compressed=False) -> str:
+    """PyTorch's node of the constructors: COO's, or the compressed layouts'."""
+    if compressed:
+        return "SparseCompressedTensorBackward0"
+    return "SparseCooTensorWithDimsAndTensorsBackward0"
+
+
+sparse_values = defop(
+    "sparse_values",
+    _sparse_values,
+    args=("values",),
+    node=_values_node,
+    vjp=lambda g: g,  # ∂/∂values = 1
+    jvp=lambda t: t,  # as the VJP
+    view=True,
+    complex="wirtinger",
+)
+
+__all__ = ["sparse_dense_mm", "sparse_to_dense", "sparse_values"]

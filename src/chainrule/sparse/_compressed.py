@@ -20,6 +20,7 @@ import chainrule as cr
 
 from .._backend import xp
 from .._tensor import Tensor, _make
+from ..ops import sparse_products
 from ._coo import not_on_sparse
 from ._tensor import SparseTensor, _sparse, check_device
 
@@ -246,7 +247,7 @@ def sparse_compressed_tensor(
     if requires_grad:
         vals = vals.detach().requires_grad_()
     elif vals.requires_grad:
-        vals = vals[...]
+        vals = sparse_products.sparse_values(vals, compressed=True)
     return _sparse(index, vals, shape, kind == "csr", kind)
 
 

@@ -5,9 +5,9 @@ errors) and its dispatch (the ops are in ``_ops.py``, the CSR and CSC layouts' f
 
 A sparse tensor is a Tensor (a subclass, made only here) whose array is a ``COO`` and which
 keeps its values as a tensor (``_vals``), graph and all. Every op on it is written with
-dense ops on those values and the fixed indices: ``to_dense`` is an ``index_put`` of the
-values, a unary op that maps 0 to 0 the op on the values, a sparse-dense product the op
-``sparse_dense_mm`` (ops/sparse_products.py). So gradients (of any order) need no rule of
+dense ops on those values and the fixed indices: ``to_dense`` adds the values into zeros
+(one op, ``sparse_to_dense``), a unary op that maps 0 to 0 is the op on the values, a
+sparse-dense product is ``sparse_dense_mm`` (both in ops/sparse_products.py). So gradients (of any order) need no rule of
 their own: they reach the values, and a sparse leaf's ``.grad`` is the values' gradient
 at the leaf's indices. The class's ``__torch_function__`` routes each public function to
 the sparse form and raises PyTorch's NotImplementedError for the others. The module is
@@ -17,11 +17,10 @@ tensors do not pay for.
 
 Where chainrule differs from PyTorch: the gradient of a sparse leaf is always sparse with
 the leaf's indices (PyTorch's ``torch.mm`` gives a dense one, of which this is the part at
-the indices); ``grad_fn`` names are the dense ops' (a sparse tensor built from values
-that require grad shows ``AliasBackward0``, PyTorch's ``SparseCooTensorWithDimsAndTensors
-Backward0``); sums of sparse tensors are coalesced (equal as dense tensors to PyTorch's,
-which merges repeated indices but keeps the result marked uncoalesced). docs/sparse.md
-has the whole list.
+the indices); ``grad_fn`` names are the dense ops' but for ``to_dense``, the constructors
+and the sparse-dense product (ops/sparse_products.py), which show PyTorch's; sums of
+sparse tensors are coalesced (equal as dense tensors to PyTorch's, which merges repeated
+indices but keeps the result marked uncoalesced). docs/sparse.md has the whole list.
 """
 
 from __future__ import annotations
@@ -36,6 +35,7 @@ import chainrule as cr
 from .. import _dtypes, _printing, overrides
 from .._backend import xp
 from .._tensor import Size, Tensor, _make, _new, check_device
+from ..ops import sparse_products
 from ._coo import COO, linear_index, not_on_sparse
 
 ndarray = xp.ndarray
@@ -346,7 +346,7 @@ def sparse_coo_tensor(
             )
         vals = vals.detach().requires_grad_()
     elif vals.requires_grad:
-        vals = vals[...]  # (an alias: the sparse tensor is not the values' leaf)
+        vals = sparse_products.sparse_values(vals)  # (not the values' leaf: PyTorch's node)
     coalesced = bool(is_coalesced) if is_coalesced is not None else nnz <= 1
     return _sparse(index, vals, shape, coalesced)
 
