@@ -7,13 +7,13 @@ A sparse tensor is a Tensor (a subclass, made only here) whose array is a ``COO`
 keeps its values as a tensor (``_vals``), graph and all. Every op on it is written with
 dense ops on those values and the fixed indices: ``to_dense`` adds the values into zeros
 (one op, ``sparse_to_dense``), a unary op that maps 0 to 0 is the op on the values, a
-sparse-dense product is ``sparse_dense_mm`` (both in ops/sparse_products.py). So gradients (of any order) need no rule of
-their own: they reach the values, and a sparse leaf's ``.grad`` is the values' gradient
-at the leaf's indices. The class's ``__torch_function__`` routes each public function to
-the sparse form and raises PyTorch's NotImplementedError for the others. The module is
-imported on the first sparse tensor: defining a Tensor subclass turns on the
-``__torch_function__`` dispatch (chainrule/overrides.py), which programs without sparse
-tensors do not pay for.
+sparse-dense product is ``sparse_dense_mm`` (both in ops/sparse_products.py). So
+gradients (of any order) need no rule of their own: they reach the values, and a sparse
+leaf's ``.grad`` is the values' gradient at the leaf's indices. The class's
+``__torch_function__`` routes each public function to the sparse form and raises
+PyTorch's NotImplementedError for the others. The module is imported on the first sparse
+tensor: defining a Tensor subclass turns on the ``__torch_function__`` dispatch
+(chainrule/overrides.py), which programs without sparse tensors do not pay for.
 
 Where chainrule differs from PyTorch: the gradient of a sparse leaf is always sparse with
 the leaf's indices (PyTorch's ``torch.mm`` gives a dense one, of which this is the part at
