@@ -225,6 +225,21 @@ def test_a_uint8_where_condition_warns_and_works_as_torch():
     np.testing.assert_array_equal(ours, theirs)
 
 
+@pytest.mark.parametrize(
+    "condition", [[1, 0, 2], 3.0, [[True, False], [False, True]], [[0.0, 0.0]]], ids=str
+)
+def test_where_with_one_argument_is_nonzero_as_a_tuple(condition):
+    def run(L):
+        return [t.numpy().tolist() for t in L.where(L.tensor(condition))]
+
+    ours, theirs = both(run)
+    assert ours == theirs
+
+
+def test_where_with_two_arguments_is_refused_as_torch():
+    same_error(lambda L: L.where(L.tensor([True]), L.tensor([1.0])))
+
+
 def test_view_accepts_what_torch_accepts():
     def run(L):
         x = L.ones(2, 3)

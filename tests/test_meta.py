@@ -172,3 +172,15 @@ def test_meta_arrays_hold_no_memory():
     t = cr.randn(1000, 1000, 100, device="meta")
     assert t._data.strides == (0, 0, 0)
     assert (t * 2).sum(dim=0)._data.strides == (0, 0)
+
+
+@pytest.mark.parametrize(
+    "init",
+    ["uniform_", "normal_", "trunc_normal_", "xavier_uniform_", "kaiming_normal_"],
+)
+def test_initialising_a_meta_tensor_draws_nothing(init):
+    # PyTorch's init leaves a meta tensor as it is: no numbers are drawn
+    w = cr.empty(64, 32, device="meta")
+    state = cr.get_rng_state()
+    assert getattr(cr.nn.init, init)(w) is w
+    assert w.is_meta and cr.equal(cr.get_rng_state(), state)

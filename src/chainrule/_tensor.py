@@ -351,7 +351,8 @@ class Tensor:
             cls.__new__ = staticmethod(__new__)  # type: ignore[method-assign,assignment]
         from . import overrides
 
-        overrides._class_defined(cls)
+        if not getattr(cls, "_dispatch_when_made", False):  # (else: _retype turns it on)
+            overrides._class_defined(cls)
 
     @classmethod
     def __torch_function__(
@@ -1003,6 +1004,10 @@ _SLOTS = tuple(n for n in Tensor.__slots__ if n != "__weakref__")
 def _retype(t: Tensor, cls: type) -> Any:
     """A new tensor just made, ``t``, as an instance of the subclass ``cls``: the same fields
     (for a tensor nothing else holds yet: its node and views know it by its fields)."""
+    from . import overrides
+
+    if not overrides._state.classes:  # (dispatch was reset since ``cls`` was defined)
+        overrides._class_defined(cls)
     out = _new(cls)
     for name in _SLOTS:
         try:

@@ -176,6 +176,8 @@ def trunc_normal_(
             stacklevel=2,
         )
     dtype = _sample_dtype(tensor, "normal_kernel_cpu")
+    if tensor.is_meta:  # no values to draw
+        return tensor
     shape = tuple(tensor.shape)
     lo, hi = dtype.type(a), dtype.type(b)
 

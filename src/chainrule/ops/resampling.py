@@ -385,9 +385,12 @@ def _coordinates(grid, spatial, padding_mode, align_corners):
     out = []
     for d, n in enumerate(spatial):
         comp = indexing.getitem(grid, key=(Ellipsis, nd - 1 - d))
-        c = values[..., nd - 1 - d].astype(xp.float64)
+        # in the grid's precision (float32 for the narrower ones) and PyTorch's order, so a
+        # coordinate that is a tie for nearest's rounding is the tie PyTorch rounds
+        c = values[..., nd - 1 - d]
+        c = c.astype(xp.float64 if c.dtype == xp.float64 else xp.float32)
         mul = (n - 1) / 2 if align_corners else n / 2
-        u = c * mul + (n - 1) / 2
+        u = (c + 1) / 2 * (n - 1) if align_corners else ((c + 1) * n - 1) / 2
         src, slope = (
             (u, xp.ones_like(u))
             if padding_mode is None

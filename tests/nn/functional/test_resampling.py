@@ -465,3 +465,22 @@ def test_integer_upsampling_spreads_inf_and_nan_as_torch(monkeypatch, mode):
     for a, b, c in zip(fast, want, gathered):
         np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-5)
         np.testing.assert_array_equal(a, c)
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_nearest_rounds_float32_ties_as_torch(align_corners):
+    # y = ((0.5294118 + 1) * 17 - 1) / 2 is 12.5 exactly in float32 (12.50000023 in
+    # float64): PyTorch rounds the float32 tie to even, 12
+    rng = np.random.default_rng(0)
+    grid = np.concatenate([[[0.10882351, 0.5294118]], rng.uniform(-1.1, 1.1, (63, 2))])
+    grid = grid.astype(np.float32).reshape(1, 8, 8, 2)
+    outs = [
+        L.nn.functional.grid_sample(
+            L.arange(391.0).reshape(1, 1, 17, 23),
+            L.tensor(grid),
+            mode="nearest",
+            align_corners=align_corners,
+        ).numpy()
+        for L in (cr, torch)
+    ]
+    np.testing.assert_array_equal(*outs)

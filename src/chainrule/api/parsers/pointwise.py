@@ -197,8 +197,16 @@ def pow(input: Tensor | float, exponent: Tensor | float, *, out: Tensor | None =
 def where(
     condition: Tensor, input: Tensor | float | None = None, other: Tensor | float | None = None
 ) -> Tensor:
-    if input is None and other is None:
-        raise NotImplementedError("where(condition) with one argument is not implemented yet")
+    if input is None and other is None:  # the indices where condition is nonzero
+        return tensor_arg(condition).nonzero(as_tuple=True)
+    if input is None or other is None:
+        raise TypeError(
+            "where() received an invalid combination of arguments - got (Tensor, Tensor), but "
+            "expected one of:\n * (Tensor condition)\n * (Tensor condition, Tensor input, Tensor "
+            "other, *, Tensor out = None)\n * (Tensor condition, Number self, Tensor other)\n * "
+            "(Tensor condition, Tensor input, Number other)\n * (Tensor condition, Number self, "
+            "Number other)\n"
+        )
     return logical.where(_condition(tensor_arg(condition)), tensor_arg(input), tensor_arg(other))
 
 
