@@ -310,6 +310,33 @@ def test_hook_resolves_torch_to_chainrule() -> None:
     )
 
 
+def test_hook_resolves_torchvision_to_chainrule_vision() -> None:
+    import chainrule.vision
+
+    real = {
+        n: m for n, m in sys.modules.items() if n == "torchvision" or n.startswith("torchvision.")
+    }
+    with _import_hook.installed():
+        assert importlib.import_module("torchvision") is chainrule.vision
+        ops = importlib.import_module("torchvision.ops")
+        assert ops.__name__ == "chainrule.vision.ops"
+        namespace: dict[str, object] = {}
+        exec(
+            "import torchvision\nfrom torchvision import ops\nversion = torchvision.__version__",
+            namespace,
+        )
+        assert namespace["ops"] is ops and namespace["version"] == "0.28.0"
+        with pytest.raises(
+            ModuleNotFoundError, match=r"chainrule does not implement torchvision\.prototype"
+        ) as e:
+            importlib.import_module("torchvision.prototype")
+        assert isinstance(e.value, _import_hook.ModuleNotInChainrule)
+    after = {
+        n: m for n, m in sys.modules.items() if n == "torchvision" or n.startswith("torchvision.")
+    }
+    assert after == real  # a real torchvision imported before is put back
+
+
 def test_hook_keeps_functions_named_as_their_modules() -> None:
     # `import torch.autograd.gradcheck` must not replace the function autograd.gradcheck by
     # its module (as in PyTorch, where the module was imported first)
@@ -327,7 +354,7 @@ def test_hook_keeps_functions_named_as_their_modules() -> None:
     assert callable(chainrule.autograd.gradcheck)
 
 
-@pytest.mark.parametrize("name", ["torch.export", "torch.onnx", "torch.distributed.rpc"])
+@pytest.mark.parametrize("name", ["torch.export", "torch.ao.quantization", "torch.distributed.rpc"])
 def test_hook_missing_submodule(name: str) -> None:
     with _import_hook.installed():
         with pytest.raises(ModuleNotFoundError, match=r"chainrule does not implement torch\.") as e:

@@ -197,7 +197,7 @@ _SPARSE_FUNCTIONS = (
 def __getattr__(name: str):
     lazy = ("testing", "distributions", "random", "cpu", "compiler", "profiler", "storage")
     lazy += ("signal", "version", "types", "jit", "multiprocessing", "fft", "_C", "sparse")
-    lazy += ("futures", "masked", "hub", "fx", "nested", "library", "__config__")
+    lazy += ("futures", "masked", "hub", "fx", "nested", "library", "__config__", "onnx")
     if name in lazy:  # (loaded on first use)
         import importlib
 

@@ -1,8 +1,9 @@
 """An import hook that makes ``import torch`` give chainrule.
 
 While the hook is installed, ``import torch`` binds chainrule itself and ``torch.X.Y``
-binds ``chainrule.X.Y`` (so ``sys.modules['torch'] is chainrule``); a ``torch``
-submodule chainrule lacks raises :class:`ModuleNotInChainrule`. It is a
+binds ``chainrule.X.Y`` (so ``sys.modules['torch'] is chainrule``), and ``torchvision.X``
+binds ``chainrule.vision.X``; a submodule chainrule lacks raises
+:class:`ModuleNotInChainrule`. It is a
 ``sys.meta_path`` finder: scripts are never rewritten. ``chainrule run script.py``
 uses it::
 
@@ -34,22 +35,32 @@ __all__ = [
     "uninstall",
 ]
 
-_ALIAS = "torch"
 _TARGET = "chainrule"
+# the names the hook answers for, each with the chainrule package it gives
+_ALIASES = {"torch": _TARGET, "torchvision": _TARGET + ".vision"}
 
 
 class ModuleNotInChainrule(ModuleNotFoundError):
     """A ``torch`` submodule that chainrule does not implement."""
 
 
+def _alias_of(name: str) -> str | None:
+    """The alias (``torch``, ``torchvision``) that ``name`` is or is a submodule of."""
+    top = name.partition(".")[0]
+    return top if top in _ALIASES else None
+
+
 def _is_alias(name: str) -> bool:
-    """Whether ``name`` is ``torch`` or one of its submodules."""
-    return name == _ALIAS or name.startswith(_ALIAS + ".")
+    """Whether ``name`` is ``torch``, ``torchvision`` or one of their submodules."""
+    return _alias_of(name) is not None
 
 
 def _target_name(name: str) -> str:
-    """``torch.nn.functional`` -> ``chainrule.nn.functional``."""
-    return _TARGET + name[len(_ALIAS) :]
+    """``torch.nn.functional`` -> ``chainrule.nn.functional``; ``torchvision.models`` ->
+    ``chainrule.vision.models``."""
+    alias = _alias_of(name)
+    assert alias is not None
+    return _ALIASES[alias] + name[len(alias) :]
 
 
 def missing_message(name: str) -> str:
@@ -77,7 +88,7 @@ class _AliasLoader(importlib.abc.Loader):
 
 
 class _TorchFinder(importlib.abc.MetaPathFinder):
-    """Finds ``torch`` and ``torch.*`` as chainrule's modules."""
+    """Finds ``torch``, ``torchvision`` and their submodules as chainrule's modules."""
 
     def find_spec(
         self,
@@ -111,9 +122,11 @@ def _alias_loaded() -> None:
     hidden. A module already in ``sys.modules`` under the ``torch`` name is not loaded
     again, so its parent's attribute stays what chainrule set."""
     for name, module in list(sys.modules.items()):
-        if module is None or not (name == _TARGET or name.startswith(_TARGET + ".")):
+        if module is None:
             continue
-        sys.modules.setdefault(_ALIAS + name[len(_TARGET) :], module)
+        for alias, target in _ALIASES.items():
+            if name == target or name.startswith(target + "."):
+                sys.modules.setdefault(alias + name[len(target) :], module)
 
 
 _finder: _TorchFinder | None = None
@@ -159,9 +172,11 @@ def is_installed() -> bool:
 
 
 def install() -> None:
-    """Resolve ``import torch`` and ``torch.*`` to chainrule until :func:`uninstall`.
+    """Resolve ``import torch`` and ``torch.*`` to chainrule (``torchvision.*`` to
+    ``chainrule.vision``) until :func:`uninstall`.
 
-    ``torch`` modules already in ``sys.modules`` (a real PyTorch) are set aside, to be
+    ``torch`` and ``torchvision`` modules already in ``sys.modules`` (a real PyTorch) are
+    set aside, to be
     put back by :func:`uninstall`. Installing twice is a no-op.
     """
     global _finder
@@ -177,7 +192,8 @@ def install() -> None:
 
 
 def uninstall() -> None:
-    """Remove the hook, forget the ``torch`` aliases, and restore what was set aside."""
+    """Remove the hook, forget the ``torch`` and ``torchvision`` aliases, and restore what
+    was set aside."""
     global _finder
     if _finder is None:
         return
