@@ -20,7 +20,7 @@ from chainrule.vision import models as cm
 # and the biggest transformers are left to their smaller siblings (same code, other sizes)
 SLOW_ON_META = {"convnext_base", "convnext_large", "swin_s", "swin_b", "swin_v2_s", "swin_v2_b"}
 META_BUILDERS = [
-    n for n in cm.list_models() if not n.startswith("regnet") and n not in SLOW_ON_META
+    n for n in cm.list_models(cm) if not n.startswith("regnet") and n not in SLOW_ON_META
 ]
 
 

@@ -37,7 +37,9 @@ def _boxes(n, dtype=np.float32, size=20.0):
 def tv_roi_align(tv, monkeypatch):
     """torchvision's pure-Python RoI Align (the path it takes without its compiled ops)."""
     module = sys.modules["torchvision.ops.roi_align"]
-    monkeypatch.setattr(module, "_roi_align", module._roi_align.__wrapped__)
+    # (the detection tests' session fixture may have unwrapped it already)
+    unwrapped = getattr(module._roi_align, "__wrapped__", module._roi_align)
+    monkeypatch.setattr(module, "_roi_align", unwrapped)
     return tv.ops.roi_align
 
 
@@ -643,3 +645,16 @@ def test_feature_pyramid_network_matches_torchvision(tv):
             np.testing.assert_allclose(
                 a[key].detach().numpy(), b[key].detach().numpy(), rtol=1e-5, atol=1e-5
             )
+
+
+def test_nms_of_zero_area_boxes_keeps_them_quietly():
+    # IoU of two empty boxes is 0/0: no overlap to suppress by, and no NumPy warning
+    import warnings
+
+    from chainrule.vision.ops import nms
+
+    boxes = chainrule.tensor([[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [0.0, 0.0, 2.0, 2.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        keep = nms(boxes, chainrule.tensor([0.5, 0.9, 0.1]), 0.5)
+    assert keep.tolist() == [1, 0, 2]

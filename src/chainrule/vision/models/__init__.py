@@ -1,9 +1,12 @@
 """``torchvision.models``: the image classification models, each built by a function
 (``resnet18(weights=None, progress=True, **kwargs)``) that can load torchvision's
-pretrained weights, and the registry (``get_model``, ``list_models``, ...).
-``detection``, ``segmentation``, ``quantization``, ``video`` and ``optical_flow`` are
-not implemented."""
+pretrained weights, the registry (``get_model``, ``list_models``, ...), and the
+``detection``, ``segmentation`` and ``video`` packages. ``quantization`` and
+``optical_flow`` are not implemented."""
 
+from . import detection as detection  # (the packages: their builders join the registry)
+from . import segmentation as segmentation
+from . import video as video
 from ._api import Weights as Weights
 from ._api import WeightsEnum as WeightsEnum
 from ._api import get_model as get_model

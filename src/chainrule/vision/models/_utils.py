@@ -7,9 +7,12 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from ... import nn
+from ..._tensor import Tensor
 from ._api import WeightsEnum
 
 __all__ = [
@@ -156,3 +159,38 @@ def _make_divisible(v: float, divisor: int, min_value: int | None = None) -> int
     if new_v < 0.9 * v:
         new_v += divisor
     return new_v
+
+
+# IntermediateLayerGetter, used by the segmentation and detection models, needs ``nn``
+
+
+class IntermediateLayerGetter(nn.ModuleDict):
+    """The children of ``model`` in order, up to the last one named in ``return_layers``;
+    called, it runs them one after another and returns the outputs of the named children
+    in an ``OrderedDict`` under the names ``return_layers`` maps them to. Only
+    ``model``'s direct children are seen: its ``forward`` is not used."""
+
+    _version = 2
+    __annotations__ = {"return_layers": dict[str, str]}
+
+    def __init__(self, model: nn.Module, return_layers: dict[str, str]) -> None:
+        children = [name for name, _ in model.named_children()]
+        if not set(return_layers).issubset(children):
+            raise ValueError("return_layers are not present in model")
+        pending = {str(k): str(v) for k, v in return_layers.items()}
+        layers = OrderedDict()
+        for name, module in model.named_children():
+            layers[name] = module
+            pending.pop(name, None)
+            if not pending:
+                break
+        super().__init__(layers)
+        self.return_layers = return_layers
+
+    def forward(self, x: Tensor) -> dict[str, Tensor]:
+        out = OrderedDict()
+        for name, module in self.items():
+            x = module(x)
+            if name in self.return_layers:
+                out[self.return_layers[name]] = x
+        return out

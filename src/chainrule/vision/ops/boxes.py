@@ -55,7 +55,8 @@ def _nms_indices(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) ->
         w = np.maximum(np.minimum(x2[i], x2[rest]) - np.maximum(x1[i], x1[rest]), 0)
         h = np.maximum(np.minimum(y2[i], y2[rest]) - np.maximum(y1[i], y1[rest]), 0)
         inter = w * h
-        iou = inter / (areas[i] + areas[rest] - inter)
+        with np.errstate(invalid="ignore", divide="ignore"):  # (0/0 of empty boxes: never kept out)
+            iou = inter / (areas[i] + areas[rest] - inter)
         suppressed[rest[iou > iou_threshold]] = True
     return np.asarray(keep, dtype=np.int64)
 
