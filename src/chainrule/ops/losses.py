@@ -275,10 +275,7 @@ binary_cross_entropy = defop(
 
 
 def _bce_logits_dtype(args, params):
-    """The target's floating dtype (PyTorch's: a float64 x with a float32 target gives a
-    float32 loss), else the promoted one."""
-    target = args[1]
-    dtype = target._dtype if target._dtype._category == 2 else result_type(args)
+    dtype = result_type(args)
     if dtype._category != 2:
         raise _dtypes.not_implemented("log_sigmoid_cpu", dtype)
     return dtype
