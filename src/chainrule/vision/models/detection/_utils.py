@@ -305,3 +305,52 @@ def retrieve_out_channels(model: nn.Module, size: tuple[int, int]) -> list[int]:
     if was_training:
         model.train()
     return out_channels
+
+
+# ----- the checks every detector's forward makes on its inputs -------------------------------
+
+
+def _check_targets(
+    training: bool, targets: list[dict[str, Tensor]] | None, name_type: bool
+) -> None:
+    """In training, targets are given and each one's ``boxes`` is an (N, 4) tensor
+    (``name_type``: the type error names the type found, as the R-CNNs' and SSD's do)."""
+    if not training:
+        return
+    if targets is None:
+        raise AssertionError("targets should not be none when in training mode")
+    for target in targets:
+        boxes = target["boxes"]
+        if not isinstance(boxes, Tensor):
+            found = f", got {type(boxes)}" if name_type else ""
+            raise AssertionError(f"Expected target boxes to be of type Tensor{found}.")
+        if not (len(boxes.shape) == 2 and boxes.shape[-1] == 4):
+            raise AssertionError(
+                f"Expected target boxes to be a tensor of shape [N, 4], got {boxes.shape}."
+            )
+
+
+def _original_image_sizes(images: list[Tensor]) -> list[tuple[int, int]]:
+    """Each image's (H, W), before the transform resizes it."""
+    sizes = []
+    for img in images:
+        val = img.shape[-2:]
+        if len(val) != 2:
+            raise AssertionError(
+                f"expecting the last two dimensions of the Tensor to be H and W instead got {img.shape[-2:]}"
+            )
+        sizes.append((int(val[0]), int(val[1])))
+    return sizes
+
+
+def _check_degenerate_boxes(targets: list[dict[str, Tensor]] | None) -> None:
+    """Every target box (after the transform) has a positive width and height."""
+    for target_idx, target in enumerate(targets or []):
+        boxes = target["boxes"]
+        degenerate = (boxes[:, 2:] <= boxes[:, :2]).any(dim=1)
+        if degenerate.any():
+            bb_idx = int(chainrule.where(degenerate)[0][0])
+            raise AssertionError(
+                "All bounding boxes should have positive height and width."
+                f" Found invalid box {boxes[bb_idx].tolist()} for target at index {target_idx}."
+            )

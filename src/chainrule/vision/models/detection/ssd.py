@@ -260,38 +260,10 @@ class SSD(nn.Module):
         return detections
 
     def forward(self, images: list[Tensor], targets: list[dict[str, Tensor]] | None = None) -> Any:
-        if self.training:
-            if targets is None:
-                raise AssertionError("targets should not be none when in training mode")
-            for target in targets:
-                boxes = target["boxes"]
-                if not isinstance(boxes, Tensor):
-                    raise AssertionError(
-                        f"Expected target boxes to be of type Tensor, got {type(boxes)}."
-                    )
-                if not (len(boxes.shape) == 2 and boxes.shape[-1] == 4):
-                    raise AssertionError(
-                        f"Expected target boxes to be a tensor of shape [N, 4], got {boxes.shape}."
-                    )
-        original_image_sizes: list[tuple[int, int]] = []
-        for img in images:
-            val = img.shape[-2:]
-            if len(val) != 2:
-                raise AssertionError(
-                    f"expecting the last two dimensions of the Tensor to be H and W instead got {img.shape[-2:]}"
-                )
-            original_image_sizes.append((int(val[0]), int(val[1])))
+        det_utils._check_targets(self.training, targets, name_type=True)
+        original_image_sizes = det_utils._original_image_sizes(images)
         images, targets = self.transform(images, targets)
-        if targets is not None:
-            for target_idx, target in enumerate(targets):
-                boxes = target["boxes"]
-                degenerate = (boxes[:, 2:] <= boxes[:, :2]).any(dim=1)
-                if degenerate.any():
-                    bb_idx = int(chainrule.where(degenerate)[0][0])
-                    raise AssertionError(
-                        "All bounding boxes should have positive height and width."
-                        f" Found invalid box {boxes[bb_idx].tolist()} for target at index {target_idx}."
-                    )
+        det_utils._check_degenerate_boxes(targets)
         features = self.backbone(images.tensors)
         if isinstance(features, Tensor):
             features = OrderedDict([("0", features)])
