@@ -348,3 +348,64 @@ def test_cumprod_over_a_size_one_dim_has_a_constant_gradient_as_torch():
     ours, theirs = both(run)
     assert ours[0] == theirs[0]
     np.testing.assert_array_equal(ours[1], theirs[1])
+
+
+@pytest.mark.parametrize(
+    "x_dtype, target_dtype, grad_tol",
+    [("float64", "float32", 1e-14), ("float32", "float64", 1e-6), ("float16", "float32", 1e-3)],
+)
+def test_bce_with_logits_gives_the_targets_dtype_as_torch(x_dtype, target_dtype, grad_tol):
+    # the loss in the target's dtype, its input's gradient in the input's full precision
+    def run(L):
+        rng = np.random.default_rng(0)
+        x = L.tensor(rng.standard_normal(64) * 3, dtype=getattr(L, x_dtype), requires_grad=True)
+        target = L.tensor(rng.random(64), dtype=getattr(L, target_dtype))
+        loss = L.nn.functional.binary_cross_entropy_with_logits(x, target)
+        loss.backward()
+        return str(loss.dtype), loss.grad_fn.name(), str(x.grad.dtype), loss.item(), x.grad.tolist()
+
+    ours, theirs = both(run)
+    assert ours[:3] == theirs[:3]
+    np.testing.assert_allclose(ours[3], theirs[3], rtol=1e-5)  # (float16 x: PyTorch's rounding)
+    np.testing.assert_allclose(ours[4], theirs[4], rtol=0, atol=grad_tol * max(map(abs, theirs[4])))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int16", "float16", "bfloat16"])
+def test_linspace_gives_torchs_bits(dtype):
+    # PyTorch's kernel: fused multiply-adds from each end (rounded per operation in float16
+    # and bfloat16, the ends cast first for integers)
+    cases = [(0, 1), (-3.7, 2.2), (1, 0), (0, 10), (-5, 5), (2.5, 2.5), (0, 100)]
+
+    def run(L):
+        return [
+            L.linspace(a, b, n, dtype=getattr(L, dtype)).double().tolist()
+            for a, b in cases
+            for n in (0, 1, 2, 3, 7, 15, 50, 101, 1000)
+        ]
+
+    ours, theirs = both(run)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_hann_and_hamming_windows_as_torch_computes_them(dtype):
+    # in the window's dtype, as PyTorch: float16 exact here, float64 and float32 but for
+    # the last bit of a few cosines (PyTorch's vectorised cos is not correctly rounded)
+    def run(L):
+        d = getattr(L, dtype)
+        return [
+            w.double().numpy()
+            for n in (7, 64, 400, 1024)
+            for periodic in (True, False)
+            for w in (
+                L.hann_window(n, periodic, dtype=d),
+                L.hamming_window(n, periodic, alpha=0.6, beta=0.3, dtype=d),
+            )
+        ]
+
+    ours, theirs = both(run)
+    exact = sum(int((a == b).sum()) for a, b in zip(ours, theirs))
+    total = sum(a.size for a in theirs)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1.2e-7)
+    assert exact >= {"float16": 1, "float64": 0.99, "float32": 0.95}[dtype] * total

@@ -672,9 +672,43 @@ def linspace(
                 f"torch.linspace(): inferred dtype {inferred.c_name} can't be safely cast to "
                 f"passed dtype {dt.scalar_name}"
             )
-    number = builtins.complex if dt._category == 3 else builtins.float
-    arr = xp.linspace(number(ends[0]), number(ends[1]), int(steps)).astype(dt.np)
+    if dt._category == 3:
+        arr = xp.linspace(*map(builtins.complex, ends), int(steps)).astype(dt.np)
+    else:
+        arr = _linspace_real(float(ends[0]), float(ends[1]), int(steps), dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)
+
+
+def _linspace_real(start: float, end: float, steps: int, dtype: Any) -> Any:
+    """PyTorch's linspace: step = (end - start) / (steps - 1), then start + step·i for the
+    first half of the points and end - step·(steps - 1 - i) for the second (both ends
+    exact), as PyTorch's kernel computes them: for float32 and float64 each point a fused
+    multiply-add rounded once (carried here in float64, and in long double for float64,
+    where a product by an index up to 2^11 is exact and a rare sum may round twice); for
+    float16 and bfloat16 every operation rounded to the dtype, the index too; for integers
+    the ends first cast to the dtype, the points in double, truncated."""
+    if steps <= 1:
+        return xp.full(steps, start, dtype=xp.float64).astype(dtype)
+    half = steps // 2
+    if dtype.kind in "fV" and dtype.itemsize < 4:  # (V: bfloat16, from ml_dtypes)
+        f = xp.float32
+        first, last = xp.asarray(start, dtype), xp.asarray(end, dtype)
+        count = xp.asarray(steps - 1).astype(dtype).astype(f)  # (2999 in float16: 3000)
+        step = ((last.astype(f) - first.astype(f)) / count).astype(dtype)
+        i = xp.arange(steps).astype(dtype).astype(f)
+        j = xp.arange(steps - 1, -1, -1).astype(dtype).astype(f)
+        ahead = first.astype(f) + (step.astype(f) * i[:half]).astype(dtype).astype(f)
+        behind = last.astype(f) - (step.astype(f) * j[half:]).astype(dtype).astype(f)
+        return xp.concatenate([ahead, behind]).astype(dtype)
+    if dtype.kind in "iub":
+        start, end = (float(xp.asarray(v).astype(dtype)) for v in (start, end))
+    precise = xp.float32 if dtype == xp.float32 else xp.float64
+    first, last = precise(start), precise(end)
+    step = (last - first) / precise(steps - 1)
+    wide = xp.float64 if precise is xp.float32 else xp.longdouble
+    ahead = xp.arange(half, dtype=wide) * wide(step) + wide(first)
+    behind = xp.arange(steps - 1 - half, -1, -1, dtype=wide) * -wide(step) + wide(last)
+    return xp.concatenate([ahead, behind]).astype(precise).astype(dtype)
 
 
 # ----- legacy typed constructors ---------------------------------------------------------

@@ -322,8 +322,9 @@ WINDOWS = ["hann_window", "hamming_window", "blackman_window", "bartlett_window"
 @pytest.mark.parametrize("periodic", [True, False])
 def test_windows_match_torch(name, length, periodic):
     for dtype in ("float32", "float64", "float16"):
-        # (PyTorch computes a float16 window in float16, chainrule in float64 then rounds:
-        # they differ by up to 2 float16 steps near 0.2)
+        # (PyTorch computes a float16 window in float16, chainrule its Hann and Hamming
+        # windows too (tests/test_conformance.py), the others in float64 then rounded: they
+        # differ by up to 2 float16 steps near 0.2)
         compare(
             lambda L, dtype=dtype: getattr(L, name)(length, periodic, dtype=getattr(L, dtype)),
             rtol=1e-3 if dtype == "float16" else 1e-6,

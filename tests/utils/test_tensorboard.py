@@ -568,10 +568,28 @@ def test_add_graph_of_several_outputs_and_a_function(tmp_path):
     assert set(nodes["split/MulBackward0"].input) == {"input/x", "input/y"}
 
 
-def test_add_onnx_graph_names_the_gap(tmp_path):
-    with cr_tb.SummaryWriter(str(tmp_path)) as w:
-        with pytest.raises(NotImplementedError, match="ONNX"):
-            w.add_onnx_graph("model.onnx")
+def test_add_onnx_graph_writes_torchs_graph_def(tmp_path, capsys):
+    # an ONNX file written by chainrule's torch.onnx.export, logged by both writers
+    pytest.importorskip("onnx")
+
+    class Net(cr.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = cr.nn.Linear(4, 3)
+
+        def forward(self, x):
+            return cr.nn.functional.softmax(self.fc(x).relu(), dim=-1)
+
+    model = tmp_path / "model.onnx"
+    cr.onnx.export(Net(), (cr.randn(2, 4),), str(model), input_names=["x"], dynamo=False)
+    capsys.readouterr()
+    dirs = write_both(tmp_path, lambda w, lib: w.add_onnx_graph(str(model)))
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[: len(printed) // 2] == printed[len(printed) // 2 :]  # what PyTorch prints
+    theirs, ours = (acc.Graph() for acc in both(dirs))
+    assert ours == theirs
+    assert [n.op for n in ours.node][:2] == ["Variable", "Variable"]
+    assert "Softmax" in [n.op for n in ours.node]
 
 
 # ---------------------------------------------------------------- the writer itself

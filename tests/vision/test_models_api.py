@@ -63,9 +63,8 @@ def test_list_models_matches(tv):
     assert len(names) == 80
     # every package's builders are registered, and only the ones torchvision lacks here
     missing = set(tv.models.list_models(tv.models.quantization))
-    missing |= set(tv.models.list_models(tv.models.optical_flow))
     assert cm.list_models() == sorted(set(tv.models.list_models()) - missing)
-    for package in ("detection", "segmentation", "video"):
+    for package in ("detection", "segmentation", "video", "optical_flow"):
         ours = cm.list_models(getattr(cm, package))
         assert ours == tv.models.list_models(getattr(tv.models, package))
     assert cm.list_models(include="resnet*", exclude="resnet1*") == ["resnet34", "resnet50"]

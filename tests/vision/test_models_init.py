@@ -132,7 +132,7 @@ def test_transformer_init():
     _close(_w(swin.features[5][0].mlp[0].weight).std(), 0.02)
 
 
-def test_quantized_and_optical_flow_packages_do_not_exist():
-    for name in ("quantization", "optical_flow"):
+def test_quantized_package_does_not_exist():
+    for name in ("quantization",):
         with pytest.raises(ModuleNotFoundError):
             importlib.import_module(f"chainrule.vision.models.{name}")

@@ -18,7 +18,7 @@ from .._backend import clip_ufunc, loud, ndarray, quiet, row_indices, xp
 from .._promotion import result_type
 from .._tensor import Tensor, _make
 from ..autograd.recording import array_of, defop, floating_only
-from . import activations, binary, logical, reductions, shapes, unary
+from . import activations, binary, copies, logical, reductions, shapes, unary
 
 # ----- reductions ----------------------------------------------------------------------------
 
@@ -281,13 +281,27 @@ def _bce_logits_dtype(args, params):
     return dtype
 
 
-def _binary_cross_entropy_with_logits(x, target, weight=None, pos_weight=None, reduction="mean"):
+def _binary_cross_entropy_with_logits(
+    x, target, weight=None, pos_weight=None, reduction="mean", loss_dtype=None
+):
     """(1 - target)·x - c·log σ(x) with c = 1 + (pos_weight - 1)·target, times weight;
-    log σ(x) = min(x, 0) - log(1 + e^-|x|) never overflows"""
+    log σ(x) = min(x, 0) - log(1 + e^-|x|) never overflows. Computed in the promoted dtype
+    and given in ``loss_dtype`` where that is set (the target's narrower dtype, as PyTorch
+    gives it)."""
     log_sig = xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
     if pos_weight is not None:
         log_sig = log_sig * ((pos_weight - 1) * target + 1)
-    return _reduced(_weighted((1 - target) * x - log_sig, weight), reduction)
+    loss = _reduced(_weighted((1 - target) * x - log_sig, weight), reduction)
+    return loss if loss_dtype is None else xp.asarray(loss).astype(loss_dtype.np)
+
+
+def _share_of(g, reduction: str, x, target):
+    """``_per_element`` of g in x's dtype where the loss was given narrower (its backward
+    keeps the input's precision, as PyTorch's)."""
+    wide = _dtypes._FROM_NP[_dtype_of(x)]
+    if _dtypes._FROM_NP[_dtype_of(g)] is not wide:
+        g = copies.to_dtype(g, dtype=wide)
+    return _per_element(g, reduction, x, target)
 
 
 def _bce_logits_x_grad(x, target, weight, pos_weight):
@@ -314,8 +328,7 @@ binary_cross_entropy_with_logits = defop(
     dtypes=_bce_logits_dtype,
     vjp=(
         lambda g, x, target, weight, pos_weight, reduction: (
-            _per_element(g, reduction, x, target)
-            * _bce_logits_x_grad(x, target, weight, pos_weight)
+            _share_of(g, reduction, x, target) * _bce_logits_x_grad(x, target, weight, pos_weight)
         ),  # ∂/∂x = weight·(c·σ(x) - pos_weight·target), c = 1 + (pos_weight - 1)·target
         lambda g, x, target, weight, pos_weight, reduction: (
             _per_element(g, reduction, x, target) * _bce_logits_target_grad(x, weight, pos_weight)

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..._backend import xp
 from ..._creation import ones_like
+from ..._promotion import result_type
 from ..._tensor import Tensor
 from ...amp.policy import runs_in_float32
 from ...autograd import grad_mode
@@ -263,12 +264,19 @@ def bce_with_logits(input, target, weight, pos_weight, reduction: str) -> Tensor
     """The op, its weights checked to need no gradient."""
     for name, value in (("weight", weight), ("pos_weight", pos_weight)):
         no_grad_for("binary_cross_entropy_with_logits", name, value)
+    # a target of a narrower floating dtype than the input's gives the loss its dtype
+    # (PyTorch's), computed in the promoted one
+    loss_dtype = None
+    if target.dtype.is_floating_point and target.dtype is not input.dtype:
+        if result_type((input, target)) is not target.dtype:
+            loss_dtype = target.dtype
     return losses.binary_cross_entropy_with_logits(
         input,
         target,
         weight=array_as(weight, input),
         pos_weight=array_as(pos_weight, input),
         reduction=reduction,
+        loss_dtype=loss_dtype,
     )
 
 

@@ -50,6 +50,8 @@ def _window(
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={n}")
     if n <= 1:
         arr = xp.ones((n,), dtype=dt.np)
+    elif isinstance(shape, _Hamming):
+        arr = shape(n + 1 if periodic else n, dt.np)[:n]
     else:
         length = n + 1 if periodic else n
         arr = shape(xp.arange(length, dtype=xp.float64), length)[:n].astype(dt.np)
@@ -66,6 +68,21 @@ def _cosine_sum(*coefficients: float) -> Any:
     return shape
 
 
+class _Hamming:
+    """alpha - beta cos(2πn/(N-1)) as PyTorch computes it, in the window's own dtype: the
+    phases n·(2π/(N-1)) rounded to it, their cosines rounded to it, then the product and the
+    sum (a float32 window is then PyTorch's but for the odd last bit of its cosines)."""
+
+    def __init__(self, alpha: float, beta: float) -> None:
+        self.alpha, self.beta = alpha, beta
+
+    def __call__(self, length: int, dtype: Any) -> Any:
+        step = dtype.type(2 * math.pi / (length - 1))
+        phase = xp.arange(length, dtype=dtype) * step
+        cosine = xp.cos(phase.astype(xp.float64)).astype(dtype)
+        return cosine * dtype.type(-self.beta) + dtype.type(self.alpha)
+
+
 @on_device
 def hann_window(
     window_length: int,
@@ -79,7 +96,7 @@ def hann_window(
 ) -> Tensor:
     """The Hann window: 1/2 - 1/2 cos(2πn/(N-1))."""
     return _window(
-        "hann_window", window_length, periodic, _cosine_sum(0.5, 0.5), dtype, device,
+        "hann_window", window_length, periodic, _Hamming(0.5, 0.5), dtype, device,
         requires_grad,
     )  # fmt: skip
 
@@ -99,7 +116,7 @@ def hamming_window(
 ) -> Tensor:
     """The Hamming window: alpha - beta cos(2πn/(N-1))."""
     return _window(
-        "hamming_window", window_length, periodic, _cosine_sum(alpha, beta), dtype, device,
+        "hamming_window", window_length, periodic, _Hamming(alpha, beta), dtype, device,
         requires_grad,
     )  # fmt: skip
 

@@ -6,8 +6,7 @@ is optional (``pip install chainrule[tensorboard]``): ``import chainrule`` never
 and importing this module without it raises PyTorch's ImportError.
 
 Differences from PyTorch: ``add_graph`` draws chainrule's autograd graph of one forward
-call instead of a TorchScript trace (see ``_graph.py``); ``add_onnx_graph`` raises
-NotImplementedError (chainrule has no ONNX); images are PNG-encoded by Pillow where it is
+call instead of a TorchScript trace (see ``_graph.py``); images are PNG-encoded by Pillow where it is
 installed, as in PyTorch, and otherwise by a small zlib encoder (the same pixels, other
 bytes; boxes and ``rescale`` then need Pillow); ``add_tensor`` also takes NumPy arrays and
 numbers.

@@ -501,11 +501,11 @@ class SummaryWriter:
         self._get_file_writer().add_graph(graph(model, input_to_model, verbose))
 
     def add_onnx_graph(self, prototxt: Any) -> None:
-        """Not in chainrule (it has no ONNX)."""
-        raise NotImplementedError(
-            "chainrule does not implement SummaryWriter.add_onnx_graph: chainrule has no ONNX "
-            "support (PyTorch reads the model with the onnx package)"
-        )
+        """Log the graph of the ONNX model file ``prototxt`` (read with the optional ``onnx``
+        package; ``torch.onnx.export`` writes such files)."""
+        from ._onnx_graph import load_onnx_graph
+
+        self._get_file_writer().add_onnx_graph(load_onnx_graph(prototxt))
 
     # ------------------------------------------------------------ lifetime
 

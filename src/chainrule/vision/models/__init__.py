@@ -1,10 +1,11 @@
 """``torchvision.models``: the image classification models, each built by a function
 (``resnet18(weights=None, progress=True, **kwargs)``) that can load torchvision's
 pretrained weights, the registry (``get_model``, ``list_models``, ...), and the
-``detection``, ``segmentation`` and ``video`` packages. ``quantization`` and
-``optical_flow`` are not implemented."""
+``detection``, ``segmentation``, ``video`` and ``optical_flow`` packages.
+``quantization`` is not implemented."""
 
 from . import detection as detection  # (the packages: their builders join the registry)
+from . import optical_flow as optical_flow
 from . import segmentation as segmentation
 from . import video as video
 from ._api import Weights as Weights
