@@ -337,6 +337,30 @@ def test_hook_resolves_torchvision_to_chainrule_vision() -> None:
     assert after == real  # a real torchvision imported before is put back
 
 
+def test_hook_resolves_torchaudio_to_chainrule_audio() -> None:
+    import chainrule.audio
+
+    real = {n: m for n, m in sys.modules.items() if n.partition(".")[0] == "torchaudio"}
+    with _import_hook.installed():
+        assert importlib.import_module("torchaudio") is chainrule.audio
+        functional = importlib.import_module("torchaudio.functional")
+        assert functional.__name__ == "chainrule.audio.functional"
+        namespace: dict[str, object] = {}
+        exec(
+            "import torchaudio\nimport torchaudio.transforms as T\n"
+            "version = torchaudio.__version__",
+            namespace,
+        )
+        assert namespace["T"] is chainrule.audio.transforms
+        assert namespace["version"] == "2.11.0"
+        with pytest.raises(
+            ModuleNotFoundError, match=r"chainrule does not implement torchaudio\.prototype"
+        ):
+            importlib.import_module("torchaudio.prototype")
+    after = {n: m for n, m in sys.modules.items() if n.partition(".")[0] == "torchaudio"}
+    assert after == real  # a real torchaudio imported before is put back
+
+
 def test_hook_keeps_functions_named_as_their_modules() -> None:
     # `import torch.autograd.gradcheck` must not replace the function autograd.gradcheck by
     # its module (as in PyTorch, where the module was imported first)

@@ -1,8 +1,8 @@
 """An import hook that makes ``import torch`` give chainrule.
 
 While the hook is installed, ``import torch`` binds chainrule itself and ``torch.X.Y``
-binds ``chainrule.X.Y`` (so ``sys.modules['torch'] is chainrule``), and ``torchvision.X``
-binds ``chainrule.vision.X``; a submodule chainrule lacks raises
+binds ``chainrule.X.Y`` (so ``sys.modules['torch'] is chainrule``), ``torchvision.X``
+binds ``chainrule.vision.X`` and ``torchaudio.X`` binds ``chainrule.audio.X``; a submodule chainrule lacks raises
 :class:`ModuleNotInChainrule`. It is a
 ``sys.meta_path`` finder: scripts are never rewritten. ``chainrule run script.py``
 uses it::
@@ -37,7 +37,11 @@ __all__ = [
 
 _TARGET = "chainrule"
 # the names the hook answers for, each with the chainrule package it gives
-_ALIASES = {"torch": _TARGET, "torchvision": _TARGET + ".vision"}
+_ALIASES = {
+    "torch": _TARGET,
+    "torchvision": _TARGET + ".vision",
+    "torchaudio": _TARGET + ".audio",
+}
 
 
 class ModuleNotInChainrule(ModuleNotFoundError):
@@ -45,13 +49,13 @@ class ModuleNotInChainrule(ModuleNotFoundError):
 
 
 def _alias_of(name: str) -> str | None:
-    """The alias (``torch``, ``torchvision``) that ``name`` is or is a submodule of."""
+    """The alias (``torch``, ``torchvision``, ``torchaudio``) that ``name`` is or is a submodule of."""
     top = name.partition(".")[0]
     return top if top in _ALIASES else None
 
 
 def _is_alias(name: str) -> bool:
-    """Whether ``name`` is ``torch``, ``torchvision`` or one of their submodules."""
+    """Whether ``name`` is ``torch``, ``torchvision``, ``torchaudio`` or one of their submodules."""
     return _alias_of(name) is not None
 
 
@@ -173,9 +177,9 @@ def is_installed() -> bool:
 
 def install() -> None:
     """Resolve ``import torch`` and ``torch.*`` to chainrule (``torchvision.*`` to
-    ``chainrule.vision``) until :func:`uninstall`.
+    ``chainrule.vision``, ``torchaudio.*`` to ``chainrule.audio``) until :func:`uninstall`.
 
-    ``torch`` and ``torchvision`` modules already in ``sys.modules`` (a real PyTorch) are
+    ``torch``, ``torchvision`` and ``torchaudio`` modules already in ``sys.modules`` (a real PyTorch) are
     set aside, to be
     put back by :func:`uninstall`. Installing twice is a no-op.
     """
@@ -192,7 +196,8 @@ def install() -> None:
 
 
 def uninstall() -> None:
-    """Remove the hook, forget the ``torch`` and ``torchvision`` aliases, and restore what
+    """Remove the hook, forget the ``torch``, ``torchvision`` and ``torchaudio``
+    aliases, and restore what
     was set aside."""
     global _finder
     if _finder is None:

@@ -125,17 +125,25 @@ MODULES = (
 )
 
 
-def _public_modules(package: str) -> tuple[str, ...]:
-    """``package`` and its modules but the private ones (``_name``): torchvision's and
-    torch.onnx's API is whole packages."""
+def _public_modules(package: str, private: bool = False) -> tuple[str, ...]:
+    """``package`` and its modules but the private ones (``_name``; with ``private``, those
+    too: torchaudio's public names are defined in private modules and re-exported):
+    torchvision's, torchaudio's and torch.onnx's API is whole packages."""
     import pkgutil
 
     root = importlib.import_module(package)
     names = [m.name for m in pkgutil.walk_packages(root.__path__, package + ".")]
-    return (package, *(n for n in names if not any(p.startswith("_") for p in n.split("."))))
+    return (
+        package,
+        *(n for n in names if private or not any(p.startswith("_") for p in n.split("."))),
+    )
 
 
-MODULES += _public_modules("chainrule.vision") + _public_modules("chainrule.onnx")
+MODULES += (
+    _public_modules("chainrule.vision")
+    + _public_modules("chainrule.onnx")
+    + _public_modules("chainrule.audio", private=True)
+)
 
 # Functions the name table names directly that are defined in ops/, not in api/: their hints
 # belong with the ops (src/chainrule/ops/ is outside this change; annotate them there and
