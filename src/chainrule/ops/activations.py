@@ -383,9 +383,10 @@ def _hardsigmoid(x):
 
 
 def _hardsigmoid_grad(g, x):
-    """d/dx hardsigmoid(x) = 1/6 for -3 < x < 3, else 0"""
+    """d/dx hardsigmoid(x) = 1/6 for -3 < x < 3, else 0 (g times 1/6 rounded to g's dtype,
+    as PyTorch's kernel multiplies)"""
     xa = array_of(x)
-    return logical.select((xa > -3) & (xa < 3), g / 6, 0.0)
+    return logical.select((xa > -3) & (xa < 3), g * (1 / 6), 0.0)
 
 
 hardsigmoid = defop(
@@ -395,8 +396,9 @@ hardsigmoid = defop(
     vjp=_hardsigmoid_grad,
     jvp=_hardsigmoid_grad,
     conventions=(
-        "The gradient is 0 at x = ±3 (PyTorch's). Inside, it is 1/6 exactly; PyTorch's "
-        "float64 kernel multiplies by the float32 constant 1/6f (0.1666666716...)."
+        "The gradient is 0 at x = ±3 (PyTorch's). Inside, g times 1/6 rounded to g's dtype "
+        "(float32: PyTorch's bits); PyTorch's float64 kernel multiplies by the float32 "
+        "constant 1/6f (0.1666666716...), chainrule by the float64 1/6."
     ),
 )
 
