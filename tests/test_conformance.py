@@ -409,3 +409,17 @@ def test_hann_and_hamming_windows_as_torch_computes_them(dtype):
     for a, b in zip(ours, theirs):
         np.testing.assert_allclose(a, b, rtol=0, atol=1.2e-7)
     assert exact >= {"float16": 1, "float64": 0.99, "float32": 0.95}[dtype] * total
+
+
+def test_hardsigmoid_gradient_has_torchs_float32_bits():
+    # PyTorch multiplies by 1/6 rounded to float32 (g / 6 is an ulp off in a quarter of them)
+    def run(L):
+        rng = np.random.default_rng(0)
+        x = L.tensor(rng.uniform(-4, 4, 1000).astype(np.float32), requires_grad=True)
+        L.nn.functional.hardsigmoid(x).backward(
+            L.tensor(rng.standard_normal(1000), dtype=L.float32)
+        )
+        return x.grad.numpy()
+
+    ours, theirs = both(run)
+    np.testing.assert_array_equal(ours, theirs)
