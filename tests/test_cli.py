@@ -23,8 +23,8 @@ from chainrule.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
-MISSING_EXPORT = (
-    "chainrule: chainrule does not implement torch.export yet "
+MISSING_AO = (
+    "chainrule: chainrule does not implement torch.ao yet "
     "(chainrule covers PyTorch's autograd core; see README.md)"
 )
 
@@ -238,19 +238,19 @@ def test_run_missing_script_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 
 def test_run_missing_submodule(tmp_path: Path) -> None:
-    script = write_script(tmp_path, "import torch\nimport torch.export\n")
+    script = write_script(tmp_path, "import torch\nimport torch.ao\n")
     proc = run_cli("run", str(script))
     assert proc.returncode == 1
     assert "Traceback (most recent call last):" in proc.stderr
-    assert proc.stderr.splitlines()[-1] == MISSING_EXPORT
+    assert proc.stderr.splitlines()[-1] == MISSING_AO
 
 
 def test_run_from_torch_import_missing_submodule(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    script = write_script(tmp_path, "from torch import export\n")
+    script = write_script(tmp_path, "from torch import ao\n")
     assert main(["run", str(script)]) == 1
-    assert capsys.readouterr().err.splitlines()[-1] == MISSING_EXPORT
+    assert capsys.readouterr().err.splitlines()[-1] == MISSING_AO
 
 
 def test_run_missing_function(tmp_path: Path) -> None:
@@ -378,7 +378,7 @@ def test_hook_keeps_functions_named_as_their_modules() -> None:
     assert callable(chainrule.autograd.gradcheck)
 
 
-@pytest.mark.parametrize("name", ["torch.export", "torch.ao.quantization", "torch.distributed.rpc"])
+@pytest.mark.parametrize("name", ["torch.ao", "torch.ao.quantization", "torch.distributed.rpc"])
 def test_hook_missing_submodule(name: str) -> None:
     with _import_hook.installed():
         with pytest.raises(ModuleNotFoundError, match=r"chainrule does not implement torch\.") as e:

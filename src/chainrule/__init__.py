@@ -198,6 +198,7 @@ def __getattr__(name: str):
     lazy = ("testing", "distributions", "random", "cpu", "compiler", "profiler", "storage")
     lazy += ("signal", "version", "types", "jit", "multiprocessing", "fft", "_C", "sparse")
     lazy += ("futures", "masked", "hub", "fx", "nested", "library", "__config__", "onnx")
+    lazy += ("export",)
     if name in lazy:  # (loaded on first use)
         import importlib
 

@@ -143,6 +143,7 @@ MODULES += (
     _public_modules("chainrule.vision")
     + _public_modules("chainrule.onnx")
     + _public_modules("chainrule.audio", private=True)
+    + _public_modules("chainrule.export")
 )
 
 # Functions the name table names directly that are defined in ops/, not in api/: their hints

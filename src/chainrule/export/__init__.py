@@ -1,0 +1,66 @@
+"""``torch.export``: exported programs (graphs of ATen operator overloads with their
+state), read from and written to PyTorch's ``.pt2`` archives, run with chainrule's ops.
+
+``load(f)`` reads an archive written by PyTorch's ``torch.export.save`` (never running
+code from it): the program's JSON becomes a chainrule fx Graph whose nodes call
+``torch.ops.aten`` overloads (``_aten_table``: each a chainrule function taking the
+overload's schema arguments, so autograd runs through it), the weights become Parameters
+and buffers. ``ExportedProgram.module()`` runs it with the exported forward's arguments.
+``export(mod, args)`` traces a chainrule module into the same form, and ``save(ep, f)``
+writes the archive PyTorch's ``torch.export.load`` reads.
+
+Differences from PyTorch:
+
+- symbolic sizes are kept as data (``range_constraints``); a loaded program runs on the
+  sizes it is given, with no guards checked;
+- higher-order ops (``cond``, ``while_loop``, ...), custom objects and ATen overloads
+  outside the table raise NotImplementedError naming the operator, when the file is read;
+- ``export`` traces by running the forward once (the buffers it writes are restored) and
+  knows the calls of ``_translations`` (linear and convolutions, pooling, batch and layer
+  norm, dropout, embedding, activations, arithmetic, reductions, views and joins); other
+  calls raise NotImplementedError; it takes tensor inputs only and no ``dynamic_shapes``,
+  and ``strict``/``preserve_module_call_signature`` are ignored;
+- no ``run_decompositions``, ``validate``, ``ExportedProgram.module()`` guards or
+  ``unflatten``; nodes keep the stack traces of a loaded file but ``str(ep)`` leaves out
+  the source-location comments.
+"""
+
+from __future__ import annotations
+
+from . import graph_signature
+from ._load import load
+from ._tracer import export
+from ._writer import save
+from .exported_program import ExportedProgram, ModuleCallEntry, ValueRanges
+from .graph_signature import (
+    ConstantArgument,
+    CustomObjArgument,
+    ExportGraphSignature,
+    InputKind,
+    InputSpec,
+    OutputKind,
+    OutputSpec,
+    SymIntArgument,
+    TensorArgument,
+    TokenArgument,
+)
+
+__all__ = [
+    "export",
+    "load",
+    "save",
+    "ExportedProgram",
+    "ExportGraphSignature",
+    "InputKind",
+    "InputSpec",
+    "OutputKind",
+    "OutputSpec",
+    "ModuleCallEntry",
+    "ValueRanges",
+    "TensorArgument",
+    "ConstantArgument",
+    "SymIntArgument",
+    "CustomObjArgument",
+    "TokenArgument",
+    "graph_signature",
+]

@@ -1,0 +1,62 @@
+"""``str(ep)``: the graph as PyTorch prints an exported program (each value annotated
+with its dtype and sizes, ``"f64[2, 8]"``), then the signature and range constraints.
+Source-location comments are left out."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..fx import Graph
+from ._schema import SHORT_DTYPE
+
+
+def expression(text: Any) -> str:
+    """A serialized size (an int, or sympy's ``srepr`` text) as PyTorch prints it
+    (``Symbol('s77', positive=True, integer=True)`` -> ``s77``)."""
+    text = re.sub(r"Symbol\('(\w+)'[^)]*\)", r"\1", str(text))
+    return re.sub(r"Integer\((-?\d+)\)", r"\1", text)
+
+
+def annotation(meta: Any) -> str:
+    """``"f64[2, 8]"`` for a value's dtype and sizes."""
+    name = str(meta.dtype).rpartition(".")[2]
+    sizes = ", ".join(expression(s) for s in meta.shape)
+    return f'"{SHORT_DTYPE.get(name, name)}[{sizes}]"'
+
+
+def readable(graph: Graph, code: str) -> str:
+    """The class text of ``print_readable`` with annotated values."""
+    metas = {n.name: n.meta.get("tensor_meta") for n in graph.nodes}
+    syms = {n.name: n.meta["sym_expr"] for n in graph.nodes if "sym_expr" in n.meta}
+    params = []
+    for n in graph.nodes:
+        if n.op == "placeholder":
+            meta = metas.get(n.name)
+            params.append(f"{n.target}: {annotation(meta)}" if meta is not None else n.target)
+    lines = [
+        "class GraphModule(torch.nn.Module):",
+        f"    def forward({', '.join(['self', *params])}):",
+    ]
+    for line in code.strip("\n").split("\n")[1:]:
+        if not line.strip():
+            continue
+        m = re.match(r"^    (\w+) = (.*)$", line)
+        if m is not None and metas.get(m.group(1)) is not None:
+            line = f"    {m.group(1)}: {annotation(metas[m.group(1)])} = {m.group(2)}"
+        elif m is not None and m.group(1) in syms:
+            line = f'    {m.group(1)}: "Sym({expression(syms[m.group(1)])})" = {m.group(2)}'
+        lines.append("    " + line)
+    return "\n".join(lines) + "\n"
+
+
+def program_text(graph: Graph, code: str, signature: Any, range_constraints: dict) -> str:
+    """PyTorch's ``str(ExportedProgram)`` layout."""
+    module = readable(graph, code).replace("\n", "\n    ")
+    sig = str(signature).replace("\n", "\n    ")
+    return (
+        "ExportedProgram:\n"
+        f"    {module}\n"
+        f"Graph signature: {sig}\n"
+        f"Range constraints: {range_constraints}\n"
+    )
