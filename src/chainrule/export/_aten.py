@@ -95,9 +95,10 @@ class AtenNamespace:
     def __getattr__(self, op: str) -> AtenPacket:
         if op.startswith("__"):
             raise AttributeError(op)
-        if op not in self._packets:
-            raise NotImplementedError(
-                f"chainrule.export has no implementation of the ATen operator aten.{op}"
+        if op not in self._packets:  # (an AttributeError, as PyTorch's, for hasattr)
+            raise AttributeError(
+                f"'_OpNamespace' 'aten' object has no attribute '{op}' (chainrule runs the "
+                "ATen overloads of chainrule/export/_aten_table.py)"
             )
         return self._packets[op]
 

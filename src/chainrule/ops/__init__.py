@@ -37,7 +37,12 @@ from .linalg import factorizations, inverses, matrices, products  # noqa: F401
 
 
 def __getattr__(name: str) -> object:
-    """``torch.ops.<ns>``: the operators a namespace defined through ``torch.library``."""
+    """``torch.ops.<ns>``: the operators a namespace defined through ``torch.library``;
+    ``torch.ops.aten``, the ATen overloads chainrule.export runs."""
+    if name == "aten":
+        from ..export._reader import ATEN
+
+        return ATEN
     if not name.startswith("_"):
         from ..library import _ops
 
