@@ -21,7 +21,8 @@ marks as written (``Tensor(a!)``, ``mutates_args``) has its version counter bump
 after the kernel. A ``Library`` op with only a CPU kernel records the kernel's own ops and
 warns when backward reaches it, as PyTorch's fallback does. Not supported: other devices and dispatch keys (Python, Functionalize,
 autocast, vmap, ``register_torch_dispatch``), ``torch.compile``/``triton_op``, ``get_ctx``
-(data-dependent fake shapes), tags, ``torch.ops.aten``; a ``Library`` does not remove its
+(data-dependent fake shapes), tags, ``Library("aten", ...)`` (``torch.ops.aten`` holds the
+overloads chainrule.export runs); a ``Library`` does not remove its
 operators when it is deleted; ``opcheck`` only checks that the op runs and that the fake
 kernel gives the real output's shapes and dtypes (test_autograd_registration and
 test_aot_dispatch_dynamic always succeed); error messages that list PyTorch's valid types
