@@ -2,12 +2,14 @@
 
 from ._bounding_boxes import BoundingBoxes, BoundingBoxFormat, is_rotated_bounding_format
 from ._image import Image, Mask, Video
+from ._keypoints import KeyPoints
 from ._tv_tensor import TVTensor, set_return_type, wrap
 
 __all__ = [
     "BoundingBoxFormat",
     "BoundingBoxes",
     "Image",
+    "KeyPoints",
     "Mask",
     "TVTensor",
     "Video",

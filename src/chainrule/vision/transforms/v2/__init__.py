@@ -6,7 +6,7 @@ one draw of random parameters. They accept chainrule tensors, PIL images and
 from ..autoaugment import AutoAugmentPolicy
 from ..functional import InterpolationMode
 from . import functional
-from ._augment import CutMix, MixUp, RandomErasing
+from ._augment import JPEG, CutMix, MixUp, RandomErasing
 from ._auto_augment import AugMix, AutoAugment, RandAugment, TrivialAugmentWide
 from ._color import (
     RGB,
@@ -43,7 +43,13 @@ from ._geometry import (
     ScaleJitter,
     TenCrop,
 )
-from ._meta import ClampBoundingBoxes, ConvertBoundingBoxFormat
+from ._iou_crop import RandomIoUCrop
+from ._meta import (
+    ClampBoundingBoxes,
+    ClampKeyPoints,
+    ConvertBoundingBoxFormat,
+    SetClampingMode,
+)
 from ._misc import (
     ConvertImageDtype,
     GaussianBlur,
@@ -54,23 +60,35 @@ from ._misc import (
     Normalize,
     ToDtype,
 )
-from ._sanitize import SanitizeBoundingBoxes
+from ._sanitize import SanitizeBoundingBoxes, SanitizeKeyPoints
 from ._temporal import UniformTemporalSubsample
 from ._transform import Transform
 from ._type_conversion import PILToTensor, ToImage, ToPILImage, ToPureTensor
-from ._utils import check_type, get_bounding_boxes, has_all, has_any, query_chw, query_size
+from ._utils import (
+    check_type,
+    get_bounding_boxes,
+    get_keypoints,
+    has_all,
+    has_any,
+    query_chw,
+    query_size,
+)
 
 __all__ = [
+    "JPEG",
     "RGB",
     "AugMix",
     "AutoAugment",
     "AutoAugmentPolicy",
     "CenterCrop",
     "ClampBoundingBoxes",
+    "ClampKeyPoints",
     "ConvertBoundingBoxFormat",
     "CutMix",
     "MixUp",
     "SanitizeBoundingBoxes",
+    "SanitizeKeyPoints",
+    "SetClampingMode",
     "UniformTemporalSubsample",
     "ColorJitter",
     "Compose",
@@ -100,6 +118,7 @@ __all__ = [
     "RandomGrayscale",
     "RandomHorizontalFlip",
     "RandomInvert",
+    "RandomIoUCrop",
     "RandomOrder",
     "RandomPerspective",
     "RandomPhotometricDistort",
@@ -124,6 +143,7 @@ __all__ = [
     "check_type",
     "functional",
     "get_bounding_boxes",
+    "get_keypoints",
     "has_all",
     "has_any",
     "query_chw",

@@ -1,4 +1,4 @@
-"""v2 RandomErasing."""
+"""v2 RandomErasing, MixUp, CutMix and JPEG."""
 
 from __future__ import annotations
 
@@ -236,3 +236,31 @@ class CutMix(_BaseMixUpCutMix):
                 else output
             )
         return inpt
+
+
+class JPEG(Transform):
+    """Images and videos JPEG-compressed at a quality drawn uniformly from the integers
+    ``quality[0]..quality[1]`` (one number: that quality)."""
+
+    def __init__(self, quality: int | Sequence[int]) -> None:
+        super().__init__()
+        if isinstance(quality, int):
+            quality = [quality, quality]
+        else:
+            from ..transforms import _check_sequence_input
+
+            _check_sequence_input(quality, "quality", req_sizes=(2,))
+        if not (
+            1 <= quality[0] <= quality[1] <= 100
+            and isinstance(quality[0], int)
+            and isinstance(quality[1], int)
+        ):
+            raise ValueError(f"quality must be an integer from 1 to 100, got {quality =}")
+        self.quality = quality
+
+    def make_params(self, flat_inputs: list[Any]) -> dict[str, Any]:
+        low, high = self.quality
+        return {"quality": int(chainrule.randint(low, high + 1, ()).item())}
+
+    def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
+        return self._call_kernel(F.jpeg, inpt, quality=params["quality"])

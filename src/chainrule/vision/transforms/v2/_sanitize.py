@@ -1,4 +1,5 @@
-"""v2 SanitizeBoundingBoxes, and how v2 transforms find the labels of a sample."""
+"""v2 SanitizeBoundingBoxes and SanitizeKeyPoints, and how v2 transforms find the labels of
+a sample."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from chainrule.utils._pytree import tree_flatten, tree_unflatten
 from ... import tv_tensors
 from . import functional as F
 from ._transform import Transform
-from ._utils import get_bounding_boxes
+from ._utils import get_bounding_boxes, get_keypoints
 from .functional import is_pure_tensor
 
 
@@ -96,6 +97,45 @@ class SanitizeBoundingBoxes(Transform):
         many = labels if isinstance(labels, (tuple, list)) else (labels,)
         is_label = labels is not None and any(inpt is label for label in many)
         if not (is_label or isinstance(inpt, (tv_tensors.BoundingBoxes, tv_tensors.Mask))):
+            return inpt
+        output = inpt[params["valid"]]
+        return output if is_label else tv_tensors.wrap(output, like=inpt)
+
+
+class SanitizeKeyPoints(Transform):
+    """Drops the keypoints (or groups of them, along the first dim) that leave the canvas,
+    with their labels."""
+
+    def __init__(self, labels_getter: Callable | str | None = None) -> None:
+        super().__init__()
+        self.labels_getter = labels_getter
+        self._labels_getter = _parse_labels_getter(labels_getter)
+
+    def forward(self, *inputs: Any) -> Any:
+        inputs = inputs if len(inputs) > 1 else inputs[0]
+        labels = self._labels_getter(inputs) if self._labels_getter is not None else None
+        if labels is not None and not isinstance(labels, (Tensor, tuple, list)):
+            raise ValueError(
+                f"The labels in the input to forward() must be a tensor or None, got {type(labels)} instead."
+            )
+        flat_inputs, spec = tree_flatten(inputs)
+        points = get_keypoints(flat_inputs)
+        if labels is not None:
+            for label in labels if isinstance(labels, (tuple, list)) else (labels,):
+                if points.shape[0] != label.shape[0]:
+                    raise ValueError(
+                        f"Number of kepyoints (shape={points.shape}) must match the number of labels."
+                        f"Found labels with shape={label.shape})."
+                    )
+        _, valid = F.sanitize_keypoints(points)
+        params = {"valid": valid.as_subclass(Tensor), "labels": labels}
+        return tree_unflatten([self.transform(inpt, params) for inpt in flat_inputs], spec)
+
+    def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
+        labels = params["labels"]
+        many = labels if isinstance(labels, (tuple, list)) else (labels,)
+        is_label = labels is not None and any(inpt is label for label in many)
+        if not (is_label or isinstance(inpt, tv_tensors.KeyPoints)):
             return inpt
         output = inpt[params["valid"]]
         return output if is_label else tv_tensors.wrap(output, like=inpt)

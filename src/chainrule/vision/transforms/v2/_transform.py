@@ -17,9 +17,6 @@ from ..functional import _is_pil_image
 from ._utils import check_type, has_any
 from .functional._utils import _KERNEL_REGISTRY, _PIL, _get_kernel, is_pure_tensor
 
-# the geometric functionals without a bounding-box kernel here
-_WARPS = {"elastic"}
-
 
 class Transform(nn.Module):
     """Base class of the v2 transforms."""
@@ -39,12 +36,7 @@ class Transform(nn.Module):
         raise NotImplementedError
 
     def _call_kernel(self, functional: Any, inpt: Any, *args: Any, **kwargs: Any) -> Any:
-        """``functional``'s kernel for ``inpt``'s type; inputs it has none for pass through
-        (boxes through a warp raise: torchvision transforms them, chainrule does not yet)."""
-        if isinstance(inpt, tv_tensors.BoundingBoxes) and functional.__name__ in _WARPS:
-            raise NotImplementedError(
-                f"chainrule.vision: F.{functional.__name__} of tv_tensors.BoundingBoxes is not implemented"
-            )
+        """``functional``'s kernel for ``inpt``'s type; inputs it has none for pass through."""
         if _is_pil_image(inpt):
             kernel = _KERNEL_REGISTRY.get(functional, {}).get(_PIL, lambda x, *a, **k: x)
         else:

@@ -61,7 +61,7 @@ def query_chw(flat_inputs: list[Any]) -> tuple[int, int, int]:
 
 
 def query_size(flat_inputs: list[Any]) -> tuple[int, int]:
-    """The one ``(H, W)`` of the images, videos, masks and boxes in a sample."""
+    """The one ``(H, W)`` of the images, videos, masks, boxes and keypoints in a sample."""
     sizes = {
         tuple(get_size(inpt))
         for inpt in flat_inputs
@@ -74,11 +74,12 @@ def query_size(flat_inputs: list[Any]) -> tuple[int, int]:
                 tv_tensors.Video,
                 tv_tensors.Mask,
                 tv_tensors.BoundingBoxes,
+                tv_tensors.KeyPoints,
             ),
         )
     }
     if not sizes:
-        raise TypeError("No image, video, mask or bounding box was found in the sample")
+        raise TypeError("No image, video, mask, bounding box of keypoint was found in the sample")
     if len(sizes) > 1:
         raise ValueError(
             f"Found multiple HxW dimensions in the sample: {_sequence_to_str(sorted(sizes))}"
@@ -93,6 +94,14 @@ def get_bounding_boxes(flat_inputs: list[Any]) -> tv_tensors.BoundingBoxes:
         if isinstance(inpt, tv_tensors.BoundingBoxes):
             return inpt
     raise ValueError("No bounding boxes were found in the sample")
+
+
+def get_keypoints(flat_inputs: list[Any]) -> tv_tensors.KeyPoints:
+    """The KeyPoints of a sample."""
+    for inpt in flat_inputs:
+        if isinstance(inpt, tv_tensors.KeyPoints):
+            return inpt
+    raise ValueError("No keypoints were found in the sample")
 
 
 def _check_fill_arg(fill: Any) -> None:

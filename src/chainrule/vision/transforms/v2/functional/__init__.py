@@ -3,9 +3,12 @@
 kernels named ``<op>_image``, ``<op>_mask``, ... (see :func:`register_kernel`)."""
 
 from ...functional import InterpolationMode
-from . import _color, _geometry, _meta, _misc
+from . import _augment, _boxes, _color, _geometry, _keypoints, _meta, _misc
+from ._augment import *  # noqa: F403
+from ._boxes import *  # noqa: F403
 from ._color import *  # noqa: F403
 from ._geometry import *  # noqa: F403
+from ._keypoints import *  # noqa: F403
 from ._meta import *  # noqa: F403
 from ._misc import *  # noqa: F403
 from ._type_conversion import pil_to_tensor, to_image, to_pil_image, to_tensor
@@ -19,8 +22,11 @@ __all__ = [
     "to_image",
     "to_pil_image",
     "to_tensor",
+    *_augment.__all__,
+    *_boxes.__all__,
     *_color.__all__,
     *_geometry.__all__,
+    *_keypoints.__all__,
     *_meta.__all__,
     *_misc.__all__,
 ]

@@ -16,11 +16,13 @@ from ... import _functional_tensor as F_t
 from ... import functional as F1
 from ...functional import InterpolationMode
 from ._meta import _clamp_bounding_boxes, _convert_bounding_box_format
+from ._resize_uint8 import resize_uint8
 from ._utils import _PIL, _call, _check_interpolation, _register_kernel_internal, _renamed
 
 BoxFormat = tv_tensors.BoundingBoxFormat
 NEAREST = InterpolationMode.NEAREST
 BILINEAR = InterpolationMode.BILINEAR
+BICUBIC = InterpolationMode.BICUBIC
 
 
 def _register(
@@ -48,15 +50,28 @@ def _on_mask(kernel: Any, mask: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return out.squeeze(0) if squeeze else out
 
 
-def _boxes_xyxy(boxes: tv_tensors.BoundingBoxes) -> Tensor:
-    return _convert_bounding_box_format(boxes.as_subclass(Tensor), boxes.format, BoxFormat.XYXY)
+def _boxes_xyxy(boxes: tv_tensors.BoundingBoxes, exact: bool = True) -> Tensor:
+    """The boxes as XYXY (integer CXCYWH boxes as float, their corners half-integers;
+    truncated to integers unless ``exact``)."""
+    plain = boxes.as_subclass(Tensor)
+    if exact and boxes.format == BoxFormat.CXCYWH and not plain.is_floating_point():
+        plain = plain.to(chainrule.float32)
+    return _convert_bounding_box_format(plain, boxes.format, BoxFormat.XYXY)
 
 
 def _rewrap_boxes(
-    xyxy: Tensor, like: tv_tensors.BoundingBoxes, canvas_size: tuple[int, int], clamp: bool
+    xyxy: Tensor,
+    like: tv_tensors.BoundingBoxes,
+    canvas_size: tuple[int, int],
+    clamp: bool,
+    cast_first: bool = False,
 ) -> Any:
-    if clamp:
+    """XYXY boxes clamped (unless ``clamping_mode`` is None) and put back in ``like``'s
+    format and dtype (integer boxes: cast before or after the format conversion)."""
+    if clamp and getattr(like, "clamping_mode", "soft") is not None:
         xyxy = _clamp_bounding_boxes(xyxy, BoxFormat.XYXY, canvas_size)
+    if cast_first:
+        xyxy = xyxy.to(like.dtype)
     out = _convert_bounding_box_format(xyxy, BoxFormat.XYXY, like.format).to(like.dtype)
     return tv_tensors.wrap(out, like=like, canvas_size=tuple(canvas_size))
 
@@ -129,6 +144,9 @@ def resize_image(
     out_size = F1._compute_resized_output_size((h, w), size, max_size)
     if out_size == [h, w]:
         return image
+    if image.dtype == chainrule.uint8 and interpolation in (BILINEAR, BICUBIC) and image.numel():
+        # PyTorch resizes uint8 images in fixed point: the same arithmetic here
+        return resize_uint8(image, out_size, interpolation.value, bool(antialias))
     return F_t.resize(image, out_size, interpolation=interpolation.value, antialias=antialias)
 
 
@@ -276,7 +294,7 @@ def _pad_boxes(
     shift = chainrule.tensor([left, top, left, top], dtype=boxes.dtype)
     h, w = boxes.canvas_size
     return _rewrap_boxes(
-        _boxes_xyxy(boxes) + shift, boxes, (h + top + bottom, w + left + right), False
+        _boxes_xyxy(boxes) + shift, boxes, (h + top + bottom, w + left + right), True
     )
 
 
@@ -552,7 +570,10 @@ def _affine_boxes(
         )
         shift = (frame @ matrix_t).amin(dim=0)
         out = out - shift.repeat(2)
-        inverse = F1._get_inverse_affine_matrix([0.0, 0.0], angle, [0.0, 0.0], 1.0, [0.0, 0.0])
+        # torchvision sizes this canvas from the inverse map about the actual center
+        inverse = F1._get_inverse_affine_matrix(
+            list(center), angle, list(translate), scale, shear, inverted=True
+        )
         new_w, new_h = F_t._compute_affine_output_size(inverse, width, height)
         canvas = (new_h, new_w)
     return _rewrap_boxes(out, boxes, canvas, True)
@@ -739,7 +760,7 @@ def _perspective_boxes_kernel(
         np.array([[c[0], c[1], c[2]], [c[3], c[4], c[5]], [c[6], c[7], 1.0]], np.float64)
     )
     dtype = boxes.dtype if boxes.is_floating_point() else chainrule.float32
-    xyxy = _boxes_xyxy(boxes).to(chainrule.float64)
+    xyxy = _boxes_xyxy(boxes, exact=False).to(chainrule.float64)
     corners = xyxy[:, [[0, 1], [2, 1], [0, 3], [2, 3]]]
     ones = chainrule.ones(*corners.shape[:2], 1, dtype=chainrule.float64)
     moved = chainrule.cat([corners, ones], dim=-1) @ chainrule.tensor(inverse.T)

@@ -101,14 +101,10 @@ def _to_xyxy(boxes: Tensor, fmt: BoxFormat) -> Tensor:
     if fmt == BoxFormat.XYWH:
         return chainrule.stack([a, b, a + c, b + d], dim=-1)
     if fmt == BoxFormat.CXCYWH:
-        if boxes.is_floating_point():
-            half_w, half_h = c / 2, d / 2
-        else:
-            half_w, half_h = (
-                chainrule.div(c, 2, rounding_mode="floor"),
-                chainrule.div(d, 2, rounding_mode="floor"),
-            )
-        return chainrule.stack([a - half_w, b - half_h, a - half_w + c, b - half_h + d], dim=-1)
+        # integer boxes: each edge at the center -/+ half the size, truncated
+        half_w, half_h = c / 2, d / 2
+        xyxy = chainrule.stack([a - half_w, b - half_h, a + half_w, b + half_h], dim=-1)
+        return xyxy.to(boxes.dtype)
     raise NotImplementedError(
         f"Conversion from rotated format {fmt} is not implemented in chainrule.vision"
     )
