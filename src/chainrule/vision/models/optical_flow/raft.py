@@ -526,18 +526,8 @@ def _flow_weights(url: str, size: dict[str, Any], recipe: str, metrics: dict, do
 
 
 class Raft_Large_Weights(WeightsEnum):
-    """The metrics reported here are as follows.
-
-    ``epe`` is the "end-point-error" and indicates how far (in pixels) the
-    predicted flow is from its true value. This is averaged over all pixels
-    of all images. ``per_image_epe`` is similar, but the average is different:
-    the epe is first computed on each image independently, and then averaged
-    over all images. This corresponds to "Fl-epe" (sometimes written "F1-epe")
-    in the original paper, and it's only used on Kitti. ``fl-all`` is also a
-    Kitti-specific metric, defined by the author of the dataset and used for the
-    Kitti leaderboard. It corresponds to the average of pixels whose epe is
-    either <3px, or <5% of flow's 2-norm.
-    """
+    """RAFT-large's pretrained weights (metrics in pixels: the end-point error ``epe``,
+    its per-image mean ``per_image_epe`` and KITTI's outlier rate ``fl_all``)."""
 
     C_T_V1 = _flow_weights(
         "https://download.pytorch.org/models/raft_large_C_T_V1-22a6c225.pth",
@@ -626,18 +616,7 @@ class Raft_Large_Weights(WeightsEnum):
 
 
 class Raft_Small_Weights(WeightsEnum):
-    """The metrics reported here are as follows.
-
-    ``epe`` is the "end-point-error" and indicates how far (in pixels) the
-    predicted flow is from its true value. This is averaged over all pixels
-    of all images. ``per_image_epe`` is similar, but the average is different:
-    the epe is first computed on each image independently, and then averaged
-    over all images. This corresponds to "Fl-epe" (sometimes written "F1-epe")
-    in the original paper, and it's only used on Kitti. ``fl-all`` is also a
-    Kitti-specific metric, defined by the author of the dataset and used for the
-    Kitti leaderboard. It corresponds to the average of pixels whose epe is
-    either <3px, or <5% of flow's 2-norm.
-    """
+    """RAFT-small's pretrained weights (metrics as ``Raft_Large_Weights``'s)."""
 
     C_T_V1 = _flow_weights(
         "https://download.pytorch.org/models/raft_small_C_T_V1-ad48884c.pth",
