@@ -6,9 +6,12 @@ whether or not it is ever compiled, with TorchScript's own eager meaning.
   ``script_if_tracing`` give back what they decorate; ``annotate(T, v)`` is v; ``Final`` is
   ``typing.Final``; ``isinstance`` checks a value against a (container) type annotation.
 - ``fork(f, *args)`` runs f at once and returns a completed Future; ``wait(fut)`` its value.
-- ``script``, ``trace``, ``trace_module``, ``save``, ``load``, ``freeze`` and
-  ``optimize_for_inference`` compile or read TorchScript, which chainrule does not have:
-  they raise NotImplementedInChainrule, saying so.
+- ``load`` reads a TorchScript archive written by PyTorch's ``torch.jit.save`` (traced or
+  scripted) as a module whose code runs in an interpreter of TorchScript's statements and
+  operators (``_load``): nothing from the file is executed or imported.
+- ``script``, ``trace``, ``trace_module``, ``save``, ``freeze`` and
+  ``optimize_for_inference`` compile TorchScript, which chainrule does not have: they raise
+  NotImplementedInChainrule, saying so.
 """
 
 from __future__ import annotations
@@ -221,8 +224,11 @@ def save(m: Any, f: Any, _extra_files: Any = None) -> None:
 
 
 def load(f: Any, map_location: Any = None, _extra_files: Any = None, **kwargs: Any) -> Any:
-    """Load a TorchScript file: not in chainrule (torch.load reads torch.save's files)."""
-    raise _no_torchscript("load")
+    """Load a TorchScript archive written by PyTorch's ``torch.jit.save`` as a chainrule
+    module that runs its code with an interpreter (no code from the file is executed)."""
+    from ._load import load as load_archive
+
+    return load_archive(f, map_location=map_location, _extra_files=_extra_files)
 
 
 def freeze(mod: Any, *args: Any, **kwargs: Any) -> Any:
@@ -236,9 +242,10 @@ def optimize_for_inference(mod: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 class ScriptModule(nn.Module):
-    """A module compiled to TorchScript. chainrule makes none (``isinstance(m,
-    torch.jit.ScriptModule)`` is False for every module); subclassing it, the old way to
-    write TorchScript modules, raises when the module is made."""
+    """A module compiled to TorchScript. chainrule compiles none: only ``jit.load`` makes
+    them (a loaded archive's ``RecursiveScriptModule``), so ``isinstance(m,
+    torch.jit.ScriptModule)`` is False for every other module; subclassing it, the old way
+    to write TorchScript modules, raises when the module is made."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise _no_torchscript("ScriptModule")
