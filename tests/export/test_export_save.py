@@ -223,8 +223,6 @@ def test_export_refuses_unsupported_calls():
 
     with pytest.raises(NotImplementedError, match="erfcx"):
         cexport.export(Odd(), (cr.ones(3),))
-    with pytest.raises(NotImplementedError, match="dynamic_shapes"):
-        cexport.export(Odd(), (cr.ones(3),), dynamic_shapes={"x": {0: None}})
 
 
 def test_dynamic_program_loads_prints_runs_and_resaves(tmp_path):

@@ -11,23 +11,25 @@ writes the archive PyTorch's ``torch.export.load`` reads.
 
 Differences from PyTorch:
 
-- symbolic sizes are kept as data (``range_constraints``); a loaded program runs on the
-  sizes it is given, with no guards checked;
+- a loaded program runs on the sizes it is given, with no guards checked;
 - higher-order ops (``cond``, ``while_loop``, ...), custom objects and ATen overloads
   outside the table raise NotImplementedError naming the operator, when the file is read;
-- ``export`` traces by running the forward once (the buffers it writes are restored) and
-  knows the calls of ``_translations`` (linear and convolutions, pooling, batch and layer
-  norm, dropout, embedding, activations, arithmetic, reductions, views and joins); other
-  calls raise NotImplementedError; it takes tensor inputs only and no ``dynamic_shapes``,
-  and ``strict``/``preserve_module_call_signature`` are ignored;
-- no ``run_decompositions``, ``validate``, ``ExportedProgram.module()`` guards or
-  ``unflatten``; nodes keep the stack traces of a loaded file but ``str(ep)`` leaves out
-  the source-location comments.
+- ``export`` traces by running the forward once (buffers and inputs it writes are
+  restored) and knows the calls of ``_translations*`` (layers, LSTM/GRU, self-attention,
+  losses, arithmetic, reductions, views, indexing, factories, in-place ops); a call it
+  does not know, or a value computed out of its sight, raises NotImplementedError;
+- ``dynamic_shapes``: sizes become symbols with PyTorch's names and ranges, but a size
+  the forward reads and passes on (PyTorch's ``sym_size`` nodes) is refused;
+- ``run_decompositions`` writes the eval-mode layers as core ATen (``_decompose``);
+  training-mode batch norm and dropout, and ops outside its table, are kept or refused;
+- no ``validate`` or ``unflatten``; ``strict``/``preserve_module_call_signature`` are
+  ignored; ``str(ep)`` leaves out the source-location comments.
 """
 
 from __future__ import annotations
 
 from . import graph_signature
+from ._dynamic import Dim, dims
 from ._load import load
 from ._tracer import export
 from ._writer import save
@@ -47,6 +49,8 @@ from .graph_signature import (
 
 __all__ = [
     "export",
+    "Dim",
+    "dims",
     "load",
     "save",
     "ExportedProgram",

@@ -93,8 +93,8 @@ class AtenNamespace:
         return name in self._by_name
 
     def __getattr__(self, op: str) -> AtenPacket:
-        if op.startswith("__"):
-            raise AttributeError(op)
+        if op.startswith("__") and op not in self.__dict__.get("_packets", {}):
+            raise AttributeError(op)  # (``aten.__or__`` is an operator: it is found)
         if op not in self._packets:  # (an AttributeError, as PyTorch's, for hasattr)
             raise AttributeError(
                 f"'_OpNamespace' 'aten' object has no attribute '{op}' (chainrule runs the "

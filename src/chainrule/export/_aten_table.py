@@ -478,6 +478,26 @@ isnan isinf bitwise_not""".split()
 _BINARY = "mul div remainder fmod eq ne gt lt ge le bitwise_and bitwise_or".split()
 _BINARY_DEFAULT = "maximum minimum atan2 logical_and logical_or".split()
 
+
+def _cross_entropy_loss(
+    self: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    reduction: int = 1,
+    ignore_index: int = -100,
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    mode = ("none", "mean", "sum")[reduction]
+    return F.cross_entropy(
+        self,
+        target,
+        weight,
+        ignore_index=ignore_index,
+        reduction=mode,
+        label_smoothing=label_smoothing,
+    )
+
+
 TABLE: dict[str, Callable] = {
     **{f"{n}.default": _unary(n) for n in _UNARY},
     **{f"{n}.Tensor": getattr(torch, n) for n in _BINARY},
@@ -494,6 +514,18 @@ TABLE: dict[str, Callable] = {
     "rsub.Scalar": _rsub,
     "rsub.Tensor": _rsub,
     "mul_.Tensor": _method("mul_"),
+    "sub_.Tensor": _method("sub_"),
+    "relu6.default": lambda self: F.relu6(self),
+    "__and__.Tensor": torch.bitwise_and,
+    "__or__.Tensor": torch.bitwise_or,
+    "div_.Tensor": _method("div_"),
+    "max.other": torch.maximum,
+    "min.other": torch.minimum,
+    "prod.dim_int": lambda self, dim, keepdim=False, *, dtype=None: torch.prod(
+        self, dim, keepdim, dtype=dtype
+    ),
+    "numpy_T.default": lambda self: self.permute(*reversed(range(self.dim()))),
+    "cross_entropy_loss.default": _cross_entropy_loss,
     "div.Tensor_mode": _div_mode,
     "relu_.default": F.relu_,
     "silu.default": lambda self: F.silu(self),

@@ -4,6 +4,16 @@ inputs are called), for the overloads of ``_aten_table``."""
 from __future__ import annotations
 
 POSITIONAL: dict[str, str] = {
+    "relu6.default": "self",
+    "__and__.Tensor": "self other",
+    "__or__.Tensor": "self other",
+    "sub_.Tensor": "self other",
+    "div_.Tensor": "self other",
+    "max.other": "self other",
+    "min.other": "self other",
+    "prod.dim_int": "self dim keepdim",
+    "numpy_T.default": "self",
+    "cross_entropy_loss.default": "self target weight reduction ignore_index label_smoothing",
     "_adaptive_avg_pool2d.default": "self output_size",
     "_adaptive_avg_pool3d.default": "self output_size",
     "_assert_tensor_metadata.default": "a size stride dtype",
@@ -235,3 +245,20 @@ POSITIONAL: dict[str, str] = {
 def names(overload: str) -> list[str]:
     """The positional argument names of ``overload`` (``linear.default``)."""
     return POSITIONAL.get(overload, "").split()
+
+
+# the overloads returning ``Tensor[]`` (a list), not a tuple of tensors
+_LIST_RETURNS = {
+    "split.Tensor",
+    "split_with_sizes.default",
+    "chunk.default",
+    "unbind.int",
+    "broadcast_tensors.default",
+    "meshgrid.default",
+    "tensor_split.sections",
+}
+
+
+def returns_list(overload: str) -> bool:
+    """Whether ``overload`` returns a list of tensors (``split.Tensor``)."""
+    return overload in _LIST_RETURNS

@@ -15,11 +15,13 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..fx import Graph, Node
 from ..nn import Module
-from . import _schema_args
+from . import _dynamic, _schema_args
 from ._reader import ATEN, TensorMeta
 from ._translations import TRANSLATIONS
+from ._translations_more import FACTORIES, PREV, Step
+from ._translations_rnn import rnns_as_nodes
 from ._treespec import TreeSpec
-from .exported_program import ExportedProgram, ModuleCallEntry
+from .exported_program import ExportedProgram, ModuleCallEntry, ValueRanges, _Symbol
 from .graph_signature import (
     ExportGraphSignature,
     InputKind,
@@ -38,6 +40,15 @@ def _short(func: Any) -> str:
         if full.startswith(prefix):
             return full[len(prefix) :]
     return full
+
+
+def _node_name(overload: str) -> str:
+    """PyTorch's name for a node calling ``overload``: the operator, lower case, without
+    the dunder of ``__or__`` (fx numbers it when the name is taken or reserved)."""
+    op = overload.partition(".")[0]
+    if op.startswith("__") and op.endswith("__"):
+        op = op[2:-2]
+    return op.lower()
 
 
 def _tensors(obj: Any) -> list[Tensor]:
@@ -78,6 +89,13 @@ class _Recorder(overrides.TorchFunctionMode):
     def node_of(self, t: Tensor) -> Node:
         """The node of ``t``; a tensor the trace did not make becomes a lifted constant."""
         if id(t) not in self.nodes:
+            if t.grad_fn is not None:
+                # computed from traced values by a call the trace did not see: as a
+                # constant it would be silently wrong
+                raise NotImplementedError(
+                    "chainrule.export: a tensor was computed by a call the trace cannot "
+                    f"see ({type(t.grad_fn).__name__}); its computation would be frozen"
+                )
             index = len(self.constants)
             with self.graph.inserting_before(self.first_user):
                 node = self.graph.placeholder(f"c_lifted_tensor_{index}")
@@ -87,11 +105,17 @@ class _Recorder(overrides.TorchFunctionMode):
             self.alive.append(t)
         return self.nodes[id(t)]
 
-    def arg(self, value: Any) -> Any:
+    def arg(self, value: Any, chain: list | None = None) -> Any:
+        """A call's argument as a graph argument: tensors as their nodes, links of a
+        chain as the chain's nodes."""
+        if value is PREV:
+            return chain[-1]
+        if isinstance(value, Step):
+            return chain[value.index]
         if isinstance(value, Tensor):
             return self.node_of(value)
         if isinstance(value, (list, tuple)):
-            return [self.arg(v) for v in value]
+            return [self.arg(v, chain) for v in value]
         return value
 
     def __torch_function__(
@@ -99,37 +123,83 @@ class _Recorder(overrides.TorchFunctionMode):
     ) -> Any:
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
-        if not any(id(t) in self.nodes for t in _tensors((args, kwargs))):
+        name = _short(func)
+        traced = any(id(t) in self.nodes for t in _tensors((args, kwargs)))
+        if not traced and not (name in FACTORIES and isinstance(out, Tensor)):
             return out
         if not _tensors(out):
             return out  # sizes, dtypes, numbers: constants of this trace
-        name = _short(func)
         translate = TRANSLATIONS.get(name)
         if translate is None:
             raise NotImplementedError(f"chainrule.export cannot export the call {name}")
-        overload, targs, tkwargs = translate(*args, **kwargs)
-        target = ATEN.overload(f"aten.{overload}")
+        calls = translate(*args, **kwargs)
+        if not isinstance(calls, list):
+            calls = [calls]
+        if not calls:  # (``x[:]``: nothing to write, the result reads as its input)
+            self.nodes[id(out)] = self.node_of(_tensors((args, kwargs))[0])
+            self.alive.append(out)
+            return out
+        if len(calls) == 1:
+            overload, targs, tkwargs = calls[0]
+            target = ATEN.overload(f"aten.{overload}")
+            self._write(target, overload, targs, tkwargs, [], out)
+            return out
+        # a chain: each link computed here (for its sizes and the next links' inputs)
+        values: list[Any] = []
+        written: list[Node] = []
+        for overload, targs, tkwargs in calls:
+            target = ATEN.overload(f"aten.{overload}")
+            value = target(*_resolve(targs, values), **_resolve(tkwargs, values))
+            self.alive.append(value)
+            values.append(value)
+            written.append(self._write(target, overload, targs, tkwargs, written, value))
+        results = getattr(calls, "results", None) or [len(calls) - 1]
+        for t, index in zip(_tensors(out), results):
+            self.nodes[id(t)] = written[index]
+        self.alive.append(out)
+        return out
+
+    def _write(
+        self, target: Any, overload: str, targs: list, tkwargs: dict, chain: list, out: Any
+    ) -> Node:
+        """One node calling ``target``; its result ``out`` (a tensor or several) is
+        what later calls on ``out`` read (``chain``: the nodes of the chain so far)."""
         node = self.graph.create_node(
             "call_function",
             target,
-            tuple(self.arg(a) for a in targs),
-            {k: self.arg(v) for k, v in tkwargs.items()},
-            name=overload.partition(".")[0],
+            tuple(self.arg(a, chain) for a in targs),
+            {k: self.arg(v, chain) for k, v in tkwargs.items()},
+            name=_node_name(overload),
         )
         node.meta["arg_names"] = _schema_args.names(overload)[: len(targs)]
         self.alive.append(out)
         if isinstance(out, Tensor):
             node.meta["tensor_meta"] = _meta(out)
-            if not overload.partition(".")[0].endswith("_"):
-                # (an in-place op's result is its input: later reads name the input's node)
-                self.nodes[id(out)] = node
-            return out
-        node.meta["returns_list"] = isinstance(out, list)
+            # an in-place op's result is its input: later reads of it name this node
+            self.nodes[id(out)] = node
+            return node
+        node.meta["returns_list"] = _schema_args.returns_list(overload)
+        node.meta["output_metas"] = [_meta(t) for t in out]
         for i, t in enumerate(out):
             item = self.graph.create_node("call_function", operator.getitem, (node, i))
             item.meta["tensor_meta"] = _meta(t)
             self.nodes[id(t)] = item
-        return out
+        return node
+
+
+def _resolve(value: Any, values: list) -> Any:
+    """``value`` with the links of a chain replaced by their computed results."""
+    if value is PREV:
+        return values[-1]
+    if isinstance(value, Step):
+        return values[value.index]
+    if isinstance(value, list):
+        return [_resolve(v, values) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_resolve(v, values) for v in value)
+    if isinstance(value, dict):
+        return {k: _resolve(v, values) for k, v in value.items()}
+    return value
 
 
 def _user_inputs(mod: Module, args: tuple, kwargs: dict) -> list[tuple[str, Tensor]]:
@@ -164,14 +234,102 @@ def export(
     preserve_module_call_signature: tuple = (),
 ) -> ExportedProgram:
     """The ExportedProgram of ``mod(*args, **kwargs)``: its forward as ATen overload
-    calls on the example inputs' shapes (``dynamic_shapes`` is not supported)."""
-    if dynamic_shapes is not None:
-        raise NotImplementedError("chainrule.export.export does not support dynamic_shapes")
+    calls; sizes marked in ``dynamic_shapes`` (``Dim``, ``Dim.AUTO``/``DYNAMIC``) are
+    symbols with their ranges in ``range_constraints``."""
     if not isinstance(args, tuple):
         raise ValueError(
             f"Expecting `args` to be a tuple of example positional inputs, got {type(args)}"
         )
     kwargs = kwargs or {}
+    base = _trace(mod, args, kwargs)
+    if dynamic_shapes is None:
+        return base
+    inputs = _user_inputs(mod, args, kwargs)
+    arg_names = list(inspect.signature(mod.forward).parameters)
+    found = _dynamic.symbols(inputs, dynamic_shapes, arg_names)
+    if not found:
+        return base
+    grown = []
+    for symbol in found:
+        grown.append(_trace(mod, *_grow(args, kwargs, inputs, {symbol: 1})))
+    check = _trace(mod, *_grow(args, kwargs, inputs, {symbol: 2 for symbol in found}))
+    for other in [*grown, check]:
+        _same_program(base, other)
+    for node, *others, checked in zip(
+        base.graph.nodes, *(g.graph.nodes for g in grown), check.graph.nodes
+    ):
+        meta = node.meta.get("tensor_meta")
+        if meta is None:
+            continue
+        shape = []
+        for d, size in enumerate(meta.shape):
+            steps = [o.meta["tensor_meta"].shape[d] - size for o in others]
+            constant = size - sum(a * _size_of(s, inputs) for a, s in zip(steps, found))
+            expected = size + 2 * sum(steps)
+            if checked.meta["tensor_meta"].shape[d] != expected:
+                raise NotImplementedError(
+                    f"chainrule.export: the size of {node.name} is not affine in the "
+                    "dynamic sizes (only sums of multiples are supported)"
+                )
+            shape.append(_dynamic.expression(constant, [(s.name, a) for s, a in zip(found, steps)]))
+        meta.shape = shape
+    base._range_constraints = {_Symbol(s.name): ValueRanges(s.lower, s.upper) for s in found}
+    return base
+
+
+def _size_of(symbol: _dynamic.Symbol, inputs: list[tuple[str, Tensor]]) -> int:
+    index, d = symbol.places[0]
+    return int(inputs[index][1].shape[d])
+
+
+def _grow(
+    args: tuple, kwargs: dict, inputs: list[tuple[str, Tensor]], by: dict
+) -> tuple[tuple, dict]:
+    """``args`` and ``kwargs`` with each symbol's sizes larger by ``by[symbol]`` (the
+    first slices repeated at the end)."""
+    import chainrule
+
+    new: dict[int, Tensor] = {}
+    for symbol, extra in by.items():
+        for index, d in symbol.places:
+            t = new.get(id(inputs[index][1]), inputs[index][1])
+            with no_grad():
+                bigger = chainrule.cat([t.detach(), t.detach().narrow(d, 0, extra)], d)
+            new[id(inputs[index][1])] = bigger.requires_grad_(t.requires_grad)
+    swap = lambda v: new.get(id(v), v)  # noqa: E731
+    return tuple(swap(a) for a in args), {k: swap(v) for k, v in kwargs.items()}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Node):
+        return ("node", value.name)
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _same_program(base: ExportedProgram, other: ExportedProgram) -> None:
+    """Refuses a program whose nodes change with the dynamic sizes (beyond their sizes)."""
+    a, b = list(base.graph.nodes), list(other.graph.nodes)
+    for n, m in zip(a, b):
+        if (n.op, n.name, n.target) != (m.op, m.name, m.target):
+            break
+        if _plain(n.args) != _plain(m.args) or _plain(n.kwargs) != _plain(m.kwargs):
+            raise NotImplementedError(
+                f"chainrule.export: the arguments of {n.name} ({n.target}) change with a "
+                "dynamic size (PyTorch writes them with sym_size nodes, which this export "
+                "does not write yet)"
+            )
+    else:
+        if len(a) == len(b):
+            return
+    raise NotImplementedError("chainrule.export: the program's nodes change with a dynamic size")
+
+
+def _trace(mod: Module, args: tuple, kwargs: dict) -> ExportedProgram:
+    """One trace of ``mod(*args, **kwargs)`` on the inputs' sizes."""
     graph = Graph()
     nodes: dict[int, Node] = {}
     specs: list[InputSpec] = []
@@ -203,8 +361,9 @@ def export(
     # the trace runs the forward for real: what it writes into buffers (running
     # statistics) is undone, so the module is left as PyTorch's export leaves it
     before = [(b, b.detach().clone()) for _, b in mod.named_buffers()]
+    before += [(t, t.detach().clone()) for t in _tensors((args, kwargs))]
     try:
-        with recorder:
+        with rnns_as_nodes(mod, recorder), recorder:
             result = mod(*args, **kwargs)
     finally:
         with no_grad():

@@ -8,6 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ._translations_attention import canonical_mask, multi_head_attention_forward
+from ._translations_more import MORE
+
 Call = tuple[str, list, dict]
 
 
@@ -112,7 +115,7 @@ def _max_pool2d(
     if return_indices:
         raise NotImplementedError("chainrule.export cannot export max_pool2d with indices")
     kernel = _n(kernel_size, 2)
-    strides = kernel if stride is None else _n(stride, 2)
+    strides = [] if stride is None else _n(stride, 2)
     args = [input, kernel, strides, _n(padding, 2), _n(dilation, 2), ceil_mode]
     return "max_pool2d.default", _trim(args, [[], [0, 0], [1, 1], False]), {}
 
@@ -127,7 +130,7 @@ def _avg_pool2d(
     divisor_override: int | None = None,
 ) -> Call:
     kernel = _n(kernel_size, 2)
-    strides = kernel if stride is None else _n(stride, 2)
+    strides = [] if stride is None else _n(stride, 2)
     args = [input, kernel, strides, _n(padding, 2), ceil_mode, count_include_pad, divisor_override]
     return "avg_pool2d.default", _trim(args, [[], [0, 0], False, True, None]), {}
 
@@ -266,3 +269,7 @@ TRANSLATIONS: dict[str, Callable[..., Call]] = {
     "contiguous": _contiguous,
     "clone": _clone,
 }
+
+TRANSLATIONS.update(MORE)
+TRANSLATIONS["multi_head_attention_forward"] = multi_head_attention_forward
+TRANSLATIONS["_canonical_mask"] = canonical_mask

@@ -164,7 +164,8 @@ def _node(node: Node) -> dict:
         u.args[1]: u for u in node.users if u.op == "call_function" and u.target is operator.getitem
     }
     if items:
-        size = max(items) + 1
+        # every result is written, read or not (a single one would read as one tensor)
+        size = max(max(items) + 1, len(node.meta.get("output_metas", ())))
         named = [
             {"name": items[i].name} if i in items else {"name": f"{node.name}_unused_{i}"}
             for i in range(size)
@@ -209,6 +210,10 @@ def graph_record(graph: Any) -> dict:
         meta = node.meta.get("tensor_meta")
         if meta is not None:
             metas[_name(node)] = tensor_meta_record(meta)
+        read = {u.args[1] for u in node.users if u.target is operator.getitem}
+        for i, result in enumerate(node.meta.get("output_metas", ())):
+            if i not in read:  # (the results nothing reads are written too)
+                metas[f"{node.name}_unused_{i}"] = tensor_meta_record(result)
         if node.op == "placeholder":
             inputs.append({"as_tensor": {"name": _name(node)}})
         elif node.op == "output":

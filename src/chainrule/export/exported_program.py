@@ -165,6 +165,13 @@ class ExportedProgram:
         for _, b in self.named_buffers():
             yield b
 
+    def run_decompositions(self, decomp_table: dict | None = None) -> ExportedProgram:
+        """The program with its calls written as core ATen (``linear`` -> ``permute`` +
+        ``addmm``, ...), as PyTorch's ``run_decompositions`` writes them."""
+        from ._decompose import run_decompositions
+
+        return run_decompositions(self, decomp_table)
+
     def module(self, check_guards: bool = True) -> Any:
         """A runnable module with the program's parameters and buffers as attributes:
         called as the exported module's forward, it returns outputs of the same form."""

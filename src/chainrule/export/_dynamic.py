@@ -1,0 +1,175 @@
+"""``dynamic_shapes``: ``Dim`` and its hints, and sizes that are symbols in an exported
+program. A size marked dynamic becomes a symbol named as PyTorch names it (``s`` and a
+number from the sha256 of its source, ``L['x'].size()[0]``); the sizes of every graph
+value are found as affine expressions of the symbols by tracing again with each symbol
+grown by one (and all grown by two, as a check). A node argument that changes with a
+symbol (a size read by the forward and passed on) is refused: PyTorch writes it as a
+``sym_size`` node, which this export does not yet write."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+INT_OO = "int_oo"
+
+
+class ConstraintViolationError(RuntimeError):
+    """A dynamic size's example value or behaviour breaks its constraint."""
+
+
+class UserError(RuntimeError):
+    """A dynamic_shapes specification that does not fit the inputs or the program."""
+
+
+class _DimHint:
+    """``Dim.AUTO``, ``Dim.DYNAMIC``, ``Dim.STATIC``."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return f"DimHint({self.kind})"
+
+
+class Dim:
+    """A named dynamic size with an inclusive range ``[min, max]`` (``max``: ``int_oo``
+    when unbounded); the same ``Dim`` on two inputs makes their sizes one symbol."""
+
+    AUTO = _DimHint("AUTO")
+    DYNAMIC = _DimHint("DYNAMIC")
+    STATIC = _DimHint("STATIC")
+
+    def __init__(self, name: str, *, min: int | None = None, max: int | None = None) -> None:
+        self.__name__ = name
+        self.min = 0 if min is None else min
+        self.max = INT_OO if max is None else max
+        if self.max != INT_OO and self.max < self.min:
+            raise UserError(f"Cannot create Dim with inconsistent min={min}, max={max}")
+
+    def __repr__(self) -> str:
+        bounds = f", min={self.min}" + ("" if self.max == INT_OO else f", max={self.max}")
+        return f"Dim('{self.__name__}'{bounds})"
+
+
+def dims(*names: str, min: int | None = None, max: int | None = None) -> tuple[Dim, ...]:
+    """One ``Dim`` per name, all with the range ``[min, max]``."""
+    return tuple(Dim(name, min=min, max=max) for name in names)
+
+
+def symbol_id(source: str, used: set[int]) -> int:
+    """PyTorch's number for the symbol of ``source``: sha256 mod 100, the next free one."""
+    number = int(hashlib.sha256(source.encode()).hexdigest(), 16) % 100
+    while number in used:
+        number += 1
+    used.add(number)
+    return number
+
+
+class Symbol:
+    """One symbolic size: where it is (input index, dim) and its range."""
+
+    def __init__(self, name: str, lower: int, upper: Any) -> None:
+        self.name = name
+        self.lower = lower
+        self.upper = upper
+        self.places: list[tuple[int, int]] = []
+
+
+def _per_input(dynamic_shapes: Any, names: list[str], arg_names: list[str]) -> list[Any]:
+    """The spec of each user input (by the forward's parameter names, or in order)."""
+    if isinstance(dynamic_shapes, dict):
+        unknown = [k for k in dynamic_shapes if k not in arg_names]
+        if unknown:
+            raise UserError(
+                f"dynamic_shapes names {unknown} that are not arguments of the forward "
+                f"({arg_names})"
+            )
+        return [dynamic_shapes.get(n) for n in names]
+    specs = list(dynamic_shapes)
+    if len(specs) != len(names):
+        raise UserError(f"dynamic_shapes has {len(specs)} entries for {len(names)} tensor inputs")
+    return specs
+
+
+def symbols(
+    inputs: list[tuple[str, Any]], dynamic_shapes: Any, arg_names: list[str]
+) -> list[Symbol]:
+    """The symbols ``dynamic_shapes`` makes for ``inputs`` (name, tensor)."""
+    names = [n for n, _ in inputs]
+    for name in names:
+        if name not in arg_names:
+            raise NotImplementedError(
+                "chainrule.export takes dynamic_shapes for top-level tensor arguments only"
+            )
+    specs = _per_input(dynamic_shapes, names, arg_names)
+    used: set[int] = set()
+    found: list[Symbol] = []
+    by_dim: dict[int, Symbol] = {}
+    for index, ((name, t), spec) in enumerate(zip(inputs, specs)):
+        if spec is None:
+            continue
+        items = spec.items() if isinstance(spec, dict) else enumerate(spec)
+        for d, how in items:
+            if how is None or how is Dim.STATIC:
+                continue
+            if d >= t.dim():
+                raise UserError(f"dynamic_shapes marks dim {d} of {name!r}, of {t.dim()} dims")
+            size = int(t.shape[d])
+            source = f"L['{name}'].size()[{d}]"
+            if isinstance(how, Dim):
+                _check_range(how, size)
+                number = symbol_id(source, used)
+                if id(how) in by_dim:
+                    symbol = by_dim[id(how)]
+                    first = symbol.places[0]
+                    if int(inputs[first[0]][1].shape[first[1]]) != size:
+                        raise UserError(
+                            f"the dim {how.__name__} is {size} in {name!r} but another "
+                            "size elsewhere"
+                        )
+                    # the shared symbol takes the lowest number among its sources
+                    symbol.name = f"s{min(number, int(symbol.name[1:]))}"
+                else:
+                    symbol = Symbol(f"s{number}", how.min, how.max)
+                    by_dim[id(how)] = symbol
+                    found.append(symbol)
+                symbol.places.append((index, d))
+            elif how is Dim.AUTO or how is Dim.DYNAMIC:
+                if size < 2:
+                    if how is Dim.DYNAMIC:
+                        raise UserError(
+                            f"Constraints violated: {source} was marked dynamic but the "
+                            f"code specialized it to be a constant ({size})"
+                        )
+                    continue
+                symbol = Symbol(f"s{symbol_id(source, used)}", 2, INT_OO)
+                symbol.places.append((index, d))
+                found.append(symbol)
+            else:
+                raise UserError(f"dynamic_shapes: unexpected spec {how!r} for dim {d} of {name!r}")
+    return found
+
+
+def _check_range(dim: Dim, size: int) -> None:
+    if size < 2:
+        raise UserError(
+            f"Constraints violated ({dim.__name__})! You marked {dim.__name__} as dynamic "
+            f"but your code specialized it to be a constant ({size})."
+        )
+    if size < dim.min or (dim.max != INT_OO and size > dim.max):
+        raise ConstraintViolationError(f"{size} not in range [{dim.min}, {dim.max}]")
+
+
+def expression(constant: int, coefficients: list[tuple[str, int]]) -> Any:
+    """A size as sympy writes it (``4*s77``, ``s77 + 1``), or an int when constant."""
+    terms = [(name, a) for name, a in sorted(coefficients) if a != 0]
+    if not terms:
+        return constant
+    parts = [name if a == 1 else f"{a}*{name}" for name, a in terms]
+    text = " + ".join(parts)
+    if constant > 0:
+        text += f" + {constant}"
+    elif constant < 0:
+        text += f" - {-constant}"
+    return text
