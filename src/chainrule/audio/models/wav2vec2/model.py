@@ -463,26 +463,25 @@ def hubert_pretrain_model(
     final_dim: int,
     feature_grad_mult: float | None,
 ) -> HuBERTPretrainModel:
-    """A ``HuBERTPretrainModel`` of any size."""
-    if extractor_conv_layer_config is None:
-        extractor_conv_layer_config = list(_DEFAULT_CONV)
-    feature_extractor = components._get_feature_extractor(
-        extractor_mode, extractor_conv_layer_config, extractor_conv_bias
-    )
-    encoder = components._get_encoder(
-        in_features=extractor_conv_layer_config[-1][0],
-        embed_dim=encoder_embed_dim,
-        dropout_input=encoder_projection_dropout,
-        pos_conv_kernel=encoder_pos_conv_kernel,
-        pos_conv_groups=encoder_pos_conv_groups,
-        num_layers=encoder_num_layers,
-        num_heads=encoder_num_heads,
-        attention_dropout=encoder_attention_dropout,
-        ff_interm_features=encoder_ff_interm_features,
-        ff_interm_dropout=encoder_ff_interm_dropout,
-        dropout=encoder_dropout,
-        layer_norm_first=encoder_layer_norm_first,
-        layer_drop=encoder_layer_drop,
+    """A ``HuBERTPretrainModel`` of any size: ``wav2vec2_model``'s extractor and encoder
+    (no aux head), a mask generator and a logit generator."""
+    wav2vec2 = wav2vec2_model(
+        extractor_mode,
+        extractor_conv_layer_config,
+        extractor_conv_bias,
+        encoder_embed_dim,
+        encoder_projection_dropout,
+        encoder_pos_conv_kernel,
+        encoder_pos_conv_groups,
+        encoder_num_layers,
+        encoder_num_heads,
+        encoder_attention_dropout,
+        encoder_ff_interm_features,
+        encoder_ff_interm_dropout,
+        encoder_dropout,
+        encoder_layer_norm_first,
+        encoder_layer_drop,
+        aux_num_out=None,
     )
     mask_generator = components.MaskGenerator(
         encoder_embed_dim,
@@ -503,7 +502,7 @@ def hubert_pretrain_model(
         encoder_embed_dim, num_classes, final_dim, skip_masked, skip_nomask
     )
     model = HuBERTPretrainModel(
-        wav2vec2=Wav2Vec2Model(feature_extractor, encoder),
+        wav2vec2=wav2vec2,
         mask_generator=mask_generator,
         logit_generator=logit_generator,
         feature_grad_mult=feature_grad_mult,
