@@ -444,12 +444,12 @@ def test_no_leak_into_a_later_real_torch_import() -> None:
 def test_version() -> None:
     proc = run_cli("--version")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == f"chainrule {chainrule.__version__}"
+    assert proc.stdout.strip() == f"chainrule {chainrule._RELEASE}"
 
 
 def test_version_in_process(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--version"]) == 0
-    assert capsys.readouterr().out.strip() == f"chainrule {chainrule.__version__}"
+    assert capsys.readouterr().out.strip() == f"chainrule {chainrule._RELEASE}"
 
 
 def test_no_command_prints_help_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,7 +12,7 @@ def show() -> str:
 
     import numpy
 
-    from . import __version__
+    from . import _RELEASE as __version__
 
     blas = _blas()
     return (

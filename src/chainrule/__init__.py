@@ -168,11 +168,17 @@ from .serialization.safetensors import load_safetensors, save_safetensors  # noq
 # chainrule.nn.functional, from the name table (api/table.py)
 api.install()
 
+from . import torch_version as _torch_version  # noqa: E402
 from .utils import data as _utils_data  # noqa: E402  (torch.utils.data, after the ops)
 
 del _utils_data
 
-__version__ = "0.1.0"
+# chainrule's own release, and the PyTorch release whose API it follows: programs written
+# for PyTorch branch on ``torch.__version__`` (a TorchVersion, compared as a version), so it
+# names that release, with chainrule's release as the local part: 2.13.0+chainrule.0.1.0
+_RELEASE = "0.1.0"
+_PYTORCH_API = "2.13.0"
+__version__ = _torch_version.TorchVersion(f"{_PYTORCH_API}+chainrule.{_RELEASE}")
 
 
 def is_tensor(obj: object) -> bool:

@@ -21,6 +21,10 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.metadata
+import os
+import pathlib
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -91,8 +95,40 @@ class _AliasLoader(importlib.abc.Loader):
         module.__spec__ = self._own_spec
 
 
+class _AliasDistribution(importlib.metadata.Distribution):
+    """The installed-package metadata of ``torch`` (``torchvision``, ``torchaudio``) while
+    the hook is installed: chainrule's, with the version the module reports
+    (``torch.__version__``), whether or not a real PyTorch is installed, so programs that
+    ask ``importlib.metadata.version("torch")`` see the torch they import."""
+
+    def __init__(self, alias: str) -> None:
+        self._alias = alias
+
+    def read_text(self, filename: str) -> str | None:
+        if filename not in ("METADATA", "PKG-INFO"):
+            return None
+        version = importlib.import_module(_ALIASES[self._alias]).__version__
+        return (
+            f"Metadata-Version: 2.1\nName: {self._alias}\nVersion: {version}\n"
+            f"Summary: {self._alias} as provided by chainrule (chainrule run)\n"
+        )
+
+    def locate_file(self, path: str | os.PathLike[str]) -> pathlib.Path:
+        return pathlib.Path(__file__).resolve().parent.parent / path
+
+
 class _TorchFinder(importlib.abc.MetaPathFinder):
     """Finds ``torch``, ``torchvision`` and their submodules as chainrule's modules."""
+
+    def find_distributions(
+        self, context: importlib.metadata.DistributionFinder.Context | None = None
+    ) -> Iterator[importlib.metadata.Distribution]:
+        """``torch``'s (``torchvision``'s, ``torchaudio``'s) metadata as chainrule's."""
+        name = None if context is None else context.name
+        if name is not None:
+            alias = re.sub(r"[-_.]+", "_", name).lower()
+            if alias in _ALIASES:
+                yield _AliasDistribution(alias)
 
     def find_spec(
         self,

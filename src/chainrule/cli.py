@@ -363,7 +363,7 @@ def _cmd_launch(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from . import _RELEASE as __version__
 
     parser = argparse.ArgumentParser(
         prog=_PROG,
