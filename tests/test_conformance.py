@@ -423,3 +423,39 @@ def test_hardsigmoid_gradient_has_torchs_float32_bits():
 
     ours, theirs = both(run)
     np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("call", ["tensor", "new_tensor", "parameter"])
+def test_copy_constructing_from_a_tensor_warns_as_torch(call):
+    def run(lib):
+        a = lib.tensor([1.0, 2.0])
+        source = lib.nn.Parameter(a) if call == "parameter" else a
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            copy = a.new_tensor(source) if call == "new_tensor" else lib.tensor(source)
+        return copy.tolist(), [str(w.message) for w in caught], [w.filename for w in caught]
+
+    values, messages, files = run(cr)
+    torch_values, torch_messages, _ = run(torch)
+    assert values == torch_values and messages == torch_messages and len(messages) == 1
+    assert files == [__file__]  # attributed to the caller's line
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cr.tensor([cr.tensor(1.0), cr.tensor(2.0)])  # (a list of tensors: no warning)
+
+
+@pytest.mark.parametrize("default", ["bfloat16", "float16", "float64"])
+def test_printing_under_a_reduced_default_dtype_as_torch(default):
+    def run(lib):
+        before = lib.get_default_dtype()
+        lib.set_default_dtype(getattr(lib, default))
+        try:
+            return [
+                repr(lib.tensor([1.0, 2.0], dtype=lib.float32)),
+                repr(lib.tensor([1 + 2j], dtype=lib.complex64)),
+                repr(lib.tensor([1 + 2j], dtype=lib.complex128)),
+            ]
+        finally:
+            lib.set_default_dtype(before)
+
+    assert run(cr) == run(torch)

@@ -104,7 +104,12 @@ def _from_python(data: Any, dtype: DType | None) -> tuple[Any, DType]:
         raise
     kind = arr.dtype.kind
     if flat is None:
-        inferred = _scalar_type(data)
+        try:
+            inferred = _scalar_type(data)
+        except RuntimeError:  # complex numbers with a bfloat16 default: fine given a dtype
+            if dtype is None:
+                raise
+            inferred = None
     else:  # (_scalar_type's answer for a flat sequence of floats or of ints)
         inferred = _dtypes.get_default_dtype() if flat is float else _dtypes.int64
     dt = inferred if dtype is None else _dtypes.to_dtype(dtype)
@@ -240,7 +245,18 @@ def _check_requires_grad(t: Tensor, requires_grad: bool) -> Tensor:
     return t
 
 
-@on_device
+def warn_copy_construct(call: str, stacklevel: int) -> None:
+    """PyTorch's warning for ``torch.tensor(t)`` and ``x.new_tensor(t)`` of a tensor ``t``
+    (on every such call); ``stacklevel`` as warnings.warn's, counted from the caller."""
+    warnings.warn(
+        "To copy construct from a tensor, it is recommended to use sourceTensor.detach()"
+        ".clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
+        f"{call}(sourceTensor).",
+        UserWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
 def tensor(
     data: Any,
     *,
@@ -250,6 +266,20 @@ def tensor(
     pin_memory: bool = False,
 ) -> Tensor:
     """A new tensor holding a copy of ``data``; Python floats give the default dtype."""
+    if isinstance(data, Tensor):
+        warn_copy_construct("torch.tensor", stacklevel=2)
+    return copy_of(data, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+@on_device
+def copy_of(
+    data: Any,
+    *,
+    dtype: DType | None = None,
+    device: str | Device | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``torch.tensor`` without its warning for a tensor's copy (chainrule's own calls)."""
     _check_device(device)
     arr, dt = _infer_array(data, dtype)
     if _discards_imaginary(arr, dt):

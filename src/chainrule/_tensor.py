@@ -891,7 +891,13 @@ class Tensor:
             dt is _dtypes.get_default_dtype()
             or dt is _dtypes.int64
             or dt is _dtypes.bool
-            or dt is _dtypes.default_complex()
+            # (printing's rule: complex128 with a float64 default, else complex64)
+            or dt
+            is (
+                _dtypes.complex128
+                if _dtypes.get_default_dtype() is _dtypes.float64
+                else _dtypes.complex64
+            )
         )
         if self._data.size == 0 or type(self._data) is MetaArray:
             shown = dt is _dtypes.get_default_dtype()

@@ -34,7 +34,9 @@ def new_tensor(
     pin_memory: bool = False,
 ) -> Tensor:
     """A new tensor holding a copy of data, in self's dtype unless given."""
-    return _creation.tensor(
+    if isinstance(data, Tensor):
+        _creation.warn_copy_construct("tensor.new_tensor", stacklevel=2)
+    return _creation.copy_of(
         data, dtype=_dt(self, dtype), device=_dev(self, device), requires_grad=requires_grad
     )
 
@@ -207,7 +209,7 @@ def asarray(
     ``copy=True``; ``copy=False`` refuses to copy."""
     check_device(device)
     if copy:
-        return _creation.tensor(obj, dtype=dtype, requires_grad=requires_grad)
+        return _creation.copy_of(obj, dtype=dtype, requires_grad=requires_grad)
     src_dt = None
     if isinstance(obj, Tensor):
         src_dt = obj._dtype
