@@ -205,6 +205,7 @@ def __getattr__(name: str):
     lazy += ("signal", "version", "types", "jit", "multiprocessing", "fft", "_C", "sparse")
     lazy += ("futures", "masked", "hub", "fx", "nested", "library", "__config__", "onnx")
     lazy += ("export",)
+    lazy += ("quasirandom", "monitor")  # (torch.quasirandom, torch.monitor)
     if name in lazy:  # (loaded on first use)
         import importlib
 

@@ -122,6 +122,8 @@ MODULES = (
     "chainrule.library",
     "chainrule.library._ops",
     "chainrule.library._schema",
+    "chainrule.quasirandom",
+    "chainrule.monitor",
 )
 
 
