@@ -459,3 +459,22 @@ def test_printing_under_a_reduced_default_dtype_as_torch(default):
             lib.set_default_dtype(before)
 
     assert run(cr) == run(torch)
+
+
+@pytest.mark.parametrize(
+    "name", ["sum", "mean", "all", "any", "amax", "argmax", "std", "logsumexp"]
+)
+def test_numpys_axis_and_keepdims_spellings_are_taken_as_torch(name):
+    def run(lib):
+        x = lib.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]])
+        if name in ("all", "any"):
+            x = x > 0
+        method = getattr(x, name)(axis=1, keepdims=True)
+        function = getattr(lib, name)(x, axis=0)
+        return method.tolist(), function.tolist()
+
+    assert run(cr) == run(torch)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'axis'"):
+        getattr(cr, name)(
+            cr.ones(2, 2) > 0 if name in ("all", "any") else cr.ones(2, 2), dim=0, axis=0
+        )

@@ -1,16 +1,20 @@
 """``torch._C``'s names that Python code written for PyTorch reaches for: the switches of
 ``__torch_function__`` (chainrule.overrides) and ``_AutoDispatchBelowAutograd`` (which
 custom-op autograd kernels wrap their call of the op in: chainrule.library calls the
-kernel below autograd already, so it does nothing). chainrule has no C extension; nothing
-else of PyTorch's ``torch._C`` exists."""
+kernel below autograd already, so it does nothing), ``_nn._parse_to``, ``_TensorMeta``,
+``_log_api_usage_once``, ``PyTorchFileReader`` and the ``ScriptObject``/``ScriptModule``
+classes (no TorchScript objects are made). chainrule has no C extension; nothing else of
+PyTorch's ``torch._C`` exists."""
 
 from __future__ import annotations
 
+from . import _c_nn as _nn  # noqa: F401 - torch._C._nn
 from .overrides import (  # noqa: F401 - torch._C's names for them
     DisableTorchFunction,
     DisableTorchFunctionSubclass,
     _disabled_torch_function_impl,
 )
+from .serialization._file_reader import PyTorchFileReader  # noqa: F401
 
 
 class _AutoDispatchBelowAutograd:
@@ -21,3 +25,39 @@ class _AutoDispatchBelowAutograd:
 
     def __exit__(self, *exc: object) -> None:
         return None
+
+
+# ``torch._C._TensorMeta``: the metaclass of ``torch.Tensor``; chainrule's Tensor is a plain
+# Python class, whose metaclass is ``type``.
+_TensorMeta = type
+
+
+_logged_events: set[str] = set()
+
+
+def _log_api_usage_once(event: str) -> None:
+    """Record that an API was used, as PyTorch's default logger does: nothing, unless the
+    environment sets ``PYTORCH_API_USAGE_STDERR``, then ``PYTORCH_API_USAGE <event>`` on
+    stderr, once per event."""
+    import os
+    import sys
+
+    if os.environ.get("PYTORCH_API_USAGE_STDERR") and event not in _logged_events:
+        _logged_events.add(event)
+        print(f"PYTORCH_API_USAGE {event}", file=sys.stderr)
+
+
+class ScriptObject:
+    """``torch._C.ScriptObject`` (``torch.ScriptObject``): TorchScript's C++ objects.
+    chainrule has no TorchScript runtime, so none is ever made (``torch.jit.load`` gives
+    Python modules); the class exists for ``isinstance`` checks and annotations."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        raise RuntimeError(
+            f"chainrule has no TorchScript runtime: torch._C.{type(self).__name__} objects "
+            "cannot be made"
+        )
+
+
+class ScriptModule(ScriptObject):
+    """``torch._C.ScriptModule`` (``torch.ScriptModule``): see :class:`ScriptObject`."""

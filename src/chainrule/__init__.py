@@ -204,8 +204,9 @@ def __getattr__(name: str):
     lazy = ("testing", "distributions", "random", "cpu", "compiler", "profiler", "storage")
     lazy += ("signal", "version", "types", "jit", "multiprocessing", "fft", "_C", "sparse")
     lazy += ("futures", "masked", "hub", "fx", "nested", "library", "__config__", "onnx")
-    lazy += ("export",)
+    lazy += ("export", "_dynamo")
     lazy += ("quasirandom", "monitor")  # (torch.quasirandom, torch.monitor)
+    lazy += ("_tensor_str",)  # (torch._tensor_str: print options, values text)
     if name in lazy:  # (loaded on first use)
         import importlib
 
@@ -218,6 +219,10 @@ def __getattr__(name: str):
         from .fx.graph import _assert
 
         return _assert
+    if name in ("_convert_indices_from_coo_to_csr", "_convert_indices_from_csr_to_coo"):
+        from .sparse import _convert  # (row indices <-> compressed row pointers)
+
+        return getattr(_convert, name)
     if name in _SPARSE_FUNCTIONS:  # (sparse tensors: chainrule/sparse)
         from .sparse import _tensor
 
@@ -226,6 +231,14 @@ def __getattr__(name: str):
         from . import storage
 
         return getattr(storage, name)
+    if name in ("PyTorchFileReader", "ScriptModule", "ScriptObject"):  # (torch._C's)
+        from . import _C
+
+        return getattr(_C, name)
+    if name.startswith("_foreach_"):  # (torch._foreach_add_ ...: chainrule/_foreach.py)
+        from . import _foreach
+
+        return _foreach.get(name)
     if name == "compile":  # torch.compile: compiled code runs eagerly here
         from .compiler import compile
 

@@ -248,6 +248,14 @@ def on_device_like(factory: Callable) -> Callable:
     @functools.wraps(factory)
     def make(input: Any, *args: Any, **kwargs: Any) -> Any:
         dev = kwargs.get("device")
+        if (
+            dev is not None
+            and type(getattr(input, "_data", None)) is MetaArray
+            and str(dev).partition(":")[0] != "meta"
+        ):  # a meta input's shape and dtype, made on a real device: a real stand-in
+            from ._tensor import _make
+
+            input = _make(input._data.view(xp.ndarray), input._dtype)
         here = _backend.device_type(getattr(input, "_data", None))
         kind = here if dev is None else (data_device(dev) or "cpu")
         if kind != "cpu" or here != "cpu":  # made where the input is, then moved

@@ -9,6 +9,7 @@ tangents are recorded is in ``chainrule/autograd/``.
 
 from __future__ import annotations
 
+import copy
 import warnings
 import weakref
 from collections.abc import Callable, Iterator
@@ -83,7 +84,10 @@ class device:  # noqa: N801 - PyTorch's spelling
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):
-            other = device(other)
+            try:
+                other = device(other)
+            except RuntimeError:  # (no device: unequal, never an error, as in PyTorch)
+                return False
         return isinstance(other, device) and other.type == self.type and other.index == self.index
 
     def __hash__(self) -> int:
@@ -330,6 +334,7 @@ class Tensor:
         "_view",  # for a view: (base, ((op, params), ...) from base to view, version), else None
         "_cf_version",  # for an input a custom Function returned as-is: the version then (getattr)
         "__weakref__",
+        "__dict__",  # attributes code sets on a tensor, as on PyTorch's (made on first use)
     )
 
     # (``Tensor(2, 3)``, the legacy constructor, is installed with the methods: api/)
@@ -387,6 +392,18 @@ class Tensor:
             )
         t = _retype(_make(data._data, data._dtype, vc=_counter(data)), cls)
         return t.requires_grad_(require_grad) if require_grad else t
+
+    @staticmethod
+    def _make_wrapper_subclass(cls: type, *args: Any, **kwargs: Any) -> Any:
+        """A wrapper subclass instance (no storage; its ops go to ``__torch_dispatch__``):
+        not in chainrule, which has no ATen-level dispatch (NotImplementedInChainrule)."""
+        from ._missing import NotImplementedInChainrule
+
+        raise NotImplementedInChainrule(
+            f"torch.Tensor._make_wrapper_subclass (making {getattr(cls, '__name__', cls)}): "
+            "chainrule has no __torch_dispatch__ (ATen-level dispatch), so wrapper tensor "
+            "subclasses cannot be made; use plain tensors instead"
+        )
 
     # ----- autograd attributes -------------------------------------------------
 
@@ -627,6 +644,18 @@ class Tensor:
     def is_maia(self) -> bool:
         return False  # (no MAIA device)
 
+    @property
+    def is_cpu(self) -> bool:
+        return self.device.type == "cpu"
+
+    def _false(self) -> bool:
+        return False
+
+    # devices chainrule has none of, and tensor kinds it has none of (MKL-DNN, quantized)
+    is_mps = is_xpu = is_ipu = is_mtia = is_vulkan = is_xla = property(_false)
+    is_mkldnn = is_quantized = property(_false)
+    del _false
+
     def to_dense(self, dtype: DType | None = None, *, masked_grad: bool = True) -> Tensor:
         """self (every chainrule tensor is strided: dense already), cast to ``dtype``."""
         return self if dtype is None or dtype is self._dtype else self.to(dtype)
@@ -847,6 +876,9 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __reduce_ex__(self, protocol: Any) -> tuple:
+        state = self.__dict__
+        if state:  # (attributes set on the tensor travel with it, as PyTorch's do)
+            return (_rebuild, (self._data, self._dtype.name, self._requires_grad), dict(state))
         return (_rebuild, (self._data, self._dtype.name, self._requires_grad))
 
     def __deepcopy__(self, memo: dict) -> Tensor:
@@ -861,6 +893,8 @@ class Tensor:
         if self._grad is not None:
             t._grad = _make(self._grad._data.copy(), self._grad._dtype)
         memo[id(self)] = t
+        if self.__dict__:
+            t.__dict__.update(copy.deepcopy(self.__dict__, memo))
         return t
 
     # ----- printing ----------------------------------------------------------------

@@ -75,15 +75,29 @@ def _check(backend: Any, mode: str | None, options: dict | None) -> None:
         )
 
 
+class _EagerContext:
+    """``OptimizedModule.dynamo_ctx``: applied to a function, gives it compiled, which here
+    means run eagerly (a wrapper that calls it)."""
+
+    def __call__(self, fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def compiled(*args: Any, **kwargs: Any) -> Any:
+            return fn(*args, **kwargs)
+
+        return compiled
+
+
 def _optimized_module_class() -> type:
     from .nn.modules.module import Module
 
     class OptimizedModule(Module):
         """A compiled module: calls ``_orig_mod``; attributes it lacks are the model's."""
 
-        def __init__(self, mod: Module) -> None:
+        def __init__(self, mod: Module, dynamo_ctx: Callable | None = None) -> None:
             super().__init__()
             self._orig_mod = mod
+            # what compiles a function as this module was compiled: here, runs it eagerly
+            self.dynamo_ctx = _EagerContext() if dynamo_ctx is None else dynamo_ctx
 
         def forward(self, *args: Any, **kwargs: Any) -> Any:
             return self._orig_mod(*args, **kwargs)

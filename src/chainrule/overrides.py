@@ -53,6 +53,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import functools
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from types import MethodType
 from typing import Any
@@ -555,6 +556,31 @@ def _namespaces() -> list[tuple[Any, str, list[str], bool]]:
     ]
 
 
+def _rebind_imported(swaps: dict[int, tuple[Any, Any]]) -> None:
+    """Names bound to a public function by ``from chainrule import flatten`` (chainrule's
+    own modules do it: ``chainrule.vision``'s models) name the wrapper too while dispatch
+    is on, so modes see those calls as PyTorch's, made in C, always are."""
+    if _bound_places[0] != len(sys.modules):  # (new modules since the last scan)
+        places = []
+        for module in list(sys.modules.values()):
+            space = getattr(module, "__dict__", None)
+            if not isinstance(space, dict) or module is sys.modules[__name__]:
+                continue
+            for name, value in list(space.items()):
+                if id(value) in swaps and swaps[id(value)][0] is value:
+                    places.append((module, name))
+        _bound_places[:] = [len(sys.modules), places]
+    for module, name in _bound_places[1]:
+        value = vars(module).get(name)
+        found = swaps.get(id(value))
+        if found is not None and found[0] is value and not name.startswith("__"):
+            _saved.append((module, name, value))
+            vars(module)[name] = found[1]
+
+
+_bound_places: list[Any] = [-1, []]  # (len(sys.modules) when scanned, [(module, name)])
+
+
 def _wrappable(value: Any) -> bool:
     return callable(value) and not isinstance(value, type)
 
@@ -565,6 +591,7 @@ def enable() -> None:
     if _state.enabled:
         return
     _state.enabled = True
+    swaps: dict[int, tuple[Any, Any]] = {}  # id(plain function) -> (it, its wrapper)
     for space, prefix, names, python in _namespaces():
         for name in names:
             value = vars(space).get(name)
@@ -574,6 +601,8 @@ def enable() -> None:
             wrapped = _Overridable(value, f"{prefix}.{name}", python)
             setattr(space, name, wrapped)
             _names[wrapped] = f"{prefix}.{name}"
+            swaps[id(value)] = (value, wrapped)
+    _rebind_imported(swaps)
     for name, value in list(vars(Tensor).items()):
         if name in _TENSOR_IGNORED or name in _OPERATOR_METHODS:
             continue

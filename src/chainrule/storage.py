@@ -74,6 +74,13 @@ class UntypedStorage:
         storage._array = owner(arr)
         return storage
 
+    @classmethod
+    def _new_shared(cls, size: int, *, device: Any = "cpu") -> UntypedStorage:
+        """A new storage of ``size`` bytes, which PyTorch puts in shared memory for worker
+        processes to hand over. chainrule has no shared-memory storages (``is_shared()``
+        stays False): tensors reach other processes pickled, by value."""
+        return cls(size, device=device)
+
     def _bytes(self) -> Any:
         return _flat(self._array).view(xp.uint8)
 
@@ -98,11 +105,48 @@ class UntypedStorage:
 
         return device_of_array(self._array)
 
-    def __getitem__(self, i: int) -> int:
+    def __getitem__(self, i: int | slice) -> Any:
+        """Byte ``i`` as an int; a slice gives a storage over those bytes (sharing them)."""
+        if isinstance(i, slice):
+            if i.step not in (None, 1):
+                raise RuntimeError(
+                    f"Trying to slice with a step of {i.step}, but only a step of 1 is supported"
+                )
+            part = UntypedStorage.__new__(UntypedStorage)
+            part._array = self._bytes()[i]
+            return part
         return int(self._bytes()[i])
+
+    @classmethod
+    def from_file(cls, filename: str, shared: bool = False, nbytes: int = 0) -> UntypedStorage:
+        """The first ``nbytes`` bytes of file ``filename``, memory-mapped: written through to
+        the file if ``shared``, else a private copy-on-write mapping."""
+        import os
+
+        import numpy
+
+        storage = cls.__new__(cls)
+        if nbytes == 0:
+            storage._array = numpy.zeros(0, numpy.uint8)
+            return storage
+        size = os.path.getsize(filename)
+        if size < nbytes:
+            raise RuntimeError(
+                f"file <{filename}> size <{size}> is smaller than the required mapping size "
+                f"<{nbytes}>"
+            )
+        mode = "r+" if shared else "c"
+        storage._array = numpy.memmap(filename, numpy.uint8, mode, shape=(nbytes,)).view(
+            numpy.ndarray
+        )
+        return storage
 
     def tolist(self) -> list:
         return self._bytes().tolist()
+
+    def untyped(self) -> UntypedStorage:
+        """This storage itself (it is already untyped)."""
+        return self
 
     def is_shared(self) -> bool:
         return False

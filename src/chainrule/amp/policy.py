@@ -133,6 +133,17 @@ def target(op_name: str, params: dict) -> Any:
     return None
 
 
+def cast_early(op_name: str, *tensors: Any) -> tuple:
+    """``tensors`` cast as autocast casts ``op_name``'s inputs, for a parser that checks
+    their dtypes before the op runs (PyTorch's autocast casts before its checks)."""
+    if _usual[0] or recording.AUTOCAST[0] is None:
+        return tensors
+    dtype = target(op_name, {})
+    if dtype is None:
+        return tensors
+    return tuple(a.to(dtype) if _eligible(a, dtype) else a for a in tensors)
+
+
 def _eligible(a: Any, dtype: Any) -> bool:
     """A floating tensor autocast casts: not float64, not already ``dtype``."""
     return (

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .args import op_function
-from .variants import inplace_method, with_out
+from .variants import inplace_method, numpy_names, with_out
 
 VARIANTS = {"f", "m", "m_", "f_", "out", "out!"}
 
@@ -49,7 +49,7 @@ def build() -> dict[str, dict[str, Any]]:
         unknown = set(flags) - VARIANTS
         if unknown:
             raise ValueError(f"table row {name!r}: unknown variants {sorted(unknown)}")
-        function = _function(target, name)
+        function = numpy_names(_function(target, name))
         in_place = inplace_method(function) if "m_" in flags or "f_" in flags else None
         public = (
             with_out(function, exact="out!" in flags)

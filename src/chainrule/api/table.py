@@ -702,7 +702,7 @@ TORCH = [
     ("gru_cell", p_aten_forms.gru_cell, "f"),
     ("conv_tbc", p_aten_forms.conv_tbc, "f"),
     ("embedding_bag", p_aten_forms.embedding_bag, "f"),
-    ("segment_reduce", p_aten_forms.segment_reduce, "f"),
+    ("segment_reduce", p_aten_forms.segment_reduce, "f", "_segment_reduce"),
     # ----- aten forms: end ------------------------------------------------------------------
 ]
 
@@ -785,6 +785,7 @@ TENSOR = [
     ("name", property(p_legacy.name)),
     ("is_pinned", p_legacy.is_pinned),
     ("is_shared", p_legacy.is_shared),
+    ("pin_memory", p_legacy.pin_memory),
     ("imag", property(p_complex.imag_property)),
     ("H", property(p_splitting.H)),
     ("sum_to_size", p_extras.sum_to_size),

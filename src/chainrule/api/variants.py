@@ -393,3 +393,37 @@ def ne_operator(self: Tensor, other: Any) -> Tensor | bool:
     ):
         return True
     return _ne(self, other)
+
+
+# NumPy's names that PyTorch's argument parser takes for its own (``axis`` for ``dim``)
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}
+# ops on model code's hot path, left without the renaming wrapper (its call costs about
+# 0.2 us): they refuse axis=/keepdims= (sum and mean take them in their own signatures)
+_UNWRAPPED = frozenset(
+    "softmax log_softmax unsqueeze squeeze gather select index_select narrow chunk unbind "
+    "cat concat concatenate stack split_with_sizes".split()
+)
+
+
+def numpy_names(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function``, taking ``axis=``/``keepdims=`` for its ``dim``/``keepdim`` as PyTorch's
+    native functions and methods do (a name given both ways is left to ``function``'s own
+    TypeError). Functions without those parameters, and the hot ones of ``_UNWRAPPED``,
+    are returned as they are."""
+    code = getattr(function, "__code__", None)
+    if code is None or function.__name__ in _UNWRAPPED:
+        return function
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    wanted = {k: v for k, v in _NUMPY_NAMES.items() if v in names and k not in names}
+    if not wanted:
+        return function
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            for alias, name in wanted.items():
+                if alias in kwargs and name not in kwargs:
+                    kwargs[name] = kwargs.pop(alias)
+        return function(*args, **kwargs)
+
+    functools.update_wrapper(wrapper, function)
+    return wrapper

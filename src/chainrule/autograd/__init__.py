@@ -368,4 +368,8 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return importlib.import_module(f"{__name__}.profiler")
+    if name in ("_profiler_enabled", "_disable_profiler"):  # (autograd/_profiler_state.py)
+        from . import _profiler_state
+
+        return getattr(_profiler_state, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

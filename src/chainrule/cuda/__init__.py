@@ -15,10 +15,13 @@ from .. import _backend
 
 __all__ = [
     "Event",
+    "Stream",
     "current_device",
     "device_count",
     "empty_cache",
     "get_device_name",
+    "get_rng_state",
+    "get_rng_state_all",
     "is_available",
     "is_bf16_supported",
     "is_initialized",
@@ -30,6 +33,8 @@ __all__ = [
     "seed",
     "seed_all",
     "set_device",
+    "set_rng_state",
+    "set_rng_state_all",
     "synchronize",
 ]
 
@@ -115,6 +120,34 @@ def seed_all() -> None:
     """Accepted and ignored without CUDA, as PyTorch ignores it."""
 
 
+def get_rng_state(device: Any = "cuda") -> Any:
+    """A GPU generator's state: PyTorch's error without CUDA; with CuPy, not in chainrule
+    (CuPy's generator state cannot be read back)."""
+    _cupy()
+    from chainrule._missing import missing
+
+    raise missing("torch.cuda", "get_rng_state")
+
+
+def set_rng_state(new_state: Any, device: Any = "cuda") -> None:
+    """Set a GPU generator's state: see :func:`get_rng_state`."""
+    _cupy()
+    from chainrule._missing import missing
+
+    raise missing("torch.cuda", "set_rng_state")
+
+
+def get_rng_state_all() -> list:
+    """Every GPU's generator state: ``[]`` where there is no GPU, as in PyTorch."""
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state_all(new_states: Any) -> None:
+    """Set each GPU's generator state from ``new_states`` (nothing to set for ``[]``)."""
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)
+
+
 _peak = [0]
 
 
@@ -171,6 +204,67 @@ class Event:
         if not (self.enable_timing and end_event.enable_timing):
             raise RuntimeError("Both events must be created with argument 'enable_timing=True'.")
         return float(_cupy().cuda.get_elapsed_time(self._event, end_event._event))
+
+
+class Stream:
+    """``torch.cuda.Stream``: a CUDA stream. The class exists (libraries annotate with it);
+    making one without a CUDA device raises PyTorch's CPU-build error, and chainrule has no
+    CUDA streams either way."""
+
+    def __init__(self, device: Any = None, priority: int = 0, **kwargs: Any) -> None:
+        if _backend.module_of_device("cuda") is None:
+            raise RuntimeError("torch.cuda.Stream requires CUDA support")
+        from chainrule._missing import missing
+
+        raise missing("torch.cuda", "Stream")
+
+
+class CUDAGraph:
+    """``torch.cuda.CUDAGraph``: a captured CUDA graph. The class exists (libraries
+    annotate with it); making one raises PyTorch's CPU-build error without a CUDA device,
+    and chainrule captures no CUDA graphs either way."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if _backend.module_of_device("cuda") is None:
+            raise RuntimeError("Tried to instantiate dummy base class CUDAGraph")
+        from chainrule._missing import missing
+
+        raise missing("torch.cuda", "CUDAGraph")
+
+
+class graph:  # noqa: N801 (PyTorch's name)
+    """``torch.cuda.graph``: captures the block into a :class:`CUDAGraph`. The class
+    exists (libraries annotate with it); there is no CUDAGraph to capture into, so making
+    one raises."""
+
+    def __init__(self, cuda_graph: CUDAGraph, *args: Any, **kwargs: Any) -> None:
+        from chainrule._missing import missing
+
+        raise missing("torch.cuda", "graph")
+
+
+class StreamContext:
+    """``torch.cuda.StreamContext``: makes ``stream`` current inside the block; with
+    ``None`` it does nothing, as in PyTorch. chainrule has no CUDA streams, so ``None`` is
+    the only stream there is to give it."""
+
+    def __init__(self, stream: Stream | None) -> None:
+        if stream is not None:
+            from chainrule._missing import missing
+
+            raise missing("torch.cuda", "StreamContext")
+        self.stream = stream
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+def stream(stream: Stream | None) -> StreamContext:
+    """``torch.cuda.stream``: a :class:`StreamContext` for ``stream``."""
+    return StreamContext(stream)
 
 
 def __getattr__(name: str):

@@ -8,6 +8,7 @@ imported by ``init_process_group``, never by ``import chainrule``. See docs/dist
 
 from __future__ import annotations
 
+from ._backends import Backend
 from ._objects import (
     all_gather_object,
     broadcast_object_list,
@@ -32,6 +33,7 @@ from ._world import (
     is_initialized,
     is_mpi_available,
     is_nccl_available,
+    is_torchelastic_launched,
     new_group,
 )
 from .collectives import (
@@ -55,6 +57,7 @@ from .collectives import (
 )
 
 __all__ = [
+    "Backend",
     "GroupMember",
     "ProcessGroup",
     "ReduceOp",
@@ -85,6 +88,7 @@ __all__ = [
     "is_initialized",
     "is_mpi_available",
     "is_nccl_available",
+    "is_torchelastic_launched",
     "isend",
     "new_group",
     "recv",

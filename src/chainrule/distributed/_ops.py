@@ -25,6 +25,11 @@ class ReduceOp(enum.Enum):
         return f"<RedOpType.{self.name}: {list(ReduceOp).index(self)}>"
 
 
+# PyTorch's ``ReduceOp.SUM`` etc. are members of the nested enum ``ReduceOp.RedOpType``;
+# here they are members of ``ReduceOp`` itself, so the nested name is the class.
+ReduceOp.RedOpType = ReduceOp  # type: ignore[attr-defined]
+
+
 # bool: the logical operations (a sum of booleans is their OR, a product their AND)
 _BOOL = {"sum": "LOR", "max": "LOR", "bor": "LOR", "product": "LAND", "min": "LAND",
          "band": "LAND", "bxor": "LXOR"}  # fmt: skip

@@ -78,6 +78,14 @@ def is_available() -> bool:
     return importlib.util.find_spec("mpi4py") is not None
 
 
+def is_torchelastic_launched() -> bool:
+    """Whether this process was started by torchelastic (``torchrun``), which sets
+    ``TORCHELASTIC_RUN_ID``."""
+    import os
+
+    return os.getenv("TORCHELASTIC_RUN_ID") is not None
+
+
 def is_initialized() -> bool:
     """Whether ``init_process_group`` has made the default group."""
     return GroupMember.WORLD is not None

@@ -456,6 +456,23 @@ def _index(self: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
     return self[tuple(slice(None) if i is None else i for i in indices)]
 
 
+def _sort_stable(
+    self: Tensor, *, stable: bool | None, dim: int = -1, descending: bool = False
+) -> tuple[Tensor, Tensor]:
+    return tuple(torch.sort(self, dim=dim, descending=descending, stable=bool(stable)))
+
+
+def _pin_memory(self: Tensor, device: Any = None) -> Tensor:
+    """Pinning needs an accelerator: PyTorch's CPU build raises this RuntimeError."""
+    raise RuntimeError("Cannot access accelerator device when none is available.")
+
+
+def _sparse_addmm(
+    self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1
+) -> Tensor:
+    return torch.sparse.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+
 def _vector_norm(
     self: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
 ) -> Tensor:
@@ -616,6 +633,11 @@ TABLE: dict[str, Callable] = {
     ),
     "repeat.default": lambda self, repeats: self.repeat(list(repeats)),
     "index.Tensor": _index,
+    "index_select.default": torch.index_select,
+    "sort.default": lambda self, dim=-1, descending=False: tuple(torch.sort(self, dim, descending)),
+    "sort.stable": _sort_stable,
+    "_pin_memory.default": _pin_memory,
+    "_sparse_addmm.default": _sparse_addmm,
     "diagonal.default": torch.diagonal,
     "triu.default": torch.triu,
     "tril.default": torch.tril,

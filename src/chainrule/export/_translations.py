@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._translations_attention import canonical_mask, multi_head_attention_forward
+from ._translations_extra import EXTRA
 from ._translations_more import MORE
 
 Call = tuple[str, list, dict]
@@ -271,5 +272,8 @@ TRANSLATIONS: dict[str, Callable[..., Call]] = {
 }
 
 TRANSLATIONS.update(MORE)
+TRANSLATIONS.update({k: v for k, v in EXTRA.items() if k not in TRANSLATIONS})
+TRANSLATIONS.setdefault("concat", TRANSLATIONS["cat"])  # (aliases PyTorch writes as cat)
+TRANSLATIONS.setdefault("concatenate", TRANSLATIONS["cat"])
 TRANSLATIONS["multi_head_attention_forward"] = multi_head_attention_forward
 TRANSLATIONS["_canonical_mask"] = canonical_mask

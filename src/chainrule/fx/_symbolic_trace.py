@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import functools  # noqa: F401  (read as ``_symbolic_trace.functools`` by custom tracers)
 import inspect
 import math
 import operator
 import sys
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from types import FunctionType  # noqa: F401  (as in PyTorch's module, for custom tracers)
 from typing import Any
 
+from .._C import ScriptObject  # noqa: F401  (as in PyTorch's module, for custom tracers)
 from .._tensor import Tensor
 from ..nn import Module, Parameter, Sequential
+from ._compatibility import compatibility  # noqa: F401  (as in PyTorch's module)
 from .graph import Graph, _assert
 from .graph_module import GraphModule
 from .proxy import Proxy, TracerBase
@@ -80,15 +84,53 @@ def _wrapped(orig: Callable) -> Callable:
 
 
 class _Patcher:
-    """Attributes replaced while tracing, put back after."""
+    """Attributes replaced while tracing, put back after (also a context manager, as
+    PyTorch's, whose ``patch_method``/``patch`` custom tracers call)."""
 
     def __init__(self) -> None:
         self._undo: list[Callable[[], None]] = []
+        self._visited: set[int] = set()
+
+    def __enter__(self) -> _Patcher:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.undo()
+
+    def patch_method(
+        self, cls: type, name: str, new_fn: Callable, deduplicate: bool = True
+    ) -> None:
+        """Replace ``cls.name`` by ``new_fn`` (kept marked, so ``deduplicate`` skips a
+        method patched already)."""
+        setattr(new_fn, "__fx_already_patched", deduplicate)  # noqa: B010 (no name mangling)
+        orig = getattr(cls, name)
+        if getattr(orig, "__fx_already_patched", False):
+            return
+        self.patch_attr(cls, name, new_fn)
+
+    def patch(
+        self, frame_dict: dict[str, Any], name: str, new_fn: Callable, deduplicate: bool = True
+    ) -> None:
+        """Replace the global ``name`` of ``frame_dict`` (a builtin if absent) by ``new_fn``."""
+        setattr(new_fn, "__fx_already_patched", deduplicate)  # noqa: B010 (no name mangling)
+        if name in frame_dict and getattr(frame_dict[name], "__fx_already_patched", False):
+            return
+        self.patch_global(frame_dict, name, new_fn)
+
+    def visit_once(self, thing: Any) -> bool:
+        """True the first time ``thing`` is seen by this patcher."""
+        if id(thing) in self._visited:
+            return False
+        self._visited.add(id(thing))
+        return True
 
     def patch_attr(self, obj: Any, name: str, value: Any) -> None:
-        orig = vars(obj)[name]
+        if name in vars(obj):
+            orig = vars(obj)[name]
+            self._undo.append(lambda: setattr(obj, name, orig))
+        else:  # (inherited: deleting the patch shows the base class's again)
+            self._undo.append(lambda: delattr(obj, name))
         setattr(obj, name, value)
-        self._undo.append(lambda: setattr(obj, name, orig))
 
     def patch_global(self, frame_globals: dict[str, Any], name: str, value: Any) -> None:
         if name in frame_globals:
@@ -115,9 +157,13 @@ class Tracer(TracerBase):
     ) -> None:
         self._autowrap_modules = autowrap_modules
         self._autowrap_functions = autowrap_functions
+        # (PyTorch's names, which custom tracers read: the ids of the functions recorded as
+        # leaves, and the modules searched for them)
+        self._autowrap_function_ids = set(_autowrap_targets(autowrap_modules, autowrap_functions))
+        self._autowrap_search = list(autowrap_modules)
         self.param_shapes_constant = param_shapes_constant
         self.submodule_paths: dict[Module, str] | None = None
-        self.tensor_attrs: dict[int, tuple[Tensor, str]] = {}
+        self.tensor_attrs: dict[Tensor, str] = {}  # (keyed by the tensor itself, as PyTorch)
         self.root: Module = Module()
         self.module_stack: OrderedDict[str, tuple[str, type]] = OrderedDict()
 
@@ -159,15 +205,15 @@ class Tracer(TracerBase):
         for n, b in self.root.named_buffers():
             if a is b:
                 return n
-        known = self.tensor_attrs.get(id(a))
+        known = self.tensor_attrs.get(a)  # (tensors hash by identity)
         if known is not None:
-            return known[1]
+            return known
         i = 0
         while hasattr(self.root, f"_tensor_constant{i}"):
             i += 1
         name = f"_tensor_constant{i}"
         object.__setattr__(self.root, name, a)
-        self.tensor_attrs[id(a)] = (a, name)
+        self.tensor_attrs[a] = name
         return name
 
     def is_leaf_module(self, m: Module, module_qualified_name: str) -> bool:
@@ -229,6 +275,24 @@ class Tracer(TracerBase):
     # ----- tracing --------------------------------------------------------------------
 
     def create_args_for_root(
+        self, root_fn: Callable, is_module: bool, concrete_args: dict[str, Any] | None = None
+    ) -> tuple[Callable, list[Any]]:
+        """PyTorch's form: ``(fn, args)`` with ``fn(*args)`` running ``root_fn`` on the
+        placeholders (the root module first for a module; keyword-only parameters passed
+        positionally too, in order)."""
+        args = self._placeholder_args(root_fn, is_module, concrete_args)
+        kwonly = self._kwonly_args(root_fn, is_module)
+        names = list(kwonly)
+        n_pos = len(args)
+
+        @functools.wraps(root_fn)
+        def fn(*all_args: Any) -> Any:
+            pos = all_args[: n_pos + is_module]
+            return root_fn(*pos, **dict(zip(names, all_args[n_pos + is_module :])))
+
+        return fn, [*([self.root] if is_module else []), *args, *kwonly.values()]
+
+    def _placeholder_args(
         self, root_fn: Callable, is_module: bool, concrete_args: dict[str, Any] | None
     ) -> list[Any]:
         """The arguments ``forward`` is traced with: a placeholder Proxy for each, or the
@@ -282,12 +346,9 @@ class Tracer(TracerBase):
         self.submodule_paths = {mod: name for name, mod in self.root.named_modules()}
         self.tensor_attrs = {}
         self._collect_tensor_attrs(self.root, [])
-        args = self.create_args_for_root(fn, isinstance(root, Module), concrete_args)
-        kwonly = self._kwonly_args(fn, isinstance(root, Module))
-        if isinstance(root, Module):
-            args = [root, *args]
+        run, args = self.create_args_for_root(fn, isinstance(root, Module), concrete_args)
         with self._patched(fn):
-            result = fn(*args, **kwonly)
+            result = run(*args)
         hints = _type_hints(fn)
         self.create_node(
             "output", "output", (self.create_arg(result),), {}, type_expr=hints.get("return")
@@ -308,7 +369,7 @@ class Tracer(TracerBase):
     def _collect_tensor_attrs(self, m: Module, prefix: list[str]) -> None:
         for k, v in vars(m).items():
             if isinstance(v, Tensor) and not isinstance(v, Parameter):
-                self.tensor_attrs[id(v)] = (v, ".".join([*prefix, k]))
+                self.tensor_attrs[v] = ".".join([*prefix, k])
         for name, child in m.named_children():
             self._collect_tensor_attrs(child, [*prefix, name])
 
@@ -355,6 +416,31 @@ class Tracer(TracerBase):
             yield
         finally:
             patcher.undo()
+
+
+# Module's own call and attribute read, before any tracer patches them (custom tracers
+# call them from their patches, as PyTorch's names)
+_orig_module_call = Module.__call__
+_orig_module_getattr = Module.__getattr__
+
+
+def _autowrap_check(patcher: _Patcher, frame_dict: dict[str, Any], function_ids: set) -> None:
+    """Record the globals of ``frame_dict`` whose ids are in ``function_ids`` as leaves
+    (each dict visited once per patcher)."""
+    if not patcher.visit_once(frame_dict):
+        return
+    for name, value in list(frame_dict.items()):
+        if not name.startswith("_") and callable(value) and id(value) in function_ids:
+            patcher.patch(frame_dict, name, _wrapped(value))
+
+
+def _patch_wrapped_functions(patcher: _Patcher) -> None:
+    """Record the functions named by :func:`wrap` as leaves, in the modules that named
+    them."""
+    for (_, name), frame_globals in list(_wrapped_fns_to_patch.items()):
+        orig = frame_globals.get(name, getattr(builtins, name, None))
+        if orig is not None:
+            patcher.patch(frame_globals, name, _wrapped(orig))
 
 
 def _autowrap_targets(modules: tuple, functions: tuple) -> dict[int, Callable]:

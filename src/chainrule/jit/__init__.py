@@ -9,9 +9,12 @@ whether or not it is ever compiled, with TorchScript's own eager meaning.
 - ``load`` reads a TorchScript archive written by PyTorch's ``torch.jit.save`` (traced or
   scripted) as a module whose code runs in an interpreter of TorchScript's statements and
   operators (``_load``): nothing from the file is executed or imported.
-- ``script``, ``trace``, ``trace_module``, ``save``, ``freeze`` and
-  ``optimize_for_inference`` compile TorchScript, which chainrule does not have: they raise
-  NotImplementedInChainrule, saying so.
+- ``trace`` and ``trace_module`` run a module or function once on example inputs and
+  record its tensor operations (``_trace``): the result replays the recording, shows it as
+  TorchScript ``.code``/``.graph``, and ``save`` writes a TorchScript archive that PyTorch's
+  ``torch.jit.load`` reads.
+- ``script``, ``freeze`` and ``optimize_for_inference`` compile TorchScript, which chainrule
+  does not have: they raise NotImplementedInChainrule, saying so.
 """
 
 from __future__ import annotations
@@ -65,8 +68,10 @@ def is_scripting() -> bool:
 
 
 def is_tracing() -> bool:
-    """Whether the code runs under ``torch.jit.trace``: never in chainrule."""
-    return False
+    """Whether the code runs under ``torch.jit.trace`` (while it records)."""
+    from ._trace._record import is_tracing as tracing_now
+
+    return tracing_now()
 
 
 def ignore(drop: Any = False, **kwargs: Any) -> Any:
@@ -204,23 +209,38 @@ def _no_torchscript(name: str) -> NotImplementedInChainrule:
 
 
 def script(obj: Any, *args: Any, **kwargs: Any) -> Any:
-    """Compile to TorchScript: not in chainrule (raises NotImplementedInChainrule)."""
+    """Compile to TorchScript: not in chainrule (raises NotImplementedInChainrule), except
+    for a plain class (not a Module): PyTorch registers it as a TorchScript class and returns
+    the Python class itself, which is what eager code then uses; chainrule returns it too."""
+    if _builtin_isinstance(obj, type) and not issubclass(obj, nn.Module):
+        return obj
     raise _no_torchscript("script")
 
 
 def trace(func: Any, *args: Any, **kwargs: Any) -> Any:
-    """Trace to TorchScript: not in chainrule (raises NotImplementedInChainrule)."""
-    raise _no_torchscript("trace")
+    """A module or function run once on example inputs, its tensor operations recorded:
+    a traced module (``TopLevelTracedModule``) or ``ScriptFunction`` replaying them."""
+    from ._trace import trace as trace_now
+
+    return trace_now(func, *args, **kwargs)
 
 
 def trace_module(mod: Any, *args: Any, **kwargs: Any) -> Any:
-    """Trace a module's methods to TorchScript: not in chainrule."""
-    raise _no_torchscript("trace_module")
+    """A module's ``forward`` traced on the inputs given as ``{"forward": inputs}``."""
+    from ._trace import trace_module as trace_now
+
+    return trace_now(mod, *args, **kwargs)
 
 
 def save(m: Any, f: Any, _extra_files: Any = None) -> None:
-    """Save a ScriptModule: not in chainrule (torch.save saves state dicts and tensors)."""
-    raise _no_torchscript("save")
+    """Write a traced module or function, or a module ``load`` gave, as a TorchScript
+    archive that PyTorch's ``torch.jit.load`` reads (``m.save(f)``); other modules raise,
+    as in PyTorch."""
+    if not callable(getattr(m, "save", None)) or not _builtin_isinstance(
+        m, (ScriptModule, ScriptFunction)
+    ):
+        raise AttributeError(f"'{type(m).__name__}' object has no attribute 'save'")
+    m.save(f, _extra_files=_extra_files)
 
 
 def load(f: Any, map_location: Any = None, _extra_files: Any = None, **kwargs: Any) -> Any:
@@ -242,17 +262,18 @@ def optimize_for_inference(mod: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 class ScriptModule(nn.Module):
-    """A module compiled to TorchScript. chainrule compiles none: only ``jit.load`` makes
-    them (a loaded archive's ``RecursiveScriptModule``), so ``isinstance(m,
-    torch.jit.ScriptModule)`` is False for every other module; subclassing it, the old way
-    to write TorchScript modules, raises when the module is made."""
+    """A TorchScript module. chainrule compiles none: ``jit.load`` (a loaded archive's
+    ``RecursiveScriptModule``) and ``jit.trace`` (a ``TopLevelTracedModule``) make them, so
+    ``isinstance(m, torch.jit.ScriptModule)`` is False for every other module; subclassing
+    it, the old way to write TorchScript modules, raises when the module is made."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise _no_torchscript("ScriptModule")
 
 
 class ScriptFunction:
-    """A function compiled to TorchScript: chainrule makes none."""
+    """A TorchScript function: ``jit.trace`` of a function makes one (compiling one from
+    its source, as ``jit.script`` would, is not in chainrule)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise _no_torchscript("ScriptFunction")

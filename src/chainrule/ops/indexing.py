@@ -128,6 +128,15 @@ def _getitem(x, key=()):
     out = x[key]
     if not (isinstance(out, ndarray) or is_array(out)):  # (a MetaArray is an array)
         out = x[(*key, Ellipsis) if isinstance(key, tuple) else (key, Ellipsis)]
+    # advanced indexing of a contiguous x gives a contiguous result, as PyTorch's does
+    # (NumPy's ``x[:, index]`` comes out column-major, which would refuse ``view(-1)``)
+    elif (
+        type(out) is ndarray
+        and not out.flags.c_contiguous
+        and x.flags.c_contiguous
+        and not _is_basic(key)
+    ):
+        out = xp.ascontiguousarray(out)
     return out
 
 

@@ -131,9 +131,14 @@ def _hooked_step(func: Callable) -> Callable:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         self = args[0]
+        pre_hooks = getattr(self, "_optimizer_step_pre_hooks", None)
+        if pre_hooks is None:
+            # Optimizer.__init__ never ran (a wrapper such as accelerate's): PyTorch hooks
+            # a class's step in that __init__, so such a step runs no hooks there
+            return func(*args, **kwargs)
         if not (
             _global_optimizer_pre_hooks
-            or self._optimizer_step_pre_hooks
+            or pre_hooks
             or self._optimizer_step_post_hooks
             or _global_optimizer_post_hooks
         ):  # (no hook anywhere, the usual case: the step itself)

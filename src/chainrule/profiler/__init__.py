@@ -21,12 +21,19 @@ from .events import EventList, FunctionEvent, FunctionEventAvg
 from .profiler import profile, tensorboard_trace_handler
 from .schedule import ProfilerAction, ProfilerActivity, schedule, supported_activities
 
+
+def kineto_available() -> bool:
+    """False: chainrule's profiler records its own ops, without PyTorch's Kineto library."""
+    return False
+
+
 __all__ = [
     "EventList",
     "FunctionEvent",
     "FunctionEventAvg",
     "ProfilerAction",
     "ProfilerActivity",
+    "kineto_available",
     "profile",
     "record_function",
     "schedule",

@@ -54,8 +54,10 @@ def _checks() -> list:
 def mm(mat1: Any, mat2: Any, reduce: str = "sum") -> Any:
     """Sparse @ dense (dense result) or sparse @ sparse (sparse result); both
     differentiable: d/dmat2 = mat1^T g, d/dmat1 = (g mat2^T) at mat1's indices."""
-    if reduce != "sum":
-        raise _impl().not_on_sparse(f"_sparse_mm_reduce_impl ({reduce})")
+    if reduce != "sum":  # (mean, amax, amin: sparse CSR @ dense)
+        from ._mm_reduce import mm_reduce
+
+        return mm_reduce(mat1, mat2, reduce)
     return _run("mm", _impl().mm, mat1, mat2)
 
 

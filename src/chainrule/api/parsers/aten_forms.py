@@ -701,17 +701,23 @@ def segment_reduce(
             "segment_reduce: chainrule reduces 1-D lengths or offsets along axis 0 only"
         )
     with on_device_of(data._data):
-        if lengths is not None:
-            sizes = lengths._data.astype(xp.int64)
+        if offsets is not None:  # (offsets win over lengths, and need not cover data)
+            bounds = [int(o) for o in offsets._data.astype(xp.int64).tolist()]
+            sizes = [b - a for a, b in zip(bounds, bounds[1:])]
+            if min(sizes, default=0) < 0:
+                raise RuntimeError("Expected segment_length >= 0 to be true, but got false.")
+            if bounds and bounds[0] != 0:  # (the rows before the first offset: not used)
+                data = data[bounds[0] :]
         else:
-            sizes = xp.diff(offsets._data.astype(xp.int64))
-        sizes = [int(s) for s in sizes.tolist()]  # (CuPy takes repeats as a list only)
+            sizes = [int(s) for s in lengths._data.astype(xp.int64).tolist()]  # type: ignore[union-attr]
+            if min(sizes, default=0) < 0:
+                raise RuntimeError("lengths contains negative value!")
+            if not unsafe and sum(sizes) != data.shape[0]:
+                raise RuntimeError(
+                    "segment_reduce(): Expected all rows of lengths along axis to sum to "
+                    "data.size(lengths.dim()-1) when !unsafe."
+                )
         total = sum(sizes)
-        if not unsafe and (total != data.shape[0] or min(sizes, default=0) < 0):
-            raise RuntimeError(
-                "segment_reduce(): Expected all rows of lengths along axis to sum to "
-                "data.size(lengths.dim()-1) when !unsafe."
-            )
         n = len(sizes)
         ids = xp.zeros(data.shape[0], dtype=xp.int64)
         ids[:total] = xp.repeat(xp.arange(n), sizes)

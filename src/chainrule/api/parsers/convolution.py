@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Sequence
 
 from ..._tensor import Tensor
+from ...autograd import recording
 from ...ops import convolution as conv_ops
 from ...ops import padding as pad_ops
 from ...ops import shapes
@@ -191,6 +192,10 @@ def convolution(
     (ConvolutionBackward0), with PyTorch's checks."""
     require_tensor("convolution", input)
     require_tensor("convolution", weight, 2, "weight")
+    if recording.AUTOCAST[0] is not None:  # (autocast casts before the dtype checks)
+        from ...amp import policy
+
+        input, weight, bias = policy.cast_early("convolution", input, weight, bias)
     _check_dtypes(input, weight, bias)
     dim = weight.ndim - 2
     if dim <= 0:

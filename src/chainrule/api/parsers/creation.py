@@ -208,6 +208,10 @@ def asarray(
     """``obj`` as a tensor: sharing memory with a tensor or array of the same dtype unless
     ``copy=True``; ``copy=False`` refuses to copy."""
     check_device(device)
+    from ...storage import UntypedStorage
+
+    if isinstance(obj, UntypedStorage):
+        return _from_storage(obj, dtype, copy, requires_grad)
     if copy:
         return _creation.copy_of(obj, dtype=dtype, requires_grad=requires_grad)
     src_dt = None
@@ -223,6 +227,24 @@ def asarray(
                 f"'{want.scalar_name}'."
             )
     out = _creation.as_tensor(obj, dtype=dtype)
+    if requires_grad:
+        out.requires_grad_()
+    return out
+
+
+def _from_storage(storage: Any, dtype: Any, copy: bool | None, requires_grad: bool) -> Tensor:
+    """``asarray`` of an ``UntypedStorage``: its bytes read as ``dtype`` (int64 when not
+    given, as PyTorch does; trailing bytes short of an element are left out), sharing its
+    memory unless ``copy``."""
+    want = _dtypes.int64 if dtype is None else _dtypes.to_dtype(dtype)
+    raw = storage._bytes()
+    size = _dtypes.uint8.itemsize if want is _dtypes.uint8 else want.itemsize
+    raw = raw[: raw.shape[0] - raw.shape[0] % size]
+    out = _creation.as_tensor(raw, dtype=_dtypes.uint8)
+    if want is not _dtypes.uint8:
+        out = out.view(want)
+    if copy:
+        out = out.clone()
     if requires_grad:
         out.requires_grad_()
     return out

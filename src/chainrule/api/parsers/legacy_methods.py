@@ -16,11 +16,36 @@ from ..._tensor import Tensor
 def new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """``x.new(2, 3)``: an uninitialised (here zeroed) 2x3 tensor of x's dtype;
     ``x.new([1, 2])`` a copy of the data in x's dtype; ``x.new(size)`` for a torch.Size;
-    on x's device."""
+    ``x.new(storage)`` the 1-D tensor of x's dtype over a storage's memory; on x's device."""
+    from ...storage import TypedStorage, UntypedStorage
+
+    if len(args) == 1 and isinstance(args[0], (UntypedStorage, TypedStorage)) and not kwargs:
+        return _over_storage(self, args[0])
     if len(args) == 1 and type(args[0]).__name__ == "Size":
         args = tuple(args[0])
     t = _creation._legacy_new(Tensor, self._dtype, args, kwargs)
     return t if self.device.type == "cpu" else t.to(self.device)
+
+
+def _over_storage(self: Tensor, storage: Any) -> Tensor:
+    """The 1-D tensor of self's dtype sharing ``storage``'s memory (its whole elements)."""
+    from ...storage import TypedStorage, UntypedStorage
+    from .creation import _from_storage
+
+    if isinstance(storage, TypedStorage):
+        if storage.dtype is not self._dtype:
+            raise RuntimeError(
+                f"Expected a Storage of type {_type_name(self._dtype)} or an UntypedStorage, "
+                f"but got type {_type_name(storage.dtype)} for argument 1 'storage'"
+            )
+        storage = UntypedStorage._of(storage._array)
+    return _from_storage(storage, self._dtype, copy=False, requires_grad=False)
+
+
+def _type_name(dtype: Any) -> str:
+    """PyTorch's scalar type name of ``dtype`` in messages: Float, Long, ..."""
+    legacy = getattr(dtype, "legacy_type", None)
+    return legacy.removeprefix("torch.").removesuffix("Tensor") if legacy else dtype.c_name
 
 
 def _refuse_grad(name: str, *tensors: Tensor) -> None:
@@ -102,6 +127,18 @@ def name(self: Tensor) -> None:
 def is_pinned(self: Tensor, device: Any = None) -> bool:
     """False: chainrule pins no memory."""
     return False
+
+
+def pin_memory(self: Tensor, device: Any = None) -> Tensor:
+    """Page-locked memory needs an accelerator: without one, PyTorch's CPU build raises
+    this RuntimeError, as chainrule does; with CuPy's GPU, pinning is not in chainrule."""
+    from ..._backend import module_of_device
+
+    if module_of_device("cuda") is None:
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    from ..._missing import missing
+
+    raise missing("torch.Tensor", "pin_memory")
 
 
 def is_shared(self: Tensor) -> bool:

@@ -23,7 +23,24 @@ def _check_parameter(name: str, value: Tensor | None, channels: int, input: Tens
     if value.numel() != channels:
         raise RuntimeError(f"{name} should contain {channels} elements not {value.numel()}")
     if value.dtype is not input.dtype and input.is_floating_point():
-        raise RuntimeError(norm_layers.mixed_dtypes(input.dtype))
+        # (PyTorch's CPU kernel: a float32 parameter of another input "must share", any
+        # other dtype is not the Float it expects)
+        if value.dtype is _dtypes.float32:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+
+
+def _mixed_precision(input: Tensor, named: tuple) -> bool:
+    """Whether batch_norm runs PyTorch's mixed-type kernel: a reduced-precision input and
+    float32 parameters (every one given must then be float32)."""
+    if input.dtype not in (_dtypes.bfloat16, _dtypes.float16):
+        return False
+    given = [value for _, value in named if value is not None]
+    if not any(value.dtype is _dtypes.float32 for value in given):
+        return False
+    if any(value.dtype is not _dtypes.float32 for value in given):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    return True
 
 
 def _more_than_one_value(shape: tuple, text: str = "torch.Size") -> None:
@@ -78,6 +95,14 @@ def batch_norm(
             raise RuntimeError(f"{name} must be defined in evaluation mode")
         if value is not None and value.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {value.numel()}")
+    if _mixed_precision(input, named):
+        # a bfloat16/float16 input with float32 parameters (autocast's convolutions feed
+        # BatchNorm so): computed in float32, the result in the input's dtype, the running
+        # statistics kept in float32, as PyTorch's mixed-type CPU kernel does
+        out = batch_norm(
+            input.float(), running_mean, running_var, weight, bias, training, momentum, eps
+        )
+        return out.to(input.dtype)
     for name, value in named:
         _check_parameter(name, value, channels, input)
     if input.ndim < 2:

@@ -55,6 +55,16 @@ def _all_dims(name: str, dim: Any, keepdim: Any) -> Any:
 _NOT_GIVEN: Any = type("NotGiven", (), {"__repr__": lambda self: "None"})()
 
 
+def _numpy_spelled(name: str, dim: Any, keepdim: Any, axis: Any, keepdims: Any) -> tuple:
+    """``dim``/``keepdim`` given as NumPy's ``axis``/``keepdims`` (PyTorch's parser takes
+    both spellings; ``dim`` and ``axis`` together are its TypeError)."""
+    if axis is not _NOT_GIVEN:
+        if dim is not _NOT_GIVEN:
+            raise TypeError(f"{name}() got an unexpected keyword argument 'axis'")
+        dim = axis
+    return dim, keepdim if keepdims is _NOT_GIVEN else keepdims
+
+
 def sum(
     input: Tensor,
     dim: int | Sequence[int] | None = _NOT_GIVEN,
@@ -62,8 +72,12 @@ def sum(
     *,
     dtype: DType | None = None,
     out: Tensor | None = None,
+    axis: int | Sequence[int] | None = _NOT_GIVEN,
+    keepdims: bool = _NOT_GIVEN,
 ) -> Tensor:  # noqa: A001
     """Σ input over dim (all dims when not given or None)."""
+    if axis is not _NOT_GIVEN or keepdims is not _NOT_GIVEN:  # (NumPy's spellings)
+        dim, keepdim = _numpy_spelled("sum", dim, keepdim, axis, keepdims)
     if dim is _NOT_GIVEN and dtype is None and keepdim is False and input.__class__ is Tensor:
         data = input._data
         dt = data.dtype if data.__class__ is ndarray else None
@@ -149,9 +163,13 @@ def mean(
     *,
     dtype: DType | None = None,
     out: Tensor | None = None,
+    axis: int | Sequence[int] | None = _NOT_GIVEN,
+    keepdims: bool = _NOT_GIVEN,
 ) -> Tensor:
     """The mean over dim (all dims when not given or None); integer inputs raise, as in
     PyTorch."""
+    if axis is not _NOT_GIVEN or keepdims is not _NOT_GIVEN:  # (NumPy's spellings)
+        dim, keepdim = _numpy_spelled("mean", dim, keepdim, axis, keepdims)
     dim = _all_dims("mean", dim, keepdim)
     if dtype is None and input.__class__ is Tensor and _ARRAY is not None:
         data = input._data

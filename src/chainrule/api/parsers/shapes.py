@@ -48,8 +48,18 @@ def _as_view(input: Tensor, shape: tuple) -> Tensor:
     return _view_op(input, {"shape": shape})
 
 
-def view(input: Tensor, *shape: Any) -> Tensor:
-    """input with a new shape, sharing memory (one dim may be -1)."""
+def view(input: Tensor, *shape: Any, **kwargs: Any) -> Tensor:
+    """input with a new shape, sharing memory (one dim may be -1); or its memory read as
+    another dtype (``view(dtype)``; ``size=`` and ``dtype=`` as keywords too)."""
+    if kwargs:
+        if shape or len(kwargs) != 1 or next(iter(kwargs)) not in ("size", "dtype"):
+            given = [type(a).__name__ for a in shape]
+            given += [f"{k}={_arg_type(v)}" for k, v in kwargs.items()]
+            raise TypeError(
+                f"view() received an invalid combination of arguments - got ({', '.join(given)}), "
+                "but expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n"
+            )
+        shape = tuple(kwargs.values())
     if shape and shape[0].__class__ is int and input.__class__ is Tensor:  # x.view(5, 4)
         return _as_view(input, shape_args(shape))
     if not shape or len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
@@ -62,6 +72,13 @@ def view(input: Tensor, *shape: Any) -> Tensor:
         return view_dtype(input, shape[0])
     shape = shape_args(shape)
     return shapes.view(input, shape=shapes.infer_shape(shape, input._data.size))
+
+
+def _arg_type(value: Any) -> str:
+    """How PyTorch's argument errors name ``value``'s type."""
+    from ..._dtypes import dtype as DType
+
+    return "torch.dtype" if isinstance(value, DType) else type(value).__name__
 
 
 def _view_signature_error(args: tuple) -> None:

@@ -213,6 +213,9 @@ def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
     base = _base_of(self)
     offset = storage_offset(self)
     storage = base._data.reshape(-1) if base._data.flags.c_contiguous else None
+    if storage is not None and storage.dtype != self._data.dtype:  # (self: base's bytes
+        usable = storage.nbytes - storage.nbytes % self._data.itemsize  # as another dtype)
+        storage = storage.view(xp.uint8)[:usable].view(self._data.dtype)
     if storage is not None and offset + n <= storage.size:
         # the storage is large enough: self now reads it from its offset, contiguously
         self._data = storage[offset : offset + n].reshape(shape)

@@ -18,4 +18,8 @@ def load(f: FileLike, map_location: Any = None, _extra_files: Any = None) -> Rec
     archive = read_archive(f, map_location, _extra_files)
     if _extra_files is not None:
         _extra_files.update(archive.extra)
-    return build_module(archive)
+    root = build_module(archive)
+    # what ``save`` writes again beside the module's state (``jit/_trace/_resave``)
+    object.__setattr__(root, "_script_sources", dict(archive.sources))
+    object.__setattr__(root, "_script_constants", tuple(archive.constants))
+    return root

@@ -361,6 +361,35 @@ TORCH_OPS.update({m: _new(m) for m in ("new_zeros", "new_ones", "new_full", "new
 GENERIC_OPS: dict[str, Callable] = {"__is__": operator.is_, "__isnot__": operator.is_not}
 
 
+def _aten_overloads(name: str) -> Callable | None:
+    """An operator outside the tables above that ``chainrule.export`` implements (the
+    operators chainrule's ``torch.jit.trace`` writes): its overload picked as TorchScript
+    would, a Tensor or a number as the second argument choosing ``.Tensor``/``.Scalar``,
+    ``.default`` otherwise; dtypes given as ScalarType numbers."""
+    from ...export._aten_table import TABLE
+
+    overloads = {
+        key.partition(".")[2]: fn for key, fn in TABLE.items() if key.partition(".")[0] == name
+    }
+    if not overloads:
+        return None
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        if len(overloads) == 1:
+            fn = next(iter(overloads.values()))
+        elif "Tensor" in overloads and "Scalar" in overloads and len(args) > 1:
+            fn = overloads["Tensor" if isinstance(args[1], Tensor) else "Scalar"]
+        elif "default" in overloads:
+            fn = overloads["default"]
+        else:
+            raise RuntimeError(f"torch.jit.load: no overload of aten::{name} fits the call")
+        if "dtype" in kwargs:
+            kwargs["dtype"] = to_dtype(kwargs["dtype"])
+        return fn(*args, **kwargs)
+
+    return run
+
+
 def torch_op(name: str) -> Callable:
     """``torch.<name>`` (or ``ops.aten.<name>``): a function of the arguments that picks the
     operator on ints and floats, on containers, or on tensors; RuntimeError if the name is
@@ -369,7 +398,7 @@ def torch_op(name: str) -> Callable:
         return GENERIC_OPS[name]
     scalar = SCALAR_OPS.get(name)
     container = CONTAINER_OPS.get(name)
-    tensor = TORCH_OPS.get(name)
+    tensor = TORCH_OPS.get(name) or _aten_overloads(name)
     if scalar is None and container is None and tensor is None:
         raise RuntimeError(
             f"torch.jit.load: the TorchScript operator torch.{name} (aten::{name}) is not "

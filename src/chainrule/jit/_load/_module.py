@@ -42,6 +42,13 @@ class RecursiveScriptModule(ScriptModule):
             self._script_class, self, "forward", args, kwargs
         )
 
+    def save(self, f: Any, _extra_files: Any = None) -> None:
+        """Write the module again as a TorchScript archive: its current parameters,
+        buffers and attributes with the code it was loaded with (the top module only)."""
+        from .._trace._resave import save_loaded
+
+        save_loaded(self, f, _extra_files)
+
     def __getattr__(self, name: str) -> Any:
         try:
             return super().__getattr__(name)

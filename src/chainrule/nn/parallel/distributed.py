@@ -316,3 +316,27 @@ class DistributedDataParallel(Module):
             yield
         finally:
             self.require_backward_grad_sync = saved
+
+    def _get_ddp_logging_data(self) -> dict[str, Any]:
+        """PyTorch's DDP logging data, the fields chainrule knows (PyTorch's names and
+        encodings: flags as 0/1); the Gloo- and CUDA-specific ones are left out."""
+        import os
+
+        dtypes = {str(p.dtype).removeprefix("chainrule.") for p in self._params}
+        return {
+            "backend_name": self.process_group.backend,
+            "master_addr": os.environ.get("MASTER_ADDR", "N/A"),
+            "master_port": os.environ.get("MASTER_PORT", "N/A"),
+            "module_name": type(self.module).__name__,
+            "dtypes": ", ".join(sorted(d.replace("float32", "float") for d in dtypes)),
+            "broadcast_buffers": int(self.broadcast_buffers),
+            "bucket_cap_bytes": self.bucket_bytes_cap,
+            "find_unused_parameters": int(self.find_unused_parameters),
+            "gradient_as_bucket_view": int(self.gradient_as_bucket_view),
+            "is_multi_device_module": 0,
+            "num_parameter_tensors": len(self._params),
+            "rank": self.process_group.rank(),
+            "static_graph": int(self.static_graph),
+            "total_parameter_size_bytes": sum(p._data.nbytes for p in self._params),
+            "world_size": self.process_group.size(),
+        }

@@ -208,6 +208,10 @@ class _BaseIter:
     def _next_index(self) -> Any:
         return next(self._sampler_iter)
 
+    def _reset(self, loader: DataLoader, first_iter: bool = False) -> None:
+        """Start the sampler over (a new epoch)."""
+        self._sampler_iter = iter(self._index_sampler)
+
 
 class _SingleProcessIter(_BaseIter):
     def __init__(self, loader: DataLoader) -> None:
@@ -273,8 +277,9 @@ class _MultiProcessIter(_BaseIter):
         for _ in range(self._prefetch):
             self._try_put_index()
 
-    def _reset(self, loader: DataLoader) -> None:
-        """Next epoch with the same (persistent) workers."""
+    def _reset(self, loader: DataLoader, first_iter: bool = False) -> None:
+        """Next epoch with the same (persistent) workers (``first_iter``, PyTorch's
+        argument, changes nothing: the workers' resume handshake is safe either way)."""
         self._sampler_iter = iter(self._index_sampler)
         self._epoch += 1
         for q in self._index_queues:
@@ -385,3 +390,9 @@ class _MultiProcessIter(_BaseIter):
             self._shutdown_workers()
         except Exception:
             pass
+
+
+# PyTorch's names for the iterator classes (libraries import and subclass them)
+_BaseDataLoaderIter = _BaseIter
+_SingleProcessDataLoaderIter = _SingleProcessIter
+_MultiProcessingDataLoaderIter = _MultiProcessIter

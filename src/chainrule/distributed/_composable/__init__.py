@@ -1,0 +1,1 @@
+"""``torch.distributed._composable``: the composable APIs' home (``fsdp`` only)."""

@@ -1,0 +1,7 @@
+"""``torch.distributed.nn``: collectives that autograd differentiates (``functional``)."""
+
+from __future__ import annotations
+
+from . import functional  # noqa: F401
+
+__all__ = ["functional"]
