@@ -313,11 +313,10 @@ def test_jit_isinstance():
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: cr.jit.script(lambda x: x),
         lambda: cr.jit.freeze(None),
         lambda: cr.jit.ScriptModule(),
     ],
-    ids=["script", "freeze", "ScriptModule"],
+    ids=["freeze", "ScriptModule"],
 )
 def test_jit_torchscript_is_not_in_chainrule(call):
     with pytest.raises(NotImplementedInChainrule) as err:
@@ -512,3 +511,24 @@ def test_cpu_capability_rule_on_x86(features, level, monkeypatch):
 def test_queue_helpers_are_pythons():
     assert cr.multiprocessing.Process is multiprocessing.Process
     assert_close(cr.multiprocessing.cpu_count(), multiprocessing.cpu_count())
+
+
+def test_jit_script_gives_back_what_it_is_given_as_torch_with_pytorch_jit_0():
+    code = (
+        "import torch\n"
+        "def f(x):\n    return x * 2\n"
+        "m = torch.nn.Linear(2, 2)\n"
+        "class C:\n    pass\n"
+        "print(torch.jit.script(f) is f, torch.jit.script(m) is m, torch.jit.script(C) is C,"
+        " torch.jit.is_scripting())\n"
+    )
+    env = dict(os.environ, PYTORCH_JIT="0")
+    theirs = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert theirs.stdout == "True True True False\n", theirs.stderr
+    with pytest.warns(DeprecationWarning, match="deprecated"):
+        assert cr.jit.script(_double) is _double
+        assert cr.jit.script(cr.nn.Linear, 1) is cr.nn.Linear
+
+
+def _double(x):
+    return x * 2

@@ -338,11 +338,12 @@ def test_check_trace_warns_on_nondeterminism():
         cjit.trace(lambda x: cr.nn.functional.dropout(x, 0.5, True), cr.ones(64))
 
 
-def test_save_and_script_of_plain_modules_refused():
+def test_save_of_plain_modules_refused_and_script_gives_them_back():
     with pytest.raises(AttributeError, match="has no attribute 'save'"):
         cjit.save(cr.nn.Linear(2, 2), io.BytesIO())
-    with pytest.raises(NotImplementedError):
-        cjit.script(cr.nn.Linear(2, 2))
+    model = cr.nn.Linear(2, 2)
+    with pytest.warns(DeprecationWarning, match="torch.jit.script` is deprecated"):
+        assert cjit.script(model) is model  # (PyTorch's with PYTORCH_JIT=0)
 
 
 def test_dict_output_kwargs_method_and_extra_files(tmp_path):

@@ -13,8 +13,12 @@ whether or not it is ever compiled, with TorchScript's own eager meaning.
   record its tensor operations (``_trace``): the result replays the recording, shows it as
   TorchScript ``.code``/``.graph``, and ``save`` writes a TorchScript archive that PyTorch's
   ``torch.jit.load`` reads.
-- ``script``, ``freeze`` and ``optimize_for_inference`` compile TorchScript, which chainrule
-  does not have: they raise NotImplementedInChainrule, saying so.
+- ``script`` gives back what it is given (a function, module or class), as PyTorch's own
+  ``torch.jit.script`` does with ``PYTORCH_JIT=0``: the code runs eagerly, computing what
+  the compiled code computes, with PyTorch 2.13's deprecation warning; chainrule has no
+  TorchScript compiler, so there is no ``.code``/``.graph`` and no file to save from it
+  (trace the model to write one). ``freeze`` and ``optimize_for_inference`` work on
+  compiled TorchScript: they raise NotImplementedInChainrule, saying so.
 """
 
 from __future__ import annotations
@@ -209,12 +213,16 @@ def _no_torchscript(name: str) -> NotImplementedInChainrule:
 
 
 def script(obj: Any, *args: Any, **kwargs: Any) -> Any:
-    """Compile to TorchScript: not in chainrule (raises NotImplementedInChainrule), except
-    for a plain class (not a Module): PyTorch registers it as a TorchScript class and returns
-    the Python class itself, which is what eager code then uses; chainrule returns it too."""
-    if _builtin_isinstance(obj, type) and not issubclass(obj, nn.Module):
-        return obj
-    raise _no_torchscript("script")
+    """``obj`` itself (a function, module or class), run eagerly: PyTorch's
+    ``torch.jit.script`` with ``PYTORCH_JIT=0``, the mode in which its scripted code runs as
+    the Python it was written in (chainrule has no TorchScript compiler; libraries script
+    their helpers at import, ``@torch.jit.script``). Warns as PyTorch 2.13 does."""
+    warnings.warn(  # (attributed here, as PyTorch's to its own file: hidden by default)
+        "`torch.jit.script` is deprecated. Please switch to `torch.compile` or `torch.export`.",
+        DeprecationWarning,
+        stacklevel=1,
+    )
+    return obj
 
 
 def trace(func: Any, *args: Any, **kwargs: Any) -> Any:
