@@ -83,11 +83,7 @@ class device:  # noqa: N801 - PyTorch's spelling
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, str):
-            try:
-                other = device(other)
-            except RuntimeError:  # (no device: unequal, never an error, as in PyTorch)
-                return False
+        # (a device equals devices only: torch.device("cpu") == "cpu" is False, as in PyTorch)
         return isinstance(other, device) and other.type == self.type and other.index == self.index
 
     def __hash__(self) -> int:
