@@ -378,7 +378,31 @@ def test_hook_keeps_functions_named_as_their_modules() -> None:
     assert callable(chainrule.autograd.gradcheck)
 
 
-@pytest.mark.parametrize("name", ["torch.ao", "torch.ao.quantization", "torch.utils.cpp_extension"])
+def test_hook_loads_a_lazily_loaded_module_once(tmp_path: Path) -> None:
+    # `import torch.distributions.kl` as a program's first import of torch.distributions
+    # (chainrule loads distributions lazily) binds chainrule.distributions.kl itself: not a
+    # second copy of it, whose registry (register_kl) the package's kl_divergence never sees
+    script = write_script(
+        tmp_path,
+        """\
+        import sys
+        import torch.distributions.kl as kl
+        import torch
+
+        assert kl is sys.modules["chainrule.distributions.kl"] is torch.distributions.kl
+        assert sys.modules["torch.distributions.kl"] is kl
+        assert torch.distributions.kl_divergence is kl.kl_divergence
+        print("once")
+        """,
+    )
+    proc = run_cli("run", str(script))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "once\n"
+
+
+@pytest.mark.parametrize(
+    "name", ["torch.ao", "torch.ao.quantization", "torch.utils.mobile_optimizer"]
+)
 def test_hook_missing_submodule(name: str) -> None:
     with _import_hook.installed():
         with pytest.raises(ModuleNotFoundError, match=r"chainrule does not implement torch\.") as e:

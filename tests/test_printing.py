@@ -313,6 +313,21 @@ def test_get_printoptions_returns_a_copy() -> None:
     assert get_printoptions()["precision"] == 4
 
 
+def test_printoptions_context_manager() -> None:
+    """``torch._tensor_str.printoptions``: the options inside the block, the earlier ones
+    after it (an error in the block too), the same texts as PyTorch's."""
+    values = np.array([1.23456, 1e-9, 250.0], dtype=np.float32)
+    _set_both(precision=6, linewidth=60)
+    for lib, make in ((cr, cr.tensor), (torch, torch.tensor)):
+        with lib._tensor_str.printoptions(precision=2, sci_mode=False):
+            inside = repr(make(values))
+        assert lib._tensor_str.get_printoptions()["precision"] == 6
+        with pytest.raises(KeyError), lib._tensor_str.printoptions(precision=1):
+            raise KeyError("x")
+        assert lib._tensor_str.get_printoptions() == {**_DEFAULTS, "precision": 6, "linewidth": 60}
+        assert inside == "tensor([  1.23,   0.00, 250.00])"
+
+
 def test_options_round_trip() -> None:
     set_printoptions(precision=6, linewidth=50, sci_mode=False)
     saved = get_printoptions()

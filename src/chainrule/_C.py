@@ -2,9 +2,10 @@
 ``__torch_function__`` (chainrule.overrides) and ``_AutoDispatchBelowAutograd`` (which
 custom-op autograd kernels wrap their call of the op in: chainrule.library calls the
 kernel below autograd already, so it does nothing), ``_nn._parse_to``, ``_TensorMeta``,
-``_log_api_usage_once``, ``PyTorchFileReader`` and the ``ScriptObject``/``ScriptModule``
-classes (no TorchScript objects are made). chainrule has no C extension; nothing else of
-PyTorch's ``torch._C`` exists."""
+``_log_api_usage_once``, ``PyTorchFileReader``, the ``ScriptObject``/``ScriptModule``
+classes (no TorchScript objects are made), ``_are_functorch_transforms_active`` and
+``_functorch``'s queries (chainrule/_c_functorch.py). chainrule has no C extension;
+nothing else of PyTorch's ``torch._C`` exists."""
 
 from __future__ import annotations
 
@@ -61,3 +62,22 @@ class ScriptObject:
 
 class ScriptModule(ScriptObject):
     """``torch._C.ScriptModule`` (``torch.ScriptModule``): see :class:`ScriptObject`."""
+
+
+def _are_functorch_transforms_active() -> bool:
+    """Whether a ``torch.func`` transform (grad, vjp, jvp, jacrev, jacfwd, hessian, vmap)
+    is running: chainrule's run the function on plain tensors, but libraries ask this to
+    choose a transform-safe path, as they do on PyTorch."""
+    from .func import _transforms_active
+
+    return _transforms_active()
+
+
+def __getattr__(name: str) -> object:
+    if name == "_functorch":  # (torch._C._functorch: chainrule/_c_functorch.py)
+        from . import _c_functorch
+
+        return _c_functorch
+    from ._missing import missing
+
+    raise missing("torch._C", name)

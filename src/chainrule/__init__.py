@@ -66,6 +66,8 @@ from ._dtypes import (  # noqa: E402, F401
     bool,
     cdouble,
     cfloat,
+    chalf,
+    complex32,
     complex64,
     complex128,
     double,
@@ -200,6 +202,10 @@ _SPARSE_FUNCTIONS = (
 ).split()
 
 
+_CHECKS = ("_check", "_check_index", "_check_value", "_check_type", "_check_not_implemented")
+_CHECKS += ("_check_is_size", "_check_tensor_all", "_assert_async")
+
+
 def __getattr__(name: str):
     lazy = ("testing", "distributions", "random", "cpu", "compiler", "profiler", "storage")
     lazy += ("signal", "version", "types", "jit", "multiprocessing", "fft", "_C", "sparse")
@@ -211,6 +217,22 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "torch":  # (torch.torch is the torch module itself, as in PyTorch)
+        import sys
+
+        return sys.modules[__name__]
+    if name == "_subclasses":  # (torch._subclasses: no fake tensors here)
+        import importlib
+
+        return importlib.import_module(f"{__name__}._subclasses")
+    if name in _CHECKS:  # (torch._check and its family, torch._assert_async: chainrule/_checks.py)
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}._checks"), name)
+    if name in ("SymInt", "SymFloat", "SymBool"):  # (chainrule/_symbolic.py)
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}._symbolic"), name)
     if name == "from_dlpack":  # (torch.from_dlpack: chainrule/utils/dlpack.py)
         from .utils.dlpack import from_dlpack
 

@@ -151,6 +151,27 @@ float64 = dtype("float64", xp.float64, 2, "Double", "double")
 complex64 = dtype("complex64", xp.complex64, 3, "ComplexFloat", "c10::complex<float>")
 complex128 = dtype("complex128", xp.complex128, 3, "ComplexDouble", "c10::complex<double>")
 bfloat16 = _Reduced("bfloat16", None, 2, "BFloat16", "c10::BFloat16", 2)
+
+
+class _Unbacked(dtype):
+    """A dtype chainrule names but cannot hold: complex32 (``chalf``, complex numbers of two
+    float16 parts), which NumPy lacks. It compares, prints and pickles as PyTorch's; making
+    a tensor of it raises a clear error."""
+
+    __slots__ = ()
+
+    @property
+    def np(self) -> Any:  # type: ignore[override]
+        from ._missing import NotImplementedInChainrule
+
+        raise NotImplementedInChainrule(
+            f"chainrule has no torch.{self.name} tensors (NumPy has no complex dtype of "
+            "float16 parts); use torch.complex64"
+        )
+
+
+complex32 = _Unbacked("complex32", None, 3, "ComplexHalf", "c10::complex<c10::Half>", 4)
+chalf = complex32
 # the float8 formats (PyTorch's CPU kernels move and cast them, and compute almost nothing
 # in them; chainrule computes in float32 and rounds, as for bfloat16)
 float8_e4m3fn = _Reduced("float8_e4m3fn", None, 2, "Float8_e4m3fn", "c10::Float8_e4m3fn", 1)
@@ -189,8 +210,8 @@ ALL = (
 # (a reduced float's NumPy dtype comes on first use)
 _NUMPY = tuple(d for d in ALL if not isinstance(d, _Reduced))
 # a complex dtype's parts, and the complex dtype of a floating one (float16's is complex32,
-# which chainrule lacks: complex64 holds it exactly)
-_REAL_OF = {complex64: float32, complex128: float64}
+# which chainrule names but cannot hold: complex64 holds it exactly)
+_REAL_OF = {complex32: float16, complex64: float32, complex128: float64}
 _COMPLEX_OF = {float16: complex64, bfloat16: complex64, float32: complex64, float64: complex128}
 _FROM_NP = {d.np: d for d in _NUMPY}
 _FROM_NP_TYPE = {d.np.type: d for d in _NUMPY}

@@ -138,7 +138,10 @@ class _TorchFinder(importlib.abc.MetaPathFinder):
     ) -> importlib.machinery.ModuleSpec | None:
         if not _is_alias(fullname):
             return None
-        _alias_loaded()  # (what chainrule loaded since: not loaded again through here)
+        # what chainrule loaded since, but not ``fullname`` itself: the import system,
+        # finding a module it asked a finder for already in sys.modules, would load that
+        # module's own spec (chainrule's file) again, as a second module object
+        _alias_loaded(but=fullname)
         real = _target_name(fullname)
         try:
             module = importlib.import_module(real)
@@ -148,13 +151,15 @@ class _TorchFinder(importlib.abc.MetaPathFinder):
             if exc.name is None or not (real == exc.name or real.startswith(exc.name + ".")):
                 raise
             raise ModuleNotInChainrule(missing_message(fullname), name=fullname) from None
+        _alias_loaded(but=fullname)  # (the submodules that import loaded)
         return importlib.machinery.ModuleSpec(
             fullname, _AliasLoader(module), is_package=hasattr(module, "__path__")
         )
 
 
-def _alias_loaded() -> None:
-    """Enter every chainrule module already imported under its ``torch`` name.
+def _alias_loaded(but: str | None = None) -> None:
+    """Enter every chainrule module already imported under its ``torch`` name (``but``
+    that name).
 
     An import of ``torch.X.Y`` that the finder answers makes the import system set the
     attribute ``Y`` of ``torch.X`` to the module; where chainrule's package has a function
@@ -166,7 +171,9 @@ def _alias_loaded() -> None:
             continue
         for alias, target in _ALIASES.items():
             if name == target or name.startswith(target + "."):
-                sys.modules.setdefault(alias + name[len(target) :], module)
+                aliased = alias + name[len(target) :]
+                if aliased != but:
+                    sys.modules.setdefault(aliased, module)
 
 
 _finder: _TorchFinder | None = None

@@ -47,6 +47,12 @@ __all__ = [
 ]
 
 _depth = 0  # how many transforms are running (0: none; results are detached at 0)
+_vmap_depth = [0]  # how many vmap calls are running
+
+
+def _transforms_active() -> bool:
+    """Whether a transform (grad, vjp, jvp, jacrev, jacfwd, hessian, vmap) is running."""
+    return _depth > 0 or _vmap_depth[0] > 0
 
 
 # ----- pytrees: tensors in tuples, lists and dicts --------------------------------------
@@ -672,14 +678,19 @@ def vmap(
                 f"got sizes {sizes} for the mapped dimension"
             )
         results = []
-        for b in range(sizes[0]):
-            sliced = [
-                _unflatten(
-                    [leaf if d is None else _select(leaf, d, b) for leaf, d in zip(lv, ld)], sp
-                )
-                for lv, ld, sp in zip(leaves, leaf_dims, spec)
-            ]
-            results.append(func(*sliced, **kwargs))
+        _vmap_depth[0] += 1  # (torch._C._are_functorch_transforms_active)
+        try:
+            for b in range(sizes[0]):
+                sliced = [
+                    _unflatten(
+                        [leaf if d is None else _select(leaf, d, b) for leaf, d in zip(lv, ld)],
+                        sp,
+                    )
+                    for lv, ld, sp in zip(leaves, leaf_dims, spec)
+                ]
+                results.append(func(*sliced, **kwargs))
+        finally:
+            _vmap_depth[0] -= 1
         return _stack_results(name, results, out_dims)
 
     return wrapper

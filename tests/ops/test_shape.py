@@ -461,3 +461,34 @@ def test_viewable_is_numpys_rule():
             shape = tuple(n // max(1, -np.prod(shape)) if s == -1 else s for s in shape)
             want = _backend.viewable(a.view(sub), shape)
             assert _backend.viewable(a, shape) == want, (a.shape, a.strides, shape)
+
+
+def test_size_and_dim_keywords_and_numpy_axis() -> None:
+    """The keyword forms PyTorch's argument parser takes: ``x.flip(dims=...)``,
+    ``x.permute(dims=...)``, ``x.tile(dims=...)``, ``x.reshape(shape=...)``,
+    ``x.repeat(repeats=...)``, ``x.expand(size=...)``, ``torch.flip/tile(dims=...)``, and
+    NumPy's ``axis=`` for ``torch.cat/concat/stack``; both a size and its keyword is
+    PyTorch's TypeError."""
+    a = np.arange(6.0).reshape(2, 3)
+    calls = [
+        lambda t, lib: t.flip(dims=(0,)),
+        lambda t, lib: lib.flip(t, dims=[1]),
+        lambda t, lib: t.permute(dims=(1, 0)),
+        lambda t, lib: t.tile(dims=(2,)),
+        lambda t, lib: lib.tile(t, dims=(2, 1)),
+        lambda t, lib: t.reshape(shape=(3, 2)),
+        lambda t, lib: t.repeat(repeats=(2, 1)),
+        lambda t, lib: t[:1].expand(size=(4, 3)),
+        lambda t, lib: lib.stack([t, t], axis=-1),
+        lambda t, lib: lib.cat([t, t], axis=1),
+        lambda t, lib: lib.concat([t, t], axis=0),
+    ]
+    for call in calls:
+        want = call(torch.tensor(a), torch)
+        got = call(cr.tensor(a), cr)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    for lib in (torch, cr):
+        with pytest.raises(TypeError, match="flip\\(\\) got multiple values for argument 'dims'"):
+            lib.tensor(a).flip(0, dims=(1,))
+        with pytest.raises(TypeError, match="reshape\\(\\) got multiple values for argument"):
+            lib.tensor(a).reshape(2, 3, shape=(3, 2))

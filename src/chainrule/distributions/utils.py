@@ -42,6 +42,13 @@ def broadcast_all(*values: Any) -> tuple:
     return tuple(broadcast_tensors(*tensors))
 
 
+def _standard_normal(shape: Any, dtype: Any, device: Any) -> Any:
+    """A tensor of ``shape`` filled with draws from N(0, 1) (the generator's stream)."""
+    from .. import empty
+
+    return empty(shape, dtype=dtype, device=device).normal_()
+
+
 def sum_rightmost(value: Any, dims: int) -> Any:
     """``value`` summed over its ``dims`` rightmost dims (none for dims <= 0)."""
     if dims <= 0:

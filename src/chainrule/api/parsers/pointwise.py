@@ -571,8 +571,10 @@ def _mT(self: Tensor) -> Tensor:  # noqa: N802
     return transpose(self, -2, -1)
 
 
-def _reshape(self: Tensor, *shape: Any) -> Tensor:
-    return p_shapes.reshape(self, shape_args(shape))
+def _reshape(self: Tensor, *sizes: Any, shape: Any = None) -> Tensor:
+    if shape is not None:
+        sizes = p_shapes.keyword_sizes(sizes, shape, "reshape", "shape")
+    return p_shapes.reshape(self, shape_args(sizes))
 
 
 def where_method(self: Tensor, condition: Tensor, other: Tensor | float) -> Tensor:

@@ -97,8 +97,20 @@ def _view_signature_error(args: tuple) -> None:
     )
 
 
-def expand(input: Tensor, *sizes: Any) -> Tensor:
+def keyword_sizes(args: tuple, given: Any, fname: str, name: str) -> tuple:
+    """A method's sizes or dims: its varargs (``x.flip(0, 1)``), else the one keyword form
+    (``x.flip(dims=(0, 1))``); both at once is PyTorch's TypeError."""
+    if given is None:
+        return args
+    if args:
+        raise TypeError(f"{fname}() got multiple values for argument '{name}'")
+    return (given,)
+
+
+def expand(input: Tensor, *sizes: Any, size: Any = None) -> Tensor:
     """input broadcast to ``sizes`` (a view; -1 keeps a dim), with PyTorch's errors."""
+    if size is not None:
+        sizes = keyword_sizes(sizes, size, "expand", "size")
     size = [int(s) for s in shape_args(sizes)]
     return shapes.expand(input, shape=tuple(expanded_shape(input, size)))
 
@@ -291,9 +303,9 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     return copies.clone(input, memory_format=memory_format)
 
 
-def repeat(input: Tensor, *repeats: Any) -> Tensor:
+def repeat(input: Tensor, *sizes: Any, repeats: Any = None) -> Tensor:
     """input tiled ``repeats[i]`` times along dim i (Tensor.repeat)."""
-    repeats = shapes._ints(repeats)
+    repeats = shapes._ints(keyword_sizes(sizes, repeats, "repeat", "repeats"))
     if len(repeats) < input._data.ndim:
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions "
@@ -304,16 +316,17 @@ def repeat(input: Tensor, *repeats: Any) -> Tensor:
     return joining.repeat(input, repeats=repeats)
 
 
-def tile(input: Tensor, *dims: Any) -> Tensor:
+def tile(input: Tensor, *sizes: Any, dims: Any = None) -> Tensor:
     """input repeated ``dims[i]`` times along dim i; missing leading dims repeat once."""
-    dims = shapes._ints(dims)
+    dims = shapes._ints(keyword_sizes(sizes, dims, "tile", "dims"))
     dims = (1,) * (input._data.ndim - len(dims)) + dims
     return repeat(input, dims)
 
 
-def flip(input: Tensor, *dims: Any) -> Tensor:
+def flip(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
     """input with the order of elements reversed along ``dims``."""
-    return joining.flip(input, dims=_dims(shapes._ints(dims), input._data.ndim))
+    dims = shapes._ints(keyword_sizes(args, dims, "flip", "dims"))
+    return joining.flip(input, dims=_dims(dims, input._data.ndim))
 
 
 def roll(
@@ -467,8 +480,12 @@ def _tensor_list(tensors: Any, what: str) -> list:
     return [t if isinstance(t, Tensor) else tensor_arg(t) for t in tensors]
 
 
-def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
-    """The tensors joined along ``dim``; dtypes promote as in PyTorch."""
+def cat(
+    tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None, axis: int | None = None
+) -> Tensor:
+    """The tensors joined along ``dim`` (or NumPy's ``axis``); dtypes promote as in PyTorch."""
+    if axis is not None:
+        dim = axis
     kind = tensors.__class__
     if (kind is list or kind is tuple) and tensors and dim.__class__ is int and _usual[0]:
         # the common case in one pass (float tensors of one dtype and ndim, the sizes off
@@ -547,8 +564,12 @@ def concatenate(tensors: Sequence[Tensor], axis: int = 0, out: Any = None) -> Te
     return cat(tensors, axis)
 
 
-def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
-    """The tensors (all of one shape) stacked along a new dim ``dim``."""
+def stack(
+    tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None, axis: int | None = None
+) -> Tensor:
+    """The tensors (all of one shape) stacked along a new dim ``dim`` (or NumPy's ``axis``)."""
+    if axis is not None:
+        dim = axis
     kind = tensors.__class__
     if (kind is list or kind is tuple) and tensors and dim.__class__ is int and _usual[0]:
         # the common case in one pass (float tensors of one dtype and shape, no view whose
@@ -658,17 +679,17 @@ def _split_method(
 def _method_varargs(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
     """A method taking sizes or dims as varargs or one sequence: ``x.flip(0, 1)``."""
 
-    def method(self: Tensor, *args: Any) -> Tensor:
-        return fn(self, shapes._ints(args))
+    def method(self: Tensor, *args: Any, dims: Any = None) -> Tensor:
+        return fn(self, shapes._ints(keyword_sizes(args, dims, fn.__name__, "dims")))
 
     method.__name__ = fn.__name__
     method.__doc__ = fn.__doc__
     return method
 
 
-def permute_method(self: Tensor, *dims: Any) -> Tensor:
-    """``x.permute(1, 0)`` or ``x.permute((1, 0))``."""
-    return permute(self, shapes._ints(dims))
+def permute_method(self: Tensor, *args: Any, dims: Any = None) -> Tensor:
+    """``x.permute(1, 0)``, ``x.permute((1, 0))`` or ``x.permute(dims=(1, 0))``."""
+    return permute(self, shapes._ints(keyword_sizes(args, dims, "permute", "dims")))
 
 
 def view_as(self: Tensor, other: Tensor) -> Tensor:

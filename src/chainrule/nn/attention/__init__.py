@@ -13,7 +13,7 @@ import enum
 from collections.abc import Iterator
 from typing import Any
 
-from ...api.parsers import attention as _sdpa
+from ...backends import _sdp
 
 __all__ = ["WARN_FOR_UNFUSED_KERNELS", "SDPBackend", "sdpa_kernel"]
 
@@ -34,7 +34,13 @@ class SDPBackend(enum.IntEnum):
         return f"<SDPBackend.{self.name}: {self.value}>"
 
 
-_SERVED = frozenset({SDPBackend.MATH, SDPBackend.FLASH_ATTENTION})
+# each backend's switch (chainrule/backends/_sdp.py)
+_KERNELS = {
+    SDPBackend.MATH: "math",
+    SDPBackend.FLASH_ATTENTION: "flash",
+    SDPBackend.EFFICIENT_ATTENTION: "mem_efficient",
+    SDPBackend.CUDNN_ATTENTION: "cudnn",
+}
 
 
 @contextlib.contextmanager
@@ -48,9 +54,9 @@ def sdpa_kernel(backends: Any, set_priority: bool = False) -> Iterator[dict]:
             f"{type(backends).__name__}"
         )
     chosen = {backends} if isinstance(backends, SDPBackend) else set(backends)
-    previous = _sdpa.KERNEL_ENABLED[0]
-    _sdpa.KERNEL_ENABLED[0] = bool(chosen & _SERVED)
+    previous = dict(_sdp.FLAGS)  # (the switches torch.backends.cuda also reads and sets)
+    _sdp.set_all({kernel: backend in chosen for backend, kernel in _KERNELS.items()})
     try:
         yield {}
     finally:
-        _sdpa.KERNEL_ENABLED[0] = previous
+        _sdp.set_all(previous)

@@ -1,0 +1,108 @@
+"""The harness of kornia_cases.py (test_kornia.py): the side run, the results and
+errors it records, the values it moves from the oracle to chainrule (``shared``: weights,
+augmentation parameters, saved to ``OUT/kornia_weights.pt``), NumPy-seeded inputs and the
+gradient helper."""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from collections.abc import Callable
+
+import numpy as np
+import torch
+
+OUT, SIDE = sys.argv[1], sys.argv[2]
+ORACLE = SIDE == "oracle"
+SAVED_FILE = f"{OUT}/kornia_weights.pt"
+SAVED: dict = {} if ORACLE else torch.load(SAVED_FILE)
+RESULTS: dict[str, np.ndarray] = {}
+ERRORS: dict[str, str] = {}
+KEYS: dict[str, list[str]] = {}
+CURRENT = [""]
+CASES: list[tuple[str, Callable[[], None]]] = []
+F64 = torch.float64
+
+
+def case(fn: Callable[[], None]) -> Callable[[], None]:
+    CASES.append((fn.__name__, fn))
+    return fn
+
+
+def put(name: str, value: object) -> None:
+    if isinstance(value, torch.Tensor):
+        value = value.detach().numpy()
+    RESULTS[name] = np.asarray(value)
+    KEYS.setdefault(CURRENT[0], []).append(name)
+
+
+def shared(key: str, make: Callable[[], object]) -> object:
+    """``make()`` on the oracle side (saved), the oracle's value on chainrule's."""
+    if ORACLE:
+        SAVED[key] = make()
+    return SAVED[key]
+
+
+def module(key: str, make: Callable[[], torch.nn.Module]) -> torch.nn.Module:
+    """``make()`` with the oracle's weights (drawn there from a fixed seed)."""
+    if ORACLE:
+        torch.manual_seed(len(SAVED))
+    m = make()
+    state = shared(key, lambda: {k: v.clone() for k, v in m.state_dict().items()})
+    m.load_state_dict(state)
+    return m
+
+
+def arr(shape: tuple, seed: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    return torch.tensor(np.random.default_rng(seed).standard_normal(shape), dtype=dtype)
+
+
+def img(shape: tuple, seed: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """An image in [0, 1)."""
+    return torch.tensor(np.random.default_rng(seed).random(shape), dtype=dtype)
+
+
+def grads_of(name: str, fn: Callable, *inputs: torch.Tensor) -> None:
+    """``fn(*inputs)`` and the gradients of a weighted sum of it, for inputs needing them."""
+    leaves = [t.detach().clone().requires_grad_(t.is_floating_point()) for t in inputs]
+    out = fn(*leaves)
+    put(name + ".out", out)
+    w = arr(tuple(out.shape), 99, out.dtype)
+    (out * w).sum().backward()
+    for i, t in enumerate(leaves):
+        if t.requires_grad:
+            put(f"{name}.grad{i}", t.grad)
+
+
+def aug_params(key: str, aug: torch.nn.Module, x: torch.Tensor) -> dict:
+    """The oracle's parameters of ``aug`` on ``x`` (drawn there), for both sides."""
+
+    def draw() -> dict:
+        aug(x)
+        return {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in aug._params.items()}
+
+    return shared(key, draw)
+
+
+# ---------------------------------------------------------------- run
+
+
+def main() -> None:
+    for name, fn in CASES:
+        CURRENT[0] = name
+        try:
+            fn()
+        except Exception:  # noqa: BLE001  (recorded, the test reports it)
+            ERRORS[name] = traceback.format_exc()
+    if ORACLE:
+        torch.save(SAVED, SAVED_FILE)
+    np.savez(f"{OUT}/kornia_{SIDE}.npz", **RESULTS)
+    report = {
+        "cases": [n for n, _ in CASES],
+        "keys": KEYS,
+        "errors": ERRORS,
+        "torch": torch.__name__,
+    }
+    with open(f"{OUT}/kornia_{SIDE}_errors.json", "w") as f:
+        json.dump(report, f, indent=1)
