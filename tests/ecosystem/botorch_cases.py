@@ -11,10 +11,7 @@ or fed explicitly. Everything is float64. A case that raises records its error i
 
 from __future__ import annotations
 
-import json
 import sys
-import time
-import traceback
 import warnings
 from collections.abc import Callable
 
@@ -36,12 +33,12 @@ from botorch.utils.multi_objective import is_non_dominated
 from botorch.utils.multi_objective.box_decompositions import FastNondominatedPartitioning
 from botorch.utils.multi_objective.hypervolume import Hypervolume
 from botorch.utils.transforms import normalize, unnormalize
+from case_runner import run_cases
 from gpytorch.mlls import ExactMarginalLogLikelihood, SumMarginalLogLikelihood
 
 OUT, SIDE = sys.argv[1], sys.argv[2]
 RESULTS: dict[str, np.ndarray] = {}
 ERRORS: dict[str, str] = {}
-TIMES: dict[str, float] = {}
 KEYS: dict[str, list[str]] = {}
 CURRENT = [""]
 CASES: list[tuple[str, Callable[[], None]]] = []
@@ -546,25 +543,8 @@ def other_models() -> None:
 
 
 def main() -> None:
-    for name, fn in CASES:
-        CURRENT[0] = name
-        KEYS[name] = []
-        start = time.perf_counter()
-        try:
-            fn()
-        except Exception:
-            ERRORS[name] = traceback.format_exc()
-        TIMES[name] = time.perf_counter() - start
-    np.savez(f"{OUT}/botorch_{SIDE}.npz", **RESULTS)
-    report = {
-        "cases": [name for name, _ in CASES],
-        "keys": KEYS,
-        "errors": ERRORS,
-        "torch": torch.__name__,
-        "times": TIMES,
-    }
-    with open(f"{OUT}/botorch_{SIDE}_errors.json", "w") as f:
-        json.dump(report, f, indent=1)
+    state = (RESULTS, KEYS, ERRORS, CURRENT)
+    run_cases(CASES, f"{OUT}/botorch_{SIDE}", state, torch.__name__, fresh_keys=True, timed=True)
 
 
 main()

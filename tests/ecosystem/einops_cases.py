@@ -9,14 +9,13 @@ records its error in ``OUT/einops_<side>_errors.json`` instead of results.
 
 from __future__ import annotations
 
-import json
 import sys
-import traceback
 from collections.abc import Callable
 
 import einops
 import numpy as np
 import torch
+from case_runner import run_cases
 from einops import einsum, pack, parse_shape, rearrange, reduce, repeat, unpack
 from einops.layers.torch import EinMix, Rearrange, Reduce
 
@@ -252,18 +251,9 @@ def errors() -> None:
 
 
 def main() -> None:
-    for name, fn in CASES:
-        CURRENT[0] = name
-        try:
-            fn()
-        except Exception:
-            ERRORS[name] = traceback.format_exc()
+    run_cases(CASES, f"{OUT}/einops_{SIDE}", (RESULTS, KEYS, ERRORS, CURRENT), torch.__name__)
     if ORACLE:
         torch.save(WEIGHTS, WEIGHTS_FILE)
-    np.savez(f"{OUT}/einops_{SIDE}.npz", **RESULTS)
-    with open(f"{OUT}/einops_{SIDE}_errors.json", "w") as f:
-        cases = [n for n, _ in CASES]
-        json.dump({"cases": cases, "errors": ERRORS, "keys": KEYS, "torch": torch.__name__}, f)
 
 
 main()

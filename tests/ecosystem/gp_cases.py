@@ -11,15 +11,14 @@ that raises records its error in ``OUT/gp_<side>_errors.json`` instead of result
 
 from __future__ import annotations
 
-import json
 import sys
-import traceback
 from collections.abc import Callable
 
 import gpytorch
 import linear_operator
 import numpy as np
 import torch
+from case_runner import run_cases
 from gpytorch import kernels, likelihoods, means, mlls, settings, variational
 from gpytorch.distributions import MultitaskMultivariateNormal, MultivariateNormal
 from linear_operator import operators as ops
@@ -836,24 +835,10 @@ def main() -> None:
     if SIDE == "reload":
         reload()
         return
-    for name, fn in CASES:
-        CURRENT[0] = name
-        KEYS[name] = []
-        try:
-            fn()
-        except Exception:
-            ERRORS[name] = traceback.format_exc()
+    state = (RESULTS, KEYS, ERRORS, CURRENT)
+    run_cases(CASES, f"{OUT}/gp_{SIDE}", state, torch.__name__, fresh_keys=True)
     if ORACLE:
         torch.save(WEIGHTS, WEIGHTS_FILE)
-    np.savez(f"{OUT}/gp_{SIDE}.npz", **RESULTS)
-    report = {
-        "cases": [name for name, _ in CASES],
-        "keys": KEYS,
-        "errors": ERRORS,
-        "torch": torch.__name__,
-    }
-    with open(f"{OUT}/gp_{SIDE}_errors.json", "w") as f:
-        json.dump(report, f, indent=1)
 
 
 main()

@@ -5,13 +5,12 @@ gradient helper."""
 
 from __future__ import annotations
 
-import json
 import sys
-import traceback
 from collections.abc import Callable
 
 import numpy as np
 import torch
+from case_runner import run_cases
 
 OUT, SIDE = sys.argv[1], sys.argv[2]
 ORACLE = SIDE == "oracle"
@@ -89,20 +88,6 @@ def aug_params(key: str, aug: torch.nn.Module, x: torch.Tensor) -> dict:
 
 
 def main() -> None:
-    for name, fn in CASES:
-        CURRENT[0] = name
-        try:
-            fn()
-        except Exception:  # noqa: BLE001  (recorded, the test reports it)
-            ERRORS[name] = traceback.format_exc()
+    run_cases(CASES, f"{OUT}/kornia_{SIDE}", (RESULTS, KEYS, ERRORS, CURRENT), torch.__name__)
     if ORACLE:
         torch.save(SAVED, SAVED_FILE)
-    np.savez(f"{OUT}/kornia_{SIDE}.npz", **RESULTS)
-    report = {
-        "cases": [n for n, _ in CASES],
-        "keys": KEYS,
-        "errors": ERRORS,
-        "torch": torch.__name__,
-    }
-    with open(f"{OUT}/kornia_{SIDE}_errors.json", "w") as f:
-        json.dump(report, f, indent=1)

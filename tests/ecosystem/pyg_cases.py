@@ -10,15 +10,14 @@ in ``OUT/pyg_<side>_errors.json`` instead of results.
 
 from __future__ import annotations
 
-import json
 import sys
-import traceback
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import torch
+from case_runner import run_cases
 
 warnings.filterwarnings("ignore")
 
@@ -966,18 +965,9 @@ def fake_dataset_shapes() -> None:
 
 
 def main() -> None:
-    for name, fn in CASES:
-        CURRENT[0] = name
-        try:
-            fn()
-        except Exception:
-            ERRORS[name] = traceback.format_exc()
+    run_cases(CASES, f"{OUT}/pyg_{SIDE}", (RESULTS, KEYS, ERRORS, CURRENT), torch.__name__)
     if ORACLE:
         torch.save(WEIGHTS, WEIGHTS_FILE)
-    np.savez(f"{OUT}/pyg_{SIDE}.npz", **RESULTS)
-    with open(f"{OUT}/pyg_{SIDE}_errors.json", "w") as f:
-        cases = [n for n, _ in CASES]
-        json.dump({"cases": cases, "errors": ERRORS, "keys": KEYS, "torch": torch.__name__}, f)
 
 
 main()

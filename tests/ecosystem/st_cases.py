@@ -12,13 +12,12 @@ its traceback in ``OUT/st_<side>_errors.json``.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-import traceback
 from collections.abc import Callable
 
 import numpy as np
+from case_runner import run_cases
 
 OUT, SIDE = sys.argv[1], sys.argv[2]
 if SIDE != "chainrule":
@@ -288,16 +287,7 @@ def run(cases: list, stem: str) -> None:
     RESULTS.clear()
     ERRORS.clear()
     KEYS.clear()
-    for name, fn in cases:
-        CURRENT[0] = name
-        try:
-            fn()
-        except Exception:
-            ERRORS[name] = traceback.format_exc()
-    np.savez(os.path.join(OUT, f"{stem}.npz"), **RESULTS)
-    with open(os.path.join(OUT, f"{stem}_errors.json"), "w") as f:
-        names = [n for n, _ in cases]
-        json.dump({"cases": names, "errors": ERRORS, "keys": KEYS, "torch": torch.__name__}, f)
+    run_cases(cases, os.path.join(OUT, stem), (RESULTS, KEYS, ERRORS, CURRENT), torch.__name__)
 
 
 if SIDE == "check":
