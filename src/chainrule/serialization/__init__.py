@@ -6,9 +6,11 @@ in chainrule; tensors that shared memory share it again after loading. Loading n
 code from the file: chainrule always uses the restricted unpickler (PyTorch's
 ``weights_only=True``, its default since 2.6). ``weights_only=False`` (for a whole model
 saved with ``torch.save(model)``) admits, besides, the ``nn.Module`` classes of modules
-already imported, built with ``__new__`` and their saved state: PyTorch would import and
-call whatever the file names, chainrule calls nothing the file names (a deliberate
-difference: a file that needs more is refused).
+already imported, built with ``__new__`` and their saved state, and the public functions of
+``torch.nn.functional`` a layer keeps: PyTorch would import and call whatever the file
+names, chainrule nothing else (a deliberate difference: a file that needs more is refused).
+chainrule's own classes and functions are written under PyTorch's names, so a whole model
+chainrule saves loads in PyTorch.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import contextlib
 import io
 import os
 import pickle
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from .. import _backend
@@ -40,6 +42,8 @@ __all__ = [
 DEFAULT_PROTOCOL = 2
 
 FileLike = str | os.PathLike | IO[bytes]
+# what ``map_location`` may be (PyTorch's alias, which libraries import for their hints)
+MAP_LOCATION = Callable[[Any, str], Any] | device | str | dict[str, str] | None
 
 
 def save(

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import pickle
 from collections import OrderedDict
+from types import FunctionType
 from typing import Any
 
 from .. import _backend, _dtypes, _layout
 from .._backend import ndarray, xp
 from .._tensor import Size, Tensor, device
 from ._storages import STORAGE_OF, StorageRef, StorageTable
+from ._torch_names import torch_name
 
 
 class Global:
@@ -134,6 +136,16 @@ class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be 
     def save_marker(self, obj: Global) -> None:
         self.save_global_name(obj.module, obj.name, obj)
 
+    def save_global(self, obj: Any, name: str | None = None) -> None:
+        """chainrule's classes and functions under PyTorch's names (``torch.nn.modules.linear
+        Linear``), so that PyTorch loads a whole model chainrule saved; anything else as
+        pickle names it."""
+        found = torch_name(obj) if name is None else None
+        if found is None:
+            super().save_global(obj, name)
+        else:
+            self.save_global_name(*found, obj)
+
     def save_global_name(self, module: str, name: str, obj: Any) -> None:
         self.write(pickle.GLOBAL + f"{module}\n{name}\n".encode())
         self.memoize(obj)
@@ -141,6 +153,7 @@ class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be 
     # every dtype's class (bfloat16's is a subclass: the dispatch goes by exact type)
     dispatch.update(dict.fromkeys({type(d) for d in _dtypes.ALL}, save_dtype))
     dispatch[Global] = save_marker
+    dispatch[FunctionType] = save_global
 
 
 def _plain(t: Tensor, requires_grad: bool) -> Tensor:

@@ -6,7 +6,8 @@ allows (``add_safe_globals``). Any other global is refused with PyTorch's messag
 crafted ``__reduce__`` (``os.system``, ``eval``, ...) never runs.
 
 With ``weights_only=False`` (a whole model saved with ``torch.save(model)``) the unpickler
-also admits the classes of ``nn.Module``'s family, found in modules already imported (the
+also admits the classes of ``nn.Module``'s family and of the distributions' constraints
+(pyro's param store keeps them beside its tensors), found in modules already imported (the
 script's own model classes, chainrule's layers for PyTorch's ``torch.nn`` names): nothing
 is imported, and no function the file names is ever called. A class is made as pickle
 makes it, with ``__new__`` and its saved state (a crafted file could call its constructor
@@ -28,6 +29,7 @@ from .. import _dtypes
 from .._backend import on_device_of
 from .._tensor import Size, Tensor, _make, device
 from ._storages import DTYPE_OF_STORAGE, view_of
+from ._torch_names import chainrule_modules, torch_name
 
 _LOAD_DOC = (
     "Check the documentation of torch.load to learn more about types accepted by default "
@@ -41,7 +43,8 @@ def global_name(obj: Any) -> str:
     """``module.qualname`` of a class or function, as the pickle names it."""
     if isinstance(obj, tuple):  # (obj, "module.name") as PyTorch accepts
         return obj[1]
-    return f"{obj.__module__}.{obj.__qualname__}"
+    found = torch_name(obj)  # (chainrule's own under PyTorch's name, as files name them)
+    return ".".join(found) if found else f"{obj.__module__}.{obj.__qualname__}"
 
 
 class StorageType:
@@ -281,9 +284,9 @@ class WeightsUnpickler(pickle.Unpickler):
         if full in self.allowed:
             return self.allowed[full]
         if self.modules:
-            cls = module_class(module, name)
-            if cls is not None:
-                return cls
+            found = module_class(module, name) or functional(module, name)
+            if found is not None:
+                return found
         raise pickle.UnpicklingError(_refusal(module, name))
 
     def persistent_load(self, pid: Any) -> Any:
@@ -320,20 +323,37 @@ class WeightsUnpickler(pickle.Unpickler):
 
 
 def module_class(module: str, name: str) -> type | None:
-    """The ``nn.Module`` subclass ``module.name`` (PyTorch's ``torch.`` modules read as
-    chainrule's), if that module is already imported; else None. Nothing is imported and
-    nothing but attribute lookups runs."""
+    """The ``nn.Module`` (or distributions ``Constraint``) subclass ``module.name``
+    (PyTorch's ``torch.`` modules read as chainrule's), if that module is already imported;
+    else None. Nothing is imported and nothing but attribute lookups runs."""
+    from ..distributions.constraints import Constraint
     from ..nn import Module
 
-    if module == "torch" or module.startswith("torch."):
-        module = "chainrule" + module[len("torch") :]
-    obj: Any = sys.modules.get(module)
-    for part in name.split("."):  # a nested class's qualified name
-        namespace = getattr(obj, "__dict__", None)
-        obj = namespace.get(part) if isinstance(namespace, dict) else None
-    if isinstance(obj, type) and issubclass(obj, Module):
-        return obj
+    for place in chainrule_modules(module, name) or [module]:
+        obj: Any = sys.modules.get(place)
+        for part in name.split("."):  # a nested class's qualified name
+            namespace = getattr(obj, "__dict__", None)
+            obj = namespace.get(part) if isinstance(namespace, dict) else None
+        if isinstance(obj, type) and issubclass(obj, (Module, Constraint)):
+            return obj
     return None
+
+
+# where PyTorch's files name the functions of ``torch.nn.functional`` (its C ones under
+# ``torch._C._nn``)
+_FUNCTIONAL = ("torch.nn.functional", "torch._C._nn")
+
+
+def functional(module: str, name: str) -> Any:
+    """The function ``torch.nn.functional.name`` that a layer keeps as an attribute (the
+    activation of ``TransformerEncoderLayer``), or None. A file may call it on its own
+    values: these functions compute on tensors and touch nothing else."""
+    if module not in _FUNCTIONAL or name.startswith("_"):
+        return None
+    from ..nn import functional as F
+
+    found = vars(F).get(name)
+    return found if callable(found) and not isinstance(found, type) else None
 
 
 def _refusal(module: str, name: str) -> str:
@@ -350,6 +370,6 @@ def _refusal(module: str, name: str) -> str:
     return (
         "Weights only load failed. chainrule loads only tensors, containers, numbers, "
         "strings and the globals you allow (and, with weights_only=False, the classes of "
-        "nn.Module's family already imported); it never runs code from a file.\n\n"
+        "nn.Module's family and of constraints already imported); it never runs code from a file.\n\n"
         f"WeightsUnpickler error: {why}\n\n{_LOAD_DOC}"
     )

@@ -169,6 +169,17 @@ class RNNBase(Module):
     def _flat_weights(self) -> list:
         return [getattr(self, n, None) for n in self._flat_weights_names]
 
+    def __getstate__(self) -> dict:
+        """The module's state with the list of its weights that PyTorch's layer keeps as an
+        attribute (and reads when it loads a whole model chainrule saved)."""
+        return {**super().__getstate__(), "_flat_weights": self._flat_weights}
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        state.pop("_flat_weights", None)  # (read from the parameters here)
+        state.pop("_flat_weight_refs", None)
+        super().__setstate__(state)
+
     @property
     def all_weights(self) -> list[list[Parameter]]:
         """The parameters per layer and direction, in PyTorch's order."""
