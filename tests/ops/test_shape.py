@@ -24,6 +24,7 @@ from oracle import (
     FLOATS,
     NoGrad,
     R,
+    assert_same_error,
     check,
     check_fd,
     randn,
@@ -492,3 +493,43 @@ def test_size_and_dim_keywords_and_numpy_axis() -> None:
             lib.tensor(a).flip(0, dims=(1,))
         with pytest.raises(TypeError, match="reshape\\(\\) got multiple values for argument"):
             lib.tensor(a).reshape(2, 3, shape=(3, 2))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L, x: L.flip(x, 0),
+        lambda L, x: L.flip(x, 0, 1),
+        lambda L, x: L.flip(x, dims=0),
+        lambda L, x: L.flip(x),
+        lambda L, x: L.flip(x, (0.5,)),
+        lambda L, x: L.flip(x, L.tensor([0])),
+        lambda L, x: x.flip(dims=0),
+        lambda L, x: x.flip(),
+        lambda L, x: L.tile(x, 2),
+        lambda L, x: L.tile(x, dims=2),
+        lambda L, x: x.tile(dims=2),
+    ],
+)
+def test_flip_and_tile_take_dims_as_one_sequence_as_pytorch(call):
+    """The functions take ``dims`` as one sequence of ints; the methods take ints as
+    varargs, but their keyword is a sequence too."""
+    assert_same_error(lambda L: call(L, L.arange(6.0).reshape(2, 3)))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L, x: L.flip(x, (0,)),
+        lambda L, x: L.flip(x, dims=[1, 0]),
+        lambda L, x: x.flip(0, 1),
+        lambda L, x: x.flip([1]),
+        lambda L, x: x.flip(dims=(0,)),
+        lambda L, x: L.tile(x, (2, 1)),
+        lambda L, x: x.tile(2, 1),
+        lambda L, x: x.tile((1, 2)),
+    ],
+)
+def test_flip_and_tile_spellings_pytorch_takes(call):
+    got, expected = (call(L, L.arange(6.0).reshape(2, 3)) for L in (cr, torch))
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())

@@ -318,15 +318,37 @@ def repeat(input: Tensor, *sizes: Any, repeats: Any = None) -> Tensor:
 
 def tile(input: Tensor, *sizes: Any, dims: Any = None) -> Tensor:
     """input repeated ``dims[i]`` times along dim i; missing leading dims repeat once."""
-    dims = shapes._ints(keyword_sizes(sizes, dims, "tile", "dims"))
+    dims = _dims_sequence("tile", sizes, dims)
     dims = (1,) * (input._data.ndim - len(dims)) + dims
     return repeat(input, dims)
 
 
 def flip(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
-    """input with the order of elements reversed along ``dims``."""
-    dims = shapes._ints(keyword_sizes(args, dims, "flip", "dims"))
+    """input with the order of elements reversed along ``dims`` (a sequence of ints: the
+    function takes no single int, the method ``x.flip(0, 1)`` takes them as varargs)."""
+    dims = _dims_sequence("flip", args, dims)
     return joining.flip(input, dims=_dims(dims, input._data.ndim))
+
+
+def _dims_sequence(fname: str, args: tuple, dims: Any) -> tuple[int, ...]:
+    """The one ``dims`` argument of ``torch.flip``/``torch.tile``, positional or keyword,
+    a sequence of ints; PyTorch's TypeErrors for anything else."""
+    if len(args) > 1:
+        raise TypeError(f"{fname}() takes 2 positional arguments but {len(args) + 1} were given")
+    given = keyword_sizes(args, dims, fname, "dims")
+    if not given:
+        raise TypeError(f'{fname}() missing 1 required positional arguments: "dims"')
+    where = " (position 2)" if args else ""
+    if not isinstance(given[0], (list, tuple)):
+        kind = type(given[0]).__name__
+        raise TypeError(f"{fname}(): argument 'dims'{where} must be tuple of ints, not {kind}")
+    for i, d in enumerate(given[0]):
+        if isinstance(d, (float, complex, bool)):
+            raise TypeError(
+                f"{fname}(): argument 'dims'{where} must be tuple of ints, but found element "
+                f"of type {type(d).__name__} at pos {i}"
+            )
+    return shapes._ints(given)
 
 
 def roll(
@@ -677,10 +699,13 @@ def _split_method(
 
 
 def _method_varargs(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
-    """A method taking sizes or dims as varargs or one sequence: ``x.flip(0, 1)``."""
+    """A method taking sizes or dims as varargs or one sequence: ``x.flip(0, 1)`` (the
+    keyword form takes a sequence only, as the function does)."""
 
     def method(self: Tensor, *args: Any, dims: Any = None) -> Tensor:
-        return fn(self, shapes._ints(keyword_sizes(args, dims, fn.__name__, "dims")))
+        if len(args) > 1 or (args and not isinstance(args[0], (list, tuple))):
+            return fn(self, shapes._ints(keyword_sizes(args, dims, fn.__name__, "dims")))
+        return fn(self, *args, dims=dims)  # (one sequence, the keyword, or nothing)
 
     method.__name__ = fn.__name__
     method.__doc__ = fn.__doc__
