@@ -23,8 +23,8 @@ from chainrule.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
-MISSING_AO = (
-    "chainrule: chainrule does not implement torch.ao yet "
+MISSING_PRUNING = (
+    "chainrule: chainrule does not implement torch.ao.pruning yet "
     "(chainrule covers PyTorch's autograd core; see README.md)"
 )
 
@@ -181,7 +181,7 @@ def test_run_sets_argv_path_and_main(tmp_path: Path, capsys: pytest.CaptureFixtu
         print(sys.path[0])
         print(__name__, __file__)
         print(sys.modules["__main__"].__dict__ is globals())
-        print(sys.modules["torch"] is torch, torch.__name__)
+        print(sys.modules["torch"] is torch, torch.__name__, torch.__spec__.name)
         """,
     )
     argv_before, path_before = sys.argv[:], sys.path[:]
@@ -192,7 +192,7 @@ def test_run_sets_argv_path_and_main(tmp_path: Path, capsys: pytest.CaptureFixtu
         str(tmp_path),
         f"__main__ {script}",
         "True",
-        "True chainrule",
+        "True torch chainrule",
     ]
     assert sys.argv == argv_before and sys.path == path_before
 
@@ -238,19 +238,19 @@ def test_run_missing_script_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 
 def test_run_missing_submodule(tmp_path: Path) -> None:
-    script = write_script(tmp_path, "import torch\nimport torch.ao\n")
+    script = write_script(tmp_path, "import torch\nimport torch.ao.pruning\n")
     proc = run_cli("run", str(script))
     assert proc.returncode == 1
     assert "Traceback (most recent call last):" in proc.stderr
-    assert proc.stderr.splitlines()[-1] == MISSING_AO
+    assert proc.stderr.splitlines()[-1] == MISSING_PRUNING
 
 
 def test_run_from_torch_import_missing_submodule(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    script = write_script(tmp_path, "from torch import ao\n")
+    script = write_script(tmp_path, "from torch.ao import pruning\n")
     assert main(["run", str(script)]) == 1
-    assert capsys.readouterr().err.splitlines()[-1] == MISSING_AO
+    assert capsys.readouterr().err.splitlines()[-1] == MISSING_PRUNING
 
 
 def test_run_missing_function(tmp_path: Path) -> None:
@@ -401,7 +401,8 @@ def test_hook_loads_a_lazily_loaded_module_once(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["torch.ao", "torch.ao.quantization", "torch.utils.mobile_optimizer"]
+    "name",
+    ["torch.ao.pruning", "torch.ao.quantization.quantize_fx", "torch.utils.mobile_optimizer"],
 )
 def test_hook_missing_submodule(name: str) -> None:
     with _import_hook.installed():
@@ -502,7 +503,7 @@ import torch.multiprocessing as mp
 
 
 def work(i, q):
-    q.put((i, torch.__name__, float(torch.ones(2).sum() * i)))
+    q.put((i, torch.__spec__.name, float(torch.ones(2).sum() * i)))
 
 
 if __name__ == "__main__":

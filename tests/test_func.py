@@ -667,3 +667,92 @@ def test_stack_module_state_errors_match_torch(case):
 
     want, got = error_of(run, torch), error_of(run, cr)
     assert (type(got), str(got)) == (type(want), str(want))
+
+
+def _custom_functions(lib):
+    """A cube with ``setup_context`` and no vmap rule, with ``generate_vmap_rule``, with
+    both a rule and ``generate_vmap_rule``, and one with ``forward(ctx, ...)``."""
+
+    class Cube(lib.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x**3
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+            ctx.save_for_forward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 3 * g * x**2
+
+        @staticmethod
+        def jvp(ctx, t):
+            (x,) = ctx.saved_tensors
+            return 3 * t * x**2
+
+    class Generated(Cube):
+        generate_vmap_rule = True
+
+    class Ruled(Cube):
+        @staticmethod
+        def vmap(info, in_dims, x):
+            return Cube.apply(x), in_dims[0]
+
+    class Twice(Generated):
+        vmap = Ruled.vmap
+
+    class Old(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    return Cube, Generated, Ruled, Twice, Old
+
+
+def test_custom_functions_under_transforms_with_rules_match_torch():
+    def run(lib):
+        Cube, Generated, Ruled, _, Old = _custom_functions(lib)
+        x = _t(lib, X)
+        return [
+            lib.func.grad(lambda v: Cube.apply(v).sum())(x),
+            lib.func.jacrev(Cube.apply)(x),
+            lib.func.jvp(Cube.apply, (x,), (x,)),
+            lib.vmap(Generated.apply)(x),
+            lib.vmap(Ruled.apply)(x),
+            lib.func.jacfwd(Generated.apply)(x),
+            lib.vmap(lib.func.grad(lambda v: Generated.apply(v).sum()))(x.reshape(3, 1)),
+            Old.apply(x),
+            (lib.autograd.Function.generate_vmap_rule,),
+        ]
+
+    compare(run, rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize(
+    "case", ["vmap_no_rule", "jacfwd_no_rule", "vmap_both", "grad_old", "vmap_old", "base_vmap"]
+)
+def test_custom_function_transform_errors_match_torch(case):
+    def run(lib):
+        Cube, _, _, Twice, Old = _custom_functions(lib)
+        x = _t(lib, X)
+        if case == "vmap_no_rule":
+            return lib.vmap(Cube.apply)(x)
+        if case == "jacfwd_no_rule":
+            return lib.func.jacfwd(Cube.apply)(x)
+        if case == "vmap_both":
+            return lib.vmap(Twice.apply)(x)
+        if case == "grad_old":
+            return lib.func.grad(lambda v: Old.apply(v).sum())(x)
+        if case == "vmap_old":
+            return lib.vmap(Old.apply)(x)
+        return lib.autograd.Function.vmap(None, (0,), x)
+
+    want, got = error_of(run, torch), error_of(run, cr)
+    assert (type(got), str(got)) == (type(want), str(want))

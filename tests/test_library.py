@@ -68,6 +68,8 @@ def test_infer_schema_strings():
         return [
             infer(f, mutates_args=()),
             infer(g, mutates_args={"x"}),
+            infer(g, mutates_args={"y"}),  # (the alias set is the position: a1)
+            infer(h, mutates_args=("w",)),
             infer(opt, mutates_args=()),
             infer(g, mutates_args="unknown"),
             infer(h, mutates_args=("x", "ys", "w")),
@@ -420,6 +422,21 @@ def test_opcheck_without_fake(request):
     got, want = error_of(run, cr), error_of(run, torch)
     assert type(got).__name__ == type(want).__name__ == "OpCheckError"
     assert str(got) == str(want)
+
+
+def test_a_mutating_op_that_returns_nothing_needs_no_fake(request):
+    def run(lib):
+        @lib.library.custom_op(f"{ns_of(request, lib)}::sin_into", mutates_args={"out"})
+        def sin_into(x: lib.Tensor, out: lib.Tensor) -> None:
+            out.copy_(x.sin())
+
+        x, out = tensor(lib, randn((2, 3))), lib.empty(2, 3)
+        checks = lib.library.opcheck(sin_into, (x, out))
+        meta = sin_into(lib.empty(2, 3, device="meta"), lib.empty(2, 3, device="meta"))
+        sin_into(x, out)
+        return [sorted(checks.items()), meta, out, str(sin_into._opoverload._schema)]
+
+    compare(run)
 
 
 # ---- the Library API

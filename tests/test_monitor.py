@@ -384,7 +384,7 @@ def test_under_chainrule_run(tmp_path):
             import torch
             from torch.monitor import Aggregation, Stat, register_event_handler
 
-            assert type(torch.tensor(1)).__module__.startswith("chainrule")
+            assert "chainrule" in torch.__version__
             events = []
             register_event_handler(lambda e: events.append([e.name, e.data]))
             s = Stat("loss", [Aggregation.MEAN, Aggregation.MAX], datetime.timedelta(days=1), 2)

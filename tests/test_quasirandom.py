@@ -213,7 +213,7 @@ def test_under_chainrule_run(tmp_path):
             from torch.quasirandom import SobolEngine
 
             assert torch.quasirandom.SobolEngine is SobolEngine
-            assert type(torch.tensor(1)).__module__.startswith("chainrule")
+            assert "chainrule" in torch.__version__
             e = SobolEngine(4, scramble=True, seed=2)
             torch.save({"p": e.draw(16, dtype=torch.float64)}, sys.argv[1])
             """

@@ -91,6 +91,11 @@ from ._dtypes import (  # noqa: E402, F401
     int64,
     long,
     promote_types,
+    qint8,
+    qint32,
+    quint2x4,
+    quint4x2,
+    quint8,
     set_default_dtype,
     short,
     uint8,
@@ -98,6 +103,7 @@ from ._dtypes import (  # noqa: E402, F401
     uint32,
     uint64,
 )
+from ._from_file import from_file  # noqa: E402, F401
 from ._layout import (  # noqa: E402, F401
     _mkldnn,
     jagged,
@@ -170,10 +176,11 @@ from .serialization.safetensors import load_safetensors, save_safetensors  # noq
 # chainrule.nn.functional, from the name table (api/table.py)
 api.install()
 
+from . import multiprocessing as _multiprocessing  # noqa: E402  (how tensors cross processes)
 from . import torch_version as _torch_version  # noqa: E402
 from .utils import data as _utils_data  # noqa: E402  (torch.utils.data, after the ops)
 
-del _utils_data
+del _utils_data, _multiprocessing
 
 # chainrule's own release, and the PyTorch release whose API it follows: programs written
 # for PyTorch branch on ``torch.__version__`` (a TorchVersion, compared as a version), so it
@@ -205,34 +212,49 @@ _SPARSE_FUNCTIONS = (
 _CHECKS = ("_check", "_check_index", "_check_value", "_check_type", "_check_not_implemented")
 _CHECKS += ("_check_is_size", "_check_tensor_all", "_assert_async")
 
+# torch's quantization names (chainrule/_quantized.py, chainrule/_fake_quantize.py)
+_QUANTIZED_NAMES = (
+    "quantize_per_tensor quantize_per_channel dequantize int_repr q_scale q_zero_point "
+    "q_per_channel_scales q_per_channel_zero_points q_per_channel_axis qscheme "
+    "per_tensor_affine per_channel_affine per_tensor_symmetric per_channel_symmetric "
+    "per_channel_affine_float_qparams fake_quantize_per_tensor_affine "
+    "fake_quantize_per_channel_affine quantize_per_tensor_dynamic _choose_qparams_per_tensor"
+).split()
+
+
+# this package's own name: under ``chainrule run`` its ``__name__`` reads "torch" (as
+# PyTorch's), and the lazy imports below go by the package's own name, not the hook's alias
+_PACKAGE = "chainrule"
+
 
 def __getattr__(name: str):
     lazy = ("testing", "distributions", "random", "cpu", "compiler", "profiler", "storage")
     lazy += ("signal", "version", "types", "jit", "multiprocessing", "fft", "_C", "sparse")
     lazy += ("futures", "masked", "hub", "fx", "nested", "library", "__config__", "onnx")
-    lazy += ("export", "_dynamo")
+    lazy += ("export", "_dynamo", "_inductor")
     lazy += ("quasirandom", "monitor")  # (torch.quasirandom, torch.monitor)
     lazy += ("_tensor_str",)  # (torch._tensor_str: print options, values text)
+    lazy += ("_guards", "_utils", "_functorch")  # (private modules libraries reach for)
     if name in lazy:  # (loaded on first use)
         import importlib
 
-        return importlib.import_module(f"{__name__}.{name}")
+        return importlib.import_module(f"{_PACKAGE}.{name}")
     if name == "torch":  # (torch.torch is the torch module itself, as in PyTorch)
         import sys
 
-        return sys.modules[__name__]
+        return sys.modules[_PACKAGE]
     if name == "_subclasses":  # (torch._subclasses: no fake tensors here)
         import importlib
 
-        return importlib.import_module(f"{__name__}._subclasses")
+        return importlib.import_module(f"{_PACKAGE}._subclasses")
     if name in _CHECKS:  # (torch._check and its family, torch._assert_async: chainrule/_checks.py)
         import importlib
 
-        return getattr(importlib.import_module(f"{__name__}._checks"), name)
+        return getattr(importlib.import_module(f"{_PACKAGE}._checks"), name)
     if name in ("SymInt", "SymFloat", "SymBool"):  # (chainrule/_symbolic.py)
         import importlib
 
-        return getattr(importlib.import_module(f"{__name__}._symbolic"), name)
+        return getattr(importlib.import_module(f"{_PACKAGE}._symbolic"), name)
     if name == "from_dlpack":  # (torch.from_dlpack: chainrule/utils/dlpack.py)
         from .utils.dlpack import from_dlpack
 
@@ -249,7 +271,7 @@ def __getattr__(name: str):
         from .sparse import _tensor
 
         return _tensor.public(name)
-    if name in ("UntypedStorage", "TypedStorage"):
+    if name in ("UntypedStorage", "TypedStorage", "StorageBase"):
         from . import storage
 
         return getattr(storage, name)
@@ -261,17 +283,46 @@ def __getattr__(name: str):
         from . import _foreach
 
         return _foreach.get(name)
+    if name in ("ao", "quantization"):  # (torch.ao, torch.quantization: chainrule/ao)
+        import importlib
+
+        return importlib.import_module(f"{_PACKAGE}.{name}")
+    if name in _QUANTIZED_NAMES:  # (quantized tensors, fake quantization: _quantized.py ...)
+        from . import _fake_quantize, _quantized  # (by chainrule's name: "qscheme" is a class)
+
+        return getattr(_fake_quantize if "fake_quant" in name else _quantized, name)
+    if name == "get_device_module":  # (torch.get_device_module: torch.cpu, torch.cuda)
+        from ._device_module import get_device_module
+
+        return get_device_module
+    if name == "OutOfMemoryError":  # (torch.OutOfMemoryError: a device allocator's)
+        from ._device_errors import OutOfMemoryError
+
+        return OutOfMemoryError
+    if name in ("Stream", "Event"):  # (torch.Stream, torch.Event: host ones)
+        from . import _streams
+
+        return getattr(_streams, name)
+    if name == "typename":  # (torch.typename: 'torch.FloatTensor', a class's dotted path)
+        from .nn.modules.module import typename
+
+        return typename
     if name == "compile":  # torch.compile: compiled code runs eagerly here
         from .compiler import compile
 
         return compile
+    if name == "set_vital":  # (PyTorch 2.13's: deprecated, warns and records nothing)
+        import warnings
+
+        warnings.warn(f"'{name}' is deprecated, please do not call", stacklevel=2)
+        return lambda *args: None
     if name in ("amp", "autocast", "is_autocast_enabled", "get_autocast_dtype") or name in (
         "set_autocast_dtype",
         "set_autocast_enabled",
     ):
         import importlib  # (torch.amp, its autocast and state queries)
 
-        amp = importlib.import_module(f"{__name__}.amp")
+        amp = importlib.import_module(f"{_PACKAGE}.amp")
         return amp if name == "amp" else getattr(amp, name)
     from chainrule._missing import (
         missing,

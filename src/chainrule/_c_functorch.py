@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "get_unwrapped",
     "is_batchedtensor",
     "is_functionaltensor",
     "is_gradtrackingtensor",
@@ -21,6 +22,12 @@ __all__ = [
 def is_batchedtensor(tensor: Any) -> bool:
     """Whether ``tensor`` is a vmap-batched wrapper: never in chainrule."""
     return False
+
+
+def get_unwrapped(tensor: Any) -> Any:
+    """The tensor a functorch wrapper wraps: chainrule's tensors are never wrapped, so this
+    raises PyTorch's error for a plain tensor."""
+    raise RuntimeError("No wrappers present!")
 
 
 def is_legacy_batchedtensor(tensor: Any) -> bool:

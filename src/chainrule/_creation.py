@@ -747,7 +747,10 @@ def _linspace_real(start: float, end: float, steps: int, dtype: Any) -> Any:
 def tensor_new(cls: type, *args: Any, **kwargs: Any) -> Tensor:
     """``Tensor(2, 3)`` is an (uninitialised) 2x3 tensor of the default dtype;
     ``Tensor([1, 2])`` copies data: PyTorch's legacy constructor (an instance of ``cls``,
-    a subclass's own ``__new__`` calling ``super().__new__(cls, data)``)."""
+    a subclass's own ``__new__`` calling ``super().__new__(cls, data)``). ``Tensor(t)`` of a
+    tensor ``t`` is an alias of it (same memory, dtype and graph: ``AliasBackward0``)."""
+    if len(args) == 1 and not kwargs and isinstance(args[0], Tensor):
+        return args[0].as_subclass(cls)
     t = _legacy_new(cls, _dtypes.get_default_dtype(), args, kwargs)
     return t if cls is Tensor else _tensor._retype(t, cls)
 

@@ -172,6 +172,42 @@ class _Unbacked(dtype):
 
 complex32 = _Unbacked("complex32", None, 3, "ComplexHalf", "c10::complex<c10::Half>", 4)
 chalf = complex32
+
+
+class _Quantized(dtype):
+    """A quantized dtype (qint8, quint8, qint32, quint4x2, quint2x4): chainrule names it,
+    as libraries list PyTorch's dtypes, but has no quantized tensors; making one raises a
+    clear error. It compares, prints and pickles as PyTorch's."""
+
+    __slots__ = ()
+
+    @property  # type: ignore[override]
+    def is_signed(self) -> builtins.bool:
+        raise RuntimeError("isSignedType not supported for quantized types")
+
+    @is_signed.setter
+    def is_signed(self, value: builtins.bool) -> None:
+        pass  # (dtype.__init__ sets it; PyTorch's quantized dtypes have none)
+
+    @property
+    def np(self) -> Any:  # type: ignore[override]
+        from ._missing import NotImplementedInChainrule
+
+        raise NotImplementedInChainrule(
+            f"chainrule has no quantized tensors (torch.{self.name}); torch.ao.quantization "
+            "is not implemented"
+        )
+
+    def to_complex(self) -> dtype:
+        """PyTorch's error: a quantized dtype has no complex counterpart."""
+        raise RuntimeError(f"Unknown Complex ScalarType for {self.scalar_name}")
+
+
+qint8 = _Quantized("qint8", None, 1, "QInt8", "c10::qint8", 1)
+quint8 = _Quantized("quint8", None, 1, "QUInt8", "c10::quint8", 1)
+qint32 = _Quantized("qint32", None, 1, "QInt32", "c10::qint32", 4)
+quint4x2 = _Quantized("quint4x2", None, 1, "QUInt4x2", "c10::quint4x2", 1)
+quint2x4 = _Quantized("quint2x4", None, 1, "QUInt2x4", "c10::quint2x4", 1)
 # the float8 formats (PyTorch's CPU kernels move and cast them, and compute almost nothing
 # in them; chainrule computes in float32 and rounds, as for bfloat16)
 float8_e4m3fn = _Reduced("float8_e4m3fn", None, 2, "Float8_e4m3fn", "c10::Float8_e4m3fn", 1)

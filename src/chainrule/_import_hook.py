@@ -34,6 +34,7 @@ __all__ = [
     "ModuleNotInChainrule",
     "install",
     "installed",
+    "is_chainrule_module",
     "is_installed",
     "missing_message",
     "uninstall",
@@ -45,6 +46,7 @@ _ALIASES = {
     "torch": _TARGET,
     "torchvision": _TARGET + ".vision",
     "torchaudio": _TARGET + ".audio",
+    "functorch": _TARGET + ".functorch",  # (shipped with PyTorch, beside torch)
 }
 
 
@@ -127,7 +129,7 @@ class _TorchFinder(importlib.abc.MetaPathFinder):
         name = None if context is None else context.name
         if name is not None:
             alias = re.sub(r"[-_.]+", "_", name).lower()
-            if alias in _ALIASES:
+            if alias in _ALIASES and alias != "functorch":  # (ships inside torch's)
                 yield _AliasDistribution(alias)
 
     def find_spec(
@@ -169,11 +171,59 @@ def _alias_loaded(but: str | None = None) -> None:
     for name, module in list(sys.modules.items()):
         if module is None:
             continue
+        if name not in _named_modules and (name == _TARGET or name.startswith(_TARGET + ".")):
+            _name_classes(name, module)
         for alias, target in _ALIASES.items():
             if name == target or name.startswith(target + "."):
                 aliased = alias + name[len(target) :]
                 if aliased != but:
                     sys.modules.setdefault(aliased, module)
+
+
+_renamed: dict[type, str] = {}  # class -> its chainrule module, while it carries PyTorch's
+_named_modules: set[str] = set()  # chainrule's modules whose classes were renamed
+
+
+def _name_classes(name: str, module: ModuleType) -> None:
+    """Give the classes defined in chainrule's module ``name`` PyTorch's module path
+    (``chainrule.nn.modules.linear`` -> ``torch.nn.modules.linear``; a class of a private
+    top module that ``torch`` exports, ``Tensor``, ``Size``, ``dtype``: ``torch``, or
+    ``torch._C`` for one ``torch._C`` has too, ``Generator``), as
+    PyTorch's classes have: what a library writes of a class (a config's class path,
+    ``repr(type(m))``, a pickle) names the class PyTorch has there, and under the hook that
+    name imports chainrule's class."""
+    from .serialization._torch_names import torch_module
+
+    _named_modules.add(name)
+    theirs = torch_module(name)
+    if theirs is None:
+        return
+    top, c = sys.modules.get(_TARGET), importlib.import_module(_TARGET + "._C")
+    private_top = name.count(".") == 1 and name.split(".")[1].startswith("_")
+    for value in list(vars(module).values()):
+        if isinstance(value, type) and vars(value).get("__module__") == name:
+            _renamed[value] = name
+            value.__module__ = theirs
+            if private_top and getattr(top, value.__name__, None) is value:
+                in_c = getattr(c, value.__name__, None) is value  # (torch._C.Generator)
+                value.__module__ = "torch._C" if in_c else "torch"
+
+
+def _name_classes_back() -> None:
+    """chainrule's own module paths on its classes again (the hook is gone)."""
+    for cls, name in _renamed.items():
+        cls.__module__ = name
+    _renamed.clear()
+    _named_modules.clear()
+
+
+def is_chainrule_module(name: str) -> bool:
+    """Whether the module path ``name`` (a class's ``__module__``) is chainrule's: a
+    ``chainrule`` one, or while the hook is installed a ``torch``, ``torchvision`` or
+    ``torchaudio`` one (the paths chainrule's classes then carry)."""
+    if name == _TARGET or name.startswith(_TARGET + "."):
+        return True
+    return _finder is not None and _is_alias(name)
 
 
 _finder: _TorchFinder | None = None
@@ -213,6 +263,14 @@ def _spawn_without_hook() -> None:
         spawn.get_command_line = _command_line.pop()
 
 
+def _name_as_torch() -> None:
+    """Name chainrule's top module ``torch`` while the hook is installed, PyTorch's value,
+    which libraries check (pyro's ``patch_dependency`` asserts it); the submodules keep
+    their names, and ``torch.__spec__.name`` (``"chainrule"``) and ``torch.__version__``
+    (``...+chainrule...``) still say which torch a script imported."""
+    importlib.import_module(_TARGET).__name__ = "torch"
+
+
 def is_installed() -> bool:
     """Whether the hook is installed."""
     return _finder is not None
@@ -236,6 +294,7 @@ def install() -> None:
     sys.meta_path.insert(0, _finder)
     _alias_loaded()
     _spawn_with_hook()
+    _name_as_torch()
 
 
 def uninstall() -> None:
@@ -249,6 +308,10 @@ def uninstall() -> None:
         sys.meta_path.remove(_finder)
     _finder = None
     _spawn_without_hook()
+    _name_classes_back()
+    top = sys.modules.get(_TARGET)
+    if top is not None and top.__name__ != _TARGET:
+        top.__name__ = _TARGET
     for name in [n for n in sys.modules if _is_alias(n)]:
         del sys.modules[name]
     sys.modules.update(_set_aside)

@@ -15,7 +15,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from . import _backend, _dtypes, _layout, _memory_format, _meta, _modes
+from . import _backend, _dtypes, _import_hook, _layout, _memory_format, _meta, _modes
 from ._backend import ndarray
 from ._dtypes import dtype as DType
 from ._meta import MetaArray
@@ -491,7 +491,8 @@ class Tensor:
                 "Its .grad attribute won't be populated during autograd.backward(). If you "
                 "indeed want the .grad field to be populated for a non-leaf Tensor, use "
                 ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
-                "mistake, make sure you access the leaf Tensor instead.",
+                "mistake, make sure you access the leaf Tensor instead. See "
+                "github.com/pytorch/pytorch/pull/30531 for more information.",
                 UserWarning,
                 stacklevel=2,
             )
@@ -589,6 +590,12 @@ class Tensor:
         self._grad_fn = None
         self._requires_grad = False
         return self
+
+    @property
+    def _cdata(self) -> int:
+        """An integer naming this tensor, as PyTorch's (the address of its C++ tensor, one
+        per Python tensor object): equal for the same tensor object only."""
+        return id(self)
 
     @property
     def _version(self) -> int:
@@ -903,7 +910,7 @@ class Tensor:
         else:
             text = format_tensor(_backend.to_host(self._data), self._print_suffixes())
         cls = self.__class__
-        if cls is not Tensor and not cls.__module__.startswith("chainrule."):
+        if cls is not Tensor and not _import_hook.is_chainrule_module(cls.__module__):
             # a user's subclass prints its name where "tensor" is, as PyTorch's (the values
             # keep their place under it: the rows after the first move by the difference);
             # chainrule's own (Parameter, Buffer) print as tensors

@@ -547,7 +547,22 @@ def jacfwd(
         jac = _detach(jac, keep)
         return (jac, _detach(aux, keep)) if has_aux else jac
 
-    return wrapper
+    return _as_vmap(wrapper)
+
+
+def _as_vmap(fn: Callable) -> Callable:
+    """``fn`` counted as running under ``vmap``, as PyTorch's ``jacfwd`` (a ``vmap`` of
+    ``jvp``) runs: a custom Function inside then needs a vmap rule."""
+
+    @wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        _vmap_depth[0] += 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _vmap_depth[0] -= 1
+
+    return run
 
 
 def _call_split(
@@ -696,8 +711,24 @@ def vmap(
     return wrapper
 
 
+def _tensor_like(leaf: Any) -> bool:
+    """A tensor collection that takes part in vmap (a TensorDict, a tensorclass): on
+    PyTorch such a type declares the batching hooks (``_add_batch_dim``,
+    ``_maybe_remove_batch_dim``) that its library patches ``torch._functorch.vmap`` to
+    call. chainrule's vmap maps it one element at a time: it slices it by indexing and
+    stacks its results with ``torch.stack`` (which it answers through
+    ``__torch_function__``). Other non-tensors are refused, as by PyTorch."""
+    return (
+        not isinstance(leaf, (Tensor, type))
+        and hasattr(leaf, "__torch_function__")
+        and hasattr(leaf, "_add_batch_dim")
+        and hasattr(leaf, "_maybe_remove_batch_dim")
+        and callable(getattr(leaf, "dim", None))
+    )
+
+
 def _check_in_dim(name: str, in_dims: Any, leaf: Any, d: int) -> None:
-    if not isinstance(leaf, Tensor):
+    if not isinstance(leaf, Tensor) and not _tensor_like(leaf):
         raise ValueError(
             f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an input but "
             f"the input is of type {type(leaf)}. We cannot vmap over non-Tensor arguments, "
@@ -726,6 +757,17 @@ def _stack_results(name: str, results: list, out_dims: Any) -> Any:
     stacked = []
     for i, dim in enumerate(dims):
         column = [leaves[i] for leaves in per_leaf]
+        if _tensor_like(column[0]):  # (a TensorDict: its own stack, at the out dim)
+            import chainrule
+
+            n = column[0].dim() + 1
+            if not -n <= dim < n:
+                raise IndexError(
+                    f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                    f"but got {dim})"
+                )
+            stacked.append(chainrule.stack(column, dim % n))
+            continue
         if not isinstance(column[0], Tensor):
             raise ValueError(
                 f"vmap({name}, ...): `{name}` must only return Tensors, got type "

@@ -59,7 +59,14 @@ def _flat(arr: Any) -> Any:
     return xp.ravel(arr, order="K")
 
 
-class UntypedStorage:
+class StorageBase:
+    """``torch.StorageBase`` (``torch._C.StorageBase``): the base class of
+    :class:`UntypedStorage`, for ``isinstance`` checks."""
+
+    __slots__ = ()
+
+
+class UntypedStorage(StorageBase):
     """A tensor's memory as bytes: ``tensor.untyped_storage()``, or ``UntypedStorage(n)``
     (n bytes of zeros)."""
 
@@ -261,4 +268,4 @@ def storage(self: Any) -> TypedStorage:
     return TypedStorage._of(self._data, self._dtype)
 
 
-__all__ = ["TypedStorage", "UntypedStorage"]
+__all__ = ["StorageBase", "TypedStorage", "UntypedStorage"]

@@ -38,6 +38,7 @@ def test_new_and_attributes_match_torch():
             str(L.ones(2, dtype=L.long).new([1.5]).dtype),
             [x.output_nr, parts[0].output_nr, parts[1].output_nr],
             [x.name, x.is_pinned(), x.is_shared()],
+            [x.clone().share_memory_().tolist(), x.share_memory_() is x],
         ]
 
     compare(run)

@@ -146,6 +146,8 @@ MODULES += (
     + _public_modules("chainrule.onnx")
     + _public_modules("chainrule.audio", private=True)
     + _public_modules("chainrule.export")
+    + _public_modules("chainrule.ao")  # (quantization: tests/ao)
+    + ("chainrule._quantized", "chainrule._fake_quantize")
 )
 
 # Functions the name table names directly that are defined in ops/, not in api/: their hints

@@ -662,7 +662,7 @@ waveform = torch.tensor(np.load({wave!r}), dtype=torch.float32)
 with torch.inference_mode():
     emission, _ = model(waveform)
 labels = bundle.get_labels()
-assert torch.__name__ == "chainrule" and torchaudio.__name__ == "chainrule.audio"
+assert torch.__spec__.name == "chainrule" and torchaudio.__name__ == "chainrule.audio"
 np.save({out!r}, emission.numpy())
 print("".join(labels))
 """

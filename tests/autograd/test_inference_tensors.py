@@ -140,6 +140,30 @@ def test_inference_tensors_cannot_be_saved_for_backward():
     assert_same_error(custom)
 
 
+def test_a_custom_function_saves_inference_tensors_when_no_backward_can_run():
+    def f(lib):
+        class Square(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            def backward(ctx, g):
+                return 2 * g * ctx.saved_tensors[0]
+
+        w = lib.full((3,), 3.0, requires_grad=True)
+        with lib.inference_mode():
+            inside = Square.apply(w)  # grad mode off: nothing is recorded, nothing saved
+        with lib.no_grad():
+            y = made_inside(lib)
+            off = Square.apply(y)
+        plain = Square.apply(made_inside(lib))  # no input requires grad
+        return [inside, inside.requires_grad, off, plain, plain.grad_fn is None]
+
+    compare(f)
+
+
 def test_inference_tensors_in_a_graph_that_saves_nothing_of_them():
     def f(lib):
         w = lib.ones(3, requires_grad=True)

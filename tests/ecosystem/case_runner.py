@@ -7,6 +7,7 @@ which tests/ecosystem/two_sides.py and three_sides.py read."""
 from __future__ import annotations
 
 import json
+import sys
 import time
 import traceback
 from collections.abc import Callable
@@ -39,7 +40,10 @@ def run_cases(
             errors[name] = traceback.format_exc()
         times[name] = time.perf_counter() - start
     np.savez(f"{path}.npz", **results)
-    report = {"cases": [n for n, _ in cases], "keys": keys, "errors": errors, "torch": torch_name}
+    # which torch ran: the imported module's own spec names it ("chainrule" under chainrule
+    # run, where ``torch.__name__`` is "torch" as in PyTorch)
+    which = sys.modules["torch"].__spec__.name
+    report = {"cases": [n for n, _ in cases], "keys": keys, "errors": errors, "torch": which}
     if timed:
         report["times"] = times
     with open(f"{path}_errors.json", "w") as f:

@@ -594,7 +594,7 @@ def main() -> None:
         out.update(extras_case(os.path.join(root, "oracle")))
         out.update(trainer_case(root, "chainrule"))
         out.update(zoo_case(root, save=False))
-        out["torch_is_chainrule"] = np.array(torch.__name__ == "chainrule")
+        out["torch_is_chainrule"] = np.array(torch.__spec__.name == "chainrule")
         np.savez(os.path.join(root, "chainrule_load.npz"), **out)
         build_and_save(os.path.join(root, "cr"), OWN, seed=1)
         np.savez(

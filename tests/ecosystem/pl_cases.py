@@ -27,7 +27,7 @@ warnings.filterwarnings("ignore")
 def _real_torchvision() -> None:
     """On the real PyTorch (CPU build), import PyPI's torchvision (built for CUDA) with its
     fake-kernel registrations skipped, as tests/vision/conftest.py does."""
-    if torch.__name__ != "torch":
+    if torch.__spec__.name != "torch":
         return
     import torch.library as library
 
@@ -362,7 +362,7 @@ def more_cases(out: Path) -> None:
     # Dynamo (InternalTorchDynamoError on the wrapped bound methods), so the oracle trains
     # the model uncompiled: compiling must not change what is computed.
     model = LitClassifier()
-    compiled = torch.compile(model) if torch.__name__ == "chainrule" else model
+    compiled = torch.compile(model) if torch.__spec__.name == "chainrule" else model
     tr = trainer(out, max_epochs=1)
     tr.fit(compiled, loader(X, Y), loader(XV, YV))
     put("compiled.weights", model.state_dict())
@@ -606,7 +606,7 @@ def ddp_case(out: Path) -> None:
     put("ddp.all_grads", grads)
     fabric_ddp()
     if tr.global_rank == 0:
-        put("torch", torch.__name__)
+        put("torch", torch.__spec__.name)
         torch.save(res, out / "ddp.pt")
 
 
@@ -664,7 +664,7 @@ def main() -> None:
     if mode == "ddp":
         ddp_case(out)
         return
-    put("torch", torch.__name__)
+    put("torch", torch.__spec__.name)
     if mode == "fit":
         fit_cases(out)
         torch.save(res, out / "results.pt")

@@ -259,19 +259,20 @@ def cross_encoder() -> None:
 @own
 def own_models() -> None:
     """chainrule draws a Dense layer (and a CrossEncoder's classifier), trains a step and
-    saves; the real library loads. (The Dense layer keeps the default Tanh: a class path
-    that chainrule writes in a config reads ``chainrule.nn...``, which the library refuses
-    to import and replaces by its default.)"""
+    saves; the real library loads. The Dense layer's activation is written into its config
+    as a class path, ``torch.nn.modules.activation.ReLU`` (chainrule's classes carry
+    PyTorch's paths under ``chainrule run``), which the library imports back."""
     path = os.path.join(OUT, "cr", "st")
     if SIDE == "chainrule":
         model = bi_encoder(normalize=False)
-        dense = modules.Dense(16, 4, activation_function=torch.nn.Tanh())
+        dense = modules.Dense(16, 4, activation_function=torch.nn.ReLU())
         model = SentenceTransformer(modules=[*model, dense, modules.Normalize()], device="cpu")
         batch = [([SENTENCES[:3], SENTENCES[3:6]], torch.tensor([0.9, 0.1, 0.5]))]
         train(model, losses.CosineSimilarityLoss(model), batch)
         model.save(path)
     model = SentenceTransformer(path, device="cpu")
     put("own/modules", np.array([type(m).__name__ for m in model]))
+    put("own/activation", np.array([type(model[2].activation_function).__name__]))
     put("own/encode", model.encode(SENTENCES, batch_size=3))
     path = os.path.join(OUT, "cr", "ce")
     if SIDE == "chainrule":

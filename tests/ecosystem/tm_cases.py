@@ -15,7 +15,7 @@ def _real_torchvision() -> None:
     """On the real PyTorch (CPU build), import PyPI's torchvision (built for CUDA) with its
     fake-kernel registrations skipped, as tests/vision/conftest.py does: its compiled ops
     do not load there. Under chainrule, torchvision is chainrule.vision."""
-    if torch.__name__ != "torch":
+    if torch.__spec__.name != "torch":
         return
     import torch.library as library
 
@@ -305,7 +305,7 @@ def extras() -> None:
 
 
 def main() -> None:
-    put("torch", np.array(torch.__name__))
+    put("torch", np.array(torch.__spec__.name))
     classification()
     regression()
     aggregation()

@@ -7,6 +7,8 @@ from __future__ import annotations
 import copy
 import math
 import operator
+import re
+import sys
 import typing
 from math import sqrt
 
@@ -460,7 +462,8 @@ def _graph(lib):
     return g
 
 
-def test_print_tabular_without_tabulate(capsys):
+def test_print_tabular_without_tabulate(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "tabulate", None)  # (absent, whether installed or not)
     tm, cm = pair("mlp")
     with pytest.raises(ModuleNotFoundError) as t_err:
         torch.fx.symbolic_trace(tm).graph.print_tabular()
@@ -469,6 +472,23 @@ def test_print_tabular_without_tabulate(capsys):
         cr.fx.symbolic_trace(cm).graph.print_tabular()
     assert capsys.readouterr().out == t_printed
     assert str(c_err.value) == str(t_err.value)
+
+
+def test_print_tabular_with_tabulate(capsys):
+    pytest.importorskip("tabulate")  # (the test extra installs it, with skorch)
+    tm, cm = pair("mlp")
+    torch.fx.symbolic_trace(tm).graph.print_tabular()
+    expected = capsys.readouterr().out
+    cr.fx.symbolic_trace(cm).graph.print_tabular()
+    got = capsys.readouterr().out
+
+    def cells(table: str) -> list[list[str]]:
+        """The table's cells, a function's repr (its address, and PyTorch's built-ins
+        print as such) read as one token."""
+        table = re.sub(r"<[^<>]*>", "<function>", table)
+        return [line.split() for line in table.splitlines() if not line.startswith("-")]
+
+    assert cells(got) == cells(expected)
 
 
 def test_traced_module_trains():

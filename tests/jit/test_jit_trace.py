@@ -82,7 +82,24 @@ def build(t):
             z = x * self.scale + self.shift * self.w
             return [z.sum(1), (z * y).mean(0) + t.tensor([1.0, 2.0, 3.0])]
 
-    return {"mlp": MLP, "cnn": CNN, "rnn": RNN, "buffers": Buffers}
+    class Sorting(nn.Module):
+        """sort (default and stable), argsort, topk, PReLU and plain RNNs."""
+
+        def __init__(self):
+            super().__init__()
+            self.prelu = nn.PReLU(3)
+            self.tanh_rnn = nn.RNN(4, 5, batch_first=True)
+            self.relu_rnn = nn.RNN(4, 3, num_layers=2, nonlinearity="relu", bidirectional=True)
+
+        def forward(self, x):
+            ordered = t.sort(x, dim=-1)[0] + x.sort(descending=True, stable=True).values
+            ranks = x.argsort(dim=1).float() + t.argsort(x, descending=True, stable=True)
+            top = x.topk(2, dim=-1).values.sum(-1) + t.topk(x, 1, largest=False)[1].float()[..., 0]
+            act = self.prelu(x) + F.prelu(x, self.prelu.weight * 2)
+            seq = x[:, 0]  # (batch, 3 steps, 4 features)
+            return ordered + ranks + act, top, self.tanh_rnn(seq)[0], self.relu_rnn(seq)[1]
+
+    return {"mlp": MLP, "cnn": CNN, "rnn": RNN, "buffers": Buffers, "sorting": Sorting}
 
 
 def _pair(name, training=False):
@@ -122,6 +139,7 @@ INPUTS = {
     "cnn": lambda g: (torch.randn(2, 3, 8, 8, generator=g),),
     "rnn": lambda g: (torch.randn(3, 7, 5, generator=g),),
     "buffers": lambda g: (torch.randn(4, 3, generator=g), torch.randn(4, 3, generator=g)),
+    "sorting": lambda g: (torch.randn(2, 3, 3, 4, generator=g),),
 }
 
 
@@ -171,7 +189,7 @@ def test_chainrule_loads_its_own_archive(traced_cases, name):
     _close(loaded(*[_cr(x) for x in fresh]), ref(*fresh))
 
 
-@pytest.mark.parametrize("name", ["mlp", "cnn", "rnn"])
+@pytest.mark.parametrize("name", ["mlp", "cnn", "rnn", "sorting"])
 def test_gradients_through_replay_and_pytorch_load(traced_cases, name):
     ref, ours, traced, inputs, path = traced_cases[name]
     loaded = torch.jit.load(str(path))
@@ -329,8 +347,8 @@ def test_is_tracing_and_output_rules():
 
 
 def test_untraceable_op_names_it():
-    with pytest.raises(cr._missing.NotImplementedInChainrule, match="sort"):
-        cjit.trace(lambda x: cr.sort(x)[0], cr.randn(4))
+    with pytest.raises(cr._missing.NotImplementedInChainrule, match="kthvalue"):
+        cjit.trace(lambda x: cr.kthvalue(x, 1)[0], cr.randn(4))
 
 
 def test_check_trace_warns_on_nondeterminism():

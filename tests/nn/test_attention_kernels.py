@@ -79,3 +79,31 @@ def test_causal_bias_masks_as_torch(variant):
     want = error_of(lambda lib: getattr(lib.nn.attention.bias, variant)(3), torch)
     got = error_of(lambda lib: getattr(lib.nn.attention.bias, variant)(3), cr)
     assert (type(got), str(got)) == (type(want), str(want))
+
+
+def test_causal_bias_is_a_tensor_subclass_answered_by_torch_function():
+    def run(lib):
+        import warnings
+
+        bias = lib.nn.attention.bias
+        upper, lower = bias.causal_upper_left(3, 5), bias.causal_lower_right(3, 5)
+        square = bias.causal_lower_right(5, 5)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            bias.causal_lower_right(5, 3)
+        try:
+            _attention(lib, attn_mask=upper, is_causal=True)
+        except ValueError as e:
+            error = str(e)
+        return [
+            isinstance(upper, lib.Tensor),
+            type(upper) is type(lower),
+            tuple(upper.shape),
+            repr(lower),
+            _attention(lib, attn_mask=lower),
+            _attention(lib, attn_mask=square),
+            [str(w.message) for w in caught],
+            error,
+        ]
+
+    compare(run, rtol=1e-12, atol=1e-13)

@@ -176,6 +176,18 @@ def _load_assign_parameter(lib):
     return [m.weight is p, m.weight.requires_grad]
 
 
+def _load_into_meta(lib):
+    """Copying into meta parameters is a no-op that warns once per tensor; assign does not."""
+    d = affine(lib).state_dict()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        m = affine(lib).to("meta")
+        m.load_state_dict(d)
+        copied = [t.is_meta for t in m.parameters()]
+        m.load_state_dict(d, assign=True)
+    return [copied, [t.is_meta for t in m.parameters()], [str(w.message) for w in caught]]
+
+
 def _none_entries(lib):
     m = affine(lib)
     m.bias = None
@@ -213,6 +225,7 @@ LOADING = {
     "0d_from_1d": _load_0d_from_1d,
     "assign": _load_assign,
     "assign_parameter": _load_assign_parameter,
+    "into_meta": _load_into_meta,
     "none_entries": _none_entries,
     "metadata_to_hooks": _metadata_to_hooks,
     "extra_state": _extra_state_load,

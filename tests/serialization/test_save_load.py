@@ -232,6 +232,31 @@ def test_weights_only_false_still_runs_no_code():
     assert cr.load(buffer, weights_only=False)["w"].tolist() == [1.0]
 
 
+def test_numpy_arrays_load_with_weights_only_false_as_in_torch():
+    arrays = {
+        "f8": np.arange(6.0).reshape(2, 3),
+        "i4": np.array([[1, -2]], dtype=np.int32),
+        "f4_t": np.arange(6, dtype=np.float32).reshape(2, 3).T,
+        "scalar": np.float64(2.5),
+        "w": torch.ones(2),
+    }
+    buffer = io.BytesIO()
+    torch.save(arrays, buffer)
+    for L in (torch, cr):
+        buffer.seek(0)
+        loaded = L.load(buffer, weights_only=False)
+        for key in ("f8", "i4", "f4_t", "scalar"):
+            assert type(loaded[key]) is type(arrays[key]) and loaded[key].dtype == arrays[key].dtype
+            np.testing.assert_array_equal(loaded[key], arrays[key])
+        assert loaded["w"].tolist() == [1.0, 1.0]
+    buffer.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        cr.load(buffer)  # weights_only=True refuses them, as torch does
+    buffer.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        torch.load(buffer)
+
+
 def whole_model(L):
     """A model whose pickle names layer classes, a Sequential and a Parameter."""
     L.manual_seed(0)

@@ -286,7 +286,10 @@ def test_persistent_workers_prefetch_and_spawn():
     spawned = cdata.DataLoader(
         ds, batch_size=4, num_workers=2, multiprocessing_context="spawn", pin_memory=True
     )
-    assert [b.tolist() for _, b in spawned] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    # (pin_memory without an accelerator: PyTorch's CPU build warns and does not pin)
+    with pytest.warns(UserWarning, match="no accelerator is found"):
+        batches = [b.tolist() for _, b in spawned]
+    assert batches == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
     assert no_children()
 
 

@@ -714,7 +714,7 @@ def test_script_under_chainrule_run(tmp_path):
             import torch
             from torch.utils.tensorboard import SummaryWriter
 
-            assert torch.__name__ == "chainrule"
+            assert torch.__spec__.name == "chainrule"
             with SummaryWriter(sys.argv[1]) as writer:
                 w = torch.ones(3, requires_grad=True)
                 for step in range(3):

@@ -141,3 +141,14 @@ def test_errors_as_torchvision(tv, pair):
             fe_of(tv).create_feature_extractor(theirs, suppress_diff_warning=True, **kwargs)
         assert str(mine.value) == str(its.value)
     assert ours.training is theirs.training is True
+
+
+@pytest.mark.parametrize("arch", ["resnet18", "resnet50"])
+def test_resnet_graph_node_order_as_torchvision(tv, arch):
+    """The shortcut (``downsample``) is traced after the block's main path, as in
+    torchvision, so graphs and node names come in the same order."""
+    ours = chainrule.fx.symbolic_trace(getattr(chainrule.vision.models, arch)())
+    theirs = torch.fx.symbolic_trace(getattr(tv.models, arch)())
+    assert [(n.op, n.name) for n in ours.graph.nodes] == [
+        (n.op, n.name) for n in theirs.graph.nodes
+    ]

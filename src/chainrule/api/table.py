@@ -785,6 +785,7 @@ TENSOR = [
     ("name", property(p_legacy.name)),
     ("is_pinned", p_legacy.is_pinned),
     ("is_shared", p_legacy.is_shared),
+    ("share_memory_", p_legacy.share_memory_),
     ("pin_memory", p_legacy.pin_memory),
     ("imag", property(p_complex.imag_property)),
     ("H", property(p_splitting.H)),

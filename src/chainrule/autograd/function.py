@@ -41,6 +41,7 @@ from typing import Any, TypeVar
 
 from .._modes import set_enabled
 from . import grad_mode, saved_hooks
+from .function_transforms import check_transformable
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -230,10 +231,21 @@ class Function(metaclass=FunctionMeta):
             "with forward mode AD."
         )
 
+    generate_vmap_rule = False  # (True: vmap may run forward once per sample)
+
+    @staticmethod
+    def vmap(info: Any, in_dims: Any, *args: Any) -> Any:
+        """The rule under ``torch.vmap``: override it or set ``generate_vmap_rule``."""
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap "
+            "staticmethod or set generate_vmap_rule=True."
+        )
+
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run ``forward`` on ``args`` and connect its outputs to the graph."""
         setup = cls.setup_context is not Function.setup_context
+        check_transformable(cls, setup)
         if setup:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
@@ -317,6 +329,8 @@ def _wrap_outputs(ctx: Any, args: tuple, raw: Any, executable: bool) -> tuple:
     dirty = state.pop("dirty_tensors", ())
     nondiff = {id(t) for t in state.pop("non_differentiable", ())}
     to_save = state.pop("to_save", ())
+    if not executable:  # (no backward can run: PyTorch keeps nothing, checks nothing)
+        to_save = ()
     outs = raw if isinstance(raw, tuple) else (raw,)
     inputs = {id(a) for a in args if isinstance(a, Tensor)}
     dirty_ids = {id(t) for t in dirty}

@@ -4,6 +4,6 @@ computes with NumPy on the CPU: no cuDNN, no MPS; the flags are kept (a script m
 
 from __future__ import annotations
 
-from . import cpu, cuda, cudnn, mkldnn, mps, openmp  # noqa: F401
+from . import cpu, cuda, cudnn, mkldnn, mps, openmp, quantized  # noqa: F401
 
-__all__ = ["cpu", "cuda", "cudnn", "mkldnn", "mps", "openmp"]
+__all__ = ["cpu", "cuda", "cudnn", "mkldnn", "mps", "openmp", "quantized"]

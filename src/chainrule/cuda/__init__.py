@@ -268,6 +268,10 @@ def stream(stream: Stream | None) -> StreamContext:
 
 
 def __getattr__(name: str):
+    if name == "OutOfMemoryError":  # (torch.cuda.OutOfMemoryError is torch.OutOfMemoryError)
+        from .._device_errors import OutOfMemoryError
+
+        return OutOfMemoryError
     if name == "amp":  # torch.cuda.amp, deprecated (loaded on first use)
         import importlib
 

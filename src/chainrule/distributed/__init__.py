@@ -55,9 +55,11 @@ from .collectives import (
     scatter,
     send,
 )
+from .device_mesh import DeviceMesh, init_device_mesh
 
 __all__ = [
     "Backend",
+    "DeviceMesh",
     "GroupMember",
     "ProcessGroup",
     "ReduceOp",
@@ -81,6 +83,7 @@ __all__ = [
     "get_rank",
     "get_world_size",
     "group",
+    "init_device_mesh",
     "init_process_group",
     "irecv",
     "is_available",

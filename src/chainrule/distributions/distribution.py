@@ -42,7 +42,19 @@ class Distribution:
             self._validate_args = validate_args
         if not self._validate_args:
             return
-        for param, constraint in self.arg_constraints.items():
+        try:
+            arg_constraints = self.arg_constraints
+        except NotImplementedError:
+            arg_constraints = {}
+            warnings.warn(
+                f"{self.__class__} does not define `arg_constraints`. Please set "
+                "`arg_constraints = {}` or initialize the distribution with "
+                "`validate_args=False` to turn off validation.",
+                stacklevel=2,
+            )
+        for param, constraint in arg_constraints.items():
+            if constraints.is_dependent(constraint):
+                continue  # (a constraint that depends on other parameters: not checked)
             if param not in self.__dict__ and isinstance(
                 getattr(type(self), param, None), lazy_property
             ):
@@ -149,6 +161,17 @@ class Distribution:
         Distribution.__init__(new, new_batch, self._event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
+
+    def _get_checked_instance(self, cls: type, _instance: Any = None) -> Any:
+        """The object a subclass's ``expand`` fills: ``_instance``, else a bare instance of
+        ``type(self)``; a subclass of ``cls`` with its own ``__init__`` must define its own
+        ``expand`` (PyTorch's rule and error)."""
+        if _instance is None and type(self).__init__ != cls.__init__:
+            raise NotImplementedError(
+                f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
+                "__init__ method must also define a custom .expand() method."
+            )
+        return self.__new__(type(self)) if _instance is None else _instance
 
     def _extended_shape(self, sample_shape: Any = ()) -> Any:
         return _size(

@@ -22,6 +22,7 @@ from .utils import sum_rightmost
 __all__ = ["kl_divergence", "register_kl"]
 
 _KL: dict[tuple[type, type], Callable] = {}
+_KL_REGISTRY = _KL  # (PyTorch's name for the registry: (type_p, type_q) -> fn)
 
 
 def register_kl(type_p: type, type_q: type) -> Callable[[Callable], Callable]:

@@ -56,6 +56,9 @@ def sum_rightmost(value: Any, dims: int) -> Any:
     return value.reshape(tuple(value.shape[: value.dim() - dims]) + (-1,)).sum(-1)
 
 
+_sum_rightmost = sum_rightmost  # (PyTorch's private name, which libraries import)
+
+
 def clamp_probs(probs: Any) -> Any:
     """Probabilities clamped to [eps, 1 - eps], eps the dtype's machine epsilon."""
     from .. import finfo

@@ -14,6 +14,9 @@ from typing import Any
 import chainrule as torch
 import chainrule.nn.functional as F
 
+from ._translations_resample import RESAMPLE_TABLE
+from ._translations_sorting import SORTING_TABLE
+
 Tensor = torch.Tensor
 _NOT_NEEDED = ("layout", "pin_memory", "non_blocking", "memory_format")
 
@@ -527,6 +530,7 @@ TABLE: dict[str, Callable] = {
     "add.Scalar": _add_scalar,
     "add_.Tensor": _add_,
     "sub.Tensor": _sub,
+    "subtract.Tensor": _sub,
     "sub.Scalar": _sub_scalar,
     "rsub.Scalar": _rsub,
     "rsub.Tensor": _rsub,
@@ -556,12 +560,16 @@ TABLE: dict[str, Callable] = {
     "softplus.default": lambda self, beta=1, threshold=20: F.softplus(self, beta, threshold),
     "clamp.default": lambda self, min=None, max=None: torch.clamp(self, min, max),
     "clamp.Tensor": lambda self, min=None, max=None: torch.clamp(self, min, max),
+    "clamp_min.default": lambda self, min: torch.clamp_min(self, min),
     "where.self": torch.where,
     "masked_fill.Scalar": torch.masked_fill,
     "masked_fill.Tensor": torch.masked_fill,
     "any.dim": lambda self, dim, keepdim=False: torch.any(self, dim, keepdim),
     "any.default": lambda self: torch.any(self),
     "all.default": lambda self: torch.all(self),
+    "all.dim": lambda self, dim, keepdim=False: torch.all(self, dim, keepdim),
+    "any.dims": lambda self, dim=None, keepdim=False: torch.any(self, tuple(dim), keepdim),
+    "all.dims": lambda self, dim=None, keepdim=False: torch.all(self, tuple(dim), keepdim),
     # matrices
     "linear.default": lambda input, weight, bias=None: F.linear(input, weight, bias),
     "addmm.default": _addmm(torch.addmm),
@@ -604,6 +612,7 @@ TABLE: dict[str, Callable] = {
     "view.default": _view,
     "_unsafe_view.default": lambda self, size: self.reshape(list(size)),
     "reshape.default": lambda self, shape: self.reshape(list(shape)),
+    "reshape_as.default": lambda self, other: self.reshape_as(other),
     "permute.default": lambda self, dims: self.permute(list(dims)),
     "transpose.int": torch.transpose,
     "t.default": torch.t,
@@ -616,10 +625,12 @@ TABLE: dict[str, Callable] = {
     ),
     "unflatten.int": lambda self, dim, sizes: torch.unflatten(self, dim, list(sizes)),
     "expand.default": _expand,
+    "expand_as.default": lambda self, other: self.expand_as(other),
     "select.int": torch.select,
     "slice.Tensor": _slice,
     "narrow.default": torch.narrow,
     "chunk.default": _list(torch.chunk),
+    "broadcast_tensors.default": lambda tensors: list(torch.broadcast_tensors(*tensors)),
     "split.Tensor": _list(torch.split),
     "split_with_sizes.default": _list(
         lambda self, sizes, dim=0: torch.split(self, list(sizes), dim)
@@ -716,6 +727,9 @@ TABLE: dict[str, Callable] = {
     "rnn_tanh.input": torch.rnn_tanh,
     "rnn_relu.input": torch.rnn_relu,
 }
+
+TABLE.update(RESAMPLE_TABLE)  # (upsample_nearest2d.vec ...: F.interpolate's)
+TABLE.update(SORTING_TABLE)  # (argsort, topk, prelu)
 
 # Python-level targets of a graph (``operator.getitem`` on a multi-output node, and the
 # arithmetic of symbolic sizes), by their serialized names

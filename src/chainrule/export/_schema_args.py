@@ -3,6 +3,9 @@ inputs are called), for the overloads of ``_aten_table``."""
 
 from __future__ import annotations
 
+from ._translations_resample import RESAMPLE_ARGS
+from ._translations_sorting import SORTING_ARGS
+
 POSITIONAL: dict[str, str] = {
     "relu6.default": "self",
     "__and__.Tensor": "self other",
@@ -42,6 +45,9 @@ POSITIONAL: dict[str, str] = {
     "amin.default": "self dim keepdim",
     "any.default": "self",
     "any.dim": "self dim keepdim",
+    "any.dims": "self dim keepdim",
+    "all.dim": "self dim keepdim",
+    "all.dims": "self dim keepdim",
     "arange.default": "end",
     "arange.start": "start end",
     "arange.start_step": "start end step",
@@ -62,10 +68,12 @@ POSITIONAL: dict[str, str] = {
     "bitwise_or.Tensor": "self other",
     "bmm.default": "self mat2",
     "cat.default": "tensors dim",
+    "broadcast_tensors.default": "tensors",
     "ceil.default": "self",
     "chunk.default": "self chunks dim",
     "clamp.Tensor": "self min max",
     "clamp.default": "self min max",
+    "clamp_min.default": "self min",
     "clone.default": "self",
     "constant_pad_nd.default": "self pad value",
     "contiguous.default": "self",
@@ -99,6 +107,7 @@ POSITIONAL: dict[str, str] = {
     "exp.default": "self",
     "exp2.default": "self",
     "expand.default": "self size",
+    "expand_as.default": "self other",
     "expm1.default": "self",
     "flatten.using_ints": "self start_dim end_dim",
     "flip.default": "self dims",
@@ -184,6 +193,7 @@ POSITIONAL: dict[str, str] = {
     "remainder.Tensor": "self other",
     "repeat.default": "self repeats",
     "reshape.default": "self shape",
+    "reshape_as.default": "self other",
     "rnn_relu.input": "input hx params has_biases num_layers dropout train bidirectional batch_first",
     "rnn_tanh.input": "input hx params has_biases num_layers dropout train bidirectional batch_first",
     "roll.default": "self shifts dims",
@@ -214,6 +224,7 @@ POSITIONAL: dict[str, str] = {
     "std.dim": "self dim unbiased keepdim",
     "sub.Scalar": "self other alpha",
     "sub.Tensor": "self other",
+    "subtract.Tensor": "self other",
     "sum.default": "self",
     "sum.dim_IntList": "self dim keepdim",
     "sym_numel.default": "self",
@@ -240,6 +251,10 @@ POSITIONAL: dict[str, str] = {
     "zeros.default": "size",
     "zeros_like.default": "self",
 }
+
+
+POSITIONAL.update(RESAMPLE_ARGS)
+POSITIONAL.update({k: v for k, v in SORTING_ARGS.items() if k not in POSITIONAL})
 
 
 def names(overload: str) -> list[str]:

@@ -66,7 +66,12 @@ def _meta(t: Tensor) -> TensorMeta:
 
 
 def spec_of(value: Any) -> TreeSpec:
-    """The pytree spec of a structure of tuples, lists and dicts."""
+    """The pytree spec of a structure of tuples, lists, dicts and the node types
+    registered (with a serialized name) in ``torch.utils._pytree``."""
+    registered = _registered(type(value))
+    if registered is not None:
+        children, context = registered[1].flatten_fn(value)
+        return TreeSpec(registered[0], context, [spec_of(c) for c in children])
     if isinstance(value, dict):
         return TreeSpec("builtins.dict", list(value), [spec_of(v) for v in value.values()])
     if isinstance(value, list):
@@ -74,6 +79,20 @@ def spec_of(value: Any) -> TreeSpec:
     if isinstance(value, tuple):
         return TreeSpec("builtins.tuple", None, [spec_of(v) for v in value])
     return TreeSpec(None)
+
+
+def _registered(cls: type) -> tuple[str, Any] | None:
+    """The serialized name and node definition of ``cls`` when it is a pytree node type
+    registered with a name (a model's output class), not a builtin container."""
+    from ..utils import _pytree
+
+    node = _pytree.SUPPORTED_NODES.get(cls)
+    serialized = _pytree.SUPPORTED_SERIALIZED_TYPES.get(cls)
+    if node is None or serialized is None or cls in _pytree.BUILTIN_TYPES:
+        return None
+    if serialized.serialized_type_name == _pytree.NO_SERIALIZED_TYPE_NAME_FOUND:
+        return None
+    return serialized.serialized_type_name, node
 
 
 class _Recorder(overrides.TorchFunctionMode):

@@ -11,6 +11,9 @@ from typing import Any
 from ._translations_attention import canonical_mask, multi_head_attention_forward
 from ._translations_extra import EXTRA
 from ._translations_more import MORE
+from ._translations_resample import interpolate
+from ._translations_sorting import SORTING
+from ._translations_transformer import TRANSFORMER
 
 Call = tuple[str, list, dict]
 
@@ -277,3 +280,6 @@ TRANSLATIONS.setdefault("concat", TRANSLATIONS["cat"])  # (aliases PyTorch write
 TRANSLATIONS.setdefault("concatenate", TRANSLATIONS["cat"])
 TRANSLATIONS["multi_head_attention_forward"] = multi_head_attention_forward
 TRANSLATIONS["_canonical_mask"] = canonical_mask
+TRANSLATIONS.update({k: v for k, v in TRANSFORMER.items() if k not in TRANSLATIONS})
+TRANSLATIONS.setdefault("interpolate", interpolate)
+TRANSLATIONS.update({k: v for k, v in SORTING.items() if k not in TRANSLATIONS})

@@ -31,6 +31,14 @@ def _to(input: Any, *args: Any, **kwargs: Any) -> Any:
     return "to.dtype", [input, target] + ([False, True] if copy else []), {}
 
 
+def _type(input: Any, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
+    """``Tensor.type(dtype)`` (a dtype or its tensor type's name) as ``to.dtype``."""
+    import chainrule
+
+    target = chainrule.empty(0, dtype=input.dtype).type(dtype).dtype  # (the name, parsed)
+    return _to(input, target)
+
+
 def _cast(name: str) -> Callable[..., Any]:
     def call(input: Any, memory_format: Any = None) -> Any:
         import chainrule
@@ -172,6 +180,8 @@ EXTRA: dict[str, Callable[..., Any]] = {
     "short": _cast("int16"),
     "bool": _cast("bool"),
     "type_as": lambda input, other: _to(input, other),
+    "type": _type,
+    "as_tensor": lambda data, dtype=None, device=None: _to(data, dtype=dtype, device=device),
     "cumsum": _cumsum,
     "pad": _pad,
     "conv1d": _conv(1),

@@ -275,7 +275,13 @@ def _size_list(size: tuple) -> list:
     return [int(s) for s in size]
 
 
-def _arange(*args: Any, dtype: Any = None, **_: Any) -> Call:
+def _arange(
+    *args: Any, start: Any = None, end: Any = None, step: Any = None, dtype: Any = None, **_: Any
+) -> Call:
+    if end is not None:  # (the bounds given as keywords: arange(start=0, end=n))
+        args = (args[0] if args else (0 if start is None else start), end, *args[1:2])
+    if step is not None:
+        args = (*args[:2], step)
     if len(args) == 1:
         return "arange.default", list(args), _factory_kwargs(dtype)
     if len(args) == 2 or args[2] == 1:
@@ -368,6 +374,7 @@ MORE: dict[str, Callable[..., Any]] = {
     "split": _split,
     "chunk": _chunk,
     "expand": _expand,
+    "broadcast_tensors": lambda *tensors: ("broadcast_tensors.default", [list(tensors)], {}),
     "T.__get__": lambda input: ("numpy_T.default", [input], {}),
     "cross_entropy": _cross_entropy,
     "__getitem__": _getitem,

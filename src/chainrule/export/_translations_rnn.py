@@ -1,5 +1,5 @@
-"""``nn.LSTM`` and ``nn.GRU`` in an export: PyTorch's export keeps each as one
-``aten.lstm.input`` / ``aten.gru.input`` node (after a ``zeros`` node per default initial
+"""``nn.LSTM``, ``nn.GRU`` and ``nn.RNN`` in an export: PyTorch's export keeps each as one
+``aten.lstm.input`` / ``aten.gru.input`` / ``aten.rnn_tanh.input`` (``rnn_relu``) node (after a ``zeros`` node per default initial
 state), so while tracing, each such module's forward writes those nodes and runs its
 real forward untraced for the values."""
 
@@ -77,14 +77,14 @@ def _by_name(namespace: Any, name: str) -> Any:
 
 @contextlib.contextmanager
 def rnns_as_nodes(mod: Module, recorder: Any) -> Iterator[None]:
-    """While open, each LSTM and GRU inside ``mod`` writes itself as one ATen node, and a
+    """While open, each LSTM, GRU and RNN inside ``mod`` writes itself as one ATen node, and a
     transformer layer's ``activation`` given by name calls the public ``F.relu``/``F.gelu``
     (the layer holds the function itself, which a trace does not see: the public name,
     read while the trace runs, is what records the call)."""
-    from ..nn import GRU, LSTM
+    from ..nn import GRU, LSTM, RNN
     from ..nn import functional as F
 
-    patched = [m for m in mod.modules() if isinstance(m, (LSTM, GRU))]
+    patched = [m for m in mod.modules() if isinstance(m, (LSTM, GRU, RNN))]
     for m in patched:
         m.forward = _forward(m, recorder)
     swapped = []

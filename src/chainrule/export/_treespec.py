@@ -47,7 +47,10 @@ def flatten(value: Any, spec: TreeSpec) -> list[Any]:
     """The leaves of ``value`` in ``spec``'s order (dicts by the spec's keys)."""
     if spec.type is None:
         return [value]
-    if spec.type == "builtins.dict" or spec.type.endswith("OrderedDict"):
+    registered = _registered(spec.type)
+    if registered is not None and type(value) is registered.type:
+        items = registered.flatten_fn(value)[0]
+    elif spec.type == "builtins.dict" or spec.type.endswith("OrderedDict"):
         items = [value[k] for k in spec.context]
     elif isinstance(value, dict):
         items = list(value.values())
@@ -65,6 +68,17 @@ def flatten(value: Any, spec: TreeSpec) -> list[Any]:
     return leaves
 
 
+def _registered(name: str) -> Any:
+    """The node definition of the pytree node type registered as ``name`` (not a builtin
+    container), or None."""
+    from ..utils import _pytree
+
+    cls = _pytree.SERIALIZED_TYPE_TO_PYTHON_TYPE.get(name)
+    if cls is None or cls in _pytree.BUILTIN_TYPES or name == _pytree.NO_SERIALIZED_TYPE_NAME_FOUND:
+        return None
+    return _pytree.SUPPORTED_NODES.get(cls)
+
+
 def unflatten(leaves: list[Any], spec: TreeSpec) -> Any:
     """``leaves`` put back into the structure of ``spec``."""
     it = iter(leaves)
@@ -75,6 +89,9 @@ def _build(it: Any, spec: TreeSpec) -> Any:
     if spec.type is None:
         return next(it)
     children = [_build(it, c) for c in spec.children]
+    registered = _registered(spec.type)
+    if registered is not None:  # (a registered pytree node type: a model's output class)
+        return registered.unflatten_fn(children, spec.context)
     if spec.type == "builtins.dict":
         return dict(zip(spec.context, children))
     if spec.type.endswith("OrderedDict"):

@@ -219,8 +219,11 @@ class Tracer(TracerBase):
     def is_leaf_module(self, m: Module, module_qualified_name: str) -> bool:
         """Whether ``m`` is recorded as one ``call_module`` (chainrule's nn modules but
         Sequential) rather than traced through."""
+        from .._import_hook import is_chainrule_module
+
         module = type(m).__module__ or ""
-        return module.startswith("chainrule.nn") and not isinstance(m, Sequential)
+        nn = module.startswith(("chainrule.nn", "torch.nn")) and is_chainrule_module(module)
+        return nn and not isinstance(m, Sequential)
 
     def path_of_module(self, mod: Module) -> str:
         """The dotted name of ``mod`` in the root module."""

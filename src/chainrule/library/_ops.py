@@ -287,6 +287,9 @@ def _fake_kernel(op: OpOverload) -> Callable:
         if key in op.kernels:
             return op.kernels[key]
     if op.custom is not None:
+        schema = op._schema
+        if not schema.returns and any(a.is_write for a in schema.arguments):
+            return _no_result  # (it only writes into its inputs: PyTorch's trivial fake impl)
         fn = op.custom._init_fn.__name__
         raise RuntimeError(
             f"There was no fake impl registered for {op.custom!r}. This is necessary for "
@@ -301,6 +304,12 @@ def _fake_kernel(op: OpOverload) -> Callable:
         "following for next steps:  "
         "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html"
     )
+
+
+def _no_result(*args: Any, **kwargs: Any) -> None:
+    """The fake kernel of a custom op that returns nothing and writes into its inputs:
+    on meta tensors there is nothing to compute."""
+    return None
 
 
 def _device_kernel(op: OpOverload) -> Callable:

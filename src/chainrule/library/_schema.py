@@ -345,8 +345,8 @@ def infer_schema(
     hints = _hints(prototype_function)
     params = list(sig.parameters.values())
     mutated = _mutated(mutates_args, params, error)
-    parts, seen_kwonly, writes = [], False, 0
-    for p in params:
+    parts, seen_kwonly = [], False
+    for index, p in enumerate(params):  # (a written Tensor's alias set is its position)
         if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
             error("We do not support positional-only args, varargs, or varkwargs.")
         if p.annotation is p.empty:
@@ -361,16 +361,14 @@ def infer_schema(
                 "(and their Optional and Sequence forms)."
             )
         if "unknown" in mutated and type_.startswith("Tensor"):  # type: ignore[union-attr]
-            type_ = _mark_write(type_, writes)  # type: ignore[arg-type]
-            writes += 1
+            type_ = _mark_write(type_, index)  # type: ignore[arg-type]
         elif p.name in mutated:
             if not type_.startswith("Tensor"):  # type: ignore[union-attr]
                 error(
                     f"Parameter {p.name} is in mutable_args but only Tensors or collections "
                     "of Tensors can be mutated"
                 )
-            type_ = _mark_write(type_, writes)  # type: ignore[arg-type]
-            writes += 1
+            type_ = _mark_write(type_, index)  # type: ignore[arg-type]
         if p.kind == p.KEYWORD_ONLY and not seen_kwonly:
             parts.append("*")
             seen_kwonly = True

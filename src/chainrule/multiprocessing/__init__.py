@@ -2,14 +2,18 @@
 objects), with PyTorch's additions: ``spawn``/``start_processes`` (run ``fn(i, *args)`` in
 ``nprocs`` processes and raise the first failure in the parent) and the sharing strategies.
 
-Where chainrule differs from PyTorch: a tensor sent to another process (through a Queue, a
-Pipe, a Process's arguments) is pickled by value, its array copied: the receiver gets a
-tensor with the same values, dtype and ``requires_grad``, but not a view of the sender's
-memory, so writes on one side are not seen on the other (PyTorch moves the tensor to shared
-memory and sends a handle). The sharing strategies are therefore only recorded:
+A tensor in shared memory (``share_memory_()``, ``Module.share_memory()``) travels as a
+handle, as PyTorch's ``file_descriptor`` strategy sends it: the receiver maps the same
+memory file, and writes on either side are seen on the other (Hogwild training).
+
+Where chainrule differs from PyTorch: any other tensor sent to another process (through a
+Queue, a Pipe, a spawned Process's arguments) is pickled by value, its array copied: the
+receiver gets a tensor with the same values, dtype and ``requires_grad``, but not a view
+of the sender's memory (PyTorch moves every tensor it sends to shared memory first; call
+``share_memory_()`` for that). The sharing strategies are only recorded:
 ``set_sharing_strategy`` checks the name and ``get_sharing_strategy`` reports it, as
-PyTorch's do, and neither changes how tensors travel. As in PyTorch, a non-leaf tensor
-that requires grad is refused (autograd does not cross processes).
+PyTorch's do. As in PyTorch, a non-leaf tensor that requires grad is refused (autograd does
+not cross processes).
 """
 
 from __future__ import annotations
@@ -69,8 +73,8 @@ def get_all_sharing_strategies() -> set:
 
 
 def _reduce_tensor(t: Any) -> tuple:
-    """How a tensor crosses a process boundary: by value, unless it is a non-leaf that
-    requires grad (its graph cannot follow it)."""
+    """How a tensor crosses a process boundary: a shared one as a handle to its memory, any
+    other by value; a non-leaf that requires grad is refused (its graph cannot follow it)."""
     if t.requires_grad and not t.is_leaf:
         raise RuntimeError(
             "Cowardly refusing to serialize non-leaf tensor which requires_grad, since "
@@ -78,13 +82,40 @@ def _reduce_tensor(t: Any) -> tuple:
             "transfer the data, call detach() on the tensor before serializing (e.g., "
             "putting it on the queue)."
         )
+    from .. import _shared_memory
+
+    if type(t) in _SHAREABLE and _shared_memory.is_shared(t._data):
+        handle = _shared_memory.shared_handle(t._data)
+        if handle is not None:
+            return (_rebuild_shared, (type(t), handle, t._dtype, t.requires_grad))
     return t.__reduce_ex__(4)
 
 
+def _rebuild_shared(cls: type, handle: tuple, dtype: Any, requires_grad: bool) -> Any:
+    """The tensor (or Parameter) ``_reduce_tensor`` sent, on the receiver's side: a view of
+    the same shared memory."""
+    from .. import _shared_memory
+    from .._tensor import _make
+
+    t = _make(_shared_memory.rebuild_shared(handle), dtype, requires_grad and cls is not _param())
+    return _param()(t, requires_grad) if cls is _param() else t
+
+
+def _param() -> type:
+    from ..nn.parameter import Parameter
+
+    return Parameter
+
+
+_SHAREABLE: tuple = ()  # (Tensor, Parameter): the classes sent as handles when shared
+
+
 def _register_reductions() -> None:
+    global _SHAREABLE
     from .._tensor import Tensor
     from ..nn.parameter import Parameter
 
+    _SHAREABLE = (Tensor, Parameter)
     for cls in (Tensor, Parameter):
         ForkingPickler.register(cls, _reduce_tensor)
 

@@ -62,7 +62,26 @@ def _check_data(data: Any) -> Tensor:
     return data
 
 
-class Parameter(Tensor):
+class _ParameterMeta(type):
+    """Parameter's metaclass (PyTorch's): ``isinstance(t, Parameter)`` (not of a subclass)
+    is also True for a tensor whose ``_is_param`` attribute is true (custom tensor classes
+    standing for parameters)."""
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        if type.__instancecheck__(cls, instance):
+            return True
+        if cls is not Parameter or not isinstance(instance, Tensor):
+            return False
+        # (the instance's own attributes and its class's, read without Tensor.__getattr__,
+        # which makes a missing attribute cost a raised exception: this check runs on
+        # every Module attribute assignment)
+        own = vars(instance)
+        if "_is_param" in own:
+            return bool(own["_is_param"])
+        return bool(getattr(type(instance), "_is_param", False))
+
+
+class Parameter(Tensor, metaclass=_ParameterMeta):
     """A tensor that is a module parameter: assigning it to a Module attribute registers it.
 
     ``Parameter(data, requires_grad=True)`` shares ``data``'s memory; it is a leaf even

@@ -42,6 +42,10 @@ GET_LAYOUT = Global("torch.serialization", "_get_layout")
 # to it after (its memo), as PyTorch's files do; the dtypes without one share UntypedStorage
 STORAGE_CLASS = {d: Global("torch", name) for d, name in STORAGE_OF.items()}
 UNTYPED_STORAGE_CLASS = Global("torch.storage", "UntypedStorage")
+# quantized tensors (chainrule/_quantized.py): torch.QInt8Storage ... and _rebuild_qtensor
+QUANTIZED = (_dtypes.qint8, _dtypes.quint8, _dtypes.qint32)
+STORAGE_CLASS.update({d: Global("torch", f"{d.scalar_name}Storage") for d in QUANTIZED})
+REBUILD_QTENSOR = Global("torch._utils", "_rebuild_qtensor")
 
 
 class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be extended
@@ -86,6 +90,11 @@ class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be 
                 second = obj.col_indices() if csr else obj.row_indices()
                 parts = (first, second, obj.values().detach(), obj.shape)
                 return (REBUILD_SPARSE, (obj.layout, parts))
+            if obj.is_quantized:  # (its integers, and its scheme, scale(s) and zero point(s))
+                from .._quantized import save_args
+
+                ref, offset, stride = self.storages.place(obj._ints, obj._dtype)
+                return (REBUILD_QTENSOR, save_args(obj, ref, offset, stride))
             if type(obj) is not Tensor:
                 raise pickle.PicklingError(
                     f"chainrule saves Tensor and Parameter objects, not the subclass "
@@ -153,6 +162,11 @@ class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be 
     # every dtype's class (bfloat16's is a subclass: the dispatch goes by exact type)
     dispatch.update(dict.fromkeys({type(d) for d in _dtypes.ALL}, save_dtype))
     dispatch[Global] = save_marker
+    dispatch[_dtypes._Quantized] = save_dtype
+
+    def save_qscheme(self, obj: Any) -> None:
+        self.save_global_name("torch", obj.name, obj)  # (torch.per_tensor_affine ...)
+
     dispatch[FunctionType] = save_global
 
 

@@ -28,6 +28,7 @@ from typing import Any
 from .. import _dtypes
 from .._backend import on_device_of
 from .._tensor import Size, Tensor, _make, device
+from ._numpy_globals import numpy_global
 from ._storages import DTYPE_OF_STORAGE, view_of
 from ._torch_names import chainrule_modules, torch_name
 
@@ -252,6 +253,10 @@ def _allowed() -> dict[str, Any]:
     for name in DTYPE_OF_STORAGE:
         allowed[f"torch.{name}"] = StorageType(name)
     allowed["torch.UntypedStorage"] = allowed["torch.storage.UntypedStorage"] = UNTYPED_STORAGE
+    from .._quantized import load_names  # (quantized tensors: their dtypes, storages, schemes)
+
+    for full, value in load_names(StorageType.__new__(StorageType)).items():
+        allowed[full] = value
     return allowed
 
 
@@ -285,6 +290,8 @@ class WeightsUnpickler(pickle.Unpickler):
             return self.allowed[full]
         if self.modules:
             found = module_class(module, name) or functional(module, name)
+            if found is None:  # (a NumPy array saved beside the tensors)
+                found = numpy_global(module, name)
             if found is not None:
                 return found
         raise pickle.UnpicklingError(_refusal(module, name))
@@ -304,7 +311,12 @@ class WeightsUnpickler(pickle.Unpickler):
             storage = LoadedStorage(None, None, self._reader(key, numel, location))
             self.storages.append(storage)
             return storage
-        storage = LoadedStorage(self.load_storage(key, kind.dtype, numel, location), kind.dtype)
+        read = kind.dtype
+        if isinstance(read, _dtypes._Quantized):  # (a quantized tensor's integers)
+            from .._quantized import INT_DTYPES
+
+            read = INT_DTYPES[read]
+        storage = LoadedStorage(self.load_storage(key, read, numel, location), kind.dtype)
         self.storages.append(storage)
         return storage
 
@@ -369,7 +381,8 @@ def _refusal(module: str, name: str) -> str:
         )
     return (
         "Weights only load failed. chainrule loads only tensors, containers, numbers, "
-        "strings and the globals you allow (and, with weights_only=False, the classes of "
-        "nn.Module's family and of constraints already imported); it never runs code from a file.\n\n"
+        "strings and the globals you allow (and, with weights_only=False, NumPy arrays and "
+        "the classes of nn.Module's family and of constraints already imported); it never "
+        "runs code from a file.\n\n"
         f"WeightsUnpickler error: {why}\n\n{_LOAD_DOC}"
     )

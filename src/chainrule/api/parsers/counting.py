@@ -159,7 +159,15 @@ def histc(
                 lo, hi = float(finite.min()), float(finite.max())
         if lo == hi:
             lo, hi = lo - 1, hi + 1
-        counts, _ = xp.histogram(data, bins=bins, range=(lo, hi))
+        if data.dtype in (xp.float32, xp.float64):
+            # PyTorch's bin: (x - min) * bins / (max - min) in the input's dtype, truncated
+            t = data.dtype.type
+            left, right = t(lo), t(hi)
+            inside = data[(data >= left) & (data <= right)]
+            place = ((inside - left) * t(bins) / (right - left)).astype(xp.int64)
+            counts = xp.bincount(xp.minimum(place, bins - 1), minlength=bins)
+        else:
+            counts, _ = xp.histogram(data, bins=bins, range=(lo, hi))
         return _make(counts.astype(input._dtype.np), input._dtype)
 
 

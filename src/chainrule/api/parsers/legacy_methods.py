@@ -1,7 +1,7 @@
 """The legacy Tensor methods PyTorch keeps: ``new`` (the legacy constructor in self's
 dtype), the Python-callback element loops ``apply_``, ``map_`` and ``map2_`` (CPU only in
-PyTorch, never differentiable), and the attributes ``output_nr``, ``name``,
-``is_pinned()`` and ``is_shared()`` (chainrule pins and shares no memory: False)."""
+PyTorch, never differentiable), the attributes ``output_nr``, ``name``, ``is_pinned()``
+(chainrule pins no memory: False), and ``share_memory_()``/``is_shared()``."""
 
 from __future__ import annotations
 
@@ -142,5 +142,22 @@ def pin_memory(self: Tensor, device: Any = None) -> Tensor:
 
 
 def is_shared(self: Tensor) -> bool:
-    """False: chainrule's tensors live in the process's own memory."""
-    return False
+    """Whether the tensor's values lie in memory shared between processes
+    (``share_memory_``)."""
+    from ... import _shared_memory
+
+    return _shared_memory.is_shared(self._data)
+
+
+def share_memory_(self: Tensor) -> Tensor:
+    """Move the tensor's values into memory shared between processes (PyTorch's for a CPU
+    tensor): a process forked after, or one it is sent to through ``torch.multiprocessing``,
+    sees the same memory. A no-op if they are there already, and on a device (whose memory
+    PyTorch shares by handle)."""
+    from ... import _backend, _shared_memory
+
+    data = self._data
+    if _backend.device_type(data) != "cpu" or _shared_memory.is_shared(data):
+        return self
+    self._data = _shared_memory.move_to_shared(data)
+    return self

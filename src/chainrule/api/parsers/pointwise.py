@@ -136,7 +136,17 @@ def zero_(self: Tensor) -> Tensor:
 
 
 def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
-    """Copy ``src`` (broadcast, cast) into self in place; the gradient flows to ``src``."""
+    """Copy ``src`` (broadcast, cast) into self in place; the gradient flows to ``src``. A
+    Python number fills self with it, as PyTorch's ``copy_`` of a number does."""
+    if not isinstance(src, Tensor):
+        if isinstance(src, (bool, int, float, complex)) or hasattr(src, "__index__"):
+            from ..._creation import tensor
+
+            src = tensor(src)
+        else:
+            raise TypeError(
+                f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}"
+            )
     return inplace(self, copies.copy_from, (self, src), {})
 
 

@@ -325,6 +325,8 @@ def _arg_along(input: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | No
     if not n or not -n <= dim < n or not data.shape[dim]:
         return None
     index = data.argmax(dim, keepdims=keepdim) if largest else data.argmin(dim, keepdims=keepdim)
+    if index.__class__ is not ndarray:  # (NumPy's scalar for a 1-D input: a 0-d array here)
+        index = xp.asarray(index)
     return _make(index if index.dtype is _INT64 else index.astype(_INT64), _LONG)
 
 

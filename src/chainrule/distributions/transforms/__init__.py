@@ -15,7 +15,12 @@ Structural: ``ComposeTransform``, ``IndependentTransform``, ``ReshapeTransform``
 
 from __future__ import annotations
 
-from .base import ComposeTransform, Transform, identity_transform
+from .base import (  # noqa: F401 - _InverseTransform: PyTorch's private name, imported by libraries
+    ComposeTransform,
+    Transform,
+    _InverseTransform,
+    identity_transform,
+)
 from .constrained import (
     CorrCholeskyTransform,
     LowerCholeskyTransform,

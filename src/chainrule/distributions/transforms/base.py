@@ -37,6 +37,7 @@ class Transform:
         self._cache_size = cache_size
         self._cached_x_y: tuple = (None, None)
         self._inv: Transform | None = None
+        super().__init__()  # (a transform that is an nn.Module too: pyro's TransformModule)
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()

@@ -364,8 +364,9 @@ GENERIC_OPS: dict[str, Callable] = {"__is__": operator.is_, "__isnot__": operato
 def _aten_overloads(name: str) -> Callable | None:
     """An operator outside the tables above that ``chainrule.export`` implements (the
     operators chainrule's ``torch.jit.trace`` writes): its overload picked as TorchScript
-    would, a Tensor or a number as the second argument choosing ``.Tensor``/``.Scalar``,
-    ``.default`` otherwise; dtypes given as ScalarType numbers."""
+    would, a Tensor or a number as the second argument choosing ``.Tensor``/``.Scalar``, a
+    ``stable`` keyword ``.stable``, ``.default`` otherwise; dtypes given as ScalarType
+    numbers."""
     from ...export._aten_table import TABLE
 
     overloads = {
@@ -379,6 +380,8 @@ def _aten_overloads(name: str) -> Callable | None:
             fn = next(iter(overloads.values()))
         elif "Tensor" in overloads and "Scalar" in overloads and len(args) > 1:
             fn = overloads["Tensor" if isinstance(args[1], Tensor) else "Scalar"]
+        elif "stable" in overloads and "stable" in kwargs:  # (sort.stable, argsort.stable)
+            fn = overloads["stable"]
         elif "default" in overloads:
             fn = overloads["default"]
         else:

@@ -16,6 +16,7 @@ from ... import nn
 from ..._missing import NotImplementedInChainrule
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ._code import dict_like
 from ._record import FunctionHolder, dispatch_kept, flat_tensors, is_tracing, record
 from ._save import qualified_name, save_function, save_module
 from ._traced import TopLevelTracedModule, TracedFunction, TracedModule
@@ -53,7 +54,7 @@ def _check_outputs(program: Any, strict: bool) -> None:
             "Only tensors, lists, tuples of tensors, or dictionary of tensors can be output "
             "from traced functions"
         )
-    if strict and spec.type in ("builtins.list", "builtins.dict"):
+    if strict and (spec.type == "builtins.list" or dict_like(spec.type)):
         kind = "list" if spec.type == "builtins.list" else "dict"
         instead = "a `tuple`" if kind == "list" else "a `NamedTuple`"
         _tracer_warning(

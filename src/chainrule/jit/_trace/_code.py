@@ -135,13 +135,22 @@ def return_type(spec: Any) -> str:
                 "torch.jit: a traced list output must hold values of one type"
             )
         return f"List[{inner[0] if inner else 'Tensor'}]"
-    if spec.type == "builtins.dict":
+    if dict_like(spec.type):
         if not all(isinstance(k, str) for k in spec.context) or len(set(inner)) > 1:
             raise NotImplementedInChainrule(
                 "torch.jit: a traced dict output needs string keys and values of one type"
             )
         return f"Dict[str, {inner[0] if inner else 'Tensor'}]"
     raise NotImplementedInChainrule(f"torch.jit: cannot write an output of type {spec.type}")
+
+
+def dict_like(type_name: str) -> bool:
+    """Whether outputs of this pytree type are TorchScript dicts: dicts, and the dict
+    subclasses registered as pytree nodes (a model's output class)."""
+    from ...utils import _pytree
+
+    cls = _pytree.SERIALIZED_TYPE_TO_PYTHON_TYPE.get(type_name)
+    return type_name == "builtins.dict" or (isinstance(cls, type) and issubclass(cls, dict))
 
 
 def output_expression(spec: Any, leaves: list[str]) -> str:

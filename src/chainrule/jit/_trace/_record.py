@@ -187,6 +187,8 @@ def _record_once(mod: Module, args: tuple, kwargs: dict) -> Any:
 def _watched(t: Any) -> Any:
     if isinstance(t, (tuple, list)):
         return type(t)(_watched(x) for x in t)
+    if t.is_leaf and t.requires_grad:
+        return t  # (watched already; the function sees the very tensor, as in PyTorch)
     if t.is_floating_point() or t.is_complex():
         return t.detach().requires_grad_().clone()
     return t

@@ -10,6 +10,7 @@ are raised together at the end when ``strict``.
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -110,6 +111,14 @@ def load_from_state_dict(
                 f"checkpoint, the shape in current model is {param.shape}."
             )
             continue
+        if param.is_meta and not value.is_meta and not assign:
+            warnings.warn(
+                f"for {key}: copying from a non-meta parameter in the checkpoint to a meta "
+                "parameter in the current model, which is a no-op. (Did you mean to pass "
+                "`assign=True` to assign items in the state dictionary to their corresponding "
+                "key in the module instead of copying them in place?)",
+                stacklevel=2,
+            )
         try:
             with no_grad():
                 if assign:

@@ -697,8 +697,10 @@ class Module:
         return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def share_memory(self: T) -> T:
-        """A no-op: chainrule's tensors live in one process."""
-        return self
+        """Move every parameter, buffer and gradient into memory shared between processes
+        (``Tensor.share_memory_``): processes forked after, or spawned with the module,
+        train the same weights (Hogwild)."""
+        return self._apply(lambda t: t.share_memory_())
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
         """Compile this module's calls in place (``torch.compile``'s arguments, checked):

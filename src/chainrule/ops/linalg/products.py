@@ -797,9 +797,21 @@ def _einsum_sum_out(x, lab: list[str], keep: set):
 
 
 def _einsum_pair(a, lab_a: list[str], b, lab_b: list[str], keep: set):
-    """The contraction of two operands over their shared labels not in ``keep``, by matmul."""
+    """The contraction of two operands over their shared labels not in ``keep``, by matmul.
+    As in PyTorch, a pair with labels to sum (a batched matmul there) needs one dtype, and
+    a pair without (an elementwise product there) promotes."""
     batch = [c for c in lab_a if c in lab_b and c in keep]
     summed = [c for c in lab_a if c in lab_b and c not in keep]
+    if summed and a.dtype is not b.dtype:
+        raise RuntimeError(
+            f"expected scalar type {_dtypes.scalar_name(a.dtype)} but found "
+            f"{_dtypes.scalar_name(b.dtype)}"
+        )
+    if summed and a.dtype is _dtypes.bool:
+        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
+    if a.dtype is not b.dtype:  # (by dtype alone: PyTorch has given every operand all dims)
+        common = _dtypes.promote_types(a.dtype, b.dtype)
+        a, b = a.to(common), b.to(common)
     left = [c for c in lab_a if c not in lab_b]
     right = [c for c in lab_b if c not in lab_a]
     size = {}
@@ -878,12 +890,6 @@ def einsum(equation, *operands):
                     f"broadcast with previously seen size {seen[c]}"
                 )
             seen[c] = max(seen[c], size)
-    for x in operands[1:]:  # (checked where PyTorch's contraction checks them)
-        if x.dtype is not operands[0].dtype:
-            raise RuntimeError(
-                f"expected scalar type {_dtypes.scalar_name(operands[0].dtype)} but found "
-                f"{_dtypes.scalar_name(x.dtype)}"
-            )
     xs = []
     for x, lab in zip(operands, ins):
         x, lab = _einsum_diagonals(x, lab)

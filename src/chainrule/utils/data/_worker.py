@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 import queue
 import random
-import sys
-import traceback
 from dataclasses import dataclass
 from typing import Any
 
 from ..._backend import xp
-
-_worker_info: WorkerInfo | None = None
+from ..._utils import ExceptionWrapper
+from ._fetch import _IterableDatasetFetcher as IterableFetcher
+from ._fetch import _MapDatasetFetcher as MapFetcher
 
 
 class WorkerInfo:
@@ -41,26 +40,11 @@ class WorkerInfo:
 
 
 def get_worker_info() -> WorkerInfo | None:
-    """The current worker's ``WorkerInfo``; ``None`` in the main process."""
-    return _worker_info
+    """The current worker's ``WorkerInfo``; ``None`` in the main process (it lives in
+    ``torch.utils.data._utils.worker._worker_info``, which worker loops assign)."""
+    from ._utils import worker
 
-
-class ExceptionWrapper:
-    """An exception caught in a worker, re-raised in the main process with its traceback."""
-
-    def __init__(self, where: str) -> None:
-        exc_type, exc, tb = sys.exc_info()
-        self.exc_type = exc_type
-        self.exc_msg = "".join(traceback.format_exception(exc_type, exc, tb))
-        self.where = where
-
-    def reraise(self) -> None:
-        msg = f"Caught {self.exc_type.__name__} {self.where}.\nOriginal {self.exc_msg}"
-        try:
-            exception = self.exc_type(msg)
-        except Exception:
-            raise RuntimeError(msg) from None
-        raise exception
+    return worker._worker_info
 
 
 @dataclass(frozen=True)
@@ -77,53 +61,22 @@ class Resume:
     epoch: int
 
 
-class MapFetcher:
-    """Samples of a map-style dataset at given indices, collated."""
-
-    def __init__(self, dataset: Any, auto_collation: bool, collate_fn: Any, drop_last: bool):
-        self.dataset, self.auto_collation, self.collate_fn = dataset, auto_collation, collate_fn
-
-    def fetch(self, index: Any) -> Any:
-        if not self.auto_collation:
-            return self.collate_fn(self.dataset[index])
-        getitems = getattr(self.dataset, "__getitems__", None)
-        data = getitems(index) if callable(getitems) else [self.dataset[i] for i in index]
-        return self.collate_fn(data)
-
-
-class IterableFetcher:
-    """The next sample (or batch of samples) of an iterable dataset."""
-
-    def __init__(self, dataset: Any, auto_collation: bool, collate_fn: Any, drop_last: bool):
-        self.iterator = iter(dataset)
-        self.auto_collation, self.collate_fn, self.drop_last = auto_collation, collate_fn, drop_last
-        self.ended = False
-
-    def fetch(self, index: Any) -> Any:
-        if self.ended:
-            raise StopIteration
-        if not self.auto_collation:
-            return self.collate_fn(next(self.iterator))
-        data = []
-        for _ in index:
-            try:
-                data.append(next(self.iterator))
-            except StopIteration:
-                self.ended = True
-                break
-        if not data or (self.drop_last and len(data) < len(index)):
-            raise StopIteration
-        return self.collate_fn(data)
+def _generate_state(base_seed: int, worker_id: int) -> list[int]:
+    """The four 32-bit words PyTorch seeds a worker's NumPy stream with: NumPy's
+    ``SeedSequence`` hash of the entropy ``[worker_id, base_seed]`` (base_seed as its low
+    and high 32-bit halves), as in PyTorch's ``torch.utils.data._utils.worker``."""
+    words = xp.random.SeedSequence([worker_id, base_seed]).generate_state(4)
+    return [int(w) for w in words]
 
 
 def _seed_worker(seed: int, worker_id: int) -> None:
-    """Seed Python's, NumPy's and chainrule's streams from the worker's seed."""
+    """Seed Python's, NumPy's and chainrule's streams from the worker's seed
+    (``base_seed + worker_id``); NumPy's from the base seed and the worker's id."""
     import chainrule
 
     random.seed(seed)
     chainrule.manual_seed(seed)
-    state = xp.random.SeedSequence([worker_id, seed & 0xFFFFFFFFFFFFFFFF]).generate_state(4)
-    xp.random.seed(state)
+    xp.random.seed(_generate_state(seed - worker_id, worker_id))
 
 
 def worker_loop(
@@ -140,12 +93,15 @@ def worker_loop(
     num_workers: int,
 ) -> None:
     """Fetch batches for the indices that arrive on ``index_queue`` until told to stop (None)."""
-    global _worker_info
+    from ._utils import worker as worker_module
+
     parent = os.getppid()
     try:
         seed = base_seed + worker_id
         _seed_worker(seed, worker_id)
-        _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
+        worker_module._worker_info = WorkerInfo(
+            id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset
+        )
         kind = IterableFetcher if iterable else MapFetcher
         init_error = None
         fetcher = None
@@ -154,7 +110,7 @@ def worker_loop(
                 init_fn(worker_id)
             fetcher = kind(dataset, auto_collation, collate_fn, drop_last)
         except Exception:
-            init_error = ExceptionWrapper(f"in DataLoader worker process {worker_id}")
+            init_error = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
         while True:
             try:
                 task = index_queue.get(timeout=5.0)
@@ -177,7 +133,7 @@ def worker_loop(
                 except StopIteration:
                     data = IterableStop(worker_id)
                 except Exception:
-                    data = ExceptionWrapper(f"in DataLoader worker process {worker_id}")
+                    data = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
             data_queue.put((idx, data))
     except KeyboardInterrupt:
         pass

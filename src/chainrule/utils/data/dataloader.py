@@ -5,18 +5,71 @@ from __future__ import annotations
 import itertools
 import math
 import multiprocessing
+import os
 import queue
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, Generic, NoReturn, TypeVar
 
 from ..._random import Generator, randint
 from . import _worker
 from ._collate import default_collate, default_convert
+from ._fetch import _IterableDatasetFetcher, _MapDatasetFetcher
+from ._worker import get_worker_info
 from .dataset import Dataset, IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
+__all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]
+
+_worker_init_fn_t = Callable[[int], None]
+_collate_fn_t = Callable[[list], Any]
+_T_co = TypeVar("_T_co", covariant=True)
+
 _POLL_S = 1.0
+
+
+class _DatasetKind:
+    """Map-style (0) or iterable-style (1), and the fetcher of each."""
+
+    Map = 0
+    Iterable = 1
+
+    @staticmethod
+    def create_fetcher(
+        kind: int, dataset: Any, auto_collation: bool, collate_fn: Callable, drop_last: bool
+    ) -> Any:
+        fetcher = _MapDatasetFetcher if kind == _DatasetKind.Map else _IterableDatasetFetcher
+        return fetcher(dataset, auto_collation, collate_fn, drop_last)
+
+
+def _get_distributed_settings() -> tuple[int, int]:
+    """(world size, rank) of the default process group; (1, 0) without one."""
+    from ... import distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_world_size(), dist.get_rank()
+    return 1, 0
+
+
+def _sharding_worker_init_fn(
+    worker_init_fn: Callable[[int], None] | None, world_size: int, rank_id: int, worker_id: int
+) -> None:
+    """Shard a DataPipe graph across every worker of every rank, then run the user's
+    ``worker_init_fn``."""
+    from . import graph_settings
+    from .datapipes.datapipe import IterDataPipe, MapDataPipe
+
+    info = get_worker_info()
+    if info is None:
+        raise AssertionError("Worker info is None in sharding worker init function")
+    if not isinstance(info.dataset, (IterDataPipe, MapDataPipe)):
+        raise AssertionError("datapipe must be an instance of IterDataPipe or MapDataPipe")
+    total_workers = info.num_workers * world_size
+    global_worker_id = worker_id * world_size + rank_id
+    graph_settings.apply_sharding(info.dataset, total_workers, global_worker_id)
+    if worker_init_fn is not None:
+        worker_init_fn(worker_id)
 
 
 class _InfiniteConstantSampler(Sampler):
@@ -102,8 +155,15 @@ def _context(mp_context: Any, num_workers: int) -> Any:
     return mp_context
 
 
-class DataLoader:
+# (what the loader's sampling is built from: fixed once the loader is made)
+_FIXED_AFTER_INIT = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset")
+_FIXED_AFTER_INIT += ("persistent_workers",)
+
+
+class DataLoader(Generic[_T_co]):
     """Iterates over batches of ``dataset`` drawn in sampler order and collated."""
+
+    __initialized = False
 
     def __init__(
         self,
@@ -141,7 +201,11 @@ class DataLoader:
         _check_options(self, shuffle, sampler, batch_sampler)
         if num_workers > 0 and prefetch_factor is None:
             self.prefetch_factor = 2
-        self._iterable = isinstance(dataset, IterableDataset)
+        iterable = isinstance(dataset, IterableDataset)
+        self._dataset_kind = _DatasetKind.Iterable if iterable else _DatasetKind.Map
+        # len(dataset) of an iterable dataset once len(loader) asked for it (the iterators
+        # warn when more batches than that come)
+        self._IterableDataset_len_called: int | None = None
         if batch_sampler is not None:
             self.batch_size, self.drop_last = None, False
         if sampler is None:
@@ -158,8 +222,32 @@ class DataLoader:
         if collate_fn is None:
             collate_fn = default_collate if self._auto_collation else default_convert
         self.collate_fn = collate_fn
-        self.multiprocessing_context = _context(multiprocessing_context, num_workers)
-        self._iterator: _MultiProcessIter | None = None
+        self.multiprocessing_context = multiprocessing_context
+        self._iterator: _MultiProcessingDataLoaderIter | None = None
+        self.__initialized = True
+
+    def __setattr__(self, attr: str, val: Any) -> None:
+        if self.__initialized and attr in _FIXED_AFTER_INIT:
+            raise ValueError(
+                f"{attr} attribute should not be set after {self.__class__.__name__} is initialized"
+            )
+        super().__setattr__(attr, val)
+
+    @property
+    def multiprocessing_context(self) -> Any:
+        """The multiprocessing context of the workers (``None``: the platform's default)."""
+        return self.__dict__.get("_multiprocessing_context")
+
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, value: Any) -> None:
+        # (a start method's name becomes its context; checked against num_workers)
+        self.__dict__["_multiprocessing_context"] = (
+            None if value is None else _context(value, self.num_workers)
+        )
+
+    @property
+    def _iterable(self) -> bool:
+        return self._dataset_kind == _DatasetKind.Iterable
 
     @property
     def _auto_collation(self) -> bool:
@@ -169,20 +257,52 @@ class DataLoader:
     def _index_sampler(self) -> Any:
         return self.batch_sampler if self._auto_collation else self.sampler
 
-    def __iter__(self) -> Iterator:
+    def _get_iterator(self) -> _BaseDataLoaderIter:
         if self.num_workers == 0:
-            return _SingleProcessIter(self)
-        if not self.persistent_workers:
-            return _MultiProcessIter(self)
-        if self._iterator is None:
-            self._iterator = _MultiProcessIter(self)
+            return _SingleProcessDataLoaderIter(self)
+        self.check_worker_number_rationality()
+        return _MultiProcessingDataLoaderIter(self)
+
+    def __iter__(self) -> _BaseDataLoaderIter:
+        if self.persistent_workers and self.num_workers > 0:
+            if self._iterator is None:
+                self._iterator = self._get_iterator()  # type: ignore[assignment]
+            else:
+                self._iterator._reset(self)
+            return self._iterator  # type: ignore[return-value]
+        return self._get_iterator()
+
+    def check_worker_number_rationality(self) -> None:
+        """Warn when more worker processes are asked for than this process may use CPUs."""
+        if not self.num_workers:
+            return
+        from ..._utils import cpu_count
+
+        suggest = cpu_count()
+        if suggest is not None and self.num_workers <= suggest:
+            return
+        cpuset = "" if hasattr(os, "sched_getaffinity") else " (`cpuset` is not taken into account)"
+        if suggest is None:
+            advice = (
+                "DataLoader is not able to compute a suggested max number of worker in current "
+                "system."
+            )
         else:
-            self._iterator._reset(self)
-        return self._iterator
+            advice = (
+                f"Our suggested max number of worker in current system is {suggest}{cpuset}, "
+                "which is smaller than what this DataLoader is going to create."
+            )
+        warnings.warn(
+            f"This DataLoader will create {self.num_workers} worker processes in total. "
+            f"{advice} Please be aware that excessive worker creation might get DataLoader "
+            "running slow or even freeze, lower the worker number to avoid potential "
+            "slowness/freeze if necessary.",
+            stacklevel=2,
+        )
 
     def __len__(self) -> int:
         if self._iterable:
-            length = len(self.dataset)  # type: ignore[arg-type]
+            length = self._IterableDataset_len_called = len(self.dataset)  # type: ignore[arg-type]
             if self.batch_size is not None:
                 length = (
                     length // self.batch_size
@@ -193,13 +313,39 @@ class DataLoader:
         return len(self._index_sampler)
 
 
-class _BaseIter:
+class _BaseDataLoaderIter:
+    """The state every DataLoader iterator shares (PyTorch's ``_BaseDataLoaderIter``, with
+    its attribute names, which libraries such as torchdata subclass): subclasses give
+    ``_next_data``; ``__next__`` counts the batches yielded."""
+
     def __init__(self, loader: DataLoader) -> None:
+        self._dataset = loader.dataset
+        self._shared_seed: int | None = None
+        self._pg = None
+        self._dataset_kind = loader._dataset_kind
+        self._IterableDataset_len_called = loader._IterableDataset_len_called
+        self._auto_collation = loader._auto_collation
+        self._drop_last = loader.drop_last
         self._index_sampler = loader._index_sampler
+        self._num_workers = loader.num_workers
+        self._world_size, self._rank = _get_distributed_settings()
+        if loader.pin_memory:
+            warnings.warn(
+                "'pin_memory' argument is set as true but no accelerator is found, then device "
+                "pinned memory won't be used.",
+                stacklevel=3,
+            )
+        self._pin_memory = False  # (page-locked memory needs an accelerator)
+        self._pin_memory_device = None
+        self._timeout = loader.timeout
+        self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
         self._base_seed = int(randint(0, 2**62, (1,), generator=loader.generator).item())
+        self._persistent_workers = loader.persistent_workers
+        self._num_yielded = 0
+        self._profile_name = f"enumerate(DataLoader)#{self.__class__.__name__}.__next__"
 
-    def __iter__(self) -> _BaseIter:
+    def __iter__(self) -> _BaseDataLoaderIter:
         return self
 
     def __len__(self) -> int:
@@ -208,26 +354,62 @@ class _BaseIter:
     def _next_index(self) -> Any:
         return next(self._sampler_iter)
 
+    def _next_data(self) -> NoReturn:
+        raise NotImplementedError
+
+    def __next__(self) -> Any:
+        if self._sampler_iter is None:
+            self._reset()  # type: ignore[call-arg]
+        data = self._next_data()
+        self._num_yielded += 1
+        if (
+            self._dataset_kind == _DatasetKind.Iterable
+            and self._IterableDataset_len_called is not None
+            and self._num_yielded > self._IterableDataset_len_called
+        ):
+            msg = (
+                f"Length of IterableDataset {self._dataset} was reported to be "
+                f"{self._IterableDataset_len_called}(when accessing len(dataloader)), but "
+                f"{self._num_yielded} samples have been fetched. "
+            )
+            if self._num_workers > 0:
+                msg += (
+                    "For multiprocessing data-loading, this could be caused by not properly "
+                    "configuring the IterableDataset replica at each worker. Please see "
+                    "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset "
+                    "for examples."
+                )
+            warnings.warn(msg, stacklevel=2)
+        return data
+
+    def __getstate__(self) -> NoReturn:
+        raise NotImplementedError(f"{self.__class__.__name__} cannot be pickled")
+
     def _reset(self, loader: DataLoader, first_iter: bool = False) -> None:
         """Start the sampler over (a new epoch)."""
         self._sampler_iter = iter(self._index_sampler)
+        self._num_yielded = 0
+        self._IterableDataset_len_called = loader._IterableDataset_len_called
 
 
-class _SingleProcessIter(_BaseIter):
+class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader: DataLoader) -> None:
         super().__init__(loader)
         if loader.timeout != 0:
             raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
-        kind = _worker.IterableFetcher if loader._iterable else _worker.MapFetcher
-        self._fetcher = kind(
-            loader.dataset, loader._auto_collation, loader.collate_fn, loader.drop_last
+        self._dataset_fetcher = _DatasetKind.create_fetcher(
+            self._dataset_kind,
+            self._dataset,
+            self._auto_collation,
+            self._collate_fn,
+            self._drop_last,
         )
 
-    def __next__(self) -> Any:
-        return self._fetcher.fetch(self._next_index())
+    def _next_data(self) -> Any:
+        return self._dataset_fetcher.fetch(self._next_index())
 
 
-class _MultiProcessIter(_BaseIter):
+class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     """Round-robin index lists to worker processes; results come back in sampler order."""
 
     def __init__(self, loader: DataLoader) -> None:
@@ -236,7 +418,7 @@ class _MultiProcessIter(_BaseIter):
         self._prefetch = loader.prefetch_factor * loader.num_workers  # type: ignore[operator]
         self._timeout = loader.timeout
         self._persistent = loader.persistent_workers
-        ctx = loader.multiprocessing_context
+        ctx = loader.multiprocessing_context or _context(None, loader.num_workers)
         self._data_queue = ctx.Queue()
         self._index_queues: list = []
         self._workers: list = []
@@ -280,7 +462,7 @@ class _MultiProcessIter(_BaseIter):
     def _reset(self, loader: DataLoader, first_iter: bool = False) -> None:
         """Next epoch with the same (persistent) workers (``first_iter``, PyTorch's
         argument, changes nothing: the workers' resume handshake is safe either way)."""
-        self._sampler_iter = iter(self._index_sampler)
+        super()._reset(loader, first_iter)
         self._epoch += 1
         for q in self._index_queues:
             q.put((None, _worker.Resume(self._epoch)))
@@ -328,7 +510,7 @@ class _MultiProcessIter(_BaseIter):
                         f"DataLoader worker (pid(s) {pids}) exited unexpectedly"
                     ) from None
 
-    def __next__(self) -> Any:
+    def _next_data(self) -> Any:
         while True:
             while self._rcvd_idx < self._send_idx:
                 info = self._task_info.get(self._rcvd_idx)
@@ -390,9 +572,3 @@ class _MultiProcessIter(_BaseIter):
             self._shutdown_workers()
         except Exception:
             pass
-
-
-# PyTorch's names for the iterator classes (libraries import and subclass them)
-_BaseDataLoaderIter = _BaseIter
-_SingleProcessDataLoaderIter = _SingleProcessIter
-_MultiProcessingDataLoaderIter = _MultiProcessIter

@@ -93,9 +93,11 @@ class BasicBlock(nn.Module):
         self.stride = stride
 
     def forward(self, x: Tensor) -> Tensor:
-        identity = x if self.downsample is None else self.downsample(x)
         out = self.relu(self.bn1(self.conv1(x)))
         out = self.bn2(self.conv2(out))
+        # (the shortcut after the main path, as torchvision runs it: traced graphs and
+        # feature-extractor node names keep torchvision's order)
+        identity = x if self.downsample is None else self.downsample(x)
         return self.relu(out + identity)
 
 
@@ -131,10 +133,10 @@ class Bottleneck(nn.Module):
         self.stride = stride
 
     def forward(self, x: Tensor) -> Tensor:
-        identity = x if self.downsample is None else self.downsample(x)
         out = self.relu(self.bn1(self.conv1(x)))
         out = self.relu(self.bn2(self.conv2(out)))
         out = self.bn3(self.conv3(out))
+        identity = x if self.downsample is None else self.downsample(x)  # (after, as there)
         return self.relu(out + identity)
 
 
