@@ -20,7 +20,7 @@ from chainrule import _dtypes, nn
 from chainrule._quantized import QTensor, choose_qparams, quantize_array
 from chainrule._tensor import _make
 
-from ...modules.linear import LinearPackedParams
+from ...modules.linear import Linear as _QuantizedLinear
 
 __all__ = ["Linear"]
 
@@ -57,32 +57,19 @@ def linear_dynamic(x: Any, weight: QTensor, bias: Any, reduce_range: bool = True
     return _make(out, _dtypes.float32)
 
 
-class Linear(nn.Module):
-    """A dynamically quantized linear layer (``DynamicQuantizedLinear``)."""
+class Linear(_QuantizedLinear):
+    """A dynamically quantized linear layer (``DynamicQuantizedLinear``), a quantized
+    ``Linear`` (as in PyTorch) whose input and output are float."""
 
     _version = 4
 
     def __init__(
         self, in_features: int, out_features: int, bias_: bool = True, dtype: Any = None
     ) -> None:
-        super().__init__()
-        dtype = torch.qint8 if dtype is None else dtype
-        self.in_features, self.out_features = in_features, out_features
-        bias = torch.zeros(out_features, dtype=torch.float) if bias_ else None
-        weight = torch.quantize_per_tensor(
-            torch.zeros(out_features, in_features), 1.0, 0, torch.qint8
-        )
-        self._packed_params = LinearPackedParams(dtype)
-        self._packed_params.set_weight_bias(weight, bias)
-        self.scale = 1.0
-        self.zero_point = 0
+        super().__init__(in_features, out_features, bias_, torch.qint8 if dtype is None else dtype)
 
     def _get_name(self) -> str:
         return "DynamicQuantizedLinear"
-
-    def __repr__(self) -> str:
-        # (as PyTorch's: the packed parameters are not listed as a child)
-        return f"{self._get_name()}({self.extra_repr()})"
 
     def extra_repr(self) -> str:
         text = (
@@ -96,44 +83,6 @@ class Linear(nn.Module):
     def forward(self, x: Any) -> Any:
         weight, bias = self._packed_params._weight_bias()
         return linear_dynamic(x, weight, bias, reduce_range=True).to(x.dtype)
-
-    def weight(self) -> QTensor:
-        return self._packed_params._weight_bias()[0]
-
-    def bias(self) -> Any:
-        return self._packed_params._weight_bias()[1]
-
-    def set_weight_bias(self, w: QTensor, b: Any) -> None:
-        self._packed_params.set_weight_bias(w, b)
-
-    def _weight_bias(self) -> tuple:
-        return self._packed_params._weight_bias()
-
-    def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
-        super()._save_to_state_dict(destination, prefix, keep_vars)
-        destination[prefix + "scale"] = torch.tensor(self.scale)
-        destination[prefix + "zero_point"] = torch.tensor(self.zero_point)
-
-    def _load_from_state_dict(
-        self,
-        state_dict: dict,
-        prefix: str,
-        local_metadata: dict,
-        strict: bool,
-        missing_keys: list,
-        unexpected_keys: list,
-        error_msgs: list,
-    ) -> None:
-        for name in ("scale", "zero_point"):
-            key = prefix + name
-            if key in state_dict:
-                value = state_dict.pop(key)
-                setattr(self, name, float(value) if name == "scale" else int(value))
-            elif strict:
-                missing_keys.append(key)
-        super()._load_from_state_dict(
-            state_dict, prefix, local_metadata, False, missing_keys, unexpected_keys, error_msgs
-        )
 
     @classmethod
     def from_float(cls, mod: Any, use_precomputed_fake_quant: bool = False) -> Linear:
