@@ -2,8 +2,11 @@
 
 While the hook is installed, ``import torch`` binds chainrule itself and ``torch.X.Y``
 binds ``chainrule.X.Y`` (so ``sys.modules['torch'] is chainrule``), ``torchvision.X``
-binds ``chainrule.vision.X`` and ``torchaudio.X`` binds ``chainrule.audio.X``; a submodule chainrule lacks raises
-:class:`ModuleNotInChainrule`. It is a
+binds ``chainrule.vision.X`` and ``torchaudio.X`` binds ``chainrule.audio.X`` (and
+``functorch`` binds ``chainrule.functorch``); a submodule chainrule lacks raises
+:class:`ModuleNotInChainrule`. Meanwhile chainrule reads as PyTorch: its top module's
+``__name__`` is "torch" and its classes carry PyTorch's module paths
+(``torch.nn.modules.linear``), both put back by :func:`uninstall`. It is a
 ``sys.meta_path`` finder: scripts are never rewritten. ``chainrule run script.py``
 uses it::
 
