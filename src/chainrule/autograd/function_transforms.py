@@ -24,7 +24,9 @@ def check_transformable(cls: Any, setup: bool) -> None:
     func = sys.modules.get("chainrule.func")
     if func is None or not func._transforms_active():
         return
-    if cls.__module__.startswith("chainrule."):
+    from .._import_hook import is_chainrule_module
+
+    if is_chainrule_module(cls.__module__):  # (under the hook its classes read torch.*)
         return
     if not setup:
         raise RuntimeError(
