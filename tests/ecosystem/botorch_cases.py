@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import sys
 import warnings
-from collections.abc import Callable
 
 import numpy as np
 import torch
@@ -33,34 +32,14 @@ from botorch.utils.multi_objective import is_non_dominated
 from botorch.utils.multi_objective.box_decompositions import FastNondominatedPartitioning
 from botorch.utils.multi_objective.hypervolume import Hypervolume
 from botorch.utils.transforms import normalize, unnormalize
-from case_runner import run_cases
+from case_runner import Cases
 from gpytorch.mlls import ExactMarginalLogLikelihood, SumMarginalLogLikelihood
 
 OUT, SIDE = sys.argv[1], sys.argv[2]
-RESULTS: dict[str, np.ndarray] = {}
-ERRORS: dict[str, str] = {}
-KEYS: dict[str, list[str]] = {}
-CURRENT = [""]
-CASES: list[tuple[str, Callable[[], None]]] = []
+CASES = Cases()
+case, put, put_state = CASES.case, CASES.put, CASES.put_state
 torch.set_default_dtype(torch.float64)
 warnings.simplefilter("ignore")
-
-
-def case(fn: Callable[[], None]) -> Callable[[], None]:
-    CASES.append((fn.__name__, fn))
-    return fn
-
-
-def put(name: str, value: object) -> None:
-    if isinstance(value, torch.Tensor):
-        value = value.detach().numpy()
-    RESULTS[name] = np.asarray(value)
-    KEYS.setdefault(CURRENT[0], []).append(name)
-
-
-def put_state(name: str, module: torch.nn.Module) -> None:
-    for key, value in module.named_parameters():
-        put(f"{name}.{key}", value)
 
 
 def unit(shape: tuple, seed: int) -> torch.Tensor:
@@ -542,9 +521,4 @@ def other_models() -> None:
     put("affine.mean", affine.posterior(xt).mean)
 
 
-def main() -> None:
-    state = (RESULTS, KEYS, ERRORS, CURRENT)
-    run_cases(CASES, f"{OUT}/botorch_{SIDE}", state, torch.__name__, fresh_keys=True, timed=True)
-
-
-main()
+CASES.run(f"{OUT}/botorch_{SIDE}", fresh_keys=True, timed=True)

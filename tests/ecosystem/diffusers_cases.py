@@ -20,7 +20,8 @@ import sys
 from collections.abc import Callable
 
 import numpy as np
-from case_runner import run_cases
+from case_inputs import pretrained
+from case_runner import Cases
 
 OUT, SIDE = sys.argv[1], sys.argv[2]
 if SIDE != "chainrule":
@@ -56,12 +57,6 @@ from diffusers.training_utils import EMAModel  # noqa: E402
 diffusers.utils.logging.set_verbosity_error()
 diffusers.utils.logging.disable_progress_bar()
 
-RESULTS: dict[str, np.ndarray] = {}
-ERRORS: dict[str, str] = {}
-KEYS: dict[str, list[str]] = {}
-CURRENT = [""]
-CASES: list[tuple[str, Callable[[], None]]] = []
-OWN: list[tuple[str, Callable[[], None]]] = []
 PATCHED: list[tuple[object, Callable]] = []
 
 
@@ -79,22 +74,8 @@ def restoring(fn: Callable[[], None]) -> Callable[[], None]:
     return run_case
 
 
-def case(fn: Callable[[], None]) -> Callable[[], None]:
-    CASES.append((fn.__name__, restoring(fn)))
-    return fn
-
-
-def own(fn: Callable[[], None]) -> Callable[[], None]:
-    """A case whose files chainrule saves and the real diffusers loads (the check side)."""
-    OWN.append((fn.__name__, restoring(fn)))
-    return fn
-
-
-def put(name: str, value: object) -> None:
-    if isinstance(value, torch.Tensor):
-        value = value.detach().numpy().copy()
-    RESULTS[name] = np.asarray(value)
-    KEYS.setdefault(CURRENT[0], []).append(name)
+CASES = Cases(wrap=restoring, copies=True)
+case, own, put = CASES.case, CASES.own, CASES.put
 
 
 def arr(seed: int, *shape: int, scale: float = 1.0) -> torch.Tensor:
@@ -278,15 +259,7 @@ def model(name: str) -> torch.nn.Module:
     """The model ``name``: built (random weights) and saved by the oracle, loaded elsewhere."""
     cls, cfg = CONFIGS[name]
     path = os.path.join(OUT, "base", name)
-    if SIDE == "oracle" and not os.path.exists(path):
-        torch.manual_seed(0)
-        built = cls(**cfg)
-        with torch.no_grad():  # (zero-initialised output layers would hide gradients)
-            for p in built.parameters():
-                if not p.abs().sum():
-                    p.normal_(0.0, 0.1)
-        built.save_pretrained(path)
-    return cls.from_pretrained(path).eval()
+    return pretrained(cls, cfg, path, SIDE == "oracle" and not os.path.exists(path))
 
 
 def grads(prefix: str, net: torch.nn.Module, loss: torch.Tensor) -> None:
@@ -1127,16 +1100,4 @@ def own_models() -> None:
     put("own/pipe", pipe(batch_size=1, num_inference_steps=4, output_type="np").images)
 
 
-def run(cases: list, stem: str) -> None:
-    RESULTS.clear()
-    ERRORS.clear()
-    KEYS.clear()
-    run_cases(cases, os.path.join(OUT, stem), (RESULTS, KEYS, ERRORS, CURRENT), torch.__name__)
-
-
-if SIDE == "check":
-    run(OWN, "diffusers_check")
-else:
-    run(CASES, f"diffusers_{SIDE}")
-    if SIDE == "chainrule":
-        run(OWN, "diffusers_own")
+CASES.run_side(OUT, "diffusers", SIDE)

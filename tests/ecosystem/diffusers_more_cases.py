@@ -13,7 +13,8 @@ import sys
 from collections.abc import Callable
 
 import numpy as np
-from case_runner import run_cases
+from case_inputs import pretrained
+from case_runner import Cases
 
 OUT, SIDE = sys.argv[1], sys.argv[2]
 if SIDE != "chainrule":
@@ -26,18 +27,8 @@ import torch.nn.functional as F  # noqa: E402
 
 diffusers.utils.logging.set_verbosity_error()
 
-RESULTS: dict[str, np.ndarray] = {}
-ERRORS: dict[str, str] = {}
-KEYS: dict[str, list[str]] = {}
-CURRENT = [""]
-CASES: list[tuple[str, Callable[[], None]]] = []
-
-
-def put(name: str, value: object) -> None:
-    if isinstance(value, torch.Tensor):
-        value = value.detach().numpy().copy()
-    RESULTS[name] = np.asarray(value)
-    KEYS.setdefault(CURRENT[0], []).append(name)
+CASES = Cases(copies=True)
+put = CASES.put
 
 
 def arr(seed: int, *shape: int) -> torch.Tensor:
@@ -239,15 +230,7 @@ def model(name: str) -> torch.nn.Module:
     cls_name, cfg, _ = MODELS[name]
     cls = getattr(diffusers, cls_name)
     path = os.path.join(OUT, "more", name)
-    if SIDE == "oracle":
-        torch.manual_seed(0)
-        built = cls(**cfg)
-        with torch.no_grad():  # (zero-initialised output layers would hide gradients)
-            for p in built.parameters():
-                if not p.abs().sum():
-                    p.normal_(0.0, 0.1)
-        built.save_pretrained(path)
-    return cls.from_pretrained(path).eval()
+    return pretrained(cls, cfg, path, SIDE == "oracle")
 
 
 def forward_and_grads(name: str) -> None:
@@ -264,11 +247,6 @@ def forward_and_grads(name: str) -> None:
 
 
 for _name in MODELS:
-    CASES.append((_name, lambda name=_name: forward_and_grads(name)))
+    CASES.add(_name, lambda name=_name: forward_and_grads(name))
 
-run_cases(
-    CASES,
-    os.path.join(OUT, f"diffusers_more_{SIDE}"),
-    (RESULTS, KEYS, ERRORS, CURRENT),
-    torch.__name__,
-)
+CASES.run(os.path.join(OUT, f"diffusers_more_{SIDE}"))

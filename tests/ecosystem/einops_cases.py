@@ -10,51 +10,19 @@ records its error in ``OUT/einops_<side>_errors.json`` instead of results.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 
 import einops
-import numpy as np
 import torch
-from case_runner import run_cases
+from case_inputs import Weights, arr
+from case_runner import Cases
 from einops import einsum, pack, parse_shape, rearrange, reduce, repeat, unpack
 from einops.layers.torch import EinMix, Rearrange, Reduce
 
 OUT, SIDE = sys.argv[1], sys.argv[2]
 ORACLE = SIDE == "oracle"
-WEIGHTS_FILE = f"{OUT}/einops_weights.pt"
-WEIGHTS: dict = {} if ORACLE else torch.load(WEIGHTS_FILE)
-RESULTS: dict[str, np.ndarray] = {}
-ERRORS: dict[str, str] = {}
-KEYS: dict[str, list[str]] = {}
-CURRENT = [""]
-CASES: list[tuple[str, Callable[[], None]]] = []
-
-
-def case(fn: Callable[[], None]) -> Callable[[], None]:
-    CASES.append((fn.__name__, fn))
-    return fn
-
-
-def put(name: str, value: object) -> None:
-    if isinstance(value, torch.Tensor):
-        value = value.detach().numpy()
-    RESULTS[name] = np.asarray(value)
-    KEYS.setdefault(CURRENT[0], []).append(name)
-
-
-def module(key: str, make: Callable[[], torch.nn.Module]) -> torch.nn.Module:
-    if ORACLE:
-        torch.manual_seed(len(WEIGHTS))
-        m = make()
-        WEIGHTS[key] = {k: v.clone() for k, v in m.state_dict().items()}
-    else:
-        m = make()
-        m.load_state_dict(WEIGHTS[key])
-    return m
-
-
-def arr(shape: tuple, seed: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    return torch.tensor(np.random.default_rng(seed).standard_normal(shape), dtype=dtype)
+WEIGHTS = Weights(f"{OUT}/einops_weights.pt", ORACLE)
+CASES = Cases()
+case, put, module = CASES.case, CASES.put, WEIGHTS.module
 
 
 def grads_of(name: str, out: torch.Tensor, inputs: dict[str, torch.Tensor]) -> None:
@@ -250,10 +218,5 @@ def errors() -> None:
     put("errors", messages)
 
 
-def main() -> None:
-    run_cases(CASES, f"{OUT}/einops_{SIDE}", (RESULTS, KEYS, ERRORS, CURRENT), torch.__name__)
-    if ORACLE:
-        torch.save(WEIGHTS, WEIGHTS_FILE)
-
-
-main()
+CASES.run(f"{OUT}/einops_{SIDE}")
+WEIGHTS.save()

@@ -18,52 +18,21 @@ import gpytorch
 import linear_operator
 import numpy as np
 import torch
-from case_runner import run_cases
+from case_inputs import Weights
+from case_runner import Cases
 from gpytorch import kernels, likelihoods, means, mlls, settings, variational
 from gpytorch.distributions import MultitaskMultivariateNormal, MultivariateNormal
 from linear_operator import operators as ops
 
 OUT, SIDE = sys.argv[1], sys.argv[2]
 ORACLE = SIDE == "oracle"
-WEIGHTS_FILE = f"{OUT}/gp_weights.pt"
 STATE_FILE = f"{OUT}/gp_chainrule_state.pt"
-WEIGHTS: dict = {} if ORACLE else torch.load(WEIGHTS_FILE)
-RESULTS: dict[str, np.ndarray] = {}
-ERRORS: dict[str, str] = {}
-KEYS: dict[str, list[str]] = {}
-CURRENT = [""]
-CASES: list[tuple[str, Callable[[], None]]] = []
+# the oracle's initial states (drawn without reseeding torch's stream)
+WEIGHTS = Weights(f"{OUT}/gp_weights.pt", ORACLE, seeded=False)
+# put_state: every parameter of a module with its gradient where it has one
+CASES = Cases(state_grads=True)
+case, put, put_state, module = CASES.case, CASES.put, CASES.put_state, WEIGHTS.module
 torch.set_default_dtype(torch.float64)
-
-
-def case(fn: Callable[[], None]) -> Callable[[], None]:
-    CASES.append((fn.__name__, fn))
-    return fn
-
-
-def put(name: str, value: object) -> None:
-    if isinstance(value, torch.Tensor):
-        value = value.detach().numpy()
-    RESULTS[name] = np.asarray(value)
-    KEYS.setdefault(CURRENT[0], []).append(name)
-
-
-def put_state(name: str, module: torch.nn.Module) -> None:
-    """Every parameter of ``module`` and the constrained hyperparameters it names."""
-    for key, value in module.named_parameters():
-        put(f"{name}.{key}", value)
-        if value.grad is not None:
-            put(f"{name}.{key}.grad", value.grad)
-
-
-def module(key: str, make: Callable[[], torch.nn.Module]) -> torch.nn.Module:
-    """``make()``, with the oracle's initial state (saved by the oracle, loaded here)."""
-    m = make()
-    if ORACLE:
-        WEIGHTS[key] = {k: v.clone() for k, v in m.state_dict().items()}
-    else:
-        m.load_state_dict(WEIGHTS[key])
-    return m
 
 
 def arr(shape: tuple, seed: int, low: float | None = None, high: float | None = None):
@@ -825,20 +794,18 @@ def reload() -> None:
     model = ExactModel(x, y, likelihoods.GaussianLikelihood(), _rbf())
     state = torch.load(STATE_FILE)
     model.load_state_dict(state)
-    CURRENT[0] = "reload"
+    CASES.current = "reload"
     put("reload.keys", np.array(sorted(state)))
     predict("rbf", model, arr((9, 2), 20, 0.0, 1.0))
-    np.savez(f"{OUT}/gp_reload.npz", **RESULTS)
+    np.savez(f"{OUT}/gp_reload.npz", **CASES.results)
 
 
 def main() -> None:
     if SIDE == "reload":
         reload()
         return
-    state = (RESULTS, KEYS, ERRORS, CURRENT)
-    run_cases(CASES, f"{OUT}/gp_{SIDE}", state, torch.__name__, fresh_keys=True)
-    if ORACLE:
-        torch.save(WEIGHTS, WEIGHTS_FILE)
+    CASES.run(f"{OUT}/gp_{SIDE}", fresh_keys=True)
+    WEIGHTS.save()
 
 
 main()

@@ -10,30 +10,15 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
-from case_runner import run_cases
+from case_inputs import Weights, arr
+from case_runner import Cases
 
 OUT, SIDE = sys.argv[1], sys.argv[2]
 ORACLE = SIDE == "oracle"
-SAVED_FILE = f"{OUT}/kornia_weights.pt"
-SAVED: dict = {} if ORACLE else torch.load(SAVED_FILE)
-RESULTS: dict[str, np.ndarray] = {}
-ERRORS: dict[str, str] = {}
-KEYS: dict[str, list[str]] = {}
-CURRENT = [""]
-CASES: list[tuple[str, Callable[[], None]]] = []
+SAVED = Weights(f"{OUT}/kornia_weights.pt", ORACLE)
+CASES = Cases()
+case, put = CASES.case, CASES.put
 F64 = torch.float64
-
-
-def case(fn: Callable[[], None]) -> Callable[[], None]:
-    CASES.append((fn.__name__, fn))
-    return fn
-
-
-def put(name: str, value: object) -> None:
-    if isinstance(value, torch.Tensor):
-        value = value.detach().numpy()
-    RESULTS[name] = np.asarray(value)
-    KEYS.setdefault(CURRENT[0], []).append(name)
 
 
 def shared(key: str, make: Callable[[], object]) -> object:
@@ -51,10 +36,6 @@ def module(key: str, make: Callable[[], torch.nn.Module]) -> torch.nn.Module:
     state = shared(key, lambda: {k: v.clone() for k, v in m.state_dict().items()})
     m.load_state_dict(state)
     return m
-
-
-def arr(shape: tuple, seed: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    return torch.tensor(np.random.default_rng(seed).standard_normal(shape), dtype=dtype)
 
 
 def img(shape: tuple, seed: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
@@ -88,6 +69,5 @@ def aug_params(key: str, aug: torch.nn.Module, x: torch.Tensor) -> dict:
 
 
 def main() -> None:
-    run_cases(CASES, f"{OUT}/kornia_{SIDE}", (RESULTS, KEYS, ERRORS, CURRENT), torch.__name__)
-    if ORACLE:
-        torch.save(SAVED, SAVED_FILE)
+    CASES.run(f"{OUT}/kornia_{SIDE}")
+    SAVED.save()

@@ -17,10 +17,9 @@ import contextlib
 import io
 import os
 import sys
-from collections.abc import Callable
 
 import numpy as np
-from case_runner import run_cases
+from case_runner import Cases
 
 OUT, SIDE = sys.argv[1], sys.argv[2]
 if SIDE != "chainrule":
@@ -53,30 +52,8 @@ transformers.logging.set_verbosity_error()
 transformers.utils.logging.disable_progress_bar()
 
 V = 40
-RESULTS: dict[str, np.ndarray] = {}
-ERRORS: dict[str, str] = {}
-KEYS: dict[str, list[str]] = {}
-CURRENT = [""]
-CASES: list[tuple[str, Callable[[], None]]] = []
-OWN: list[tuple[str, Callable[[], None]]] = []
-
-
-def case(fn: Callable[[], None]) -> Callable[[], None]:
-    CASES.append((fn.__name__, fn))
-    return fn
-
-
-def own(fn: Callable[[], None]) -> Callable[[], None]:
-    """A case whose adapters chainrule saves and the real peft loads (the check side)."""
-    OWN.append((fn.__name__, fn))
-    return fn
-
-
-def put(name: str, value: object) -> None:
-    if isinstance(value, torch.Tensor):
-        value = value.detach().numpy().copy()
-    RESULTS[name] = np.asarray(value)
-    KEYS.setdefault(CURRENT[0], []).append(name)
+CASES = Cases(copies=True)
+case, own, put = CASES.case, CASES.own, CASES.put
 
 
 def base(name: str) -> torch.nn.Module:
@@ -598,16 +575,4 @@ def own_adapters() -> None:
         put("own/ia3", PeftModel.from_pretrained(base("gpt2"), ia3_path)(**x).logits)
 
 
-def run(cases: list, stem: str) -> None:
-    RESULTS.clear()
-    ERRORS.clear()
-    KEYS.clear()
-    run_cases(cases, os.path.join(OUT, stem), (RESULTS, KEYS, ERRORS, CURRENT), torch.__name__)
-
-
-if SIDE == "check":
-    run(OWN, "peft_check")
-else:
-    run(CASES, f"peft_{SIDE}")
-    if SIDE == "chainrule":
-        run(OWN, "peft_own")
+CASES.run_side(OUT, "peft", SIDE)

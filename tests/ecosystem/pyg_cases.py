@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 import torch
-from case_runner import run_cases
+from case_inputs import Weights
+from case_runner import Cases
 
 warnings.filterwarnings("ignore")
 
@@ -29,46 +30,9 @@ from torch_geometric.loader import DataLoader  # noqa: E402
 
 OUT, SIDE = sys.argv[1], sys.argv[2]
 ORACLE = SIDE == "oracle"
-WEIGHTS_FILE = f"{OUT}/pyg_weights.pt"
-WEIGHTS: dict = {} if ORACLE else torch.load(WEIGHTS_FILE)
-RESULTS: dict[str, np.ndarray] = {}
-ERRORS: dict[str, str] = {}
-KEYS: dict[str, list[str]] = {}  # case -> the results it recorded
-CURRENT = [""]
-CASES: list[tuple[str, Callable[[], None]]] = []
-
-
-def case(fn: Callable[[], None]) -> Callable[[], None]:
-    CASES.append((fn.__name__, fn))
-    return fn
-
-
-def put(name: str, value: object) -> None:
-    """Record a result (a tensor, a number, a bool, a list of numbers)."""
-    if isinstance(value, torch.Tensor):
-        value = value.detach().numpy()
-    RESULTS[name] = np.asarray(value)
-    KEYS.setdefault(CURRENT[0], []).append(name)
-
-
-def module(
-    key: str,
-    make: Callable[[], torch.nn.Module],
-    warm: Callable[[torch.nn.Module], object] | None = None,
-) -> torch.nn.Module:
-    """The module ``make()`` with the oracle's weights (saved there, loaded here);
-    ``warm(m)`` first runs it once, to give lazy parameters their shapes."""
-    if ORACLE:
-        torch.manual_seed(len(WEIGHTS))
-    m = make()
-    if warm is not None:
-        with torch.no_grad():
-            warm(m)
-    if ORACLE:
-        WEIGHTS[key] = {k: v.clone() for k, v in m.state_dict().items()}
-    else:
-        m.load_state_dict(WEIGHTS[key])
-    return m
+WEIGHTS = Weights(f"{OUT}/pyg_weights.pt", ORACLE)
+CASES = Cases()
+case, put, module = CASES.case, CASES.put, WEIGHTS.module
 
 
 def rng(seed: int) -> np.random.Generator:
@@ -964,10 +928,5 @@ def fake_dataset_shapes() -> None:
     put("fake.no_self_loops", not d.has_self_loops())
 
 
-def main() -> None:
-    run_cases(CASES, f"{OUT}/pyg_{SIDE}", (RESULTS, KEYS, ERRORS, CURRENT), torch.__name__)
-    if ORACLE:
-        torch.save(WEIGHTS, WEIGHTS_FILE)
-
-
-main()
+CASES.run(f"{OUT}/pyg_{SIDE}")
+WEIGHTS.save()

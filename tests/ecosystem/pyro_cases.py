@@ -15,7 +15,6 @@ in ``OUT/pyro_<side>_errors.json`` instead of results.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 
 import numpy as np
 import pyro
@@ -23,7 +22,8 @@ import pyro.distributions as dist
 import pyro.optim
 import pyro_dist_table
 import torch
-from case_runner import run_cases
+from case_inputs import Weights, arr
+from case_runner import Cases
 from pyro import poutine
 from pyro.infer import (
     HMC,
@@ -43,27 +43,8 @@ from pyro.infer.autoguide import init_to_value
 
 OUT, SIDE = sys.argv[1], sys.argv[2]
 ORACLE = SIDE == "oracle"
-RESULTS: dict[str, np.ndarray] = {}
-ERRORS: dict[str, str] = {}
-KEYS: dict[str, list[str]] = {}
-CURRENT = [""]
-CASES: list[tuple[str, Callable[[], None]]] = []
-
-
-def case(fn: Callable[[], None]) -> Callable[[], None]:
-    CASES.append((fn.__name__, fn))
-    return fn
-
-
-def put(name: str, value: object) -> None:
-    if isinstance(value, torch.Tensor):
-        value = value.detach().numpy()
-    RESULTS[name] = np.asarray(value)
-    KEYS.setdefault(CURRENT[0], []).append(name)
-
-
-def arr(shape: tuple, seed: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    return torch.tensor(np.random.default_rng(seed).standard_normal(shape), dtype=dtype)
+CASES = Cases()
+case, put = CASES.case, CASES.put
 
 
 def pos(shape: tuple, seed: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
@@ -692,8 +673,7 @@ def pyro_mcmc() -> None:
 
 # ---------------------------------------------------------------- pyro.nn, flows, ops
 
-WEIGHTS_FILE = f"{OUT}/pyro_weights.pt"
-WEIGHTS: dict = {} if SIDE != "chainrule" else torch.load(WEIGHTS_FILE)
+WEIGHTS = Weights(f"{OUT}/pyro_weights.pt", ORACLE, load=SIDE == "chainrule")
 
 
 def weights_of(key: str, m: torch.nn.Module, seed: int) -> torch.nn.Module:
@@ -1163,12 +1143,9 @@ def check_own_store() -> None:
 
 
 def main() -> None:
-    identity = torch.__spec__.name  # (``torch.__name__`` is "torch" on both sides)
-    cases = [("check_own_store", check_own_store)] if SIDE == "check" else CASES
-    state = (RESULTS, KEYS, ERRORS, CURRENT)
-    run_cases(cases, f"{OUT}/pyro_{SIDE}", state, identity, fresh_keys=True)
-    if ORACLE:
-        torch.save(WEIGHTS, WEIGHTS_FILE)
+    cases = [("check_own_store", check_own_store)] if SIDE == "check" else None
+    CASES.run(f"{OUT}/pyro_{SIDE}", cases, fresh_keys=True)
+    WEIGHTS.save()
 
 
 main()

@@ -16,11 +16,11 @@ import copy
 import os
 import pickle
 import sys
-from collections.abc import Callable
 
 import numpy as np
 import torch
-from case_runner import run_cases
+from case_inputs import Weights
+from case_runner import Cases
 from sklearn.datasets import make_classification, make_regression
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
@@ -43,30 +43,14 @@ OUT, SIDE = sys.argv[1], sys.argv[2]
 ORACLE = SIDE == "oracle"
 MINE = f"{OUT}/{SIDE}"
 os.makedirs(MINE, exist_ok=True)
-WEIGHTS_FILE = f"{OUT}/skorch_weights.pt"
-WEIGHTS: dict = {} if ORACLE else torch.load(WEIGHTS_FILE)
-RESULTS: dict[str, np.ndarray] = {}
-ERRORS: dict[str, str] = {}
-KEYS: dict[str, list[str]] = {}
-CURRENT = [""]
-CASES: list[tuple[str, Callable[[], None]]] = []
+WEIGHTS = Weights(f"{OUT}/skorch_weights.pt", ORACLE)
+CASES = Cases()
+case, put = CASES.case, CASES.put
 
 XC, YC = make_classification(120, 10, n_informative=6, random_state=0)
 XC, YC = XC.astype(np.float32), YC.astype(np.int64)
 XR, YR = make_regression(80, 6, noise=0.1, random_state=1)
 XR, YR = XR.astype(np.float32), (YR / 100).astype(np.float32)[:, None]
-
-
-def case(fn: Callable[[], None]) -> Callable[[], None]:
-    CASES.append((fn.__name__, fn))
-    return fn
-
-
-def put(name: str, value: object) -> None:
-    if isinstance(value, torch.Tensor):
-        value = value.detach().numpy()
-    RESULTS[name] = np.asarray(value)
-    KEYS.setdefault(CURRENT[0], []).append(name)
 
 
 class MLP(torch.nn.Module):
@@ -315,10 +299,5 @@ def pipeline_and_grid_search() -> None:
     put("grid.best_proba", grid.predict_proba(XC[:10]))
 
 
-def main() -> None:
-    run_cases(CASES, f"{OUT}/skorch_{SIDE}", (RESULTS, KEYS, ERRORS, CURRENT), torch.__name__)
-    if ORACLE:
-        torch.save(WEIGHTS, WEIGHTS_FILE)
-
-
-main()
+CASES.run(f"{OUT}/skorch_{SIDE}")
+WEIGHTS.save()

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
 
 import numpy as np
-from case_runner import run_cases
+from case_runner import Cases
 
 OUT, SIDE = sys.argv[1], sys.argv[2]
 if SIDE != "chainrule":
@@ -33,12 +32,8 @@ from sentence_transformers.sentence_transformer import modules  # noqa: E402
 transformers.logging.set_verbosity_error()
 transformers.utils.logging.disable_progress_bar()
 
-RESULTS: dict[str, np.ndarray] = {}
-ERRORS: dict[str, str] = {}
-KEYS: dict[str, list[str]] = {}
-CURRENT = [""]
-CASES: list[tuple[str, Callable[[], None]]] = []
-OWN: list[tuple[str, Callable[[], None]]] = []
+CASES = Cases(copies=True)
+case, own, put = CASES.case, CASES.own, CASES.put
 
 WORDS = "the a cat dog sat ran on under mat rug big small red blue fast slow house tree".split()
 SENTENCES = [
@@ -50,24 +45,6 @@ SENTENCES = [
     "slow dog on a rug under the big tree",
     "cat",
 ]
-
-
-def case(fn: Callable[[], None]) -> Callable[[], None]:
-    CASES.append((fn.__name__, fn))
-    return fn
-
-
-def own(fn: Callable[[], None]) -> Callable[[], None]:
-    """A case whose models chainrule saves and the real library loads (the check side)."""
-    OWN.append((fn.__name__, fn))
-    return fn
-
-
-def put(name: str, value: object) -> None:
-    if isinstance(value, torch.Tensor):
-        value = value.detach().numpy().copy()
-    RESULTS[name] = np.asarray(value)
-    KEYS.setdefault(CURRENT[0], []).append(name)
 
 
 def tokenizer() -> transformers.PreTrainedTokenizerFast:
@@ -284,16 +261,4 @@ def own_models() -> None:
     put("own/ce", ce.predict([(SENTENCES[0], s) for s in SENTENCES[1:]]))
 
 
-def run(cases: list, stem: str) -> None:
-    RESULTS.clear()
-    ERRORS.clear()
-    KEYS.clear()
-    run_cases(cases, os.path.join(OUT, stem), (RESULTS, KEYS, ERRORS, CURRENT), torch.__name__)
-
-
-if SIDE == "check":
-    run(OWN, "st_check")
-else:
-    run(CASES, f"st_{SIDE}")
-    if SIDE == "chainrule":
-        run(OWN, "st_own")
+CASES.run_side(OUT, "st", SIDE)

@@ -9,25 +9,9 @@ import sys
 
 import numpy as np
 import torch
+from real_torchvision import import_real_torchvision
 
-
-def _real_torchvision() -> None:
-    """On the real PyTorch (CPU build), import PyPI's torchvision (built for CUDA) with its
-    fake-kernel registrations skipped, as tests/vision/conftest.py does: its compiled ops
-    do not load there. Under chainrule, torchvision is chainrule.vision."""
-    if torch.__spec__.name != "torch":
-        return
-    import torch.library as library
-
-    register_fake = library.register_fake
-    library.register_fake = lambda *args, **kwargs: lambda fn: fn
-    try:
-        import torchvision  # noqa: F401
-    finally:
-        library.register_fake = register_fake
-
-
-_real_torchvision()
+import_real_torchvision()
 
 import torchmetrics  # noqa: E402
 import torchmetrics.functional as TF  # noqa: E402

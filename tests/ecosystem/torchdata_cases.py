@@ -17,33 +17,18 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import torch
 import torchdata.nodes as tn
-from case_runner import run_cases
+from case_runner import Cases
 from torch.utils.data import Dataset, IterableDataset, SequentialSampler, TensorDataset
 from torchdata.stateful_dataloader import StatefulDataLoader
 from torchdata.stateful_dataloader.sampler import StatefulDistributedSampler
 
 OUT, SIDE = sys.argv[1], sys.argv[2]
 ORACLE = SIDE == "oracle"
-RESULTS: dict[str, np.ndarray] = {}
-ERRORS: dict[str, str] = {}
-KEYS: dict[str, list[str]] = {}
-CURRENT = [""]
-CASES: list[tuple[str, Callable[[], None]]] = []
+CASES = Cases()
+case, put = CASES.case, CASES.put
 
 N = 23
 DATA = np.random.default_rng(0).standard_normal((N, 3)).astype(np.float32)
-
-
-def case(fn: Callable[[], None]) -> Callable[[], None]:
-    CASES.append((fn.__name__, fn))
-    return fn
-
-
-def put(name: str, value: object) -> None:
-    if isinstance(value, torch.Tensor):
-        value = value.detach().numpy()
-    RESULTS[name] = np.asarray(value)
-    KEYS.setdefault(CURRENT[0], []).append(name)
 
 
 def tensor_dataset() -> TensorDataset:
@@ -334,7 +319,7 @@ def nodes_weighted_sampler() -> None:
 
 
 def main() -> None:
-    run_cases(CASES, f"{OUT}/torchdata_{SIDE}", (RESULTS, KEYS, ERRORS, CURRENT), torch.__name__)
+    CASES.run(f"{OUT}/torchdata_{SIDE}")
 
 
 if __name__ == "__main__":

@@ -15,34 +15,19 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
-from case_runner import run_cases
+from case_inputs import Weights
+from case_runner import Cases
 from torchdiffeq import odeint, odeint_adjoint, odeint_event
 
 OUT, SIDE = sys.argv[1], sys.argv[2]
 ORACLE = SIDE == "oracle"
-WEIGHTS_FILE = f"{OUT}/torchdiffeq_weights.pt"
-WEIGHTS: dict = {} if ORACLE else torch.load(WEIGHTS_FILE)
-RESULTS: dict[str, np.ndarray] = {}
-ERRORS: dict[str, str] = {}
-KEYS: dict[str, list[str]] = {}
-CURRENT = [""]
-CASES: list[tuple[str, Callable[[], None]]] = []
+WEIGHTS = Weights(f"{OUT}/torchdiffeq_weights.pt", ORACLE)
+CASES = Cases()
+case, put = CASES.case, CASES.put
 
 FIXED = ["euler", "midpoint", "rk4", "heun3", "explicit_adams", "implicit_adams"]
 ADAPTIVE = ["dopri5", "bosh3", "adaptive_heun", "dopri8", "fehlberg2"]
 D = torch.float64
-
-
-def case(fn: Callable[[], None]) -> Callable[[], None]:
-    CASES.append((fn.__name__, fn))
-    return fn
-
-
-def put(name: str, value: object) -> None:
-    if isinstance(value, torch.Tensor):
-        value = value.detach().numpy()
-    RESULTS[name] = np.asarray(value)
-    KEYS.setdefault(CURRENT[0], []).append(name)
 
 
 def arr(shape: tuple, seed: int) -> torch.Tensor:
@@ -64,14 +49,8 @@ class ODEFunc(torch.nn.Module):
 
 
 def module(key: str, make: Callable[[], torch.nn.Module]) -> torch.nn.Module:
-    if ORACLE:
-        torch.manual_seed(len(WEIGHTS))
-        m = make().to(D)
-        WEIGHTS[key] = {k: v.clone() for k, v in m.state_dict().items()}
-    else:
-        m = make().to(D)
-        m.load_state_dict(WEIGHTS[key])
-    return m
+    """``make()`` in float64, with the oracle's weights."""
+    return WEIGHTS.module(key, lambda: make().to(D))
 
 
 def options(method: str) -> dict:
@@ -294,10 +273,5 @@ def events() -> None:
     put("event.exact_dt_dh0", 1 / math.sqrt(16.0 + 2 * g * 1.5))
 
 
-def main() -> None:
-    run_cases(CASES, f"{OUT}/torchdiffeq_{SIDE}", (RESULTS, KEYS, ERRORS, CURRENT), torch.__name__)
-    if ORACLE:
-        torch.save(WEIGHTS, WEIGHTS_FILE)
-
-
-main()
+CASES.run(f"{OUT}/torchdiffeq_{SIDE}")
+WEIGHTS.save()

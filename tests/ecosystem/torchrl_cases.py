@@ -12,11 +12,11 @@ sides see the same data. A case that raises records its error in
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 
 import numpy as np
 import torch
-from case_runner import run_cases
+from case_inputs import Weights, arr
+from case_runner import Cases
 from tensordict import TensorDict
 from tensordict.nn import NormalParamExtractor, TensorDictModule
 from torchrl.collectors import Collector
@@ -50,50 +50,9 @@ from torchrl.objectives.value import GAE, TD0Estimator, TDLambdaEstimator
 
 OUT, SIDE = sys.argv[1], sys.argv[2]
 ORACLE = SIDE == "oracle"
-WEIGHTS_FILE = f"{OUT}/torchrl_weights.pt"
-WEIGHTS: dict = {} if ORACLE else torch.load(WEIGHTS_FILE)
-RESULTS: dict[str, np.ndarray] = {}
-ERRORS: dict[str, str] = {}
-KEYS: dict[str, list[str]] = {}
-CURRENT = [""]
-CASES: list[tuple[str, Callable[[], None]]] = []
-
-
-def case(fn: Callable[[], None]) -> Callable[[], None]:
-    CASES.append((fn.__name__, fn))
-    return fn
-
-
-def put(name: str, value: object) -> None:
-    if isinstance(value, torch.Tensor):
-        value = value.detach().numpy()
-    name = f"{CURRENT[0]}.{name}"
-    RESULTS[name] = np.asarray(value)
-    KEYS.setdefault(CURRENT[0], []).append(name)
-
-
-def put_td(name: str, td: TensorDict) -> None:
-    """Each leaf of ``td`` (sorted nested keys), its batch size and its keys."""
-    keys = sorted(td.keys(include_nested=True, leaves_only=True), key=str)
-    put(name + ".batch_size", list(td.batch_size))
-    put(name + ".keys", [str(k) for k in keys])
-    for key in keys:
-        put(f"{name}.{key}", td.get(key))
-
-
-def module(key: str, make: Callable[[], torch.nn.Module]) -> torch.nn.Module:
-    if ORACLE:
-        torch.manual_seed(len(WEIGHTS))
-        m = make()
-        WEIGHTS[key] = {k: v.clone() for k, v in m.state_dict().items()}
-    else:
-        m = make()
-        m.load_state_dict(WEIGHTS[key])
-    return m
-
-
-def arr(shape: tuple, seed: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    return torch.tensor(np.random.default_rng(seed).standard_normal(shape), dtype=dtype)
+WEIGHTS = Weights(f"{OUT}/torchrl_weights.pt", ORACLE)
+CASES = Cases(prefixed=True)
+case, put, put_td, module = CASES.case, CASES.put, CASES.put_td, WEIGHTS.module
 
 
 def put_grads(name: str, mod: torch.nn.Module) -> None:
@@ -390,10 +349,5 @@ def collector() -> None:
     put("frames", frames)
 
 
-def main() -> None:
-    run_cases(CASES, f"{OUT}/torchrl_{SIDE}", (RESULTS, KEYS, ERRORS, CURRENT), torch.__name__)
-    if ORACLE:
-        torch.save(WEIGHTS, WEIGHTS_FILE)
-
-
-main()
+CASES.run(f"{OUT}/torchrl_{SIDE}")
+WEIGHTS.save()

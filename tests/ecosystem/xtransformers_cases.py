@@ -16,7 +16,6 @@ runs the same calls, one more optimizer step included (``OUT/xtransformers_check
 from __future__ import annotations
 
 import copy
-import os
 import sys
 from collections.abc import Callable
 
@@ -25,7 +24,8 @@ import einx.torch
 import numpy as np
 import torch
 import torch.nn.functional as F
-from case_runner import run_cases
+from case_inputs import Weights
+from case_runner import Cases
 from x_transformers import (
     AutoregressiveWrapper,
     ContinuousTransformerWrapper,
@@ -38,40 +38,17 @@ from x_transformers import (
 
 OUT, SIDE = sys.argv[1], sys.argv[2]
 ORACLE = SIDE == "oracle"
-WEIGHTS_FILE = f"{OUT}/xt_weights.pt"
-WEIGHTS: dict = {} if ORACLE or SIDE == "check" else torch.load(WEIGHTS_FILE)
+WEIGHTS = Weights(f"{OUT}/xt_weights.pt", ORACLE, load=SIDE == "chainrule")
 OWN_FILE = f"{OUT}/xt_own.pt"  # chainrule's own models and optimizer states
-RESULTS: dict[str, np.ndarray] = {}
-ERRORS: dict[str, str] = {}
-KEYS: dict[str, list[str]] = {}
-CURRENT = [""]
-CASES: list[tuple[str, Callable[[], None]]] = []
+CASES = Cases()
+case, own, put = CASES.case, CASES.own, CASES.put
 V, N, D = 24, 10, 16  # vocabulary, sequence length, model width
-
-
-def case(fn: Callable[[], None]) -> Callable[[], None]:
-    CASES.append((fn.__name__, fn))
-    return fn
-
-
-def put(name: str, value: object) -> None:
-    if isinstance(value, torch.Tensor):
-        value = value.detach().numpy()
-    RESULTS[name] = np.asarray(value)
-    KEYS.setdefault(CURRENT[0], []).append(name)
 
 
 def module(key: str, make: Callable[[], torch.nn.Module], double: bool = True) -> torch.nn.Module:
     """The model ``make`` builds (in float64 unless not ``double``), with the oracle's
     weights on both sides."""
-    if ORACLE:
-        torch.manual_seed(len(WEIGHTS))
-    m = make().double() if double else make()
-    if ORACLE:
-        WEIGHTS[key] = {k: v.clone() for k, v in m.state_dict().items()}
-    else:
-        m.load_state_dict(WEIGHTS[key])
-    return m
+    return WEIGHTS.module(key, (lambda: make().double()) if double else make)
 
 
 def arr(shape: tuple, seed: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
@@ -998,13 +975,7 @@ def einx_adapters() -> None:
 
 # --- chainrule's own models, read by the real PyTorch ---
 
-OWN: list[tuple[str, Callable[[], None]]] = []
 SAVED: dict = {} if SIDE != "check" else torch.load(OWN_FILE)
-
-
-def own(fn: Callable[[], None]) -> Callable[[], None]:
-    OWN.append((fn.__name__, fn))
-    return fn
 
 
 def own_lm() -> torch.nn.Module:
@@ -1093,20 +1064,8 @@ def own_exported_program() -> None:
     put("own_export.logits", program.module()(x))
 
 
-def run(cases: list, stem: str) -> None:
-    RESULTS.clear()
-    KEYS.clear()
-    ERRORS.clear()
-    run_cases(cases, os.path.join(OUT, stem), (RESULTS, KEYS, ERRORS, CURRENT), torch.__name__)
-
-
 if __name__ == "__main__":
-    if SIDE == "check":
-        run(OWN, "xtransformers_check")
-    else:
-        run(CASES, f"xtransformers_{SIDE}")
-    if ORACLE:
-        torch.save(WEIGHTS, WEIGHTS_FILE)
+    CASES.run_side(OUT, "xtransformers", SIDE)
+    WEIGHTS.save()
     if SIDE == "chainrule":
-        run(OWN, "xtransformers_own")
         torch.save(SAVED, OWN_FILE)
