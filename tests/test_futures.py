@@ -39,6 +39,20 @@ def test_future_is_jit_future():
     assert cr.futures.Future[int] is not None  # a generic class, as PyTorch's
 
 
+def test_torch_future_is_the_class_of_futures():
+    """``torch.Future`` (captum checks ``isinstance(out, torch.Future)``) holds every future:
+    made directly, by ``then`` and by ``collect_all``."""
+
+    def fn(lib):
+        fut = lib.futures.Future()
+        fut.set_result(2)
+        made = (fut, fut.then(lambda f: f.value() + 1), lib.futures.collect_all([fut]))
+        return [isinstance(f, lib.Future) for f in made], isinstance(lib.ones(1), lib.Future)
+
+    assert fn(cr) == fn(torch) == ([True, True, True], False)
+    assert issubclass(cr.jit.Future, cr.Future)
+
+
 def test_complete_once():
     def fn(lib):
         fut = lib.futures.Future()

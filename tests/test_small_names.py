@@ -1,5 +1,5 @@
 """Small PyTorch names users meet, against PyTorch: ``nn.DataParallel`` on a CPU-only build
-(and ``nn.parallel``'s helpers there), ``nn.UninitializedParameter``/``UninitializedBuffer``,
+(and ``nn.parallel``'s helpers there, ``nn.parallel.scatter_gather``), ``nn.UninitializedParameter``/``UninitializedBuffer``,
 ``torch.func.functionalize``, ``replace_all_batch_norm_modules_`` and ``debug_unwrap``,
 ``nn.Container`` and ``torch.autograd.variable``.
 """
@@ -102,6 +102,36 @@ def test_data_parallel_kwargs_reach_the_module():
 )
 def test_parallel_helpers_refuse_a_cpu_only_build(call):
     assert_same_error(lambda lib: call(lib, _linear(lib), lib.tensor(X)))
+
+
+def test_scatter_gather_module():
+    """``nn.parallel.scatter_gather`` (captum imports ``scatter`` from it): the helpers of
+    ``nn.parallel``, ``scatter_kwargs`` splitting positional and keyword arguments, and the
+    deprecated ``is_namedtuple``."""
+    import collections
+    import importlib
+
+    pair = collections.namedtuple("pair", "a b")
+
+    def fn(lib):
+        sg = importlib.import_module(f"{lib.__name__}.nn.parallel.scatter_gather")
+        with pytest.warns(FutureWarning, match="is_namedtuple. is deprecated"):
+            named = (sg.is_namedtuple(pair(1, 2)), sg.is_namedtuple((1, 2)))
+        same = (sg.scatter is lib.nn.parallel.scatter, sg.gather is lib.nn.parallel.gather)
+        return (
+            named,
+            same,
+            sg.scatter_kwargs((), None, [0]),
+            sg.scatter_kwargs((1, "a"), {"k": 3}, [0, 1]),
+        )
+
+    got, want = fn(cr), fn(torch)
+    assert got == want
+    assert_same_error(
+        lambda lib: importlib.import_module(
+            f"{lib.__name__}.nn.parallel.scatter_gather"
+        ).scatter_kwargs((lib.ones(2),), {}, ["cpu"])
+    )
 
 
 # ----- nn.UninitializedParameter / UninitializedBuffer ----------------------------------

@@ -235,6 +235,7 @@ def __getattr__(name: str):
     lazy += ("quasirandom", "monitor")  # (torch.quasirandom, torch.monitor)
     lazy += ("_tensor_str",)  # (torch._tensor_str: print options, values text)
     lazy += ("_guards", "_utils", "_functorch")  # (private modules libraries reach for)
+    lazy += ("_higher_order_ops",)  # (control flow: cond, while_loop, scan, map)
     if name in lazy:  # (loaded on first use)
         import importlib
 
@@ -303,10 +304,18 @@ def __getattr__(name: str):
         from . import _streams
 
         return getattr(_streams, name)
+    if name == "Future":  # (torch.Future: the class of torch.futures.Future's futures)
+        from .jit._future import Future
+
+        return Future
     if name == "typename":  # (torch.typename: 'torch.FloatTensor', a class's dotted path)
         from .nn.modules.module import typename
 
         return typename
+    if name in ("cond", "while_loop"):  # (torch.cond, torch.while_loop: control flow)
+        from . import _higher_order_ops
+
+        return getattr(_higher_order_ops, name)
     if name == "compile":  # torch.compile: compiled code runs eagerly here
         from .compiler import compile
 

@@ -730,7 +730,7 @@ def unlend(g: Any) -> Any:
 
 def unlend_waiting() -> None:
     """Before user code runs in backward: copy the lent arrays among the gradients waiting
-    in the engine's running loop (``_modes.state.lending``: its ready list and buffers), if
+    in the engine's running loop (``_modes.state.lending``: its ready queue and buffers), if
     a VJP has lent since user code last ran."""
     state = _modes.state
     if not state.lent_out:
@@ -740,7 +740,7 @@ def unlend_waiting() -> None:
     if not waiting:
         return
     ready, buffers = waiting
-    for grads in [grads for _, grads in ready] + list(buffers.values()):
+    for grads in [entry[2] for entry in ready] + list(buffers.values()):
         if grads is not None:
             for i, g in enumerate(grads):
                 if is_lent(g):

@@ -248,6 +248,9 @@ def _make(
 # making a tensor reads nothing more than this global
 _inference_contexts = 0
 
+# called with each Tensor subclass once defined (multiprocessing registers its reduction)
+SUBCLASS_HOOKS: list = []
+
 # nn.Parameter once nn is imported (nn/parameter.py sets it): the one subclass the
 # specialised entries (autograd/entries.py) take as a plain tensor, checked after Tensor
 PARAMETER: list = [None]
@@ -354,6 +357,8 @@ class Tensor:
 
         if not getattr(cls, "_dispatch_when_made", False):  # (else: _retype turns it on)
             overrides._class_defined(cls)
+        for hook in SUBCLASS_HOOKS:
+            hook(cls)
 
     @classmethod
     def __torch_function__(

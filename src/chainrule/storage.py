@@ -83,10 +83,13 @@ class UntypedStorage(StorageBase):
 
     @classmethod
     def _new_shared(cls, size: int, *, device: Any = "cpu") -> UntypedStorage:
-        """A new storage of ``size`` bytes, which PyTorch puts in shared memory for worker
-        processes to hand over. chainrule has no shared-memory storages (``is_shared()``
-        stays False): tensors reach other processes pickled, by value."""
-        return cls(size, device=device)
+        """A new storage of ``size`` zero bytes in shared memory, as PyTorch makes for worker
+        processes to hand over."""
+        from ._shared_memory import shared_root
+
+        storage = cls.__new__(cls)
+        storage._array = shared_root(int(size))
+        return storage
 
     def _bytes(self) -> Any:
         return _flat(self._array).view(xp.uint8)
@@ -156,7 +159,9 @@ class UntypedStorage(StorageBase):
         return self
 
     def is_shared(self) -> bool:
-        return False
+        from ._shared_memory import is_shared
+
+        return is_shared(self._array)
 
     def is_pinned(self, device: Any = "cuda") -> bool:
         return False
@@ -219,7 +224,9 @@ class TypedStorage:
         return UntypedStorage._of(self._array)
 
     def is_shared(self) -> bool:
-        return False
+        from ._shared_memory import is_shared
+
+        return is_shared(self._array)
 
     def is_pinned(self, device: Any = "cuda") -> bool:
         return False

@@ -76,7 +76,27 @@ def _check_converted(ct, cc, tmp_path, rng) -> None:
     np.testing.assert_array_equal(cc(cr.from_numpy(x)).numpy(), ct(torch.from_numpy(x)).numpy())
 
 
-@pytest.mark.parametrize("which", ["default", "per_channel", "x86", "qnnpack"])
+# PyTorch's fbgemm sums neighbouring uint8·int8 products in saturating 16-bit lanes where
+# the processor lacks AVX-512 (VNNI): activations over 0..255 (the qnnpack qconfig, no
+# reduce_range) then clip there, and the oracle is exact only on AVX-512 machines
+# (docs/quantization.md); chainrule's sums are exact on every machine
+EXACT_ORACLE = torch.backends.cpu.get_cpu_capability().startswith("AVX512")
+
+
+@pytest.mark.parametrize(
+    "which",
+    [
+        "default",
+        "per_channel",
+        "x86",
+        pytest.param(
+            "qnnpack",
+            marks=pytest.mark.skipif(
+                not EXACT_ORACLE, reason="PyTorch's AVX2 kernels saturate 16-bit pair sums"
+            ),
+        ),
+    ],
+)
 def test_post_training_static_quantization(which: str, tmp_path) -> None:
     mt, mc = _pair()
     mt.qconfig, mc.qconfig = _qconfigs(which)

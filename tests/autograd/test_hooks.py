@@ -366,6 +366,36 @@ def test_hooks_run_in_order_and_before_retain_grad():
     compare(f)
 
 
+def test_hooks_on_one_tensor_see_one_gradient_object():
+    """The hooks of a tensor get the same gradient object until one returns another, which
+    the next ones get: an attribute a later hook sets on it is seen through an earlier
+    hook's reference (captum's LRP passes its relevance on this way)."""
+
+    def run(L, log):
+        x = L.tensor([1.0, -2.0], requires_grad=True)
+        y = x * 3
+        seen = []
+
+        def mark(g):
+            seen.append(g)
+            g.marked = g * 10
+            return g.marked
+
+        y.register_hook(seen.append)
+        y.register_hook(lambda g: seen.append(g))
+        y.register_hook(mark)
+        y.register_hook(seen.append)
+        x.register_hook(seen.append)
+        x.register_hook(lambda g: g + 1)
+        x.register_hook(seen.append)
+        (y * L.tensor([1.0, 2.0])).sum().backward()
+        log.append([s is seen[0] for s in seen[:3]])
+        log.append((seen[3] is seen[2].marked, _v(seen[0].marked), _v(seen[3])))
+        log.append((seen[4] is not seen[5], _v(seen[4]), _v(seen[5]), _v(x.grad)))
+
+    compare_logs(run)
+
+
 def test_retain_grad_then_in_place_op():
     """.grad of a tensor retaining grad is the gradient of its current value."""
 

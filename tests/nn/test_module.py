@@ -575,7 +575,7 @@ def test_setstate_fills_missing_hook_dicts():
     [
         lambda: cr.nn.CrossMapLRN2d,
         lambda: cr.nn.modules.CrossMapLRN2d,
-        lambda: cr.nn.utils._per_sample_grad,
+        lambda: cr.nn.utils._expanded_weights,  # (its ExpandedWeight tensor class)
     ],
     ids=["nn", "nn.modules", "nn.utils"],
 )

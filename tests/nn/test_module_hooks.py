@@ -211,6 +211,50 @@ def _no_input_needs_grad(lib):
     return [log, [str(w.message).split(".")[0] for w in caught], m.w.grad]
 
 
+def _warning_site(lib, how):
+    """Where the no-input-needs-grad warning points: the frame that PyTorch's hook names."""
+    m = scale(lib)
+    m.register_full_backward_hook(lambda mod, gin, gout: None)
+    out = m(x_of(lib)).sum()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if how == "tensor_backward":
+            out.backward()
+        elif how == "backward":
+            lib.autograd.backward(out)
+        else:
+            _grad_from_a_helper(lib, out, m.w)
+    return [(w.filename, w.lineno) for w in caught]
+
+
+def _grad_from_a_helper(lib, out, w):
+    """``autograd.grad`` one frame down: PyTorch's warning names this frame's caller."""
+    return lib.autograd.grad(out, w)
+
+
+@pytest.mark.parametrize("how", ["tensor_backward", "backward", "grad"])
+def test_no_input_warning_names_the_frame_torch_names(how):
+    ours, theirs = _warning_site(cr, how), _warning_site(torch, how)
+    assert ours == theirs
+    assert len(theirs) == 1 and theirs[0][0] == __file__
+
+
+def test_no_input_warning_site_with_dispatch_switched_on():
+    """With ``__torch_function__`` dispatch on (a subclass defines it), the wrapper around
+    ``Tensor.backward`` adds a frame that the warning's site skips."""
+    from chainrule import overrides
+
+    class Sub(cr.Tensor):
+        pass
+
+    try:
+        assert overrides._state.enabled
+        ours = _warning_site(cr, "tensor_backward")
+    finally:
+        overrides._reset()
+    assert ours == _warning_site(torch, "tensor_backward")
+
+
 def _tuple_outputs(lib):
     log = []
     m = classes(lib).Two()

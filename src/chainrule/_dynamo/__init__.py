@@ -58,8 +58,8 @@ def __getattr__(name: str) -> Any:
         from ..compiler import _optimized
 
         return _optimized()
-    if name == "eval_frame":  # (torch._dynamo.eval_frame.OptimizedModule)
+    if name in ("eval_frame", "exc"):  # (eval_frame.OptimizedModule; exc: error types)
         import importlib
 
-        return importlib.import_module(f"{__name__}.eval_frame")
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

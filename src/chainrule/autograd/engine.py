@@ -7,9 +7,14 @@ of its inputs (its VJP); the engine adds those into the buffers of the next
 nodes. AccumulateGrad nodes add into a leaf's ``.grad``. A million-node chain
 takes a million loop iterations and no stack.
 
-Two loops run the same schedule. ``_run_plain`` serves ``backward()``: a node with
-one consumer gets its gradient handed straight on (no buffer, no ready-list round
-trip), and hooks, retained gradients and leaf hooks are handled by ``_hooked_step``,
+The schedule is PyTorch's: of the nodes ready to run, the one made last (the highest
+creation number, ``Node._seq``; a leaf's AccumulateGrad highest of all) runs first, from a
+binary heap that behaves as PyTorch's ready queue (nodes of one number, leaves', keep its
+order). So hooks run, and gradients arriving at a node add up, in PyTorch's order.
+
+Two loops run that schedule. ``_run_plain`` serves ``backward()``: a node with
+one consumer gets its gradient handed straight on (no buffer, and no trip through the
+queue while nothing else waits there), and hooks, retained gradients and leaf hooks are handled by ``_hooked_step``,
 called only for a node that has any. ``_run_general`` serves the rest: ``grad()``
 and ``backward(inputs=...)`` (gradients captured, only the nodes leading to an input
 run), an observer (``chainrule.explain``) and anomaly detection.
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from heapq import heappop, heappush
 from typing import Any
 
 from .. import _memory_format
@@ -81,15 +87,13 @@ def run_backward(
         if len(roots) == 1:
             (node, nr), g = roots[0], grads[0]
             n = node.n_outputs
-            ready = [(node, [g] if n == 1 else _slot(n, nr, g))]
+            ready = [(-node._seq, node, [g] if n == 1 else _slot(n, nr, g))]
             _run_plain(ready, _count_dependencies([node], True), retain_graph, create_graph)
             return None
         deps = _count_dependencies([n for n, _ in roots], True)
         buffers = _root_buffers(roots, grads)
         if all(deps[n] == 0 for n in buffers):  # (else a root is reached from another one)
-            ready = [(n, buf) for n, buf in buffers.items()]
-            ready.reverse()
-            _run_plain(ready, deps, retain_graph, create_graph)
+            _run_plain(_queue(buffers), deps, retain_graph, create_graph)
             return None
     return _run_general(
         roots, grads, retain_graph, create_graph, capture, accumulate, restrict, observe
@@ -177,9 +181,7 @@ def _run_grad(
     if _captures_every_leaf(deps, capture):
         buffers = _root_buffers(roots, grads)
         if all(deps[n] == 0 for n in buffers):  # (else a root is reached from another one)
-            ready = [(n, buf) for n, buf in buffers.items()]
-            ready.reverse()
-            _run_plain(ready, deps, retain_graph, create_graph, capture)
+            _run_plain(_queue(buffers), deps, retain_graph, create_graph, capture)
             return capture
     return _run_general(roots, grads, retain_graph, create_graph, capture, False, None, None, deps)
 
@@ -212,6 +214,15 @@ def _captures_every_leaf(deps: dict[Node, int], capture: dict) -> bool:
     return True
 
 
+def _queue(buffers: dict) -> list:
+    """The ready queue of the roots: (-creation number, node, gradients), a heap, the roots
+    pushed in order (as PyTorch's graph root hands them on)."""
+    ready: list = []
+    for node, buf in buffers.items():
+        heappush(ready, (-node._seq, node, buf))
+    return ready
+
+
 def _root_buffers(roots: list, grads: list) -> dict:
     """Per root node, the gradients of its outputs (summed where a root repeats)."""
     buffers: dict[Node, list] = {}
@@ -230,11 +241,13 @@ def _run_plain(
     inputs are every leaf reached (``_captures_every_leaf``), their gradients stored in
     ``capture`` rather than accumulated.
 
-    ``ready`` holds (node, gradients of its outputs) pairs, last to run first. A node one
-    edge leads into (``deps`` 1) gets its gradients as soon as that edge delivers them;
-    only nodes several edges lead into keep a buffer (and a count of edges still to come).
-    Of the nodes a step makes ready the last one runs next and the others wait in
-    ``ready``: the schedule of ``_run_general``.
+    ``ready`` is the queue, a heap of (-creation number, node, gradients of its outputs). A
+    node one edge leads into (``deps`` 1) gets its gradients as soon as that edge delivers
+    them; only nodes several edges lead into keep a buffer (and a count of edges still to
+    come). The nodes a step makes ready go into the queue in the order of the edges, and
+    the queue's first runs next, except that a lone ready node runs at once while the queue
+    is empty (pushing and popping it would change nothing): the schedule of
+    ``_run_general``.
     """
     buffers: dict[Node, list] = {}  # nodes several edges lead into: their gradients so far
     left: dict[Node, int] = {}  # ... and the number of those edges yet to deliver
@@ -247,7 +260,7 @@ def _run_plain(
     # in ``ready`` and ``buffers`` before user code runs (_backend.unlend_waiting)
     _state.lending = (ready, buffers)
     try:
-        node, grad_outputs = ready.pop()
+        _, node, grad_outputs = heappop(ready)
         while True:
             if grad_outputs is not None and grad_outputs[0] is None:
                 if len(grad_outputs) == 1 or all(g is None for g in grad_outputs):
@@ -257,7 +270,7 @@ def _run_plain(
                 if grad_inputs is None:  # (a leaf's node)
                     if not ready:
                         break
-                    node, grad_outputs = ready.pop()
+                    _, node, grad_outputs = heappop(ready)
                     continue
             elif node.__class__ is AccumulateGrad:
                 if grad_outputs is not None:
@@ -269,7 +282,7 @@ def _run_plain(
                         _accumulate(node, grad_outputs[0], create_graph)
                 if not ready:
                     break
-                node, grad_outputs = ready.pop()
+                _, node, grad_outputs = heappop(ready)
                 continue
             elif grad_outputs is None:
                 grad_inputs = (None,) * node._arity
@@ -293,8 +306,12 @@ def _run_plain(
                     n = nxt.n_outputs
                     g = grad_inputs[0]
                     grad_outputs = [g] if n == 1 else _slot(n, node._nr0, g)
-                    node = nxt
                     g = grad_inputs = None  # (_accumulate counts the references to a gradient)
+                    if ready:  # (others wait: the queue says which runs next)
+                        heappush(ready, (-nxt._seq, nxt, grad_outputs))
+                        _, node, grad_outputs = heappop(ready)
+                    else:
+                        node = nxt
                     continue
             if arity == 1:
                 edges = ((node._fn0, node._nr0),)
@@ -304,7 +321,8 @@ def _run_plain(
                 edges = ((node._fn0, node._nr0), (node._fn1, node._nr1), node._rest[0][:2])
             else:
                 edges = node._next
-            following = following_grads = None  # the last node this step makes ready runs next
+            # a lone node this step makes ready runs next while the queue is empty
+            following = following_grads = None
             for (nxt, nr), g in zip(edges, grad_inputs):
                 if nxt is None:
                     continue
@@ -327,9 +345,13 @@ def _run_plain(
                         continue
                     del left[nxt]
                     got = buffers.pop(nxt, None)
-                if following is not None:
-                    ready.append((following, following_grads))
-                following, following_grads = nxt, got
+                if following is None and not ready:
+                    following, following_grads = nxt, got
+                    continue
+                if following is not None:  # (a second one: both go into the queue, in order)
+                    heappush(ready, (-following._seq, following, following_grads))
+                    following = following_grads = None
+                heappush(ready, (-nxt._seq, nxt, got))
             g = got = grad_inputs = old = None  # (_accumulate counts the references)
             if following is not None:
                 node, grad_outputs = following, following_grads
@@ -337,7 +359,7 @@ def _run_plain(
                 continue
             if not ready:
                 break
-            node, grad_outputs = ready.pop()
+            _, node, grad_outputs = heappop(ready)
     finally:
         loud(token)
         set_enabled(prev_enabled)
@@ -418,8 +440,10 @@ def _run_general(
     if (capture is not None or restrict is not None) and observe is None:
         wanted = _leading_to(deps, targets)
     buffers = _root_buffers(roots, grads)
-    ready = [n for n in buffers if deps[n] == 0]
-    ready.reverse()
+    ready: list = []  # the queue: a heap of (-creation number, node)
+    for n in buffers:
+        if deps[n] == 0:
+            heappush(ready, (-n._seq, n))
     prev_enabled = _state.enabled
     set_enabled(create_graph)
     # VJPs produce inf and nan where the math does (sqrt'(0), log'(0)): silently, as PyTorch
@@ -429,7 +453,7 @@ def _run_general(
     _state.lending = None  # (gradients reach user code at many points here: none is lent)
     try:
         while ready:
-            node = ready.pop()
+            _, node = heappop(ready)
             grad_outputs = buffers.pop(node, None)
             if wanted is not None and node not in wanted:
                 continue  # leads to no input: not run, as in PyTorch (nor are its hooks)
@@ -507,7 +531,7 @@ def _run_general(
                     deps[nxt] = d
                 else:
                     del deps[nxt]
-                    ready.append(nxt)
+                    heappush(ready, (-nxt._seq, nxt))
             g = grad_inputs = old = None  # drop references: _accumulate counts them
     finally:
         loud(token)
@@ -775,12 +799,18 @@ def _as_raw(g: Any, create_graph: bool):
 
 
 def _run_tensor_hooks(hooks, grad, create_graph: bool):
+    # every hook sees one tensor object until a hook returns another, which the next hooks
+    # see itself (as in PyTorch: captum's LRP marks the gradient for a later hook with an
+    # attribute)
+    before = None
     for hook in list(hooks):
-        before = _as_tensor(grad)
+        if before is None:
+            before = _as_tensor(grad)
         out = hook(before)
         if out is not None:
             _check_hook_value(hook, before, out)
             grad = _as_raw(out, create_graph)
+            before = out
     return grad
 
 

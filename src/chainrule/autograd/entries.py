@@ -20,6 +20,7 @@ from .._tensor import Tensor, _counter, _make
 from . import forward_ad, grad_mode
 from .anomaly_mode import _anomaly
 from .graph import OUTPUT_CHECK
+from .graph import next_seq as _next_seq
 from .recording import PROFILER as _PROFILER
 from .recording import Op, _translate
 from .saved_hooks import hooked as _hooked
@@ -157,6 +158,7 @@ def binary_entry(
             return _make(out, dtype)
         plan = plans[bits] or plan_for((bool(bits & 1), bool(bits & 2)))
         node = _new(cls if node_class is None else node_class(x, y))
+        node._seq = _next_seq()
         node._op = op
         node._plan = plan
         node._arity = 2
@@ -339,6 +341,7 @@ def matmul_entry(
         if not bits:
             return _make(out, dtype)
         node = _new(cls)
+        node._seq = _next_seq()
         node._op = op
         node._plan = plans[bits] or plan_for((bool(bits & 1), bool(bits & 2)))
         node._arity = 2
@@ -452,6 +455,7 @@ def unary_entry(op: Op, general: Callable[..., Any]) -> Callable[..., Any] | Non
             return _make(y, dtype)
         plan = plans[1] or plan_for((True,))
         node = _new(cls)
+        node._seq = _next_seq()
         node._op = op
         node._plan = plan
         node._arity = 1
@@ -536,6 +540,7 @@ def unary_recorder(op: Op, cls: type) -> Callable[[Tensor, Any, Any], Tensor]:
         if not input._requires_grad:
             return _make(y, dtype)
         node = _new(cls)
+        node._seq = _next_seq()
         node._op = op
         node._plan = plan
         node._arity = 1
@@ -622,6 +627,7 @@ def slice_entry(op: Op, cls: type) -> Callable[[Tensor, slice], Tensor]:
             result._view = record
             return result
         node = _new(cls)
+        node._seq = _next_seq()
         node._op = op
         node._plan = plan
         node._arity = 1
@@ -704,6 +710,7 @@ def view_entry(op: Op, cls: type, ndim: int) -> Callable[[Any], Any]:
             result._view = record
             return result
         node = _new(cls)
+        node._seq = _next_seq()
         node._op = op
         node._plan = plan
         node._arity = 1
@@ -800,6 +807,7 @@ def view_op_entry(op: Op, cls: type | None) -> Callable[..., Tensor]:
             result._view = record
             return result
         node = _new(kind)
+        node._seq = _next_seq()
         node._op = op
         node._plan = plan
         node._arity = 1

@@ -11,6 +11,7 @@ counting as soon as nothing refers to it.
 
 from __future__ import annotations
 
+import itertools
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -81,6 +82,12 @@ _CPP_NODES = frozenset({"AccumulateGrad", "CopySlices", "CopyBackwards", "Error"
 OUTPUT_CHECK = ("the output, through the node's _out_* slots",)
 
 
+# Nodes are numbered as they are made (every place that makes one sets ``_seq``); a leaf's
+# AccumulateGrad has the highest number, as PyTorch's (UINT64_MAX).
+next_seq = itertools.count().__next__
+LEAF_SEQ = (1 << 64) - 1
+
+
 class Node:
     """One step of backward: maps gradients of an op's outputs to gradients of its inputs.
 
@@ -124,9 +131,21 @@ class Node:
         "_out_vc",
         "_out_v",
         "_out_id",
+        # the node's creation number (PyTorch's sequence_nr): of the nodes ready to run in
+        # backward the engine runs the one made last (``next_seq`` numbers them)
+        "_seq",
         "__weakref__",
     )
     n_outputs = 1
+
+    def _sequence_nr(self) -> int:
+        """The node's creation number: of ready nodes, backward runs the highest first."""
+        return self._seq
+
+    def __lt__(self, other: object) -> bool:
+        # (two entries of the engine's ready queue with one priority, leaves' nodes: equal,
+        # as in PyTorch's queue, so the queue keeps its order among them)
+        return False
 
     def name(self) -> str:
         n = type(self).__name__
@@ -702,6 +721,7 @@ class AccumulateGrad(Node):
     """The node of a leaf: adds the incoming gradient into ``variable.grad``."""
 
     __slots__ = ("variable",)
+    _seq = LEAF_SEQ  # (runs as soon as it is ready, as PyTorch's: the highest number)
 
     def __init__(self, variable: Tensor) -> None:
         self.variable = variable
@@ -730,6 +750,7 @@ def new_node(cls: type) -> Node:
     node = object.__new__(cls)
     node._extra = None
     node._arity = 0
+    node._seq = next_seq()
     return node
 
 

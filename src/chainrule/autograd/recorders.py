@@ -25,6 +25,7 @@ from .._tensor import Tensor, _make
 from . import forward_ad, grad_mode
 from .anomaly_mode import _anomaly
 from .graph import OUTPUT_CHECK
+from .graph import next_seq as _next_seq
 from .recording import PROFILER as _PROFILER
 from .recording import Op
 from .saved_hooks import hooked as _hooked
@@ -91,6 +92,7 @@ def recorder(op: Op, cls: type) -> Callable[[Tensor, Any, Any, dict], Tensor]:
         if not input._requires_grad:
             return _make(y, dtype)
         node = _new(cls)
+        node._seq = _next_seq()
         node._op = op
         node._plan = plan
         node._arity = 1

@@ -59,6 +59,7 @@ from .._tensor import INFERENCE_SAVED, Tensor, _counter, _make
 from . import bfloat16, forward_ad, grad_mode
 from .anomaly_mode import _anomaly, record_creation
 from .graph import Node, accumulator, saved_properties
+from .graph import next_seq as _next_seq
 from .registry import REGISTRY
 from .saved_hooks import hooked as _hooked
 from .saved_hooks import pack_node
@@ -691,6 +692,7 @@ class Op:
             cls = self.node_class or self._class(self._node_name(*arrays, **params))
         if len(args) == 1:
             node = _new(cls)
+            node._seq = _next_seq()
             node._arity = 1
             plan = node._plan = self._plans[1] or self.plan((True,))
         else:
@@ -704,6 +706,7 @@ class Op:
                 if not bits:
                     return self._plain(a, params, out, dtype, vc)
             node = _new(cls)
+            node._seq = _next_seq()
             node._arity = 2
             if bits & 2:
                 fn = b._grad_fn
@@ -805,6 +808,7 @@ class Op:
             return result
         cls = self.node_class or self._class(self._node_name(*arrays, **params))
         node = _new(cls)
+        node._seq = _next_seq()
         node._op = self
         node._arity = n
         if bits & 1:
@@ -865,6 +869,7 @@ class Op:
         if cls is None:
             cls = self.node_class or self._class(self._node_name(*arrays, **params))
         node = _new(cls)
+        node._seq = _next_seq()
         node._op = self
         connect(node, args)
         node._plan = self._plans[bits] or self.plan(

@@ -20,6 +20,7 @@ from .._tensor import Tensor, _make
 from . import forward_ad
 from .anomaly_mode import _anomaly, record_creation
 from .graph import Node
+from .graph import next_seq as _next_seq
 from .recording import (
     _NO_INPUT,
     PROFILER,
@@ -150,6 +151,7 @@ class SequenceOp:
             return None
         plan = self._plans.get((len(meta), bits)) or self._plan(len(meta), bits)
         node = _new(self.node_class)
+        node._seq = _next_seq()
         node._op = self
         node._set_inputs(nxt, meta)
         node._plan = plan
@@ -195,6 +197,7 @@ class SequenceOp:
             result._grad_fn = None
             return result
         node = _new(self.node_class)
+        node._seq = _next_seq()
         node._op = self
         node._plan = self._plans.get((n, bits)) or self._plan(n, bits)
         node._arity = n

@@ -1,19 +1,19 @@
 """``torch.multiprocessing``: Python's ``multiprocessing`` (every name it exports, the same
 objects), with PyTorch's additions: ``spawn``/``start_processes`` (run ``fn(i, *args)`` in
-``nprocs`` processes and raise the first failure in the parent) and the sharing strategies.
+``nprocs`` processes and raise the first failure in the parent), the tensor reductions
+(``reductions``) and the sharing strategies.
 
-A tensor in shared memory (``share_memory_()``, ``Module.share_memory()``) travels as a
-handle, as PyTorch's ``file_descriptor`` strategy sends it: the receiver maps the same
-memory file, and writes on either side are seen on the other (Hogwild training).
+A CPU tensor sent to another process (through a Queue, a Pipe, a Pool, a spawned Process's
+arguments) travels as PyTorch's does: its storage moves to shared memory in place and the
+receiver maps the same memory file (PyTorch's ``file_descriptor`` strategy), so writes on
+either side are seen on the other (Hogwild training), and views sent together arrive as
+views of one storage. As in PyTorch, a non-leaf tensor that requires grad is refused
+(autograd does not cross processes).
 
-Where chainrule differs from PyTorch: any other tensor sent to another process (through a
-Queue, a Pipe, a spawned Process's arguments) is pickled by value, its array copied: the
-receiver gets a tensor with the same values, dtype and ``requires_grad``, but not a view
-of the sender's memory (PyTorch moves every tensor it sends to shared memory first; call
-``share_memory_()`` for that). The sharing strategies are only recorded:
-``set_sharing_strategy`` checks the name and ``get_sharing_strategy`` reports it, as
-PyTorch's do. As in PyTorch, a non-leaf tensor that requires grad is refused (autograd does
-not cross processes).
+Where chainrule differs from PyTorch: the ``file_system`` strategy is only recorded
+(``set_sharing_strategy`` checks the name and ``get_sharing_strategy`` reports it, as
+PyTorch's do), tensors travel by file descriptor whichever is set; NumPy arrays over a
+tensor's old memory (``numpy()`` results) do not follow its move (``_shared_memory``).
 """
 
 from __future__ import annotations
@@ -21,9 +21,8 @@ from __future__ import annotations
 import multiprocessing
 import sys
 from multiprocessing import *  # noqa: F403  (torch.multiprocessing re-exports all of it)
-from multiprocessing.reduction import ForkingPickler
-from typing import Any
 
+from .reductions import init_reductions
 from .spawn import (  # noqa: F401  (torch.multiprocessing.spawn and the rest)
     ENV_VAR_PARALLEL_START,
     ProcessContext,
@@ -53,7 +52,7 @@ else:
 
 def set_sharing_strategy(new_strategy: str) -> None:
     """Record the strategy for sharing CPU tensors (one of ``get_all_sharing_strategies()``);
-    chainrule's tensors travel by value whatever it is."""
+    chainrule's tensors travel by file descriptor whatever it is."""
     global _sharing_strategy
     if new_strategy not in _all_sharing_strategies:
         raise AssertionError(
@@ -72,52 +71,4 @@ def get_all_sharing_strategies() -> set:
     return _all_sharing_strategies
 
 
-def _reduce_tensor(t: Any) -> tuple:
-    """How a tensor crosses a process boundary: a shared one as a handle to its memory, any
-    other by value; a non-leaf that requires grad is refused (its graph cannot follow it)."""
-    if t.requires_grad and not t.is_leaf:
-        raise RuntimeError(
-            "Cowardly refusing to serialize non-leaf tensor which requires_grad, since "
-            "autograd does not support crossing process boundaries.  If you just want to "
-            "transfer the data, call detach() on the tensor before serializing (e.g., "
-            "putting it on the queue)."
-        )
-    from .. import _shared_memory
-
-    if type(t) in _SHAREABLE and _shared_memory.is_shared(t._data):
-        handle = _shared_memory.shared_handle(t._data)
-        if handle is not None:
-            return (_rebuild_shared, (type(t), handle, t._dtype, t.requires_grad))
-    return t.__reduce_ex__(4)
-
-
-def _rebuild_shared(cls: type, handle: tuple, dtype: Any, requires_grad: bool) -> Any:
-    """The tensor (or Parameter) ``_reduce_tensor`` sent, on the receiver's side: a view of
-    the same shared memory."""
-    from .. import _shared_memory
-    from .._tensor import _make
-
-    t = _make(_shared_memory.rebuild_shared(handle), dtype, requires_grad and cls is not _param())
-    return _param()(t, requires_grad) if cls is _param() else t
-
-
-def _param() -> type:
-    from ..nn.parameter import Parameter
-
-    return Parameter
-
-
-_SHAREABLE: tuple = ()  # (Tensor, Parameter): the classes sent as handles when shared
-
-
-def _register_reductions() -> None:
-    global _SHAREABLE
-    from .._tensor import Tensor
-    from ..nn.parameter import Parameter
-
-    _SHAREABLE = (Tensor, Parameter)
-    for cls in (Tensor, Parameter):
-        ForkingPickler.register(cls, _reduce_tensor)
-
-
-_register_reductions()
+init_reductions()

@@ -152,12 +152,9 @@ def is_shared(self: Tensor) -> bool:
 def share_memory_(self: Tensor) -> Tensor:
     """Move the tensor's values into memory shared between processes (PyTorch's for a CPU
     tensor): a process forked after, or one it is sent to through ``torch.multiprocessing``,
-    sees the same memory. A no-op if they are there already, and on a device (whose memory
-    PyTorch shares by handle)."""
-    from ... import _backend, _shared_memory
+    sees the same memory. The whole storage moves, with the tensors viewing it. A no-op if
+    they are there already, and on a device (whose memory PyTorch shares by handle)."""
+    from ... import _shared_memory
 
-    data = self._data
-    if _backend.device_type(data) != "cpu" or _shared_memory.is_shared(data):
-        return self
-    self._data = _shared_memory.move_to_shared(data)
+    _shared_memory.share_(self)
     return self

@@ -13,6 +13,7 @@ kin) run before each module's own.
 from __future__ import annotations
 
 import functools
+import sys
 import warnings
 import weakref
 from collections import OrderedDict
@@ -291,7 +292,7 @@ class BackwardHook:
                         "to module outputs since no inputs require gradients. See "
                         "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
                         "#torch.nn.Module.register_full_backward_hook for more details.",
-                        stacklevel=5,
+                        stacklevel=_engine_stacklevel(5),
                     )
                     grad_inputs = self._pack_with_none([], [], self.n_inputs)
                     for user_hook in self.user_hooks:
@@ -394,6 +395,30 @@ def call_with_hooks(module: Module, args: tuple, kwargs: dict) -> Any:
     except Exception:
         _run_always_called(module, args, kwargs, result, called_always)
         raise
+
+
+def _engine_stacklevel(torch_level: int) -> int:
+    """The ``stacklevel``, counted from a backward hook, that names the frame PyTorch's
+    ``torch_level`` names from its own: PyTorch's hook runs two frames under
+    ``autograd.backward``/``autograd.grad`` (its level 3) and three under
+    ``Tensor.backward``, while chainrule's engine puts its own frames between (and the
+    overrides' dispatch may wrap the entry point in one more)."""
+    from ...autograd import _backward, grad, tensor_backward
+    from ...overrides import _Overridable
+
+    levels = {_backward.__code__: 3, grad.__code__: 3, tensor_backward.__code__: 4}
+    wrapper = _Overridable.__call__.__code__
+    frame, depth = sys._getframe(1), 1  # (the hook's frame: stacklevel 1)
+    while frame is not None and frame.f_code not in levels:
+        frame, depth = frame.f_back, depth + 1
+    if frame is None:  # (not under a backward call: the engine run from elsewhere)
+        return torch_level
+    above = torch_level - levels[frame.f_code]
+    while above > 0 and frame.f_back is not None:
+        frame, depth = frame.f_back, depth + 1
+        if frame.f_code is not wrapper:
+            above -= 1
+    return depth + above  # (past the outermost frame: Python's "sys:1", as PyTorch's)
 
 
 def _register_non_full(module: Module, hooks: list, result: Any) -> None:

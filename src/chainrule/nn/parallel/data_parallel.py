@@ -72,7 +72,9 @@ def scatter(inputs: Any, target_gpus: Sequence[Any], dim: int = 0) -> Any:
     return split(inputs)
 
 
-def _scatter_kwargs(inputs: tuple, kwargs: dict | None, target_gpus: Sequence[Any], dim: int):
+def _scatter_kwargs(
+    inputs: tuple, kwargs: dict | None, target_gpus: Sequence[Any], dim: int = 0
+) -> tuple[tuple, tuple]:
     """``scatter`` for the positional and the keyword arguments, padded to the same length."""
     scattered = scatter(inputs, target_gpus, dim) if inputs else []
     scattered_kw = scatter(kwargs, target_gpus, dim) if kwargs else []
