@@ -7,9 +7,6 @@ contexts; a Queue, a Pool's arguments and results, a Process's arguments, a Pipe
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
 import warnings
 from multiprocessing.reduction import ForkingPickler
@@ -18,6 +15,7 @@ import pytest
 import torch
 
 import chainrule as cr
+from script_sides import both_outputs
 
 SCENARIO = textwrap.dedent(
     """
@@ -89,18 +87,7 @@ SCENARIO = textwrap.dedent(
 def test_tensors_travel_through_shared_memory_as_pytorch(tmp_path, method):
     script = tmp_path / "sharing.py"
     script.write_text(SCENARIO)
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    outs = []
-    for prefix in ([], ["-m", "chainrule", "run"]):
-        done = subprocess.run(
-            [sys.executable, *prefix, str(script), method],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=300,
-        )
-        assert done.returncode == 0, done.stderr[-3000:]
-        outs.append(done.stdout)
+    outs = both_outputs(script, method)
     # (PyTorch's own: the sender sees the receiver's writes through x, the view and w)
     assert "sender True True True [[-1.0, 10.0, 20.0], [3.0, 40.0, 50.0]]" in outs[0]
     assert outs[1] == outs[0]

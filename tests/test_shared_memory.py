@@ -5,9 +5,6 @@ Queue), write the same memory (Hogwild training), compared with the real PyTorch
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -15,6 +12,7 @@ import pytest
 
 import chainrule as cr
 from oracle import compare
+from script_sides import both_outputs
 
 HOGWILD = textwrap.dedent(
     """
@@ -70,18 +68,7 @@ HOGWILD = textwrap.dedent(
 def test_hogwild_training_shares_the_weights_as_pytorch(tmp_path, method):
     script = tmp_path / "hogwild.py"
     script.write_text(HOGWILD)
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    outs = []
-    for prefix in ([], ["-m", "chainrule", "run"]):
-        done = subprocess.run(
-            [sys.executable, *prefix, str(script), method],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=300,
-        )
-        assert done.returncode == 0, done.stderr[-3000:]
-        outs.append(done.stdout)
+    outs = both_outputs(script, method)
     # (the two workers' SGD steps write one weight: 8 steps of -0.5 each, whatever the order)
     assert "[[-4.0, -4.0]]" in outs[0]
     assert outs[1] == outs[0]

@@ -15,7 +15,6 @@ records its traceback in ``OUT/backpack_<side>_errors.json``.
 
 from __future__ import annotations
 
-import copy
 import os
 import sys
 import warnings
@@ -30,14 +29,14 @@ from backpack.hessianfree.hvp import hessian_vector_product
 from backpack.hessianfree.lop import L_op, transposed_jacobian_vector_product
 from backpack.hessianfree.rop import R_op, jacobian_vector_product
 from backpack.utils.convert_parameters import vector_to_parameter_list
+from case_inputs import Weights
 from case_runner import Cases
 from torch import nn
 from torch.nn.utils import parameters_to_vector
 
 OUT, SIDE = sys.argv[1], sys.argv[2]
 ORACLE = SIDE == "oracle"
-WEIGHTS_FILE = f"{OUT}/backpack_weights.pt"
-WEIGHTS: dict = {} if ORACLE else torch.load(WEIGHTS_FILE)
+WEIGHTS = Weights(f"{OUT}/backpack_weights.pt", ORACLE)
 CASES = Cases()
 case = CASES.case
 put = CASES.put
@@ -58,14 +57,7 @@ FIRST_ORDER = ("grad_batch", "batch_l2", "sum_grad_squared", "variance")
 
 def model(key: str, make: Callable[[], nn.Module]) -> nn.Module:
     """A float64 model in eval mode holding the weights the oracle drew for ``key``."""
-    if ORACLE and key not in WEIGHTS:
-        torch.manual_seed(len(WEIGHTS))
-        m = make().double()
-        WEIGHTS[key] = copy.deepcopy(m.state_dict())
-    else:
-        m = make().double()
-        m.load_state_dict(WEIGHTS[key])
-    return m.eval()
+    return WEIGHTS.module(key, lambda: make().double()).eval()
 
 
 def mlp(act: type[nn.Module] = nn.ReLU) -> nn.Module:
@@ -582,5 +574,4 @@ def converter_residual() -> None:
 
 
 CASES.run(f"{OUT}/backpack_{SIDE}")
-if ORACLE:
-    torch.save(WEIGHTS, WEIGHTS_FILE)
+WEIGHTS.save()

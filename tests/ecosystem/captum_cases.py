@@ -17,7 +17,6 @@ repeats itself. A case that raises records its traceback in ``OUT/captum_<side>_
 
 from __future__ import annotations
 
-import copy
 import os
 import sys
 from collections.abc import Callable
@@ -71,14 +70,14 @@ from captum.concept._utils.classifier import Classifier
 from captum.metrics import infidelity, sensitivity_max
 from captum.module import BinaryConcreteStochasticGates, GaussianStochasticGates
 from captum.robust import FGSM, PGD, AttackComparator, MinParamPerturbation
+from case_inputs import Weights
 from case_runner import Cases
 from torch import nn
 from torch.utils.data import DataLoader
 
 OUT, SIDE = sys.argv[1], sys.argv[2]
 ORACLE = SIDE == "oracle"
-WEIGHTS_FILE = f"{OUT}/captum_weights.pt"
-WEIGHTS: dict = {} if ORACLE else torch.load(WEIGHTS_FILE)
+WEIGHTS = Weights(f"{OUT}/captum_weights.pt", ORACLE)
 CASES = Cases()
 case = CASES.case
 
@@ -167,14 +166,7 @@ class TextTransformer(nn.Module):
 
 def model(key: str, make: Callable[[], nn.Module]) -> nn.Module:
     """A float64 model in eval mode holding the weights the oracle drew for ``key``."""
-    if ORACLE and key not in WEIGHTS:
-        torch.manual_seed(len(WEIGHTS))
-        m = make().double()
-        WEIGHTS[key] = copy.deepcopy(m.state_dict())
-    else:
-        m = make().double()
-        m.load_state_dict(WEIGHTS[key])
-    return m.eval()
+    return WEIGHTS.module(key, lambda: make().double()).eval()
 
 
 def mlp() -> nn.Module:
@@ -631,8 +623,7 @@ def tcav() -> None:
 
 def main() -> None:
     CASES.run(f"{OUT}/captum_{SIDE}")
-    if ORACLE:
-        torch.save(WEIGHTS, WEIGHTS_FILE)
+    WEIGHTS.save()
 
 
 main()

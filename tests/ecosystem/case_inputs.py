@@ -49,15 +49,17 @@ class Weights(dict):
         make: Callable[[], torch.nn.Module],
         warm: Callable[[torch.nn.Module], object] | None = None,
     ) -> torch.nn.Module:
-        """``make()`` with the oracle's weights for ``key``; ``warm(m)`` first runs it once,
-        to give lazy parameters their shapes."""
-        if self.draw and self.seeded:
+        """``make()`` with the oracle's weights for ``key`` (drawn once: a key asked for
+        again gets the same weights); ``warm(m)`` first runs it once, to give lazy
+        parameters their shapes."""
+        drawing = self.draw and key not in self
+        if drawing and self.seeded:
             torch.manual_seed(len(self))
         m = make()
         if warm is not None:
             with torch.no_grad():
                 warm(m)
-        if self.draw:
+        if drawing:
             self[key] = {k: v.clone() for k, v in m.state_dict().items()}
         else:
             m.load_state_dict(self[key])

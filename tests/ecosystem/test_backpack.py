@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from two_sides import both_sides, check_case, check_sides
+from two_sides import both_sides, check_case, check_float64, check_sides
 
 SCRIPT = Path(__file__).with_name("backpack_cases.py")
 
@@ -62,13 +62,7 @@ def test_sides_and_cases(sides: tuple[dict, dict]) -> None:
 @pytest.mark.parametrize("case", CASES)
 def test_case(sides: tuple[dict, dict], case: str) -> None:
     check_case(sides, case, False)
-    # the models run in float64: their results agree far below float32 rounding
-    oracle, chainrule = sides
-    for key in oracle["keys"][case]:
-        theirs, ours = oracle["results"][key], chainrule["results"][key]
-        if theirs.dtype == np.float64:
-            scale = max(1.0, float(np.abs(theirs).max(initial=0.0)))
-            np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12 * scale, err_msg=key)
+    check_float64(sides, case)  # (the models run in float64)
 
 
 def test_what_the_draws_do_not_change(sides: tuple[dict, dict]) -> None:

@@ -3,26 +3,7 @@ names; PyTorch keeps it for older code, as opacus imports it)."""
 
 from __future__ import annotations
 
-from ..tensor import (
-    DeviceMesh,
-    DTensor,
-    Partial,
-    Placement,
-    Replicate,
-    Shard,
-    distribute_module,
-    distribute_tensor,
-    init_device_mesh,
-)
+from .. import tensor as _tensor
+from ..tensor import *  # noqa: F403 - the same names
 
-__all__ = [
-    "DTensor",
-    "DeviceMesh",
-    "Partial",
-    "Placement",
-    "Replicate",
-    "Shard",
-    "distribute_module",
-    "distribute_tensor",
-    "init_device_mesh",
-]
+__all__ = list(_tensor.__all__)
