@@ -20,12 +20,11 @@ $(VENV)/.test: $(VENV)/.base
 demo: $(VENV)/.base
 	$(VENV)/bin/chainrule demo
 
-# the suite runs on JOBS processes (pytest-xdist); JOBS=0 runs it in this one; a module's
-# tests that share a module-scoped fixture stay on one worker (tests/conftest.py)
+# the suite runs on JOBS processes (pytest-xdist); JOBS=0 runs it in this one
 JOBS ?= 2
 
 test: $(VENV)/.test browser
-	$(PY) -m pytest -n $(JOBS) --dist loadgroup $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(JOBS) $(PYTEST_ARGS)
 
 # tests/test_explain_browser.py loads the explain page in headless Chromium: Debian's
 # chromium and chromium-driver, installed here when missing (as root, or through sudo).

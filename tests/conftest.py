@@ -40,18 +40,6 @@ def _restore_global_state():
         overrides._reset()
 
 
-def pytest_collection_modifyitems(config, items) -> None:
-    """The tests of a module with a module-scoped fixture (an ecosystem test's two sides, a
-    vision test's models) form one pytest-xdist group: ``make test`` runs with ``--dist
-    loadgroup``, so one worker runs them and the fixture runs once, not once per worker."""
-    for item in items:
-        info = getattr(item, "_fixtureinfo", None)
-        if info is None:
-            continue
-        if any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs):
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
-
-
 def pytest_sessionfinish(session) -> None:
     """Under pytest-xdist, a worker hands its forward-mode lists to the controller."""
     workeroutput = getattr(session.config, "workeroutput", None)
