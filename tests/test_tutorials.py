@@ -1,18 +1,18 @@
 """The steps of PyTorch's nn tutorials that need no download (``examples/tutorials/``,
 written for ``import torch``) run unchanged under ``chainrule run``, and print what the
 same script prints with PyTorch: the same model trees, shapes, dtypes, node names and
-text, with every floating-point number masked (the random weights differ: chainrule's
-random stream is its own), so the comparison is of everything but the values."""
+text, with every floating-point number masked, so the comparison is of everything but the
+values (the random draws are PyTorch's, but a training run's numbers drift apart in their
+last digits as float32 sums round differently)."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tutorial_runner import Server, environment
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIALS = sorted((ROOT / "examples" / "tutorials").glob("*.py"))
@@ -35,20 +35,15 @@ def normalized(text: str) -> str:
 WARNING = re.compile(r"^\w*Warning: .*$", re.MULTILINE)
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    """``python -W default *args``: the tutorials are PyTorch's, warnings and all (one warns
-    of a 2-D input to dropout2d), so a strict ``PYTHONWARNINGS=error`` of the test run is
-    not passed on; the warnings each library prints are compared instead."""
-    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
-    env.pop("PYTHONWARNINGS", None)
-    return subprocess.run(
-        [sys.executable, "-W", "default", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-    )
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory: pytest.TempPathFactory):
+    """Fork servers of PyTorch and of chainrule (tests/tutorial_runner.py): each tutorial
+    runs in a fresh child of a process that imported its library once."""
+    env, scratch = environment(), tmp_path_factory.mktemp("tutorial_output")
+    both = (Server("torch", ROOT, env, scratch), Server("chainrule", ROOT, env, scratch))
+    yield both
+    for server in both:
+        server.close()
 
 
 def test_masking_keeps_shapes_and_names():
@@ -61,46 +56,12 @@ def test_masking_keeps_shapes_and_names():
     assert normalized("stack.0.bias 1e-05 -3. x^2") == "stack.0.bias F F x^2"
 
 
-# PyPI's torchvision is built against PyTorch's CUDA build: with the CPU build here its
-# compiled kernels do not load and registering their fake kernels fails on import (see
-# tests/vision/conftest.py); the registrations are skipped, the rest of it is the oracle.
-WITH_TORCHVISION = (
-    "import runpy, sys, torch.library as library\n"
-    "register_fake = library.register_fake\n"
-    "library.register_fake = lambda *args, **kwargs: (lambda fn: fn)\n"
-    "import torchvision\n"
-    "library.register_fake = register_fake\n"
-    "sys.argv = [sys.argv[1]]\n"
-    "runpy.run_path(sys.argv[0], run_name='__main__')\n"
-)
-
-
-# PyPI's torchaudio, like torchvision, is built against PyTorch's CUDA build: its compiled
-# library does not load with the CPU build; it is imported as if the library were absent
-# (tests/audio/conftest.py), the rest of it is the oracle.
-WITH_TORCHAUDIO = (
-    "import pathlib, runpy, sys\n"
-    "glob = pathlib.Path.glob\n"
-    "pathlib.Path.glob = lambda self, pattern, *args, **kwargs: (\n"
-    "    iter(()) if 'torchaudio' in str(self) and str(self).endswith('lib')\n"
-    "    else glob(self, pattern, *args, **kwargs))\n"
-    "import torchaudio\n"
-    "pathlib.Path.glob = glob\n"
-    "sys.argv = [sys.argv[1]]\n"
-    "runpy.run_path(sys.argv[0], run_name='__main__')\n"
-)
-
-
 @pytest.mark.parametrize("script", TUTORIALS, ids=[p.stem for p in TUTORIALS])
-def test_tutorial_runs_unchanged_and_prints_what_torch_prints(script: Path):
-    if "torchvision" in script.read_text():
-        theirs = run("-c", WITH_TORCHVISION, str(script))
-    elif "torchaudio" in script.read_text():
-        theirs = run("-c", WITH_TORCHAUDIO, str(script))
-    else:
-        theirs = run(str(script))
+def test_tutorial_runs_unchanged_and_prints_what_torch_prints(script: Path, servers):
+    torch_server, chainrule_server = servers
+    theirs = torch_server.run(script)
     assert theirs.returncode == 0, theirs.stderr
-    ours = run("-m", "chainrule", "run", str(script))
+    ours = chainrule_server.run(script)
     assert ours.returncode == 0, ours.stderr
     expected = theirs.stdout
     for torch_text, chainrule_text in KNOWN.get(script.stem, []):

@@ -3,18 +3,22 @@
 
 As in PyTorch, the global generator starts from a fresh random seed in each process;
 ``manual_seed`` makes a run reproducible, and a ``Generator`` passed as ``generator=``
-draws from its own stream, independent of the global one. chainrule's streams are NumPy's
-PCG64, not PyTorch's: the same seed gives the same numbers in chainrule, and the same
-distributions as PyTorch, but not PyTorch's numbers.
+draws from its own stream, independent of the global one. A generator is PyTorch's CPU
+generator: a 32-bit Mersenne Twister seeded with the low 32 bits of the seed, with
+PyTorch's state layout (``get_state``/``set_state`` exchange states with PyTorch), and
+the samplers turn its words into numbers as PyTorch's CPU kernels do (chainrule/_sampling,
+and chainrule/_sampling_rejection for gamma, Dirichlet, Poisson and binomial draws), so the
+same seed gives PyTorch's numbers.
 """
 
 from __future__ import annotations
 
 import numbers
+import struct
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _dtypes, _memory_format, _meta
+from . import _dtypes, _memory_format, _meta, _sampling
 from ._backend import xp
 from ._creation import _check_requires_grad, _size, writes_out
 from ._meta import on_device, on_device_like
@@ -26,31 +30,57 @@ if TYPE_CHECKING:
 
 _DEFAULT_SEED = 67280421310721  # a new torch.Generator()'s seed, as PyTorch's
 _MASK64 = 0xFFFFFFFFFFFFFFFF
-_STATE_BYTES = 48  # PCG64's state (16) and increment (16), its buffered word (4 + 4), the seed
+_MASK32 = 0xFFFFFFFF
+_N = 624  # the Mersenne Twister's words of state
+# PyTorch's CPUGeneratorImplState: its legacy part (initial seed, left, seeded, next, the
+# 624 words as 64-bit, normal_x, normal_y = the float64 normal kept, normal_rho,
+# normal_is_valid), then the float normal kept and whether it is valid
+_LEGACY = struct.Struct(f"<QiiQ{_N}Qdddi4x")
+_CURRENT = struct.Struct(f"<{_LEGACY.size}sf?3x")
 
 
 def _fresh_seed() -> int:
     return int(xp.random.SeedSequence().entropy) & _MASK64
 
 
+def _seeded_key(seed: int) -> Any:
+    """The Mersenne Twister's words right after seeding with a 32-bit seed (Knuth's)."""
+    key = [seed & _MASK32]
+    for i in range(1, _N):
+        prev = key[-1]
+        key.append((1812433253 * (prev ^ (prev >> 30)) + i) & _MASK32)
+    return xp.asarray(key, dtype=xp.uint32)
+
+
+def _just_seeded(key: Any) -> bool:
+    k0 = int(key[0])
+    return int(key[1]) == (1812433253 * (k0 ^ (k0 >> 30)) + 1) & _MASK32
+
+
 class Generator:
-    """A random number generator with its own state (PCG64): ``manual_seed``, ``seed``,
-    ``initial_seed``, ``get_state``, ``set_state``. Pass it as ``generator=`` to draw from
-    its stream; ``chainrule.default_generator`` is the global one."""
+    """A random number generator with its own state (PyTorch's Mersenne Twister):
+    ``manual_seed``, ``seed``, ``initial_seed``, ``get_state``, ``set_state``. Pass it as
+    ``generator=`` to draw from its stream; ``chainrule.default_generator`` is the global
+    one."""
 
     def __init__(self, device: str | Device = "cpu") -> None:
         self.device = _cpu(device)
+        self._bits = xp.random.MT19937()
         # a one-element list: the global generator's list is also ``_gen``, which code
-        # that draws from the global stream reads (``_gen[0]``)
-        self._box = [xp.random.default_rng(_DEFAULT_SEED)]
-        self._seed = _DEFAULT_SEED
+        # that draws from the global stream reads (``_gen[0]``: NumPy's Generator on _bits)
+        self._box = [xp.random.Generator(self._bits)]
+        self.manual_seed(_DEFAULT_SEED)
 
     @property
     def _rng(self) -> Any:
         return self._box[0]
 
+    def _set_words(self, key: Any, pos: int) -> None:
+        self._bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+
     def manual_seed(self, seed: int) -> Generator:
-        """Reseed: the numbers that follow are a function of ``seed`` alone."""
+        """Reseed: the numbers that follow are a function of ``seed`` alone (of its low 32
+        bits, as in PyTorch)."""
         if isinstance(seed, Tensor):
             seed = seed.item()
         if not isinstance(seed, numbers.Integral):
@@ -59,7 +89,9 @@ class Generator:
         if seed >= 1 << 64 or seed < -(1 << 63):
             raise ValueError("Overflow when unpacking long long")
         self._seed = seed & _MASK64
-        self._box[0] = xp.random.default_rng(self._seed)
+        self._set_words(_seeded_key(self._seed), _N)
+        self._next_normal: float | None = None  # the sine of the last Box-Muller pair
+        self._next_float_normal: float | None = None
         return self
 
     def seed(self) -> int:
@@ -73,39 +105,42 @@ class Generator:
         return self._seed
 
     def get_state(self) -> Tensor:
-        """The generator's state as a uint8 tensor (for ``set_state``)."""
-        st = self._rng.bit_generator.state
-        parts = (
-            (st["state"]["state"], 16),
-            (st["state"]["inc"], 16),
-            (st["has_uint32"], 4),
-            (st["uinteger"], 4),
-            (self._seed, 8),
+        """The generator's state as a uint8 tensor of PyTorch's layout (5056 bytes)."""
+        st = self._bits.state["state"]
+        key, pos = st["key"], int(st["pos"])
+        if pos >= _N:  # the words are used up (or fresh): twisted before the next draw
+            left, nxt = 1, 0 if _just_seeded(key) else _N
+        else:
+            left, nxt = _N + 1 - pos, pos
+        normal = self._next_normal
+        legacy = _LEGACY.pack(
+            self._seed, left, 1, nxt, *key.tolist(), 0.0, normal or 0.0, 0.0, normal is not None
         )
-        raw = b"".join(int(v).to_bytes(n, "little") for v, n in parts)
+        flt = self._next_float_normal
+        raw = _CURRENT.pack(legacy, flt or 0.0, flt is not None)
         return _make(xp.frombuffer(raw, dtype=xp.uint8).copy(), _dtypes.uint8)
 
     def set_state(self, new_state: Tensor) -> Generator:
-        """Restore a state ``get_state`` returned: the same numbers follow again."""
+        """Restore a state ``get_state`` returned (chainrule's or PyTorch's): the same
+        numbers follow again. (PyTorch 2.13 takes only its current 5056-byte layout.)"""
         if not isinstance(new_state, Tensor) or new_state._dtype is not _dtypes.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
-        if new_state.numel() != _STATE_BYTES:
-            raise RuntimeError(
-                f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but found the input "
-                f"RNG state size to be {new_state.numel()}"
-            )
         raw = new_state._data.reshape(-1).tobytes()
-        field = [0, 16, 32, 36, 40, 48]
-        v = [int.from_bytes(raw[a:b], "little") for a, b in zip(field, field[1:])]
-        rng = xp.random.Generator(xp.random.PCG64())
-        rng.bit_generator.state = {
-            "bit_generator": "PCG64",
-            "state": {"state": v[0], "inc": v[1]},
-            "has_uint32": v[2],
-            "uinteger": v[3],
-        }
-        self._box[0] = rng
-        self._seed = v[4]
+        if len(raw) != _CURRENT.size:
+            raise RuntimeError(
+                f"Expected a CPUGeneratorImplState of size {_CURRENT.size} but found the input "
+                f"RNG state size to be {len(raw)}"
+            )
+        legacy, flt, flt_valid = _CURRENT.unpack(raw)
+        seed, left, seeded, nxt, *rest = _LEGACY.unpack(legacy)
+        words, normal, normal_valid = rest[:_N], rest[_N + 1], rest[_N + 3]
+        if not (seeded and 0 < left <= _N and 0 <= nxt <= _N):
+            raise RuntimeError("Invalid mt19937 state")
+        key = xp.asarray([w & _MASK32 for w in words], dtype=xp.uint32)
+        self._set_words(key, _N if left == 1 else nxt)
+        self._seed = seed
+        self._next_normal = normal if normal_valid else None
+        self._next_float_normal = flt if flt_valid else None
         return self
 
     def __repr__(self) -> str:
@@ -142,15 +177,27 @@ default_generator.manual_seed(_fresh_seed())
 _gen = default_generator._box  # the global stream: _gen[0] is its NumPy generator
 
 
-def rng_of(generator: Generator | None, fn: str = "rand") -> Any:
-    """The NumPy generator to draw from: ``generator``'s own, or the global one."""
+def generator_of(generator: Generator | None, fn: str = "rand") -> Generator:
+    """The generator to draw from: ``generator``, or the global one."""
     if generator is None:
-        return _gen[0]
+        return default_generator
     if not isinstance(generator, Generator):
         raise TypeError(
             f"{fn}(): argument 'generator' must be torch.Generator, not {type(generator).__name__}"
         )
-    return generator._rng
+    return generator
+
+
+def rng_of(generator: Generator | None, fn: str = "rand") -> Any:
+    """NumPy's generator on ``generator``'s stream (or the global one's), for the
+    samplers without PyTorch's algorithm here."""
+    return generator_of(generator, fn)._rng
+
+
+def drawn_seed(generator: Generator | None = None) -> int:
+    """A seed drawn from ``generator`` (or the global one) as PyTorch draws one for a new
+    stream (a DataLoader's base seed, a sampler's generator): ``random_()`` of one int64."""
+    return int(_sampling.every_integer(generator_of(generator), 1, _dtypes.int64)[0])
 
 
 def manual_seed(seed: int) -> Generator:
@@ -196,34 +243,29 @@ def _integral_dtype(dtype: Any, default: DType) -> DType:
     return dt
 
 
-def sample_np_dtype(dt: DType) -> Any:
-    """The NumPy float dtype NumPy's samplers draw in for ``dt`` (float16 via float32)."""
-    return dt.np if dt.np in (xp.float32, xp.float64) else xp.dtype(xp.float32)
+def draw(kind: str, gen: Generator, target: Any, dt: DType, a: float, b: float) -> Any:
+    """PyTorch's samples for every element of the array ``target`` (its shape and layout),
+    in dt: "u" uniform on [a, b), "n" normal N(a, b²); complex: both parts so (the normal
+    ones with std b/√2, so that E|z - a|² is b²), as PyTorch draws them on the real view."""
+    real = dt.to_real() if dt._category == 3 else dt
+    n = target.size * (2 if real is not dt else 1)
+    if kind == "u":
+        flat = _sampling.uniform(gen, n, real, a, b)
+    else:
+        std = b / 2**0.5 if real is not dt else b
+        flat = _sampling.normal(gen, n, real, a, std, target.flags.c_contiguous)
+    if real is not dt:
+        flat = flat.view(dt.np)
+    return _sampling.in_visit_order(flat, target)
 
 
 def _sample(kind: str, shape: tuple, dt: DType, generator: Generator | None, fn: str) -> Any:
-    """Standard normal (``kind`` "n") or uniform [0, 1) samples of ``shape`` in ``dt``;
-    complex: both parts drawn (``complex_parts``)."""
-    gen = rng_of(generator, fn)
+    """Standard normal (``kind`` "n") or uniform [0, 1) samples of ``shape`` in ``dt``
+    (complex: each part drawn, as ``draw``)."""
+    gen = generator_of(generator, fn)
     if _meta.making[0]:  # on the meta device: the shape and dtype only
         return _meta.meta_array(shape, dt.np)
-    if dt._category == 3:
-        return complex_parts(kind, gen, shape, dt)
-    np_dt = sample_np_dtype(dt)
-    arr = gen.standard_normal(shape, dtype=np_dt) if kind == "n" else gen.random(shape, dtype=np_dt)
-    return arr.astype(dt.np, copy=False)
-
-
-def complex_parts(kind: str, gen: Any, shape: tuple, dt: DType) -> Any:
-    """Complex samples of ``shape`` in ``dt`` as PyTorch draws them, the real and imaginary
-    parts independent: each N(0, 1/2) for "n" (so that E|z|² = 1), each U[0, 1) for "u"."""
-    real = xp.dtype(dt.to_real().np)
-    pairs = gen.standard_normal(tuple(shape) + (2,), dtype=real) if kind == "n" else None
-    if pairs is None:
-        pairs = gen.random(tuple(shape) + (2,), dtype=real)
-    else:
-        pairs *= real.type(0.5**0.5)
-    return pairs.view(dt.np)[..., 0]
+    return draw(kind, gen, xp.empty(shape, dt.np), dt, 0.0, 1.0)
 
 
 @writes_out
@@ -333,7 +375,9 @@ def randint(
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
-    arr = rng_of(generator, "randint").integers(low, high, size=tuple(size)).astype(dt.np)
+    gen = generator_of(generator, "randint")
+    n = int(xp.prod(tuple(size), dtype=xp.int64))
+    arr = _sampling.integers(gen, n, int(low), int(high), dt).astype(dt.np).reshape(size)
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 
@@ -378,5 +422,5 @@ def randperm(
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.int64
     if dt._category == 3:
         raise _dtypes.not_implemented("randperm", dt)
-    arr = rng_of(generator, "randperm").permutation(int(n)).astype(dt.np)
+    arr = _sampling.permutation(generator_of(generator, "randperm"), int(n)).astype(dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)

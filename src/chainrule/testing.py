@@ -12,6 +12,7 @@ values of related types that ``as_tensor`` takes, NumPy arrays among them).
 from __future__ import annotations
 
 import cmath
+import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -389,37 +390,35 @@ def make_tensor(
 ) -> Tensor:
     """A tensor of ``shape`` and ``dtype`` filled with uniform random values in [low, high)
     (defaults: floats in [-9, 9), integers in [-9, 10), uint8 in [0, 10), bools either
-    way; complex numbers with both parts so drawn), as PyTorch's ``make_tensor``;
-    chainrule's random stream, not PyTorch's. ``exclude_zero`` replaces zeros by the
-    smallest positive normal value of a float dtype (both parts of a complex one; 1 for
-    integers, True for bools); ``noncontiguous`` gives a strided view of the same
-    values; ``memory_format`` is accepted and ignored (one layout)."""
-    from . import rand, randint
+    way; complex numbers with both parts so drawn), as PyTorch's ``make_tensor``, with
+    PyTorch's draws (the same seed gives PyTorch's tensor). ``exclude_zero`` replaces
+    zeros by the smallest positive normal value of a float dtype (both parts of a complex
+    one; 1 for integers, True for bools); ``noncontiguous`` draws twice as many values
+    along the last dim and keeps every second one from the second; ``memory_format`` is
+    accepted and ignored (one layout)."""
+    from . import randint, view_as_real
     from ._creation import empty
 
     if len(shape) == 1 and isinstance(shape[0], Sequence):
         shape = tuple(shape[0])
+    noncontiguous = noncontiguous and math.prod(shape) > 1
+    if noncontiguous:  # (drawn doubled, then every second value kept)
+        shape = (*shape[:-1], 2 * shape[-1])
     dt = dtype
     if dt == _dtypes.bool:
-        out = randint(0, 2, shape, device=device).to(dt)
+        out = randint(0, 2, shape, device=device, dtype=dt)
     elif dt.is_floating_point or dt.is_complex:
         lo = -9.0 if low is None else low
         hi = 9.0 if high is None else high
-        part = dt.to_real()
+        out = empty(shape, dtype=dt, device=device)
         if lo >= hi:  # (low == high: every value low)
-            out = empty(shape, dtype=part, device=device).fill_(lo)
-            parts = (out, out)
+            out.fill_(complex(lo, lo) if dt.is_complex else lo)
         else:
-            parts = tuple(
-                (rand(shape, dtype=_dtypes.float64, device=device) * (hi - lo) + lo).to(part)
-                for _ in range(2 if dt.is_complex else 1)
-            )
-        if dt.is_complex:
-            from . import complex as complex_of
-
-            out = complex_of(*parts)
-        else:
-            out = parts[0]
+            real = view_as_real(out) if dt.is_complex else out
+            if hi - lo >= float(numpy.finfo(dt.to_real().np).max):  # (halved, then doubled)
+                real.uniform_(lo / 2, hi / 2).mul_(2)
+            else:
+                real.uniform_(lo, hi)
     else:
         default_low = 0 if dt == _dtypes.uint8 else -9
         lo = default_low if low is None else int(low)
@@ -436,9 +435,8 @@ def make_tensor(
             out = out.masked_fill(out == 0, 1)
         else:
             out = out.masked_fill(out == 0, True)
-    if noncontiguous and out.numel() > 1:
-        doubled = out.repeat_interleave(2, dim=-1)
-        out = doubled[..., ::2]
+    if noncontiguous:
+        out = out[..., 1::2]
     if requires_grad:
         out.requires_grad_(True)
     return out

@@ -7,10 +7,10 @@ weights, runs the same cases and writes ``OUT/backpack_chainrule.npz``. The mode
 of Linear/ReLU/Sigmoid/Tanh, a small CNN with Conv2d/MaxPool2d/AvgPool2d/Flatten/Dropout,
 BatchNorm1d, RNN and LSTM, a residual block for the converter) run in float64 on inputs
 from NumPy's seeded generator. The Monte-Carlo extensions (DiagGGNMC, BatchDiagGGNMC,
-KFAC) draw from ``torch``'s random stream, which differs with chainrule's: those cases
-compare what does not depend on the draws (shapes, KFAC's input factor, a seeded run
-repeating itself, the mean of many draws approaching the exact GGN). A case that raises
-records its traceback in ``OUT/backpack_<side>_errors.json``.
+KFAC) draw from ``torch``'s random stream, PyTorch's for the same seed: those cases put a
+seeded run's quantities, and what does not depend on the draws (shapes, KFAC's input
+factor, a seeded run repeating itself, the mean of many draws approaching the exact GGN).
+A case that raises records its traceback in ``OUT/backpack_<side>_errors.json``.
 """
 
 from __future__ import annotations
@@ -283,10 +283,10 @@ def diag_ggn_against_hessianfree() -> None:
 def put_mc_checks(
     name: str, net: nn.Module, loss_fn: nn.Module, x: torch.Tensor, y: torch.Tensor
 ) -> None:
-    """DiagGGNMC, BatchDiagGGNMC and KFAC: the shapes, that a seeded run repeats itself,
-    that KFAC's input factor is KFLR's, that BatchDiagGGNMC sums to DiagGGNMC on the same
-    draws, and that the mean of many draws is near the exact
-    GGN diagonal (each side on its own draws)."""
+    """DiagGGNMC, BatchDiagGGNMC and KFAC: a seeded run's values (PyTorch's draws), the
+    shapes, that a seeded run repeats itself, that KFAC's input factor is KFLR's, that
+    BatchDiagGGNMC sums to DiagGGNMC on the same draws, and that the mean of many draws is
+    near the exact GGN diagonal."""
     net, loss_fn = extend(net), extend(loss_fn)
 
     def draw(seed: int, exts: list) -> dict:
@@ -316,6 +316,8 @@ def put_mc_checks(
         values = value if isinstance(value, list) else [value]
         others = other if isinstance(other, list) else [other]
         put(f"{name}.{pname}.{attr}.shapes", [list(v.shape) for v in values])
+        for i, v in enumerate(values):
+            put(f"{name}.{pname}.{attr}.{i}", v)
         repeats &= all(torch.equal(a, b) for a, b in zip(values, others))
     for pname, _ in net.named_parameters():
         kfac, kflr = one[(pname, "kfac")], exact[(pname, "kflr")]

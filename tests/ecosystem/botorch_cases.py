@@ -4,9 +4,9 @@
 ``OUT/botorch_oracle.npz``; ``chainrule run botorch_cases.py OUT chainrule`` writes
 ``OUT/botorch_chainrule.npz``. botorch's models start from fixed hyperparameters (no random
 initialisation), so both sides build the same models from the same NumPy-made data;
-whatever botorch draws from torch's generator (random restarts, IID samplers) is left out
-or fed explicitly. Everything is float64. A case that raises records its error in
-``OUT/botorch_<side>_errors.json`` instead of results.
+what botorch draws from torch's generator (IID samplers, the restarts picked from raw
+samples) is seeded: PyTorch's draws for the same seed. Everything is float64. A case that
+raises records its error in ``OUT/botorch_<side>_errors.json`` instead of results.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from botorch.models import ModelListGP, MultiTaskGP, SingleTaskGP
 from botorch.models.transforms import Log, Normalize, Standardize
 from botorch.optim import optimize_acqf
 from botorch.optim.fit import fit_gpytorch_mll_torch
-from botorch.sampling import SobolQMCNormalSampler
+from botorch.optim.initializers import gen_batch_initial_conditions
+from botorch.sampling import IIDNormalSampler, SobolQMCNormalSampler
 from botorch.test_functions import Ackley, Branin, Hartmann, Levy, Rosenbrock
 from botorch.test_functions.multi_objective import BraninCurrin
 from botorch.utils import draw_sobol_samples, standardize
@@ -128,6 +129,7 @@ def fit_single_task() -> None:
     put("post.noisy_variance", noisy.variance)
     sampler = SobolQMCNormalSampler(torch.Size([8]), seed=3)
     put("post.samples", sampler(post))
+    put("post.iid_samples", IIDNormalSampler(torch.Size([8]), seed=3)(post))
     # gradient of the posterior mean with respect to the inputs
     xg = xt.clone().requires_grad_()
     model.posterior(xg).mean.sum().backward()
@@ -219,9 +221,7 @@ def mc_acquisitions() -> None:
 def optimize_acquisition() -> None:
     """optimize_acqf from given starting points (deterministic), and from botorch's own
     raw-sample initialisation with a seed: the Sobol raw samples are PyTorch's bit for bit,
-    but picking the restarts from them draws from torch's generator, so that is compared
-    only where every restart finds the one optimum (q=1 here; with q=2 the restarts picked
-    reach different local optima on each side)."""
+    and so are the restarts picked from them with ``torch.multinomial`` (q=2 too)."""
     model, x, y = fitted_model()
     bounds = Branin().bounds
     logei = acq.LogExpectedImprovement(model, best_f=y.min(), maximize=False)
@@ -250,6 +250,11 @@ def optimize_acquisition() -> None:
     )
     put("q2.candidate", cand)
     put("q2.value", val)
+    torch.manual_seed(5)  # (the seed option seeds the raw samples, not the pick)
+    picked = gen_batch_initial_conditions(
+        qlogei, bounds, q=2, num_restarts=3, raw_samples=32, options={"seed": 5}
+    )
+    put("q2.picked_restarts", picked)
     cand, val = optimize_acqf(
         logei, bounds=bounds, q=1, num_restarts=4, raw_samples=64, options={"seed": 0}
     )

@@ -9,10 +9,10 @@ oracle's. The models (an MLP, a small CNN, an embedding+LSTM and an embedding+tr
 text model) run in float64, and the inputs come from NumPy's seeded generator. What captum
 draws from NumPy's generator (GradientShap's baselines and scales) is seeded the same on
 both sides; what it draws from ``torch``'s (NoiseTunnel's noise, ShapleyValueSampling's
-permutations, KernelShap's and Lime's samples, PGD's random start) differs with chainrule's
-random stream, so those cases compare what does not depend on the draws (a zero noise, the
-efficiency of Shapley values, exact recovery of a linear model) and that a seeded run
-repeats itself. A case that raises records its traceback in ``OUT/captum_<side>_errors.json``.
+permutations, KernelShap's and Lime's samples, PGD's random start) is PyTorch's for the
+same seed: those cases put the seeded results, what does not depend on the draws (a zero
+noise, the efficiency of Shapley values, exact recovery of a linear model) and that a
+seeded run repeats itself. A case that raises records its traceback in ``OUT/captum_<side>_errors.json``.
 """
 
 from __future__ import annotations
@@ -390,6 +390,7 @@ def sampled_shapley_and_permutation() -> None:
     torch.manual_seed(0)
     again = ShapleyValueSampling(net).attribute(X_TAB, BASE_TAB[:1], target=1, n_samples=5)
     put("svs.seeded_repeats", torch.equal(attr, again))
+    put("svs.seeded", attr)  # (PyTorch's permutations for the same seed)
     # FeaturePermutation permutes the batch: a feature constant over the batch gets 0
     x = X_TAB.clone()
     x[:, 3] = 0.7
@@ -444,6 +445,7 @@ def noise_tunnel() -> None:
     torch.manual_seed(7)
     b = NoiseTunnel(Saliency(net)).attribute(X_TAB, nt_samples=4, stdevs=0.3, target=0)
     put("nt.seeded_repeats", torch.equal(a, b))
+    put("nt.seeded", a)  # (PyTorch's noise for the same seed)
 
 
 @case
@@ -502,6 +504,7 @@ def robust() -> None:
     torch.manual_seed(0)
     adv = pgd.perturb(X_TAB, radius=0.2, step_size=0.05, step_num=3, target=1, random_start=True)
     put("pgd.random_start.within", (adv - X_TAB).abs().max() <= 0.2 + 1e-12)
+    put("pgd.random_start", adv)  # (PyTorch's start for the same seed)
 
 
 @case

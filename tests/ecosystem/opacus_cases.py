@@ -7,8 +7,9 @@ random stream) and runs the same cases. Inputs come from NumPy. The results go t
 ``OUT/opacus_<side>.npz``; a case that raises records its traceback in
 ``OUT/opacus_<side>_errors.json``. Where opacus draws from torch's generator (Poisson
 batches, the Gaussian noise), a case either makes the draw certain (sample rate 1, noise
-multiplier 0) or puts what the draws must satisfy on either side (sizes, the noise's
-mean and spread against the exact ones).
+multiplier 0), or seeds it and puts the draws (PyTorch's, for the same seed) with what
+they must satisfy on either side (sizes, the noise's mean and spread against the exact
+ones).
 """
 
 from __future__ import annotations
@@ -290,7 +291,9 @@ def noise_statistics() -> None:
     )
     (xb,) = next(iter(loader))
     model(xb).sum().backward()  # zero input: every per-sample gradient is zero
+    torch.manual_seed(11)
     opt.step()
+    put("noise.values", model._module.weight)  # (PyTorch's draws for the same seed)
     noise = -model._module.weight.detach().numpy().astype(np.float64)
     sigma = 1.5 * 2.0 / 4
     z = noise.ravel() / sigma
@@ -423,11 +426,14 @@ def dp_data_loader() -> None:
     put("dl.sample_rate", dl.sample_rate)
     put("dl.len", len(dl))
     sizes, seen = [], []
+    torch.manual_seed(12)
     for _ in range(20):
         for (xb,) in dl:
             sizes.append(len(xb))
             idx = xb[:, 0].long().tolist()
             seen.append(len(set(idx)) == len(idx) and all(0 <= i < 200 for i in idx))
+    put("dl.first_batch", next(iter(dl))[0][:, 0].long())  # (PyTorch's, after the seed)
+    put("dl.sizes", sizes)
     sizes_np = np.asarray(sizes, dtype=np.float64)
     put("dl.batches", len(sizes))
     put("dl.indices_ok", all(seen))

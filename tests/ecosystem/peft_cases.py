@@ -205,7 +205,7 @@ def lora_training() -> None:
     fill(model, 4)
     before = {k: v.clone() for k, v in model.state_dict().items()}
     model.train()
-    for m in model.modules():  # (no dropout: the two sides' random streams differ)
+    for m in model.modules():  # (no dropout: the case follows the AdamW steps alone)
         if isinstance(m, torch.nn.Dropout):
             m.p = 0.0
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-2)
@@ -496,13 +496,14 @@ def custom_module_tuners() -> None:
 
 @case
 def more_tuners() -> None:
-    """OFT and BOFT (orthogonal rotations), AdaLoRA, LayerNorm tuning, and VeRA, whose
+    """OFT and BOFT (orthogonal rotations), AdaLoRA, LayerNorm tuning, VeRA, whose
     projections peft draws from a seeded generator: they move through the oracle's adapter
-    folder (``save_projection=True``). (FourierFT is left out: it draws its frequencies
-    again from its seed when loading, and chainrule's random stream is not PyTorch's.)"""
+    folder (``save_projection=True``), and FourierFT, which draws its frequencies again from
+    its seed when loading (``torch.randperm``: PyTorch's for the same seed)."""
     from peft import (
         AdaLoraConfig,
         BOFTConfig,
+        FourierFTConfig,
         LNTuningConfig,
         OFTConfig,
         VeraConfig,
@@ -523,6 +524,7 @@ def more_tuners() -> None:
         forward_and_grads(f"more/{name}", model, lm_labels())
     moved = {
         "vera": VeraConfig(r=4, target_modules=["q_proj", "v_proj"], save_projection=True),
+        "fourierft": FourierFTConfig(n_frequency=32, target_modules=["q_proj", "v_proj"]),
     }
     for seed, (name, cfg) in enumerate(moved.items()):
         path = os.path.join(OUT, "oracle", name)

@@ -165,6 +165,14 @@ def fit_cases(out: Path) -> None:
     first = torch.rand(3)
     L.seed_everything(7)
     put("seed.torch_repeats", bool(torch.equal(first, torch.rand(3))))
+    put("seed.torch_values", first)  # (PyTorch's numbers for the seed)
+    # a seeded fit on a shuffled loader: PyTorch's batch orders, so PyTorch's weights
+    L.seed_everything(11)
+    shuffled = LitClassifier()
+    trainer(out / "shuffled", max_epochs=1, enable_checkpointing=False).fit(
+        shuffled, DataLoader(TensorDataset(X, Y), batch_size=8, shuffle=True)
+    )
+    put("seed.shuffled_fit", shuffled.state_dict())
 
     # 1. fit with metrics, a StepLR stepped every batch, clipping, checkpoints, a CSV log
     model = LitClassifier()

@@ -8,7 +8,8 @@ pyro_cases.py OUT chainrule`` loads those, runs the same cases, saves its own pa
 pyro_cases.py OUT check`` loads chainrule's param store with the real PyTorch. Inputs and
 parameters are made with NumPy from seeds; every value pyro would draw from torch's random
 stream is fixed with ``poutine.condition`` or ``poutine.replay``, except in the MCMC case,
-which checks the posterior against the analytic one. A case that raises records its error
+which checks the posterior against the analytic one (and a short seeded float64 chain
+against PyTorch's: its draws are PyTorch's). A case that raises records its error
 in ``OUT/pyro_<side>_errors.json`` instead of results.
 """
 
@@ -669,6 +670,26 @@ def pyro_mcmc() -> None:
         put(f"mcmc.{label}.step_size_positive", kernel.step_size > 0)
     pred = Predictive(conjugate, posterior_samples=mcmc.get_samples())
     put("mcmc.predictive_shape", list(pred(data)["obs"].shape))
+
+
+def conjugate64(data: torch.Tensor) -> None:
+    mu = pyro.sample("mu", dist.Normal(torch.tensor(0.0, dtype=torch.float64), 1.0))
+    with pyro.plate("data", len(data)):
+        pyro.sample("obs", dist.Normal(mu, 0.5), obs=data)
+
+
+@case
+def pyro_mcmc_seeded() -> None:
+    # short float64 chains: the momenta and acceptances are PyTorch's draws for the seed
+    data = arr((6,), 501, dtype=torch.float64) + 0.5
+    for label, kernel in [
+        ("nuts", NUTS(conjugate64)),
+        ("hmc", HMC(conjugate64, step_size=0.3, num_steps=4, adapt_step_size=False)),
+    ]:
+        pyro.set_rng_seed(3)
+        mcmc = MCMC(kernel, num_samples=20, warmup_steps=10, disable_progbar=True)
+        mcmc.run(data)
+        put(f"mcmc_seeded.{label}", mcmc.get_samples()["mu"])
 
 
 # ---------------------------------------------------------------- pyro.nn, flows, ops

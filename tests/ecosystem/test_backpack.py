@@ -10,8 +10,8 @@ BatchDiagHessian, SqrtGGNExact), the curvature-matrix products (HMP, GGNMP, PCHM
 Jacobian-vector products), ``backpack.utils.convert_parameters``, ``extend(...,
 use_converter=True)`` on a residual block with an in-place add, and PyTorch's
 full-backward-hook warning and the frame it names (backpack_cases.py). The Monte-Carlo
-extensions (DiagGGNMC, BatchDiagGGNMC, KFAC) are compared through what does not depend on
-``torch``'s random draws (see backpack_cases.py)."""
+extensions (DiagGGNMC, BatchDiagGGNMC, KFAC) give PyTorch's values for the same seed (their
+draws are PyTorch's), and what does not depend on the draws holds (see backpack_cases.py)."""
 
 from __future__ import annotations
 

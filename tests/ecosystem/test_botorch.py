@@ -9,10 +9,8 @@ starting points, with fixed features, under linear and nonlinear constraints (SL
 and on discrete choices.
 
 ``optimize_acqf`` from its own raw samples (``raw_samples``, ``options={"seed": ...}``):
-the Sobol raw samples are PyTorch's, but the restarts are picked from them with
-``torch.multinomial`` (chainrule's random stream), so it is compared only where every
-restart reaches the one optimum; elsewhere the restarts picked can reach other local
-optima than PyTorch's."""
+the Sobol raw samples are PyTorch's, and so are the restarts picked from them with
+``torch.multinomial`` and an IID sampler's draws, for the same seed."""
 
 from __future__ import annotations
 

@@ -10,8 +10,9 @@ FeaturePermutation, KernelShap, Lime, NoiseTunnel, LRP, the interpretable embedd
 ``captum.metrics`` (infidelity, sensitivity_max), ``captum.robust`` (FGSM, PGD,
 MinParamPerturbation, AttackComparator), the stochastic gates of ``captum.module``,
 per-example gradients and TCAV (concept activation vectors saved and loaded, the oracle's
-files read too) (captum_cases.py). What depends on ``torch``'s random draws is
-compared through what does not depend on them (see captum_cases.py)."""
+files read too) (captum_cases.py). What depends on ``torch``'s random draws is seeded
+and gives PyTorch's values (sampled Shapley values, NoiseTunnel, PGD's random start), and
+what does not depend on the draws holds too (see captum_cases.py)."""
 
 from __future__ import annotations
 

@@ -2,6 +2,7 @@
 PyTorch: pl_cases.py trains tiny models with ``L.Trainer`` (fit/validate/test/predict,
 torchmetrics logged with ``self.log``, ModelCheckpoint, EarlyStopping, LR schedulers and
 monitors, gradient clipping, accumulation, manual optimization, float64, a datamodule,
+a seeded fit on a shuffled loader (PyTorch's batch orders),
 CSV and TensorBoard logs, stochastic weight averaging, the LR finder, DDP on two
 processes) and with ``L.Fabric`` on both; each side then loads the checkpoints the other
 wrote (``load_from_checkpoint`` and resuming ``fit``). The torch internals Lightning

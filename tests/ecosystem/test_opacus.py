@@ -5,9 +5,9 @@ GroupNorm, InstanceNorm, Embedding, EmbeddingBag, DPMultiheadAttention, DPLSTM, 
 and DPRNN (each also checked against an explicit per-sample loop, on either side);
 ``PrivacyEngine.make_private`` on an MLP and a CNN, with Poisson sampling made certain
 (sample rate 1) and the noise multiplier 0; flat, per-layer, adaptive and ghost clipping;
-the added noise's statistics; ``make_private_with_epsilon`` and the RDP, PRV and GDP
-accountants; ``ModuleValidator``; ``BatchMemoryManager``'s virtual steps; and
-``DPDataLoader``'s Poisson batches."""
+the added noise (seeded: PyTorch's values) and its statistics; ``make_private_with_epsilon``
+and the RDP, PRV and GDP accountants; ``ModuleValidator``; ``BatchMemoryManager``'s virtual
+steps; and ``DPDataLoader``'s Poisson batches (seeded: PyTorch's sizes and indices)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,8 @@ that change only adapter weights, ``merge_adapter``/``unmerge_adapter``/``merge_
 several adapters with ``set_adapter``, ``disable_adapter`` and ``add_weighted_adapter``,
 PiSSA and OLoRA initialisations (SVD and QR of the base weights), IA3, prompt tuning and
 prefix tuning (with ``generate``), LoRA on a plain module's Embedding/Conv2d/Linear layers,
-LoHa, LoKr, OFT, BOFT, AdaLoRA, LayerNorm tuning and VeRA, and transformers' ``Trainer`` on
+LoHa, LoKr, OFT, BOFT, AdaLoRA, LayerNorm tuning, VeRA and FourierFT (whose frequencies,
+drawn again from its seed when loading, are PyTorch's), and transformers' ``Trainer`` on
 a LoRA model. Adapters move through ``save_pretrained`` folders both ways: chainrule loads
 real peft's (safetensors and ``.bin``) and real peft loads chainrule's.
 """
@@ -64,7 +65,9 @@ def test_only_adapter_weights_train(sides: dict) -> None:
     changed = sides["chainrule"]["results"]["train/changed"]
     assert len(changed) == 4 and all("lora_" in k for k in changed)
     prefixes = ["gpt2", "llama", "bert", "init/dora", "ia3", "prompt", "prefix"]
-    for prefix in prefixes + [f"more/{n}" for n in ("oft", "boft", "adalora", "ln", "vera")]:
+    for prefix in prefixes + [
+        f"more/{n}" for n in ("oft", "boft", "adalora", "ln", "vera", "fourierft")
+    ]:
         assert int(sides["chainrule"]["results"][prefix + "/frozen_with_grad"]) == 0
 
 

@@ -12,7 +12,8 @@ straight-through form, ``Binomial``, ``Geometric``, ``Multinomial``, ``NegativeB
 ``Poisson``) and ones built from others (``Independent``, ``MixtureSameFamily``,
 ``TransformedDistribution``); the ``transforms`` and ``constraints``,
 ``biject_to``/``transform_to``; ``kl_divergence`` for every pair PyTorch registers.
-Samples come from chainrule's random stream (not PyTorch's); log densities, entropies,
+Samples are PyTorch's for the same seed (docs/random.md), but for ``LKJCholesky`` and
+``Wishart``, whose samplers differ on purpose (docs/missing.md). Log densities, entropies,
 moments, CDFs and KL divergences are PyTorch's, and differentiable (``rsample`` where the
 family has it)."""
 

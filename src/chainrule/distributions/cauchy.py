@@ -32,11 +32,11 @@ class Cauchy(_LocationScale):
         return full(shape, math.inf, dtype=self.loc.dtype, device=self.loc.device)
 
     def rsample(self, sample_shape: Any = ()) -> Any:
-        from .. import rand
+        from .. import empty
 
         shape = self._extended_shape(sample_shape)
-        u = rand(shape, dtype=self.loc.dtype, device=self.loc.device)
-        return self.icdf(u)
+        eps = empty(shape, dtype=self.loc.dtype, device=self.loc.device).cauchy_()
+        return self.loc + eps * self.scale  # (PyTorch's draws)
 
     def log_prob(self, value: Any) -> Any:
         """-log π - log γ - log(1 + ((x - x₀)/γ)²)"""

@@ -1,10 +1,11 @@
 """``nn.init``: fill a tensor in place with the values a layer's weights start from.
 
 Each function writes under ``no_grad`` (so a parameter that requires grad can be
-filled) through ``copy_``/``fill_``/``zero_``, which bump the version counter, and
-returns the tensor. The distributions are PyTorch's; the random numbers come from
-chainrule's generator (NumPy's PCG64), so the values are not PyTorch's.
-``generator=`` draws from that generator's own stream.
+filled) through the tensor's in-place samplers, ``copy_``, ``fill_`` and ``zero_``, which
+bump the version counter, and returns the tensor. The draws are PyTorch's, in PyTorch's
+order, so the same seed gives PyTorch's initial weights (``torch.manual_seed(0)`` then
+``nn.Linear(3, 2)`` has PyTorch's weight). ``generator=`` draws from that generator's
+own stream.
 
 The fans of a weight of shape ``(out, in, *kernel)`` are ``fan_in = in * prod(kernel)``
 and ``fan_out = out * prod(kernel)``.
@@ -41,32 +42,7 @@ __all__ = [
 ]
 
 
-# ----- sampling and writing ------------------------------------------------------------
-
-
-def _rng(generator: Any) -> Any:
-    """The NumPy generator to draw from (``generator``'s own, or the global one)."""
-    return _random.rng_of(generator)
-
-
-def _sample_dtype(tensor: Tensor, kernel: str) -> Any:
-    """The NumPy dtype to sample in (float32 or float64); integer tensors are refused with
-    PyTorch's 'not implemented for' error."""
-    dt = tensor._dtype
-    if not dt.is_floating_point:
-        from .. import _dtypes
-
-        raise _dtypes.not_implemented(kernel, dt)
-    return dt.np if dt.np in (xp.float32, xp.float64) else xp.dtype(xp.float32)
-
-
-def _normal(shape: tuple, mean: float, std: float, dtype: Any, generator: Any) -> Any:
-    return _rng(generator).standard_normal(shape, dtype=dtype) * dtype.type(std) + dtype.type(mean)
-
-
-def _uniform(shape: tuple, a: float, b: float, dtype: Any, generator: Any) -> Any:
-    u = _rng(generator).random(shape, dtype=dtype)
-    return u * dtype.type(b - a) + dtype.type(a)
+# ----- writing --------------------------------------------------------------------------
 
 
 def _write(tensor: Tensor, values: Any) -> Tensor:
@@ -138,24 +114,18 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     """Values from the uniform distribution U(a, b) (complex: each part, as Tensor.uniform_)."""
-    if tensor._dtype.is_complex:
-        with no_grad():
-            return tensor.uniform_(a, b, generator=generator)
-    dtype = _sample_dtype(tensor, "check_uniform_bounds")
     if tensor.is_meta:  # no values to draw
         return tensor
-    return _write(tensor, _uniform(tuple(tensor.shape), a, b, dtype, generator))
+    with no_grad():
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     """Values from the normal distribution N(mean, std^2) (complex: as Tensor.normal_)."""
-    if tensor._dtype.is_complex:
-        with no_grad():
-            return tensor.normal_(mean, std, generator=generator)
-    dtype = _sample_dtype(tensor, "normal_kernel_cpu")
     if tensor.is_meta:  # no values to draw
         return tensor
-    return _write(tensor, _normal(tuple(tensor.shape), mean, std, dtype, generator))
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def trunc_normal_(
@@ -166,46 +136,53 @@ def trunc_normal_(
     b: float = 2.0,
     generator: Any = None,
 ) -> Tensor:
-    """Values from N(mean, std^2) conditioned on [a, b], by rejection (all elements at once,
-    redrawing the rejected ones): from the normal itself when [a, b] holds much of its mass,
-    else uniformly on [a, b] accepted with probability pdf(x) / max pdf."""
+    """Values from N(mean, std^2) conditioned on [a, b], by rejection, PyTorch's draws in
+    PyTorch's order: when [a, b] holds more than 0.3 of the normal's mass, normal draws,
+    every element outside [a, b] redrawn from a whole fresh tensor of them until none is;
+    else uniform draws on [a, b], each accepted where log u' <= log(pdf(x) / max pdf) for
+    a fresh uniform u', the rejected ones drawn again (whole tensors each round)."""
+    if tensor.is_meta:
+        return tensor
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn(
             "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
             "The distribution of values may be incorrect.",
             stacklevel=2,
         )
-    dtype = _sample_dtype(tensor, "normal_kernel_cpu")
-    if tensor.is_meta:  # no values to draw
-        return tensor
-    shape = tuple(tensor.shape)
-    lo, hi = dtype.type(a), dtype.type(b)
 
     def cdf(x: float) -> float:
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
-    if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
+    from .._creation import empty_like
+    from ..api.parsers.pointwise import where
 
-        def draw(n: int) -> tuple[Any, Any]:
-            x = _normal((n,), mean, std, dtype, generator)
-            return x, (x >= lo) & (x <= hi)
-
-    else:
+    with no_grad():
+        if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
+            lo, hi = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                outside = (result < lo) | (result > hi)
+                if not outside.any():
+                    break
+                fresh = empty_like(result).normal_(mean, std, generator=generator)
+                result = where(outside, fresh, result)
+            return result if result is tensor else tensor.copy_(result)
         mode = max(a, min(mean, b))
         log_peak = -0.5 * ((mode - mean) / std) ** 2
 
-        def draw(n: int) -> tuple[Any, Any]:
-            x = _uniform((n,), a, b, dtype, generator)
-            log_pdf = -0.5 * ((x.astype(xp.float64) - mean) / std) ** 2 - log_peak
-            return x, xp.log(_rng(generator).random(n)) <= log_pdf
+        def rejected(x: Tensor, u: Tensor) -> Tensor:
+            log_pdf = x.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+            return u.uniform_(generator=generator).log_().gt(log_pdf)
 
-    out = xp.empty(math.prod(shape), dtype=dtype)
-    pending = xp.arange(out.size)
-    while pending.size:
-        x, ok = draw(pending.size)
-        out[pending[ok]] = x[ok]
-        pending = pending[~ok]
-    return _write(tensor, out)
+        x = tensor.uniform_(a, b, generator=generator).clone()
+        u = empty_like(tensor)
+        pending = rejected(x, u)
+        result = tensor
+        while pending.any():
+            x.uniform_(a, b, generator=generator)
+            result = where(pending, x, result)
+            pending = where(pending, rejected(x, u), pending)
+        return tensor if result is tensor else tensor.copy_(result)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -314,8 +291,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tenso
         return tensor
     rows = tensor.size(0)
     cols = tensor.numel() // rows
-    dtype = _sample_dtype(tensor, "normal_kernel_cpu")
-    flattened = _rng(generator).standard_normal((rows, cols)).astype(dtype)
+    flattened = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)._data
     if rows < cols:
         flattened = flattened.T
     q, r = xp.linalg.qr(flattened)
@@ -332,12 +308,11 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
     num_zeros = math.ceil(sparsity * rows)
-    dtype = _sample_dtype(tensor, "normal_kernel_cpu")
-    values = _normal((rows, cols), 0.0, std, dtype, generator)
-    # each column's zero rows: the first num_zeros of a random permutation of the rows
-    zero_rows = xp.argsort(_rng(generator).random((rows, cols)), axis=0)[:num_zeros]
-    values[zero_rows, xp.arange(cols)] = 0
-    return _write(tensor, values)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):  # (PyTorch draws these from the global generator)
+            tensor[_random.randperm(rows)[:num_zeros], col] = 0
+    return tensor
 
 
 # ----- the old names, without the trailing underscore --------------------------------------

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ... import _dtypes
-from ..._backend import like, ndarray, run_quietly, xp
+from ..._backend import like, ndarray, run_quietly, to_host, xp
 from ..._dtypes import checked_fill
 from ..._dtypes import dtype as DType
 from ..._tensor import Tensor
@@ -180,14 +180,22 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 def _rrelu_noise(input: Tensor, lower: float, upper: float, training: bool) -> Any:
     """The slopes: (lower + upper)/2 in evaluation; in training, drawn uniformly from
-    [lower, upper) for each element <= 0 (1 elsewhere) from chainrule's generator."""
+    [lower, upper) for each element <= 0 (1 elsewhere), PyTorch's draws."""
     if not training:
         return (lower + upper) / 2
-    from ..._random import _gen
+    from ..._dtypes import float64
+    from ..._random import default_generator
+    from ..._sampling import fma64, uniform01
 
-    draw = _gen[0].uniform(lower, upper, input._data.shape).astype(input._data.dtype)
-    draw = like(input._data, draw)  # drawn on the host, as chainrule's random numbers are
-    return xp.where(input._data > 0, input._data.dtype.type(1), draw)
+    # PyTorch's draws: one float64 uniform on [lower, upper) per element <= 0, in order (the
+    # bounds first rounded to input's dtype)
+    x = to_host(input._data).reshape(-1)
+    slopes = xp.ones(x.shape, x.dtype)
+    negative = x <= 0
+    u = uniform01(default_generator, int(negative.sum()), float64)
+    lo, hi = (float(x.real.dtype.type(v)) for v in (lower, upper))
+    slopes[negative] = fma64(u, hi - lo, lo)
+    return like(input._data, slopes.reshape(input._data.shape))
 
 
 def rrelu(

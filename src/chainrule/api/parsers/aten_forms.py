@@ -334,7 +334,7 @@ def native_group_norm(
 
 def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor, Tensor]:
     """(input·mask/(1 - p), mask): mask a boolean tensor, each element kept with probability
-    1 - p (every one out of training). The mask comes from chainrule's generator."""
+    1 - p (every one out of training): PyTorch's mask for the same seed."""
     data = input._data
     if train is False:
         keep, scale = np.ones(data.shape, dtype=bool), 1.0

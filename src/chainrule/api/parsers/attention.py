@@ -1,6 +1,6 @@
 """``torch.nn.functional.scaled_dot_product_attention``: masks (bool: where to attend; or
-float: added to the scores), the causal mask, dropout on the attention weights (a mask
-from chainrule's generator), the scale, grouped-query attention; PyTorch's checks."""
+float: added to the scores), the causal mask, dropout on the attention weights (PyTorch's
+mask for the same seed), the scale, grouped-query attention; PyTorch's checks."""
 
 from __future__ import annotations
 
@@ -106,10 +106,10 @@ def scaled_dot_product_attention(
         scale = 1.0 / math.sqrt(query.shape[-1])
     mask = None
     if dropout_p > 0:
-        from ..._random import _gen
+        from .dropout import _bernoulli
 
         batch = xp.broadcast_shapes(tuple(query.shape[:-2]), tuple(key.shape[:-2]))
-        keep = _gen[0].random(batch + (q_len, k_len)) >= dropout_p
+        keep = _bernoulli(batch + (q_len, k_len), 1 - dropout_p, query)  # PyTorch's draws
         mask = (keep / (1 - dropout_p) if dropout_p < 1 else keep * 0.0).astype(query._data.dtype)
         mask = like(query._data, mask)  # drawn on the host, as chainrule's random numbers are
     scale = float(scale)

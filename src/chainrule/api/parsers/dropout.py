@@ -3,16 +3,17 @@ alpha_dropout and feature_alpha_dropout (SELU's self-normalizing kind).
 
 As in PyTorch they are the input times a random mask (MulBackward0; the alpha kinds add
 a shift, AddBackward0): the gradient is the output gradient times the mask that was
-drawn. The masks are Bernoulli draws from chainrule's generator (``manual_seed``), not
-PyTorch's stream. Out of training, with p = 0 or an empty input, the input itself comes
+drawn. The masks are PyTorch's Bernoulli draws from the global generator: the same seed
+gives PyTorch's mask. Out of training, with p = 0 or an empty input, the input itself comes
 back; with p = 1 the input times 0."""
 
 from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
-from ... import _backend, _memory_format
+from ... import _backend, _memory_format, _sampling
 from ..._creation import tensor, zeros
 from ..._tensor import Tensor, move, wrap
 
@@ -25,12 +26,16 @@ def _check_p(p: float) -> None:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def _bernoulli(shape: tuple, keep: float, like: Tensor):
-    """1 with probability ``keep``, else 0, in like's dtype, from chainrule's generator."""
-    from ..._random import _gen
+def _bernoulli(shape: tuple, keep: float, like: Tensor, layout: Any = None) -> Any:
+    """1 with probability ``keep``, else 0, in like's dtype: PyTorch's ``bernoulli_(keep)``
+    from the global generator on a tensor of ``shape``, laid out as the array ``layout``
+    (row-major when None)."""
+    from ..._random import default_generator
 
-    dtype = like._data.dtype
-    return (_gen[0].random(shape) < keep).astype(dtype)
+    draws = _sampling.bernoulli(default_generator, keep, math.prod(shape))
+    if layout is None:
+        return draws.reshape(shape).astype(like._data.dtype)
+    return _sampling.in_visit_order(draws, layout).astype(like._data.dtype)
 
 
 def dropout_impl(input: Tensor, p: float, train: bool, feature: bool, alpha: bool, inplace: bool):
@@ -49,7 +54,7 @@ def dropout_impl(input: Tensor, p: float, train: bool, feature: bool, alpha: boo
         shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
     else:
         shape = tuple(input.shape)
-    noise = _bernoulli(shape, 1 - p, input)
+    noise = _bernoulli(shape, 1 - p, input, None if feature else input._data)
     shift = None
     if alpha:
         a = 1.0 / math.sqrt((ALPHA * ALPHA * p + 1) * (1 - p))

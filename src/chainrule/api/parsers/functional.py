@@ -174,7 +174,7 @@ def gumbel_softmax(
     logits: Tensor, tau: float = 1.0, hard: bool = False, eps: float = 1e-10, dim: int = -1
 ) -> Tensor:
     """A sample of the Gumbel-softmax (concrete) distribution: softmax((logits + g) / tau)
-    along dim, g = -log E with E ~ Exp(1) drawn from chainrule's stream (Gumbel(0, 1)
+    along dim, g = -log E with E ~ Exp(1) drawn as PyTorch draws it (Gumbel(0, 1)
     noise). ``hard``: the one-hot of the sample's argmax in the forward, the soft sample's
     gradient in the backward (y_hard - y_soft.detach() + y_soft, the straight-through
     estimator). d/dlogits is softmax's Jacobian over tau, the noise held fixed."""

@@ -18,7 +18,7 @@ Where chainrule differs from PyTorch:
   orthogonal-basis selection of Stathopoulos and Wu, so iteration counts differ. The
   ortho parameters are accepted and kept in ``worker.iparams``/``fparams``/``bparams``;
   only ``ortho_tol`` (the SVQB drop threshold) changes the iteration.
-- The draws of the initial X come from chainrule's generator.
+- The initial X is drawn as PyTorch draws it (the same seed gives PyTorch's X).
 - Gradients: first derivatives of E and X equal PyTorch's (E = diag(Xᵀ A X) /
   diag(Xᵀ B X) at the converged X, X through ``_linearized_vectors``), built from
   chainrule's ops at the computed eigenpairs; their second derivatives are not exact.

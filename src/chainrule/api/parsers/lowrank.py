@@ -8,8 +8,8 @@ gives A ≈ (Q U_B) S Vᴴ. A wide A is handled through its transpose. ``M`` (br
 A's shape) is subtracted from A without forming A - M; ``pca_lowrank`` subtracts the
 column means.
 
-The draws come from chainrule's generator, not PyTorch's: for one seed the results differ
-from PyTorch's by the random basis (they agree where the rank-q approximation is exact)."""
+The random basis is drawn as PyTorch draws it: for one seed the results are PyTorch's (to
+the rounding of the factorizations)."""
 
 from __future__ import annotations
 

@@ -773,7 +773,7 @@ def _fractional(
     """PyTorch's fractional max pooling: windows of ``kernel_size`` placed pseudo-randomly
     (Graham's fractional max-pooling) so that the spatial dims shrink to ``output_size``
     (or by ``output_ratio``), one draw per plane in ``samples`` (drawn here when not
-    given: chainrule's random stream)."""
+    given: PyTorch's draws)."""
     from ... import rand
 
     fn = f"fractional_max_pool{nd}d"

@@ -4,18 +4,20 @@
 each with ``generator=``, PyTorch's parameter checks and messages; the reparameterized
 draws ``_standard_gamma`` and ``_sample_dirichlet`` and their gradients.
 
-The values come from the generator's NumPy stream (not PyTorch's numbers, PyTorch's
-distributions), drawn on the host for every device (the same seed gives the same values on
-each) and copied to the device of the tensor they fill or follow; the op ``random.sample``
-records the node PyTorch records (every gradient of a draw is zero)."""
+The values are PyTorch's for the same seed (chainrule/_sampling: uniform, normal, integer,
+Bernoulli, exponential, geometric, Cauchy, log-normal draws, ``normal``, ``bernoulli``,
+``multinomial``; gamma, Dirichlet, Poisson and binomial draws by PyTorch's rejection
+samplers, chainrule/_sampling_rejection), drawn on the host for every device (the same seed gives
+the same values on each) and copied to the device of the tensor they fill or follow; the op
+``random.sample`` records the node PyTorch records (every gradient of a draw is zero)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ... import _dtypes
+from ... import _dtypes, _sampling, _sampling_rejection
 from ..._backend import like, on_device_of, to_host, xp
-from ..._random import Generator, complex_parts, rng_of, sample_np_dtype
+from ..._random import Generator, draw, generator_of
 from ..._tensor import Tensor, _make, check_device
 from ...autograd.inplace import inplace
 from ...ops import random as random_ops
@@ -39,10 +41,6 @@ def _num(v: float) -> str:
     return str(int(v)) if v.is_integer() else repr(v)
 
 
-def _float_np(t: Tensor) -> Any:
-    return sample_np_dtype(t._dtype)
-
-
 def _write(self: Tensor, values: Any, node_name: str) -> Tensor:
     """Write ``values`` into self in place, recorded as PyTorch's node ``node_name``."""
     values = like(self._data, values).astype(self._dtype.np, copy=False)
@@ -57,16 +55,9 @@ def _require_float(self: Tensor, kernel: str, complex_ok: bool = False) -> None:
         raise _dtypes.not_implemented(kernel, self._dtype)
 
 
-def _draws(self: Tensor, kind: str, generator: Generator | None, fn: str) -> Any:
-    """Standard normal ("n") or uniform [0, 1) ("u") samples of self's shape, drawn in
-    self's sampling dtype; complex: each part drawn, the normal ones N(0, 1/2) (PyTorch's:
-    E|z|² is the variance)."""
-    gen = rng_of(generator, fn)
-    if self._dtype._category == 3:
-        return complex_parts(kind, gen, self._data.shape, self._dtype)
-    if kind == "n":
-        return gen.standard_normal(self._data.shape, dtype=_float_np(self))
-    return gen.random(self._data.shape, dtype=_float_np(self))
+def _laid_out(self: Tensor, flat: Any) -> Any:
+    """Draws in drawing order, placed on self's elements as PyTorch visits them."""
+    return _sampling.in_visit_order(flat, self._data)
 
 
 def _continuous_only(self: Tensor, name: str, cpp: bool = False) -> None:
@@ -91,10 +82,8 @@ def uniform_(
             f"uniform_ expects to return a [from, to) range, but found from={_num(from_)} > "
             f"to={_num(to)}"
         )
-    u = _draws(self, "u", generator, "uniform_")
-    if self._dtype._category == 3:  # each part on [from, to)
-        return _write(self, complex(from_, from_) + (to - from_) * u, "UniformBackward0")
-    return _write(self, from_ + (to - from_) * u, "UniformBackward0")
+    u = draw("u", generator_of(generator, "uniform_"), self._data, self._dtype, from_, to)
+    return _write(self, u, "UniformBackward0")
 
 
 def normal_(
@@ -105,20 +94,8 @@ def normal_(
     _require_float(self, "normal_kernel_cpu", complex_ok=True)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
-    n = _draws(self, "n", generator, "normal_")
-    if self._dtype._category == 3:  # (n's parts are N(0, 1/2): std scales both)
-        return _write(self, complex(mean, mean) + std * n, "NormalBackward0")
-    return _write(self, mean + std * n, "NormalBackward0")
-
-
-def _random_bounds(dt: Any) -> tuple[int, int]:
-    """The inclusive range random_() draws from: [0, 2^digits] for floats (every integer
-    the format holds exactly), [0, max] for integers."""
-    if dt.is_floating_point:
-        return 0, 1 << {"float16": 11, "float32": 24, "float64": 53}[dt.name]
-    if dt is _dtypes.bool:
-        return 0, 1
-    return 0, int(xp.iinfo(dt.np).max)
+    n = draw("n", generator_of(generator, "normal_"), self._data, self._dtype, mean, std)
+    return _write(self, n, "NormalBackward0")
 
 
 def random_(
@@ -132,11 +109,12 @@ def random_(
     every integer the dtype holds exactly from 0."""
     if self._dtype._category == 3:
         raise _dtypes.not_implemented("random_kernel_cpu", self._dtype)
+    gen = generator_of(generator, "random_")
+    size = self._data.size
     if from_ is None:  # random_()
-        low, high = _random_bounds(self._dtype)
-        high += 1
-        node = "RandomBackward2"
-    elif to is None:  # random_(to)
+        values = _sampling.every_integer(gen, size, self._dtype)
+        return _write(self, _laid_out(self, values), "RandomBackward2")
+    if to is None:  # random_(to)
         low, high = 0, int(from_)
         node = "RandomBackward1"
     else:
@@ -146,27 +124,28 @@ def random_(
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
-    values = rng_of(generator, "random_").integers(low, high, self._data.shape, endpoint=False)
-    return _write(self, values, node)
+    values = _sampling.integers(gen, size, low, high, self._dtype)
+    return _write(self, _laid_out(self, values), node)
 
 
 def bernoulli_(
     self: Tensor, p: float | Tensor = 0.5, *, generator: Generator | None = None
 ) -> Tensor:
     """Fill with 1 with probability p (a number, or a tensor broadcast to self), else 0."""
-    gen = rng_of(generator, "bernoulli_")
+    gen = generator_of(generator, "bernoulli_")
     if self._dtype._category == 3:
         kernel = "bernoulli_tensor_cpu_self_" if isinstance(p, Tensor) else "bernoulli_scalar_cpu_"
         raise _dtypes.not_implemented(kernel, self._dtype)
     if isinstance(p, Tensor):
-        probs = xp.broadcast_to(p._data, self._data.shape)
-        node = "BernoulliBackward1"
-    else:
-        if not 0 <= p <= 1:
-            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
-        probs = p
-        node = "BernoulliBackward2"
-    return _write(self, like(self._data, gen.random(self._data.shape)) < probs, node)
+        probs = to_host(xp.broadcast_to(p._data, self._data.shape))
+        flat = _sampling.flat_in_visit_order(probs, self._data)
+        double = p._dtype is _dtypes.float64
+        return _write(self, _laid_out(self, _sampling.bernoulli(gen, flat, flat.size, double)),
+                      "BernoulliBackward1")  # fmt: skip
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
+    draws = _sampling.bernoulli(gen, p, self._data.size)
+    return _write(self, _laid_out(self, draws), "BernoulliBackward2")
 
 
 def exponential_(self: Tensor, lambd: float = 1, *, generator: Generator | None = None) -> Tensor:
@@ -174,10 +153,8 @@ def exponential_(self: Tensor, lambd: float = 1, *, generator: Generator | None 
     _continuous_only(self, "Exponential")
     if lambd <= 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
-    e = rng_of(generator, "exponential_").standard_exponential(
-        self._data.shape, dtype=_float_np(self)
-    )
-    return _write(self, e / lambd, "ExponentialBackward0")
+    e = _sampling.exponential(generator_of(generator, "exponential_"), self._data.size, lambd)
+    return _write(self, _laid_out(self, e), "ExponentialBackward0")
 
 
 def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
@@ -186,8 +163,8 @@ def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) ->
         raise _dtypes.not_implemented("geometric_cpu", self._dtype)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
-    values = rng_of(generator, "geometric_").geometric(p, self._data.shape)
-    return _write(self, values, "GeometricBackward0")
+    values = _sampling.geometric(generator_of(generator, "geometric_"), self._data.size, p)
+    return _write(self, _laid_out(self, values), "GeometricBackward0")
 
 
 def cauchy_(
@@ -197,8 +174,9 @@ def cauchy_(
     _continuous_only(self, "Cauchy", cpp=True)
     if sigma <= 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
-    c = rng_of(generator, "cauchy_").standard_cauchy(self._data.shape)
-    return _write(self, median + sigma * c, "CauchyBackward0")
+    gen = generator_of(generator, "cauchy_")
+    c = _sampling.cauchy(gen, self._data.size, median, sigma)
+    return _write(self, _laid_out(self, c), "CauchyBackward0")
 
 
 def log_normal_(
@@ -208,8 +186,9 @@ def log_normal_(
     _require_float(self, "log_normal_cpu")
     if std <= 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
-    n = rng_of(generator, "log_normal_").standard_normal(self._data.shape)
-    return _write(self, xp.exp(mean + std * n), "LogNormalBackward0")
+    gen = generator_of(generator, "log_normal_")
+    values = _sampling.log_normal(gen, self._data.size, mean, std)
+    return _write(self, _laid_out(self, values), "LogNormalBackward0")
 
 
 # ----- functions -------------------------------------------------------------------------
@@ -239,8 +218,6 @@ def normal(
 ) -> Tensor:
     """Samples of N(mean, std²): mean and std tensors (broadcast) or numbers (with size)."""
     check_device(device)
-    from ..._random import randn
-
     m_t, s_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not m_t and not s_t:
         if size is None:
@@ -250,13 +227,13 @@ def normal(
             )
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
-        z = randn(size, dtype=dtype, generator=generator)
-        if z._dtype._category == 3:  # (each part N(0, 1/2)) the mean on both parts, as normal_
-            mean = complex(mean, mean)
-        z._data = (mean + std * z._data).astype(z._data.dtype, copy=False)
-        if requires_grad:
-            z.requires_grad_()
-        return z
+        from ..._creation import _size
+        from ..._random import _float_dtype
+
+        dt = _float_dtype(dtype, "normal_kernel_cpu")
+        target = xp.empty(_size((size,), "normal"), dt.np)
+        z = _make(draw("n", generator_of(generator, "normal"), target, dt, mean, std), dt)
+        return z.requires_grad_() if requires_grad else z
     if s_t:
         if std._dtype._category == 3:
             raise RuntimeError("normal expects standard deviation to be non-complex")
@@ -270,14 +247,15 @@ def normal(
     m = mean._data if m_t else mean
     s = std._data if s_t else std
     shape = xp.broadcast_shapes(xp.shape(m), xp.shape(s))
-    gen = rng_of(generator, "normal")
-    if dt._category == 3:  # a complex mean: complex noise, each part N(0, std²/2)
-        n = complex_parts("n", gen, shape, dt)
-    else:
-        n = gen.standard_normal(shape, dtype=sample_np_dtype(dt))
+    gen = generator_of(generator, "normal")
+    # PyTorch's order: N(0, std) drawn for a number std, else N(0, 1) times std; then + mean
+    # (a complex mean: complex noise, each part N(0, std²/2))
+    n = draw("n", gen, xp.empty(shape, dt.np), dt, 0.0, 1.0 if s_t else s)
     n = like(m if m_t else s, n)  # (drawn on the host) where the tensors are
+    if s_t:
+        n = (n * s).astype(dt.np, copy=False)
     node = "NormalBackward3" if m_t and s_t else "NormalBackward1" if m_t else "NormalBackward2"
-    return _draw_like(shape, m + s * n, dt, (mean, std), node)
+    return _draw_like(shape, n + m, dt, (mean, std), node)
 
 
 def bernoulli(
@@ -289,12 +267,13 @@ def bernoulli(
 ) -> Tensor:
     """1 with probability input (elementwise; or p for every element), else 0, in input's
     dtype."""
-    gen = rng_of(generator, "bernoulli")
-    u = like(input._data, gen.random(input._data.shape))  # (drawn on the host) where input is
+    gen = generator_of(generator, "bernoulli")
+    n = input._data.size
     if p is not None:
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
-        return _make((u < p).astype(input._dtype.np), input._dtype)
+        draws = _sampling.bernoulli(gen, p, n).reshape(input._data.shape)
+        return _make(like(input._data, draws).astype(input._dtype.np), input._dtype)
     if input._dtype._category == 3:
         raise _dtypes.not_implemented("bernoulli_tensor_cpu_self_", input._dtype)
     if not input._dtype.is_floating_point:
@@ -305,7 +284,8 @@ def bernoulli(
             "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
             "message be improved?  If so, please report an enhancement request to PyTorch.)"
         )
-    return _draw_like(input._data.shape, u < probs, input._dtype, (input,), "BernoulliBackward0")
+    draws = _sampling.bernoulli(gen, to_host(probs).reshape(-1), n, input._dtype is _dtypes.float64)
+    return _draw_like(probs.shape, draws, input._dtype, (input,), "BernoulliBackward0")
 
 
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
@@ -315,7 +295,10 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     rates = input._data
     if rates.size and not (rates >= 0).all():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    values = rng_of(generator, "poisson").poisson(to_host(rates).astype(xp.float64))
+    gen = generator_of(generator, "poisson")
+    values = _sampling_rejection.poisson(gen, to_host(rates).astype(xp.float64).reshape(-1))
+    with xp.errstate(over="ignore"):  # (counts past a 16-bit float's range are inf)
+        values = values.astype(input._dtype.np)
     return _draw_like(rates.shape, values, input._dtype, (input,), "PoissonBackward0")
 
 
@@ -350,27 +333,38 @@ def multinomial(
         total = p.sum(axis=1, keepdims=True)
         if (total <= 0).any():
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-        gen = rng_of(generator, "multinomial")
-        rows = p.shape[0]
-        if replacement:  # inverse CDF: one sorted search over the rows' CDFs shifted by row
-            cdf = xp.cumsum(p / total, axis=1) + xp.arange(rows)[:, None]
-            u = like(p, gen.random((rows, num_samples))) + xp.arange(rows)[:, None]
-            idx = xp.searchsorted(cdf.reshape(-1), u.reshape(-1), side="right").reshape(u.shape)
-            idx = idx - xp.arange(rows)[:, None] * n_cat
-            last = n_cat - 1 - xp.argmax(p[:, ::-1] > 0, axis=1)  # the last category of weight > 0
-            idx = xp.minimum(idx, last[:, None])
-        else:  # an exponential race: E/p, the smallest num_samples win (zero weights last)
-            with xp.errstate(divide="ignore"):
-                keys = like(p, gen.standard_exponential(p.shape)) / p
-            idx = xp.argsort(keys, axis=1, kind="stable")[:, :num_samples]
-        shape = (num_samples,) if input.ndim == 1 else (rows, num_samples)
-        return _make(idx.astype(xp.int64).reshape(shape), _dtypes.int64)
+    gen = generator_of(generator, "multinomial")
+    probs = to_host(input._data).reshape(-1, n_cat)  # (drawn on the host)
+    rows = probs.shape[0]
+    if replacement and num_samples > 1:
+        idx = _with_replacement(gen, probs, num_samples)
+    else:  # an exponential race: p/E, the largest num_samples win
+        e = _sampling.exponential(gen, rows * n_cat, 1.0).astype(input._dtype.np)
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            keys = probs / e.reshape(rows, n_cat)
+        idx = xp.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+    shape = (num_samples,) if input.ndim == 1 else (rows, num_samples)
+    idx = like(input._data, idx.astype(xp.int64).reshape(shape))  # where input is
+    return _make(idx, _dtypes.int64)
+
+
+def _with_replacement(gen: Generator, p: Any, num_samples: int) -> Any:
+    """PyTorch's draws with replacement: per row, the CDF summed in p's dtype (float32 for
+    16-bit floats) and divided by its total, the last entry set to 1; each sample the first
+    category whose CDF reaches a float64 uniform."""
+    acc = xp.float64 if p.dtype == xp.float64 else xp.float32
+    cdf = xp.cumsum(p.astype(acc), axis=1)
+    cdf = cdf / cdf[:, -1:]
+    cdf[:, -1] = 1
+    u = _sampling.uniform01(gen, cdf.shape[0] * num_samples, _dtypes.float64)
+    u = u.reshape(-1, num_samples)
+    return xp.stack([xp.searchsorted(c.astype(xp.float64), r) for c, r in zip(cdf, u)])
 
 
 def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
     """Samples of the binomial distribution: successes in ``count`` trials of probability
-    ``prob`` (elementwise, broadcast; probabilities outside [0, 1] are clamped), in count's
-    float dtype."""
+    ``prob`` (elementwise, broadcast; 0 for a probability <= 0 or a count <= 0, count for a
+    probability >= 1), in count's float dtype."""
     if not count._dtype.is_floating_point:
         raise ValueError(
             f"binomial only supports floating-point dtypes for count, got: {count._dtype.scalar_name}"
@@ -379,11 +373,16 @@ def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) ->
         raise RuntimeError(
             f"Found dtype {prob._dtype.scalar_name} but expected {count._dtype.scalar_name}"
         )
-    n, p = xp.broadcast_arrays(count._data, prob._data)
-    with xp.errstate(invalid="ignore"):  # (nan counts draw 0)
-        trials = xp.nan_to_num(xp.maximum(n, 0), nan=0.0).astype(xp.int64)
-    draw = rng_of(generator, "binomial").binomial(to_host(trials), to_host(xp.clip(p, 0.0, 1.0)))
-    return _make(like(count._data, draw, dtype=count._dtype.np), count._dtype)
+    n, p = (
+        to_host(v).astype(xp.float64).reshape(-1)
+        for v in xp.broadcast_arrays(count._data, prob._data)
+    )
+    if count._dtype.np not in (xp.float32, xp.float64):
+        raise _dtypes.not_implemented("binomial_cpu", count._dtype)
+    gen = generator_of(generator, "binomial")
+    counts = _sampling_rejection.binomial(gen, n, p, count._dtype is _dtypes.float32)
+    shape = xp.broadcast_shapes(count._data.shape, prob._data.shape)
+    return _make(like(count._data, counts.reshape(shape), dtype=count._dtype.np), count._dtype)
 
 
 # ----- gamma and Dirichlet draws, reparameterized ------------------------------------------
@@ -400,22 +399,23 @@ def _tensor_args(fn: str, **named: Any) -> None:
 
 
 def _gamma_draws(alpha: Tensor, gen: Any, kernel: str) -> Any:
-    """x ~ Gamma(α, 1) for each element of alpha, in float64 on the host, at least the
-    dtype's smallest normal number (which α <= 0 and nan give, as in PyTorch)."""
+    """PyTorch's draws for alpha, in float64 on the host: x ~ Gamma(α, 1) for each element
+    (rounded to alpha's dtype, at least its smallest normal number), or for ``kernel``
+    "dirichlet" the Dirichlet draws over the last dim (already in alpha's dtype)."""
     if alpha._dtype.np not in (xp.float32, xp.float64):
         raise _dtypes.not_implemented(kernel, alpha._dtype)
     a = to_host(alpha._data).astype(xp.float64)
-    drawable = a > 0
-    draws = gen.standard_gamma(xp.where(drawable, a, 1.0))
-    tiny = float(xp.finfo(alpha._dtype.np).tiny)
-    return xp.where(drawable, xp.maximum(draws, tiny), tiny)
+    if kernel == "dirichlet":
+        return _sampling_rejection.dirichlet(gen, a, alpha._dtype.np)
+    single = alpha._dtype is _dtypes.float32
+    return _sampling_rejection.gamma(gen, a.reshape(-1), single).reshape(a.shape)
 
 
 def _standard_gamma(input: Tensor, generator: Generator | None = None) -> Tensor:
     """Samples x ~ Gamma(input, 1) (shape input, rate 1) elementwise; differentiable in
     input: dx/dα = -(∂P(α, x)/∂α) / p(x; α) (``_standard_gamma_grad``)."""
     _tensor_args("_standard_gamma", input=input)
-    gen = rng_of(generator, "_standard_gamma")
+    gen = generator_of(generator, "_standard_gamma")
     draws = _gamma_draws(input, gen, "gamma_cpu")
     values = like(input._data, draws).astype(input._dtype.np, copy=False)
     return random_ops.standard_gamma(input, draws=values)
@@ -429,15 +429,11 @@ def _standard_gamma_grad(input: Tensor, output: Tensor) -> Tensor:
 
 def _sample_dirichlet(input: Tensor, generator: Generator | None = None) -> Tensor:
     """Samples of Dirichlet(input) over the last dim: independent Gamma(α_i, 1) draws over
-    their sum, within [tiny, 1 - eps] of the dtype; differentiable in input with the
+    their sum, within [tiny, the largest number below 1] of the dtype; differentiable in input with the
     gradient PyTorch's Dirichlet.rsample takes (``_dirichlet_grad``)."""
     _tensor_args("_sample_dirichlet", input=input)
-    gen = rng_of(generator, "_sample_dirichlet")
-    gammas = _gamma_draws(input, gen, "dirichlet")
-    axis = -1 if gammas.ndim else None
-    x = gammas / gammas.sum(axis=axis, keepdims=gammas.ndim > 0)
-    info = xp.finfo(input._dtype.np)
-    x = xp.clip(x, float(info.tiny), 1.0 - float(info.eps))
+    gen = generator_of(generator, "_sample_dirichlet")
+    x = _gamma_draws(input, gen, "dirichlet")
     values = like(input._data, x).astype(input._dtype.np, copy=False)
     return random_ops.sample_dirichlet(input, draws=values)
 

@@ -197,17 +197,17 @@ class _DConv(nn.Module):
                 ),
                 norm_fn(hidden),
                 nn.GELU(),
-            ]
-            if lstm:
-                mods.append(_BLSTM(hidden, layers=2, skip=True))
-            if attn:
-                mods.append(_LocalState(hidden, heads=heads, ndecay=ndecay))
-            mods += [
                 nn.Conv1d(hidden, 2 * channels, 1),
                 norm_fn(2 * channels),
                 nn.GLU(1),
                 _LayerScale(channels, init),
             ]
+            # attention, then the LSTM, are built last and put before the second
+            # convolution (torchaudio's order of building, so one seed gives its weights)
+            if attn:
+                mods.insert(3, _LocalState(hidden, heads=heads, ndecay=ndecay))
+            if lstm:
+                mods.insert(3, _BLSTM(hidden, layers=2, skip=True))
             self.layers.append(nn.Sequential(*mods))
 
     def forward(self, x: Tensor) -> Tensor:

@@ -57,11 +57,12 @@ class MelResNet(nn.Module):
         kernel_size: int = 5,
     ) -> None:
         super().__init__()
+        blocks = [ResBlock(n_hidden) for _ in range(n_res_block)]  # drawn first, as torchaudio
         self.melresnet_model = nn.Sequential(
             nn.Conv1d(n_freq, n_hidden, kernel_size=kernel_size, bias=False),
             nn.BatchNorm1d(n_hidden),
             nn.ReLU(inplace=True),
-            *[ResBlock(n_hidden) for _ in range(n_res_block)],
+            *blocks,
             nn.Conv1d(n_hidden, n_output, kernel_size=1),
         )
 

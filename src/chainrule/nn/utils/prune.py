@@ -14,9 +14,9 @@ cut, PyTorch's CPU ``topk`` picks among them by the order its selection algorith
 (libstdc++'s ``nth_element``, or ``partial_sort`` when ``k * 64 <= n``) leaves them in, and
 :func:`_topk_indices` replays that algorithm on the ranks of the scores.
 
-Differences from PyTorch: :class:`RandomUnstructured` and :class:`RandomStructured` draw from
-chainrule's generator, so under the same seed they prune the same number of entries
-(channels) as PyTorch but not the same ones. Messages that print a module, a method or a
+:class:`RandomUnstructured` and :class:`RandomStructured` draw PyTorch's numbers (chainrule's
+generator is PyTorch's), so under the same seed they prune PyTorch's entries (channels).
+Differences from PyTorch: messages that print a module, a method or a
 class name the chainrule object (``chainrule.nn.utils.prune.L1Unstructured`` ...).
 """
 
@@ -291,8 +291,7 @@ class _Unstructured(BasePruningMethod):
 
 class RandomUnstructured(_Unstructured):
     """Zeroes ``amount`` entries (an int, or a fraction of t's entries) chosen uniformly at
-    random: those with the largest of iid U(0, 1) draws. Differs from PyTorch: the draws
-    come from chainrule's generator (the count is PyTorch's, the entries are not)."""
+    random: those with the largest of iid U(0, 1) draws (PyTorch's, under the same seed)."""
 
     def _scores(self, t: Tensor) -> Tensor:
         return chainrule.rand_like(t)
@@ -321,8 +320,7 @@ class L1Unstructured(_Unstructured):
 
 class RandomStructured(BasePruningMethod):
     """Zeroes ``amount`` whole channels along ``dim`` chosen uniformly at random (those
-    whose U(0, 1) draw is at most the ``amount``-th smallest draw). Differs from PyTorch:
-    the draws come from chainrule's generator."""
+    whose U(0, 1) draw is at most the ``amount``-th smallest draw; PyTorch's draws)."""
 
     PRUNING_TYPE = "structured"
 

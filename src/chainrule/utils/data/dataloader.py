@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Generic, NoReturn, TypeVar
 
-from ..._random import Generator, randint
+from ..._random import Generator, drawn_seed
 from . import _worker
 from ._collate import default_collate, default_convert
 from ._fetch import _IterableDatasetFetcher, _MapDatasetFetcher
@@ -340,7 +340,7 @@ class _BaseDataLoaderIter:
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
-        self._base_seed = int(randint(0, 2**62, (1,), generator=loader.generator).item())
+        self._base_seed = drawn_seed(loader.generator)
         self._persistent_workers = loader.persistent_workers
         self._num_yielded = 0
         self._profile_name = f"enumerate(DataLoader)#{self.__class__.__name__}.__next__"

@@ -3,8 +3,7 @@
 The indices (shuffled with a generator seeded ``seed + epoch`` if ``shuffle``) are padded by
 repeating their head until they divide evenly among the ``num_replicas`` ranks (or cut to
 the largest multiple with ``drop_last``); rank r takes every ``num_replicas``-th from r.
-chainrule's random streams are not PyTorch's, so a shuffled order differs from PyTorch's;
-the padding and the split are PyTorch's.
+The shuffled order, the padding and the split are PyTorch's.
 """
 
 from __future__ import annotations

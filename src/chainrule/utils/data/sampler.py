@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Generic, TypeVar
 
 from ..._backend import xp
-from ..._random import Generator, randint, randperm, rng_of
+from ..._random import Generator, drawn_seed, randint, randperm
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -67,7 +67,7 @@ class RandomSampler(Sampler[int]):
         n = len(self.data_source)
         generator = self.generator
         if generator is None:  # a fresh stream per epoch, seeded from the global one
-            seed = int(randint(0, 2**62, (1,)).item())
+            seed = drawn_seed()
             generator = Generator().manual_seed(seed)
         if self.replacement:
             yield from randint(0, n, (self.num_samples,), generator=generator).tolist()
@@ -132,8 +132,10 @@ class WeightedRandomSampler(Sampler[int]):
             raise RuntimeError(
                 "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
             )
-        draws = rng_of(self.generator, "multinomial").choice(
-            len(w), size=self.num_samples, replace=self.replacement, p=w / w.sum()
+        from ...api.parsers.random import multinomial
+
+        draws = multinomial(
+            self.weights, self.num_samples, self.replacement, generator=self.generator
         )
         yield from draws.tolist()
 

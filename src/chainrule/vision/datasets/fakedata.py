@@ -27,8 +27,7 @@ def _float_to_pil(img: np.ndarray) -> Any:
 class FakeData(VisionDataset):
     """``size`` items of a ``(C, H, W)`` standard-normal image (as a PIL image) and an int label
     in ``[0, num_classes)``, drawn with the seed ``index + random_offset``. The generator's
-    global state is left as it was. (chainrule's stream differs from PyTorch's: same seed,
-    other pixels.)"""
+    global state is left as it was. (The same pixels and labels as torchvision's.)"""
 
     def __init__(
         self,

@@ -424,12 +424,22 @@ class AugMix(nn.Module):
     def _sample_dirichlet(self, params: Tensor) -> Tensor:
         return chainrule._sample_dirichlet(params)
 
+    def _draw_op(self, op_meta: dict[str, tuple[Tensor, bool]], img: Any) -> tuple[str, float]:
+        """One chain step: an op, a magnitude bin below ``severity`` and a sign."""
+        op_name = list(op_meta)[int(chainrule.randint(len(op_meta), (1,)).item())]
+        magnitudes, signed = op_meta[op_name]
+        magnitude = 0.0
+        if magnitudes.ndim > 0:
+            magnitude = float(magnitudes[int(chainrule.randint(self.severity, (1,)).item())].item())
+        if signed and chainrule.randint(2, (1,)).item():
+            magnitude *= -1.0
+        return op_name, magnitude
+
     def forward(self, orig_img: Any) -> Any:
         channels, height, width = F.get_dimensions(orig_img)
         fill = _tensor_fill(orig_img, self.fill)
         img = orig_img if isinstance(orig_img, Tensor) else F.pil_to_tensor(orig_img)
         op_meta = self._augmentation_space(self._PARAMETER_MAX, (height, width))
-        names = list(op_meta)
         orig_dims = list(img.shape)
         batch = img.reshape([1] * max(4 - img.ndim, 0) + orig_dims)
         batch_dims = [batch.size(0)] + [1] * (batch.ndim - 1)
@@ -448,15 +458,7 @@ class AugMix(nn.Module):
                 else int(chainrule.randint(1, 4, size=(1,)).item())
             )
             for _ in range(depth):
-                op_name = names[int(chainrule.randint(len(op_meta), (1,)).item())]
-                magnitudes, signed = op_meta[op_name]
-                magnitude = 0.0
-                if magnitudes.ndim > 0:
-                    magnitude = float(
-                        magnitudes[int(chainrule.randint(self.severity, (1,)).item())].item()
-                    )
-                if signed and chainrule.randint(2, (1,)).item():
-                    magnitude *= -1.0
+                op_name, magnitude = self._draw_op(op_meta, aug)
                 aug = _apply_op(
                     aug, op_name, magnitude, interpolation=self.interpolation, fill=fill
                 )

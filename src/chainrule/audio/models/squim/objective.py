@@ -221,16 +221,14 @@ class SquimObjective(nn.Module):
 def _create_branch(d_model: int, nhead: int, metric: str) -> nn.Module:
     """A transformer encoder layer, auto-pooling over time, and a two-layer head; the head
     ends in a sigmoid onto [0, 1] for ``"stoi"`` and onto :data:`PESQRange` for ``"pesq"``."""
+    # the attention layer is built (drawn) before the head, as torchaudio
+    layer = nn.TransformerEncoderLayer(d_model, nhead, d_model * 4, dropout=0.0, batch_first=True)
     head: list[nn.Module] = [nn.Linear(d_model, d_model), nn.PReLU(), nn.Linear(d_model, 1)]
     if metric == "stoi":
         head.append(RangeSigmoid())
     elif metric == "pesq":
         head.append(RangeSigmoid(val_range=PESQRange))
-    return nn.Sequential(
-        nn.TransformerEncoderLayer(d_model, nhead, d_model * 4, dropout=0.0, batch_first=True),
-        AutoPool(),
-        nn.Sequential(*head),
-    )
+    return nn.Sequential(layer, AutoPool(), nn.Sequential(*head))
 
 
 def squim_objective_model(

@@ -6,6 +6,8 @@ state_dicts are interchangeable."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import chainrule
 from chainrule import Tensor, nn
 from chainrule.nn import Module, Parameter
@@ -371,7 +373,8 @@ def _get_feature_extractor(
 
 
 def _build_encoder(
-    attentions: list[Module],
+    make_attention: Callable[[int], Module],
+    num_layers: int,
     in_features: int,
     embed_dim: int,
     dropout_input: float,
@@ -383,20 +386,22 @@ def _build_encoder(
     layer_norm_first: bool,
     layer_drop: float,
 ) -> Encoder:
+    # built in torchaudio's order, so one seed gives torchaudio's initial weights
+    projection = FeatureProjection(in_features, embed_dim, dropout_input)
+    pos_conv = ConvolutionalPositionalEmbedding(embed_dim, pos_conv_kernel, pos_conv_groups)
     layers = nn.ModuleList()
-    for attention in attentions:
+    for i in range(num_layers):
+        attention = make_attention(i)
         feed_forward = FeedForward(embed_dim, ff_interm_features, ff_interm_dropout, dropout)
         layers.append(EncoderLayer(attention, dropout, layer_norm_first, feed_forward))
     transformer = Transformer(
-        pos_conv_embed=ConvolutionalPositionalEmbedding(
-            embed_dim, pos_conv_kernel, pos_conv_groups
-        ),
+        pos_conv_embed=pos_conv,
         dropout=dropout,
         layers=layers,
         layer_norm_first=not layer_norm_first,
         layer_drop=layer_drop,
     )
-    return Encoder(FeatureProjection(in_features, embed_dim, dropout_input), transformer)
+    return Encoder(projection, transformer)
 
 
 def _get_encoder(
@@ -415,11 +420,9 @@ def _get_encoder(
     layer_drop: float,
 ) -> Encoder:
     """The wav2vec 2.0 / HuBERT encoder (plain multi-head self-attention)."""
-    attentions = [
-        SelfAttention(embed_dim, num_heads, dropout=attention_dropout) for _ in range(num_layers)
-    ]
     return _build_encoder(
-        attentions,
+        lambda i: SelfAttention(embed_dim, num_heads, dropout=attention_dropout),
+        num_layers,
         in_features,
         embed_dim,
         dropout_input,
@@ -452,19 +455,16 @@ def _get_wavlm_encoder(
 ) -> Encoder:
     """The WavLM encoder: gated relative-position attention; only the first layer owns the
     bucket embedding, later layers reuse its bias."""
-    attentions = [
-        WavLMSelfAttention(
+    return _build_encoder(
+        lambda i: WavLMSelfAttention(
             embed_dim=embed_dim,
             num_heads=num_heads,
             num_buckets=num_buckets,
             max_distance=max_distance,
             dropout=attention_dropout,
             has_relative_attention_bias=(i == 0),
-        )
-        for i in range(num_layers)
-    ]
-    return _build_encoder(
-        attentions,
+        ),
+        num_layers,
         in_features,
         embed_dim,
         dropout_input,

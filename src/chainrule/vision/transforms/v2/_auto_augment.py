@@ -1,10 +1,13 @@
 """v2 AutoAugment, RandAugment, TrivialAugmentWide and AugMix: the v1 policies applied to
-the one image or video of the sample (other inputs pass through)."""
+the one image or video of the sample (other inputs pass through). The first three draw
+their parameters as torchvision's v2 does (its order of draws and its Solarize threshold
+as a fraction of the image's maximum), so one seed gives torchvision's images."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import chainrule
 from chainrule import Tensor
 from chainrule.utils._pytree import tree_flatten, tree_unflatten
 
@@ -59,11 +62,60 @@ class _AutoAugmentBase(Transform):
             fill=_get_fill(self._fill, type(image)),
             **self._options,
         )
-        out = op(image.as_subclass(Tensor) if isinstance(image, Tensor) else image)
+        out = self._augment(op, image.as_subclass(Tensor) if isinstance(image, Tensor) else image)
         flat_inputs[idx] = (
             tv_tensors.wrap(out, like=image) if isinstance(image, tv_tensors.TVTensor) else out
         )
         return tree_unflatten(flat_inputs, spec)
+
+    def _augment(self, op: Any, image: Any) -> Any:
+        return op(image)
+
+
+def _solarize_bound(image: Any) -> float:
+    """v2 thresholds Solarize at a fraction of this maximum value."""
+    return 1.0 if isinstance(image, Tensor) and image.is_floating_point() else 255.0
+
+
+def _apply(op: Any, image: Any, name: str, bins: Any, index: Any) -> Any:
+    """``name`` at bin ``index()`` of ``bins`` (0 for ops without magnitudes; ``index`` is
+    called only for ops with them), negated when signed and a uniform draw is <= 0.5."""
+    magnitudes, signed = bins[name]
+    magnitude = 0.0
+    if magnitudes.ndim > 0:
+        i = index()
+        magnitude = float(magnitudes[i].item())
+        if name == "Solarize":
+            fraction = chainrule.linspace(1.0, 0.0, len(magnitudes))[i].item()
+            magnitude = _solarize_bound(image) * fraction
+        if signed and chainrule.rand(()).item() <= 0.5:
+            magnitude = -magnitude
+    fill = v1._tensor_fill(image, op.fill)
+    return v1._apply_op(image, name, magnitude, interpolation=op.interpolation, fill=fill)
+
+
+class _AugMixDraws(v1.AugMix):
+    """v1's AugMix with v2's draws for each chain step."""
+
+    def _draw_op(self, op_meta: dict[str, tuple[Tensor, bool]], img: Any) -> tuple[str, float]:
+        name = list(op_meta)[int(chainrule.randint(len(op_meta), ()).item())]
+        draw = lambda: int(chainrule.randint(self.severity, ()).item())  # noqa: E731
+        magnitudes, signed = op_meta[name]
+        magnitude = 0.0
+        if magnitudes.ndim > 0:
+            i = draw()
+            magnitude = float(magnitudes[i].item())
+            if name == "Solarize":
+                fraction = chainrule.linspace(1.0, 0.0, len(magnitudes))[i].item()
+                magnitude = _solarize_bound(img) * fraction
+            if signed and chainrule.rand(()).item() <= 0.5:
+                magnitude = -magnitude
+        return name, magnitude
+
+
+def _space(op: Any, image: Any, num_bins: int) -> dict[str, tuple[Tensor, bool]]:
+    _, height, width = v1.F.get_dimensions(image)
+    return op._augmentation_space(num_bins, (height, width))
 
 
 class AutoAugment(_AutoAugmentBase):
@@ -78,6 +130,14 @@ class AutoAugment(_AutoAugmentBase):
         fill: Any = None,
     ) -> None:
         super().__init__(interpolation=interpolation, fill=fill, policy=policy)
+
+    def _augment(self, op: Any, image: Any) -> Any:
+        bins = _space(op, image, 10)
+        policy = op.policies[int(chainrule.randint(len(op.policies), ()).item())]
+        for name, probability, index in policy:
+            if chainrule.rand(()).item() <= probability:
+                image = _apply(op, image, name, bins, lambda index=index: index)
+        return image
 
 
 class RandAugment(_AutoAugmentBase):
@@ -101,6 +161,13 @@ class RandAugment(_AutoAugmentBase):
             num_magnitude_bins=num_magnitude_bins,
         )
 
+    def _augment(self, op: Any, image: Any) -> Any:
+        bins = _space(op, image, op.num_magnitude_bins)
+        for _ in range(op.num_ops):
+            name = list(bins)[int(chainrule.randint(len(bins), ()).item())]
+            image = _apply(op, image, name, bins, lambda: op.magnitude)
+        return image
+
 
 class TrivialAugmentWide(_AutoAugmentBase):
     """One random operation at a random magnitude."""
@@ -117,11 +184,17 @@ class TrivialAugmentWide(_AutoAugmentBase):
             interpolation=interpolation, fill=fill, num_magnitude_bins=num_magnitude_bins
         )
 
+    def _augment(self, op: Any, image: Any) -> Any:
+        bins = op._augmentation_space(op.num_magnitude_bins)
+        name = list(bins)[int(chainrule.randint(len(bins), ()).item())]
+        draw = lambda: int(chainrule.randint(op.num_magnitude_bins, ()).item())  # noqa: E731
+        return _apply(op, image, name, bins, draw)
+
 
 class AugMix(_AutoAugmentBase):
     """AugMix's mixture of random operation chains."""
 
-    _v1_cls = v1.AugMix
+    _v1_cls = _AugMixDraws
 
     def __init__(
         self,
