@@ -302,6 +302,21 @@ def _to_int64(k: float) -> int:
     return int(k) if -(2.0**63) <= k < 2.0**63 else _INT64_MIN
 
 
+def _proposal(draws: _Draws, a: float, b: float, *shifts: float) -> tuple[float, float, float]:
+    """One proposal of Hörmann's transformed rejection (Poisson's PTRS, binomial's BTRS):
+    u = U - 1/2, v = U', us = 1/2 - |u|, k = ⌊(2a/us + b)·u + shifts⌋, the shifts added
+    one after the other (nan for us = 0, where k is -inf and the proposal rejected)."""
+    u = draws.uniform() - 0.5
+    v = draws.uniform()
+    us = 0.5 - abs(u)
+    if us == 0:
+        return math.nan, us, v
+    k = (2 * a / us + b) * u
+    for shift in shifts:
+        k = k + shift
+    return _floor(k), us, v
+
+
 def _poisson_one(lam: float, draws: _Draws) -> int:
     if lam >= 10:  # transformed rejection (PTRS)
         slam = math.sqrt(lam)
@@ -312,12 +327,9 @@ def _poisson_one(lam: float, draws: _Draws) -> int:
         vr = 0.9277 - 3.6224 / (b - 2)
         log_invalpha = math.log(invalpha)
         while True:
-            u = draws.uniform() - 0.5
-            v = draws.uniform()
-            us = 0.5 - abs(u)
+            k, us, v = _proposal(draws, a, b, lam, 0.43)
             if us == 0:  # k = -inf: rejected
                 continue
-            k = _floor((2 * a / us + b) * u + lam + 0.43)
             if us >= 0.07 and v <= vr:
                 return _to_int64(k)
             if k < 0 or (us < 0.013 and v > us):
@@ -390,12 +402,10 @@ def _btrs(count: float, prob: float, draws: _Draws, rnd: Callable[[float], float
     """Hörmann's BTRS; ``rnd`` rounds what PyTorch computes in the tensor's dtype."""
     a, b, c, v_r, r, alpha, m = _btrs_setup(count, prob, rnd)
     while True:
-        u = draws.uniform() - 0.5
-        v = draws.uniform()
-        us = 0.5 - abs(u)
+        k, us, v = _proposal(draws, a, b, c)
         if us == 0:  # k = -inf: rejected
             continue
-        k = rnd(_floor((2 * a / us + b) * u + c))
+        k = rnd(k)
         if k < 0 or k > count:
             continue
         if us >= 0.07 and v <= v_r:

@@ -77,19 +77,26 @@ def _solarize_bound(image: Any) -> float:
     return 1.0 if isinstance(image, Tensor) and image.is_floating_point() else 255.0
 
 
-def _apply(op: Any, image: Any, name: str, bins: Any, index: Any) -> Any:
-    """``name`` at bin ``index()`` of ``bins`` (0 for ops without magnitudes; ``index`` is
-    called only for ops with them), negated when signed and a uniform draw is <= 0.5."""
+def _magnitude(name: str, bins: Any, index: Any, image: Any) -> float:
+    """v2's magnitude of ``name``: bin ``index()`` of ``bins`` (0 for ops without
+    magnitudes; ``index`` is called only for ops with them; Solarize's a fraction of the
+    image's maximum), negated when signed and a uniform draw is <= 0.5."""
     magnitudes, signed = bins[name]
-    magnitude = 0.0
-    if magnitudes.ndim > 0:
-        i = index()
-        magnitude = float(magnitudes[i].item())
-        if name == "Solarize":
-            fraction = chainrule.linspace(1.0, 0.0, len(magnitudes))[i].item()
-            magnitude = _solarize_bound(image) * fraction
-        if signed and chainrule.rand(()).item() <= 0.5:
-            magnitude = -magnitude
+    if magnitudes.ndim == 0:
+        return 0.0
+    i = index()
+    magnitude = float(magnitudes[i].item())
+    if name == "Solarize":
+        fraction = chainrule.linspace(1.0, 0.0, len(magnitudes))[i].item()
+        magnitude = _solarize_bound(image) * fraction
+    if signed and chainrule.rand(()).item() <= 0.5:
+        magnitude = -magnitude
+    return magnitude
+
+
+def _apply(op: Any, image: Any, name: str, bins: Any, index: Any) -> Any:
+    """``name`` at v2's magnitude (``_magnitude``) on ``image``."""
+    magnitude = _magnitude(name, bins, index, image)
     fill = v1._tensor_fill(image, op.fill)
     return v1._apply_op(image, name, magnitude, interpolation=op.interpolation, fill=fill)
 
@@ -99,18 +106,8 @@ class _AugMixDraws(v1.AugMix):
 
     def _draw_op(self, op_meta: dict[str, tuple[Tensor, bool]], img: Any) -> tuple[str, float]:
         name = list(op_meta)[int(chainrule.randint(len(op_meta), ()).item())]
-        draw = lambda: int(chainrule.randint(self.severity, ()).item())  # noqa: E731
-        magnitudes, signed = op_meta[name]
-        magnitude = 0.0
-        if magnitudes.ndim > 0:
-            i = draw()
-            magnitude = float(magnitudes[i].item())
-            if name == "Solarize":
-                fraction = chainrule.linspace(1.0, 0.0, len(magnitudes))[i].item()
-                magnitude = _solarize_bound(img) * fraction
-            if signed and chainrule.rand(()).item() <= 0.5:
-                magnitude = -magnitude
-        return name, magnitude
+        severity = lambda: int(chainrule.randint(self.severity, ()).item())  # noqa: E731
+        return name, _magnitude(name, op_meta, severity, img)
 
 
 def _space(op: Any, image: Any, num_bins: int) -> dict[str, tuple[Tensor, bool]]:
