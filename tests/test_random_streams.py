@@ -132,6 +132,8 @@ TRIG = {
     "randn_complex": lambda L: L.view_as_real(L.randn(20, dtype=L.complex64)),
     "randn_complex_small": lambda L: L.view_as_real(L.randn(3, dtype=L.complex128)),
     "randn_float16_blocks": lambda L: L.randn(64, dtype=L.float16),
+    "randn_float16_tail": lambda L: L.cat([L.randn(37, dtype=L.float16).float(), L.rand(3)]),
+    "randn_bfloat16_tail": lambda L: L.cat([L.randn(50, dtype=L.bfloat16).float(), L.rand(3)]),
     "randn_like": lambda L: L.randn_like(L.zeros(3, 7)),
     "normal_": lambda L: L.empty(40).normal_(3, 2),
     "normal_float64": lambda L: L.empty(40, dtype=L.float64).normal_(3, 2),

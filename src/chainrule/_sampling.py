@@ -10,10 +10,10 @@ first high (``random64()``). From them, as ATen's CPU kernels do:
 - normal: Box-Muller. A contiguous tensor of 16 or more elements is filled with uniforms
   first, then transformed 16 at a time, element j paired with j + 8 (radius from the
   first, angle from the second); when the size is not a multiple of 16 the last 16 are
-  drawn again and transformed again (float16 and bfloat16: float32's values rounded, but
-  for those last 16, which PyTorch computes otherwise). Otherwise each element is one
-  float64 draw from a pair of uniforms (the cosine), the sine kept by the generator for
-  the next one;
+  drawn again and transformed again (float16 and bfloat16: float32's values rounded, the
+  last 16 drawn right after the whole blocks, not after all n). Otherwise each element is
+  one float64 draw from a pair of uniforms (the cosine), the sine kept by the generator
+  for the next one;
 - integers in [a, b): a word modulo b - a, plus a (a 64-bit word when b - a >= 2^32);
 - Bernoulli(p): a uniform < p; exponential, geometric, Cauchy: the inverse CDF of a float64
   uniform; log-normal: exp of a cached-pair normal;
@@ -196,10 +196,15 @@ def normal(
     tensor of 16 or more, the cached-pair draws otherwise."""
     if n < 16 or not contiguous:
         return fused(normal_pairs(gen, n), std, mean, _F64).astype(dt.np)
-    if dt.name in ("float16", "bfloat16"):  # float32's, rounded
-        from ._dtypes import float32
+    if dt.name in ("float16", "bfloat16"):  # float32's blocks, rounded; the last 16 drawn
+        from ._dtypes import float32  # right after the whole blocks
 
-        return normal(gen, n, float32, mean, std).astype(dt.np)
+        whole = n // 16 * 16
+        out = xp.empty(n, dt.np)
+        out[:whole] = normal(gen, whole, float32, mean, std)
+        if whole != n:
+            out[n - 16 :] = normal(gen, 16, float32, mean, std)
+        return out
     acc = acc_dtype(dt)
     mean_, std_ = (xp.asarray(v).astype(dt.np).astype(acc) for v in (mean, std))
     whole = n // 16 * 16
