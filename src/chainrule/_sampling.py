@@ -39,6 +39,7 @@ _U64 = xp.uint64
 _F32, _F64 = xp.float32, xp.float64
 DIGITS = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8}  # random_()'s range
 _TWO_PI = 2.0 * math.pi
+_MASK53 = (1 << 53) - 1
 _CHUNK = 1 << 18  # elements drawn and transformed at a time (a multiple of 16)
 
 
@@ -143,7 +144,18 @@ def normal_pairs(gen: Generator, n: int) -> Any:
         out[0], gen._next_normal = gen._next_normal, None
         start = 1
     m = n - start
-    if m:
+    if 0 < m <= 8:  # (a few: Python's math, the C library's as NumPy's, is quicker here)
+        words = words32(gen, 4 * ((m + 1) // 2)).tolist()  # (two 64-bit words a pair)
+        seq = []
+        for i in range(0, len(words), 4):
+            u1 = (((words[i] << 32) | words[i + 1]) & _MASK53) * 2.0**-53
+            u2 = (((words[i + 2] << 32) | words[i + 3]) & _MASK53) * 2.0**-53
+            r = math.sqrt(-2.0 * math.log1p(-u2))
+            seq += (r * math.cos(_TWO_PI * u1), r * math.sin(_TWO_PI * u1))
+        out[start:] = seq[:m]
+        if m % 2:
+            gen._next_normal = seq[m]
+    elif m:
         pairs = (m + 1) // 2
         u = uniform01(gen, 2 * pairs, _dtype64())
         r = xp.sqrt(-2.0 * xp.log1p(-u[1::2]))
