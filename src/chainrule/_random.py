@@ -66,14 +66,7 @@ class Generator:
     def __init__(self, device: str | Device = "cpu") -> None:
         self.device = _cpu(device)
         self._bits = xp.random.MT19937()
-        # a one-element list: the global generator's list is also ``_gen``, which code
-        # that draws from the global stream reads (``_gen[0]``: NumPy's Generator on _bits)
-        self._box = [xp.random.Generator(self._bits)]
         self.manual_seed(_DEFAULT_SEED)
-
-    @property
-    def _rng(self) -> Any:
-        return self._box[0]
 
     def _set_words(self, key: Any, pos: int) -> None:
         self._bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
@@ -174,7 +167,6 @@ def _cpu(dev: Any) -> device:
 
 default_generator = Generator()
 default_generator.manual_seed(_fresh_seed())
-_gen = default_generator._box  # the global stream: _gen[0] is its NumPy generator
 
 
 def generator_of(generator: Generator | None, fn: str = "rand") -> Generator:
@@ -186,12 +178,6 @@ def generator_of(generator: Generator | None, fn: str = "rand") -> Generator:
             f"{fn}(): argument 'generator' must be torch.Generator, not {type(generator).__name__}"
         )
     return generator
-
-
-def rng_of(generator: Generator | None, fn: str = "rand") -> Any:
-    """NumPy's generator on ``generator``'s stream (or the global one's), for the
-    samplers without PyTorch's algorithm here."""
-    return generator_of(generator, fn)._rng
 
 
 def drawn_seed(generator: Generator | None = None) -> int:
