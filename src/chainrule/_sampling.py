@@ -169,11 +169,12 @@ def normal_pairs(gen: Generator, n: int) -> Any:
 
 
 def _avx2() -> bool:
-    """Whether PyTorch runs its AVX2 kernels here (its float32 Box-Muller is then Cephes'
-    polynomials; on AVX-512 and other machines, the C library's log, sin and cos)."""
+    """Whether PyTorch runs its AVX2 normal kernel here, as it does on every AVX2 or
+    AVX-512 machine (AVX-512 falls back to the AVX2 kernel): its float32 Box-Muller is then
+    Cephes' polynomials; elsewhere the C library's log, sin and cos."""
     from .backends.cpu import get_cpu_capability
 
-    return get_cpu_capability() == "AVX2"
+    return get_cpu_capability() in ("AVX2", "AVX512")
 
 
 def _dtype64() -> DType:

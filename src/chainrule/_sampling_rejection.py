@@ -39,6 +39,7 @@ _MASK53 = (1 << 53) - 1
 _INF = math.inf
 _THIRD_F = 0.3333333432674408  # 1.0f / 3.0f
 _SQUEEZE_F = 0.033100001513957977  # 0.0331f
+_LANES = 4  # float64 lanes of the AVX2 sum kernel PyTorch runs (also on AVX-512 machines)
 _FLOAT32 = struct.Struct("f")
 _INT64_MIN = -(1 << 63)  # an out-of-range float to int64 (x86's conversion)
 # log(k!) - ((k + 1/2) log(k + 1) - (k + 1) + log(2π)/2), k = 0..9 (BTRS' table)
@@ -236,13 +237,6 @@ def dirichlet(gen: Generator, alpha: Any, dt: Any) -> Any:
     return xp.where(x < below_one, x, below_one)
 
 
-def _lanes() -> int:
-    """float64 lanes of PyTorch's vectors here: 8 with AVX-512, 4 else."""
-    from .backends.cpu import get_cpu_capability
-
-    return 8 if get_cpu_capability() == "AVX512" else 4
-
-
 def _chunked_sum(items: Callable[[int], Any], size: int) -> Any:
     """Sums of ``items(0..size-1)`` as PyTorch's row_sum: four interleaved running sums
     (items 4i + k), each a cascade of levels of 16 or more, the rest added to the first,
@@ -279,10 +273,10 @@ def _chunked_sum(items: Callable[[int], Any], size: int) -> Any:
 
 def _row_sums(rows: Any) -> Any:
     """Each row's sum added in PyTorch's order for a contiguous last dim: by vectors of
-    ``_lanes()`` values (then the leftover values from 0, then the lanes in order) when the
+    ``_LANES`` values (then the leftover values from 0, then the lanes in order) when the
     row has that many, else value by value."""
     n = rows.shape[1]
-    lanes = _lanes()
+    lanes = _LANES
     if n < lanes:
         return xp.asarray(_chunked_sum(lambda m: rows[:, m], n), dtype=xp.float64)
     nvec = n // lanes

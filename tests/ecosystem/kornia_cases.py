@@ -606,12 +606,15 @@ def geometry_epipolar() -> None:
     e = epi.essential_from_Rt(torch.eye(3, dtype=F64)[None], torch.zeros(1, 3, 1, dtype=F64), r, t)
     put("essential", e)
     grads_of("essential_from_fundamental", epi.essential_from_fundamental, f, k, k)
-    # (an exact essential matrix has two equal singular values, whose singular vectors are
-    # any basis of their plane: the estimated one's are distinct)
+    # (an essential matrix has two equal singular values, whose singular vectors are any
+    # basis of their plane: LAPACKs differ in which, so the two rotations may come swapped
+    # and t negated; they are compared as a pair, the rotation nearer the identity first)
     r1, r2, tt = epi.decompose_essential_matrix(epi.essential_from_fundamental(f, k, k))
+    if torch.diagonal(r1, dim1=-2, dim2=-1).sum() < torch.diagonal(r2, dim1=-2, dim2=-1).sum():
+        r1, r2 = r2, r1
     put("decompose.r1", r1)
     put("decompose.r2", r2)
-    put("decompose.t", tt)
+    put("decompose.t", tt * tt[:, :1].sign())
     grads_of("triangulate", lambda a, b: epi.triangulate_points(p1, p2, a, b), x1, x2)
     put(
         "motion",

@@ -67,6 +67,10 @@ CASES = [
     "torch_save_state_dict",
 ]
 TRAINING = {"training_step"}
+# deep float32 convolution stacks: PyTorch's oneDNN kernels round differently on different
+# processors (up to 6e-6 of the largest output on an Intel AVX-512 machine): the looser
+# float32 tolerance of the training cases
+DEEP_CONV = {"autoencoder_kl", "wan_vae"}
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +86,7 @@ def test_sides(sides: dict) -> None:
 
 @pytest.mark.parametrize("case", [c for c in CASES if c != "float16_inference"])
 def test_case(sides: dict, case: str) -> None:
-    check_case(sides["oracle"], sides["chainrule"], case, case in TRAINING)
+    check_case(sides["oracle"], sides["chainrule"], case, case in TRAINING | DEEP_CONV)
 
 
 def test_float16_inference(sides: dict) -> None:
@@ -139,4 +143,4 @@ def test_more_sides(more_sides: tuple[dict, dict]) -> None:
 def test_more_models(more_sides: tuple[dict, dict], name: str) -> None:
     """PixArt, Sana, Wan, LTX-Video, CogVideoX, AuraFlow and Lumina 2 transformers, the DC
     and Wan autoencoders: outputs and every parameter's gradient."""
-    check_case(*more_sides, name, False)
+    check_case(*more_sides, name, name in DEEP_CONV)

@@ -209,7 +209,8 @@ def compare(name: str, ours: np.ndarray, theirs: np.ndarray, rounding: str) -> N
     np.testing.assert_array_equal(np.isfinite(ours), finite, err_msg=name)
     np.testing.assert_array_equal(ours[~finite], theirs[~finite], err_msg=name)
     scale = max(1.0, float(np.abs(theirs[finite]).max(initial=0.0)))
-    rtol, atol = {"float64": (1e-12, 1e-13), "float32": (1e-5, 2e-6), "bfloat16": (0, 2e-2)}[
+    # (float64 after a few training steps: 3e-13 apart on an Intel AVX-512 machine)
+    rtol, atol = {"float64": (1e-11, 1e-12), "float32": (1e-5, 2e-6), "bfloat16": (0, 2e-2)}[
         rounding
     ]
     np.testing.assert_allclose(
