@@ -177,9 +177,23 @@ def is_compiling() -> bool:
 is_dynamo_compiling = is_compiling
 
 
+_exports_running: list[int] = [0]  # (chainrule.export's traces under way)
+
+
 def is_exporting() -> bool:
-    """False: chainrule never exports."""
-    return False
+    """True while ``torch.export.export`` traces a forward (as PyTorch's default, non-strict
+    export says), False otherwise."""
+    return _exports_running[0] > 0
+
+
+@contextlib.contextmanager
+def _exporting() -> Iterator[None]:
+    """``is_exporting()`` True inside (chainrule.export's trace)."""
+    _exports_running[0] += 1
+    try:
+        yield
+    finally:
+        _exports_running[0] -= 1
 
 
 def reset() -> None:

@@ -25,6 +25,22 @@ _HEAD = (
 )
 
 
+def refuse_export(op: str) -> None:
+    """Refuse ``op`` inside ``torch.export.export``: PyTorch's program keeps its functions
+    as subgraphs (``torch.ops.higher_order.*``), which chainrule's export does not write
+    yet, and a trace of what this one input runs would give a program that is wrong for
+    inputs taking another branch or another number of steps."""
+    from .. import compiler
+
+    if compiler.is_exporting():
+        raise NotImplementedError(
+            f"chainrule.export cannot export {op} yet: PyTorch's program keeps its "
+            "functions as subgraphs, and a trace of the path this input takes would be "
+            "wrong for other inputs. Export without it (the branch or loop written out in "
+            "the forward), or run the model eagerly."
+        )
+
+
 def tensor_leaves(tree: Any) -> list[Tensor]:
     """The tensors among the leaves of a (nested) list/tuple/dict."""
     return [t for t in pytree.tree_leaves(tree) if isinstance(t, Tensor)]

@@ -33,6 +33,7 @@ def cond(
     if isinstance(pred, (bool, int, float)):  # (a constant: the branch runs as is)
         return true_fn(*operands) if pred else false_fn(*operands)
     _validate(pred, true_fn, false_fn, operands)
+    _subgraph.refuse_export("torch.cond")
     operands = tuple(operands)
     if pred.is_meta:  # (inside another check: both branches)
         ours = _subgraph.call("torch.cond", true_fn, operands)

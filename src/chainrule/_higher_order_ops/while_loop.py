@@ -33,6 +33,7 @@ def while_loop(cond_fn: Callable, body_fn: Callable, carried_inputs: tuple | lis
             "Expect carried_inputs to be a tuple of possibly nested dict/list/tuple that only"
             f"consists of tensor or int leaves, but got {carried_inputs}."
         )
+    _subgraph.refuse_export(_OP)
     carried = tuple(carried_inputs)
     out: Any = None
     while _holds(_subgraph.call(_OP, cond_fn, carried)):

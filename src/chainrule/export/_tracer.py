@@ -6,11 +6,12 @@ first inputs, named as PyTorch names them (``p_fc_weight``, ``b_bn_running_mean`
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import operator
 from typing import Any
 
-from .. import overrides
+from .. import compiler, overrides
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..fx import Graph, Node
@@ -95,6 +96,35 @@ def _registered(cls: type) -> tuple[str, Any] | None:
     return serialized.serialized_type_name, node
 
 
+# reads of a traced tensor's values into Python: PyTorch's fake tensors have none to give
+# (``item`` and ``tolist`` PyTorch keeps as symbols, which chainrule's trace cannot yet)
+_VALUE_READS = frozenset(
+    ("__bool__", "__float__", "__int__", "__index__", "__complex__", "item", "tolist", "numpy")
+)
+
+
+def _data_dependent(name: str) -> Exception:
+    """PyTorch's error for a read of a traced value (``bool(x.sum() > 0)``,
+    ``float(x.max())``); for ``item`` and ``tolist``, which PyTorch exports as symbols
+    (``aten.item`` nodes), chainrule's refusal."""
+    from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+
+    if name in ("item", "tolist"):
+        return NotImplementedError(
+            f"chainrule.export cannot export Tensor.{name} of a traced tensor yet: "
+            "PyTorch's export keeps the value as a symbol (an aten.item node), chainrule's "
+            "trace would keep this input's number for every input. Keep the computation in "
+            "tensors (a 0-d tensor instead of a Python number)."
+        )
+    return GuardOnDataDependentSymNode(
+        name,
+        f"Could not guard on data-dependent expression: the forward reads a traced "
+        f"tensor's value into Python (Tensor.{name}), so the exported program would keep "
+        "this input's branch or number for every input. Keep the computation in tensors "
+        "(torch.where for a branch, a tensor instead of a Python number).",
+    )
+
+
 class _Recorder(overrides.TorchFunctionMode):
     """Records each call on a traced tensor as a node of ``graph``."""
 
@@ -141,9 +171,11 @@ class _Recorder(overrides.TorchFunctionMode):
         self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None
     ) -> Any:
         kwargs = kwargs or {}
-        out = func(*args, **kwargs)
         name = _short(func)
         traced = any(id(t) in self.nodes for t in _tensors((args, kwargs)))
+        if traced and name in _VALUE_READS and compiler.is_exporting():
+            raise _data_dependent(name)  # (torch.jit.trace's recording warns instead)
+        out = func(*args, **kwargs)
         if not traced and not (name in FACTORIES and isinstance(out, Tensor)):
             return out
         if not _tensors(out):
@@ -347,6 +379,14 @@ def _same_program(base: ExportedProgram, other: ExportedProgram) -> None:
     raise NotImplementedError("chainrule.export: the program's nodes change with a dynamic size")
 
 
+def _exporting() -> Any:
+    """``compiler.is_exporting()`` True for an export's trace, not for the recording of a
+    ``torch.jit.trace`` (which runs this one)."""
+    from ..jit._trace._record import is_tracing
+
+    return contextlib.nullcontext() if is_tracing() else compiler._exporting()
+
+
 def _trace(mod: Module, args: tuple, kwargs: dict) -> ExportedProgram:
     """One trace of ``mod(*args, **kwargs)`` on the inputs' sizes."""
     graph = Graph()
@@ -382,7 +422,7 @@ def _trace(mod: Module, args: tuple, kwargs: dict) -> ExportedProgram:
     before = [(b, b.detach().clone()) for _, b in mod.named_buffers()]
     before += [(t, t.detach().clone()) for t in _tensors((args, kwargs))]
     try:
-        with rnns_as_nodes(mod, recorder), recorder:
+        with rnns_as_nodes(mod, recorder), recorder, _exporting():
             result = mod(*args, **kwargs)
     finally:
         with no_grad():
