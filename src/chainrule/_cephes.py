@@ -46,6 +46,23 @@ def fma32(a: Any, b: Any, c: Any) -> Any:
     return t.astype(_F32)
 
 
+def horner(x: Any, coefficients: tuple) -> Any:
+    """fma32(...fma32(fma32(c0, x, c1), x, c2)..., x, cn): the polynomial by fused steps,
+    each rounded to float32, run in float64 (x converted once; each step's exact product,
+    its sum rounded once, then to float32 and back)."""
+    x64 = x.astype(xp.float64)
+    t = x64 * xp.float64(_F32(coefficients[0]))
+    rounded = xp.empty(x.shape, _F32)
+    for c in coefficients[1:-1]:
+        t += xp.float64(_F32(c))
+        rounded[...] = t
+        t[...] = rounded
+        t *= x64
+    t += xp.float64(_F32(coefficients[-1]))
+    rounded[...] = t
+    return rounded
+
+
 def _select(keep: Any, a: Any, b: Any) -> Any:
     """``a`` where ``keep`` (bool), else ``b`` (float32 arrays), by their bits: where's
     result without its branch per element (several times slower on a random mask)."""
@@ -68,9 +85,7 @@ def log(x: Any) -> Any:
     e = e - small  # (less one where small)
     x = x + shifted
     z = x * x
-    y = fma32(_F32(_LOG_P[0]), x, _F32(_LOG_P[1]))
-    for p in _LOG_P[2:]:
-        y = fma32(y, x, _F32(p))
+    y = horner(x, _LOG_P)
     y = y * x
     y = fma32(y, z, e * _LOG_Q1)
     y = y - z * _HALF  # (exact products, |e| < 2^8 and Q2 of 9 bits: no fused add needed)
@@ -94,13 +109,11 @@ def sincos(x: Any) -> tuple[Any, Any]:
     x = x + y * _MINUS_DP[1]
     x = fma32(y, _MINUS_DP[2], x)
     z = x * x
-    c = fma32(_F32(_COS_P[0]), z, _F32(_COS_P[1]))
-    c = fma32(c, z, _F32(_COS_P[2]))
+    c = horner(z, _COS_P)
     c = c * z
     c = fma32(c, z, -(z * _HALF))
     c = c + _ONE
-    s = fma32(_F32(_SIN_P[0]), z, _F32(_SIN_P[1]))
-    s = fma32(s, z, _F32(_SIN_P[2]))
+    s = horner(z, _SIN_P)
     s = s * z
     s = fma32(s, x, x)
     sin, cos = _select(use_sin_poly, s, c), _select(use_sin_poly, c, s)

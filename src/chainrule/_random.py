@@ -229,17 +229,24 @@ def _integral_dtype(dtype: Any, default: DType) -> DType:
     return dt
 
 
-def draw(kind: str, gen: Generator, target: Any, dt: DType, a: float, b: float) -> Any:
+def draw(
+    kind: str, gen: Generator, target: Any, dt: DType, a: float, b: float, into: bool = False
+) -> Any:
     """PyTorch's samples for every element of the array ``target`` (its shape and layout),
     in dt: "u" uniform on [a, b), "n" normal N(a, b²); complex: both parts so (the normal
-    ones with std b/√2, so that E|z - a|² is b²), as PyTorch draws them on the real view."""
+    ones with std b/√2, so that E|z - a|² is b²), as PyTorch draws them on the real view.
+    ``into``: written into ``target`` itself (a row-major float32 or float64 host array),
+    which is returned."""
     real = dt.to_real() if dt._category == 3 else dt
     n = target.size * (2 if real is not dt else 1)
+    out = target.reshape(-1) if into else None  # (a view: target is row-major)
     if kind == "u":
-        flat = _sampling.uniform(gen, n, real, a, b)
+        flat = _sampling.uniform(gen, n, real, a, b, out)
     else:
         std = b / 2**0.5 if real is not dt else b
-        flat = _sampling.normal(gen, n, real, a, std, target.flags.c_contiguous)
+        flat = _sampling.normal(gen, n, real, a, std, target.flags.c_contiguous, out)
+    if into:
+        return target
     if real is not dt:
         flat = flat.view(dt.np)
     return _sampling.in_visit_order(flat, target)

@@ -115,13 +115,13 @@ def uniform01(gen: Generator, n: int, dt: DType) -> Any:
     return u
 
 
-def uniform(gen: Generator, n: int, dt: DType, low: float, high: float) -> Any:
+def uniform(gen: Generator, n: int, dt: DType, low: float, high: float, out: Any = None) -> Any:
     """n uniforms on [low, high) in dt (the bounds first rounded to dt; a value rounded up
-    to high is low)."""
+    to high is low), written into ``out`` when given (n contiguous values of dt)."""
     acc = acc_dtype(dt)
     lo, hi = (xp.asarray(v).astype(dt.np) for v in (low, high))
     width, start = hi.astype(acc) - lo.astype(acc), lo.astype(acc)
-    out = xp.empty(n, dt.np)
+    out = xp.empty(n, dt.np) if out is None else out
     for i in range(0, n, _CHUNK):
         m = min(_CHUNK, n - i)
         values = fused(uniform01(gen, m, dt), width, start, acc).astype(dt.np, copy=False)
@@ -184,30 +184,47 @@ def _dtype64() -> DType:
     return _dtypes.float64
 
 
-def _box_muller_16(u: Any, dt: DType, mean: Any, std: Any) -> Any:
-    """Blocks of 16 uniforms (rows) to 16 normals each: j and j + 8 paired."""
+def _box_muller_16(u: Any, dt: DType, mean: Any, std: Any, out: Any) -> None:
+    """Blocks of 16 uniforms (rows) to 16 normals each, written into ``out`` (rows of 16 of
+    the accumulation dtype): j and j + 8 paired."""
     u1, u2 = u[:, :8], u[:, 8:]
     if dt.name == "float64":
         radius = xp.sqrt(-2.0 * xp.log(1.0 - u1))
         theta = _TWO_PI * u2
-        pair = (radius * xp.cos(theta), radius * xp.sin(theta))
-        return xp.concatenate([fused(v, std, mean, _F64) for v in pair], axis=1)
+        out[:, :8] = fused(radius * xp.cos(theta), std, mean, _F64)
+        out[:, 8:] = fused(radius * xp.sin(theta), std, mean, _F64)
+        return
     if dt.name == "float32" and _avx2():
         radius = xp.sqrt(_F32(-2) * _cephes.log(_F32(1) - u1))
-        sin, cos = _cephes.sincos(_F32(_TWO_PI) * u2)
-        return xp.concatenate([fused(radius * v, std, mean, _F32) for v in (cos, sin)], 1)
-    # float32 elsewhere: the C library's log, sin and cos, each rounded to float32
-    radius = xp.sqrt(_F32(-2) * xp.log((_F32(1) - u1).astype(_F64)).astype(_F32))
-    theta = (_TWO_PI * u2.astype(_F64)).astype(_F32).astype(_F64)
-    trig = (xp.cos(theta).astype(_F32), xp.sin(theta).astype(_F32))
-    return xp.concatenate([fused(radius * v, std, mean, _F32) for v in trig], axis=1)
+        trig = _cephes.sincos(_F32(_TWO_PI) * u2)[::-1]  # (cos, sin)
+    else:  # float32 elsewhere: the C library's log, sin and cos, each rounded to float32
+        radius = xp.sqrt(_F32(-2) * xp.log((_F32(1) - u1).astype(_F64)).astype(_F32))
+        theta = (_TWO_PI * u2.astype(_F64)).astype(_F32).astype(_F64)
+        trig = (xp.cos(theta).astype(_F32), xp.sin(theta).astype(_F32))
+    for half, v in zip((out[:, :8], out[:, 8:]), trig):
+        v *= radius
+        if mean == 0 and std != 1:  # fma(v, std, +0): the float32 product, -0 made +0
+            xp.multiply(v, std, out=half)
+            half += _F32(0)
+        else:
+            half[...] = fused(v, std, mean, _F32)
 
 
 def normal(
-    gen: Generator, n: int, dt: DType, mean: float, std: float, contiguous: bool = True
+    gen: Generator,
+    n: int,
+    dt: DType,
+    mean: float,
+    std: float,
+    contiguous: bool = True,
+    out: Any = None,
 ) -> Any:
     """n samples of N(mean, std²) in dt: Box-Muller by blocks of 16 for a contiguous
-    tensor of 16 or more, the cached-pair draws otherwise."""
+    tensor of 16 or more, the cached-pair draws otherwise; written into ``out`` when given
+    (n contiguous values of float32 or float64)."""
+    if out is not None and (n < 16 or not contiguous or acc_dtype(dt) != out.dtype):
+        out[...] = normal(gen, n, dt, mean, std, contiguous)
+        return out
     if n < 16 or not contiguous:
         return fused(normal_pairs(gen, n), std, mean, _F64).astype(dt.np)
     if dt.name in ("float16", "bfloat16"):  # float32's blocks, rounded; the last 16 drawn
@@ -222,15 +239,15 @@ def normal(
     acc = acc_dtype(dt)
     mean_, std_ = (xp.asarray(v).astype(dt.np).astype(acc) for v in (mean, std))
     whole = n // 16 * 16
-    out = xp.empty(n, acc)
+    out = xp.empty(n, acc) if out is None else out
     for i in range(0, whole, _CHUNK):  # (all n uniforms drawn before the last 16)
         m = min(_CHUNK, whole - i)
         u = uniform01(gen, m, dt).reshape(-1, 16)
-        out[i : i + m] = _box_muller_16(u, dt, mean_, std_).reshape(-1)
+        _box_muller_16(u, dt, mean_, std_, out[i : i + m].reshape(-1, 16))
     if whole != n:  # the rest drawn, then the last 16 drawn again
         uniform01(gen, n - whole, dt)
         tail = uniform01(gen, 16, dt).reshape(1, 16)
-        out[n - 16 :] = _box_muller_16(tail, dt, mean_, std_).reshape(-1)
+        _box_muller_16(tail, dt, mean_, std_, out[n - 16 :].reshape(1, 16))
     return out.astype(dt.np, copy=False)
 
 

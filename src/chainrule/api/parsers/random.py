@@ -16,9 +16,10 @@ from __future__ import annotations
 from typing import Any
 
 from ... import _dtypes, _sampling, _sampling_rejection
-from ..._backend import like, on_device_of, to_host, xp
+from ..._backend import like, ndarray, on_device_of, to_host, xp
 from ..._random import Generator, draw, generator_of
-from ..._tensor import Tensor, _make, check_device
+from ..._tensor import Tensor, _make, check_device, check_inference_write
+from ...autograd import grad_mode
 from ...autograd.inplace import inplace
 from ...ops import random as random_ops
 
@@ -46,6 +47,30 @@ def _write(self: Tensor, values: Any, node_name: str) -> Tensor:
     values = like(self._data, values).astype(self._dtype.np, copy=False)
     params = {"values": values, "node_name": node_name}
     return inplace(self, random_ops.sample, (self,), params)
+
+
+def _fill_in_place(self: Tensor) -> bool:
+    """Whether a draw can be written straight into self's memory, nothing recorded: a
+    row-major float32 or float64 host array, no gradient to record (grad mode off, or self
+    needs none), no forward-mode tangent (what ``nn.init`` fills: half the memory touched
+    of a draw then copied in, which for a large fresh weight is most of the time)."""
+    data = self._data
+    return (
+        data.__class__ is ndarray
+        and data.flags.c_contiguous
+        and data.flags.writeable
+        and self._dtype.name in ("float32", "float64")
+        and not (self._requires_grad and grad_mode._state.enabled)
+        and getattr(self, "_fw", None) is None
+    )
+
+
+def _drawn_in_place(self: Tensor, kind: str, gen: Generator, a: float, b: float) -> Tensor:
+    """``draw`` written into self (``_fill_in_place``), its version bumped."""
+    check_inference_write(self)
+    draw(kind, gen, self._data, self._dtype, a, b, into=True)
+    self._bump()
+    return self
 
 
 def _require_float(self: Tensor, kernel: str, complex_ok: bool = False) -> None:
@@ -82,7 +107,10 @@ def uniform_(
             f"uniform_ expects to return a [from, to) range, but found from={_num(from_)} > "
             f"to={_num(to)}"
         )
-    u = draw("u", generator_of(generator, "uniform_"), self._data, self._dtype, from_, to)
+    gen = generator_of(generator, "uniform_")
+    if _fill_in_place(self):
+        return _drawn_in_place(self, "u", gen, from_, to)
+    u = draw("u", gen, self._data, self._dtype, from_, to)
     return _write(self, u, "UniformBackward0")
 
 
@@ -94,7 +122,10 @@ def normal_(
     _require_float(self, "normal_kernel_cpu", complex_ok=True)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
-    n = draw("n", generator_of(generator, "normal_"), self._data, self._dtype, mean, std)
+    gen = generator_of(generator, "normal_")
+    if _fill_in_place(self):
+        return _drawn_in_place(self, "n", gen, mean, std)
+    n = draw("n", gen, self._data, self._dtype, mean, std)
     return _write(self, n, "NormalBackward0")
 
 
