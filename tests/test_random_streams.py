@@ -224,3 +224,22 @@ def test_invalid_state():
     for lib in (cr, torch):
         with pytest.raises(RuntimeError, match="Invalid mt19937 state"):
             lib.set_rng_state(lib.tensor(state.numpy()) if lib is cr else state)
+
+
+# float64 draws through the C library's log, log1p, tan and exp, at sizes up to a chunk:
+# PyTorch's CPU formulas (exponential by log1p(-u), geometric over log1p(-p)), with the C
+# library's values even where NumPy runs its own (AVX-512: chainrule/_sampling.c_library)
+FLOAT64_DRAWS = {
+    "randn": lambda L, n: L.randn(n, dtype=L.float64),
+    "normal_transposed": lambda L, n: L.empty(3, n, dtype=L.float64).t().normal_(0.5, 2.0),
+    "exponential": lambda L, n: L.empty(n, dtype=L.float64).exponential_(2.0),
+    "geometric": lambda L, n: L.empty(n, dtype=L.float64).geometric_(0.3),
+    "cauchy": lambda L, n: L.empty(n, dtype=L.float64).cauchy_(1.0, 2.0),
+    "log_normal": lambda L, n: L.empty(n, dtype=L.float64).log_normal_(0.1, 0.5),
+}
+
+
+@pytest.mark.parametrize("n", [12, 15, 1000, 40000])
+@pytest.mark.parametrize("name", list(FLOAT64_DRAWS))
+def test_float64_draws_through_the_c_library(name, n):
+    assert_exact(lambda L: FLOAT64_DRAWS[name](L, n), seed=n)

@@ -16,7 +16,7 @@ first high (``random64()``). From them, as ATen's CPU kernels do:
   for the next one;
 - integers in [a, b): a word modulo b - a, plus a (a 64-bit word when b - a >= 2^32);
 - Bernoulli(p): a uniform < p; exponential, geometric, Cauchy: the inverse CDF of a float64
-  uniform; log-normal: exp of a cached-pair normal;
+  uniform (with log1p where PyTorch's formulas have it); log-normal: exp of a cached-pair normal;
 - a permutation: Fisher-Yates, swapping element i with i + (word mod (n - i)).
 
 Every function returns a flat array in drawing order; ``in_visit_order`` lays it out as
@@ -159,7 +159,7 @@ def normal_pairs(gen: Generator, n: int) -> Any:
     elif m:
         pairs = (m + 1) // 2
         u = uniform01(gen, 2 * pairs, _dtype64())
-        r = xp.sqrt(-2.0 * xp.log1p(-u[1::2]))
+        r = xp.sqrt(-2.0 * c_library("log1p", -u[1::2]))
         theta = _TWO_PI * u[0::2]
         seq = xp.empty(2 * pairs, _F64)
         seq[0::2], seq[1::2] = r * xp.cos(theta), r * xp.sin(theta)
@@ -167,6 +167,50 @@ def normal_pairs(gen: Generator, n: int) -> Any:
         if m % 2:
             gen._next_normal = float(seq[m])
     return out
+
+
+# On AVX-512 machines NumPy evaluates some float64 functions with its own vector code, an
+# ulp off the C library's (which PyTorch's CPU samplers call) for 0.3% (log) to 7% (log1p)
+# of arguments: there, arrays of up to this many values go through Python's math (the C
+# library's functions) one value at a time, some 60 ns each, so that draws of the sizes
+# tests and small models make are PyTorch's to the bit; larger ones stay NumPy's.
+_MATH_UP_TO = 1 << 16
+_MATH = {"log": math.log, "log1p": math.log1p, "tan": math.tan, "exp": math.exp}
+_NUMPY_IS_LIBM: list[bool] = []
+
+
+def _numpy_is_libm() -> bool:
+    """Whether NumPy's float64 log, log1p, tan and exp give the C library's values here
+    (checked once, on 4000 arguments)."""
+    if not _NUMPY_IS_LIBM:
+        x = xp.linspace(0.0005, 0.9995, 1000)
+        points = {"log": x, "log1p": -x, "tan": (x - 0.5) * math.pi, "exp": 20 * x - 10}
+        _NUMPY_IS_LIBM.append(
+            all(
+                getattr(xp, name)(v).tolist() == list(map(_MATH[name], v.tolist()))
+                for name, v in points.items()
+            )
+        )
+    return _NUMPY_IS_LIBM[0]
+
+
+def c_library(name: str, x: Any, draw: int = 0) -> Any:
+    """The C library's float64 ``name`` (log, log1p, tan, exp) of the float64 array x:
+    NumPy's, or where NumPy's own differ (AVX-512), Python's math for draws of up to
+    ``_MATH_UP_TO`` values (``draw``: the whole draw's size when x is a part of it; an
+    argument out of math's domain or range: NumPy's value)."""
+    ours = getattr(xp, name)
+    if max(x.size, draw) > _MATH_UP_TO or _numpy_is_libm():
+        return ours(x)
+    fn = _MATH[name]
+
+    def one(v: float) -> float:
+        try:
+            return fn(v)
+        except (ValueError, OverflowError):  # (log 0, exp of a large value)
+            return float(ours(v))
+
+    return xp.fromiter(map(one, x.ravel().tolist()), _F64, x.size).reshape(x.shape)
 
 
 def _avx2() -> bool:
@@ -184,12 +228,12 @@ def _dtype64() -> DType:
     return _dtypes.float64
 
 
-def _box_muller_16(u: Any, dt: DType, mean: Any, std: Any, out: Any) -> None:
+def _box_muller_16(u: Any, dt: DType, mean: Any, std: Any, out: Any, draw: int) -> None:
     """Blocks of 16 uniforms (rows) to 16 normals each, written into ``out`` (rows of 16 of
-    the accumulation dtype): j and j + 8 paired."""
+    the accumulation dtype): j and j + 8 paired (``draw``: the whole draw's size)."""
     u1, u2 = u[:, :8], u[:, 8:]
     if dt.name == "float64":
-        radius = xp.sqrt(-2.0 * xp.log(1.0 - u1))
+        radius = xp.sqrt(-2.0 * c_library("log", 1.0 - u1, draw))
         theta = _TWO_PI * u2
         out[:, :8] = fused(radius * xp.cos(theta), std, mean, _F64)
         out[:, 8:] = fused(radius * xp.sin(theta), std, mean, _F64)
@@ -243,11 +287,11 @@ def normal(
     for i in range(0, whole, _CHUNK):  # (all n uniforms drawn before the last 16)
         m = min(_CHUNK, whole - i)
         u = uniform01(gen, m, dt).reshape(-1, 16)
-        _box_muller_16(u, dt, mean_, std_, out[i : i + m].reshape(-1, 16))
+        _box_muller_16(u, dt, mean_, std_, out[i : i + m].reshape(-1, 16), n)
     if whole != n:  # the rest drawn, then the last 16 drawn again
         uniform01(gen, n - whole, dt)
         tail = uniform01(gen, 16, dt).reshape(1, 16)
-        _box_muller_16(tail, dt, mean_, std_, out[n - 16 :].reshape(1, 16))
+        _box_muller_16(tail, dt, mean_, std_, out[n - 16 :].reshape(1, 16), n)
     return out.astype(dt.np, copy=False)
 
 
@@ -265,23 +309,25 @@ def bernoulli(gen: Generator, p: Any, n: int, double: bool = True) -> Any:
 
 
 def exponential(gen: Generator, n: int, lambd: float) -> Any:
-    """-log(1 - u)/λ, float64."""
-    return (-1.0 / lambd) * xp.log(1.0 - uniform01(gen, n, _dtype64()))
+    """-log1p(-u)/λ, float64 (PyTorch's CPU formula: log(1 - u) differs by an ulp for some
+    7% of u)."""
+    return (-1.0 / lambd) * c_library("log1p", -uniform01(gen, n, _dtype64()))
 
 
 def geometric(gen: Generator, n: int, p: float) -> Any:
-    """⌈log u / log(1 - p)⌉, float64."""
-    return xp.ceil(xp.log(uniform01(gen, n, _dtype64())) / xp.log(1.0 - p))
+    """⌈log u / log1p(-p)⌉, float64."""
+    u = uniform01(gen, n, _dtype64())
+    return xp.ceil(c_library("log", u) / c_library("log1p", xp.asarray(-p, _F64)))
 
 
 def cauchy(gen: Generator, n: int, median: float, sigma: float) -> Any:
     """median + σ·tan(π(u - ½)), float64."""
-    return fma64(sigma, xp.tan(math.pi * (uniform01(gen, n, _dtype64()) - 0.5)), median)
+    return fma64(sigma, c_library("tan", math.pi * (uniform01(gen, n, _dtype64()) - 0.5)), median)
 
 
 def log_normal(gen: Generator, n: int, mean: float, std: float) -> Any:
     """exp(mean + std·z), z of the cached-pair draws, float64."""
-    return xp.exp(fused(normal_pairs(gen, n), std, mean, _F64))
+    return c_library("exp", fused(normal_pairs(gen, n), std, mean, _F64))
 
 
 def integers(gen: Generator, n: int, low: int, high: int, dt: DType) -> Any:
