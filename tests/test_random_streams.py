@@ -243,3 +243,27 @@ FLOAT64_DRAWS = {
 @pytest.mark.parametrize("name", list(FLOAT64_DRAWS))
 def test_float64_draws_through_the_c_library(name, n):
     assert_exact(lambda L: FLOAT64_DRAWS[name](L, n), seed=n)
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, 0.5, 0.1, 1e-300, 2.0**-53, 3 * 2.0**-53, 1 - 2.0**-53])
+def test_bernoulli_of_one_probability_compares_words(p):
+    """One probability for all draws is compared on the words (w < ⌈p·2^53⌉, no floats):
+    pinned to u < p with u = w·2^-53, the general path, on the same words; and at ties of
+    the high 21 bits, which the draws above almost never meet."""
+    from chainrule import _sampling
+    from chainrule._random import Generator
+
+    first, second = Generator().manual_seed(3), Generator().manual_seed(3)
+    fast = _sampling.bernoulli(first, p, 100_001)
+    general = _sampling.uniform01(second, 100_001, cr.float64) < p
+    np.testing.assert_array_equal(fast, general)
+    assert first._bits.random_raw(1) == second._bits.random_raw(1)  # (as many words)
+    threshold = int(np.ceil(p * 2.0**53))
+    high, low = threshold >> 32, threshold & 0xFFFFFFFF
+    pairs = [[high, low - 1], [high, low], [high, low + 1], [high | 1 << 25, low - 1]]
+    words = np.array([w for pair in pairs if all(0 <= v < 1 << 32 for v in pair) for w in pair])
+    words = words.astype(np.uint64)
+    w53 = ((words[0::2] << np.uint64(32)) | words[1::2]) & np.uint64((1 << 53) - 1)
+    np.testing.assert_array_equal(
+        _sampling._below(words, threshold), w53.astype(np.float64) * 2.0**-53 < p
+    )

@@ -301,11 +301,27 @@ def normal(
 def bernoulli(gen: Generator, p: Any, n: int, double: bool = True) -> Any:
     """n draws of u < p (p a number or n probabilities), u float64 or (``double`` False)
     float32 and compared in float32."""
+    if double and isinstance(p, (int, float)) and 0 <= p <= 1:
+        return _below(words32(gen, 2 * n), math.ceil(p * 2.0**53))
     if double:
         return uniform01(gen, n, _dtype64()) < p
     from . import _dtypes
 
     return uniform01(gen, n, _dtypes.float32) < xp.asarray(p).astype(_F32)
+
+
+def _below(words: Any, threshold: int) -> Any:
+    """For each pair of words (high, low): whether its 53-bit uniform u = w·2^-53 (w the low
+    53 bits of high·2^32 + low) is below p, given as ``threshold`` = ⌈p·2^53⌉: w < threshold
+    is u < p exactly (w an integer), compared on the high 21 bits and, where they tie (one
+    pair in 2^21), on the low word: no 64-bit words formed, no floats."""
+    high = words[0::2] & _U64((1 << 21) - 1)
+    top = threshold >> 32
+    below = high < _U64(top)
+    ties = xp.flatnonzero(high == _U64(top))
+    if ties.size:
+        below[ties] = words[1::2][ties] < _U64(threshold & 0xFFFFFFFF)
+    return below
 
 
 def exponential(gen: Generator, n: int, lambd: float) -> Any:
