@@ -38,10 +38,9 @@ _SIGN = _U32(0x80000000)
 
 
 def fma32(a: Any, b: Any, c: Any) -> Any:
-    """a·b + c rounded once to float32 (a, b, c float32; a an array, or a number when b is
-    one)."""
-    t = xp.array(a if isinstance(a, xp.ndarray) else b, xp.float64)
-    t *= b if isinstance(a, xp.ndarray) else xp.float64(a)
+    """a·b + c rounded once to float32 (a, b, c float32)."""
+    t = xp.array(a, xp.float64)
+    t *= b
     t += c
     return t.astype(_F32)
 

@@ -75,9 +75,13 @@ def fma64(a: Any, b: Any, c: Any) -> Any:
 
 def fused(a: Any, b: Any, c: Any, acc: Any) -> Any:
     """a·b + c rounded once in the accumulation dtype ``acc`` (float32 or float64); a itself
-    for b = 1, c = 0."""
+    for b = 1, c = 0; for c = 0 the rounded product, a -0 made +0 (as -0 + 0)."""
     if b == 1 and c == 0:
         return xp.asarray(a, acc)
+    if c == 0:
+        product = xp.multiply(a, b, dtype=acc)
+        product += 0
+        return product
     return fma64(a, b, c) if acc == _F64 else _cephes.fma32(a, b, c)
 
 
@@ -247,11 +251,7 @@ def _box_muller_16(u: Any, dt: DType, mean: Any, std: Any, out: Any, draw: int) 
         trig = (xp.cos(theta).astype(_F32), xp.sin(theta).astype(_F32))
     for half, v in zip((out[:, :8], out[:, 8:]), trig):
         v *= radius
-        if mean == 0 and std != 1:  # fma(v, std, +0): the float32 product, -0 made +0
-            xp.multiply(v, std, out=half)
-            half += _F32(0)
-        else:
-            half[...] = fused(v, std, mean, _F32)
+        half[...] = fused(v, std, mean, _F32)
 
 
 def normal(

@@ -96,13 +96,12 @@ def test_control_flow_operators_are_refused_not_unrolled(which):
 def test_is_exporting_inside_the_traced_forward(lib):
     seen = []
 
-    class M(lib.nn.Module):
-        def forward(self, x):
-            seen.append(lib.compiler.is_exporting())
-            return x + 1
+    def forward(L, x):
+        seen.append(L.compiler.is_exporting())
+        return x + 1
 
-    lib.export.export(M(), (lib.ones(3),))
-    M()(lib.ones(3))
+    lib.export.export(_module(lib, forward), (lib.ones(3),))
+    _module(lib, forward)(lib.ones(3))
     assert seen == [True, False]
     assert lib.compiler.is_exporting() is False
 
@@ -113,12 +112,11 @@ def test_jit_trace_warns_where_export_refuses(lib):
     """torch.jit.trace keeps the path taken, with its TracerWarning, and is no export."""
     seen = []
 
-    class M(lib.nn.Module):
-        def forward(self, x):
-            seen.append(lib.compiler.is_exporting())
-            return x.sin() if x.sum() > 0 else x.cos()
+    def forward(L, x):
+        seen.append(L.compiler.is_exporting())
+        return x.sin() if x.sum() > 0 else x.cos()
 
     with pytest.warns(lib.jit.TracerWarning, match="Python boolean"):
-        traced = lib.jit.trace(M(), (lib.ones(3),))
+        traced = lib.jit.trace(_module(lib, forward), (lib.ones(3),))
     assert seen and not any(seen)
     assert traced(-lib.ones(1)).tolist() == pytest.approx([-0.8414709848])  # (the sine)
