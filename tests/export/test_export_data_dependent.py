@@ -72,22 +72,25 @@ def test_item_is_refused_where_pytorch_keeps_a_symbol():
 
 
 @pytest.mark.parametrize("which", ["cond", "while_loop"])
-def test_control_flow_operators_are_refused_not_unrolled(which):
-    """PyTorch keeps cond's branches and while_loop's body as subgraphs; chainrule's export
-    does not write those yet and refuses, where a trace would keep this input's path."""
+def test_control_flow_operators_are_kept_as_subgraphs_not_unrolled(which):
+    """PyTorch keeps cond's branches and while_loop's body as subgraphs, and so does
+    chainrule's export (tests/export/test_export_control_flow.py): no trace of this
+    input's path, the program runs other inputs' paths as PyTorch's."""
 
     def forward(L, x):
         if which == "cond":
             return L.cond(x.sum() > 0, lambda x: x.sin(), lambda x: x.cos(), (x,))
         loop = L._higher_order_ops.while_loop
-        return loop(lambda i, x: i < 3, lambda i, x: (i + 1, x * 2), (L.tensor(0), x))[1]
+        return loop(lambda i, x: i < 3, lambda i, x: (i + 1, x * 2), (x.sum() * 0, x))[1]
 
     ep = torch.export.export(_module(torch, forward), (torch.ones(3),))
+    got = cr.export.export(_module(cr, forward), (cr.ones(3),))
     assert "torch.ops.higher_order" in ep.graph_module.code
-    with pytest.raises(NotImplementedError, match=f"cannot export torch.{which} yet"):
-        cr.export.export(_module(cr, forward), (cr.ones(3),))
+    assert got.graph_module.code == ep.graph_module.code
+    x = [-1.0, -2.0, 0.5]
+    want = ep.module()(torch.tensor(x))
+    assert got.module()(cr.tensor(x)).tolist() == pytest.approx(want.tolist())
     # eagerly, both run as PyTorch's
-    x = [1.0, -2.0, 0.5]
     want = _module(torch, forward)(torch.tensor(x)).tolist()
     assert _module(cr, forward)(cr.tensor(x)).tolist() == pytest.approx(want)
 

@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from export_printing import printed
 
 import chainrule as cr
 import chainrule.export as cexport
@@ -48,15 +49,6 @@ def _both(tm, cm, arrays, spec):
     return want, got
 
 
-def _printed(ep):
-    comments = ("# File", "# No stacktrace")
-    return [
-        line
-        for line in str(ep).split("\n")
-        if line.strip() and not line.strip().startswith(comments)
-    ]
-
-
 def _same(got, want):
     for a, b in zip(got, want):
         assert tuple(a.shape) == tuple(b.shape)
@@ -79,7 +71,7 @@ def test_dynamic_export_matches_pytorch_and_runs_at_other_sizes(tmp_path, case):
     n = 5
     arrays = (RNG.standard_normal((n, 4)), RNG.standard_normal((n, 2, 3)))
     want, got = _both(tm, cm, arrays, SPECS[case])
-    assert _printed(got) == _printed(want)
+    assert printed(got) == printed(want)
     assert str(got.range_constraints) == str(want.range_constraints)
     assert got.graph_module.code == want.graph_module.code
     cexport.save(got, tmp_path / "d.pt2")
@@ -87,7 +79,7 @@ def test_dynamic_export_matches_pytorch_and_runs_at_other_sizes(tmp_path, case):
         warnings.simplefilter("ignore")
         loaded = torch.export.load(tmp_path / "d.pt2")
     assert str(loaded.range_constraints) == str(want.range_constraints)
-    assert _printed(loaded) == _printed(want)
+    assert printed(loaded) == printed(want)
     for m in (3, 9):
         xs = (
             torch.tensor(RNG.standard_normal((m, 4))),
@@ -135,17 +127,21 @@ def test_auto_size_one_stays_static():
     tm, cm = _pair()
     arrays = (RNG.standard_normal((1, 4)), RNG.standard_normal((5, 2, 3)))
     want, got = _both(tm, cm, arrays, lambda e: {"x": {0: e.Dim.AUTO}, "y": None})
-    assert _printed(got) == _printed(want)
+    assert printed(got) == printed(want)
     assert str(got.range_constraints) == str(want.range_constraints) == "{}"
 
 
-def test_sizes_read_by_the_forward_are_refused():
-    """PyTorch writes ``x.size(0)`` passed to ``view`` as a ``sym_size.int`` node; this
-    export refuses it rather than baking the example size in."""
+def test_sizes_read_by_the_forward_are_sym_size_nodes():
+    """PyTorch writes ``x.size(0)`` passed to ``view`` as a ``sym_size.int`` node of the
+    input (test_export_sym_sizes.py has the models)."""
 
     class Viewer(cr.nn.Module):
         def forward(self, x):
             return x.view(x.size(0), -1)
 
-    with pytest.raises(NotImplementedError, match="sym_size"):
-        cexport.export(Viewer(), (cr.ones(4, 2, 3),), dynamic_shapes={"x": {0: cexport.Dim("b")}})
+    ep = cexport.export(Viewer(), (cr.ones(4, 2, 3),), dynamic_shapes={"x": {0: cexport.Dim("b")}})
+    size, view = [n for n in ep.graph.nodes if n.op == "call_function"]
+    assert (str(size.target), size.args[1]) == ("aten.sym_size.int", 0)
+    assert view.args[1] == [size, -1]
+    out = ep.module()(cr.ones(7, 2, 3))
+    assert tuple(out.shape) == (7, 6)

@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from export_printing import printed
 
 import chainrule as cr
 import chainrule.export as cexport
@@ -104,16 +105,6 @@ def _same(got, want, tol=1e-10):
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
 
 
-def _printed(ep):
-    """The non-blank lines of ``str(ep)`` but PyTorch's source-location comments."""
-    comments = ("# File", "# No stacktrace")
-    return [
-        line
-        for line in str(ep).split("\n")
-        if line.strip() and not line.strip().startswith(comments)
-    ]
-
-
 @pytest.mark.parametrize("kind", ["mlp", "cnn", "mixer"])
 def test_export_graph_matches_pytorch(kind):
     tm, cm, targs, cargs = _pair(kind)
@@ -126,7 +117,7 @@ def test_export_graph_matches_pytorch(kind):
     assert got.graph_module.code == want.graph_module.code
     assert str(got.graph_signature) == str(want.graph_signature)
     assert list(got.state_dict) == list(want.state_dict)
-    assert _printed(got) == _printed(want)
+    assert printed(got) == printed(want)
     _same(got.module()(*cargs), tm(*targs))
 
 
@@ -247,7 +238,7 @@ def test_dynamic_program_loads_prints_runs_and_resaves(tmp_path):
         torch.export.save(ep, tmp_path / "t.pt2")
         want = torch.export.load(tmp_path / "t.pt2")
     got = cexport.load(tmp_path / "t.pt2")
-    assert _printed(got) == _printed(want)
+    assert printed(got) == printed(want)
     for n in (2, 7):
         xn = torch.tensor(RNG.standard_normal((n, 3, 4)))
         _same(got.module()(cr.tensor(xn.numpy())), tm(xn))

@@ -153,6 +153,24 @@ def test_conversion_to_same_dtype_returns_self():
     assert c == t
 
 
+def test_conversion_positional_non_blocking_and_copy():
+    """to(dtype, non_blocking, copy) and to(device, dtype, non_blocking, copy): the second
+    positional boolean is copy."""
+
+    def f(L):
+        x = L.tensor([1.0, 2.0])
+        return (
+            x.to(L.float32, False, True) is x,
+            x.to(L.float32, True) is x,
+            x.to("cpu", L.float32, False, True) is x,
+            x.to(L.float64, False, True).dtype == L.float64,
+            x.to(x, False, True) is x,
+        )
+
+    c, t = both(f)
+    assert c == t == (False, True, False, True, False)
+
+
 def test_conversion_records_the_graph():
     x = cr.tensor([1.0, 2.0], requires_grad=True)
     y = x.double()

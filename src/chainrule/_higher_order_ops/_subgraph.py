@@ -25,20 +25,18 @@ _HEAD = (
 )
 
 
-def refuse_export(op: str) -> None:
-    """Refuse ``op`` inside ``torch.export.export``: PyTorch's program keeps its functions
-    as subgraphs (``torch.ops.higher_order.*``), which chainrule's export does not write
-    yet, and a trace of what this one input runs would give a program that is wrong for
-    inputs taking another branch or another number of steps."""
+def exporting() -> Any:
+    """The recorder of the export trace this call runs in, or None: under
+    ``torch.export.export`` a control-flow operator is written as PyTorch's program keeps
+    it, its functions as subgraphs (``torch.ops.higher_order.*``), not as the path this
+    input takes (chainrule/export/_control_flow.py)."""
     from .. import compiler
 
-    if compiler.is_exporting():
-        raise NotImplementedError(
-            f"chainrule.export cannot export {op} yet: PyTorch's program keeps its "
-            "functions as subgraphs, and a trace of the path this input takes would be "
-            "wrong for other inputs. Export without it (the branch or loop written out in "
-            "the forward), or run the model eagerly."
-        )
+    if not compiler.is_exporting():
+        return None
+    from ..export import _control_flow
+
+    return _control_flow.active()
 
 
 def tensor_leaves(tree: Any) -> list[Tensor]:

@@ -33,8 +33,12 @@ def cond(
     if isinstance(pred, (bool, int, float)):  # (a constant: the branch runs as is)
         return true_fn(*operands) if pred else false_fn(*operands)
     _validate(pred, true_fn, false_fn, operands)
-    _subgraph.refuse_export("torch.cond")
     operands = tuple(operands)
+    recorder = _subgraph.exporting()
+    if recorder is not None:  # (under export: both branches written as subgraphs)
+        from ..export._control_flow import export_cond
+
+        return export_cond(recorder, pred, true_fn, false_fn, operands)
     if pred.is_meta:  # (inside another check: both branches)
         ours = _subgraph.call("torch.cond", true_fn, operands)
         _check_agree(ours, _subgraph.call("torch.cond", false_fn, operands))

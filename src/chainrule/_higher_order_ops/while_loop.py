@@ -33,7 +33,16 @@ def while_loop(cond_fn: Callable, body_fn: Callable, carried_inputs: tuple | lis
             "Expect carried_inputs to be a tuple of possibly nested dict/list/tuple that only"
             f"consists of tensor or int leaves, but got {carried_inputs}."
         )
-    _subgraph.refuse_export(_OP)
+    recorder = _subgraph.exporting()
+    if recorder is not None:  # (under export: condition and body written as subgraphs)
+        from ..export._control_flow import export_while_loop
+
+        return export_while_loop(recorder, cond_fn, body_fn, carried_inputs, _run)
+    return _run(cond_fn, body_fn, carried_inputs)
+
+
+def _run(cond_fn: Callable, body_fn: Callable, carried_inputs: tuple | list) -> Any:
+    """The loop itself, as Python: the last carried values, through one node."""
     carried = tuple(carried_inputs)
     out: Any = None
     while _holds(_subgraph.call(_OP, cond_fn, carried)):

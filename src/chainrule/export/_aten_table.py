@@ -14,6 +14,7 @@ from typing import Any
 import chainrule as torch
 import chainrule.nn.functional as F
 
+from ._translations_losses import LOSSES_TABLE
 from ._translations_resample import RESAMPLE_TABLE
 from ._translations_sorting import SORTING_TABLE
 
@@ -564,6 +565,7 @@ TABLE: dict[str, Callable] = {
     "where.self": torch.where,
     "masked_fill.Scalar": torch.masked_fill,
     "masked_fill.Tensor": torch.masked_fill,
+    "masked_fill_.Scalar": lambda self, mask, value: self.masked_fill_(mask, value),
     "any.dim": lambda self, dim, keepdim=False: torch.any(self, dim, keepdim),
     "any.default": lambda self: torch.any(self),
     "all.default": lambda self: torch.all(self),
@@ -730,6 +732,7 @@ TABLE: dict[str, Callable] = {
 
 TABLE.update(RESAMPLE_TABLE)  # (upsample_nearest2d.vec ...: F.interpolate's)
 TABLE.update(SORTING_TABLE)  # (argsort, topk, prelu)
+TABLE.update(LOSSES_TABLE)  # (mse_loss, nll_loss_nd, kl_div, ...)
 
 # Python-level targets of a graph (``operator.getitem`` on a multi-output node, and the
 # arithmetic of symbolic sizes), by their serialized names

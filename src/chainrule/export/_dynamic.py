@@ -1,10 +1,9 @@
 """``dynamic_shapes``: ``Dim`` and its hints, and sizes that are symbols in an exported
 program. A size marked dynamic becomes a symbol named as PyTorch names it (``s`` and a
 number from the sha256 of its source, ``L['x'].size()[0]``); the sizes of every graph
-value are found as affine expressions of the symbols by tracing again with each symbol
-grown by one (and all grown by two, as a check). A node argument that changes with a
-symbol (a size read by the forward and passed on) is refused: PyTorch writes it as a
-``sym_size`` node, which this export does not yet write."""
+value, and the sizes the forward reads and passes to ops, are found as polynomials of the
+symbols by tracing again with each symbol grown by one (and all grown by two, as a check):
+``_sym_sizes`` writes the sizes read as PyTorch's ``sym_size`` and arithmetic nodes."""
 
 from __future__ import annotations
 
@@ -159,17 +158,3 @@ def _check_range(dim: Dim, size: int) -> None:
         )
     if size < dim.min or (dim.max != INT_OO and size > dim.max):
         raise ConstraintViolationError(f"{size} not in range [{dim.min}, {dim.max}]")
-
-
-def expression(constant: int, coefficients: list[tuple[str, int]]) -> Any:
-    """A size as sympy writes it (``4*s77``, ``s77 + 1``), or an int when constant."""
-    terms = [(name, a) for name, a in sorted(coefficients) if a != 0]
-    if not terms:
-        return constant
-    parts = [name if a == 1 else f"{a}*{name}" for name, a in terms]
-    text = " + ".join(parts)
-    if constant > 0:
-        text += f" + {constant}"
-    elif constant < 0:
-        text += f" - {-constant}"
-    return text

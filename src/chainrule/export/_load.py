@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import IO, Any
 
-from . import _archive
+from . import _archive, _higher_order
 from ._reader import read_graph, read_signature
 from .exported_program import (
     ExportedProgram,
@@ -63,6 +63,7 @@ def load(
             _bound(r.get("min_val"), "-int_oo"), _bound(r.get("max_val"), "int_oo")
         )
         for name, r in program.get("range_constraints", {}).items()
+        if _higher_order.appears(name, gm["graph"])
     }
     calls = [
         ModuleCallEntry(entry["fqn"], root_signature(entry.get("signature")))

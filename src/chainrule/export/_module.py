@@ -11,10 +11,12 @@ from ..fx.graph import PythonCode, _torch_view
 from ..nn import Module
 from . import _treespec
 from ._aten import OpsNamespace
+from ._higher_order import HIGHER_ORDER, subgraphs
 from ._reader import ATEN
 from .graph_signature import ExportGraphSignature, InputKind, OutputKind
 
 _OPS = OpsNamespace(ATEN)
+_OPS.higher_order = HIGHER_ORDER  # (the control-flow operators: cond, while_loop)
 
 
 class _TorchWithOps:
@@ -80,8 +82,14 @@ class StatefulGraphModule(ExportGraphModule):
 
 
 def graph_module(graph: Graph) -> ExportGraphModule:
-    """``ep.graph_module``: the saved graph, parameters and buffers as its inputs."""
-    return ExportGraphModule({}, graph)
+    """``ep.graph_module``: the saved graph, parameters and buffers as its inputs, the
+    functions of its control-flow operators as GraphModule attributes (``true_graph_0``)."""
+    return ExportGraphModule(subgraph_modules(graph), graph)
+
+
+def subgraph_modules(graph: Graph) -> dict[str, ExportGraphModule]:
+    """The GraphModule of each subgraph ``graph`` reads, by attribute name."""
+    return {name: graph_module(sub) for name, sub in subgraphs(graph).items()}
 
 
 def _attr_name(target: str) -> str:
@@ -134,7 +142,8 @@ def unlift(
         elif spec.kind in (OutputKind.USER_OUTPUT, OutputKind.LOSS_OUTPUT):
             user_outputs.append(env[value] if isinstance(value, Node) else value)
     new.output(tuple(user_outputs))
-    root = {t: state[t] if t in state else constants[t] for _, t in lifted}
+    root: dict[str, Any] = {t: state[t] if t in state else constants[t] for _, t in lifted}
+    root.update(subgraph_modules(new))
     module = StatefulGraphModule(root, new)
     _restore_kinds(module, signature)
     module._in_spec = in_spec

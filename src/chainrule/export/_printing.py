@@ -25,8 +25,9 @@ def annotation(meta: Any) -> str:
     return f'"{SHORT_DTYPE.get(name, name)}[{sizes}]"'
 
 
-def readable(graph: Graph, code: str) -> str:
-    """The class text of ``print_readable`` with annotated values."""
+def readable(graph: Graph, code: str, name: str = "GraphModule", children: Any = ()) -> str:
+    """The class text of ``print_readable`` with annotated values; ``children``: the
+    ``(graph, code, name, children)`` of each subgraph, printed as a nested class."""
     metas = {n.name: n.meta.get("tensor_meta") for n in graph.nodes}
     syms = {n.name: n.meta["sym_expr"] for n in graph.nodes if "sym_expr" in n.meta}
     params = []
@@ -35,7 +36,7 @@ def readable(graph: Graph, code: str) -> str:
             meta = metas.get(n.name)
             params.append(f"{n.target}: {annotation(meta)}" if meta is not None else n.target)
     lines = [
-        "class GraphModule(torch.nn.Module):",
+        f"class {name}(torch.nn.Module):",
         f"    def forward({', '.join(['self', *params])}):",
     ]
     for line in code.strip("\n").split("\n")[1:]:
@@ -47,12 +48,23 @@ def readable(graph: Graph, code: str) -> str:
         elif m is not None and m.group(1) in syms:
             line = f'    {m.group(1)}: "Sym({expression(syms[m.group(1)])})" = {m.group(2)}'
         lines.append("    " + line)
+    for child in children:
+        lines.append("        ")
+        lines += ["    " + line for line in readable(*child).rstrip("\n").split("\n")]
     return "\n".join(lines) + "\n"
 
 
-def program_text(graph: Graph, code: str, signature: Any, range_constraints: dict) -> str:
+def tree(module: Any, name: str = "GraphModule") -> tuple:
+    """``(graph, code, name, children)`` of an exported GraphModule and its subgraphs."""
+    from ._higher_order import subgraphs
+
+    children = [tree(getattr(module, attr), attr) for attr in subgraphs(module.graph)]
+    return module.graph, module.code, name, children
+
+
+def program_text(graph_module: Any, signature: Any, range_constraints: dict) -> str:
     """PyTorch's ``str(ExportedProgram)`` layout."""
-    module = readable(graph, code).replace("\n", "\n    ")
+    module = readable(*tree(graph_module)).replace("\n", "\n    ")
     sig = str(signature).replace("\n", "\n    ")
     return (
         "ExportedProgram:\n"

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..fx import Graph, Node
-from . import _schema
+from . import _higher_order, _schema
 from ._aten import AtenNamespace
 from ._aten_table import PYTHON_TARGETS, TABLE
 from .graph_signature import (
@@ -49,6 +49,8 @@ def target_of(name: str) -> Any:
         return ATEN.overload(name[len("torch.ops.") :])
     if name in PYTHON_TARGETS:
         return PYTHON_TARGETS[name]
+    if name.startswith(_higher_order.PREFIX):
+        return _higher_order.target_of(name)
     raise NotImplementedError(f"chainrule.export cannot run the operator {name}")
 
 
@@ -92,7 +94,11 @@ class _GraphReader:
             return complex(v["real"], v["imag"])
         if kind == "as_string_to_argument":
             return {k: self.arg(x) for k, x in v.items()}
-        if kind in ("as_graph", "as_custom_obj"):
+        if kind == "as_graph":  # (a control-flow operator's function: a get_attr node)
+            node = self.graph.create_node("get_attr", v["name"], name=v["name"])
+            node.meta["subgraph"] = read_graph(v["graph"])
+            return node
+        if kind == "as_custom_obj":
             raise NotImplementedError(f"chainrule.export cannot read a {kind[3:]} argument")
         if kind == "as_float":
             return _float(v)
@@ -153,6 +159,7 @@ class _GraphReader:
             single
             and target is not operator.getitem
             and not record.get("is_hop_single_tensor_return")
+            and not isinstance(target, _higher_order.HigherOrderOperator)  # (getitems)
         ):
             ((kind, v),) = outputs[0].items()
             out_name = v["name"] if kind == "as_tensor" else v.get("as_name", name)
@@ -185,7 +192,8 @@ class _GraphReader:
         for record in self.record["nodes"]:
             self.node(record)
         outs = tuple(self.arg(a) for a in self.record["outputs"])
-        self.graph.output(outs)
+        # (a while loop's condition returns its one tensor, not a tuple)
+        self.graph.output(outs[0] if self.record.get("is_single_tensor_return") else outs)
         return self.graph
 
 

@@ -3,6 +3,7 @@ inputs are called), for the overloads of ``_aten_table``."""
 
 from __future__ import annotations
 
+from ._translations_losses import LOSSES_ARGS
 from ._translations_resample import RESAMPLE_ARGS
 from ._translations_sorting import SORTING_ARGS
 
@@ -149,6 +150,7 @@ POSITIONAL: dict[str, str] = {
     "lt.Tensor": "self other",
     "masked_fill.Scalar": "self mask value",
     "masked_fill.Tensor": "self mask value",
+    "masked_fill_.Scalar": "self mask value",
     "matmul.default": "self other",
     "max.default": "self",
     "max.dim": "self dim keepdim",
@@ -254,6 +256,7 @@ POSITIONAL: dict[str, str] = {
 
 
 POSITIONAL.update(RESAMPLE_ARGS)
+POSITIONAL.update(LOSSES_ARGS)
 POSITIONAL.update({k: v for k, v in SORTING_ARGS.items() if k not in POSITIONAL})
 
 

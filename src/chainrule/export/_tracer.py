@@ -16,8 +16,10 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..fx import Graph, Node
 from ..nn import Module
-from . import _dynamic, _schema_args
+from . import _dynamic, _schema_args, _sym_sizes
+from ._higher_order import loop_ranges
 from ._reader import ATEN, TensorMeta
+from ._sym_sizes import SizeRecord, SymSize
 from ._translations import TRANSLATIONS
 from ._translations_more import FACTORIES, PREV, Step
 from ._translations_rnn import rnns_as_nodes
@@ -128,15 +130,25 @@ def _data_dependent(name: str) -> Exception:
 class _Recorder(overrides.TorchFunctionMode):
     """Records each call on a traced tensor as a node of ``graph``."""
 
-    def __init__(self, graph: Graph, nodes: dict[int, Node], first_user: Node | None) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        nodes: dict[int, Node],
+        first_user: Node | None,
+        sizes: SizeRecord | None = None,
+    ) -> None:
         self.graph = graph
         self.nodes = nodes
         self.first_user = first_user
+        self.sizes = sizes  # (under dynamic_shapes: the sizes read, and how to write them)
+        self.lift: Any = None  # (in a cond/while_loop function: reads an outer tensor)
         self.alive: list[Any] = []
         self.constants: list[tuple[Node, str, Tensor]] = []
 
     def node_of(self, t: Tensor) -> Node:
         """The node of ``t``; a tensor the trace did not make becomes a lifted constant."""
+        if id(t) not in self.nodes and self.lift is not None:
+            return self.lift(t)  # (_control_flow: the constant is the outer graph's)
         if id(t) not in self.nodes:
             if t.grad_fn is not None:
                 # computed from traced values by a call the trace did not see: as a
@@ -161,6 +173,8 @@ class _Recorder(overrides.TorchFunctionMode):
             return chain[-1]
         if isinstance(value, Step):
             return chain[value.index]
+        if isinstance(value, SymSize) and self.sizes is not None and self.sizes.plan:
+            return self.sizes.written(value, self.graph)
         if isinstance(value, Tensor):
             return self.node_of(value)
         if isinstance(value, (list, tuple)):
@@ -176,6 +190,8 @@ class _Recorder(overrides.TorchFunctionMode):
         if traced and name in _VALUE_READS and compiler.is_exporting():
             raise _data_dependent(name)  # (torch.jit.trace's recording warns instead)
         out = func(*args, **kwargs)
+        if traced and self.sizes is not None and name in ("size", "shape.__get__"):
+            return self.sizes.read(out)
         if not traced and not (name in FACTORIES and isinstance(out, Tensor)):
             return out
         if not _tensors(out):
@@ -292,40 +308,72 @@ def export(
             f"Expecting `args` to be a tuple of example positional inputs, got {type(args)}"
         )
     kwargs = kwargs or {}
-    base = _trace(mod, args, kwargs)
     if dynamic_shapes is None:
-        return base
+        return _trace(mod, args, kwargs)
     inputs = _user_inputs(mod, args, kwargs)
     arg_names = list(inspect.signature(mod.forward).parameters)
     found = _dynamic.symbols(inputs, dynamic_shapes, arg_names)
     if not found:
-        return base
-    grown = []
+        return _trace(mod, args, kwargs)
+    return _symbolic(mod, args, kwargs, inputs, found)
+
+
+def _symbolic(
+    mod: Module, args: tuple, kwargs: dict, inputs: list, found: list[_dynamic.Symbol]
+) -> ExportedProgram:
+    """The program with the ``found`` symbols: traced at the example sizes, with each
+    symbol grown by one, and all grown by two (a check); the sizes of every value and of
+    every size the forward reads are polynomials fitted to these traces, and a last trace
+    writes the sizes passed to ops as ``sym_size`` and arithmetic nodes."""
+    start = {s.name: _size_of(s, inputs) for s in found}
+    runs = [(args, kwargs, start)]
     for symbol in found:
-        grown.append(_trace(mod, *_grow(args, kwargs, inputs, {symbol: 1})))
-    check = _trace(mod, *_grow(args, kwargs, inputs, {symbol: 2 for symbol in found}))
-    for other in [*grown, check]:
-        _same_program(base, other)
-    for node, *others, checked in zip(
-        base.graph.nodes, *(g.graph.nodes for g in grown), check.graph.nodes
-    ):
-        meta = node.meta.get("tensor_meta")
-        if meta is None:
-            continue
-        shape = []
-        for d, size in enumerate(meta.shape):
-            steps = [o.meta["tensor_meta"].shape[d] - size for o in others]
-            constant = size - sum(a * _size_of(s, inputs) for a, s in zip(steps, found))
-            expected = size + 2 * sum(steps)
-            if checked.meta["tensor_meta"].shape[d] != expected:
-                raise NotImplementedError(
-                    f"chainrule.export: the size of {node.name} is not affine in the "
-                    "dynamic sizes (only sums of multiples are supported)"
-                )
-            shape.append(_dynamic.expression(constant, [(s.name, a) for s, a in zip(found, steps)]))
-        meta.shape = shape
+        grown = {**start, symbol.name: start[symbol.name] + 1}
+        runs.append((*_grow(args, kwargs, inputs, {symbol: 1}), grown))
+    check = {name: size + 2 for name, size in start.items()}
+    runs.append((*_grow(args, kwargs, inputs, {symbol: 2 for symbol in found}), check))
+    records = [SizeRecord() for _ in runs]
+    traces = [_trace(mod, a, k, record) for (a, k, _), record in zip(runs, records)]
+    for other in traces[1:]:
+        _same_program(traces[0], other)
+    values = [sizes for *_, sizes in runs]
+    names = [s.name for s in found]
+    polys = _sym_sizes.polynomials(records, values, names)
+    forced = _sym_sizes.forced(traces[0].graph)
+    base = traces[0]
+    if forced:
+        # PyTorch's trace numbered a sym_size node for each size read, then wrote one for
+        # each symbol of the inputs (in their order), keeping those used
+        reads, used = _sym_sizes.leaf_count(forced, polys)
+        ordered = sorted(found, key=lambda s: s.places[0])
+        reified = [
+            (f"sym_size_int_{reads + j}", *s.places[0], s.name)
+            for j, s in enumerate(ordered)
+            if s.name in used
+        ]
+        base = _trace(mod, args, kwargs, SizeRecord(polys), reified)
+    plain = [n for n in base.graph.nodes if "sym_expr" not in n.meta]
+    for node, *others in zip(plain, *(t.graph.nodes for t in traces)):
+        for meta, *other_metas in zip(_metas(node), *(_metas(o) for o in others)):
+            shape = []
+            for d in range(len(meta.shape)):
+                sizes = [int(m.shape[d]) for m in other_metas]
+                poly = _sym_sizes.fitted(sizes, values, names, polys)
+                if poly is None:
+                    raise NotImplementedError(
+                        f"chainrule.export: the size of {node.name} is not a polynomial of "
+                        "the dynamic sizes this export finds (sums of multiples, or a size "
+                        "the forward computed)"
+                    )
+                shape.append(poly.terms.get((), 0) if poly.is_constant() else str(poly))
+            meta.shape = shape
     base._range_constraints = {_Symbol(s.name): ValueRanges(s.lower, s.upper) for s in found}
     return base
+
+
+def _metas(node: Node) -> list[TensorMeta]:
+    meta = node.meta.get("tensor_meta")
+    return ([meta] if meta is not None else []) + list(node.meta.get("output_metas", ()))
 
 
 def _size_of(symbol: _dynamic.Symbol, inputs: list[tuple[str, Tensor]]) -> int:
@@ -352,6 +400,8 @@ def _grow(
 
 
 def _plain(value: Any) -> Any:
+    if isinstance(value, SymSize):
+        return ("size", value.index)
     if isinstance(value, Node):
         return ("node", value.name)
     if isinstance(value, (list, tuple)):
@@ -387,8 +437,16 @@ def _exporting() -> Any:
     return contextlib.nullcontext() if is_tracing() else compiler._exporting()
 
 
-def _trace(mod: Module, args: tuple, kwargs: dict) -> ExportedProgram:
-    """One trace of ``mod(*args, **kwargs)`` on the inputs' sizes."""
+def _trace(
+    mod: Module,
+    args: tuple,
+    kwargs: dict,
+    sizes: SizeRecord | None = None,
+    reified: list[tuple[str, int, int, str]] = (),
+) -> ExportedProgram:
+    """One trace of ``mod(*args, **kwargs)`` on the inputs' sizes; ``sizes`` records the
+    sizes the forward reads (under dynamic_shapes), ``reified`` names the ``sym_size``
+    nodes written after the inputs (name, input, dim, symbol)."""
     graph = Graph()
     nodes: dict[int, Node] = {}
     specs: list[InputSpec] = []
@@ -415,8 +473,14 @@ def _trace(mod: Module, args: tuple, kwargs: dict) -> ExportedProgram:
         nodes[id(t)] = node
         users.append(InputSpec(InputKind.USER_INPUT, TensorArgument(node.target), None))
         users[-1].node = node
+    for name, index, d, symbol in reified:
+        size = ATEN.overload("aten.sym_size.int")
+        node = graph.create_node("call_function", size, (users[index].node, d), {}, name=name)
+        node.meta["sym_expr"] = symbol
+        node.meta["arg_names"] = _schema_args.names("sym_size.int")
+        sizes.made[symbol] = node
     first_user = users[0].node if users else None
-    recorder = _Recorder(graph, nodes, first_user)
+    recorder = _Recorder(graph, nodes, first_user, sizes)
     # the trace runs the forward for real: what it writes into buffers (running
     # statistics) is undone, so the module is left as PyTorch's export leaves it
     before = [(b, b.detach().clone()) for _, b in mod.named_buffers()]
@@ -453,6 +517,7 @@ def _trace(mod: Module, args: tuple, kwargs: dict) -> ExportedProgram:
         graph,
         ExportGraphSignature(specs, out_specs),
         state,
+        range_constraints=loop_ranges(graph, specs),
         module_call_graph=calls,
         example_inputs=(tuple(args), dict(kwargs)),
         constants=constants,

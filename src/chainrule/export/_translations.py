@@ -9,8 +9,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ._translations_attention import canonical_mask, multi_head_attention_forward
+from ._translations_casts import CASTS
 from ._translations_extra import EXTRA
-from ._translations_more import MORE
+from ._translations_losses import LOSSES
+from ._translations_more import MORE, trim
 from ._translations_resample import interpolate
 from ._translations_sorting import SORTING
 from ._translations_transformer import TRANSFORMER
@@ -23,24 +25,14 @@ def _n(value: Any, n: int) -> list:
     return [value] * n if isinstance(value, int) else list(value)
 
 
-def _trim(args: list, defaults: list) -> list:
-    """``args`` without the trailing ones equal to their defaults (``defaults`` lines up
-    with the last ``len(defaults)`` arguments)."""
-    args = list(args)
-    first_default = len(args) - len(defaults)
-    while len(args) > first_default and args[-1] == defaults[len(args) - 1 - first_default]:
-        args.pop()
-    return args
-
-
 def _dims(dim: Any) -> list:
     return [dim] if isinstance(dim, int) else list(dim)
 
 
 def _sizes(size: tuple) -> list:
     if len(size) == 1 and not isinstance(size[0], int):
-        return [int(s) for s in size[0]]
-    return [int(s) for s in size]
+        return [s if isinstance(s, int) else int(s) for s in size[0]]
+    return [s if isinstance(s, int) else int(s) for s in size]
 
 
 def _unary(op: str) -> Callable[..., Call]:
@@ -72,20 +64,20 @@ def _reduction(op: str) -> Callable[..., Call]:
         if dim is None:
             return f"{op}.default", [input], kwargs
         overload = "dim_IntList" if op == "sum" else "dim"
-        return f"{op}.{overload}", _trim([input, _dims(dim), keepdim], [False]), kwargs
+        return f"{op}.{overload}", trim([input, _dims(dim), keepdim], [False]), kwargs
 
     return call
 
 
 def _softmax(op: str) -> Callable[..., Call]:
     def call(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Call:
-        return f"{op}.int", _trim([input, dim, dtype], [None]), {}
+        return f"{op}.int", trim([input, dim, dtype], [None]), {}
 
     return call
 
 
 def _linear(input: Any, weight: Any, bias: Any = None) -> Call:
-    return "linear.default", _trim([input, weight, bias], [None]), {}
+    return "linear.default", trim([input, weight, bias], [None]), {}
 
 
 def _conv(n: int) -> Callable[..., Call]:
@@ -100,9 +92,9 @@ def _conv(n: int) -> Callable[..., Call]:
     ) -> Call:
         if isinstance(padding, str):
             args = [input, weight, bias, _n(stride, n), padding, _n(dilation, n), groups]
-            return f"conv{n}d.padding", _trim(args, [None, [1] * n, "valid", [1] * n, 1]), {}
+            return f"conv{n}d.padding", trim(args, [None, [1] * n, "valid", [1] * n, 1]), {}
         args = [input, weight, bias, _n(stride, n), _n(padding, n), _n(dilation, n), groups]
-        return f"conv{n}d.default", _trim(args, [None, [1] * n, [0] * n, [1] * n, 1]), {}
+        return f"conv{n}d.default", trim(args, [None, [1] * n, [0] * n, [1] * n, 1]), {}
 
     return call
 
@@ -121,7 +113,7 @@ def _max_pool2d(
     kernel = _n(kernel_size, 2)
     strides = [] if stride is None else _n(stride, 2)
     args = [input, kernel, strides, _n(padding, 2), _n(dilation, 2), ceil_mode]
-    return "max_pool2d.default", _trim(args, [[], [0, 0], [1, 1], False]), {}
+    return "max_pool2d.default", trim(args, [[], [0, 0], [1, 1], False]), {}
 
 
 def _avg_pool2d(
@@ -136,7 +128,7 @@ def _avg_pool2d(
     kernel = _n(kernel_size, 2)
     strides = [] if stride is None else _n(stride, 2)
     args = [input, kernel, strides, _n(padding, 2), ceil_mode, count_include_pad, divisor_override]
-    return "avg_pool2d.default", _trim(args, [[], [0, 0], False, True, None]), {}
+    return "avg_pool2d.default", trim(args, [[], [0, 0], False, True, None]), {}
 
 
 def _adaptive_avg_pool2d(input: Any, output_size: Any) -> Call:
@@ -182,7 +174,7 @@ def _view(op: str) -> Callable[..., Call]:
 
 
 def _flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Call:
-    return "flatten.using_ints", _trim([input, start_dim, end_dim], [0, -1]), {}
+    return "flatten.using_ints", trim([input, start_dim, end_dim], [0, -1]), {}
 
 
 def _transpose(input: Any, dim0: int, dim1: int) -> Call:
@@ -206,7 +198,7 @@ def _squeeze(input: Any, dim: Any = None) -> Call:
 
 
 def _join(op: str) -> Callable[..., Call]:
-    return lambda tensors, dim=0: (f"{op}.default", _trim([list(tensors), dim], [0]), {})
+    return lambda tensors, dim=0: (f"{op}.default", trim([list(tensors), dim], [0]), {})
 
 
 def _contiguous(input: Any, memory_format: Any = None) -> Call:
@@ -275,6 +267,8 @@ TRANSLATIONS: dict[str, Callable[..., Call]] = {
 }
 
 TRANSLATIONS.update(MORE)
+TRANSLATIONS.update(CASTS)
+TRANSLATIONS.update(LOSSES)
 TRANSLATIONS.update({k: v for k, v in EXTRA.items() if k not in TRANSLATIONS})
 TRANSLATIONS.setdefault("concat", TRANSLATIONS["cat"])  # (aliases PyTorch writes as cat)
 TRANSLATIONS.setdefault("concatenate", TRANSLATIONS["cat"])

@@ -1,52 +1,16 @@
-"""More torch-level calls as ATen overload calls (see ``_translations``): dtype casts
-(``x.float()``, ``x.to(torch.int64)``, ``x.type_as(y)`` as ``to.dtype``; a move to the
-CPU, where the tensor already is, writes nothing: the result reads as its input),
-cumulative sums, padding, transposed and 1-d/3-d convolutions and pools, group norm,
-more activations and elementwise functions, flips and rolls."""
+"""More torch-level calls as ATen overload calls (see ``_translations``; dtype casts are
+in ``_translations_casts``): cumulative sums, padding, transposed and 1-d/3-d
+convolutions and pools, group norm, more activations and elementwise functions, flips and
+rolls."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from ._translations_more import trim
+
 Call = tuple[str, list, dict]
-
-
-def _to(input: Any, *args: Any, **kwargs: Any) -> Any:
-    """``Tensor.to``: a dtype (or another tensor's) as ``to.dtype``; a device other than
-    the CPU is refused."""
-    from chainrule import Tensor, device, dtype
-
-    target = kwargs.get("dtype")
-    for item in [*args, kwargs.get("device"), kwargs.get("other")]:
-        if isinstance(item, dtype):
-            target = item
-        elif isinstance(item, Tensor):
-            target = item.dtype
-        elif isinstance(item, (str, device)) and device(item).type != "cpu":
-            raise NotImplementedError(f"chainrule.export cannot export a move to {item}")
-    copy = bool(kwargs.get("copy", False)) or (len(args) > 2 and bool(args[2]))
-    if target is None or (target == input.dtype and not copy):
-        return []  # (nothing to write: the result is the input itself)
-    return "to.dtype", [input, target] + ([False, True] if copy else []), {}
-
-
-def _type(input: Any, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
-    """``Tensor.type(dtype)`` (a dtype or its tensor type's name) as ``to.dtype``."""
-    import chainrule
-
-    target = chainrule.empty(0, dtype=input.dtype).type(dtype).dtype  # (the name, parsed)
-    return _to(input, target)
-
-
-def _cast(name: str) -> Callable[..., Any]:
-    def call(input: Any, memory_format: Any = None) -> Any:
-        import chainrule
-
-        target = getattr(chainrule, name)
-        return [] if target == input.dtype else ("to.dtype", [input, target], {})
-
-    return call
 
 
 def _cumsum(input: Any, dim: int, *, dtype: Any = None, out: Any = None) -> Call:
@@ -66,16 +30,6 @@ def _n(value: Any, n: int) -> list:
     return [value] * n if isinstance(value, int) else list(value)
 
 
-def _trim(args: list, defaults: list) -> list:
-    """``args`` without the trailing ones equal to their defaults (lined up with the
-    last ``len(defaults)`` arguments)."""
-    args = list(args)
-    first = len(args) - len(defaults)
-    while len(args) > first and args[-1] == defaults[len(args) - 1 - first]:
-        args.pop()
-    return args
-
-
 def _conv(n: int) -> Callable[..., Call]:
     def call(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
              dilation: Any = 1, groups: int = 1) -> Call:  # fmt: skip
@@ -84,7 +38,7 @@ def _conv(n: int) -> Callable[..., Call]:
                 f"chainrule.export cannot export conv{n}d with padding={padding!r}"
             )
         args = [input, weight, bias, _n(stride, n), _n(padding, n), _n(dilation, n), groups]
-        return f"conv{n}d.default", _trim(args, [None, [1] * n, [0] * n, [1] * n, 1]), {}
+        return f"conv{n}d.default", trim(args, [None, [1] * n, [0] * n, [1] * n, 1]), {}
 
     return call
 
@@ -95,7 +49,7 @@ def _conv_transpose(n: int) -> Callable[..., Call]:
         args = [input, weight, bias, _n(stride, n), _n(padding, n), _n(output_padding, n),
                 groups, _n(dilation, n)]  # fmt: skip
         defaults = [None, [1] * n, [0] * n, [0] * n, 1, [1] * n]
-        return f"conv_transpose{n}d.{'default' if n == 1 else 'input'}", _trim(args, defaults), {}
+        return f"conv_transpose{n}d.{'default' if n == 1 else 'input'}", trim(args, defaults), {}
 
     return call
 
@@ -113,15 +67,15 @@ def _pool(kind: str, n: int) -> Callable[..., Call]:
                     f"chainrule.export cannot export max_pool{n}d with indices"
                 )
             args = head + [_n(dilation, n), ceil]
-            return f"max_pool{n}d.default", _trim(args, [[], [0] * n, [1] * n, False]), {}
+            return f"max_pool{n}d.default", trim(args, [[], [0] * n, [1] * n, False]), {}
         names = ["ceil_mode", "count_include_pad", "divisor_override"]
         values = [False, True, None]
         for i, name in enumerate(names):
             values[i] = rest[i] if len(rest) > i else options.get(name, values[i])
         if n == 1:
             args = head + values[:2]
-            return "avg_pool1d.default", _trim(args, [[], [0], False, True]), {}
-        return f"avg_pool{n}d.default", _trim(head + values, [[], [0] * n, False, True, None]), {}
+            return "avg_pool1d.default", trim(args, [[], [0], False, True]), {}
+        return f"avg_pool{n}d.default", trim(head + values, [[], [0] * n, False, True, None]), {}
 
     return call
 
@@ -139,7 +93,7 @@ def _group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = Non
                 eps: float = 1e-5) -> Call:  # fmt: skip
     return (
         "group_norm.default",
-        _trim([input, num_groups, weight, bias, eps], [None, None, 1e-5]),
+        trim([input, num_groups, weight, bias, eps], [None, None, 1e-5]),
         {},
     )
 
@@ -162,26 +116,14 @@ def _floor_divide(input: Any, other: Any) -> Call:
 
 
 def _diagonal(input: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Call:
-    return "diagonal.default", _trim([input, offset, dim1, dim2], [0, 0, 1]), {}
+    return "diagonal.default", trim([input, offset, dim1, dim2], [0, 0, 1]), {}
 
 
 def _triangle(op: str) -> Callable[..., Call]:
-    return lambda input, diagonal=0: (f"{op}.default", _trim([input, diagonal], [0]), {})
+    return lambda input, diagonal=0: (f"{op}.default", trim([input, diagonal], [0]), {})
 
 
 EXTRA: dict[str, Callable[..., Any]] = {
-    "to": _to,
-    "float": _cast("float32"),
-    "double": _cast("float64"),
-    "half": _cast("float16"),
-    "bfloat16": _cast("bfloat16"),
-    "long": _cast("int64"),
-    "int": _cast("int32"),
-    "short": _cast("int16"),
-    "bool": _cast("bool"),
-    "type_as": lambda input, other: _to(input, other),
-    "type": _type,
-    "as_tensor": lambda data, dtype=None, device=None: _to(data, dtype=dtype, device=device),
     "cumsum": _cumsum,
     "pad": _pad,
     "conv1d": _conv(1),

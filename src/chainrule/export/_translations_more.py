@@ -6,7 +6,8 @@ indexing (``x[1:, 0]``, ``x[idx]``), which becomes a chain of ``slice``/``select
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 Call = tuple[str, list, dict]
@@ -42,16 +43,38 @@ class Chain(list):
         self.results = results
 
 
+# the recorder of the export in progress, for a translation that writes a node of its
+# own before its call's (a cast's metadata check, attention's weight splits)
+_RECORDERS: list[Any] = []
+
+
+@contextlib.contextmanager
+def recording(recorder: Any) -> Iterator[None]:
+    """While open, ``current_recorder()`` is ``recorder``."""
+    _RECORDERS.append(recorder)
+    try:
+        yield
+    finally:
+        _RECORDERS.pop()
+
+
+def current_recorder() -> Any:
+    """The recorder of the export in progress, or None."""
+    return _RECORDERS[-1] if _RECORDERS else None
+
+
 def _is_tensor(value: Any) -> bool:
     from chainrule import Tensor
 
     return isinstance(value, Tensor)
 
 
-def _trim(args: list, defaults: list) -> list:
+def trim(args: list, defaults: list) -> list:
+    """``args`` without the trailing ones equal to their defaults (``defaults`` lines up
+    with the last ``len(defaults)`` arguments): what PyTorch leaves out of a call."""
     args = list(args)
-    first_default = len(args) - len(defaults)
-    while len(args) > first_default and args[-1] == defaults[len(args) - 1 - first_default]:
+    first = len(args) - len(defaults)
+    while len(args) > first and args[-1] == defaults[len(args) - 1 - first]:
         args.pop()
     return args
 
@@ -83,7 +106,7 @@ def _inplace(op: str) -> Callable[..., Call]:
 
 def _clamp(input: Any, min: Any = None, max: Any = None) -> Call:
     overload = "Tensor" if _is_tensor(min) or _is_tensor(max) else "default"
-    return f"clamp.{overload}", _trim([input, min, max], [None, None]), {}
+    return f"clamp.{overload}", trim([input, min, max], [None, None]), {}
 
 
 def _extreme(op: str) -> Callable[..., Call]:
@@ -94,21 +117,21 @@ def _extreme(op: str) -> Callable[..., Call]:
             return f"{op}.default", [input], {}
         if _is_tensor(dim):
             return f"{op}.other", [input, dim], {}
-        return f"{op}.dim", _trim([input, dim, keepdim], [False]), {}
+        return f"{op}.dim", trim([input, dim, keepdim], [False]), {}
 
     return call
 
 
 def _amax(op: str) -> Callable[..., Call]:
     def call(input: Any, dim: Any = (), keepdim: bool = False) -> Call:
-        return f"{op}.default", _trim([input, _dims(dim), keepdim], [[], False]), {}
+        return f"{op}.default", trim([input, _dims(dim), keepdim], [[], False]), {}
 
     return call
 
 
 def _argmax(op: str) -> Callable[..., Call]:
     def call(input: Any, dim: int | None = None, keepdim: bool = False) -> Call:
-        return f"{op}.default", _trim([input, dim, keepdim], [None, False]), {}
+        return f"{op}.default", trim([input, dim, keepdim], [None, False]), {}
 
     return call
 
@@ -128,7 +151,7 @@ def _spread(op: str) -> Callable[..., Call]:
             dim, unbiased = None, dim
         if correction is None and dim is not None:
             flag = True if unbiased is None else unbiased
-            return f"{op}.dim", _trim([input, _dims(dim), flag, keepdim], [True, False]), {}
+            return f"{op}.dim", trim([input, _dims(dim), flag, keepdim], [True, False]), {}
         if dim is None and unbiased is None and correction is None and not keepdim:
             return f"{op}.correction", [input], {}
         if correction is None and unbiased is not None:
@@ -145,7 +168,7 @@ def _prod(input: Any, dim: int | None = None, keepdim: bool = False, *, dtype: A
     kwargs = {} if dtype is None else {"dtype": dtype}
     if dim is None:
         return "prod.default", [input], kwargs
-    return "prod.dim_int", _trim([input, dim, keepdim], [False]), kwargs
+    return "prod.dim_int", trim([input, dim, keepdim], [False]), kwargs
 
 
 def _norm(
@@ -155,11 +178,11 @@ def _norm(
         raise NotImplementedError(f"chainrule.export cannot export norm with p={p!r}")
     ord_ = 2 if p == "fro" else p
     dims = None if dim is None else _dims(dim)
-    return "linalg_vector_norm.default", _trim([input, ord_, dims, keepdim], [2, None, False]), {}
+    return "linalg_vector_norm.default", trim([input, ord_, dims, keepdim], [2, None, False]), {}
 
 
 def _leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) -> Call:
-    return "leaky_relu.default", _trim([input, negative_slope], [0.01]), {}
+    return "leaky_relu.default", trim([input, negative_slope], [0.01]), {}
 
 
 def _elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Call:
@@ -167,7 +190,7 @@ def _elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Call:
 
 
 def _softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Call:
-    return "softplus.default", _trim([input, beta, threshold], [1, 20]), {}
+    return "softplus.default", trim([input, beta, threshold], [1, 20]), {}
 
 
 def _where(condition: Any, input: Any, other: Any) -> Call:
@@ -180,18 +203,18 @@ def _rpow(input: Any, other: Any) -> Call:
 
 def _split(tensor: Any, split_size_or_sections: Any, dim: int = 0) -> Call:
     if isinstance(split_size_or_sections, int):
-        return "split.Tensor", _trim([tensor, split_size_or_sections, dim], [0]), {}
-    return "split_with_sizes.default", _trim([tensor, list(split_size_or_sections), dim], [0]), {}
+        return "split.Tensor", trim([tensor, split_size_or_sections, dim], [0]), {}
+    return "split_with_sizes.default", trim([tensor, list(split_size_or_sections), dim], [0]), {}
 
 
 def _chunk(input: Any, chunks: int, dim: int = 0) -> Call:
-    return "chunk.default", _trim([input, chunks, dim], [0]), {}
+    return "chunk.default", trim([input, chunks, dim], [0]), {}
 
 
 def _expand(input: Any, *sizes: Any) -> Call:
     if len(sizes) == 1 and not isinstance(sizes[0], int):
         sizes = tuple(sizes[0])
-    return "expand.default", [input, [int(s) for s in sizes]], {}
+    return "expand.default", [input, [s if isinstance(s, int) else int(s) for s in sizes]], {}
 
 
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
@@ -208,7 +231,7 @@ def _cross_entropy(
     label_smoothing: float = 0.0,
 ) -> Call:
     args = [input, target, weight, _REDUCTION[reduction], ignore_index, label_smoothing]
-    return "cross_entropy_loss.default", _trim(args, [None, 1, -100, 0.0]), {}
+    return "cross_entropy_loss.default", trim(args, [None, 1, -100, 0.0]), {}
 
 
 def _getitem(input: Any, index: Any) -> list[Call]:
@@ -272,7 +295,7 @@ def _factory_kwargs(dtype: Any) -> dict:
 def _size_list(size: tuple) -> list:
     if len(size) == 1 and not isinstance(size[0], int):
         size = tuple(size[0])
-    return [int(s) for s in size]
+    return [s if isinstance(s, int) else int(s) for s in size]
 
 
 def _arange(

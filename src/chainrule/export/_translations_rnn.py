@@ -14,6 +14,7 @@ import chainrule
 from .. import overrides
 from ..nn import Module
 from ._reader import ATEN
+from ._translations_more import recording
 
 
 def _weights(rnn: Module) -> list:
@@ -77,10 +78,11 @@ def _by_name(namespace: Any, name: str) -> Any:
 
 @contextlib.contextmanager
 def rnns_as_nodes(mod: Module, recorder: Any) -> Iterator[None]:
-    """While open, each LSTM, GRU and RNN inside ``mod`` writes itself as one ATen node, and a
-    transformer layer's ``activation`` given by name calls the public ``F.relu``/``F.gelu``
-    (the layer holds the function itself, which a trace does not see: the public name,
-    read while the trace runs, is what records the call)."""
+    """While open, each LSTM, GRU and RNN inside ``mod`` writes itself as one ATen node, a
+    translation may write nodes of its own (``current_recorder``: a cast's metadata check),
+    and a transformer layer's ``activation`` given by name calls the public
+    ``F.relu``/``F.gelu`` (the layer holds the function itself, which a trace does not
+    see: the public name, read while the trace runs, is what records the call)."""
     from ..nn import GRU, LSTM, RNN
     from ..nn import functional as F
 
@@ -96,7 +98,8 @@ def rnns_as_nodes(mod: Module, recorder: Any) -> Iterator[None]:
                 swapped.append((m, activation))
                 m.__dict__["activation"] = _by_name(F, name)
     try:
-        yield
+        with recording(recorder):
+            yield
     finally:
         for m in patched:
             del m.forward

@@ -10,7 +10,7 @@ from typing import Any
 
 import chainrule as torch
 
-from ._translations_more import _trim
+from ._translations_more import trim
 
 Call = tuple[str, list, dict]
 Tensor = torch.Tensor
@@ -30,7 +30,7 @@ def _ordering(op: str) -> Callable[..., Call]:
             if descending:
                 kwargs["descending"] = True
             return f"{op}.stable", [input], kwargs
-        return f"{op}.default", _trim([input, dim, descending], [-1, False]), {}
+        return f"{op}.default", trim([input, dim, descending], [-1, False]), {}
 
     return call
 
@@ -38,7 +38,7 @@ def _ordering(op: str) -> Callable[..., Call]:
 def _topk(
     input: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, **_: Any
 ) -> Call:
-    return "topk.default", _trim([input, k, dim, largest, sorted], [-1, True, True]), {}
+    return "topk.default", trim([input, k, dim, largest, sorted], [-1, True, True]), {}
 
 
 SORTING: dict[str, Callable[..., Call]] = {

@@ -15,7 +15,7 @@ import chainrule
 
 from ..fx import Node
 from ..serialization._archive import ArchiveWriter, archive_name
-from . import _schema
+from . import _higher_order, _schema
 from ._archive import ARCHIVE_VERSION, SCHEMA_MAJOR
 from ._aten import AtenOverload
 from ._reader import TensorMeta
@@ -95,6 +95,8 @@ def _name(node: Node) -> str:
 
 def _argument(value: Any) -> dict:
     """One argument value as a serialized ``Argument``."""
+    if _higher_order.is_subgraph(value):  # (a control-flow operator's function)
+        return {"as_graph": {"name": value.name, "graph": graph_record(value.meta["subgraph"])}}
     if isinstance(value, Node):
         if "sym_expr" in value.meta:
             return {"as_sym_int": {"as_name": value.name}}
@@ -151,6 +153,8 @@ def _argument(value: Any) -> dict:
 def _target(target: Any) -> str:
     if isinstance(target, AtenOverload):
         return f"torch.ops.{target}"
+    if isinstance(target, _higher_order.HigherOrderOperator):
+        return f"{_higher_order.PREFIX}{target.name()}"
     if getattr(operator, getattr(target, "__name__", ""), None) is target:
         return f"_operator.{target.__name__}"
     raise NotImplementedError(f"chainrule.export.save cannot serialize the target {target!r}")
@@ -159,6 +163,11 @@ def _target(target: Any) -> str:
 def _node(node: Node) -> dict:
     names = node.meta.get("arg_names") or [f"arg{i}" for i in range(len(node.args))]
     inputs = [{"name": name, "arg": _argument(a), "kind": 1} for name, a in zip(names, node.args)]
+    hop = isinstance(node.target, _higher_order.HigherOrderOperator)
+    if hop:  # (operands, none or some: a list of tensors)
+        for item, a in zip(inputs, node.args):
+            if isinstance(a, tuple) and not a:
+                item["arg"] = {"as_tensors": []}
     inputs += [{"name": k, "arg": _argument(v), "kind": 2} for k, v in node.kwargs.items()]
     items = {
         u.args[1]: u for u in node.users if u.op == "call_function" and u.target is operator.getitem
@@ -185,7 +194,7 @@ def _node(node: Node) -> dict:
         "inputs": inputs,
         "outputs": outputs,
         "metadata": {k: node.meta[k] for k in ("stack_trace", "nn_module_stack") if k in node.meta},
-        "is_hop_single_tensor_return": None,
+        "is_hop_single_tensor_return": False if hop else None,
         "name": node.name,
     }
 
@@ -203,7 +212,7 @@ def _is_folded(node: Node) -> bool:
 def graph_record(graph: Any) -> dict:
     """A chainrule fx Graph of ATen overloads as a serialized ``Graph``."""
     nodes, metas, syms = [], {}, {}
-    inputs, outputs = [], []
+    inputs, outputs, single = [], [], False
     for node in graph.nodes:
         if "sym_expr" in node.meta:
             syms[node.name] = {"as_expr": {"expr_str": node.meta["sym_expr"], "hint": None}}
@@ -217,7 +226,8 @@ def graph_record(graph: Any) -> dict:
         if node.op == "placeholder":
             inputs.append({"as_tensor": {"name": _name(node)}})
         elif node.op == "output":
-            outputs = [_argument(v) for v in node.args[0]]
+            single = isinstance(node.args[0], Node)  # (a while loop's condition)
+            outputs = [_argument(v) for v in ([node.args[0]] if single else node.args[0])]
         elif node.op == "call_function" and not _is_folded(node):
             nodes.append(_node(node))
     return {
@@ -227,7 +237,7 @@ def graph_record(graph: Any) -> dict:
         "tensor_values": metas,
         "sym_int_values": syms,
         "sym_bool_values": {},
-        "is_single_tensor_return": False,
+        "is_single_tensor_return": single,
         "custom_obj_values": {},
         "sym_float_values": {},
     }

@@ -193,7 +193,7 @@ class ExportedProgram:
 
     def __str__(self) -> str:
         return _printing.program_text(
-            self.graph, self._graph_module.code, self._graph_signature, self._range_constraints
+            self._graph_module, self._graph_signature, self._range_constraints
         )
 
     def __repr__(self) -> str:

@@ -32,7 +32,16 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
     dev = kwargs.pop("device", None)
+    flags = [a for a in args if isinstance(a, bool)]  # (positional non_blocking, copy)
+    if len(flags) > 2:
+        raise TypeError(
+            f"to() takes at most 2 positional booleans (non_blocking, copy), got {flags}"
+        )
+    if len(flags) == 2:
+        copy = flags[1]
     for a in args:
+        if isinstance(a, bool):
+            continue
         if isinstance(a, DType):
             target = a
         elif isinstance(a, Tensor):

@@ -1,0 +1,183 @@
+"""``torch.ops.higher_order``: the control-flow operators of an exported graph.
+
+PyTorch's program calls ``torch.ops.higher_order.cond(pred, true_graph_0, false_graph_0,
+operands)`` and ``torch.ops.higher_order.while_loop(cond_graph, body_graph, carried,
+additional)``, each function a GraphModule attribute of the program (a ``get_attr`` node,
+here with the function's Graph in ``meta["subgraph"]``), its results read by ``getitem``
+nodes. Here each operator runs chainrule's ``torch.cond``/``torch.while_loop`` with the
+subgraph modules as its functions, so autograd runs through the taken branch or the loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .._tensor import Tensor
+from ..autograd.function import Function
+from ..fx import Graph, Node
+
+
+class HigherOrderOperator:
+    """One control-flow operator (``torch.ops.higher_order.cond``): a name and its runner."""
+
+    def __init__(self, name: str, fn: Callable) -> None:
+        self._name = name
+        self._fn = fn
+        # read by fx's code generator: written ``torch.ops.higher_order.<name>``
+        self.__module__ = "torch.ops.higher_order"
+        self.__qualname__ = self.__name__ = name
+
+    def name(self) -> str:
+        """The operator's name (``cond``), as PyTorch's."""
+        return self._name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._fn(*args, **kwargs)
+
+    def __str__(self) -> str:
+        return self._name
+
+    def __repr__(self) -> str:
+        return f"<HigherOrderOperator {self._name}>"
+
+
+class _Operands(Function):
+    """An operator's results hung from all its operands too: as PyTorch's, an operand the
+    run did not read (a parameter of the other branch, of the condition only) gets a
+    gradient of zeros, not None. d out / d out = I; d out / d operand = 0 beyond the
+    run's own path."""
+
+    @staticmethod
+    def forward(ctx: Any, n: int, *tensors: Any) -> tuple:
+        ctx.operands = [(t.shape, t.dtype) for t in tensors[n:]]
+        return tuple(tensors[:n])
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> tuple:
+        import chainrule
+
+        zeros = [chainrule.zeros(shape, dtype=dtype) for shape, dtype in ctx.operands]
+        return (None, *grads, *zeros)
+
+
+def _hung(out: Any, operands: list) -> Any:
+    """``out`` (a tuple or list of tensors) hung from the floating-point ``operands``."""
+    from ..autograd import grad_mode
+
+    differentiable = lambda t: isinstance(t, Tensor) and t.is_floating_point()  # noqa: E731
+    ins = [t for t in operands if differentiable(t) and t.requires_grad]
+    if not ins or not grad_mode.is_grad_enabled():
+        return out
+    leaves = list(out)
+    where = [i for i, t in enumerate(leaves) if differentiable(t)]
+    hung = _Operands.apply(len(where), *(leaves[i] for i in where), *ins)
+    for i, t in zip(where, hung):
+        leaves[i] = t
+    return type(out)(leaves) if isinstance(out, (tuple, list)) else leaves
+
+
+def _run_cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Any) -> Any:
+    from .._higher_order_ops.cond import cond
+
+    return _hung(cond(pred, true_fn, false_fn, tuple(operands)), list(operands))
+
+
+def _run_while_loop(
+    cond_fn: Callable, body_fn: Callable, carried: Any, additional: Any = (), **_: Any
+) -> Any:
+    """The loop over ``carried``; both functions also take ``additional`` (the tensors
+    their bodies read from outside: parameters, closures) after the carried values."""
+    from .._higher_order_ops.while_loop import while_loop
+
+    extra = tuple(additional)
+    out = while_loop(lambda *c: cond_fn(*c, *extra), lambda *c: body_fn(*c, *extra), tuple(carried))
+    return _hung(out, [*carried, *extra])
+
+
+COND = HigherOrderOperator("cond", _run_cond)
+WHILE_LOOP = HigherOrderOperator("while_loop", _run_while_loop)
+OPERATORS = {op.name(): op for op in (COND, WHILE_LOOP)}
+PREFIX = "torch.ops.higher_order."
+
+
+class HigherOrderNamespace:
+    """``torch.ops.higher_order`` as generated code reads it."""
+
+    def __getattr__(self, name: str) -> HigherOrderOperator:
+        if name not in OPERATORS:
+            raise AttributeError(
+                f"chainrule.export runs the higher-order operators {sorted(OPERATORS)}, "
+                f"not {name!r}"
+            )
+        return OPERATORS[name]
+
+
+HIGHER_ORDER = HigherOrderNamespace()
+
+
+def target_of(name: str) -> HigherOrderOperator:
+    """The operator of a serialized target ``torch.ops.higher_order.<name>``."""
+    op = OPERATORS.get(name[len(PREFIX) :])
+    if op is None:
+        raise NotImplementedError(
+            f"chainrule.export cannot run the higher-order operator {name} (it runs "
+            f"{', '.join(PREFIX + k for k in OPERATORS)})"
+        )
+    return op
+
+
+def is_subgraph(value: Any) -> bool:
+    """Whether ``value`` is the ``get_attr`` node of a subgraph."""
+    return isinstance(value, Node) and value.op == "get_attr" and "subgraph" in value.meta
+
+
+def subgraphs(graph: Graph) -> dict[str, Graph]:
+    """The subgraphs ``graph`` reads, by attribute name."""
+    return {n.target: n.meta["subgraph"] for n in graph.nodes if is_subgraph(n)}
+
+
+def add_subgraph(graph: Graph, prefix: str, subgraph: Graph) -> Node:
+    """A ``get_attr`` node of ``subgraph`` named ``<prefix>_<k>``, the first k free."""
+    taken = {n.target for n in graph.nodes if n.op == "get_attr"}
+    k = 0
+    while f"{prefix}_{k}" in taken:
+        k += 1
+    node = graph.create_node("get_attr", f"{prefix}_{k}", name=f"{prefix}_{k}")
+    node.meta["subgraph"] = subgraph
+    return node
+
+
+def loop_ranges(graph: Graph, specs: list) -> dict:
+    """The unbacked symbols PyTorch's export leaves in ``range_constraints`` for its
+    while loops: ``u<k>: VR[1, int_oo]`` for each loop that reads a parameter."""
+    from .exported_program import ValueRanges, _Symbol
+    from .graph_signature import InputKind
+
+    params = {s.arg.name for s in specs if s.kind == InputKind.PARAMETER}
+    ranges = {}
+    for node in graph.nodes:
+        if node.op == "call_function" and node.target is WHILE_LOOP:
+            extra = node.args[3] if len(node.args) > 3 else ()
+            if any(isinstance(a, Node) and a.name in params for a in extra):
+                ranges[_Symbol(f"u{len(ranges)}")] = ValueRanges(1, "int_oo")
+    return ranges
+
+
+def appears(symbol: str, graph_record: dict) -> bool:
+    """Whether a range constraint's symbol is in a serialized graph (storage offsets
+    aside): PyTorch's load drops the others (the unbacked ``u0`` of a while loop's export,
+    found in its results' storage offsets only)."""
+    import json
+    import re
+
+    def text(value: Any) -> str:
+        if isinstance(value, dict):
+            return " ".join(text(v) for k, v in value.items() if k != "storage_offset")
+        if isinstance(value, list):
+            return " ".join(text(v) for v in value)
+        return json.dumps(value)
+
+    if not re.fullmatch(r"u\d+", symbol):
+        return True
+    return re.search(rf"\b{symbol}\b", text(graph_record)) is not None
