@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from export_printing import printed
+from export_checks import modules, printed
 
 import chainrule as cr
 import chainrule.export as cexport
@@ -74,7 +74,84 @@ def _make(L, kind):
 
             return L.while_loop(cond_fn, body_fn, (i, x))
 
-    return {"cond": Cond, "branches": Branches, "loop": Loop}[kind]()
+    class CondInCond(L.nn.Module):
+        """A cond in a branch, its branches reading a parameter and a closure's input."""
+
+        def __init__(self):
+            super().__init__()
+            self.lin = L.nn.Linear(3, 3)
+            self.w = L.nn.Parameter(L.ones(3) * 1.5)
+
+        def forward(self, x, y):
+            def inner_true(u):
+                return u.sin() * self.w
+
+            def inner_false(u):
+                return u.cos() + y
+
+            def true_fn(x):
+                return L.cond(x.mean() > 0.5, inner_true, inner_false, (self.lin(x),))
+
+            def false_fn(x):
+                return x * 2
+
+            return L.cond(x.sum() > 0, true_fn, false_fn, (x,))
+
+    class CondInLoop(L.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = L.nn.Linear(3, 3)
+
+        def forward(self, i, x):
+            def cond_fn(i, x):
+                return i < 3
+
+            def body_fn(i, x):
+                y = L.cond(x.sum() > 0, lambda u: self.lin(u).tanh(), lambda u: u.cos(), (x,))
+                return i + 1, y
+
+            return L.while_loop(cond_fn, body_fn, (i, x))
+
+    class LoopInCond(L.nn.Module):
+        """A loop in a branch, its result's counter unread."""
+
+        def __init__(self):
+            super().__init__()
+            self.lin = L.nn.Linear(3, 3)
+
+        def forward(self, i, x):
+            def true_fn(i, x):
+                body = lambda i, x: (i + 1, self.lin(x).tanh())  # noqa: E731
+                return L.while_loop(lambda i, x: i < 3, body, (i, x))[1]
+
+            return L.cond(x.sum() > 0, true_fn, lambda i, x: x.cos(), (i, x))
+
+    class CondInCondInLoop(L.nn.Module):
+        """The innermost cond's operand is a carried value (dynamo's clone of it)."""
+
+        def __init__(self):
+            super().__init__()
+            self.w = L.nn.Parameter(L.ones(3) * 0.5)
+
+        def forward(self, i, x):
+            def body_fn(i, x):
+                def inner(x):
+                    return L.cond(x.mean() > 1, lambda u: u * self.w, lambda u: u + self.w, (x,))
+
+                return i + 1, L.cond(x.sum() > 0, inner, lambda u: u.cos(), (x,))
+
+            return L.while_loop(lambda i, x: i < 3, body_fn, (i, x))
+
+    kinds = {
+        "loop_in_cond": LoopInCond,
+        "cond_in_cond_in_loop": CondInCondInLoop,
+        "cond": Cond,
+        "branches": Branches,
+        "loop": Loop,
+        "cond_in_cond": CondInCond,
+        "cond_in_loop": CondInLoop,
+    }
+    return kinds[kind]()
 
 
 def _inputs(kind, sign=1.0):
@@ -82,15 +159,23 @@ def _inputs(kind, sign=1.0):
         return (sign * np.abs(RNG.standard_normal((2, 3))),)
     if kind == "branches":
         return (sign * np.abs(RNG.standard_normal(3)), RNG.standard_normal(2))
+    if kind == "cond_in_cond":
+        return (sign * np.abs(RNG.standard_normal((2, 3))), RNG.standard_normal(3))
     return (np.array(0), sign * np.abs(RNG.standard_normal((2, 3))))
 
 
-def _pair(kind):
-    torch.manual_seed(0)
-    tm = _make(torch, kind).double()
-    cm = _make(cr, kind).double()
-    cm.load_state_dict({k: cr.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
-    return tm, cm
+# (the nested cond's three paths: outer true and inner true, outer true and inner false,
+# outer false)
+NESTED_PATHS = {"both_true": 2.0, "inner_false": 0.05, "outer_false": -1.0}
+KINDS = [
+    "cond",
+    "branches",
+    "loop",
+    "cond_in_cond",
+    "cond_in_loop",
+    "loop_in_cond",
+    "cond_in_cond_in_loop",
+]
 
 
 def _torch_export(tm, args):
@@ -132,7 +217,7 @@ def _same_values_and_grads(cmod, tmod, arrays):
 
 
 def _saved_by_pytorch(tmp_path, kind):
-    tm, _ = _pair(kind)
+    tm, _ = modules(_make, kind)
     ep = _torch_export(tm, tuple(torch.tensor(a) for a in _inputs(kind)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -140,7 +225,7 @@ def _saved_by_pytorch(tmp_path, kind):
         return torch.export.load(tmp_path / "t.pt2"), cexport.load(tmp_path / "t.pt2")
 
 
-@pytest.mark.parametrize("kind", ["cond", "branches", "loop"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_loaded_program_prints_as_pytorch(tmp_path, kind):
     want, got = _saved_by_pytorch(tmp_path, kind)
     assert got.graph_module.code == want.graph_module.code
@@ -181,9 +266,9 @@ def test_loaded_while_loop_of_no_step_returns_its_input(tmp_path):
     np.testing.assert_array_equal(cx.grad.numpy(), np.ones((2, 3)))
 
 
-@pytest.mark.parametrize("kind", ["cond", "branches", "loop"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_export_writes_pytorchs_program(kind):
-    tm, cm = _pair(kind)
+    tm, cm = modules(_make, kind)
     arrays = _inputs(kind)
     want = _torch_export(tm, tuple(torch.tensor(a) for a in arrays))
     got = cexport.export(cm, tuple(cr.tensor(a) for a in arrays))
@@ -200,9 +285,9 @@ def test_export_writes_pytorchs_program(kind):
     assert repr(got.range_constraints) == repr(want.range_constraints)
 
 
-@pytest.mark.parametrize("kind", ["cond", "branches", "loop"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_saved_program_runs_in_pytorch(tmp_path, kind):
-    tm, cm = _pair(kind)
+    tm, cm = modules(_make, kind)
     arrays = _inputs(kind)
     ep = cexport.export(cm, tuple(cr.tensor(a) for a in arrays))
     cexport.save(ep, tmp_path / "cr.pt2")
@@ -225,6 +310,40 @@ def test_saved_program_runs_in_pytorch(tmp_path, kind):
 
 @pytest.mark.parametrize("sign", [1.0, -1.0], ids=["true", "false"])
 def test_exported_program_runs_both_ways_in_chainrule(sign):
-    tm, cm = _pair("branches")
+    tm, cm = modules(_make, "branches")
     ep = cexport.export(cm, tuple(cr.tensor(a) for a in _inputs("branches")))
     _same_values_and_grads(ep.module(), tm, _inputs("branches", sign))
+
+
+@pytest.mark.parametrize("scale", NESTED_PATHS.values(), ids=NESTED_PATHS.keys())
+def test_nested_cond_takes_each_path_with_pytorchs_gradients(tmp_path, scale):
+    """PyTorch's file and chainrule's export, each run on the three paths."""
+    want, got = _saved_by_pytorch(tmp_path, "cond_in_cond")
+    x = np.abs(RNG.standard_normal((2, 3)))
+    arrays = (scale * x / x.mean(), RNG.standard_normal(3))
+    _same_values_and_grads(got.module(), want.module(), arrays)
+    tm, cm = modules(_make, "cond_in_cond")
+    ep = cexport.export(cm, tuple(cr.tensor(a) for a in _inputs("cond_in_cond")))
+    _same_values_and_grads(ep.module(), tm, arrays)
+
+
+@pytest.mark.parametrize("start", [0, 1, 2], ids=["three_steps", "two_steps", "one_step"])
+@pytest.mark.parametrize("sign", [1.0, -1.0], ids=["true_first", "false_first"])
+def test_cond_in_loop_runs_with_pytorchs_gradients(tmp_path, start, sign):
+    want, got = _saved_by_pytorch(tmp_path, "cond_in_loop")
+    arrays = (np.array(start), sign * np.abs(RNG.standard_normal((2, 3))))
+    _same_values_and_grads(got.module(), want.module(), arrays)
+    tm, cm = modules(_make, "cond_in_loop")
+    ep = cexport.export(cm, tuple(cr.tensor(a) for a in _inputs("cond_in_loop")))
+    _same_values_and_grads(ep.module(), tm, arrays)
+
+
+@pytest.mark.parametrize("kind", ["loop_in_cond", "cond_in_cond_in_loop"])
+@pytest.mark.parametrize("sign", [1.0, -1.0], ids=["true", "false"])
+def test_deeper_nesting_runs_with_pytorchs_gradients(tmp_path, kind, sign):
+    want, got = _saved_by_pytorch(tmp_path, kind)
+    arrays = (np.array(0), sign * 2 * np.abs(RNG.standard_normal((2, 3))))
+    _same_values_and_grads(got.module(), want.module(), arrays)
+    tm, cm = modules(_make, kind)
+    ep = cexport.export(cm, tuple(cr.tensor(a) for a in _inputs(kind)))
+    _same_values_and_grads(ep.module(), tm, arrays)

@@ -60,15 +60,17 @@ def test_sizes_and_constants_export(name):
         assert got.module()(cr.tensor(x)).tolist() == pytest.approx(expected.tolist(), rel=1e-6)
 
 
-def test_item_is_refused_where_pytorch_keeps_a_symbol():
-    """PyTorch exports ``x.max().item()`` as an ``aten.item`` node (a symbolic number);
-    chainrule's trace cannot hold one and refuses, rather than keep this input's number."""
+def test_float_item_and_tolist_are_refused_where_pytorch_keeps_a_symbol():
+    """PyTorch exports ``x.max().item()`` of a float tensor as an ``aten.item`` node (a
+    float symbol) and ``tolist`` as item nodes; chainrule refuses them rather than keep
+    this input's number (an integer ``item()``: tests/export/test_export_unbacked.py)."""
     forward = lambda L, x: x * x.max().item()  # noqa: E731
     ep = torch.export.export(_module(torch, forward), (torch.arange(3.0),))
     assert ep.module()(torch.tensor([1.0, 2.0, 0.5])).tolist() == [2.0, 4.0, 1.0]
-    for read in (forward, lambda L, x: x * x.tolist()[0]):
-        with pytest.raises(NotImplementedError, match="as a symbol"):
-            cr.export.export(_module(cr, read), (cr.arange(3.0),))
+    with pytest.raises(NotImplementedError, match="float symbol"):
+        cr.export.export(_module(cr, forward), (cr.arange(3.0),))
+    with pytest.raises(NotImplementedError, match="as a symbol"):
+        cr.export.export(_module(cr, lambda L, x: x * x.tolist()[0]), (cr.arange(3.0),))
 
 
 @pytest.mark.parametrize("which", ["cond", "while_loop"])

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from export_checks import export_is_pytorchs, pair, same
 
 import chainrule as cr
 import chainrule.export as cexport
@@ -185,29 +186,6 @@ _INPUTS = {
 }
 
 
-def _flat(x):
-    if isinstance(x, (list, tuple)):
-        return [t for v in x for t in _flat(v)]
-    return [x]
-
-
-def _pair(kind):
-    torch.manual_seed(0)
-    tm = _make(torch, kind).double().eval()
-    cm = _make(cr, kind).double().eval()
-    cm.load_state_dict({k: cr.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
-    arrays = _INPUTS[kind]()
-    return tm, cm, tuple(torch.tensor(a) for a in arrays), tuple(cr.tensor(a) for a in arrays)
-
-
-def _same(got, want):
-    g, w = _flat(got), _flat(want)
-    assert len(g) == len(w)
-    for a, b in zip(g, w):
-        assert tuple(a.shape) == tuple(b.shape)
-        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10, atol=1e-10)
-
-
 KINDS = [
     "lstm",
     "gru",
@@ -226,25 +204,7 @@ KINDS = [
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_export_matches_pytorch_and_runs_there(tmp_path, kind):
-    tm, cm, targs, cargs = _pair(kind)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        want = torch.export.export(tm, targs)
-    got = cexport.export(cm, cargs)
-    assert [(n.op, n.name) for n in got.graph.nodes] == [(n.op, n.name) for n in want.graph.nodes]
-    assert [str(n.target) for n in got.graph.nodes if n.op == "call_function"] == [
-        str(n.target) for n in want.graph.nodes if n.op == "call_function"
-    ]
-    assert got.graph_module.code == want.graph_module.code
-    assert str(got.graph_signature) == str(want.graph_signature)
-    expected = tm(*targs)
-    _same(got.module()(*cargs), expected)
-    cexport.save(got, tmp_path / "m.pt2")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        loaded = torch.export.load(tmp_path / "m.pt2")
-    assert loaded.graph_module.code == want.graph_module.code
-    _same(loaded.module()(*targs), expected)
+    export_is_pytorchs(*pair(_make, _INPUTS, kind), tmp_path)
 
 
 def test_lstm_with_given_state_and_batch_first_gru():
@@ -267,7 +227,7 @@ def test_lstm_with_given_state_and_batch_first_gru():
     got = cexport.export(cm, cargs)
     assert got.graph_module.code == want.graph_module.code
     assert str(got.graph_signature) == str(want.graph_signature)
-    _same(got.module()(*cargs), tm(*targs))
+    same(got.module()(*cargs), tm(*targs))
 
 
 def test_unsupported_index_is_refused():
@@ -325,7 +285,7 @@ def test_run_decompositions_matches_pytorch(tmp_path, kind):
     assert got.graph_module.code == want.graph_module.code
     assert str(got.graph_signature) == str(want.graph_signature)
     expected = tm(torch.tensor(x))
-    _same(got.module()(cr.tensor(x)), expected)
+    same(got.module()(cr.tensor(x)), expected)
     cexport.save(got, tmp_path / "d.pt2")
     torch.export.save(want, tmp_path / "t.pt2")
     with warnings.catch_warnings():
@@ -334,7 +294,7 @@ def test_run_decompositions_matches_pytorch(tmp_path, kind):
         # (a loaded program reads the results nothing read: compare with PyTorch's own file)
         reference = torch.export.load(tmp_path / "t.pt2")
     assert loaded.graph_module.code == reference.graph_module.code
-    _same(loaded.module()(torch.tensor(x)), expected)
+    same(loaded.module()(torch.tensor(x)), expected)
 
 
 def test_a_value_computed_out_of_sight_is_refused_not_frozen():

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from export_printing import printed
+from export_checks import printed
 
 import chainrule as cr
 import chainrule.export as cexport

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from export_printing import printed
+from export_checks import printed
 
 import chainrule as cr
 import chainrule.export as cexport
@@ -108,6 +108,28 @@ def _arithmetic(lib):
     return Sizes().double()
 
 
+def _numel(lib):
+    class Numel(lib.nn.Module):
+        def forward(self, x):
+            flat = x.reshape(x.numel())
+            pad = lib.zeros(x.numel() + 1, dtype=x.dtype)
+            halves = x.view(x.numel() // 2, -1)
+            return flat * x.numel(), pad, halves, x.reshape(-1)[: x.numel() - 1]
+
+    return Numel().double()
+
+
+def _intermediate_numel(lib):
+    class IntermediateNumel(lib.nn.Module):
+        def forward(self, x):
+            h = x + 1
+            cols = lib.zeros(x.sum(0).numel(), dtype=x.dtype)
+            rows = lib.ones(x.size(0) * x.size(1) + x.numel(), dtype=x.dtype)
+            return h.view(h.numel()), cols, rows
+
+    return IntermediateNumel().double()
+
+
 CASES = {
     "cnn view(x.size(0), -1)": (_cnn("view"), (5, 1, 6, 6), lambda e: {"x": {0: e.Dim("batch")}}),
     "cnn reshape(x.shape[0], -1)": (
@@ -121,6 +143,12 @@ CASES = {
         _attention,
         (3, 5, 8),
         lambda e: {"x": {0: e.Dim("b"), 1: e.Dim("t")}},
+    ),
+    "numel (sym_numel)": (_numel, (4, 6), lambda e: {"x": {0: e.Dim("b")}}),
+    "numel of intermediates": (
+        _intermediate_numel,
+        (4, 3),
+        lambda e: {"x": {0: e.Dim.AUTO, 1: e.Dim.AUTO}},
     ),
     "arithmetic on sizes": (
         _arithmetic,
@@ -184,3 +212,119 @@ def test_sizes_it_cannot_write_are_refused():
 
     with pytest.raises(NotImplementedError, match="multiple of one dynamic size"):
         cexport.export(Grown(), (cr.ones(4, 2, 3),), dynamic_shapes={"x": {0: cexport.Dim("b")}})
+
+
+NARROWED = {
+    "ones(s - 1)": lambda L, x: L.ones(x.size(0) - 1),
+    "zeros(s - 2)": lambda L, x: L.zeros(x.size(0) - 2),
+    "new_ones(s - 1)": lambda L, x: x.new_ones(x.size(0) - 1),
+    "ones(s + 1)": lambda L, x: L.ones(x.size(0) + 1),
+}
+
+
+@pytest.mark.parametrize("name", list(NARROWED))
+@pytest.mark.parametrize("dim", ["auto", "min=3"])
+def test_ranges_narrowed_by_a_factory_of_size_s_minus_k(name, dim):
+    """A 1-d factory of size ``s - k`` guards ``s >= k + 2`` in PyTorch's export."""
+    forward = NARROWED[name]
+
+    def spec(e):
+        return {"x": {0: e.Dim.AUTO if dim == "auto" else e.Dim("b", min=3)}}
+
+    outcomes = []
+    for lib, ex in ((torch, torch.export), (cr, cexport)):
+
+        class M(lib.nn.Module):
+            def forward(self, x, lib=lib):
+                return forward(lib, x)
+
+        try:
+            ep = ex.export(M(), (lib.ones(8, 4),), dynamic_shapes=spec(ex))
+            outcomes.append(str(ep.range_constraints))
+        except Exception as e:  # (both raise, a UserError)
+            outcomes.append(type(e).__name__)
+    assert outcomes[1] == outcomes[0]
+
+
+_INDEXING = {
+    "x[:, :3]": ((lambda x: x[:, :3]), (0,)),
+    "x[:, 1]": ((lambda x: x[:, 1]), (0,)),
+    "x[..., :3]": ((lambda x: x[..., :3]), (0,)),
+    "x[:, None]": ((lambda x: x[:, None]), (0,)),
+    "x[:, :]": ((lambda x: x[:, :]), (0,)),
+    "x[:, :, :3] (dim 1)": ((lambda x: x[:, :, :3]), (1,)),
+    "x[:, :, :3] (dims 0, 1)": ((lambda x: x[:, :, :3]), (0, 1)),
+    "x[None, :, 2] (dim 1)": ((lambda x: x[None, :, 2]), (1,)),
+    "x[:, -1]": ((lambda x: x[:, -1]), (0,)),
+    "x[:, -3] (dim 1)": ((lambda x: x[:, -3]), (1,)),
+    "x.select(1, 4) (dim 1)": ((lambda x: x.select(1, 4)), (1,)),
+    "x[:, 2:4] (dim 1)": ((lambda x: x[:, 2:4]), (1,)),
+    "x[:, :7] (dim 1)": ((lambda x: x[:, :7]), (1,)),
+    "x[:, 1:] (dim 1)": ((lambda x: x[:, 1:]), (1,)),
+    "x.narrow(1, 1, 3) (dim 1)": ((lambda x: x.narrow(1, 1, 3)), (1,)),
+}
+
+
+@pytest.mark.parametrize("case", list(_INDEXING))
+def test_a_full_slice_of_a_dynamic_dim_is_written(tmp_path, case):
+    """PyTorch's export writes a full ``:`` on a dim of dynamic size as a ``slice`` node
+    (and none on a static dim, or for the dims ``...`` stands for)."""
+    index, dims = _INDEXING[case]
+
+    def make(lib):
+        class Index(lib.nn.Module):
+            def forward(self, x):
+                return index(x) * 2
+
+        return Index()
+
+    x = RNG.standard_normal((4, 5, 6))
+
+    def spec(export):
+        return {"x": {d: export.Dim.AUTO for d in dims}}
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = torch.export.export(
+            make(torch), (torch.tensor(x),), dynamic_shapes=spec(torch.export)
+        )
+    got = cexport.export(make(cr), (cr.tensor(x),), dynamic_shapes=spec(cexport))
+    assert got.graph_module.code == want.graph_module.code
+    assert printed(got) == printed(want)
+    assert str(got.range_constraints) == str(want.range_constraints)
+    cexport.save(got, tmp_path / "i.pt2")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        loaded = torch.export.load(tmp_path / "i.pt2")
+    other = RNG.standard_normal((6 if 0 in dims else 4, 6 if 1 in dims else 5, 6))
+    _same(loaded.module()(torch.tensor(other)), make(torch)(torch.tensor(other)))
+
+
+@pytest.mark.parametrize("index", ["x[:, 2]", "x[:, 1:3]", "x[:, :4]"])
+def test_indexing_a_named_dim_out_of_its_range_is_refused(index):
+    """A named Dim whose range allows sizes the indexing's guards exclude: PyTorch's
+    UserError, from both exports."""
+    f = {
+        "x[:, 2]": lambda x: x[:, 2],
+        "x[:, 1:3]": lambda x: x[:, 1:3],
+        "x[:, :4]": lambda x: x[:, :4],
+    }[index]
+
+    def make(lib):
+        class Index(lib.nn.Module):
+            def forward(self, x):
+                return f(x) * 2
+
+        return Index()
+
+    x = RNG.standard_normal((4, 5, 6))
+    with warnings.catch_warnings(), pytest.raises(Exception, match="Constraints violated") as want:
+        warnings.simplefilter("ignore")
+        torch.export.export(
+            make(torch), (torch.tensor(x),), dynamic_shapes={"x": {1: torch.export.Dim("b", min=2)}}
+        )
+    with pytest.raises(Exception, match="Constraints violated") as got:
+        cexport.export(
+            make(cr), (cr.tensor(x),), dynamic_shapes={"x": {1: cexport.Dim("b", min=2)}}
+        )
+    assert type(got.value).__name__ == type(want.value).__name__ == "UserError"

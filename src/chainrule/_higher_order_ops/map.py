@@ -29,6 +29,9 @@ def map(f: Callable, xs: Any, *args: Any) -> Any:  # noqa: A001 - PyTorch's name
         raise RuntimeError(
             f"Leading dimensions of mapped xs must be consistent. Got shapes {shapes}."
         )
+    recorder = _subgraph.exporting()
+    if recorder is not None:  # (under export: f written as a subgraph)
+        return _export(recorder, f, flat_xs, xs_spec, args)
     outs = [
         _subgraph.call(
             "torch.map",
@@ -42,3 +45,25 @@ def map(f: Callable, xs: Any, *args: Any) -> Any:  # noqa: A001 - PyTorch's name
     return _subgraph.through_node(
         "MapAutogradOp", pytree.tree_unflatten(stacked, pytree.tree_structure(outs[0])), (xs, args)
     )
+
+
+def _export(recorder: Any, f: Callable, flat_xs: list, xs_spec: Any, args: tuple) -> Any:
+    """One ``torch.ops.higher_order.map_impl`` over the leaves of ``xs`` and ``args``."""
+    from ..export._control_flow import export_map
+
+    flat_args, args_spec = pytree.tree_flatten(args)
+    structure: list = []  # (the output's structure, from the recorded call)
+
+    def flat(*leaves: Any) -> list:
+        x = pytree.tree_unflatten(list(leaves[: len(flat_xs)]), xs_spec)
+        rest = pytree.tree_unflatten(list(leaves[len(flat_xs) :]), args_spec)
+        out = f(x, *rest)
+        structure.append(pytree.tree_structure(out))
+        return pytree.tree_leaves(out)
+
+    def run() -> list:
+        xs = pytree.tree_unflatten(flat_xs, xs_spec)
+        return pytree.tree_leaves(map(f, xs, *args))
+
+    out = export_map(recorder, flat, flat_xs, flat_args, run)
+    return pytree.tree_unflatten(out, structure[0])

@@ -36,6 +36,9 @@ def scan(
         return init, []
     _validate(combine_fn, xs_leaves, init_leaves, dim, reverse)
     dim = dim + xs_leaves[0].dim() if dim < 0 else dim
+    recorder = _subgraph.exporting()
+    if recorder is not None:  # (under export: combine_fn written as a subgraph)
+        return _export(recorder, combine_fn, init, xs, dim, reverse)
     carry, ys = init, []
     steps = range(xs_leaves[0].shape[dim])
     for i in reversed(steps) if reverse else steps:
@@ -58,6 +61,51 @@ def scan(
     if dim != 0:
         stacked = [movedim(t, 0, dim) if dim < t.dim() else t for t in stacked]
     return carry, pytree.tree_unflatten(stacked, pytree.tree_structure(ys[0]))
+
+
+def _export(
+    recorder: Any, combine_fn: Callable, init: Any, xs: Any, dim: int, reverse: bool
+) -> Any:
+    """As PyTorch's: ``xs`` moved to scan along dim 0 (and flipped), one
+    ``torch.ops.higher_order.scan`` over the leaves, the outputs put back."""
+    from .. import flip, movedim
+    from ..export._control_flow import export_scan
+
+    init_leaves, init_spec = pytree.tree_flatten(init)
+    xs_leaves, xs_spec = pytree.tree_flatten(xs)
+    xs_leaves = [movedim(x, dim, 0) if dim != 0 else x for x in xs_leaves]
+    if reverse:
+        xs_leaves = [flip(x, [0]) for x in xs_leaves]
+    shapes: list = []  # (the output's structure, from the recorded call)
+
+    def flat(*leaves: Tensor) -> list:
+        carry = pytree.tree_unflatten(list(leaves[: len(init_leaves)]), init_spec)
+        x = pytree.tree_unflatten(list(leaves[len(init_leaves) :]), xs_spec)
+        out = combine_fn(carry, x)
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise RuntimeError(
+                "combine_fn needs to produce two pytrees, one for the carries and one for "
+                f"the outputs, but got {out}."
+            )
+        _check_carry(out[0], init)
+        shapes.append(pytree.tree_structure(out[1]))
+        return [*pytree.tree_leaves(out[0]), *pytree.tree_leaves(out[1])]
+
+    def run() -> list:
+        carry, ys = scan(flat_pair, init_leaves, xs_leaves)
+        return [*carry, *ys]
+
+    def flat_pair(carry: list, x: list) -> tuple:
+        out = flat(*carry, *x)
+        return out[: len(init_leaves)], out[len(init_leaves) :]
+
+    out = export_scan(recorder, flat, init_leaves, xs_leaves, run)
+    carry, stacked = out[: len(init_leaves)], out[len(init_leaves) :]
+    if reverse:
+        stacked = [flip(t, [0]) for t in stacked]
+    if dim != 0:
+        stacked = [movedim(t, 0, dim) if dim < t.dim() else t for t in stacked]
+    return pytree.tree_unflatten(carry, init_spec), pytree.tree_unflatten(stacked, shapes[0])
 
 
 def _validate(fn: Any, xs: list, init: list, dim: Any, reverse: Any) -> None:

@@ -12,17 +12,20 @@ writes the archive PyTorch's ``torch.export.load`` reads.
 Differences from PyTorch:
 
 - a loaded program runs on the sizes it is given, with no guards checked;
-- ``cond`` and ``while_loop`` are kept as subgraphs, both ways (``_higher_order``,
-  ``_control_flow``); other higher-order ops (``scan``, ``map``), custom objects and ATen
-  overloads outside the table raise NotImplementedError naming the operator, when the
-  file is read;
+- ``cond``, ``while_loop``, ``scan`` and ``map`` are kept as subgraphs, both ways
+  (``_higher_order``, ``_control_flow``); other higher-order ops (``associative_scan``),
+  custom objects and ATen overloads outside the table raise NotImplementedError naming
+  the operator, when the file is read;
 - ``export`` traces by running the forward once (buffers and inputs it writes are
   restored) and knows the calls of ``_translations*`` (layers, LSTM/GRU, self-attention,
   losses, arithmetic, reductions, views, indexing, factories, in-place ops); a call it
   does not know, or a value computed out of its sight, raises NotImplementedError;
 - ``dynamic_shapes``: sizes become symbols with PyTorch's names and ranges, and a size
   the forward reads and passes on becomes PyTorch's ``sym_size``/arithmetic nodes
-  (``_sym_sizes``); ranges PyTorch narrows from guards are not narrowed;
+  (``_sym_sizes``, ``numel()`` as ``sym_numel``); of the ranges PyTorch narrows from
+  guards a 1-d factory's ``s - k`` and constant indices of a dynamic dim are narrowed
+  (``_dynamic``), others are not; ``x.item()`` of an integer tensor is
+  an ``aten.item`` node only as a scalar operand of an elementwise op;
 - ``run_decompositions`` writes the eval-mode layers as core ATen (``_decompose``);
   training-mode batch norm and dropout, and ops outside its table, are kept or refused;
 - no ``validate`` or ``unflatten``; ``strict``/``preserve_module_call_signature`` are

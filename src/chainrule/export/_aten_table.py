@@ -14,6 +14,7 @@ from typing import Any
 import chainrule as torch
 import chainrule.nn.functional as F
 
+from ._translations_factories import FACTORIES_TABLE
 from ._translations_losses import LOSSES_TABLE
 from ._translations_resample import RESAMPLE_TABLE
 from ._translations_sorting import SORTING_TABLE
@@ -616,6 +617,8 @@ TABLE: dict[str, Callable] = {
     "reshape.default": lambda self, shape: self.reshape(list(shape)),
     "reshape_as.default": lambda self, other: self.reshape_as(other),
     "permute.default": lambda self, dims: self.permute(list(dims)),
+    "movedim.int": torch.movedim,
+    "movedim.intlist": torch.movedim,
     "transpose.int": torch.transpose,
     "t.default": torch.t,
     "unsqueeze.default": torch.unsqueeze,
@@ -670,6 +673,7 @@ TABLE: dict[str, Callable] = {
     "_assert_tensor_metadata.default": _assert_tensor_metadata,
     "sym_size.int": lambda self, dim: self.size(dim),
     "sym_numel.default": lambda self: self.numel(),
+    "item.default": lambda self: self.item(),
     # creation
     "zeros.default": _factory(torch.zeros),
     "ones.default": _factory(torch.ones),
@@ -732,6 +736,7 @@ TABLE: dict[str, Callable] = {
 
 TABLE.update(RESAMPLE_TABLE)  # (upsample_nearest2d.vec ...: F.interpolate's)
 TABLE.update(SORTING_TABLE)  # (argsort, topk, prelu)
+TABLE.update(FACTORIES_TABLE)  # (empty_like, new_full, fill_, zero_, ...)
 TABLE.update(LOSSES_TABLE)  # (mse_loss, nll_loss_nd, kl_div, ...)
 
 # Python-level targets of a graph (``operator.getitem`` on a multi-output node, and the

@@ -1,4 +1,4 @@
-"""``torch.cond`` and ``torch.while_loop`` under ``export``: each function recorded as a
+"""``torch.cond``, ``torch.while_loop``, ``scan`` and ``map`` under ``export``: each function recorded as a
 graph of its own, as PyTorch's program keeps it.
 
 Each function runs once under the trace with its nodes written into a fresh Graph (a
@@ -12,6 +12,9 @@ of them; ``while_loop``'s functions take the carried values and then them, named
 ``arg0_1`` ... . The enclosing graph calls ``torch.ops.higher_order.<op>`` on the function
 graphs (``get_attr`` nodes) and reads each result with a ``getitem``; the forward goes on
 with the values of the branch the sample input takes, or of the loop run to its end.
+``scan`` and ``map`` are traced on the first slice of their inputs; their extra operands
+come in the order first read, as dynamo lifts them. An operator nested in another names
+its operands within the outermost one (dynamo captures that whole).
 """
 
 from __future__ import annotations
@@ -33,6 +36,10 @@ from . import _higher_order
 from ._reader import TensorMeta
 
 _PAUSED: set[int] = set()  # (recorders running the real loop: nothing is recorded)
+_LOOPS: dict[int, int] = {}  # recorder id -> how many while loop bodies it is inside
+# recorder id -> dynamo's names of the tensors the outermost operator being recorded reads
+# (dynamo captures it whole: the operators nested in it name their values within it)
+_NAMES: dict[int, dict[int, str]] = {}
 
 
 def active() -> Any | None:
@@ -137,28 +144,57 @@ def _source_names(fn: Callable, index: int, extra: tuple = ()) -> dict[int, str]
         elif isinstance(value, dict):
             for key, item in value.items():
                 visit(item, f"{source}[{key!r}]")
+        elif callable(value):  # (a function the call's function calls: its closure)
+            visit_closure(value, source)
+
+    def visit_closure(fn: Any, source: str) -> None:
+        if getattr(fn, "__self__", None) is not None:
+            visit(fn.__self__, f"{source}.__self__")
+        cells = getattr(getattr(fn, "__func__", fn), "__closure__", None) or ()
+        for k, cell in enumerate(cells):
+            try:
+                contents = cell.cell_contents
+            except ValueError:  # (a cell not yet filled)
+                continue
+            visit(contents, f"{source}.__closure__[{k}].cell_contents")
 
     for value, source in extra:
         visit(value, source)
     here = f"L['args'][{index}]"
     if isinstance(fn, Module):
         visit(fn, here)
-    elif getattr(fn, "__self__", None) is not None:
-        visit(fn.__self__, f"{here}.__self__")
-    for k, cell in enumerate(getattr(getattr(fn, "__func__", fn), "__closure__", None) or ()):
-        try:
-            contents = cell.cell_contents
-        except ValueError:  # (a cell not yet filled)
-            continue
-        visit(contents, f"{here}.__closure__[{k}].cell_contents")
+    else:
+        seen.add(id(fn))
+        visit_closure(fn, here)
     return names
 
 
-def _ordered(first: _Scope, second: _Scope, names: tuple[dict, dict]) -> list[int]:
+@contextlib.contextmanager
+def _naming(recorder: Any, names: tuple[dict, dict]) -> Iterator[dict[int, str] | None]:
+    """Within it, the names of the outermost operator being recorded (``names``, the
+    first function's first); it gives those of an enclosing operator (None if none)."""
+    enclosing = _NAMES.get(id(recorder))
+    if enclosing is None:
+        _NAMES[id(recorder)] = {**names[1], **names[0]}
+    try:
+        yield enclosing
+    finally:
+        if enclosing is None:
+            del _NAMES[id(recorder)]
+
+
+def _ordered(
+    first: _Scope, second: _Scope, names: tuple[dict, dict], enclosing: dict | None
+) -> list[int]:
     """The read tensors as the operator's operands: both functions', the first's, the
-    second's, each group in the order of dynamo's names (a tensor without one last)."""
+    second's, each group in the order of dynamo's names. Outermost, a tensor without one
+    goes last; nested in another operator, a value computed there is named by its node
+    (``mul``), as dynamo's graph names it."""
+    outer = {**second.free, **first.free}
 
     def by_name(keys: list[int], found: dict[int, str]) -> list[int]:
+        if enclosing is not None:
+            return sorted(keys, key=lambda k: enclosing.get(k) or outer[k].name)
         return sorted(keys, key=lambda k: (k not in found, found.get(k, "")))
 
     shared = [k for k in first.free if k in second.free]
@@ -174,9 +210,16 @@ def _base(name: str) -> str:
     return re.sub(r"_\d+$", "", name)
 
 
-def _final(scope: _Scope, inputs: list[tuple[int, str, Any]], results: list, single: bool) -> Graph:
+def _final(
+    scope: _Scope,
+    inputs: list[tuple[int, str, Any]],
+    results: list,
+    single: bool,
+    as_list: bool = False,
+) -> Graph:
     """The function's graph: ``inputs`` (tensor id, name, meta) as its placeholders, in
-    order, then its nodes, named afresh after them; returning ``results``."""
+    order, then its nodes, named afresh after them; returning ``results`` (one, a tuple
+    or, ``as_list``, a list)."""
     graph = Graph()
     env: dict[Node, Node] = {}
     for key, name, meta in inputs:
@@ -193,12 +236,16 @@ def _final(scope: _Scope, inputs: list[tuple[int, str, Any]], results: list, sin
             node.target,
             map_arg(node.args, env.__getitem__),
             map_arg(node.kwargs, env.__getitem__),
-            name=_base(node.name),
+            # (a nested function's attribute keeps its name: true_graph_0)
+            name=node.name if node.op == "get_attr" else _base(node.name),
         )
         new.meta = copy.copy(node.meta)
         env[node] = new
     outputs = [env[n] for n in results]
-    graph.output(outputs[0] if single else tuple(outputs))
+    graph.output(outputs[0] if single else list(outputs) if as_list else tuple(outputs))
+    for node in list(graph.nodes):  # (a nested operator's unread result, as PyTorch drops)
+        if node.target is operator.getitem and not node.users:
+            graph.erase_node(node)
     return graph
 
 
@@ -242,17 +289,23 @@ def export_cond(
     subgraphs; the values of the branch ``pred`` takes."""
     from .._higher_order_ops.cond import _check_agree
 
-    scopes = [_Scope(recorder.nodes), _Scope(recorder.nodes)]
-    recorded = [
-        _record(recorder, scope, "torch.cond", fn, operands)
-        for scope, fn in zip(scopes, (true_fn, false_fn))
-    ]
-    _check_agree(recorded[0][0], recorded[1][0])
     extra = ((operands, "L['args'][3]"),)
     names = (_source_names(true_fn, 1, extra), _source_names(false_fn, 2, extra))
-    lifted = _ordered(scopes[0], scopes[1], names)
+    scopes = [_Scope(recorder.nodes), _Scope(recorder.nodes)]
+    with _naming(recorder, names) as enclosing:
+        recorded = [
+            _record(recorder, scope, "torch.cond", fn, operands)
+            for scope, fn in zip(scopes, (true_fn, false_fn))
+        ]
+    _check_agree(recorded[0][0], recorded[1][0])
+    lifted = _ordered(scopes[0], scopes[1], names, enclosing)
     outer = {**scopes[1].free, **scopes[0].free}
-    inputs = [(k, outer[k].name, outer[k].meta.get("tensor_meta")) for k in lifted]
+    # (inside a while loop PyTorch retraces the body: its conds' placeholders are argN_1)
+    looped = _LOOPS.get(id(recorder), 0) > 0
+    inputs = [
+        (k, f"arg{j}_1" if looped else outer[k].name, outer[k].meta.get("tensor_meta"))
+        for j, k in enumerate(lifted)
+    ]
     graphs = [_final(s, inputs, results, False) for s, (_, results) in zip(scopes, recorded)]
     with _paused(recorder):
         taken = 0 if bool(pred) else 1
@@ -282,16 +335,26 @@ def export_while_loop(
     scopes = [_Scope(recorder.nodes), _Scope(recorder.nodes)]
     for scope in scopes:
         for i, t in enumerate(leaves):
-            dict.__setitem__(scope, id(t), scope.graph.placeholder(f"arg{i}_1"))
-    (pred, pred_nodes), (body, body_nodes) = (
-        _record(recorder, scope, "torch.while_loop", fn, carried)
-        for scope, fn in zip(scopes, (cond_fn, body_fn))
-    )
+            node = scope.graph.placeholder(f"arg{i}_1")
+            node.meta["tensor_meta"] = _meta(t)
+            dict.__setitem__(scope, id(t), node)
+    names = (_source_names(cond_fn, 0), _source_names(body_fn, 1))
+    # (dynamo's body reads clones of the carried values: clone_5, clone_7 ... for two)
+    n = len(leaves)
+    clones = {id(t): f"clone_{2 * n + 2 * i + 1}" for i, t in enumerate(leaves)}
+    _LOOPS[id(recorder)] = _LOOPS.get(id(recorder), 0) + 1
+    try:
+        with _naming(recorder, ({**names[0], **clones}, names[1])) as enclosing:
+            (pred, pred_nodes), (body, body_nodes) = (
+                _record(recorder, scope, "torch.while_loop", fn, carried)
+                for scope, fn in zip(scopes, (cond_fn, body_fn))
+            )
+    finally:
+        _LOOPS[id(recorder)] -= 1
     with _paused(recorder):
         _holds(pred)  # (refuses what is not a bool tensor)
     _check_same(tuple(body) if isinstance(body, (tuple, list)) else (body,), carried)
-    names = (_source_names(cond_fn, 0), _source_names(body_fn, 1))
-    lifted = _ordered(scopes[0], scopes[1], names)
+    lifted = _ordered(scopes[0], scopes[1], names, enclosing)
     outer = {**scopes[1].free, **scopes[0].free}
     inputs = [(id(t), f"arg{i}_1", _meta(t)) for i, t in enumerate(leaves)]
     inputs += [
@@ -308,4 +371,81 @@ def export_while_loop(
     body_attr = _higher_order.add_subgraph(graph, "while_loop_body_graph", body_graph)
     args = (cond_attr, body_attr, carried_nodes, tuple(outer[k] for k in lifted))
     _call(recorder, _higher_order.WHILE_LOOP, args, pytree.tree_leaves(out))
+    return out
+
+
+def _sliced(recorder: Any, scope: _Scope, xs: list, names: list[str]) -> list[Tensor]:
+    """The first slices of ``xs`` (what the function is traced on), placeholders of
+    ``scope`` named ``names``."""
+    with _paused(recorder):
+        slices = [x.select(0, 0) for x in xs]
+    for t, name in zip(slices, names):
+        node = scope.graph.placeholder(name)
+        node.meta["tensor_meta"] = _meta(t)
+        dict.__setitem__(scope, id(t), node)
+    return slices
+
+
+def export_scan(
+    recorder: Any, combine_fn: Callable, init: list, xs: list, run: Callable
+) -> list[Tensor]:
+    """``scan`` over leaves (``combine_fn(*carry, *x_i)`` -> carry and outputs, flat)
+    written as ``torch.ops.higher_order.scan(combine_graph, init, xs, additional)``: its
+    placeholders ``arg0_1`` ... (the carry, a slice of each of ``xs``, then what it reads,
+    in the order first read, as dynamo lifts them); the values of ``run``."""
+    scope = _Scope(recorder.nodes)
+    for i, t in enumerate(init):
+        node = scope.graph.placeholder(f"arg{i}_1")
+        node.meta["tensor_meta"] = _meta(t)
+        dict.__setitem__(scope, id(t), node)
+    slices = _sliced(recorder, scope, xs, [f"arg{len(init) + j}_1" for j in range(len(xs))])
+    _LOOPS[id(recorder)] = _LOOPS.get(id(recorder), 0) + 1
+    try:
+        with _naming(recorder, ({}, {})):
+            _, results = _record(recorder, scope, "torch.scan", combine_fn, (*init, *slices))
+    finally:
+        _LOOPS[id(recorder)] -= 1
+    lifted = list(scope.free)
+    inputs = [(id(t), f"arg{i}_1", _meta(t)) for i, t in enumerate([*init, *slices])]
+    n = len(inputs)
+    inputs += [
+        (k, f"arg{n + j}_1", scope.free[k].meta.get("tensor_meta")) for j, k in enumerate(lifted)
+    ]
+    graph = _final(scope, inputs, results, False, as_list=True)
+    with _paused(recorder):
+        out = run()
+    attr = _higher_order.add_subgraph(recorder.graph, "scan_combine_graph", graph)
+    args = (
+        attr,
+        [recorder.node_of(t) for t in init],
+        [recorder.node_of(t) for t in xs],
+        tuple(scope.free[k] for k in lifted),
+    )
+    _call(recorder, _higher_order.SCAN, args, out)
+    return out
+
+
+def export_map(recorder: Any, fn: Callable, xs: list, args: list, run: Callable) -> list[Tensor]:
+    """``map`` over leaves (``fn(*x_i, *args)`` -> outputs, flat) written as
+    ``torch.ops.higher_order.map_impl(body_graph, xs, [*args, *read])``: its placeholders
+    named as the values they take (the enclosing graph's), what it reads after ``args`` in
+    the order first read; the values of ``run``."""
+    scope = _Scope(recorder.nodes)
+    outer_xs = [recorder.node_of(t) for t in xs]
+    slices = _sliced(recorder, scope, xs, [n.name for n in outer_xs])
+    outer_args = [recorder.node_of(t) for t in args]
+    for t in args:
+        scope[id(t)]  # noqa: B018 - (an argument: a placeholder, read or not)
+    with _naming(recorder, ({}, {})):
+        _, results = _record(recorder, scope, "torch.map", fn, (*slices, *args))
+    lifted = [k for k in scope.free if k not in {id(t) for t in args}]
+    inputs = [(id(t), n.name, _meta(t)) for t, n in zip(slices, outer_xs)]
+    inputs += [(id(t), n.name, n.meta.get("tensor_meta")) for t, n in zip(args, outer_args)]
+    inputs += [(k, scope.free[k].name, scope.free[k].meta.get("tensor_meta")) for k in lifted]
+    graph = _final(scope, inputs, results, False)
+    with _paused(recorder):
+        out = run()
+    attr = _higher_order.add_subgraph(recorder.graph, "body_graph", graph)
+    operands = [*outer_args, *(scope.free[k] for k in lifted)]
+    _call(recorder, _higher_order.MAP, (attr, outer_xs, operands), out)
     return out

@@ -73,6 +73,104 @@ class Symbol:
         self.lower = lower
         self.upper = upper
         self.places: list[tuple[int, int]] = []
+        self.dim: Dim | None = None  # (the named Dim it comes from)
+
+
+# factories PyTorch's export narrows a symbol's range for: a 1-d tensor of size ``s - k``
+# is guarded to be no empty and no single-element tensor, so ``s >= k + 2``
+_FACTORIES = frozenset(
+    (
+        "zeros.default",
+        "ones.default",
+        "empty.memory_format",
+        "full.default",
+        "new_zeros.default",
+        "new_ones.default",
+        "new_empty.default",
+    )
+)
+
+
+def narrowed(found: list[Symbol], nodes: Any, poly_of: Any) -> None:
+    """Raises each symbol's lower bound as PyTorch's guards do for a 1-d factory of size
+    ``s - k`` (``torch.ones(x.size(0) - 1)``: ``s >= 3``); a named ``Dim`` whose range
+    allows smaller sizes is refused as PyTorch refuses it."""
+    by_name = {s.name: s for s in found}
+    for node in nodes:
+        overload = str(node.target).removeprefix("aten.")
+        if node.op != "call_function" or overload not in _FACTORIES:
+            continue
+        sizes = node.args[1 if overload.startswith("new_") else 0]
+        if not isinstance(sizes, (list, tuple)) or len(sizes) != 1:
+            continue
+        poly = poly_of(sizes[0])
+        if poly is None or len(poly.terms) != 2 or poly.terms.get((), 0) >= 0:
+            continue
+        ((m, a),) = [(m, a) for m, a in poly.terms.items() if m != ()]
+        if a != 1 or len(m) != 1:
+            continue
+        symbol, lower = by_name[m[0]], 2 - poly.terms[()]
+        _guard(symbol, lower, None, f"the size {poly} of {overload.partition('.')[0]}")
+
+
+def _guard(symbol: Symbol, lower: int | None, upper: int | None, why: str) -> None:
+    """``symbol`` kept within ``lower`` and ``upper`` (None: unbounded there), as PyTorch's
+    guards keep it; a named ``Dim`` whose range allows more is refused as PyTorch does."""
+    name = None if symbol.dim is None else symbol.dim.__name__
+    if lower is not None and symbol.lower < lower:
+        if name is not None:
+            raise UserError(
+                f"Constraints violated ({name})! Not all values of {name} in the specified "
+                f"range {symbol.lower} <= {name} satisfy the generated guard {lower} <= "
+                f"{name} ({why}); give the Dim min={lower}"
+            )
+        symbol.lower = lower
+    if upper is not None and (symbol.upper == INT_OO or symbol.upper > upper):
+        if name is not None:
+            raise UserError(
+                f"Constraints violated ({name})! Not all values of {name} in the specified "
+                f"range {name} <= {symbol.upper} satisfy the generated guard {name} <= "
+                f"{upper} ({why}); give the Dim max={upper}"
+            )
+        symbol.upper = upper
+
+
+_INDEXING = ("select.int", "slice.Tensor", "narrow.default")
+
+
+def narrowed_by_indexing(
+    found: list[Symbol], nodes: Any, end: int, example: dict[str, int]
+) -> None:
+    """Raises (or lowers) each symbol's bound as PyTorch's guards do for indexing a dim of
+    that size by constants: ``select`` of i needs ``s >= i + 1`` (``s >= -i`` for a
+    negative i), ``narrow`` from ``start >= 0`` for ``length`` needs ``s >= start +
+    length``; a ``slice`` ending at ``0 < stop < end`` needs ``s >= stop`` where the
+    example's size reaches it, ``s <= stop - 1`` where it does not."""
+    by_name = {s.name: s for s in found}
+    for node in nodes:
+        overload = str(node.target).removeprefix("aten.")
+        if node.op != "call_function" or overload not in _INDEXING:
+            continue
+        meta = node.args[0].meta.get("tensor_meta") if hasattr(node.args[0], "meta") else None
+        d = node.args[1] if len(node.args) > 1 else 0
+        if meta is None or not isinstance(d, int) or str(meta.shape[d]) not in by_name:
+            continue
+        symbol = by_name[str(meta.shape[d])]
+        if overload == "select.int" and type(node.args[2]) is int:
+            i = node.args[2]
+            _guard(symbol, i + 1 if i >= 0 else -i, None, f"the index {i} of {node.name}")
+        elif overload == "narrow.default" and all(type(v) is int for v in node.args[2:4]):
+            start, length = node.args[2:4]
+            if start >= 0:
+                _guard(symbol, start + length, None, f"the end {start + length} of {node.name}")
+        elif overload == "slice.Tensor" and len(node.args) > 3 and type(node.args[3]) is int:
+            stop, size = node.args[3], example[symbol.name]
+            if 0 < stop < end:
+                why = f"the end {stop} of {node.name}"
+                if stop <= size:
+                    _guard(symbol, stop, None, why)
+                else:
+                    _guard(symbol, None, stop - 1, why)
 
 
 def _per_input(dynamic_shapes: Any, names: list[str], arg_names: list[str]) -> list[Any]:
@@ -131,6 +229,7 @@ def symbols(
                     symbol.name = f"s{min(number, int(symbol.name[1:]))}"
                 else:
                     symbol = Symbol(f"s{number}", how.min, how.max)
+                    symbol.dim = how
                     by_dim[id(how)] = symbol
                     found.append(symbol)
                 symbol.places.append((index, d))

@@ -1,10 +1,11 @@
 """``torch.ops.higher_order``: the control-flow operators of an exported graph.
 
 PyTorch's program calls ``torch.ops.higher_order.cond(pred, true_graph_0, false_graph_0,
-operands)`` and ``torch.ops.higher_order.while_loop(cond_graph, body_graph, carried,
-additional)``, each function a GraphModule attribute of the program (a ``get_attr`` node,
+operands)``, ``torch.ops.higher_order.while_loop(cond_graph, body_graph, carried,
+additional)``, ``scan(combine_graph, init, xs, additional)`` and ``map_impl(body_graph,
+xs, args)``, each function a GraphModule attribute of the program (a ``get_attr`` node,
 here with the function's Graph in ``meta["subgraph"]``), its results read by ``getitem``
-nodes. Here each operator runs chainrule's ``torch.cond``/``torch.while_loop`` with the
+nodes. Here each operator runs chainrule's ``cond``/``while_loop``/``scan``/``map`` with the
 subgraph modules as its functions, so autograd runs through the taken branch or the loop.
 """
 
@@ -95,9 +96,35 @@ def _run_while_loop(
     return _hung(out, [*carried, *extra])
 
 
+def _run_scan(combine_fn: Callable, init: Any, xs: Any, additional: Any = ()) -> list:
+    """The scan over ``xs`` along dim 0: ``combine_fn(*carry, *x_i, *additional)`` gives
+    the next carry then the outputs; the last carry, then the outputs stacked."""
+    from .._higher_order_ops.scan import scan
+
+    extra, n = tuple(additional), len(init)
+
+    def step(carry: list, x: list) -> tuple:
+        out = list(combine_fn(*carry, *x, *extra))
+        return out[:n], out[n:]
+
+    carry, ys = scan(step, list(init), list(xs))
+    return _hung([*carry, *ys], [*init, *xs, *extra])
+
+
+def _run_map(body_fn: Callable, xs: Any, args: Any = ()) -> list:
+    """``body_fn(*x_i, *args)`` for each slice of ``xs`` along dim 0, each output stacked."""
+    from .._higher_order_ops.map import map as map_
+
+    rest = tuple(args)
+    out = map_(lambda x, *a: list(body_fn(*x, *a)), list(xs), *rest)
+    return _hung(list(out), [*xs, *rest])
+
+
 COND = HigherOrderOperator("cond", _run_cond)
 WHILE_LOOP = HigherOrderOperator("while_loop", _run_while_loop)
-OPERATORS = {op.name(): op for op in (COND, WHILE_LOOP)}
+SCAN = HigherOrderOperator("scan", _run_scan)
+MAP = HigherOrderOperator("map_impl", _run_map)
+OPERATORS = {op.name(): op for op in (COND, WHILE_LOOP, SCAN, MAP)}
 PREFIX = "torch.ops.higher_order."
 
 
@@ -150,18 +177,39 @@ def add_subgraph(graph: Graph, prefix: str, subgraph: Graph) -> Node:
 
 def loop_ranges(graph: Graph, specs: list) -> dict:
     """The unbacked symbols PyTorch's export leaves in ``range_constraints`` for its
-    while loops: ``u<k>: VR[1, int_oo]`` for each loop that reads a parameter."""
+    while loops: ``u<k>: VR[1, int_oo]`` for each loop that reads a parameter, two for
+    such a loop in a cond's branch."""
     from .exported_program import ValueRanges, _Symbol
     from .graph_signature import InputKind
 
     params = {s.arg.name for s in specs if s.kind == InputKind.PARAMETER}
-    ranges = {}
+    count = _loops_reading(graph, params, nested=False)
+    return {_Symbol(f"u{k}"): ValueRanges(1, "int_oo") for k in range(count)}
+
+
+def _loops_reading(graph: Graph, params: set[str], nested: bool) -> int:
+    """How many symbols the while loops of ``graph`` reading one of ``params`` (node
+    names) leave, those in its conds' branches included."""
+    count = 0
     for node in graph.nodes:
-        if node.op == "call_function" and node.target is WHILE_LOOP:
+        if node.op != "call_function":
+            continue
+        if node.target is WHILE_LOOP:
             extra = node.args[3] if len(node.args) > 3 else ()
             if any(isinstance(a, Node) and a.name in params for a in extra):
-                ranges[_Symbol(f"u{len(ranges)}")] = ValueRanges(1, "int_oo")
-    return ranges
+                count += 2 if nested else 1
+        elif node.target is COND:
+            operands = list(node.args[3])
+            for branch in node.args[1:3]:
+                sub = branch.meta["subgraph"]
+                inputs = [n for n in sub.nodes if n.op == "placeholder"]
+                read = {
+                    p.name
+                    for p, a in zip(inputs, operands)
+                    if isinstance(a, Node) and a.name in params
+                }
+                count += _loops_reading(sub, read, nested=True)
+    return count
 
 
 def appears(symbol: str, graph_record: dict) -> bool:

@@ -3,12 +3,15 @@ inputs are called), for the overloads of ``_aten_table``."""
 
 from __future__ import annotations
 
+from ._translations_factories import FACTORIES_ARGS
 from ._translations_losses import LOSSES_ARGS
 from ._translations_resample import RESAMPLE_ARGS
 from ._translations_sorting import SORTING_ARGS
 
 POSITIONAL: dict[str, str] = {
     "relu6.default": "self",
+    "movedim.int": "self source destination",
+    "movedim.intlist": "self source destination",
     "__and__.Tensor": "self other",
     "__or__.Tensor": "self other",
     "sub_.Tensor": "self other",
@@ -230,6 +233,7 @@ POSITIONAL: dict[str, str] = {
     "sum.default": "self",
     "sum.dim_IntList": "self dim keepdim",
     "sym_numel.default": "self",
+    "item.default": "self",
     "sym_size.int": "self dim",
     "t.default": "self",
     "tan.default": "self",
@@ -257,6 +261,7 @@ POSITIONAL: dict[str, str] = {
 
 POSITIONAL.update(RESAMPLE_ARGS)
 POSITIONAL.update(LOSSES_ARGS)
+POSITIONAL.update(FACTORIES_ARGS)
 POSITIONAL.update({k: v for k, v in SORTING_ARGS.items() if k not in POSITIONAL})
 
 

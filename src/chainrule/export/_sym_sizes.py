@@ -13,6 +13,9 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+from ._reader import ATEN
+from ._translations_more import FullEnd
+
 Monomial = tuple[str, ...]  # the symbols multiplied, sorted (() for the constant)
 
 
@@ -113,11 +116,10 @@ class SymSize(int):
         return obj
 
     def _op(self, op: str, other: Any, swap: bool = False) -> Any:
+        if not isinstance(other, int):
+            return NotImplemented  # (a tensor's reflected operator, or a float's)
         a, b = (other, self) if swap else (self, other)
-        value = _ARITHMETIC[op](int(a), int(b)) if isinstance(other, int) else None
-        if value is None:
-            return _ARITHMETIC[op](int(a) if a is self else a, int(b) if b is self else b)
-        return SymSize(value, self.record, (op, a, b))
+        return SymSize(_ARITHMETIC[op](int(a), int(b)), self.record, (op, a, b))
 
     def __add__(self, o: Any) -> Any:
         return self._op("add", o)
@@ -148,15 +150,33 @@ class SizeRecord:
     """The sizes one trace read, in order; for the writing trace, each one's polynomial
     (``plan``) and the nodes made so far (by the text of their expression)."""
 
-    def __init__(self, plan: list[Poly] | None = None) -> None:
+    def __init__(
+        self, plan: list[Poly] | None = None, full_slices: list[frozenset] | None = None
+    ) -> None:
         self.sizes: list[SymSize] = []
         self.plan = plan
+        self.indexed: list[tuple[int, ...]] = []  # (the shape of each x[...] indexed)
+        self.full_slices = full_slices  # (per x[...]: its dynamic dims, from the traces)
         self.made: dict[str, Any] = {}
         self.by_index: dict[int, Any] = {}
+        self.constants: list[tuple[str, SymSize]] = []  # (sizes given to untraced calls)
+
+    def full_slice_dims(self, shape: tuple) -> frozenset:
+        """The dims of the tensor indexed by the forward's next ``x[...]`` whose size is
+        dynamic (PyTorch's export writes a full ``:`` there as a ``slice`` node), known
+        once the traces at grown sizes were compared; each call's shape is noted."""
+        k = len(self.indexed)
+        self.indexed.append(tuple(int(s) for s in shape))
+        return self.full_slices[k] if self.full_slices is not None else frozenset()
 
     def add(self, size: SymSize) -> int:
         self.sizes.append(size)
         return len(self.sizes) - 1
+
+    def numel(self, out: int, shape: tuple, node: Any) -> SymSize:
+        """``x.numel()``: ``node`` is the input placeholder it reads (PyTorch's
+        ``sym_numel`` node), None for an intermediate value."""
+        return SymSize(int(out), self, ("numel", node, tuple(int(s) for s in shape)))
 
     def read(self, out: Any) -> Any:
         """``x.size()``/``x.shape`` (a Size) or ``x.size(d)`` as recorded sizes."""
@@ -173,6 +193,8 @@ class SizeRecord:
         text = str(poly)
         if size.index in self.by_index:
             return self.by_index[size.index]
+        if size.how[0] == "numel":
+            return self._numel(size, poly, text, graph)
         if text in self.made:
             if size.how[0] != "size":
                 # PyTorch's trace wrote this computation again before finding it a common
@@ -186,14 +208,8 @@ class SizeRecord:
             return self.made[text]
         if size.how[0] == "size":
             # a size of an intermediate value, ``a * s``: reified from the input's size
-            ((m, a),) = poly.terms.items() if len(poly.terms) == 1 else ((None, 0),)
-            if m is None or len(m) != 1 or m[0] not in self.made:
-                raise NotImplementedError(
-                    f"chainrule.export: a size read by the forward is {text}, which this "
-                    "export writes only as a multiple of one dynamic size; read the size "
-                    "from the input instead"
-                )
-            op, args = operator.mul, (a, self.made[m[0]])
+            self.by_index[size.index] = self._monomial(poly, graph)
+            return self.by_index[size.index]
         else:
             op = _ARITHMETIC[size.how[0]]
             args = tuple(
@@ -204,6 +220,54 @@ class SizeRecord:
         node.meta["arg_names"] = ["a", "b"]
         self.made[text] = self.by_index[size.index] = node
         return node
+
+    def _numel(self, size: SymSize, poly: Poly, text: str, graph: Any) -> Any:
+        """A numel read: PyTorch's trace made a ``sym_numel`` node for it (taking its
+        name), which stays for an input's numel that is no one symbol; otherwise the
+        value already made, or one computed from the inputs' sizes."""
+        node = graph.create_node(
+            "call_function",
+            ATEN.overload("aten.sym_numel.default"),
+            (size.how[1],),
+            {},
+            name="sym_numel_default",
+        )
+        if text in self.made or not _kept_numel(size, poly):
+            graph.erase_node(node)
+            value = self.made[text] if text in self.made else self._monomial(poly, graph)
+        else:
+            node.meta["sym_expr"] = text
+            node.meta["arg_names"] = ["self"]
+            self.made[text] = value = node
+        self.by_index[size.index] = value
+        return value
+
+    def _monomial(self, poly: Poly, graph: Any) -> Any:
+        """``poly`` (``s``, ``a * s`` or ``s * t``) computed from the inputs' sizes."""
+        text = str(poly)
+        if text in self.made:
+            return self.made[text]
+        ((m, a),) = poly.terms.items() if len(poly.terms) == 1 else ((("",), 0),)
+        factors: list[Any] = ([a] if a != 1 else []) + [self.made.get(n) for n in m]
+        if len(factors) != 2 or None in factors:
+            raise NotImplementedError(
+                f"chainrule.export: a size read by the forward is {text}, which this "
+                "export writes only as a multiple of one dynamic size or a product of two; "
+                "read the sizes from the input instead"
+            )
+        node = graph.create_node("call_function", operator.mul, tuple(factors), {}, name="mul")
+        node.meta["sym_expr"] = text
+        node.meta["arg_names"] = ["a", "b"]
+        self.made[text] = node
+        return node
+
+
+def _kept_numel(size: SymSize, poly: Poly) -> bool:
+    """Whether PyTorch keeps the ``sym_numel`` node of this read: an input's numel that is
+    not one symbol (one symbol is that size's ``sym_size`` node)."""
+    return size.how[1] is not None and not (
+        len(poly.terms) == 1 and poly.terms.get((str(poly),)) == 1
+    )
 
 
 def polynomials(
@@ -223,6 +287,12 @@ def polynomials(
         values = [int(r.sizes[i]) for r in records]
         if size.how[0] == "size":
             poly = fitted(values, symbol_values, grown, polys)
+        elif size.how[0] == "numel":
+            poly = Poly.constant(1)
+            for d in range(len(size.how[2])):
+                dims = [r.sizes[i].how[2][d] for r in records]
+                factor = fitted(dims, symbol_values, grown, polys)
+                poly = None if poly is None or factor is None else poly * factor
         else:
             operands = [
                 polys[v.index] if isinstance(v, SymSize) else Poly.constant(v) for v in size.how[1:]
@@ -302,16 +372,126 @@ def leaf_count(sizes: list[SymSize], polys: list[Poly]) -> tuple[int, set[str]]:
 
     def visit(size: SymSize) -> None:
         poly = polys[size.index]
-        if poly.is_constant():
+        if poly.is_constant() or (size.how[0] == "numel" and _kept_numel(size, poly)):
             return
-        symbols.update(n for m in poly.terms for n in m)
-        if size.how[0] == "size":
-            reads.add(str(poly))
-        else:
-            for v in size.how[1:]:
-                if isinstance(v, SymSize):
-                    visit(v)
+        if size.how[0] in ("size", "numel"):
+            symbols.update(n for m in poly.terms for n in m)
+            if size.how[0] == "size":
+                reads.add(str(poly))
+            return
+        for v in size.how[1:]:
+            if isinstance(v, SymSize):
+                visit(v)
 
     for size in sizes:
         visit(size)
     return len(reads), symbols
+
+
+# the ops an ``item()`` value may be passed to, as a scalar operand (no size)
+_ITEM_OPERANDS = frozenset(
+    ("add.Tensor", "sub.Tensor", "mul.Tensor", "div.Tensor", "rsub.Scalar", "pow.Tensor_Scalar")
+)
+
+
+class ItemValue:
+    """``t.item()`` of a traced integer tensor: PyTorch's unbacked symbol (``u0``), the
+    value of an ``aten.item`` node; ``value`` is this trace's number."""
+
+    def __init__(self, value: int, node: Any) -> None:
+        self.value = value
+        self.node = node
+
+    def _refused(self, *other: Any) -> Any:
+        from .._tensor import Tensor
+
+        if other and isinstance(other[0], Tensor):
+            return NotImplemented  # (the tensor's reflected operator records the call)
+        raise NotImplementedError(
+            f"chainrule.export: the value of {self.node.name} (Tensor.item of a traced "
+            "tensor) is used in Python arithmetic, a branch or as a size, which this export "
+            "cannot write yet; pass it to a tensor op as a scalar (y * x.item())"
+        )
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refused
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __pow__ = _refused
+    __lt__ = __le__ = __gt__ = __ge__ = __bool__ = __index__ = __int__ = _refused
+    __float__ = __neg__ = _refused
+
+
+# the calls that take an ``item()`` value (their ATen overloads are checked again)
+ITEM_CALLS = frozenset(
+    "mul __mul__ __rmul__ add __add__ __radd__ sub __sub__ __rsub__ div __truediv__ "
+    "pow __pow__".split()
+)
+
+
+def check_item_use(overload: str, args: list, kwargs: dict) -> None:
+    """Refuses an ``item()`` value anywhere but as a scalar operand of an elementwise op."""
+    scalar = overload in _ITEM_OPERANDS and not inside(args[:1])
+    if (not scalar and inside([args, kwargs])) or (scalar and inside([args[2:], kwargs])):
+        raise NotImplementedError(
+            f"chainrule.export: a Tensor.item value of a traced tensor is passed to "
+            f"{overload} as a size or index, which this export cannot write yet (PyTorch "
+            "checks its range with _assert_scalar nodes); pass it as a scalar operand of an "
+            "elementwise op (y * x.item())"
+        )
+
+
+def inside(value: Any) -> bool:
+    """Whether ``value`` holds an ``item()`` value."""
+    if isinstance(value, ItemValue):
+        return True
+    if isinstance(value, (list, tuple, slice)):
+        items = (value.start, value.stop, value.step) if isinstance(value, slice) else value
+        return any(inside(v) for v in items)
+    return isinstance(value, dict) and any(inside(v) for v in value.values())
+
+
+def sizes_in(value: Any) -> list[SymSize]:
+    """The recorded sizes in a call's arguments (nested lists, tuples and dicts)."""
+    if isinstance(value, SymSize):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [s for v in value for s in sizes_in(v)]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in sizes_in(v)]
+    return []
+
+
+def check_constants(record: SizeRecord, polys: list[Poly]) -> None:
+    """Refuses a tensor made by a call the export keeps as a constant (not one of its
+    factories) from a size that changes with the dynamic sizes: the constant would keep
+    the example's size."""
+    for name, size in record.constants:
+        if not polys[size.index].is_constant():
+            raise NotImplementedError(
+                f"chainrule.export cannot export the call {name} with a dynamic size "
+                f"({polys[size.index]}): make the tensor with torch.zeros, ones, full or "
+                "empty, or a traced tensor's new_zeros/new_ones/new_full/new_empty"
+            )
+
+
+def full_slices(records: list[SizeRecord]) -> list[frozenset]:
+    """Per ``x[...]`` of the forward: the dims whose size changed between the traces."""
+    base = records[0].indexed
+    if any(len(r.indexed) != len(base) for r in records):
+        raise NotImplementedError(
+            "chainrule.export: the forward indexes a different number of times at other "
+            "dynamic sizes (a branch on a size?)"
+        )
+    return [
+        frozenset(d for d in range(len(shape)) if any(r.indexed[k][d] != shape[d] for r in records))
+        for k, shape in enumerate(base)
+    ]
+
+
+def unmark_full_slices(graph: Any) -> list:
+    """The ``slice`` nodes of full ``:`` on dynamic dims, in order, their ends made plain
+    ints."""
+    marked = []
+    for node in graph.nodes:
+        if node.op == "call_function" and len(node.args) == 4 and type(node.args[3]) is FullEnd:
+            node.args = (*node.args[:3], int(node.args[3]))
+            marked.append(node)
+    return marked

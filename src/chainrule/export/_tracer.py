@@ -12,6 +12,7 @@ import operator
 from typing import Any
 
 from .. import compiler, overrides
+from .._dtypes import bool as dtype_bool
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..fx import Graph, Node
@@ -19,9 +20,10 @@ from ..nn import Module
 from . import _dynamic, _schema_args, _sym_sizes
 from ._higher_order import loop_ranges
 from ._reader import ATEN, TensorMeta
-from ._sym_sizes import SizeRecord, SymSize
+from ._sym_sizes import ItemValue, SizeRecord, SymSize
 from ._translations import TRANSLATIONS
-from ._translations_more import FACTORIES, PREV, Step
+from ._translations_factories import FACTORIES, new_methods_seen
+from ._translations_more import _END, PREV, Step
 from ._translations_rnn import rnns_as_nodes
 from ._treespec import TreeSpec
 from .exported_program import ExportedProgram, ModuleCallEntry, ValueRanges, _Symbol
@@ -99,7 +101,8 @@ def _registered(cls: type) -> tuple[str, Any] | None:
 
 
 # reads of a traced tensor's values into Python: PyTorch's fake tensors have none to give
-# (``item`` and ``tolist`` PyTorch keeps as symbols, which chainrule's trace cannot yet)
+# (``item`` and ``tolist`` PyTorch keeps as symbols: chainrule's trace does for an integer
+# ``item`` passed to an elementwise op, ``_Recorder._item``)
 _VALUE_READS = frozenset(
     ("__bool__", "__float__", "__int__", "__index__", "__complex__", "item", "tolist", "numpy")
 )
@@ -144,6 +147,8 @@ class _Recorder(overrides.TorchFunctionMode):
         self.lift: Any = None  # (in a cond/while_loop function: reads an outer tensor)
         self.alive: list[Any] = []
         self.constants: list[tuple[Node, str, Tensor]] = []
+        self.unbacked: list[str] = []  # (the symbols of item() values: u0, u1, ...)
+        self.items: dict[Node, ItemValue] = {}
 
     def node_of(self, t: Tensor) -> Node:
         """The node of ``t``; a tensor the trace did not make becomes a lifted constant."""
@@ -177,6 +182,8 @@ class _Recorder(overrides.TorchFunctionMode):
             return self.sizes.written(value, self.graph)
         if isinstance(value, Tensor):
             return self.node_of(value)
+        if isinstance(value, ItemValue):
+            return value.node
         if isinstance(value, (list, tuple)):
             return [self.arg(v, chain) for v in value]
         return value
@@ -187,15 +194,24 @@ class _Recorder(overrides.TorchFunctionMode):
         kwargs = kwargs or {}
         name = _short(func)
         traced = any(id(t) in self.nodes for t in _tensors((args, kwargs)))
+        if traced and name == "item" and compiler.is_exporting():
+            return self._item(args[0], func(*args, **kwargs))
         if traced and name in _VALUE_READS and compiler.is_exporting():
             raise _data_dependent(name)  # (torch.jit.trace's recording warns instead)
-        out = func(*args, **kwargs)
+        out = func(*_ints(args), **_ints(kwargs))
         if traced and self.sizes is not None and name in ("size", "shape.__get__"):
             return self.sizes.read(out)
+        if traced and self.sizes is not None and name in ("numel", "nelement"):
+            node = self.node_of(args[0])
+            return self.sizes.numel(out, args[0].shape, node if node.op == "placeholder" else None)
         if not traced and not (name in FACTORIES and isinstance(out, Tensor)):
+            if _tensors(out) and self.sizes is not None:  # (kept as a constant: checked)
+                self.sizes.constants += [(name, s) for s in _sym_sizes.sizes_in((args, kwargs))]
             return out
         if not _tensors(out):
             return out  # sizes, dtypes, numbers: constants of this trace
+        if name not in _sym_sizes.ITEM_CALLS and _sym_sizes.inside((args, kwargs)):
+            _sym_sizes.check_item_use(name, [args], kwargs)  # (refuses)
         translate = TRANSLATIONS.get(name)
         if translate is None:
             raise NotImplementedError(f"chainrule.export cannot export the call {name}")
@@ -226,11 +242,32 @@ class _Recorder(overrides.TorchFunctionMode):
         self.alive.append(out)
         return out
 
+    def _item(self, t: Tensor, value: Any) -> ItemValue:
+        """``t.item()``: an ``aten.item`` node, its value PyTorch's unbacked ``u<k>``."""
+        if t.dtype.is_floating_point or t.dtype.is_complex or t.dtype == dtype_bool:
+            raise NotImplementedError(
+                f"chainrule.export cannot export Tensor.item of a traced {t.dtype} tensor yet "
+                "(PyTorch keeps it as a float symbol); only of an integer tensor. Keep the "
+                "computation in tensors (a 0-d tensor instead of a Python number)."
+            )
+        source = self.node_of(t)
+        if source in self.items:
+            return self.items[source]  # (PyTorch's trace reads one tensor's value once)
+        node = self.graph.create_node(
+            "call_function", ATEN.overload("aten.item.default"), (source,), {}, name="item"
+        )
+        node.meta["sym_expr"] = f"u{len(self.unbacked)}"
+        node.meta["arg_names"] = ["self"]
+        self.unbacked.append(node.meta["sym_expr"])
+        self.items[source] = ItemValue(value, node)
+        return self.items[source]
+
     def _write(
         self, target: Any, overload: str, targs: list, tkwargs: dict, chain: list, out: Any
     ) -> Node:
         """One node calling ``target``; its result ``out`` (a tensor or several) is
         what later calls on ``out`` read (``chain``: the nodes of the chain so far)."""
+        _sym_sizes.check_item_use(overload, targs, tkwargs)
         node = self.graph.create_node(
             "call_function",
             target,
@@ -252,6 +289,36 @@ class _Recorder(overrides.TorchFunctionMode):
             item.meta["tensor_meta"] = _meta(t)
             self.nodes[id(t)] = item
         return node
+
+
+def _ints(value: Any) -> Any:
+    """``value`` with recorded sizes as plain ints, for the call itself (a Python int,
+    not an int-like object, to the dtype rules)."""
+    if isinstance(value, SymSize):
+        return int(value)
+    if isinstance(value, ItemValue):
+        return value.value
+    if isinstance(value, slice):
+        return slice(_ints(value.start), _ints(value.stop), _ints(value.step))
+    if isinstance(value, (list, tuple)) and not isinstance(value, Tensor):
+        items = [_ints(v) for v in value]
+        return items if type(value) is list else tuple(items) if type(value) is tuple else value
+    if isinstance(value, dict):
+        return {k: _ints(v) for k, v in value.items()}
+    return value
+
+
+def _unbacked_ranges(graph: Graph, specs: list, items: list[str]) -> dict:
+    """PyTorch's unbacked symbols: its while loops' (``loop_ranges``) and the unchecked
+    ``item()`` values' (any integer); both numbered ``u0, u1, ...`` in the order PyTorch's
+    trace made them, which this export does not follow where a program has both."""
+    loops = loop_ranges(graph, specs)
+    if loops and items:
+        raise NotImplementedError(
+            "chainrule.export cannot yet export a program with both item() values and "
+            "while loops reading parameters (PyTorch numbers their symbols together)"
+        )
+    return {**loops, **{_Symbol(name): ValueRanges("-int_oo", "int_oo") for name in items}}
 
 
 def _resolve(value: Any, values: list) -> Any:
@@ -339,20 +406,25 @@ def _symbolic(
     values = [sizes for *_, sizes in runs]
     names = [s.name for s in found]
     polys = _sym_sizes.polynomials(records, values, names)
+    _sym_sizes.check_constants(records[0], polys)
     forced = _sym_sizes.forced(traces[0].graph)
+    full = _sym_sizes.full_slices(records)
     base = traces[0]
+    if not forced and any(full):  # (a full ``:`` on a dynamic dim: a slice node)
+        base = _trace(mod, args, kwargs, SizeRecord(polys, full))
     if forced:
         # PyTorch's trace numbered a sym_size node for each size read, then wrote one for
         # each symbol of the inputs (in their order), keeping those used
         reads, used = _sym_sizes.leaf_count(forced, polys)
         ordered = sorted(found, key=lambda s: s.places[0])
         reified = [
-            (f"sym_size_int_{reads + j}", *s.places[0], s.name)
+            ("sym_size_int" + (f"_{reads + j}" if reads + j else ""), *s.places[0], s.name)
             for j, s in enumerate(ordered)
             if s.name in used
         ]
-        base = _trace(mod, args, kwargs, SizeRecord(polys), reified)
-    plain = [n for n in base.graph.nodes if "sym_expr" not in n.meta]
+        base = _trace(mod, args, kwargs, SizeRecord(polys, full), reified)
+    slices = _sym_sizes.unmark_full_slices(base.graph)
+    plain = [n for n in base.graph.nodes if "sym_expr" not in n.meta and n not in slices]
     for node, *others in zip(plain, *(t.graph.nodes for t in traces)):
         for meta, *other_metas in zip(_metas(node), *(_metas(o) for o in others)):
             shape = []
@@ -367,7 +439,17 @@ def _symbolic(
                     )
                 shape.append(poly.terms.get((), 0) if poly.is_constant() else str(poly))
             meta.shape = shape
+    for node in slices:  # (the shape of what it slices)
+        node.meta["tensor_meta"].shape = list(node.args[0].meta["tensor_meta"].shape)
+    _dynamic.narrowed(
+        found,
+        traces[0].graph.nodes,
+        lambda v: polys[v.index] if isinstance(v, SymSize) else None,
+    )
+    _dynamic.narrowed_by_indexing(found, base.graph.nodes, _END, start)
+    unbacked = {k: v for k, v in base.range_constraints.items() if str(k).startswith("u")}
     base._range_constraints = {_Symbol(s.name): ValueRanges(s.lower, s.upper) for s in found}
+    base._range_constraints.update(unbacked)
     return base
 
 
@@ -402,6 +484,8 @@ def _grow(
 def _plain(value: Any) -> Any:
     if isinstance(value, SymSize):
         return ("size", value.index)
+    if isinstance(value, ItemValue):
+        return ("item", value.node.name)
     if isinstance(value, Node):
         return ("node", value.name)
     if isinstance(value, (list, tuple)):
@@ -486,7 +570,7 @@ def _trace(
     before = [(b, b.detach().clone()) for _, b in mod.named_buffers()]
     before += [(t, t.detach().clone()) for t in _tensors((args, kwargs))]
     try:
-        with rnns_as_nodes(mod, recorder), recorder, _exporting():
+        with rnns_as_nodes(mod, recorder), new_methods_seen(), recorder, _exporting():
             result = mod(*args, **kwargs)
     finally:
         with no_grad():
@@ -501,6 +585,8 @@ def _trace(
     leaves = _tensors(result)
     outs = [recorder.node_of(t) for t in leaves]
     graph.output(tuple(outs))
+    for node in [n for n in graph.nodes if "sym_expr" in n.meta and not n.users]:
+        graph.erase_node(node)  # (a size found equal to another one computed first)
     out_specs = [OutputSpec(OutputKind.USER_OUTPUT, TensorArgument(n.name), None) for n in outs]
     arg_names = list(inspect.signature(mod.forward).parameters)
     in_spec = spec_of((tuple(args), dict(kwargs)))
@@ -517,7 +603,7 @@ def _trace(
         graph,
         ExportGraphSignature(specs, out_specs),
         state,
-        range_constraints=loop_ranges(graph, specs),
+        range_constraints=_unbacked_ranges(graph, specs, recorder.unbacked),
         module_call_graph=calls,
         example_inputs=(tuple(args), dict(kwargs)),
         constants=constants,

@@ -149,4 +149,5 @@ EXTRA: dict[str, Callable[..., Any]] = {
     "tril": _triangle("tril"),
     "triu": _triangle("triu"),
     "detach": _unary("detach"),
+    "index_select": lambda input, dim, index: ("index_select.default", [input, dim, index], {}),
 }

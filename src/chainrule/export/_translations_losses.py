@@ -13,7 +13,9 @@ from typing import Any
 
 import chainrule.nn.functional as F
 
-from ._translations_more import Chain, Step, trim
+from ._translations_margin_losses import MARGIN_LOSSES, MARGIN_LOSSES_ARGS, MARGIN_LOSSES_TABLE
+from ._translations_more import PREV, Chain, Step, trim
+from ._translations_now import WriteNow
 
 Call = tuple[str, list, dict]
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
@@ -32,46 +34,69 @@ def _reduction(reduction: str, size_average: Any = None, reduce: Any = None) -> 
     return _REDUCTION[reduction]
 
 
-def _pointwise(op: str, input: Any, target: Any, weight: Any, extra: list) -> Chain:
+def _expanded(op: str, input: Any, target: Any) -> list:
+    """Input and target after their ``broadcast_tensors`` (written now: the loss reads its
+    items; of equal sizes they are the tensors themselves, whose later reads read them)."""
+    return list(WriteNow(op)("broadcast_tensors.default", [[input, target]]))
+
+
+def _pointwise(op: str, input: Any, target: Any, extra: list) -> Call:
     """``broadcast_tensors`` of input and target, then ``op`` on them."""
-    if weight is not None:
-        raise NotImplementedError(f"chainrule.export cannot export {op} with a weight yet")
-    if tuple(input.shape) != tuple(target.shape):
-        raise NotImplementedError(
-            f"chainrule.export exports {op} of an input and a target of one size only "
-            f"(got {tuple(input.shape)} and {tuple(target.shape)})"
-        )
-    args = trim([input, target, *extra], [1, 1.0][: len(extra)])
-    return Chain(
-        [("broadcast_tensors.default", [[input, target]], {}), (f"{op}.default", args, {})]
-    )
+    args = trim([*_expanded(op, input, target), *extra], [1, 1.0][: len(extra)])
+    return f"{op}.default", args, {}
+
+
+def _weighted(errors: list, weight: Any, reduction: int, mean: list) -> Chain:
+    """The pointwise ``errors`` (calls) times ``weight``, summed or averaged (``mean``:
+    the calls of the average from the weighted sum, ``PREV``)."""
+    calls = [*errors, ("mul.Tensor", [PREV, weight], {})]
+    if reduction == 2:
+        calls.append(("sum.default", [PREV], {}))
+    elif reduction == 1:
+        calls += mean
+    return Chain(calls)
 
 
 def _mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None,
-              reduction: str = "mean", weight: Any = None) -> Chain:  # fmt: skip
-    return _pointwise(
-        "mse_loss", input, target, weight, [_reduction(reduction, size_average, reduce)]
-    )
+              reduction: str = "mean", weight: Any = None) -> Any:  # fmt: skip
+    code = _reduction(reduction, size_average, reduce)
+    if weight is None:
+        return _pointwise("mse_loss", input, target, [code])
+    x, y = _expanded("mse_loss", input, target)
+    errors = [("sub.Tensor", [x, y], {}), ("pow.Tensor_Scalar", [PREV, 2], {})]
+    # the mean is the weighted sum over the weights' sum
+    mean = [("sum.default", [PREV], {}), ("sum.default", [weight], {})]
+    mean.append(("div.Tensor", [Step(3), PREV], {}))
+    return _weighted(errors, weight, code, mean)
 
 
 def _l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None,
-             reduction: str = "mean", weight: Any = None) -> Chain:  # fmt: skip
-    return _pointwise(
-        "l1_loss", input, target, weight, [_reduction(reduction, size_average, reduce)]
-    )
+             reduction: str = "mean", weight: Any = None) -> Call:  # fmt: skip
+    if weight is not None:
+        raise NotImplementedError(
+            "chainrule.export cannot export l1_loss with a weight: PyTorch 2.13's export "
+            "leaves the weight out (its l1_loss passes it on to the export's trace), so its "
+            "program would compute the unweighted loss. Weigh the loss yourself: "
+            "(input - target).abs() * weight, then sum or mean it"
+        )
+    return _pointwise("l1_loss", input, target, [_reduction(reduction, size_average, reduce)])
 
 
 def _smooth_l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None,
-                    reduction: str = "mean", beta: float = 1.0) -> Chain:  # fmt: skip
+                    reduction: str = "mean", beta: float = 1.0) -> Call:  # fmt: skip
     code = _reduction(reduction, size_average, reduce)
     if beta == 0.0:  # (PyTorch's smooth_l1_loss is then l1_loss)
-        return _pointwise("l1_loss", input, target, None, [code])
-    return _pointwise("smooth_l1_loss", input, target, None, [code, beta])
+        return _pointwise("l1_loss", input, target, [code])
+    return _pointwise("smooth_l1_loss", input, target, [code, beta])
 
 
 def _huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 1.0,
-                weight: Any = None) -> Chain:  # fmt: skip
-    return _pointwise("huber_loss", input, target, weight, [_reduction(reduction), delta])
+                weight: Any = None) -> Any:  # fmt: skip
+    code = _reduction(reduction)
+    if weight is None:
+        return _pointwise("huber_loss", input, target, [code, delta])
+    errors = [_pointwise("huber_loss", input, target, [0, delta])]
+    return _weighted(errors, weight, code, [("mean.default", [PREV], {})])
 
 
 def _binary_cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any = None,
@@ -174,3 +199,7 @@ LOSSES_TABLE: dict[str, Callable[..., Any]] = {
         self, target, reduction=_MODES[reduction], log_target=log_target
     ),
 }
+
+LOSSES.update(MARGIN_LOSSES)
+LOSSES_ARGS.update(MARGIN_LOSSES_ARGS)
+LOSSES_TABLE.update(MARGIN_LOSSES_TABLE)

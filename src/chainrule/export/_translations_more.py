@@ -10,6 +10,9 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ._translations_factories import FACTORY_CALLS
+from ._translations_factories import size_list as _size_list
+
 Call = tuple[str, list, dict]
 _END = 9223372036854775807  # what PyTorch writes for an open slice end
 
@@ -56,6 +59,11 @@ def recording(recorder: Any) -> Iterator[None]:
         yield
     finally:
         _RECORDERS.pop()
+
+
+class FullEnd(int):
+    """The end of a full ``:`` written as a ``slice`` node on a dynamic dim (PyTorch's
+    INT64_MAX): marks the node, which the traces at grown sizes did not write."""
 
 
 def current_recorder() -> Any:
@@ -241,14 +249,20 @@ def _getitem(input: Any, index: Any) -> list[Call]:
     items = list(index) if isinstance(index, tuple) else [index]
     if any(_is_tensor(item) for item in items):
         return [_advanced(input, items)]
+    spread = range(0)  # (the items ``...`` stands for: never written)
     if Ellipsis in items:
         at = items.index(Ellipsis)
         used = sum(1 for item in items if item is not None and item is not Ellipsis)
         items[at : at + 1] = [slice(None)] * (input.dim() - used)
+        spread = range(at, at + input.dim() - used)
     calls: list[Call] = []
     dim = 0
-    for item in items:
+    sizes = getattr(current_recorder(), "sizes", None)  # (under dynamic_shapes)
+    dynamic = frozenset() if sizes is None else sizes.full_slice_dims(input.shape)
+    read = 0  # (the dims of input indexed so far)
+    for i, item in enumerate(items):
         source = input if not calls else PREV
+        read += item is not None
         if item is None:
             calls.append(("unsqueeze.default", [source, dim], {}))
             dim += 1
@@ -257,10 +271,17 @@ def _getitem(input: Any, index: Any) -> list[Call]:
         elif isinstance(item, int):
             calls.append(("select.int", [source, dim, item], {}))
         else:
-            if item != slice(None):
+            if item == slice(None) and read - 1 in dynamic and i not in spread:  # (a symbol's)
+                calls.append(("slice.Tensor", [source, dim, 0, FullEnd(_END)], {}))
+            elif item != slice(None):
                 start = 0 if item.start is None else item.start
                 stop = _END if item.stop is None else item.stop
                 args = [source, dim, start, stop] + ([] if item.step in (None, 1) else [item.step])
+                if any(type(v) not in (int, type(None)) for v in (item.start, item.stop)):
+                    # (a symbolic bound: PyTorch keeps the others as given)
+                    args[2:4] = [item.start, item.stop]
+                    if item.stop is None and len(args) == 4:
+                        args.pop()
                 calls.append(("slice.Tensor", args, {}))
             dim += 1
     return calls
@@ -285,61 +306,6 @@ def _advanced(input: Any, items: list) -> Call:
     return "index.Tensor", [input, indices], {}
 
 
-def _factory_kwargs(dtype: Any) -> dict:
-    import chainrule
-
-    kwargs = {} if dtype is None else {"dtype": dtype}
-    return {**kwargs, "device": chainrule.device("cpu"), "pin_memory": False}
-
-
-def _size_list(size: tuple) -> list:
-    if len(size) == 1 and not isinstance(size[0], int):
-        size = tuple(size[0])
-    return [s if isinstance(s, int) else int(s) for s in size]
-
-
-def _arange(
-    *args: Any, start: Any = None, end: Any = None, step: Any = None, dtype: Any = None, **_: Any
-) -> Call:
-    if end is not None:  # (the bounds given as keywords: arange(start=0, end=n))
-        args = (args[0] if args else (0 if start is None else start), end, *args[1:2])
-    if step is not None:
-        args = (*args[:2], step)
-    if len(args) == 1:
-        return "arange.default", list(args), _factory_kwargs(dtype)
-    if len(args) == 2 or args[2] == 1:
-        return "arange.start", list(args[:2]), _factory_kwargs(dtype)
-    return "arange.start_step", list(args), _factory_kwargs(dtype)
-
-
-def _filled(op: str) -> Callable[..., Call]:
-    def call(*size: Any, dtype: Any = None, **_: Any) -> Call:
-        return f"{op}.default", [_size_list(size)], _factory_kwargs(dtype)
-
-    return call
-
-
-def _full(size: Any, fill_value: Any, *, dtype: Any = None, **_: Any) -> Call:
-    return "full.default", [_size_list((size,)), fill_value], _factory_kwargs(dtype)
-
-
-def _like(op: str) -> Callable[..., Call]:
-    def call(input: Any, *, dtype: Any = None, **_: Any) -> Call:
-        kwargs = {} if dtype is None else {"dtype": dtype}
-        return f"{op}.default", [input], {**kwargs, "pin_memory": False}
-
-    return call
-
-
-# calls that make a tensor from no traced one: written as nodes, not lifted constants
-FACTORIES: dict[str, Callable[..., Any]] = {
-    "arange": _arange,
-    "zeros": _filled("zeros"),
-    "ones": _filled("ones"),
-    "full": _full,
-}
-
-
 def _hardtanh(
     input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
 ) -> Call:
@@ -359,9 +325,7 @@ def _relu(input: Any, inplace: bool = False) -> Call:
 
 
 MORE: dict[str, Callable[..., Any]] = {
-    **FACTORIES,
-    "zeros_like": _like("zeros_like"),
-    "ones_like": _like("ones_like"),
+    **FACTORY_CALLS,
     "hardtanh": _hardtanh,
     "relu": _relu,
     "relu6": lambda input, inplace=False: ("relu6.default", [input], {}),
@@ -401,4 +365,15 @@ MORE: dict[str, Callable[..., Any]] = {
     "T.__get__": lambda input: ("numpy_T.default", [input], {}),
     "cross_entropy": _cross_entropy,
     "__getitem__": _getitem,
+    "select": lambda input, dim, index: ("select.int", [input, dim, index], {}),
+    "movedim": lambda input, source, destination: (
+        f"movedim.{'int' if isinstance(source, int) else 'intlist'}",
+        [input, source, destination],
+        {},
+    ),
+    "narrow": lambda input, dim, start, length: (
+        "narrow.default",
+        [input, dim, start, length],
+        {},
+    ),
 }

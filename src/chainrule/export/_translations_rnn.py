@@ -32,10 +32,16 @@ def _forward(rnn: Module, recorder: Any) -> Any:
     original = rnn.forward
 
     def forward(input: Any, hx: Any = None) -> Any:
-        if not isinstance(input, chainrule.Tensor) or input.dim() != 3 or rnn.proj_size:
+        if not isinstance(input, chainrule.Tensor):
             raise NotImplementedError(
-                f"chainrule.export exports nn.{rnn.mode} on batched tensors only (no packed "
-                "sequences, unbatched inputs or proj_size)"
+                f"chainrule.export cannot export nn.{rnn.mode} of a packed sequence: PyTorch "
+                "2.13's export refuses it too (the initial state's size is read from the "
+                "traced batch sizes). Give the padded batch, masking the padded steps"
+            )
+        if input.dim() != 3 or rnn.proj_size:
+            raise NotImplementedError(
+                f"chainrule.export exports nn.{rnn.mode} on batched tensors only (no "
+                "unbatched inputs or proj_size)"
             )
         if hx is None:
             batch = input.shape[0 if rnn.batch_first else 1]

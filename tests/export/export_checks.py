@@ -1,0 +1,88 @@
+"""What the export tests share: a module made in both libraries with the same weights,
+outputs compared in float64, the printed program without PyTorch's source-location
+comments, and the check that chainrule's export is PyTorch's (node names, targets, code,
+signature) and that its saved file runs in the real ``torch.export.load``."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import torch
+
+import chainrule as cr
+import chainrule.export as cexport
+
+_COMMENTS = ("# File", "# No stacktrace")
+
+
+def printed(ep: Any) -> list[str]:
+    """The non-blank lines of ``str(ep)`` but PyTorch's source-location comments."""
+    return [
+        line
+        for line in str(ep).split("\n")
+        if line.strip() and not line.strip().startswith(_COMMENTS)
+    ]
+
+
+def flat(x: Any) -> list:
+    if isinstance(x, (list, tuple)):
+        return [t for v in x for t in flat(v)]
+    return [x]
+
+
+def same(got: Any, want: Any) -> None:
+    """The same tensors (shapes, dtypes), values within 1e-10."""
+    g, w = flat(got), flat(want)
+    assert len(g) == len(w)
+    for a, b in zip(g, w):
+        assert tuple(a.shape) == tuple(b.shape)
+        assert str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1]
+        np.testing.assert_allclose(
+            a.detach().double().numpy(), b.detach().double().numpy(), rtol=1e-10, atol=1e-10
+        )
+
+
+def modules(make: Callable, kind: str) -> tuple:
+    """PyTorch's and chainrule's module ``make(lib, kind)`` in float64, with PyTorch's
+    weights (seeded)."""
+    torch.manual_seed(0)
+    tm = make(torch, kind).double()
+    cm = make(cr, kind).double()
+    cm.load_state_dict({k: cr.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    return tm, cm
+
+
+def pair(make: Callable, inputs: dict, kind: str) -> tuple:
+    """``modules`` in eval mode, and ``inputs[kind]()`` for each."""
+    tm, cm = (m.eval() for m in modules(make, kind))
+    arrays = inputs[kind]()
+    return tm, cm, tuple(torch.tensor(a) for a in arrays), tuple(cr.tensor(a) for a in arrays)
+
+
+def export_is_pytorchs(tm: Any, cm: Any, targs: tuple, cargs: tuple, path: Any) -> None:
+    """chainrule's export of ``cm`` is PyTorch's of ``tm`` and runs to its outputs, on
+    chainrule and saved into the real ``torch.export.load``. (Warnings are PyTorch's
+    deprecation notes and the modules' own, checked where they matter.)"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = torch.export.export(tm, targs)
+        got = cexport.export(cm, cargs)
+        expected = tm(*targs)
+        computed = got.module()(*cargs)
+    assert [(n.op, n.name) for n in got.graph.nodes] == [(n.op, n.name) for n in want.graph.nodes]
+    assert [str(n.target) for n in got.graph.nodes if n.op == "call_function"] == [
+        str(n.target) for n in want.graph.nodes if n.op == "call_function"
+    ]
+    assert got.graph_module.code == want.graph_module.code
+    assert str(got.graph_signature) == str(want.graph_signature)
+    same(computed, expected)
+    cexport.save(got, path / "m.pt2")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        loaded = torch.export.load(path / "m.pt2")
+        ran = loaded.module()(*targs)
+    assert loaded.graph_module.code == want.graph_module.code
+    same(ran, expected)
