@@ -26,6 +26,8 @@ _DEFAULT = (
 
 
 def _fail(cond: Any, message: Callable[[], Any] | None, error: type[Exception]) -> None:
+    if hasattr(cond, "_export_check"):  # (a Tensor.item's range in an export: checked there)
+        return cond._export_check()
     if not isinstance(cond, bool):
         from ._tensor import Tensor
 
@@ -77,7 +79,8 @@ def _check_is_size(i: Any, message: Callable[[], Any] | None = None, *, max: Any
         FutureWarning,
         stacklevel=2,
     )
-    _check(bool(i >= 0), message)
+    cond = i >= 0
+    _check(cond if hasattr(cond, "_export_check") else bool(cond), message)
     if max is not None:
         _check(bool(i <= max), message)
 

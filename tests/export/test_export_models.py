@@ -312,3 +312,29 @@ def test_a_value_computed_out_of_sight_is_refused_not_frozen():
 
     with pytest.raises(NotImplementedError, match="frozen"):
         cexport.export(Hidden(), (cr.ones(2, 3),))
+
+
+def test_identity_dropout_is_a_value_of_its_own(tmp_path):
+    """A dropout of p = 0 in training gives back its input itself, eagerly in both
+    libraries; PyTorch's export still writes it as a value of its own, and later reads of
+    the input read the input."""
+
+    def make(lib):
+        class Identity(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.drop = lib.nn.Dropout(0.0)
+
+            def forward(self, x):
+                y = lib.nn.functional.dropout(x, 0.0, True)
+                return x + 1, y * 2, self.drop(x)
+
+        return Identity().train()
+
+    x = RNG.standard_normal(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = torch.export.export(make(torch), (torch.tensor(x),))
+    got = cexport.export(make(cr), (cr.tensor(x),))
+    assert got.graph_module.code == want.graph_module.code
+    same(got.module()(cr.tensor(x)), want.module()(torch.tensor(x)))

@@ -24,20 +24,28 @@ Differences from PyTorch:
   the forward reads and passes on becomes PyTorch's ``sym_size``/arithmetic nodes
   (``_sym_sizes``, ``numel()`` as ``sym_numel``); of the ranges PyTorch narrows from
   guards a 1-d factory's ``s - k`` and constant indices of a dynamic dim are narrowed
-  (``_dynamic``), others are not; ``x.item()`` of an integer tensor is
-  an ``aten.item`` node only as a scalar operand of an elementwise op;
-- ``run_decompositions`` writes the eval-mode layers as core ATen (``_decompose``);
-  training-mode batch norm and dropout, and ops outside its table, are kept or refused;
-- no ``validate`` or ``unflatten``; ``strict``/``preserve_module_call_signature`` are
-  ignored; ``str(ep)`` leaves out the source-location comments.
+  (``_dynamic``), others are not; ``x.item()`` of an integer tensor is an ``aten.item``
+  node (``_unbacked``) as a scalar operand, in ``+ - *`` with ints, checked with
+  ``torch._check`` and as a factory's size, a ``narrow`` length or a checked slice end,
+  not yet otherwise (an unchecked slice, arithmetic as a size, with ``dynamic_shapes``);
+- ``run_decompositions`` writes the calls of its rules as core ATen (``_decompose*``:
+  layers in eval and training mode, products, attention, casts, common losses); other
+  calls are kept, forms outside a rule refused; no symbolic programs;
+- ``unflatten(ep)`` cuts the program back into the original module tree (``_unflatten``,
+  from the nodes' ``nn_module_stack``, which ``export`` records: ``_module_stack``);
+  it has no ``flat_args_adapter``;
+- no ``validate``; ``strict``/``preserve_module_call_signature`` are ignored;
+  ``str(ep)`` leaves out the source-location comments.
 """
 
 from __future__ import annotations
 
 from . import graph_signature
+from ._decompose import default_decompositions
 from ._dynamic import Dim, dims
 from ._load import load
 from ._tracer import export
+from ._unflatten import InterpreterModule, UnflattenedModule, unflatten
 from ._writer import save
 from .exported_program import ExportedProgram, ModuleCallEntry, ValueRanges
 from .graph_signature import (
@@ -55,6 +63,10 @@ from .graph_signature import (
 
 __all__ = [
     "export",
+    "default_decompositions",
+    "unflatten",
+    "UnflattenedModule",
+    "InterpreterModule",
     "Dim",
     "dims",
     "load",

@@ -445,6 +445,12 @@ def _assert_tensor_metadata(
     return None
 
 
+def _assert_scalar(cond: Any, assert_msg: str) -> None:
+    """A runtime check of a symbol's range (``u0 >= 0``): RuntimeError when it fails."""
+    if not cond:
+        raise RuntimeError(assert_msg)
+
+
 def _max_dim(self: Tensor, dim: int, keepdim: bool = False) -> tuple[Tensor, Tensor]:
     return tuple(torch.max(self, dim, keepdim))
 
@@ -673,6 +679,8 @@ TABLE: dict[str, Callable] = {
     "_assert_tensor_metadata.default": _assert_tensor_metadata,
     "sym_size.int": lambda self, dim: self.size(dim),
     "sym_numel.default": lambda self: self.numel(),
+    "_assert_scalar.default": _assert_scalar,
+    "sym_constrain_range_for_size.default": lambda size, min=None, max=None: None,
     "item.default": lambda self: self.item(),
     # creation
     "zeros.default": _factory(torch.zeros),
@@ -732,6 +740,7 @@ TABLE: dict[str, Callable] = {
     "gru.input": torch.gru,
     "rnn_tanh.input": torch.rnn_tanh,
     "rnn_relu.input": torch.rnn_relu,
+    "gather.default": lambda self, dim, index, sparse_grad=False: torch.gather(self, dim, index),
 }
 
 TABLE.update(RESAMPLE_TABLE)  # (upsample_nearest2d.vec ...: F.interpolate's)

@@ -1,13 +1,17 @@
 """``ExportedProgram.run_decompositions``: the training-IR calls written as core ATen, as
-PyTorch writes them (``linear`` -> ``permute`` + ``addmm``, ``conv2d`` ->
-``convolution``, eval ``batch_norm`` -> ``_native_batch_norm_legit_no_training``,
-``softmax`` -> ``_softmax`` ...). The graph is written anew, node by node, each value
-computed on the program's example inputs for its sizes; then the values nothing reads
-are dropped (their names stay taken, as in PyTorch's)."""
+PyTorch writes them (``linear`` -> ``permute`` + ``addmm``, ``matmul`` -> ``mm`` or
+``expand`` + ``view`` + ``bmm``, ``conv2d`` -> ``convolution``, eval ``batch_norm`` ->
+``_native_batch_norm_legit_no_training`` ...). The graph is written anew, node by node,
+each value computed on the program's example inputs for its sizes (and strides: a
+``reshape`` is a ``view`` where the strides allow one); then the values nothing reads are
+dropped (their names stay taken, as in PyTorch's).
+
+In-place updates of buffers (training-mode batch norm's running statistics, its
+``num_batches_tracked += 1``) become functional calls whose results are the program's
+``BUFFER_MUTATION`` outputs, listed first, in the order of the buffers' inputs."""
 
 from __future__ import annotations
 
-import math
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -17,15 +21,24 @@ import chainrule
 from ..fx import Graph, Node
 from . import _schema_args
 from ._reader import ATEN, TensorMeta
-from .graph_signature import ExportGraphSignature, InputKind, OutputSpec, TensorArgument
+from .graph_signature import (
+    ExportGraphSignature,
+    InputKind,
+    OutputKind,
+    OutputSpec,
+    TensorArgument,
+)
 
 
-class _Writer:
-    """Writes nodes into a new graph, computing each one's value."""
+class Writer:
+    """Writes nodes into a new graph, computing each one's value; keeps the buffers'
+    latest values (``mutated``: the buffer's target -> the node holding its new value)."""
 
     def __init__(self, graph: Graph) -> None:
         self.graph = graph
         self.values: dict[Node, Any] = {}
+        self.buffers: dict[Node, str] = {}
+        self.mutated: dict[str, Node] = {}
 
     def value(self, arg: Any) -> Any:
         if isinstance(arg, Node):
@@ -34,16 +47,21 @@ class _Writer:
             return [self.value(a) for a in arg]
         return arg
 
-    def call(self, overload: str, *args: Any) -> Any:
+    def call(self, overload: str, *args: Any, **kwargs: Any) -> Any:
         """A node calling ``aten.<overload>``: its node, or a list of getitem nodes."""
         from ._tracer import _node_name
 
         target = ATEN.overload(f"aten.{overload}")
-        result = target(*[self.value(a) for a in args])
+        result = target(
+            *[self.value(a) for a in args], **{k: self.value(v) for k, v in kwargs.items()}
+        )
         node = self.graph.create_node(
-            "call_function", target, tuple(args), {}, name=_node_name(overload)
+            "call_function", target, tuple(args), dict(kwargs), name=_node_name(overload)
         )
         node.meta["arg_names"] = _schema_args.names(overload)[: len(args)]
+        if result is None:  # (a check: kept though nothing reads it)
+            self.values[node] = None
+            return node
         if isinstance(result, chainrule.Tensor):
             node.meta["tensor_meta"] = _meta(result)
             self.values[node] = result
@@ -58,139 +76,90 @@ class _Writer:
             items.append(item)
         return items
 
+    def mutate(self, buffer: Node, new: Node) -> None:
+        """Records ``new`` as the value of the buffer ``buffer`` holds from now on."""
+        target = self.buffers.get(buffer)
+        if target is None:
+            raise NotImplementedError(
+                "run_decompositions: an in-place update of a value that is not a buffer "
+                "(write it out of place)"
+            )
+        self.mutated[target] = new
+        self.buffers[new] = target
+
 
 def _meta(t: Any) -> TensorMeta:
     return TensorMeta(t.dtype, list(t.shape), t.requires_grad)
 
 
-def _linear(w: _Writer, x: Node, weight: Node, bias: Node | None = None) -> Node:
-    """x Wᵀ + b: ``addmm`` over the rows (a contiguous input folded to 2-D), else a
-    batched ``bmm`` and an ``add``."""
-    shape = list(w.values[x].shape)
-    wt = w.call("permute.default", weight, [1, 0])
-    if len(shape) > 2 and not w.values[x].is_contiguous():
-        batch, rows, cols = shape[:-2], shape[-2], shape[-1]
-        outs = int(w.values[weight].shape[0])
-        n = math.prod(batch)
-        a = w.call("view.default", w.call("expand.default", x, shape), [n, rows, cols])
-        b = w.call("expand.default", wt, batch + [cols, outs])
-        b = w.call("view.default", b, [n, cols, outs])
-        out = w.call("view.default", w.call("bmm.default", a, b), batch + [rows, outs])
-        return out if bias is None else w.call("add.Tensor", out, bias)
-    flat = x if len(shape) == 2 else w.call("view.default", x, [math.prod(shape[:-1]), shape[-1]])
-    out = (
-        w.call("mm.default", flat, wt) if bias is None else w.call("addmm.default", bias, flat, wt)
-    )
-    if len(shape) == 2:
-        return out
-    return w.call("view.default", out, shape[:-1] + [int(w.values[weight].shape[0])])
+def _in_place(op: str) -> Callable[..., Node]:
+    """``buffer.<op>_(...)``: ``<op>(buffer, ...)``, the buffer's new value."""
 
-
-def _conv(n: int) -> Callable[..., Node]:
-    def write(
-        w: _Writer,
-        x: Node,
-        weight: Node,
-        bias: Node | None = None,
-        stride: Any = None,
-        padding: Any = None,
-        dilation: Any = None,
-        groups: int = 1,
-    ) -> Node:
-        if isinstance(padding, str):
-            raise NotImplementedError("run_decompositions: conv with string padding")
-        ones, zeros = [1] * n, [0] * n
-        args = [stride or ones, padding or zeros, dilation or ones, False, zeros, groups]
-        return w.call("convolution.default", x, weight, bias, *args)
+    def write(w: Writer, buffer: Node, *args: Any) -> Node:
+        new = w.call(f"{op}.Tensor", buffer, *args)
+        w.mutate(buffer, new)
+        return new
 
     return write
 
 
-def _batch_norm(
-    w: _Writer,
-    x: Node,
-    weight: Any,
-    bias: Any,
-    mean: Any,
-    var: Any,
-    training: bool,
-    momentum: float,
-    eps: float,
-    cudnn: bool = False,
-) -> Node:
-    if training or mean is None:
-        raise NotImplementedError(
-            "run_decompositions: batch_norm in training (buffer mutations) is not written yet"
-        )
-    overload = "_native_batch_norm_legit_no_training.default"
-    return w.call(overload, x, weight, bias, mean, var, momentum, eps)[0]
+def _rules() -> dict[str, Callable[..., Any]]:
+    from ._decompose_attention import ATTENTION
+    from ._decompose_layers import LAYERS
+    from ._decompose_losses import LOSSES
+    from ._decompose_products import PRODUCTS
+
+    rules = {**LAYERS, **PRODUCTS, **ATTENTION, **LOSSES}
+    rules.update({f"{op}_.Tensor": _in_place(op) for op in ("add", "sub", "mul", "div")})
+    return rules
 
 
-def _max_pool2d(w: _Writer, x: Node, *args: Any) -> Node:
-    return w.call("max_pool2d_with_indices.default", x, *args)[0]
+# The overloads PyTorch writes whatever the table (composite ones, not in
+# ``torch.export.default_decompositions()``); a table without one of the others keeps it.
+IMPLICIT = frozenset(
+    {
+        "batch_norm.default",
+        "dropout.default",
+        "flatten.using_ints",
+        "reshape.default",
+        "contiguous.default",
+        "unflatten.int",
+        "_assert_tensor_metadata.default",
+        "to.dtype",
+        "add_.Tensor",
+        "sub_.Tensor",
+        "mul_.Tensor",
+        "div_.Tensor",
+        "expand_as.default",
+    }
+)
 
 
-def _flatten(w: _Writer, x: Node, start: int = 0, end: int = -1) -> Node:
-    shape = list(w.values[x].shape)
-    if not shape:
-        return w.call("view.default", x, [1])
-    start, end = start % len(shape), end % len(shape)
-    return w.call(
-        "view.default", x, shape[:start] + [math.prod(shape[start : end + 1])] + shape[end + 1 :]
-    )
+def default_decompositions() -> dict[Any, Callable[..., Any]]:
+    """``torch.export.default_decompositions()``: the decompositions ``run_decompositions``
+    applies, keyed by ATen overload (``torch.ops.aten.linear.default``); remove an op to
+    keep its calls as they are."""
+    return {
+        ATEN.overload(f"aten.{name}"): rule
+        for name, rule in _rules().items()
+        if name not in IMPLICIT
+    }
 
 
-def _dropout(w: _Writer, x: Node, p: float, train: bool) -> Node:
-    if train and p > 0:
-        raise NotImplementedError("run_decompositions: dropout in training is not written yet")
-    return w.call("clone.default", x)
-
-
-def _softmax(op: str) -> Callable[..., Node]:
-    def write(w: _Writer, x: Node, dim: int, dtype: Any = None) -> Node:
-        if dtype is not None:
-            raise NotImplementedError(f"run_decompositions: {op} with a dtype")
-        return w.call(f"{op}.default", x, dim, False)
-
-    return write
-
-
-def _layer_norm(
-    w: _Writer,
-    x: Node,
-    shape: list,
-    weight: Any = None,
-    bias: Any = None,
-    eps: float = 1e-5,
-    *_: Any,
-) -> Node:
-    return w.call("native_layer_norm.default", x, shape, weight, bias, eps)[0]
-
-
-def _transpose(w: _Writer, x: Node, a: int, b: int) -> Node:
-    rank = w.values[x].dim()
-    order = list(range(rank))
-    order[a % rank], order[b % rank] = order[b % rank], order[a % rank]
-    return w.call("permute.default", x, order)
-
-
-DECOMPOSITIONS: dict[str, Callable[..., Any]] = {
-    "linear.default": _linear,
-    "conv1d.default": _conv(1),
-    "conv2d.default": _conv(2),
-    "batch_norm.default": _batch_norm,
-    "max_pool2d.default": _max_pool2d,
-    "adaptive_avg_pool2d.default": lambda w, x, size: w.call(
-        "_adaptive_avg_pool2d.default", x, size
-    ),
-    "flatten.using_ints": _flatten,
-    "dropout.default": _dropout,
-    "softmax.int": _softmax("_softmax"),
-    "log_softmax.int": _softmax("_log_softmax"),
-    "layer_norm.default": _layer_norm,
-    "transpose.int": _transpose,
-    "t.default": lambda w, x: w.call("permute.default", x, [1, 0]),
-}
+def _table(decomp_table: dict | None) -> dict[str, Callable[..., Any]]:
+    """The rules by overload name: all, or the implicit ones and those ``decomp_table``
+    names (an ATen overload or its name -> a rule or anything else, e.g. PyTorch's own)."""
+    rules = _rules()
+    if decomp_table is None:
+        return rules
+    named = {str(k).removeprefix("aten."): v for k, v in decomp_table.items()}
+    table = {name: rule for name, rule in rules.items() if name in IMPLICIT or name in named}
+    for name, rule in named.items():
+        if name not in rules:
+            if not callable(rule):
+                raise TypeError(f"run_decompositions: the rule for {name} is not callable")
+            table[name] = rule
+    return table
 
 
 def _inputs(ep: Any) -> dict[str, Any]:
@@ -198,8 +167,7 @@ def _inputs(ep: Any) -> dict[str, Any]:
     values: dict[str, Any] = {}
     args = list(ep.example_inputs[0]) if ep.example_inputs else []
     kwargs = dict(ep.example_inputs[1]) if ep.example_inputs else {}
-    flat = [t for t in _flat((args, kwargs))]
-    users = iter(flat)
+    users = iter(_flat((args, kwargs)))
     for spec in ep.graph_signature.input_specs:
         if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
             source = ep.state_dict if spec.target in ep.state_dict else ep.constants
@@ -220,17 +188,25 @@ def _flat(value: Any) -> list:
 
 
 def run_decompositions(ep: Any, decomp_table: dict | None = None) -> Any:
-    """``ep`` with the calls of ``DECOMPOSITIONS`` (or of ``decomp_table``: overload name
-    -> function of a writer and the call's arguments) written as core ATen calls."""
+    """``ep`` with its calls written as core ATen calls by the rules of
+    ``default_decompositions()`` (or those ``decomp_table`` keeps; an entry of an op with
+    no rule here is a function of a ``Writer`` and the call's arguments)."""
     from .exported_program import ExportedProgram
 
     if ep.range_constraints:
-        raise NotImplementedError("run_decompositions of a program with symbolic sizes")
-    table = DECOMPOSITIONS if decomp_table is None else decomp_table
+        raise NotImplementedError(
+            "run_decompositions of a program with symbolic sizes (dynamic_shapes) is not "
+            "written yet; export with static shapes to decompose"
+        )
+    table = _table(decomp_table)
     graph = Graph()
-    writer = _Writer(graph)
+    writer = Writer(graph)
     inputs = _inputs(ep)
+    buffers = {
+        s.arg.name: s.target for s in ep.graph_signature.input_specs if s.kind == InputKind.BUFFER
+    }
     env: dict[Node, Any] = {}
+    placeholders: dict[str, Node] = {}
 
     def new(arg: Any) -> Any:
         if isinstance(arg, Node):
@@ -245,6 +221,9 @@ def run_decompositions(ep: Any, decomp_table: dict | None = None) -> Any:
             copy = graph.placeholder(node.name)
             copy.meta.update(node.meta)
             writer.values[copy] = inputs[node.name]
+            if node.name in buffers:
+                writer.buffers[copy] = buffers[node.name]
+            placeholders[node.name] = node
             env[node] = copy
         elif node.op == "output":
             outputs = [env[n] for n in node.args[0]]
@@ -254,18 +233,27 @@ def run_decompositions(ep: Any, decomp_table: dict | None = None) -> Any:
             overload = str(node.target).removeprefix("aten.")
             decompose = table.get(overload)
             args, kwargs = new(list(node.args)), new(dict(node.kwargs))
-            if decompose is None:
-                if kwargs:
-                    raise NotImplementedError(
-                        f"run_decompositions: keyword arguments of {overload}"
-                    )
-                env[node] = writer.call(overload, *args)
-            else:
-                env[node] = decompose(writer, *args, **kwargs)
-    graph.output(tuple(outputs))
+            before = dict(writer.mutated)
+            env[node] = (
+                writer.call(overload, *args, **kwargs)
+                if decompose is None
+                else decompose(writer, *args, **kwargs)
+            )
+            for target, value in writer.mutated.items():
+                if before.get(target) is not value:
+                    # later reads of the buffer read its new value
+                    name = next(n for n, t in buffers.items() if t == target)
+                    env[placeholders[name]] = value
+    mutations = [
+        (target, writer.mutated[target]) for target in buffers.values() if target in writer.mutated
+    ]
+    graph.output(tuple([n for _, n in mutations] + outputs))
     _drop_unread(graph)
     names = iter(n.name for n in outputs)
     specs = [
+        OutputSpec(OutputKind.BUFFER_MUTATION, TensorArgument(n.name), target)
+        for target, n in mutations
+    ] + [
         OutputSpec(s.kind, TensorArgument(next(names)), s.target)
         for s in ep.graph_signature.output_specs
     ]
@@ -281,8 +269,11 @@ def run_decompositions(ep: Any, decomp_table: dict | None = None) -> Any:
     )
 
 
+_CHECKS = (ATEN.overload("aten._assert_tensor_metadata.default"),)
+
+
 def _drop_unread(graph: Graph) -> None:
     """Drops the calls nothing reads (getitems first, then what they came from)."""
     for node in reversed(list(graph.nodes)):
-        if node.op == "call_function" and not node.users:
+        if node.op == "call_function" and not node.users and node.target not in _CHECKS:
             graph.erase_node(node)

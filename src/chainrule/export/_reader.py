@@ -131,6 +131,9 @@ class _GraphReader:
         if name in self.metas:
             node.meta["tensor_meta"] = self.metas[name]
         sym = self.record.get("sym_int_values", {}).get(name)
+        if name in self.record.get("sym_bool_values", {}):  # (a range check's ``u0 >= 0``)
+            sym = self.record["sym_bool_values"][name]
+            node.meta["sym_bool"] = True
         if sym is not None:
             node.meta["sym_expr"] = (
                 sym["as_expr"]["expr_str"] if "as_expr" in sym else str(sym["as_int"])

@@ -10,6 +10,7 @@ from ._translations_sorting import SORTING_ARGS
 
 POSITIONAL: dict[str, str] = {
     "relu6.default": "self",
+    "gather.default": "self dim index sparse_grad",
     "movedim.int": "self source destination",
     "movedim.intlist": "self source destination",
     "__and__.Tensor": "self other",
@@ -233,6 +234,8 @@ POSITIONAL: dict[str, str] = {
     "sum.default": "self",
     "sum.dim_IntList": "self dim keepdim",
     "sym_numel.default": "self",
+    "_assert_scalar.default": "self assert_msg",
+    "sym_constrain_range_for_size.default": "size",
     "item.default": "self",
     "sym_size.int": "self dim",
     "t.default": "self",

@@ -388,66 +388,6 @@ def leaf_count(sizes: list[SymSize], polys: list[Poly]) -> tuple[int, set[str]]:
     return len(reads), symbols
 
 
-# the ops an ``item()`` value may be passed to, as a scalar operand (no size)
-_ITEM_OPERANDS = frozenset(
-    ("add.Tensor", "sub.Tensor", "mul.Tensor", "div.Tensor", "rsub.Scalar", "pow.Tensor_Scalar")
-)
-
-
-class ItemValue:
-    """``t.item()`` of a traced integer tensor: PyTorch's unbacked symbol (``u0``), the
-    value of an ``aten.item`` node; ``value`` is this trace's number."""
-
-    def __init__(self, value: int, node: Any) -> None:
-        self.value = value
-        self.node = node
-
-    def _refused(self, *other: Any) -> Any:
-        from .._tensor import Tensor
-
-        if other and isinstance(other[0], Tensor):
-            return NotImplemented  # (the tensor's reflected operator records the call)
-        raise NotImplementedError(
-            f"chainrule.export: the value of {self.node.name} (Tensor.item of a traced "
-            "tensor) is used in Python arithmetic, a branch or as a size, which this export "
-            "cannot write yet; pass it to a tensor op as a scalar (y * x.item())"
-        )
-
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refused
-    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __pow__ = _refused
-    __lt__ = __le__ = __gt__ = __ge__ = __bool__ = __index__ = __int__ = _refused
-    __float__ = __neg__ = _refused
-
-
-# the calls that take an ``item()`` value (their ATen overloads are checked again)
-ITEM_CALLS = frozenset(
-    "mul __mul__ __rmul__ add __add__ __radd__ sub __sub__ __rsub__ div __truediv__ "
-    "pow __pow__".split()
-)
-
-
-def check_item_use(overload: str, args: list, kwargs: dict) -> None:
-    """Refuses an ``item()`` value anywhere but as a scalar operand of an elementwise op."""
-    scalar = overload in _ITEM_OPERANDS and not inside(args[:1])
-    if (not scalar and inside([args, kwargs])) or (scalar and inside([args[2:], kwargs])):
-        raise NotImplementedError(
-            f"chainrule.export: a Tensor.item value of a traced tensor is passed to "
-            f"{overload} as a size or index, which this export cannot write yet (PyTorch "
-            "checks its range with _assert_scalar nodes); pass it as a scalar operand of an "
-            "elementwise op (y * x.item())"
-        )
-
-
-def inside(value: Any) -> bool:
-    """Whether ``value`` holds an ``item()`` value."""
-    if isinstance(value, ItemValue):
-        return True
-    if isinstance(value, (list, tuple, slice)):
-        items = (value.start, value.stop, value.step) if isinstance(value, slice) else value
-        return any(inside(v) for v in items)
-    return isinstance(value, dict) and any(inside(v) for v in value.values())
-
-
 def sizes_in(value: Any) -> list[SymSize]:
     """The recorded sizes in a call's arguments (nested lists, tuples and dicts)."""
     if isinstance(value, SymSize):

@@ -17,15 +17,17 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..fx import Graph, Node
 from ..nn import Module
-from . import _dynamic, _schema_args, _sym_sizes
+from . import _dynamic, _schema_args, _sym_sizes, _unbacked
 from ._higher_order import loop_ranges
+from ._module_stack import module_stacks
 from ._reader import ATEN, TensorMeta
-from ._sym_sizes import ItemValue, SizeRecord, SymSize
+from ._sym_sizes import SizeRecord, SymSize
 from ._translations import TRANSLATIONS
 from ._translations_factories import FACTORIES, new_methods_seen
 from ._translations_more import _END, PREV, Step
 from ._translations_rnn import rnns_as_nodes
 from ._treespec import TreeSpec
+from ._unbacked import ItemValue
 from .exported_program import ExportedProgram, ModuleCallEntry, ValueRanges, _Symbol
 from .graph_signature import (
     ExportGraphSignature,
@@ -103,6 +105,11 @@ def _registered(cls: type) -> tuple[str, Any] | None:
 # reads of a traced tensor's values into Python: PyTorch's fake tensors have none to give
 # (``item`` and ``tolist`` PyTorch keeps as symbols: chainrule's trace does for an integer
 # ``item`` passed to an elementwise op, ``_Recorder._item``)
+# calls that may give back their input itself (a dropout of p = 0) whose result PyTorch's
+# export still writes as a value of its own: later reads of the input read the input
+_FRESH = frozenset(
+    ("dropout", "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d")
+)
 _VALUE_READS = frozenset(
     ("__bool__", "__float__", "__int__", "__index__", "__complex__", "item", "tolist", "numpy")
 )
@@ -139,6 +146,7 @@ class _Recorder(overrides.TorchFunctionMode):
         nodes: dict[int, Node],
         first_user: Node | None,
         sizes: SizeRecord | None = None,
+        shifts: dict[str, int] | None = None,
     ) -> None:
         self.graph = graph
         self.nodes = nodes
@@ -147,7 +155,7 @@ class _Recorder(overrides.TorchFunctionMode):
         self.lift: Any = None  # (in a cond/while_loop function: reads an outer tensor)
         self.alive: list[Any] = []
         self.constants: list[tuple[Node, str, Tensor]] = []
-        self.unbacked: list[str] = []  # (the symbols of item() values: u0, u1, ...)
+        self.unbacked = _unbacked.Unbacked(graph, shifts)  # (item() values: u0, u1, ...)
         self.items: dict[Node, ItemValue] = {}
 
     def node_of(self, t: Tensor) -> Node:
@@ -210,12 +218,14 @@ class _Recorder(overrides.TorchFunctionMode):
             return out
         if not _tensors(out):
             return out  # sizes, dtypes, numbers: constants of this trace
-        if name not in _sym_sizes.ITEM_CALLS and _sym_sizes.inside((args, kwargs)):
-            _sym_sizes.check_item_use(name, [args], kwargs)  # (refuses)
+        if name not in _unbacked.ITEM_CALLS and _unbacked.inside((args, kwargs)):
+            _unbacked.check_item_use(name, [args], kwargs)  # (refuses)
         translate = TRANSLATIONS.get(name)
         if translate is None:
             raise NotImplementedError(f"chainrule.export cannot export the call {name}")
         calls = translate(*args, **kwargs)
+        if name in _FRESH and isinstance(out, Tensor) and any(out is t for t in _tensors(args)):
+            out = out.view_as(out)  # (an identity dropout: a value of its own, as PyTorch's)
         if not isinstance(calls, list):
             calls = [calls]
         if not calls:  # (``x[:]``: nothing to write, the result reads as its input)
@@ -253,13 +263,7 @@ class _Recorder(overrides.TorchFunctionMode):
         source = self.node_of(t)
         if source in self.items:
             return self.items[source]  # (PyTorch's trace reads one tensor's value once)
-        node = self.graph.create_node(
-            "call_function", ATEN.overload("aten.item.default"), (source,), {}, name="item"
-        )
-        node.meta["sym_expr"] = f"u{len(self.unbacked)}"
-        node.meta["arg_names"] = ["self"]
-        self.unbacked.append(node.meta["sym_expr"])
-        self.items[source] = ItemValue(value, node)
+        self.items[source] = self.unbacked.new(value, source)
         return self.items[source]
 
     def _write(
@@ -267,7 +271,7 @@ class _Recorder(overrides.TorchFunctionMode):
     ) -> Node:
         """One node calling ``target``; its result ``out`` (a tensor or several) is
         what later calls on ``out`` read (``chain``: the nodes of the chain so far)."""
-        _sym_sizes.check_item_use(overload, targs, tkwargs)
+        _unbacked.check_item_use(overload, targs, tkwargs)
         node = self.graph.create_node(
             "call_function",
             target,
@@ -308,17 +312,18 @@ def _ints(value: Any) -> Any:
     return value
 
 
-def _unbacked_ranges(graph: Graph, specs: list, items: list[str]) -> dict:
-    """PyTorch's unbacked symbols: its while loops' (``loop_ranges``) and the unchecked
-    ``item()`` values' (any integer); both numbered ``u0, u1, ...`` in the order PyTorch's
+def _unbacked_ranges(graph: Graph, specs: list, items: _unbacked.Unbacked) -> dict:
+    """PyTorch's unbacked symbols: its while loops' (``loop_ranges``) and the ``item()``
+    values' (narrowed by checks and uses as sizes); both numbered ``u0, u1, ...`` in the order PyTorch's
     trace made them, which this export does not follow where a program has both."""
     loops = loop_ranges(graph, specs)
-    if loops and items:
+    if loops and items.symbols:
         raise NotImplementedError(
             "chainrule.export cannot yet export a program with both item() values and "
             "while loops reading parameters (PyTorch numbers their symbols together)"
         )
-    return {**loops, **{_Symbol(name): ValueRanges("-int_oo", "int_oo") for name in items}}
+    ranges = {_Symbol(name): ValueRanges(*r) for name, r in items.ranges().items()}
+    return {**loops, **ranges}
 
 
 def _resolve(value: Any, values: list) -> Any:
@@ -376,13 +381,27 @@ def export(
         )
     kwargs = kwargs or {}
     if dynamic_shapes is None:
-        return _trace(mod, args, kwargs)
+        return _item_sizes(mod, args, kwargs)
     inputs = _user_inputs(mod, args, kwargs)
     arg_names = list(inspect.signature(mod.forward).parameters)
     found = _dynamic.symbols(inputs, dynamic_shapes, arg_names)
     if not found:
-        return _trace(mod, args, kwargs)
+        return _item_sizes(mod, args, kwargs)
     return _symbolic(mod, args, kwargs, inputs, found)
+
+
+def _item_sizes(mod: Module, args: tuple, kwargs: dict) -> ExportedProgram:
+    """The program of one trace; where an ``item()`` value is a size, the sizes that
+    follow it are its symbol, found by traces with each value moved by one."""
+    base = _trace(mod, args, kwargs)
+    unbacked = base._unbacked
+    if not unbacked.sized:
+        return base
+    moved = unbacked.shifted()
+    traces = [base] + [_trace(mod, args, kwargs, shifts=shift) for shift in moved]
+    values = [t._unbacked.values for t in traces]
+    _unbacked.fitted_shapes(base, traces, values)
+    return base
 
 
 def _symbolic(
@@ -401,6 +420,11 @@ def _symbolic(
     runs.append((*_grow(args, kwargs, inputs, {symbol: 2 for symbol in found}), check))
     records = [SizeRecord() for _ in runs]
     traces = [_trace(mod, a, k, record) for (a, k, _), record in zip(runs, records)]
+    if traces[0]._unbacked.sized:
+        raise NotImplementedError(
+            "chainrule.export cannot export a Tensor.item value as a size together with "
+            "dynamic_shapes yet; export without dynamic_shapes, or keep the value a scalar"
+        )
     for other in traces[1:]:
         _same_program(traces[0], other)
     values = [sizes for *_, sizes in runs]
@@ -527,10 +551,12 @@ def _trace(
     kwargs: dict,
     sizes: SizeRecord | None = None,
     reified: list[tuple[str, int, int, str]] = (),
+    shifts: dict[str, int] | None = None,
 ) -> ExportedProgram:
     """One trace of ``mod(*args, **kwargs)`` on the inputs' sizes; ``sizes`` records the
     sizes the forward reads (under dynamic_shapes), ``reified`` names the ``sym_size``
-    nodes written after the inputs (name, input, dim, symbol)."""
+    nodes written after the inputs (name, input, dim, symbol), ``shifts`` moves ``item()``
+    values (``_unbacked``)."""
     graph = Graph()
     nodes: dict[int, Node] = {}
     specs: list[InputSpec] = []
@@ -564,14 +590,15 @@ def _trace(
         node.meta["arg_names"] = _schema_args.names("sym_size.int")
         sizes.made[symbol] = node
     first_user = users[0].node if users else None
-    recorder = _Recorder(graph, nodes, first_user, sizes)
+    recorder = _Recorder(graph, nodes, first_user, sizes, shifts)
     # the trace runs the forward for real: what it writes into buffers (running
     # statistics) is undone, so the module is left as PyTorch's export leaves it
     before = [(b, b.detach().clone()) for _, b in mod.named_buffers()]
     before += [(t, t.detach().clone()) for t in _tensors((args, kwargs))]
     try:
         with rnns_as_nodes(mod, recorder), new_methods_seen(), recorder, _exporting():
-            result = mod(*args, **kwargs)
+            with module_stacks(mod, graph):  # (nodes' nn_module_stack, for unflatten)
+                result = mod(*args, **kwargs)
     finally:
         with no_grad():
             for b, value in before:
@@ -585,8 +612,10 @@ def _trace(
     leaves = _tensors(result)
     outs = [recorder.node_of(t) for t in leaves]
     graph.output(tuple(outs))
-    for node in [n for n in graph.nodes if "sym_expr" in n.meta and not n.users]:
-        graph.erase_node(node)  # (a size found equal to another one computed first)
+    recorder.unbacked.write_checks()
+    for node in list(reversed(graph.nodes)):  # (last first: what read only them goes too)
+        if "sym_expr" in node.meta and not node.users:
+            graph.erase_node(node)  # (a size found equal to another one computed first)
     out_specs = [OutputSpec(OutputKind.USER_OUTPUT, TensorArgument(n.name), None) for n in outs]
     arg_names = list(inspect.signature(mod.forward).parameters)
     in_spec = spec_of((tuple(args), dict(kwargs)))
@@ -599,7 +628,7 @@ def _trace(
     }
     calls = [ModuleCallEntry("", root)]
     calls += [ModuleCallEntry(name, None) for name, _ in mod.named_modules() if name]
-    return ExportedProgram(
+    program = ExportedProgram(
         graph,
         ExportGraphSignature(specs, out_specs),
         state,
@@ -609,3 +638,5 @@ def _trace(
         constants=constants,
         verifiers=["TRAINING"],
     )
+    program._unbacked = recorder.unbacked  # (for the traces of item() sizes: export)
+    return program

@@ -23,9 +23,11 @@ def factory_kwargs(dtype: Any) -> dict:
 
 def size_list(size: tuple) -> list:
     """A size given as ints or as one sequence, as a list (symbolic sizes kept)."""
-    if len(size) == 1 and not isinstance(size[0], int):
+    from ._unbacked import ItemValue  # (a Tensor.item value: PyTorch's u0)
+
+    if len(size) == 1 and not isinstance(size[0], (int, ItemValue)):
         size = tuple(size[0])
-    return [s if isinstance(s, int) else int(s) for s in size]
+    return [s if isinstance(s, (int, ItemValue)) else int(s) for s in size]
 
 
 def _arange(

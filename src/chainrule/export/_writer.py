@@ -99,7 +99,7 @@ def _argument(value: Any) -> dict:
         return {"as_graph": {"name": value.name, "graph": graph_record(value.meta["subgraph"])}}
     if isinstance(value, Node):
         if "sym_expr" in value.meta:
-            return {"as_sym_int": {"as_name": value.name}}
+            return {_sym_kind(value): {"as_name": value.name}}
         return {"as_tensor": {"name": _name(value)}}
     if value is None:
         return {"as_none": True}
@@ -150,6 +150,11 @@ def _argument(value: Any) -> dict:
     raise NotImplementedError(f"chainrule.export.save cannot serialize the argument {value!r}")
 
 
+def _sym_kind(node: Node) -> str:
+    """A symbolic value's argument kind: a condition (``u0 >= 0``) or an int."""
+    return "as_sym_bool" if node.meta.get("sym_bool") else "as_sym_int"
+
+
 def _target(target: Any) -> str:
     if isinstance(target, AtenOverload):
         return f"torch.ops.{target}"
@@ -184,7 +189,7 @@ def _node(node: Node) -> dict:
         else:
             outputs = [{"as_tensor": n} for n in named]
     elif "sym_expr" in node.meta:
-        outputs = [{"as_sym_int": {"as_name": node.name}}]
+        outputs = [{_sym_kind(node): {"as_name": node.name}}]
     elif node.meta.get("tensor_meta") is not None:
         outputs = [{"as_tensor": {"name": node.name}}]
     else:
@@ -211,11 +216,12 @@ def _is_folded(node: Node) -> bool:
 
 def graph_record(graph: Any) -> dict:
     """A chainrule fx Graph of ATen overloads as a serialized ``Graph``."""
-    nodes, metas, syms = [], {}, {}
+    nodes, metas, syms, bools = [], {}, {}, {}
     inputs, outputs, single = [], [], False
     for node in graph.nodes:
         if "sym_expr" in node.meta:
-            syms[node.name] = {"as_expr": {"expr_str": node.meta["sym_expr"], "hint": None}}
+            sym = {"as_expr": {"expr_str": node.meta["sym_expr"], "hint": None}}
+            (bools if node.meta.get("sym_bool") else syms)[node.name] = sym
         meta = node.meta.get("tensor_meta")
         if meta is not None:
             metas[_name(node)] = tensor_meta_record(meta)
@@ -236,7 +242,7 @@ def graph_record(graph: Any) -> dict:
         "nodes": nodes,
         "tensor_values": metas,
         "sym_int_values": syms,
-        "sym_bool_values": {},
+        "sym_bool_values": bools,
         "is_single_tensor_return": single,
         "custom_obj_values": {},
         "sym_float_values": {},

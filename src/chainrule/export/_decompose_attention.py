@@ -1,0 +1,68 @@
+"""``run_decompositions`` rule of ``scaled_dot_product_attention``: PyTorch's math form,
+softmax((q √s)(kᵀ √s) + mask) v with s = 1/√E by default, its softmax made zero on rows
+that are all ``-inf``, the output laid out as the CPU kernel lays it out."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import chainrule
+
+from ..fx import Node
+from ._decompose import Writer
+from ._decompose_products import matmul
+
+
+def _safe_softmax(w: Writer, scores: Node) -> Node:
+    """softmax over the last dimension, 0 on rows with no finite score."""
+    soft = w.call("_softmax.default", scores, -1, False)
+    finite = w.call("logical_not.default", w.call("eq.Scalar", scores, -math.inf))
+    empty = w.call("logical_not.default", w.call("any.dim", finite, -1, True))
+    zeros = w.call(
+        "full_like.default",
+        soft,
+        0,
+        pin_memory=False,
+        memory_format=chainrule.preserve_format,
+    )
+    return w.call("where.self", empty, zeros, soft)
+
+
+def _sdpa(
+    w: Writer,
+    q: Node,
+    k: Node,
+    v: Node,
+    attn_mask: Node | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+    enable_gqa: bool = False,
+) -> Node:
+    ranks = [w.values[t].dim() for t in (q, k, v)]
+    mask_is_float = attn_mask is None or w.values[attn_mask].dtype.is_floating_point
+    if ranks != [4, 4, 4] or dropout_p or is_causal or enable_gqa or not mask_is_float:
+        raise NotImplementedError(
+            "run_decompositions: scaled_dot_product_attention is written for 4-D query, "
+            "key and value with no dropout, no is_causal, no enable_gqa and no boolean "
+            "mask so far; give the mask as a float tensor of 0 and -inf"
+        )
+    e = w.values[q].shape[-1]
+    root = math.sqrt(scale if scale is not None else 1 / math.sqrt(e))
+    q = w.call("mul.Scalar", q, root)
+    kt = w.call("mul.Scalar", w.call("permute.default", k, [0, 1, 3, 2]), root)
+    scores = matmul(w, q, kt)
+    if attn_mask is not None:
+        scores = w.call("add.Tensor", scores, attn_mask)
+    out = matmul(w, _safe_softmax(w, scores), v)
+    # (the output's strides are those of the CPU kernel's (L, N, H, E) buffer)
+    out = w.call("permute.default", out, [2, 0, 1, 3])
+    out = w.call("clone.default", out, memory_format=chainrule.contiguous_format)
+    return w.call("permute.default", out, [1, 2, 0, 3])
+
+
+ATTENTION: dict[str, Callable[..., Any]] = {
+    "scaled_dot_product_attention.default": _sdpa,
+}
