@@ -244,11 +244,23 @@ def test_a_table_without_an_op_keeps_its_calls_as_pytorch_does(tmp_path):
     same(got.module()(*cargs), tm(*targs))
 
 
-def test_a_symbolic_program_is_refused_with_the_way_out():
-    class Double(cr.nn.Module):
-        def forward(self, x):
-            return x * 2
+def test_a_symbolic_program_decomposes_as_pytorch():
+    """(More dynamic programs in test_export_decompositions_more.py.)"""
 
-    ep = cexport.export(Double(), (cr.ones(3, 2),), dynamic_shapes=({0: cexport.Dim("n")},))
-    with pytest.raises(NotImplementedError, match="static shapes"):
-        ep.run_decompositions()
+    def make(lib):
+        class Double(lib.nn.Module):
+            def forward(self, x):
+                return x.view(x.size(0), -1).relu()
+
+        return Double()
+
+    x = RNG.standard_normal((3, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = torch.export.export(
+            make(torch), (torch.tensor(x),), dynamic_shapes=({0: torch.export.Dim("n")},)
+        ).run_decompositions()
+    spec = ({0: cexport.Dim("n")},)
+    got = cexport.export(make(cr), (cr.tensor(x),), dynamic_shapes=spec).run_decompositions()
+    assert got.graph_module.code == want.graph_module.code
+    assert str(got.range_constraints) == str(want.range_constraints)

@@ -146,3 +146,37 @@ def test_item_in_a_branch_is_pytorchs_guard_error(name):
         torch.export.export(_module(torch, forward), (torch.tensor(3), torch.arange(6.0)))
     with pytest.raises(GuardOnDataDependentSymNode, match="data-dependent"):
         cexport.export(_module(cr, forward), (cr.tensor(3), cr.arange(6.0)))
+
+
+def _with_loop(L):
+    """``item()`` values before and after a while loop reading a parameter: PyTorch
+    numbers the loop's symbol (``u1: VR[1, int_oo]``) between theirs."""
+
+    class M(L.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = L.nn.Parameter(L.ones(6) * 0.5)
+
+        def forward(self, n, y):
+            k = n.item()
+            L._check(k >= 0)
+            _, z = L.while_loop(lambda c, z: c < 3, lambda c, z: (c + 1, z * self.w), (n * 0, y))
+            m = (n + 1).item()
+            return y * k + m, z, L.zeros(k)
+
+    return M()
+
+
+def test_item_values_and_loops_are_numbered_together(tmp_path):
+    want = torch.export.export(_with_loop(torch), (torch.tensor(3), torch.arange(6.0)))
+    got = cexport.export(_with_loop(cr), (cr.tensor(3), cr.arange(6.0)))
+    assert got.graph_module.code == want.graph_module.code
+    assert printed(got) == printed(want)
+    assert str(got.range_constraints) == str(want.range_constraints)
+    cexport.save(got, tmp_path / "l.pt2")
+    torch.export.save(want, tmp_path / "t.pt2")
+    loaded = torch.export.load(tmp_path / "l.pt2")
+    assert loaded.graph_module.code == torch.export.load(tmp_path / "t.pt2").graph_module.code
+    expected = _listed(want.module()(torch.tensor(4), torch.arange(6.0)))
+    assert _listed(loaded.module()(torch.tensor(4), torch.arange(6.0))) == expected
+    assert _listed(got.module()(cr.tensor(4), cr.arange(6.0))) == expected

@@ -27,14 +27,17 @@ Differences from PyTorch:
   (``_dynamic``), others are not; ``x.item()`` of an integer tensor is an ``aten.item``
   node (``_unbacked``) as a scalar operand, in ``+ - *`` with ints, checked with
   ``torch._check`` and as a factory's size, a ``narrow`` length or a checked slice end,
-  not yet otherwise (an unchecked slice, arithmetic as a size, with ``dynamic_shapes``);
+  not yet otherwise (an unchecked slice, arithmetic as a size, with ``dynamic_shapes``),
+  its ``u<k>`` numbered with those of while loops reading parameters, as PyTorch's;
 - ``run_decompositions`` writes the calls of its rules as core ATen (``_decompose*``:
   layers in eval and training mode, products, attention, casts, common losses); other
   calls are kept, forms outside a rule refused; no symbolic programs;
 - ``unflatten(ep)`` cuts the program back into the original module tree (``_unflatten``,
   from the nodes' ``nn_module_stack``, which ``export`` records: ``_module_stack``);
   it has no ``flat_args_adapter``;
-- no ``validate``; ``strict``/``preserve_module_call_signature`` are ignored;
+- ``validate()`` runs PyTorch's verifier checks (``_verifier``: signature against graph
+  and state, allowed call targets) but not those of each node's ``val`` meta;
+  ``strict``/``preserve_module_call_signature`` are ignored;
   ``str(ep)`` leaves out the source-location comments.
 """
 

@@ -37,6 +37,7 @@ from ._reader import TensorMeta
 
 _PAUSED: set[int] = set()  # (recorders running the real loop: nothing is recorded)
 _LOOPS: dict[int, int] = {}  # recorder id -> how many while loop bodies it is inside
+_CONDS: dict[int, int] = {}  # recorder id -> how many cond branches it is inside
 # recorder id -> dynamo's names of the tensors the outermost operator being recorded reads
 # (dynamo captures it whole: the operators nested in it name their values within it)
 _NAMES: dict[int, dict[int, str]] = {}
@@ -292,11 +293,15 @@ def export_cond(
     extra = ((operands, "L['args'][3]"),)
     names = (_source_names(true_fn, 1, extra), _source_names(false_fn, 2, extra))
     scopes = [_Scope(recorder.nodes), _Scope(recorder.nodes)]
-    with _naming(recorder, names) as enclosing:
-        recorded = [
-            _record(recorder, scope, "torch.cond", fn, operands)
-            for scope, fn in zip(scopes, (true_fn, false_fn))
-        ]
+    _CONDS[id(recorder)] = _CONDS.get(id(recorder), 0) + 1
+    try:
+        with _naming(recorder, names) as enclosing:
+            recorded = [
+                _record(recorder, scope, "torch.cond", fn, operands)
+                for scope, fn in zip(scopes, (true_fn, false_fn))
+            ]
+    finally:
+        _CONDS[id(recorder)] -= 1
     _check_agree(recorded[0][0], recorded[1][0])
     lifted = _ordered(scopes[0], scopes[1], names, enclosing)
     outer = {**scopes[1].free, **scopes[0].free}
@@ -330,7 +335,8 @@ def export_while_loop(
     if not all(isinstance(t, Tensor) for t in leaves):
         raise NotImplementedError(
             "chainrule.export writes torch.while_loop over tensors only (PyTorch carries a "
-            "number as a symbol); carry a 0-d tensor instead"
+            "number as an unbacked symbol, and its torch.export.save cannot write such a "
+            "program); carry a 0-d tensor instead"
         )
     scopes = [_Scope(recorder.nodes), _Scope(recorder.nodes)]
     for scope in scopes:
@@ -355,6 +361,9 @@ def export_while_loop(
         _holds(pred)  # (refuses what is not a bool tensor)
     _check_same(tuple(body) if isinstance(body, (tuple, list)) else (body,), carried)
     lifted = _ordered(scopes[0], scopes[1], names, enclosing)
+    if _LOOPS.get(id(recorder), 0) == 0 and _reads_parameter(recorder, lifted):
+        # (PyTorch leaves an unbacked symbol for such a loop, two inside a cond's branch)
+        recorder.unbacked.reserve(2 if _CONDS.get(id(recorder), 0) else 1)
     outer = {**scopes[1].free, **scopes[0].free}
     inputs = [(id(t), f"arg{i}_1", _meta(t)) for i, t in enumerate(leaves)]
     inputs += [
@@ -372,6 +381,21 @@ def export_while_loop(
     args = (cond_attr, body_attr, carried_nodes, tuple(outer[k] for k in lifted))
     _call(recorder, _higher_order.WHILE_LOOP, args, pytree.tree_leaves(out))
     return out
+
+
+def _reads_parameter(recorder: Any, keys: list[int]) -> bool:
+    """Whether one of the tensors ``keys`` (ids) is a parameter of the exported module:
+    a ``p_`` placeholder of the program ahead of its user inputs."""
+    root = recorder.nodes
+    while isinstance(root, _Scope):
+        root = root.outer
+    params: set[Node] = set()
+    for node in next(iter(root.values())).graph.nodes if root else ():
+        if node is recorder.first_user or node.op != "placeholder":
+            break
+        if node.name.startswith("p_"):
+            params.add(node)
+    return any(root.get(k) in params for k in keys)
 
 
 def _sliced(recorder: Any, scope: _Scope, xs: list, names: list[str]) -> list[Tensor]:

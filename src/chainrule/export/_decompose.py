@@ -104,12 +104,13 @@ def _in_place(op: str) -> Callable[..., Node]:
 
 
 def _rules() -> dict[str, Callable[..., Any]]:
+    from ._decompose_activations import ACTIVATIONS
     from ._decompose_attention import ATTENTION
     from ._decompose_layers import LAYERS
     from ._decompose_losses import LOSSES
     from ._decompose_products import PRODUCTS
 
-    rules = {**LAYERS, **PRODUCTS, **ATTENTION, **LOSSES}
+    rules = {**LAYERS, **PRODUCTS, **ATTENTION, **LOSSES, **ACTIVATIONS}
     rules.update({f"{op}_.Tensor": _in_place(op) for op in ("add", "sub", "mul", "div")})
     return rules
 
@@ -162,7 +163,7 @@ def _table(decomp_table: dict | None) -> dict[str, Callable[..., Any]]:
     return table
 
 
-def _inputs(ep: Any) -> dict[str, Any]:
+def inputs_of(ep: Any) -> dict[str, Any]:
     """Each placeholder's value: the state, constants and example inputs."""
     values: dict[str, Any] = {}
     args = list(ep.example_inputs[0]) if ep.example_inputs else []
@@ -191,17 +192,25 @@ def run_decompositions(ep: Any, decomp_table: dict | None = None) -> Any:
     """``ep`` with its calls written as core ATen calls by the rules of
     ``default_decompositions()`` (or those ``decomp_table`` keeps; an entry of an op with
     no rule here is a function of a ``Writer`` and the call's arguments)."""
-    from .exported_program import ExportedProgram
-
-    if ep.range_constraints:
-        raise NotImplementedError(
-            "run_decompositions of a program with symbolic sizes (dynamic_shapes) is not "
-            "written yet; export with static shapes to decompose"
-        )
     table = _table(decomp_table)
+    if ep.range_constraints:
+        from ._decompose_symbolic import symbolic
+
+        return symbolic(ep, table)
+    return program(ep, *write(ep, table, inputs_of(ep)))
+
+
+_SIZE_ARITHMETIC = frozenset({operator.add, operator.sub, operator.mul, operator.floordiv})
+
+
+def write(
+    ep: Any, table: dict[str, Callable[..., Any]], inputs: dict[str, Any]
+) -> tuple[Graph, list[tuple[str, Node]], list[Node]]:
+    """``ep``'s graph decomposed on the placeholders' values ``inputs``: the new graph,
+    the buffers' updates (target, node) and the outputs. Sizes the program reads
+    (``sym_size`` and arithmetic nodes) are plain ints here."""
     graph = Graph()
     writer = Writer(graph)
-    inputs = _inputs(ep)
     buffers = {
         s.arg.name: s.target for s in ep.graph_signature.input_specs if s.kind == InputKind.BUFFER
     }
@@ -229,6 +238,11 @@ def run_decompositions(ep: Any, decomp_table: dict | None = None) -> Any:
             outputs = [env[n] for n in node.args[0]]
         elif node.target is operator.getitem:
             env[node] = env[node.args[0]][node.args[1]]
+        elif str(node.target) == "aten.sym_size.int":
+            x, d = node.args
+            env[node] = int(writer.values[env[x]].shape[d])
+        elif node.target in _SIZE_ARITHMETIC:
+            env[node] = node.target(*new(list(node.args)))
         else:
             overload = str(node.target).removeprefix("aten.")
             decompose = table.get(overload)
@@ -249,6 +263,13 @@ def run_decompositions(ep: Any, decomp_table: dict | None = None) -> Any:
     ]
     graph.output(tuple([n for _, n in mutations] + outputs))
     _drop_unread(graph)
+    return graph, mutations, outputs
+
+
+def program(ep: Any, graph: Graph, mutations: list[tuple[str, Node]], outputs: list[Node]) -> Any:
+    """The decomposed ``ExportedProgram``: buffer updates first among its outputs."""
+    from .exported_program import ExportedProgram
+
     names = iter(n.name for n in outputs)
     specs = [
         OutputSpec(OutputKind.BUFFER_MUTATION, TensorArgument(n.name), target)

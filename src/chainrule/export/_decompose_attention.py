@@ -30,6 +30,25 @@ def _safe_softmax(w: Writer, scores: Node) -> Node:
     return w.call("where.self", empty, zeros, soft)
 
 
+def _additive(w: Writer, keep: Node, dtype: Any) -> Node:
+    """A boolean mask as 0 where it keeps a score, -inf where it drops it."""
+    cpu = chainrule.device("cpu")
+    drop = w.call("scalar_tensor.default", -math.inf, dtype=dtype, device=cpu)
+    zero = w.call("scalar_tensor.default", 0.0, dtype=dtype, layout=chainrule.strided, device=cpu)
+    return w.call("where.self", keep, zero, drop)
+
+
+def _lower(w: Writer, rows: int, columns: int) -> Node:
+    """The causal mask of ``rows`` queries and ``columns`` keys: column - row <= 0."""
+    cpu = chainrule.device("cpu")
+    where = {"layout": chainrule.strided, "device": cpu, "pin_memory": False}
+    ones = w.call("full.default", [rows, columns], True, dtype=chainrule.bool, **where)
+    column = w.call("unsqueeze.default", w.call("arange.start_step", 0, columns, **where), -2)
+    row = w.call("unsqueeze.default", w.call("arange.start_step", 0, rows, **where), -1)
+    lower = w.call("le.Scalar", w.call("sub.Tensor", column, row), 0)
+    return w.call("logical_and.default", lower, ones)
+
+
 def _sdpa(
     w: Writer,
     q: Node,
@@ -42,16 +61,19 @@ def _sdpa(
     enable_gqa: bool = False,
 ) -> Node:
     ranks = [w.values[t].dim() for t in (q, k, v)]
-    mask_is_float = attn_mask is None or w.values[attn_mask].dtype.is_floating_point
-    if ranks != [4, 4, 4] or dropout_p or is_causal or enable_gqa or not mask_is_float:
+    if ranks != [4, 4, 4] or dropout_p or enable_gqa or (is_causal and attn_mask is not None):
         raise NotImplementedError(
             "run_decompositions: scaled_dot_product_attention is written for 4-D query, "
-            "key and value with no dropout, no is_causal, no enable_gqa and no boolean "
-            "mask so far; give the mask as a float tensor of 0 and -inf"
+            "key and value with no dropout and no enable_gqa so far"
         )
+    dtype = w.values[q].dtype
+    if attn_mask is not None and w.values[attn_mask].dtype == chainrule.bool:
+        attn_mask = _additive(w, attn_mask, dtype)
     e = w.values[q].shape[-1]
     root = math.sqrt(scale if scale is not None else 1 / math.sqrt(e))
     q = w.call("mul.Scalar", q, root)
+    if is_causal:
+        attn_mask = _additive(w, _lower(w, w.values[q].shape[-2], w.values[k].shape[-2]), dtype)
     kt = w.call("mul.Scalar", w.call("permute.default", k, [0, 1, 3, 2]), root)
     scores = matmul(w, q, kt)
     if attn_mask is not None:

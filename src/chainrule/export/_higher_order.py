@@ -175,43 +175,6 @@ def add_subgraph(graph: Graph, prefix: str, subgraph: Graph) -> Node:
     return node
 
 
-def loop_ranges(graph: Graph, specs: list) -> dict:
-    """The unbacked symbols PyTorch's export leaves in ``range_constraints`` for its
-    while loops: ``u<k>: VR[1, int_oo]`` for each loop that reads a parameter, two for
-    such a loop in a cond's branch."""
-    from .exported_program import ValueRanges, _Symbol
-    from .graph_signature import InputKind
-
-    params = {s.arg.name for s in specs if s.kind == InputKind.PARAMETER}
-    count = _loops_reading(graph, params, nested=False)
-    return {_Symbol(f"u{k}"): ValueRanges(1, "int_oo") for k in range(count)}
-
-
-def _loops_reading(graph: Graph, params: set[str], nested: bool) -> int:
-    """How many symbols the while loops of ``graph`` reading one of ``params`` (node
-    names) leave, those in its conds' branches included."""
-    count = 0
-    for node in graph.nodes:
-        if node.op != "call_function":
-            continue
-        if node.target is WHILE_LOOP:
-            extra = node.args[3] if len(node.args) > 3 else ()
-            if any(isinstance(a, Node) and a.name in params for a in extra):
-                count += 2 if nested else 1
-        elif node.target is COND:
-            operands = list(node.args[3])
-            for branch in node.args[1:3]:
-                sub = branch.meta["subgraph"]
-                inputs = [n for n in sub.nodes if n.op == "placeholder"]
-                read = {
-                    p.name
-                    for p, a in zip(inputs, operands)
-                    if isinstance(a, Node) and a.name in params
-                }
-                count += _loops_reading(sub, read, nested=True)
-    return count
-
-
 def appears(symbol: str, graph_record: dict) -> bool:
     """Whether a range constraint's symbol is in a serialized graph (storage offsets
     aside): PyTorch's load drops the others (the unbacked ``u0`` of a while loop's export,

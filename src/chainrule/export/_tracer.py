@@ -18,7 +18,6 @@ from ..autograd.grad_mode import no_grad
 from ..fx import Graph, Node
 from ..nn import Module
 from . import _dynamic, _schema_args, _sym_sizes, _unbacked
-from ._higher_order import loop_ranges
 from ._module_stack import module_stacks
 from ._reader import ATEN, TensorMeta
 from ._sym_sizes import SizeRecord, SymSize
@@ -312,18 +311,11 @@ def _ints(value: Any) -> Any:
     return value
 
 
-def _unbacked_ranges(graph: Graph, specs: list, items: _unbacked.Unbacked) -> dict:
-    """PyTorch's unbacked symbols: its while loops' (``loop_ranges``) and the ``item()``
-    values' (narrowed by checks and uses as sizes); both numbered ``u0, u1, ...`` in the order PyTorch's
-    trace made them, which this export does not follow where a program has both."""
-    loops = loop_ranges(graph, specs)
-    if loops and items.symbols:
-        raise NotImplementedError(
-            "chainrule.export cannot yet export a program with both item() values and "
-            "while loops reading parameters (PyTorch numbers their symbols together)"
-        )
-    ranges = {_Symbol(name): ValueRanges(*r) for name, r in items.ranges().items()}
-    return {**loops, **ranges}
+def _unbacked_ranges(items: _unbacked.Unbacked) -> dict:
+    """PyTorch's unbacked symbols: the ``item()`` values' (narrowed by checks and uses as
+    sizes) and its while loops' (``VR[1, int_oo]`` for a loop reading a parameter),
+    numbered ``u0, u1, ...`` together in the order the trace made them."""
+    return {_Symbol(name): ValueRanges(*r) for name, r in items.ranges().items()}
 
 
 def _resolve(value: Any, values: list) -> Any:
@@ -632,7 +624,7 @@ def _trace(
         graph,
         ExportGraphSignature(specs, out_specs),
         state,
-        range_constraints=_unbacked_ranges(graph, specs, recorder.unbacked),
+        range_constraints=_unbacked_ranges(recorder.unbacked),
         module_call_graph=calls,
         example_inputs=(tuple(args), dict(kwargs)),
         constants=constants,

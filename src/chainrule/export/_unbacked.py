@@ -49,14 +49,24 @@ class Unbacked:
         self.upper: dict[str, int | None] = {}
         self.values: dict[str, int] = {}
         self.sized = False  # (a symbol is a size: the fitting traces are needed)
+        self.loops: list[str] = []  # (the symbols PyTorch leaves for while loops)
 
     @property
     def symbols(self) -> list[str]:
         return list(self.nodes)
 
+    def _next(self) -> str:
+        # (item() values and while loops share PyTorch's numbering, in trace order)
+        return f"u{len(self.nodes) + len(self.loops)}"
+
+    def reserve(self, count: int) -> None:
+        """``count`` symbols for a while loop reading a parameter (``VR[1, int_oo]``)."""
+        for _ in range(count):
+            self.loops.append(self._next())
+
     def new(self, value: int, source: Any) -> ItemValue:
         """The symbol of a new ``aten.item`` node reading ``source``."""
-        name = f"u{len(self.nodes)}"
+        name = self._next()
         node = self.graph.create_node(
             "call_function", ATEN.overload("aten.item.default"), (source,), {}, name="item"
         )
@@ -77,14 +87,15 @@ class Unbacked:
             self.upper[name] = upper if old is None else min(old, upper)
 
     def ranges(self) -> dict[str, tuple[Any, Any]]:
-        """Each symbol's range as PyTorch prints it (``-int_oo``/``int_oo`` unbounded)."""
-        return {
-            name: (
+        """Each symbol's range as PyTorch prints it (``-int_oo``/``int_oo`` unbounded), a
+        while loop's ``[1, int_oo]``, in PyTorch's order."""
+        out: dict[str, tuple[Any, Any]] = {name: (1, "int_oo") for name in self.loops}
+        for name in self.nodes:
+            out[name] = (
                 "-int_oo" if self.lower[name] is None else self.lower[name],
                 "int_oo" if self.upper[name] is None else self.upper[name],
             )
-            for name in self.nodes
-        }
+        return dict(sorted(out.items(), key=lambda kv: int(kv[0][1:])))
 
     def write_checks(self) -> None:
         """PyTorch's runtime checks of each symbol's range, right after its ``item`` node:

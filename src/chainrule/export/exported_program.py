@@ -73,6 +73,7 @@ class ExportedProgram:
         self._example_inputs = example_inputs
         self._constants = constants or {}
         self._verifiers = verifiers or []
+        self.validate()  # (as PyTorch's constructor: a broken program is refused at once)
 
     @property
     def graph_module(self) -> Any:
@@ -187,6 +188,13 @@ class ExportedProgram:
             out_spec,
             names,
         )
+
+    def validate(self) -> None:
+        """Checks the graphs and the signature against each other as PyTorch's verifier
+        does (``_verifier``), raising ``SpecViolationError`` where they disagree."""
+        from ._verifier import validate
+
+        validate(self)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(_CALL_ERROR)

@@ -12,7 +12,16 @@ Sequential aside) as ``call_module`` and parameters as ``get_attr``. The
 a new Graph from one.
 
 ``replace_pattern`` (``subgraph_rewriter``) rewrites every match of a pattern function's
-graph; ``passes.shape_prop.ShapeProp`` records each Node's tensor metadata.
+graph; ``passes.shape_prop.ShapeProp`` records each Node's tensor metadata;
+``passes.split_module.split_module`` splits a GraphModule into one submodule per partition
+(PyTorch's code for the outer module and each ``submod_<i>``; ``split_module_simple``
+for partitions given in data-flow order), and
+``passes.split_utils.split_by_tags`` by the ``tag`` of each Node; ``passes.pass_manager`` and
+``passes.infra`` (``PassBase``, ``PassResult``, ``PassManager``) run passes.
+``experimental.optimization`` has ``fuse`` (eval-mode batch norms folded into the
+convolution or linear layer before them), ``remove_dropout`` and ``extract_subgraph``;
+``experimental.const_fold.split_const_subgraphs`` computes the attribute-only parts of a
+graph once, as parameters.
 
 Importing ``chainrule.fx`` costs nothing: defining ``Proxy`` leaves chainrule's
 ``__torch_function__`` dispatch off, and the first trace (or ``Proxy``, or
@@ -41,9 +50,14 @@ Differences from PyTorch:
   target, and has no ``ignore_literals``/``match_filters`` (``replace_pattern_with_filters``);
 - ``Graph.print_tabular`` needs the ``tabulate`` package, as PyTorch's (without it, the same
   message, then ModuleNotFoundError);
-- no ``torch.fx.experimental``, ``graph_drawer``, ``split_module``, ``CodeGen`` subclasses,
-  ``on_generate_code``, ``Tracer.keys``-based ``**`` unpacking into a dict, or the
-  ``param_shapes_constant`` option (accepted, ignored).
+- ``split_module`` has no autocast/``set_grad_enabled`` regions and no symbolic sizes
+  (chainrule's traces record neither); ``const_fold`` has no ``sympy`` fill values;
+- of ``torch.fx.experimental``, only ``optimization`` (without the MKLDNN passes:
+  ``optimize_for_inference``, ``modules_to_mkldnn``), ``const_fold``, ``proxy_tensor``'s
+  mode query and ``symbolic_shapes``' data-dependence error; no ``graph_drawer``,
+  ``splitter_base``, ``CodeGen`` subclasses, ``on_generate_code``,
+  ``Tracer.keys``-based ``**`` unpacking into a dict, or the ``param_shapes_constant``
+  option (accepted, ignored).
 """
 
 from __future__ import annotations
