@@ -338,3 +338,38 @@ def test_identity_dropout_is_a_value_of_its_own(tmp_path):
     got = cexport.export(make(cr), (cr.tensor(x),))
     assert got.graph_module.code == want.graph_module.code
     same(got.module()(cr.tensor(x)), want.module()(torch.tensor(x)))
+
+
+def test_none_and_number_outputs_are_constants_of_the_program(tmp_path):
+    """A forward returning None or numbers beside tensors (``MultiheadAttention`` without
+    weights: ``(out, None)``): PyTorch's program returns them as constants, and its
+    signature lists them; the saved file gives them back in the real torch.export.load."""
+
+    def make(lib):
+        class Constants(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.mha = lib.nn.MultiheadAttention(4, 2, batch_first=True)
+
+            def forward(self, x):
+                return x * 2, None, 3, self.mha(x, x, x, need_weights=False)
+
+        return Constants().double()
+
+    tm, cm = make(torch), make(cr)
+    cm.load_state_dict({k: cr.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    x = RNG.standard_normal((2, 3, 4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = torch.export.export(tm, (torch.tensor(x),))
+    got = cexport.export(cm, (cr.tensor(x),))
+    assert got.graph_module.code == want.graph_module.code
+    assert str(got.graph_signature) == str(want.graph_signature)
+    out = got.module()(cr.tensor(x))
+    assert out[1:3] == (None, 3) and out[3][1] is None
+    cexport.save(got, tmp_path / "c.pt2")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ran = torch.export.load(tmp_path / "c.pt2").module()(torch.tensor(x))
+    assert ran[1:3] == (None, 3) and ran[3][1] is None
+    same((out[0], out[3][0]), (ran[0], ran[3][0]))

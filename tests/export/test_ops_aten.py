@@ -37,3 +37,21 @@ def test_aten_namespace_as_torchs():
     assert aten.linear.default.name() == torch.ops.aten.linear.default.name() == "aten::linear"
     assert aten.add.Tensor.name() == torch.ops.aten.add.Tensor.name() == "aten::add.Tensor"
     assert not hasattr(aten, "not_an_op") and not hasattr(torch.ops.aten, "not_an_op")
+
+
+def test_elu_with_its_scales_as_torchs():
+    """``aten.elu`` with ``scale`` and ``input_scale`` (selu's and celu's form): values
+    and gradients."""
+    x = np.random.default_rng(1).standard_normal(40)
+    for args in [(1.0,), (1.6732632423543772, 1.0507009873554805), (0.5, 1.0, 2.0)]:
+        (ours,), (theirs,) = _pair(x)
+        y, want = (
+            chainrule.ops.aten.elu.default(ours, *args),
+            torch.ops.aten.elu.default(theirs, *args),
+        )
+        y.sum().backward()
+        want.sum().backward()
+        np.testing.assert_allclose(
+            y.detach().numpy(), want.detach().numpy(), rtol=1e-14, atol=1e-15
+        )
+        np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-14, atol=1e-15)

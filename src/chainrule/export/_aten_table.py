@@ -14,6 +14,7 @@ from typing import Any
 import chainrule as torch
 import chainrule.nn.functional as F
 
+from ._translations_direct import DIRECT_TABLE
 from ._translations_factories import FACTORIES_TABLE
 from ._translations_losses import LOSSES_TABLE
 from ._translations_resample import RESAMPLE_TABLE
@@ -32,6 +33,14 @@ def _factory(fn: Callable) -> Callable:
         return fn(*args, **{k: v for k, v in kwargs.items() if v is not None})
 
     return run
+
+
+def _elu(self: Tensor, alpha: Any = 1, scale: Any = 1, input_scale: Any = 1) -> Tensor:
+    """ATen's elu: scale·x for x > 0, scale·alpha·(exp(input_scale·x) - 1) else (selu's
+    scales, celu's alpha)."""
+    if scale == 1 and input_scale == 1:
+        return F.elu(self, alpha)
+    return torch.where(self > 0, self * scale, torch.expm1(self * input_scale) * (scale * alpha))
 
 
 def _method(name: str) -> Callable:
@@ -564,7 +573,7 @@ TABLE: dict[str, Callable] = {
     "gelu.default": _gelu,
     "hardtanh.default": lambda self, min_val=-1, max_val=1: F.hardtanh(self, min_val, max_val),
     "leaky_relu.default": lambda self, negative_slope=0.01: F.leaky_relu(self, negative_slope),
-    "elu.default": lambda self, alpha=1, scale=1, input_scale=1: F.elu(self, alpha),
+    "elu.default": _elu,
     "softplus.default": lambda self, beta=1, threshold=20: F.softplus(self, beta, threshold),
     "clamp.default": lambda self, min=None, max=None: torch.clamp(self, min, max),
     "clamp.Tensor": lambda self, min=None, max=None: torch.clamp(self, min, max),
@@ -747,6 +756,7 @@ TABLE.update(RESAMPLE_TABLE)  # (upsample_nearest2d.vec ...: F.interpolate's)
 TABLE.update(SORTING_TABLE)  # (argsort, topk, prelu)
 TABLE.update(FACTORIES_TABLE)  # (empty_like, new_full, fill_, zero_, ...)
 TABLE.update(LOSSES_TABLE)  # (mse_loss, nll_loss_nd, kl_div, ...)
+TABLE.update({k: v for k, v in DIRECT_TABLE.items() if k not in TABLE})  # (addmm, selu ...)
 
 # Python-level targets of a graph (``operator.getitem`` on a multi-output node, and the
 # arithmetic of symbolic sizes), by their serialized names

@@ -108,9 +108,13 @@ def _rules() -> dict[str, Callable[..., Any]]:
     from ._decompose_attention import ATTENTION
     from ._decompose_layers import LAYERS
     from ._decompose_losses import LOSSES
+    from ._decompose_pointwise_losses import POINTWISE_LOSSES
     from ._decompose_products import PRODUCTS
+    from ._decompose_shapes import SHAPES
+    from ._decompose_spatial import SPATIAL
 
-    rules = {**LAYERS, **PRODUCTS, **ATTENTION, **LOSSES, **ACTIVATIONS}
+    rules = {**LAYERS, **PRODUCTS, **ATTENTION, **LOSSES, **ACTIVATIONS, **SHAPES, **SPATIAL}
+    rules.update(POINTWISE_LOSSES)
     rules.update({f"{op}_.Tensor": _in_place(op) for op in ("add", "sub", "mul", "div")})
     return rules
 
@@ -132,6 +136,9 @@ IMPLICIT = frozenset(
         "mul_.Tensor",
         "div_.Tensor",
         "expand_as.default",
+        "chunk.default",
+        "var.correction",
+        "where.self",
     }
 )
 

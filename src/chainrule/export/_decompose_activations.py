@@ -1,5 +1,5 @@
 """``run_decompositions`` rules of activations and mask building written as PyTorch's
-decompositions write them: ``hardswish``, ``hardsigmoid``, ``relu6``, ``softplus``, and the
+decompositions write them: ``hardswish``, ``hardsigmoid``, ``relu6``, ``softplus``, ``mish``, and the
 key padding mask's ``zeros_like`` + ``masked_fill_`` (``full_like`` and ``where``)."""
 
 from __future__ import annotations
@@ -37,6 +37,27 @@ def _softplus(w: Writer, x: Node, beta: float = 1, threshold: float = 20) -> Nod
     return w.call("where.self", w.call("gt.Scalar", x, threshold), x, soft)
 
 
+def _mish(w: Writer, x: Node) -> Node:
+    """x tanh(softplus(x))."""
+    return w.call("mul.Tensor", x, w.call("tanh.default", _softplus(w, x)))
+
+
+def _log_sigmoid(w: Writer, x: Node) -> Node:
+    from ._decompose_pointwise_losses import log_sigmoid
+
+    return log_sigmoid(w, x)
+
+
+def _glu(w: Writer, x: Node, dim: int = -1) -> Node:
+    """glu(x) = a sigmoid(b), a and b the halves of x along ``dim``."""
+    shape = w.values[x].shape
+    dim = dim + len(shape) if dim < 0 else dim
+    half = shape[dim] // 2
+    a = w.call("slice.Tensor", x, dim, 0, half)
+    b = w.call("slice.Tensor", x, dim, half, 2 * half)
+    return w.call("mul.Tensor", a, w.call("sigmoid.default", b))
+
+
 def _zeros_like(w: Writer, x: Node, **kwargs: Any) -> Node:
     kwargs.setdefault("memory_format", chainrule.preserve_format)
     return w.call("full_like.default", x, 0, **kwargs)
@@ -61,6 +82,13 @@ ACTIVATIONS: dict[str, Callable[..., Any]] = {
     "hardsigmoid.default": _hardsigmoid,
     "relu6.default": lambda w, x: w.call("hardtanh.default", x, 0, 6),
     "softplus.default": _softplus,
+    "mish.default": _mish,
+    "log_sigmoid.default": _log_sigmoid,
+    "glu.default": _glu,
+    "clamp_min.default": lambda w, x, low: w.call("clamp.default", x, low),
+    "expand_as.default": lambda w, x, other: w.call(
+        "expand.default", x, list(w.values[other].shape)
+    ),
     "zeros_like.default": _zeros_like,
     "masked_fill_.Scalar": _masked_fill_,
 }

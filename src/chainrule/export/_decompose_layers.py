@@ -140,9 +140,6 @@ LAYERS: dict[str, Callable[..., Any]] = {
     "conv3d.default": _conv(3),
     "batch_norm.default": _batch_norm,
     "max_pool2d.default": _max_pool2d,
-    "adaptive_avg_pool2d.default": lambda w, x, size: w.call(
-        "_adaptive_avg_pool2d.default", x, size
-    ),
     "dropout.default": _dropout,
     "softmax.int": _softmax("_softmax"),
     "log_softmax.int": _softmax("_log_softmax"),

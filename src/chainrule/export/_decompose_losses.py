@@ -1,6 +1,8 @@
-"""``run_decompositions`` rules of the common losses: ``cross_entropy`` (log-softmax, then
-the negative log-likelihood of each target, gathered, ignored targets zeroed) and
-``mse_loss`` ((x - y)², reduced), with ``broadcast_tensors`` as ``expand`` calls."""
+"""``run_decompositions`` rules of the common losses: ``nll_loss_nd`` (the negative
+log-likelihood of each target, gathered, class-weighted, ignored targets zeroed; scores of
+other ranks than 1, 2 and 4 as 4-D views), ``cross_entropy`` (log-softmax, then that;
+label smoothing mixed in) and ``mse_loss`` ((x - y)², reduced), with
+``broadcast_tensors`` as ``expand`` calls."""
 
 from __future__ import annotations
 
@@ -35,9 +37,98 @@ def _mse_loss(w: Writer, x: Node, y: Node, reduction: int = _MEAN) -> Node:
     return squares
 
 
-def _scalar(w: Writer, dtype: Any) -> Node:
+def _scalar(w: Writer, dtype: Any, value: float = 0) -> Node:
     cpu = chainrule.device("cpu")
-    return w.call("scalar_tensor.default", 0, dtype=dtype, layout=chainrule.strided, device=cpu)
+    return w.call("scalar_tensor.default", value, dtype=dtype, layout=chainrule.strided, device=cpu)
+
+
+def _full_zero(w: Writer, dtype: Any) -> Node:
+    """The 0-d total weight an unreduced loss gives too (nothing reads it)."""
+    cpu = chainrule.device("cpu")
+    return w.call(
+        "full.default", [], 0.0, dtype=dtype, layout=chainrule.strided, device=cpu, pin_memory=False
+    )
+
+
+def _nll(
+    w: Writer, x: Node, target: Node, weight: Node | None, reduction: int, ignore_index: int
+) -> Node:
+    """-x[target] along the class dimension (1, or 0 for one sample), times the class
+    weight, targets ``ignore_index`` counting 0; the mean divides by the weight (or
+    number) of the targets counted. The total weight is written for every reduction (and
+    dropped where unread)."""
+    xv, t = w.values[x], w.values[target]
+    dtype, rank = xv.dtype, xv.dim()
+    channel = 1 if rank > 1 else 0
+    scaled = x
+    if weight is not None:
+        if rank > 1:
+            shape = [1] * rank
+            shape[channel] = xv.shape[channel]
+            weight = w.call("view.default", weight, shape)
+        scaled = w.call("mul.Tensor", x, weight)
+    kept = w.call("ne.Scalar", target, ignore_index)
+    safe = w.call("where.self", kept, target, _scalar(w, t.dtype))
+    index = w.call("unsqueeze.default", safe, channel)
+    picked = w.call("gather.default", scaled, channel, index)
+    nll = w.call("neg.default", w.call("squeeze.dims", picked, [channel]))
+    kept = w.call("ne.Scalar", target, ignore_index)
+    losses = w.call("where.self", kept, nll, _scalar(w, dtype))
+    if reduction == _NONE and rank > 1:
+        _full_zero(w, dtype)
+        return losses
+    if weight is not None:
+        spread = w.call("expand.default", weight, list(xv.shape))
+        picked = w.call("gather.default", spread, channel, index)
+        picked = w.call("squeeze.dims", picked, [channel])
+        kept = w.call("ne.Scalar", target, ignore_index)
+        total = w.call("sum.dim_IntList", w.call("where.self", kept, picked, _scalar(w, dtype)), [])
+    else:
+        count = w.call("sum.dim_IntList", w.call("ne.Scalar", target, ignore_index), [])
+        total = w.call("_to_copy.default", count, dtype=dtype, device=chainrule.device("cpu"))
+    if reduction == _SUM:
+        return w.call("sum.dim_IntList", losses, [])
+    if reduction == _MEAN:
+        return w.call("div.Tensor", w.call("sum.dim_IntList", losses, []), total)
+    return losses
+
+
+def _nll_loss_nd(
+    w: Writer,
+    x: Node,
+    target: Node,
+    weight: Node | None = None,
+    reduction: int = _MEAN,
+    ignore_index: int = -100,
+) -> Node:
+    """``_nll`` of (C,), (N, C) and (N, C, H, W) scores; others as (N, C, 1, -1) views
+    (the unreduced losses viewed back to the target's sizes)."""
+    rank = w.values[x].dim()
+    if rank <= 2 or rank == 4:
+        return _nll(w, x, target, weight, reduction, ignore_index)
+    n, c = w.values[x].shape[:2]
+    target_shape = list(w.values[target].shape)
+    x = w.call("view.default", x, [n, c, 1, -1])
+    target = w.call("view.default", target, [n, 1, -1])
+    losses = _nll(w, x, target, weight, reduction, ignore_index)
+    if reduction == _NONE:
+        return w.call("view.default", losses, target_shape)
+    return losses
+
+
+def _smoothing(
+    w: Writer, log_p: Node, target: Node, nll: Node, ignore_index: int, smoothing: float
+) -> Node:
+    """(1 - s) nll + s/C mean over counted targets of -sum_c log p_c (mean reduction)."""
+    classes = w.values[log_p].shape[1]
+    spread = w.call("neg.default", w.call("sum.dim_IntList", log_p, [1]))
+    ignored = w.call("eq.Scalar", target, ignore_index)
+    zero = _scalar(w, w.values[log_p].dtype, 0.0)
+    spread = w.call("where.self", ignored, zero, spread)
+    count = w.call("sum.dim_IntList", w.call("bitwise_not.default", ignored), [])
+    mean = w.call("div.Tensor", w.call("sum.dim_IntList", spread, []), count)
+    smooth = w.call("mul.Scalar", mean, smoothing / classes)
+    return w.call("add.Tensor", w.call("mul.Scalar", nll, 1 - smoothing), smooth)
 
 
 def _cross_entropy(
@@ -49,34 +140,26 @@ def _cross_entropy(
     ignore_index: int = -100,
     label_smoothing: float = 0.0,
 ) -> Node:
-    """-log softmax(x)[target] over the (N, C) scores, targets ``ignore_index`` counting
-    0; the mean divides by the number of targets counted."""
-    t = w.values[target]
-    if weight is not None or label_smoothing or w.values[x].dim() != 2 or t.dtype.is_floating_point:
+    """-log softmax(x)[target] (``nll_loss_nd`` of the log-probabilities); label smoothing
+    (of class indices, no weight, mean) mixes in the mean of -sum log p."""
+    if w.values[target].dtype.is_floating_point or (
+        label_smoothing and (weight is not None or reduction != _MEAN or w.values[x].dim() != 2)
+    ):
         raise NotImplementedError(
-            "run_decompositions: cross_entropy is written for (N, C) scores and class "
-            "indices, with no weight and no label smoothing, so far"
+            "run_decompositions: cross_entropy with class probabilities, or label smoothing "
+            "with class weights, another reduction than the mean or scores other than "
+            "(N, C), is not written yet"
         )
-    dtype = w.values[x].dtype
     log_p = w.call("_log_softmax.default", x, 1, False)
-    kept = w.call("ne.Scalar", target, ignore_index)
-    safe = w.call("where.self", kept, target, _scalar(w, t.dtype))
-    picked = w.call("gather.default", log_p, 1, w.call("unsqueeze.default", safe, 1))
-    nll = w.call("neg.default", w.call("squeeze.dims", picked, [1]))
-    kept = w.call("ne.Scalar", target, ignore_index)
-    losses = w.call("where.self", kept, nll, _scalar(w, dtype))
-    if reduction == _NONE:
-        return losses
-    # the count of kept targets is written for the sum too (and dropped, unread)
-    count = w.call("sum.dim_IntList", w.call("ne.Scalar", target, ignore_index), [])
-    if reduction == _SUM:
-        return w.call("sum.dim_IntList", losses, [])
-    count = w.call("_to_copy.default", count, dtype=dtype, device=chainrule.device("cpu"))
-    return w.call("div.Tensor", w.call("sum.dim_IntList", losses, []), count)
+    nll = _nll_loss_nd(w, log_p, target, weight, reduction, ignore_index)
+    if label_smoothing:
+        return _smoothing(w, log_p, target, nll, ignore_index, label_smoothing)
+    return nll
 
 
 LOSSES: dict[str, Callable[..., Any]] = {
     "broadcast_tensors.default": _broadcast_tensors,
     "mse_loss.default": _mse_loss,
     "cross_entropy_loss.default": _cross_entropy,
+    "nll_loss_nd.default": _nll_loss_nd,
 }

@@ -3,6 +3,7 @@ inputs are called), for the overloads of ``_aten_table``."""
 
 from __future__ import annotations
 
+from ._translations_direct import DIRECT_ARGS, DIRECT_LISTS
 from ._translations_factories import FACTORIES_ARGS
 from ._translations_losses import LOSSES_ARGS
 from ._translations_resample import RESAMPLE_ARGS
@@ -266,6 +267,7 @@ POSITIONAL.update(RESAMPLE_ARGS)
 POSITIONAL.update(LOSSES_ARGS)
 POSITIONAL.update(FACTORIES_ARGS)
 POSITIONAL.update({k: v for k, v in SORTING_ARGS.items() if k not in POSITIONAL})
+POSITIONAL.update({k: v for k, v in DIRECT_ARGS.items() if k not in POSITIONAL})
 
 
 def names(overload: str) -> list[str]:
@@ -283,6 +285,7 @@ _LIST_RETURNS = {
     "meshgrid.default",
     "tensor_split.sections",
 }
+_LIST_RETURNS |= DIRECT_LISTS
 
 
 def returns_list(overload: str) -> bool:

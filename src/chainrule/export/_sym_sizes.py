@@ -160,6 +160,8 @@ class SizeRecord:
         self.made: dict[str, Any] = {}
         self.by_index: dict[int, Any] = {}
         self.constants: list[tuple[str, SymSize]] = []  # (sizes given to untraced calls)
+        self.guards: list[tuple[tuple[SymSize, ...], Any]] = []  # (see ``dropped``)
+        self.guarded: set[tuple[str, ...]] = set()
 
     def full_slice_dims(self, shape: tuple) -> frozenset:
         """The dims of the tensor indexed by the forward's next ``x[...]`` whose size is
@@ -168,6 +170,34 @@ class SizeRecord:
         k = len(self.indexed)
         self.indexed.append(tuple(int(s) for s in shape))
         return self.full_slices[k] if self.full_slices is not None else frozenset()
+
+    def dropped(self, sizes: tuple[SymSize, ...], names: Any, graph: Any) -> None:
+        """A check PyTorch's trace makes on values of these sizes (a ``contiguous``'s
+        strides): it makes nodes and then drops them, taking their names. ``names`` gives
+        them from which of ``sizes`` are dynamic; the writing trace takes them now, once
+        per pattern of sizes (PyTorch's trace keeps what its checks found)."""
+        self.guards.append((sizes, names))
+        if self.plan is None:
+            return
+        for name in self._names(sizes, names, self.plan, self.guarded):
+            graph.erase_node(
+                graph.create_node("call_function", operator.mul, (0, 0), {}, name=name)
+            )
+
+    def dropped_reads(self, polys: list[Poly]) -> int:
+        """How many ``sym_size`` nodes the checks of this trace took (``dropped``)."""
+        seen: set[tuple[str, ...]] = set()
+        names = [n for sizes, rule in self.guards for n in self._names(sizes, rule, polys, seen)]
+        return names.count("sym_size_int")
+
+    @staticmethod
+    def _names(sizes: tuple, rule: Any, polys: list[Poly], seen: set) -> list[str]:
+        key = (repr(rule), *(str(polys[s.index]) for s in sizes))
+        dynamic = tuple(not polys[s.index].is_constant() for s in sizes)
+        if key in seen or not any(dynamic):
+            return []
+        seen.add(key)
+        return rule(dynamic)
 
     def add(self, size: SymSize) -> int:
         self.sizes.append(size)

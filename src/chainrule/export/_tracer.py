@@ -29,6 +29,7 @@ from ._treespec import TreeSpec
 from ._unbacked import ItemValue
 from .exported_program import ExportedProgram, ModuleCallEntry, ValueRanges, _Symbol
 from .graph_signature import (
+    ConstantArgument,
     ExportGraphSignature,
     InputKind,
     InputSpec,
@@ -85,6 +86,18 @@ def spec_of(value: Any) -> TreeSpec:
     if isinstance(value, tuple):
         return TreeSpec("builtins.tuple", None, [spec_of(v) for v in value])
     return TreeSpec(None)
+
+
+def _leaves(value: Any) -> list[Any]:
+    """The leaves of ``value`` in ``spec_of``'s order (None, numbers and tensors alike)."""
+    registered = _registered(type(value))
+    if registered is not None:
+        return [leaf for c in registered[1].flatten_fn(value)[0] for leaf in _leaves(c)]
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
 
 
 def _registered(cls: type) -> tuple[str, Any] | None:
@@ -432,6 +445,7 @@ def _symbolic(
         # PyTorch's trace numbered a sym_size node for each size read, then wrote one for
         # each symbol of the inputs (in their order), keeping those used
         reads, used = _sym_sizes.leaf_count(forced, polys)
+        reads += records[0].dropped_reads(polys)  # (reads its checks made and dropped)
         ordered = sorted(found, key=lambda s: s.places[0])
         reified = [
             ("sym_size_int" + (f"_{reads + j}" if reads + j else ""), *s.places[0], s.name)
@@ -601,14 +615,20 @@ def _trace(
     for spec in users:
         del spec.node
     specs += users
-    leaves = _tensors(result)
-    outs = [recorder.node_of(t) for t in leaves]
-    graph.output(tuple(outs))
+    outs = [recorder.node_of(v) if isinstance(v, Tensor) else v for v in _leaves(result)]
+    graph.output(tuple(outs))  # (None and numbers among them: constant outputs)
     recorder.unbacked.write_checks()
     for node in list(reversed(graph.nodes)):  # (last first: what read only them goes too)
         if "sym_expr" in node.meta and not node.users:
             graph.erase_node(node)  # (a size found equal to another one computed first)
-    out_specs = [OutputSpec(OutputKind.USER_OUTPUT, TensorArgument(n.name), None) for n in outs]
+    out_specs = [
+        OutputSpec(
+            OutputKind.USER_OUTPUT,
+            TensorArgument(n.name) if isinstance(n, Node) else ConstantArgument("", n),
+            None,
+        )
+        for n in outs
+    ]
     arg_names = list(inspect.signature(mod.forward).parameters)
     in_spec = spec_of((tuple(args), dict(kwargs)))
     root = {

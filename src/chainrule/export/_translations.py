@@ -10,6 +10,7 @@ from typing import Any
 
 from ._translations_attention import canonical_mask, multi_head_attention_forward
 from ._translations_casts import CASTS
+from ._translations_direct import DIRECT, OVERRIDES
 from ._translations_extra import EXTRA
 from ._translations_losses import LOSSES
 from ._translations_more import MORE, trim
@@ -276,4 +277,8 @@ TRANSLATIONS["multi_head_attention_forward"] = multi_head_attention_forward
 TRANSLATIONS["_canonical_mask"] = canonical_mask
 TRANSLATIONS.update({k: v for k, v in TRANSFORMER.items() if k not in TRANSLATIONS})
 TRANSLATIONS.setdefault("interpolate", interpolate)
+TRANSLATIONS.setdefault("upsample", interpolate)  # (F.upsample is F.interpolate)
 TRANSLATIONS.update({k: v for k, v in SORTING.items() if k not in TRANSLATIONS})
+# the schema-bound calls (torch.addmm, F.selu ...); ``OVERRIDES`` where PyTorch writes
+# its own overload (concat, clip, floor_divide, where with a number)
+TRANSLATIONS.update({k: v for k, v in DIRECT.items() if k not in TRANSLATIONS or k in OVERRIDES})

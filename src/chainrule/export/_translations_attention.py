@@ -12,6 +12,12 @@ for, else the scaled ``bmm``/``baddbmm``, ``softmax`` and ``bmm`` with the weigh
 (averaged over the heads). A bool mask becomes an additive one (``zeros_like``,
 ``masked_fill_``).
 
+Under ``dynamic_shapes`` the sizes are read as PyTorch's function reads them (recorded,
+``WriteNow.shape``), so the views' sizes are written as its ``sym_size``/``mul`` nodes,
+and the names its trace took and dropped (the packed projection's ``contiguous`` check)
+are taken too; only self-attention with one packed projection and no masks is written
+with dynamic sizes.
+
 The calls are written as they are made (``WriteNow``), since later ones read single
 results of a ``chunk``; the last ones, giving the outputs, form the returned chain."""
 
@@ -33,11 +39,28 @@ def _linear(input: Any, weight: Any, bias: Any) -> tuple:
     return "linear.default", [input, weight] + ([] if bias is None else [bias]), {}
 
 
+def _packed_checks(dynamic: tuple[bool, ...]) -> list[str]:
+    """The nodes PyTorch's trace makes and drops checking the strides of the packed
+    (3, length, batch, embed) projection made ``contiguous``, by which of length and
+    batch are dynamic."""
+    if dynamic[1]:
+        return ["sym_numel_default", "sym_size_int", "mul", "sym_stride_int", "mul", "mul"]
+    return ["sym_numel_default", "mul", "mul"]
+
+
 def _in_projection(
-    call: WriteNow, query: Any, key: Any, value: Any, weight: Any, bias: Any, separate: list
+    call: WriteNow,
+    query: Any,
+    key: Any,
+    value: Any,
+    weight: Any,
+    bias: Any,
+    separate: list,
+    sizes: tuple,
 ) -> list:
-    """q, k, v projected, as PyTorch's packed or separate in-projection writes them."""
-    embed = query.shape[-1]
+    """q, k, v projected, as PyTorch's packed or separate in-projection writes them
+    (``sizes``: the query's length and batch)."""
+    embed = int(query.shape[-1])
     if separate:
         biases = [None] * 3 if bias is None else list(call("chunk.default", [bias, 3]))
         return [call(*_linear(x, w, b)) for x, w, b in zip((query, key, value), separate, biases)]
@@ -62,6 +85,8 @@ def _in_projection(
     packed = call("transpose.int", [packed, 0, -2])
     packed = call("squeeze.dim", [packed, -2])
     both = call("contiguous.default", [packed])
+    if query is key:
+        call.dropped(sizes, _packed_checks)
     parts = [call("select.int", [both, 0, i]) for i in range(3 if query is key else 2)]
     return parts if query is key else [q, *parts]
 
@@ -116,9 +141,11 @@ def multi_head_attention_forward(
         query, key, value = (call("unsqueeze.default", [x, 1]) for x in (query, key, value))
         if key_padding_mask is not None:
             key_padding_mask = call("unsqueeze.default", [key_padding_mask, 0])
-    length, batch, embed = query.shape
+    length, batch, embed = call.shape(query)
+    embed = int(embed)
     heads = num_heads
     head_dim = embed // heads
+    _check_dynamic(call, (length, batch, *call.shape(key)[:2]), locals())
     padding = _additive(call, key_padding_mask, query.dtype)
     if is_causal and padding is None and not need_weights:
         mask = None  # (PyTorch's attention then makes the causal mask itself)
@@ -126,7 +153,9 @@ def multi_head_attention_forward(
         mask = _additive(call, attn_mask, query.dtype)
         is_causal = is_causal and padding is None
     separate = [q_proj_weight, k_proj_weight, v_proj_weight] if use_separate_proj_weight else []
-    q, k, v = _in_projection(call, query, key, value, in_proj_weight, in_proj_bias, separate)
+    q, k, v = _in_projection(
+        call, query, key, value, in_proj_weight, in_proj_bias, separate, (length, batch)
+    )
     if mask is not None and mask.dim() == 2:
         mask = call("unsqueeze.default", [mask, 0])
     if bias_k is not None and bias_v is not None:
@@ -134,8 +163,8 @@ def multi_head_attention_forward(
         v = call("cat.default", [[v, call("repeat.default", [bias_v, [1, batch, 1]])]])
         mask, padding = _padded(call, mask, padding)
     q, k, v = (
-        call("transpose.int", [call("view.default", [x, [x.shape[0], batch * heads, head_dim]]), 0, 1])
-        for x in (q, k, v)
+        call("transpose.int", [call("view.default", [x, [size, batch * heads, head_dim]]), 0, 1])
+        for x, size in zip((q, k, v), (length, call.shape(k)[0], call.shape(v)[0]))
     )  # fmt: skip
     if add_zero_attn:
         kwargs = factory_kwargs(k.dtype)
@@ -144,7 +173,7 @@ def multi_head_attention_forward(
             for x in (k, v)
         )  # fmt: skip
         mask, padding = _padded(call, mask, padding)
-    source = k.shape[1]
+    source = call.shape(k)[1]
     if padding is not None:
         padding = call("view.default", [padding, [batch, 1, 1, source]])
         padding = call("expand.default", [padding, [-1, heads, -1, -1]])
@@ -152,7 +181,7 @@ def multi_head_attention_forward(
         mask = padding if mask is None else call("add.Tensor", [mask, padding])
     dropout = dropout_p if training else 0.0
     if not need_weights:
-        sizes = (batch, heads, embed)
+        sizes = (batch, heads, embed, length, source)
         out = _attention(call, q, k, v, mask, dropout, is_causal, sizes)
         calls: list = [_linear(out, out_proj_weight, out_proj_bias)]
         calls.append(("view.default", [PREV, [length, batch, embed]], {}))
@@ -184,6 +213,28 @@ def multi_head_attention_forward(
     return Chain(calls, [len(calls) - 2, len(calls) - 1])
 
 
+def _check_dynamic(call: WriteNow, sizes: tuple, arguments: dict) -> None:
+    """Refuses, when the lengths or the batch are dynamic, the forms whose sizes this
+    export does not write as PyTorch does yet."""
+    if not call.dynamic(*sizes):
+        return
+    a = arguments
+    forms = {
+        "an unbatched input": not a["batched"],
+        "a key or value other than the query": not (a["query"] is a["key"] is a["value"]),
+        "separate projection weights": a["use_separate_proj_weight"],
+        "bias_k/bias_v": a["bias_k"] is not None,
+        "add_zero_attn": a["add_zero_attn"],
+        "a mask": a["attn_mask"] is not None or a["key_padding_mask"] is not None,
+    }
+    for form, present in forms.items():
+        if present:
+            _refuse(
+                f"with {form} with static sizes only (not yet with a dynamic batch or "
+                "length): export with these dims static"
+            )
+
+
 def _attention(
     call: WriteNow,
     q: Any,
@@ -196,8 +247,8 @@ def _attention(
 ) -> Any:
     """Attention without weights: heads as (batch, heads, length, head_dim) into
     ``scaled_dot_product_attention``, the result as (length * batch, embed)."""
-    batch, heads, embed = sizes
-    length, source, head_dim = q.shape[1], k.shape[1], q.shape[2]
+    batch, heads, embed, length, source = sizes
+    head_dim = int(q.shape[2])
     if mask is not None:
         if mask.shape[0] == 1 and mask.dim() == 3:
             mask = call("unsqueeze.default", [mask, 0])

@@ -91,11 +91,8 @@ def _adaptive(kind: str, n: int) -> Callable[..., Call]:
 
 def _group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None,
                 eps: float = 1e-5) -> Call:  # fmt: skip
-    return (
-        "group_norm.default",
-        trim([input, num_groups, weight, bias, eps], [None, None, 1e-5]),
-        {},
-    )
+    # F.group_norm passes every argument (cudnn off on CPU)
+    return "group_norm.default", [input, num_groups, weight, bias, eps, False], {}
 
 
 def _unary(op: str) -> Callable[..., Call]:
