@@ -373,3 +373,38 @@ def test_none_and_number_outputs_are_constants_of_the_program(tmp_path):
         ran = torch.export.load(tmp_path / "c.pt2").module()(torch.tensor(x))
     assert ran[1:3] == (None, 3) and ran[3][1] is None
     same((out[0], out[3][0]), (ran[0], ran[3][0]))
+
+
+@pytest.mark.parametrize("star", ["args", "x, *rest"])
+def test_a_forward_of_star_args_runs_in_pytorch(tmp_path, star):
+    """``forward(self, *args)``: PyTorch names the values ``args_0, args_1``; its loader
+    binds the inputs by those names."""
+
+    def make(lib):
+        class Star(lib.nn.Module):
+            if star == "args":
+
+                def forward(self, *args):
+                    return args[0] + args[1] * args[2]
+
+            else:
+
+                def forward(self, x, *rest):
+                    return x + rest[0] * rest[1]
+
+        return Star()
+
+    arrays = [RNG.standard_normal(3) for _ in range(3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = torch.export.export(make(torch), tuple(torch.tensor(a) for a in arrays))
+    got = cexport.export(make(cr), tuple(cr.tensor(a) for a in arrays))
+    assert got.graph_module.code == want.graph_module.code
+    cexport.save(got, tmp_path / "s.pt2")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        loaded = torch.export.load(tmp_path / "s.pt2")
+    same(
+        loaded.module()(*(torch.tensor(a) for a in arrays)),
+        want.module()(*(torch.tensor(a) for a in arrays)),
+    )

@@ -483,6 +483,17 @@ def _symbolic(
     return base
 
 
+def _forward_arg_names(mod: Module, args: tuple, kwargs: dict) -> list[str]:
+    """The names PyTorch's program gives the forward's arguments: a parameter's name, each
+    value of ``*args`` as ``args_0, args_1, ...``, then the keywords given."""
+    signature = inspect.signature(mod.forward)
+    names: list[str] = []
+    for name, value in signature.bind_partial(*args).arguments.items():
+        star = signature.parameters[name].kind is inspect.Parameter.VAR_POSITIONAL
+        names += [f"{name}_{i}" for i in range(len(value))] if star else [name]
+    return names + list(kwargs)
+
+
 def _metas(node: Node) -> list[TensorMeta]:
     meta = node.meta.get("tensor_meta")
     return ([meta] if meta is not None else []) + list(node.meta.get("output_metas", ()))
@@ -629,14 +640,13 @@ def _trace(
         )
         for n in outs
     ]
-    arg_names = list(inspect.signature(mod.forward).parameters)
     in_spec = spec_of((tuple(args), dict(kwargs)))
     root = {
         "inputs": [],
         "outputs": [],
         "in_spec": in_spec,
         "out_spec": spec_of(result),
-        "forward_arg_names": arg_names[: len(args)] + list(kwargs),
+        "forward_arg_names": _forward_arg_names(mod, args, kwargs),
     }
     calls = [ModuleCallEntry("", root)]
     calls += [ModuleCallEntry(name, None) for name, _ in mod.named_modules() if name]

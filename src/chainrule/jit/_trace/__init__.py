@@ -16,6 +16,7 @@ from ... import nn
 from ..._missing import NotImplementedInChainrule
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ...export.graph_signature import ConstantArgument
 from ._code import dict_like
 from ._record import FunctionHolder, dispatch_kept, flat_tensors, is_tracing, record
 from ._save import qualified_name, save_function, save_module
@@ -49,7 +50,8 @@ def _check_outputs(program: Any, strict: bool) -> None:
     """Refuses outputs that are not tensors or containers of them; with ``strict``, warns
     about a list or dict output as PyTorch does."""
     spec = program.call_spec.out_spec
-    if spec.num_leaves != len(program.graph_signature.output_specs):
+    outputs = program.graph_signature.output_specs
+    if any(isinstance(o.arg, ConstantArgument) for o in outputs):  # (None, numbers)
         raise RuntimeError(
             "Only tensors, lists, tuples of tensors, or dictionary of tensors can be output "
             "from traced functions"
