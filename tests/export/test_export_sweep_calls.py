@@ -335,6 +335,15 @@ CASES = [
     ("lp_pool2d stride", "F.lp_pool2d(a, 3.0, (2, 1), 1)", "x"),
     ("lp_pool1d ceil", "F.lp_pool1d(a, 2, 2, ceil_mode=True)", "s"),
     ("upsample bilinear", "F.upsample(a, size=(6, 7), mode='bilinear')", "x"),
+    # var and std: the overload follows the arguments given (.default, .dim, .correction)
+    ("var unbiased", "a.var(unbiased=False)", "m"),
+    ("std unbiased", "a.std(unbiased=False)", "m"),
+    ("std unbiased true", "a.std(unbiased=True)", "m"),
+    ("var correction", "a.var(correction=0)", "m"),
+    ("var none dim keepdim", "a.var(None, False, True)", "m"),
+    ("var correction keepdim", "a.var(correction=0, keepdim=True)", "m"),
+    ("var dim correction", "a.var(1, correction=0)", "m"),
+    ("torch.var unbiased", "L.var(a, False)", "m"),
 ]
 
 

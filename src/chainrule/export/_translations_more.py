@@ -145,7 +145,8 @@ def _argmax(op: str) -> Callable[..., Call]:
 
 
 def _spread(op: str) -> Callable[..., Call]:
-    """``var``/``std``: ``.dim`` with a dim and ``unbiased``, ``.correction`` otherwise."""
+    """``var``/``std`` as PyTorch's export writes them: ``.dim`` with a dim and
+    ``unbiased``, ``.default`` with ``unbiased`` alone, ``.correction`` otherwise."""
 
     def call(
         input: Any,
@@ -162,12 +163,14 @@ def _spread(op: str) -> Callable[..., Call]:
             return f"{op}.dim", trim([input, _dims(dim), flag, keepdim], [True, False]), {}
         if dim is None and unbiased is None and correction is None and not keepdim:
             return f"{op}.correction", [input], {}
-        if correction is None and unbiased is not None:
-            correction = 1 if unbiased else 0
+        if correction is None and unbiased is not None:  # (no dim: ``x.var(unbiased=False)``)
+            if keepdim:
+                return f"{op}.dim", [input, None, unbiased, True], {}
+            return f"{op}.default", trim([input, unbiased], [True]), {}
         kwargs = {"correction": correction} if correction is not None else {}
         if keepdim:
             kwargs["keepdim"] = True
-        return f"{op}.correction", [input, None if dim is None else _dims(dim)], kwargs
+        return f"{op}.correction", [input] + ([] if dim is None else [_dims(dim)]), kwargs
 
     return call
 
