@@ -22,7 +22,13 @@ SCRIPT = str(Path(__file__).with_name("bert_quant_script.py"))
 def _run(*args: str) -> None:
     proc = subprocess.run(
         [sys.executable, *args],
-        env=dict(os.environ, OMP_NUM_THREADS="1", TRANSFORMERS_NO_ADVISORY_WARNINGS="1"),
+        env=dict(  # (one thread for every library: sums in one order, run to run)
+            os.environ,
+            OMP_NUM_THREADS="1",
+            OPENBLAS_NUM_THREADS="1",
+            MKL_NUM_THREADS="1",
+            TRANSFORMERS_NO_ADVISORY_WARNINGS="1",
+        ),
         capture_output=True,
         text=True,
         timeout=600,
