@@ -32,7 +32,8 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
     dev = kwargs.pop("device", None)
-    flags = [a for a in args if isinstance(a, bool)]  # (positional non_blocking, copy)
+    # positional non_blocking, copy (after a dtype, device or tensor: only with 2+ args)
+    flags = [a for a in args if isinstance(a, bool)] if len(args) > 1 else ()
     if len(flags) > 2:
         raise TypeError(
             f"to() takes at most 2 positional booleans (non_blocking, copy), got {flags}"
