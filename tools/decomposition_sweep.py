@@ -280,6 +280,30 @@ CASES: dict[str, tuple[Callable, Callable[[], list]]] = {
         lambda: [_n(2, 4)],
     ),
     "glu_prelu": (lambda lib, F, m, x: (F.glu(x), m.prelu(x)), lambda: [_n(3, 4)]),
+    "celu_alpha": (lambda lib, F, m, x: (F.celu(x, 0.5), F.selu(x)), lambda: [_n(2, 4, 3)]),
+    "prelu_ch": (
+        lambda lib, F, m, x, s: (m.prelu4(x), m.prelu(x), m.prelu(s), F.prelu(s, m.prelu.weight)),
+        lambda: [_n(2, 4, 3, 2), _n(5)],
+    ),
+    "inorm_affine": (lambda lib, F, m, x: m.inorm_affine(x), lambda: [_n(2, 4, 3)]),
+    "inorm_stats": (
+        lambda lib, F, m, x, y: (m.inorm_stats(x), m.inorm2d(y)),
+        lambda: [_n(2, 4, 3), _n(3, 4, 2, 2)],
+    ),
+    "inorm_eval": (
+        lambda lib, F, m, x, y: (m.inorm_stats(x), m.inorm2d(y)),
+        lambda: [_n(2, 4, 3), _n(3, 4, 2, 2)],
+    ),
+    "sdpa_gqa": (
+        lambda lib, F, m, q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True),
+        lambda: [_n(2, 4, 3, 5), _n(2, 2, 6, 5), _n(2, 2, 6, 5)],
+    ),
+    "sdpa_gqa_mask": (
+        lambda lib, F, m, q, k, v, b: F.scaled_dot_product_attention(
+            q, k, v, attn_mask=b, enable_gqa=True
+        ),
+        lambda: [_n(2, 4, 3, 5), _n(2, 1, 6, 5), _n(2, 1, 6, 5), _u(3, 6) < 0.7],
+    ),
     "log_softmax": (
         lambda lib, F, m, x: (F.log_softmax(x, -1), F.softmin(x, 1), F.normalize(x)),
         lambda: [_n(3, 4)],
@@ -287,7 +311,7 @@ CASES: dict[str, tuple[Callable, Callable[[], list]]] = {
 }
 
 # cases whose modules run in training mode (the others in eval)
-TRAIN = {"ln_train", "gn", "gn_4d", "inorm"}
+TRAIN = {"ln_train", "gn", "gn_4d", "inorm", "inorm_affine", "inorm_stats"}
 
 
 def make(lib, name: str, count: int):
@@ -308,6 +332,10 @@ def make(lib, name: str, count: int):
             self.convt1 = nn.ConvTranspose1d(2, 3, 3, stride=2)
             self.bn = nn.BatchNorm1d(4)
             self.prelu = nn.PReLU()
+            self.prelu4 = nn.PReLU(4)
+            self.inorm_affine = nn.InstanceNorm1d(4, affine=True)
+            self.inorm_stats = nn.InstanceNorm1d(4, track_running_stats=True)
+            self.inorm2d = nn.InstanceNorm2d(4, affine=True, track_running_stats=True)
 
     # a forward of exactly ``count`` named parameters, as export reads the signature
     params = ", ".join(f"a{i}" for i in range(count))

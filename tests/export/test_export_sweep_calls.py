@@ -344,6 +344,22 @@ CASES = [
     ("var correction keepdim", "a.var(correction=0, keepdim=True)", "m"),
     ("var dim correction", "a.var(1, correction=0)", "m"),
     ("torch.var unbiased", "L.var(a, False)", "m"),
+    # operators of several results (getitem nodes), matrix views, local_response_norm
+    ("F.max_pool2d indices", "F.max_pool2d(a, 2, return_indices=True)", "x"),
+    ("F.adaptive_max_pool1d", "F.adaptive_max_pool1d(a, 2)", "s"),
+    ("F.adaptive_max_pool2d", "F.adaptive_max_pool2d(a, 2)", "x"),
+    ("F.adaptive_max_pool3d", "F.adaptive_max_pool3d(a, 2)", "t"),
+    ("F.embedding_bag", "F.embedding_bag(b.view(1, 3), a)", "nc"),
+    ("F.local_response_norm", "F.local_response_norm(a, 2)", "x"),
+    ("Tensor.mT", "a.mT", "b"),
+    ("torch.rand_like", "L.rand_like(a) * 0", "m"),
+    # a result of a data-dependent size: unbacked u0, its sym_size node and range checks
+    ("torch.masked_select", "L.masked_select(a, c)", "mMz"),
+    ("torch.repeat_interleave tensor", "L.repeat_interleave(a, b, 0)", "mr"),
+    ("getitem mask", "a[b]", "mz"),
+    ("torch.nonzero", "L.nonzero(a)", "z"),
+    ("torch.argwhere", "L.argwhere(a)", "z"),
+    ("torch.bincount", "L.bincount(a)", "c"),
 ]
 
 

@@ -14,8 +14,10 @@ from typing import Any
 import chainrule as torch
 import chainrule.nn.functional as F
 
+from ._data_dependent import DATA_DEPENDENT_TABLE
 from ._translations_direct import DIRECT_TABLE
 from ._translations_factories import FACTORIES_TABLE
+from ._translations_indices import INDICES_TABLE
 from ._translations_losses import LOSSES_TABLE
 from ._translations_resample import RESAMPLE_TABLE
 from ._translations_sorting import SORTING_TABLE
@@ -678,6 +680,7 @@ TABLE: dict[str, Callable] = {
     "detach.default": lambda self: self.detach(),
     "lift_fresh_copy.default": lambda self: self.clone(),
     "copy_.default": _copy_,
+    "copy.default": lambda self, src, non_blocking=False: self.clone().copy_(src),
     "_to_copy.default": _to_copy,
     "to.dtype": _to_dtype,
     "to.dtype_layout": _to_dtype_layout,
@@ -754,9 +757,11 @@ TABLE: dict[str, Callable] = {
 
 TABLE.update(RESAMPLE_TABLE)  # (upsample_nearest2d.vec ...: F.interpolate's)
 TABLE.update(SORTING_TABLE)  # (argsort, topk, prelu)
+TABLE.update(DATA_DEPENDENT_TABLE)  # (nonzero, masked_select, bincount, ...)
 TABLE.update(FACTORIES_TABLE)  # (empty_like, new_full, fill_, zero_, ...)
 TABLE.update(LOSSES_TABLE)  # (mse_loss, nll_loss_nd, kl_div, ...)
 TABLE.update({k: v for k, v in DIRECT_TABLE.items() if k not in TABLE})  # (addmm, selu ...)
+TABLE.update({k: v for k, v in INDICES_TABLE.items() if k not in TABLE})  # (max_unpool2d ...)
 
 # Python-level targets of a graph (``operator.getitem`` on a multi-output node, and the
 # arithmetic of symbolic sizes), by their serialized names

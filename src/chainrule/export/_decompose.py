@@ -19,7 +19,7 @@ from typing import Any
 import chainrule
 
 from ..fx import Graph, Node
-from . import _schema_args
+from . import _decompose_order, _naming, _schema_args
 from ._reader import ATEN, TensorMeta
 from .graph_signature import (
     ExportGraphSignature,
@@ -108,6 +108,7 @@ def _rules() -> dict[str, Callable[..., Any]]:
     from ._decompose_attention import ATTENTION
     from ._decompose_layers import LAYERS
     from ._decompose_losses import LOSSES
+    from ._decompose_norms import NORMS
     from ._decompose_pointwise_losses import POINTWISE_LOSSES
     from ._decompose_products import PRODUCTS
     from ._decompose_shapes import SHAPES
@@ -115,6 +116,7 @@ def _rules() -> dict[str, Callable[..., Any]]:
 
     rules = {**LAYERS, **PRODUCTS, **ATTENTION, **LOSSES, **ACTIVATIONS, **SHAPES, **SPATIAL}
     rules.update(POINTWISE_LOSSES)
+    rules.update(NORMS)
     rules.update({f"{op}_.Tensor": _in_place(op) for op in ("add", "sub", "mul", "div")})
     return rules
 
@@ -218,9 +220,9 @@ def write(
     (``sym_size`` and arithmetic nodes) are plain ints here."""
     graph = Graph()
     writer = Writer(graph)
-    buffers = {
-        s.arg.name: s.target for s in ep.graph_signature.input_specs if s.kind == InputKind.BUFFER
-    }
+    specs = _decompose_order.input_specs(list(ep.graph_signature.input_specs))
+    buffers = {s.arg.name: s.target for s in specs if s.kind == InputKind.BUFFER}
+    rank = {getattr(s.arg, "name", None): i for i, s in enumerate(specs)}
     env: dict[Node, Any] = {}
     placeholders: dict[str, Node] = {}
 
@@ -232,9 +234,11 @@ def write(
         return arg
 
     outputs: list[Node] = []
-    for node in ep.graph.nodes:
+    nodes = list(ep.graph.nodes)
+    first = sorted((n for n in nodes if n.op == "placeholder"), key=lambda n: rank[n.name])
+    for node in first + [n for n in nodes if n.op != "placeholder"]:
         if node.op == "placeholder":
-            copy = graph.placeholder(node.name)
+            copy = _naming.placeholder(graph, node.name)
             copy.meta.update(node.meta)
             writer.values[copy] = inputs[node.name]
             if node.name in buffers:
@@ -287,7 +291,9 @@ def program(ep: Any, graph: Graph, mutations: list[tuple[str, Node]], outputs: l
     ]
     return ExportedProgram(
         graph,
-        ExportGraphSignature(list(ep.graph_signature.input_specs), specs),
+        ExportGraphSignature(
+            _decompose_order.input_specs(list(ep.graph_signature.input_specs)), specs
+        ),
         ep.state_dict,
         range_constraints=ep.range_constraints,
         module_call_graph=ep.module_call_graph,

@@ -1,6 +1,8 @@
 """``run_decompositions`` rule of ``scaled_dot_product_attention``: PyTorch's math form,
 softmax((q √s)(kᵀ √s) + mask) v with s = 1/√E by default, its softmax made zero on rows
-that are all ``-inf``, the output laid out as the CPU kernel lays it out."""
+that are all ``-inf``, the output laid out as the CPU kernel lays it out. With
+``enable_gqa`` each key and value head serves ``Hq / Hk`` query heads; with ``dropout_p``
+the weights go through ``native_dropout`` and the output keeps the math form's layout."""
 
 from __future__ import annotations
 
@@ -49,6 +51,19 @@ def _lower(w: Writer, rows: int, columns: int) -> Node:
     return w.call("logical_and.default", lower, ones)
 
 
+def _repeat_heads(w: Writer, x: Node, heads: int) -> Node:
+    """``x`` (N, Hk, L, E) with each head repeated to make ``heads`` heads in all
+    (``repeat_interleave`` on dim -3 as PyTorch writes it)."""
+    n, h, length, e = w.values[x].shape
+    if h == heads:
+        return x
+    grown = w.call(
+        "expand.default", w.call("unsqueeze.default", x, 2), [n, h, heads // h, length, e]
+    )
+    grown = w.call("clone.default", grown, memory_format=chainrule.contiguous_format)
+    return w.call("view.default", grown, [n, heads, length, e])
+
+
 def _sdpa(
     w: Writer,
     q: Node,
@@ -61,10 +76,10 @@ def _sdpa(
     enable_gqa: bool = False,
 ) -> Node:
     ranks = [w.values[t].dim() for t in (q, k, v)]
-    if ranks != [4, 4, 4] or dropout_p or enable_gqa or (is_causal and attn_mask is not None):
+    if ranks != [4, 4, 4] or (is_causal and attn_mask is not None):
         raise NotImplementedError(
             "run_decompositions: scaled_dot_product_attention is written for 4-D query, "
-            "key and value with no dropout and no enable_gqa so far"
+            "key and value, with is_causal or attn_mask (not both), so far"
         )
     dtype = w.values[q].dtype
     if attn_mask is not None and w.values[attn_mask].dtype == chainrule.bool:
@@ -74,11 +89,18 @@ def _sdpa(
     q = w.call("mul.Scalar", q, root)
     if is_causal:
         attn_mask = _additive(w, _lower(w, w.values[q].shape[-2], w.values[k].shape[-2]), dtype)
+    if enable_gqa:
+        heads = w.values[q].shape[-3]
+        k, v = _repeat_heads(w, k, heads), _repeat_heads(w, v, heads)
     kt = w.call("mul.Scalar", w.call("permute.default", k, [0, 1, 3, 2]), root)
     scores = matmul(w, q, kt)
     if attn_mask is not None:
         scores = w.call("add.Tensor", scores, attn_mask)
-    out = matmul(w, _safe_softmax(w, scores), v)
+    weights = _safe_softmax(w, scores)
+    if dropout_p > 0:
+        weights = w.call("native_dropout.default", weights, dropout_p, True)[0]
+        return matmul(w, weights, v)
+    out = matmul(w, weights, v)
     # (the output's strides are those of the CPU kernel's (L, N, H, E) buffer)
     out = w.call("permute.default", out, [2, 0, 1, 3])
     out = w.call("clone.default", out, memory_format=chainrule.contiguous_format)

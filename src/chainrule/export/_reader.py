@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..fx import Graph, Node
-from . import _higher_order, _schema
+from . import _higher_order, _naming, _schema
 from ._aten import AtenNamespace
 from ._aten_table import PYTHON_TARGETS, TABLE
 from .graph_signature import (
@@ -123,7 +123,7 @@ class _GraphReader:
             name = v["name"]
         else:
             name = f"const_{len(self.values)}"
-        node = self.graph.placeholder(name)
+        node = _naming.placeholder(self.graph, name)
         self.remember(name, node)
 
     def remember(self, name: str, node: Node) -> None:

@@ -3,8 +3,10 @@ inputs are called), for the overloads of ``_aten_table``."""
 
 from __future__ import annotations
 
+from ._data_dependent import DATA_DEPENDENT_ARGS
 from ._translations_direct import DIRECT_ARGS, DIRECT_LISTS
 from ._translations_factories import FACTORIES_ARGS
+from ._translations_indices import INDICES_ARGS
 from ._translations_losses import LOSSES_ARGS
 from ._translations_resample import RESAMPLE_ARGS
 from ._translations_sorting import SORTING_ARGS
@@ -94,6 +96,7 @@ POSITIONAL: dict[str, str] = {
     "conv_transpose3d.input": "input weight bias stride padding output_padding groups dilation",
     "convolution.default": "input weight bias stride padding dilation transposed output_padding groups",
     "copy_.default": "self src non_blocking",
+    "copy.default": "self src non_blocking",
     "cos.default": "self",
     "cosh.default": "self",
     "cumsum.default": "self dim",
@@ -266,8 +269,10 @@ POSITIONAL: dict[str, str] = {
 POSITIONAL.update(RESAMPLE_ARGS)
 POSITIONAL.update(LOSSES_ARGS)
 POSITIONAL.update(FACTORIES_ARGS)
+POSITIONAL.update(DATA_DEPENDENT_ARGS)
 POSITIONAL.update({k: v for k, v in SORTING_ARGS.items() if k not in POSITIONAL})
 POSITIONAL.update({k: v for k, v in DIRECT_ARGS.items() if k not in POSITIONAL})
+POSITIONAL.update({k: v for k, v in INDICES_ARGS.items() if k not in POSITIONAL})
 
 
 def names(overload: str) -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import operator
+import re
 from typing import Any
 
 from .. import compiler, overrides
@@ -17,7 +18,8 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..fx import Graph, Node
 from ..nn import Module
-from . import _dynamic, _schema_args, _sym_sizes, _unbacked
+from . import _data_dependent as _data_sized
+from . import _dynamic, _naming, _schema_args, _sym_sizes, _unbacked
 from ._module_stack import module_stacks
 from ._reader import ATEN, TensorMeta
 from ._sym_sizes import SizeRecord, SymSize
@@ -51,11 +53,12 @@ def _short(func: Any) -> str:
 
 def _node_name(overload: str) -> str:
     """PyTorch's name for a node calling ``overload``: the operator, lower case, without
-    the dunder of ``__or__`` (fx numbers it when the name is taken or reserved)."""
+    the dunder of ``__or__``, snake-cased (fx numbers it when the name is taken or
+    reserved)."""
     op = overload.partition(".")[0]
     if op.startswith("__") and op.endswith("__"):
         op = op[2:-2]
-    return op.lower()
+    return re.sub(r"(?<=[a-z])([A-Z])", r"_\1", op).lower()  # (``mT``: ``m_t``)
 
 
 def _tensors(obj: Any) -> list[Tensor]:
@@ -228,6 +231,10 @@ class _Recorder(overrides.TorchFunctionMode):
             if _tensors(out) and self.sizes is not None:  # (kept as a constant: checked)
                 self.sizes.constants += [(name, s) for s in _sym_sizes.sizes_in((args, kwargs))]
             return out
+        if traced and name in _data_sized.READS and self.unbacked.outputs:
+            read = _data_sized.read(self, name, args, out)  # (r.shape[0] of nonzero(x))
+            if read is not None:
+                return read
         if not _tensors(out):
             return out  # sizes, dtypes, numbers: constants of this trace
         if name not in _unbacked.ITEM_CALLS and _unbacked.inside((args, kwargs)):
@@ -244,8 +251,10 @@ class _Recorder(overrides.TorchFunctionMode):
             self.nodes[id(out)] = self.node_of(_tensors((args, kwargs))[0])
             self.alive.append(out)
             return out
-        if len(calls) == 1:
+        if len(calls) == 1 and not getattr(calls, "results", None):
             overload, targs, tkwargs = calls[0]
+            if _data_sized.sized_by_data(overload, targs):  # (nonzero, x[x > 0], ...)
+                return _data_sized.write(self, overload, targs, tkwargs, out)
             target = ATEN.overload(f"aten.{overload}")
             self._write(target, overload, targs, tkwargs, [], out)
             return out
@@ -260,7 +269,10 @@ class _Recorder(overrides.TorchFunctionMode):
             written.append(self._write(target, overload, targs, tkwargs, written, value))
         results = getattr(calls, "results", None) or [len(calls) - 1]
         for t, index in zip(_tensors(out), results):
-            self.nodes[id(t)] = written[index]
+            if isinstance(index, tuple):  # (link, item): one result of a link giving several
+                self.nodes[id(t)] = self.nodes[id(values[index[0]][index[1]])]
+            else:
+                self.nodes[id(t)] = written[index]
         self.alive.append(out)
         return out
 
@@ -406,6 +418,8 @@ def _item_sizes(mod: Module, args: tuple, kwargs: dict) -> ExportedProgram:
     traces = [base] + [_trace(mod, args, kwargs, shifts=shift) for shift in moved]
     values = [t._unbacked.values for t in traces]
     _unbacked.fitted_shapes(base, traces, values)
+    if unbacked.outputs:
+        _data_sized.same_arguments(traces)
     return base
 
 
@@ -427,8 +441,9 @@ def _symbolic(
     traces = [_trace(mod, a, k, record) for (a, k, _), record in zip(runs, records)]
     if traces[0]._unbacked.sized:
         raise NotImplementedError(
-            "chainrule.export cannot export a Tensor.item value as a size together with "
-            "dynamic_shapes yet; export without dynamic_shapes, or keep the value a scalar"
+            "chainrule.export cannot export a Tensor.item value as a size, or a call of a "
+            "data-dependent size (nonzero, x[mask]), together with dynamic_shapes yet; "
+            "export without dynamic_shapes, or keep the value a scalar"
         )
     for other in traces[1:]:
         _same_program(traces[0], other)
@@ -595,7 +610,7 @@ def _trace(
         (state if keep else constants)[name] = b
     users = []
     for name, t in _user_inputs(mod, args, kwargs):
-        node = graph.placeholder(name)
+        node = _naming.placeholder(graph, name)
         node.meta["tensor_meta"] = _meta(t)
         nodes[id(t)] = node
         users.append(InputSpec(InputKind.USER_INPUT, TensorArgument(node.target), None))

@@ -8,10 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ._data_dependent import DATA_DEPENDENT
 from ._translations_attention import canonical_mask, multi_head_attention_forward
 from ._translations_casts import CASTS
 from ._translations_direct import DIRECT, OVERRIDES
 from ._translations_extra import EXTRA
+from ._translations_indices import indices_translations
 from ._translations_losses import LOSSES
 from ._translations_more import MORE, trim
 from ._translations_resample import interpolate
@@ -282,3 +284,7 @@ TRANSLATIONS.update({k: v for k, v in SORTING.items() if k not in TRANSLATIONS})
 # the schema-bound calls (torch.addmm, F.selu ...); ``OVERRIDES`` where PyTorch writes
 # its own overload (concat, clip, floor_divide, where with a number)
 TRANSLATIONS.update({k: v for k, v in DIRECT.items() if k not in TRANSLATIONS or k in OVERRIDES})
+TRANSLATIONS.update(DATA_DEPENDENT)  # (nonzero, masked_select, ...: sizes of symbols)
+# max pools with indices, adaptive max pools, unpools, embedding_bag ... (they
+# replace the max pools without indices, which they fall back on)
+TRANSLATIONS.update(indices_translations(TRANSLATIONS))

@@ -50,6 +50,7 @@ class Unbacked:
         self.values: dict[str, int] = {}
         self.sized = False  # (a symbol is a size: the fitting traces are needed)
         self.loops: list[str] = []  # (the symbols PyTorch leaves for while loops)
+        self.outputs: dict[str, Any] = {}  # (sizes of nonzero, x[x > 0]: _data_dependent)
 
     @property
     def symbols(self) -> list[str]:
@@ -102,6 +103,8 @@ class Unbacked:
         ``ge``/``le`` nodes asserted by ``aten._assert_scalar``."""
         assert_scalar = ATEN.overload("aten._assert_scalar.default")
         for name, item in self.nodes.items():
+            if name in self.outputs:  # (a result's size: its sym_size node)
+                item = self.nodes[name] = self.outputs[name].size_node(self.graph)
             last = item
             for op, bound in (("ge", self.lower[name]), ("le", self.upper[name])):
                 if bound is None:
@@ -403,7 +406,8 @@ def fitted_shapes(base: Any, traces: list, values: list[dict[str, int]]) -> None
                 if not names:
                     raise NotImplementedError(
                         f"chainrule.export: a size of {node.name} follows a Tensor.item "
-                        "value but is not that value, which this export cannot write yet"
+                        "value or a data-dependent size (nonzero, x[mask]) but is not that "
+                        "value, which this export cannot write yet"
                     )
                 shape[d] = names[0]
             meta.shape = shape

@@ -480,6 +480,15 @@ class _CodeGen:
         self.verbose = verbose
         self.globals = _torch_globals()
         self.wrapped: list[str] = []
+        self._names: dict[Node, str] | None = None
+
+    def name(self, node: Node) -> str:
+        """``node``'s name in the text: its own, made legal as PyTorch's code makes it (an
+        exported placeholder ``input`` is written ``input_1``)."""
+        if self._names is None:
+            namespace = _Namespace()
+            self._names = {n: namespace.create_name(n.name) for n in self.graph.nodes}
+        return self._names[node]
 
     # names of callables and values in the text
 
@@ -503,7 +512,7 @@ class _CodeGen:
     def value(self, arg: Any) -> str:
         """An argument as Python source."""
         if isinstance(arg, Node):
-            return arg.name
+            return self.name(arg)
         if isinstance(arg, tuple) and not hasattr(arg, "_fields"):
             items = ", ".join(self.value(a) for a in arg)
             return f"({items},)" if len(arg) == 1 else f"({items})"
@@ -609,8 +618,8 @@ class _CodeGen:
         commented = not self.verbose
         for node in self.graph.nodes:
             if node.op == "placeholder":
-                if node.name != node.target:  # (renamed: ``input`` is a builtin's name)
-                    lines.append(f"{node.name} = {node.target.lstrip('*')}")
+                if self.name(node) != node.target:  # (``input`` is a builtin's name)
+                    lines.append(f"{self.name(node)} = {node.target.lstrip('*')}")
                 continue
             if not commented:  # PyTorch's note where the (absent) stack traces start
                 lines += ["", _NO_STACKTRACE] if lines else [_NO_STACKTRACE]
@@ -618,10 +627,10 @@ class _CodeGen:
             if node.op == "output":
                 lines.append(f"return {self.value(node.args[0])}")
                 continue
-            line = f"{node.name} = {self.expression(node)}"
-            dead = [n.name for n in frees.get(node, [])]
+            line = f"{self.name(node)} = {self.expression(node)}"
+            dead = [self.name(n) for n in frees.get(node, [])]
             if not node.users:
-                dead.append(node.name)
+                dead.append(self.name(node))
             if dead:
                 line += ";  " + " = ".join(dead) + " = None"
             lines.append(line)
