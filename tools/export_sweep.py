@@ -286,8 +286,8 @@ CASES: list[tuple[str, str, str]] = [
     ("F.adaptive_max_pool2d", "F.adaptive_max_pool2d(a, 2)", "x"),
     ("F.adaptive_max_pool3d", "F.adaptive_max_pool3d(a, 2)", "t"),
     (
-        "F.fractional-like max_unpool2d",
-        "F.max_unpool2d(*F.max_pool2d(a, 2, return_indices=True), 2)",
+        "F.max_unpool2d",
+        "F.max_unpool2d(*F.max_pool2d(a, 2, return_indices=True), 2, output_size=a.shape[-2:])",
         "x",
     ),
     # convolutions and resampling

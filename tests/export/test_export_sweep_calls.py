@@ -348,6 +348,11 @@ CASES = [
     ("F.max_pool2d indices", "F.max_pool2d(a, 2, return_indices=True)", "x"),
     ("F.adaptive_max_pool1d", "F.adaptive_max_pool1d(a, 2)", "s"),
     ("F.adaptive_max_pool2d", "F.adaptive_max_pool2d(a, 2)", "x"),
+    (
+        "F.max_unpool2d",
+        "F.max_unpool2d(*F.max_pool2d(a, 2, return_indices=True), 2, output_size=a.shape[-2:])",
+        "x",
+    ),
     ("F.adaptive_max_pool3d", "F.adaptive_max_pool3d(a, 2)", "t"),
     ("F.embedding_bag", "F.embedding_bag(b.view(1, 3), a)", "nc"),
     ("F.local_response_norm", "F.local_response_norm(a, 2)", "x"),

@@ -19,7 +19,7 @@ from typing import Any
 import chainrule
 
 from ..fx import Graph, Node
-from . import _decompose_order, _naming, _schema_args
+from . import _decompose_aliases, _decompose_order, _naming, _schema_args
 from ._reader import ATEN, TensorMeta
 from .graph_signature import (
     ExportGraphSignature,
@@ -39,6 +39,8 @@ class Writer:
         self.values: dict[Node, Any] = {}
         self.buffers: dict[Node, str] = {}
         self.mutated: dict[str, Node] = {}
+        # views of a value updated in place: node -> its chain of views from the base
+        self.aliases: dict[Node, list[Node]] = {}
 
     def value(self, arg: Any) -> Any:
         if isinstance(arg, Node):
@@ -258,12 +260,14 @@ def write(
             overload = str(node.target).removeprefix("aten.")
             decompose = table.get(overload)
             args, kwargs = new(list(node.args)), new(dict(node.kwargs))
-            before = dict(writer.mutated)
+            args, kwargs = _decompose_aliases.synced(writer, args, kwargs)
+            before, after = dict(writer.mutated), _decompose_aliases.last(writer)
             env[node] = (
                 writer.call(overload, *args, **kwargs)
                 if decompose is None
                 else decompose(writer, *args, **kwargs)
             )
+            _decompose_aliases.extend(writer, after, env[node])
             for target, value in writer.mutated.items():
                 if before.get(target) is not value:
                     # later reads of the buffer read its new value

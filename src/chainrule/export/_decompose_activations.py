@@ -10,6 +10,7 @@ from typing import Any
 import chainrule
 
 from ..fx import Node
+from . import _decompose_aliases
 from ._decompose import Writer
 
 
@@ -74,7 +75,9 @@ def _masked_fill_(w: Writer, x: Node, mask: Node, value: float) -> Node:
         layout=chainrule.strided,
         device=chainrule.device("cpu"),
     )
-    return w.call("where.self", mask, fill, x)
+    filled = w.call("where.self", mask, fill, x)
+    _decompose_aliases.base(w, filled)
+    return filled
 
 
 ACTIVATIONS: dict[str, Callable[..., Any]] = {

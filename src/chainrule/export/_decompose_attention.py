@@ -75,24 +75,29 @@ def _sdpa(
     scale: float | None = None,
     enable_gqa: bool = False,
 ) -> Node:
-    ranks = [w.values[t].dim() for t in (q, k, v)]
-    if ranks != [4, 4, 4] or (is_causal and attn_mask is not None):
+    rank = w.values[q].dim()
+    same = [w.values[t].dim() for t in (k, v)] == [rank, rank]
+    if not same or rank < 3 or (is_causal and attn_mask is not None) or (enable_gqa and rank != 4):
         raise NotImplementedError(
-            "run_decompositions: scaled_dot_product_attention is written for 4-D query, "
-            "key and value, with is_causal or attn_mask (not both), so far"
+            "run_decompositions: scaled_dot_product_attention is written for query, key "
+            "and value of one rank (3 or more; 4 with enable_gqa), with is_causal or "
+            "attn_mask (not both), so far"
         )
     dtype = w.values[q].dtype
     if attn_mask is not None and w.values[attn_mask].dtype == chainrule.bool:
         attn_mask = _additive(w, attn_mask, dtype)
     e = w.values[q].shape[-1]
-    root = math.sqrt(scale if scale is not None else 1 / math.sqrt(e))
-    q = w.call("mul.Scalar", q, root)
+    root = math.sqrt(abs(scale) if scale is not None else 1 / math.sqrt(e))
+    # (a negative scale's sign goes with the query)
+    q = w.call("mul.Scalar", q, -root if scale is not None and scale < 0 else root)
     if is_causal:
         attn_mask = _additive(w, _lower(w, w.values[q].shape[-2], w.values[k].shape[-2]), dtype)
     if enable_gqa:
         heads = w.values[q].shape[-3]
         k, v = _repeat_heads(w, k, heads), _repeat_heads(w, v, heads)
-    kt = w.call("mul.Scalar", w.call("permute.default", k, [0, 1, 3, 2]), root)
+    dims = list(range(rank))
+    dims[-2:] = [rank - 1, rank - 2]
+    kt = w.call("mul.Scalar", w.call("permute.default", k, dims), root)
     scores = matmul(w, q, kt)
     if attn_mask is not None:
         scores = w.call("add.Tensor", scores, attn_mask)
@@ -101,7 +106,9 @@ def _sdpa(
         weights = w.call("native_dropout.default", weights, dropout_p, True)[0]
         return matmul(w, weights, v)
     out = matmul(w, weights, v)
-    # (the output's strides are those of the CPU kernel's (L, N, H, E) buffer)
+    if rank != 4:  # (the math kernel's own output)
+        return out
+    # (the output's strides are those of the CPU flash kernel's (L, N, H, E) buffer)
     out = w.call("permute.default", out, [2, 0, 1, 3])
     out = w.call("clone.default", out, memory_format=chainrule.contiguous_format)
     return w.call("permute.default", out, [1, 2, 0, 3])

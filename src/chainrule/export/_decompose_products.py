@@ -202,7 +202,23 @@ def _linear(w: Writer, x: Node, weight: Node, bias: Node | None = None) -> Node:
     return out if bias is None else w.call("add.Tensor", out, bias)
 
 
+def _baddbmm(w: Writer, x: Node, b1: Node, b2: Node, *, beta: Any = 1, alpha: Any = 1) -> Node:
+    """beta x + alpha (b1 @ b2), each factor written only where it is not 1 (and x not
+    at all where beta is 0)."""
+    if not (w.values[x].is_floating_point() or w.values[x].is_complex()):
+        beta, alpha = int(beta), int(alpha)
+    product = w.call("bmm.default", b1, b2)
+    if alpha != 1:
+        product = w.call("mul.Tensor", product, alpha)
+    if beta == 0:
+        return product
+    if beta != 1:
+        x = w.call("mul.Tensor", x, beta)
+    return w.call("add.Tensor", x, product)
+
+
 PRODUCTS: dict[str, Callable[..., Any]] = {
+    "baddbmm.default": _baddbmm,
     "linear.default": _linear,
     "matmul.default": matmul,
     "reshape.default": reshape,

@@ -74,6 +74,9 @@ class Symbol:
         self.upper = upper
         self.places: list[tuple[int, int]] = []
         self.dim: Dim | None = None  # (the named Dim it comes from)
+        # (the place of the source that names it, the lowest number: PyTorch's program
+        # reads the size there)
+        self.read_at: tuple[int, int] | None = None
 
 
 # factories PyTorch's export narrows a symbol's range for: a 1-d tensor of size ``s - k``
@@ -226,10 +229,11 @@ def symbols(
                             "size elsewhere"
                         )
                     # the shared symbol takes the lowest number among its sources
-                    symbol.name = f"s{min(number, int(symbol.name[1:]))}"
+                    if number < int(symbol.name[1:]):
+                        symbol.name, symbol.read_at = f"s{number}", (index, d)
                 else:
                     symbol = Symbol(f"s{number}", how.min, how.max)
-                    symbol.dim = how
+                    symbol.dim, symbol.read_at = how, (index, d)
                     by_dim[id(how)] = symbol
                     found.append(symbol)
                 symbol.places.append((index, d))
@@ -243,6 +247,7 @@ def symbols(
                     continue
                 symbol = Symbol(f"s{symbol_id(source, used)}", 2, INT_OO)
                 symbol.places.append((index, d))
+                symbol.read_at = (index, d)
                 found.append(symbol)
             else:
                 raise UserError(f"dynamic_shapes: unexpected spec {how!r} for dim {d} of {name!r}")

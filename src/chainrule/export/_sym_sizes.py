@@ -162,6 +162,7 @@ class SizeRecord:
         self.constants: list[tuple[str, SymSize]] = []  # (sizes given to untraced calls)
         self.guards: list[tuple[tuple[SymSize, ...], Any]] = []  # (see ``dropped``)
         self.guarded: set[tuple[str, ...]] = set()
+        self.plus: set[int] = set()  # (reads an op's translation writes as ``c + s``)
 
     def full_slice_dims(self, shape: tuple) -> frozenset:
         """The dims of the tensor indexed by the forward's next ``x[...]`` whose size is
@@ -192,12 +193,16 @@ class SizeRecord:
 
     @staticmethod
     def _names(sizes: tuple, rule: Any, polys: list[Poly], seen: set) -> list[str]:
-        key = (repr(rule), *(str(polys[s.index]) for s in sizes))
+        texts = tuple(str(polys[s.index]) for s in sizes)
         dynamic = tuple(not polys[s.index].is_constant() for s in sizes)
+        # (a rule whose check PyTorch's trace makes again for these sizes is taken again)
+        again = getattr(rule, "repeats", lambda dynamic: False)(dynamic)
+        key = (repr(rule) + (f" {id(rule)}" if again else ""), *texts)
         if key in seen or not any(dynamic):
             return []
         seen.add(key)
-        return rule(dynamic)
+        # (a rule that tells sizes apart by their expressions is given those too)
+        return rule(dynamic, texts) if getattr(rule, "by_text", False) else rule(dynamic)
 
     def add(self, size: SymSize) -> int:
         self.sizes.append(size)
@@ -238,7 +243,8 @@ class SizeRecord:
             return self.made[text]
         if size.how[0] == "size":
             # a size of an intermediate value, ``a * s``: reified from the input's size
-            self.by_index[size.index] = self._monomial(poly, graph)
+            plus = size.index in self.plus
+            self.by_index[size.index] = self._monomial(poly, graph, plus)
             return self.by_index[size.index]
         else:
             op = _ARITHMETIC[size.how[0]]
@@ -272,11 +278,23 @@ class SizeRecord:
         self.by_index[size.index] = value
         return value
 
-    def _monomial(self, poly: Poly, graph: Any) -> Any:
-        """``poly`` (``s``, ``a * s`` or ``s * t``) computed from the inputs' sizes."""
+    def _monomial(self, poly: Poly, graph: Any, plus: bool = False) -> Any:
+        """``poly`` (``s``, ``a * s`` or ``s * t``) computed from the inputs' sizes; with
+        ``plus``, ``s + c`` too (written ``c + s``, as PyTorch writes a size it found
+        grown by a constant inside an op)."""
         text = str(poly)
         if text in self.made:
             return self.made[text]
+        shift = poly.terms.get((), 0)
+        if plus and shift > 0 and len(poly.terms) == 2:
+            ((m, a),) = [(m, a) for m, a in poly.terms.items() if m]
+            if a == 1 and len(m) == 1 and m[0] in self.made:
+                args = (shift, self.made[m[0]])
+                node = graph.create_node("call_function", operator.add, args, {}, name="add")
+                node.meta["sym_expr"] = text
+                node.meta["arg_names"] = ["a", "b"]
+                self.made[text] = node
+                return node
         ((m, a),) = poly.terms.items() if len(poly.terms) == 1 else ((("",), 0),)
         factors: list[Any] = ([a] if a != 1 else []) + [self.made.get(n) for n in m]
         if len(factors) != 2 or None in factors:

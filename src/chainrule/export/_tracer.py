@@ -458,14 +458,16 @@ def _symbolic(
         base = _trace(mod, args, kwargs, SizeRecord(polys, full))
     if forced:
         # PyTorch's trace numbered a sym_size node for each size read, then wrote one for
-        # each symbol of the inputs (in their order), keeping those used
+        # each dynamic size of the inputs (in their order), keeping the one of each used
+        # symbol's naming source
         reads, used = _sym_sizes.leaf_count(forced, polys)
         reads += records[0].dropped_reads(polys)  # (reads its checks made and dropped)
-        ordered = sorted(found, key=lambda s: s.places[0])
+        places = sorted(p for s in found for p in s.places)
         reified = [
-            ("sym_size_int" + (f"_{reads + j}" if reads + j else ""), *s.places[0], s.name)
-            for j, s in enumerate(ordered)
+            ("sym_size_int" + (f"_{reads + j}" if reads + j else ""), *s.read_at, s.name)
+            for s in sorted(found, key=lambda s: s.read_at)
             if s.name in used
+            for j in [places.index(s.read_at)]
         ]
         base = _trace(mod, args, kwargs, SizeRecord(polys, full), reified)
     slices = _sym_sizes.unmark_full_slices(base.graph)

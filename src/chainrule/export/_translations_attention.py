@@ -13,10 +13,12 @@ for, else the scaled ``bmm``/``baddbmm``, ``softmax`` and ``bmm`` with the weigh
 ``masked_fill_``).
 
 Under ``dynamic_shapes`` the sizes are read as PyTorch's function reads them (recorded,
-``WriteNow.shape``), so the views' sizes are written as its ``sym_size``/``mul`` nodes,
-and the names its trace took and dropped (the packed projection's ``contiguous`` check)
-are taken too; only self-attention with one packed projection and no masks is written
-with dynamic sizes.
+``WriteNow.shape``), so the views' sizes are written as its ``sym_size``/``mul``/``add``
+nodes, and the names its trace took and dropped are taken too: the packed projection's
+``contiguous`` check, and the ``sym_size`` reads of its shape checks (each input's sizes
+once, a new mask's or key's every time). Not yet with dynamic sizes: ``bias_k`` or
+``add_zero_attn`` with a mask, ``bias_k`` with another key, a 3-D mask with a dynamic
+batch.
 
 The calls are written as they are made (``WriteNow``), since later ones read single
 results of a ``chunk``; the last ones, giving the outputs, form the returned chain."""
@@ -39,13 +41,60 @@ def _linear(input: Any, weight: Any, bias: Any) -> tuple:
     return "linear.default", [input, weight] + ([] if bias is None else [bias]), {}
 
 
-def _packed_checks(dynamic: tuple[bool, ...]) -> list[str]:
+class _PackedChecks:
     """The nodes PyTorch's trace makes and drops checking the strides of the packed
     (3, length, batch, embed) projection made ``contiguous``, by which of length and
-    batch are dynamic."""
-    if dynamic[1]:
-        return ["sym_numel_default", "sym_size_int", "mul", "sym_stride_int", "mul", "mul"]
-    return ["sym_numel_default", "mul", "mul"]
+    batch are dynamic: once for each pattern of sizes, but again each time when both
+    are dynamic (its trace keeps no result of those checks)."""
+
+    def __repr__(self) -> str:
+        return "packed checks"
+
+    @staticmethod
+    def repeats(dynamic: tuple[bool, ...]) -> bool:
+        return all(dynamic)
+
+    def __call__(self, dynamic: tuple[bool, ...]) -> list[str]:
+        if dynamic[1]:
+            return ["sym_numel_default", "sym_size_int", "mul", "sym_stride_int", "mul", "mul"]
+        return ["sym_numel_default", "mul", "mul"]
+
+
+class _Reads:
+    """The sizes PyTorch's shape checks compare, each read once per tensor and dim (a
+    ``sym_size`` node it makes and drops); ``tags`` names each size's tensor and dim. The
+    sizes passed to ops count one read per distinct expression; the reads beyond those
+    are taken here. ``fresh``: the sizes of a new tensor, read every time."""
+
+    by_text = True  # (``SizeRecord.dropped`` gives the sizes' expressions)
+
+    def __init__(self, tags: tuple[str, ...], fresh: bool = False) -> None:
+        self.tags = tags
+        self.fresh = fresh
+
+    def __repr__(self) -> str:
+        return f"reads {id(self)}" if self.fresh else f"reads {self.tags}"
+
+    def __call__(self, dynamic: tuple[bool, ...], texts: tuple[str, ...]) -> list[str]:
+        tags = {t for t, d in zip(self.tags, dynamic) if d}
+        known = set() if self.fresh else {x for x, d in zip(texts, dynamic) if d}
+        return ["sym_size_int"] * (len(tags) - len(known))
+
+
+def _checked(call: WriteNow, tensors: dict[str, Any]) -> None:
+    """The reads of PyTorch's checks of the shapes of ``tensors`` (by tag; one tensor
+    under two tags is read once)."""
+    sizes: list = []
+    tags: list[str] = []
+    seen: dict[int, str] = {}
+    for tag, t in tensors.items():
+        if t is None:
+            continue
+        tag = seen.setdefault(id(t), tag)
+        for d, size in enumerate(call.shape(t)):
+            sizes.append(size)
+            tags.append(f"{tag}{d}")
+    call.dropped(tuple(sizes), _Reads(tuple(tags)))
 
 
 def _in_projection(
@@ -59,7 +108,7 @@ def _in_projection(
     sizes: tuple,
 ) -> list:
     """q, k, v projected, as PyTorch's packed or separate in-projection writes them
-    (``sizes``: the query's length and batch)."""
+    (``sizes``: the key's length and batch)."""
     embed = int(query.shape[-1])
     if separate:
         biases = [None] * 3 if bias is None else list(call("chunk.default", [bias, 3]))
@@ -77,6 +126,7 @@ def _in_projection(
         q = call(*_linear(query, w_q, b_q))
         packed = call(*_linear(key, w_kv, b_kv))
         packed = call("unflatten.int", [packed, -1, [2, embed]])
+        call.dropped(sizes, _PackedChecks())
     else:
         weights = call("chunk.default", [weight, 3])
         biases = [None] * 3 if bias is None else call("chunk.default", [bias, 3])
@@ -84,9 +134,9 @@ def _in_projection(
     packed = call("unsqueeze.default", [packed, 0])
     packed = call("transpose.int", [packed, 0, -2])
     packed = call("squeeze.dim", [packed, -2])
-    both = call("contiguous.default", [packed])
     if query is key:
-        call.dropped(sizes, _packed_checks)
+        call.dropped(sizes, _PackedChecks())
+    both = call("contiguous.default", [packed])
     parts = [call("select.int", [both, 0, i]) for i in range(3 if query is key else 2)]
     return parts if query is key else [q, *parts]
 
@@ -137,6 +187,8 @@ def multi_head_attention_forward(
         _refuse("without static keys")
     call = WriteNow("multi_head_attention_forward")
     batched = query.dim() == 3
+    # (PyTorch's checks read the inputs' sizes: an unsqueezed input's are the same reads)
+    given = {"q": query, "k": key, "v": value, "p": key_padding_mask}
     if not batched:
         query, key, value = (call("unsqueeze.default", [x, 1]) for x in (query, key, value))
         if key_padding_mask is not None:
@@ -152,9 +204,10 @@ def multi_head_attention_forward(
     else:
         mask = _additive(call, attn_mask, query.dtype)
         is_causal = is_causal and padding is None
+    _checked(call, {**given, "a": mask})
     separate = [q_proj_weight, k_proj_weight, v_proj_weight] if use_separate_proj_weight else []
     q, k, v = _in_projection(
-        call, query, key, value, in_proj_weight, in_proj_bias, separate, (length, batch)
+        call, query, key, value, in_proj_weight, in_proj_bias, separate, call.shape(key)[:2]
     )
     if mask is not None and mask.dim() == 2:
         mask = call("unsqueeze.default", [mask, 0])
@@ -162,18 +215,21 @@ def multi_head_attention_forward(
         k = call("cat.default", [[k, call("repeat.default", [bias_k, [1, batch, 1]])]])
         v = call("cat.default", [[v, call("repeat.default", [bias_v, [1, batch, 1]])]])
         mask, padding = _padded(call, mask, padding)
+    sources = (call.shape(k, plus=True)[0], call.shape(v, plus=True)[0])
+    if bias_k is not None:  # (the key's and the value's, each read from its new tensor)
+        call.dropped(sources[1:], _Reads(("v0",), fresh=True))
     q, k, v = (
         call("transpose.int", [call("view.default", [x, [size, batch * heads, head_dim]]), 0, 1])
-        for x, size in zip((q, k, v), (length, call.shape(k)[0], call.shape(v)[0]))
+        for x, size in zip((q, k, v), (length, *sources))
     )  # fmt: skip
     if add_zero_attn:
         kwargs = factory_kwargs(k.dtype)
+        zeros = [batch * heads, 1, head_dim]
         k, v = (
-            call("cat.default", [[x, call("zeros.default", [[batch * heads, 1, head_dim]], kwargs)], 1])
-            for x in (k, v)
-        )  # fmt: skip
+            call("cat.default", [[x, call("zeros.default", [zeros], kwargs)], 1]) for x in (k, v)
+        )
         mask, padding = _padded(call, mask, padding)
-    source = call.shape(k)[1]
+    source = call.shape(k, plus=True)[1]
     if padding is not None:
         padding = call("view.default", [padding, [batch, 1, 1, source]])
         padding = call("expand.default", [padding, [-1, heads, -1, -1]])
@@ -182,6 +238,8 @@ def multi_head_attention_forward(
     dropout = dropout_p if training else 0.0
     if not need_weights:
         sizes = (batch, heads, embed, length, source)
+        if padding is not None:  # (its check reads the new mask's size)
+            call.dropped((call.shape(mask)[0],), _Reads(("m0",), fresh=True))
         out = _attention(call, q, k, v, mask, dropout, is_causal, sizes)
         calls: list = [_linear(out, out_proj_weight, out_proj_bias)]
         calls.append(("view.default", [PREV, [length, batch, embed]], {}))
@@ -215,17 +273,22 @@ def multi_head_attention_forward(
 
 def _check_dynamic(call: WriteNow, sizes: tuple, arguments: dict) -> None:
     """Refuses, when the lengths or the batch are dynamic, the forms whose sizes this
-    export does not write as PyTorch does yet."""
+    export does not write as PyTorch does yet (``sizes``: the query's length and batch,
+    the key's length and batch)."""
     if not call.dynamic(*sizes):
         return
     a = arguments
+    mask = a["attn_mask"]
+    masked = mask is not None or a["key_padding_mask"] is not None
     forms = {
-        "an unbatched input": not a["batched"],
-        "a key or value other than the query": not (a["query"] is a["key"] is a["value"]),
-        "separate projection weights": a["use_separate_proj_weight"],
-        "bias_k/bias_v": a["bias_k"] is not None,
-        "add_zero_attn": a["add_zero_attn"],
-        "a mask": a["attn_mask"] is not None or a["key_padding_mask"] is not None,
+        "bias_k/bias_v and a mask": a["bias_k"] is not None and masked,
+        "bias_k/bias_v and a key other than the query": (
+            a["bias_k"] is not None and a["given"]["k"] is not a["given"]["q"]
+        ),
+        "add_zero_attn and a mask": a["add_zero_attn"] and masked,
+        "a 3-D attn_mask and a dynamic batch": (
+            mask is not None and mask.dim() == 3 and a["batched"] and call.dynamic(sizes[1])
+        ),
     }
     for form, present in forms.items():
         if present:

@@ -32,9 +32,15 @@ class WriteNow:
         self.recorder._write(target, overload, args, kwargs, [], value)
         return value
 
-    def shape(self, t: Any) -> tuple:
-        """``t.shape``, read as the forward reads it (recorded under dynamic_shapes)."""
-        return t.shape if self.sizes is None else self.sizes.read(t.shape)
+    def shape(self, t: Any, plus: bool = False) -> tuple:
+        """``t.shape``, read as the forward reads it (recorded under dynamic_shapes);
+        ``plus``: a size ``s + c`` among them is written ``c + s``."""
+        if self.sizes is None:
+            return t.shape
+        shape = self.sizes.read(t.shape)
+        if plus:
+            self.sizes.plus.update(s.index for s in shape)
+        return shape
 
     def dynamic(self, *sizes: Any) -> bool:
         """Whether one of ``sizes`` (from ``shape``) changes with the dynamic sizes; known
