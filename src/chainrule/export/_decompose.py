@@ -262,11 +262,13 @@ def write(
             args, kwargs = new(list(node.args)), new(dict(node.kwargs))
             args, kwargs = _decompose_aliases.synced(writer, args, kwargs)
             before, after = dict(writer.mutated), _decompose_aliases.last(writer)
+            mark = graph._root.prev
             env[node] = (
                 writer.call(overload, *args, **kwargs)
                 if decompose is None
                 else decompose(writer, *args, **kwargs)
             )
+            _tag(graph, mark, node.name)
             _decompose_aliases.extend(writer, after, env[node])
             for target, value in writer.mutated.items():
                 if before.get(target) is not value:
@@ -281,10 +283,20 @@ def write(
     return graph, mutations, outputs
 
 
+def _tag(graph: Graph, mark: Node, name: str) -> None:
+    """Marks the nodes written after ``mark`` as the decomposition of the node ``name``."""
+    node = mark.next
+    while node is not graph._root:
+        node.meta.setdefault("decomposed_from", name)
+        node = node.next
+
+
 def program(ep: Any, graph: Graph, mutations: list[tuple[str, Node]], outputs: list[Node]) -> Any:
     """The decomposed ``ExportedProgram``: buffer updates first among its outputs."""
     from .exported_program import ExportedProgram
 
+    for node in graph.nodes:
+        node.meta.pop("decomposed_from", None)
     names = iter(n.name for n in outputs)
     specs = [
         OutputSpec(OutputKind.BUFFER_MUTATION, TensorArgument(n.name), target)

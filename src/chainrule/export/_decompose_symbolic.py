@@ -2,9 +2,11 @@
 graph is decomposed at the example sizes, with each symbol grown by one, and with all
 grown by two (a check); each size a call is given, and each value's shape, is the
 polynomial of the symbols fitted to these writes. A size that is a symbol is its input's
-``sym_size`` node, written after the placeholders; a multiple or product of symbols is an
-``operator`` node written before its first reader and read again wherever the same size
-is given, as PyTorch's common subexpressions are."""
+``sym_size`` node (a symbol shared by inputs: of the input PyTorch reads it from), written
+after the placeholders; the program's own size arithmetic stays in its place, and another
+multiple of a symbol is an ``operator`` node written before its first reader, read again
+wherever the same size is given, as PyTorch's common subexpressions are. A product of
+symbols is refused: PyTorch numbers such programs' names after sizes its retrace drops."""
 
 from __future__ import annotations
 
@@ -14,9 +16,10 @@ from typing import Any
 import chainrule
 
 from ..fx import Graph, Node
-from ._decompose import inputs_of, program, write
+from ._decompose import _SIZE_ARITHMETIC, inputs_of, program, write
+from ._dynamic import symbol_id
 from ._reader import ATEN
-from ._sym_sizes import Poly, fitted
+from ._sym_sizes import Poly, fitted, match
 from .graph_signature import InputKind
 
 
@@ -37,7 +40,15 @@ def _places(ep: Any) -> dict[str, list[tuple[str, int]]]:
         for d, size in enumerate(meta.shape):
             if isinstance(size, str) and size in places:
                 places[size].append((node.name, d))
-    return places
+    return {s: sorted(p, key=lambda place: place != _read_at(s, p)) for s, p in places.items()}
+
+
+def _read_at(symbol: str, places: list[tuple[str, int]]) -> tuple[str, int] | None:
+    """The place PyTorch reads a shared symbol's size at: the one whose source
+    (``L['x'].size()[0]``) gave the symbol its number, the lowest of its sources."""
+    numbers = [(symbol_id(f"L['{name}'].size()[{d}]", set()), (name, d)) for name, d in places]
+    found = [place for number, place in numbers if f"s{number}" == symbol]
+    return found[0] if found else None
 
 
 def _grown(
@@ -63,6 +74,18 @@ class _Fit:
 
     def poly(self, values: list[int], what: str) -> Poly:
         poly = fitted(values, self.sizes, self.names, [])
+        products = [Poly.symbol(a) * Poly.symbol(b) for a in self.names for b in self.names]
+        product = match(values, self.sizes, products) if poly is None else None
+        if product is not None:
+            # (PyTorch's retrace computes and drops sizes of each value's storage, and its
+            # names, mul_85 ..., count them: not followed yet, so not written)
+            raise NotImplementedError(
+                f"run_decompositions: the size {product} of {what} is a product of dynamic "
+                "sizes (attention over a dynamic batch and length); PyTorch names such a "
+                "program's nodes after size computations its retrace drops, which "
+                "chainrule does not follow yet; decompose a program exported with static "
+                "shapes"
+            )
         if poly is None:
             raise NotImplementedError(
                 f"run_decompositions: a size of {what} is not a sum of multiples of the "
@@ -236,11 +259,65 @@ def symbolic(ep: Any, table: dict) -> Any:
         if str(n.target) == "aten.sym_size.int" and n.meta.get("sym_expr") in places
     }
     sizes = _Sizes(graph, places, own)
+    kept = _kept_arithmetic(ep, graph, sizes)
     for node, args, kwargs in rewritten:
         with graph.inserting_before(node):
             node.args, node.kwargs = _resolved(args, sizes), _resolved(kwargs, sizes)
+    _settle(graph, kept)
     _place_symbols(graph, sizes)
     return program(ep, graph, mutations, outputs)
+
+
+def _kept_arithmetic(ep: Any, graph: Graph, sizes: _Sizes) -> list[Node]:
+    """The program's own size arithmetic (``5 * sym_size_int``), written as PyTorch's
+    retrace runs it again: in its place, before the calls of the node after it, with its
+    operands in their order; a size it computes is read from it."""
+    first: dict[str, Node] = {}
+    for node in graph.nodes:
+        first.setdefault(node.meta.get("decomposed_from"), node)
+    own = list(ep.graph.nodes)
+    kept: list[Node] = []
+    written: dict[Node, Node] = {}
+    for i, node in enumerate(own):
+        if node.target not in _SIZE_ARITHMETIC or "sym_expr" not in node.meta:
+            continue
+        after = next((n for n in own[i + 1 :] if n.name in first), None)
+        anchor = first[after.name] if after is not None else _output(graph)
+        args = []
+        for a in node.args:
+            if isinstance(a, Node) and a in written:
+                args.append(written[a])
+            elif isinstance(a, Node) and str(a.target) == "aten.sym_size.int":
+                with graph.inserting_before(anchor):
+                    args.append(sizes.symbol(a.meta["sym_expr"]))
+            elif isinstance(a, Node):
+                break  # (an operand this decomposition does not know)
+            else:
+                args.append(a)
+        else:
+            text = node.meta["sym_expr"]
+            if text not in sizes.made:
+                with graph.inserting_before(anchor):
+                    kept.append(sizes._arithmetic(node.target, *args, text))
+            written[node] = sizes.made[text]
+    return kept
+
+
+def _output(graph: Graph) -> Node:
+    return next(n for n in graph.nodes if n.op == "output")
+
+
+def _settle(graph: Graph, kept: list[Node]) -> None:
+    """Drops the kept arithmetic nothing reads; one read before its place moves there."""
+    for node in reversed(kept):
+        if not node.users:
+            graph.erase_node(node)
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    for node in kept:
+        if node.users:
+            reader = min(node.users, key=lambda n: order[n])
+            if order[reader] < order[node]:
+                reader.prepend(node)
 
 
 def _place_symbols(graph: Graph, sizes: _Sizes) -> None:
