@@ -62,6 +62,34 @@ def pair(make: Callable, inputs: dict, kind: str) -> tuple:
     return tm, cm, tuple(torch.tensor(a) for a in arrays), tuple(cr.tensor(a) for a in arrays)
 
 
+def one_call_module(lib: Any, expr: str, n: int, plain: bool = False) -> Any:
+    """A module of ``lib`` whose forward takes ``n`` inputs (``a``, ``b``, ...) and returns
+    ``expr``, an expression of ``L`` (``lib``) and ``F`` (its nn.functional) (``plain``: a
+    named tuple as a tuple, which PyTorch's own save cannot write)."""
+    code = compile(expr, "<case>", "eval")
+
+    def run(*args: Any) -> Any:
+        out = eval(code, {"L": lib, "F": lib.nn.functional, **dict(zip("abcd", args))})
+        return tuple(out) if plain and isinstance(out, tuple) else out
+
+    forwards = {
+        1: lambda self, a: run(a),
+        2: lambda self, a, b: run(a, b),
+        3: lambda self, a, b, c: run(a, b, c),
+    }
+    return type("One", (lib.nn.Module,), {"forward": forwards[n]})()
+
+
+def one_call_pair(expr: str, arrays: list, plain: bool = False) -> tuple:
+    """``one_call_module`` of PyTorch and of chainrule, and ``arrays`` as each one's inputs."""
+    return (
+        one_call_module(torch, expr, len(arrays), plain),
+        one_call_module(cr, expr, len(arrays), plain),
+        tuple(torch.tensor(a) for a in arrays),
+        tuple(cr.tensor(a) for a in arrays),
+    )
+
+
 def export_is_pytorchs(tm: Any, cm: Any, targs: tuple, cargs: tuple, path: Any) -> None:
     """chainrule's export of ``cm`` is PyTorch's of ``tm`` and runs to its outputs, on
     chainrule and saved into the real ``torch.export.load``. (Warnings are PyTorch's

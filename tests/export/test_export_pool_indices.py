@@ -15,7 +15,14 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from export_checks import export_is_pytorchs, modules, printed, same
+from export_checks import (
+    export_is_pytorchs,
+    modules,
+    one_call_module,
+    one_call_pair,
+    printed,
+    same,
+)
 
 import chainrule as cr
 import chainrule.export as cexport
@@ -89,31 +96,8 @@ UNREAD_SHAPES_DIFFER = [
 ]
 
 
-def _module(lib, expr: str, n: int, plain: bool = False):
-    """A module whose forward takes ``n`` inputs (``a``, ``b``, ...) and returns ``expr``
-    (``plain``: a named tuple as a tuple)."""
-    code = compile(expr, "<case>", "eval")
-
-    def run(*args):
-        out = eval(code, {"L": lib, "F": lib.nn.functional, **dict(zip("abc", args))})
-        return tuple(out) if plain and isinstance(out, tuple) else out
-
-    forwards = {
-        1: lambda self, a: run(a),
-        2: lambda self, a, b: run(a, b),
-        3: lambda self, a, b, c: run(a, b, c),
-    }
-    return type("One", (lib.nn.Module,), {"forward": forwards[n]})()
-
-
 def _pair(expr: str, letters: str, plain: bool = False) -> tuple:
-    arrays = [ARRAYS[c] for c in letters]
-    return (
-        _module(torch, expr, len(letters), plain),
-        _module(cr, expr, len(letters), plain),
-        tuple(torch.tensor(a) for a in arrays),
-        tuple(cr.tensor(a) for a in arrays),
-    )
+    return one_call_pair(expr, [ARRAYS[c] for c in letters], plain)
 
 
 def _exports(tm, cm, targs, cargs) -> tuple:
@@ -241,6 +225,6 @@ def test_random_like_is_written_and_runs_after_loading(tmp_path, op):
 
 
 def test_embedding_bag_max_norm_is_refused():
-    cm = _module(cr, "F.embedding_bag(b, a, max_norm=1.0)", 2)
+    cm = one_call_module(cr, "F.embedding_bag(b, a, max_norm=1.0)", 2)
     with pytest.raises(NotImplementedError, match="max_norm"):
         cexport.export(cm, (cr.tensor(ARRAYS["w"]), cr.tensor(ARRAYS["i"])))

@@ -11,9 +11,8 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from export_checks import export_is_pytorchs, same
+from export_checks import export_is_pytorchs, one_call_pair, same
 
-import chainrule as cr
 import chainrule.export as cexport
 
 _R = np.random.default_rng(0)
@@ -368,31 +367,8 @@ CASES = [
 ]
 
 
-def _module(lib, expr: str, n: int, plain: bool = False):
-    """A module whose forward takes ``n`` inputs (``a``, ``b``, ...) and returns ``expr``
-    (``plain``: a named tuple as a tuple, which PyTorch's own save cannot write)."""
-    code = compile(expr, "<case>", "eval")
-
-    def run(*args):
-        out = eval(code, {"L": lib, "F": lib.nn.functional, **dict(zip("abcd", args))})
-        return tuple(out) if plain and isinstance(out, tuple) else out
-
-    forwards = {
-        1: lambda self, a: run(a),
-        2: lambda self, a, b: run(a, b),
-        3: lambda self, a, b, c: run(a, b, c),
-    }
-    return type("One", (lib.nn.Module,), {"forward": forwards[n]})()
-
-
 def _pair(expr: str, letters: str, plain: bool = False) -> tuple:
-    arrays = [ARRAYS[c] for c in letters]
-    return (
-        _module(torch, expr, len(letters), plain),
-        _module(cr, expr, len(letters), plain),
-        tuple(torch.tensor(a) for a in arrays),
-        tuple(cr.tensor(a) for a in arrays),
-    )
+    return one_call_pair(expr, [ARRAYS[c] for c in letters], plain)
 
 
 @pytest.mark.parametrize(("expr", "letters"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
