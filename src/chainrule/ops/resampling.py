@@ -20,6 +20,7 @@ import math
 from typing import Any
 
 from .._backend import xp
+from .._creation import _linspace_real
 from .._memory_format import follow
 from .._tensor import Tensor, _make
 from ..autograd.recording import KEEP, array_of, defop, not_differentiable, np_dtype
@@ -281,17 +282,27 @@ native_channel_shuffle = defop(
 # ----- affine_grid_generator ---------------------------------------------------------------------
 
 
+def _grid_axis(n: int, align_corners: bool, dtype) -> Any:
+    """n evenly spaced points of [-1, 1] (align_corners) or the n pixels' centres in it, with
+    PyTorch's bits: its linspace in the grid's dtype, then times n - 1 and over n, each
+    rounded to the dtype (so an identity θ samples exactly PyTorch's coordinates)."""
+    if n <= 1:
+        return xp.zeros(n, dtype)
+    axis = _linspace_real(-1.0, 1.0, n, dtype)
+    if not align_corners:
+        axis = axis * dtype.type(n - 1) / dtype.type(n)
+    return axis
+
+
 def base_grid(size, align_corners: bool, dtype) -> Any:
     """(*spatial, d + 1): at each point its normalized coordinates (x first) and a 1: the
     evenly spaced points of [-1, 1] (align_corners) or of the pixels' centres."""
     spatial = size[2:]
-    axes = []
-    for n in spatial:
-        a = 1.0 if align_corners else (n - 1) / n
-        axes.append(xp.linspace(-a, a, n) if n > 1 else xp.zeros(n))
+    dtype = xp.dtype(dtype)
+    axes = [_grid_axis(n, align_corners, dtype) for n in spatial]
     mesh = xp.meshgrid(*axes, indexing="ij")
-    columns = [mesh[i] for i in reversed(range(len(spatial)))] + [xp.ones(tuple(spatial))]
-    return xp.stack(columns, axis=-1).astype(dtype)
+    columns = [mesh[i] for i in reversed(range(len(spatial)))] + [xp.ones(tuple(spatial), dtype)]
+    return xp.stack(columns, axis=-1)
 
 
 def _affine_grid(theta, size=(), align_corners=False):
@@ -358,7 +369,7 @@ def _reflect(u, low2: int, high2: int) -> tuple[Any, Any]:
 
 def _source(u, size: int, padding_mode: int, align_corners: bool) -> tuple[Any, Any]:
     """The source coordinate of the unnormalized u after padding_mode, and its slope in u
-    (PyTorch's: 1 inside, 0 where clipped; ±1 where reflected)."""
+    (PyTorch's: 1 inside, 0 where clipped and on the border itself; ±1 where reflected)."""
     if padding_mode == ZEROS:
         return u, xp.ones_like(u)
     slope = xp.ones_like(u)
@@ -366,7 +377,7 @@ def _source(u, size: int, padding_mode: int, align_corners: bool) -> tuple[Any, 
         u, slope = (
             _reflect(u, 0, 2 * (size - 1)) if align_corners else _reflect(u, -1, 2 * size - 1)
         )
-    inside = (u >= 0) & (u <= size - 1)
+    inside = (u > 0) & (u < size - 1)  # (a coordinate on the border counts as outside)
     return xp.clip(u, 0, size - 1), xp.where(inside, slope, 0.0)
 
 
@@ -578,6 +589,6 @@ grid_sampler = defop(
     ),
     conventions=(
         "At a clipped (border) or reflected coordinate the slope is PyTorch's: 0 beyond the "
-        "border, 1 on it; ±1 by the number of reflections. Nearest has no grid gradient."
+        "border and on it; ±1 by the number of reflections. Nearest has no grid gradient."
     ),
 )
