@@ -59,7 +59,10 @@ def tree(module: Any, name: str = "GraphModule") -> tuple:
     from ._higher_order import subgraphs
 
     children = [tree(getattr(module, attr), attr) for attr in subgraphs(module.graph)]
-    return module.graph, module.code, name, children
+    # (made again from the graph: a program's code may predate its last graph pass, as
+    # PyTorch's does where _unique2's getitems were merged)
+    code = module.graph.python_code(root_module="self").src
+    return module.graph, code, name, children
 
 
 def program_text(graph_module: Any, signature: Any, range_constraints: dict) -> str:

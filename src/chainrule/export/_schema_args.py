@@ -10,6 +10,7 @@ from ._translations_indices import INDICES_ARGS
 from ._translations_losses import LOSSES_ARGS
 from ._translations_resample import RESAMPLE_ARGS
 from ._translations_sorting import SORTING_ARGS
+from ._unique import LISTS
 
 POSITIONAL: dict[str, str] = {
     "relu6.default": "self",
@@ -291,6 +292,7 @@ _LIST_RETURNS = {
     "tensor_split.sections",
 }
 _LIST_RETURNS |= DIRECT_LISTS
+_LIST_RETURNS |= LISTS  # (nonzero_numpy)
 
 
 def returns_list(overload: str) -> bool:

@@ -678,4 +678,6 @@ def _trace(
         verifiers=["TRAINING"],
     )
     program._unbacked = recorder.unbacked  # (for the traces of item() sizes: export)
+    if recorder.unbacked.outputs:
+        _data_sized.merge_getitems(program)  # (_unique2's getitems, after the code)
     return program

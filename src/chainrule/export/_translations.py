@@ -19,6 +19,7 @@ from ._translations_more import MORE, trim
 from ._translations_resample import interpolate
 from ._translations_sorting import SORTING
 from ._translations_transformer import TRANSFORMER
+from ._unique import condition_only
 
 Call = tuple[str, list, dict]
 
@@ -285,6 +286,7 @@ TRANSLATIONS.update({k: v for k, v in SORTING.items() if k not in TRANSLATIONS})
 # its own overload (concat, clip, floor_divide, where with a number)
 TRANSLATIONS.update({k: v for k, v in DIRECT.items() if k not in TRANSLATIONS or k in OVERRIDES})
 TRANSLATIONS.update(DATA_DEPENDENT)  # (nonzero, masked_select, ...: sizes of symbols)
+TRANSLATIONS["where"] = condition_only(TRANSLATIONS["where"])  # (where(c): nonzero's)
 # max pools with indices, adaptive max pools, unpools, embedding_bag ... (they
 # replace the max pools without indices, which they fall back on)
 TRANSLATIONS.update(indices_translations(TRANSLATIONS))
