@@ -15,6 +15,7 @@ from ... import _dtypes
 from ..._missing import NotImplementedInChainrule
 from ..._tensor import device as Device
 from ...fx import Node
+from ._inline import CALL, LIST, RETURN, UNPACK, Item, Result, place_inline, write
 from ._sizes import SizeExpr
 
 # c10's ScalarType numbers (how TorchScript source writes a dtype)
@@ -101,7 +102,7 @@ def _live(graph: Any) -> set[Node]:
     stack = [n for n in graph.nodes if n.op == "output"]
     stack += [
         n for n in graph.nodes
-        if n.op == "call_function" and n.target is not operator.getitem and _mutates(op_name(n.target))
+        if n.op == "call_function" and str(n.target).startswith("aten.") and _mutates(op_name(n.target))
     ]  # fmt: skip
     while stack:
         node = stack.pop()
@@ -111,15 +112,37 @@ def _live(graph: Any) -> set[Node]:
     return live
 
 
+# sizes of a tensor, and arithmetic on them, as TorchScript's int operators write them
+_SIZE_OPS = {"sym_size": "size", "sym_numel": "numel", "sym_stride": "stride"}
+_INT_OPS = {
+    operator.add: "add", operator.sub: "sub", operator.mul: "mul",
+    operator.floordiv: "floordiv", operator.mod: "remainder", operator.neg: "neg",
+}  # fmt: skip
+
+
 def op_name(target: Any) -> str:
-    """``conv2d`` for ``aten.conv2d.default``; NotImplementedInChainrule for a call that is
-    no ATen overload."""
+    """``conv2d`` for ``aten.conv2d.default`` (``size`` for ``sym_size``, ``add`` for
+    ``operator.add`` on sizes); NotImplementedInChainrule for a call that is no ATen
+    overload."""
+    if target in _INT_OPS:
+        return _INT_OPS[target]
     full = str(target)
     if not full.startswith("aten."):
         raise NotImplementedInChainrule(
             f"torch.jit: the traced call {full} has no TorchScript translation in chainrule"
         )
-    return full.split(".")[1]
+    name = full.split(".")[1]
+    return _SIZE_OPS.get(name, name)
+
+
+def unpacked(node: Node) -> int:
+    """How many results a call of several results (``_unique2``, ``nonzero_numpy``,
+    ``lstm``) gives, when every use takes one of them (``getitem``); 0 otherwise. Such a
+    call is written as PyTorch writes it, ``_0, _1, _2 = torch._unique2(x)``."""
+    results = node.meta.get("output_metas")
+    if not results or any(u.target is not operator.getitem for u in node.users):
+        return 0
+    return max([len(results)] + [u.args[1] + 1 for u in node.users])
 
 
 def return_type(spec: Any) -> str:
@@ -179,18 +202,21 @@ def attribute_path(path: str) -> str:
 
 
 class ForwardSource:
-    """The TorchScript text of one traced forward: its signature, its body lines (each
-    value of the graph a local, written in the graph's order) and what it returns."""
+    """The TorchScript text of one traced forward: its signature, its body (parameters
+    and sizes read first, then the calls as PyTorch's printer writes them, ``_inline``)
+    and what it returns."""
 
     def __init__(self, program: Any, constant_index: dict[str, int]) -> None:
         from ...export.graph_signature import InputKind
 
         graph = program.graph
-        names: dict[Node, str] = {}
+        names: dict[Node, Any] = {}  # (a name, or the Item or Result that gives the value)
         live = _live(graph)
+        self._taken = {local_name(n.name) for n in graph.nodes}
         sizes_pending = list(getattr(program, "size_dims", []))
         self.args: list[str] = []
-        self.body: list[str] = []
+        self.body: list[str] = []  # (the lines before the calls)
+        self._items: list[Item] = []
         kinds = {s.arg.name: s for s in program.graph_signature.input_specs}
         for node in graph.nodes:
             if node.op == "placeholder":
@@ -212,28 +238,93 @@ class ForwardSource:
                         f"{SIZE_LOCALS[d]} = torch.size({first}, {d})" for d in sizes_pending
                     ]
                     sizes_pending = []
-                names[node] = local_name(node.name)
-                if node.target is operator.getitem:
-                    source, index = node.args
-                    self.body.append(f"{names[node]} = {names[source]}[{index}]")
-                    continue
-                if node not in live:
-                    continue  # (a value the traced code computed and dropped)
-                args = [literal(a, names) for a in node.args]
-                args += [f"{k}={literal(v, names)}" for k, v in node.kwargs.items()]
-                call = f"torch.{op_name(node.target)}({', '.join(args)})"
-                self.body.append(f"{names[node]} = {call}" if node.users else call)
+                if node in live:  # (else a value the traced code computed and dropped)
+                    names[node] = self._call(node, names)
             elif node.op == "output":
                 leaves = [names[n] for n in node.args[0]]
             else:
                 raise NotImplementedInChainrule(
                     f"torch.jit: a graph node of kind {node.op} cannot be written in TorchScript"
                 )
+        self._taken |= set(self.args)
         self.params, unpack = _signature(program, self.args)
         self.body[:0] = unpack
         spec = program.call_spec.out_spec
         self.returns = return_type(spec)
-        self.body.append(f"return {output_expression(spec, leaves)}")
+        value = leaves[0] if spec.type is None else None
+        if value is None:  # (a container, built from the leaves: ``(a, b)``)
+            value = Item(LIST, leaves, lambda t: output_expression(spec, list(t)))
+            self._items.append(value)
+        self._items.append(Item(RETURN, [value], lambda t: t[0]))
+        place_inline(self._items)
+
+    def _call(self, node: Node, names: dict[Node, Any]) -> Any:
+        """The Item of a call (the Result of a ``getitem`` of a call of several results),
+        its list arguments' Items added before it."""
+        if node.target is operator.getitem:
+            source, index = node.args
+            if isinstance(names[source], Item) and names[source].results:
+                return Result(names[source], index)
+            item = Item(CALL, [names[source]], lambda t: f"{t[0]}[{index}]")
+            self._items.append(item)
+            return item
+        op = op_name(node.target)
+        inputs: list[Any] = []
+        parts = [self._argument(a, names, inputs, op, i) for i, a in enumerate(node.args)]
+        parts += [self._argument(v, names, inputs, op, -1, f"{k}=") for k, v in node.kwargs.items()]
+
+        def render(texts: list[str]) -> str:
+            given = iter(texts)
+            return f"torch.{op}({', '.join(part(given) for part in parts)})"
+
+        item = Item(CALL, inputs, render)
+        self._items.append(item)
+        count = unpacked(node)
+        if count and node.meta.get("returns_list"):  # (``_0, _1, = torch.where(c)``)
+            unpack = Item(UNPACK, [item], lambda t: t[0], results=count)
+            unpack.comma = ","
+            self._items.append(unpack)
+            return unpack
+        item.results = count  # (``_0, _1, _2 = torch._unique2(x)``)
+        item.comma = "," if count == 1 else ""
+        item.bare = not node.users
+        return item
+
+    def _argument(
+        self, value: Any, names: dict, inputs: list, op: str, at: int, key: str = ""
+    ) -> Any:
+        """A function writing one argument from the texts of the values read (a value
+        read is added to ``inputs``; a list holding values is an Item of its own)."""
+        if isinstance(value, Node):
+            inputs.append(names[value])
+            return lambda given: key + next(given)
+        if isinstance(value, (list, tuple)) and any(isinstance(v, Node) for v in value):
+            read = [names[v] for v in value if isinstance(v, Node)]
+            fixed = [None if isinstance(v, Node) else literal(v, {}) for v in value]
+            optional = op in _OPTIONAL_TENSOR_LISTS and at == 1
+
+            def render(texts: list[str]) -> str:
+                given = iter(texts)
+                text = "[" + ", ".join(next(given) if f is None else f for f in fixed) + "]"
+                return f"annotate(List[Optional[Tensor]], {text})" if optional else text
+
+            item = Item(LIST, read, render)
+            self._items.append(item)
+            inputs.append(item)
+            return lambda given: key + next(given)
+        text = key + literal(value, {})
+        return lambda given: text
+
+    def _lines(self, level: int) -> list[str]:
+        count = iter(range(1 << 30))
+
+        def fresh() -> str:
+            name = f"_{next(count)}"
+            while name in self._taken:
+                name = f"_{next(count)}"
+            return name
+
+        return self.body + write(self._items, level, fresh)
 
     def method(self, self_type: str | None, indent: str = "  ") -> str:
         """``def forward(self, x: Tensor) -> Tensor:`` and its body, indented by
@@ -241,13 +332,19 @@ class ForwardSource:
         first = "self" if self_type is None else f"self: {self_type}"
         params = [first] + self.params
         head = f"def forward({(',' + chr(10) + indent + '  ').join(params)}) -> {self.returns}:"
-        return "\n".join([head] + [indent + line for line in self.body]) + "\n"
+        return "\n".join([head] + [indent + line for line in self._lines(2)]) + "\n"
 
     def function(self, name: str) -> str:
         """The source of a traced function: ``def name(x: Tensor, ...) -> ...:``."""
         params = self.params
         head = f"def {name}({(',' + chr(10) + '    ').join(params)}) -> {self.returns}:"
-        return "\n".join([head] + ["  " + line for line in self.body]) + "\n"
+        return "\n".join([head] + ["  " + line for line in self._lines(1)]) + "\n"
+
+
+# the operators whose list argument at 1 holds optional tensors (``x[mask]``)
+_OPTIONAL_TENSOR_LISTS = frozenset(
+    {"index", "index_put", "index_put_", "_unsafe_index", "_unsafe_index_put", "_index_put_impl_"}
+)
 
 
 def _signature(program: Any, flat: list[str]) -> tuple[list[str], list[str]]:
@@ -281,8 +378,29 @@ def _ir_type(node: Node) -> str:
     meta = node.meta.get("tensor_meta")
     if meta is None:
         return "(Tensor, ...)" if node.meta.get("output_metas") else "Tensor"
+    return _meta_type(meta)
+
+
+def _meta_type(meta: Any) -> str:
+    """``Long(3, *)``: the dtype and sizes, a size known only when run (a count of
+    ``nonzero``) as ``*``."""
     kind = _IR_TYPE.get(getattr(meta.dtype, "name", ""), "Tensor")
-    return f"{kind}({', '.join(str(s) for s in meta.shape)})"
+    sizes = [str(s) if isinstance(s, int) else "*" for s in meta.shape]
+    return f"{kind}({', '.join(sizes)})"
+
+
+def _ir_results(node: Node, ir: dict[Node, str]) -> list[str]:
+    """The typed IR values of a call of several results (its ``getitem`` nodes' names)."""
+    metas = node.meta["output_metas"]
+    taken = {u.args[1]: u for u in node.users}
+    values = []
+    for i in range(unpacked(node)):
+        if i in taken:
+            ir[taken[i]] = "%" + taken[i].name
+        name = ir[taken[i]] if i in taken else f"%{node.name}.{i}"
+        kind = _meta_type(metas[i]) if i < len(metas) and metas[i] is not None else "Tensor"
+        values.append(f"{name} : {kind}")
+    return values
 
 
 def graph_text(program: Any, self_type: str | None) -> str:
@@ -294,8 +412,11 @@ def graph_text(program: Any, self_type: str | None) -> str:
     inputs = [] if self_type is None else [f"%self : {self_type}"]
     lines = []
     ir: dict[Node, str] = {}
+    live = _live(program.graph)
     for node in program.graph.nodes:
-        ir[node] = "%" + node.name
+        if node.op == "call_function" and node not in live:
+            continue
+        ir.setdefault(node, "%" + node.name)
         if node.op == "placeholder":
             spec = kinds[node.target]
             if spec.kind == InputKind.USER_INPUT:
@@ -307,13 +428,21 @@ def graph_text(program: Any, self_type: str | None) -> str:
                 where = f'prim::GetAttr[name="{spec.target}"](%self)'
                 lines.append(f"{ir[node]} : {_ir_type(node)} = {where}")
         elif node.op == "call_function":
+            if node.target is operator.getitem and unpacked(node.args[0]):
+                continue  # (a result named where its call is)
             args = [_ir_arg(a, ir) for a in node.args]
             args += [f"{k}={_ir_arg(v, ir)}" for k, v in node.kwargs.items()]
             if node.target is operator.getitem:
                 call = f"prim::TupleIndex({args[0]}, {args[1]})"
             else:
                 call = f"aten::{op_name(node.target)}({', '.join(args)})"
-            lines.append(f"{ir[node]} : {_ir_type(node)} = {call}")
+            if not unpacked(node):
+                lines.append(f"{ir[node]} : {_ir_type(node)} = {call}")
+            elif node.meta.get("returns_list"):  # (a Tensor[] and its items)
+                lines.append(f"{ir[node]} : Tensor[] = {call}")
+                lines.append(f"{', '.join(_ir_results(node, ir))} = prim::ListUnpack({ir[node]})")
+            else:
+                lines.append(f"{', '.join(_ir_results(node, ir))} = {call}")
         elif node.op == "output":
             lines.append(f"return ({', '.join(ir[n] for n in node.args[0])})")
     head = "graph(" + ",\n      ".join(inputs) + "):"

@@ -5,6 +5,7 @@ and a tensor turned into a Python value gives PyTorch's ``TracerWarning``."""
 
 from __future__ import annotations
 
+import operator
 import sys
 import warnings
 from collections.abc import Callable, Iterator
@@ -174,7 +175,7 @@ def _record_once(mod: Module, args: tuple, kwargs: dict) -> Any:
         kwargs = {k: _watched(v) for k, v in kwargs.items()}
         try:
             with tracing():
-                return export(mod, args, kwargs)
+                program = export(mod, args, kwargs)
         except NotImplementedError as exc:
             if isinstance(exc, NotImplementedInChainrule):
                 raise
@@ -182,6 +183,43 @@ def _record_once(mod: Module, args: tuple, kwargs: dict) -> Any:
                 f"torch.jit.trace: {exc} (chainrule's trace records the calls its export can "
                 "write as ATen operators)"
             ) from exc
+    drop_checks(program.graph)
+    return program
+
+
+# the export's runtime checks of sizes it could not know (an unbacked size's range, a
+# tensor's dtype): PyTorch's trace records none, and they hold only for the example
+_CHECKS = frozenset({
+    "_assert_scalar", "_assert_async", "_assert_tensor_metadata", "sym_constrain_range",
+    "sym_constrain_range_for_size", "_functional_assert_scalar",
+    "_functional_sym_constrain_range", "_functional_sym_constrain_range_for_size",
+})  # fmt: skip
+# the calls on sizes that feed those checks (erased when nothing else reads them)
+_SIZE_CALLS = frozenset({"sym_size", "sym_numel", "sym_stride", "sym_storage_offset"})
+
+
+def _aten_name(target: Any) -> str | None:
+    full = str(target)
+    return full.split(".")[1] if full.startswith("aten.") else None
+
+
+def drop_checks(graph: Any) -> None:
+    """Erases the graph's check nodes and the size arithmetic that only they read
+    (``sym_size``, ``operator.ge``), so the trace runs on inputs of other counts."""
+    for node in reversed(list(graph.nodes)):
+        if node.op != "call_function":
+            continue
+        name = _aten_name(node.target)
+        if name in _CHECKS:
+            graph.erase_node(node)
+        elif not node.users and (name in _SIZE_CALLS or _is_python_operator(node.target)):
+            graph.erase_node(node)
+
+
+def _is_python_operator(target: Any) -> bool:
+    return getattr(target, "__module__", None) in ("_operator", "operator") and (
+        target is not operator.getitem
+    )
 
 
 def _watched(t: Any) -> Any:
