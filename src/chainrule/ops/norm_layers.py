@@ -332,8 +332,8 @@ layer_norm = defop(
 
 def _grouped(x, num_groups):
     """x viewed as (N, groups, the rest): statistics over dim 2"""
-    shape = array_of(x).shape
-    return shapes.reshape(x, (shape[0], num_groups, -1))
+    shape = array_of(x).shape  # (the rest's size spelled out: -1 is ambiguous for N = 0)
+    return shapes.reshape(x, (shape[0], num_groups, math.prod(shape[1:]) // num_groups))
 
 
 def _gn_hat(x, num_groups, eps):

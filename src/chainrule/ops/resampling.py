@@ -37,13 +37,16 @@ def _scale(n_in: int, n_out: int, align_corners: bool, scale: float | None) -> f
     return 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
 
 
-def nearest_taps(n_in: int, n_out: int, scale: float | None, exact: bool = False) -> tuple:
+def nearest_taps(
+    n_in: int, n_out: int, scale: float | None, exact: bool = False, same_or_double: bool = True
+) -> tuple:
     """Nearest: o reads ⌊o·s⌋ (exact: ⌊(o + 1/2)·s⌋), s = 1/scale or n_in/n_out in float32,
-    as PyTorch computes it; at most n_in - 1."""
+    as PyTorch computes it; at most n_in - 1. With same_or_double (PyTorch's 2-d nearest),
+    an output of the input's size, or twice it, reads o or ⌊o/2⌋ whatever the scale."""
     o = xp.arange(n_out)
-    if not exact and n_out == n_in:
+    if not exact and same_or_double and n_out == n_in:
         index = o
-    elif not exact and n_out == 2 * n_in:
+    elif not exact and same_or_double and n_out == 2 * n_in:
         index = o >> 1
     else:
         s = (
@@ -138,6 +141,8 @@ def antialias_taps(n_in: int, n_out: int, align_corners: bool, scale: float | No
     """Antialiased resampling (PyTorch's _upsample_*_aa): output o averages the inputs
     within the filter's support around its centre s·(o + 1/2), the filter stretched by s
     when downsampling (s ≥ 1), its weights normalized to sum to 1."""
+    if n_out == n_in:  # PyTorch copies a dim of unchanged size, whatever the scale
+        return (xp.arange(n_out)[None, :].astype(xp.intp), xp.ones((1, n_out)))
     kernel, width = AA_FILTERS[mode]
     s = _scale(n_in, n_out, align_corners, scale)
     support = width / 2 * s if s >= 1 else width / 2

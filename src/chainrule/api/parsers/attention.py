@@ -17,6 +17,22 @@ def _check(query: Tensor, key: Tensor, value: Tensor) -> None:
             "Expected query, key, and value to all be  at least 2 dimensional, but got "
             f"query.dim: {query.ndim} key.dim: {key.ndim} and value.dim: {value.ndim} instead."
         )
+    if query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
+        raise RuntimeError(
+            "scaled_dot_product_attention: query and key need the same last size (the "
+            "embedding), and key and value the same sequence length (dim -2), but got "
+            f"query {list(query.shape)}, key {list(key.shape)} and value {list(value.shape)}"
+        )
+
+
+def _check_mask(attn_mask: Tensor, query: Tensor) -> None:
+    """PyTorch's mask dtypes: bool, float32, or the query's dtype."""
+    if attn_mask.dtype.name not in ("bool", "float32") and attn_mask.dtype != query.dtype:
+        raise RuntimeError(
+            "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+            f"attn_mask.dtype: {attn_mask.dtype} and query.dtype: {query.dtype} instead: "
+            "pass a bool mask (True: attend) or a float one added to the scores."
+        )
 
 
 def _grouped(query: Tensor, t: Tensor) -> Tensor:
@@ -90,6 +106,8 @@ def scaled_dot_product_attention(
     if attn_mask is not None and hasattr(attn_mask, "_materialize"):  # nn.attention.bias
         attn_mask = attn_mask._materialize(query.device)
     _check(query, key, value)
+    if attn_mask is not None:
+        _check_mask(attn_mask, query)
     if is_causal and attn_mask is not None:
         raise RuntimeError(
             "_scaled_dot_product_attention: Explicit attn_mask should not be set when "

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ... import _memory_format
-from ..._dtypes import not_implemented
+from ..._dtypes import not_implemented, uint8
 from ..._tensor import Tensor
 from ...ops import resampling
 from ..args import require_tensor
@@ -114,8 +114,8 @@ def interpolate(
         return pool(input, out if dim > 1 else out[0])
     if mode in ("nearest", "nearest-exact") and input.ndim in (3, 4, 5):
         _check_sizes(input, out, dim)
-        if not input.is_floating_point():  # PyTorch's kernels refuse integers (and bools)
-            kernel = (
+        if not input.is_floating_point() and input.dtype is not uint8:
+            kernel = (  # (PyTorch's kernels take uint8 images, refuse other integers and bools)
                 "upsample_nearest2d_channels_last"
                 if dim == 2
                 else "compute_indices_weights_nearest"
@@ -123,7 +123,8 @@ def interpolate(
             raise not_implemented(kernel, input.dtype)
         exact = mode == "nearest-exact"
         taps = tuple(
-            resampling.nearest_taps(n, o, s, exact) for n, o, s in zip(input.shape[2:], out, scales)
+            resampling.nearest_taps(n, o, s, exact, same_or_double=dim == 2)
+            for n, o, s in zip(input.shape[2:], out, scales)
         )
         op = resampling.upsample_nearest_exact if exact else resampling.upsample_nearest
         return _memory_format.follow_result(op(input, taps=taps), input._data)
