@@ -270,6 +270,8 @@ def _pow(x, exponent=1):
         return _complex_power(x.astype(xp.result_type(x, exponent)), exponent)
     elif dtype is F16:  # (float tensors skip the dtype rule, which checks the rest)
         check_scalar_fits(exponent, _float16)
+    if exponent == -0.5 and dtype.kind == "f" and dtype is not F16:
+        return xp.reciprocal(xp.sqrt(x))  # PyTorch's 1/√x: nan at -inf, -inf at -0
     return xp.power(x, exponent)
 
 
@@ -329,6 +331,8 @@ def _pow_scalar_vjp(g, x, exponent):
     """d(x^c)/dx = c x^(c-1); PyTorch gives 0 for c == 0 (even at x == 0)"""
     if exponent == 0:
         return copies.zero(g)  # zeros, not g * 0: a nan gradient stays out, as in PyTorch
+    if exponent == 0.5:  # x^(-1/2) as the forward computes it (1/√x: nan at -inf)
+        return g * (0.5 * pow_scalar(x, exponent=-0.5))
     return g * (exponent * x ** (exponent - 1))
 
 
@@ -388,8 +392,10 @@ pow_tensor = defop(
 
 def _rpow(x, base=1):
     """base ** x, base a Python number"""
-    if base.__class__ is int and x.dtype.kind in "iu":  # wraps into x's dtype, as PyTorch's
-        base = xp.asarray(base).astype(x.dtype)
+    if (base.__class__ is int or base.__class__ is bool) and x.dtype.kind in "iu":
+        base = xp.asarray(base).astype(x.dtype)  # wraps into x's dtype, as PyTorch's
+        if x.dtype.kind == "i" and (x < 0).any():
+            return _pow_tensors(base, x)  # (PyTorch's integer powers for x < 0)
     if x.dtype.kind == "c":  # e^(x ln c), as PyTorch's power of two tensors
         return xp.exp(x * xp.log(xp.asarray(base, x.dtype)))
     return xp.power(base, x)

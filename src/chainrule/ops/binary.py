@@ -736,11 +736,13 @@ nextafter = defop(
     dtypes=floating_only("nextafter_cpu"),
     storage=True,  # (bfloat16 as it is: widened to float32 it would step by a float32 ulp)
     vjp=(
-        lambda g: g,  # d/da nextafter(a, b) = 1 (PyTorch's: a step of an ulp)
+        lambda g, a, b: logical.select(
+            array_of(a) == array_of(b), 0, g
+        ),  # d/da nextafter(a, b) = 1, and 0 where a = b (the result is b there), as PyTorch's
         lambda g: copies.zero(g),  # d/db nextafter(a, b) = 0
     ),
     jvp=(
-        lambda t: t,  # as the VJP
+        lambda t, a, b: logical.select(array_of(a) == array_of(b), 0, t),  # as the VJP
         lambda t: copies.zero(t),  # as the VJP
     ),
 )

@@ -99,15 +99,16 @@ def _scatter(x, index, src, dim=0, reduce=None):
     """x with src's elements written at index along dim (reduce: added or multiplied in)"""
     out = x.copy()
     if x.ndim == 0:  # every index is 0: each element of src lands on the one element
+        out = xp.array(out)  # (a 0-d array, which a NumPy scalar x is not)
         if not index.size:
             return out
         s = xp.broadcast_to(src, index.shape) if xp.ndim(src) == 0 else _head(src, index.shape)
         if reduce is None:
             out[...] = s.reshape(-1)[-1]
         elif reduce == "add":
-            out[...] += s.sum()
+            out[...] += s.sum(dtype=out.dtype)  # (bool: any)
         else:
-            out[...] *= s.prod()
+            out[...] *= s.prod(dtype=out.dtype)
         return out
     key = _along(index, dim)
     s = _head(src, index.shape) if (isinstance(src, ndarray) or is_array(src)) and src.ndim else src
@@ -541,6 +542,8 @@ def _scatter_reduce(x, index, src, dim=0, reduce="sum", include_self=True):
             identity = 1 if reduce == "prod" else 0
         elif x.dtype.kind == "f":
             identity = -xp.inf if reduce == "amax" else xp.inf
+        elif x.dtype.kind == "b":
+            identity = reduce == "amin"
         else:
             limits = xp.iinfo(x.dtype)
             identity = limits.min if reduce == "amax" else limits.max

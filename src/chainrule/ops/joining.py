@@ -80,12 +80,21 @@ def _cat(arrays, dim=0, offsets=()):
     return xp.concatenate(kept, axis=dim)
 
 
+def _cat_block(g, i: int, dim: int, offsets: tuple):
+    """The i-th tensor's block of g along dim. A trailing frozenset in ``offsets`` names
+    the 1-D empty tensors the forward skipped: theirs is a 1-D empty block, as in PyTorch."""
+    block = indexing.getitem(g, key=shapes._key_of(dim, slice(offsets[i], offsets[i + 1])))
+    if offsets[-1].__class__ is frozenset and i in offsets[-1]:
+        return shapes.reshape(block, (0,))
+    return block
+
+
 cat = SequenceOp(
     "cat",
     contiguous(_cat),
     node="CatBackward0",
-    vjp=lambda g, i, dim, offsets: indexing.getitem(
-        g, key=shapes._key_of(dim, slice(offsets[i], offsets[i + 1]))
+    vjp=lambda g, i, dim, offsets: _cat_block(
+        g, i, dim, offsets
     ),  # Jᵢᵀg = the i-th tensor's block of g along dim
     jvp=lambda tangents, dim, offsets: cat(
         tangents, dim=dim, offsets=offsets

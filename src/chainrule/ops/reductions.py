@@ -16,7 +16,7 @@ from .. import _dtypes
 from .._backend import add_reduce, add_reduce_dims, loud, ndarray, quiet, whole_sum, xp
 from .._tensor import Tensor
 from ..autograd.recording import KEEP, array_of, contiguous, defop
-from . import complex_parts, joining, logical, scans, shapes, sorting, unary
+from . import arithmetic, complex_parts, joining, logical, scans, shapes, sorting, unary
 
 
 def dims_of(dim, ndim: int) -> tuple | None:
@@ -374,10 +374,16 @@ def _dist_jvp(t, a, b, ans, p):
     return _vector_norm_jvp(t, a - b, ans, p, None, False)
 
 
+def _dist_dtype(args, params):
+    """a - b's dtype: PyTorch's promotion, and its error for a bool operand."""
+    return arithmetic._sub_dtype(args, params)
+
+
 dist = defop(
     "dist",
     _dist,
     args=("a", "b"),
+    dtypes=_dist_dtype,
     vjp=(
         _dist_vjp,
         lambda g, a, b, ans, p: -_dist_vjp(g, a, b, ans, p),  # ∂‖a - b‖_p/∂b = -∂‖d‖_p/∂d
@@ -628,10 +634,19 @@ def _median_all(x, dim=None, keepdim=False):
     _unordered(x)
     flat = xp.sort(x.reshape(-1))
     if flat.size == 0:
-        return xp.asarray(xp.nan, dtype=x.dtype)
+        return _empty_median(x.dtype)
     if flat.dtype.kind == "f" and xp.isnan(flat[-1]):
         return xp.asarray(flat[-1])
     return xp.asarray(flat[(flat.size - 1) // 2])
+
+
+def _empty_median(dtype):
+    """the median of no entries: nan, which PyTorch's CPU kernel casts to an integer dtype
+    as the lowest int32/int64 (0 for the narrower ones)"""
+    if dtype.kind in "fc":
+        return xp.asarray(xp.nan, dtype=dtype)
+    low = xp.iinfo(dtype).min if dtype.kind == "i" and dtype.itemsize >= 4 else 0
+    return xp.asarray(low, dtype=dtype)
 
 
 def _unordered(x) -> None:
@@ -656,7 +671,7 @@ def _nanmedian_all(x, dim=None, keepdim=False):
     if flat.dtype.kind == "f":
         flat = flat[~xp.isnan(flat)]
     if flat.size == 0:
-        return xp.asarray(xp.nan, dtype=x.dtype)
+        return _empty_median(x.dtype)
     return xp.asarray(xp.sort(flat)[(flat.size - 1) // 2])
 
 

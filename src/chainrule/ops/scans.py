@@ -302,18 +302,42 @@ def _cumprod_jacobian(xs):
 
 def _cumprod_vjp(g, x, ans, dim):
     """∂y_i/∂x_k = Π_(j≤i, j≠k) x_j (k ≤ i): (Σ_(i≥k) g_i y_i) / x_k without zeros"""
-    # as PyTorch computes it; with zeros, the Jacobian itself (no division). Along a dim of
+    # as PyTorch computes it; with zeros, the Jacobian itself (no division) when the
+    # gradient is recorded (create_graph), else PyTorch's linear-time rule. Along a dim of
     # size 1 the output is x itself: the gradient is g, not a function of x (PyTorch's)
     a = array_of(x)
     if a.ndim == 0 or a.shape[dim] == 1:
         return g
     if not (a == 0).any():
         return _reverse_cumsum(g * ans, dim) / x
+    if g.__class__ is ndarray:
+        return _cumprod_vjp_zeros(g, a, array_of(ans), dim % a.ndim)
     order, back = _last_axis_order(a.ndim, dim)
     w = _cumprod_jacobian(shapes.permute(x, dims=order))
     gs = shapes.permute(g, dims=order)
     gk = shapes.reshape(gs, array_of(gs).shape[:-1] + (1, a.shape[dim]))
     return shapes.permute(reductions.sum(w * gk, dim=a.ndim), dims=back)
+
+
+def _cumprod_vjp_zeros(g, x, ans, dim: int):
+    """The VJP on arrays where a slice holds zeros, by PyTorch's linear-time rule (its
+    backward without create_graph): with z and z' a slice's first and second zeros,
+    (Σ_(k≤i<z) g_i y_i) / x_k before z; at z, y_(z-1) Σ_(z≤i≤z') g_i Π_(z<j≤i) x_j; after
+    z, 0. The products past another zero are left out, not multiplied by 0, so an inf or
+    nan beyond it does not reach the gradient (the Jacobian's sums would be nan)."""
+    zero = x == 0
+    seen = xp.cumsum(zero, axis=dim)
+    before = seen == 0  # k < z
+    first = zero & (seen == 1)  # k = z
+    one = x.dtype.type(1)
+    with xp.errstate(all="ignore"):
+        head = xp.flip(xp.cumsum(xp.flip(xp.where(before, g * ans, 0), dim), axis=dim), dim)
+        head = head / xp.where(before, x, one)
+        prefix = xp.prod(xp.where(before, x, one), axis=dim, keepdims=True)  # y_(z-1)
+        after = xp.cumprod(xp.where(before | first, one, x), axis=dim)  # Π_(z<j≤i) x_j
+        upto = (seen == 1) | zero & (seen == 2)  # z ≤ i ≤ z'
+        at = prefix * xp.sum(xp.where(upto, g * after, 0), axis=dim, keepdims=True)
+    return xp.where(first, at, xp.where(before, head, 0)).astype(g.dtype, copy=False)
 
 
 def _cumprod_jvp(t, x, ans, dim):

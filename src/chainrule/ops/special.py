@@ -504,7 +504,8 @@ def _lgamma(x):
 
 
 def _digamma64(x):
-    """ψ(x) = Γ'(x)/Γ(x) in float64: -inf at 0, nan at the negative integers and -inf"""
+    """ψ(x) = Γ'(x)/Γ(x) in float64: -inf at +0 and inf at -0 (ψ(x) ~ -1/x), nan at the
+    negative integers and -inf"""
     x = _f64(x)
     out = xp.empty(x.shape)
     neg = x < 0.5
@@ -524,7 +525,7 @@ def _digamma64(x):
         reflected = out - math.pi / xp.tan(math.pi * xp.where(neg, x, 0.25))
     out = xp.where(neg, reflected, out)
     out = xp.where(_poles(x), xp.nan, out)
-    out = xp.where(x == 0, -xp.inf, out)
+    out = xp.where(x == 0, xp.copysign(xp.inf, -x), out)
     out = xp.where(x == xp.inf, xp.inf, out)
     return out
 

@@ -5,6 +5,7 @@ each is one vectorized pass over the array."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -61,11 +62,14 @@ def unique(
     data = input._data
     with on_device_of(data):  # the results where the input is
         if dim is None:
-            values, inverse, counts = xp.unique(data, return_inverse=True, return_counts=True)
+            values, inverse, counts = xp.unique(
+                data, return_inverse=True, return_counts=True, equal_nan=False
+            )  # (each nan its own value, as in PyTorch)
             inverse = inverse.reshape(data.shape)
         else:
             d = _dim(dim, data.ndim)
-            if data.shape[d] == 0 and data.size == 0:
+            if data.size == 0:
+                _check_empty_dims(data.shape, d)
                 values, inverse, counts = data, xp.zeros(0, xp.int64), xp.zeros(0, xp.int64)
             else:
                 values, inverse, counts = xp.unique(
@@ -73,6 +77,21 @@ def unique(
                 )
                 inverse = inverse.reshape(-1)
         return _results(input, values, inverse, counts, return_inverse, return_counts)
+
+
+def _check_empty_dims(shape: tuple, d: int) -> None:
+    """PyTorch's unique along dim d of a tensor with no elements: only d may have size 0."""
+    zeros = [k for k, n in enumerate(shape) if n == 0]
+    if len(zeros) > 1:
+        raise RuntimeError(
+            f"Number of zero sized dimensions is more than one, so unique cannot be applied "
+            f"(shape {list(shape)}): at most one dim, the one given, may have size 0"
+        )
+    if zeros != [d]:
+        raise RuntimeError(
+            "There are 0 sized dimensions, and they aren't selected, so unique cannot be "
+            f"applied (shape {list(shape)}, dim {d}): pass dim={zeros[0]}"
+        )
 
 
 def _results(input: Tensor, values, inverse, counts, want_inverse: bool, want_counts: bool):
@@ -101,6 +120,10 @@ def unique_consecutive(
             starts[1:] = flat[1:] != flat[:-1]
             inverse = (xp.cumsum(starts) - 1).reshape(data.shape)
             values = flat[starts]
+        elif data.size == 0:
+            _check_empty_dims(data.shape, _dim(dim, data.ndim))
+            values, inverse, counts = data, xp.zeros(0, xp.int64), xp.zeros(0, xp.int64)
+            return _results(input, values, inverse, counts, return_inverse, return_counts)
         else:
             d = _dim(dim, data.ndim)
             moved = xp.moveaxis(data, d, 0).reshape(data.shape[d], -1)
@@ -150,13 +173,16 @@ def histc(
         raise _dtypes.not_implemented("histogram_cpu", input._dtype)
     data = input._data.reshape(-1)
     lo, hi = float(min), float(max)
-    if lo > hi:
-        raise RuntimeError("torch.histc: max must be larger than min")
     with on_device_of(data):  # the counts where the input is
-        if lo == hi and data.size:
-            finite = data[xp.isfinite(data)]
-            if finite.size:
-                lo, hi = float(finite.min()), float(finite.max())
+        if lo == hi and data.size:  # the data's range (NaN if it holds one)
+            lo, hi = float(data.min()), float(data.max())
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError(
+                f"torch.histc: range of [{lo:g}, {hi:g}] is not finite: give finite min and "
+                "max, or remove the input's NaN and infinite values"
+            )
+        if lo > hi:
+            raise RuntimeError("torch.histc: max must be larger than min")
         if lo == hi:
             lo, hi = lo - 1, hi + 1
         if data.dtype in (xp.float32, xp.float64):
@@ -223,10 +249,33 @@ def histogram(
 def _search(seq: Any, values: Any, right: bool) -> Any:
     """For each value, the number of elements of its row of seq below it (at or below it
     when ``right``): the insertion place that keeps the row sorted."""
+    if seq.dtype.kind == "f" and seq.shape[-1:] != (0,) and xp.isnan(seq[..., -1]).any():
+        return _bisect(seq, values, right)  # (nan sorts last: a row with nan ends in one)
     if seq.ndim <= 1:
         return xp.searchsorted(seq, values, side="right" if right else "left")
     cmp = seq[..., None, :] <= values[..., None] if right else seq[..., None, :] < values[..., None]
     return cmp.sum(axis=-1)
+
+
+def _bisect(seq: Any, values: Any, right: bool) -> Any:
+    """PyTorch's binary search, step by step, for a seq with nan (where NumPy's order, nan
+    the largest, gives other places): the place moves right of each middle element not
+    at or above the value (not above it with ``right``); every comparison with nan fails."""
+    n = seq.shape[-1]
+    rows = seq.reshape(-1, n)
+    vals = values.reshape(rows.shape[0], -1) if seq.ndim > 1 else values.reshape(1, -1)
+    r = xp.arange(rows.shape[0])[:, None]
+    start = xp.zeros(vals.shape, dtype=xp.int64)
+    end = xp.full(vals.shape, n, dtype=xp.int64)
+    active = start < end
+    while active.any():
+        mid = (start + end) // 2
+        m = rows[r, xp.minimum(mid, n - 1)]
+        left_of = (m > vals) if right else (m >= vals)
+        start = xp.where(active & ~left_of, mid + 1, start)
+        end = xp.where(active & left_of, mid, end)
+        active = start < end
+    return start.reshape(values.shape)
 
 
 def searchsorted(
@@ -345,6 +394,8 @@ def _quantile(
             shape = list(input.shape) if input.ndim else [1]
             shape[d] = 1
             out_shape = tuple(shape) if keepdim else tuple(shape[:d] + shape[d + 1 :])
+            if not input.ndim:
+                out_shape = ()  # (a 0-d input keeps no dim, keepdim or not)
         srt = x.sort(-1).values
         batch, n = tuple(srt.shape[:-1]), srt.shape[-1]
         nan = xp.isnan(srt._data)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy
 
 from ... import _dtypes
-from ..._backend import is_array, ndarray, on_device_of, xp
+from ..._backend import is_array, ndarray, on_device_of, xp, xp_of
 from ..._dtypes import int64
 from ..._promotion import as_number
 from ..._tensor import Tensor, _counter, _make, check_inference_write
@@ -122,10 +122,19 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> 
         )
     bad = idx[(idx < 0) | (idx >= size)]
     if bad.size:
-        raise RuntimeError(
-            f"INDICES element is out of DATA bounds, id={int(bad[0])} axis_dim={size}"
-        )
+        _index_select_out_of_range(input, d, int(bad[0]), size)
     return gather_scatter.index_select(input, _make(idx, index._dtype), dim=d)
+
+
+def _index_select_out_of_range(input: Tensor, d: int, bad: int, size: int) -> None:
+    """PyTorch's error for an index out of range, which depends on its CPU kernel's path:
+    an IndexError, or a RuntimeError along dim 1 and for an empty input."""
+    nd = input._data.ndim
+    if nd > 1 and size == 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    if nd > 1 and (d == 1 or input._data.size == 0):
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
+    raise IndexError("index out of range in self")
 
 
 def index_add(
@@ -259,6 +268,8 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
                 f"{value._data.ndim} dimension(s)."
             )
         return gather_scatter.index_fill_tensor(input, idx, value, dim=d)
+    if input._dtype._category == 1:  # (an integer dtype: PyTorch's checked conversion)
+        value = _dtypes.checked_fill(value, input._dtype)
     return gather_scatter.index_fill(input, idx, dim=d, value=value)
 
 
@@ -326,9 +337,13 @@ def index_put(
             return gather_scatter.index_put_accumulate(input, values, key=key)
         return indexing.index_put(input, values, key=key)
     except IndexError as exc:
-        raise _index_error(exc, input._data.shape) from None
+        error = _index_error(exc, input._data.shape)
     except ValueError:
         raise _shape_mismatch(input, key, values) from None
+    clipped = _retry_key(input, key)
+    if clipped is None:
+        raise error
+    return index_put(input, clipped, values, accumulate)
 
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
@@ -488,7 +503,59 @@ def _normalize(key: Any, ndim: int) -> tuple:
         )
         if used == ndim:  # an Ellipsis standing for no dims does not separate indices
             parts = tuple(p for p in parts if p is not Ellipsis)
+        elif sum(p is Ellipsis for p in parts) > 1:
+            parts = _one_ellipsis(parts, used, ndim)
     return parts
+
+
+def _one_ellipsis(parts: tuple, used: int, ndim: int) -> tuple:
+    """A key with several Ellipsis as PyTorch reads it: each one skips the ``ndim - used``
+    dims the other parts leave, so past the first one, an Ellipsis is harmless only when
+    nothing but Ellipsis follows it (used == ndim is handled by the caller)."""
+    if used > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    second = [i for i, p in enumerate(parts) if p is Ellipsis][1]
+    if any(p is not Ellipsis for p in parts[second + 1 :]):
+        raise IndexError(
+            f"too many indices for tensor of dimension {ndim}: each '...' skips the "
+            f"{ndim - used} dims the other indices leave, so nothing can follow a second one"
+        )
+    return parts[:second]
+
+
+def _empty_result_key(parts: tuple, shape: tuple) -> tuple | None:
+    """PyTorch skips the bounds check of integer-array indices when the result has no
+    elements, unless an indexed dim has size 0: the key with its arrays clipped into range
+    (any in-range index gives that empty result), or None when PyTorch checks it."""
+    clipped, dim, mod = [], 0, xp  # (mod: the index arrays' module, a device's too)
+    used = sum(
+        p.ndim if _is_advanced(p) and not isinstance(p, bool) and p.dtype == bool else 1
+        for p in parts
+        if p is not None and p is not Ellipsis and not isinstance(p, bool)
+    )
+    for p in parts:
+        if p is Ellipsis:
+            dim += len(shape) - used
+        elif isinstance(p, bool) or p is None:
+            pass
+        elif _is_advanced(p) and p.dtype == bool:
+            dim += p.ndim
+        elif _is_advanced(p):
+            if dim >= len(shape):
+                return None
+            if shape[dim] == 0 and p.size:
+                raise IndexError("index is out of bounds for dimension with size 0")
+            mod = xp_of(p)
+            p = mod.clip(p, 0, max(shape[dim] - 1, 0))
+            dim += 1
+        else:
+            dim += 1
+        clipped.append(p)
+    try:
+        empty = not mod.empty(shape, dtype=bool)[_plain(tuple(clipped))].size
+    except IndexError:
+        return None
+    return tuple(clipped) if empty else None
 
 
 def _is_advanced(p: Any) -> bool:
@@ -579,7 +646,9 @@ def getitem(input: Tensor, key: Any) -> Tensor:
                 name = indexing._index_node_name(input._data, key)
                 return _basic(input, {"key": key}, indexing.getitem._class(name))
             except IndexError as exc:
-                raise _index_error(exc, input._data.shape) from None
+                if not (c is tuple and sum(p is Ellipsis for p in key) > 1):
+                    raise _index_error(exc, input._data.shape) from None
+            return getitem(input, _normalize(key, input._data.ndim))  # several Ellipsis
         basic, advanced = key, None  # basic indexing: NumPy takes the key as it is
     elif c is Tensor and key._data.ndim and key._data.dtype.kind == "i":
         basic, advanced = key._data, None  # one integer tensor
@@ -593,8 +662,26 @@ def getitem(input: Tensor, key: Any) -> Tensor:
         if advanced is not None:
             out = indexing.getitem(out, key=_plain(advanced))
     except IndexError as exc:
-        raise _index_error(exc, input._data.shape) from None
-    return out
+        error = _index_error(exc, input._data.shape)
+    else:
+        return out
+    if c is tuple and sum(p is Ellipsis for p in key) > 1:
+        return getitem(input, _normalize(key, input._data.ndim))
+    clipped = _retry_key(input, key)
+    if clipped is None:
+        raise error
+    basic, advanced = _split_key(clipped)
+    out = indexing.getitem._apply((input,), {"key": _plain(basic)})
+    return out if advanced is None else indexing.getitem(out, key=_plain(advanced))
+
+
+def _retry_key(input: Tensor, key: Any) -> tuple | None:
+    """After an IndexError: a key PyTorch reads without its error (an empty result), or None."""
+    with on_device_of(input._data):
+        parts = _normalize(key, input._data.ndim)
+    if not any(_is_advanced(p) and not isinstance(p, bool) and p.dtype != bool for p in parts):
+        return None
+    return _empty_result_key(parts, input._data.shape)
 
 
 _slice = slice_entry(indexing.getitem, indexing.getitem._class("SliceBackward0"))
@@ -677,9 +764,15 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
             parts = advanced
         _inplace(target, indexing.index_put, (target, value), {"key": _plain(parts)})
     except IndexError as exc:
-        raise _index_error(exc, input._data.shape) from None
+        error = _index_error(exc, input._data.shape)
     except ValueError:
         raise _shape_mismatch(input, key_given, given) from None
+    else:
+        return
+    clipped = _retry_key(input, key_given)
+    if clipped is None:
+        raise error
+    setitem(input, clipped, given)
 
 
 def _shape_mismatch(input: Tensor, key: Any, value: Any) -> RuntimeError:
@@ -717,10 +810,20 @@ def _write_array(input: Tensor, parts: tuple, value: Any) -> None:
         else:
             input._data[_plain(basic)][_plain(advanced)] = value
     except IndexError as exc:
-        raise _index_error(exc, input._data.shape) from None
+        error = _index_error(exc, input._data.shape)
     except ValueError:
         raise _shape_mismatch(input, _plain(parts), value) from None
-    input._bump()
+    except OverflowError:  # NumPy's for a number an integer dtype cannot hold: PyTorch's
+        value = _dtypes.checked_fill(value, input._dtype)  # check (or negatives that wrap)
+        _write_array(input, parts, xp.asarray(value, dtype=input._dtype.np))
+        return
+    else:
+        input._bump()
+        return
+    clipped = _retry_key(input, parts)
+    if clipped is None:
+        raise error
+    _write_array(input, clipped, value)
 
 
 def _write_region(input: Tensor, parts: tuple, value: Any, scalar: bool) -> None:

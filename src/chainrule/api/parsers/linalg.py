@@ -259,7 +259,7 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
 
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal over dims (dim1, dim2), as the last dim: a view."""
-    nd = input.ndim
+    nd = max(input.ndim, 1)  # a 0-d tensor takes dims -1 and 0, which are the same
     d1, d2 = reductions.dims_of(dim1, nd)[0], reductions.dims_of(dim2, nd)[0]
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")

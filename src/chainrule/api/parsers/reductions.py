@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ... import _dtypes
+from ... import _dtypes, _modes
 from ..._backend import (
     add_reduce,
     asanyarray,
@@ -106,7 +106,16 @@ def sum(
                 return _record_sum_dim(
                     input, data, _along(_sum_reduce, data, dim, keepdim), _dim_params(dim, keepdim)
                 )
+    if dtype is not None:
+        _differentiable_dtype(input, dtype)
     return reductions.sum(input, dim=dim_arg(dim), keepdim=keepdim, dtype=dtype)
+
+
+def _differentiable_dtype(input: Tensor, dtype: DType) -> None:
+    """PyTorch's error for a ``dtype=`` that is not floating (or complex) on an input that
+    requires grad while grad mode is on: autograd has no integer results."""
+    if dtype._category < 2 and input.requires_grad and _modes.state.enabled:
+        raise RuntimeError(f"Autograd not support dtype: {dtype.scalar_name}")
 
 
 _FLOAT32, _FLOAT64 = xp.dtype(xp.float32), xp.dtype(xp.float64)
@@ -190,6 +199,11 @@ def mean(
                     total = _along(_sum_reduce, data, dim, keepdim)
                     _divide(total, data.shape[dim], out=total)
                     return _record_mean_dim(input, data, total, _dim_params(dim, keepdim))
+    if dtype is not None and dtype._category < 2:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Optional dtype must be either a floating "
+            f"point or complex dtype. Got: {dtype.scalar_name}"
+        )
     return reductions.mean(input, dim=dim_arg(dim), keepdim=keepdim, dtype=dtype)
 
 
@@ -238,6 +252,8 @@ def prod(
         )
     if dim is not None:
         reductions._axis(dim, input.ndim)
+    if dtype is not None:
+        _differentiable_dtype(input, dtype)
     return reductions.prod(input, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
@@ -576,6 +592,8 @@ def _cumulative(name: str, op: Op) -> Callable[..., Tensor]:
     ) -> Tensor:  # noqa: A002
         require_tensor(name, input)
         axis = reductions._axis(dim, input.ndim)
+        if dtype is not None:
+            _differentiable_dtype(input, dtype)
         return op(input, dim=axis, dtype=dtype)
 
     return named(
@@ -661,7 +679,7 @@ def topk(
         order = _stable_order(data, axis, largest)
         index = order[(slice(None),) * axis + (slice(0, k),)]  # (the first k along axis)
     if input.ndim == 0:
-        index = index.reshape(())
+        index = order.reshape(())  # (k=0 too: PyTorch gives the one entry)
     values = sorting.topk(input, index=index, dim=axis, keepdim=True)
     return _TOPK(values, wrap(asanyarray(index, dtype=xp.int64)))
 
@@ -673,14 +691,18 @@ def _median(
         input: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Tensor | None = None
     ) -> Tensor | ValuesIndices:  # noqa: A002
         require_tensor(name, input)
-        _no_bool(f"{name}_cpu" if dim is None else f"{name}_out", input)
         if dim is None:
+            if input._dtype.name == "bool":
+                if not input._data.size:  # (PyTorch's nan as a bool, as for the integers)
+                    return _make(xp.asarray(True), input._dtype)
+                _no_bool(f"{name}_cpu", input)
             return all_op(input)
         axis = reductions._axis(dim, input.ndim)
         data = reductions._as_1d(input._data)
         n = data.shape[axis]
         if n == 0:
             raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+        _no_bool(f"{name}_out", input)
         _no_complex(input, "median_out")
         with on_device_of(data):  # the index arrays are made where the input is
             order = _stable_order(data, axis, False)  # nan last
@@ -722,13 +744,15 @@ def kthvalue(
     """(values, indices): the k-th smallest entry along dim (k from 1); the gradient goes
     to that index."""
     require_tensor("kthvalue", input)
-    _no_bool("kthvalue_cpu", input)
     axis = reductions._axis(dim, input.ndim)
     data = reductions._as_1d(input._data)
     n = data.shape[axis]
     k = int(k)
     if not 1 <= k <= n:
+        if n == 0:
+            raise IndexError(f"kthvalue(): Expected reduction dim {axis} to have non-zero size.")
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
+    _no_bool("kthvalue_cpu", input)
     _no_complex(input, "kthvalue_cpu")
     order = _stable_order(data, axis, False)
     index = xp.take(order, [k - 1], axis=axis)
@@ -846,6 +870,7 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tenso
     """log Σ_(j≤i) e^(x_j) along dim, stable for large |x|."""
     require_tensor("logcumsumexp", input)
     if input._dtype._category < 2:
+        reductions._axis(dim, input.ndim)  # (PyTorch checks dim first)
         name = input._dtype.scalar_name
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{name}'")
     return scans.logcumsumexp(input, dim=reductions._axis(dim, input.ndim))
@@ -870,9 +895,13 @@ def nansum(
 ) -> Tensor:  # noqa: A002
     """Σ input over dim, nan counted as 0 (nan entries get no gradient)."""
     require_tensor("nansum", input)
-    _no_complex(input, message=_NANSUM_COMPLEX)
     dim = _dims_arg(dim)
+    if input._dtype._category == 3:
+        reductions.dims_of(dim, input.ndim)  # (PyTorch checks dim first)
+        _no_complex(input, message=_NANSUM_COMPLEX)
     reductions.dims_of(dim, input.ndim)
+    if dtype is not None:
+        _differentiable_dtype(input, dtype)
     return reductions.nansum(input, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
@@ -886,11 +915,18 @@ def nanmean(
 ) -> Tensor:  # noqa: A002
     """The mean over dim of the entries that are not nan: nansum / their count."""
     require_tensor("nanmean", input)
-    _no_complex(input, message=_NANSUM_COMPLEX)  # (PyTorch's nanmean is nansum / count)
-    if input._dtype._category != 2 and dtype is None:
+    if input._dtype._category == 3:  # (PyTorch's nanmean is nansum / count)
+        reductions.dims_of(_dims_arg(dim), input.ndim)
+        _no_complex(input, message=_NANSUM_COMPLEX)
+    if input._dtype._category != 2:
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "
             f"{input._dtype.scalar_name}"
+        )
+    if dtype is not None and dtype._category < 2:
+        raise RuntimeError(
+            "nanmean(): could not infer output dtype. Optional dtype must be either a "
+            f"floating point or complex dtype. Got: {dtype.scalar_name}"
         )
     dim = _dims_arg(dim)
     axes = reductions.dims_of(dim, input.ndim)
@@ -983,6 +1019,8 @@ def _logical_reduction(name: str, np_fn: Callable[..., Any]) -> Callable[..., Te
         if isinstance(dim, list):
             dim = tuple(dim)
         axes = reductions.dims_of(dim, input.ndim)
+        if axes is None and dim is not None:
+            axes = ()  # dim=() reduces nothing: each entry's truth (sum's dim=() sums all)
         data = input._data
         result = np_fn(data, axis=axes, keepdims=keepdim)
         if dim is None and keepdim:

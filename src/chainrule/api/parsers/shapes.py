@@ -243,6 +243,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         if x.flags.c_contiguous:
             return _view_op(input, {"shape": (x.size,)})  # (shapes.reshape's view, in one call)
     if nd == 0:
+        _dim(start_dim, 0), _dim(end_dim, 0)
         return shapes.reshape(input, (1,))
     s, e = _dim(start_dim, nd), _dim(end_dim, nd)
     if s > e:
@@ -305,7 +306,10 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
 
 def repeat(input: Tensor, *sizes: Any, repeats: Any = None) -> Tensor:
     """input tiled ``repeats[i]`` times along dim i (Tensor.repeat)."""
-    repeats = shapes._ints(keyword_sizes(sizes, repeats, "repeat", "repeats"))
+    given = keyword_sizes(sizes, repeats, "repeat", "repeats")
+    if not given:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    repeats = shapes._ints(given)
     if len(repeats) < input._data.ndim:
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions "
@@ -384,7 +388,8 @@ def narrow(input: Tensor, dim: int, start: int | Tensor, length: int) -> Tensor:
         )
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
-    start %= max(size, 1)
+    if start < 0:
+        start += size
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return shapes.narrow(input, dim=d, start=start, length=length)
@@ -558,7 +563,7 @@ def cat(
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     ref = used[0] if used else tensors[0]
     nd = ref._data.ndim
-    d = _dim(dim, nd)
+    d = _dim(dim, nd) if used else 0  # (only empty 1-D tensors: any dim, as in PyTorch)
     used_ids = {id(t) for t in used}
     for i, t in enumerate(tensors):
         if id(t) not in used_ids:
@@ -574,12 +579,14 @@ def cat(
                     f"{ref._data.shape[k]} but got size {t._data.shape[k]} for tensor number "
                     f"{i} in the list."
                 )
-    if used and len(used) < len(tensors):
-        tensors = used  # 1-D empty tensors are skipped (they get no gradient)
     sizes = [t._data.shape[d] if t._data.ndim == nd else 0 for t in tensors]
     offsets = tuple(sum(sizes[:i]) for i in range(len(sizes) + 1))
+    if used and len(used) < len(tensors) and nd != 1:
+        # 1-D empty tensors are skipped (joining.cat's forward) but promote the dtype and
+        # get a 1-D empty gradient: the op's VJP is told which (a trailing frozenset)
+        offsets += (frozenset(i for i, t in enumerate(tensors) if id(t) not in used_ids),)
     out = joining.cat(tensors, dim=d, offsets=offsets)
-    return _memory_format.common_format_result(out, [t._data for t in tensors])
+    return _memory_format.common_format_result(out, [t._data for t in used or tensors])
 
 
 def concatenate(tensors: Sequence[Tensor], axis: int = 0, out: Any = None) -> Tensor:

@@ -155,13 +155,23 @@ def flipud(input: Tensor) -> Tensor:
     return joining.flip(input, dims=(0,))
 
 
-def _matrices(input: Tensor, what: str) -> None:
+def _matrices(input: Tensor, what: str) -> bool:
+    """Whether input has matrices; PyTorch's error for a 1-d input, its deprecation
+    warning for a 0-d one (where the transposes are the identity)."""
     nd = input._data.ndim
+    if nd == 0:
+        hint = "This function is the identity in these cases."
+        if what != "mT":
+            hint = "Consider using x.conj()."
+        name = what if what.endswith(")") else f"Tensor.{what}"
+        warnings.warn(f"{name} is deprecated on 0-D tensors. {hint}", UserWarning, stacklevel=3)
+        return False
     if nd < 2:
         raise RuntimeError(
             f"tensor.{what} is only supported on matrices or batches of matrices. Got {nd}-D "
             "tensor."
         )
+    return True
 
 
 def _conj(t: Tensor) -> Tensor:
@@ -172,19 +182,22 @@ def _conj(t: Tensor) -> Tensor:
 
 def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of the last two dims (real tensors: their transpose), a view."""
-    _matrices(input, "adjoint()")
+    if not _matrices(input, "adjoint()"):
+        return _conj(input)
     return _conj(transpose(input, -2, -1))
 
 
 def mT(self: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
     """The transpose of the last two dims, a view."""
-    _matrices(self, "mT")
+    if not _matrices(self, "mT"):
+        return self
     return transpose(self, -2, -1)
 
 
 def mH(self: Tensor) -> Tensor:  # noqa: N802
     """The conjugate transpose of the last two dims (real tensors: mT), a view."""
-    _matrices(self, "mH")
+    if not _matrices(self, "mH"):
+        return _conj(self)
     return _conj(transpose(self, -2, -1))
 
 
