@@ -62,6 +62,23 @@ def pair(make: Callable, inputs: dict, kind: str) -> tuple:
     return tm, cm, tuple(torch.tensor(a) for a in arrays), tuple(cr.tensor(a) for a in arrays)
 
 
+def forward_module(lib: Any, forward: Callable) -> Any:
+    """A module of ``lib`` whose forward is ``forward(lib, x)``."""
+
+    class M(lib.nn.Module):
+        def forward(self, x: Any) -> Any:
+            return forward(lib, x)
+
+    return M()
+
+
+def listed(out: Any) -> list:
+    """A forward's outputs (a tensor, or tuples and lists of them) as (shape, dtype, values)."""
+    if isinstance(out, (tuple, list)):
+        return [item for t in out for item in listed(t)]
+    return [(tuple(out.shape), str(out.dtype).split(".")[-1], out.tolist())]
+
+
 def one_call_module(lib: Any, expr: str, n: int, plain: bool = False) -> Any:
     """A module of ``lib`` whose forward takes ``n`` inputs (``a``, ``b``, ...) and returns
     ``expr``, an expression of ``L`` (``lib``) and ``F`` (its nn.functional) (``plain``: a

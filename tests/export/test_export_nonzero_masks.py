@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from export_checks import printed
+from export_checks import forward_module, listed, printed
 
 import chainrule as cr
 import chainrule.export as cexport
@@ -54,20 +54,6 @@ INPUTS = (
 )
 
 
-def _module(lib, forward):
-    class M(lib.nn.Module):
-        def forward(self, x):
-            return forward(lib, x)
-
-    return M()
-
-
-def _listed(out):
-    """The outputs as (shape, dtype, values)."""
-    tensors = out if isinstance(out, tuple) else (out,)
-    return [(tuple(t.shape), str(t.dtype).split(".")[-1], t.tolist()) for t in tensors]
-
-
 def _close(got, want):
     assert [g[:2] for g in got] == [w[:2] for w in want]
     for (_, _, g), (_, _, w) in zip(got, want):
@@ -77,8 +63,8 @@ def _close(got, want):
 @pytest.mark.parametrize("name", list(FORWARDS))
 def test_data_dependent_sizes_export_as_pytorch_and_run_in_torch(tmp_path, name):
     forward = FORWARDS[name]
-    want = torch.export.export(_module(torch, forward), (torch.tensor(INPUTS[0]),))
-    got = cexport.export(_module(cr, forward), (cr.tensor(INPUTS[0]),))
+    want = torch.export.export(forward_module(torch, forward), (torch.tensor(INPUTS[0]),))
+    got = cexport.export(forward_module(cr, forward), (cr.tensor(INPUTS[0]),))
     assert [(n.op, n.name) for n in got.graph.nodes] == [(n.op, n.name) for n in want.graph.nodes]
     assert got.graph_module.code == want.graph_module.code
     assert printed(got) == printed(want)
@@ -89,22 +75,22 @@ def test_data_dependent_sizes_export_as_pytorch_and_run_in_torch(tmp_path, name)
     assert loaded.graph_module.code == want.graph_module.code
     assert str(loaded.range_constraints) == str(want.range_constraints)
     for x in INPUTS:
-        expected = _listed(forward(torch, torch.tensor(x)))
-        _close(_listed(loaded.module()(torch.tensor(x))), expected)
-        _close(_listed(got.module()(cr.tensor(x))), expected)
+        expected = listed(forward(torch, torch.tensor(x)))
+        _close(listed(loaded.module()(torch.tensor(x))), expected)
+        _close(listed(got.module()(cr.tensor(x))), expected)
 
 
 @pytest.mark.parametrize("name", ["mask", "nonzero mean", "count as size", "bincount"])
 def test_pytorch_program_of_data_dependent_sizes_loads_and_runs(tmp_path, name):
     forward = FORWARDS[name]
-    ep = torch.export.export(_module(torch, forward), (torch.tensor(INPUTS[0]),))
+    ep = torch.export.export(forward_module(torch, forward), (torch.tensor(INPUTS[0]),))
     torch.export.save(ep, tmp_path / "p.pt2")
     loaded = cexport.load(tmp_path / "p.pt2")
     assert loaded.graph_module.code == ep.graph_module.code
     assert str(loaded.range_constraints) == str(ep.range_constraints)
     for x in INPUTS:
-        expected = _listed(forward(torch, torch.tensor(x)))
-        _close(_listed(loaded.module()(cr.tensor(x))), expected)
+        expected = listed(forward(torch, torch.tensor(x)))
+        _close(listed(loaded.module()(cr.tensor(x))), expected)
 
 
 def test_gradient_flows_through_a_mask():
@@ -146,7 +132,7 @@ REFUSED = {
 def test_other_data_dependent_calls_are_refused(name):
     forward, message = REFUSED[name]
     with pytest.raises(NotImplementedError, match=message):
-        cexport.export(_module(cr, forward), (cr.tensor(INPUTS[0]),))
+        cexport.export(forward_module(cr, forward), (cr.tensor(INPUTS[0]),))
 
 
 def test_with_dynamic_shapes_is_refused():
@@ -154,5 +140,5 @@ def test_with_dynamic_shapes_is_refused():
     batch = cexport.Dim("batch")
     with pytest.raises(NotImplementedError, match="dynamic_shapes"):
         cexport.export(
-            _module(cr, forward), (cr.tensor(INPUTS[0]),), dynamic_shapes={"x": {0: batch}}
+            forward_module(cr, forward), (cr.tensor(INPUTS[0]),), dynamic_shapes={"x": {0: batch}}
         )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from export_checks import printed
+from export_checks import forward_module, listed, printed
 
 import chainrule as cr
 import chainrule.export as cexport
@@ -65,21 +65,6 @@ INPUTS = (
 )
 
 
-def _module(lib, forward):
-    class M(lib.nn.Module):
-        def forward(self, x):
-            return forward(lib, x)
-
-    return M()
-
-
-def _listed(out):
-    """The outputs as (shape, dtype, values)."""
-    if isinstance(out, (tuple, list)):
-        return [item for t in out for item in _listed(t)]
-    return [(tuple(out.shape), str(out.dtype).split(".")[-1], out.tolist())]
-
-
 def _same(got, want):
     assert [g[:2] for g in got] == [w[:2] for w in want]
     for (_, _, g), (_, _, w) in zip(got, want):
@@ -93,8 +78,8 @@ def _nodes(ep):
 @pytest.mark.parametrize("name", list(FORWARDS))
 def test_unique_and_as_tuple_export_as_pytorch_and_run_in_torch(tmp_path, name):
     forward = FORWARDS[name]
-    want = torch.export.export(_module(torch, forward), (torch.tensor(INPUTS[0]),))
-    got = cexport.export(_module(cr, forward), (cr.tensor(INPUTS[0]),))
+    want = torch.export.export(forward_module(torch, forward), (torch.tensor(INPUTS[0]),))
+    got = cexport.export(forward_module(cr, forward), (cr.tensor(INPUTS[0]),))
     assert _nodes(got) == _nodes(want)
     assert got.graph_module.code == want.graph_module.code
     assert printed(got) == printed(want)
@@ -108,9 +93,9 @@ def test_unique_and_as_tuple_export_as_pytorch_and_run_in_torch(tmp_path, name):
     assert loaded.graph_module.code == reference.graph_module.code
     assert str(loaded.range_constraints) == str(want.range_constraints)
     for x in INPUTS:
-        expected = _listed(forward(torch, torch.tensor(x)))
-        _same(_listed(loaded.module()(torch.tensor(x))), expected)
-        _same(_listed(got.module()(cr.tensor(x))), expected)
+        expected = listed(forward(torch, torch.tensor(x)))
+        _same(listed(loaded.module()(torch.tensor(x))), expected)
+        _same(listed(got.module()(cr.tensor(x))), expected)
 
 
 @pytest.mark.parametrize(
@@ -127,7 +112,7 @@ def test_unique_and_as_tuple_export_as_pytorch_and_run_in_torch(tmp_path, name):
 )
 def test_pytorch_programs_of_unique_load_and_run(tmp_path, name):
     forward = FORWARDS[name]
-    ep = torch.export.export(_module(torch, forward), (torch.tensor(INPUTS[0]),))
+    ep = torch.export.export(forward_module(torch, forward), (torch.tensor(INPUTS[0]),))
     torch.export.save(ep, tmp_path / "p.pt2")
     reference = torch.export.load(tmp_path / "p.pt2")
     loaded = cexport.load(tmp_path / "p.pt2")
@@ -135,11 +120,11 @@ def test_pytorch_programs_of_unique_load_and_run(tmp_path, name):
     assert loaded.graph_module.code == reference.graph_module.code
     assert str(loaded.range_constraints) == str(ep.range_constraints)
     for x in INPUTS:
-        expected = _listed(forward(torch, torch.tensor(x)))
-        _same(_listed(loaded.module()(cr.tensor(x))), expected)
+        expected = listed(forward(torch, torch.tensor(x)))
+        _same(listed(loaded.module()(cr.tensor(x))), expected)
 
 
 def test_unique_of_an_empty_tensor_is_refused():
     # (PyTorch writes a count of 0 there, no symbol)
     with pytest.raises(NotImplementedError, match="empty"):
-        cexport.export(_module(cr, FORWARDS["unique"]), (cr.zeros(0),))
+        cexport.export(forward_module(cr, FORWARDS["unique"]), (cr.zeros(0),))
