@@ -451,7 +451,7 @@ class Tensor:
         made_at = getattr(self, "_cf_version", None) if fn is not None else None
         if made_at is not None and made_at != self._vc[0]:
             raise RuntimeError(
-                f"Output {self._output_nr} of {fn.name()[: -len('Backward')]} is a view and its "
+                f"Output {self._output_nr} of {_node_name(fn)} is a view and its "
                 "base or another view of its base has been modified inplace. This view was "
                 "created inside a custom Function (or because an input was returned as-is) and "
                 "the autograd logic to handle view+inplace would override the custom backward "
@@ -464,6 +464,10 @@ class Tensor:
     @property
     def is_leaf(self) -> bool:
         return self._grad_fn is None
+
+    def _is_view(self) -> bool:
+        """Whether this tensor is a view of another (its ``_base``)."""
+        return self._view is not None
 
     @property
     def _base(self) -> Tensor | None:
@@ -1089,3 +1093,10 @@ def _rebuild(data: ndarray, dtype_name: str, requires_grad: bool) -> Tensor:
     if requires_grad is True:
         t.requires_grad_(True)
     return t
+
+
+def _node_name(fn: Any) -> str:
+    """A node's name as PyTorch's view errors write it: ``MulBackward0`` as ``Mul``."""
+    name = fn.name()
+    cut = name.rfind("Backward")
+    return name[:cut] if cut > 0 else name

@@ -324,6 +324,7 @@ def _wrap_outputs(ctx: Any, args: tuple, raw: Any, executable: bool) -> tuple:
     """Connect forward's outputs to the node ``ctx``; keep what was saved for backward."""
     from .._backend import xp_of
     from .._tensor import Tensor, _counter, _make
+    from .views import custom_function_view
 
     state = ctx.__dict__
     dirty = state.pop("dirty_tensors", ())
@@ -350,6 +351,7 @@ def _wrap_outputs(ctx: Any, args: tuple, raw: Any, executable: bool) -> tuple:
             info.append(None)
             continue
         key = id(o)
+        source = None  # (the input or earlier output o aliases)
         if key in dirty_ids and key not in seen:
             if executable and o._grad_fn is None and o._requires_grad:
                 raise RuntimeError(
@@ -357,10 +359,14 @@ def _wrap_outputs(ctx: Any, args: tuple, raw: Any, executable: bool) -> tuple:
                 )
             o._bump()  # as PyTorch does for every tensor marked dirty
         elif key in inputs or key in seen or o._requires_grad:
+            source = o
             o = _make(o._data, o._dtype, vc=_counter(o))  # an alias (PyTorch: a view)
             o._cf_version = o._vc[0]  # an in-place change to it later forbids its grad_fn
         seen.add(key)
         if executable and key not in nondiff and o._dtype._category >= 2:
+            if source is not None or o._view is not None and key not in dirty_ids:
+                # an alias, or a view made in the forward: writes into it are refused
+                o._view = custom_function_view(o, source, len(outs) > 1)
             o._requires_grad = True
             o._grad_fn = ctx
             o._output_nr = nr

@@ -23,7 +23,7 @@ from . import forward_ad, grad_mode
 from .graph import OUTPUT_CHECK
 from .recording import KEEP, defop, np_dtype, refresh_view, regraph
 from .saved_hooks import PACKED
-from .views import alias, check_view_place, replay_view
+from .views import alias, check_custom_view, check_view_place, replay_view
 
 
 def check_inplace(t: Tensor) -> None:
@@ -104,6 +104,7 @@ def _inplace_on_view(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor
     op(view)"; that becomes the base's graph, and the view is re-derived from it.
     """
     base, steps, _ = self._view
+    check_custom_view(self, steps, rebased=False)  # (a custom Function's output)
     for step_op, params in steps:  # views sharing one node with others (split) refuse
         refuse = getattr(step_op, "refuse_inplace", None)
         if refuse is not None:

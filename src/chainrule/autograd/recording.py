@@ -64,7 +64,7 @@ from .registry import REGISTRY
 from .saved_hooks import hooked as _hooked
 from .saved_hooks import pack_node
 from .saving import _SHAPES, _saver, kept_shape, layout
-from .views import alias, check_view_place, replay_view, view_record
+from .views import alias, check_custom_view, check_view_place, replay_view, view_record
 
 _new = object.__new__
 
@@ -227,6 +227,7 @@ def refresh_view(t: Tensor) -> Tensor:
     base, steps, version = t._view
     if t._vc[1] <= version:
         return t
+    check_custom_view(t, steps, rebased=True)  # (a custom Function's output)
     check_view_place(t, base, steps)
     fresh = replay_view(alias(base), steps)
     t._requires_grad = fresh._requires_grad

@@ -10,6 +10,7 @@ steps on the base (recording.refresh_view), as PyTorch re-derives its views' gra
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .. import _backend
@@ -58,3 +59,60 @@ def alias(t: Tensor) -> Tensor:
     a = _make(t._data, t._dtype, t._requires_grad, t._grad_fn, t._output_nr, _counter(t))
     a._acc = t._acc
     return a
+
+
+class CustomFunctionStep:
+    """The last step of a view a custom Function returned (an input returned as-is, or a
+    view of one made in its forward): the same memory, with the Function's own backward,
+    which the view machinery (CopySlices, a view re-derived from its base) would replace.
+    So writing into such a view, or using it once its base was written, raises, as in
+    PyTorch. ``multiple``: the Function returned several outputs (PyTorch's other message)."""
+
+    __slots__ = ("multiple",)
+
+    def __init__(self, multiple: bool) -> None:
+        self.multiple = multiple
+
+    def forward(self, arr: Any) -> Any:
+        return arr
+
+    def __call__(self, t: Any) -> Any:
+        return t
+
+
+def custom_function_view(o: Tensor, source: Tensor | None, multiple: bool) -> tuple:
+    """The view record of a custom Function's output ``o``: an alias of the input ``source``,
+    or (``source`` None) a view made in the forward, ending in a ``CustomFunctionStep``."""
+    record = o._view if source is None else source._view
+    if record is not None and record[0] is not None:
+        base, steps = record[0], record[1]
+    else:
+        base, steps = source, ()
+    return (base, steps + ((CustomFunctionStep(multiple), {}),), o._vc[0])
+
+
+def check_custom_view(t: Tensor, steps: tuple, rebased: bool) -> None:
+    """Raise PyTorch's error for writing into a view a custom Function returned (``rebased``:
+    for using it after its base, or another view of the base, was written); any other view
+    passes."""
+    step = next((op for op, _ in steps if op.__class__ is CustomFunctionStep), None)
+    if step is None:
+        return
+    name = re.sub(r"Backward\d*$", "", t._grad_fn.name()) if t._grad_fn is not None else "?"
+    what = (
+        "its base or another view of its base has been modified inplace"
+        if rebased
+        else "is being modified inplace"
+    )
+    why = (
+        "This view is the output of a function that returns multiple views. Such functions "
+        "do not allow the output views to be modified inplace. You should replace the "
+        "inplace operation by an out-of-place one."
+        if step.multiple
+        else "This view was created inside a custom Function (or because an input was "
+        "returned as-is) and the autograd logic to handle view+inplace would override the "
+        "custom backward associated with the custom Function, leading to incorrect "
+        "gradients. This behavior is forbidden. You can fix this by cloning the output of "
+        "the custom Function."
+    )
+    raise RuntimeError(f"Output {t._output_nr} of {name} is a view and {what}. {why}")
