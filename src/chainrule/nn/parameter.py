@@ -134,31 +134,33 @@ def _rebuild_parameter(data: Tensor, requires_grad: bool, state: dict) -> Parame
 _tensor.PARAMETER[0] = Parameter  # (entries take it as a plain tensor)
 
 
-class Buffer(Tensor):
+class _BufferMeta(type):
+    """``isinstance(t, Buffer)`` is also true of a tensor that ``Buffer(...)`` made (a plain
+    Tensor flagged ``_is_buffer``)."""
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        if cls is Buffer and isinstance(instance, Tensor):
+            if getattr(instance, "_is_buffer", False):
+                return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
     """A tensor that a Module registers as a buffer when it is assigned to an attribute.
 
-    ``Buffer(data, persistent=True)`` shares ``data``'s memory; ``persistent=False`` keeps
-    it out of the module's ``state_dict``.
+    ``Buffer(data, persistent=True)`` is, as in PyTorch, a plain Tensor (``data`` detached,
+    sharing its memory) flagged as a buffer; ``persistent=False`` keeps it out of the
+    module's ``state_dict``.
     """
 
-    __slots__ = ("persistent",)
     __torch_function__ = _disabled_torch_function_impl
 
-    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Buffer:
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Any:
         data = _check_data(data)
-        t = _alias(cls, data, data._requires_grad)
+        t = data.detach().requires_grad_(data._requires_grad)
         t.persistent = persistent
+        t._is_buffer = True
         return t
-
-    def __init__(self, data: Tensor | None = None, *, persistent: bool = True) -> None:
-        pass
-
-    def __reduce_ex__(self, protocol: Any) -> tuple:
-        return (_rebuild_buffer, (self.detach(), self.persistent))
-
-
-def _rebuild_buffer(data: Tensor, persistent: bool) -> Buffer:
-    return Buffer(data, persistent=persistent)
 
 
 # ----- the lazy modules' placeholders ------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
 
 if TYPE_CHECKING:
     from .module import Module, _IncompatibleKeys
@@ -102,10 +102,13 @@ def load_from_state_dict(
                 f"Tensor-like object from checkpoint but received {type(value)}"
             )
             continue
+        # a lazy module's placeholder has no shape to check (its load hook materialised it
+        # if the value has one)
+        lazy = is_lazy(param)
         # a 0-d parameter takes a 1-element 1-d value (checkpoints of PyTorch 0.3)
-        if param.ndim == 0 and value.ndim == 1 and value.shape[0] == 1:
+        if not lazy and param.ndim == 0 and value.ndim == 1 and value.shape[0] == 1:
             value = value[0]
-        if value.shape != param.shape:
+        if not lazy and value.shape != param.shape:
             error_msgs.append(
                 f"size mismatch for {key}: copying a param with shape {value.shape} from "
                 f"checkpoint, the shape in current model is {param.shape}."

@@ -75,6 +75,8 @@ class Threshold(Module):
 class _InplaceOnly(Module):
     """An activation whose one argument is ``inplace``."""
 
+    _init_per_subclass = True  # (each layer's __init__ is named after it: Module)
+
     __constants__ = ["inplace"]
 
     def __init__(self, inplace: bool = False) -> None:
@@ -242,6 +244,8 @@ class Tanhshrink(Module):
 class _Alpha(Module):
     """An activation with ``alpha`` and ``inplace``."""
 
+    _init_per_subclass = True  # (each layer's __init__ is named after it: Module)
+
     __constants__ = ["alpha", "inplace"]
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
@@ -301,6 +305,8 @@ class GELU(Module):
 
 class _Shrink(Module):
     """A shrinkage by ``lambd``."""
+
+    _init_per_subclass = True  # (each layer's __init__ is named after it: Module)
 
     __constants__ = ["lambd"]
 
@@ -388,6 +394,8 @@ class PReLU(Module):
 
 class _SoftmaxLike(Module):
     """A softmax along ``dim`` (None: PyTorch's legacy implicit dim, with its warning)."""
+
+    _init_per_subclass = True  # (each layer's __init__ is named after it: Module)
 
     __constants__ = ["dim"]
 

@@ -42,6 +42,8 @@ __all__ = [
 class _NormBase(Module):
     """The parameters and running-statistics buffers of the batch and instance norms."""
 
+    _init_per_subclass = True  # (each layer's __init__ is named after it: Module)
+
     _version = 2
     __constants__ = ["track_running_stats", "momentum", "eps", "num_features", "affine"]
 

@@ -168,6 +168,8 @@ def _explicit_padding(padding: str | tuple, kernel_size: tuple, dilation: tuple)
 class _ConvForward(_ConvNd):
     """A convolution of ``_dims`` spatial dims (set by Conv1d/2d/3d)."""
 
+    _init_per_subclass = True  # (each layer's __init__ is named after it: Module)
+
     _dims = 2
 
     def __init__(
@@ -236,6 +238,8 @@ class _ConvTransposeNd(_ConvNd):
     """A transposed convolution (the gradient of a convolution with respect to its input)
     of ``_dims`` spatial dims; ``forward(input, output_size)`` picks the output padding
     that gives ``output_size``."""
+
+    _init_per_subclass = True  # (each layer's __init__ is named after it: Module)
 
     _dims = 2
 

@@ -13,6 +13,8 @@ The behaviour, names and error messages are PyTorch's (``torch/nn/modules/module
 from __future__ import annotations
 
 import inspect
+import types
+import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
@@ -23,8 +25,14 @@ from ...autograd.grad_mode import no_grad
 from ...utils.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter
 from . import _hooks, _scope
-from ._hooks import (
+from ._hooks import (  # noqa: F401 (the global hook dicts: torch.nn.modules.module has them)
+    _global_backward_hooks,
+    _global_backward_pre_hooks,
     _global_buffer_registration_hooks,
+    _global_forward_hooks,
+    _global_forward_hooks_always_called,
+    _global_forward_hooks_with_kwargs,
+    _global_forward_pre_hooks,
     _global_module_registration_hooks,
     _global_parameter_registration_hooks,
     _WrappedHook,
@@ -115,6 +123,19 @@ def _forward_unimplemented(self: Module, *input: Any) -> Any:
     )
 
 
+def _renamed_init(init: Callable[..., None], cls: type) -> Callable[..., None]:
+    """A copy of ``init`` named ``cls.__init__`` (the name a wrong call's TypeError shows)."""
+    copy = types.FunctionType(
+        init.__code__, init.__globals__, init.__name__, init.__defaults__, init.__closure__
+    )
+    copy.__kwdefaults__ = init.__kwdefaults__
+    copy.__doc__ = init.__doc__
+    copy.__annotations__ = init.__annotations__
+    copy.__module__ = cls.__module__
+    copy.__qualname__ = f"{cls.__qualname__}.__init__"
+    return copy
+
+
 def _parse_to(*args: Any, **kwargs: Any) -> tuple[Any, Any, bool]:
     """``Module.to``'s arguments as (device, dtype, non_blocking): ``to(device, dtype)``,
     ``to(dtype)`` or ``to(tensor)``, positionally or by keyword."""
@@ -158,6 +179,20 @@ class Module:
     training: bool
     call_super_init: bool = False
     forward: Callable[..., Any] = _forward_unimplemented
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A family base that sets ``_init_per_subclass`` shares its __init__ among layers
+        # that each have their own in PyTorch: give each layer a copy under its own name,
+        # so that a wrong argument's TypeError names the layer, as PyTorch's does.
+        if "__init__" not in cls.__dict__:
+            init = cls.__init__
+            owner = init.__qualname__.rpartition(".")[0]
+            for base in cls.__mro__[1:]:
+                if base.__qualname__ == owner:
+                    if base.__dict__.get("_init_per_subclass", False):
+                        cls.__init__ = _renamed_init(init, cls)  # type: ignore[method-assign]
+                    break
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if self.call_super_init is False and kwargs:
@@ -411,13 +446,15 @@ class Module:
             modules[name] = value
             return
         buffers = d.get("_buffers")
-        if isinstance(value, Buffer) or buffers is not None and name in buffers:
+        # (a Buffer is a flagged Tensor: its isinstance check runs in Python, so after Tensor's)
+        is_buffer = isinstance(value, Tensor) and isinstance(value, Buffer)
+        if is_buffer or buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(
                     f"cannot assign '{typename(value)}' as buffer '{name}' "
                     "(torch.nn.Buffer, torch.Tensor or None expected)"
                 )
-            if isinstance(value, Buffer):
+            if is_buffer:
                 persistent = value.persistent
             else:
                 persistent = name not in self._non_persistent_buffers_set
@@ -654,16 +691,26 @@ class Module:
         ``memory_format=``, the 4-D and 5-D ones are also laid out in that format."""
         layout = kwargs.get("memory_format")
         dev, dt, _ = _parse_to(*args, **kwargs)
-        if dt is not None and not dt.is_floating_point:
+        if dt is not None and not (dt.is_floating_point or dt.is_complex):
             raise TypeError(
                 "nn.Module.to only accepts floating point or complex dtypes, but got desired "
                 f"dtype={dt}"
             )
+        if dt is not None and dt.is_complex:
+            warnings.warn(
+                "Complex modules are a new feature under active development whose design may "
+                "change, and some modules might not work as expected when using complex tensors "
+                "as parameters or buffers. Please file an issue at "
+                "https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml if a "
+                "complex module does not work as expected.",
+                stacklevel=2,
+            )
 
         def convert(t: Tensor) -> Tensor:
+            cast = dt if t.is_floating_point() or t.is_complex() else None
             if layout is not None and t.dim() in (4, 5):
-                return t.to(dev, dt if t.is_floating_point() else None, memory_format=layout)
-            return t.to(dev, dt if t.is_floating_point() else None)
+                return t.to(dev, cast, memory_format=layout)
+            return t.to(dev, cast)
 
         return self._apply(convert)
 
@@ -673,6 +720,18 @@ class Module:
     def cuda(self: T, device: Any = None) -> T:
         """chainrule runs on the CPU only: a module with tensors raises Tensor.cuda's error."""
         return self._apply(lambda t: t.cuda(device))
+
+    def ipu(self: T, device: Any = None) -> T:
+        """Move to an IPU: chainrule runs on the CPU only (Tensor.ipu's error, if any tensor)."""
+        return self._apply(lambda t: t.ipu(device))
+
+    def xpu(self: T, device: Any = None) -> T:
+        """Move to an XPU: chainrule runs on the CPU only (Tensor.xpu's error, if any tensor)."""
+        return self._apply(lambda t: t.xpu(device))
+
+    def mtia(self: T, device: Any = None) -> T:
+        """Move to an MTIA: chainrule runs on the CPU only (Tensor.mtia's error, if any)."""
+        return self._apply(lambda t: t.mtia(device))
 
     def type(self: T, dst_type: Any) -> T:
         """Cast every parameter and buffer to ``dst_type`` (a dtype or a type name)."""
@@ -847,6 +906,8 @@ class Module:
     _call_impl = __call__
 
     # ----- state dict ------------------------------------------------------------------
+
+    T_destination = TypeVar("T_destination", bound=dict[str, Any])
 
     def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
         """Put this module's own parameters and persistent buffers (detached unless

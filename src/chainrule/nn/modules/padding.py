@@ -35,6 +35,8 @@ _SIDES = {1: _pair, 2: _quadruple, 3: _ntuple(6)}
 class _PadNd(Module):
     """``F.pad(input, padding, _mode)`` over ``_dims`` dims; the repr is the padding."""
 
+    _init_per_subclass = True  # (each layer's __init__ is named after it: Module)
+
     __constants__ = ["padding"]
     _mode = "reflect"
     _dims = 1
@@ -52,6 +54,8 @@ class _PadNd(Module):
 
 class _CircularPadNd(_PadNd):
     """Circular padding, which checks the input's rank first (PyTorch's message)."""
+
+    _init_per_subclass = True  # (each layer's __init__ is named after it: Module)
 
     _mode = "circular"
 
@@ -122,6 +126,8 @@ class ReplicationPad3d(_PadNd):
 
 class _ConstantPadNd(Module):
     """Padding with the constant ``value``."""
+
+    _init_per_subclass = True  # (each layer's __init__ is named after it: Module)
 
     __constants__ = ["padding", "value"]
     _dims = 1

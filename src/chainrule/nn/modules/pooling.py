@@ -101,6 +101,8 @@ class MaxPool3d(_MaxPoolNd):
 class _MaxUnpoolNd(Module):
     """The inverse of max pooling: each value written at its index, zeros elsewhere."""
 
+    _init_per_subclass = True  # (each layer's __init__ is named after it: Module)
+
     _dims = 2
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
@@ -176,6 +178,8 @@ class AvgPool1d(_AvgPoolNd):
 
 class _AvgPoolDivisor(_AvgPoolNd):
     """2-d and 3-d average pooling, which also take a ``divisor_override``."""
+
+    _init_per_subclass = True  # (each layer's __init__ is named after it: Module)
 
     __constants__ = [*_AvgPoolNd.__constants__, "divisor_override"]
     _dims = 2
@@ -342,6 +346,8 @@ class _FractionalMaxPoolNd(Module):
     """Fractional max pooling (Graham): windows of ``kernel_size`` placed pseudo-randomly,
     per plane, so that the output has ``output_size`` or ``output_ratio`` of the input's
     spatial size. ``_random_samples`` (a buffer) fixes the placement."""
+
+    _init_per_subclass = True  # (each layer's __init__ is named after it: Module)
 
     __constants__ = ["kernel_size", "return_indices", "output_size", "output_ratio"]
     _dims = 2
