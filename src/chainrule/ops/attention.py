@@ -26,15 +26,20 @@ def _mT(x):  # noqa: N802 - the math's name
     return shapes.transpose(x, dim0=-2, dim1=-1)
 
 
-def _attention_dtype(args, params):
-    """query's dtype, which key and value must have (PyTorch's error); floating only."""
-    q, k, v = args[:3]
+def check_dtypes(q, k, v) -> None:
+    """PyTorch's error unless query, key and value have one dtype."""
     if not (q._dtype is k._dtype is v._dtype):
         raise RuntimeError(
             "Expected query, key, and value to have the same dtype, but got query.dtype: "
             f"{q._dtype.c_name} key.dtype: {k._dtype.c_name} and value.dtype: "
             f"{v._dtype.c_name} instead."
         )
+
+
+def _attention_dtype(args, params):
+    """query's dtype, which key and value must have (PyTorch's error); floating only."""
+    q, k, v = args[:3]
+    check_dtypes(q, k, v)
     return q._dtype
 
 

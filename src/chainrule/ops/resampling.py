@@ -6,6 +6,9 @@ affine_grid_generator.
   input with weights (one tap for nearest, two for linear, four for cubic), computed from
   PyTorch's source index of o (``*_taps``). So each mode is a ``windows.axis_gather_pair``,
   whose VJP adds each output's gradient back into its taps.
+- **uint8 images** (bilinear, bicubic, lanczos) are resampled as PyTorch's CPU kernels do,
+  in fixed point: one rounded pass per dim with integer weights (``upsample_uint8``, no
+  derivative).
 - **Shuffles** are permutations of the elements: each one's VJP is its inverse.
 - **grid_sampler** reads x at the points of a grid (bilinear: the 2^d corners around each
   point, weighted by the distances; nearest: the nearest one). Its VJPs are written with
@@ -25,7 +28,7 @@ from .._memory_format import follow
 from .._tensor import Tensor, _make
 from ..autograd.recording import KEEP, array_of, defop, not_differentiable, np_dtype
 from . import gather_scatter, indexing, joining, reductions, shapes
-from .windows import axis_gather_pair
+from .windows import axis_gather_pair, gather_axes
 
 # ----- upsampling: source indices and weights per dim ---------------------------------------
 
@@ -136,6 +139,23 @@ def _lanczos(x):
 AA_FILTERS = {"bilinear": (_triangle, 2), "bicubic": (_keys_half, 4), "lanczos": (_lanczos, 6)}
 
 
+def _window_taps(n_in: int, n_out: int, s: float, support: float, stretch: float, kernel,
+                 taps: int, delta: float = 0.0) -> tuple:  # fmt: skip
+    """PyTorch's windowed taps: output o reads the inputs within ``support`` of its centre
+    c = s·(o + 1/2 - delta) (at most ``taps`` of them), input j weighted by the filter at
+    (j - c + 1/2 - delta)·stretch, the weights normalized to sum to 1."""
+    centre = s * (xp.arange(n_out) + 0.5 - delta)
+    start = xp.maximum((centre - support + 0.5 + delta).astype(xp.int64), 0)
+    stop = xp.minimum((centre + support + 0.5 + delta).astype(xp.int64), n_in)
+    length = xp.clip(stop - start, 0, taps)
+    j = xp.arange(taps)[:, None]
+    weight = kernel((j + start - centre + 0.5 - delta) * stretch)
+    weight = xp.where(j < length, weight, 0.0)
+    total = weight.sum(axis=0)
+    weight = weight / xp.where(total != 0, total, 1.0)
+    return (xp.minimum(start + j, n_in - 1).astype(xp.intp), weight)
+
+
 def antialias_taps(n_in: int, n_out: int, align_corners: bool, scale: float | None,
                    mode: str) -> tuple:  # fmt: skip
     """Antialiased resampling (PyTorch's _upsample_*_aa): output o averages the inputs
@@ -147,17 +167,7 @@ def antialias_taps(n_in: int, n_out: int, align_corners: bool, scale: float | No
     s = _scale(n_in, n_out, align_corners, scale)
     support = width / 2 * s if s >= 1 else width / 2
     stretch = 1 / s if s >= 1 else 1.0
-    taps = int(math.ceil(support)) * 2 + 1
-    centre = s * (xp.arange(n_out) + 0.5)
-    start = xp.maximum((centre - support + 0.5).astype(xp.int64), 0)
-    stop = xp.minimum((centre + support + 0.5).astype(xp.int64), n_in)
-    length = xp.clip(stop - start, 0, taps)
-    j = xp.arange(taps)[:, None]
-    weight = kernel((j + start - centre + 0.5) * stretch)
-    weight = xp.where(j < length, weight, 0.0)
-    total = weight.sum(axis=0)
-    weight = weight / xp.where(total != 0, total, 1.0)
-    return (xp.minimum(start + j, n_in - 1).astype(xp.intp), weight)
+    return _window_taps(n_in, n_out, s, support, stretch, kernel, int(math.ceil(support)) * 2 + 1)
 
 
 _LINEAR_NODES = {1: "UpsampleLinear1D", 2: "UpsampleBilinear2D", 3: "UpsampleTrilinear3D"}
@@ -204,6 +214,64 @@ upsample_lanczos_aa, upsample_lanczos_aa_backward = axis_gather_pair(
     lambda nd: f"UpsampleLanczos{nd}DAaBackward0",
     "antialiased Lanczos resampling: as bilinear, with the Lanczos filter of order 3",
 )
+
+# ----- uint8 images: fixed-point resampling ---------------------------------------------------
+
+# PyTorch's fixed-point weights: at most 2^22, twice the largest one below 2^15 (an int16)
+_MAX_PRECISION = 22
+
+
+@functools.lru_cache(maxsize=256)
+def fixed_point_taps(n_in: int, n_out: int, mode: str, antialias: bool, align_corners: bool,
+                     scale: float | None) -> tuple:  # fmt: skip
+    """uint8 resampling's taps along one dim, as PyTorch's CPU kernels make them:
+    (index, integer weights, p). The real weights are the windowed filters' (antialiased:
+    ``antialias_taps``'; plain bilinear: the triangle over ±1, centred at s·o with
+    align_corners) or plain bicubic's four clamped taps (A = -0.75, repeated taps merged);
+    times 2^p, rounded half away from zero, p the largest precision (up to 22) at which twice
+    the largest weight still fits an int16."""
+    s = _scale(n_in, n_out, align_corners, scale)
+    if mode == "bicubic" and not antialias:
+        index, weight = cubic_taps(n_in, n_out, align_corners, scale)
+        weight = weight.copy()
+        for t in range(1, len(index)):  # a run of clamped taps reads one input: one weight
+            same = index[t] == index[t - 1]
+            weight[t] = xp.where(same, weight[t - 1] + weight[t], weight[t])
+            weight[t - 1] = xp.where(same, 0.0, weight[t - 1])
+    else:
+        kernel, width = AA_FILTERS[mode]
+        support = width / 2 * s if antialias and s >= 1 else width / 2
+        stretch = 1 / s if antialias and s >= 1 else 1.0
+        taps = int(math.ceil(support)) * 2 + 1 if antialias else width
+        delta = 0.5 if align_corners and not antialias else 0.0
+        index, weight = _window_taps(n_in, n_out, s, support, stretch, kernel, taps, delta)
+    largest = float(weight.max())
+    precision = 0
+    while precision < _MAX_PRECISION and int(0.5 + largest * (1 << (precision + 1))) < 1 << 15:
+        precision += 1
+    scaled = weight * float(1 << precision)
+    fixed = xp.where(scaled < 0, xp.trunc(scaled - 0.5), xp.trunc(scaled + 0.5))
+    return (*_read_only(index, fixed), precision)
+
+
+def _upsample_uint8(x, taps=()):
+    """uint8 images resampled in fixed point along their trailing dims, the last first: per
+    dim, y = clamp(⌊(Σ_t w_t·x_t + 2^(p-1)) / 2^p⌋, 0, 255) with ``fixed_point_taps``'
+    integer weights w; a dim whose taps are None is left as it is"""
+    y = x.astype(xp.float64)  # (integers below 2^53 throughout: exact)
+    nd = len(taps)
+    for i in reversed(range(nd)):
+        if taps[i] is None:
+            continue
+        index, weight, precision = taps[i]
+        along = tuple((index, weight) if d == i else None for d in range(nd))
+        acc = gather_axes(y, along) + float(1 << (precision - 1))
+        y = xp.clip(xp.floor(acc / float(1 << precision)), 0.0, 255.0)
+    return y.astype(xp.uint8)
+
+
+# (no derivative: its values are integers, as in PyTorch, which resamples uint8 so)
+upsample_uint8 = defop("upsample_uint8", _upsample_uint8, dtypes=KEEP, vjp=None)
 
 # ----- pixel and channel shuffles --------------------------------------------------------------
 
@@ -497,10 +565,16 @@ def _product(parts) -> Any:
 
 def _read(x, index, inside):
     """x (N, C, *S) read at each corner's flat index, 0 outside: (N, C, P)."""
-    n, c = array_of(x).shape[:2]
-    flat = shapes.reshape(x, (n, c, -1))
-    idx = xp.ascontiguousarray(xp.broadcast_to(index.reshape(n, 1, -1), (n, c, index[0].size)))
-    return gather_scatter.gather(flat, idx, dim=2) * _like(inside.reshape(n, 1, -1), x)
+    xs = array_of(x).shape
+    n, c, pts = xs[0], xs[1], _points(index)
+    flat = shapes.reshape(x, (n, c, math.prod(xs[2:])))
+    idx = xp.ascontiguousarray(xp.broadcast_to(index.reshape(n, 1, pts), (n, c, pts)))
+    return gather_scatter.gather(flat, idx, dim=2) * _like(inside.reshape(n, 1, pts), x)
+
+
+def _points(a) -> int:
+    """The number of grid points per sample of an (N, *out) array (explicit: N may be 0)."""
+    return math.prod(a.shape[1:])
 
 
 def _grid_sampler(x, grid, interpolation_mode=0, padding_mode=0, align_corners=False):
@@ -515,7 +589,7 @@ def _grid_sampler(x, grid, interpolation_mode=0, padding_mode=0, align_corners=F
     for index, inside, weight, _ in corners:
         value = _read(x, index, inside)
         if weight is not None:
-            value = value * weight.reshape(n, 1, -1).astype(x.dtype, copy=False)
+            value = value * weight.reshape(n, 1, _points(index)).astype(x.dtype, copy=False)
         out = out + value
     return out.reshape((n, c) + grid.shape[1:-1])
 
@@ -525,13 +599,14 @@ def _grid_sampler_x_grad(g, x_shape, grid, interpolation_mode, padding_mode, ali
     n, c = x_shape[:2]
     spatial = tuple(x_shape[2:])
     corners, _ = _corners(grid, spatial, interpolation_mode, padding_mode, align_corners)
-    gf = shapes.reshape(g, (n, c, -1))
+    pts = _points(array_of(grid)[..., 0])
+    gf = shapes.reshape(g, (n, c, pts))
     total = xp.zeros((n, c, math.prod(spatial)), dtype=np_dtype(g))
     for index, inside, weight, _ in corners:
-        w = _like(inside.reshape(n, 1, -1), g)
+        w = _like(inside.reshape(n, 1, pts), g)
         if weight is not None:
-            w = w * shapes.reshape(weight, (n, 1, -1))
-        idx = xp.ascontiguousarray(xp.broadcast_to(index.reshape(n, 1, -1), (n, c, index[0].size)))
+            w = w * shapes.reshape(weight, (n, 1, pts))
+        idx = xp.ascontiguousarray(xp.broadcast_to(index.reshape(n, 1, pts), (n, c, pts)))
         total = gather_scatter.scatter_add(total, idx, gf * w, dim=2)
     return shapes.reshape(total, x_shape)
 
@@ -544,14 +619,15 @@ def _grid_sampler_grid_grad(g, x, grid, interpolation_mode, padding_mode, align_
         return xp.zeros(array_of(grid).shape, dtype=np_dtype(g))
     n, c = xs[:2]
     corners, coords = _corners(grid, xs[2:], interpolation_mode, padding_mode, align_corners)
-    gf = shapes.reshape(g, (n, c, -1))
+    pts = _points(array_of(grid)[..., 0])
+    gf = shapes.reshape(g, (n, c, pts))
     parts = []
     for d in reversed(range(len(coords))):  # grid lists x (the last dim) first
         slope = None
         for index, inside, _, slopes in corners:
-            term = _read(x, index, inside) * shapes.reshape(slopes[d], (n, 1, -1))
+            term = _read(x, index, inside) * shapes.reshape(slopes[d], (n, 1, pts))
             slope = term if slope is None else slope + term
-        rate = _like(coords[d][2].reshape(n, -1), g)
+        rate = _like(coords[d][2].reshape(n, pts), g)
         parts.append(reductions.sum(gf * slope, dim=(1,)) * rate)
     return shapes.reshape(joining.stack(parts, dim=2), array_of(grid).shape)
 
@@ -566,11 +642,12 @@ def _grid_sampler_grid_jvp(t, x, grid, interpolation_mode, padding_mode, align_c
     corners, coords = _corners(grid, xs[2:], interpolation_mode, padding_mode, align_corners)
     nd = len(coords)
     total = None
+    pts = _points(array_of(grid)[..., 0])
     for d in range(nd):
-        comp = shapes.reshape(indexing.getitem(t, key=(Ellipsis, nd - 1 - d)), (n, 1, -1))
-        rate = _like(coords[d][2].reshape(n, 1, -1), t)
+        comp = shapes.reshape(indexing.getitem(t, key=(Ellipsis, nd - 1 - d)), (n, 1, pts))
+        rate = _like(coords[d][2].reshape(n, 1, pts), t)
         for index, inside, _, slopes in corners:
-            term = _read(x, index, inside) * (shapes.reshape(slopes[d], (n, 1, -1)) * rate * comp)
+            term = _read(x, index, inside) * (shapes.reshape(slopes[d], (n, 1, pts)) * rate * comp)
             total = term if total is None else total + term
     return shapes.reshape(total, out_shape)
 

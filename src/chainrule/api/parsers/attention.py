@@ -11,12 +11,15 @@ from ..._tensor import Tensor, wrap
 from ...ops import attention, gather_scatter
 
 
-def _check(query: Tensor, key: Tensor, value: Tensor) -> None:
+def _check_dims(query: Tensor, key: Tensor, value: Tensor) -> None:
     if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
         raise RuntimeError(
             "Expected query, key, and value to all be  at least 2 dimensional, but got "
             f"query.dim: {query.ndim} key.dim: {key.ndim} and value.dim: {value.ndim} instead."
         )
+
+
+def _check(query: Tensor, key: Tensor, value: Tensor) -> None:
     if query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
         raise RuntimeError(
             "scaled_dot_product_attention: query and key need the same last size (the "
@@ -49,17 +52,37 @@ def _grouped(query: Tensor, t: Tensor) -> Tensor:
 
 def _bias(attn_mask: Tensor | None, is_causal: bool, q_len: int, k_len: int, like: Tensor):
     """The additive bias on the scores: -inf where a bool mask (or the causal one) forbids,
-    a float mask as it is; None without a mask."""
+    a float mask as it is; None without a mask. Both (PyTorch's fused kernel): the mask's
+    bias, -inf above the causal diagonal."""
     with on_device_of(like._data):  # the bias where the query is
         if is_causal:
             allowed = xp.tril(xp.ones((q_len, k_len), dtype=bool))
-            return wrap(xp.where(allowed, 0.0, -xp.inf).astype(like._data.dtype))
+            if attn_mask is None:
+                return wrap(xp.where(allowed, 0.0, -xp.inf).astype(like._data.dtype))
+            mask = asanyarray(attn_mask._data)
+            if attn_mask.dtype.name == "bool":
+                mask = xp.where(mask, 0.0, -xp.inf)
+            return wrap(xp.where(allowed, mask, -xp.inf).astype(like._data.dtype))
         if attn_mask is None:
             return None
         if attn_mask.dtype.name == "bool":
             mask = asanyarray(attn_mask._data)
             return wrap(xp.where(mask, 0.0, -xp.inf).astype(like._data.dtype))
     return attn_mask
+
+
+def _unit_last_strides(*tensors: Tensor | None) -> bool:
+    """Whether each tensor's last dim has stride 1 (PyTorch's fused CPU kernel needs it)."""
+    return all(t is None or t.stride(-1) == 1 for t in tensors)
+
+
+def _empty(query: Tensor, key: Tensor, value: Tensor) -> Tensor:
+    """PyTorch's result without queries or values (no other check, the mask unread): zeros
+    of query's shape with value's last size, plus 0·(Σq + Σk + Σv) (so in the graph of all
+    three, with zero gradients)."""
+    attention.check_dtypes(query, key, value)
+    zeros = query.new_zeros(tuple(query.shape[:-1]) + (value.shape[-1],))
+    return zeros + (query.sum() + key.sum() + value.sum()) * 0
 
 
 def _fused(query, key, value, attn_mask, dropout_p: float, enable_gqa: bool) -> bool:
@@ -105,23 +128,30 @@ def scaled_dot_product_attention(
         )
     if attn_mask is not None and hasattr(attn_mask, "_materialize"):  # nn.attention.bias
         attn_mask = attn_mask._materialize(query.device)
-    _check(query, key, value)
+    _check_dims(query, key, value)
     if attn_mask is not None:
         _check_mask(attn_mask, query)
-    if is_causal and attn_mask is not None:
+    if not query.shape[-2] or not value.numel():
+        return _empty(query, key, value)
+    _check(query, key, value)
+    if dropout_p < 0 or dropout_p > 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
+    fused = _fused(query, key, value, attn_mask, dropout_p, enable_gqa)
+    if (
+        is_causal
+        and attn_mask is not None
+        and not (fused and _unit_last_strides(query, key, value, attn_mask))
+    ):  # (PyTorch's fused CPU kernel takes both; its math kernel refuses)
         raise RuntimeError(
             "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
             "is_causal=True"
         )
-    if dropout_p < 0 or dropout_p > 1:
-        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
-    fused = _fused(query, key, value, attn_mask, dropout_p, enable_gqa)
     if enable_gqa and query.ndim >= 3:
         key, value = _grouped(query, key), _grouped(query, value)
     q_len, k_len = query.shape[-2], key.shape[-2]
     bias = _bias(attn_mask, is_causal, q_len, k_len, query)
-    if scale is None:
-        scale = 1.0 / math.sqrt(query.shape[-1])
+    if scale is None:  # (no embedding: the scores are empty sums, 0 at any scale)
+        scale = 1.0 / math.sqrt(query.shape[-1]) if query.shape[-1] else 1.0
     mask = None
     if dropout_p > 0:
         from .dropout import _bernoulli

@@ -180,7 +180,13 @@ def instance_norm(
                 "Expected more than 1 spatial element when training, got input size "
                 f"torch.Size({list(shape)})"
             )
+    elif running_mean is None or running_var is None:
+        raise RuntimeError(
+            "Expected running_mean and running_var to be defined when use_input_stats is false"
+        )
     b, c = shape[0], shape[1]
+    if not b:
+        return _empty_instance_norm(input, running_mean, running_var, weight, bias, use_input_stats)
 
     def repeated(t: Tensor | None) -> Tensor | None:
         return None if t is None else joining.repeat(t, repeats=(b,))
@@ -198,6 +204,34 @@ def instance_norm(
                 if running is not None:
                     running.copy_(reductions.mean(shapes.reshape(folded_stat, (b, c)), dim=0))
     return shapes.view(out, shape=shape)
+
+
+def _empty_instance_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    use_input_stats: bool,
+) -> Tensor:
+    """instance_norm of an empty batch, as PyTorch: its IndexError with a weight or a bias
+    (it repeats them zero times, then reads the first), else the empty result; the running
+    statistics become the mean over no samples, nan."""
+    if weight is not None or bias is not None:
+        raise IndexError("select(): index 0 out of range for tensor of size [0] at dimension 0")
+    shape = tuple(input.shape)
+    folded = shapes.view(input, shape=(1, 0) + shape[2:])
+    # (eval: the running statistics repeated for no channels, as the general path does)
+    rm, rv = (None, None) if use_input_stats else (running_mean, running_var)
+    rm, rv = (None if t is None else joining.repeat(t, repeats=(0,)) for t in (rm, rv))
+    normed = batch_norm(folded, rm, rv, None, None, use_input_stats, 0.0, 1e-5)
+    out = shapes.view(normed, shape=shape)
+    if use_input_stats:
+        with grad_mode.no_grad():
+            for running in (running_mean, running_var):
+                if running is not None:
+                    running.copy_(input.new_full((shape[1],), math.nan))
+    return out
 
 
 def _normalized_shape(normalized_shape) -> tuple:

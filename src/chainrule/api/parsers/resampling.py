@@ -57,10 +57,16 @@ def _output_size(input: Tensor, size: Any, scale_factor: Any, dim: int) -> tuple
 
 
 def _check_sizes(input: Tensor, out: list, dim: int) -> None:
-    """PyTorch's upsample_*_common_check: every size positive."""
-    spatial = list(input.shape[2:])
-    if all(n > 0 for n in spatial) and all(o > 0 for o in out):
+    """PyTorch's upsample_*_common_check: every size positive, and some channels."""
+    shape = input.shape
+    spatial = list(shape[2:])
+    if shape[1] and all(n > 0 for n in spatial) and all(o > 0 for o in out):
         return
+    if all(n > 0 for n in spatial) and all(o > 0 for o in out):
+        raise RuntimeError(
+            f"Non-empty {input.ndim}D data tensor expected but got a tensor with sizes "
+            f"{list(shape)}"
+        )
     axes = _AXES[dim]
     given = ", ".join(f"{a}: {n}" for a, n in zip(axes, spatial))
     wanted = ", ".join(f"{a}: {o}" for a, o in zip(axes, out))
@@ -135,7 +141,9 @@ def interpolate(
     if wanted is not None and input.ndim == wanted:
         _check_sizes(input, out, dim)
         if not input.is_floating_point():
-            raise not_implemented(f"upsample_{mode}{dim}d", input.dtype)
+            if input.dtype is uint8 and dim == 2:
+                return _fixed_point(input, out, scales, mode, align_corners, antialias=False)
+            raise not_implemented(_INTEGER_REFUSALS[mode], input.dtype)
         build = resampling.cubic_taps if mode == "bicubic" else resampling.linear_taps
         taps = tuple(build(n, o, align_corners, s) for n, o, s in zip(input.shape[2:], out, scales))
         op = resampling.upsample_bicubic if mode == "bicubic" else resampling.upsample_linear
@@ -155,6 +163,14 @@ def interpolate(
     )
 
 
+# the kernel that refuses each mode's integer inputs in PyTorch (uint8 4-D aside)
+_INTEGER_REFUSALS = {
+    "linear": "compute_indices_weights_linear",
+    "trilinear": "compute_indices_weights_linear",
+    "bilinear": "upsample_bilinear2d_channels_last",
+    "bicubic": "compute_indices_weights_cubic",
+}
+
 _AA_OPS = {
     "bilinear": resampling.upsample_bilinear_aa,
     "bicubic": resampling.upsample_bicubic_aa,
@@ -166,12 +182,26 @@ def _antialiased(input: Tensor, out: list, scales: list, mode: str, align_corner
     """interpolate(antialias=True) of a 4-D input: bilinear, bicubic or lanczos."""
     _check_sizes(input, out, 2)
     if not input.is_floating_point():
-        raise not_implemented(f"_upsample_{mode}2d_aa", input.dtype)
+        if input.dtype is uint8:
+            return _fixed_point(input, out, scales, mode, align_corners, antialias=True)
+        raise not_implemented("compute_index_ranges_weights", input.dtype)
     taps = tuple(
         resampling.antialias_taps(n, o, align_corners, s, mode)
         for n, o, s in zip(input.shape[2:], out, scales)
     )
     return _memory_format.follow_result(_AA_OPS[mode](input, taps=taps), input._data)
+
+
+def _fixed_point(
+    input: Tensor, out: list, scales: list, mode: str, align_corners: bool, antialias: bool
+) -> Tensor:
+    """interpolate of a 4-D uint8 input (bilinear, bicubic, lanczos): in PyTorch's fixed-point
+    arithmetic, each dim whose size changes resampled in turn (the width first)."""
+    taps = tuple(
+        None if n == o else resampling.fixed_point_taps(n, o, mode, antialias, align_corners, s)
+        for n, o, s in zip(input.shape[2:], out, scales)
+    )
+    return _memory_format.follow_result(resampling.upsample_uint8(input, taps=taps), input._data)
 
 
 def upsample(

@@ -16,7 +16,6 @@ from ... import _functional_tensor as F_t
 from ... import functional as F1
 from ...functional import InterpolationMode
 from ._meta import _clamp_bounding_boxes, _convert_bounding_box_format
-from ._resize_uint8 import resize_uint8
 from ._utils import _PIL, _call, _check_interpolation, _register_kernel_internal, _renamed
 
 BoxFormat = tv_tensors.BoundingBoxFormat
@@ -145,8 +144,12 @@ def resize_image(
     if out_size == [h, w]:
         return image
     if image.dtype == chainrule.uint8 and interpolation in (BILINEAR, BICUBIC) and image.numel():
-        # PyTorch resizes uint8 images in fixed point: the same arithmetic here
-        return resize_uint8(image, out_size, interpolation.value, bool(antialias))
+        # as torchvision: uint8 images straight to interpolate, which resamples in fixed point
+        batch = image.reshape(-1, 1, h, w)
+        out = chainrule.nn.functional.interpolate(
+            batch, size=out_size, mode=interpolation.value, antialias=bool(antialias)
+        )
+        return out.reshape(tuple(image.shape[:-2]) + tuple(out_size))
     return F_t.resize(image, out_size, interpolation=interpolation.value, antialias=antialias)
 
 
