@@ -5,6 +5,7 @@ signature) and that its saved file runs in the real ``torch.export.load``."""
 
 from __future__ import annotations
 
+import io
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -131,3 +132,35 @@ def export_is_pytorchs(tm: Any, cm: Any, targs: tuple, cargs: tuple, path: Any) 
         ran = loaded.module()(*targs)
     assert loaded.graph_module.code == want.graph_module.code
     same(ran, expected)
+
+
+def decomposed_programs(make: Callable, arrays: list) -> tuple:
+    """PyTorch's module ``make(torch)`` and chainrule's ``make(cr)`` (float64, eval,
+    PyTorch's weights in both), each exported with ``arrays`` and decomposed to core ATen:
+    (PyTorch's module, its program, chainrule's program, PyTorch's inputs, chainrule's)."""
+    torch.manual_seed(0)
+    tm = make(torch).double().eval()
+    cm = make(cr).double().eval()
+    cm.load_state_dict({k: cr.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    targs = tuple(torch.tensor(a) for a in arrays)
+    cargs = tuple(cr.tensor(a) for a in arrays)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyTorch's notes (masks of two types, ...), export's own
+        want = torch.export.export(tm, targs).run_decompositions()
+        got = cexport.export(cm, cargs).run_decompositions()
+    return tm, want, got, targs, cargs
+
+
+def decomposed_program_runs(tm: Any, got: Any, targs: tuple, cargs: tuple) -> None:
+    """chainrule's decomposed program ``got`` runs to PyTorch's module's outputs, on
+    chainrule and saved into the real ``torch.export.load``."""
+    buffer = io.BytesIO()
+    cexport.save(got, buffer)
+    buffer.seek(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the modules' own notes, kl_div's on its mean)
+        expected = tm(*targs)
+        computed = got.module()(*cargs)
+        loaded = torch.export.load(buffer).module()(*targs)
+    same(computed, expected)
+    same(loaded, expected)

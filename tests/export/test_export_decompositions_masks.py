@@ -7,13 +7,10 @@ code, node names and signature as the real ``ep.run_decompositions()``, the same
 
 from __future__ import annotations
 
-import io
-import warnings
-
 import numpy as np
 import pytest
 import torch
-from export_checks import same
+from export_checks import decomposed_program_runs, decomposed_programs
 
 import chainrule as cr
 import chainrule.export as cexport
@@ -150,17 +147,7 @@ def _module(lib, name: str, count: int):
 
 def _programs(name: str):
     arrays = CASES[name][1]()
-    torch.manual_seed(0)
-    tm = _module(torch, name, len(arrays)).double().eval()
-    cm = _module(cr, name, len(arrays)).double().eval()
-    cm.load_state_dict({k: cr.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
-    targs = tuple(torch.tensor(a) for a in arrays)
-    cargs = tuple(cr.tensor(a) for a in arrays)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # PyTorch's notes on masks of two types, export's own
-        want = torch.export.export(tm, targs).run_decompositions()
-        got = cexport.export(cm, cargs).run_decompositions()
-    return tm, want, got, targs, cargs
+    return decomposed_programs(lambda lib: _module(lib, name, len(arrays)), arrays)
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -171,16 +158,7 @@ def test_masked_attention_decomposes_to_pytorchs_program_and_runs_in_pytorch(nam
     ]
     assert got.graph_module.code == want.graph_module.code
     assert str(got.graph_signature) == str(want.graph_signature)
-    buffer = io.BytesIO()
-    cexport.save(got, buffer)
-    buffer.seek(0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        expected = tm(*targs)
-        computed = got.module()(*cargs)
-        loaded = torch.export.load(buffer).module()(*targs)
-    same(computed, expected)
-    same(loaded, expected)
+    decomposed_program_runs(tm, got, targs, cargs)
 
 
 def test_a_mask_view_read_later_is_written_again_from_the_filled_mask():

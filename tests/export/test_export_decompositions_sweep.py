@@ -6,13 +6,12 @@ losses, mish): the same code, node names and signature as the real
 
 from __future__ import annotations
 
-import io
 import warnings
 
 import numpy as np
 import pytest
 import torch
-from export_checks import same
+from export_checks import decomposed_program_runs, decomposed_programs
 
 import chainrule as cr
 import chainrule.export as cexport
@@ -173,17 +172,7 @@ def _module(lib, name: str, count: int):
 
 def _programs(name: str):
     arrays = CASES[name][1]()
-    torch.manual_seed(0)
-    tm = _module(torch, name, len(arrays)).double().eval()
-    cm = _module(cr, name, len(arrays)).double().eval()
-    cm.load_state_dict({k: cr.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
-    targs = tuple(torch.tensor(a) for a in arrays)
-    cargs = tuple(cr.tensor(a) for a in arrays)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # PyTorch's notes on kl_div's mean, export's own
-        want = torch.export.export(tm, targs).run_decompositions()
-        got = cexport.export(cm, cargs).run_decompositions()
-    return tm, want, got, targs, cargs
+    return decomposed_programs(lambda lib: _module(lib, name, len(arrays)), arrays)
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -191,16 +180,7 @@ def test_a_decomposed_op_is_pytorchs_program_and_runs_in_pytorch(name):
     tm, want, got, targs, cargs = _programs(name)
     assert got.graph_module.code == want.graph_module.code
     assert str(got.graph_signature) == str(want.graph_signature)
-    buffer = io.BytesIO()
-    cexport.save(got, buffer)
-    buffer.seek(0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # kl_div's note on its mean, PyTorch's and ours
-        expected = tm(*targs)
-        computed = got.module()(*cargs)
-        loaded = torch.export.load(buffer).module()(*targs)
-    same(computed, expected)
-    same(loaded, expected)
+    decomposed_program_runs(tm, got, targs, cargs)
 
 
 def test_the_default_table_holds_the_new_rules_pytorch_holds():
