@@ -33,8 +33,8 @@ __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
 
 def _as_tuple(value: Any, arg_name: str, fn_name: str) -> tuple[bool, tuple]:
     """(whether ``value`` was a tuple, ``value`` as a tuple), checking it holds tensors."""
-    is_tuple = isinstance(value, (tuple, list))
-    items = tuple(value) if is_tuple else (value,)
+    is_tuple = isinstance(value, tuple)  # (a list is refused, as PyTorch refuses it)
+    items = value if is_tuple else (value,)
     for i, item in enumerate(items):
         if not isinstance(item, Tensor):
             where = (
@@ -199,8 +199,10 @@ def _grad(outputs: tuple, inputs: tuple, grad_outputs: tuple | None, create_grap
     )
 
 
-def _scalar_output(outputs: Any, fn_name: str) -> Tensor:
+def _scalar_output(outputs: Any, fn_name: str, strict: bool) -> Tensor:
+    """The single element ``func`` returned (checked differentiable first in strict mode)."""
     is_tuple, outs = _outputs_tuple(outputs, fn_name)
+    _require_grad(outs, "outputs", strict)
     if is_tuple or outs[0].numel() != 1:
         if is_tuple:
             raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
@@ -288,8 +290,7 @@ def vhp(
         inputs_tuple, ins = _as_tuple(inputs, "inputs", "vhp")
         ins = _prepare(ins, create_graph, need_graph=True)
         vs = _products_v(v, ins, inputs_tuple, create_graph, "vhp")
-        out = _scalar_output(func(*ins), "vhp")
-        _require_grad((out,), "outputs", strict)
+        out = _scalar_output(func(*ins), "vhp", strict)
         jac = _grad((out,), ins, None, create_graph=True)
         _require_used(jac, strict)
         _require_grad(jac, "jacobian", strict)
@@ -309,8 +310,7 @@ def hvp(
         inputs_tuple, ins = _as_tuple(inputs, "inputs", "hvp")
         ins = _prepare(ins, create_graph, need_graph=True)
         vs = _products_v(v, ins, inputs_tuple, create_graph, "hvp")
-        out = _scalar_output(func(*ins), "hvp")
-        _require_grad((out,), "outputs", strict)
+        out = _scalar_output(func(*ins), "hvp", strict)
         jac = _grad((out,), ins, None, create_graph=True)
         _require_used(jac, strict)
         _require_grad(jac, "jacobian", strict)
@@ -371,16 +371,17 @@ def jacobian(
                 '`strategy="forward-mode"` are not supported together (yet). Please either '
                 'set `create_graph=False` or `strategy="reverse-mode"`.'
             )
+        if strict:
+            raise RuntimeError(
+                "torch.autograd.functional.jacobian: `strict=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either '
+                'set `strict=False` or `strategy="reverse-mode"`.'
+            )
         if not vectorize:
             raise NotImplementedError(
                 "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
                 "only implemented for `vectorize=True`."
             )
-    if strict and vectorize:
-        raise RuntimeError(
-            "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
-            "supported together. Please either set `strict=False` or `vectorize=False`."
-        )
     with grad_mode.enable_grad():
         inputs_tuple, ins = _as_tuple(inputs, "inputs", "jacobian")
         if strategy == "forward-mode":
@@ -391,6 +392,11 @@ def jacobian(
         ins = _prepare(ins, create_graph, need_graph=True)
         outputs_tuple, outs = _outputs_tuple(func(*ins), "jacobian")
         _require_grad(outs, "outputs", strict)
+        if strict and vectorize:  # (after func ran and its outputs were checked, as PyTorch)
+            raise RuntimeError(
+                "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
+                "not supported together. Please either set `strict=False` or `vectorize=False`."
+            )
         rows = []
         for i, out in enumerate(outs):
             rows.append(_jacobian_rows(out, ins, create_graph, strict, i))
@@ -529,18 +535,13 @@ def hessian(
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
 
     def scalar_func(*xs: Any) -> Tensor:
-        return _scalar_output(func(*xs), "hessian")
+        return _scalar_output(func(*xs), "hessian", strict)
 
     def gradient(*xs: Any) -> Any:
         jac = jacobian(scalar_func, xs, create_graph=True)
         _require_grad(jac, "jacobian", strict)
         return jac
 
-    if outer_jacobian_strategy == "forward-mode" and not vectorize:
-        raise NotImplementedError(
-            "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
-            "only implemented for `vectorize=True`."
-        )
     res = jacobian(
         gradient,
         ins,
