@@ -172,12 +172,55 @@ default_generator.manual_seed(_fresh_seed())
 def generator_of(generator: Generator | None, fn: str = "rand") -> Generator:
     """The generator to draw from: ``generator``, or the global one."""
     if generator is None:
-        return default_generator
-    if not isinstance(generator, Generator):
+        generator = default_generator
+    elif not isinstance(generator, Generator):
         raise TypeError(
             f"{fn}(): argument 'generator' must be torch.Generator, not {type(generator).__name__}"
         )
+    if vmap_levels:  # (a draw inside a vmap's function)
+        _drawn_in_vmap(generator)
     return generator
+
+
+class VmapLevel:
+    """One running ``vmap``'s ``randomness`` and, for "same", the state each generator had
+    before its first draw in the function (restored before each later batch element, so
+    every element draws the same numbers, as PyTorch's one unbatched draw)."""
+
+    __slots__ = ("randomness", "states")
+
+    def __init__(self, randomness: str) -> None:
+        self.randomness = randomness
+        self.states: dict[int, tuple] = {}
+
+    def restore(self) -> None:
+        """Each generator back to its state before the first element's draws."""
+        for gen, bits, normal, float_normal in self.states.values():
+            gen._bits.state = bits
+            gen._next_normal, gen._next_float_normal = normal, float_normal
+
+
+vmap_levels: list[VmapLevel] = []  # the vmaps running their function, innermost last
+
+
+def _drawn_in_vmap(gen: Generator) -> None:
+    """A random draw inside vmap: PyTorch's error where a level's randomness is "error";
+    else, for each "same" level, ``gen``'s state kept before its first draw."""
+    for level in vmap_levels:
+        if level.randomness == "error":
+            raise RuntimeError(
+                "vmap: called random operation while in randomness error mode. Please either "
+                "use the 'same' or 'different' randomness flags on vmap or perform the "
+                "randomness operation out of vmap"
+            )
+    for level in vmap_levels:
+        if level.randomness == "same" and id(gen) not in level.states:
+            level.states[id(gen)] = (
+                gen,
+                gen._bits.state,
+                gen._next_normal,
+                gen._next_float_normal,
+            )
 
 
 def drawn_seed(generator: Generator | None = None) -> int:

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from functools import wraps
 from typing import Any
 
+from . import _random
 from ._tensor import Tensor
 
 __all__ = [
@@ -117,6 +118,8 @@ def _argnums(argnums: Any, n_args: int) -> tuple[int, ...]:
     if isinstance(argnums, bool) or not isinstance(argnums, (int, tuple)):
         raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
     nums = (argnums,) if isinstance(argnums, int) else argnums
+    if not nums:
+        raise RuntimeError("argnums must be non-empty")
     if not all(isinstance(a, int) and not isinstance(a, bool) for a in nums):
         raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {argnums}")
     if len(set(nums)) != len(nums):
@@ -329,6 +332,8 @@ def jacrev(
 ) -> Callable:
     """``f ↦ J``, by one backward pass per output element: for an output of shape ``S``
     and an input of shape ``T``, the block of ``J`` has shape ``S + T``."""
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -518,6 +523,8 @@ def jacfwd(
             for j, x in enumerate(originals):
                 cols = []
                 for k in range(x.numel()):
+                    if j or k:  # (the next element: "same" randomness draws the same again)
+                        _random.vmap_levels[-1].restore()
                     e_k = _zeros_like(x).reshape(-1)
                     e_k[k] = 1
                     with fwd.dual_level():
@@ -547,22 +554,34 @@ def jacfwd(
         jac = _detach(jac, keep)
         return (jac, _detach(aux, keep)) if has_aux else jac
 
-    return _as_vmap(wrapper)
+    return _as_vmap(wrapper, randomness)
 
 
-def _as_vmap(fn: Callable) -> Callable:
+def _as_vmap(fn: Callable, randomness: str) -> Callable:
     """``fn`` counted as running under ``vmap``, as PyTorch's ``jacfwd`` (a ``vmap`` of
-    ``jvp``) runs: a custom Function inside then needs a vmap rule."""
+    ``jvp``) runs: a custom Function inside then needs a vmap rule, and a random draw
+    follows ``randomness``."""
 
     @wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
+        _check_randomness(randomness)
         _vmap_depth[0] += 1
+        _random.vmap_levels.append(_random.VmapLevel(randomness))
         try:
             return fn(*args, **kwargs)
         finally:
+            _random.vmap_levels.pop()
             _vmap_depth[0] -= 1
 
     return run
+
+
+def _check_randomness(randomness: Any) -> None:
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(
+            "Only allowed values for randomness are 'error', 'different', or 'same'. Got "
+            f"{randomness}"
+        )
 
 
 def _call_split(
@@ -643,9 +662,15 @@ def vmap(
     results along ``out_dims``.
 
     chainrule runs ``f`` once per batch element (no batching rules), so the results,
-    and their gradients, are those of the loop.
+    and their gradients, are those of the loop. A random draw in ``f`` follows
+    ``randomness`` ("error" refuses it; "same" draws the same numbers for every element,
+    "different" the next ones); ``f`` writing in place into an input it does not map
+    (``in_dims`` None) is refused, the loop would write once per element.
     """
     name = getattr(func, "__name__", repr(func))
+    _check_randomness(randomness)
+    if chunk_size is not None and chunk_size <= 0:
+        raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -692,21 +717,36 @@ def vmap(
                 "vmap: Expected all tensors to have the same size in the mapped dimension, "
                 f"got sizes {sizes} for the mapped dimension"
             )
+        unmapped = [
+            (i, leaf, leaf._version)
+            for i, (lv, ld) in enumerate(zip(leaves, leaf_dims))
+            for leaf, d in zip(lv, ld)
+            if d is None and isinstance(leaf, Tensor)
+        ]
         results = []
+        level = _random.VmapLevel(randomness)
         _vmap_depth[0] += 1  # (torch._C._are_functorch_transforms_active)
+        _random.vmap_levels.append(level)
         try:
-            for b in range(sizes[0]):
+            for b in range(sizes[0] or 1):
+                if b:  # ("same" randomness: the next element draws the same numbers)
+                    level.restore()
                 sliced = [
                     _unflatten(
-                        [leaf if d is None else _select(leaf, d, b) for leaf, d in zip(lv, ld)],
+                        [
+                            leaf if d is None else _element(leaf, d, b, sizes[0])
+                            for leaf, d in zip(lv, ld)
+                        ],
                         sp,
                     )
                     for lv, ld, sp in zip(leaves, leaf_dims, spec)
                 ]
                 results.append(func(*sliced, **kwargs))
+                _check_unmapped_writes(name, unmapped)
         finally:
+            _random.vmap_levels.pop()
             _vmap_depth[0] -= 1
-        return _stack_results(name, results, out_dims)
+        return _stack_results(name, results, out_dims, sizes[0])
 
     return wrapper
 
@@ -748,7 +788,32 @@ def _select(t: Tensor, dim: int, index: int) -> Tensor:
     return t[(slice(None),) * dim + (index,)]
 
 
-def _stack_results(name: str, results: list, out_dims: Any) -> Any:
+def _element(t: Any, dim: int, index: int, size: int) -> Any:
+    """Element ``index`` of ``t`` along ``dim``; for an empty batch (``size`` 0), zeros of
+    an element's shape, for the one call that finds the outputs' shapes."""
+    if size:
+        return _select(t, dim, index)
+    if not isinstance(t, Tensor):  # (a TensorDict: its own indexing, on its empty batch)
+        return t
+    shape = list(t.shape)
+    del shape[dim % t.dim()]
+    return t.new_zeros(shape)
+
+
+def _check_unmapped_writes(name: str, unmapped: list) -> None:
+    """RuntimeError where ``func`` wrote in place into an input it does not map: PyTorch
+    runs ``func`` once, chainrule once per element, so the write would repeat."""
+    for i, leaf, version in unmapped:
+        if leaf._version != version:
+            raise RuntimeError(
+                f"vmap({name}, ...): the function wrote in place into input {i}, which is not "
+                "mapped (its in_dim is None). chainrule's vmap runs the function once per "
+                "batch element, so that write would happen once per element: write into a "
+                "copy (x = x.clone()) or map the input."
+            )
+
+
+def _stack_results(name: str, results: list, out_dims: Any, size: int = 1) -> Any:
     from .autograd.functional import _stack
 
     first_leaves, out_spec = _flatten(results[0])
@@ -774,6 +839,8 @@ def _stack_results(name: str, results: list, out_dims: Any) -> Any:
                 f"{type(column[0])}. Did you mean to set out_dims= to None for output?"
             )
         out = _stack(column)  # the batch dim first
+        if not size:  # (an empty batch: the one call's outputs give the shapes)
+            out = out[:0]
         n = out.dim()
         if not -n <= dim < n:
             raise IndexError(

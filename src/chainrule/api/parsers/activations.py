@@ -184,7 +184,7 @@ def _rrelu_noise(input: Tensor, lower: float, upper: float, training: bool) -> A
     if not training:
         return (lower + upper) / 2
     from ..._dtypes import float64
-    from ..._random import default_generator
+    from ..._random import generator_of
     from ..._sampling import fma64, uniform01
 
     # PyTorch's draws: one float64 uniform on [lower, upper) per element <= 0, in order (the
@@ -192,7 +192,7 @@ def _rrelu_noise(input: Tensor, lower: float, upper: float, training: bool) -> A
     x = to_host(input._data).reshape(-1)
     slopes = xp.ones(x.shape, x.dtype)
     negative = x <= 0
-    u = uniform01(default_generator, int(negative.sum()), float64)
+    u = uniform01(generator_of(None, "rrelu"), int(negative.sum()), float64)
     lo, hi = (float(x.real.dtype.type(v)) for v in (lower, upper))
     slopes[negative] = fma64(u, hi - lo, lo)
     return like(input._data, slopes.reshape(input._data.shape))

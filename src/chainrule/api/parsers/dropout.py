@@ -30,9 +30,9 @@ def _bernoulli(shape: tuple, keep: float, like: Tensor, layout: Any = None) -> A
     """1 with probability ``keep``, else 0, in like's dtype: PyTorch's ``bernoulli_(keep)``
     from the global generator on a tensor of ``shape``, laid out as the array ``layout``
     (row-major when None)."""
-    from ..._random import default_generator
+    from ..._random import generator_of
 
-    draws = _sampling.bernoulli(default_generator, keep, math.prod(shape))
+    draws = _sampling.bernoulli(generator_of(None, "dropout"), keep, math.prod(shape))
     if layout is None:
         return draws.reshape(shape).astype(like._data.dtype)
     return _sampling.in_visit_order(draws, layout).astype(like._data.dtype)

@@ -1,0 +1,136 @@
+"""torch.func's vmap, jacfwd and friends against PyTorch where the loop shows through.
+
+chainrule's ``vmap`` runs the function once per batch element. Its random draws follow
+``randomness`` as PyTorch's do: "error" refuses any draw (at every nesting), "same" gives
+every element the numbers of one unbatched draw, "different" the next numbers of the
+stream (PyTorch's values for these samplers, and the generator left where PyTorch leaves
+it). A write in place into an unmapped input is refused (the loop would repeat it); an
+empty batch gives empty outputs of the right shapes; ``argnums=()`` and a chunk size under
+1 raise PyTorch's errors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule as cr
+from oracle import assert_same_error
+
+SAMPLERS = {
+    "rand": lambda L: lambda x: x + L.rand(3),
+    "randn": lambda L: lambda x: x + L.randn(3),
+    "rand_like": lambda L: lambda x: L.rand_like(x),
+    "dropout": lambda L: lambda x: L.nn.functional.dropout(x + 1, 0.5),
+    "uniform_": lambda L: lambda x: x.clone().uniform_(),
+    "randint": lambda L: lambda x: x + L.randint(0, 10, (3,)),
+    "randperm": lambda L: lambda x: L.randperm(5),
+    "bernoulli": lambda L: lambda x: x + L.bernoulli(L.full((3,), 0.5)),
+}
+
+
+def _vmapped(L, sampler, randomness):
+    L.manual_seed(0)
+    out = L.func.vmap(SAMPLERS[sampler](L), randomness=randomness)(L.zeros(4, 3))
+    return out.numpy(), L.rand(2).numpy()  # (and where the generator was left)
+
+
+@pytest.mark.parametrize("randomness", ["same", "different"])
+@pytest.mark.parametrize("sampler", sorted(SAMPLERS))
+def test_vmap_randomness_values(sampler, randomness):
+    want, want_after = _vmapped(torch, sampler, randomness)
+    got, got_after = _vmapped(cr, sampler, randomness)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got_after, want_after)
+    if randomness == "same":
+        assert (got == got[:1]).all()
+
+
+@pytest.mark.parametrize("sampler", sorted(SAMPLERS))
+def test_vmap_randomness_error(sampler):
+    assert_same_error(lambda L: L.func.vmap(SAMPLERS[sampler](L))(L.zeros(4, 3)))
+
+
+@pytest.mark.parametrize("outer,inner", [("same", "error"), ("error", "same"), ("error", "error")])
+def test_vmap_randomness_error_when_nested(outer, inner):
+    def run(L):
+        inner_f = L.func.vmap(lambda x: x + L.rand(()), randomness=inner)
+        return L.func.vmap(inner_f, randomness=outer)(L.zeros(2, 2))
+
+    assert_same_error(run)
+
+
+def test_vmap_same_randomness_nested():
+    def run(L):
+        L.manual_seed(0)
+        inner_f = L.func.vmap(lambda x: x + L.rand(()), randomness="different")
+        return L.func.vmap(inner_f, randomness="same")(L.zeros(2, 3)).numpy()
+
+    np.testing.assert_array_equal(run(cr), run(torch))
+
+
+@pytest.mark.parametrize("randomness", ["same", "different", "error"])
+def test_jacfwd_randomness(randomness):
+    def run(L):
+        L.manual_seed(0)
+        f = L.func.jacfwd(lambda x: x * L.rand(3), randomness=randomness)
+        return f(L.zeros(3)).numpy()
+
+    if randomness == "error":
+        assert_same_error(run)
+    else:
+        np.testing.assert_array_equal(run(cr), run(torch))
+
+
+def test_hessian_of_a_random_function_refused():
+    assert_same_error(lambda L: L.func.hessian(lambda x: (x * L.rand(3)).sum())(L.zeros(3)))
+
+
+@pytest.mark.parametrize("value", ["foo", 3])
+def test_randomness_value_refused(value):
+    assert_same_error(lambda L: L.func.vmap(lambda x: x, randomness=value))
+    assert_same_error(lambda L: L.func.jacfwd(lambda x: x, randomness=value)(L.zeros(2)))
+
+
+def test_write_into_an_unmapped_input_refused():
+    x, y = cr.zeros(3), cr.ones(2, 3)
+    with pytest.raises(RuntimeError, match="wrote in place into input 0, which is not mapped"):
+        cr.func.vmap(lambda a, b: a.add_(b), in_dims=(None, 0))(x, y)
+    with pytest.raises(RuntimeError, match="input 1, which is not mapped"):
+        cr.func.vmap(lambda b, a: a.mul_(2) + b, in_dims=(0, None))(y, x.clone())
+
+
+def test_write_into_a_mapped_input():
+    def run(L):
+        x = L.arange(6.0).reshape(2, 3)
+        out = L.func.vmap(lambda a: a.mul_(2) + 1)(x)
+        return out.numpy(), x.numpy()
+
+    for got, want in zip(run(cr), run(torch)):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("out_dims", [0, 1, -1])
+def test_vmap_of_an_empty_batch(out_dims):
+    def run(L):
+        f = L.func.vmap(lambda x, y: (x * y, x.sum()), in_dims=(0, None), out_dims=(out_dims, 0))
+        a, s = f(L.zeros(0, 3, 2), L.ones(3, 2))
+        return a.shape, s.shape, a.dtype, s.dtype
+
+    assert [tuple(v) if isinstance(v, cr.Size) else str(v).split(".")[-1] for v in run(cr)] == [
+        tuple(v) if isinstance(v, torch.Size) else str(v).split(".")[-1] for v in run(torch)
+    ]
+
+
+@pytest.mark.parametrize("transform", ["grad", "jacrev", "jacfwd", "hessian"])
+def test_empty_argnums(transform):
+    assert_same_error(
+        lambda L: getattr(L.func, transform)(lambda x: (x**2).sum(), argnums=())(L.ones(3))
+    )
+
+
+@pytest.mark.parametrize("chunk", [0, -1])
+def test_chunk_size_below_one(chunk):
+    assert_same_error(lambda L: L.func.vmap(lambda x: x, chunk_size=chunk)(L.zeros(2, 3)))
+    assert_same_error(lambda L: L.func.jacrev(lambda x: x, chunk_size=chunk)(L.zeros(3)))
