@@ -83,10 +83,12 @@ class Binomial(BinaryProbs, Distribution):
         if self._validate_args:
             self._validate_sample(value)
         n, logits = self.total_count, self.logits
+        # (n - k first: a value not broadcastable with the batch fails as in PyTorch)
+        log_factorial_k, log_factorial_nmk = (value + 1).lgamma(), (n - value + 1).lgamma()
         log_normalizer = (
             n * _relu_half_at_zero(logits) + n * (-logits.abs()).exp().log1p() - (n + 1).lgamma()
         )
-        return value * logits - (value + 1).lgamma() - (n - value + 1).lgamma() - log_normalizer
+        return value * logits - log_factorial_k - log_factorial_nmk - log_normalizer
 
     def entropy(self) -> Any:
         """-Σ_{k=0}^{n} P(k) log P(k)"""

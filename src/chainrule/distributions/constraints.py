@@ -341,7 +341,9 @@ class _Cat(Constraint):
         from .. import cat
 
         if not -value.dim() <= self.dim < value.dim():
-            raise ValueError(f"dim {self.dim} out of range for a value of {value.dim()} dims")
+            raise AssertionError(  # (PyTorch's type: an assert)
+                f"dim {self.dim} out of range for value with {value.dim()} dimensions"
+            )
         checks, start = [], 0
         for constraint, length in zip(self.cseq, self.lengths):
             checks.append(constraint.check(value.narrow(self.dim, start, length)))
@@ -369,7 +371,9 @@ class _Stack(Constraint):
         from .. import stack
 
         if not -value.dim() <= self.dim < value.dim():
-            raise ValueError(f"dim {self.dim} out of range for a value of {value.dim()} dims")
+            raise AssertionError(  # (PyTorch's type: an assert)
+                f"dim {self.dim} out of range for value with {value.dim()} dimensions"
+            )
         parts = [value.select(self.dim, i) for i in range(value.size(self.dim))]
         return stack([c.check(v) for c, v in zip(self.cseq, parts)], self.dim)
 

@@ -85,7 +85,7 @@ class Distribution:
 
     @property
     def mean(self) -> Any:
-        raise NotImplementedError(f"{type(self)} does not implement mean")
+        raise NotImplementedError
 
     @property
     def mode(self) -> Any:
@@ -93,7 +93,7 @@ class Distribution:
 
     @property
     def variance(self) -> Any:
-        raise NotImplementedError(f"{type(self)} does not implement variance")
+        raise NotImplementedError
 
     @property
     def stddev(self) -> Any:
@@ -125,6 +125,11 @@ class Distribution:
         raise NotImplementedError
 
     def entropy(self) -> Any:
+        raise NotImplementedError
+
+    def enumerate_support(self, expand: bool = True) -> Any:
+        """Every value of the support, along a new leading dim (families with a finite
+        support only)."""
         raise NotImplementedError
 
     def perplexity(self) -> Any:

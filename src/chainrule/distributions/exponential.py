@@ -30,7 +30,9 @@ class Exponential(ExponentialFamily):
 
     @property
     def mode(self) -> Any:
-        return self.rate * 0
+        from .. import zeros_like
+
+        return zeros_like(self.rate)
 
     @property
     def stddev(self) -> Any:

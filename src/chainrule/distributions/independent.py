@@ -71,6 +71,11 @@ class Independent(Distribution):
         """Σ over the reinterpreted dims of the base's log p"""
         return sum_rightmost(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
 
+    def enumerate_support(self, expand: bool = True) -> Any:
+        if self.reinterpreted_batch_ndims > 0:
+            raise NotImplementedError("Enumeration over cartesian product is not implemented")
+        return self.base_dist.enumerate_support(expand=expand)
+
     def entropy(self) -> Any:
         """Σ over the reinterpreted dims of the base's entropy"""
         return sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)

@@ -48,7 +48,8 @@ def broadcast_shapes(*shapes: int | Sequence[int]) -> Size:
                 if result[j] != 1:
                     raise RuntimeError(
                         f"Attempting to broadcast a dimension of length {n} at {k - len(s)}! "
-                        f"Mismatching argument at index {i} had {tuple(s)}; but expected "
+                        f"Mismatching argument at index {i} had "
+                        f"{s if isinstance(shapes[i], int) else shapes[i]!r}; but expected "
                         f"shape should be broadcastable to {result}"
                     )
                 result[j] = n

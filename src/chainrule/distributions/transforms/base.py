@@ -16,8 +16,9 @@ def _size(shape: Any) -> Any:
     return shape if isinstance(shape, Size) else Size(shape)
 
 
-def _shape_of(value: Any) -> tuple:
-    return tuple(getattr(value, "shape", ()))
+def _shape_of(value: Any) -> Any:
+    """A tensor's ``Size``, ``()`` for a number."""
+    return getattr(value, "shape", ())
 
 
 class Transform:
