@@ -412,12 +412,40 @@ def _solve_triangular(a, b, upper=False, left=True, unitriangular=False):
             "linalg.solve_triangular: The input tensor B must have at least 2 dimensions."
         )
     _check_matrix("solve_triangular", a)
+    n = a.shape[-1]
+    if b.shape[-2 if left else -1] != n:
+        raise RuntimeError(
+            "linalg.solve_triangular: Incompatible shapes of A and B for the equation "
+            f"{'AX' if left else 'XA'} = B ({n}x{n} and {b.shape[-2]}x{b.shape[-1]})"
+        )
     t = _triangle(a, upper, unitriangular)
-    if left:
-        return _solve(t, b)
-    return factorizations._mT_array(
-        _solve(factorizations._mT_array(t), factorizations._mT_array(b))
-    )
+    if not left:  # X A = B as Aᵀ Xᵀ = Bᵀ: the other triangle
+        t, b, upper = factorizations._mT_array(t), factorizations._mT_array(b), not upper
+    x = None
+    if xp.isfinite(t).all() and xp.isfinite(b).all():
+        try:
+            x = xp.linalg.solve(t, b)
+        except xp.linalg.LinAlgError:  # (a zero on the diagonal: substitution divides by it)
+            pass
+    if x is None:
+        x = _substitution(t, b, upper)
+    return x if left else factorizations._mT_array(x)
+
+
+def _substitution(t, b, upper):
+    """X with T X = B for a triangular T, row by row (forward for a lower T, backward for
+    an upper one), as LAPACK's triangular solve: a zero on T's diagonal or an infinity
+    gives its infinities and NaNs rather than an error (the general solve's LU would
+    raise, or spread NaN everywhere)."""
+    n = t.shape[-1]
+    batch = xp.broadcast_shapes(t.shape[:-2], b.shape[:-2])
+    x = xp.zeros_like(b, shape=batch + b.shape[-2:], dtype=xp.result_type(t, b))
+    with xp.errstate(all="ignore"):
+        for i in range(n - 1, -1, -1) if upper else range(n):
+            known = slice(i + 1, n) if upper else slice(0, i)
+            rest = b[..., i, :] - (t[..., i : i + 1, known] @ x[..., known, :])[..., 0, :]
+            x[..., i, :] = rest / t[..., i, i, None]
+    return x
 
 
 def _solve_triangular_vjp_a(g, a, ans, upper, left, unitriangular):
