@@ -10,7 +10,14 @@ import chainrule
 from .._backend import xp
 from . import _sparse
 from . import _updates as u
-from .optimizer import Optimizer, ParamsT, _check_fused, _check_lr, _scalar_tensor, _to_scalar
+from .optimizer import (
+    Optimizer,
+    ParamsT,
+    _check_fused,
+    _check_lr,
+    _lr_number,
+    _scalar_tensor,
+)
 
 __all__ = ["Adagrad"]
 
@@ -69,7 +76,7 @@ class Adagrad(Optimizer):
         """One Adagrad step on every parameter that has a gradient."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr = _to_scalar(group["lr"])
+            lr = _lr_number(group["lr"])
             for p in self._with_grad(group, "Adagrad"):
                 state = self.state[p]
                 param = u.pairs(p._data)

@@ -15,21 +15,47 @@ from .optimizer import (
     ParamsT,
     _check_adam_family,
     _check_fused,
+    _lr_number,
+    _over,
     _scalar_tensor,
-    _to_scalar,
 )
 
 __all__ = ["Adam", "AdamW"]
 
 
-def _check_adam(lr: Any, betas: Any, eps: float, weight_decay: float) -> tuple:
+def _check_adam(lr: Any, betas: Any, eps: float, weight_decay: float, eager: bool) -> tuple:
+    """Adam's checks in PyTorch's order; the betas as given, a tensor one as 0-d. ``eager``:
+    the foreach form without capturable, which takes no tensor lr or betas."""
+    if isinstance(lr, chainrule.Tensor) and eager:
+        raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
     _check_adam_family(lr, eps, betas, weight_decay)
     if not (
         (isinstance(betas[0], float) and isinstance(betas[1], float))
         or (isinstance(betas[0], chainrule.Tensor) and isinstance(betas[1], chainrule.Tensor))
     ):
         raise ValueError("betas must be either both floats or both Tensors")
-    return tuple(map(_to_scalar, betas))
+    for i, beta in enumerate(betas):
+        if isinstance(beta, chainrule.Tensor):
+            if eager:
+                raise ValueError(
+                    f"betas[{i}] as a Tensor is not supported for capturable=False and foreach=True"
+                )
+            if beta.numel() != 1:
+                raise ValueError(f"Tensor betas[{i}] must be 1-element")
+    return tuple(b.squeeze() if isinstance(b, chainrule.Tensor) else b for b in betas)
+
+
+def _is_number(x: Any) -> bool:
+    """Whether ``x`` is a NumPy scalar (a tensor hyperparameter)."""
+    return isinstance(x, xp.generic)
+
+
+def _power(base: Any, exponent: float) -> Any:
+    """``base ** exponent`` as PyTorch's power of a 0-d tensor (here a NumPy scalar): in
+    float64, rounded once to the base's dtype."""
+    if _is_number(base):
+        return type(base)(float(base) ** exponent)
+    return base**exponent
 
 
 class Adam(Optimizer):
@@ -52,7 +78,7 @@ class Adam(Optimizer):
         fused: bool | None = None,
         decoupled_weight_decay: bool = False,
     ) -> None:
-        betas = _check_adam(lr, betas, eps, weight_decay)
+        betas = _check_adam(lr, betas, eps, weight_decay, bool(foreach) and not capturable)
         defaults = {
             "lr": lr,
             "betas": betas,
@@ -84,8 +110,13 @@ class Adam(Optimizer):
         """One Adam step on every parameter that has a gradient."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr = _to_scalar(group["lr"])
-            beta1, beta2 = group["betas"]
+            lr = _lr_number(group["lr"])
+            beta1, beta2 = map(_lr_number, group["betas"])
+            if group["foreach"] and isinstance(group["lr"], chainrule.Tensor):
+                if not group["capturable"] and self._with_grad(group, type(self).__name__):
+                    raise RuntimeError(
+                        "lr as a Tensor is not supported for capturable=False and foreach=True"
+                    )
             wd, eps = group["weight_decay"], group["eps"]
             for p in self._with_grad(group, type(self).__name__):
                 state = self.state[p]
@@ -108,11 +139,13 @@ class Adam(Optimizer):
                     u.pairs(state["exp_avg"]._data),
                     u.pairs(state["exp_avg_sq"]._data),
                 )
-                u.lerp_(exp_avg, g, 1 - beta1)
+                # (a tensor beta1 is first cast to the parameter's dtype)
+                weight = 1 - (exp_avg.dtype.type(beta1) if _is_number(beta1) else beta1)
+                u.lerp_(exp_avg, g, weight)
                 u.decay_add_square_(exp_avg_sq, beta2, g)
                 step = float(step_t)
-                step_size = lr / (1 - beta1**step)
-                bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+                step_size = _over(lr, 1 - _power(beta1, step))
+                bias_correction2_sqrt = _power(1 - _power(beta2, step), 0.5)
                 if group["amsgrad"]:
                     vmax = u.pairs(state["max_exp_avg_sq"]._data)
                     xp.maximum(vmax, exp_avg_sq, out=vmax)

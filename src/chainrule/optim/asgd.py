@@ -9,7 +9,7 @@ import chainrule
 
 from .._backend import xp
 from . import _updates as u
-from .optimizer import Optimizer, ParamsT, _check_lr, _scalar_tensor, _to_scalar
+from .optimizer import Optimizer, ParamsT, _check_lr, _lr_number, _over, _scalar_tensor
 
 __all__ = ["ASGD"]
 
@@ -51,7 +51,7 @@ class ASGD(Optimizer):
         """One ASGD step on every parameter that has a gradient."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr = _to_scalar(group["lr"])
+            lr = _lr_number(group["lr"])
             lambd, alpha, t0 = group["lambd"], group["alpha"], group["t0"]
             for p in self._with_grad(group, "ASGD"):
                 state = self.state[p]
@@ -76,10 +76,22 @@ class ASGD(Optimizer):
                 else:
                     ax[...] = param
                 step = float(step_t)
-                eta[...] = _new_scalar(lr / ((1 + lambd * lr * step) ** alpha))
+                # PyTorch's foreach form computes eta with the 0-d step tensor
+                t = step_t[()] if group["foreach"] else step
+                eta[...] = _new_scalar(_eta(lr, lambd, alpha, t))
                 mu[...] = _new_scalar(1 / max(1, step - t0))
                 u.done(p)
         return loss
+
+
+def _eta(lr: Any, lambd: float, alpha: float, step: Any) -> Any:
+    """``lr / (1 + lambd lr step)^alpha`` as PyTorch evaluates it: where ``lr`` or ``step``
+    is a 0-d tensor (here a NumPy scalar), in that tensor's dtype, its power rounded from
+    float64."""
+    base = 1 + lambd * lr * step
+    if not isinstance(base, xp.generic):
+        return lr / base**alpha
+    return _over(lr, type(base)(float(base) ** alpha))
 
 
 def _new_scalar(value: float) -> Any:

@@ -10,7 +10,7 @@ import chainrule
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer, ParamsT, _check_lr, _to_scalar
+from .optimizer import Optimizer, ParamsT, _check_lr
 
 __all__ = ["LBFGS"]
 
@@ -209,7 +209,8 @@ class LBFGS(Optimizer):
                 return closure()
 
         group = self.param_groups[0]
-        lr = _to_scalar(group["lr"])
+        lr = group["lr"]  # (a tensor kept as one: PyTorch's steps then compute in its dtype)
+        lr = lr.squeeze() if isinstance(lr, Tensor) else lr
         max_iter, max_eval = group["max_iter"], group["max_eval"]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         line_search_fn, history_size = group["line_search_fn"], group["history_size"]

@@ -9,7 +9,13 @@ import chainrule
 
 from .._backend import xp
 from . import _updates as u
-from .optimizer import Optimizer, ParamsT, _check_adam_family, _scalar_tensor, _to_scalar
+from .optimizer import (
+    Optimizer,
+    ParamsT,
+    _check_adam_family,
+    _lr_number,
+    _scalar_tensor,
+)
 
 __all__ = ["NAdam"]
 
@@ -54,7 +60,7 @@ class NAdam(Optimizer):
         """One NAdam step on every parameter that has a gradient."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr = _to_scalar(group["lr"])
+            lr = _lr_number(group["lr"])
             beta1, beta2 = group["betas"]
             wd, psi = group["weight_decay"], group["momentum_decay"]
             for p in self._with_grad(group, "NAdam"):

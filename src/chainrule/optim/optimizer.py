@@ -18,6 +18,7 @@ from typing import Any
 
 import chainrule
 
+from .._backend import xp
 from .._layout import strided
 from .._tensor import Tensor
 from ..nn.modules.module import typename
@@ -83,6 +84,20 @@ def _to_scalar(x: Any) -> Any:
     return x.item() if isinstance(x, Tensor) else x
 
 
+def _lr_number(lr: Any) -> Any:
+    """A tensor ``lr`` as a NumPy scalar of its dtype: PyTorch computes the step sizes with
+    the 0-d tensor, so in float32 where it is float32; a Python number as it is."""
+    return lr._data.reshape(())[()] if isinstance(lr, Tensor) else lr
+
+
+def _over(numerator: Any, denominator: Any) -> Any:
+    """``numerator / denominator`` as PyTorch divides: a Python number over a 0-d tensor
+    (here a NumPy scalar) is the tensor's reciprocal times the number (two roundings)."""
+    if isinstance(denominator, xp.generic) and not isinstance(numerator, xp.generic):
+        return (1 / denominator) * numerator
+    return numerator / denominator
+
+
 def _check_lr(lr: Any) -> None:
     if isinstance(lr, Tensor) and lr.numel() != 1:
         raise ValueError("Tensor lr must be 1-element")
@@ -123,6 +138,23 @@ def _refuse_complex(params: list[Tensor], name: str) -> None:
     before the group's first update when one of its parameters with a gradient is complex."""
     if any(p.is_complex() for p in params):
         raise RuntimeError(f"{name} does not support complex parameters")
+
+
+# What PyTorch's capturable steps name in their device check (others: params, state_steps)
+_CAPTURED = {
+    "NAdam": ("params, mu_products and state_steps", "params, mu_products, and state_steps"),
+    "ASGD": ("params, mus, etas, and state_steps",) * 2,
+}
+
+
+def _capturable_refusal(name: str, foreach: bool) -> str:
+    """PyTorch's error of a ``capturable=True`` step on CPU parameters (capturable steps
+    are for accelerators: make the group's ``capturable`` False, or move the parameters)."""
+    tensors = _CAPTURED.get(name, ("params and state_steps",) * 2)[foreach]
+    devices = ["cuda", "xpu", "hpu", "privateuseone"]
+    if name in ("RMSprop", "Rprop") or not (foreach or name == "Adadelta"):
+        devices.append("xla")
+    return f"If capturable=True, {tensors} must be on supported devices: {devices}."
 
 
 def _hooked_step(func: Callable) -> Callable:
@@ -473,6 +505,8 @@ class Optimizer:
             if g.__class__ is not Tensor and g.is_sparse and name not in _sparse.TAKES_SPARSE:
                 raise _sparse.refuse(name)
             out.append(p)
+        if out and group.get("capturable") and any(p.device.type == "cpu" for p in out):
+            raise AssertionError(_capturable_refusal(name, bool(group.get("foreach"))))
         return out
 
     @staticmethod

@@ -66,7 +66,8 @@ class SGD(Optimizer):
                 continue
             for p in self._with_grad(group, "SGD"):
                 if _sparse.is_sparse(p.grad):
-                    _sparse.sgd(p, self.state[p], group, lr)
+                    # (the state is touched only with momentum, as in PyTorch)
+                    _sparse.sgd(p, self.state[p] if momentum != 0 else {}, group, lr)
                     continue
                 param = u.pairs(p._data)
                 g = u.with_weight_decay(
