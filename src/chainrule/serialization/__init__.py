@@ -17,26 +17,33 @@ from __future__ import annotations
 
 import contextlib
 import io
+import mmap as mmap_module
 import os
 import pickle
+import warnings
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from .. import _backend
 from .._tensor import device
 from ._archive import ArchiveReader, ArchiveWriter, archive_name
+from ._checkpoint import _skipping_data, get_unsafe_globals_in_checkpoint, skip_data
+from ._legacy import load_legacy, save_legacy
+from ._loader import StorageLoader, unpickle
 from ._pickler import TorchPickler
-from ._storages import StorageTable, read_storage, storage_bytes
-from ._unpickler import WeightsUnpickler, _user_globals, global_name
+from ._storages import StorageTable, storage_bytes
+from ._unpickler import _user_globals, global_name
 
 __all__ = [
     "DEFAULT_PROTOCOL",
     "add_safe_globals",
     "clear_safe_globals",
     "get_safe_globals",
+    "get_unsafe_globals_in_checkpoint",
     "load",
     "safe_globals",
     "save",
+    "skip_data",
 ]
 
 DEFAULT_PROTOCOL = 2
@@ -55,11 +62,17 @@ def save(
     _disable_byteorder_record: bool = False,
 ) -> None:
     """Save ``obj`` (tensors, Parameters, state_dicts, containers, numbers, strings) to a
-    path or a binary file object, as PyTorch's zip archive."""
+    path or a binary file object, as PyTorch's zip archive (or, with
+    ``_use_new_zipfile_serialization=False``, its legacy format)."""
+    _check_writable(f)
     if not _use_new_zipfile_serialization:
-        raise NotImplementedError(
-            "chainrule writes PyTorch's zip format only (_use_new_zipfile_serialization=True)"
-        )
+        if _skipping_data():
+            raise RuntimeError(
+                "Cannot use skip_data=True with _use_new_zipfile_serialization=False"
+            )
+        with _opened(f, "wb") as stream:
+            save_legacy(obj, stream, pickle_protocol)
+        return
     storages = StorageTable()
     buffer = io.BytesIO()
     TorchPickler(buffer, storages, pickle_protocol).dump(obj)
@@ -70,8 +83,10 @@ def save(
         writer.write(".storage_alignment", b"64")
         if not _disable_byteorder_record:
             writer.write("byteorder", b"little")
-        for ref in storages.refs:
-            writer.write(f"data/{ref.key}", storage_bytes(ref), aligned=True)
+        for ref in storages.refs:  # (under skip_data, zeros where the bytes would be)
+            data = storage_bytes(ref)
+            writer.write(f"data/{ref.key}", bytes(len(data)) if _skipping_data() else data,
+                         aligned=True)  # fmt: skip
         writer.close()
 
 
@@ -84,53 +99,77 @@ def load(
     mmap: bool | None = None,
     **pickle_load_args: Any,
 ) -> Any:
-    """Load an object saved by ``torch.save`` (PyTorch's or chainrule's) from a path or a
-    binary file object, running no code from the file. Each storage goes back to the device
-    it was saved from ('cuda:0' needs CUDA, else PyTorch's error), or where
-    ``map_location`` says: a device (or its name) for all of them, a dict from saved
-    locations to devices, or a function (chainrule: onto the CPU)."""
+    """Load an object saved by ``torch.save`` (PyTorch's or chainrule's, in the zip or the
+    legacy format) from a path or a binary file object, running no code from the file.
+    Each storage goes back to the device it was saved from ('cuda:0' needs CUDA, else
+    PyTorch's error), or where ``map_location`` says: a device (or its name) for all of
+    them, a dict from saved locations to devices, or a function (chainrule: onto the CPU).
+    ``mmap=True`` (a path only) views the file's memory, copied on write, as PyTorch's."""
+    if weights_only is None:  # (PyTorch: an explicit pickle_module means weights_only=False)
+        weights_only = pickle_module is None
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    if pickle_load_args and weights_only:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
+    encoding = pickle_load_args.get("encoding", "utf-8")
     _check_map_location(map_location)
+    if mmap and not isinstance(f, (str, os.PathLike)):
+        raise ValueError("f must be a file path in order to use the mmap argument")
+
+    def restore(location: Any) -> str:
+        return _restore_device(location, map_location)
+
     with _opened(f, "rb") as stream:
+        _check_seekable(stream)
         if not _is_zip(stream):
-            raise RuntimeError(
-                "chainrule reads PyTorch's zip format (torch.save's default since PyTorch "
-                "1.6); this file is not one (a legacy torch.save file, or not a PyTorch file)"
-            )
+            if mmap:
+                name = f"{f}, " if isinstance(f, str) else ""
+                raise RuntimeError(
+                    "mmap can only be used with files saved with `torch.save("
+                    f"{name}_use_new_zipfile_serialization=True), please torch.save your "
+                    "checkpoint with this option in order to use mmap."
+                )
+            return load_legacy(stream, restore, weights_only, encoding, _skipping_data())
         reader = ArchiveReader(stream)
         big_endian = reader.has("byteorder") and reader.read("byteorder") == b"big"
-        cache: dict[str, Any] = {}
-        placed: dict[tuple, Any] = {}  # (key, device type, dtype) -> the storage there
+        if mmap:
+            with open(f, "rb") as opened:  # type: ignore[arg-type]
+                # (private, copy-on-write: writes into the tensors never reach the file)
+                memory = mmap_module.mmap(opened.fileno(), 0, access=mmap_module.ACCESS_COPY)
 
-        def load_storage(key: str, dt: Any, numel: int, location: Any = "cpu") -> Any:
-            if key not in cache:
-                cache[key] = read_storage(reader.read(f"data/{key}"), dt, numel, big_endian)
-            flat = cache[key]
-            if flat.dtype != dt.np and flat.size == numel and flat.itemsize == dt.itemsize:
-                flat = flat.view(dt.np)  # (PyTorch's file: a float8 tensor and its uint8 view)
-            if flat.size != numel or flat.dtype != dt.np:
-                raise pickle.UnpicklingError(
-                    f"storage {key} is named with {numel} elements of {dt} and also with "
-                    f"{flat.size} of another type (the file is damaged)"
-                )
-            kind = _restore_device(location, map_location)
-            if kind == "cpu":
-                return flat
-            if (key, kind, dt) not in placed:  # once per storage: its tensors share it there
-                placed[key, kind, dt] = _backend.to_device(flat, kind)
-            return placed[key, kind, dt]
+            def read_record(key: str) -> Any:
+                start, size = reader.span(f"data/{key}")
+                return memoryview(memory)[start : start + size]
+        else:
 
-        data = reader.read("data.pkl")
-        try:
-            return WeightsUnpickler(
-                io.BytesIO(data), load_storage, modules=weights_only is False
-            ).load()
-        except NotImplementedError:  # (a dtype chainrule cannot hold here: bfloat16 without
-            raise  # ml_dtypes) says so itself, though it is an AttributeError too
-        except (EOFError, IndexError, ValueError, TypeError, AttributeError, KeyError) as exc:
-            raise pickle.UnpicklingError(
-                f"Weights only load failed: data.pkl is not a valid pickle of tensors and "
-                f"containers ({type(exc).__name__}: {exc})"
-            ) from exc
+            def read_record(key: str) -> Any:
+                return reader.read(f"data/{key}")
+
+        loader = StorageLoader(read_record, restore, big_endian, not mmap, _skipping_data())
+        return unpickle(reader.read("data.pkl"), loader, weights_only, encoding)
+
+
+def _check_writable(f: Any) -> None:
+    """PyTorch's errors for a destination it cannot write: a missing folder, no file."""
+    if isinstance(f, (str, os.PathLike)):
+        parent = os.path.dirname(os.path.abspath(os.fspath(f)))
+        if not os.path.isdir(parent):
+            raise RuntimeError(f"Parent directory {parent} does not exist.")
+    elif not hasattr(f, "write"):
+        raise AttributeError(
+            "expected 'f' to be string, path, or a file-like object with a 'write' attribute"
+        )
+
+
+def _check_seekable(stream: Any) -> None:
+    """PyTorch's error for a source it cannot seek in (it reads a file more than once)."""
+    try:
+        stream.seek(stream.tell())
+    except (io.UnsupportedOperation, AttributeError) as exc:
+        raise type(exc)(
+            f"{exc}. You can only torch.load from a file that is seekable. Please pre-load "
+            "the data into a buffer like io.BytesIO and try to load from it instead."
+        ) from None
 
 
 def _check_map_location(map_location: Any) -> None:
@@ -139,7 +178,13 @@ def _check_map_location(map_location: Any) -> None:
 
     if map_location is None or callable(map_location) or isinstance(map_location, dict):
         return
-    check_device(map_location)
+    if not isinstance(map_location, (str, device)):
+        raise TypeError(
+            f"map_location must be a str, a torch.device, a dict or a function, not "
+            f"{type(map_location).__name__}"
+        )
+    if device(map_location).type not in ("cuda", "meta"):  # (CUDA's error comes on restoring)
+        check_device(map_location)
 
 
 def _restore_device(location: Any, map_location: Any) -> str:
@@ -152,6 +197,8 @@ def _restore_device(location: Any, map_location: Any) -> str:
     elif map_location is not None:
         location = map_location
     where = location if isinstance(location, device) else device(str(location))
+    if where.type == "meta":
+        return "meta"
     if where.type != "cuda":
         return "cpu"
     if _backend.module_of_device("cuda") is None:

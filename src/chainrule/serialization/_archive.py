@@ -82,3 +82,20 @@ class ArchiveReader:
 
     def size(self, record: str) -> int:
         return self.zip.getinfo(self.prefix + record).file_size
+
+    def span(self, record: str) -> tuple[int, int]:
+        """Where a stored record's bytes start in the file, and how many there are (to view
+        them in a memory-mapped file)."""
+        try:
+            info = self.zip.getinfo(self.prefix + record)
+        except KeyError:
+            raise RuntimeError(
+                f"PytorchStreamReader failed locating file {record}: file not found"
+            ) from None
+        fp = self.zip.fp
+        fp.seek(info.header_offset)
+        local = fp.read(30)  # the local header: its name and extra field lengths at 26
+        if len(local) != 30 or local[:4] != b"PK\x03\x04" or info.compress_type:
+            raise RuntimeError(f"PytorchStreamReader failed reading file {record}")
+        name_len, extra_len = struct.unpack("<HH", local[26:30])
+        return info.header_offset + 30 + name_len + extra_len, info.file_size

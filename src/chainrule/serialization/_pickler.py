@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import _backend, _dtypes, _layout
 from .._backend import ndarray, xp
+from .._memory_format import memory_format
 from .._tensor import Size, Tensor, device
 from ._storages import STORAGE_OF, StorageRef, StorageTable
 from ._torch_names import torch_name
@@ -107,6 +108,8 @@ class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be 
             return (GET_LAYOUT, (repr(obj),))
         if type(obj) is device:
             return (Global("torch", "device"), (str(obj),))
+        if type(obj) in (_dtypes.finfo, _dtypes.iinfo):  # (PyTorch's cannot be pickled)
+            raise TypeError(f"cannot pickle 'torch.{type(obj).__name__}' object")
         return NotImplemented
 
     def _rebuild(self, t: Tensor) -> tuple:
@@ -168,6 +171,11 @@ class TorchPickler(pickle._Pickler):  # the Python pickler: its dispatch can be 
         self.save_global_name("torch", obj.name, obj)  # (torch.per_tensor_affine ...)
 
     dispatch[FunctionType] = save_global
+
+    def save_memory_format(self, obj: Any) -> None:
+        self.save_global_name("torch", repr(obj).removeprefix("torch."), obj)
+
+    dispatch[memory_format] = save_memory_format
 
 
 def _plain(t: Tensor, requires_grad: bool) -> Tensor:

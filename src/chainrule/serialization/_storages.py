@@ -62,27 +62,50 @@ class StorageTable:
     def place(self, data: ndarray, dt: Any) -> tuple[StorageRef, int, tuple[int, ...]]:
         """The storage ``data`` lives in, with its offset and strides there (named with
         ``dt``: a float8 tensor and a uint8 view of it share one storage, as in PyTorch's
-        files, where both are bytes)."""
+        files, where both are bytes). The storage takes the element type of the first
+        tensor placed in it (a complex tensor over chainrule's float memory is a complex
+        storage); a later view of it as another type is saved as a copy of its own."""
         root = root_of(data)
+        ref = self.by_root.get(id(root))
+        flat = ref.flat if ref is not None else _elements(root, data.dtype)
         layout = None
-        if root.dtype == data.dtype:
-            layout = layout_in(data, root)
-        elif _bytes(root.dtype) and _bytes(data.dtype):
-            layout = layout_in(data, root.view(data.dtype))
+        if flat is not None and _same_kind(flat.dtype, data.dtype):
+            layout = layout_in(data, flat.view(data.dtype))
         if layout is None:  # a copy of its own: contiguous, offset 0
             root = xp.array(data, order="C", copy=True)  # (0-d stays 0-d)
+            flat, ref = root.reshape(-1), None
             layout = (0, tuple(s // data.itemsize for s in root.strides))
         if data.size == 0:  # (NumPy's strides of an empty array are 0: PyTorch's row-major)
             layout = (layout[0], row_major(data.shape))
-        ref = self.by_root.get(id(root))
         if ref is None:
-            ref = StorageRef(str(len(self.refs)), dt, root.reshape(-1))
+            ref = StorageRef(str(len(self.refs)), dt, flat)
             self.by_root[id(root)] = ref
             self.roots.append(root)
             self.refs.append(ref)
         elif ref.dtype is not dt:  # (the same bytes, named with this tensor's dtype)
             ref = StorageRef(ref.key, dt, ref.flat)
         return ref, layout[0], layout[1]
+
+
+def _elements(root: ndarray, np_dtype: Any) -> ndarray | None:
+    """An owning array's memory as one run of ``np_dtype`` elements (bytes stay as they
+    are), or None where it is not one run of whole elements."""
+    if not root.flags.c_contiguous:
+        return None
+    flat = root.reshape(-1)
+    if _same_kind(root.dtype, np_dtype):
+        return flat
+    if flat.nbytes % xp.dtype(np_dtype).itemsize:
+        return None
+    try:
+        return flat.view(np_dtype)
+    except ValueError:
+        return None
+
+
+def _same_kind(a: Any, b: Any) -> bool:
+    """Whether elements of NumPy dtypes ``a`` and ``b`` share one storage in a file."""
+    return a == b or (_bytes(a) and _bytes(b))
 
 
 def _bytes(np_dtype: Any) -> bool:
@@ -99,15 +122,20 @@ def storage_bytes(ref: StorageRef) -> bytes:
     return flat.tobytes()
 
 
-def read_storage(raw: bytes, dt: Any, numel: int, big_endian: bool = False) -> ndarray:
-    """A writable flat array of ``numel`` elements from a storage record, checked."""
+def read_storage(
+    raw: Any, dt: Any, numel: int, big_endian: bool = False, copy: bool = True
+) -> ndarray:
+    """A writable flat array of ``numel`` elements from a storage record, checked (with
+    ``copy=False``, over ``raw``'s own memory: a writable buffer, a memory-mapped file)."""
     expected = numel * dt.itemsize
     if numel < 0 or len(raw) != expected:
         raise RuntimeError(
             f"storage has wrong byte size: expected {expected} bytes for {numel} elements of "
             f"{dt}, the archive holds {len(raw)} (the file is damaged)"
         )
-    flat = xp.frombuffer(raw, dtype=dt.np).copy()
+    flat = xp.frombuffer(raw, dtype=dt.np)
+    if copy or big_endian or not flat.flags.writeable:
+        flat = flat.copy()
     if big_endian:  # (a swap of each element's bytes: bfloat16's dtype has no byte order)
         flat.byteswap(inplace=True)
     return flat

@@ -26,7 +26,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import _dtypes
-from .._backend import on_device_of
+from .._backend import on_device_of, xp
+from .._meta import is_meta, meta_array
 from .._tensor import Size, Tensor, _make, device
 from ._numpy_globals import numpy_global
 from ._storages import DTYPE_OF_STORAGE, view_of
@@ -96,11 +97,30 @@ def _rebuild_tensor_v2(
 ) -> Tensor:
     """A tensor over ``storage`` (shared with every other tensor of the file that views it)."""
     flat, dt = _storage(storage)
-    with on_device_of(flat):  # the view where the storage was loaded
-        t = _make(view_of(flat, storage_offset, tuple(size), tuple(stride)), dt)
+    if is_meta(flat):  # (map_location="meta": a shape and a dtype, no data)
+        t = _make(meta_array(tuple(size), flat.dtype), dt)
+    else:
+        with on_device_of(flat):  # the view where the storage was loaded
+            t = _make(view_of(flat, storage_offset, tuple(size), tuple(stride)), dt)
+    if metadata:
+        t = _resolved(t, metadata)
     if requires_grad:
         t.requires_grad_(bool(requires_grad))
     return t
+
+
+def _resolved(t: Tensor, metadata: Any) -> Tensor:
+    """The values of a tensor PyTorch saved with its conjugate or negative bit set
+    (``{"conj": True}``, ``{"neg": True}``): chainrule has no such bits, so the values are
+    conjugated or negated into a tensor of their own (it shares no storage then)."""
+    if not isinstance(metadata, dict) or not set(metadata) <= {"conj", "neg"}:
+        raise pickle.UnpicklingError(f"unknown tensor metadata in the archive: {metadata!r}")
+    data = t._data
+    if metadata.get("conj"):
+        data = xp.conj(data)
+    if metadata.get("neg"):
+        data = xp.negative(data)
+    return _make(xp.ascontiguousarray(data), t._dtype)
 
 
 def _rebuild_tensor_v3(
@@ -126,7 +146,7 @@ def _rebuild_tensor_v3(
         raise pickle.UnpicklingError(
             f"a {dtype} tensor over a storage of {storage.dtype} (the file is damaged)"
         )
-    return _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, None)
+    return _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, None, metadata)
 
 
 def _rebuild_tensor(storage: Any, storage_offset: int, size: tuple, stride: tuple) -> Tensor:
@@ -264,12 +284,18 @@ class WeightsUnpickler(pickle.Unpickler):
     """The restricted unpickler: globals from the allowlist only, storages from the archive."""
 
     def __init__(
-        self, file: io.BytesIO, load_storage: Callable[[Any], Any], modules: bool = False
+        self,
+        file: io.BytesIO,
+        load_storage: Callable[..., Any],
+        modules: bool = False,
+        encoding: str = "utf-8",
+        legacy: bool = False,
     ) -> None:
-        super().__init__(file, encoding="utf-8")
+        super().__init__(file, encoding=encoding)
         self.allowed = {**_allowed(), **_user_globals}
         self.load_storage = load_storage
         self.modules = modules  # weights_only=False: admit nn.Module classes too
+        self.legacy = legacy  # a legacy file's storage ids: a sixth item, view_metadata
         self.storages: list[LoadedStorage] = []
 
     def load(self) -> Any:
@@ -286,10 +312,13 @@ class WeightsUnpickler(pickle.Unpickler):
         elif module in _compat_pickle.IMPORT_MAPPING:
             module = _compat_pickle.IMPORT_MAPPING[module]
         full = f"{module}.{name}"
+        if module in BLOCKED_MODULES:
+            raise pickle.UnpicklingError(_refusal(module, name))
         if full in self.allowed:
             return self.allowed[full]
         if self.modules:
-            found = module_class(module, name) or functional(module, name)
+            found = _PLAIN_VALUES.get(full) or module_class(module, name)
+            found = found or functional(module, name)
             if found is None:  # (a NumPy array saved beside the tensors)
                 found = numpy_global(module, name)
             if found is not None:
@@ -297,9 +326,12 @@ class WeightsUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(_refusal(module, name))
 
     def persistent_load(self, pid: Any) -> Any:
-        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
+        size = 6 if self.legacy else 5
+        if not (isinstance(pid, tuple) and len(pid) == size and pid[0] == "storage"):
             raise pickle.UnpicklingError(f"unsupported persistent id in the archive: {pid!r}")
-        _, kind, key, location, numel = pid
+        _, kind, key, location, numel = pid[:5]
+        if self.legacy and pid[5] is not None:  # (a storage view: written before PyTorch 1.0)
+            return self._storage_view(pid)
         if not (kind is UNTYPED_STORAGE or isinstance(kind, StorageType)):
             raise pickle.UnpicklingError(
                 f"unsupported storage type in the archive: {kind!r} (chainrule reads typed "
@@ -320,6 +352,22 @@ class WeightsUnpickler(pickle.Unpickler):
         self.storages.append(storage)
         return storage
 
+    def _storage_view(self, pid: tuple) -> LoadedStorage:
+        """A legacy file's view of a storage: ``(view key, offset, size)`` of its root."""
+        _, kind, key, location, numel, view = pid
+        if not (
+            isinstance(kind, StorageType)
+            and isinstance(view, tuple)
+            and len(view) == 3
+            and all(isinstance(n, int) and n >= 0 for n in (numel, *view[1:]))
+            and view[1] + view[2] <= numel
+        ):
+            raise pickle.UnpicklingError(f"invalid storage view in the archive: {pid!r}")
+        flat = self.load_storage(key, kind.dtype, numel, location)
+        storage = LoadedStorage(flat[view[1] : view[1] + view[2]], kind.dtype)
+        self.storages.append(storage)
+        return storage
+
     def _reader(self, key: str, nbytes: int, location: Any) -> Callable[[Any], Any]:
         """Reads the untyped storage ``key`` of ``nbytes`` bytes as elements of a dtype."""
 
@@ -334,10 +382,30 @@ class WeightsUnpickler(pickle.Unpickler):
         return read_as
 
 
+def _plain_values() -> dict[str, Any]:
+    """What ``weights_only=False`` admits besides: builtins that only hold values (slice,
+    range, frozenset) and PyTorch's memory formats, by the names pickles give them."""
+    from .. import _memory_format
+
+    found: dict[str, Any] = {f"builtins.{c.__name__}": c for c in (slice, range, frozenset)}
+    for value in vars(_memory_format).values():
+        if isinstance(value, _memory_format.memory_format):
+            found[repr(value)] = value  # ("torch.channels_last")
+    return found
+
+
+_PLAIN_VALUES = _plain_values()
+
+
+def _is_namedtuple(obj: Any) -> bool:
+    return isinstance(obj, type) and issubclass(obj, tuple) and hasattr(obj, "_fields")
+
+
 def module_class(module: str, name: str) -> type | None:
-    """The ``nn.Module`` (or distributions ``Constraint``) subclass ``module.name``
-    (PyTorch's ``torch.`` modules read as chainrule's), if that module is already imported;
-    else None. Nothing is imported and nothing but attribute lookups runs."""
+    """The ``nn.Module`` (or distributions ``Constraint``, or namedtuple) class
+    ``module.name`` (PyTorch's ``torch.`` modules read as chainrule's), if that module is
+    already imported; else None. Nothing is imported and nothing but attribute lookups
+    runs (a namedtuple is then made by its class from the file's values)."""
     from ..distributions.constraints import Constraint
     from ..nn import Module
 
@@ -346,7 +414,7 @@ def module_class(module: str, name: str) -> type | None:
         for part in name.split("."):  # a nested class's qualified name
             namespace = getattr(obj, "__dict__", None)
             obj = namespace.get(part) if isinstance(namespace, dict) else None
-        if isinstance(obj, type) and issubclass(obj, (Module, Constraint)):
+        if isinstance(obj, type) and issubclass(obj, (Module, Constraint)) or _is_namedtuple(obj):
             return obj
     return None
 
@@ -368,16 +436,20 @@ def functional(module: str, name: str) -> Any:
     return found if callable(found) and not isinstance(found, type) else None
 
 
+# modules whose globals are refused even where the user allowed them, as in PyTorch
+BLOCKED_MODULES = ("sys", "os", "posix", "nt")
+
+
 def _refusal(module: str, name: str) -> str:
-    blocked = module in ("os", "posix", "nt", "subprocess", "sys", "builtins", "shutil")
-    if blocked:
+    if module in BLOCKED_MODULES:
         why = f"Trying to load unsupported GLOBAL {module}.{name} whose module {module} is blocked."
     else:
+        shown = name if module == "builtins" else f"{module}.{name}"  # (PyTorch's spelling)
         why = (
-            f"Unsupported global: GLOBAL {module}.{name} was not an allowed global by default. "
-            f"Please use `torch.serialization.add_safe_globals([{name}])` or the "
-            f"`torch.serialization.safe_globals([{name}])` context manager to allowlist this "
-            "global if you trust this class/function."
+            f"Unsupported global: GLOBAL {shown} was not an allowed global by default. "
+            f"Please use `torch.serialization.add_safe_globals([{shown}])` or the "
+            f"`torch.serialization.safe_globals([{shown}])` context manager to "
+            "allowlist this global if you trust this class/function."
         )
     return (
         "Weights only load failed. chainrule loads only tensors, containers, numbers, "
