@@ -134,3 +134,28 @@ def test_empty_argnums(transform):
 def test_chunk_size_below_one(chunk):
     assert_same_error(lambda L: L.func.vmap(lambda x: x, chunk_size=chunk)(L.zeros(2, 3)))
     assert_same_error(lambda L: L.func.jacrev(lambda x: x, chunk_size=chunk)(L.zeros(3)))
+
+
+@pytest.mark.parametrize("transform", ["grad", "jacrev", "jacfwd", "vjp", "jvp"])
+@pytest.mark.parametrize("aux", ["none", "int", "str", "tuple_none", "list_float"])
+def test_aux_must_hold_tensors(transform, aux):
+    def run(L):
+        x = L.ones(3)
+        value = {
+            "none": None,
+            "int": 1,
+            "str": "a",
+            "tuple_none": (x, None),
+            "list_float": [x, 2.0],
+        }[aux]
+
+        def f(x):
+            return (x**2).sum(), value
+
+        if transform == "vjp":
+            return L.func.vjp(f, x, has_aux=True)
+        if transform == "jvp":
+            return L.func.jvp(f, (x,), (x,), has_aux=True)
+        return getattr(L.func, transform)(f, has_aux=True)(x)
+
+    assert_same_error(run)

@@ -439,6 +439,9 @@ def _split_aux(out: Any, has_aux: bool, name: str) -> tuple:
         raise RuntimeError(
             f"{name}: output of function f should be a tuple: (output, aux) if has_aux is True"
         )
+    for leaf in _flatten(out[1])[0]:  # (aux: tensors in containers, as PyTorch's)
+        if not isinstance(leaf, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(leaf)}")
     return out
 
 
