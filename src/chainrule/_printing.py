@@ -236,45 +236,49 @@ def _values_text(array: np.ndarray, indent: int) -> str:
     return _render(array, indent, summarize, _choose_style(sample))
 
 
-def _join_suffixes(text: str, suffixes: Sequence[str], indent: int) -> str:
-    """Append ``, item`` for each suffix, moving one to a new line when it would not fit."""
+def _join_suffixes(
+    text: str, suffixes: Sequence[str], indent: int, force_newline: bool = False
+) -> str:
+    """Append ``, item`` for each suffix, moving one to a new line when it would not fit
+    (the first one always, with ``force_newline``: PyTorch's sparse COO layout)."""
     pieces = [text]
     # PyTorch measures the values' last line as two columns longer than it is.
     column = len(text.rsplit("\n", 1)[-1]) + 2
     for suffix in suffixes:
-        if column + len(suffix) + 2 > _OPTIONS.linewidth:
+        if force_newline or column + len(suffix) + 2 > _OPTIONS.linewidth:
             pieces.append(",\n" + " " * indent + suffix)
             column = indent + len(suffix)
+            force_newline = False
         else:
             pieces.append(", " + suffix)
             column += len(suffix) + 2
     return "".join(pieces) + ")"
 
 
-def format_meta(shape: tuple, suffixes: list[str]) -> str:
+def format_meta(shape: tuple, suffixes: list[str], contents: str | None = None) -> str:
     """A meta tensor: no values, its device and size first ('tensor(..., device='meta',
-    size=(2, 3))'), wrapped as PyTorch wraps suffixes."""
+    size=(2, 3))'), wrapped as PyTorch wraps suffixes.  ``contents`` (the repr's
+    ``tensor_contents``) replaces the ``...``."""
     head = ["device='meta'", f"size={tuple(shape)}"]
-    return _join_suffixes(_PREFIX + "...", head + suffixes, len(_PREFIX))
+    body = "..." if contents is None else contents
+    return _join_suffixes(_PREFIX + body, head + suffixes, len(_PREFIX))
 
 
-def format_tensor(data: np.ndarray, suffixes: list[str]) -> str:
+def format_tensor(data: np.ndarray, suffixes: list[str], contents: str | None = None) -> str:
     """Return e.g. 'tensor([1.0240e+02, 1.0240e+03, 1.0240e-01], requires_grad=True)'.
 
     ``suffixes`` are appended in order after the values.  For an empty array that is not
     1-D (and for any array while ``edgeitems`` is 0), ``size=(...)`` is put first, as
     PyTorch does.  Note PyTorch shows ``dtype=`` for *every* non-float32 empty tensor
-    (int64 and bool included); that choice is left to the caller.
+    (int64 and bool included); that choice is left to the caller.  ``contents`` (the
+    repr's ``tensor_contents``) is shown instead of the values, with the same suffixes.
     """
     array = np.asarray(data)
     indent = len(_PREFIX)
+    empty = array.size == 0
     extra: list[str] = []
-    if array.size == 0:
-        if array.ndim != 1:
-            extra.append(f"size={tuple(array.shape)}")
-        body = "[]"
-    else:
-        if not _OPTIONS.edgeitems:
-            extra.append(f"size={tuple(array.shape)}")
-        body = _values_text(array, indent)
-    return _join_suffixes(_PREFIX + body, [*extra, *suffixes], indent)
+    if (empty and array.ndim != 1) or (not empty and not _OPTIONS.edgeitems):
+        extra.append(f"size={tuple(array.shape)}")
+    if contents is None:
+        contents = "[]" if empty else _values_text(array, indent)
+    return _join_suffixes(_PREFIX + contents, [*extra, *suffixes], indent)
