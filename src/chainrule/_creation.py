@@ -286,7 +286,11 @@ def copy_of(
         warn_discarding_imaginary()
         arr = arr.real
     with xp.errstate(over="ignore"):  # beyond a float dtype's range: inf, as in PyTorch
-        if dt._keep_lane == 4 and getattr(arr, "dtype", None) is not None:  # (float8: saturate)
+        if (
+            dt._keep_lane == 4
+            and getattr(arr, "dtype", None) is not None
+            and (dt._reduced or arr.__class__ is xp.ndarray)
+        ):  # (float8: saturate; float16 from float64 through float32, as PyTorch)
             from .autograd.bfloat16 import into
 
             arr = into(xp.asarray(arr, xp.float64) if arr.dtype.kind in "iub" else arr, dt.np)

@@ -27,6 +27,7 @@ class dtype:  # noqa: N801 - PyTorch's spelling
         "c_name",
         "_native",
         "_keep_lane",
+        "_reduced",
         "_restricted",
     )
 
@@ -63,6 +64,8 @@ class dtype:  # noqa: N801 - PyTorch's spelling
         # path, whose nodes run their VJPs in float32, autograd/bfloat16.py)
         self._native = category == 2 and np_dtype is not None
         self._keep_lane = 4 if np_dtype is None else 2 if category == 3 else 1
+        # a dtype NumPy has no type for (ml_dtypes' bfloat16 and float8: _Reduced)
+        self._reduced = np_dtype is None
 
     @property
     def is_complex(self) -> builtins.bool:
@@ -130,10 +133,9 @@ def _load_reduced(d: dtype) -> Any:
     return np_dtype
 
 
-# True once an array of a reduced float (bfloat16, float8) may exist: the ops' general
-# path then widens such inputs to float32 (autograd/bfloat16.py); until then it checks
-# nothing
-BFLOAT16_LIVE = [False]
+# Whether the ops' general path widens float16 and reduced-float inputs to float32
+# (autograd/bfloat16.py): always, float16 being NumPy's own
+BFLOAT16_LIVE = [True]
 
 bool = dtype("bool", xp.bool_, 0, "Bool", "bool")  # noqa: A001 - PyTorch's public name
 uint8 = dtype("uint8", xp.uint8, 1, "Byte", "uint8_t")
@@ -146,6 +148,11 @@ int16 = dtype("int16", xp.int16, 1, "Short", "int16_t")
 int32 = dtype("int32", xp.int32, 1, "Int", "int")  # c10's name: Scalar.toInt()
 int64 = dtype("int64", xp.int64, 1, "Long", "int64_t")
 float16 = dtype("float16", xp.float16, 2, "Half", "c10::Half")
+# float16 computes as bfloat16 does (autograd/bfloat16.py): in float32, each op's result
+# rounded once, as PyTorch's CPU kernels (NumPy's float16 arithmetic would round a Python
+# number operand to float16 first, and every step of a composite op: sigmoid, softmax)
+float16._native = False
+float16._keep_lane = 4
 float32 = dtype("float32", xp.float32, 2, "Float", "float")
 float64 = dtype("float64", xp.float64, 2, "Double", "double")
 complex64 = dtype("complex64", xp.complex64, 3, "ComplexFloat", "c10::complex<float>")
@@ -485,6 +492,8 @@ def checked_fill(value: Any, d: dtype) -> Any:
             raise _overflow(d)
         if d in _FLOAT8_INFO and _FLOAT8_INFO[d][1] < abs(value) < _INF:  # (a float8's range)
             raise _overflow(d)
+        if d is float16 and value.__class__ is _py_float and abs(value) <= _FLOAT32_MAX:
+            return _py_float(xp.float32(value))  # (PyTorch's cast: through float32)
         return value
     info = xp.iinfo(d.np)
     if isinstance(value, _py_int):

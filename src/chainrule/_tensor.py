@@ -810,7 +810,7 @@ class Tensor:
                 "Use tensor.detach().numpy() instead."
             )
         _no_data(self, "copy" if force else "numpy")
-        if self._dtype._keep_lane == 4:  # (bfloat16, float8: NumPy has none; PyTorch's error)
+        if self._dtype._reduced:  # (bfloat16, float8: NumPy has none; PyTorch's error)
             raise TypeError(f"Got unsupported ScalarType {self._dtype.scalar_name}")
         if type(self._data) is not ndarray and type(self._data) is not MetaArray:
             if not force:
@@ -823,7 +823,7 @@ class Tensor:
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> ndarray:
         _no_data(self, "numpy")
-        if self._dtype._keep_lane == 4 and dtype is None:  # (as numpy())
+        if self._dtype._reduced and dtype is None:  # (as numpy())
             raise TypeError(f"Got unsupported ScalarType {self._dtype.scalar_name}")
         if type(self._data) is not ndarray and type(self._data) is not MetaArray:
             self.numpy()  # PyTorch's TypeError for a tensor on a device

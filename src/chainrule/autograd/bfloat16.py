@@ -1,5 +1,12 @@
-"""bfloat16 (and float8) at the ops' boundary: each op computes in float32 and rounds its
-result once.
+"""bfloat16, float8 and float16 at the ops' boundary: each op computes in float32 and rounds
+its result once.
+
+float16 is NumPy's own, but NumPy's float16 arithmetic rounds a Python number operand to
+float16 before it computes, and every step of a composite op (sigmoid, softmax, layer
+norm) to float16; PyTorch's CPU kernels load float16 into float32, compute, and round
+the result once, as for bfloat16. So float16 takes this boundary too (its dtype is not
+``_native``: no fast path), but for ``NATIVE_FLOAT16``'s ops; and casts into float16 from
+float64 go through float32 (``into``), as PyTorch's do.
 
 NumPy has no bfloat16; ml_dtypes gives it a NumPy dtype (an optional extra, loaded on first
 use: ``_dtypes._Reduced``), whose arrays hold a bfloat16 tensor's values in two bytes each
@@ -26,38 +33,66 @@ VJPs' ops are recorded, and each rounds at the boundary as in the forward.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 from .. import _dtypes
-from .._backend import REDUCED, xp
+from .._backend import REDUCED, ndarray, xp
 
 _F32 = xp.dtype(xp.float32)
+_F16 = xp.dtype(xp.float16)
+_F64 = xp.dtype(xp.float64)
+
+
+def computes_wide(d: Any) -> bool:
+    """Whether arrays of NumPy dtype ``d`` are computed in float32 and rounded back: float16
+    and the reduced floats (bfloat16, float8)."""
+    return d == _F16 or d in REDUCED
+
+
 _EXACT_INT = 256  # the integers bfloat16 holds exactly: up to 2^8 in magnitude
 
 
 # ops whose CPU kernels take a Python number operand as it is, in float32, rather than
-# rounded to the tensor's dtype (PyTorch's mul, div and lerp read the scalar's original value)
-EXACT_SCALARS = frozenset({"mul", "div", "lerp"})
+# rounded to the tensor's dtype (PyTorch's mul, div (rounded or not) and lerp read the
+# scalar's original value)
+EXACT_SCALARS = frozenset({"mul", "div", "lerp", "div_rounding", "floor_divide"})
+# ops computed on float16 arrays as they are (NumPy's float16 loops compute in float32 and
+# round once, as PyTorch's): pow, whose float16 kernel is C's pow for every exponent where
+# its float32 one takes ±0.5 as (1/)√x (ops/arithmetic.py _pow), and the linear algebra
+# (ops/linalg), whose forwards refuse float16 as PyTorch's LAPACK kernels do
+NATIVE_FLOAT16 = frozenset({"pow"})
+_NATIVE_MODULE = "chainrule.ops.linalg."
 
 
-def widen(arrays: list, name: str = "") -> Any:
+def _native_float16(name: str, forward: Any) -> bool:
+    return name in NATIVE_FLOAT16 or getattr(forward, "__module__", "").startswith(_NATIVE_MODULE)
+
+
+def widen(arrays: list, name: str = "", forward: Any = None) -> Any:
     """Replace the reduced-float arrays (bfloat16, float8: the dtypes of
     ``_backend.REDUCED``) among an op's inputs by float32 copies; where every floating input is of that dtype, round the
     Python numbers among them to it too (but for the ops of ``EXACT_SCALARS``, named
     ``name``), and return the dtype: the op's float32 results are to be rounded to it
-    (``narrow``); else None."""
+    (``narrow``); else None (and for float16 arrays of an op computing them as they are:
+    ``_native_float16`` of its name and ``forward``)."""
+    for a in arrays:  # (most ops: no array of two bytes or less, nothing to do)
+        if a.__class__ is ndarray and a.dtype.itemsize <= 2:
+            break
+    else:
+        return None
     found = None
     other = False
     for a in arrays:
         d = getattr(a, "dtype", None)
         if d is None:
             continue
-        if d in REDUCED:
+        if d == _F16 or d in REDUCED:
             found = d
         elif d.kind in "fc":
             other = True
-    if found is None:
+    if found is None or found == _F16 and _native_float16(name, forward):
         return None
     for i, a in enumerate(arrays):
         if getattr(a, "dtype", None) == found:
@@ -74,7 +109,9 @@ def rounded(a: Any, np_dtype: Any) -> Any:
     if c is float:
         return xp.asarray(a, _F32).astype(np_dtype).item()
     if c is int and not -_EXACT_INT <= a <= _EXACT_INT:
-        return int(xp.asarray(a, _F32).astype(np_dtype).item())
+        with xp.errstate(over="ignore"):
+            value = xp.asarray(a, _F32).astype(np_dtype).item()
+        return int(value) if math.isfinite(value) else value  # (float16: inf past 65504)
     return a
 
 
@@ -111,7 +148,7 @@ def wide(v: Any) -> Any:
     if v.__class__ is tuple:
         return tuple(wide(x) for x in v)
     d = getattr(v, "dtype", None)
-    if d is not None and d in REDUCED:
+    if d is not None and (d == _F16 or d in REDUCED):
         return widened_array(v)
     return v
 
@@ -126,9 +163,12 @@ def widened(vjp: Callable) -> Callable:
     return vjp_f32
 
 
-def plan(op: Any, bits: int, n: int) -> Any:
+def plan(op: Any, bits: int, n: int, dtype: Any = None) -> Any:
     """``op``'s save plan for a node with bfloat16 values, when the inputs in ``bits`` (of
-    ``n``) need gradients: the real plan's, each VJP run in float32 (``widened``)."""
+    ``n``) need gradients: the real plan's, each VJP run in float32 (``widened``); for a
+    float16 node (``dtype``) of ``NATIVE_FLOAT16``, the real plan."""
+    if dtype is _dtypes.float16 and _native_float16(op.name, op.forward):
+        return op._plans[bits] or op.plan(tuple(bool(bits >> i & 1) for i in range(n)))
     found = op._bfloat16_plans.get(bits)
     if found is None:
         real = op._plans[bits] or op.plan(tuple(bool(bits >> i & 1) for i in range(n)))
@@ -136,6 +176,12 @@ def plan(op: Any, bits: int, n: int) -> Any:
         only0 = None if real.only0 is None else vjps[0]
         found = op._bfloat16_plans[bits] = real._replace(vjps=vjps, only0=only0)
     return found
+
+
+def cast(arr: Any, dtype: Any) -> Any:
+    """``arr`` cast to the chainrule dtype ``dtype`` as PyTorch casts (``into`` for float16
+    and the reduced floats)."""
+    return arr.astype(dtype.np) if dtype._keep_lane != 4 else into(arr, dtype.np)
 
 
 def narrow(out: Any, np_dtype: Any) -> Any:
@@ -154,6 +200,9 @@ def into(arr: Any, np_dtype: Any) -> Any:
     if np_dtype is _dtypes._bfloat16_np[0]:
         if arr.dtype == _F32 and arr.size >= _BITS_FROM and arr.flags.c_contiguous:
             return _bits_to_bfloat16(arr)
+    elif np_dtype == _F16:
+        if arr.dtype == _F64:  # (PyTorch's cast goes through float32: two roundings)
+            arr = arr.astype(_F32)
     elif np_dtype.name == "float8_e4m3fn" and arr.dtype.kind == "f":
         arr = xp.clip(arr, -448.0, 448.0)
     return arr.astype(np_dtype)

@@ -470,7 +470,7 @@ class Op:
         """The plan of a node whose output or first input is complex or bfloat16."""
         if dtype._category == 3 or a.__class__ is Tensor and a._dtype._category == 3:
             return self.complex_plan(bits, n)
-        return bfloat16.plan(self, bits, n)
+        return bfloat16.plan(self, bits, n, dtype)
 
     def _classify(self, n: str, i: int) -> tuple[str, Any]:
         if n == "ans":
@@ -603,7 +603,7 @@ class Op:
             # bfloat16 inputs in float32, the results rounded back (autograd/bfloat16.py)
             rounds = None
             if _BF16_LIVE[0] and self.widens:
-                rounds = bfloat16.widen(arrays, self.name)
+                rounds = bfloat16.widen(arrays, self.name, self.forward)
                 if params:
                     params, rounds = bfloat16.widen_params(params, rounds, self.name)
             try:
@@ -898,7 +898,7 @@ class Op:
             elif target._category == 3 and self.complex is None:  # a function of reals only
                 raise _dtypes.not_implemented(self.name, target)
         return [
-            (a._data if a._dtype is target else a._data.astype(target.np))
+            (a._data if a._dtype is target else bfloat16.cast(a._data, target))
             if isinstance(a, Tensor)
             # a Python int wraps into an integer dtype, as PyTorch's does (uint8 + -1)
             else xp.asarray(a).astype(target.np)
@@ -985,7 +985,7 @@ class Op:
             elif any(r._dtype._keep_lane == 4 for r in results) or any(
                 isinstance(a, Tensor) and a._dtype._keep_lane == 4 for a in args
             ):
-                node._plan = bfloat16.plan(self, grad_bits(args), len(args))
+                node._plan = bfloat16.plan(self, grad_bits(args), len(args), results[0]._dtype)
             for nr, r in enumerate(results):
                 if r._dtype._category >= 2:
                     r._requires_grad = True

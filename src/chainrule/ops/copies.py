@@ -32,10 +32,11 @@ clone = defop(
 
 def _to_dtype(x, dtype=None, memory_format=None):
     """x cast to dtype (laid out as x is, or in memory_format)"""
-    if dtype._keep_lane == 4:  # (a reduced float: bfloat16, float8)
-        if _backend.device_type(x) != "cpu":
+    if dtype._keep_lane == 4:  # (a reduced float: bfloat16, float8; float16)
+        if dtype._reduced and _backend.device_type(x) != "cpu":
             raise _backend.no_bfloat16(_backend.device_type(x), dtype.name)
-        cast = bfloat16.into(x, dtype.np)  # (PyTorch's cast: float8_e4m3fn saturates)
+        cast = bfloat16.into(x, dtype.np)  # (PyTorch's casts: float8_e4m3fn saturates,
+        # float64 goes to float16 through float32)
         return cast if memory_format is None else _memory_format.laid_out(cast, memory_format)
     if memory_format is None:
         return x.astype(dtype.np)
@@ -138,8 +139,8 @@ def _copy_from(dst, src):
     if src.dtype.kind == "c" and dst.dtype.kind != "c":
         src = real_values(src, dst.dtype)
     if (
-        dst.dtype in _backend.REDUCED and src.dtype != dst.dtype
-    ):  # (PyTorch's cast of a reduced float)
+        bfloat16.computes_wide(dst.dtype) and src.dtype != dst.dtype
+    ):  # (PyTorch's cast into a reduced float or float16)
         src = bfloat16.into(src, dst.dtype)
     return xp.array(xp.broadcast_to(src, dst.shape), dtype=dst.dtype)
 
