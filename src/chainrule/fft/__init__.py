@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy
+
 from .. import _dtypes
 from .._backend import xp
 from .._creation import _check_device, _check_requires_grad
@@ -178,7 +180,8 @@ def _written(
     def compute(_: Tensor) -> Tensor:
         return result()
 
-    return write_out(op, composite_out(compute) if composite else compute, (input,), {}, out)
+    function = composite_out(compute) if composite else compute
+    return write_out(op, function, (input,), {}, out, exact=composite)
 
 
 # ----- the three kinds of transform -------------------------------------------------------------
@@ -190,6 +193,7 @@ def _c2c(name, x, shape, dims, norm, forward, out) -> Tensor:
         return spectral.fft_c2c(y, dim=tuple(dims), norm=_norm(norm, forward), forward=forward)
 
     composite = name == "ifft" and x._dtype._category != 3  # (PyTorch's ifft of a real input)
+    name = "fftn" if name == "ifftn" else name  # (PyTorch's out= message names fftn for both)
     return _written(name, "complex", result, x, out, composite=composite)
 
 
@@ -350,10 +354,11 @@ def hfftn(
     """The transform of a Hermitian signal given by its half over the last dim: real."""
     x = _tensor("hfftn", input)
     shape, dims, last = _c2r_shape_and_dims("hfftn", x, s, dim)
+    z = _promote(x, True)
     scale = _norm(norm, True)
 
     def result():
-        y = _resize(_promote(x, True), dims, shape)
+        y = _resize(z, dims, shape)
         if len(dims) > 1:
             y = spectral.fft_c2c(y, dim=tuple(dims[:-1]), norm=scale, forward=True)
         y = complex_parts.conj_physical(y)
@@ -371,14 +376,15 @@ def ihfftn(
     shape, dims = _shape_and_dims(x, s, dim)
     if not dims:
         raise RuntimeError("ihfftn must transform at least one axis")
+    z = _promote(x, False)
+    scale = _norm(norm, False)
     if x._dtype._category == 3:
         raise RuntimeError(
             f"Only supports floating-point dtypes, but found: {x._dtype.scalar_name}"
         )
-    scale = _norm(norm, False)
 
     def result():
-        y = _resize(_promote(x, False), dims, shape)
+        y = _resize(z, dims, shape)
         y = spectral.fft_r2c(y, dim=(dims[-1],), norm=scale, onesided=True)
         y = complex_parts.conj_physical(y)
         if len(dims) > 1:
@@ -393,6 +399,8 @@ def _two(fn, name):
         input: Tensor, s: Dims = None, dim: Dims = (-2, -1), norm: str | None = None, *,
         out: Tensor | None = None,
     ) -> Tensor:  # fmt: skip
+        if dim is None:
+            raise TypeError(f"fft_{name}(): argument 'dim' must be tuple of ints, not NoneType")
         return fn(input, s, dim, norm, out=out)
 
     two.__name__ = two.__qualname__ = name
@@ -414,6 +422,8 @@ ihfft2 = _two(ihfftn, "ihfft2")
 def _frequencies(name, k, n, d, out, dtype, device, requires_grad) -> Tensor:
     """k / (n·d) in dtype (the sample counts k, then one product, as PyTorch computes it)."""
     _check_device(device)
+    if isinstance(k, int):  # (a negative count of samples)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {k}: [{k}]")
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     if out is not None:
         dt = out._dtype
@@ -421,7 +431,9 @@ def _frequencies(name, k, n, d, out, dtype, device, requires_grad) -> Tensor:
         raise NotImplementedError(f"\"arange_cpu\" not implemented for '{dt.scalar_name}'")
     if dt._category != 2:
         raise RuntimeError(f"{name} requires a floating point or complex dtype")
-    values = k.astype(dt.np) * xp.asarray(1.0 / (n * d), dtype=dt.np)
+    with numpy.errstate(divide="ignore", invalid="ignore"):  # (d = 0: infinities, as PyTorch)
+        step = numpy.float64(1.0) / (numpy.float64(n) * numpy.float64(d))
+        values = k.astype(dt.np) * xp.asarray(step, dtype=dt.np)
     result = _check_requires_grad(_make(values, dt), requires_grad)
     if out is None:
         return result
@@ -436,7 +448,7 @@ def fftfreq(
     """The sample frequencies of an n-point transform, samples d apart: [0, 1, ..., ⌈n/2⌉-1,
     -⌊n/2⌋, ..., -1] / (n d)."""
     n = int(n)
-    k = xp.concatenate([xp.arange((n + 1) // 2), xp.arange(-(n // 2), 0)])
+    k = xp.concatenate([xp.arange((n + 1) // 2), xp.arange(-(n // 2), 0)]) if n >= 0 else n
     return _frequencies("fftfreq", k, n, d, out, dtype, device, requires_grad)
 
 
@@ -447,7 +459,9 @@ def rfftfreq(
 ) -> Tensor:  # fmt: skip
     """The sample frequencies of rfft's n//2 + 1 bins: [0, 1, ..., n//2] / (n d)."""
     n = int(n)
-    return _frequencies("rfftfreq", xp.arange(n // 2 + 1), n, d, out, dtype, device, requires_grad)
+    bins = int(n / 2) + 1  # (n // 2 rounded toward zero, as C++ divides)
+    k = xp.arange(bins) if bins >= 0 else bins
+    return _frequencies("rfftfreq", k, n, d, out, dtype, device, requires_grad)
 
 
 def _shifted(name: str, input: Tensor, dim: Dims, half: Any) -> Tensor:

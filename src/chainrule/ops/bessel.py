@@ -18,7 +18,7 @@ import math
 
 from .._backend import xp
 from ..autograd.recording import defop
-from . import special, unary
+from . import special
 
 # ----- evaluation helpers -------------------------------------------------------------------
 
@@ -554,7 +554,7 @@ def _airy_ai(x):
 def _no_grad_op(name: str, forward, doc: str | None = None):
     # (complex input: PyTorch's error names its CPU kernel, "bessel_j0_cpu")
     kernel = name.removeprefix("special_") + "_cpu"
-    return defop(name, forward, dtypes=unary.real_only(kernel), vjp=None, doc=doc)
+    return defop(name, forward, dtypes=special.double_kernels(kernel), vjp=None, doc=doc)
 
 
 bessel_j0 = _no_grad_op("special_bessel_j0", _j0)

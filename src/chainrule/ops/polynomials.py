@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from ..autograd.recording import defop
-from . import unary
+from . import special
 
 
 def _recurrence(x, n, p0, p1, step):
@@ -166,7 +166,7 @@ def _in_dtype(kernel):
 
 def _polynomial(name: str, kernel) -> object:
     # (complex input: PyTorch's error names its CPU kernel, "hermite_polynomial_h_cpu")
-    rule = unary.real_only(name.removeprefix("special_") + "_cpu")
+    rule = special.double_kernels(name.removeprefix("special_") + "_cpu")
     return defop(name, _in_dtype(kernel), args=("x", "n"), dtypes=rule, vjp=(None, None))
 
 

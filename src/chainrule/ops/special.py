@@ -11,9 +11,27 @@ from __future__ import annotations
 import functools
 import math
 
+from .. import _dtypes
 from .._backend import clip_ufunc, ndarray, xp
+from .._promotion import result_type
 from ..autograd.recording import array_of, defop, floating_only
 from . import logical, unary
+
+
+def double_kernels(kernel: str):
+    """A dtype rule for a function PyTorch's CPU build computes in float32 and float64 only:
+    the default float dtype for integers and bools, and PyTorch's NotImplementedError for
+    a complex, half or bfloat16 result type (``"erfcx_cpu" not implemented for 'Half'``)."""
+    real = unary.real_only(kernel)
+
+    def rule(args, params):
+        dtype = result_type(args)
+        if dtype in (_dtypes.float16, _dtypes.bfloat16):
+            raise _dtypes.not_implemented(kernel, dtype)
+        return real(args, params)
+
+    return rule
+
 
 # ----- the error function -----------------------------------------------------------------
 #
@@ -441,19 +459,20 @@ erfc = defop(
 
 
 def _logit(x, eps=None):
-    """ln(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given"""
-    if eps is not None:
-        clipped = xp.clip(x, eps, 1 - eps)
-        # (a bfloat16 x: ml_dtypes clips to float32, rounded back here)
-        x = clipped if clipped.dtype == x.dtype else clipped.astype(x.dtype)
+    """ln(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps >= 0 is given (below eps
+    it is eps, else above 1 - eps it is 1 - eps: PyTorch's order where eps > 1/2)"""
+    if eps is not None and eps >= 0:
+        lo, hi = xp.asarray(eps, dtype=x.dtype), xp.asarray(1 - eps, dtype=x.dtype)
+        x = xp.where(x < lo, lo, xp.where(x > hi, hi, x))
     return xp.log(x / (1 - x))
 
 
 def _logit_vjp(g, x, eps):
     """d/dx ln(x / (1 - x)) = 1 / (x (1 - x)); 0 outside [eps, 1 - eps] (nan outside [0, 1]
-    without eps), as PyTorch"""
+    without eps or with a negative one), as PyTorch"""
     inside = g / (x * (1 - x))
-    lo, hi, outside = (0.0, 1.0, math.nan) if eps is None else (eps, 1 - eps, 0.0)
+    clamped = eps is not None and eps >= 0
+    lo, hi, outside = (eps, 1 - eps, 0.0) if clamped else (0.0, 1.0, math.nan)
     return logical.select(logical.logical_or(x < lo, x > hi), outside, inside)
 
 
@@ -499,6 +518,14 @@ def _lgamma(x):
     out = xp.full(x64.shape, xp.inf)
     ok = ~_poles(x64) & xp.isfinite(x64)
     out[ok] = _lgamma_elementwise(x64[ok]).astype(xp.float64)
+    near = ok & (xp.abs(x64 - 1.5) < 1.0)  # (around its zeros at 1 and 2, math.lgamma loses digits)
+    if near.any():
+        from .zeta_gamma import _lgam1p  # (zeta_gamma builds on this module)
+
+        t = x64[near]
+        below = t < 1.5
+        a = xp.where(below, t - 1.0, t - 2.0)  # lgamma(2 + a) = ln(1 + a) + lgamma(1 + a)
+        out[near] = _lgam1p(a) + xp.where(below, 0.0, xp.log1p(a))
     out[xp.isnan(x64)] = xp.nan
     return out.astype(x.dtype)
 
@@ -554,12 +581,28 @@ def _polygamma64(n: int, x):
             coef = b * math.factorial(2 * k + n - 1) / math.factorial(2 * k)
             tail = tail + coef / z ** (2 * k + n)
         out = sign_fact * acc + (-1.0) ** (n + 1) * tail
+    far = (steps >= 10000) & xp.isfinite(x)
+    if far.any():  # far below 0: the reflection of ψ⁽ⁿ⁾(1 - x), its recurrence short
+        out[far] = _polygamma_reflected(n, x[far])
     out = xp.where(_poles(x), xp.inf if n % 2 else -xp.inf, out)
     # at ±inf, PyTorch's values: ψ⁽¹⁾(inf) = 0 and ψ⁽¹⁾(-inf) = nan; for n >= 2, nan at inf
     # and (-1)^(n+1) inf at -inf
     out = xp.where(x == xp.inf, 0.0 if n == 1 else xp.nan, out)
-    out = xp.where(x == -xp.inf, xp.nan if n == 1 else (-1.0) ** (n + 1) * xp.inf, out)
-    return xp.where(steps >= 10000, xp.nan, out)
+    return xp.where(x == -xp.inf, xp.nan if n == 1 else (-1.0) ** (n + 1) * xp.inf, out)
+
+
+def _polygamma_reflected(n: int, x):
+    """ψ⁽ⁿ⁾(x) = (-1)^(n+1) [(-1)^n π dⁿ/dxⁿ cot(πx) - ψ⁽ⁿ⁾(1 - x)] for x < 0, the n-th
+    derivative of cot(πx) a polynomial in c = cot(πx): each derivative maps p(c) to
+    -π (1 + c²) p'(c)."""
+    poly = xp.polynomial.Polynomial([0.0, 1.0])  # cot itself, in c
+    for _ in range(n):
+        poly = -math.pi * xp.polynomial.Polynomial([1.0, 0.0, 1.0]) * poly.deriv()
+    with xp.errstate(all="ignore"):
+        c = 1.0 / xp.tan(math.pi * (x - xp.round(x)))  # (cot has period 1: reduced first)
+        cot_n = poly(c)
+    sign = (-1.0) ** (n + 1)
+    return sign * ((-1.0) ** n * math.pi * cot_n - _polygamma64(n, 1.0 - x))
 
 
 def _polygamma(x, n=1):
@@ -691,14 +734,15 @@ def _i1e(x):
 
 
 def _i1_vjp(g, x, ans):
-    """d/dx I1(x) = I0(x) - I1(x)/x, 1/2 at x = 0"""
-    zero = x == 0
+    """d/dx I1(x) = I0(x) - I1(x)/x, 1/2 at x = 0 (and below 1e-150, where I1(x)/x underflows)"""
+    zero = logical.logical_or(x == 0, unary.abs(x) < 1e-150)  # (1e-150 is 0 in float32)
     return g * logical.select(zero, 0.5, i0(x) - ans / logical.select(zero, 1.0, x))
 
 
 def _i1e_vjp(g, x, ans):
-    """d/dx e^-|x| I1(x) = e^-|x| I0(x) - (sgn x + 1/x) e^-|x| I1(x), 1/2 at x = 0"""
-    zero = x == 0
+    """d/dx e^-|x| I1(x) = e^-|x| I0(x) - (sgn x + 1/x) e^-|x| I1(x), 1/2 at x = 0 (and
+    below 1e-150, where I1(x)/x underflows)"""
+    zero = logical.logical_or(x == 0, unary.abs(x) < 1e-150)  # (1e-150 is 0 in float32)
     return g * logical.select(
         zero, 0.5, i0e(x) - ans * (unary.sign(x) + 1 / logical.select(zero, 1.0, x))
     )
@@ -926,7 +970,7 @@ def _erfcx(x):
 erfcx = defop(
     "special_erfcx",
     _erfcx,
-    dtypes=unary.real_only("erfcx_cpu"),
+    dtypes=double_kernels("erfcx_cpu"),
     vjp=lambda g, x, ans: (
         g * (2 * x * ans - unary._TWO_OVER_SQRT_PI)
     ),  # d/dx erfcx(x) = 2x erfcx(x) - 2/√π
@@ -952,7 +996,7 @@ def _log_ndtr_grad(g, x, ans):
 log_ndtr = defop(
     "special_log_ndtr",
     _log_ndtr,
-    dtypes=unary.real_only("log_ndtr_cpu"),
+    dtypes=double_kernels("log_ndtr_cpu"),
     vjp=_log_ndtr_grad,
     jvp=_log_ndtr_grad,
 )
@@ -1050,7 +1094,7 @@ def _ndtri(p):
 ndtri = defop(
     "special_ndtri",
     _ndtri,
-    dtypes=unary.real_only("ndtri_cpu"),
+    dtypes=double_kernels("ndtri_cpu"),
     vjp=lambda g, ans: g * (unary.exp(ans * ans / 2) * math.sqrt(2 * math.pi)),  # 1/φ(ans)
     jvp=lambda t, ans: t * (unary.exp(ans * ans / 2) * math.sqrt(2 * math.pi)),  # as the VJP
 )

@@ -569,10 +569,11 @@ def _sinc(x):
 
 
 def _sinc_vjp(g, x):
-    """d/dx sin(πx)/(πx) = (πx cos(πx) - sin(πx)) / (πx²), 0 at x = 0
+    """d/dx sin(πx)/(πx) = (πx cos(πx) - sin(πx)) / (πx²), 0 at x = 0 (and below 1e-100,
+    where πx² underflows: the true value -π²x/3 is below any float there)
 
     (x = 1 stands in at x = 0, so no 0/0 reaches a higher derivative.)"""
-    zero = x == 0
+    zero = logical.logical_or(x == 0, abs(x) < 1e-100)  # (1e-100 is 0 in float32)
     safe = logical.select(zero, 1.0, x)
     px = safe * math.pi
     return logical.select(zero, 0.0, g * ((px * cos(px) - sin(px)) / (px * safe)))

@@ -104,7 +104,7 @@ zeta = defop(
     "special_zeta",
     _zeta,
     args=("x", "q"),
-    dtypes=unary.real_only("zeta_cpu"),
+    dtypes=special.double_kernels("zeta_cpu"),
     node=_zeta_node,
     vjp=(
         _torch_no_derivative("zeta"),
@@ -131,7 +131,8 @@ def _lgam1p(a):
     for k in range(len(_ZETA_K) + 1, 1, -1):  # from the smallest term
         acc = acc * s + (-1.0) ** k * (_ZETA_K[k - 2] + 1.0) / k
     taylor = (acc * s - _EULER) * s
-    return xp.where(small, taylor, special._lgamma(1.0 + a))
+    rest = special._lgamma(1.0 + xp.where(small, 2.0, a))  # (2.0: a placeholder, unused)
+    return xp.where(small, taylor, rest)
 
 
 def _log1pmx(t):
@@ -246,6 +247,30 @@ def _q_series(a, x):
         return head - xp.exp(a * logx - special._lgamma(a)) * total
 
 
+_TEMME_A = 1e8  # (above it the series and fraction need too many terms; Temme's two are exact)
+
+
+def _igamma_temme(a, x):
+    """(P, Q) for large a by Temme's uniform expansion: Q = erfc(η √(a/2))/2 + R, P = 1 - Q
+    (the erfc of -η for P), R = e^(-aη²/2)/√(2πa) (C0(η) + C1(η)/a), λ = x/a,
+    η = sign(λ - 1) √(2(λ - 1 - ln λ)); the error, O(1/a²), is below double precision."""
+    with xp.errstate(all="ignore"):
+        d = x / a - 1.0
+        eta = xp.sign(d) * xp.sqrt(-2.0 * _log1pmx(d))
+        small = xp.abs(eta) < 1e-3
+        e = xp.where(small, 1.0, eta)
+        dd = xp.where(small, 1.0, d)
+        c0 = xp.where(small, -1 / 3 + eta / 12 - 2 * eta**2 / 135 + eta**3 / 864, 1 / dd - 1 / e)
+        c1 = xp.where(
+            small,
+            -1 / 540 - eta / 288 + eta**2 / 378,
+            1 / e**3 - 1 / dd**3 - 1 / dd**2 - 1 / (12 * dd),
+        )
+        r = xp.exp(-a * eta * eta / 2) / xp.sqrt(2 * math.pi * a) * (c0 + c1 / a)
+        root = eta * xp.sqrt(a / 2)
+        return special._erfc64(-root) / 2 - r, special._erfc64(root) / 2 + r
+
+
 def _igamma_pq(a, x):
     """(P(a, x), Q(a, x)) in float64, each computed where it is the accurate one."""
     a, x = xp.broadcast_arrays(_f64(a), _f64(x))
@@ -257,9 +282,15 @@ def _igamma_pq(a, x):
     qq = xp.empty(aa.shape)
     # P by its series where x <= max(1, a) (Q = 1 - P); elsewhere Q by its continued
     # fraction (x > 1.1) or its small-x series, and P = 1 - Q
-    use_p = (xx <= 1.0) | (xx <= aa)
-    small_x_q = ~use_p & (xx <= 1.1)
-    cf = ~use_p & ~small_x_q
+    temme = aa > _TEMME_A
+    with xp.errstate(all="ignore"):  # x^a e^-x / Γ(a) below the smallest double: Q is 0
+        gone = ~temme & (xx > aa) & (aa * xp.log(xx) - xx - special._lgamma(aa) < -800)
+    use_p = ~temme & ~gone & ((xx <= 1.0) | (xx <= aa))
+    small_x_q = ~temme & ~gone & ~use_p & (xx <= 1.1)
+    cf = ~temme & ~gone & ~use_p & ~small_x_q
+    if temme.any():
+        pp[temme], qq[temme] = _igamma_temme(aa[temme], xx[temme])
+    pp[gone], qq[gone] = 1.0, 0.0
     if use_p.any():
         pp[use_p] = _p_series(aa[use_p], xx[use_p])
         qq[use_p] = 1.0 - pp[use_p]
@@ -278,13 +309,16 @@ def _igamma_pq(a, x):
         pp[cf] = 1.0 - qq[cf]
     p[regular] = pp
     q[regular] = qq
-    # PyTorch's special values (nan for a < 0 or x < 0)
-    ok = (a >= 0) & (x >= 0)
-    for where, pv, qv in (
-        (ok & (x == 0) & (a > 0), 0.0, 1.0),
-        (ok & (a == 0) & (x > 0), 1.0, 0.0),
-        (ok & xp.isinf(a) & xp.isfinite(x) & (x > 0), 0.0, 1.0),
-        (ok & xp.isinf(x) & xp.isfinite(a) & (a > 0), 1.0, 0.0),
+    # PyTorch's special values, its tests in its order (so a nan a with x = 0 gives P = 0)
+    nan = xp.nan
+    for where, pv, qv in reversed(
+        (
+            ((x < 0) | (a < 0), nan, nan),
+            (a == 0, xp.where(x > 0, 1.0, nan), xp.where(x > 0, 0.0, nan)),
+            (x == 0, 0.0, 1.0),
+            (xp.isinf(a), xp.where(xp.isinf(x), nan, 0.0), xp.where(xp.isinf(x), nan, 1.0)),
+            (xp.isinf(x), 1.0, 0.0),
+        )
     ):
         p = xp.where(where, pv, p)
         q = xp.where(where, qv, q)

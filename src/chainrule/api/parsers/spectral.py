@@ -35,8 +35,15 @@ def _flag(value: Any) -> str:
     return "None" if value is None else str(int(value))
 
 
+def _type_text(x: Tensor) -> str:
+    """A tensor's type as PyTorch's messages print it (complex dtypes have no legacy name)."""
+    if x.dtype.is_complex:
+        return f"CPU{x.dtype.scalar_name}Type"
+    return x.dtype.legacy_type
+
+
 def _window_text(window: Tensor | None) -> str:
-    return "None" if window is None else f"{window.dtype.legacy_type}{{{list(window.shape)}}}"
+    return "None" if window is None else f"{_type_text(window)}{{{list(window.shape)}}}"
 
 
 def _centred(window: Tensor | None, win_length: int, n_fft: int, like: Tensor) -> Tensor | None:
@@ -108,7 +115,7 @@ def stft(
     if not given:
         return_complex = x.dtype.is_complex or complex_window
     repr_ = (
-        f"stft({x.dtype.legacy_type}{shape}, n_fft={n_fft}, hop_length={hop}, "
+        f"stft({_type_text(x)}{shape}, n_fft={n_fft}, hop_length={hop}, "
         f"win_length={win}, window={_window_text(window)}, normalized={int(bool(normalized))}, "
         f"onesided={_flag(onesided)}, return_complex={_flag(return_complex if given else None)}, "
         f"align_to_window={_flag(align_to_window)}) "
@@ -160,6 +167,8 @@ def stft(
     w = _centred(window, win, n_fft, x)
     if w is not None:
         frames = frames * w
+    if frames.dtype.itemsize == 2:  # (half precision frames: no FFT kernel in PyTorch's CPU build)
+        raise RuntimeError(f"MKL FFT doesn't support tensors of type: {frames.dtype.scalar_name}")
     complex_fft = frames.dtype.is_complex
     onesided = not complex_fft if onesided is None else bool(onesided)
     norm = "by_root_n" if normalized else "none"
