@@ -471,12 +471,25 @@ def _filled(fill: Any, size: Any, dtype: DType | None, requires_grad: bool, fn: 
     if _meta.making[0]:  # on the meta device: the shape and dtype only
         arr = _meta.meta_array(_size(size, fn), dt.np)
         return _check_requires_grad(_make(arr, dt), requires_grad)
-    if fill.__class__ is int and (fill == 0 or fill == 1):  # zeros, ones: no overflow
-        arr = (xp.zeros if fill == 0 else xp.ones)(_size(size, fn), dtype=dt.np)
-    else:
-        with xp.errstate(over="ignore"):  # beyond float16's range: inf, as in PyTorch
-            arr = xp.full(_size(size, fn), fill, dtype=dt.np)
+    try:
+        if fill.__class__ is int and (fill == 0 or fill == 1):  # zeros, ones: no overflow
+            arr = (xp.zeros if fill == 0 else xp.ones)(_size(size, fn), dtype=dt.np)
+        else:
+            with xp.errstate(over="ignore"):  # beyond float16's range: inf, as in PyTorch
+                arr = xp.full(_size(size, fn), fill, dtype=dt.np)
+    except ValueError:
+        raise _negative_size(_size(size, fn), fn) from None
     return _check_requires_grad(_make(arr, dt), requires_grad)
+
+
+def _negative_size(shape: tuple, fn: str) -> Exception:
+    """PyTorch's error for a size with a negative dim (zeros words its own)."""
+    bad = [s for s in shape if s < 0]
+    if not bad:
+        return ValueError(f"{fn}(): invalid size {list(shape)}")
+    if fn == "zeros":
+        return RuntimeError("zeros: Dimension size must be non-negative.")
+    return RuntimeError(f"Trying to create tensor with negative dimension {bad[0]}: {list(shape)}")
 
 
 @writes_out
@@ -636,7 +649,11 @@ def eye(
     """The n×m identity matrix."""
     _check_device(device)
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
-    arr = xp.eye(n, n if m is None else m, dtype=dt.np)
+    try:
+        arr = xp.eye(n, n if m is None else m, dtype=dt.np)
+    except ValueError:
+        name, k = ("n", n) if n < 0 else ("m", m)
+        raise RuntimeError(f"{name} must be greater or equal to 0, got {k}") from None
     return _check_requires_grad(_make(arr, dt), requires_grad)
 
 

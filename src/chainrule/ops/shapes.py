@@ -96,14 +96,23 @@ def infer_shape(shape, numel: int) -> tuple:
             if s != -1:
                 known *= s
         if known == 0 or numel % known:
-            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+            raise _invalid_shape(shape, numel)
         shape = tuple(numel // known if s == -1 else s for s in shape)
     n = 1
     for s in shape:
         n *= s
     if n != numel:
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        raise _invalid_shape(shape, numel)
     return shape
+
+
+def _invalid_shape(shape: tuple, numel: int) -> RuntimeError:
+    """PyTorch's error for a shape that does not fit numel elements (a size below -1 is
+    named first)."""
+    for i, s in enumerate(shape):
+        if s < -1:
+            return RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
+    return RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
 
 
 def _sum_to(x, shape=()):
@@ -406,7 +415,7 @@ piece = defop(
 def _refuse_inplace(params: dict) -> str:
     """PyTorch's refusal to modify in place a view that shares its node with other views."""
     return (
-        f"Output {params['output']} of {params['kind']}Backward0 is a view and is being "
+        f"Output {params['output']} of {params['kind']} is a view and is being "
         "modified inplace. This view is the output of a function that returns multiple views. "
         "Such functions do not allow the output views to be modified inplace. You should "
         "replace the inplace operation by an out-of-place one."

@@ -8,6 +8,7 @@ import math
 import warnings
 from collections.abc import Sequence
 
+from ..._dtypes import type_meta_name
 from ..._tensor import Tensor
 from ...autograd import recording
 from ...ops import convolution as conv_ops
@@ -164,14 +165,18 @@ def _check_zero_dilation(input: Tensor, params: dict) -> None:
 
 def _check_dtypes(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
     if bias is not None and bias.dtype is not input.dtype:
-        raise RuntimeError(
-            f"Input type ({input.dtype.c_name}) and bias type ({bias.dtype.c_name}) should be "
-            "the same"
-        )
+        names = type_meta_name(input.dtype), type_meta_name(bias.dtype)
+        raise RuntimeError(f"Input type ({names[0]}) and bias type ({names[1]}) should be the same")
 
 
 def _check_weight_dtype(input: Tensor, weight: Tensor) -> None:
     if weight.dtype is not input.dtype:
+        if input.dtype.name in ("float16", "bfloat16"):  # (PyTorch's oneDNN path's words)
+            name = "CPUBFloat16Type" if input.dtype.name == "bfloat16" else "torch.HalfTensor"
+            raise RuntimeError(
+                f"Input type ({name}) and weight type ({weight.dtype.legacy_type}) should be "
+                "the same or input should be a MKLDNN tensor and weight is a dense tensor"
+            )
         raise RuntimeError(
             f"expected scalar type {input.dtype.scalar_name} but found {weight.dtype.scalar_name}"
         )
@@ -196,7 +201,6 @@ def convolution(
         from ...amp import policy
 
         input, weight, bias = policy.cast_early("convolution", input, weight, bias)
-    _check_dtypes(input, weight, bias)
     dim = weight.ndim - 2
     if dim <= 0:
         raise RuntimeError("weight should have at least three dimensions")
@@ -263,6 +267,8 @@ def _conv(
         else:
             raise RuntimeError(f"Invalid padding string: '{padding}'")
     padding = _spread(padding, spatial)
+    if recording.AUTOCAST[0] is None:  # (F.convNd checks bias first; autocast casts it)
+        _check_dtypes(input, weight, bias)
     y = convolution(input, weight, bias, stride, padding, dilation, False, 0, groups)
     return _unbatch(y, batched)
 

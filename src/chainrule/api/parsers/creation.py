@@ -51,9 +51,14 @@ def new_zeros(
     pin_memory: bool = False,
 ) -> Tensor:
     """Zeros of the given size, in self's dtype unless given."""
-    return _creation.zeros(
-        *size, dtype=_dt(self, dtype), device=_dev(self, device), requires_grad=requires_grad
-    )
+    try:
+        return _creation.zeros(
+            *size, dtype=_dt(self, dtype), device=_dev(self, device), requires_grad=requires_grad
+        )
+    except RuntimeError as exc:  # (torch.zeros words a negative size its own way)
+        if not str(exc).startswith("zeros: "):
+            raise
+        raise _creation._negative_size(_creation._size(size, "new_zeros"), "new_zeros") from None
 
 
 def new_ones(

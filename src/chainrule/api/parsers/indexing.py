@@ -22,7 +22,7 @@ from ...autograd.inplace import view_scatter
 from ...autograd.views import view_record
 from ...ops import arithmetic, complex_parts, gather_scatter, indexing, shapes
 from ..args import tensor_arg
-from .shapes import _dim, _tensor_list, cat, unsqueeze
+from .shapes import _dim, _tensor_list, cat, expanded_shape, unsqueeze
 
 
 def _check_index(input: Tensor, dim: int, index: Any, what: str, src: Any = None) -> tuple:
@@ -35,19 +35,30 @@ def _check_index(input: Tensor, dim: int, index: Any, what: str, src: Any = None
     d = _dim(dim, nd)
     idx = index._data
     if idx.ndim != max(nd, 1) and not (nd == 0 and idx.ndim == 0):
-        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    for k in range(idx.ndim):
-        if k != d and nd and idx.shape[k] > input._data.shape[k]:
+        who = "input" if what == "gather" else "self"
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as {who} tensor")
+    shape = input._data.shape
+    too_big = [k for k in range(idx.ndim) if k != d and nd and idx.shape[k] > shape[k]]
+    if what == "gather":
+        if too_big:
             raise RuntimeError(
-                f"Size does not match at dimension {k} expected index {list(idx.shape)} to be "
-                f"no larger than self {list(input._data.shape)} apart from dimension {d}"
+                f"Size does not match at dimension {too_big[0]} expected index "
+                f"{list(idx.shape)} to be no larger than self {list(shape)} apart from "
+                f"dimension {d}"
             )
-        if src is not None and isinstance(src, Tensor) and src._data.ndim:
-            if idx.shape[k] > src._data.shape[k]:
-                raise RuntimeError(
-                    f"Size does not match at dimension {k} expected index {list(idx.shape)} to "
-                    f"be no larger than src {list(src._data.shape)}"
-                )
+    else:
+        src_shape = src._data.shape if isinstance(src, Tensor) and src._data.ndim else None
+        if src_shape is not None and any(i > s for i, s in zip(idx.shape, src_shape)):
+            raise RuntimeError(
+                f"Expected index {list(idx.shape)} to be no larger than self {list(shape)} "
+                f"apart from dimension {d} and to be no larger size than src {list(src_shape)}"
+            )
+        if too_big:
+            tail = f" and to be no larger size than src {list(src_shape)}" if src_shape else ""
+            raise RuntimeError(
+                f"Expected index {list(idx.shape)} to be no larger than self {list(shape)} "
+                f"apart from dimension {d}{tail}"
+            )
     size = input._data.shape[d] if nd else 1
     if idx.size:
         bad = idx[(idx < 0) | (idx >= size)]
@@ -100,13 +111,42 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 
 
 def _check_1d_index(index: Any, what: str) -> Tensor:
+    """index as a tensor of at most one dim and an integer dtype, with the error of
+    PyTorch's kernel for ``what`` (each checks and words these in its own way)."""
     if not isinstance(index, Tensor):
         index = tensor_arg(index)
-    if index._dtype.is_floating_point or index._dtype.name == "bool":
-        raise RuntimeError(f"{what}(): Expected dtype int32/int64 for index")
-    if index._data.ndim > 1:
-        raise IndexError(f"{what}(): Index is supposed to be a vector")
+    dt, nd = index._dtype, index._data.ndim
+    if what == "index_fill":
+        if dt.name != "int64":
+            raise IndexError("index_fill_(): Expected dtype int64 for index.")
+        if nd > 1:
+            raise RuntimeError("Index has to be a vector/scalar")
+        return index
+    if nd > 1:
+        _index_not_a_vector(index, what)
+    if what == "index_copy" and dt.name != "int64":
+        raise RuntimeError(
+            f"index_copy_(): Expected a long tensor for index, but got {dt.scalar_name}"
+        )
+    if dt.name not in ("int64", "int32"):
+        if what == "index_add":
+            raise RuntimeError(
+                f"index_add_(): Expected dtype int32/int64 for index but got: {dt.scalar_name}"
+            )
+        raise RuntimeError(f"{what}(): Expected dtype int32 or int64 for index")
     return index
+
+
+def _index_not_a_vector(index: Tensor, what: str) -> None:
+    nd = index._data.ndim
+    if what == "index_copy":
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {nd})")
+    if what == "index_add":
+        raise IndexError(
+            f"index_add_(): Index is supposed to be a vector, but got dim: {nd} with type: "
+            f"{index._dtype.scalar_name} and size: {list(index._data.shape)}"
+        )
+    raise IndexError(f"{what}(): Index is supposed to be a vector")
 
 
 def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> Tensor:
@@ -159,6 +199,8 @@ def index_add(
     size = input._data.shape[d] if nd else 1
     bad = idx[(idx < 0) | (idx >= size)]
     if bad.size:
+        if nd <= 1 or 0 < d < nd - 1:  # (as PyTorch's CPU kernel words it on this path)
+            raise IndexError("index out of range in self")
         raise RuntimeError(
             f"index {int(bad[0])} is out of bounds for dimension {d} with size {size}"
         )
@@ -176,9 +218,11 @@ def _bool_mask(mask: Any, what: str) -> Tensor:
     if mask._dtype.name != "bool":
         if what == "masked_select":
             raise RuntimeError("masked_select: expected BoolTensor for mask")
-        raise RuntimeError(
-            f"{what} only supports boolean masks, but got mask with dtype {mask._dtype.name}"
+        # (masked_fill_ prints the C++ type name, masked_scatter_ PyTorch's own)
+        name = (_dtypes.type_meta_name if what == "masked_fill_" else _dtypes.scalar_name)(
+            mask._dtype
         )
+        raise RuntimeError(f"{what} only supports boolean masks, but got mask with dtype {name}")
     return mask
 
 
@@ -286,12 +330,12 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     """A copy of input with ``source``'s slices written at ``index`` along ``dim``."""
     index = _check_1d_index(index, "index_copy")
     d = _dim(dim, input._data.ndim)
-    idx = _checked_slices(input, d, index, "index_copy")
-    n_src = source._data.shape[d] if source._data.ndim else 1
-    if idx.size != n_src:
-        raise RuntimeError(
-            f"index_copy_(): Number of indices ({idx.size}) should be equal to source.size(dim) "
-            f"({n_src})"
+    idx = index._data.reshape(-1)
+    nd, nd_src = input._data.ndim, source._data.ndim
+    if nd and nd_src and nd != nd_src:
+        raise IndexError(
+            "index_copy_(): When source and destination are not scalars, their dimensionality "
+            f"must match. Source dimensionality ({nd_src}), destination dimensionality ({nd})"
         )
     if source._dtype is not input._dtype and _autocast_promotes(input, source):
         # (inside a CPU autocast, PyTorch's "promote" list: both to the wider dtype)
@@ -303,6 +347,19 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
         raise RuntimeError(
             "index_copy_(): self and source expected to have the same dtype, but got (self) "
             f"{input._dtype.scalar_name} and (source) {source._dtype.scalar_name}"
+        )
+    n_src = source._data.shape[d] if nd_src else 1
+    if idx.size != n_src:
+        raise IndexError(
+            f"index_copy_(): Number of indices ({idx.size}) should be equal to source.size(dim) "
+            f"({n_src})"
+        )
+    size = input._data.shape[d] if nd else 1
+    bad = idx[(idx < 0) | (idx >= size)]
+    if bad.size:  # (index_copy takes no negative index)
+        raise IndexError(
+            f"index_copy_(): index {int(bad[0])} is out of bounds for dimension {d} "
+            f"with size {size}"
         )
     return gather_scatter.index_copy(input, _make(idx, index._dtype), source, dim=d)
 
@@ -752,11 +809,7 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
             _write_region(input, parts, value, scalar)
             return
         if isinstance(value, Tensor) and value._dtype is not input._dtype:
-            raise RuntimeError(
-                "Index put requires the source and destination dtypes match, got "
-                f"{input._dtype.scalar_name} for the destination and "
-                f"{value._dtype.scalar_name} for the source."
-            )
+            value = _other_dtype_value(input, parts, value)
         basic, advanced = _split_key(parts, always=True)
         target = input
         if not _is_whole(basic, input._data.shape):
@@ -765,7 +818,9 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
         _inplace(target, indexing.index_put, (target, value), {"key": _plain(parts)})
     except IndexError as exc:
         error = _index_error(exc, input._data.shape)
-    except ValueError:
+    except (ValueError, TypeError) as exc:
+        if isinstance(exc, TypeError) and not str(exc).startswith("NumPy boolean array"):
+            raise
         raise _shape_mismatch(input, key_given, given) from None
     else:
         return
@@ -776,9 +831,23 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
 
 
 def _shape_mismatch(input: Tensor, key: Any, value: Any) -> RuntimeError:
-    """PyTorch's error for a value that does not broadcast to the region ``key`` selects."""
-    shape = value.shape if isinstance(value, Tensor) else xp.shape(value)
-    return indexing.shape_mismatch(input._data[key].shape, shape)
+    """PyTorch's error for a value that does not broadcast to the region ``key`` selects:
+    for a basic key (a view, which PyTorch copies into), that of expanding the value (its
+    leading size-1 dims dropped) to the region's shape."""
+    shape = tuple(value.shape if isinstance(value, Tensor) else xp.shape(value))
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    region = input._data[key].shape
+    parts = key if isinstance(key, tuple) else (key,)
+    if any(_is_advanced(p) for p in parts):
+        return indexing.shape_mismatch(region, shape)
+    dtype = value._dtype if isinstance(value, Tensor) else input._dtype
+    like = _make(xp.empty(shape, dtype=dtype.np), dtype)
+    try:
+        expanded_shape(like, list(region))
+    except RuntimeError as exc:
+        return exc
+    return indexing.shape_mismatch(region, shape)
 
 
 def _region(input: Tensor, key: tuple) -> Tensor:
@@ -791,15 +860,28 @@ def _region(input: Tensor, key: tuple) -> Tensor:
     return region
 
 
+def _other_dtype_value(input: Tensor, parts: tuple, value: Tensor) -> Tensor:
+    """A value of another dtype for an advanced key, as PyTorch takes it: one element under
+    one bool mask is a fill (of input's dtype); else its error for the value's shape, then
+    for the dtype."""
+    advanced = [p for p in parts if _is_advanced(p) and not isinstance(p, bool)]
+    if len(advanced) == 1 and advanced[0].dtype == bool and value._data.size == 1:
+        return value.to(input._dtype)
+    if not _fits(value._data.shape, input._data[_plain(parts)].shape):
+        raise _shape_mismatch(input, _plain(parts), value)
+    raise RuntimeError(
+        "Index put requires the source and destination dtypes match, got "
+        f"{input._dtype.scalar_name} for the destination and "
+        f"{value._dtype.scalar_name} for the source."
+    )
+
+
 def _write_array(input: Tensor, parts: tuple, value: Any) -> None:
     """input[parts] = value on the arrays, with PyTorch's rules and errors; bumps the version."""
+    given = value
     if isinstance(value, Tensor):
         if value._dtype is not input._dtype and any(_is_advanced(p) for p in parts):
-            raise RuntimeError(
-                "Index put requires the source and destination dtypes match, got "
-                f"{input._dtype.scalar_name} for the destination and "
-                f"{value._dtype.scalar_name} for the source."
-            )
+            value = _other_dtype_value(input, parts, value)
         value = value._data
     elif not isinstance(value, (int, float, bool)):
         value = xp.asarray(value)
@@ -811,8 +893,10 @@ def _write_array(input: Tensor, parts: tuple, value: Any) -> None:
             input._data[_plain(basic)][_plain(advanced)] = value
     except IndexError as exc:
         error = _index_error(exc, input._data.shape)
-    except ValueError:
-        raise _shape_mismatch(input, _plain(parts), value) from None
+    except (ValueError, TypeError) as exc:
+        if isinstance(exc, TypeError) and not str(exc).startswith("NumPy boolean array"):
+            raise
+        raise _shape_mismatch(input, _plain(parts), given) from None
     except OverflowError:  # NumPy's for a number an integer dtype cannot hold: PyTorch's
         value = _dtypes.checked_fill(value, input._dtype)  # check (or negatives that wrap)
         _write_array(input, parts, xp.asarray(value, dtype=input._dtype.np))
@@ -836,21 +920,36 @@ def _write_region(input: Tensor, parts: tuple, value: Any, scalar: bool) -> None
                 value = _make(xp.asarray(value, dtype=input._dtype.np), input._dtype)
             _inplace(input, fill_tensor, (input, value), {})  # PyTorch's FillBackward3
         elif isinstance(value, Tensor):
-            input.copy_(value)
+            try:
+                input.copy_(value)
+            except (RuntimeError, ValueError):
+                if not _fits(value._data.shape, input._data.shape):
+                    raise _shape_mismatch(input, _plain(parts), value) from None
+                raise
         else:
             input.fill_(value)
         return
     key = _plain(parts)
     region = indexing.getitem.forward(input._data, key=key)
     if isinstance(value, Tensor) and value._data.ndim > region.ndim:
-        raise RuntimeError(
-            f"expand({value._dtype.scalar_name}Tensor{{{list(value._data.shape)}}}, "
-            f"size={list(region.shape)}): the number of sizes provided "
-            f"({region.ndim}) must be greater or equal to the number of "
-            f"dimensions in the tensor ({value._data.ndim})"
-        )
+        raise _shape_mismatch(input, key, value)
     # one CopySlices node: input with the region replaced by the value
-    _inplace(input, view_scatter, (input, value), {"steps": ((indexing.getitem, {"key": key}),)})
+    try:
+        _inplace(
+            input, view_scatter, (input, value), {"steps": ((indexing.getitem, {"key": key}),)}
+        )
+    except (RuntimeError, ValueError):
+        if isinstance(value, Tensor) and not _fits(value._data.shape, region.shape):
+            raise _shape_mismatch(input, key, value) from None
+        raise
+
+
+def _fits(shape: tuple, region: tuple) -> bool:
+    """Whether a value of ``shape`` broadcasts to ``region`` (a shape)."""
+    try:
+        return numpy.broadcast_shapes(shape, region) == tuple(region)
+    except ValueError:
+        return False
 
 
 def _scatter_method(

@@ -127,7 +127,8 @@ def expanded_shape(input: Tensor, size: list) -> list:
         )
     lead = len(size) - len(shape)
     out = []
-    for k, want in enumerate(size):
+    for k in reversed(range(len(size))):  # (PyTorch matches the dims from the last one)
+        want = size[k]
         n = shape[k - lead] if k >= lead else None
         if want == -1 and n is None:
             raise RuntimeError(
@@ -148,7 +149,7 @@ def expanded_shape(input: Tensor, size: list) -> list:
                 f"{shape}"
             )
         out.append(want)
-    return out
+    return out[::-1]
 
 
 def _dim(dim: int, ndim: int) -> int:

@@ -97,6 +97,29 @@ def _same_dtype(args, params):
     return da or db
 
 
+def _matmul_dtype(args, params):
+    """matmul's dtype check, worded as the product PyTorch reduces it to: a matrix-vector
+    product (addmv), a batched one (bmm), else a matrix product (mm)."""
+    a, b = args
+    da, db = getattr(a, "dtype", None), getattr(b, "dtype", None)
+    if da is None or db is None or da is db:
+        return da or db
+    if b.ndim == 1 and a.ndim >= 2:
+        x, m = _dtypes.scalar_name(db), _dtypes.scalar_name(da)
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {x}, {m}, and {x}"
+        )
+    if b.ndim >= 3:
+        try:  # (batches that do not broadcast: the product's shape error comes first)
+            xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        except ValueError:
+            return da
+        raise RuntimeError(
+            f"expected scalar type {_dtypes.scalar_name(da)} but found {_dtypes.scalar_name(db)}"
+        )
+    return _same_dtype(args, params)
+
+
 def _matmul(a, b):
     """a @ b, with NumPy's (and PyTorch's) rules for 1-D and batched operands"""
     if (
@@ -177,7 +200,7 @@ matmul = defop(
     _matmul,
     args=("a", "b"),
     node=_matmul_node,
-    dtypes=_same_dtype,
+    dtypes=_matmul_dtype,
     vjp=_MATMUL_VJPS,
     jvp=(
         lambda t, b: matmul(t, b),  # d(AB) = dA B
