@@ -10,6 +10,7 @@ tangents are recorded is in ``chainrule/autograd/``.
 from __future__ import annotations
 
 import copy
+import numbers
 import warnings
 import weakref
 from collections.abc import Callable, Iterator
@@ -418,6 +419,10 @@ class Tensor:
             raise RuntimeError("requires_grad must be a bool")
         if self._grad_fn is not None and value:  # (requires_grad_(True) lets it pass)
             raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+        if value and self._dtype._category < 2:  # (the setter's words, not requires_grad_'s)
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients"
+            )
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -585,6 +590,12 @@ class Tensor:
 
     @data.setter
     def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            kind = type(value)
+            name = kind.__name__ if kind.__module__ == "builtins" else kind.__qualname__
+            if kind.__module__ == "numpy":
+                name = f"numpy.{name}"
+            raise TypeError(f"Variable data has to be a tensor, but got {name}")
         self._data = value._data
         self._dtype = value._dtype
 
@@ -882,6 +893,11 @@ class Tensor:
         return (self[i] for i in range(self._data.shape[0]))
 
     def __contains__(self, element: Any) -> bool:
+        if not isinstance(element, (Tensor, int, float, complex, bool, numbers.Number)):
+            raise RuntimeError(
+                "Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                f"{type(element)}."
+            )
         value = element._data if isinstance(element, Tensor) else element
         return bool((self._data == value).any())
 

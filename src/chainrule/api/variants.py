@@ -69,23 +69,27 @@ def _written_with_out(self: Tensor, ufunc: Any, other: Any, alpha: Any = None) -
     dtype = self._dtype
     if not dtype._native or _fw_state.level:
         return False
+    if grad_mode._state.enabled:
+        view = self._view  # (a view of a base that requires grad: the general path decides)
+        if (
+            self._requires_grad
+            or view is not None
+            and view[0] is not None
+            and view[0]._requires_grad
+        ):
+            return False
     c = other.__class__
     if isinstance(other, Tensor):
         if other._dtype is not dtype:
             return False
-        if grad_mode._state.enabled and (self._requires_grad or other._requires_grad):
+        if grad_mode._state.enabled and other._requires_grad:
             return False
         other = other._data
         if alpha is not None:
             if alpha.__class__ is not float and alpha.__class__ is not int:
                 return False
             other = alpha * other  # as the out-of-place op scales it (ops/arithmetic._scaled)
-    elif alpha is not None:
-        return False
-    elif c is float or c is int:
-        if grad_mode._state.enabled and self._requires_grad:
-            return False
-    else:
+    elif alpha is not None or c is not float and c is not int:
         return False
     data = self._data
     if not data.flags.writeable:

@@ -76,7 +76,7 @@ def _roots_and_grads(
     if grad_outputs is None:
         grad_outputs = [None] * len(outputs)
     if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"{api} got {len(outputs)} tensors and {len(grad_outputs)} gradients")
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     roots, grads = [], []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         roots.append(_edge(out, i, api))
@@ -285,7 +285,8 @@ def grad(
     capture = dict.fromkeys(keys)
     _capturing.depth += 1  # (a reentrant checkpoint inside refuses: _is_checkpoint_valid)
     try:
-        run_backward(roots, root_grads, retain_graph, create_graph, capture, accumulate=False)
+        if roots:  # (no outputs: every input unused)
+            run_backward(roots, root_grads, retain_graph, create_graph, capture, accumulate=False)
     finally:
         _capturing.depth -= 1
     result = []

@@ -45,6 +45,11 @@ def inplace(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor:
     check_inplace(self)
     if not self._data.flags.writeable:
         raise RuntimeError(_read_only(self._data))
+    view = self._view
+    if view is not None and not self._requires_grad and grad_mode._state.enabled:
+        base = view[0]  # (a view of a base that requires grad, made under no_grad)
+        if base is not None and base._requires_grad:
+            raise RuntimeError(NO_GRAD_VIEW)
     recording = grad_mode._state.enabled and any(
         isinstance(a, Tensor) and a._requires_grad for a in args
     )
@@ -76,6 +81,15 @@ def inplace(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor:
     if tangent is not None:  # forward mode: self now carries the result's tangent
         write_tangent(self, tangent)
     return self
+
+
+NO_GRAD_VIEW = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode "
+    "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+    "clarify your code by moving both the view and the inplace either both inside the "
+    "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+    "want the inplace to be tracked)."
+)
 
 
 def _read_only(arr: Any) -> str:

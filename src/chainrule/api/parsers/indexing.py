@@ -17,8 +17,8 @@ from ..._promotion import as_number
 from ..._tensor import Tensor, _counter, _make, check_inference_write
 from ...autograd import forward_ad, grad_mode
 from ...autograd.entries import slice_entry, view_op_entry
+from ...autograd.inplace import NO_GRAD_VIEW, view_scatter
 from ...autograd.inplace import inplace as _inplace
-from ...autograd.inplace import view_scatter
 from ...autograd.views import view_record
 from ...ops import arithmetic, complex_parts, gather_scatter, indexing, shapes
 from ..args import tensor_arg
@@ -798,6 +798,10 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
     recording = grad_mode._state.enabled and (
         input._requires_grad or isinstance(value, Tensor) and value._requires_grad
     )
+    if grad_mode._state.enabled and not input._requires_grad and input._view is not None:
+        base = input._view[0]  # (a view of a base that requires grad, made under no_grad)
+        if base is not None and base._requires_grad:
+            raise RuntimeError(NO_GRAD_VIEW)
     if not (recording or forward_ad.state.level) and input._data.flags.writeable:
         _write_array(input, parts, value)  # nothing to record: write the array directly
         return
@@ -933,6 +937,10 @@ def _write_region(input: Tensor, parts: tuple, value: Any, scalar: bool) -> None
     region = indexing.getitem.forward(input._data, key=key)
     if isinstance(value, Tensor) and value._data.ndim > region.ndim:
         raise _shape_mismatch(input, key, value)
+    if input._requires_grad and input._grad_fn is None and grad_mode._state.enabled:
+        raise RuntimeError(  # (PyTorch writes into the region's view of the leaf)
+            "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
     # one CopySlices node: input with the region replaced by the value
     try:
         _inplace(
