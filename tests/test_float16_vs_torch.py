@@ -42,6 +42,12 @@ EXACT = {
     "mean": lambda L, x: x.reshape(40, 100).mean(1),
     "mm": lambda L, x: x.reshape(40, 100) @ x.reshape(100, 40),
     "linear": lambda L, x: L.nn.functional.linear(x.reshape(40, 100), x.reshape(40, 100)[:10]),
+    "linear_bias": lambda L, x: L.nn.functional.linear(
+        x.reshape(40, 100), x.reshape(40, 100)[:10], x[:10] * 3
+    ),
+    "addmm": lambda L, x: L.addmm(
+        x[:40].reshape(4, 10), x.reshape(40, 100)[:4], x[:1000].reshape(100, 10)
+    ),
     "clamp": lambda L, x: x.clamp(-S, S),
     "where": lambda L, x: L.where(x > 0, x, S),
 }
@@ -131,3 +137,13 @@ def test_linalg_still_refuses_float16():
     for L in (torch, cr):
         with pytest.raises(RuntimeError, match="Low precision dtypes not supported. Got Half"):
             L.linalg.inv(L.eye(3, dtype=L.float16))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("p", [0.1, 0.3, 0.77])
+def test_dropout_scale_as_pytorch(dtype, p):
+    def run(L):
+        L.manual_seed(0)
+        return L.nn.functional.dropout(L.tensor(A).to(getattr(L, dtype)), p).float().numpy()
+
+    np.testing.assert_array_equal(run(cr), run(torch))

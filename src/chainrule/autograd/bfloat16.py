@@ -60,14 +60,17 @@ _EXACT_INT = 256  # the integers bfloat16 holds exactly: up to 2^8 in magnitude
 EXACT_SCALARS = frozenset({"mul", "div", "lerp", "div_rounding", "floor_divide"})
 # ops computed on float16 arrays as they are (NumPy's float16 loops compute in float32 and
 # round once, as PyTorch's): pow, whose float16 kernel is C's pow for every exponent where
-# its float32 one takes ±0.5 as (1/)√x (ops/arithmetic.py _pow), and the linear algebra
-# (ops/linalg), whose forwards refuse float16 as PyTorch's LAPACK kernels do
+# its float32 one takes ±0.5 as (1/)√x (ops/arithmetic.py _pow), and the LAPACK-backed
+# linear algebra (inverses, factorizations, LDL), whose forwards refuse float16 as
+# PyTorch's kernels do (its products, addmm among them, compute in float32 as any op)
 NATIVE_FLOAT16 = frozenset({"pow"})
-_NATIVE_MODULE = "chainrule.ops.linalg."
+_NATIVE_MODULES = frozenset(
+    f"chainrule.ops.linalg.{m}" for m in ("factorizations", "inverses", "ldl")
+)
 
 
 def _native_float16(name: str, forward: Any) -> bool:
-    return name in NATIVE_FLOAT16 or getattr(forward, "__module__", "").startswith(_NATIVE_MODULE)
+    return name in NATIVE_FLOAT16 or getattr(forward, "__module__", "") in _NATIVE_MODULES
 
 
 def widen(arrays: list, name: str = "", forward: Any = None) -> Any:

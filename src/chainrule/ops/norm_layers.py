@@ -17,6 +17,7 @@ import math
 
 from .._backend import add_reduce, add_reduce_dims, ndarray, xp
 from .._dtypes import not_implemented
+from ..autograd import bfloat16
 from ..autograd.recording import array_of, defop
 from ..autograd.sharing import shared
 from . import norm_arrays, reductions, shapes, unary
@@ -160,6 +161,9 @@ def _bn_hat(x, training, eps, running_mean, running_var, stats=None):
             return centred, invstd
         return normalized(x, _batch_axes(ndim), eps)
     shape = _channels(ndim)
+    # (float16/bfloat16 running statistics are parameters, not widened with x: in float32,
+    # as PyTorch's kernel reads them, rather than NumPy's float16 sum rounded)
+    running_mean, running_var = bfloat16.wide(running_mean), bfloat16.wide(running_var)
     invstd = unary.rsqrt(running_var.reshape(shape) + eps)
     return (x - running_mean.reshape(shape)) * invstd, invstd
 

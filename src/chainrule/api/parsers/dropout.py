@@ -14,6 +14,7 @@ import warnings
 from typing import Any
 
 from ... import _backend, _memory_format, _sampling
+from ..._backend import xp
 from ..._creation import tensor, zeros
 from ..._tensor import Tensor, move, wrap
 
@@ -60,6 +61,9 @@ def dropout_impl(input: Tensor, p: float, train: bool, feature: bool, alpha: boo
         a = 1.0 / math.sqrt((ALPHA * ALPHA * p + 1) * (1 - p))
         shift = tensor((noise - 1) * (ALPHA * a) + ALPHA * a * p)
         noise = noise * a
+    elif noise.dtype.itemsize <= 2 and noise.dtype.kind != "b":  # (float16, bfloat16)
+        # PyTorch's mask.div_(1 - p): in float32, the divisor read as float32, one rounding
+        noise = (noise.astype(xp.float32) / xp.float32(1 - p)).astype(noise.dtype)
     else:
         noise = noise / (1 - p)
     if not feature:  # (an element mask laid out as the input: PyTorch's keeps the format)
