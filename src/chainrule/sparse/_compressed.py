@@ -124,12 +124,20 @@ def call(name: str, handler: Callable, args: tuple, kwargs: dict) -> Any:
         if name in ("softmax", "log_softmax"):
             raise not_on_sparse(name, LAYOUT_NAMES[layout] + "CPU")
         raise RuntimeError(f"unsupported tensor layout: {LAYOUT_NAMES[layout]}")
+    if name in ("to_sparse", "to_sparse_coo") and layout == "csc" and not kwargs and len(args) < 2:
+        # (the elements in the column order they have, so not coalesced: PyTorch's)
+        return _sparse(first._data.indices, first._vals, first._data.shape, False)
     plain = tuple(as_coo(a) if isinstance(a, SparseTensor) and a._layout != "coo" else a
                   for a in args)  # fmt: skip
     out = handler(*plain, **kwargs)
-    if name in AS_COO or not isinstance(out, SparseTensor):
+    if not isinstance(out, SparseTensor) or name in ("to_sparse", "to_sparse_coo"):
         return out
+    if name in AS_COO:  # (a product of two compressed matrices: CSR, as PyTorch's)
+        return compressed(out, "csr") if out._layout == "coo" and name in _PRODUCTS else out
     return compressed(out, layout)
+
+
+_PRODUCTS = {"mm", "matmul", "__matmul__", "__rmatmul__", "smm", "dsmm", "spmm"}
 
 
 def _transposed(t: SparseTensor) -> SparseTensor:
@@ -234,14 +242,14 @@ def sparse_compressed_tensor(
             "chainrule: compressed sparse tensors take 1-D compressed and plain indices and "
             "1-D values (no batch or dense dims), as many values as plain indices"
         )
-    outer = xp.repeat(xp.arange(starts.size - 1), xp.diff(starts)) if starts.size else starts
     if size is None:
         inner = int(plain.max()) + 1 if plain.size else 0
         size = (starts.size - 1, inner) if kind == "csr" else (inner, starts.size - 1)
     shape = tuple(int(s) for s in size)
-    index = xp.stack([outer, plain] if kind == "csr" else [plain, outer]).astype(xp.int64)
     if check_invariants or CHECK_INVARIANTS[0] and check_invariants is None:
         _check(starts, plain, shape, kind)
+    outer = xp.repeat(xp.arange(starts.size - 1), xp.diff(starts)) if starts.size else starts
+    index = xp.stack([outer, plain] if kind == "csr" else [plain, outer]).astype(xp.int64)
     _warn_invariants(check_invariants)
     _warn_beta()
     if requires_grad:
@@ -257,17 +265,35 @@ def _index_array(x: Any) -> ndarray:
 
 
 def _check(starts: ndarray, plain: ndarray, shape: tuple, kind: str) -> None:
+    """PyTorch's invariants of compressed indices, checked in its order (its messages)."""
     outer, inner = (shape[0], shape[1]) if kind == "csr" else (shape[1], shape[0])
-    name = "crow_indices" if kind == "csr" else "ccol_indices"
+    name, plain_name = ("crow_indices", "col_indices") if kind == "csr" else (
+        "ccol_indices", "row_indices")  # fmt: skip
+    outer_name, inner_name = ("rows", "ncols") if kind == "csr" else ("columns", "nrows")
     if starts.size != outer + 1:
         raise RuntimeError(
-            f"{name}.size(-1) must be equal to size[{0 if kind == 'csr' else 1}] + 1 "
-            f"(that is {outer + 1}), but got: {starts.size}"
+            f"{name}.shape[-1] must be equal to the number of {outer_name} + 1 "
+            f"(={outer + 1}), but got {starts.size}"
         )
-    if starts[0] != 0 or (xp.diff(starts) < 0).any() or starts[-1] != plain.size:
-        raise RuntimeError(f"{name} must start at 0, not decrease and end at nnz")
+
+    def fail(what: str) -> RuntimeError:
+        return RuntimeError(f"`{what}` is not satisfied.")
+
+    if starts[0] != 0:
+        raise fail(f"{name}[..., 0] == 0")
+    if starts[-1] != plain.size:
+        raise fail(f"{name}[..., -1] == nnz")
     if plain.size and (plain.min() < 0 or plain.max() >= inner):
-        raise RuntimeError(f"plain indices must be in [0, {inner})")
+        raise fail(f"0 <= {plain_name} < {inner_name}")
+    for i in range(1, starts.size):  # (row by row: its length, then its order)
+        if not 0 <= starts[i] - starts[i - 1] <= inner:
+            raise fail(f"0 <= {name}[..., 1:] - {name}[..., :-1] <= {inner_name}")
+        if (xp.diff(plain[starts[i - 1] : starts[i]]) <= 0).any():
+            raise fail(
+                f"{plain_name}[..., {name}[..., i - 1]:{name}[..., i]] for all i = 1, ..., "
+                f"{'nrows' if kind == 'csr' else 'ncols'} are sorted and distinct along the "
+                "last dimension values"
+            )
 
 
 def sparse_csr_tensor(crow_indices: Any, col_indices: Any, values: Any, size: Any = None,

@@ -35,9 +35,12 @@ ndarray = xp.ndarray
 def to_dense(self: SparseTensor, dtype: Any = None, *, masked_grad: bool = True) -> Tensor:
     """The dense tensor: zeros with the values added at the indices (one op,
     ops/sparse_products.py; d/dvalues: a gather)."""
+    if dtype is not None:
+        raise RuntimeError("dtype argument is not supported by sparse_to_dense")
     data = self._data
-    out = sparse_products.sparse_to_dense(self._vals, indices=data.indices, shape=data.shape)
-    return out if dtype is None else out.to(dtype)
+    if not data.indices.shape[0]:  # (no sparse dim: the values all add into one)
+        return self._vals.sum(0)
+    return sparse_products.sparse_to_dense(self._vals, indices=data.indices, shape=data.shape)
 
 
 def coalesce(self: SparseTensor) -> SparseTensor:
@@ -55,6 +58,8 @@ def coalesce(self: SparseTensor) -> SparseTensor:
 
 def unary(name: str, self: SparseTensor, *args: Any, **kwargs: Any) -> SparseTensor:
     """An elementwise op that maps 0 to 0, on the values (in place for ``name_``)."""
+    if name == "square":
+        return pow(self, 2)
     if name.rstrip("_") not in LINEAR:  # (f(a) + f(b) is not f(a + b): one per index)
         self = coalesce(self)
     if name.endswith("_"):
@@ -80,8 +85,14 @@ def pow(self: SparseTensor, exponent: Any) -> SparseTensor:  # noqa: A001 - PyTo
     """The values to a positive power (0 stays 0)."""
     if not isinstance(self, SparseTensor) or not _number(exponent) or not exponent > 0:
         raise not_on_sparse("pow.Tensor_Scalar")
+    result = cr.result_type(self._vals, exponent)
+    if not _dtypes.can_cast(result, self.dtype):
+        raise RuntimeError(
+            f"result type {_dtypes.scalar_name(result)} can't be cast to the desired output "
+            f"type {_dtypes.scalar_name(self.dtype)}"
+        )
     self = coalesce(self)
-    return _with_values(self, self._vals**exponent)
+    return _with_values(self, (self._vals**exponent).to(self.dtype))
 
 
 def new_zeros(self: SparseTensor, *size: Any, dtype: Any = None, **_: Any) -> SparseTensor:
@@ -121,7 +132,9 @@ def index_select(self: SparseTensor, dim: int, index: Tensor) -> SparseTensor:
     """The slices at ``index`` along ``dim`` (a sparse dim), in its order."""
     dim %= self.ndim
     if dim >= sparse_dim(self):
-        return _with_values(self, self._vals.index_select(dim - sparse_dim(self) + 1, index))
+        values = self._vals.index_select(dim - sparse_dim(self) + 1, index)
+        shape = (*self._data.shape[:dim], len(index), *self._data.shape[dim + 1 :])
+        return _sparse(self._data.indices, values, shape, self._data.coalesced)
     wanted = xp.asarray(index.detach()._data, dtype=xp.int64).reshape(-1)
     wanted = wanted % self._data.shape[dim]
     hit = self._data.indices[dim][None, :] == wanted[:, None]  # (position, element)
@@ -132,6 +145,31 @@ def index_select(self: SparseTensor, dim: int, index: Tensor) -> SparseTensor:
     shape[dim] = len(wanted)
     values = self._vals[_make(element.astype(xp.int64), cr.int64)]
     return _sparse(new_index, values, tuple(shape), False)
+
+
+def narrow_copy(self: SparseTensor, dim: int, start: int, length: int) -> SparseTensor:
+    """The elements with index ``start <= i < start + length`` along ``dim``, moved down by
+    ``start`` (in their order; a dense dim: the values narrowed)."""
+    n = self.ndim
+    if not 0 <= dim < n:
+        raise RuntimeError(f"Dimension {dim} out of range. Expecting 0 <= dim < {n}.")
+    size = self._data.shape[dim]
+    if start < 0 or length < 0 or start + length > size:
+        raise RuntimeError(
+            "Invalid range to narrow. range(start, start+length) must be a subset of "
+            f"range(0, {size})."
+        )
+    shape = (*self._data.shape[:dim], length, *self._data.shape[dim + 1 :])
+    ns = sparse_dim(self)
+    if dim >= ns:
+        values = self._vals.narrow(dim - ns + 1, start, length)
+        return _sparse(self._data.indices, values, shape, self._data.coalesced)
+    row = self._data.indices[dim]
+    keep = xp.nonzero((row >= start) & (row < start + length))[0]
+    index = self._data.indices[:, keep].copy()
+    index[dim] -= start
+    values = self._vals[_make(keep.astype(xp.int64), cr.int64)]
+    return _sparse(index, values, shape, self._data.coalesced)
 
 
 def _number(x: Any) -> bool:
@@ -149,13 +187,40 @@ def mul(self: Any, other: Any, *, out: Any = None) -> Any:
         if tuple(other.shape) != tuple(self.shape):
             raise RuntimeError("mul: a sparse tensor times a dense one of another shape")
         return _with_values(self, self._vals * other[_index_tuple(self)])
-    a, b = coalesce(self), coalesce(other)
-    ka = linear_index(a._data.indices, a._data.shape)
-    kb = linear_index(b._data.indices, b._data.shape)
-    _, ia, ib = xp.intersect1d(ka, kb, assume_unique=True, return_indices=True)
-    va = a._vals[_make(ia.astype(xp.int64), cr.int64)]
-    vb = b._vals[_make(ib.astype(xp.int64), cr.int64)]
-    return _sparse(a._data.indices[:, ia], va * vb, a._data.shape, True)
+    return _mul_sparse(self, other)
+
+
+def _mul_sparse(a: SparseTensor, b: SparseTensor) -> SparseTensor:
+    """sparse * sparse: two coalesced ones' common elements; else the elements of the
+    uncoalesced one (of both: the one with fewer, the second on a tie), zeros kept, each
+    times the other's (summed) value at its index, as PyTorch's."""
+    if tuple(a.shape) != tuple(b.shape):
+        raise RuntimeError(
+            f"mul(sparse, sparse): expected 'self' and 'other' to have same size, but "
+            f"{list(a.shape)} != {list(b.shape)}"
+        )
+    if not a._nnz() or not b._nnz():
+        dtype = _dtypes.promote_types(a.dtype, b.dtype)
+        return _empty_like(a, dtype)
+    if a._data.coalesced and b._data.coalesced:
+        ka = linear_index(a._data.indices, a._data.shape)
+        kb = linear_index(b._data.indices, b._data.shape)
+        _, ia, ib = xp.intersect1d(ka, kb, assume_unique=True, return_indices=True)
+        va = a._vals[_make(ia.astype(xp.int64), cr.int64)]
+        vb = b._vals[_make(ib.astype(xp.int64), cr.int64)]
+        return _sparse(a._data.indices[:, ia], va * vb, a._data.shape, True)
+    keep_b = not b._data.coalesced and (a._data.coalesced or b._nnz() <= a._nnz())
+    src, other = (b, a) if keep_b else (a, b)
+    other = coalesce(other)
+    ks = linear_index(src._data.indices, src._data.shape)
+    ko = linear_index(other._data.indices, other._data.shape)
+    at = xp.searchsorted(ko, ks).clip(0, max(ko.size - 1, 0))
+    found = ko[at] == ks
+    picked = other._vals[_make(at.astype(xp.int64), cr.int64)]
+    mask = _make(found.reshape(-1, *[1] * (picked.ndim - 1)), cr.bool)
+    picked = cr.where(mask, picked, cr.zeros((), dtype=picked.dtype))
+    product = picked * src._vals if keep_b else src._vals * picked
+    return _sparse(src._data.indices, product, src._data.shape, False)
 
 
 def div(self: SparseTensor, other: Any, *, rounding_mode: Any = None) -> SparseTensor:
@@ -165,7 +230,7 @@ def div(self: SparseTensor, other: Any, *, rounding_mode: Any = None) -> SparseT
 
 
 def add(self: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Any:
-    """sparse + sparse (the two sets of elements together), dense + sparse (dense)."""
+    """sparse + sparse (the two element lists merged, ``_merge``), dense + sparse (dense)."""
     if isinstance(self, SparseTensor):
         if not isinstance(other, SparseTensor):
             raise RuntimeError(
@@ -176,19 +241,66 @@ def add(self: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Any:
                 f"add: expected 'self' and 'other' to have same size, but self has size "
                 f"{list(self.shape)} while other has size {list(other.shape)}"
             )
+        dtype = _dtypes.promote_types(self.dtype, other.dtype)
+        if dtype is cr.bool:
+            raise NotImplementedError("\"cadd_sparse\" not implemented for 'Bool'")
         scaled = other._vals if alpha == 1 else other._vals * alpha
-        joined = _sparse(
-            xp.concatenate([self._data.indices, other._data.indices], axis=1),
-            cr.cat([self._vals, scaled.to(self.dtype)]),
-            self._data.shape,
-            False,
-        )
-        return coalesce(joined)
+        if not other._nnz():
+            return _with_values(self, self._vals.to(dtype))
+        if not self._nnz():
+            return _with_values(other, scaled.to(dtype))
+        return _merge(self, other, self._vals.to(dtype), scaled.to(dtype))
     scaled = other._vals if alpha == 1 else other._vals * alpha
     return self.index_put(_index_tuple(other), scaled.to(self.dtype), accumulate=True)
 
 
+def _merge(a: SparseTensor, b: SparseTensor, va: Tensor, vb: Tensor) -> SparseTensor:
+    """The elements of ``a`` and ``b`` merged as two sorted lists are (PyTorch's order for
+    any input): the smaller index first, equal ones summed into one element; the result is
+    coalesced when both are."""
+    ka = linear_index(a._data.indices, a._data.shape)
+    kb = linear_index(b._data.indices, b._data.shape)
+    if a._data.coalesced and b._data.coalesced:
+        keys, where = xp.unique(xp.concatenate([ka, kb]), return_inverse=True)
+        where = where.reshape(-1)
+        sa, sb = where[: ka.size], where[ka.size :]
+        n = keys.size
+    else:  # (unsorted lists: the merge's walk, one step per element)
+        sa, sb = _merge_walk(ka.tolist(), kb.tolist())
+        n = int(max(sa.max(initial=-1), sb.max(initial=-1))) + 1
+    index = xp.zeros((a._data.indices.shape[0], n), dtype=xp.int64)
+    index[:, sa] = a._data.indices
+    index[:, sb] = b._data.indices
+    values = cr.zeros((n, *va.shape[1:]), dtype=va.dtype)
+    values = values.index_add(0, _make(sa.astype(xp.int64), cr.int64), va)
+    values = values.index_add(0, _make(sb.astype(xp.int64), cr.int64), vb)
+    coalesced = a._data.coalesced and b._data.coalesced
+    return _sparse(index, values, a._data.shape, coalesced)
+
+
+def _merge_walk(ka: list, kb: list) -> tuple[ndarray, ndarray]:
+    """Where each element of two key lists lands when they are merged head to head."""
+    sa, sb = [0] * len(ka), [0] * len(kb)
+    i = j = r = 0
+    while i < len(ka) or j < len(kb):
+        take_a = j >= len(kb) or (i < len(ka) and ka[i] <= kb[j])
+        take_b = i >= len(ka) or (j < len(kb) and kb[j] <= ka[i])
+        if take_a:
+            sa[i] = r
+            i += 1
+        if take_b:
+            sb[j] = r
+            j += 1
+        r += 1
+    return xp.asarray(sa, dtype=xp.int64), xp.asarray(sb, dtype=xp.int64)
+
+
 def sub(self: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Any:
+    if self.dtype is cr.bool and other.dtype is cr.bool:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+            "`^` or `logical_xor()` operator instead."
+        )
     return add(self, other, alpha=-alpha)
 
 
@@ -262,16 +374,32 @@ def _matmul(self: Any, other: Any) -> Any:
     if not isinstance(self, SparseTensor):
         return _matmul(_transpose(other, 0, 1), self.t()).t()
     if self.ndim != 2 or dense_dim(self) != 0:
+        if sparse_dim(self) == 2 and dense_dim(self):
+            raise RuntimeError(f"addmm: scalar values expected, got {dense_dim(self)}D values")
         raise not_on_sparse("mm")
     if isinstance(other, SparseTensor):
+        if self.dtype is not other.dtype:
+            raise RuntimeError(
+                f"mat1 dtype {_dtypes.scalar_name(self.dtype)} does not match mat2 dtype "
+                f"{_dtypes.scalar_name(other.dtype)}"
+            )
+        if not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise NotImplementedError(
+                f"\"sparse_matmul\" not implemented for '{_dtypes.scalar_name(self.dtype)}'"
+            )
         return to_sparse(_matmul(self, to_dense(other)))
     vector = other.ndim == 1
     dense = other.unsqueeze(1) if vector else other
+    if dense.ndim == 2 and not vector and dense.shape[0] != self.shape[1]:
+        raise RuntimeError(
+            f"addmm: Argument #3 (dense): Expected dim 0 size {self.shape[1]}, got {dense.shape[0]}"
+        )
     if dense.ndim != 2 or dense.shape[0] != self.shape[1]:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x{self.shape[1]} and "
             f"{'x'.join(str(s) for s in other.shape)})"
         )
+    _check_mm_dtypes(self, other)
     data = self._data
     rows, cols = data.indices
     if data.orders is None:  # (kept with the indices: a fixed matrix is sorted once)
@@ -283,6 +411,18 @@ def _matmul(self: Any, other: Any) -> Any:
         rows=rows, cols=cols, n_rows=self.shape[0], by_row=data.orders[0],
         by_col=data.orders[1],
     )  # fmt: skip
+
+
+def _check_mm_dtypes(sparse: SparseTensor, *dense: Tensor) -> None:
+    """PyTorch's sparse @ dense kernel: no bool; every operand of the sparse one's dtype."""
+    for d in dense:
+        if isinstance(d, Tensor) and d.dtype is not sparse.dtype:
+            raise RuntimeError(
+                f"expected scalar type {_dtypes.scalar_name(sparse.dtype)} but found "
+                f"{_dtypes.scalar_name(d.dtype)}"
+            )
+    if sparse.dtype is cr.bool:
+        raise NotImplementedError("\"addmm_sparse_dense\" not implemented for 'Bool'")
 
 
 def bmm(self: SparseTensor, mat2: Tensor, *, out: Any = None) -> Tensor:
@@ -313,6 +453,8 @@ def mm(self: Any, mat2: Any, *, out: Any = None) -> Any:
 def addmm(
     input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1, out: Any = None
 ) -> Tensor:
+    if isinstance(mat1, SparseTensor) and not isinstance(mat2, SparseTensor):
+        _check_mm_dtypes(mat1, mat2, input)
     product = _matmul(mat1, mat2)
     if isinstance(input, SparseTensor):
         input = to_dense(input)
@@ -331,14 +473,17 @@ def _transpose(self: SparseTensor, dim0: int, dim1: int) -> SparseTensor:
     if d0 >= ns and d1 >= ns:
         moved = self._vals.transpose(d0 - ns + 1, d1 - ns + 1)
         return _sparse(self._data.indices, moved, tuple(shape), self._data.coalesced)
-    raise RuntimeError("transpose() between a sparse and a dense dimension is not supported")
+    raise RuntimeError(
+        f"sparse transpose: transposed dimensions must be sparse Got sparse_dim: {ns}, "
+        f"d0: {dim0}, d1: {dim1}"
+    )
 
 
 def t(self: SparseTensor) -> SparseTensor:
-    if self.ndim > 2:
+    if self.ndim > 2 or dense_dim(self):
         raise RuntimeError(
-            f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but self is "
-            f"{sparse_dim(self)} sparse and {dense_dim(self)} dense"
+            f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got "
+            f"{sparse_dim(self)} sparse and {dense_dim(self)} dense dimensions"
         )
     return self if self.ndim < 2 else _transpose(self, 0, 1)
 
@@ -350,7 +495,10 @@ def transpose(self: SparseTensor, dim0: int, dim1: int) -> SparseTensor:
 def sparse_sum(self: SparseTensor, dim: Any = None, dtype: Any = None) -> Tensor:
     """Sum over ``dim`` (all: a dense scalar); summing sparse dims leaves the others' indices
     (coalesced), summing every sparse dim gives a dense tensor."""
-    vals = self._vals if dtype is None else self._vals.to(dtype)
+    if dtype is not None and dtype is not self.dtype:
+        self = _with_values(self, self._vals.to(dtype))
+    self = coalesce(self)
+    vals = self._vals
     if dim is None:
         return vals.sum()
     dims = sorted({d % self.ndim for d in ((dim,) if isinstance(dim, int) else dim)})
@@ -374,6 +522,8 @@ def tensor_sum(
 ) -> Tensor:
     if keepdim:
         raise not_on_sparse("sum.dim_IntList")
+    if dtype is None and not (self.dtype.is_floating_point or self.dtype.is_complex):
+        dtype = cr.int64  # (integers and bools are summed as int64)
     if dim is None:
         return sparse_sum(self, None, dtype)
     return sparse_sum(self, dim, dtype)
@@ -396,29 +546,39 @@ def _grouped(self: SparseTensor, dim: int) -> tuple[Tensor, int, Tensor, Any]:
     return g, count, _make(top, self._vals.dtype), g
 
 
-def _softmax_parts(self: SparseTensor, dim: int, dtype: Any) -> tuple[Tensor, Tensor, Tensor]:
+def _softmax_parts(
+    self: SparseTensor, dim: int, dtype: Any, log: bool = False
+) -> tuple[Tensor, Tensor, Tensor]:
+    """The values (shifted), the log of their sums' exp along ``dim``'s groups, and the
+    coalesced tensor."""
     self = coalesce(self)
     vals = self._vals if dtype is None else self._vals.to(dtype)
+    if not vals.dtype.is_floating_point or vals.dtype in (cr.float16, cr.bfloat16):
+        what = "log_softmax" if log else "softmax"
+        raise NotImplementedError(
+            f"\"{what}\" not implemented for '{_dtypes.scalar_name(vals.dtype)}'"
+        )
     ns = sparse_dim(self)
     dim = dim % self.ndim
-    if dim >= ns:
-        raise not_on_sparse("_sparse_softmax (a dense dim)")
+    if dim >= ns:  # (a dense dim: each value's own softmax)
+        along = dim - ns + 1
+        return vals, vals.logsumexp(along, keepdim=True), self
     g, count, top, _ = _grouped(_with_values(self, vals), dim)
     shifted = vals - top[g]
     totals = cr.zeros((count, *vals.shape[1:]), dtype=vals.dtype).index_add(0, g, shifted.exp())
-    return shifted, totals[g], self
+    return shifted, totals[g].log(), self
 
 
 def softmax(input: SparseTensor, dim: int, dtype: Any = None) -> SparseTensor:
     """Softmax over the specified elements of each slice along ``dim`` (the unspecified ones
     count as -inf, not 0)."""
-    shifted, total, coalesced = _softmax_parts(input, dim, dtype)
-    return _with_values(coalesced, shifted.exp() / total)
+    shifted, log_total, coalesced = _softmax_parts(input, dim, dtype)
+    return _with_values(coalesced, (shifted - log_total).exp())
 
 
 def log_softmax(input: SparseTensor, dim: int, dtype: Any = None) -> SparseTensor:
-    shifted, total, coalesced = _softmax_parts(input, dim, dtype)
-    return _with_values(coalesced, shifted - total.log())
+    shifted, log_total, coalesced = _softmax_parts(input, dim, dtype, log=True)
+    return _with_values(coalesced, shifted - log_total)
 
 
 def sparse_mask(self: Tensor, mask: SparseTensor) -> SparseTensor:
@@ -504,6 +664,11 @@ def norm(
 ) -> Tensor:
     if dim is not None:
         raise not_on_sparse("norm.ScalarOpt_dim")
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError(
+            "norm(): input dtype should be either floating point or complex. Got "
+            f"{_dtypes.scalar_name(self.dtype)} instead."
+        )
     vals = coalesce(self)._vals
     return vals.norm(2 if p == "fro" else p)
 
@@ -534,14 +699,14 @@ def sspaddmm(
     then every element of the product's rows that ``mat1`` reaches (uncoalesced)."""
     if not isinstance(input, SparseTensor):
         raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
-    rows = hspmm(mat1, mat2)
-    shape = rows._data.shape
+    shape = (mat1.shape[0], mat2.shape[-1])
     if tuple(input.shape) != tuple(shape):
         raise RuntimeError(
             f"sspaddmm: Argument #1: Expected dim 0 size {shape[0]}, got {input.shape[0]}"
             if input.shape[0] != shape[0]
             else f"sspaddmm: Argument #1: Expected dim 1 size {shape[1]}, got {input.shape[1]}"
         )
+    rows = hspmm(mat1, mat2)
     r = rows._data.indices[0]
     index = xp.stack([xp.repeat(r, shape[1]), xp.tile(xp.arange(shape[1]), r.size)])
     values = cr.cat([input._vals * beta, rows._vals.reshape(-1) * alpha])
@@ -685,6 +850,7 @@ OPS: dict[str, Callable] = {
     "concatenate": cat,
     "stack": stack,
     "index_select": index_select,
+    "narrow_copy": narrow_copy,
     "__pow__": pow,
     "new_zeros": new_zeros,
     "mv": mm,

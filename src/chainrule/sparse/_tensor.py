@@ -119,16 +119,20 @@ class SparseTensor(Tensor):
     @property
     def grad(self) -> SparseTensor | None:
         g = self._vals.grad
-        if g is None:
-            return None
-        if self._data.coalesced or self._layout != "coo":
-            return _sparse(self._data.indices, g, self._data.shape, self._data.coalesced,
-                           self._layout)  # fmt: skip
+        return None if g is None else as_sparse_grad(self, g)
+
+    def _sparse_grad(self, g: Tensor) -> SparseTensor:
+        """The gradient ``g`` of the values as this tensor's sparse gradient."""
+        if self._layout != "coo":
+            return _sparse(self._data.indices, g, self._data.shape, True, self._layout)
+        if self._data.coalesced:  # (marked uncoalesced, as PyTorch stores it)
+            n = self._data.indices.shape[1]
+            return _sparse(self._data.indices, g, self._data.shape, n <= 1)
         # repeated indices' values all get the gradient at their element: once per element
         keys = linear_index(self._data.indices, self._data.shape)
         _, first = xp.unique(keys, return_index=True)
         values = g[_make(first.astype(xp.int64), cr.int64)]
-        return _sparse(self._data.indices[:, first], values, self._data.shape, True)
+        return _sparse(self._data.indices[:, first], values, self._data.shape, first.size <= 1)
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
@@ -173,6 +177,13 @@ class SparseTensor(Tensor):
                     raise RuntimeError(f"unsupported tensor layout: {layout}")
             raise not_on_sparse(name)
         return handler(*args, **(kwargs or {}))
+
+
+def as_sparse_grad(t: SparseTensor, g: Tensor) -> SparseTensor:
+    """A sparse tensor's gradient from its values' gradient ``g``, as PyTorch gives it: at
+    its indices (each once), marked uncoalesced. ``autograd.grad`` with a sparse input
+    would capture the gradient of ``t._vals`` and return this (autograd/__init__.py)."""
+    return t._sparse_grad(g)
 
 
 def _sparse(
@@ -294,8 +305,8 @@ def _warn_invariants(check_invariants: bool | None) -> None:
 
 
 def sparse_coo_tensor(
-    indices: Any,
-    values: Any,
+    indices: Any = None,
+    values: Any = None,
     size: Any = None,
     *,
     dtype: Any = None,
@@ -308,9 +319,11 @@ def sparse_coo_tensor(
     """``torch.sparse_coo_tensor``: the tensor whose elements at ``indices`` (one column per
     element) are ``values``; d(to_dense)/d(values) picks each value's position."""
     check_device(device)
+    if values is None:  # (sparse_coo_tensor(size): an empty tensor of that size)
+        shape = tuple(int(s) for s in (size if indices is None else indices))
+        empty = cr.zeros((0,), dtype=dtype)
+        return _sparse(xp.zeros((len(shape), 0), xp.int64), empty, shape, True)
     idx = indices if isinstance(indices, Tensor) else cr.tensor(indices)
-    if idx.is_floating_point() or idx.dtype is cr.bool:
-        raise RuntimeError(f"indices must be an int64 tensor, but got {idx.dtype}")
     vals = values if isinstance(values, Tensor) else cr.tensor(values)
     if dtype is not None and vals.dtype is not dtype:
         vals = vals.to(dtype)
@@ -325,19 +338,29 @@ def sparse_coo_tensor(
             f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = "
             f"{len(size)}, sparse_dim = {n_sparse}, dense_dim = {max(vals.ndim, 1) - 1}"
         )
+    if vals.ndim == 0 and nnz == 1:
+        vals = vals.reshape(1)
     if vals.ndim == 0 or vals.shape[0] != nnz:
         got = vals.shape[0] if vals.ndim else 1
         raise RuntimeError(
             "indices and values must have same nnz, but got nnz from indices: "
             f"{nnz}, nnz from values: {got}"
         )
+    checks = check_invariants or CHECK_INVARIANTS[0] and check_invariants is None
     if size is None:
+        _check_negative(index)
         top = index.max(axis=1) + 1 if nnz else xp.zeros(n_sparse, dtype=xp.int64)
         shape = (*(int(s) for s in top), *vals.shape[1:])
     else:
         shape = tuple(int(s) for s in size)
-        if check_invariants or CHECK_INVARIANTS[0] and check_invariants is None:
+        if checks:
             _check_bounds(index, shape)
+    if checks and is_coalesced and nnz > 1:
+        keys = linear_index(index, shape)
+        if bool((keys[1:] <= keys[:-1]).any()):
+            raise RuntimeError(
+                "cannot set is_coalesced to true if indices correspond to uncoalesced COO tensor"
+            )
     _warn_invariants(check_invariants)
     if requires_grad:
         if vals.grad_fn is not None:
@@ -351,11 +374,18 @@ def sparse_coo_tensor(
     return _sparse(index, vals, shape, coalesced)
 
 
+def _check_negative(index: ndarray) -> None:
+    for d in range(index.shape[0]):
+        if index[d].size and index[d].min() < 0:
+            raise RuntimeError(f"found negative index {int(index[d].min())} for dim {d}")
+
+
 def _check_bounds(index: ndarray, shape: tuple) -> None:
+    _check_negative(index)
     for d in range(index.shape[0]):
         row = index[d]
-        if row.size and (row.min() < 0 or row.max() >= shape[d]):
-            bad = int(row.max()) if row.max() >= shape[d] else int(row.min())
+        if row.size and row.max() >= shape[d]:
+            bad = int(row.max())
             raise RuntimeError(
                 f"size is inconsistent with indices: for dim {d}, size is {shape[d]} but "
                 f"found index {bad}"
@@ -373,16 +403,30 @@ def to_sparse(
             raise not_on_sparse(f"to_sparse ({layout})")
         return _compressed._to(self, kind)
     if isinstance(self, SparseTensor):
+        if sparse_dim is not None and int(sparse_dim) != self._data.indices.shape[0]:
+            raise RuntimeError(
+                "to_sparse: conversion from Sparse to Sparse with sparse_dim argument "
+                "!=self.sparse_dim() is not supported"
+            )
         return self
     n = self.ndim if sparse_dim is None else int(sparse_dim)
-    if not 0 < n <= self.ndim if self.ndim else n != 0:
-        raise RuntimeError(f"sparse_dim must be in [0, {self.ndim}], got {n}")
+    if not 0 <= n <= self.ndim:
+        raise RuntimeError(
+            f"dense_to_sparse: sparse_dim argument must be in [0,{self.ndim}] range, but {n} "
+            "is given"
+        )
+    if n == 0 and self.ndim:
+        raise RuntimeError("dense_to_sparse: sparse_dim argument must be in >0 when self.dim()>0")
     data = self.detach()._data
     mask = data != 0
     if n < self.ndim:
         mask = mask.reshape(*data.shape[:n], -1).any(axis=-1)
-    index = xp.stack(xp.nonzero(mask)).astype(xp.int64) if n else xp.zeros((0, 1), xp.int64)
-    values = self[tuple(_make(row, cr.int64) for row in index)]
+    if n:
+        index = xp.stack(xp.nonzero(mask)).astype(xp.int64)
+        values = self[tuple(_make(row, cr.int64) for row in index)]
+    else:  # (a 0-d tensor: one element, or none where it is 0)
+        index = xp.zeros((0, int(bool(mask))), xp.int64)
+        values = self.reshape(1)[: index.shape[1]]
     return _sparse(index, values, self.shape, True)
 
 
@@ -400,7 +444,9 @@ def _suffixes(self: SparseTensor) -> list[str]:
     """size, nnz, dtype (unless the default's, int64 or bool), layout, then grad_fn or
     requires_grad, as PyTorch's sparse reprs list them."""
     items = [f"size={tuple(self._data.shape)}", f"nnz={self._data.indices.shape[1]}"]
-    if self.dtype is not _dtypes.get_default_dtype() and self.dtype not in (cr.int64, cr.bool):
+    default = _dtypes.get_default_dtype()
+    default_complex = cr.complex128 if default is cr.float64 else cr.complex64
+    if self.dtype not in (default, default_complex, cr.int64, cr.bool):
         items.append(f"dtype={self.dtype!r}")
     items.append(f"layout={self.layout!r}")
     fn = self.grad_fn
