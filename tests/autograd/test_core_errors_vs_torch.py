@@ -121,3 +121,30 @@ def test_grad_of_no_outputs_unused():
         return L.autograd.grad([], x, materialize_grads=True)[0]
 
     compare(run)
+
+
+def _coo(L, indices):
+    return L.sparse_coo_tensor(L.tensor(indices), L.tensor([1.0, 2.0]), (2, 2))
+
+
+@pytest.mark.filterwarnings("ignore:Sparse invariant checks")
+@pytest.mark.parametrize("indices", [[[0, 1], [1, 0]], [[1, 0], [0, 1]]])
+def test_grad_with_respect_to_a_sparse_input(indices):
+    def run(L):
+        s = _coo(L, indices).requires_grad_()
+        (g,) = L.autograd.grad(L.sparse.mm(s, L.ones(2, 2)).sum(), s)
+        assert g.layout == L.sparse_coo and g.is_coalesced()
+        return g.to_dense()
+
+    compare(run)
+
+
+def test_grad_of_a_sparse_embedding():
+    def run(L):
+        L.manual_seed(0)
+        e = L.nn.Embedding(5, 3, sparse=True)
+        (g,) = L.autograd.grad(e(L.tensor([1, 2, 1])).sum(), e.weight)
+        assert g.layout == L.sparse_coo
+        return g.to_dense()
+
+    compare(run)

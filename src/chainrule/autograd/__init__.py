@@ -16,7 +16,7 @@ from .anomaly_mode import (  # noqa: F401
     set_detect_anomaly,
 )
 from .edges import GradientEdge, edge_result, edge_root_grad
-from .engine import run_backward
+from .engine import _as_grad, run_backward
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .grad_mode import (
     enable_grad,
@@ -273,6 +273,11 @@ def grad(
         )
     if retain_graph is None:
         retain_graph = create_graph
+    sparse = {}  # position -> a sparse input, differentiated through its values' tensor
+    for i, t in enumerate(ins):
+        vals = getattr(t, "_vals", None)
+        if vals is not None and hasattr(t, "_sparse_grad"):
+            sparse[i], ins[i] = t, vals
     for t in ins:
         if isinstance(t, GradientEdge):
             continue
@@ -317,7 +322,9 @@ def grad(
         elif create_graph:
             result.append(g)
         else:
-            result.append(_make(g, t._dtype))
+            result.append(_as_grad(g, t._dtype))  # (an embedding's sparse gradient: sparse)
+        if i in sparse and result[-1] is not None:  # (a sparse input's: at its indices)
+            result[-1] = sparse[i]._sparse_grad(result[-1]).coalesce()
         if GRAD_DTYPES and id(t) in GRAD_DTYPES and GRAD_DTYPES[id(t)][1] is not None:
             result[-1] = result[-1].to(GRAD_DTYPES[id(t)][1])  # (a leaf's grad_dtype)
     return tuple(result)
