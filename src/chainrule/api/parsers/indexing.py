@@ -22,6 +22,7 @@ from ...autograd.inplace import inplace as _inplace
 from ...autograd.views import view_record
 from ...ops import arithmetic, complex_parts, gather_scatter, indexing, shapes
 from ..args import tensor_arg
+from .index_errors import key_error
 from .shapes import _dim, _tensor_list, cat, expanded_shape, unsqueeze
 
 
@@ -394,7 +395,7 @@ def index_put(
             return gather_scatter.index_put_accumulate(input, values, key=key)
         return indexing.index_put(input, values, key=key)
     except IndexError as exc:
-        error = _index_error(exc, input._data.shape)
+        error = _index_error(exc, input._data.shape, key)
     except ValueError:
         raise _shape_mismatch(input, key, values) from None
     clipped = _retry_key(input, key)
@@ -526,8 +527,6 @@ def _index_part(k: Any) -> Any:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return arr
     if isinstance(k, slice):
-        if k.step is not None and operator.index(k.step) <= 0:
-            raise ValueError("step must be greater than zero")
         return slice(*(None if v is None else operator.index(v) for v in (k.start, k.stop, k.step)))
     if isinstance(k, numpy.integer):
         return int(k)
@@ -537,6 +536,31 @@ def _index_part(k: Any) -> Any:
 
 
 def _normalize(key: Any, ndim: int) -> tuple:
+    parts = _key_parts(key)
+    if ndim and _used_dims(parts) > ndim:  # (PyTorch counts before it reads any part)
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    if any(isinstance(p, slice) and p.step is not None and p.step <= 0 for p in parts):
+        raise ValueError("step must be greater than zero")
+    if len(parts) > 1 and any(p is Ellipsis for p in parts):
+        used = _used_dims(parts)
+        if used == ndim:  # an Ellipsis standing for no dims does not separate indices
+            parts = tuple(p for p in parts if p is not Ellipsis)
+        elif sum(p is Ellipsis for p in parts) > 1:
+            parts = _one_ellipsis(parts, used, ndim)
+    return parts
+
+
+def _used_dims(parts: tuple) -> int:
+    """How many of the tensor's dims the key's parts index (None, Ellipsis and bools none)."""
+    return sum(
+        p.ndim if (isinstance(p, ndarray) or is_array(p)) and p.dtype == bool else 1
+        for p in parts
+        if p is not None and p is not Ellipsis and not isinstance(p, bool)
+    )
+
+
+def _key_parts(key: Any) -> tuple:
+    """The key's parts as NumPy takes them (a list of indices read as a tuple)."""
     if (
         isinstance(key, list)
         and 0 < len(key) < 32
@@ -547,22 +571,7 @@ def _normalize(key: Any, ndim: int) -> tuple:
     ):
         key = tuple(key)  # PyTorch (still) reads such a list as a tuple of indices
     parts = key if isinstance(key, tuple) else (key,)
-    parts = tuple(_index_part(k) for k in parts)
-    if len(parts) > 1 and any(p is Ellipsis for p in parts):
-        used = sum(
-            p.ndim
-            if (isinstance(p, ndarray) or is_array(p)) and p.dtype == bool
-            else 0
-            if p is None
-            else 1
-            for p in parts
-            if p is not Ellipsis and not isinstance(p, bool)
-        )
-        if used == ndim:  # an Ellipsis standing for no dims does not separate indices
-            parts = tuple(p for p in parts if p is not Ellipsis)
-        elif sum(p is Ellipsis for p in parts) > 1:
-            parts = _one_ellipsis(parts, used, ndim)
-    return parts
+    return tuple(_index_part(k) for k in parts)
 
 
 def _one_ellipsis(parts: tuple, used: int, ndim: int) -> tuple:
@@ -600,8 +609,10 @@ def _empty_result_key(parts: tuple, shape: tuple) -> tuple | None:
         elif _is_advanced(p):
             if dim >= len(shape):
                 return None
-            if shape[dim] == 0 and p.size:
-                raise IndexError("index is out of bounds for dimension with size 0")
+            if shape[dim] == 0 and p.size and _broadcasts(parts):
+                raise key_error(parts, shape) or IndexError(
+                    "index is out of bounds for dimension with size 0"
+                )
             mod = xp_of(p)
             p = mod.clip(p, 0, max(shape[dim] - 1, 0))
             dim += 1
@@ -613,6 +624,17 @@ def _empty_result_key(parts: tuple, shape: tuple) -> tuple | None:
     except IndexError:
         return None
     return tuple(clipped) if empty else None
+
+
+def _broadcasts(parts: tuple) -> bool:
+    """Whether the key's index arrays broadcast together (PyTorch checks that first)."""
+    try:
+        numpy.broadcast_shapes(
+            *(p.shape for p in parts if _is_advanced(p) and not isinstance(p, bool))
+        )
+    except ValueError:
+        return False
+    return True
 
 
 def _is_advanced(p: Any) -> bool:
@@ -665,8 +687,15 @@ def _plain(parts: tuple) -> Any:
     return parts[0] if len(parts) == 1 else parts
 
 
-def _index_error(exc: IndexError, shape: tuple) -> IndexError:
-    """NumPy's IndexError in PyTorch's words."""
+def _index_error(exc: IndexError, shape: tuple, key: Any = None) -> IndexError:
+    """NumPy's IndexError in PyTorch's words (PyTorch's own, found from ``key``, first)."""
+    if key is not None:
+        try:
+            error = key_error(_key_parts(key), shape)
+        except (IndexError, ValueError, TypeError):
+            error = None
+        if error is not None:
+            return error
     text = str(exc)
     if text.startswith("too many indices") and not shape:
         return IndexError(
@@ -694,7 +723,7 @@ def getitem(input: Tensor, key: Any) -> Tensor:
         try:
             return _slice(input, key)
         except IndexError as exc:
-            raise _index_error(exc, input._data.shape) from None
+            raise _index_error(exc, input._data.shape, key) from None
     if c is int or c is slice and _plain_slice(key) or c is tuple and all(map(_plain_part, key)):
         if input.__class__ is Tensor:  # basic indexing: a view, in one call
             try:
@@ -704,7 +733,7 @@ def getitem(input: Tensor, key: Any) -> Tensor:
                 return _basic(input, {"key": key}, indexing.getitem._class(name))
             except IndexError as exc:
                 if not (c is tuple and sum(p is Ellipsis for p in key) > 1):
-                    raise _index_error(exc, input._data.shape) from None
+                    raise _index_error(exc, input._data.shape, key) from None
             return getitem(input, _normalize(key, input._data.ndim))  # several Ellipsis
         basic, advanced = key, None  # basic indexing: NumPy takes the key as it is
     elif c is Tensor and key._data.ndim and key._data.dtype.kind == "i":
@@ -719,7 +748,7 @@ def getitem(input: Tensor, key: Any) -> Tensor:
         if advanced is not None:
             out = indexing.getitem(out, key=_plain(advanced))
     except IndexError as exc:
-        error = _index_error(exc, input._data.shape)
+        error = _index_error(exc, input._data.shape, key)
     else:
         return out
     if c is tuple and sum(p is Ellipsis for p in key) > 1:
@@ -785,6 +814,11 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
     Gradients reach both input's old value (outside the region) and value.
     """
     check_inference_write(input)
+    if key.__class__ is bool:  # (PyTorch: x[True] writes as x[None] does, x[False] nothing)
+        if key:
+            setitem(input, None, value)
+        return
+    _check_byte_fill(input, key, value)
     value = _real_scalar(value, input._dtype)
     with on_device_of(input._data):  # index arrays made where the input is
         parts = _normalize(key, input._data.ndim)
@@ -821,7 +855,7 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
             parts = advanced
         _inplace(target, indexing.index_put, (target, value), {"key": _plain(parts)})
     except IndexError as exc:
-        error = _index_error(exc, input._data.shape)
+        error = _index_error(exc, input._data.shape, key)
     except (ValueError, TypeError) as exc:
         if isinstance(exc, TypeError) and not str(exc).startswith("NumPy boolean array"):
             raise
@@ -832,6 +866,26 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
     if clipped is None:
         raise error
     setitem(input, clipped, given)
+
+
+def _check_byte_fill(input: Tensor, key: Any, value: Any) -> None:
+    """PyTorch writes one element under one mask as masked_fill_, which refuses uint8 masks
+    (after reading the key: its errors first)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    advanced = [p for p in parts if isinstance(p, (Tensor, list, bool))]
+    if (
+        len(advanced) == 1
+        and isinstance(advanced[0], Tensor)
+        and advanced[0]._dtype.name == "uint8"
+        and advanced[0]._data.ndim
+        and (not isinstance(value, Tensor) or value._data.size == 1)
+    ):
+        error = key_error(_key_parts(key), input._data.shape)
+        if error is not None:
+            raise error
+        raise RuntimeError(
+            "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char"
+        )
 
 
 def _shape_mismatch(input: Tensor, key: Any, value: Any) -> RuntimeError:
@@ -896,7 +950,7 @@ def _write_array(input: Tensor, parts: tuple, value: Any) -> None:
         else:
             input._data[_plain(basic)][_plain(advanced)] = value
     except IndexError as exc:
-        error = _index_error(exc, input._data.shape)
+        error = _index_error(exc, input._data.shape, parts)
     except (ValueError, TypeError) as exc:
         if isinstance(exc, TypeError) and not str(exc).startswith("NumPy boolean array"):
             raise
