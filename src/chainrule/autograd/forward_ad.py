@@ -98,8 +98,8 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     """A view of ``tensor`` carrying ``tangent`` (same shape) as its forward derivative."""
     if not _levels:
         raise RuntimeError(
-            "To create a dual Tensor, please enter a dual level first: "
-            "with forward_ad.dual_level(): ..."
+            "Trying to create a dual Tensor for forward AD but no level exists, make sure to "
+            "enter_dual_level() first."
         )
     if not isinstance(tangent, Tensor):
         raise TypeError("make_dual: expected the tangent to be a Tensor")
@@ -110,7 +110,13 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
             f"while the given forward gradient is of size {list(tangent.shape)}."
         )
     if tensor._dtype._category < 2:
-        raise ValueError("Expected primal to be floating point or complex")
+        raise ValueError(
+            f"Expected primal to be floating point or complex, but got: {tensor._dtype}"
+        )
+    if tangent._dtype._category < 2:
+        raise ValueError(
+            f"Expected tangent to be floating point or complex, but got: {tangent._dtype}"
+        )
     with paused():
         if tangent.dtype is not tensor.dtype:
             tangent = tangent.to(tensor.dtype)

@@ -312,11 +312,12 @@ def _apply(cls: FunctionMeta, args: tuple, kwargs: dict, setup: bool) -> Any:
     finally:
         set_enabled(enabled)
 
+    dirty = () if tangents is None else {id(t) for t in ctx.__dict__.get("dirty_tensors", ())}
     outputs = _wrap_outputs(ctx, args, raw, executable)
     if executable and _anomaly.record:
         record_creation(ctx)
     if tangents is not None:
-        _forward_ad(cls, ctx, args, tangents, outputs)
+        _forward_ad(cls, ctx, args, tangents, outputs, dirty)
     return outputs if isinstance(raw, tuple) else outputs[0]
 
 
@@ -344,6 +345,7 @@ def _wrap_outputs(ctx: Any, args: tuple, raw: Any, executable: bool) -> tuple:
 
     results = []
     info = []
+    dirty_views: list = []
     seen: set[int] = set()
     for nr, o in enumerate(outs):
         if not isinstance(o, Tensor):
@@ -357,6 +359,9 @@ def _wrap_outputs(ctx: Any, args: tuple, raw: Any, executable: bool) -> tuple:
                 raise RuntimeError(
                     "a leaf Variable that requires grad has been used in an in-place operation."
                 )
+            if executable and o._view is not None:
+                _check_dirty_view(o)
+                dirty_views.append(o)
             o._bump()  # as PyTorch does for every tensor marked dirty
         elif key in inputs or key in seen or o._requires_grad:
             source = o
@@ -374,6 +379,8 @@ def _wrap_outputs(ctx: Any, args: tuple, raw: Any, executable: bool) -> tuple:
         results.append(o)
         info.append((o._data.shape, o._dtype, xp_of(o._data)))  # (zeros made there)
     ctx.n_outputs = len(outs)
+    for o in dirty_views:
+        _rebase_dirty_view(o)
     ctx._out_info = tuple(info)
 
     # a saved output (a dirty input among them) is kept as its array, not as itself
@@ -391,14 +398,47 @@ def _wrap_outputs(ctx: Any, args: tuple, raw: Any, executable: bool) -> tuple:
     return tuple(results)
 
 
+def _check_dirty_view(o: Any) -> None:
+    """A view of a leaf that requires grad cannot be modified in place (PyTorch's check)."""
+    base = o._view[0]
+    if base is not None and base._requires_grad and base._grad_fn is None:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
+
+
+def _rebase_dirty_view(o: Any) -> None:
+    """A view marked dirty: its base becomes "the old base with the view's region from the
+    Function" (CopySlices, as for any in-place write into a view), and the view is
+    re-derived from that base."""
+    from .inplace import view_scatter
+    from .recording import regraph
+    from .views import alias, replay_view
+
+    base, steps, _ = o._view
+    if base is None:
+        return
+    new_base = view_scatter(alias(base), o, steps=steps)
+    vc = o._vc
+    base._requires_grad = True
+    regraph(base, new_base._grad_fn, new_base._output_nr)
+    vc[1] = vc[0]  # every other view of this memory now has a stale graph
+    fresh = replay_view(alias(base), steps)
+    regraph(o, fresh._grad_fn, fresh._output_nr)
+    o._view = (base, steps, vc[0])
+
+
 def _tangents(args: tuple) -> list | None:
     """Forward mode: the tangent of each argument (None where none), or None if none has one."""
     tangents = [getattr(a, "_fw", None) for a in args]
     return tangents if any(t is not None for t in tangents) else None
 
 
-def _forward_ad(cls: FunctionMeta, ctx: Any, args: tuple, tangents: list, outputs: tuple) -> None:
-    """Push the inputs' tangents through the user's ``jvp`` and attach them to the outputs."""
+def _forward_ad(
+    cls: FunctionMeta, ctx: Any, args: tuple, tangents: list, outputs: tuple, dirty: Any
+) -> None:
+    """Push the inputs' tangents through the user's ``jvp`` and attach them to the outputs
+    (the ids in ``dirty``, inputs modified in place, must get their own tangent back)."""
     from .._backend import xp_of
     from .._tensor import Tensor, _make
     from . import forward_ad
@@ -424,18 +464,26 @@ def _forward_ad(cls: FunctionMeta, ctx: Any, args: tuple, tangents: list, output
     result = result if isinstance(result, tuple) else (result,)
     if len(result) != len(outputs):
         raise RuntimeError(
-            f"jvp of {ctx.name()} returned {len(result)} tangents but forward returned "
-            f"{len(outputs)} outputs"
+            "Function's jvp returned an invalid number of forward gradients (expected "
+            f"{len(outputs)} but got {len(result)})"
         )
+    dirty = {id(a): t for a, t in zip(args, tangents) if id(a) in dirty}
     for o, t in zip(outputs, result):
         if t is None or not isinstance(o, Tensor) or o._dtype._category < 2:
             continue
         if not isinstance(t, Tensor):
             raise RuntimeError(f"expected Variable or None (got {type(t).__name__})")
+        if id(o) in dirty and t is not dirty[id(o)]:
+            raise RuntimeError(
+                "An inplace custom Function is not modifying the forward mode gradients "
+                "inplace. If the forward is modifying an input inplace, then the jvp function "
+                "must modify the corresponding gradient inplace."
+            )
         if t._data.shape != o._data.shape:
             raise RuntimeError(
-                f"Function {ctx.name()} returned an invalid tangent - got {list(t.shape)} "
-                f"but expected shape {list(o.shape)}"
+                "Trying to set a forward gradient that has a different size than that of the "
+                f"original Tensor, this is not supported. Tensor is of size {list(o.shape)} "
+                f"while the given forward gradient is of size {list(t.shape)}."
             )
         forward_ad.attach(o, t if t._dtype is o._dtype else t.to(o._dtype))
 
@@ -495,9 +543,9 @@ def _backward_base() -> type:
                 result = fn(self, *grads)
             finally:
                 set_enabled(enabled)
-            return self._check_gradients(result, create_graph)
+            return self._check_gradients(result, create_graph, grads)
 
-        def _check_gradients(self, result: Any, create_graph: bool) -> list:
+        def _check_gradients(self, result: Any, create_graph: bool, grads: list) -> list:
             """PyTorch's checks of what backward returned; then fit each to its input."""
             if not isinstance(result, tuple):
                 result = (result,)
@@ -525,6 +573,19 @@ def _backward_base() -> type:
             for i, (g, meta) in enumerate(zip(tensor_grads, self._meta)):
                 if g is None or meta is None:
                     out.append(None)
+                    continue
+                if g.is_meta and not any(isinstance(a, Tensor) and a.is_meta for a in grads):
+                    device = next((a.device for a in grads if isinstance(a, Tensor)), "cpu")
+                    raise RuntimeError(
+                        f"Function {self.name()} returned an invalid gradient at index {i} - "
+                        f"expected device {device} but got meta"
+                    )
+                if g._dtype._category == 3 and meta[1]._category != 3:
+                    raise RuntimeError(
+                        f"Function {self.name()} returned an invalid gradient at index {i} - "
+                        f"got a complex gradient ({g._dtype}) for a real input "
+                        f"({meta[1]}); return a real gradient, e.g. grad.real"
+                    )
                 elif create_graph:
                     out.append(_fit_tensor(self, i, g, meta))
                 else:
