@@ -218,11 +218,11 @@ class QTensor(Tensor):
 
     def q_per_channel_scales(self) -> Tensor:
         self._per_channel()
-        return _make(self._scale.copy(), _dtypes.float64)
+        return _make(self._scale.copy(), _dtypes.from_numpy_dtype(self._scale.dtype))
 
     def q_per_channel_zero_points(self) -> Tensor:
         self._per_channel()
-        return _make(self._zp.copy(), _dtypes.int64)
+        return _make(self._zp.copy(), _dtypes.from_numpy_dtype(self._zp.dtype))
 
     def q_per_channel_axis(self) -> int:
         self._per_channel()
@@ -241,6 +241,8 @@ class QTensor(Tensor):
         shape = [1] * ints.ndim
         shape[self._axis] = -1
         z, s = self._zp.reshape(shape), self._scale.reshape(shape)
+        if self._scheme is per_channel_affine_float_qparams:  # (all in float32)
+            return _make((ints.astype(np.float32) - z) * s, _dtypes.float32)
         return _make(((ints.astype(np.int64) - z) * s).astype(np.float32), _dtypes.float32)
 
     # ----- metadata ----------------------------------------------------------------------
@@ -554,13 +556,23 @@ def _scalar(value: Any) -> Any:
 
 def quantize_array(x: np.ndarray, scale: float, zero_point: int, dtype: DType) -> np.ndarray:
     """The integers of ``x`` (float32) quantized per tensor, as PyTorch's CPU kernel rounds."""
-    np_dtype, lo, hi = RANGES[dtype]
     inv = np.float32(1.0) / np.float32(scale)
-    if dtype is _dtypes.qint32:
-        t = np.rint((x * inv).astype(np.float32) + np.float32(zero_point))
-    else:  # (the product is exact in float64; the sum is rounded once, as a fused multiply-add)
-        t = np.rint((x.astype(np.float64) * np.float64(inv) + zero_point).astype(np.float32))
-    return np.clip(t, lo, hi).astype(np_dtype)
+    with np.errstate(invalid="ignore", over="ignore"):
+        if dtype is _dtypes.qint32:
+            t = np.rint((x * inv).astype(np.float32) + np.float32(zero_point))
+        else:  # (the product is exact in float64; the sum rounded once, as a fused multiply-add)
+            t = np.rint((x.astype(np.float64) * np.float64(inv) + zero_point).astype(np.float32))
+    return _clamp(t, dtype)
+
+
+def _clamp(t: np.ndarray, dtype: DType) -> np.ndarray:
+    """Rounded values clamped to ``dtype``'s integers (in float64, where 2**31 - 1 is
+    exact); a NaN becomes the greatest 8-bit integer or the least 32-bit one, as PyTorch's
+    vectorised kernels give."""
+    np_dtype, lo, hi = RANGES[dtype]
+    t = np.clip(np.asarray(t, dtype=np.float64), lo, hi)
+    t[np.isnan(t)] = lo if dtype is _dtypes.qint32 else hi
+    return t.astype(np_dtype)
 
 
 def quantize_per_tensor(input: Any, scale: Any, zero_point: Any, dtype: DType) -> Any:  # noqa: A002
@@ -601,32 +613,67 @@ def quantize_per_channel(
     dtype: DType,
 ) -> QTensor:
     """``torch.quantize_per_channel``: each slice along ``axis`` quantized with its own scale
-    and zero point (``scales`` kept as float64, ``zero_points`` as int64)."""
+    and zero point. Integer zero points give ``per_channel_affine`` (scales kept as float64,
+    zero points as int64); floating ones ``per_channel_affine_float_qparams`` (both kept as
+    float32, ``round(x / scale + zero_point)``)."""
+    if not isinstance(input, Tensor) or input._dtype is not _dtypes.float32:
+        got = input._dtype.scalar_name if isinstance(input, Tensor) else type(input).__name__
+        raise RuntimeError(f"quantize_tensor_per_channel_affine expects a Float Tensor, got {got}")
     x = _float_input(input)
-    np_dtype, lo, hi = _check_dtype(dtype)
-    s = np.asarray(scales.detach().numpy(), dtype=np.float64).reshape(-1).copy()
-    z = np.asarray(zero_points.detach().numpy()).astype(np.int64).reshape(-1).copy()
-    if not 0 <= axis < x.ndim:
-        raise RuntimeError(
-            f"Channel axis out of range in per channel affine quantization. Got: {axis}"
-            f"Expected: [0, {x.ndim})"
-        )
-    if s.shape[0] != x.shape[axis]:
-        raise RuntimeError(
-            f"quantize_tensor_per_channel_affine: length of scales ({s.shape[0]}) must match "
-            f"the size of the tensor along axis ({x.shape[axis]})"
-        )
-    if z.shape[0] != x.shape[axis]:
-        raise RuntimeError(
-            f"quantize_tensor_per_channel_affine: length of zero_points ({z.shape[0]}) must "
-            f"match the size of the tensor along axis ({x.shape[axis]})"
-        )
+    _check_dtype(dtype)
+    if scales.dim() != 1:
+        raise RuntimeError("scale tensor must have dimension 1")
+    if zero_points.dim() != 1:
+        raise RuntimeError("zero_points tensor must have dimension 1")
+    if scales.numel() != zero_points.numel():
+        raise RuntimeError("number of elements in scales and zero_points must match")
+    floating = zero_points._dtype.is_floating_point
     shape = [1] * x.ndim
+    if floating:
+        s = np.asarray(scales.detach().numpy(), dtype=np.float32).copy()
+        z = np.asarray(zero_points.detach().numpy(), dtype=np.float32).copy()
+        _check_axis(axis, x.ndim, "float qparams")
+        _check_channels(s, x.shape[axis])
+        shape[axis] = -1
+        s_, z_ = s.reshape(shape), z.reshape(shape)
+        inv = np.where(s_ == 0, np.float32(1.0), np.float32(1.0) / np.where(s_ == 0, 1, s_))
+        with np.errstate(invalid="ignore", over="ignore"):
+            t = np.rint((x * inv.astype(np.float32)).astype(np.float32) + z_)
+        return QTensor._new(_clamp(t, dtype), dtype, per_channel_affine_float_qparams, s, z, axis)
+    s = np.asarray(scales.detach().numpy(), dtype=np.float64).copy()
+    z = np.asarray(zero_points.detach().numpy()).astype(np.int64).copy()
+    _, lo, hi = RANGES[dtype]
+    for zp in z.tolist():
+        if zp > hi:
+            raise RuntimeError(
+                f"quantize_tensor_per_channel_affine zero_point {zp} is above upper bound."
+            )
+        if zp < lo:
+            raise RuntimeError(
+                f"quantize_tensor_per_channel_affine zero_point {zp} is below lower bound."
+            )
+    _check_axis(axis, x.ndim, "affine")
+    _check_channels(s, x.shape[axis])
     shape[axis] = -1
     inv = (np.float32(1.0) / s.astype(np.float32)).reshape(shape)
-    t = np.rint((x * inv).astype(np.float32) + z.astype(np.float32).reshape(shape))
-    ints = np.clip(t, lo, hi).astype(np_dtype)
-    return QTensor._new(ints, dtype, per_channel_affine, s, z, axis)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        t = np.rint((x * inv).astype(np.float32) + z.astype(np.float32).reshape(shape))
+    return QTensor._new(_clamp(t, dtype), dtype, per_channel_affine, s, z, axis)
+
+
+def _check_axis(axis: int, ndim: int, kind: str) -> None:
+    if not 0 <= axis < ndim:
+        raise RuntimeError(
+            f"Channel axis out of range in per channel {kind} quantization. Got: {axis}"
+            f"Expected: [0, {ndim})"
+        )
+
+
+def _check_channels(scales: np.ndarray, channels: int) -> None:
+    if scales.shape[0] != channels:
+        raise RuntimeError(
+            f"length of scales must equal to channel, expected {channels} got, {scales.shape[0]}"
+        )
 
 
 def dequantize(tensor: Any) -> Any:
@@ -763,9 +810,10 @@ def _rebuild_qtensor(
         return QTensor._new(ints, dt, per_tensor_affine, builtins.float(scale), zero_point, None)
     if scheme in (per_channel_affine, per_channel_symmetric, per_channel_affine_float_qparams):
         _, scales, zero_points, axis = quantizer_params
-        s = np.asarray(scales.numpy(), dtype=np.float64).copy()
+        floating = scheme is per_channel_affine_float_qparams
+        s = np.asarray(scales.numpy(), dtype=np.float32 if floating else np.float64).copy()
         z = np.asarray(zero_points.numpy()).copy()
-        if scheme is not per_channel_affine_float_qparams:
+        if not floating:
             scheme, z = per_channel_affine, z.astype(np.int64)
         return QTensor._new(ints, dt, scheme, s, z, builtins.int(axis))
     raise pickle.UnpicklingError(f"unknown quantization scheme in the archive: {scheme!r}")

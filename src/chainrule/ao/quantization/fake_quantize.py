@@ -253,6 +253,11 @@ class FusedMovingAvgObsFakeQuantize(FakeQuantize):
 
     def _observe(self, X: Any) -> None:  # noqa: N803
         post = self.activation_post_process
+        if self.is_per_channel and self.ch_axis != 0:
+            raise RuntimeError(
+                "Per-channel FakeQuant in fused_moving_avg_obs_fake_quant is only supported on "
+                "axis == 0 (make the observer with ch_axis=0)"
+            )
         x = X.detach().to(torch.float32).numpy()
         if self.is_per_channel:
             rows = np.moveaxis(x, self.ch_axis, 0).reshape(x.shape[self.ch_axis], -1)
@@ -271,6 +276,11 @@ class FusedMovingAvgObsFakeQuantize(FakeQuantize):
         post.max_val.resize_(new_hi.shape)
         post.min_val.copy_(new_lo)
         post.max_val.copy_(new_hi)
+
+    def _choose(self) -> None:
+        """The scale and zero point from the running range (only while fake quantizing)."""
+        post = self.activation_post_process
+        cur_lo, cur_hi = post.min_val.numpy(), post.max_val.numpy()
         pairs = zip(np.atleast_1d(cur_lo), np.atleast_1d(cur_hi), strict=True)
         chosen = [
             choose_qparams(
@@ -292,6 +302,8 @@ class FusedMovingAvgObsFakeQuantize(FakeQuantize):
             self._observe(X)
         if self.fake_quant_enabled[0] != 1:
             return X
+        if self.observer_enabled[0] == 1:
+            self._choose()
         if self.is_per_channel:
             return torch.fake_quantize_per_channel_affine(
                 X, self.scale, self.zero_point, self.ch_axis, post.quant_min, post.quant_max

@@ -1,10 +1,10 @@
 """``torch.ao.nn.quantized``: quantized modules. chainrule has ``Linear`` and ``Conv2d``
 (static), ``Quantize``, ``DeQuantize`` and the dynamic ones (``dynamic.Linear``,
 ``dynamic.LSTM``), ``FloatFunctional``/``QFunctional`` (quantized add, add_relu); ``ReLU6``,
-``Dropout``; the other static modules (``Conv1d``/``Conv3d``, ``BatchNorm2d``,
+``Dropout``; ``functional`` (linear, max_pool2d, adaptive_avg_pool2d); the other static modules (``Conv1d``/``Conv3d``, ``BatchNorm2d``,
 ``Hardswish`` ...) are not implemented."""
 
-from . import dynamic
+from . import dynamic, functional
 from .modules import (
     Conv2d,
     DeQuantize,
@@ -28,4 +28,5 @@ __all__ = [
     "Quantize",
     "ReLU6",
     "dynamic",
+    "functional",
 ]
