@@ -159,3 +159,17 @@ def test_aux_must_hold_tensors(transform, aux):
         return getattr(L.func, transform)(f, has_aux=True)(x)
 
     assert_same_error(run)
+
+
+@pytest.mark.parametrize("method", ["max", "sort", "topk", "cummax"])
+def test_jvp_keeps_named_results(method):
+    def run(L):
+        x = L.arange(12.0).reshape(3, 4).sin()
+        args = {"max": (0,), "sort": (1,), "topk": (2,), "cummax": (1,)}[method]
+        primal, tangent = L.func.jvp(lambda a: getattr(a, method)(*args), (x,), (L.ones(3, 4),))
+        return type(primal).__name__, type(tangent).__name__, primal[0], tangent[0]
+
+    (cr_p, cr_t, cr_v, cr_dv), (pt_p, pt_t, pt_v, pt_dv) = run(cr), run(torch)
+    assert (cr_p, cr_t) == (pt_p, pt_t) == (method, method)
+    np.testing.assert_allclose(cr_v.numpy(), pt_v.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(cr_dv.numpy(), pt_dv.numpy(), rtol=1e-6)

@@ -92,7 +92,9 @@ def _unflatten(leaves: list, spec: Any) -> Any:
     for n, sub in specs:
         out.append(_unflatten(leaves[i : i + n], sub))
         i += n
-    return tuple(out) if kind is tuple else out
+    if kind is tuple or kind is list:
+        return tuple(out) if kind is tuple else out
+    return kind(*out) if hasattr(kind, "_fields") else kind(out)  # (a named tuple: its type)
 
 
 def _spec_str(spec: Any) -> str:
