@@ -148,3 +148,17 @@ def test_grad_of_a_sparse_embedding():
         return g.to_dense()
 
     compare(run)
+
+
+def test_augmented_write_into_a_view_of_another_view():
+    # (kornia's quaternion_to_axis_angle: the first view's base gets its graph through the
+    # second; the first is then stale, not a view made under no_grad)
+    def run(L):
+        leaf = L.arange(8.0).reshape(2, 4).requires_grad_()
+        q = leaf * 1
+        aa = L.zeros_like(q)[..., :3]
+        aa[..., 0] += q[..., 1] * 2
+        aa.pow(2).sum().backward()
+        return aa.detach(), leaf.grad
+
+    compare(run)

@@ -47,8 +47,9 @@ def inplace(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor:
         raise RuntimeError(_read_only(self._data))
     view = self._view
     if view is not None and not self._requires_grad and grad_mode._state.enabled:
-        base = view[0]  # (a view of a base that requires grad, made under no_grad)
-        if base is not None and base._requires_grad:
+        base = view[0]  # (a view of a base that requires grad, made under no_grad: not one
+        # whose base was written since, which gets its graph when next used)
+        if base is not None and base._requires_grad and self._vc[1] <= view[2]:
             raise RuntimeError(NO_GRAD_VIEW)
     recording = grad_mode._state.enabled and any(
         isinstance(a, Tensor) and a._requires_grad for a in args

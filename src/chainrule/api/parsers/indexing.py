@@ -199,8 +199,9 @@ def index_add(
         )
     size = input._data.shape[d] if nd else 1
     bad = idx[(idx < 0) | (idx >= size)]
-    if bad.size:
-        if nd <= 1 or 0 < d < nd - 1:  # (as PyTorch's CPU kernel words it on this path)
+    if bad.size and not (nd > 1 and input._data.size == 0):  # (PyTorch: nothing to add to)
+        # (as PyTorch's CPU kernels word it: alpha != 1 and the inner dims take one path)
+        if nd <= 1 or 0 < d < nd - 1 or alpha != 1:
             raise IndexError("index out of range in self")
         raise RuntimeError(
             f"index {int(bad[0])} is out of bounds for dimension {d} with size {size}"
@@ -210,6 +211,8 @@ def index_add(
             f"index_add_(): self ({input._dtype.scalar_name}) and source "
             f"({source._dtype.scalar_name}) must have the same scalar type"
         )
+    if bad.size:  # (an empty input: PyTorch adds nothing and checks no index)
+        idx, source = idx[:0], indexing.getitem(source, key=shapes._key_of(d, slice(0, 0)))
     return gather_scatter.index_add(input, _make(idx, index._dtype), source, dim=d, alpha=alpha)
 
 
@@ -286,6 +289,8 @@ def take(input: Tensor, index: Tensor) -> Tensor:
         )
     n = input._data.size
     idx = index._data
+    if n == 0 and idx.size:
+        raise IndexError("take(): tried to take from an empty tensor")
     bad = idx[(idx < -n) | (idx >= n)]
     if bad.size:
         raise IndexError(
@@ -434,7 +439,15 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
             "dimensions for indices"
         )
     ones_at = lambda shape: shape[:d] + (1,) + shape[d + 1 :]  # noqa: E731
-    shape = list(numpy.broadcast_shapes(ones_at(input._data.shape), ones_at(indices._data.shape)))
+    a, b = ones_at(input._data.shape), ones_at(indices._data.shape)
+    clash = [k for k in range(nd) if a[k] != b[k] and 1 not in (a[k], b[k])]
+    if clash:  # (PyTorch names the last dim that does not broadcast)
+        k = clash[-1]
+        raise RuntimeError(
+            f"The size of tensor a ({a[k]}) must match the size of tensor b ({b[k]}) at "
+            f"non-singleton dimension {k}"
+        )
+    shape = list(numpy.broadcast_shapes(a, b))
     x_shape, i_shape = list(shape), list(shape)
     x_shape[d], i_shape[d] = input._data.shape[d], indices._data.shape[d]
     if tuple(x_shape) != input._data.shape:
@@ -833,8 +846,9 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
         input._requires_grad or isinstance(value, Tensor) and value._requires_grad
     )
     if grad_mode._state.enabled and not input._requires_grad and input._view is not None:
-        base = input._view[0]  # (a view of a base that requires grad, made under no_grad)
-        if base is not None and base._requires_grad:
+        base = input._view[0]  # (a view of a base that requires grad, made under no_grad;
+        # not one whose base was written since: its graph comes when next used)
+        if base is not None and base._requires_grad and input._vc[1] <= input._view[2]:
             raise RuntimeError(NO_GRAD_VIEW)
     if not (recording or forward_ad.state.level) and input._data.flags.writeable:
         _write_array(input, parts, value)  # nothing to record: write the array directly
