@@ -374,6 +374,8 @@ def put(
         )
     n = input.numel()
     idx = index._data
+    if n == 0 and idx.size:
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
     bad = (idx >= n) | (idx < -n)
     if bad.any():
         raise IndexError(
@@ -434,7 +436,13 @@ def index_reduce(
             f"({_dtypes.scalar_name(source.dtype)}) must have the same scalar type"
         )
     size = input.shape[d] if input.dim() else 1
-    idx = index._data
+    idx = index._data.reshape(-1)
+    if not include_self and input.numel():  # (PyTorch first fills the places, as index_fill)
+        bad = idx[(idx < -size) | (idx >= size)]
+        if bad.size:
+            raise IndexError(
+                f"index {int(bad[0])} is out of bounds for dimension {d} with size {size}"
+            )
     if idx.size and (idx.min() < 0 or idx.max() >= size):
         raise IndexError("index out of range in self")
     return gather_scatter.index_reduce(
