@@ -134,6 +134,8 @@ _FREXP = "torch.frexp() expects mantissa to have dtype {result.cpp} but got {out
 _LOGSUMEXP = (
     "logsumexp(): Expected floating point type for result tensor, but got: {out.scalar_name}"
 )
+# (out of another dtype than a dtype= given: the computation's dtype is fixed)
+_DTYPE_ARG = "Expected out tensor to have dtype {result.cpp}, but got {out.cpp} instead"
 _MEAN = "mean.dtype_out(): input types can't be cast to the desired output type {out.scalar_name}"
 _KTHVALUE = "output values must be of same type as input"
 _MODE = "expected scalar type '{result.scalar_name}' but got '{out.scalar_name}' for values output"
@@ -360,18 +362,18 @@ TORCH = [
     ("log_softmax", composite_out(out_dtype(p_activations.log_softmax)), "f m out"),
     ("logsumexp", out_dtype(p_activations.logsumexp, "kind", _LOGSUMEXP), "f m out"),
     # ----- reductions (ops/reductions.py, scans.py, sorting.py) ----------------------------
-    ("sum", out_dtype(p_reductions.sum, "any"), "f m out"),
+    ("sum", out_dtype(p_reductions.sum, "any", _DTYPE_ARG), "f m out"),
     ("mean", out_dtype(p_reductions.mean, "kind", _MEAN), "f m out"),
     ("nansum", p_reductions.nansum, "f m out"),
     ("nanmean", p_reductions.nanmean, "f m out"),
-    ("prod", out_dtype(p_reductions.prod, "any"), "f m out"),
+    ("prod", out_dtype(p_reductions.prod, "any", _DTYPE_ARG), "f m out"),
     ("max", p_reductions.max, "f m out"),
     ("min", p_reductions.min, "f m out"),
     ("amax", out_dtype(p_reductions.amax, "same", _AMAX), "f m out"),
     ("amin", out_dtype(p_reductions.amin, "same", _AMAX), "f m out"),
     ("aminmax", out_dtype(p_reductions.aminmax), "f m out"),
-    ("argmax", p_reductions.argmax, "f m out"),
-    ("argmin", p_reductions.argmin, "f m out"),
+    ("argmax", out_dtype(p_reductions.argmax, "same"), "f m out"),
+    ("argmin", out_dtype(p_reductions.argmin, "same"), "f m out"),
     ("var", p_reductions.var, "f m out"),
     ("std", p_reductions.std, "f m out"),
     ("var_mean", p_reductions.var_mean, "f"),
@@ -381,8 +383,8 @@ TORCH = [
     ("any", p_reductions.any, "f m out"),
     ("norm", p_reductions.norm, "f"),
     ("dist", tensors_only(reductions.dist), "f m"),
-    ("cumsum", out_dtype(p_reductions.cumsum, "any"), "f m out"),
-    ("cumprod", out_dtype(p_reductions.cumprod, "any"), "f m out"),
+    ("cumsum", out_dtype(p_reductions.cumsum, "any", _DTYPE_ARG), "f m out"),
+    ("cumprod", out_dtype(p_reductions.cumprod, "any", _DTYPE_ARG), "f m out"),
     ("cummax", out_dtype(p_reductions.cummax, "same", _SCALAR_TYPE_), "f m out"),
     ("cummin", out_dtype(p_reductions.cummin, "same", _SCALAR_TYPE_), "f m out"),
     ("logcumsumexp", out_dtype(p_reductions.logcumsumexp, "same", _SCALAR_TYPE_), "f m out"),

@@ -139,12 +139,13 @@ def write_out(
     result's (named) tuple. ``exact``: out must have the result's dtype (PyTorch's clamp with
     number bounds); ``out_dtype`` marks the dtypes a function's out may have."""
     outs = _out_tensors(name, out)
-    if (
-        getattr(function, "out_dtype", ("kind",))[0] == "any-dtype"
-        and isinstance(out, Tensor)
-        and kwargs.get("dtype") is None
-    ):
-        kwargs = {**kwargs, "dtype": out._dtype}
+    rule = getattr(function, "out_dtype", ("kind", None))
+    if rule[0] == "any-dtype" and isinstance(out, Tensor):
+        dtype = kwargs.get("dtype")
+        if dtype is None:
+            kwargs = {**kwargs, "dtype": out._dtype}
+        elif rule[1] and dtype is not out._dtype:  # (a dtype= that out must have: sum's)
+            raise RuntimeError(rule[1].format(out=_Names(out._dtype), result=_Names(dtype)))
     result = function(*args, **kwargs)
     several = isinstance(result, tuple)
     if several and not isinstance(out, (tuple, list)):

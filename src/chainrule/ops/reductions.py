@@ -15,8 +15,9 @@ import math
 from .. import _dtypes
 from .._backend import add_reduce, add_reduce_dims, loud, ndarray, quiet, whole_sum, xp
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ..autograd.recording import KEEP, array_of, contiguous, defop
-from . import arithmetic, complex_parts, joining, logical, scans, shapes, sorting, unary
+from . import arithmetic, complex_parts, copies, joining, logical, scans, shapes, sorting, unary
 
 
 def dims_of(dim, ndim: int) -> tuple | None:
@@ -183,6 +184,8 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None, variant=0):  # n
     axes = dims_of(dim, x.ndim)
     if axes == ():
         axes = None
+    if x.size == 0 and (ord < 0 or ord == math.inf):
+        _no_identity_norm(x.shape, ord, dim if axes is not None else None)
     result_dtype = x.real.dtype  # (complex x: the norm is real, in its parts' dtype)
     x = _widened(x)  # (float16 in float32: 300² overflows it)
     if ord == 2:
@@ -191,11 +194,6 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None, variant=0):  # n
     if ord == 1:
         out = xp.sum(a, axis=axes, keepdims=keepdim)
     elif ord in (math.inf, -math.inf):
-        if x.size == 0 and (axes is None or any(x.shape[i] == 0 for i in axes)):
-            raise RuntimeError(
-                f"linalg.vector_norm cannot compute the {'' if ord > 0 else '-'}inf norm on an "
-                "empty tensor because the operation does not have an identity"
-            )
         extreme = xp.max if ord > 0 else xp.min
         out = extreme(a, axis=axes, keepdims=keepdim)
     elif ord == 0:
@@ -203,6 +201,20 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None, variant=0):  # n
     else:
         out = xp.sum(a**ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
     return xp.asarray(out, dtype=result_dtype)
+
+
+def _no_identity_norm(shape: tuple, ord, dim) -> None:  # noqa: A002
+    """PyTorch's error for a max/min-like norm (p = inf or p < 0) over an empty slice: it
+    names the first empty dim as given (its message lacks a space before 'because')."""
+    what = f"linalg.vector_norm cannot compute the {ord:g} norm on "
+    if dim is None:
+        raise RuntimeError(what + "an empty tensor because the operation does not have an identity")
+    for d in (dim,) if isinstance(dim, int) else dim:
+        if shape[int(d) % len(shape)] == 0:
+            raise RuntimeError(
+                what + f"the dimension {int(d)}because this dimension is empty and the "
+                "operation does not have an identity"
+            )
 
 
 def two_norm(x, axes, keepdim: bool, dtype):
@@ -239,9 +251,12 @@ def _vector_norm_vjp(g, x, ans, ord, dim, keepdim):  # noqa: A002
         hit = unary.abs(x) == n
         count = unreduce(_count_hits(hit, dim, keepdim, shape), shape, dim, keepdim)
         return logical.where(hit, sign(x) * g / count, 0.0)
-    if ord == 0:
-        return x * 0
-    return sign(x) * unary.abs(x) ** (ord - 1) * logical.where(zero, 0.0, g / n ** (ord - 1))
+    if ord == 0:  # (a step function: 0 everywhere, at inf and nan too, as PyTorch's)
+        return copies.zero(x)
+    scaled = sign(x) * unary.abs(x) ** (ord - 1)
+    if ord < 1:  # |0|^(p-1) is inf: a zero entry's gradient is 0 (PyTorch's), not nan
+        scaled = logical.where(array_of(x) == 0, 0.0, scaled)
+    return scaled * logical.where(zero, 0.0, g / n ** (ord - 1))
 
 
 def _vector_norm_jvp(t, x, ans, ord, dim, keepdim):  # noqa: A002
@@ -480,6 +495,10 @@ def _prod_vjp(g, x, ans, dim, keepdim):
     if not (array_of(x) == 0).any():
         return g * (unreduce(ans, shape, dim, keepdim) / x)
     if dim is None:
+        if not grad_mode.is_grad_enabled() and (array_of(x) == 0).sum() > 1:
+            # every Π_(j≠i) holds a 0: zeros, nan entries too (PyTorch's shortcut over the
+            # whole tensor, taken only where the backward is not itself recorded)
+            return copies.zero(x)
         flat = shapes.reshape(x, (-1,))
         return g * shapes.reshape(_exclusive_products(flat, 0), shape)
     return g * _exclusive_products(x, _axis(dim, len(shape)))
@@ -692,12 +711,17 @@ def _var(x, dim=None, correction=1, keepdim=False):
     x = _widened(x)
     axes = dims_of(dim, x.ndim)
     n = x.size if axes is None else math.prod(x.shape[a] for a in axes)
-    dof = n - correction if n > correction else 0.0
+    dof = max(n - correction, 0)  # (PyTorch's: s / 0 is inf, or nan where s = 0)
     if axes is None:
         m = xp.mean(x) if x.size else xp.asarray(xp.nan, dtype=x.dtype)
         s = xp.sum(_squared(x - m))
-        out = s / s.dtype.type(dof) if dof else xp.asarray(xp.nan)
-        out = xp.asarray(out, dtype=result_dtype)
+        token = quiet()
+        try:
+            out = xp.asarray(s / s.dtype.type(dof), dtype=result_dtype)
+            if not dof and x.dtype.kind == "c":
+                out = _parts_over_zero(x - m, None, False)
+        finally:
+            loud(token)
         return out.reshape((1,) * x.ndim) if keepdim else out
     # (Σx / n, not xp.mean: no "Mean of empty slice" warning; the ufunc's reduction on an
     # array, its Python wrapper skipped)
@@ -706,10 +730,20 @@ def _var(x, dim=None, correction=1, keepdim=False):
     try:
         m = total(x, axes, None, None, True) / x.dtype.type(n)
         s = total(_squared(x - m), axes, None, None, keepdim)
-        out = s / s.dtype.type(dof) if dof else s * xp.nan
+        out = s / s.dtype.type(dof)
+        if not dof and x.dtype.kind == "c":
+            out = _parts_over_zero(x - m, axes, keepdim)
     finally:
         loud(token)
     return xp.asarray(out, dtype=result_dtype)
+
+
+def _parts_over_zero(d, axes, keepdim: bool):
+    """Complex var with N - correction = 0, as PyTorch's var of the real part plus var of the
+    imaginary part: inf + inf, but nan where either part's Σ is 0 (0/0)."""
+    real = xp.sum(d.real**2, axis=axes, keepdims=keepdim)
+    imag = xp.sum(d.imag**2, axis=axes, keepdims=keepdim)
+    return real / real.dtype.type(0) + imag / imag.dtype.type(0)
 
 
 def _squared(d):
@@ -728,9 +762,10 @@ def _var_vjp(g, x, dim, correction, keepdim):
     """∂var/∂x_i = 2 (x_i - mean x) / (N - correction) (complex x too: the gradient of
     |x_i - mean x|² is 2 (x_i - mean x), and the mean's own share sums to 0)"""
     shape = array_of(x).shape
-    dof = _count(shape, dim) - correction
+    dof = _count(shape, dim) - correction  # (unclamped, as PyTorch's: N < correction
+    # flips the sign, N = correction gives inf)
     centred = x - mean(x, dim=dim, keepdim=True)
-    return unreduce(g, shape, dim, keepdim) * centred * (2.0 / dof if dof > 0 else math.nan)
+    return unreduce(g, shape, dim, keepdim) * centred * (2.0 / dof if dof else math.inf)
 
 
 def _var_jvp(t, x, dim, correction, keepdim):
@@ -739,7 +774,7 @@ def _var_jvp(t, x, dim, correction, keepdim):
     dof = n - correction
     centred = x - mean(x, dim=dim, keepdim=True)
     # over an empty slice (N = 0) the tangent is an empty sum, 0 (PyTorch's), not nan
-    scale = 2.0 / dof if dof > 0 else (0.0 if n == 0 else math.nan)
+    scale = 2.0 / dof if dof else (0.0 if n == 0 else math.inf)
     return sum(real_inner(centred, t), dim=dim, keepdim=keepdim) * scale  # d|c|² = 2 Re(c̄ dc)
 
 
@@ -749,8 +784,9 @@ var = defop(
     dtypes=KEEP,
     vjp=_var_vjp,
     jvp=_var_jvp,
-    conventions="With N - correction <= 0 the value and gradient are nan (PyTorch warns); "
-    "the forward-mode tangent over an empty slice is 0.",
+    conventions="With N - correction <= 0 the value divides by 0 (inf, or nan for a constant "
+    "slice) and the gradient's factor 2 / (N - correction) is unclamped, as PyTorch's (it "
+    "warns); the forward-mode tangent over an empty slice is 0.",
     complex="wirtinger",
 )
 

@@ -65,13 +65,13 @@ def _logcumsumexp(x, dim=0):
 
 
 def _complex_running_logaddexp(x, dim: int):
-    """y_0 = x_0, y_i = logaddexp(x_i, y_(i-1)) along dim for complex x (no ufunc
-    accumulates the complex logaddexp: one step per entry along dim)"""
+    """y_0 = logaddexp(x_0, -inf), y_i = logaddexp(x_i, y_(i-1)) along dim for complex x
+    (no ufunc accumulates the complex logaddexp: one step per entry along dim)"""
     pairwise = binary.logaddexp.forward
     steps = xp.moveaxis(x, dim, 0)
     out = xp.empty_like(steps)
-    if steps.shape[0]:
-        out[0] = steps[0]
+    if steps.shape[0]:  # (PyTorch's start from -inf: y_0 = -inf+0j where x_0 = -inf+bj)
+        out[0] = pairwise(steps[0], xp.full(steps.shape[1:], -xp.inf, dtype=steps.dtype))
     for i in range(1, steps.shape[0]):
         out[i] = pairwise(steps[i], out[i - 1])
     return xp.moveaxis(out, 0, dim)

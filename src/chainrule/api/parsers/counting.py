@@ -363,28 +363,32 @@ def _quantile(
     """The q-th quantiles along dim: sort, then interpolate between the two order
     statistics around rank q·(n-1) (n the non-nan count for nanquantile). A composition of
     sort, gather and lerp, so the gradient flows to the one or two elements picked."""
-    if isinstance(q, Tensor) and q.ndim > 1:  # (before input's dtype, as PyTorch)
+    # (PyTorch's order of checks: interpolation, a number q's range, emptiness, q's rank,
+    # the dtypes, dim, then a tensor q's values)
+    if interpolation not in _INTERPOLATIONS:  # (PyTorch names quantile() for both)
+        raise RuntimeError(
+            "quantile() interpolation must be one of linear, lower, higher, midpoint or "
+            f"nearest, but got {interpolation}"
+        )
+    if not isinstance(q, Tensor) and not 0 <= q <= 1:
+        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q:g}")
+    if input.numel() == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if isinstance(q, Tensor) and q.ndim > 1:
         raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
     if input._dtype not in (_dtypes.float32, _dtypes.float64):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if isinstance(q, Tensor) and q._dtype is not input._dtype:
+        raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+    if dim is not None:
+        _dim(dim, max(input.ndim, 1))
     with on_device_of(input._data):  # q and the ranks where the input is
         if isinstance(q, Tensor):
-            if q._dtype is not input._dtype:
-                raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
             qa, scalar_q = q._data.astype(xp.float64), q.ndim == 0
         else:
-            if not 0 <= q <= 1:
-                raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q:g}")
             qa, scalar_q = xp.asarray(float(q)), True
-        if input.numel() == 0:
-            raise RuntimeError(f"{name}() input tensor must be non-empty")
         if qa.size and not ((qa >= 0) & (qa <= 1)).all():
             raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
-        if interpolation not in _INTERPOLATIONS:  # (PyTorch names quantile() for both)
-            raise RuntimeError(
-                "quantile() interpolation must be one of linear, lower, higher, midpoint or "
-                f"nearest, but got {interpolation}"
-            )
         if dim is None:
             x = input.reshape(-1)
             out_shape = (1,) * input.ndim if keepdim else ()

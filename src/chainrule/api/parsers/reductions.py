@@ -439,6 +439,12 @@ def _amax_amin(name: str, op: Op) -> Callable[..., Tensor]:
         require_tensor(name, input)
         dim = _dims_arg(dim)
         reductions.dims_of(dim, input.ndim)
+        if not input._data.size and dim.__class__ is not int and dim:
+            for d in dim:  # (PyTorch names the first empty dim as it was given)
+                if input.shape[d] == 0:
+                    raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        elif not input._data.size and dim.__class__ is int and input.ndim and not input.shape[dim]:
+            raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
         return op(input, dim=dim, keepdim=keepdim)
 
     forward = op.forward
@@ -552,6 +558,14 @@ var = _var_std("var", reductions.var)
 std = _var_std("std", reductions.std)
 
 
+def _floating_moments(fn: str, input: Tensor, dim: Any, unbiased: Any, correction: Any) -> None:  # noqa: A002
+    """var_mean's and std_mean's own refusal of integer and bool input (their name in it)."""
+    require_tensor(fn, input)
+    _parse_correction(fn, dim, unbiased, correction)
+    if input._dtype._category < 2:
+        raise RuntimeError(f"{fn} only support floating point and complex dtypes")
+
+
 def var_mean(
     input: Tensor,
     dim: int | Sequence[int] | bool | None = None,
@@ -562,6 +576,7 @@ def var_mean(
     out: Tensor | None = None,
 ) -> tuple[Tensor, Tensor]:  # noqa: A002
     """(var, mean) over dim, as two tensors (each with its own gradient node)."""
+    _floating_moments("var_mean", input, dim, unbiased, correction)
     v = var(input, dim, unbiased, keepdim, correction=correction)
     d = None if isinstance(dim, bool) or dim == () else dim
     return v, reductions.mean(
@@ -579,6 +594,7 @@ def std_mean(
     out: Tensor | None = None,
 ) -> tuple[Tensor, Tensor]:  # noqa: A002
     """(std, mean) over dim, as two tensors."""
+    _floating_moments("std_mean", input, dim, unbiased, correction)
     s = std(input, dim, unbiased, keepdim, correction=correction)
     d = None if isinstance(dim, bool) or dim == () else dim
     return s, reductions.mean(
@@ -695,14 +711,14 @@ def _median(
             if input._dtype.name == "bool":
                 if not input._data.size:  # (PyTorch's nan as a bool, as for the integers)
                     return _make(xp.asarray(True), input._dtype)
-                _no_bool(f"{name}_cpu", input)
+                _no_bool("median_cpu", input)  # (nanmedian's error names median too)
             return all_op(input)
         axis = reductions._axis(dim, input.ndim)
         data = reductions._as_1d(input._data)
         n = data.shape[axis]
         if n == 0:
-            raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
-        _no_bool(f"{name}_out", input)
+            raise IndexError(f"median(): Expected reduction dim {axis} to have non-zero size.")
+        _no_bool("median_out", input)
         _no_complex(input, "median_out")
         with on_device_of(data):  # the index arrays are made where the input is
             order = _stable_order(data, axis, False)  # nan last
@@ -808,7 +824,7 @@ def mode(
     data = reductions._as_1d(input._data)
     if data.shape[axis] == 0:
         raise IndexError(f"mode(): Expected reduction dim {axis} to have non-zero size.")
-    if data.size:  # (nothing to compare: an empty result, as in PyTorch)
+    if data.size and input.ndim:  # (nothing to compare: a copy, as in PyTorch)
         _no_complex(input, "mode_cpu")
     with on_device_of(data):  # the indices where the input is
         index = _mode_index(data, axis)
@@ -836,9 +852,11 @@ def _running_index(data: Any, axis: int, largest: bool) -> Any:
 def _cum_extreme(name: str, op: Op, largest: bool, pair: type) -> Callable[..., ValuesIndices]:
     def function(input: Tensor, dim: int, *, out: Tensor | None = None) -> ValuesIndices:  # noqa: A002
         require_tensor(name, input)
+        if input.ndim == 0 and dim not in (0, -1):
+            raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
         axis = reductions._axis(dim, input.ndim)
         data = reductions._as_1d(input._data)
-        if data.size:  # (nothing to compare: an empty result, as in PyTorch)
+        if data.size and input.ndim:  # (nothing to compare: a copy, as in PyTorch)
             _no_complex(input, f"{name}_cpu")
         with on_device_of(data):  # the index arrays are made where the input is
             index = (
@@ -901,6 +919,9 @@ def nansum(
         _no_complex(input, message=_NANSUM_COMPLEX)
     reductions.dims_of(dim, input.ndim)
     if dtype is not None:
+        if dtype._category == 3 and input._dtype._category == 2 and input.numel():
+            # (PyTorch has no complex nansum kernel; an empty input never reaches one)
+            raise _dtypes.not_implemented("nansum_cpu", dtype)
         _differentiable_dtype(input, dtype)
     return reductions.nansum(input, dim=dim, keepdim=keepdim, dtype=dtype)
 
@@ -915,10 +936,8 @@ def nanmean(
 ) -> Tensor:  # noqa: A002
     """The mean over dim of the entries that are not nan: nansum / their count."""
     require_tensor("nanmean", input)
-    if input._dtype._category == 3:  # (PyTorch's nanmean is nansum / count)
-        reductions.dims_of(_dims_arg(dim), input.ndim)
-        _no_complex(input, message=_NANSUM_COMPLEX)
-    if input._dtype._category != 2:
+    # (PyTorch's order: the input's dtype, dtype=, then nansum's refusal of complex input)
+    if input._dtype._category < 2:
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "
             f"{input._dtype.scalar_name}"
@@ -928,6 +947,9 @@ def nanmean(
             "nanmean(): could not infer output dtype. Optional dtype must be either a "
             f"floating point or complex dtype. Got: {dtype.scalar_name}"
         )
+    if input._dtype._category == 3:  # (PyTorch's nanmean is nansum / count)
+        reductions.dims_of(_dims_arg(dim), input.ndim)
+        _no_complex(input, message=_NANSUM_COMPLEX)
     dim = _dims_arg(dim)
     axes = reductions.dims_of(dim, input.ndim)
     count = xp.sum(~xp.isnan(input._data), axis=axes, keepdims=keepdim)
@@ -987,7 +1009,6 @@ def norm(
     elif p is None:
         p = 2
     x = input if dtype is None else vector_norm_input(input, dtype)
-    reductions.dims_of(dim, x.ndim)
     return reductions.vector_norm(x, ord=p, dim=dim, keepdim=keepdim)
 
 
@@ -1060,8 +1081,20 @@ def aminmax(
 ) -> MinMax:  # noqa: A002
     """(min, max) over dim (every dim when None); ties share each gradient equally."""
     require_tensor("aminmax", input)
+    complex_input = input._dtype._category == 3
     if dim is not None:
         dim = reductions._axis(dim, input.ndim)
+        if complex_input and input.ndim == 0:
+            raise RuntimeError(f"aminmax not implemented for {input._dtype.scalar_name}")
+        if input.ndim and not input.shape[dim]:
+            raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size.")
+        if complex_input:
+            raise _dtypes.not_implemented("aminmax_cpu", input._dtype)
+    elif not input._data.size:
+        raise RuntimeError(
+            "aminmax(): cannot compute aminmax over an empty dimension as the operation has "
+            "no identity."
+        )
     return _AMINMAX(
         reductions.aminmax_min(input, dim=dim, keepdim=keepdim),
         reductions.aminmax_max(input, dim=dim, keepdim=keepdim),
