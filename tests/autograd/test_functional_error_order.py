@@ -36,56 +36,37 @@ def _constant(x):
 
 
 FUNCTIONS = {"scalar": _scalar, "vector": _vector, "constant": _constant}
-COMBINATIONS = [
-    (name, strict, create_graph, vectorize, strategy)
-    for name, strict, create_graph, vectorize, strategy in itertools.product(
+
+
+def _refused(jacobian_or_hessian: str, name: str, strict, create_graph, vectorize, strategy):
+    """Whether PyTorch refuses (or fails on) the combination."""
+    forward_refused = strategy == "forward-mode" and (strict or create_graph or not vectorize)
+    strict_refused = strict and (vectorize or name == "constant")
+    single_element = jacobian_or_hessian == "hessian" and name == "vector"
+    return forward_refused or strict_refused or single_element
+
+
+REFUSED = [
+    (api, *combination)
+    for api in ("jacobian", "hessian")
+    for combination in itertools.product(
         FUNCTIONS, [False, True], [False, True], [False, True], ["reverse-mode", "forward-mode"]
     )
-    # (the combinations PyTorch refuses or fails on)
-    if strategy == "forward-mode"
-    and (strict or create_graph or not vectorize)
-    or strict
-    and (vectorize or name == "constant")
+    if _refused(api, *combination)
 ]
 
 
-@pytest.mark.parametrize("name,strict,create_graph,vectorize,strategy", COMBINATIONS)
-def test_jacobian_error_order(name, strict, create_graph, vectorize, strategy):
+@pytest.mark.parametrize("api,name,strict,create_graph,vectorize,strategy", REFUSED)
+def test_error_order(api, name, strict, create_graph, vectorize, strategy):
+    key = "strategy" if api == "jacobian" else "outer_jacobian_strategy"
     assert_same_error(
-        lambda L: L.autograd.functional.jacobian(
+        lambda L: getattr(L.autograd.functional, api)(
             FUNCTIONS[name],
             _x(L),
             create_graph=create_graph,
             strict=strict,
             vectorize=vectorize,
-            strategy=strategy,
-        )
-    )
-
-
-HESSIAN_REFUSED = [
-    (name, strict, create_graph, vectorize, strategy)
-    for name, strict, create_graph, vectorize, strategy in itertools.product(
-        FUNCTIONS, [False, True], [False, True], [False, True], ["reverse-mode", "forward-mode"]
-    )
-    if name == "vector"
-    or strategy == "forward-mode"
-    and (strict or create_graph or not vectorize)
-    or strict
-    and (vectorize or name == "constant")
-]
-
-
-@pytest.mark.parametrize("name,strict,create_graph,vectorize,strategy", HESSIAN_REFUSED)
-def test_hessian_error_order(name, strict, create_graph, vectorize, strategy):
-    assert_same_error(
-        lambda L: L.autograd.functional.hessian(
-            FUNCTIONS[name],
-            _x(L),
-            create_graph=create_graph,
-            strict=strict,
-            vectorize=vectorize,
-            outer_jacobian_strategy=strategy,
+            **{key: strategy},
         )
     )
 
