@@ -15,6 +15,7 @@ import pytest
 import torch
 
 import chainrule
+from oracle import assert_same_error
 
 _DTYPES = ("float32", "float64", "int64", "bool", "complex128")
 _OPS = (
@@ -301,3 +302,16 @@ def test_out_without_dtype_argument_takes_any_dtype() -> None:
         out = lib.empty(3, dtype=lib.float64)
         lib.cumsum(lib.tensor([1.0, 2.0, 3.5]), 0, out=out)
         assert out.tolist() == [1.0, 3.0, 6.5]
+
+
+@pytest.mark.parametrize("fn", ["all", "any"])
+@pytest.mark.parametrize("out_dtype", ["float32", "int64", "uint8", "bool"])
+def test_all_any_out_takes_bool_or_uint8(fn, out_dtype):
+    def run(L):
+        out = L.empty(2, dtype=getattr(L, out_dtype))
+        return getattr(L, fn)(L.tensor([[1.0, 0.0], [2.0, 3.0]]), 1, out=out)
+
+    if out_dtype in ("bool", "uint8"):
+        np.testing.assert_array_equal(run(chainrule).numpy(), run(torch).numpy())
+    else:
+        assert_same_error(run)

@@ -136,6 +136,7 @@ _LOGSUMEXP = (
 )
 # (out of another dtype than a dtype= given: the computation's dtype is fixed)
 _DTYPE_ARG = "Expected out tensor to have dtype {result.cpp}, but got {out.cpp} instead"
+_ALL = "{fn} only supports bool tensor for result, got: {{out.scalar_name}}"
 _MEAN = "mean.dtype_out(): input types can't be cast to the desired output type {out.scalar_name}"
 _KTHVALUE = "output values must be of same type as input"
 _MODE = "expected scalar type '{result.scalar_name}' but got '{out.scalar_name}' for values output"
@@ -379,8 +380,8 @@ TORCH = [
     ("var_mean", p_reductions.var_mean, "f"),
     ("std_mean", p_reductions.std_mean, "f"),
     ("count_nonzero", p_reductions.count_nonzero, "f m"),
-    ("all", p_reductions.all, "f m out"),
-    ("any", p_reductions.any, "f m out"),
+    ("all", out_dtype(p_reductions.all, "bool", _ALL.format(fn="all")), "f m out"),
+    ("any", out_dtype(p_reductions.any, "bool", _ALL.format(fn="any")), "f m out"),
     ("norm", p_reductions.norm, "f"),
     ("dist", tensors_only(reductions.dist), "f m"),
     ("cumsum", out_dtype(p_reductions.cumsum, "any", _DTYPE_ARG), "f m out"),

@@ -229,9 +229,12 @@ def _tensors_in(values: tuple) -> list[Tensor]:
 def _check_dtype(function: Callable[..., Any], out: Tensor, result: Tensor) -> None:
     """PyTorch's refusal of an out it cannot write the result into, by the rule ``out_dtype``
     gave the function: by default (``"kind"``) one of a lower kind (a float result into an
-    integer out); ``"same"``: one of any other dtype; ``"any"``: none."""
+    integer out); ``"same"``: one of any other dtype; ``"bool"``: one neither bool nor
+    uint8 (all, any); ``"any"``: none."""
     rule, message, error = getattr(function, "out_dtype", ("kind", None, RuntimeError))
-    if rule == "same":
+    if rule == "bool":
+        refused = out._dtype.name not in ("bool", "uint8")
+    elif rule == "same":
         refused = out._dtype is not result._dtype
         message = message or _SAME_DTYPE
     elif rule == "kind":
