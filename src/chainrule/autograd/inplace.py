@@ -45,12 +45,7 @@ def inplace(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor:
     check_inplace(self)
     if not self._data.flags.writeable:
         raise RuntimeError(_read_only(self._data))
-    view = self._view
-    if view is not None and not self._requires_grad and grad_mode._state.enabled:
-        base = view[0]  # (a view of a base that requires grad, made under no_grad: not one
-        # whose base was written since, which gets its graph when next used)
-        if base is not None and base._requires_grad and self._vc[1] <= view[2]:
-            raise RuntimeError(NO_GRAD_VIEW)
+    check_no_grad_view(self)
     recording = grad_mode._state.enabled and any(
         isinstance(a, Tensor) and a._requires_grad for a in args
     )
@@ -82,6 +77,17 @@ def inplace(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor:
     if tangent is not None:  # forward mode: self now carries the result's tangent
         write_tangent(self, tangent)
     return self
+
+
+def check_no_grad_view(t: Tensor) -> None:
+    """PyTorch's refusal to write under grad mode into a view made under no_grad of a base
+    that requires grad (seen as a view that does not require grad while its base does; not
+    one whose base was written since, which gets its graph when next used)."""
+    view = t._view
+    if view is not None and not t._requires_grad and grad_mode._state.enabled:
+        base = view[0]
+        if base is not None and base._requires_grad and t._vc[1] <= view[2]:
+            raise RuntimeError(NO_GRAD_VIEW)
 
 
 NO_GRAD_VIEW = (

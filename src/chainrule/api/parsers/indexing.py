@@ -17,7 +17,7 @@ from ..._promotion import as_number
 from ..._tensor import Tensor, _counter, _make, check_inference_write
 from ...autograd import forward_ad, grad_mode
 from ...autograd.entries import slice_entry, view_op_entry
-from ...autograd.inplace import NO_GRAD_VIEW, view_scatter
+from ...autograd.inplace import check_no_grad_view, view_scatter
 from ...autograd.inplace import inplace as _inplace
 from ...autograd.views import view_record
 from ...ops import arithmetic, complex_parts, gather_scatter, indexing, shapes
@@ -845,11 +845,7 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
     recording = grad_mode._state.enabled and (
         input._requires_grad or isinstance(value, Tensor) and value._requires_grad
     )
-    if grad_mode._state.enabled and not input._requires_grad and input._view is not None:
-        base = input._view[0]  # (a view of a base that requires grad, made under no_grad;
-        # not one whose base was written since: its graph comes when next used)
-        if base is not None and base._requires_grad and input._vc[1] <= input._view[2]:
-            raise RuntimeError(NO_GRAD_VIEW)
+    check_no_grad_view(input)
     if not (recording or forward_ad.state.level) and input._data.flags.writeable:
         _write_array(input, parts, value)  # nothing to record: write the array directly
         return
