@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import math
 import numbers
 import operator
 import warnings
@@ -84,6 +85,7 @@ def numpy_array(a: ndarray) -> ndarray:
     if type(a) is not ndarray:
         a = a.view(ndarray)
     if a.dtype.byteorder in "<>":  # (NumPy writes the native order "=")
+        _dtypes.from_numpy_dtype(a.dtype.newbyteorder("="))  # (PyTorch checks the type first)
         raise ValueError(
             "given numpy array has byte order different from the native byte order. "
             "Conversion between byte orders is currently not supported."
@@ -113,13 +115,16 @@ def _from_python(data: Any, dtype: DType | None) -> tuple[Any, DType]:
     else:  # (_scalar_type's answer for a flat sequence of floats or of ints)
         inferred = _dtypes.get_default_dtype() if flat is float else _dtypes.int64
     dt = inferred if dtype is None else _dtypes.to_dtype(dtype)
-    if kind in "uO" and inferred is not None or inferred is _dtypes.int64 and kind not in "ib":
+    if dt is _dtypes.uint64 and dtype is not None:
+        return _uint64_array(items), dt
+    if kind == "O" and inferred is not None or inferred is _dtypes.int64 and kind not in "ib":
         # an int beyond int64's range (NumPy made uint64, float64 or object)
         if dt is _dtypes.uint64 and kind == "u":  # (uint64 holds it)
             return arr, dt
         if dt._category == 1:
             raise ValueError("Overflow when unpacking long long")
-        arr = xp.array(items, dtype=xp.float64 if dt._category == 2 else object)
+        wide = {2: xp.float64, 3: xp.complex128}.get(dt._category, object)
+        arr = xp.array(items, dtype=wide)
         if dt._category == 0:
             arr = arr.astype(xp.bool_)
         kind = arr.dtype.kind
@@ -136,6 +141,30 @@ def _from_python(data: Any, dtype: DType | None) -> tuple[Any, DType]:
     if dt._category == 1 and kind in "if" and not (flat is int and arr.dtype == dt.np):
         _check_fits(arr, dt)  # (Python ints NumPy made an array of dt hold: they fit)
     return arr, dt
+
+
+def _uint64_array(items: Any) -> ndarray:
+    """Integers and bools as uint64, as PyTorch reads them (unsigned 64-bit integers:
+    floats and complex numbers are refused, and so are ints outside [0, 2^64)). PyTorch
+    also refuses NumPy integers and integer tensors here; chainrule takes them."""
+
+    def number(x: Any) -> int:
+        if isinstance(x, (xp.generic, ndarray)) and x.dtype.kind in "biu":
+            x = x.item()  # (a NumPy integer, or an integer tensor's one value)
+        if not isinstance(x, (builtins.int, builtins.bool)):
+            raise TypeError("an integer is required")
+        if x < 0:
+            raise OverflowError("can't convert negative int to unsigned")
+        if x >= 2**64:
+            raise OverflowError("int too big to convert")
+        return x
+
+    def walk(x: Any) -> Any:
+        if isinstance(x, (list, tuple)):
+            return [walk(d) for d in x]
+        return number(x)
+
+    return xp.array(walk(items), dtype=xp.uint64)
 
 
 def _check_fits(arr: ndarray, dt: DType) -> None:
@@ -164,6 +193,8 @@ def _check_rectangular(data: Any) -> None:
         seq = seq[0]
 
     def walk(seq: Any, dim: int) -> None:
+        if isinstance(seq, Tensor) and seq.ndim and dim < len(sizes):
+            seq = to_host(seq._data)  # (a tensor where a sequence goes: its values)
         if dim == len(sizes):
             if isinstance(seq, _SEQUENCES):
                 raise TypeError(
@@ -199,15 +230,22 @@ def _flat_kind(data: Any) -> type | None:
     return None
 
 
-def _unwrap(data: Any) -> Any:
+def _unwrap(data: Any, depth: int | None = None) -> Any:
     """Nested sequences with each tensor inside as its one value (a tensor of more
-    elements is not a number: PyTorch's error)."""
+    elements is not a number: PyTorch's error), or as its values where the first elements
+    say a sequence goes (``[[1, 2], tensor([3, 4])]``): ``depth`` levels above the numbers."""
+    if depth is None:
+        depth, first = 0, data
+        while isinstance(first, (list, tuple)) and first:
+            depth, first = depth + 1, first[0]
     if isinstance(data, Tensor):
+        if depth > 0 and data._data.ndim:
+            return to_host(data._data)
         if data._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return to_host(data._data).reshape(())  # (a number: on the host, as .item())
     if isinstance(data, (list, tuple)):
-        return [_unwrap(d) for d in data]
+        return [_unwrap(d, depth - 1) for d in data]
     return data
 
 
@@ -216,6 +254,8 @@ def _scalar_type(data: Any) -> DType | None:
     dtype, an int int64, a tensor or NumPy value its dtype), promoted over all of them."""
     if isinstance(data, (xp.generic, ndarray)):  # before float: np.float64 is a float
         return _dtypes.from_numpy_dtype(data.dtype)
+    if data is None:
+        raise RuntimeError("Could not infer dtype of NoneType")
     if isinstance(data, builtins.bool):
         return _dtypes.bool
     if isinstance(data, numbers.Integral):
@@ -226,7 +266,7 @@ def _scalar_type(data: Any) -> DType | None:
         return _dtypes.default_complex()
     if isinstance(data, Tensor):
         return data._dtype
-    if isinstance(data, (list, tuple)):
+    if isinstance(data, (list, tuple, range)):
         found = None
         for item in data:
             d = _scalar_type(item)
@@ -321,7 +361,9 @@ def as_tensor(data: Any, dtype: DType | None = None, device: str | Device | None
 def from_numpy(array: ndarray) -> Tensor:
     """A tensor sharing memory with a NumPy array (writes to one show in the other)."""
     if not isinstance(array, ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+        kind = type(array)
+        named = f"numpy.{kind.__name__}" if kind.__module__ == "numpy" else kind.__name__
+        raise TypeError(f"expected np.ndarray (got {named})")
     array = numpy_array(array)
     if not array.flags.writeable:
         array = _writable(array)
@@ -557,6 +599,10 @@ def full(
 ) -> Tensor:
     """A tensor filled with ``fill_value``; the dtype follows the value's type."""
     _check_device(device)
+    if not isinstance(size, (list, tuple)):  # (torch.Size is a tuple; a bare int is refused)
+        raise TypeError(
+            f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}"
+        )
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     fill_value = as_number(fill_value)
@@ -677,20 +723,39 @@ def arange(
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     if any(isinstance(v, builtins.complex) for v in values):  # (PyTorch reads them as doubles)
         raise RuntimeError("value cannot be converted to type double without overflow")
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
     if dtype is None:
         integral = all(isinstance(v, numbers.Integral) for v in values)
         dt = _dtypes.int64 if integral else _dtypes.get_default_dtype()
     else:
         dt = _dtypes.to_dtype(dtype)
-        if dt._category == 3:
+        if dt._category == 3 or dt._category == 0:
             raise _dtypes.not_implemented("arange_cpu", dt)
     start, end, step = values
-    if (end - start) * step < 0:
+    if not step == step != 0:  # (nan too)
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
+    if not (step > 0 and end >= start or step < 0 and end <= start):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    n = max(0, int(-(-(end - start) // step)))
-    arr = start + xp.arange(n, dtype=xp.float64 if dt.is_floating_point else xp.int64) * step
+    if dt._category == 2:  # n = ceil((end - start) / step) in doubles; start + i step
+        n = math.ceil((end - start) / step)
+        # (a fused multiply-add in PyTorch's kernel: carried in long double, where i step
+        # is exact for i up to 2^11)
+        wide = xp.arange(n, dtype=xp.longdouble) * xp.longdouble(step) + xp.longdouble(start)
+        arr = wide.astype(xp.float64)
+        return _check_requires_grad(_make(arr.astype(dt.np), dt), requires_grad)
+    # integer dtypes: PyTorch truncates start and step to int64 (the length is in doubles,
+    # except for int64, where the end is truncated too)
+    if not math.isfinite(step):
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    start, step = int(start), int(step)
+    if dt is _dtypes.int64:
+        if step == 0:
+            raise ValueError("step must be nonzero")
+        n = math.ceil(float(int(end) - start) / step)
+    else:
+        n = math.ceil((end - values[0]) / values[2])
+    arr = start + xp.arange(n, dtype=xp.int64) * step
     return _check_requires_grad(_make(arr.astype(dt.np), dt), requires_grad)
 
 
@@ -713,6 +778,12 @@ def linspace(
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     if int(steps) < 0:
         raise RuntimeError("number of steps must be non-negative")
+    for label, v in (("start", start), ("end", end)):
+        if isinstance(v, Tensor) and v.ndim:
+            raise RuntimeError(
+                "linspace only supports 0-dimensional start and end tensors, but got "
+                f"{label} with {v.ndim} dimension(s)."
+            )
     ends = [v.item() if isinstance(v, Tensor) else v for v in (start, end)]
     if any(isinstance(v, builtins.complex) for v in ends):
         inferred = _dtypes.default_complex()
@@ -723,6 +794,11 @@ def linspace(
                 f"torch.linspace(): inferred dtype {inferred.c_name} can't be safely cast to "
                 f"passed dtype {dt.scalar_name}"
             )
+    if dt._category < 2 and int(steps) > 1:
+        if dt._category == 0:
+            raise _dtypes.not_implemented("linspace_cpu", dt)
+    if dt._category == 1 and int(steps):  # (the ends cast to dt: PyTorch's checked cast)
+        ends = [_dtypes.checked_fill(v, dt) for v in ends]
     if dt._category == 3:
         arr = xp.linspace(*map(builtins.complex, ends), int(steps)).astype(dt.np)
     else:

@@ -411,10 +411,28 @@ def randint(
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
+    _check_integer_bounds(low, high, dt)
     gen = generator_of(generator, "randint")
     n = int(xp.prod(tuple(size), dtype=xp.int64))
     arr = _sampling.integers(gen, n, int(low), int(high), dt).astype(dt.np).reshape(size)
     return _check_requires_grad(_make(arr, dt), requires_grad)
+
+
+# the C++ type names PyTorch's bounds errors give
+_C_TYPES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char"}
+_C_TYPES.update({"int16": "short int", "int32": "int", "int64": "long int"})
+
+
+def _check_integer_bounds(low: int, high: int, dt: DType) -> None:
+    """PyTorch's error where low or high - 1 is outside an integer dtype's range."""
+    name = _C_TYPES.get(dt.name)
+    if name is None:
+        return
+    least, most = (0, 1) if dt.name == "bool" else (xp.iinfo(dt.np).min, xp.iinfo(dt.np).max)
+    if not least <= low <= most:
+        raise RuntimeError(f"from is out of bounds for {name}")
+    if not least <= high - 1 <= most:
+        raise RuntimeError(f"to - 1 is out of bounds for {name}")
 
 
 @on_device_like

@@ -605,8 +605,14 @@ class Tensor:
 
     def detach_(self) -> Tensor:
         """Detach in place: this tensor becomes a leaf that does not require grad."""
-        if self._view is not None and self._requires_grad:
-            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        if self._view is not None and not self.is_inference():  # (any view, as PyTorch)
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
         self._grad_fn = None
         self._requires_grad = False
         return self
@@ -851,7 +857,15 @@ class Tensor:
         _no_data(self, "item")
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        return self._data.reshape(()).item()
+        value = self._data.reshape(()).item()
+        if value.__class__ is complex and kind != "complex":  # int(z), float(z): z's real
+            # part where z is real (PyTorch's error where it is not, or an int not finite)
+            c_type = "int64_t" if kind == "int" else "double"
+            finite = value.real - value.real == 0
+            if value.imag != 0 or kind == "int" and not finite:
+                raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+            value = value.real
+        return value
 
     def __bool__(self) -> bool:
         _no_data(self, "item")
@@ -875,7 +889,7 @@ class Tensor:
         return int(self._scalar("int"))
 
     def __index__(self) -> int:
-        if self._data.size != 1 or self._dtype.is_floating_point:
+        if self._data.size != 1 or self._dtype._category > 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._data.reshape(()))
 

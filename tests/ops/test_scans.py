@@ -119,8 +119,10 @@ def test_logcumsumexp(dtype):
     check(lambda L, x: x.logcumsumexp(0), randn((0, 2)), dtype=dtype, forward=False)
     big = np.array([[1e4, 1e4 - 1.0, -1e4, 3.0], [-5e3, 2.0, 5e3, 5e3]])
     # torch's forward mode scales by the max over the whole dim: e^(x - max) underflows to 0
-    # for the entries far below it (-5e3 and 2 here, vs 5e3), whose tangents it loses
-    check(lambda L, x: x.logcumsumexp(1), big, dtype=dtype, forward=False)
+    # for the entries far below it (-5e3 and 2 here, vs 5e3), whose tangents it loses.
+    # In float64 only: torch's float32 gradient rounds log|g| - y at the scale of y (1e4),
+    # 3e-4 off; chainrule's is formed in float64 (test_float32_accuracy_vs_torch.py)
+    check(lambda L, x: x.logcumsumexp(1), big, dtype=np.float64, forward=False)
     check_fd(lambda L, x: x.logcumsumexp(1), x)
     for a, d in ((x, 0), (big, 1)):  # chainrule's tangent: float64 central differences
         a = a.astype(dtype)

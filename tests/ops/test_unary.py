@@ -111,7 +111,9 @@ UNARY = {
     "sgn_method": (lambda L, x: x.sgn() * x, "nonzero"),
     "deg2rad": (lambda L, x: L.deg2rad(x), "any"),
     "rad2deg": (lambda L, x: x.rad2deg(), "any"),
-    "sinc": (lambda L, x: L.sinc(x), "any"),
+    # (away from 0: torch's float32 gradient cancels there, 1e-3 off near x = 0.005;
+    # chainrule's series is checked against float64 in test_float32_accuracy_vs_torch.py)
+    "sinc": (lambda L, x: L.sinc(x), "nonzero"),
     "sinc_method": (lambda L, x: x.sinc(), "wide"),
     "positive": (lambda L, x: L.positive(x) * 2, "any"),
 }

@@ -28,6 +28,7 @@ from .grad_mode import (
 )
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401  (shadows the module, as in PyTorch)
 from .graph import AccumulateGrad, accumulator
+from .recording import refresh_view
 
 __all__ = [
     "Variable",
@@ -93,6 +94,9 @@ def _edge(t: Tensor, i: int = 0, api: str = "") -> tuple[Any, int]:
         if isinstance(t, GradientEdge):  # (autograd.graph.get_gradient_edge)
             return (t.node, t.output_nr)
         raise TypeError(f"{api} expects tensors as outputs, got {type(t).__name__}")
+    view = t._view
+    if view is not None and view[0] is not None:  # a view whose base was written since
+        refresh_view(t)  # enters by its graph re-derived, as PyTorch's grad_fn
     fn = t._grad_fn
     if fn is not None:
         return (fn, t._output_nr)
@@ -189,17 +193,13 @@ def backward(
             leaves.add(e.node)
         else:
             capture.setdefault((e.node, e.output_nr), None)
+    for t in nonleaf.values():  # as PyTorch: a non-leaf input retains its grad from now on
+        t.retain_grad()
     _capturing.depth += 1  # (a reentrant checkpoint inside refuses: _is_checkpoint_valid)
     try:
         run_backward(roots, root_grads, retain_graph, create_graph, capture, True, leaves)
     finally:
         _capturing.depth -= 1
-    for key, t in nonleaf.items():
-        g = capture[key]
-        if g is None:
-            continue
-        g = g if create_graph else _make(g.copy(), t._dtype)
-        t._grad = g if t._grad is None else t._grad + g
 
 
 _backward = backward  # the function itself, even while a caller has wrapped the name
@@ -283,9 +283,10 @@ def grad(
             continue
         if not isinstance(t, Tensor):
             raise TypeError(f"grad() expects tensors as inputs, got {type(t).__name__}")
-        if not t._requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
     roots, root_grads = _roots_and_grads(outs, grads, create_graph, "grad")
+    for t in ins:  # (after the outputs' checks, as PyTorch)
+        if not isinstance(t, GradientEdge) and not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
     keys = [_edge(t) for t in ins]
     capture = dict.fromkeys(keys)
     _capturing.depth += 1  # (a reentrant checkpoint inside refuses: _is_checkpoint_valid)

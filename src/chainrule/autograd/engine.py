@@ -280,12 +280,17 @@ def _run_plain(
                         _hooked_step(node, grad_outputs, retain_graph, create_graph)
                     else:
                         _accumulate(node, grad_outputs[0], create_graph)
+                elif _listens(node):  # (its hooks see None, as PyTorch's)
+                    _hooked_step(node, None, retain_graph, create_graph)
                 if not ready:
                     break
                 _, node, grad_outputs = heappop(ready)
                 continue
             elif grad_outputs is None:
-                grad_inputs = (None,) * node._arity
+                if _listens(node):  # a custom Function's backward runs on no gradient
+                    grad_inputs = _hooked_step(node, None, retain_graph, create_graph)
+                else:
+                    grad_inputs = (None,) * node._arity
             else:
                 if _live[0]:  # on a device: its module is current while the VJPs run
                     _use(grad_outputs)
@@ -372,6 +377,8 @@ def _hooked_step(node: Node, grad_outputs: list | None, retain_graph: bool, crea
     leaf's node whose leaf has hooks, as ``_run_general`` takes it: the gradients for the
     node's inputs, or None for a leaf's node."""
     unlend_waiting()  # (hooks may write into a forward tensor whose memory was lent)
+    if grad_outputs is None and _listens(node):
+        grad_outputs = [None] * node.n_outputs  # PyTorch runs it all the same: hooks see None
     if grad_outputs is not None:
         grad_outputs = _unlent(grad_outputs)  # (hooks may keep them or write into them)
         extra = node._extra
@@ -381,27 +388,32 @@ def _hooked_step(node: Node, grad_outputs: list | None, retain_graph: bool, crea
             grad_outputs = _tensor_hooks(node, grad_outputs, create_graph)
         if extra is not None and extra.prehooks:
             grad_outputs = _node_prehooks(node, grad_outputs, create_graph)
-        if grad_outputs[0] is None and (
-            len(grad_outputs) == 1 or all(g is None for g in grad_outputs)
-        ):
-            grad_outputs = None
     if node.__class__ is AccumulateGrad:
         if grad_outputs is not None:
-            _accumulate(node, grad_outputs[0], create_graph)
+            if grad_outputs[0] is None:
+                _post_accumulate(node.variable)
+            else:
+                _accumulate(node, grad_outputs[0], create_graph)
             if node._extra is not None and node._extra.hooks:
                 _node_hooks(node, (), grad_outputs, create_graph)
         return None
     if grad_outputs is None:
         return (None,) * node._arity
+    hooked = node._extra is not None and node._extra.hooks
+    if all(g is None for g in grad_outputs) and not _is_function_node(node):
+        grad_inputs = [None] * node._arity  # (its VJPs give None for no gradient)
+        if hooked:
+            grad_inputs = _node_hooks(node, grad_inputs, grad_outputs, create_graph)
+        return grad_inputs
     if _live[0]:
         _use(grad_outputs)
     # (the node's hooks read grad_outputs after the VJPs: held, so none writes into them,
     # ops/_scratch.py)
-    held = tuple(grad_outputs) if node._extra.hooks else ()
+    held = tuple(grad_outputs) if hooked else ()
     grad_inputs = node.apply(grad_outputs, create_graph)
     if _live[0]:
         grad_inputs = _follow_grads(grad_outputs, grad_inputs)
-    if node._extra.hooks:
+    if hooked:
         unlend_waiting()
         grad_inputs = _unlent(grad_inputs)
         grad_inputs = _node_hooks(node, grad_inputs, grad_outputs, create_graph)
@@ -456,32 +468,47 @@ def _run_general(
             _, node = heappop(ready)
             grad_outputs = buffers.pop(node, None)
             if wanted is not None and node not in wanted:
+                if grad_outputs is not None and len(roots) == 1:  # PyTorch's lone root: its
+                    _root_tensor_hooks(node, grad_outputs, create_graph)  # tensor hooks run
                 continue  # leads to no input: not run, as in PyTorch (nor are its hooks)
+            empty = False
+            if grad_outputs is None and _listens(node):
+                grad_outputs = [None] * node.n_outputs  # run all the same: hooks see None
+                empty = True
             if grad_outputs is not None:
+                # (a wanted node that is no target leads on to one: it runs)
+                runs = wanted is None or node not in targets
+                runs = runs or _runs(node, wanted, accumulate, restrict)
+                if runs and node in captured:  # as PyTorch: a node that runs is captured
+                    _capture(capture, node, grad_outputs)  # before its tensor hooks
                 if type(node) is AccumulateGrad and node.variable._hooks:
                     if restrict is None or node in restrict:  # a leaf's hooks run first
                         grad_outputs = _leaf_hooks(node, grad_outputs, create_graph)
                 extra = node._extra
                 if extra is not None and (extra.pre is not None or extra.retained is not None):
                     grad_outputs = _tensor_hooks(node, grad_outputs, create_graph)
-                if node in captured:
-                    for nr, g in enumerate(grad_outputs):
-                        key = (node, nr)
-                        if key in capture and g is not None:
-                            capture[key] = g
-                    g = None
-                # (a wanted node that is no target leads on to one: it runs)
-                if wanted is not None and node in targets:
-                    if not _runs(node, wanted, accumulate, restrict):
-                        grad_outputs = None  # only read here: the node itself is not run
+                if not runs:
+                    if node in captured:  # ... one that does not, after them
+                        _capture(capture, node, grad_outputs)
+                    grad_outputs = None  # only read here: the node itself is not run
+                    empty = False
                 if grad_outputs is not None and extra is not None and extra.prehooks:
                     grad_outputs = _node_prehooks(node, grad_outputs, create_graph)
             if grad_outputs is not None:
                 if grad_outputs[0] is None and (
                     len(grad_outputs) == 1 or all(g is None for g in grad_outputs)
                 ):
-                    grad_outputs = None
+                    if empty or _listens(node):
+                        empty = True
+                    else:
+                        grad_outputs = None
             if type(node) is AccumulateGrad:
+                if empty:
+                    if accumulate and (restrict is None or node in restrict):
+                        _post_accumulate(node.variable)
+                    if node._extra is not None and node._extra.hooks:
+                        _node_hooks(node, (), grad_outputs, create_graph)
+                    continue
                 if observe is not None and grad_outputs is not None:
                     observe(node, grad_outputs, ())
                 if grad_outputs is not None:
@@ -493,18 +520,32 @@ def _run_general(
             edges = node._next
             if grad_outputs is None:
                 grad_inputs = (None,) * len(edges)
+            elif empty and not _is_function_node(node):
+                grad_inputs = [None] * len(edges)  # (its VJPs give None for no gradient)
+                if node._extra is not None and node._extra.hooks:
+                    grad_inputs = _node_hooks(node, grad_inputs, grad_outputs, create_graph)
             else:
                 # a VJP may write its result into a gradient nothing else holds
                 # (ops/_scratch.py): hold the ones that observers and hooks read after it
                 held = tuple(grad_outputs) if observe or (node._extra and node._extra.hooks) else ()
                 if _live[0]:  # on a device: its module is current while the VJPs run
                     _use(grad_outputs)
-                if PROFILER[0] is None:
+                if (
+                    wanted is not None
+                    and not _is_function_node(node)
+                    and not any(n in wanted for n, _ in edges)
+                ):
+                    grad_inputs = [None] * len(edges)  # (a target that leads to no input)
+                elif PROFILER[0] is None:
                     grad_inputs = node.apply(grad_outputs, create_graph)
                 else:  # (an event per node: chainrule.profiler)
                     grad_inputs = PROFILER[0].node(node, grad_outputs, create_graph)
                 if _live[0]:  # (the meta device: gradients of meta gradients are meta)
                     grad_inputs = _follow_grads(grad_outputs, grad_inputs)
+                if wanted is not None:  # as PyTorch: None along edges that lead to no input
+                    grad_inputs = [
+                        g if n in wanted else None for (n, _), g in zip(edges, grad_inputs)
+                    ]
                 if _anomaly.enabled:
                     check_gradients(node, grad_inputs)
                 if observe is not None:
@@ -563,10 +604,29 @@ def _leading_to(deps: dict[Node, int], targets: set) -> set:
     return wanted
 
 
+def _root_tensor_hooks(node: Node, grad_outputs: list, create_graph: bool) -> None:
+    """The tensor hooks (and retain_grad) of a lone root's node that leads to no input."""
+    if type(node) is AccumulateGrad and node.variable._hooks:
+        _leaf_hooks(node, grad_outputs, create_graph)
+    extra = node._extra
+    if extra is not None and (extra.pre is not None or extra.retained is not None):
+        _tensor_hooks(node, grad_outputs, create_graph)
+
+
+def _capture(capture: dict, node: Node, grad_outputs: list) -> None:
+    """Keep the gradients of the node's outputs that ``grad()`` returns."""
+    for nr, g in enumerate(grad_outputs):
+        key = (node, nr)
+        if key in capture and g is not None:
+            capture[key] = g
+
+
 def _runs(node: Node, wanted: set, accumulate: bool, restrict: set | None) -> bool:
     """Whether a node whose gradient is captured also runs (it leads on to an input)."""
     if type(node) is AccumulateGrad:
         return accumulate and (restrict is None or node in restrict)
+    if accumulate and restrict is not None:  # backward(inputs=): a non-leaf input's node runs
+        return True
     return any(n in wanted for n, _ in node._next)
 
 
@@ -702,12 +762,21 @@ def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
     var = acc.variable
     if grad is None:
         return
+    if not var._requires_grad:  # (requires_grad_(False) since it was used): no .grad
+        _post_accumulate(var)
+        return
     dtype = var._dtype
     if GRAD_DTYPES and id(var) in GRAD_DTYPES:  # (a leaf whose grad_dtype was set)
         grad, dtype = _in_grad_dtype(var, grad, create_graph)
     old = var._grad
     if create_graph:
-        var._grad = grad if old is None else old + grad
+        if old is None and grad.__class__ is Tensor and grad.shape == var.shape:
+            # a copy laid out as the leaf (CopyBackwards, as PyTorch): never a view or an
+            # alias of a gradient that flows on
+            fresh = _make(xp.empty_like(var._data, dtype=grad._data.dtype), grad._dtype)
+            var._grad = fresh.copy_(grad)
+        else:
+            var._grad = grad if old is None else old + grad
     elif old is None:
         # Three references (the engine's list of gradients, this argument and getrefcount's)
         # mean nobody else holds this array: keep it. Otherwise copy, so .grad never
@@ -731,6 +800,11 @@ def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
             vc[0] += 1
         else:
             old._bump()
+    _post_accumulate(var)
+
+
+def _post_accumulate(var: Tensor) -> None:
+    """The leaf's post-accumulate-grad hooks (run even when no gradient arrived)."""
     try:
         post = var._post_hooks
     except AttributeError:  # (a tensor made without _make may lack the slot)
@@ -739,6 +813,24 @@ def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
         unlend_waiting()  # (a hook may step an optimizer: write into a lent tensor)
         for hook in list(post.values()):
             hook(var)
+
+
+def _is_function_node(node: Node) -> bool:
+    """A custom Function's node: its backward runs even on no gradient (zeros, as PyTorch)."""
+    return getattr(node.__class__, "_forward_cls", None) is not None
+
+
+def _listens(node: Node) -> bool:
+    """Whether a node that no gradient reached still runs for the user to see: it has hooks
+    (tensor hooks, prehooks, hooks; a leaf's tensor or post-accumulate hooks) or is a custom
+    Function's. PyTorch runs every reached node; for others that changes nothing."""
+    extra = node._extra
+    if extra is not None and (extra.pre or extra.prehooks or extra.hooks):
+        return True
+    if node.__class__ is AccumulateGrad:
+        var = node.variable
+        return bool(var._hooks or getattr(var, "_post_hooks", None))
+    return _is_function_node(node)
 
 
 def _as_grad(grad: Any, dtype: Any) -> Tensor:
@@ -808,6 +900,8 @@ def _run_tensor_hooks(hooks, grad, create_graph: bool):
             before = _as_tensor(grad)
         out = hook(before)
         if out is not None:
+            if before is None:
+                raise RuntimeError("can't replace a None gradient with a non-None value")
             _check_hook_value(hook, before, out)
             grad = _as_raw(out, create_graph)
             before = out
@@ -845,7 +939,7 @@ def _tensor_hooks(node: Node, grad_outputs: list, create_graph: bool) -> list:
     extra = node._extra
     if extra.pre is not None:
         for nr, hooks in extra.pre.items():
-            if grad_outputs[nr] is not None and hooks:
+            if hooks:  # (also on no gradient: the hooks see None, as PyTorch's)
                 grad_outputs[nr] = _run_tensor_hooks(hooks.values(), grad_outputs[nr], create_graph)
     if extra.retained is not None:
         for nr, ref in extra.retained.items():
@@ -853,12 +947,12 @@ def _tensor_hooks(node: Node, grad_outputs: list, create_graph: bool) -> list:
             g = grad_outputs[nr]
             if t is None or g is None:
                 continue
-            if create_graph:
-                t._grad = g if t._grad is None else t._grad + g
+            if create_graph:  # (a clone, as PyTorch's: .grad never aliases the gradient)
+                t._grad = g.clone() if t._grad is None else t._grad + g
             elif t._grad is None:
                 t._grad = _make(g.copy(), t._dtype)
-            else:
-                t._grad = _make(t._grad._data + g, t._dtype)
+            else:  # (a 0-d sum is a NumPy scalar: made an array again)
+                t._grad = _make(xp.asarray(t._grad._data + g), t._dtype)
     return grad_outputs
 
 

@@ -14,6 +14,7 @@ when next used (recording.refresh_view).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .._backend import ndarray, xp
@@ -43,7 +44,15 @@ def inplace(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor:
     becomes self's ``grad_fn``, so backward sees the same graph as for ``y = op(y)``.
     """
     check_inplace(self)
-    if not self._data.flags.writeable:
+    if not self._data.flags.writeable and not _writable_again(self):
+        view = self._view  # (PyTorch refuses a view of a leaf that requires grad first)
+        if view is not None and grad_mode._state.enabled and view[0] is not None:
+            base = view[0]
+            if base._requires_grad and base._grad_fn is None:
+                raise RuntimeError(
+                    "a view of a leaf Variable that requires grad is being used in an "
+                    "in-place operation."
+                )
         raise RuntimeError(_read_only(self._data))
     check_no_grad_view(self)
     recording = grad_mode._state.enabled and any(
@@ -99,6 +108,53 @@ NO_GRAD_VIEW = (
 )
 
 
+def _writable_again(t: Tensor) -> bool:
+    """Whether a read-only view of an expand or unfold that has no two elements at one
+    place (``x.expand(2, 3)[0]``) was made writable: PyTorch writes there. Its array is
+    replaced by a writable view of the same memory."""
+    alias = writable_alias(t._data)
+    if alias is None:
+        return False
+    t._data = alias
+    return True
+
+
+def writable_alias(arr: Any, overlap: bool = False) -> Any:
+    """A writable view of a read-only view ``arr`` of writable memory (an expand, an
+    unfold, a view of them), where no two of its elements are at one place (with
+    ``overlap``: even where some are, for a write of one value everywhere); else None."""
+    owner = arr
+    while getattr(owner, "base", None) is not None:
+        owner = owner.base
+    if arr.__class__ is not ndarray or not (isinstance(owner, ndarray) and owner.flags.writeable):
+        return None
+    if not overlap:
+        places = xp.zeros(1, dtype=xp.int64)  # each element's byte offset
+        for n, stride in zip(arr.shape, arr.strides):
+            if n > 1 and stride == 0:
+                return None
+            places = (places[:, None] + xp.arange(n, dtype=xp.int64) * stride).ravel()
+        if xp.unique(places).size < places.size:
+            return None
+    start = arr.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+    return ndarray(arr.shape, arr.dtype, owner, start, arr.strides)
+
+
+def constant_write(t: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor:
+    """``inplace`` of an op that writes one value everywhere (``fill_``, ``zero_``) into a
+    tensor whose elements share memory (an expand): PyTorch writes it where nothing is
+    recorded (the tensor stays read-only for other writes); otherwise ``inplace``'s
+    refusal."""
+    alias = None if t._requires_grad else writable_alias(t._data, overlap=True)
+    if alias is None:
+        return inplace(t, op, args, kwargs)
+    kept, t._data = t._data, alias
+    try:
+        return inplace(t, op, args, kwargs)
+    finally:
+        t._data = kept
+
+
 def _read_only(arr: Any) -> str:
     """Why a tensor's array cannot be written: a view whose elements share memory (expand,
     unfold), or memory that is read-only (a non-writable NumPy array over memory NumPy does
@@ -129,6 +185,11 @@ def _inplace_on_view(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor
     for step_op, params in steps:  # views sharing one node with others (split) refuse
         refuse = getattr(step_op, "refuse_inplace", None)
         if refuse is not None:
+            fn = self._grad_fn  # (PyTorch names the view's own node: "Output 0 of Select")
+            if fn is not None:
+                # ("SplitBackward0" is "Split", "SqueezeBackward2" "Squeeze2")
+                kind = re.sub(r"Backward0?$", "", fn.name()).replace("Backward", "")
+                params = {"output": self._output_nr, "kind": kind}
             raise RuntimeError(refuse(params))
     if base._requires_grad and base._grad_fn is None:
         raise RuntimeError(

@@ -97,6 +97,19 @@ def check_custom_view(t: Tensor, steps: tuple, rebased: bool) -> None:
     passes."""
     step = next((op for op, _ in steps if op.__class__ is CustomFunctionStep), None)
     if step is None:
+        if rebased and t._grad_fn is not None:  # a view sharing its node with others (split)
+            for op, params in steps:
+                refuse = getattr(op, "refuse_inplace", None)
+                if refuse is not None:  # (named by the view's own node, as PyTorch)
+                    name = re.sub(r"Backward\d*$", "", t._grad_fn.name())
+                    params = {"output": t._output_nr, "kind": name}
+                    raise RuntimeError(
+                        refuse(params).replace(
+                            "is being modified inplace",
+                            "its base or another view of its base has been modified inplace",
+                            1,
+                        )
+                    )
         return
     name = re.sub(r"Backward\d*$", "", t._grad_fn.name()) if t._grad_fn is not None else "?"
     what = (

@@ -589,15 +589,22 @@ def _gelu(x, approximate="none", value=None, cdf=None):
     if value is not None:
         return value
     if approximate == "tanh":
-        inner = _GELU_BETA * (x + _GELU_KAPPA * (x * x * x))
-        return 0.5 * x * (1 + xp.tanh(inner))
+        # x/2·(1 + tanh u) = x·σ(2u) = x / (1 + e^(-2u)): no cancellation of 1 + tanh u
+        # where u is very negative (the tail the tanh form loses entirely)
+        minus_2u = x * x
+        minus_2u *= _GELU_KAPPA
+        minus_2u += 1
+        minus_2u *= x * (-2 * _GELU_BETA)
+        denominator = xp.exp(minus_2u)
+        denominator += 1
+        return x / denominator
     return special._gelu_none(x)
 
 
 def _gelu_grad(g, x, approximate, cdf=None):
     """d/dx xΦ(x) = Φ(x) + xφ(x), φ(x) = e^(-x²/2)/√(2π); with approximate='tanh',
-    d/dx x/2·(1 + tanh u) = (1 + tanh u)/2 + x/2·(1 - tanh² u)·β(1 + 3κx²), u = β(x + κx³)
-    (β = √(2/π), κ = 0.044715)"""
+    d/dx x/2·(1 + tanh u) = d/dx x·σ(2u) = σ(2u) + x·σ(2u)σ(-2u)·2β(1 + 3κx²),
+    u = β(x + κx³) (β = √(2/π), κ = 0.044715)"""
     if cdf is not None and g.__class__ is ndarray and x.__class__ is ndarray and x.ndim:
         # arrays, Φ(x) from the forward: φ in x's dtype, as PyTorch's kernel computes it
         slope = xp.multiply(x, x)
@@ -608,11 +615,37 @@ def _gelu_grad(g, x, approximate, cdf=None):
         slope += cdf
         slope *= g
         return slope
+    if approximate == "tanh" and host_floats(x, g):
+        # arrays: the line below's value, one exponential e = e^(-2u) for both σ(2u) =
+        # 1/(1 + e) and σ(-2u) = 1/(1 + 1/e) (e = inf or 0 gives each its limit)
+        x2 = xp.multiply(x, x)
+        e = x2 * _GELU_KAPPA
+        e += 1
+        e *= x * (-2 * _GELU_BETA)
+        xp.exp(e, out=e)
+        out = xp.divide(1, e)
+        out += 1
+        xp.divide(1, out, out=out)  # σ(-2u)
+        e += 1
+        xp.divide(1, e, out=e)  # σ(2u)
+        out *= e
+        out *= x
+        x2 *= 3 * _GELU_KAPPA
+        x2 += 1
+        x2 *= 2 * _GELU_BETA  # 2u'
+        out *= x2
+        out += e
+        out *= g
+        return out
     if approximate == "tanh":
+        # (1 + tanh u)/2 = σ(2u) and (1 - tanh² u)/2 = 2σ(2u)σ(-2u), each σ computed
+        # directly: no cancellation in either tail. σ(2u)σ(-2u) first: it is 0 in both
+        # tails, so the product with x·2u' (inf beyond |x| = 1e15 in float32) stays 0
         x2 = x * x
-        th = unary.tanh((x + x2 * x * _GELU_KAPPA) * _GELU_BETA)
-        du = (1 + x2 * (3 * _GELU_KAPPA)) * _GELU_BETA
-        return g * (0.5 * (1 + th) + (0.5 * x) * ((1 - th * th) * du))
+        two_u = (x + x2 * x * _GELU_KAPPA) * (2 * _GELU_BETA)
+        du = (1 + x2 * (3 * _GELU_KAPPA)) * (2 * _GELU_BETA)
+        s = sigmoid(two_u)
+        return g * (s + s * sigmoid(-two_u) * x * du)
     return g * special.gelu_slope(x)
 
 

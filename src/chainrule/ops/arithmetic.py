@@ -441,8 +441,9 @@ def rpow(input, base):
 
 
 def _integer_divisor_check(a, b):
-    """PyTorch raises for an integer division by zero (NumPy returns 0 and warns)."""
-    if xp.result_type(a, b).kind in "iu" and xp.any(xp.asarray(b) == 0):
+    """PyTorch raises for an integer division by zero (NumPy returns 0 and warns); an
+    empty result divides nothing."""
+    if xp.result_type(a, b).kind in "iu" and xp.any(xp.asarray(b) == 0) and xp.size(a):
         raise RuntimeError("ZeroDivisionError")
 
 

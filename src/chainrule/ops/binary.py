@@ -620,17 +620,15 @@ logaddexp2 = defop(
     _logaddexp2,
     args=("a", "b"),
     dtypes=floating_only("logaddexp2_cpu"),
+    # (by 2^(b-a) itself, not σ((a-b) ln 2): the product by ln 2 would round at the scale
+    # of a - b, tens of ulps of the gradient where it is a far tail)
     vjp=(
-        lambda g, a, b: (
-            g * activations.sigmoid((a - b) * unary._LN2)
-        ),  # d/da log2(2^a + 2^b) = σ((a-b) ln 2)
-        lambda g, a, b: (
-            g * activations.sigmoid((b - a) * unary._LN2)
-        ),  # d/db log2(2^a + 2^b) = σ((b-a) ln 2)
+        lambda g, a, b: g / (1 + unary.exp2(b - a)),  # d/da log2(2^a + 2^b) = 1/(1 + 2^(b-a))
+        lambda g, a, b: g / (1 + unary.exp2(a - b)),  # d/db log2(2^a + 2^b) = 1/(1 + 2^(a-b))
     ),
     jvp=(
-        lambda t, a, b: t * activations.sigmoid((a - b) * unary._LN2),  # as the VJP
-        lambda t, a, b: t * activations.sigmoid((b - a) * unary._LN2),  # as the VJP
+        lambda t, a, b: t / (1 + unary.exp2(b - a)),  # as the VJP
+        lambda t, a, b: t / (1 + unary.exp2(a - b)),  # as the VJP
     ),
 )
 

@@ -99,11 +99,15 @@ def _view_as_complex(x):
             "view_as_complex is only supported for half, float and double tensors, but got a "
             f"tensor of scalar type: {_scalar_name(x)}"
         )
-    if not x.ndim or x.shape[-1] != 2:
+    if not x.ndim:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if x.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
-    if x.strides[-1] != x.itemsize:
+    if not x.size:  # (NumPy gives an empty array zero strides: PyTorch's would pass)
+        pass
+    elif x.strides[-1] != x.itemsize:
         raise RuntimeError("Tensor must have a last dimension with stride 1")
-    if any(s % (2 * x.itemsize) for s, n in zip(x.strides[:-1], x.shape[:-1]) if n > 1):
+    elif any(s % (2 * x.itemsize) for s, n in zip(x.strides[:-1], x.shape[:-1]) if n > 1):
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
     complex_type = xp.complex64 if x.dtype == xp.float32 else xp.complex128
     return x.view(complex_type)[..., 0]  # (NumPy needs only the last dim contiguous)

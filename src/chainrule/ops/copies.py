@@ -38,6 +38,8 @@ def _to_dtype(x, dtype=None, memory_format=None):
         cast = bfloat16.into(x, dtype.np)  # (PyTorch's casts: float8_e4m3fn saturates,
         # float64 goes to float16 through float32)
         return cast if memory_format is None else _memory_format.laid_out(cast, memory_format)
+    if x.dtype.kind == "V":  # bfloat16 or float8 to a wider type: through float32, as PyTorch
+        x = x.astype(xp.float32)  # (ml_dtypes' own casts give 0 for ints out of range)
     if memory_format is None:
         return x.astype(dtype.np)
     return _memory_format.laid_out(x.astype(dtype.np, copy=False), memory_format)

@@ -121,6 +121,8 @@ def _max_reads(indices, bags, n_bags, padding_idx, weight):
     share, kept = _bag_weights(indices, bags, n_bags, "max", padding_idx, weight.dtype)
     _, first = _bag_maxima(weight[indices], bags, n_bags, kept)
     read = first < indices.size
+    if not indices.size:  # (no row read: every bag empty)
+        return read, xp.zeros(first.shape, dtype=indices.dtype)
     return read, indices[xp.where(read, first, 0)]
 
 

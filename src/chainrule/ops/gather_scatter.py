@@ -451,19 +451,22 @@ masked_scatter = defop(
 
 def _unfold(x, dimension=0, size=1, step=1):
     """the windows of ``size`` elements every ``step`` along dimension, as a new last dim"""
-    if not x.ndim:  # a scalar is one window of one element
-        return x.reshape(1)
+    if not x.ndim:  # a scalar is one window of one element (or none, for size 0)
+        return x.reshape(1)[:size]
     # writable only without overlap, where no two elements of the view share memory
     windows = numpy.lib.stride_tricks.sliding_window_view(
         x, size, axis=dimension, writeable=step >= size
     )
-    return windows[shapes._key_of(dimension, slice(None, None, step))]
+    windows = windows[shapes._key_of(dimension, slice(None, None, step))]
+    if not windows.size:  # an empty view of x itself (NumPy's holds no link to x's memory)
+        return shapes.empty_view(x, windows.shape)
+    return windows
 
 
 def _fold_windows(g, x_shape, dimension, size, step):
     """The VJP of unfold: each window's gradient added back where the window came from."""
-    if not len(x_shape):
-        return shapes.reshape(g, ())
+    if not len(x_shape):  # (a window of size 0 takes nothing from the scalar)
+        return shapes.reshape(g, ()) if size else xp.zeros((), dtype=np_dtype(g))
     n = g.shape[dimension] if len(x_shape) else 1
     starts = xp.arange(n) * step
     places = starts[:, None] + xp.arange(size)[None, :]  # (windows, size)

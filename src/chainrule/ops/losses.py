@@ -224,8 +224,13 @@ def _bce_dtype(args, params):
 
 def _binary_cross_entropy(x, target, weight=None, reduction="mean"):
     """-weight·(target·log x + (1 - target)·log(1 - x)), each log at least -100, reduced"""
-    if ((x < 0) | (x > 1)).any():
-        raise RuntimeError("all elements of input should be between 0 and 1")
+    # (a nan is outside [0, 1]; PyTorch checks element by element, the input's before the
+    # target's, so the first element outside names which)
+    bad_x, bad_target = ~((x >= 0) & (x <= 1)), ~((target >= 0) & (target <= 1))
+    if bad_x.any() or bad_target.any():
+        first = int(xp.argmax((bad_x | bad_target).reshape(-1)))
+        name = "input" if bad_x.reshape(-1)[first] else "target"
+        raise RuntimeError(f"all elements of {name} should be between 0 and 1")
     with xp.errstate(divide="ignore"):
         log_x = xp.maximum(xp.log(x), -100)
         log_1mx = xp.maximum(xp.log1p(-x), -100)

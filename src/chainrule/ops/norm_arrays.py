@@ -146,7 +146,7 @@ def _affine_rows(rows, a, shift, out=None):
 def channel_sums(v, shape: tuple):
     """Σ v per sample and channel over the spatial dims of an input of ``shape``, (N, C)"""
     n, c = shape[:2]
-    return add_reduce(v.reshape(n * c, -1), 1).reshape(n, c)
+    return add_reduce(v.reshape(n * c, v.size // (n * c) if n * c else 0), 1).reshape(n, c)
 
 
 @shared

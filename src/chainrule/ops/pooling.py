@@ -123,6 +123,24 @@ def max_pool_indices(x: Any, kernel, stride, padding, dilation, ceil_mode: bool)
     return index
 
 
+def empty_windows(spatial, kernel, stride, padding, dilation, out) -> tuple | None:
+    """The windows with no tap inside x (padding and ceil_mode can leave a window wholly
+    in the padding: its max is -inf), as a bool array of the out shape, and the index
+    PyTorch reports for them (each dim's first tap at or past 0, flattened); None where
+    every window reads x."""
+    empties, firsts = [], []
+    for n, k, s, p, d, o in zip(spatial, kernel, stride, padding, dilation, out):
+        start = xp.arange(o) * s - p
+        first = start + (xp.maximum(-start, 0) + d - 1) // d * d  # (first tap ≥ 0)
+        empties.append((first >= n) | (first > start + d * (k - 1)))
+        firsts.append(first)
+    if not any(e.any() for e in empties):
+        return None
+    empty = _grid([e.astype(xp.int64) for e in empties]) > 0
+    mult = _flat_strides(spatial)
+    return empty, _grid([f * m for f, m in zip(firsts, mult)])
+
+
 def _tap_masks(taps, starts, spatial, dilation) -> list:
     """Per tap, whether it falls inside x for each window (a bool array of the out shape)."""
     masks = []

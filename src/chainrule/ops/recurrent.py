@@ -671,7 +671,7 @@ def _gru_layer(x, w_ih, w_hh, b_ih, b_hh, h0, reverse=False):
     # σ(a) = 1 / (1 + e^-a), tanh(a) = 2σ(2a) - 1: pre-activations scaled by -1 (-2 for n)
     scale = xp.repeat(xp.asarray([-1.0, -1.0, -2.0], dtype=dtype), n)
     flat = gates.reshape(steps * batch, 3 * n)
-    xp.matmul(x.reshape(steps * batch, -1), (w_ih * scale[:, None]).T, out=flat)
+    xp.matmul(x.reshape(steps * batch, x.shape[-1]), (w_ih * scale[:, None]).T, out=flat)
     flat += b_ih * scale
     w_t = _aligned((w_hh * scale[:, None]).T)
     b_s = b_hh * scale
@@ -895,7 +895,7 @@ def _rnn_layer(x, w_ih, w_hh, b_ih, b_hh, h0, nonlinearity="tanh", reverse=False
     n = h0.shape[-1]
     hs = xp.empty((steps, batch, n), dtype=x.dtype)
     flat = hs.reshape(steps * batch, n)
-    xp.matmul(x.reshape(steps * batch, -1), w_ih.T, out=flat)
+    xp.matmul(x.reshape(steps * batch, x.shape[-1]), w_ih.T, out=flat)
     flat += b_ih + b_hh
     w_t = _aligned(w_hh.T)
     hw = xp.empty((batch, n), dtype=x.dtype)

@@ -707,8 +707,15 @@ nanmedian_all = _sharing(
 
 def _var(x, dim=None, correction=1, keepdim=False):
     """Σ |x - mean x|² / (N - correction) over dim (real for complex x)"""
-    result_dtype = x.real.dtype  # (complex x: its parts' dtype)
-    x = _widened(x)
+    return xp.asarray(_var_wide(x, dim, correction, keepdim), dtype=x.real.dtype)
+
+
+def _var_wide(x, dim, correction, keepdim):
+    """var(x) in its accumulation dtype (float64 for float16 and float32 x)"""
+    # float64 moments for float16 and float32, as PyTorch's CPU kernel accumulates: the
+    # squares of large (|x| > 1e19) or tiny (|x| < 1e-19) float32 values overflow or
+    # underflow, and a float32 mean of offset data loses digits of every deviation
+    x = x.astype(xp.float64) if x.dtype == xp.float32 or x.dtype == xp.float16 else x
     axes = dims_of(dim, x.ndim)
     n = x.size if axes is None else math.prod(x.shape[a] for a in axes)
     dof = max(n - correction, 0)  # (PyTorch's: s / 0 is inf, or nan where s = 0)
@@ -717,7 +724,7 @@ def _var(x, dim=None, correction=1, keepdim=False):
         s = xp.sum(_squared(x - m))
         token = quiet()
         try:
-            out = xp.asarray(s / s.dtype.type(dof), dtype=result_dtype)
+            out = xp.asarray(s / s.dtype.type(dof))
             if not dof and x.dtype.kind == "c":
                 out = _parts_over_zero(x - m, None, False)
         finally:
@@ -735,7 +742,7 @@ def _var(x, dim=None, correction=1, keepdim=False):
             out = _parts_over_zero(x - m, axes, keepdim)
     finally:
         loud(token)
-    return xp.asarray(out, dtype=result_dtype)
+    return out
 
 
 def _parts_over_zero(d, axes, keepdim: bool):
@@ -758,13 +765,25 @@ def _sum_of(x, axes, dtype, out, keepdims):
     return xp.sum(x, axis=axes, dtype=dtype, out=out, keepdims=keepdims)
 
 
+def _centred(x, dim):
+    """x - mean x over dim, formed in float64 for float16 and float32 x (as the forward's
+    moments): a float32 mean of offset data (1e4 + noise) is off by an ulp of 1e4, which is
+    every deviation's leading digits"""
+    dtype = array_of(x).dtype
+    if dtype != xp.float32 and dtype != xp.float16:
+        return x - mean(x, dim=dim, keepdim=True)
+    wide = copies.to_dtype(x, dtype=_dtypes.float64)
+    centred = wide - mean(wide, dim=dim, keepdim=True)
+    return copies.to_dtype(centred, dtype=_dtypes.from_numpy_dtype(dtype))
+
+
 def _var_vjp(g, x, dim, correction, keepdim):
     """∂var/∂x_i = 2 (x_i - mean x) / (N - correction) (complex x too: the gradient of
     |x_i - mean x|² is 2 (x_i - mean x), and the mean's own share sums to 0)"""
     shape = array_of(x).shape
     dof = _count(shape, dim) - correction  # (unclamped, as PyTorch's: N < correction
     # flips the sign, N = correction gives inf)
-    centred = x - mean(x, dim=dim, keepdim=True)
+    centred = _centred(x, dim)
     return unreduce(g, shape, dim, keepdim) * centred * (2.0 / dof if dof else math.inf)
 
 
@@ -772,7 +791,7 @@ def _var_jvp(t, x, dim, correction, keepdim):
     """J t = Σ_i t_i 2 (x_i - mean x) / (N - correction)"""
     n = _count(array_of(x).shape, dim)
     dof = n - correction
-    centred = x - mean(x, dim=dim, keepdim=True)
+    centred = _centred(x, dim)
     # over an empty slice (N = 0) the tangent is an empty sum, 0 (PyTorch's), not nan
     scale = 2.0 / dof if dof else (0.0 if n == 0 else math.inf)
     return sum(real_inner(centred, t), dim=dim, keepdim=keepdim) * scale  # d|c|² = 2 Re(c̄ dc)
@@ -792,8 +811,9 @@ var = defop(
 
 
 def _std(x, dim=None, correction=1, keepdim=False):
-    """√var(x)"""
-    return xp.sqrt(_var(x, dim=dim, correction=correction, keepdim=keepdim))
+    """√var(x) (the root taken in var's accumulation dtype: a float32 variance below 1e-38
+    would be subnormal)"""
+    return xp.asarray(xp.sqrt(_var_wide(x, dim, correction, keepdim)), dtype=x.real.dtype)
 
 
 def _inverse_or_zero(ans):

@@ -7,7 +7,7 @@ cummin send each gradient to the index they return (repeats add up)."""
 from __future__ import annotations
 
 from .._backend import ndarray, running_sums, xp
-from .._dtypes import float64
+from .._dtypes import float64, from_numpy_dtype
 from ..autograd.recording import KEEP, array_of, contiguous, defop, np_dtype
 from . import (
     binary,
@@ -61,6 +61,10 @@ def _logcumsumexp(x, dim=0):
         return x.copy()
     if x.dtype.kind == "c":
         return _complex_running_logaddexp(x, dim)
+    if x.dtype == xp.float32 or x.dtype == xp.float16:
+        # accumulated in float64, as PyTorch's CPU kernel: in float32 each step's rounding
+        # at the running total's scale adds up along the dim
+        return xp.logaddexp.accumulate(x.astype(xp.float64), axis=dim).astype(x.dtype)
     return xp.logaddexp.accumulate(x, axis=dim)
 
 
@@ -133,6 +137,12 @@ def _logcumsumexp_vjp(g, x, ans, dim):
         return g
     if complex_parts.is_complex_value(x):
         return _logcumsumexp_complex_vjp(g, x, ans, dim)
+    if array_of(x).dtype != xp.float64:
+        # formed in float64 and cast back, as the JVP (log|g_i| - y_i rounds at the scale
+        # of y in float32)
+        dtype = from_numpy_dtype(array_of(x).dtype)
+        x, g = copies.to_dtype(x, dtype=float64), copies.to_dtype(g, dtype=float64)
+        return copies.to_dtype(_logcumsumexp_vjp(g, x, logcumsumexp(x, dim=dim), dim), dtype=dtype)
     flipped = joining.flip(ans, dims=(dim,))
     total = 0.0
     for positive in (True, False):
@@ -274,6 +284,11 @@ def _cumprod(x, dim=0, dtype=None):
         x = x.astype(target)  # (a copy: its first slice is replaced)
         first = (slice(None),) * (dim % x.ndim) + (0,)
         x[first] = x[first] * x.dtype.type(1)
+    if target == xp.float32 or target == xp.float16:
+        # multiplied in float64, as PyTorch's CPU kernel accumulates: float32 running
+        # products gain an ulp of relative error a step); x is cast to target first
+        x = x.astype(target, copy=False)
+        return xp.cumprod(x, axis=dim, dtype=xp.float64).astype(target)
     return xp.cumprod(x, axis=dim, dtype=target)
 
 

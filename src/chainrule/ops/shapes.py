@@ -58,6 +58,18 @@ view = defop(
     complex="wirtinger",
 )
 
+# reshape's view of a tensor that is not contiguous (PyTorch's _reshape_alias)
+reshape_alias = defop(
+    "reshape_alias",
+    _view,
+    dtypes=KEEP,
+    view=True,
+    node="ReshapeAliasBackward0",
+    vjp=lambda g, x_shape: reshape(g, x_shape),  # Jᵀg = g reshaped back to x's shape
+    jvp=lambda t, shape: reshape(t, shape),  # J t = t in the new shape
+    complex="wirtinger",
+)
+
 reshape_copy = defop(
     "reshape_copy",
     _reshape_copy,
@@ -73,8 +85,10 @@ def reshape(x, shape):
     """A view when the memory layout allows it, else a copy (PyTorch's rule)."""
     shape = infer_shape(shape, _size(x))
     data = x._data if hasattr(x, "_data") else xp.asarray(x)
-    if data.flags.c_contiguous or _viewable(data, shape):
+    if data.flags.c_contiguous:
         return view(x, shape=shape)
+    if _viewable(data, shape):  # (a meta array has no strides of its own: a view)
+        return reshape_alias(x, shape=shape) if data.__class__ is ndarray else view(x, shape=shape)
     return reshape_copy(x, shape=shape)
 
 
@@ -86,33 +100,31 @@ def _size(x) -> int:
 
 
 def infer_shape(shape, numel: int) -> tuple:
-    """Resolve one -1 in ``shape``, with PyTorch's errors for impossible shapes."""
+    """Resolve one -1 in ``shape``, with PyTorch's errors for impossible shapes (checked dim
+    by dim, as PyTorch's: a second -1, a size below -1)."""
     shape = tuple(int(s) for s in shape)
-    if shape.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    if -1 in shape:
-        known = 1
-        for s in shape:
-            if s != -1:
-                known *= s
-        if known == 0 or numel % known:
-            raise _invalid_shape(shape, numel)
-        shape = tuple(numel // known if s == -1 else s for s in shape)
-    n = 1
-    for s in shape:
-        n *= s
-    if n != numel:
-        raise _invalid_shape(shape, numel)
-    return shape
-
-
-def _invalid_shape(shape: tuple, numel: int) -> RuntimeError:
-    """PyTorch's error for a shape that does not fit numel elements (a size below -1 is
-    named first)."""
+    inferred, known = None, 1
     for i, s in enumerate(shape):
-        if s < -1:
-            return RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
-    return RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        if s == -1:
+            if inferred is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            inferred = i
+        elif s >= 0:
+            known *= s
+        else:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
+    if inferred is None:
+        if known != numel:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        return shape
+    if known == 0 and numel == 0:
+        raise RuntimeError(
+            f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+            "unspecified dimension size -1 can be any value and is ambiguous"
+        )
+    if known == 0 or numel % known:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape[:inferred] + (numel // known,) + shape[inferred + 1 :]
 
 
 def _sum_to(x, shape=()):
@@ -157,7 +169,7 @@ def _expand(x, shape=()):
     shape = tuple(x.shape[i - len(shape) + x.ndim] if s == -1 else s for i, s in enumerate(shape))
     lead = len(shape) - x.ndim
     if shape == (1,) * lead + x.shape:  # nothing repeats: a writable view
-        return x[(None,) * lead]
+        return x[(None,) * lead + (Ellipsis,)]  # (``...``: a 0-d x's view, not a scalar copy)
     if x.__class__ is ndarray and lead >= 0 and x.size and x.flags.c_contiguous:
         return _broadcast_contiguous(x, shape, lead)
     return xp.broadcast_to(x, shape)
@@ -281,7 +293,8 @@ def _key_of(dim: int, part) -> tuple:
 def _squeeze(x, dims=None, variant=0):
     """x without its size-1 dims among dims (every size-1 dim when dims is None)"""
     if dims is None:
-        return xp.squeeze(x)
+        out = xp.squeeze(x)
+        return x.view() if out is x else out  # (NumPy's squeeze gives x itself: no view)
     axes = tuple(d for d in dims if d < x.ndim and x.shape[d] == 1)
     return xp.squeeze(x, axis=axes) if axes else x.view()
 
@@ -344,12 +357,18 @@ narrow = defop(
 )
 
 
+def _piece_key(dim: int, start: int, stop: int, unbind: bool) -> tuple:
+    """The key of one piece; an unbound piece ends in ``...`` so that a 0-d piece is still a
+    view of x (NumPy gives a scalar copy for a full integer key)."""
+    return _key_of(dim, start) + (Ellipsis,) if unbind else _key_of(dim, slice(start, stop))
+
+
 def _split(x, dim=0, sizes=(), unbind=False, kind="Split"):
     """x cut along dim into views of the given sizes (unbind: size-1 pieces, dim dropped)"""
     out = []
     start = 0
     for s in sizes:
-        out.append(x[_key_of(dim, start if unbind else slice(start, start + s))])
+        out.append(x[_piece_key(dim, start, start + s, unbind)])
         start += s
     return tuple(out)
 
@@ -393,7 +412,7 @@ split = defop(
 
 def _piece(x, dim=0, start=0, stop=0, unbind=False, kind="Split", output=0):
     """one output of split or unbind, re-derived from its base (a view)"""
-    return x[_key_of(dim, start if unbind else slice(start, stop))]
+    return x[_piece_key(dim, start, stop, unbind)]
 
 
 piece = defop(
@@ -428,11 +447,21 @@ piece.refuse_inplace = _refuse_inplace  # read by autograd/inplace.py
 # ----- conf2: as_strided, view(dtype) -----------------------------------------------------
 
 
+def empty_view(x, shape: tuple):
+    """An empty array of ``shape`` that is a NumPy view of x (its base is x's memory)."""
+    return (x[(slice(0, 0),) * x.ndim] if x.ndim else x[None][:0]).reshape(shape)
+
+
 def _as_strided(x, size=(), stride=(), offset=0, x_strides=()):
     """the elements of x's storage at offset + Σ i_k stride_k (offset relative to x's first
     element), a view of that memory (``x_strides``, x's own strides, serve the derivatives)"""
+    if 0 in size:  # (no element to place: x's storage may even be empty)
+        return empty_view(x, tuple(size))
     item = x.itemsize
-    return strided_view(x, size, tuple(s * item for s in stride), offset * item)
+    out = strided_view(x, size, tuple(s * item for s in stride), offset * item)
+    if any(s == 0 and n > 1 for n, s in zip(size, stride)):  # (elements sharing a place:
+        out.flags.writeable = False  # PyTorch refuses writes into it, as into an expand)
+    return out
 
 
 def _grid(shape, strides, start=0):

@@ -15,7 +15,7 @@ from .. import _dtypes
 from .._backend import clip_ufunc, ndarray, xp
 from .._promotion import result_type
 from ..autograd.recording import array_of, defop, floating_only
-from . import logical, unary
+from . import copies, logical, unary
 
 
 def double_kernels(kernel: str):
@@ -470,7 +470,7 @@ def _logit(x, eps=None):
 def _logit_vjp(g, x, eps):
     """d/dx ln(x / (1 - x)) = 1 / (x (1 - x)); 0 outside [eps, 1 - eps] (nan outside [0, 1]
     without eps or with a negative one), as PyTorch"""
-    inside = g / (x * (1 - x))
+    inside = g / ((x + 0.0) * (1 - x))  # (+ 0.0: at x = -0 the slope is +inf, not -inf)
     clamped = eps is not None and eps >= 0
     lo, hi, outside = (eps, 1 - eps, 0.0) if clamped else (0.0, 1.0, math.nan)
     return logical.select(logical.logical_or(x < lo, x > hi), outside, inside)
@@ -517,6 +517,15 @@ def _lgamma(x):
     x64 = _f64(x)
     out = xp.full(x64.shape, xp.inf)
     ok = ~_poles(x64) & xp.isfinite(x64)
+    # above 1e300, Stirling's (x - 1/2) ln x - x + ln √(2π) to double precision (math.lgamma
+    # raises OverflowError past 2.5e305, where the value is still finite up to 2.6e305);
+    # every float below -2^52 is a pole
+    huge = ok & (x64 > 1e300)
+    if huge.any():
+        ok = ok & ~huge
+        t = x64[huge]
+        with xp.errstate(over="ignore"):
+            out[huge] = t * (xp.log(t) - 1.0) - 0.5 * xp.log(t) + 0.5 * math.log(2 * math.pi)
     out[ok] = _lgamma_elementwise(x64[ok]).astype(xp.float64)
     near = ok & (xp.abs(x64 - 1.5) < 1.0)  # (around its zeros at 1 and 2, math.lgamma loses digits)
     if near.any():
@@ -700,7 +709,7 @@ def _bessel_i_scaled(x, nu: int):
         for k in range(1, 30):  # a_k / a_(k-1) = -(4ν² - (2k - 1)²) / (8k)
             term = term * (-(4 * nu * nu - (2 * k - 1) ** 2) / (8 * k)) / big
             total = total + term
-        out[~small] = total / xp.sqrt(2 * math.pi * big)
+        out[~small] = total / (xp.sqrt(big) * math.sqrt(2 * math.pi))  # (2π·big overflows)
     out[xp.isinf(a)] = 0.0
     out[xp.isnan(a)] = xp.nan
     return out
@@ -733,19 +742,56 @@ def _i1e(x):
     return xp.copysign(_bessel_i_scaled(x64, 1), x64).astype(x.dtype)
 
 
+# Below |x| = 1e-6 the derivatives of I1 and e^-|x| I1 are their Taylor polynomials (the
+# next terms, 5x⁴/384 and |x|³, are below float64's ulp there): the closed forms divide
+# I1(x) by x, which underflows to 0 for tiny float32 x (and 1/x overflows)
+_I1_SMALL = 1e-6
+
+
 def _i1_vjp(g, x, ans):
-    """d/dx I1(x) = I0(x) - I1(x)/x, 1/2 at x = 0 (and below 1e-150, where I1(x)/x underflows)"""
-    zero = logical.logical_or(x == 0, unary.abs(x) < 1e-150)  # (1e-150 is 0 in float32)
-    return g * logical.select(zero, 0.5, i0(x) - ans / logical.select(zero, 1.0, x))
+    """d/dx I1(x) = I0(x) - I1(x)/x = 1/2 + 3x²/16 + ... (the series below |x| = 1e-6)"""
+    small = unary.abs(array_of(x)) < _I1_SMALL
+    x_small = logical.select(small, x, 0.0)
+    series = 0.5 + 0.1875 * (x_small * x_small)
+    return g * logical.select(small, series, i0(x) - ans / logical.select(small, 1.0, x))
 
 
-def _i1e_vjp(g, x, ans):
-    """d/dx e^-|x| I1(x) = e^-|x| I0(x) - (sgn x + 1/x) e^-|x| I1(x), 1/2 at x = 0 (and
-    below 1e-150, where I1(x)/x underflows)"""
-    zero = logical.logical_or(x == 0, unary.abs(x) < 1e-150)  # (1e-150 is 0 in float32)
-    return g * logical.select(
-        zero, 0.5, i0e(x) - ans * (unary.sign(x) + 1 / logical.select(zero, 1.0, x))
-    )
+def _in_float64(slope):
+    """``slope(x)`` formed in float64 and cast back to x's dtype: the scaled Bessel slopes
+    are differences of nearly equal values for large |x| (e^-|x| I0 - e^-|x| I1 -> 0 as
+    e^-|x| I0 / 2|x|), which would keep few of float32's digits."""
+
+    def wide(x):
+        dtype = array_of(x).dtype
+        if dtype == xp.float64:
+            return slope(x)
+        narrow = _dtypes.from_numpy_dtype(dtype)
+        return copies.to_dtype(slope(copies.to_dtype(x, dtype=_dtypes.float64)), dtype=narrow)
+
+    return wide
+
+
+@_in_float64
+def _i0e_slope(x):
+    """d/dx e^-|x| I0(x) = e^-|x| (I1(x) - sgn x I0(x))"""
+    return i1e(x) - unary.sign(x) * i0e(x)
+
+
+@_in_float64
+def _i1e_slope(x):
+    """d/dx e^-|x| I1(x) = e^-|x| I0(x) - (sgn x + 1/x) e^-|x| I1(x) = 1/2 - |x| + 15x²/16
+    + ... (the series below |x| = 1e-6)"""
+    small = unary.abs(array_of(x)) < _I1_SMALL
+    x_small = logical.select(small, x, 0.0)
+    series = 0.5 - unary.abs(x_small) + 0.9375 * (x_small * x_small)
+    closed = i0e(x) - i1e(x) * (unary.sign(x) + 1 / logical.select(small, 1.0, x))
+    return logical.select(small, series, closed)
+
+
+def _i1e_vjp(g, x):
+    """d/dx e^-|x| I1(x) = e^-|x| I0(x) - (sgn x + 1/x) e^-|x| I1(x), in float64 (its
+    series 1/2 - |x| + 15x²/16 below |x| = 1e-6)"""
+    return g * _i1e_slope(x)
 
 
 i0 = defop(
@@ -761,10 +807,8 @@ i0e = defop(
     _i0e,
     dtypes=unary.real_only("i0e_cpu"),
     node="SpecialI0EBackward0",
-    vjp=lambda g, x, ans: (
-        g * (i1e(x) - unary.sign(x) * ans)
-    ),  # d/dx e^-|x| I0(x) = e^-|x| (I1(x) - sgn x I0(x))
-    jvp=lambda t, x, ans: t * (i1e(x) - unary.sign(x) * ans),  # as the VJP
+    vjp=lambda g, x: g * _i0e_slope(x),  # d/dx e^-|x| I0(x) = e^-|x| (I1(x) - sgn x I0(x))
+    jvp=lambda t, x: t * _i0e_slope(x),  # as the VJP
 )
 
 i1 = defop(
@@ -794,6 +838,8 @@ _SQRT1_2 = math.sqrt(0.5)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 
 def _ndtr(x):
@@ -967,14 +1013,32 @@ def _erfcx(x):
     return _erfcx64(x).astype(x.dtype)
 
 
+def _erfcx_slope(x):
+    """d/dx erfcx(x) = 2x erfcx(x) - 2/√π, which cancels as x grows (to -1/(√π x²)): formed
+    in float64, and beyond x = 28 as the asymptotic series (2/√π) Σ_(k≥1) (-1)^k
+    (2k-1)!! / (2x²)^k (8 terms, as erfcx's own)"""
+    dtype = array_of(x).dtype
+    if dtype != xp.float64:
+        x = copies.to_dtype(x, dtype=_dtypes.float64)
+    far = array_of(x) >= 28.0
+    x_far = logical.select(far, x, 28.0)
+    half_w = 0.5 / (x_far * x_far)
+    series = 0.0
+    for k in range(8, 0, -1):
+        series = -(2 * k - 1) * half_w * (1.0 + series)
+    near = 2 * x * erfcx(logical.select(far, 0.0, x)) - unary._TWO_OVER_SQRT_PI
+    slope = logical.select(far, series * unary._TWO_OVER_SQRT_PI, near)
+    if dtype != xp.float64:
+        slope = copies.to_dtype(slope, dtype=_dtypes.from_numpy_dtype(dtype))
+    return slope
+
+
 erfcx = defop(
     "special_erfcx",
     _erfcx,
     dtypes=double_kernels("erfcx_cpu"),
-    vjp=lambda g, x, ans: (
-        g * (2 * x * ans - unary._TWO_OVER_SQRT_PI)
-    ),  # d/dx erfcx(x) = 2x erfcx(x) - 2/√π
-    jvp=lambda t, x, ans: t * (2 * x * ans - unary._TWO_OVER_SQRT_PI),  # as the VJP
+    vjp=lambda g, x: g * _erfcx_slope(x),  # d/dx erfcx(x) = 2x erfcx(x) - 2/√π
+    jvp=lambda t, x: t * _erfcx_slope(x),  # as the VJP
 )
 
 
@@ -988,9 +1052,10 @@ def _log_ndtr(x):
     return xp.where(x64 < -1.0, left, right).astype(x.dtype)
 
 
-def _log_ndtr_grad(g, x, ans):
-    """d/dx ln Φ(x) = φ(x)/Φ(x) = e^(-x²/2 - ln Φ(x)) / √(2π)"""
-    return g * (unary.exp(-(ans + x * x / 2)) * _INV_SQRT_2PI)
+def _log_ndtr_grad(g, x):
+    """d/dx ln Φ(x) = φ(x)/Φ(x) = √(2/π) / erfcx(-x/√2) (the e^(-x²/2) of φ and Φ cancel:
+    no difference of ln Φ(x) and -x²/2, which loses every digit for large negative x)"""
+    return g * (_SQRT_2_OVER_PI / erfcx(x * -_SQRT1_2))
 
 
 log_ndtr = defop(

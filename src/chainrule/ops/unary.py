@@ -240,8 +240,9 @@ expm1 = defop(
     xp.expm1,
     doc="e^x - 1, accurate for x near 0",
     dtypes=FLOAT,
-    vjp=lambda g, ans: g * (ans + 1),  # d/dx (e^x - 1) = e^x = ans + 1
-    jvp=lambda t, ans: t * (ans + 1),  # as the VJP
+    # (e^x itself, not ans + 1: that cancels where ans is near -1, x below -2)
+    vjp=lambda g, x: g * exp(x),  # d/dx (e^x - 1) = e^x
+    jvp=lambda t, x: t * exp(x),  # as the VJP
     complex="holomorphic",
 )
 
@@ -568,15 +569,27 @@ def _sinc(x):
     return xp.where(x == 0, xp.ones_like(px), xp.sin(px) / xp.where(x == 0, 1, px))
 
 
-def _sinc_vjp(g, x):
-    """d/dx sin(πx)/(πx) = (πx cos(πx) - sin(πx)) / (πx²), 0 at x = 0 (and below 1e-100,
-    where πx² underflows: the true value -π²x/3 is below any float there)
+# f(u) = (u cos u - sin u)/u² = Σ_{k≥1} (-1)^k 2k u^(2k-1)/(2k+1)!: its coefficients of u^(2k-1),
+# for |u| < 1, where the closed form cancels (and πx² underflows for tiny x)
+_SINC_SERIES = tuple((-1) ** k * 2 * k / math.factorial(2 * k + 1) for k in range(1, 11))
 
-    (x = 1 stands in at x = 0, so no 0/0 reaches a higher derivative.)"""
-    zero = logical.logical_or(x == 0, abs(x) < 1e-100)  # (1e-100 is 0 in float32)
-    safe = logical.select(zero, 1.0, x)
-    px = safe * math.pi
-    return logical.select(zero, 0.0, g * ((px * cos(px) - sin(px)) / (px * safe)))
+
+def _sinc_vjp(g, x):
+    """d/dx sin(πx)/(πx) = π f(πx), f(u) = (u cos u - sin u)/u², 0 at x = 0; by f's Taylor
+    series -u/3 + u³/30 - ... where |πx| < 1 (the closed form cancels there)
+
+    (u = 1 stands in for the closed form where the series is used, so no 0/0 reaches a
+    higher derivative.)"""
+    u = x * math.pi
+    small = abs(array_of(u)) < 1
+    safe = logical.select(small, 1.0, u)
+    closed = (safe * cos(safe) - sin(safe)) / (safe * safe)
+    u_small = logical.select(small, u, 0.0)
+    u2 = u_small * u_small
+    series = _SINC_SERIES[-1]
+    for c in reversed(_SINC_SERIES[:-1]):
+        series = series * u2 + c
+    return g * (logical.select(small, series * u_small, closed) * math.pi)
 
 
 sinc = defop(

@@ -507,6 +507,8 @@ def correlate_weight(x: Any, y: Any, stride, padding, dilation, groups: int, ker
     rows, positions = cg * math.prod(kernel), math.prod(out)
     rows_ok = len(out) == 2 and stride[0] == 1 and f <= _FEW_FILTERS
     if _pointwise(kernel, stride, padding):  # Σ_n y_n x_nᵀ, (N, G, Fg, O) by (N, G, Cg, O)
+        if tuple(x.shape[2:]) != out:  # (x runs past the windows: a transposed output_padding)
+            x = x[(Ellipsis,) + tuple(slice(0, o) for o in out)]
         ym, xm = y.reshape(n, groups, fg, positions), x.reshape(n, groups, cg, positions)
         gw = _product_nt(ym, xm).sum(axis=0)
         return gw.reshape((f, cg) + tuple(kernel))

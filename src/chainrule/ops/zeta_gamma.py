@@ -57,7 +57,11 @@ def _zeta64(x, q):
         a = q.copy()
         b = xp.zeros(s.shape)
         done = xp.zeros(s.shape, dtype=bool)
-        finite_q = xp.where(xp.isfinite(q), q, 0.0)
+        # (the direct sum's length is set by the q it is needed for: not a pole's or a nan
+        # result's, as q = -1e300 is, whose 1e300 steps would never end)
+        pole = (x == 1.0) | ((q <= 0) & (q == xp.floor(q)))
+        bad = (x < 1.0) | ((q <= 0) & (q != xp.floor(q)) & (x != xp.floor(x)))
+        finite_q = xp.where(xp.isfinite(q) & ~pole & ~bad & ~xp.isnan(x), q, 0.0)
         steps = int(max(9, math.ceil(9 - float(finite_q.min(initial=9.0))) + 1))
         for i in range(1, steps + 1):  # direct sum until 9 terms and q + n > 9
             active = ~done & ((i <= 9) | (a <= 9.0))
@@ -82,8 +86,6 @@ def _zeta64(x, q):
             fac = fac * (x + k)
             b = b / w
             k += 1.0
-        pole = (x == 1.0) | ((q <= 0) & (q == xp.floor(q)))
-        bad = (x < 1.0) | ((q <= 0) & (q != xp.floor(q)) & (x != xp.floor(x)))
     out = xp.where(pole, xp.inf, s)
     return xp.where(bad & ~(x == 1.0), xp.nan, out)
 

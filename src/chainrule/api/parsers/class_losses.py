@@ -21,7 +21,7 @@ from .activations import _along as _along_dim
 from .activations import _log_softmax_along as _log_softmax_forward
 from .activations import _record_log_softmax
 from .distances import pairwise_distance
-from .losses import REDUCTIONS, array_as, no_grad_for, reduce_loss, reduction_of
+from .losses import REDUCTIONS, array_as, broadcast_shape, no_grad_for, reduce_loss, reduction_of
 
 # ----- classes by index: nll_loss, cross_entropy ----------------------------------------------
 
@@ -409,6 +409,7 @@ def cosine_embedding_loss(
     zeros = zeros_like(cos)
     pos = 1 - cos
     neg = binary.clamp_min_scalar(cos - margin, min=0)
+    broadcast_shape(tuple(target.shape), tuple(cos.shape))  # (PyTorch's error where not)
     output = logical.where(target._data == 1, pos, zeros) + logical.where(
         target._data == -1, neg, zeros
     )

@@ -68,7 +68,10 @@ def view_as_real(input: Tensor) -> Tensor:  # noqa: A002
 
 def view_as_complex(input: Tensor) -> Tensor:  # noqa: A002
     """Pairs (..., 2) of float32 or float64 as complex numbers, sharing their memory."""
-    return complex_parts.view_as_complex(input)
+    out = complex_parts.view_as_complex(input)
+    if input._data.size and input.storage_offset() % 2:  # (a complex element is 2 of input's)
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+    return out
 
 
 def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A001

@@ -126,10 +126,10 @@ def _check_transposed(input: Tensor, ws: list, bias: Tensor | None, params: dict
         params["output_padding"],
     )
     if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
-        axes = _AXES[len(stride)]
-        parts = [f"output_padding_{a}: {v}" for a, v in zip(axes, output_padding)]
-        parts += [f"stride_{a}: {v}" for a, v in zip(axes, stride)]
-        parts += [f"dilation_{a}: {v}" for a, v in zip(axes, dilation)]
+        axes = _AXES[max(len(stride), 2)]  # (PyTorch runs 1-d as 2-d, height 1)
+        parts = [f"output_padding_{a}: {v}" for a, v in zip(axes, _as_2d(output_padding, 0))]
+        parts += [f"stride_{a}: {v}" for a, v in zip(axes, _as_2d(stride, 1))]
+        parts += [f"dilation_{a}: {v}" for a, v in zip(axes, _as_2d(dilation, 1))]
         raise RuntimeError(
             "output padding must be smaller than either stride or dilation, but got "
             + " ".join(parts)
@@ -141,11 +141,18 @@ def _check_transposed(input: Tensor, ws: list, bias: Tensor | None, params: dict
         )
     ]
     if any(o < 1 for o in out):
+        sizes = _as_2d(list(input.shape[2:]), 1)
         raise RuntimeError(
-            f"Given input size per channel: ({' x '.join(map(str, input.shape[2:]))}). "
-            f"Calculated output size per channel: ({' x '.join(map(str, out))}). Output size "
-            "is too small"
+            f"Given input size per channel: ({' x '.join(map(str, sizes))}). "
+            f"Calculated output size per channel: ({' x '.join(map(str, _as_2d(out, 1)))}). "
+            "Output size is too small"
         )
+
+
+def _as_2d(values, height: int) -> list:
+    """A 1-d convolution's per-dim values as PyTorch's 2-d kernels report them"""
+    values = list(values)
+    return [height] + values if len(values) == 1 else values
 
 
 def _check_zero_dilation(input: Tensor, params: dict) -> None:
@@ -155,12 +162,33 @@ def _check_zero_dilation(input: Tensor, params: dict) -> None:
     if all(dilation):
         return
     if params["transposed"]:
-        axes = _AXES[len(dilation)]
-        got = ", ".join(f"dilation_{a}: {d}" for a, d in zip(axes, dilation))
+        axes = _AXES[max(len(dilation), 2)]
+        got = ", ".join(f"dilation_{a}: {d}" for a, d in zip(axes, _as_2d(dilation, 1)))
         raise RuntimeError(f"dilation should be greater than zero, but got {got}")
     if input.dtype.name == "float32":
         raise RuntimeError("non-positive dilation is not supported")
-    raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+    raise RuntimeError(f"dilation should be greater than zero, but got {_as_2d(dilation, 1)}")
+
+
+def _check_empty_kernel(weight: Tensor, transposed: bool) -> None:
+    """A kernel with a dimension of 0 passes PyTorch's common checks and fails in its
+    kernels (the message is their float64 one)."""
+    kernel = list(weight.shape[2:])
+    if all(kernel):
+        return
+    if len(kernel) == 3:
+        if transposed:
+            raise RuntimeError(
+                "non-empty 5D (n_output_plane x n_input_plane x kernel_depth x kernel_height x "
+                f"kernel_width) tensor expected for weight, but got: {list(weight.shape)}"
+            )
+        got = " x ".join(map(str, kernel))
+        raise RuntimeError(f"kernel size should be greater than zero, but got: {got} (TxHxW)")
+    height, width = ([1] + kernel)[-2:]
+    raise RuntimeError(
+        "kernel size should be greater than zero, but got kernel_height: "
+        f"{height} kernel_width: {width}"
+    )
 
 
 def _check_dtypes(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
@@ -216,6 +244,7 @@ def convolution(
     }
     _check_shapes(input, weight, bias, params)
     _check_zero_dilation(input, params)
+    _check_empty_kernel(weight, params["transposed"])
     _check_weight_dtype(input, weight)
     return conv_ops.convolution(input, weight, bias, **params)
 
@@ -324,6 +353,17 @@ def _conv_transpose(
     groups: int,
     dilation: IntOrTuple,
 ) -> Tensor:
+    # ('same' and 'valid' are the forward convolutions' only; a ConvTranspose module built
+    # with one holds its letters, as PyTorch's does)
+    if isinstance(padding, str):
+        raise TypeError(f"{fn}(): argument 'padding' must be tuple of ints, not str")
+    sequence = padding if isinstance(padding, (tuple, list)) else ()
+    texts = [i for i, p in enumerate(sequence) if isinstance(p, str)]
+    if texts:
+        raise TypeError(
+            f"{fn}(): argument 'padding' (position 5) must be tuple of ints, but found element "
+            f"of type str at pos {texts[0]}"
+        )
     require_tensor(fn, input)
     require_tensor(fn, weight, 2, "weight")
     input, batched = batchify(input, spatial, fn)

@@ -223,7 +223,7 @@ def asarray(
     if isinstance(obj, Tensor):
         src_dt = obj._dtype
     elif isinstance(obj, xp.ndarray):
-        src_dt = _dtypes.from_numpy_dtype(obj.dtype)
+        src_dt = _dtypes.from_numpy_dtype(_creation.numpy_array(obj).dtype)
     if copy is False and src_dt is not None and dtype is not None:
         want = _dtypes.to_dtype(dtype)
         if want is not src_dt:

@@ -59,6 +59,8 @@ def embedding_rows(
         raise RuntimeError("'weight' must be 2-D")
     _check_indices(indices, "embedding")
     index = indices._data
+    if index.size and not weight.shape[0]:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
     if index.size and (index.min() < 0 or index.max() >= weight.shape[0]):
         raise IndexError("index out of range in self")
     return ops.embedding(
@@ -86,17 +88,21 @@ def embedding(
         with grad_mode.no_grad():
             embedding_renorm_(weight, input, max_norm, norm_type)
     if sparse and weight.requires_grad and grad_mode.is_grad_enabled():
-        if scale_grad_by_freq:
-            raise RuntimeError(
-                "embedding_backward: scale_grad_by_freq not supported with sparse gradients"
-            )
         from ...sparse import _ops  # (a sparse gradient for weight: chainrule/sparse)
 
         def rows() -> Tensor:
             return embedding_rows(weight.detach(), input, padding)
 
-        return _ops.embedding(weight, input, padding, rows)
+        out = _ops.embedding(weight, input, padding, rows)
+        if scale_grad_by_freq:  # (PyTorch refuses it in the backward, the forward runs)
+            out.register_hook(_refuse_sparse_frequencies)
+        return out
     return embedding_rows(weight, input, padding, scale_grad_by_freq)
+
+
+def _refuse_sparse_frequencies(grad: Tensor) -> None:
+    """embedding's backward with sparse=True and scale_grad_by_freq=True: not supported"""
+    raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
 
 
 _MODES = ("sum", "mean", "max")
@@ -194,10 +200,6 @@ def embedding_bag(
         )
     padding = _padding(padding_idx, weight.shape[0]) if padding_idx is not None else None
     if sparse and weight.requires_grad and grad_mode.is_grad_enabled():
-        if scale_grad_by_freq:
-            raise RuntimeError(
-                "embedding_backward: scale_grad_by_freq not supported with sparse gradients"
-            )
         from ...sparse import _ops  # (a sparse gradient for weight: chainrule/sparse)
 
         def bag(rows: Tensor, weights: Tensor | None, at: Any, pad: int) -> Tensor:
@@ -205,7 +207,10 @@ def embedding_bag(
                 rows, weights, indices=at, bags=bags, n_bags=n_bags, mode=mode, padding_idx=pad
             )
 
-        return _ops.embedding_bag(weight, per_sample_weights, indices, padding, bag)
+        out = _ops.embedding_bag(weight, per_sample_weights, indices, padding, bag)
+        if scale_grad_by_freq:  # (PyTorch refuses it in the backward, the forward runs)
+            out.register_hook(_refuse_sparse_frequencies)
+        return out
     return ops.embedding_bag(
         weight,
         per_sample_weights,

@@ -108,6 +108,12 @@ def logspace(
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     if int(steps) < 0:
         raise RuntimeError("number of steps must be non-negative")
+    for label, v in (("start", start), ("end", end)):
+        if isinstance(v, Tensor) and v.ndim:
+            raise RuntimeError(
+                "logspace only supports 0-dimensional start and end tensors, but got "
+                f"{label} with {v.ndim} dimension(s)."
+            )
     ends = [v.item() if isinstance(v, Tensor) else as_number(v) for v in (start, end)]
     if any(isinstance(v, complex) for v in ends):
         inferred = _dtypes.default_complex()
@@ -122,10 +128,28 @@ def logspace(
         if dt._category == 3:
             exponents = xp.linspace(complex(ends[0]), complex(ends[1]), int(steps))
             arr = xp.exp(exponents * xp.log(complex(base))).astype(dt.np)
+        elif dt._category < 2 and int(steps) > 1:
+            arr = _integer_logspace(ends, int(steps), float(base), dt)
+        elif dt._category == 1 and int(steps) == 1:  # base**start, PyTorch's checked cast
+            arr = xp.full(1, _dtypes.checked_fill(float(base) ** float(ends[0]), dt), dt.np)
         else:
             exponents = xp.linspace(float(ends[0]), float(ends[1]), int(steps))
             arr = (float(base) ** exponents).astype(dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)
+
+
+def _integer_logspace(ends: list, steps: int, base: float, dt: DType) -> Any:
+    """logspace into an integer dtype as PyTorch computes it: the ends cast to dt first
+    (its checked cast), the exponents s + step·i for the first half of the points and
+    e - step·(steps - 1 - i) for the rest, base**exponent in doubles, then cast to dt."""
+    if dt._category == 0:
+        raise _dtypes.not_implemented("logspace_cpu", dt)
+    first, last = (int(xp.asarray(_dtypes.checked_fill(v, dt)).astype(dt.np)) for v in ends)
+    step = (last - first) / (steps - 1)
+    half = steps // 2
+    i = xp.arange(steps, dtype=xp.float64)
+    exponents = xp.where(i < half, first + step * i, last - step * (steps - 1 - i))
+    return (base**exponents).astype(dt.np)
 
 
 def _logspace_arguments(start: Any, end: Any, steps: Any, base: Any) -> str:

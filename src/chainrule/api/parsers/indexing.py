@@ -17,7 +17,7 @@ from ..._promotion import as_number
 from ..._tensor import Tensor, _counter, _make, check_inference_write
 from ...autograd import forward_ad, grad_mode
 from ...autograd.entries import slice_entry, view_op_entry
-from ...autograd.inplace import check_no_grad_view, view_scatter
+from ...autograd.inplace import check_no_grad_view, view_scatter, writable_alias
 from ...autograd.inplace import inplace as _inplace
 from ...autograd.views import view_record
 from ...ops import arithmetic, complex_parts, gather_scatter, indexing, shapes
@@ -846,9 +846,18 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
         input._requires_grad or isinstance(value, Tensor) and value._requires_grad
     )
     check_no_grad_view(input)
-    if not (recording or forward_ad.state.level) and input._data.flags.writeable:
-        _write_array(input, parts, value)  # nothing to record: write the array directly
-        return
+    if not (recording or forward_ad.state.level):
+        if input._data.flags.writeable:
+            _write_array(input, parts, value)  # nothing to record: write the array directly
+            return
+        alias = _region_alias(input, parts)
+        if alias is not None:  # a region of an expand whose elements are apart: written
+            kept, input._data = input._data, alias
+            try:
+                _write_array(input, parts, value)
+            finally:
+                input._data = kept
+            return
     scalar = not isinstance(value, Tensor) or not value._data.ndim  # before leading 1s go
     given, key_given = value, _plain(parts)
     value = _value_tensor(value, input)
@@ -976,6 +985,17 @@ def _write_array(input: Tensor, parts: tuple, value: Any) -> None:
     if clipped is None:
         raise error
     _write_array(input, clipped, value)
+
+
+def _region_alias(input: Tensor, parts: list) -> Any:
+    """A writable view of the read-only array of ``input`` (an expand, an unfold) where
+    the basic key ``parts`` selects elements that are all at different places (PyTorch
+    writes there: ``x.expand(2, 3)[0] = v``); None otherwise."""
+    if any(_is_advanced(p) for p in parts) or input._data.__class__ is not ndarray:
+        return None
+    if writable_alias(input._data[_plain(parts)]) is None:
+        return None
+    return writable_alias(input._data, overlap=True)
 
 
 def _write_region(input: Tensor, parts: tuple, value: Any, scalar: bool) -> None:

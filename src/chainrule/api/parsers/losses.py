@@ -237,6 +237,9 @@ def binary_cross_entropy(
     no_grad_for("binary_cross_entropy", "weight", weight)
     w = None
     if weight is not None:
+        from .combining import broadcast_shapes
+
+        broadcast_shapes(input.shape, weight.shape)  # (PyTorch's error for a weight that fails)
         w = xp.broadcast_to(array_as(weight, input), tuple(input.shape))
     return losses.binary_cross_entropy(input, target, weight=w, reduction=reduction)
 
@@ -264,6 +267,16 @@ def bce_with_logits(input, target, weight, pos_weight, reduction: str) -> Tensor
     """The op, its weights checked to need no gradient."""
     for name, value in (("weight", weight), ("pos_weight", pos_weight)):
         no_grad_for("binary_cross_entropy_with_logits", name, value)
+    # PyTorch's weights act in place on the loss: they broadcast to its shape, not past it
+    shape = tuple(input.shape)
+    for a, b in ((pos_weight, target), (input, weight)):
+        if a is not None and b is not None:
+            wide = broadcast_shape(tuple(a.shape), tuple(b.shape))
+            if wide != shape:
+                raise RuntimeError(
+                    f"output with shape {list(shape)} doesn't match the broadcast shape "
+                    f"{list(wide)}"
+                )
     # a target of a narrower floating dtype than the input's gives the loss its dtype
     # (PyTorch's), computed in the promoted one
     loss_dtype = None

@@ -115,7 +115,8 @@ def batch_norm(
         out = norm_layers.batch_norm(
             input, weight, bias, training=True, eps=float(eps), stats=stats
         )
-        if running_mean is not None or running_var is not None:
+        if (running_mean is not None or running_var is not None) and input.numel():
+            # (an empty batch leaves the running statistics as they were, as PyTorch's)
             _update_running(input, running_mean, running_var, momentum, stats)
     else:
         out = norm_layers.batch_norm(
@@ -239,7 +240,13 @@ def _normalized_shape(normalized_shape) -> tuple:
         raise TypeError(
             "layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int"
         )
-    return tuple(int(s) for s in normalized_shape)
+    shape = tuple(int(s) for s in normalized_shape)
+    if not shape:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
+            "one element, but got normalized_shape = []"
+        )
+    return shape
 
 
 def _check_normalized_shape(
@@ -330,6 +337,9 @@ def local_response_norm(
         )
     if input.numel() == 0:
         return input
+    if size <= 0:  # (PyTorch's window is an avg_pool2d/3d kernel over the channels)
+        kernel = f"kH: {size} kW: 1" if input.ndim == 3 else f"kT: {size} kH: 1 kW: 1"
+        raise RuntimeError(f"kernel size should be greater than zero, but got {kernel}")
     square = input * input
     channels = input.shape[1]
     before, after = size // 2, (size - 1) // 2

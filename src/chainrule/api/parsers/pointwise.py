@@ -14,7 +14,7 @@ from ..._dtypes import dtype as DType
 from ..._dtypes import float64
 from ..._promotion import as_number, result_type
 from ..._tensor import Tensor, check_device, device, move
-from ...autograd.inplace import inplace
+from ...autograd.inplace import constant_write, inplace
 from ...autograd.recorders import recorder
 from ...ops import arithmetic, binary, complex_parts, copies, logical, shapes, special, unary
 from ..args import require_tensor, shape_args, tensor_arg
@@ -142,6 +142,8 @@ CAST_METHODS = {
 
 def zero_(self: Tensor) -> Tensor:
     """Fill with zeros in place (bumps the version counter)."""
+    if not self._data.flags.writeable:  # (an expand: PyTorch fills it)
+        return constant_write(self, copies.zero, (self,), {})
     return inplace(self, copies.zero, (self,), {})
 
 
@@ -521,11 +523,12 @@ def fill_(input: Tensor, value: Tensor | float) -> Tensor:  # noqa: A002
                 "fill_ only supports 0-dimension value tensor but got tensor with "
                 f"{value.ndim} dimensions."
             )
-        return inplace(input, copies.fill_tensor, (input, value), {})
+        return inplace(input, copies.fill_tensor, (input, value), {})  # (an expand refuses)
     from ..._creation import converted_fill
 
     value = converted_fill(as_number(value), input._dtype)
-    return inplace(input, copies.fill, (input,), {"value": value})
+    write = inplace if input._data.flags.writeable else constant_write  # (an expand fills)
+    return write(input, copies.fill, (input,), {"value": value})
 
 
 def _invert(self: Tensor) -> Tensor:

@@ -6,6 +6,7 @@ The 1-d poolings are PyTorch's: the 2-d pooling of input.unsqueeze(-2), squeezed
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,7 +14,7 @@ from ... import _backend, _memory_format, _meta
 from ..._backend import on_device_of, xp
 from ..._dtypes import not_implemented
 from ..._tensor import Tensor, wrap
-from ...ops import activations, pooling, reductions, shapes, unary
+from ...ops import activations, indexing, pooling, reductions, shapes, unary
 from ..args import require_tensor
 
 IntOrTuple = int | Sequence[int]
@@ -71,9 +72,25 @@ def _shape_check(fn: str, input: Tensor, nd: int, kernel, stride, dilation, out)
         got = " ".join(f"dilation{a}: {d}" for a, d in zip(axes, dilation))
         raise RuntimeError(f"dilation should be greater than zero, but got {got}")
     if any(n == 0 for n in input.shape[1:]) or (input.ndim == nd + 1 and input.shape[0] == 0):
+        if nd == 3:  # (PyTorch prints the empty dim's length, 0, where its index was meant)
+            name = (
+                "avg_pool3d" if fn == "avg_pool3d" else "max_pool3d_with_indices_out_cpu_template"
+            )
+            raise RuntimeError(
+                f"{name}(): Expected input's non-batch dimensions to have positive length, but "
+                f"input has a shape of {list(input.shape)} and non-batch dimension 0 has length "
+                "zero!"
+            )
         raise RuntimeError(
             f"Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with optional 0 dim batch "
             f"size for input, but got:{list(input.shape)}"
+        )
+    if fn == "avg_pool3d" and any(n < k for n, k in zip(input.shape[-3:], kernel)):
+        # (PyTorch's avg_pool3d wants each dim at least the kernel, whatever the padding)
+        t, h, w = input.shape[-3:]
+        raise RuntimeError(
+            f"input image (T: {t} H: {h} W: {w}) smaller than kernel size (kT: {kernel[0]} "
+            f"kH: {kernel[1]} kW: {kernel[2]})"
         )
     if any(o < 1 for o in out):
         planes = input.shape[-nd - 1]
@@ -128,8 +145,16 @@ def _max_pool(fn: str, nd: int, input: Tensor, kernel_size, stride, padding, dil
     with on_device_of(input._data):  # the indices where the input is
         index = pooling.max_pool_indices(input._data, kernel, stride, padding, dilation, ceil_mode)
     index = _memory_format.follow(index, input._data)  # (the values follow the indices)
-    values = pooling.max_pool(input, index=index, spatial=nd)
-    return _with_indices(values, index, return_indices)
+    empty = pooling.empty_windows(spatial, kernel, stride, padding, dilation, out)
+    if empty is None:
+        values = pooling.max_pool(input, index=index, spatial=nd)
+        return _with_indices(values, index, return_indices)
+    # (windows wholly in the padding: -inf, no gradient, and PyTorch's index for them)
+    mask, reported = empty
+    values = pooling.max_pool(input, index=xp.where(mask, 0, index), spatial=nd)
+    lowest = -math.inf if values.is_floating_point() else int(xp.iinfo(values._data.dtype).min)
+    values = indexing.masked_fill(values, wrap(mask), value=lowest)
+    return _with_indices(values, xp.where(mask, reported, index), return_indices)
 
 
 def _check1d(fn: str, input: Tensor, names: dict) -> None:
@@ -187,13 +212,17 @@ def max_pool1d(
 ) -> Any:
     """Each window's max over the last dim (and its index with return_indices)."""
     require_tensor("max_pool1d", input)
-    if input.ndim not in (2, 3):
-        raise RuntimeError(
-            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
-            f"for input, but got:{list(input.shape)}"
-        )
     k, s, p, d = (_ints(v) for v in (kernel_size, stride, padding, dilation))
-    _check_max_pool1d(input, k, s or k, p, d, ceil_mode)
+    if return_indices:  # (PyTorch's max_pool1d_with_indices: max_pool2d's checks after these)
+        names = {"kernel_size": k, "stride": s, "padding": p, "dilation": d}
+        _check1d("max_pool1d", input, names)
+    else:
+        if input.ndim not in (2, 3) or not all(input.shape[input.ndim - 2 :]):
+            raise RuntimeError(
+                "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch "
+                f"size for input, but got:{list(input.shape)}"
+            )
+        _check_max_pool1d(input, k, s or k, p, d, ceil_mode)
     values = _max_pool(
         "max_pool2d", 2, shapes.unsqueeze(input, dim=input.ndim - 1), [1] + k,
         [1] + s if s else [], [0] + p, [1] + d, ceil_mode, True,
@@ -457,6 +486,8 @@ def _adaptive_avg(fn: str, nd: int, input: Tensor, output_size: Any) -> Tensor:
     sizes = _adaptive_size(fn, input, nd, output_size)
     if any(s < 0 for s in sizes):
         got = "{" + ", ".join(map(str, sizes)) + "}"
+        if nd == 3:  # (PyTorch's 3-d message drops the last space)
+            got = "{" + ", ".join(map(str, sizes[:2])) + "," + str(sizes[2]) + "}"
         raise RuntimeError(
             f"{fn}: elements of output_size must be greater than or equal to 0 but received {got}"
         )

@@ -10,12 +10,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ... import _memory_format
-from ..._backend import xp
 from ..._modes import usual as _usual
 from ..._tensor import Tensor, _counter, _make, _wrap_dim
 from ...autograd import forward_ad
 from ...autograd.entries import view_op_entry
 from ...autograd.inplace import check_inplace, inplace_view
+from ...autograd.recording import _is_view
 from ...autograd.views import view_record
 from ...ops import copies, indexing, joining, shapes
 from ..args import shape_args, tensor_arg
@@ -111,8 +111,24 @@ def expand(input: Tensor, *sizes: Any, size: Any = None) -> Tensor:
     """input broadcast to ``sizes`` (a view; -1 keeps a dim), with PyTorch's errors."""
     if size is not None:
         sizes = keyword_sizes(sizes, size, "expand", "size")
-    size = [int(s) for s in shape_args(sizes)]
+    if len(sizes) == 1 and isinstance(sizes[0], (str, bytes, float, type(None))):
+        raise TypeError(
+            "expand(): argument 'size' (position 1) must be tuple of ints, not "
+            f"{type(sizes[0]).__name__}"
+        )  # (shape_args would iterate a string)
+    size = _int_sizes("expand", shape_args(sizes))
     return shapes.expand(input, shape=tuple(expanded_shape(input, size)))
+
+
+def _int_sizes(fname: str, sizes: tuple) -> list:
+    """Each size as an int, with PyTorch's TypeError for a float, str or None among them."""
+    for pos, s in enumerate(sizes):
+        if isinstance(s, (float, complex, str, bytes, type(None))):
+            raise TypeError(
+                f"{fname}(): argument 'size' (position 1) must be tuple of ints, but found "
+                f"element of type {type(s).__name__} at pos {pos}"
+            )
+    return [int(s) for s in sizes]
 
 
 def expanded_shape(input: Tensor, size: list) -> list:
@@ -261,22 +277,25 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """input with dim ``dim`` split into ``sizes`` (one may be -1)."""
     shape = input._data.shape
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
     if not shape:
         raise RuntimeError(
             "unflatten got an unexpected error:\nDimension specified as 0 but tensor has no "
             "dimensions"
         )
     d = _dim(dim, input._data.ndim)
-    sizes = tuple(int(s) for s in sizes)
-    known = math.prod(s for s in sizes if s != -1)
-    if -1 in sizes and known:
-        sizes = tuple(shape[d] // known if s == -1 else s for s in sizes)
-    if math.prod(sizes) != shape[d]:
+    try:
+        inferred = shapes.infer_shape(sizes, shape[d])
+    except RuntimeError as e:
+        if "is invalid for input of size" not in str(e):  # (a second -1, a size below -1 ...)
+            raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
         raise RuntimeError(
             f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
-            f"{dim} ({shape[d]}) in the input tensor"
-        )
-    return shapes.reshape(input, shape[:d] + sizes + shape[d + 1 :])
+            f"{d} ({shape[d]}) in the input tensor"
+        ) from None
+    return shapes.view(input, shape=shape[:d] + inferred + shape[d + 1 :])  # (always a view)
 
 
 def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
@@ -412,7 +431,7 @@ def select_key(input: Tensor, dim: int, index: int) -> tuple:
     if not -size <= index < size:
         raise IndexError(
             f"select(): index {index} out of range for tensor of size "
-            f"{list(input._data.shape)} at dimension {dim}"
+            f"{list(input._data.shape)} at dimension {d}"
         )
     return shapes._key_of(d, index % size)
 
@@ -435,7 +454,7 @@ def _split_views(input: Tensor, d: int, sizes: tuple, unbind: bool, kind: str) -
             "output": i,
         }
         start += s
-        if out._data.size and xp.may_share_memory(out._data, input._data):
+        if _is_view(out._data, input._data):  # (an empty piece too, as in PyTorch)
             out._vc = vc
             out._view = view_record(shapes.piece, input, params, vc)
     tangent = forward_ad.tangent_of(input)
