@@ -14,7 +14,6 @@ when next used (recording.refresh_view).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from .._backend import ndarray, xp
@@ -24,7 +23,7 @@ from . import forward_ad, grad_mode
 from .graph import OUTPUT_CHECK
 from .recording import KEEP, defop, np_dtype, refresh_view, regraph
 from .saved_hooks import PACKED
-from .views import alias, check_custom_view, check_view_place, replay_view
+from .views import alias, check_custom_view, check_view_place, node_kind, replay_view
 
 
 def check_inplace(t: Tensor) -> None:
@@ -187,9 +186,7 @@ def _inplace_on_view(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor
         if refuse is not None:
             fn = self._grad_fn  # (PyTorch names the view's own node: "Output 0 of Select")
             if fn is not None:
-                # ("SplitBackward0" is "Split", "SqueezeBackward2" "Squeeze2")
-                kind = re.sub(r"Backward0?$", "", fn.name()).replace("Backward", "")
-                params = {"output": self._output_nr, "kind": kind}
+                params = {"output": self._output_nr, "kind": node_kind(fn)}
             raise RuntimeError(refuse(params))
     if base._requires_grad and base._grad_fn is None:
         raise RuntimeError(

@@ -91,6 +91,12 @@ def custom_function_view(o: Tensor, source: Tensor | None, multiple: bool) -> tu
     return (base, steps + ((CustomFunctionStep(multiple), {}),), o._vc[0])
 
 
+def node_kind(fn: Any) -> str:
+    """The name PyTorch's view errors give a node: its name without "Backward0" (a numbered
+    variant keeps its number: "SqueezeBackward2" is "Squeeze2"; "FBackward" is "F")."""
+    return re.sub(r"Backward(\d*)$", lambda m: m[1].lstrip("0"), fn.name())
+
+
 def check_custom_view(t: Tensor, steps: tuple, rebased: bool) -> None:
     """Raise PyTorch's error for writing into a view a custom Function returned (``rebased``:
     for using it after its base, or another view of the base, was written); any other view
@@ -101,8 +107,7 @@ def check_custom_view(t: Tensor, steps: tuple, rebased: bool) -> None:
             for op, params in steps:
                 refuse = getattr(op, "refuse_inplace", None)
                 if refuse is not None:  # (named by the view's own node, as PyTorch)
-                    name = re.sub(r"Backward\d*$", "", t._grad_fn.name())
-                    params = {"output": t._output_nr, "kind": name}
+                    params = {"output": t._output_nr, "kind": node_kind(t._grad_fn)}
                     raise RuntimeError(
                         refuse(params).replace(
                             "is being modified inplace",
@@ -111,7 +116,7 @@ def check_custom_view(t: Tensor, steps: tuple, rebased: bool) -> None:
                         )
                     )
         return
-    name = re.sub(r"Backward\d*$", "", t._grad_fn.name()) if t._grad_fn is not None else "?"
+    name = node_kind(t._grad_fn) if t._grad_fn is not None else "?"
     what = (
         "its base or another view of its base has been modified inplace"
         if rebased
