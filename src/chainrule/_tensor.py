@@ -840,18 +840,27 @@ class Tensor:
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> ndarray:
         _no_data(self, "numpy")
-        if self._dtype._reduced and dtype is None:  # (as numpy())
-            raise TypeError(f"Got unsupported ScalarType {self._dtype.scalar_name}")
-        if type(self._data) is not ndarray and type(self._data) is not MetaArray:
-            self.numpy()  # PyTorch's TypeError for a tensor on a device
-        if self._requires_grad and _grad_enabled():
+        if self._requires_grad and _grad_enabled():  # (numpy()'s first check, as PyTorch's)
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. "
                 "Use tensor.detach().numpy() instead."
             )
+        if self._dtype._reduced and dtype is None:  # (as numpy())
+            raise TypeError(f"Got unsupported ScalarType {self._dtype.scalar_name}")
+        if type(self._data) is not ndarray and type(self._data) is not MetaArray:
+            self.numpy()  # PyTorch's TypeError for a tensor on a device
         if dtype is None:
             return self._data
         return self._data.astype(dtype, copy=False)
+
+    def __array_wrap__(
+        self, array: ndarray, context: Any = None, return_scalar: bool = False
+    ) -> Tensor:
+        """A NumPy ufunc's result on tensors, back as a tensor sharing its memory
+        (``np.exp(t)``); boolean results come back as uint8, as PyTorch's do."""
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        return _make(array, _dtypes.from_numpy_dtype(array.dtype))
 
     def _scalar(self, kind: str) -> Any:
         _no_data(self, "item")
@@ -905,6 +914,10 @@ class Tensor:
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self._data.shape[0]))
+
+    def __reversed__(self) -> Tensor:
+        """``reversed(t)``: t flipped along dim 0 (a 0-d tensor is itself)."""
+        return self if self._data.ndim == 0 else self.flip(0)
 
     def __contains__(self, element: Any) -> bool:
         if not isinstance(element, (Tensor, int, float, complex, bool, numbers.Number)):

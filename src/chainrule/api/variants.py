@@ -22,8 +22,12 @@ if TYPE_CHECKING:
     from ..autograd.recording import Op
 
 
-def inplace_method(op_function: Callable[..., Tensor]) -> Callable[..., Tensor]:
-    """The in-place variant of ``op_function``: ``x.add_(y)`` is ``x = x + y`` written into x."""
+def inplace_method(
+    op_function: Callable[..., Tensor], as_operator: bool = False
+) -> Callable[..., Tensor]:
+    """The in-place variant of ``op_function``: ``x.add_(y)`` is ``x = x + y`` written into x.
+    As an operator (``as_operator``: ``x += y``) it returns ``NotImplemented`` for a ``y`` that is not a
+    number or array-like, so that Python raises its TypeError, as for PyTorch's tensors."""
     ufunc = _OUT_UFUNCS.get((op_function.__module__, op_function.__name__))
     if ufunc is not None:
 
@@ -36,11 +40,15 @@ def inplace_method(op_function: Callable[..., Tensor]) -> Callable[..., Tensor]:
                     # p.add_(g, alpha=-lr), the hand-written optimizer's step
                     if _written_with_out(self, ufunc, args[0], kwargs["alpha"]):
                         return self
+            if as_operator and _not_an_operand(args[0]):
+                return NotImplemented
             return _inplace(self, op_function, (self, *args), kwargs)
 
     else:
 
         def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+            if as_operator and _not_an_operand(args[0]):
+                return NotImplemented
             return _inplace(self, op_function, (self, *args), kwargs)
 
     method.__name__ = op_function.__name__ + "_"
@@ -108,14 +116,34 @@ def _written_with_out(self: Tensor, ufunc: Any, other: Any, alpha: Any = None) -
 # ----- operators: x + y, x == y, ... -----------------------------------------------------------
 
 
+def _not_an_operand(other: Any) -> bool:
+    """Whether ``other`` is neither a number nor array-like (see ``_operand``)."""
+    if isinstance(other, (Tensor, int, float, bool, complex)):
+        return False
+    return _operand(other) is NotImplemented
+
+
+def _operand(other: Any) -> Any:
+    """The other side of ``self <op> other`` as a number or tensor, or ``NotImplemented``
+    when it is neither (``None``, a string, a ``Decimal``, a list or tuple): Python then
+    tries the other side's operator, as it does for PyTorch's tensors, so ``[0] * t`` repeats
+    the list by ``t.__index__()`` and ``t == [1, 2]`` is ``False``."""
+    if other is None or isinstance(other, (list, tuple)):
+        return NotImplemented
+    try:
+        return tensor_arg(other)
+    except TypeError:
+        return NotImplemented
+
+
 def operator(fn: Callable[..., Tensor], reflected: bool = False) -> Callable[..., Tensor]:
     """``self <op> other``, or ``other <op> self`` for a reflected operator."""
 
     def method(self: Tensor, other: Any) -> Tensor:
-        if other is None:
-            return NotImplemented
         if not isinstance(other, (Tensor, int, float, bool)):
-            other = tensor_arg(other)
+            other = _operand(other)
+            if other is NotImplemented:
+                return NotImplemented
         return fn(other, self) if reflected else fn(self, other)
 
     return method
@@ -349,9 +377,9 @@ def fast_operator(op: Op) -> Callable[[Tensor, Any], Tensor]:
     def general(self: Tensor, other: Any) -> Tensor:
         c = other.__class__
         if c is not float and c is not int and not isinstance(other, Tensor):
-            if other is None:
+            other = _operand(other)
+            if other is NotImplemented:
                 return NotImplemented
-            other = tensor_arg(other)
         return apply((self, other), _NO_PARAMS)
 
     return binary_entry(op, general)
@@ -363,15 +391,21 @@ def binary_operator(
     if reflected:
 
         def op(self: Tensor, other: Any) -> Tensor:
+            if not isinstance(other, (Tensor, int, float, bool, complex)):
+                other = _operand(other)
+                if other is NotImplemented:
+                    return NotImplemented
             return fn(self, other)
 
     else:
 
-        def op(self: Tensor, other: Any) -> Tensor:
+        def op(self: Tensor, other: Any, modulo: Any = None) -> Tensor:
             if not isinstance(other, (Tensor, int, float, bool)):
-                if other is None:
+                other = _operand(other)
+                if other is NotImplemented:
                     return NotImplemented
-                other = tensor_arg(other)
+            if modulo is not None:  # pow(t, 2, 5): Python's TypeError, as for PyTorch
+                return NotImplemented
             return fn(self, other)
 
     return op
@@ -386,7 +420,6 @@ def eq_operator(self: Tensor, other: Any) -> Tensor | bool:
         other is None
         or not isinstance(other, (Tensor, int, float, bool, complex))
         and not hasattr(other, "__array__")
-        and not isinstance(other, (list, tuple))
     ):
         return False
     return _eq(self, other)
@@ -397,7 +430,6 @@ def ne_operator(self: Tensor, other: Any) -> Tensor | bool:
         other is None
         or not isinstance(other, (Tensor, int, float, bool, complex))
         and not hasattr(other, "__array__")
-        and not isinstance(other, (list, tuple))
     ):
         return True
     return _ne(self, other)
