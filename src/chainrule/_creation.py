@@ -775,6 +775,8 @@ def linspace(
     """``steps`` evenly spaced values from start to end inclusive (complex where start or
     end is, or dtype says so)."""
     _check_device(device)
+    if steps_refused(steps):
+        raise TypeError(invalid_spacing("linspace", (start, end, steps), ""))
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     if int(steps) < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -804,6 +806,37 @@ def linspace(
     else:
         arr = _linspace_real(float(ends[0]), float(ends[1]), int(steps), dt.np)
     return _check_requires_grad(_make(arr, dt), requires_grad)
+
+
+def steps_refused(steps: Any) -> bool:
+    """Whether ``steps`` is no int to PyTorch: a bool, a float, or a tensor other than a 0-d
+    integer one (an object with ``__index__``, a NumPy integer say, is one)."""
+    if isinstance(steps, Tensor):
+        return steps.ndim != 0 or steps._dtype._category != 1
+    return isinstance(steps, bool) or not hasattr(type(steps), "__index__")
+
+
+def invalid_spacing(name: str, values: tuple, base: str) -> str:
+    """PyTorch's TypeError for linspace or logspace arguments none of its signatures takes
+    (``base``: the signature's text for a base argument, if any)."""
+    got = ", ".join(
+        "Tensor"
+        if isinstance(v, Tensor)
+        else type(v).__qualname__
+        if type(v).__module__ == "builtins"
+        else f"{type(v).__module__.split('.')[0]}.{type(v).__qualname__}"
+        for v in values
+    )
+    rest = (
+        f"int steps, {base}*, Tensor out = None, torch.dtype dtype = None, torch.layout layout "
+        "= None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)"
+    )
+    forms = [("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"), ("Number", "Number")]
+    lines = "".join(f" * ({a} start, {b} end, {rest}\n" for a, b in forms)
+    return (
+        f"{name}() received an invalid combination of arguments - got ({got}), but expected "
+        f"one of:\n{lines}"
+    )
 
 
 def _linspace_real(start: float, end: float, steps: int, dtype: Any) -> Any:

@@ -789,11 +789,11 @@ def _accumulate(acc: AccumulateGrad, grad: Any, create_graph: bool) -> None:
             var._grad = _make(grad, dtype)
         else:
             var._grad = _as_grad(grad, dtype)
-    elif old._requires_grad:
-        var._grad = old + _as_grad(grad, dtype)
     elif old.__class__ is not Tensor and old.is_sparse:  # (dense + sparse: dense)
         var._grad = _as_grad(grad, dtype) + old
     else:  # (a sparse gradient adds into a dense .grad in place too: sparse/_coo.py)
+        # in place also into a .grad that requires grad (made by a create_graph backward, its
+        # graph kept), as PyTorch without grad mode
         old._data += grad
         vc = old._vc
         if vc.__class__ is list:  # (Tensor._bump, inlined: the common case)

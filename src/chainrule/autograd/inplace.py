@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._backend import ndarray, xp
-from .._promotion import can_cast
+from .._promotion import can_cast, result_type
 from .._tensor import Tensor, _counter, _make, check_inference_write
 from . import forward_ad, grad_mode
 from .graph import OUTPUT_CHECK
@@ -61,14 +61,14 @@ def inplace(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor:
         return _inplace_on_view(self, op, args, kwargs)
     if recording:
         args = _operands(self, args, snapshot(self))
-    out = op(*args, **kwargs)
+    try:
+        out = op(*args, **kwargs)
+    except NotImplementedError:  # (a |= 1.5: PyTorch refuses the cast before the kernel)
+        _check_cast(result_type(args), self)
+        raise
     if self._dtype._category == 3 and out._dtype._category == 2:  # (abs_: a real result)
         raise RuntimeError(f"In-place {op.__name__} is not supported for complex tensors.")
-    if out._dtype is not self._dtype and not can_cast(out._dtype, self._dtype):
-        raise RuntimeError(
-            f"result type {out._dtype.scalar_name} can't be cast to the desired output "
-            f"type {self._dtype.scalar_name}"
-        )
+    _check_cast(out._dtype, self, op, (*args, *kwargs.values()))
     if out._data.shape != self._data.shape:
         raise RuntimeError(
             f"output with shape {list(self.shape)} doesn't match the broadcast shape "
@@ -85,6 +85,33 @@ def inplace(self: Tensor, op: Any, args: tuple, kwargs: dict) -> Tensor:
     if tangent is not None:  # forward mode: self now carries the result's tangent
         write_tangent(self, tangent)
     return self
+
+
+def _check_cast(dtype: Any, self: Tensor, op: Any = None, args: tuple = ()) -> None:
+    """PyTorch's refusal to write a result of ``dtype`` into ``self`` of a lower category."""
+    if dtype is not self._dtype and not can_cast(dtype, self._dtype):
+        name = self._dtype.scalar_name
+        if getattr(op, "__name__", None) in _CLAMPS and not any(
+            isinstance(a, Tensor) for a in args[1:]
+        ):  # (clamp's overloads of number bounds name the C type)
+            name = _C_NAMES.get(name, name)
+        raise RuntimeError(
+            f"result type {dtype.scalar_name} can't be cast to the desired output type {name}"
+        )
+
+
+_CLAMPS = frozenset({"clamp", "clamp_min", "clamp_max"})
+_C_NAMES = {
+    "Bool": "bool",
+    "Byte": "unsigned char",
+    "Char": "signed char",
+    "Short": "short int",
+    "Int": "int",
+    "Long": "long int",
+    "UInt16": "short unsigned int",
+    "UInt32": "unsigned int",
+    "UInt64": "long unsigned int",
+}
 
 
 def check_no_grad_view(t: Tensor) -> None:

@@ -691,20 +691,37 @@ def _softplus_grad(g, x, beta, threshold):
     if host_floats(x, g):  # arrays: the ufuncs of the line below, written in place
         z = x if beta == 1 else x * beta
         at = z >= threshold
-        if at.any():
-            s = xp.where(at, threshold, z)
-            xp.negative(s, out=s)
-        else:
-            s = xp.negative(z)
-        _sigmoid_into(s)
+        s = _logistic_into(xp.where(at, threshold, z) if at.any() else z.copy())
         s *= g
         _put_if_any(s, z > threshold, g)
         return s
     z = x * beta
     za = array_of(z)
     return logical.select(
-        za > threshold, g, g * sigmoid(logical.select(za >= threshold, threshold, z))
+        za > threshold, g, g * _logistic(logical.select(za >= threshold, threshold, z))
     )
+
+
+def _logistic_into(w):
+    """σ(w) of a fresh array ``w``, as 1/(1 + e^-w) where w >= 0 and e^w/(1 + e^w) where
+    w < 0: the latter keeps the subnormal σ(w) below w ≈ -87 (float32) that 1/(1 + e^-w)
+    flushes to 0 when e^-w overflows, as PyTorch's softplus and log_sigmoid gradients keep
+    it. The ufuncs of ``_logistic``, in place."""
+    below = w < 0
+    xp.abs(w, out=w)
+    xp.negative(w, out=w)
+    xp.exp(w, out=w)  # e^-|w|
+    s = w + 1
+    xp.divide(1, s, out=s, where=~below)
+    return xp.divide(w, s, out=s, where=below)
+
+
+def _logistic(w):
+    """σ(w) as ``_logistic_into``, by differentiable ops: e^-|w| is e^(±w) by a select, so
+    its derivative at w = 0 is -e^-w (the branch w >= 0), not abs's 0."""
+    at_or_above = array_of(w) >= 0
+    e = unary.exp(logical.select(at_or_above, -w, w))
+    return logical.select(at_or_above, 1 / (1 + e), e / (1 + e))
 
 
 def _sigmoid_into(minus_x) -> None:
@@ -733,13 +750,22 @@ def _log_sigmoid(x):
     return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
 
 
+def _log_sigmoid_grad(g, x):
+    """d/dx log σ(x) = 1 - σ(x) = σ(-x)"""
+    if host_floats(x, g):
+        s = _logistic_into(xp.negative(x))
+        s *= g
+        return s
+    return g * _logistic(-x)
+
+
 log_sigmoid = defop(
     "log_sigmoid",
     _log_sigmoid,
     node="LogSigmoidBackward0",
     dtypes=floating_only("log_sigmoid_cpu"),
-    vjp=lambda g, x: g * sigmoid(-x),  # d/dx log σ(x) = 1 - σ(x) = σ(-x)
-    jvp=lambda t, x: t * sigmoid(-x),  # as the VJP
+    vjp=_log_sigmoid_grad,
+    jvp=_log_sigmoid_grad,
 )
 
 

@@ -519,12 +519,54 @@ def _dtype_of(v):
     return array_of(v).dtype
 
 
+def _nll_loss_backward(grad, x, target=None, weight=None, ignore_index=-100, reduction="mean"):
+    """-weight[t]·grad at each target class t, 0 elsewhere (÷ Σ weight[t] for the mean):
+    nll_loss's gradient in x, as a kernel of the output gradient and x"""
+    return _nll_vjp(grad, x.shape, target, weight, ignore_index, reduction)
+
+
+# PyTorch's gradient of nll_loss is a kernel of the output gradient and the input, of
+# derivative 0 in the input: a gradient taken with create_graph=True depends on x (a gradient
+# penalty backpropagates zeros to x rather than finding nothing to differentiate)
+nll_loss_backward = defop(
+    "nll_loss_backward",
+    _nll_loss_backward,
+    args=("grad", "x"),
+    node=lambda grad, x, **params: (
+        "NllLossBackwardBackward0" if x.ndim <= 2 else "NllLoss2DBackwardBackward0"
+    ),
+    dtypes=floating_only("nll_loss_backward_out_frame"),
+    vjp=(
+        lambda g, x_shape, target, weight, ignore_index, reduction: _nll_jvp(
+            g, x_shape, target, weight, ignore_index, reduction
+        ),  # ∂/∂grad = -weight[t] at the targets: g's nll_loss, reduced as the loss
+        activations._zero_in_x,  # ∂/∂x = 0
+    ),
+    jvp=(
+        lambda t, x, target, weight, ignore_index, reduction: nll_loss_backward(
+            t, x, target=target, weight=weight, ignore_index=ignore_index, reduction=reduction
+        ),  # J t = the kernel of t (linear in grad)
+        lambda t, x: copies.zero(t),  # J t = 0
+    ),
+)
+
+
+def _nll_loss_vjp(g, x, target, weight, ignore_index, reduction):
+    """∂/∂x = -weight[t] at each target class t, 0 elsewhere (÷ Σ weight[t] for the mean)"""
+    # under create_graph, recorded as nll_loss_backward of (g, x), a function of x as PyTorch's
+    if g.__class__ is ndarray:
+        return _nll_vjp(g, x.shape, target, weight, ignore_index, reduction)
+    return nll_loss_backward(
+        g, x, target=target, weight=weight, ignore_index=ignore_index, reduction=reduction
+    )
+
+
 nll_loss = defop(
     "nll_loss",
     _nll_loss,
     node=lambda x, **params: "NllLossBackward0" if x.ndim <= 2 else "NllLoss2DBackward0",
     dtypes=floating_only("nll_loss_out_frame"),
-    vjp=_nll_vjp,
+    vjp=_nll_loss_vjp,
     jvp=_nll_jvp,
     conventions="With every target ignored, the 'mean' is 0/0 = nan, its gradient 0 and its "
     "tangent nan, as in PyTorch.",

@@ -12,7 +12,7 @@ from typing import Any
 
 from ... import _dtypes
 from ..._backend import on_device_of, xp
-from ..._creation import _check_device, _check_requires_grad
+from ..._creation import _check_device, _check_requires_grad, invalid_spacing, steps_refused
 from ..._dtypes import dtype as DType
 from ..._meta import data_device, on_device, to_data_device
 from ..._promotion import as_number, result_type
@@ -105,6 +105,9 @@ def logspace(
     _check_device(device)
     if isinstance(base, (complex, str)) or not isinstance(base, numbers.Real):
         raise TypeError(_logspace_arguments(start, end, steps, base))
+    if steps_refused(steps):
+        got = (start, end, steps) if base == 10.0 else (start, end, steps, base)
+        raise TypeError(invalid_spacing("logspace", got, "float base = 10.0, "))
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     if int(steps) < 0:
         raise RuntimeError("number of steps must be non-negative")
