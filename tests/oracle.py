@@ -273,6 +273,16 @@ def is_tensor(t: Any) -> bool:
 # ----- comparison ----------------------------------------------------------------------
 
 
+def nested_lists(t: Any) -> Any:
+    """A tensor's values as nested lists, a sequence's as a tuple of them, None as None:
+    what hook logs and gradients are compared as."""
+    if t is None:
+        return None
+    if isinstance(t, (tuple, list)):
+        return tuple(nested_lists(x) for x in t)
+    return t.tolist()
+
+
 def assert_on_the_case_device(got: Any, what: str = "output") -> None:
     """On a device's case (``DEVICE``), chainrule's result is on that device: an op whose
     result is left on the CPU fails there (PyTorch's, compared on the CPU, says nothing)."""

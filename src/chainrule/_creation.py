@@ -816,9 +816,10 @@ def steps_refused(steps: Any) -> bool:
     return isinstance(steps, bool) or not hasattr(type(steps), "__index__")
 
 
-def invalid_spacing(name: str, values: tuple, base: str) -> str:
+def invalid_spacing(name: str, values: tuple, base: str, keywords: str = "") -> str:
     """PyTorch's TypeError for linspace or logspace arguments none of its signatures takes
-    (``base``: the signature's text for a base argument, if any)."""
+    (``base``: the signature's text for a base argument, if any; ``keywords``: what the
+    message shows of the arguments given by keyword, ", base=complex" say)."""
     got = ", ".join(
         "Tensor"
         if isinstance(v, Tensor)
@@ -834,8 +835,8 @@ def invalid_spacing(name: str, values: tuple, base: str) -> str:
     forms = [("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"), ("Number", "Number")]
     lines = "".join(f" * ({a} start, {b} end, {rest}\n" for a, b in forms)
     return (
-        f"{name}() received an invalid combination of arguments - got ({got}), but expected "
-        f"one of:\n{lines}"
+        f"{name}() received an invalid combination of arguments - got ({got}{keywords}), but "
+        f"expected one of:\n{lines}"
     )
 
 

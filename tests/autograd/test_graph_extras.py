@@ -18,6 +18,7 @@ import pytest
 
 import chainrule as cr
 from oracle import assert_same_error, compare, compare_logs
+from oracle import nested_lists as _v
 
 
 @pytest.fixture(autouse=True)
@@ -30,14 +31,6 @@ def _no_hook_left_behind():
     yield
     gc.collect()  # (an error's traceback holds the tensors of the frames it went through)
     assert engine._tracked == before
-
-
-def _v(t):
-    if t is None:
-        return None
-    if isinstance(t, (tuple, list)):
-        return tuple(_v(x) for x in t)
-    return t.tolist()
 
 
 def leaf(L, values=(1.0, 2.0, 3.0)):

@@ -38,6 +38,7 @@ import pytest
 import torch
 
 import chainrule as cr
+from oracle import nested_lists as _v
 
 
 def _np(t):
@@ -774,14 +775,6 @@ def _log_of(fn):
             fn(L, log)
         logs.append(log)
     return logs
-
-
-def _v(t):
-    if t is None:
-        return None
-    if isinstance(t, (tuple, list)):
-        return tuple(_v(x) for x in t)
-    return t.tolist()
 
 
 def _same_log(fn):

@@ -13,14 +13,7 @@ import torch
 
 import chainrule as cr
 from oracle import assert_same_error, compare, compare_logs
-
-
-def _v(t):
-    if t is None:
-        return None
-    if isinstance(t, (tuple, list)):
-        return tuple(_v(x) for x in t)
-    return t.tolist()
+from oracle import nested_lists as _v
 
 
 def leaf(L, values=(1.0, 2.0, 3.0)):

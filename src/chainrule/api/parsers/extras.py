@@ -104,7 +104,10 @@ def logspace(
     values there, nan in a real dtype)."""
     _check_device(device)
     if isinstance(base, (complex, str)) or not isinstance(base, numbers.Real):
-        raise TypeError(_logspace_arguments(start, end, steps, base))
+        given = f", base={type(base).__name__}"  # (a complex base: no signature takes it)
+        raise TypeError(
+            invalid_spacing("logspace", (start, end, steps), "float base = 10.0, ", given)
+        )
     if steps_refused(steps):
         got = (start, end, steps) if base == 10.0 else (start, end, steps, base)
         raise TypeError(invalid_spacing("logspace", got, "float base = 10.0, "))
@@ -153,24 +156,6 @@ def _integer_logspace(ends: list, steps: int, base: float, dt: DType) -> Any:
     i = xp.arange(steps, dtype=xp.float64)
     exponents = xp.where(i < half, first + step * i, last - step * (steps - 1 - i))
     return (base**exponents).astype(dt.np)
-
-
-def _logspace_arguments(start: Any, end: Any, steps: Any, base: Any) -> str:
-    """PyTorch's TypeError for arguments no logspace signature takes (a complex base)."""
-    got = ", ".join(
-        "Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (start, end, steps)
-    )
-    rest = (
-        "int steps, float base = 10.0, *, Tensor out = None, torch.dtype dtype = None, "
-        "torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
-        "bool requires_grad = False)"
-    )
-    forms = [("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"), ("Number", "Number")]
-    lines = "".join(f" * ({a} start, {b} end, {rest}\n" for a, b in forms)
-    return (
-        f"logspace() received an invalid combination of arguments - got ({got}, "
-        f"base={type(base).__name__}), but expected one of:\n{lines}"
-    )
 
 
 def sum_to_size(self: Tensor, *sizes: Any, size: Any = None) -> Tensor:
