@@ -227,19 +227,25 @@ def test_moments_accumulate_in_float64(name, kind):
     assert ours <= max(4.0, _normwise(tt.grad.numpy(), t64.grad.numpy()))
 
 
+def _scan_errors(name: str, x, g, which: int) -> tuple:
+    """The normwise errors of chainrule's and PyTorch's float32 ``name(x, 1)`` (which=0) or
+    its gradient for ``g`` (which=1), against PyTorch's float64."""
+    results = []
+    for lib, dtype in ((cr, cr.float32), (torch, torch.float32), (torch, torch.float64)):
+        t = lib.tensor(x, dtype=dtype, requires_grad=True)
+        y = getattr(lib, name)(t, 1)
+        y.backward(lib.tensor(g, dtype=dtype))
+        results.append((y.detach().numpy(), t.grad.numpy())[which])
+    return _normwise(results[0], results[2]), _normwise(results[1], results[2])
+
+
 @pytest.mark.parametrize("shape", [(2, 20000), (40, 500)])
 @pytest.mark.parametrize("which", [0, 1])
 def test_cumprod_accumulates_in_float64(shape, which):
     x = _data("normal", shape)
     x = (1 + 0.01 * x / np.abs(x).max()).astype(np.float32)
     g = np.cos(np.arange(x.size) * 0.7).reshape(x.shape)
-    results = []
-    for lib, dtype in ((cr, cr.float32), (torch, torch.float32), (torch, torch.float64)):
-        t = lib.tensor(x, dtype=dtype, requires_grad=True)
-        y = lib.cumprod(t, 1)
-        y.backward(lib.tensor(g, dtype=dtype))
-        results.append((y.detach().numpy(), t.grad.numpy())[which])
-    ours, theirs = _normwise(results[0], results[2]), _normwise(results[1], results[2])
+    ours, theirs = _scan_errors("cumprod", x, g, which)
     assert ours <= max(2.0, 4 * theirs)
 
 
@@ -248,13 +254,7 @@ def test_cumprod_accumulates_in_float64(shape, which):
 def test_logcumsumexp_accumulates_in_float64(kind, which):
     x = _data(kind, (2, 20000)) * 10 if kind != "tiny" else _data(kind, (2, 20000))
     g = np.cos(np.arange(x.size) * 0.7).reshape(x.shape)
-    results = []
-    for lib, dtype in ((cr, cr.float32), (torch, torch.float32), (torch, torch.float64)):
-        t = lib.tensor(x, dtype=dtype, requires_grad=True)
-        y = lib.logcumsumexp(t, 1)
-        y.backward(lib.tensor(g, dtype=dtype))
-        results.append((y.detach().numpy(), t.grad.numpy())[which])
-    ours, theirs = _normwise(results[0], results[2]), _normwise(results[1], results[2])
+    ours, theirs = _scan_errors("logcumsumexp", x, g, which)
     assert ours <= max(2.0, theirs)
 
 
