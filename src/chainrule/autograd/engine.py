@@ -970,6 +970,11 @@ def _node_prehooks(node: Node, grad_outputs: list, create_graph: bool) -> list:
 
 
 def _node_hooks(node: Node, grad_inputs: list, grad_outputs: list, create_graph: bool) -> list:
+    """The node's hooks, each given the gradients of the inputs ``next_functions`` shows
+    (none for an index or a mask) and of the outputs; what one returns replaces them."""
+    hidden = node._hidden() if grad_inputs else ()
+    if hidden:
+        grad_inputs = [g for i, g in enumerate(grad_inputs) if i not in hidden]
     for hook in list(node._extra.hooks.values()):
         before = tuple(_as_tensor(g) for g in grad_inputs)
         out = hook(before, tuple(_as_tensor(g) for g in grad_outputs))
@@ -979,4 +984,7 @@ def _node_hooks(node: Node, grad_inputs: list, grad_outputs: list, create_graph:
                 if g is not None:
                     _check_hook_value(hook, b, g)
             grad_inputs = [_as_raw(g, create_graph) for g in out]
+    if hidden:  # (the hidden inputs' places back: None, they take no gradient)
+        shown = iter(grad_inputs)
+        grad_inputs = [None if i in hidden else next(shown) for i in range(node._arity)]
     return grad_inputs

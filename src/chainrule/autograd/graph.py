@@ -156,7 +156,18 @@ class Node:
 
     @property
     def next_functions(self) -> tuple:
-        return self._next
+        """Per differentiable input, the edge ``(node, output_nr)``: an index or a mask, an
+        input with no VJP, is no edge (as in PyTorch, whose node has none for it)."""
+        hidden = self._hidden()
+        if not hidden:
+            return self._next
+        return tuple(e for i, e in enumerate(self._next) if i not in hidden)
+
+    def _hidden(self) -> tuple:
+        """The positions of the inputs the op has no VJP for (indices, masks): inputs of
+        the node, kept for their values, that ``next_functions`` and hooks do not show."""
+        vjps = getattr(getattr(self, "_op", None), "raw_vjps", None)
+        return () if vjps is None else tuple(i for i, v in enumerate(vjps) if v is None)
 
     @property
     def _next(self) -> tuple:

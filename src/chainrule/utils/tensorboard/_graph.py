@@ -174,7 +174,7 @@ def graph(model: Any, args: Any, verbose: bool = False) -> tuple[GraphDef, RunMe
     shapes: dict = {}
     nodes = _backward_nodes(outputs)
     for node in nodes:
-        for (fn, nr), meta in zip(node.next_functions, node._meta):
+        for (fn, nr), meta in zip(node._next, node._meta):
             if fn is not None and meta is not None:
                 shapes.setdefault((id(fn), nr), tuple(meta[0]))
     for t in outputs:
