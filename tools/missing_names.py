@@ -32,7 +32,7 @@ SKIP = re.compile(
     r"sym_|Sym|_assert|typename|deterministic|warn_always|"
     r"set_default_tensor_type|testing|utils|serialization|load|save|version|config|"
     r"classes|ops$|types|random$|return_types|futures|monitor|signal|masked|"
-    r"accelerator|cpu$|memory_format|channels_last|layout|strided|Size$|"
+    r"accelerator|cpu$|memory_format|channels_last|layout|Size$|"
     r"from_dlpack|to_dlpack|dlpack|frombuffer|from_file|get_file_path|"
     r"is_nonzero|is_same_size|is_signed|is_inference|is_vulkan|is_meta|is_ort|"
     r"^[A-Z_]+$|^(fork|wait|parse_|import_ir|merge_type|unify_type|classproperty|cond$|"

@@ -260,6 +260,9 @@ TORCH = [
     ("index_reduce", p_storage.index_reduce, "f m m_ out"),
     ("as_strided", p_storage.as_strided, "f m"),
     ("as_strided_scatter", p_storage.as_strided_scatter, "f m"),
+    ("as_strided_copy", p_storage.as_strided_copy, "f"),
+    ("as_strided_", p_storage.as_strided_inplace, "f m"),
+    ("empty_strided", p_storage.empty_strided, "f"),
     ("resize_as_", p_storage.resize_as_, "f m"),
     # ----- two-input functions (ops/binary.py) --------------------------------------------
     ("maximum", tensors_only(binary.maximum), "f m out"),

@@ -198,6 +198,23 @@ transpose_copy = defop(
 )
 
 
+def _as_strided_copy(x, size=(), stride=(), offset=0, x_strides=()):
+    """the elements of x's storage at offset + Σ i_k stride_k, copied (as as_strided)"""
+    return _fresh(shapes._as_strided(x, size, stride, offset, x_strides))
+
+
+as_strided_copy = defop(
+    "as_strided_copy",
+    _as_strided_copy,
+    dtypes=KEEP,
+    node="AsStridedBackward0_copy",
+    vjp=shapes._as_strided_vjp,
+    jvp=shapes._as_strided_jvp,
+    conventions=shapes.as_strided.conventions,
+    complex="wirtinger",
+)
+
+
 def _unfold_copy(x, dimension=0, size=1, step=1):
     """the windows of ``size`` elements every ``step`` along dimension, as a new last dim,
     copied"""

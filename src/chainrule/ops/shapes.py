@@ -452,9 +452,10 @@ def empty_view(x, shape: tuple):
     return (x[(slice(0, 0),) * x.ndim] if x.ndim else x[None][:0]).reshape(shape)
 
 
-def _as_strided(x, size=(), stride=(), offset=0, x_strides=()):
+def _as_strided(x, size=(), stride=(), offset=0, x_strides=(), variant=0):
     """the elements of x's storage at offset + Σ i_k stride_k (offset relative to x's first
-    element), a view of that memory (``x_strides``, x's own strides, serve the derivatives)"""
+    element), a view of that memory (``x_strides``, x's own strides, serve the derivatives;
+    ``variant`` 1 names the node of the in-place form)"""
     if 0 in size:  # (no element to place: x's storage may even be empty)
         return empty_view(x, tuple(size))
     item = x.itemsize
@@ -507,6 +508,7 @@ as_strided = defop(
     _as_strided,
     dtypes=KEEP,
     view=True,
+    node=lambda x, variant=0, **_: f"AsStridedBackward{variant}",
     vjp=_as_strided_vjp,
     jvp=_as_strided_jvp,
     conventions="Output elements that share a storage place add their gradients there; "

@@ -12,6 +12,7 @@ from ..._backend import xp
 from ..._meta import on_device
 from ..._promotion import result_type as _result_type
 from ..._tensor import Tensor, _make, check_device
+from .storage import empty_strided
 
 
 def _dev(self: Tensor, device: Any) -> Any:
@@ -102,14 +103,10 @@ def new_empty_strided(
     layout: Any = None,
     pin_memory: bool = False,
 ) -> Tensor:
-    """As ``new_empty(size)``; chainrule's tensors are contiguous, so ``stride`` is not kept."""
-    check_device(device)
-    if len(size) != len(stride):
-        raise RuntimeError(
-            f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
-            f"({len(stride)})"
-        )
-    return new_empty(self, tuple(size), dtype=dtype, requires_grad=requires_grad)
+    """As ``empty_strided(size, stride)``, in self's dtype and device unless given."""
+    return empty_strided(
+        size, stride, dtype=_dt(self, dtype), device=_dev(self, device), requires_grad=requires_grad
+    )
 
 
 def new_full(

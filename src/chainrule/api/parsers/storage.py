@@ -10,11 +10,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ... import _dtypes
-from ..._backend import address, on_device_of, xp
+from ... import _creation, _dtypes
+from ..._backend import address, on_device_of, strided_view, xp
 from ..._dtypes import dtype as DType
 from ..._tensor import Tensor, _make
-from ...ops import arithmetic, gather_scatter, indexing, shapes, unary
+from ...autograd.inplace import check_inplace, inplace_view
+from ...ops import arithmetic, aten_forms, gather_scatter, indexing, shapes, unary
 from ...storage import file_offset
 from ..args import require_tensor, return_type, shape_args
 
@@ -118,6 +119,18 @@ def _check_storage(self: Tensor, size: tuple, stride: tuple, offset: int) -> Non
         )
 
 
+def _placement(input: Tensor, size: Any, stride: Any, storage_offset: int | None) -> dict:  # noqa: A002
+    """as_strided's parameters for input, checked against its storage: the size, the strides
+    and the offset from input's first element (input's own storage offset by default), and
+    input's own strides."""
+    size = tuple(int(n) for n in shape_args((size,)))
+    stride = tuple(int(s) for s in shape_args((stride,)))
+    own = globals()["storage_offset"](input)
+    offset = own if storage_offset is None else int(storage_offset)
+    _check_storage(input, size, stride, offset)
+    return {"size": size, "stride": stride, "offset": offset - own, "x_strides": input.stride()}
+
+
 def as_strided(
     input: Tensor,  # noqa: A002
     size: Any,
@@ -127,14 +140,63 @@ def as_strided(
     """A view of input's storage with the given size, strides (in elements) and storage
     offset (input's own by default)."""
     require_tensor("as_strided", input, 1, "input")
+    return shapes.as_strided(input, **_placement(input, size, stride, storage_offset))
+
+
+def as_strided_copy(
+    input: Tensor,  # noqa: A002
+    size: Any,
+    stride: Any,
+    storage_offset: int | None = None,
+) -> Tensor:
+    """``as_strided(input, size, stride, storage_offset)``, copied into a new row-major
+    tensor."""
+    require_tensor("as_strided_copy", input, 1, "input")
+    return aten_forms.as_strided_copy(input, **_placement(input, size, stride, storage_offset))
+
+
+def as_strided_inplace(
+    self: Tensor, size: Any, stride: Any, storage_offset: int | None = None
+) -> Tensor:
+    """In place as_strided: self becomes the view of its storage (bumps the version)."""
+    require_tensor("as_strided_", self, 1, "input")
+    check_inplace(self)
+    placed = _placement(self, size, stride, storage_offset)
+    return inplace_view(self, shapes.as_strided(self, **placed, variant=1))
+
+
+def empty_strided(
+    size: Any,
+    stride: Any,
+    *,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """An uninitialised tensor (zeros in chainrule) with the given size and strides (in
+    elements), over a storage of the elements they reach."""
     size = tuple(int(n) for n in shape_args((size,)))
     stride = tuple(int(s) for s in shape_args((stride,)))
-    own = globals()["storage_offset"](input)
-    offset = own if storage_offset is None else int(storage_offset)
-    _check_storage(input, size, stride, offset)
-    return shapes.as_strided(
-        input, size=size, stride=stride, offset=offset - own, x_strides=input.stride()
-    )
+    if len(size) != len(stride):
+        raise RuntimeError(
+            f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+            f"({len(stride)})"
+        )
+    for n in size:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(size)}")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes={list(size)} and "
+            f"strides={list(stride)}"
+        )
+    need = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    flat = _creation.empty(need, dtype=dtype, device=device, requires_grad=requires_grad)
+    item = flat._data.itemsize
+    arr = strided_view(flat._data, size, tuple(s * item for s in stride), 0)
+    return _make(arr, flat._dtype, flat._requires_grad)
 
 
 def as_strided_scatter(
