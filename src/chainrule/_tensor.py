@@ -596,6 +596,11 @@ class Tensor:
             if kind.__module__ == "numpy":
                 name = f"numpy.{name}"
             raise TypeError(f"Variable data has to be a tensor, but got {name}")
+        if self._requires_grad and not (value._dtype.is_floating_point or value._dtype.is_complex):
+            raise RuntimeError(
+                "data set to a tensor that requires gradients must be floating point or "
+                "complex dtype"
+            )
         self._data = value._data
         self._dtype = value._dtype
 
@@ -793,9 +798,9 @@ class Tensor:
         return _memory_format.is_contiguous_as(self._data, memory_format)
 
     def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
-        if self._data.size:
+        if self._data.size or any(self._data.strides):  # (a view of a non-empty array)
             strides = tuple(s // self._data.itemsize for s in self._data.strides)
-        else:  # (NumPy gives an empty array zero strides: PyTorch's are row-major, 0 as 1)
+        else:  # (NumPy gives a new empty array zero strides: PyTorch's are row-major, 0 as 1)
             strides, step = (), 1
             for n in reversed(self._data.shape):
                 strides, step = (step, *strides), step * max(n, 1)

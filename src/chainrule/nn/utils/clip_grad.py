@@ -40,6 +40,12 @@ def get_total_norm(
     norm_type = float(norm_type)
     if not tensors:
         return chainrule.tensor(0.0)
+    if foreach is not False and norm_type == float("inf") and any(t.numel() == 0 for t in tensors):
+        # PyTorch's default (foreach) path on CPU names its foreach kernel
+        raise RuntimeError(
+            "_foreach_norm cannot compute the infinity norm on an empty tensor because the "
+            "operation does not have an identity"
+        )
     with no_grad():
         norms = [chainrule.linalg.vector_norm(t, norm_type) for t in tensors]
         total = chainrule.linalg.vector_norm(chainrule.stack(norms), norm_type)

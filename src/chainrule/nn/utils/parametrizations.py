@@ -163,15 +163,13 @@ def spectral_norm(
 
 # ----- orthogonal --------------------------------------------------------------------------
 
-_EPS = {"torch.float32": 2.0**-23, "torch.float64": 2.0**-52}
-
 
 def _is_orthogonal(q: Tensor) -> bool:
-    """QᵀQ = I to 10·n·eps."""
+    """QᴴQ = I to 10·n·eps."""
     torch = _torch()
     n, k = q.shape[-2], q.shape[-1]
     eye = torch.eye(k, dtype=q.dtype)
-    return bool(torch.allclose(q.mT @ q, eye, atol=10.0 * n * _EPS[str(q.dtype)]))
+    return bool(torch.allclose(q.mH @ q, eye, atol=10.0 * n * torch.finfo(q.dtype).eps))
 
 
 def _make_orthogonal(a: Tensor) -> Tensor:
@@ -199,7 +197,7 @@ def _householder_vectors(q: Tensor) -> Tensor:
     the diagonal replaced by the signs of R's (flipped where tau is 0)."""
     h, tau = xp.linalg.qr(q.detach().numpy(), mode="raw")
     a = xp.swapaxes(h, -1, -2).copy()
-    diag = xp.einsum("...ii->...i", a)
+    diag = xp.diagonal(a, axis1=-2, axis2=-1)  # (the first k rows of a tall (n, k) matrix)
     signs = xp.where(tau == 0.0, -1.0, 1.0) * xp.sign(diag)
     k = signs.shape[-1]
     a[..., xp.arange(k), xp.arange(k)] = signs
@@ -221,6 +219,8 @@ class _Orthogonal(Module):
         self, weight: Tensor, orthogonal_map: _OrthMaps, *, use_trivialization: bool = True
     ) -> None:
         super().__init__()
+        if weight.is_complex() and orthogonal_map == _OrthMaps.householder:
+            raise ValueError("The householder parametrization does not support complex tensors.")
         self.shape = weight.shape
         self.orthogonal_map = orthogonal_map
         if use_trivialization:
@@ -238,7 +238,7 @@ class _Orthogonal(Module):
             if n != k:
                 zeros = torch.zeros(n, n - k, dtype=x.dtype).expand(*x.shape[:-2], -1, -1)
                 x = torch.cat([x, zeros], dim=-1)
-            a = x - x.mT
+            a = x - x.mH  # skew-Hermitian
             if self.orthogonal_map == _OrthMaps.matrix_exp:
                 q = torch.matrix_exp(a)
             else:
@@ -301,7 +301,8 @@ def orthogonal(
     use_trivialization: bool = True,
 ) -> Module:
     """Constrain ``module.<name>`` (a matrix or a batch of them) to be orthogonal: by
-    default the matrix exponential for square matrices, Householder reflectors otherwise."""
+    default the matrix exponential for square or complex matrices, Householder reflectors
+    otherwise."""
     weight = getattr(module, name, None)
     if not isinstance(weight, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
@@ -311,7 +312,7 @@ def orthogonal(
         )
     if orthogonal_map is None:
         square = weight.shape[-2] == weight.shape[-1]
-        orthogonal_map = "matrix_exp" if square else "householder"
+        orthogonal_map = "matrix_exp" if square or weight.is_complex() else "householder"
     orth_enum = getattr(_OrthMaps, orthogonal_map, None)
     if orth_enum is None:
         raise ValueError(

@@ -80,6 +80,15 @@ class PackedSequence(PackedSequence_):
     def int(self) -> PackedSequence:
         return self.to(dtype=chainrule.int32)
 
+    def short(self) -> PackedSequence:
+        return self.to(dtype=chainrule.int16)
+
+    def char(self) -> PackedSequence:
+        return self.to(dtype=chainrule.int8)
+
+    def byte(self) -> PackedSequence:
+        return self.to(dtype=chainrule.uint8)
+
     @property
     def is_cuda(self) -> bool:
         return False
@@ -113,6 +122,8 @@ def pack_padded_sequence(
     enforce_sorted: bool = True,
 ) -> PackedSequence:
     """Packs a padded (T, B, *) (or (B, T, *)) batch of sequences of the given lengths."""
+    if input.ndim < 2:  # (PyTorch's IndexError for the missing batch dimension)
+        input.transpose(0, 1) if batch_first else input.size(1)
     if isinstance(lengths, Tensor):
         lengths = lengths.to(dtype=chainrule.int64)
     else:  # (on the CPU whatever the default device, as PyTorch makes them)
@@ -148,6 +159,11 @@ def pack_padded_sequence(
             "pack_sequence to sidestep this requirement if you do not need ONNX exportability."
         )
     steps = int(n[0]) if n.size else 0
+    if steps > input.shape[0]:  # (PyTorch reads past the end of the input here)
+        raise RuntimeError(
+            f"Expected every length to be at most the padded sequence length "
+            f"{input.shape[0]}, but got a length of {steps}"
+        )
     batch_sizes = (n[None, :] > xp.arange(steps)[:, None]).sum(1)
     index = chainrule.from_numpy(_packed_positions(batch_sizes, batch))
     data = input.reshape(-1, *input.shape[2:])[index]
@@ -225,11 +241,35 @@ def pad_sequence(
     if not batch_first:
         where = where.T
     pad = chainrule.full((1, *rest), padding_value, dtype=dtype, device=sequences[0].device)
-    joined = chainrule.cat([*(s.reshape(-1, *rest) for s in sequences), pad])
+    rows = [_fit(s, (int(n), *rest)).to(dtype) for s, n in zip(sequences, lengths)]
+    joined = chainrule.cat([*(r.reshape(-1, *rest) for r in rows), pad])
     out_shape = (batch, steps) if batch_first else (steps, batch)
     return joined[chainrule.from_numpy(xp.ascontiguousarray(where).reshape(-1))].view(
         *out_shape, *rest
     )
+
+
+def _fit(sequence: Tensor, target: tuple[int, ...]) -> Tensor:
+    """``sequence`` broadcast to its slot ``target`` = (L_b, *) of the padded batch; PyTorch's
+    errors where it does not broadcast to exactly that shape."""
+    shape = tuple(sequence.shape)
+    if shape == target or not shape:
+        return sequence
+    ndim = max(len(shape), len(target))
+    a = (1,) * (ndim - len(target)) + target
+    b = (1,) * (ndim - len(shape)) + shape
+    for d, (m, n) in enumerate(zip(a, b)):
+        if m != n and m != 1 and n != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({m}) must match the size of tensor b ({n}) at "
+                f"non-singleton dimension {d}"
+            )
+    broadcast = tuple(max(m, n) for m, n in zip(a, b))
+    if broadcast != target:
+        raise RuntimeError(
+            f"output with shape {list(target)} doesn't match the broadcast shape {list(broadcast)}"
+        )
+    return sequence.expand(target)
 
 
 def unpad_sequence(
@@ -238,7 +278,8 @@ def unpad_sequence(
     """The sequences of a padded batch, each cut to its length."""
     if not batch_first:
         padded_sequences = padded_sequences.transpose(0, 1)
-    return [seq[: int(n)] for seq, n in zip(padded_sequences.unbind(0), lengths.tolist())]
+    rows = zip(padded_sequences.unbind(0), lengths.tolist(), strict=True)
+    return [seq[: int(n)] for seq, n in rows]
 
 
 def pack_sequence(sequences: list[Tensor], enforce_sorted: bool = True) -> PackedSequence:
