@@ -67,6 +67,34 @@ def _check_reflect(input: Tensor, pad: tuple, nd: int) -> None:
             )
 
 
+def _check_output(input: Tensor, pad: tuple, nd: int, mode: str) -> None:
+    """Reflection and replication give at least one element along some padded dim, and a
+    negative size along none (PyTorch's errors)."""
+    sizes = input.shape[input.ndim - nd :]
+    outs = [n + lo + hi for (lo, hi), n in zip(padding.pairs(pad, nd), sizes)]
+    if all(o < 1 for o in outs):
+        names = "DHW"[3 - nd :]
+        planes = ", ".join(f"{a}: {n}" for a, n in zip(names[-2:], sizes[-2:]))  # (H, W)
+        given = f"D: {sizes[0]} {planes}" if nd == 3 else planes
+        got = " ".join(f"{a}: {o}" for a, o in zip(names, outs))
+        space = " " if nd == 2 and mode == "replicate" else ""
+        raise RuntimeError(f"input ({given}{space}) is too small. Calculated output {got}")
+    if any(o < 0 for o in outs):
+        shape = [*input.shape[: input.ndim - nd], *outs]
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(outs)}: {shape}")
+
+
+def _check_circular(input: Tensor, pad: tuple, nd: int) -> None:
+    """Wrapping around takes each pad from the part the negative pads keep, which must not
+    be empty unless the output is (PyTorch's checks, over every dim in turn)."""
+    dims = list(zip(padding.pairs(pad, nd), input.shape[input.ndim - nd :]))
+    if any(lo > n or hi > n for (lo, hi), n in dims):
+        raise RuntimeError("Padding value causes wrapping around more than once.")
+    for (lo, hi), n in dims:  # (where nothing is kept PyTorch reads memory it never wrote)
+        if n + lo + hi < 0 or (n + lo + hi and n - max(-lo, 0) - max(-hi, 0) <= 0):
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+
+
 def pad(
     input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None
 ) -> Tensor:
@@ -100,9 +128,7 @@ def pad(
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
         )
     if mode == "circular":
-        for (lo, hi), n in zip(padding.pairs(pad, nd), input.shape[input.ndim - nd :]):
-            if lo > n or hi > n:
-                raise RuntimeError("Padding value causes wrapping around more than once.")
+        _check_circular(input, pad, nd)
         return padding.circular_pad(input, taps=padding.circular_taps(input.shape, pad))
     if any(n == 0 for n in input.shape[int(input.ndim == nd + 2) :]):
         raise RuntimeError(
@@ -114,6 +140,8 @@ def pad(
         raise not_implemented(kernel, input.dtype)
     if mode == "reflect":
         _check_reflect(input, pad, nd)
+    _check_output(input, pad, nd, mode)
+    if mode == "reflect":
         out = padding.reflection_pad(input, taps=padding.reflect_taps(input.shape, pad))
     else:
         out = padding.replication_pad(input, taps=padding.replicate_taps(input.shape, pad))
