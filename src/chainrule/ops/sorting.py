@@ -8,7 +8,7 @@ entry whose index is returned, as in PyTorch."""
 from __future__ import annotations
 
 from .._backend import ndarray, xp
-from ..autograd.recording import KEEP, defop, np_dtype
+from ..autograd.recording import KEEP, defop, no_forward_ad, not_differentiable, np_dtype
 from . import gather_scatter, reductions, shapes
 
 # ----- shifting along a dim, and the selecting ops ------------------------------------------
@@ -94,6 +94,7 @@ def _selecting(name: str, node: str, doc: str, conventions: str = _PICKED):
         vjp=_take_along_vjp,
         jvp=lambda t, index, dim, keepdim: gather_along(t, index, dim, keepdim),  # J t = t[index]
         conventions=conventions,
+        complex="refuse",  # (a 0-d complex kthvalue: PyTorch's error; the rest refuse complex)
     )
 
 
@@ -146,4 +147,40 @@ mode = _selecting(
     "ModeBackward0",
     "the most frequent entry along dim (the smallest such), at its last index",
     _PICKED + " With nan in the slice PyTorch's index may differ.",
+)
+
+
+# ----- results PyTorch records without a derivative -------------------------------------------
+
+
+def _computed(x, value=None, kernel="", node="NotImplemented"):
+    """a result the caller computed from x (distinct values, counts, bin edges)"""
+    return value
+
+
+def _no_vjp(g, kernel):
+    """No derivative: raises PyTorch's error for ``kernel``."""
+    if kernel.startswith("aten::"):
+        not_differentiable(kernel[6:])[0](g)
+    raise NotImplementedError(f"the derivative for '{kernel}' is not implemented.")
+
+
+def _no_jvp(t, kernel):
+    """No forward mode: raises PyTorch's NotImplementedError for ``kernel``."""
+    if kernel.startswith("aten::"):
+        not_differentiable(kernel[6:])[1](t)
+    no_forward_ad(kernel)(t)
+
+
+underivable = defop(
+    "underivable",
+    _computed,
+    dtypes=KEEP,
+    node=lambda x, value, kernel, node="NotImplemented": node,
+    vjp=_no_vjp,
+    jvp=_no_jvp,
+    storage=True,
+    fp_errors=False,
+    conventions="The output requires grad as PyTorch's does; backward raises PyTorch's error "
+    "(unique, histogram, bincount have no derivative there).",
 )

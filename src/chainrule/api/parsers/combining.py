@@ -213,6 +213,10 @@ def diff(
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = _dim(dim, input.ndim)
+    if any(p is not None and p.ndim != input.ndim for p in (prepend, append)):
+        raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    if n == 0:  # (PyTorch's 0-th difference: the input alone, prepend and append unused)
+        return input.clone()
     parts = [p for p in (prepend, input, append) if p is not None]
     x = cat(parts, d) if len(parts) > 1 else input
     for _ in range(n):

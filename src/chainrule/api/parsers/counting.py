@@ -14,6 +14,8 @@ from ..._backend import on_device_of, xp
 from ..._tensor import Tensor, _make
 from ...amp.policy import runs_in_float32
 from ..args import return_type
+from ..variants import composite_out, out_dtype
+from . import histogramdd
 from .shapes import _dim
 
 _LONG = _dtypes.int64
@@ -40,6 +42,14 @@ def nonzero(input: Tensor, *, as_tuple: bool = False, out: Any = None) -> Any:
         return _long(xp.argwhere(data))
 
 
+# (PyTorch's message has no space before the dtype)
+out_dtype(
+    nonzero,
+    "same",
+    "nonzero: Expected out tensor to have scalar type Long but got scalar type{out.scalar_name}",
+)
+
+
 def argwhere(input: Tensor) -> Tensor:
     """The indices of the nonzero elements as an (N, ndim) int64 tensor."""
     return nonzero(input)
@@ -62,21 +72,46 @@ def unique(
     data = input._data
     with on_device_of(data):  # the results where the input is
         if dim is None:
-            values, inverse, counts = xp.unique(
-                data, return_inverse=True, return_counts=True, equal_nan=False
-            )  # (each nan its own value, as in PyTorch)
+            first, inverse, counts = _distinct_rows(data.reshape(-1, 1))
+            values = data.reshape(-1)[first]
             inverse = inverse.reshape(data.shape)
         else:
-            d = _dim(dim, data.ndim)
+            d = _dim_of_unique(dim, data.ndim)
             if data.size == 0:
                 _check_empty_dims(data.shape, d)
                 values, inverse, counts = data, xp.zeros(0, xp.int64), xp.zeros(0, xp.int64)
             else:
-                values, inverse, counts = xp.unique(
-                    data, return_inverse=True, return_counts=True, axis=d
-                )
-                inverse = inverse.reshape(-1)
-        return _results(input, values, inverse, counts, return_inverse, return_counts)
+                moved = xp.moveaxis(data, d, 0)
+                first, inverse, counts = _distinct_rows(moved.reshape(moved.shape[0], -1))
+                values = xp.take(data, first, axis=d)
+        kind = "unique" if dim is None else "unique_dim"
+        return _results(input, values, inverse, counts, return_inverse, return_counts, kind)
+
+
+def _dim_of_unique(dim: int, ndim: int) -> int:
+    if ndim == 0:  # (PyTorch's message for a dim of a 0-d tensor)
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return _dim(dim, ndim)
+
+
+def _distinct_rows(rows: Any) -> tuple:
+    """The distinct rows of a 2-D array in ascending (lexicographic) order: each one's first
+    occurrence (a stable sort, so of equal values such as -0.0 and 0.0 the first is kept,
+    as in PyTorch), the group of every row, and each group's size. Each nan is distinct."""
+    n = rows.shape[0]
+    if rows.dtype.kind == "b":
+        rows = rows.view(xp.uint8)
+    order = xp.arange(n)
+    for c in range(rows.shape[1] - 1, -1, -1):  # (least significant column first)
+        order = order[xp.argsort(rows[order, c], kind="stable")]
+    ranked = rows[order]
+    starts = xp.ones(n, dtype=bool)
+    starts[1:] = (ranked[1:] != ranked[:-1]).any(axis=1)
+    inverse = xp.empty(n, dtype=xp.int64)
+    inverse[order] = xp.cumsum(starts) - 1
+    first = xp.flatnonzero(starts)
+    counts = xp.diff(xp.append(first, n))
+    return order[first], inverse, counts
 
 
 def _check_empty_dims(shape: tuple, d: int) -> None:
@@ -94,8 +129,17 @@ def _check_empty_dims(shape: tuple, d: int) -> None:
         )
 
 
-def _results(input: Tensor, values, inverse, counts, want_inverse: bool, want_counts: bool):
+# the kernel PyTorch names in its error on differentiating each, and its node
+_UNIQUE = {
+    "unique": ("_unique2", "Unique2Backward0"),
+    "unique_dim": ("unique_dim", "UniqueDimBackward0"),
+    "unique_consecutive": ("unique_consecutive", "UniqueConsecutiveBackward0"),
+}
+
+
+def _results(input: Tensor, values, inverse, counts, want_inverse: bool, want_counts: bool, kind):
     out = _make(xp.ascontiguousarray(values), input._dtype)
+    out = histogramdd.recorded(out, (input,), *_UNIQUE[kind])
     extra = [_long(inverse)] if want_inverse else []
     if want_counts:
         extra.append(_long(counts))
@@ -121,11 +165,13 @@ def unique_consecutive(
             inverse = (xp.cumsum(starts) - 1).reshape(data.shape)
             values = flat[starts]
         elif data.size == 0:
-            _check_empty_dims(data.shape, _dim(dim, data.ndim))
+            _check_empty_dims(data.shape, _dim_of_unique(dim, data.ndim))
             values, inverse, counts = data, xp.zeros(0, xp.int64), xp.zeros(0, xp.int64)
-            return _results(input, values, inverse, counts, return_inverse, return_counts)
+            return _results(
+                input, values, inverse, counts, return_inverse, return_counts, "unique_consecutive"
+            )
         else:
-            d = _dim(dim, data.ndim)
+            d = _dim_of_unique(dim, data.ndim)
             moved = xp.moveaxis(data, d, 0).reshape(data.shape[d], -1)
             starts = xp.ones(moved.shape[0], dtype=bool)
             starts[1:] = (moved[1:] != moved[:-1]).any(axis=1)
@@ -133,7 +179,9 @@ def unique_consecutive(
             values = xp.compress(starts, data, axis=d)
         first = xp.flatnonzero(starts)
         counts = xp.diff(xp.append(first, starts.size))
-        return _results(input, values, inverse, counts, return_inverse, return_counts)
+        return _results(
+            input, values, inverse, counts, return_inverse, return_counts, "unique_consecutive"
+        )
 
 
 # ----- counting and binning --------------------------------------------------------------------
@@ -145,19 +193,19 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     if input._dtype._category != 1:
         raise _dtypes.not_implemented("bincount_cpu", input._dtype)
     data = input._data
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
     if data.ndim != 1 or (data.size and data.min() < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     with on_device_of(data):  # the counts where the input is
-        if minlength < 0:
-            raise RuntimeError("minlength should be >= 0")
-        if weights is None:
+        if weights is None or not data.size:  # (no input: int64 zeros, weights or not)
             return _long(xp.bincount(data, minlength=minlength))
         if weights._data.ndim != 1 or weights._data.shape[0] != data.shape[0]:
             raise RuntimeError("weights should be 1-d and have the same length as input")
         # float32 weights sum to float32; any other (float16 and bfloat16 too) to float64
         dt = _dtypes.float32 if weights._dtype is _dtypes.float32 else _dtypes.float64
         counts = xp.bincount(data, weights._data.astype(xp.float64), minlength=minlength)
-        return _make(counts.astype(dt.np), dt)
+        return histogramdd.recorded(_make(counts.astype(dt.np), dt), (weights,), "aten::bincount")
 
 
 def histc(
@@ -169,13 +217,13 @@ def histc(
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     if input._dtype._category == 3:  # (PyTorch's histc first looks for the range)
         raise _dtypes.not_implemented("aminmax_cpu", input._dtype)
-    if not input._dtype.is_floating_point:
-        raise _dtypes.not_implemented("histogram_cpu", input._dtype)
     data = input._data.reshape(-1)
     lo, hi = float(min), float(max)
     with on_device_of(data):  # the counts where the input is
         if lo == hi and data.size:  # the data's range (NaN if it holds one)
             lo, hi = float(data.min()), float(data.max())
+        if lo == hi:
+            lo, hi = lo - 1, hi + 1
         if not (math.isfinite(lo) and math.isfinite(hi)):
             raise RuntimeError(
                 f"torch.histc: range of [{lo:g}, {hi:g}] is not finite: give finite min and "
@@ -183,17 +231,19 @@ def histc(
             )
         if lo > hi:
             raise RuntimeError("torch.histc: max must be larger than min")
-        if lo == hi:
-            lo, hi = lo - 1, hi + 1
-        if data.dtype in (xp.float32, xp.float64):
-            # PyTorch's bin: (x - min) * bins / (max - min) in the input's dtype, truncated
-            t = data.dtype.type
-            left, right = t(lo), t(hi)
-            inside = data[(data >= left) & (data <= right)]
-            place = ((inside - left) * t(bins) / (right - left)).astype(xp.int64)
-            counts = xp.bincount(xp.minimum(place, bins - 1), minlength=bins)
-        else:
-            counts, _ = xp.histogram(data, bins=bins, range=(lo, hi))
+        if not input._dtype.is_floating_point:  # (after the range and the edges, as PyTorch)
+            if input._dtype is _dtypes.bool:
+                raise _dtypes.not_implemented("linspace_cpu", input._dtype)
+            for v in (lo, hi):  # (the edges are made in the input's dtype first)
+                _dtypes.checked_fill(v, input._dtype)
+            raise _dtypes.not_implemented("histogram_cpu", input._dtype)
+        # PyTorch's bin: (x - min) * bins / (max - min), each step rounded to the input's
+        # dtype (float16 and bfloat16 too), truncated
+        t = data.dtype.type
+        left, right = t(lo), t(hi)
+        inside = data[(data >= left) & (data <= right)]
+        place = ((inside - left) * t(bins) / (right - left)).astype(xp.int64)
+        counts = xp.bincount(xp.minimum(place, bins - 1), minlength=bins)
         return _make(counts.astype(input._dtype.np), input._dtype)
 
 
@@ -210,37 +260,36 @@ def histogram(
     out: Any = None,
 ) -> Any:
     """(hist, bin_edges): counts (or summed weights; a density if asked) in ``bins`` equal
-    bins over range (the data's by default), or between the given edges."""
-    if not isinstance(bins, Tensor) and bins <= 0:
-        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
-    if isinstance(bins, Tensor) and bins._dtype is not input._dtype:
-        raise RuntimeError(
-            "torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
-            f"got input with dtype {input._dtype.c_name} and bins for dimension 0 with dtype "
-            f"{bins._dtype.c_name}"
-        )
-    if not input._dtype.is_floating_point:  # (PyTorch's histogram is its histogramdd)
-        raise _dtypes.not_implemented("histogramdd", input._dtype)
-    data = input._data.reshape(-1)
-    with on_device_of(data):  # the edges and counts where the input is
-        np_dt = input._dtype.np
+    bins over range (the data's by default), or between the given edges: histogramdd of
+    the flattened input as 1-D points."""
+    column = input.reshape(-1, 1)
+    w = None if weight is None else weight.reshape(-1)
+    with on_device_of(input._data):  # the edges and counts where the input is
         if isinstance(bins, Tensor):
-            edges = bins._data.astype(np_dt)
+            if range is not None:  # (no signature of PyTorch's takes both)
+                raise TypeError(
+                    "histogram() received an invalid combination of arguments - got (Tensor, "
+                    "Tensor, range=tuple), but expected range only with bins as an int"
+                )
+            histogramdd.check_inputs(column, [bins], w)
+            edges = bins._data
         else:
             if bins <= 0:
                 raise RuntimeError(
                     f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0"
                 )
-            if range is None:
-                lo, hi = (float(data.min()), float(data.max())) if data.size else (0.0, 0.0)
-            else:
-                lo, hi = float(range[0]), float(range[1])
-            if lo == hi:
-                lo, hi = lo - 0.5, hi + 0.5  # NumPy's and PyTorch's choice for an empty range
-            edges = xp.linspace(lo, hi, bins + 1).astype(np_dt)
-        w = None if weight is None else weight._data.reshape(-1)
-        hist, _ = xp.histogram(data, bins=edges.astype(xp.float64), weights=w, density=density)
-        return _Histogram(_make(hist.astype(np_dt), input._dtype), _make(edges, input._dtype))
+            (edges,) = histogramdd.even_edges(column._data, [bins], range, input._dtype)
+            histogramdd.check_inputs(column, [edges], w)
+        wd = None if w is None else w._data
+        hist = histogramdd.bin_counts(column._data, [edges], wd, density, input._dtype)
+        edge_dtype = bins._dtype if isinstance(bins, Tensor) else input._dtype
+        results = (_make(hist, input._dtype), _make(xp.array(edges), edge_dtype))
+        inputs = (input, weight, bins)
+        return _Histogram(*(histogramdd.recorded(r, inputs, "aten::histogram") for r in results))
+
+
+# (an input requiring grad: PyTorch writes out, which then requires grad, as the result)
+composite_out(histogram)
 
 
 # ----- sorted search -----------------------------------------------------------------------------
@@ -249,12 +298,17 @@ def histogram(
 def _search(seq: Any, values: Any, right: bool) -> Any:
     """For each value, the number of elements of its row of seq below it (at or below it
     when ``right``): the insertion place that keeps the row sorted."""
-    if seq.dtype.kind == "f" and seq.shape[-1:] != (0,) and xp.isnan(seq[..., -1]).any():
+    if seq.shape[-1] and (_has_nan(seq[..., -1:]) or _has_nan(values)):
         return _bisect(seq, values, right)  # (nan sorts last: a row with nan ends in one)
     if seq.ndim <= 1:
         return xp.searchsorted(seq, values, side="right" if right else "left")
     cmp = seq[..., None, :] <= values[..., None] if right else seq[..., None, :] < values[..., None]
     return cmp.sum(axis=-1)
+
+
+def _has_nan(a: Any) -> bool:
+    """Whether a floating array (bfloat16 too) holds a nan."""
+    return a.size > 0 and (a.dtype.kind == "f" or a.dtype.name == "bfloat16") and xp.isnan(a).any()
 
 
 def _bisect(seq: Any, values: Any, right: bool) -> Any:
@@ -289,7 +343,8 @@ def searchsorted(
     out: Any = None,
 ) -> Tensor:
     """Where each value of input would go in the innermost dim of sorted_sequence to keep
-    it sorted (the first such place, the last with ``right``/``side='right'``)."""
+    it sorted (the first such place, the last with ``right``/``side='right'``). Both are
+    compared in their promoted dtype (a number or 0-d value takes the sequence's)."""
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(
@@ -301,18 +356,23 @@ def searchsorted(
                 "left while right was True"
             )
         right = side == "right"
-    with on_device_of(sorted_sequence._data):  # the places where the sequence is
-        seq = sorted_sequence._data
-        if sorter is not None:
-            seq = xp.take_along_axis(seq, sorter._data, axis=-1)
-        scalar = not isinstance(input, Tensor)
+    seq = sorted_sequence._data
+    if sorter is not None:
+        _check_sorter(seq, sorter)
+    scalar = not isinstance(input, Tensor)
+    if seq.ndim != 1 and (scalar or input._data.ndim == 0):
+        raise RuntimeError(
+            "torch.searchsorted(): input value can be a scalar only when boundaries tensor "
+            f"dimension is 1, but we got boundaries tensor dim({seq.ndim}) and input "
+            "value's dim(0) numel(1)"
+        )
+    if seq.ndim == 0:
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
+            "dimension"
+        )
+    with on_device_of(seq):  # the places where the sequence is
         values = xp.asarray(input) if scalar else input._data
-        if seq.ndim > 1 and scalar:
-            raise RuntimeError(
-                "torch.searchsorted(): input value can be a scalar only when boundaries tensor "
-                f"dimension is 1, but we got boundaries tensor dim({seq.ndim}) and input "
-                "value's dim(0) numel(1)"
-            )
         if seq.ndim > 1 and seq.shape[:-1] != values.shape[:-1]:
             raise RuntimeError(
                 "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
@@ -320,15 +380,44 @@ def searchsorted(
                 f"boundaries tensor {list(seq.shape)} and input value tensor "
                 f"{list(values.shape)}"
             )
-        for t in (sorted_sequence, input):  # (no order on complex numbers)
-            if isinstance(t, Tensor) and t._dtype._category == 3:
-                raise _dtypes.not_implemented("searchsorted_out_cpu", t._dtype)
-            if isinstance(t, complex):  # (a number: complex in the sequence's precision)
-                dt = _promotion.result_type([sorted_sequence, t])
-                raise _dtypes.not_implemented("searchsorted_out_cpu", dt)
+        common = _promotion.result_type([sorted_sequence, input])
+        if common._category == 3 or common is _dtypes.bool:  # (no order on these)
+            raise _dtypes.not_implemented("searchsorted_out_cpu", common)
+        if sorter is not None:
+            seq = xp.take_along_axis(seq, sorter._data, axis=-1)
+        # (a number wraps into an integer sequence's dtype, as PyTorch's cast does)
+        seq = seq.astype(common.np, copy=False)
+        values = xp.asarray(values).astype(common.np, copy=False)
         where = _search(seq, values, right)
         dt = _dtypes.int32 if out_int32 else _LONG
         return _make(xp.asarray(where).astype(dt.np), dt)
+
+
+def _check_sorter(seq: Any, sorter: Tensor) -> None:
+    """PyTorch's checks of searchsorted's sorter: int64, seq's shape, indices in range."""
+    if sorter._dtype is not _LONG:
+        raise RuntimeError(
+            "torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
+            f"{sorter._dtype.scalar_name}"
+        )
+    idx = sorter._data
+    if idx.shape != seq.shape:
+        raise RuntimeError(
+            "torch.searchsorted(): boundary and sorter must have the same size, but got "
+            f"boundary tensor {list(seq.shape)}and got sorter tensor {list(idx.shape)}"
+        )
+    n = seq.shape[-1] if seq.ndim else 1
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise RuntimeError("torch.searchsorted(): sorter index out of range")
+
+
+out_dtype(
+    searchsorted,
+    "same",
+    "torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or Long(int64) "
+    "depending on whether out_int32 flag is True, but we got output tensor's dtype "
+    "{out.scalar_name} for a {result.scalar_name} result",
+)
 
 
 def bucketize(
@@ -344,6 +433,9 @@ def bucketize(
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+out_dtype(bucketize, "same", searchsorted.out_dtype[1])
 
 
 # ----- quantiles ----------------------------------------------------------------------------------

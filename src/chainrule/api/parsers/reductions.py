@@ -684,12 +684,12 @@ def topk(
     """(values, indices) of the k largest (smallest) entries along dim, largest first
     (smallest first); among ties the lowest indices first. Always sorted."""
     require_tensor("topk", input)
-    _no_bool("topk", input, "topk does not support bool dtypes on CPU")
     axis = reductions._axis(dim, input.ndim)
     data = reductions._as_1d(input._data)
     k = int(k)
     if not 0 <= k <= data.shape[axis]:
         raise RuntimeError("selected index k out of range")
+    _no_bool("topk", input, "topk does not support bool dtypes on CPU")  # (after k, as PyTorch)
     _no_complex(input, message=" topk does not support complex dtypes on CPU")
     with on_device_of(data):  # the index arrays are made where the input is
         order = _stable_order(data, axis, largest)
@@ -768,8 +768,9 @@ def kthvalue(
         if n == 0:
             raise IndexError(f"kthvalue(): Expected reduction dim {axis} to have non-zero size.")
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
-    _no_bool("kthvalue_cpu", input)
-    _no_complex(input, "kthvalue_cpu")
+    if input.ndim:  # (PyTorch gives a 0-d input back whatever its dtype)
+        _no_bool("kthvalue_cpu", input)
+        _no_complex(input, "kthvalue_cpu")
     order = _stable_order(data, axis, False)
     index = xp.take(order, [k - 1], axis=axis)
     if input.ndim == 0:
