@@ -256,6 +256,8 @@ def _scalar_type(data: Any) -> DType | None:
         return _dtypes.from_numpy_dtype(data.dtype)
     if data is None:
         raise RuntimeError("Could not infer dtype of NoneType")
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     if isinstance(data, builtins.bool):
         return _dtypes.bool
     if isinstance(data, numbers.Integral):
@@ -270,6 +272,8 @@ def _scalar_type(data: Any) -> DType | None:
         found = None
         for item in data:
             d = _scalar_type(item)
+            if d is None:  # an element only NumPy can type: so is the whole
+                return None
             found = d if found is None or d is found else _dtypes.promote_types(found, d)
         return found if found is not None else _dtypes.get_default_dtype()
     return None  # anything else: the dtype NumPy gives it

@@ -140,10 +140,13 @@ def _repoint_all(old: np.ndarray, root: np.ndarray, start: int) -> None:
     from ._tensor import Tensor
     from .storage import TypedStorage, UntypedStorage
 
+    # by type(), not isinstance: isinstance reads ``__class__``, which some objects (a
+    # deprecated module attribute, a lazy proxy) turn into a warning or an import
     for obj in gc.get_objects():
-        if isinstance(obj, Tensor):
+        kind = type(obj)
+        if issubclass(kind, Tensor):
             _repoint(obj, old, root, start)
-        elif isinstance(obj, (UntypedStorage, TypedStorage)) and obj._array is old:
+        elif issubclass(kind, (UntypedStorage, TypedStorage)) and obj._array is old:
             obj._array = _place(old, root, start)
 
 

@@ -357,16 +357,18 @@ def multinomial(
         )
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
+    rows = input._data.shape[0] if input.ndim == 2 else 1
     with on_device_of(input._data):  # the indices where input is
-        p = input._data.astype(xp.float64).reshape(-1, n_cat)
-        if not (xp.isfinite(p) & (p >= 0)).all():
+        p = input._data.astype(xp.float64).reshape(rows, n_cat)
+        if replacement and num_samples > 1:
+            _check_rows(p)
+        elif not (xp.isfinite(p) & (p >= 0)).all():
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
         total = p.sum(axis=1, keepdims=True)
         if (total <= 0).any():
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     gen = generator_of(generator, "multinomial")
-    probs = to_host(input._data).reshape(-1, n_cat)  # (drawn on the host)
-    rows = probs.shape[0]
+    probs = to_host(input._data).reshape(rows, n_cat)  # (drawn on the host)
     if replacement and num_samples > 1:
         idx = _with_replacement(gen, probs, num_samples)
     else:  # an exponential race: p/E, the largest num_samples win
@@ -377,6 +379,25 @@ def multinomial(
     shape = (num_samples,) if input.ndim == 1 else (rows, num_samples)
     idx = like(input._data, idx.astype(xp.int64).reshape(shape))  # where input is
     return _make(idx, _dtypes.int64)
+
+
+def _check_rows(p: Any) -> None:
+    """PyTorch's checks before draws with replacement, row by row: the first entry that is
+    negative or NaN, or infinite, names the error; else a row whose sum is <= 0."""
+    bad = ~(p >= 0) | xp.isinf(p)
+    row_bad = bad.any(axis=1) | (p.sum(axis=1) <= 0)
+    if not row_bad.any():
+        return
+    row = int(row_bad.argmax())
+    if bad[row].any():
+        if not p[row, int(bad[row].argmax())] >= 0:
+            raise RuntimeError(
+                "invalid multinomial distribution (encountering probability entry < 0)"
+            )
+        raise RuntimeError(
+            "invalid multinomial distribution (encountering probability entry = infinity or NaN)"
+        )
+    raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
 
 
 def _with_replacement(gen: Generator, p: Any, num_samples: int) -> Any:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ... import _memory_format
+from ..._backend import xp
 from ..._modes import usual as _usual
 from ..._tensor import Tensor, _counter, _make, _wrap_dim
 from ...autograd import forward_ad
@@ -524,7 +525,19 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
 def _tensor_list(tensors: Any, what: str) -> list:
     if isinstance(tensors, Tensor):
         raise TypeError(f"{what}(): argument 'tensors' must be tuple of Tensors, not Tensor")
-    return [t if isinstance(t, Tensor) else tensor_arg(t) for t in tensors]
+    out = []
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            # (array-likes are read as tensors; a number, None or a string is PyTorch's error)
+            if t is None or isinstance(t, (int, float, complex, str, bytes, xp.generic)):
+                kind = type(t)
+                name = kind.__name__
+                if kind.__module__ != "builtins":
+                    name = f"{kind.__module__}.{kind.__qualname__}"
+                raise TypeError(f"expected Tensor as element {i} in argument 0, but got {name}")
+            t = tensor_arg(t)
+        out.append(t)
+    return out
 
 
 def cat(

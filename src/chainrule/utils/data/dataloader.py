@@ -225,6 +225,7 @@ class DataLoader(Generic[_T_co]):
         self.multiprocessing_context = multiprocessing_context
         self._iterator: _MultiProcessingDataLoaderIter | None = None
         self.__initialized = True
+        self.check_worker_number_rationality()  # (at construction, and again per iterator)
 
     def __setattr__(self, attr: str, val: Any) -> None:
         if self.__initialized and attr in _FIXED_AFTER_INIT:

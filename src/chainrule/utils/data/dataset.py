@@ -24,11 +24,9 @@ class Dataset(Generic[T_co]):
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset[T_co]):
-    """A dataset read as a stream through ``__iter__``."""
-
-    def __iter__(self) -> Iterator[T_co]:
-        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+class IterableDataset(Dataset[T_co], Iterable[T_co]):
+    """A dataset read as a stream through ``__iter__``, which subclasses must define (as an
+    ``Iterable`` ABC, the class itself cannot be instantiated)."""
 
     def __add__(self, other: Dataset[T_co]) -> ChainDataset:  # type: ignore[override]
         return ChainDataset([self, other])
@@ -71,8 +69,29 @@ class StackDataset(Dataset):
             return {k: d[index] for k, d in self.datasets.items()}
         return tuple(d[index] for d in self.datasets)
 
+    def __getitems__(self, indices: list) -> list:
+        """One sample per index, each part fetched in one batched call when it can be."""
+        parts = self.datasets
+        keys = list(parts) if isinstance(parts, dict) else range(len(parts))
+        columns = [_fetch_many(parts[k], indices) for k in keys]
+        if isinstance(parts, dict):
+            return [dict(zip(keys, row)) for row in zip(*columns)]
+        return [tuple(row) for row in zip(*columns)]
+
     def __len__(self) -> int:
         return self._length
+
+
+def _fetch_many(dataset: Any, indices: list) -> list:
+    """``dataset.__getitems__(indices)`` when defined (its length checked), else one by one."""
+    if not callable(getattr(dataset, "__getitems__", None)):
+        return [dataset[i] for i in indices]
+    items = dataset.__getitems__(indices)
+    if len(items) != len(indices):
+        raise ValueError(
+            f"Nested dataset's output size mismatch. Expected {len(indices)}, got {len(items)}"
+        )
+    return items
 
 
 class ConcatDataset(Dataset[T_co]):

@@ -20,6 +20,10 @@ class IterDataPipe(IterableDataset):
     def reset(self) -> None:
         """Reset the DataPipe's state before a new iteration (nothing by default)."""
 
+    def __iter__(self) -> Iterator:
+        # the base pipe is its own (non-)iterator, so iterating it fails as PyTorch's does
+        return self  # type: ignore[return-value]
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") or name in self.__dict__:
             raise AttributeError(name)
