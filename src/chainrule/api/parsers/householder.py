@@ -34,7 +34,7 @@ def geqrf(input: Tensor, *, out: object = None) -> HouseholderTau:
     input = require_tensor("geqrf", input)
     if input.ndim < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
-    if input._dtype._category < 2:
+    if input._dtype._category < 2 or input._dtype.itemsize < 4:
         raise not_implemented("geqrf_cpu", input._dtype)
     if input._dtype._category == 3 and input._requires_grad and grad_mode.is_grad_enabled():
         raise RuntimeError(
@@ -56,6 +56,8 @@ def householder_product(A: Tensor, tau: Tensor, *, out: object = None) -> Tensor
         raise RuntimeError(
             f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]"
         )
+    if tau.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
     if n < tau.shape[-1]:
         raise RuntimeError(
             f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]"
@@ -66,7 +68,7 @@ def householder_product(A: Tensor, tau: Tensor, *, out: object = None) -> Tensor
             f"{name}: tau dtype {tau._dtype.scalar_name} does not match input dtype "
             f"{A._dtype.scalar_name}"
         )
-    if A._dtype._category < 2:
+    if A._dtype._category < 2 or A._dtype.itemsize < 4:
         raise not_implemented("orgqr_cpu", A._dtype)
     from ... import eye
 

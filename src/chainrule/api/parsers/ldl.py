@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..._backend import to_host
-from ..._dtypes import complex64, complex128, float32, float64
+from ..._dtypes import complex64, complex128, float32, float64, not_implemented
 from ..._tensor import Tensor, wrap
-from ...ops.linalg import ldl
+from ...ops.linalg import ldl, products
 from ..args import require_tensor, return_type
 from ..variants import composite_out, out_dtype, write_out
 
@@ -50,11 +50,10 @@ def ldl_solve(
     B = require_tensor("linalg_ldl_solve", B, 3, name="B")
     if LD.ndim < 2:
         raise RuntimeError(f"{name}: LD must have at least 2 dimensions, but it has {LD.ndim}")
+    if B.ndim == 0:
+        raise IndexError("Dimension specified as -2 but tensor has no dimensions")
     if B.ndim < 2:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-max(B.ndim, 1)}, "
-            f"{max(B.ndim, 1) - 1}], but got -2)"
-        )
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
     if LD.shape[-1] != LD.shape[-2]:
         raise RuntimeError(
             f"{name}: LD must be batches of square matrices, but they are "
@@ -79,6 +78,7 @@ def ldl_solve(
             f"Expected b and A to have the same dtype, but found b of type "
             f"{B._dtype.scalar_name} and A of type {LD._dtype.scalar_name} instead."
         )
+    products._broadcast_batch(tuple(B.shape[:-2]), tuple(LD.shape[:-2]))
     X = ldl.ldl_solve(LD, B, pivots=pivots._data, hermitian=hermitian)
     return _written("linalg_ldl_solve", X, out)
 
@@ -106,6 +106,8 @@ def _factor(name: str, A: Tensor, hermitian: bool) -> tuple[Tensor, Tensor, Tens
             f"{where}: A must be batches of square matrices, but they are "
             f"{A.shape[-2]} by {A.shape[-1]} matrices"
         )
+    if A._dtype._category >= 2 and A._dtype not in (float32, float64, complex64, complex128):
+        raise not_implemented("ldl_factor_kernel_cpu", A._dtype)
     if A._dtype not in (float32, float64, complex64, complex128):
         raise RuntimeError(
             f"{where}: Expected a floating point or complex tensor as input. "

@@ -39,6 +39,18 @@ def triangular_solve(
         UserWarning,
         stacklevel=2,
     )
+    linalg._linear_solve_checks(
+        input,
+        A,
+        "triangular_solve",
+        (
+            "torch.triangular_solve: Expected b to have at least 2 dimensions, but it has {n} "
+            "dimensions instead",
+            "torch.triangular_solve: Expected A to have at least 2 dimensions, but it has {n} "
+            "dimensions instead",
+        ),
+    )
+    linalg._check_kernel("triangular_solve_cpu", A)
     coefficient = products._mT(A) if transpose else A
     solution = inverses.solve_triangular(
         coefficient, input, upper=upper != transpose, left=True, unitriangular=unitriangular

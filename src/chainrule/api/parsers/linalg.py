@@ -12,15 +12,23 @@ from typing import TYPE_CHECKING, Any
 from ... import _dtypes
 from ..._backend import on_device_of, to_host, xp
 from ..._dtypes import complex64, complex128, float32, float64, not_implemented
-from ..._dtypes import dtype as DType
 from ..._tensor import Tensor, wrap
+from ...amp import policy
 from ...amp.policy import runs_in_float32
 from ...autograd.entries import matmul_entry
 from ...autograd.recording import np_dtype
-from ...ops import complex_parts, logical, reductions, shapes
+from ...ops import complex_parts, joining, logical, reductions, shapes, unary
 from ...ops.linalg import factorizations, inverses, matrices, products
-from ..args import dim_arg, require_tensor, return_type, tensor_arg
-from ..variants import out_dtype, write_out
+from ..args import require_tensor, return_type, tensor_arg
+from .linalg_norms import (  # noqa: F401 - the table's and other parsers' names for them
+    _composite_into,
+    matrix_norm,
+    norm,
+    norm_in_dtype,
+    torch_norm_into,
+    vector_norm,
+    vector_norm_input,
+)
 
 if TYPE_CHECKING:
     from ...autograd.recording import Op
@@ -38,105 +46,6 @@ if TYPE_CHECKING:
         SignLogAbsDet,
         SVDh,
     )
-
-
-def vector_norm(
-    x: Tensor,
-    ord: float = 2,
-    dim: int | Sequence[int] | None = None,
-    keepdim: bool = False,
-    *,
-    dtype: DType | None = None,
-    out: Tensor | None = None,
-) -> Tensor:  # noqa: A002
-    """(Σ |x|^ord)^(1/ord) over dim (all entries when None), computed in ``dtype`` when given
-    (real for real x, complex for complex x, and no narrower than x's: PyTorch's errors)."""
-    if isinstance(ord, str):
-        raise TypeError("linalg_vector_norm(): argument 'ord' (position 2) must be Number, not str")
-    if out is not None:
-        return _vector_norm_into(out, (x, ord, dim, keepdim), dtype)
-    if dtype is not None:
-        x = vector_norm_input(x, dtype)
-    return reductions.vector_norm(x, ord=ord, dim=dim_arg(dim), keepdim=keepdim)
-
-
-def _vector_norm_into(out: Any, args: tuple, dtype: Any) -> Tensor:
-    """vector_norm's out=: a kernel's (no autograd), out of exactly the result's dtype."""
-
-    def computed(*args: Any, **kwargs: Any) -> Tensor:
-        return vector_norm(*args, **kwargs)
-
-    return write_out("linalg_vector_norm", out_dtype(computed), args, {"dtype": dtype}, out)
-
-
-def _composite_into(name: str, result: Tensor, out: Any) -> Tensor:
-    """out= of a PyTorch composite (linalg.matrix_norm, linalg.norm): out of exactly the
-    result's dtype, resized to its shape, gets a copy of it (recorded, as PyTorch's
-    CopyBackwards, where the result requires grad)."""
-    if not isinstance(out, Tensor):
-        raise TypeError(
-            f"{name.replace('.', '_')}(): argument 'out' must be Tensor, not {type(out).__name__}"
-        )
-    if out._dtype is not result._dtype:
-        raise RuntimeError(
-            f"{name} expected out tensor dtype {result._dtype.scalar_name} but got: "
-            f"{out._dtype.scalar_name}"
-        )
-    if not result.requires_grad:
-        return write_out(name, lambda: result, (), {}, out)
-    if tuple(out.shape) != tuple(result.shape):
-        out.resize_(result.shape)
-    return out.copy_(result)
-
-
-def torch_norm_into(input: Tensor, p: Any, dim: Any, keepdim: bool, dtype: Any, out: Any) -> Tensor:  # noqa: A002
-    """torch.norm(..., out=out): linalg.vector_norm's out=, or linalg.matrix_norm's for a
-    string p other than 'fro' over at most two dims (as torch.norm dispatches)."""
-    dims = (dim,) if isinstance(dim, int) else None if dim is None else tuple(dim)
-    if isinstance(p, str) and not (p == "fro" and (dims is None or len(dims) <= 2)):
-        every = tuple(range(input.ndim)) if dims is None else dims
-        return matrix_norm(input, p, every, keepdim, dtype=dtype, out=out)
-    order = 2 if p is None or isinstance(p, str) else p
-    return vector_norm(input, order, dims, keepdim, dtype=dtype, out=out)
-
-
-def vector_norm_input(x: Tensor, dtype: Any) -> Tensor:
-    """x in the dtype linalg.vector_norm (and torch.norm) is asked to compute in."""
-    _check_norm_input("linalg.vector_norm", x, low_precision=True)
-    return norm_in_dtype("linalg.vector_norm", x, dtype)
-
-
-def _check_norm_input(name: str, x: Tensor, low_precision: bool) -> None:
-    """A norm's input is floating or complex (float16 too where ``low_precision``)."""
-    if x._dtype._category < 2:
-        raise RuntimeError(
-            f"{name}: Expected a floating point or complex tensor as input. Got "
-            f"{x._dtype.scalar_name}"
-        )
-    if not low_precision and x._dtype is _dtypes.float16:
-        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got Half")
-
-
-def norm_in_dtype(name: str, x: Tensor, dtype: Any) -> Tensor:
-    """x cast to the ``dtype`` a norm is asked to compute in, after PyTorch's checks: a
-    floating or complex dtype, complex exactly where x is (the norm of complex values is
-    computed on them, its result is real), and one x converts to without narrowing."""
-    dt = _dtypes.to_dtype(dtype)
-    if dt._category < 2:
-        raise RuntimeError(
-            f"{name}: dtype should be floating point or complex, but got {dt.scalar_name}"
-        )
-    kind = "complex" if x._dtype._category == 3 else "real"
-    if (dt._category == 3) != (kind == "complex"):
-        raise RuntimeError(
-            f"{name}: dtype should be {kind} for {kind} inputs, but got {dt.scalar_name}"
-        )
-    if _dtypes.promote_types(x._dtype, dt) is not dt:
-        raise RuntimeError(
-            f"{name}: the dtype of the input ({x._dtype.scalar_name}) should be convertible "
-            f"without narrowing to the specified dtype ({dt.scalar_name})"
-        )
-    return x.to(dt)
 
 
 def t(input: Tensor) -> Tensor:
@@ -280,6 +189,10 @@ def _cross_dim(input: Tensor, other: Tensor, dim: int) -> int:
     """dim, checked and counted from the end (so it names the same dim in both inputs)."""
     if input.ndim != other.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    if _dtypes.bool in (input._dtype, other._dtype):
+        raise not_implemented("cross", _dtypes.bool)
     d = reductions.dims_of(dim, input.ndim)[0]
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(
@@ -356,6 +269,7 @@ def slogdet(input: Tensor) -> SignLogAbsDet:
 def logdet(input: Tensor) -> Tensor:
     """log det input: nan where the determinant is negative, -inf where it is 0; for a
     complex input the complex log, log |det| + i arg det."""
+    inverses._check_matrix("logdet", input._data, prefix="")
     with _sharing():
         sign, logabs = inverses.det_sign(input), inverses.logabsdet(input)
     if input.is_complex():
@@ -364,12 +278,44 @@ def logdet(input: Tensor) -> Tensor:
 
 
 def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Tensor | None = None) -> Tensor:
-    """X with A X = B (B a matrix, a vector, or batches of them)."""
-    if not left:
-        return products._mT(solve(products._mT(A), products._mT(B)))
+    """X with A X = B, or X A = B (B a matrix, a vector, or batches of them)."""
     A = require_tensor("linalg_solve", A, name="A")
     B = require_tensor("linalg_solve", B, 2, "B")
-    return inverses.solve(A, B, vector=_is_vector_rhs(tuple(A.shape), tuple(B.shape)))
+    A, B = policy.cast_early("solve", A, B)  # (autocast casts before the checks)
+    vector = _check_solve(A, B, left)
+    if not left:  # X A = B as Aᵀ Xᵀ = Bᵀ
+        return products._mT(inverses.solve(products._mT(A), products._mT(B), vector=False))
+    return inverses.solve(A, B, vector=vector)
+
+
+def _check_solve(A: Tensor, B: Tensor, left: bool) -> bool:
+    """linalg.solve's checks, in PyTorch's order; whether B is a (batch of) vector(s)."""
+    inverses._check_floating("solve", A._data, low_precision=True)
+    if A._dtype is not B._dtype:
+        raise RuntimeError(
+            "linalg.solve: Expected A and B to have the same dtype, but found A of type "
+            f"{A._dtype.scalar_name} and B of type {B._dtype.scalar_name} instead"
+        )
+    vector = _is_vector_rhs(tuple(A.shape), tuple(B.shape))
+    _check_solver("linalg.solve", A, tuple(B.shape) + ((1,) if vector else ()), left)
+    if A._dtype.itemsize < 4:
+        raise not_implemented("lu_cpu", A._dtype)
+    return vector
+
+
+def _check_solver(name: str, A: Tensor, b_shape: tuple, left: bool) -> None:
+    """PyTorch's checkInputsSolver: A square matrices, B matrices, of shapes that fit A X = B
+    (X A = B when not ``left``), batches that broadcast."""
+    inverses._check_matrix(name, A._data, floating=False, prefix="")
+    if len(b_shape) < 2:
+        raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
+    if A.shape[-2 if left else -1] != b_shape[-2 if left else -1]:
+        raise RuntimeError(
+            f"{name}: Incompatible shapes of A and B for the equation "
+            f"{'AX' if left else 'XA'} = B ({A.shape[-2]}x{A.shape[-1]} and "
+            f"{b_shape[-2]}x{b_shape[-1]})"
+        )
+    products._broadcast_batch(b_shape[:-2], tuple(A.shape[:-2]))
 
 
 def linalg_cholesky(A: Tensor, *, upper: bool = False, out: Tensor | None = None) -> Tensor:
@@ -386,8 +332,20 @@ def solve_triangular(
     unitriangular: bool = False,
     out: Tensor | None = None,
 ) -> Tensor:
-    """X with A X = B (or X A = B), A triangular."""
+    """X with A X = B (or X A = B), A triangular; B is taken in A's dtype, as PyTorch's."""
+    A = require_tensor("linalg_solve_triangular", A)
+    B = require_tensor("linalg_solve_triangular", B, 2, "B")
+    _check_solver("linalg.solve_triangular", A, tuple(B.shape), left)
+    _check_kernel("triangular_solve_cpu", A)
+    if B._dtype is not A._dtype:
+        B = B.to(A._dtype)
     return inverses.solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
+
+
+def _check_kernel(kernel: str, A: Tensor) -> None:
+    """The refusal of a LAPACK-backed CPU kernel for dtypes it has no version for."""
+    if A._dtype not in (float32, float64, complex64, complex128):
+        raise not_implemented(kernel, A._dtype)
 
 
 def cholesky(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
@@ -408,21 +366,54 @@ def cholesky(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -
 
 def matrix_rank(
     A: Tensor,
+    tol: float | Tensor | None = None,
+    hermitian: bool = False,
     *,
     atol: float | Tensor | None = None,
     rtol: float | Tensor | None = None,
-    hermitian: bool = False,
     out: Tensor | None = None,
 ) -> Tensor:
-    """The number of singular values above max(atol, rtol · s_max) (an int64 tensor)."""
-    inverses._check_matrix("matrix_rank", A._data, square=False)
-    s = xp.linalg.svd(A._data, compute_uv=False)
-    if rtol is None:
-        eps = xp.finfo(A._data.dtype).eps * max(A.shape[-2:])
-        rtol = eps if atol is None or atol == 0 else 0.0
-    s_max = s[..., :1] if s.shape[-1] else s
-    tol = xp.maximum(0.0 if atol is None else atol, rtol * s_max)
-    return wrap(xp.sum(s > tol, axis=-1).astype(xp.int64))
+    """The number of singular values (|eigenvalues| when ``hermitian``) above max(atol,
+    rtol · their largest), an int64 tensor; ``tol`` (PyTorch's older form) is atol, rtol 0."""
+    name = "torch.linalg.matrix_rank"
+    if tol is not None:
+        if atol is not None or rtol is not None:
+            raise TypeError(
+                "linalg_matrix_rank() received an invalid combination of arguments: tol with "
+                "atol or rtol"
+            )
+        atol, rtol = tol, 0.0
+    A = require_tensor("linalg_matrix_rank", A)
+    data = A._data
+    if data.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor input must have at least 2 dimensions.")
+    atol, rtol = _tolerance_args(name, atol, rtol)
+    atol, rtol = inverses.tolerances(data, atol, rtol)
+    if data.size == 0:
+        with on_device_of(data):
+            return wrap(xp.zeros(data.shape[:-2], dtype=xp.int64))
+    if hermitian:
+        s = xp.abs(factorizations.eigvalsh(A)._data)
+        s_max = s.max(axis=-1, keepdims=True)
+    else:
+        s = factorizations.svdvals(A)._data
+        s_max = s[..., :1]
+    return wrap(xp.sum(inverses.kept_values(s, s_max, atol, rtol), axis=-1).astype(xp.int64))
+
+
+def _tolerance_args(name: str, atol: Any, rtol: Any) -> tuple:
+    """pinv's and matrix_rank's atol and rtol as numbers or arrays (tensors: not complex)."""
+    out = []
+    for label, value in (("atol", atol), ("rtol", rtol)):
+        if isinstance(value, Tensor):
+            if value.is_complex():
+                raise RuntimeError(
+                    f"{name}: {label} tensor of complex type is not supported. Got "
+                    f"{value._dtype.scalar_name}"
+                )
+            value = value._data
+        out.append(value)
+    return tuple(out)
 
 
 _LINALG_LSTSQ = return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
@@ -431,23 +422,64 @@ _LINALG_LSTSQ = return_type("linalg_lstsq", ("solution", "residuals", "rank", "s
 @runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
 def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None) -> Lstsq:
     """The least-squares solution of A X = B, with PyTorch's (solution, residuals, rank,
-    singular_values); which of the last three are filled depends on the driver."""
+    singular_values); which of the last three are filled depends on the driver. B is a
+    batch of matrices, or (one dim fewer than A) of vectors."""
+    name = "torch.linalg.lstsq"
+    A = require_tensor("linalg_lstsq", A)
+    B = require_tensor("linalg_lstsq", B, 2, "b")
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if B.ndim < 1:
+        raise RuntimeError(f"{name}: other must have at least 1 dimension.")
+    if A._dtype is not B._dtype:
+        raise RuntimeError(
+            f"{name}: Expected input and other to have the same dtype, but got input's dtype "
+            f"{A._dtype.scalar_name} and other's dtype {B._dtype.scalar_name}"
+        )
+    vector = A.ndim - B.ndim == 1
+    if not 0 <= A.ndim - B.ndim <= 1:
+        raise RuntimeError(
+            f"{name}: input.dim() must be greater or equal to other.dim() and "
+            "(input.dim() - other.dim()) <= 1"
+        )
+    if A.shape[-2] != B.shape[-1 if vector else -2]:
+        raise RuntimeError(
+            f"{name}: input.size(-2) should match other.size({-1 if vector else -2})"
+        )
+    if rcond is None:  # (LAPACK's default: eps · max(m, n))
+        rcond = float(inverses.tolerances(A._data)[1])
     driver = driver or "gelsy"
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError(
             "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"
         )
+    products._broadcast_batch(tuple(A.shape[:-2]), tuple(B.shape[: -1 if vector else -2]))
+    if vector:  # (a batch of vectors: as columns, as LAPACK's; residuals of shape (..., 1))
+        B = inverses._unsq(B, -1)
     solution = inverses.lstsq(A, B, rcond=rcond)
-    empty = wrap(xp.zeros((0,), dtype=np_dtype(A)))
+    with on_device_of(A._data):
+        real = xp.zeros((), dtype=np_dtype(A)).real.dtype
+        empty = wrap(xp.zeros((0,), dtype=real))
+        no_rank = wrap(xp.zeros((0,), dtype=xp.int64))
     m, n = A.shape[-2], A.shape[-1]
-    rank = matrix_rank(A) if driver != "gels" else wrap(xp.zeros((0,), dtype=xp.int64))
-    residuals = empty
+    rank = matrix_rank(A, atol=0.0, rtol=rcond) if driver != "gels" else no_rank
+    # (no residuals: an empty tensor, in the graph where the solution is, as PyTorch's)
+    flat = shapes.reshape(solution, (-1,))
+    flat = complex_parts.real(flat) if flat.is_complex() else flat
+    residuals = inverses._getitem(flat, (slice(0, 0),))
     if driver != "gelsy" and m > n and bool((rank._data == n).all()):
         residual = A @ solution - B
-        residuals = reductions.sum(residual * residual, dim=-2 if B.ndim > 1 else -1)
+        if residual.is_complex():  # |r|² = Re(r r̄)
+            residual = complex_parts.real(residual * complex_parts.conj_physical(residual))
+        else:
+            residual = residual * residual
+        residuals = reductions.sum(residual, dim=-2)
     values = empty
     if driver in ("gelsd", "gelss"):
-        values = wrap(xp.linalg.svd(A._data, compute_uv=False))
+        with on_device_of(A._data):
+            values = wrap(xp.linalg.svd(A._data, compute_uv=False))
+    if vector:
+        solution = inverses._getitem(solution, (Ellipsis, 0))
     return _LINALG_LSTSQ(solution, residuals, rank, values)
 
 
@@ -457,12 +489,36 @@ def matrix_exp(A: Tensor) -> Tensor:
 
 
 def cond(A: Tensor, p: float | str | None = None, *, out: Tensor | None = None) -> Tensor:
-    """The condition number ‖A‖ ‖A⁻¹‖ (for p None or 2: s_max / s_min)."""
-    if p is None or p in (2, -2):
+    """The condition number ‖A‖ ‖A⁻¹‖ (for p None or ±2: s_max / s_min, or its inverse); 0 for
+    an empty A, inf for a singular one, as PyTorch computes it."""
+    A = require_tensor("linalg_cond", A, name="A")
+    if isinstance(p, str):  # 'fro' or 'nuc': square matrices only, even empty ones
+        inverses._check_matrix(f"cond(ord={p})", A._data, floating=False)
+    if A.ndim < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    order = 2 if p is None else p
+    if order not in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
+        shown = order if isinstance(order, str) else f"{order:g}"
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {shown}")
+    if A.numel() == 0:  # (no graph: PyTorch's zeros)
+        with on_device_of(A._data):
+            real = xp.zeros((), dtype=np_dtype(A)).real.dtype
+            return wrap(xp.zeros(tuple(A.shape[:-2]), dtype=real))
+    if order in (2, -2):
         s = factorizations.svdvals(A)
         first, last = inverses._getitem(s, (Ellipsis, 0)), inverses._getitem(s, (Ellipsis, -1))
-        return first / last if p != -2 else last / first
-    return matrix_norm(A, p) * matrix_norm(inverses.inv(A), p)
+        return first / last if order == 2 else last / first
+    if order == "nuc":  # (the definition: matrix_norm's 'nuc' of A⁻¹ would fail at inf)
+        s = factorizations.svdvals(A)
+        return reductions.sum(s, dim=-1) * reductions.sum(1 / s, dim=-1)
+    if not isinstance(p, str):  # (the order as C++ prints it: 1, 1.000000, inf)
+        shown = str(p) if isinstance(p, int) else f"{p:f}"
+        inverses._check_matrix(f"cond(ord={shown})", A._data, floating=False)
+    inverse, info = inv_ex(A)
+    inverse = logical.where(inverses._unsq(inverses._unsq(info, -1), -1) > 0, math.inf, inverse)
+    product = matrix_norm(A, order) * matrix_norm(inverse, order)
+    # (0 · inf: inf, as NumPy's)
+    return unary.nan_to_num(product, nan=math.inf, posinf=math.inf, neginf=-math.inf)
 
 
 _INV_EX = return_type("linalg_inv_ex", ("inverse", "info"))
@@ -475,10 +531,8 @@ _SOLVE_EX = return_type("linalg_solve_ex", ("result", "info"))
 def _info(A: Tensor, failed: Callable[[Any], int]) -> Tensor:
     """LAPACK's info per matrix: 0, or the order at which it failed."""
     data = A._data
-    n = data.shape[-1]
-    flat = data.reshape((-1, n, n))
     with on_device_of(data):  # the infos where A is
-        info = xp.array([failed(a) for a in flat], dtype=xp.int32)
+        info = xp.array([failed(a) for a in inverses._matrices(data)], dtype=xp.int32)
         return wrap(info.reshape(data.shape[:-2]))
 
 
@@ -489,7 +543,7 @@ def _pivot_info(a: Any) -> int:
 def inv_ex(A: Tensor, *, check_errors: bool = False, out: Tensor | None = None) -> InverseInfo:
     """(inverse, info): info is 0, or the first zero pivot of a singular matrix (whose
     inverse is then nan)."""
-    inverses._check_matrix("inv_ex", A._data)
+    inverses._check_matrix("inv", A._data)
     info = _info(A, _pivot_info)
     if not info._data.any():
         return _INV_EX(inverses.inv(A), info)
@@ -497,24 +551,33 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out: Tensor | None = None) 
         inverses.inv(A)  # raises PyTorch's error
     ok = wrap((info._data == 0)[..., None, None])
     safe = logical.where(ok, A, wrap(inverses._eye(A.shape[-1], A._data)))
-    return _INV_EX(logical.where(ok, inverses.inv(safe), math.nan), info)
+    # (a singular matrix's inverse: NaN, and so is its gradient, as PyTorch's)
+    return _INV_EX(logical.where(ok, inverses.inv(safe), A * math.nan), info)
 
 
 def cholesky_ex(
     A: Tensor, *, upper: bool = False, check_errors: bool = False, out: Tensor | None = None
 ) -> LInfo:
     """(L, info): info is 0, or the order of the first leading minor that is not
-    positive-definite (L is then nan)."""
-    inverses._check_matrix("cholesky", A._data)
-    info = _info(A, factorizations._failed_minor)
+    positive-definite; L is then LAPACK's partial factor (potf2 stopped at that order)."""
+    inverses._check_matrix("cholesky", A._data, kernel="cholesky_cpu")
+    read = factorizations._hermitian_read(A._data, upper)
+    partial = [factorizations.potf2(a) for a in inverses._matrices(to_host(read))]
+    with on_device_of(A._data):  # the infos where A is
+        info = wrap(xp.asarray([i for _, i in partial], dtype=xp.int32).reshape(A.shape[:-2]))
     if not info._data.any():
         return _CHOLESKY_EX(factorizations.cholesky(A, upper=upper), info)
     if check_errors:
-        factorizations.cholesky(A)
+        raise factorizations.not_positive_definite(read, "linalg.cholesky_ex")
+    factors = xp.stack([f for f, _ in partial]).reshape(A.shape) if partial else read
+    if upper:
+        factors = xp.conj(factorizations._mT_array(factors))
     ok = wrap((info._data == 0)[..., None, None])
     safe = logical.where(ok, A, wrap(inverses._eye(A.shape[-1], A._data)))
+    with on_device_of(A._data):
+        stopped = wrap(xp.asarray(factors))
     return _CHOLESKY_EX(
-        logical.where(ok, factorizations.cholesky(safe, upper=upper), math.nan), info
+        logical.where(ok, factorizations.cholesky(safe, upper=upper), stopped), info
     )
 
 
@@ -527,7 +590,8 @@ def solve_ex(
     out: Tensor | None = None,
 ) -> ResultInfo:
     """(result, info): info is 0, or the first zero pivot of a singular A."""
-    inverses._check_matrix("solve", A._data)
+    A, B = policy.cast_early("solve", A, B)
+    _check_solve(A, B, left)
     info = _info(A, _pivot_info)
     if info._data.any() and check_errors:
         solve(A, B, left=left)
@@ -545,10 +609,22 @@ _LU_UNPACK = return_type("lu_unpack", ("P", "L", "U"))
 
 def linalg_lu(A: Tensor, *, pivot: bool = True, out: Tensor | None = None) -> PLU:
     """(P, L, U) with A = P L U: L unit lower triangular, U upper triangular."""
-    if not pivot:
-        raise NotImplementedError("linalg.lu(pivot=False) is not implemented in chainrule yet")
     A = require_tensor("linalg_lu", A, name="A")
-    inverses._check_matrix("lu", A._data, square=False)
+    if not pivot:
+        _no_pivot_lu(A)
+        with on_device_of(A._data):  # (A is empty: no P, and L, U empty as A's)
+            p = wrap(xp.zeros((0,), dtype=A._data.dtype))
+        m, n = A.shape[-2], A.shape[-1]
+        k = min(m, n)
+        batch = tuple(A.shape[:-2])
+        empty = shapes.reshape(A * 0, (-1,))
+        return _LINALG_LU(p, *(shapes.reshape(empty, batch + s) for s in ((m, k), (k, n))))
+    if A.ndim < 2:
+        raise RuntimeError(
+            f"linalg.lu: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} "
+            "instead"
+        )
+    _check_kernel("lu_cpu", A)
     with _sharing(), on_device_of(A._data):  # P is made where A is
         p = wrap(inverses._factor(("lu",), A._data, lambda: factorizations._plu(A._data))[0])
         return _LINALG_LU(p, factorizations.lu_l(A), factorizations.lu_u(A))
@@ -573,10 +649,16 @@ def lu_factor_ex(
     return _LINALG_LU_FACTOR_EX(LU, pivots, info)
 
 
+def _no_pivot_lu(A: Tensor) -> None:
+    """LU without pivoting: PyTorch's CPU refuses it, but for an empty A (nothing to do)."""
+    if A.numel() != 0:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+
+
 def _lu_factor_info(name: str, A: Tensor, pivot: bool) -> tuple[Tensor, Tensor, Tensor]:
-    if not pivot:
-        raise NotImplementedError(f"linalg.{name}(pivot=False) is not implemented yet")
     A = require_tensor(f"linalg_{name}", A, name="A")
+    if not pivot:
+        _no_pivot_lu(A)
     if A.ndim < 2:
         raise RuntimeError(
             "torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: "
@@ -590,7 +672,9 @@ def _lu_factor_info(name: str, A: Tensor, pivot: bool) -> tuple[Tensor, Tensor, 
         )
         k = pivots.shape[-1]
         zero = packed[..., range(k), range(k)] == 0
-        first = xp.where(zero.any(-1), zero.argmax(-1) + 1, 0).astype(xp.int32)
+        # (argmax of an empty row raises: k = 0 has no zero pivot)
+        first = (zero.argmax(-1) + 1) * zero.any(-1) if k else xp.zeros(zero.shape[:-1])
+        first = first.astype(xp.int32)
         return factorizations.lu_packed(A), wrap(pivots), wrap(first)
 
 
@@ -622,10 +706,9 @@ def lu(
         UserWarning,
         stacklevel=2,
     )
-    packed, pivots = lu_factor(A, pivot=pivot)
-    if get_infos:
-        return packed, pivots, _info(A, _pivot_info)
-    return packed, pivots
+    # (PyTorch's torch.lu is lu_factor_ex that never checks: a singular A raises nothing)
+    packed, pivots, infos = lu_factor_ex(A, pivot=pivot)
+    return (packed, pivots, infos) if get_infos else (packed, pivots)
 
 
 def lu_unpack(
@@ -636,17 +719,22 @@ def lu_unpack(
     *,
     out: Tensor | None = None,
 ) -> PLU:  # noqa: N803
-    """(P, L, U) from lu_factor's packed factors."""
+    """(P, L, U) from lu_factor's packed factors; what is not unpacked is an empty tensor."""
     m, n = LU_data.shape[-2], LU_data.shape[-1]
     k = min(m, n)
-    low = matrices.tril(
-        inverses._getitem(LU_data, (Ellipsis, slice(None, k))), diagonal=-1
-    ) + inverses._eye(m, LU_data, k)
-    up = matrices.triu(
-        inverses._getitem(LU_data, (Ellipsis, slice(None, k), slice(None))), diagonal=0
-    )
-    with on_device_of(LU_pivots._data):  # P is made where the pivots are
-        p = wrap(factorizations._permutation(LU_pivots._data, m, np_dtype(LU_data)))
+    with on_device_of(LU_data._data):
+        low = up = wrap(xp.zeros((0,), dtype=np_dtype(LU_data)))
+    p = low
+    if unpack_data:
+        low = matrices.tril(
+            inverses._getitem(LU_data, (Ellipsis, slice(None, k))), diagonal=-1
+        ) + inverses._eye(m, LU_data, k)
+        up = matrices.triu(
+            inverses._getitem(LU_data, (Ellipsis, slice(None, k), slice(None))), diagonal=0
+        )
+    if unpack_pivots:
+        with on_device_of(LU_pivots._data):  # P is made where the pivots are
+            p = wrap(factorizations._permutation(LU_pivots._data, m, np_dtype(LU_data)))
     return _LU_UNPACK(p, low, up)
 
 
@@ -660,11 +748,40 @@ def lu_solve(
     out: Tensor | None = None,
 ) -> Tensor:  # noqa: N803
     """X with A X = B (or X A = B, or with Aᴴ) from A's packed LU factors."""
+    LU = require_tensor("linalg_lu_solve", LU, name="LU")
+    pivots = require_tensor("linalg_lu_solve", pivots, 2, "pivots")
+    B = require_tensor("linalg_lu_solve", B, 3, "B")
+    _check_lu_solve(LU, pivots, B, left)
     if not left:  # X A = B is Aᵀ Xᵀ = Bᵀ; X Aᴴ = B is A Xᴴ = Bᴴ
         if adjoint:
             return inverses._mH(_lu_solve_left(LU, pivots, inverses._mH(B), None))
         return products._mT(_lu_solve_left(LU, pivots, products._mT(B), products._mT))
     return _lu_solve_left(LU, pivots, B, inverses._mH if adjoint else None)
+
+
+def _check_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, left: bool) -> None:  # noqa: N803
+    """linalg.lu_solve's checks, in PyTorch's order."""
+    inverses._check_floating("lu_solve", LU._data, low_precision=True, prefix="torch.linalg.")
+    if LU._dtype is not B._dtype:
+        raise RuntimeError(
+            "linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
+            f"{LU._dtype.scalar_name} and B of type {B._dtype.scalar_name} instead"
+        )
+    if pivots._dtype is not _dtypes.int32:
+        raise RuntimeError("linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32")
+    inverses._check_matrix("lu_solve", LU._data, floating=False, prefix="torch.linalg.")
+    _check_solver("linalg.lu_solve", LU, tuple(B.shape), left)
+    if pivots.ndim < 1 or LU.shape[-1] != pivots.shape[-1]:
+        raise RuntimeError(
+            "linalg.lu_solve: Number of pivots per batch should be same as the dimension of "
+            "the matrix"
+        )
+    if tuple(LU.shape[:-1]) != tuple(pivots.shape):
+        raise RuntimeError(
+            "linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got "
+            f"pivots with shape {list(pivots.shape)} instead"
+        )
+    _check_kernel("lu_cpu", LU)
 
 
 def _lu_solve_left(LU: Tensor, pivots: Tensor, B: Tensor, turn: Callable | None) -> Tensor:  # noqa: N803
@@ -682,20 +799,34 @@ def _lu_solve_left(LU: Tensor, pivots: Tensor, B: Tensor, turn: Callable | None)
 
 
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:  # noqa: N803
-    """The Vandermonde matrices [1, x, x², ..., x^(N-1)] of the last dim of x."""
+    """The Vandermonde matrices [1, x, x², ..., x^(N-1)] of the last dim of x (integers in
+    int64), the powers by repeated multiplication so that x = 0 has its gradient."""
+    x = require_tensor("linalg_vander", x, name="x")
+    if x._dtype._category == 0 or x._dtype.itemsize < 4 and x._dtype._category > 1:
+        raise RuntimeError(
+            "linalg.vander supports floating point, complex, and integer tensors, but got "
+            f"{x._dtype.scalar_name}"
+        )
+    if x.ndim == 0:
+        x = shapes.reshape(x, (1,))
     n = x.shape[-1] if N is None else N
-    if N is not None and N < 1:
+    if n <= 1:
         raise RuntimeError("N must be greater than 1.")
-    column = x * 0 + 1  # x⁰, built from x so that it has x's shape and dtype
-    out = 0
-    for k in range(n):  # columns by repeated multiplication: no 0 ** -1 in the gradient
-        out = out + inverses._unsq(column, -1) * inverses._eye(n, x)[k]
-        column = column * x
-    return out
+    if x._dtype._category == 1:
+        x = x.to(_dtypes.int64)
+    powers = [x]
+    for _ in range(n - 2):
+        powers.append(powers[-1] * x)
+    with on_device_of(x._data):
+        ones = wrap(xp.ones(tuple(x.shape) + (1,), dtype=np_dtype(x)))
+    rest = joining.stack(powers, dim=x.ndim)
+    return joining.cat([ones, rest], dim=x.ndim, offsets=(0, 1, n))
 
 
 def tensorinv(A: Tensor, ind: int = 2, *, out: Tensor | None = None) -> Tensor:
     """The inverse of A for tensordot over its first ``ind`` dims."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     rows, cols = tuple(A.shape[:ind]), tuple(A.shape[ind:])
     if math.prod(rows) != math.prod(cols):
         raise RuntimeError(
@@ -703,7 +834,11 @@ def tensorinv(A: Tensor, ind: int = 2, *, out: Tensor | None = None) -> Tensor:
             f"prod(self.shape[:ind]), but got {math.prod(cols)} != {math.prod(rows)}"
         )
     square = shapes.reshape(A, (math.prod(rows), math.prod(cols)))
-    return shapes.reshape(inverses.inv(square), cols + rows)
+    try:
+        inverse = inverses.inv(square)
+    except inverses.LinAlgError as error:  # (PyTorch names the inverse 'inv' here)
+        raise inverses.LinAlgError(str(error).replace("linalg.inv", "inv", 1)) from None
+    return shapes.reshape(inverse, cols + rows)
 
 
 def tensorsolve(
@@ -714,7 +849,7 @@ def tensorsolve(
         moved = [d % A.ndim for d in dims]
         A = inverses._permute(A, [d for d in range(A.ndim) if d not in moved] + moved)
     rest = tuple(A.shape[B.ndim :])
-    if math.prod(rest) != math.prod(B.shape) or tuple(A.shape[: B.ndim]) != tuple(B.shape):
+    if math.prod(rest) != math.prod(B.shape):
         raise RuntimeError(
             "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
             f"prod(self.shape[:other.ndim]), but got {math.prod(rest)} != "
@@ -729,19 +864,55 @@ def linalg_diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -
     return diagonal(A, offset, dim1, dim2)
 
 
+@runs_in_float32  # (inside a CPU autocast, as PyTorch's float32 list)
 def cholesky_solve(
     B: Tensor, L: Tensor, upper: bool = False, *, out: Tensor | None = None
 ) -> Tensor:
     """X with A X = B, given A's Cholesky factor L (A = L Lᴴ, or Uᴴ U when ``upper``)."""
-    a = inverses._mH(L) @ L if upper else L @ inverses._mH(L)
-    return inverses.solve(a, B, vector=False)
+    B = require_tensor("cholesky_solve", B)
+    L = require_tensor("cholesky_solve", L, 2, "input2")
+    _linear_solve_checks(
+        B,
+        L,
+        "cholesky_solve",
+        (
+            "b should have at least 2 dimensions, but has {n} dimensions instead",
+            "u should have at least 2 dimensions, but has {n} dimensions instead",
+        ),
+    )
+    _check_kernel("cholesky_solve_cpu", L)
+    return inverses.cholesky_solve(B, L, upper=upper)
 
 
+def _linear_solve_checks(B: Tensor, A: Tensor, name: str, dims: tuple[str, str]) -> None:
+    """PyTorch's checks of B and A before a solve from A's factor (cholesky_solve,
+    triangular_solve), in its order: dims (``dims``: the messages for B's and A's, of
+    ``{n}`` dims), dtypes, square A, matching rows, batches (B's first)."""
+    for t, message in zip((B, A), dims):
+        if t.ndim < 2:
+            raise RuntimeError(message.format(n=t.ndim))
+    if B._dtype is not A._dtype:
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type "
+            f"{B._dtype.scalar_name} and A of type {A._dtype.scalar_name} instead."
+        )
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            f"A must be batches of square matrices, but they are {A.shape[-2]} by "
+            f"{A.shape[-1]} matrices"
+        )
+    if A.shape[-1] != B.shape[-2]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for {name}: each A matrix is {A.shape[-1]} by "
+            f"{A.shape[-1]} but each b matrix is {B.shape[-2]} by {B.shape[-1]}"
+        )
+    products._broadcast_batch(tuple(B.shape[:-2]), tuple(A.shape[:-2]))
+
+
+@runs_in_float32
 def cholesky_inverse(L: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
-    """(L Lᴴ)⁻¹ from the Cholesky factor L."""
-    if upper:
-        return inverses.inv(inverses._mH(L) @ L)
-    return inverses.inv(L @ inverses._mH(L))
+    """(L Lᴴ)⁻¹ (or (Uᴴ U)⁻¹ when ``upper``) from the triangle of the Cholesky factor."""
+    return inverses.cholesky_inverse(require_tensor("cholesky_inverse", L), upper=upper)
 
 
 def _check_mode(mode: str) -> None:
@@ -807,6 +978,7 @@ def linalg_svd(
     A: Tensor, full_matrices: bool = True, *, driver: str | None = None, out: Tensor | None = None
 ) -> SVDh:
     """(U, S, Vh) with A = U diag(S) Vh, singular values descending."""
+    _check_driver(A, driver)
     with _sharing():
         inverses._shared.full = full_matrices
         return _LINALG_SVD(
@@ -820,6 +992,12 @@ def svd(
     input: Tensor, some: bool = True, compute_uv: bool = True, *, out: Tensor | None = None
 ) -> SVD:
     """(U, S, V) with input = U diag(S) Vᴴ (torch.svd's older form: V, not Vh)."""
+    input = require_tensor("svd", input)
+    if input.ndim < 2:
+        raise RuntimeError(
+            f"linalg.svd: input should have at least 2 dimensions, but has {input.ndim} "
+            "dimensions instead"
+        )
     full = not some
     if not compute_uv:  # U and V come back as zeros, of their full shapes
         batch, (m, n) = tuple(input.shape[:-2]), tuple(input.shape[-2:])
@@ -838,39 +1016,60 @@ def svd(
 
 def svdvals(A: Tensor, *, driver: str | None = None, out: Tensor | None = None) -> Tensor:
     """The singular values of A, descending."""
+    _check_driver(A, driver)
     return factorizations.svdvals(A)
+
+
+def _check_driver(A: Tensor, driver: str | None) -> None:
+    """An SVD ``driver`` is cuSOLVER's: PyTorch refuses one for a CPU tensor."""
+    if driver is not None and A.device.type != "cuda":
+        raise RuntimeError(
+            "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs "
+            "with cuSOLVER backend."
+        )
 
 
 def pinv(
     A: Tensor,
+    rcond: float | Tensor | None = None,
+    hermitian: bool = False,
     *,
     atol: float | Tensor | None = None,
     rtol: float | Tensor | None = None,
-    hermitian: bool = False,
     out: Tensor | None = None,
 ) -> Tensor:
-    """The Moore-Penrose pseudo-inverse, through the SVD."""
+    """The Moore-Penrose pseudo-inverse, through the SVD (the eigendecomposition of A's lower
+    triangle when ``hermitian``); ``rcond`` (PyTorch's older form) is rtol, atol 0."""
     A = require_tensor("linalg_pinv", A, name="A")
+    if A._dtype not in (float32, float64, complex64, complex128) or A.ndim < 2:
+        raise RuntimeError(
+            f"linalg.pinv({A._dtype.scalar_name}{{{list(A.shape)}}}): expected a tensor with 2 "
+            "or more dimensions of float, double, cfloat or cdouble types"
+        )
+    if rcond is not None:
+        atol, rtol = 0.0, rcond
+    atol, rtol = _tolerance_args("torch.linalg.pinv", atol, rtol)
     return inverses.pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
 
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     """The pseudo-inverse, singular values below rcond · s_max dropped."""
-    return inverses.pinv(input, atol=None, rtol=rcond, hermitian=False)
+    return pinv(require_tensor("pinverse", input), rcond)
 
 
 def matrix_power(input: Tensor, n: int) -> Tensor:
-    """input multiplied by itself n times (n < 0: the inverse's power; n = 0: the identity)."""
-    if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
-        raise RuntimeError(
-            "linalg.matrix_power: A must be batches of square matrices, but they are "
-            f"{input.shape[-2] if input.ndim > 1 else 1} by {input.shape[-1]} matrices"
-        )
+    """input multiplied by itself n times (n < 0: the inverse's power; n = 0: the identity,
+    as a copy of input written over, so in input's graph with a zero gradient, as PyTorch's)."""
+    inverses._check_matrix("matrix_power", input._data, floating=False)
     if n == 0:
         with on_device_of(input._data):  # the identity where input is
-            eye = xp.broadcast_to(xp.eye(input.shape[-1], dtype=np_dtype(input)), input.shape)
-            return wrap(eye.copy())
+            eye = wrap(xp.eye(input.shape[-1], dtype=np_dtype(input)))
+        return input.clone().copy_(eye)
+    if n == 1:
+        return input.clone()
     base = inverses.inv(input) if n < 0 else input
+    if abs(n) == 3:  # (PyTorch's order of the products)
+        return matmul(matmul(base, base), base)
     result = None
     power = base
     k = abs(n)
@@ -925,125 +1124,6 @@ def multi_dot(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor
     for m in tensors[1:]:
         out = matmul(out, m)
     return out
-
-
-# ----- norms --------------------------------------------------------------------------------------
-
-
-def _last_two(A: Tensor, dim: Sequence[int]) -> tuple:
-    """A with the matrix dims ``dim`` moved last, and those dims normalized."""
-    if A.ndim < 2:
-        raise RuntimeError(
-            "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
-        )
-    d = reductions.wrap_dims(list(dim), A.ndim)
-    if len(d) != 2:
-        raise RuntimeError(
-            f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}"
-        )
-    if d[0] == d[1]:
-        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d[0]}, {d[1]})")
-    rest = [i for i in range(A.ndim) if i not in d]
-    return inverses._permute(A, rest + d), d
-
-
-def _keep(out: Tensor, dims: list, keepdim: bool) -> Tensor:
-    if not keepdim:
-        return out
-    shape = list(out.shape)
-    for d in sorted(dims):
-        shape.insert(d, 1)
-    return shapes.reshape(out, tuple(shape))
-
-
-def matrix_norm(
-    A: Tensor,
-    ord: float | str = "fro",
-    dim: Sequence[int] = (-2, -1),
-    keepdim: bool = False,
-    *,
-    dtype: DType | None = None,
-    out: Tensor | None = None,
-) -> Tensor:  # noqa: A002
-    """The matrix norm: 'fro', 'nuc', ±1 (column sums), ±2 (singular values), ±inf (row sums),
-    computed in ``dtype`` when given (checked as vector_norm's)."""
-    if out is not None:
-        return _composite_into(
-            "linalg.matrix_norm", matrix_norm(A, ord, dim, keepdim, dtype=dtype), out
-        )
-    if isinstance(ord, complex):
-        raise RuntimeError(
-            "linalg.matrix_norm: Expected a non-complex scalar as the order of norm."
-        )
-    if ord not in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
-        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-    if A.ndim < 2:
-        raise RuntimeError(
-            "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
-        )
-    # (float16 only where no SVD is needed: 'fro', ±1, ±inf)
-    _check_norm_input("linalg.matrix_norm", A, low_precision=ord not in ("nuc", 2, -2))
-    if len(dim) != 2:
-        raise RuntimeError(
-            f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}"
-        )
-    if dtype is not None:
-        d = reductions.wrap_dims(list(dim), A.ndim)
-        if d[0] == d[1]:
-            raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d[0]}, {d[1]})")
-        A = norm_in_dtype("linalg.matrix_norm", A, dtype)
-    if ord == "fro":
-        d = reductions.wrap_dims(list(dim), A.ndim)
-        return reductions.vector_norm(A, ord=2, dim=tuple(d), keepdim=keepdim)
-    moved, d = _last_two(A, dim)
-    if ord == "nuc":
-        out = reductions.sum(factorizations.svdvals(moved), dim=-1)
-    elif ord in (2, -2):
-        op = reductions.amax if ord == 2 else reductions.amin
-        out = op(factorizations.svdvals(moved), dim=(-1,))
-    else:
-        axis = -2 if abs(ord) == 1 else -1  # column sums for ±1, row sums for ±inf
-        op = reductions.amax if ord > 0 else reductions.amin
-        out = op(reductions.vector_norm(moved, ord=1, dim=axis), dim=(-1,))
-    return _keep(out, d, keepdim)
-
-
-def norm(
-    A: Tensor,
-    ord: float | str | None = None,
-    dim: int | Sequence[int] | None = None,
-    keepdim: bool = False,
-    *,
-    out: Tensor | None = None,
-    dtype: DType | None = None,
-) -> Tensor:  # noqa: A002
-    """A vector norm (1-D input, an int dim) or a matrix norm (2-D input, a 2-tuple dim)."""
-    if out is not None:
-        return _composite_into("linalg.norm", norm(A, ord, dim, keepdim, dtype=dtype), out)
-    if isinstance(dim, int):
-        dim = (dim,)
-    if dim is not None and len(dim) not in (1, 2):
-        raise RuntimeError(
-            f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}"
-        )
-    if dim is None and ord is not None and A.ndim not in (1, 2):
-        raise RuntimeError(
-            "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
-            f"Got {A.ndim}D."
-        )
-    if dim is None and ord is None:
-        return vector_norm(A, 2, None, keepdim, dtype=dtype)
-    if dim is None:
-        matrix = A.ndim == 2 or isinstance(ord, str)
-    else:
-        matrix = len(dim) == 2
-    if matrix:
-        return matrix_norm(
-            A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype
-        )
-    if isinstance(ord, str):
-        raise RuntimeError(f"linalg.vector_norm: Order {ord} not supported.")
-    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
 # ----- Tensor methods -----------------------------------------------------------------------------

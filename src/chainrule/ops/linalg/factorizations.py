@@ -8,6 +8,8 @@ singular values) the convention is stated with the op."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..._backend import to_host, xp
@@ -21,22 +23,30 @@ from . import inverses, matrices, products
 
 def _cholesky(x, upper=False):
     """the lower-triangular L with L Lᴴ = X (or Lᴴ when ``upper``)"""
-    inverses._check_matrix("cholesky", x)
+    inverses._check_matrix("cholesky", x, kernel="cholesky_cpu")
+    return _cholesky_factor(x, upper, "linalg.cholesky")
+
+
+def _cholesky_legacy(x, upper=False):
+    """torch.cholesky's L with L Lᴴ = X (or Lᴴ when ``upper``)"""
+    inverses._check_matrix("cholesky", x, kernel="cholesky_cpu", floating=False, prefix="")
+    return _cholesky_factor(x, upper, "cholesky")
+
+
+def _hermitian_read(x, upper: bool):
+    """The matrix whose lower triangle holds what LAPACK reads of x: x's lower triangle, or
+    for ``upper`` its upper one (as Xᴴ's lower)."""
+    return xp.conj(_mT_array(x)) if upper else x
+
+
+def _cholesky_factor(x, upper: bool, where: str):
+    """L (or U = Lᴴ from x's upper triangle, as LAPACK's potrf with uplo='U'), raising
+    PyTorch's error, under ``where``, for a matrix that is not positive-definite."""
+    read = _hermitian_read(x, upper)
     try:
-        out = xp.linalg.cholesky(x)
+        out = xp.linalg.cholesky(read)
     except xp.linalg.LinAlgError:
-        flat = x.reshape((-1,) + x.shape[-2:])
-        b, order = 0, 1
-        for i, a in enumerate(flat):
-            order = _failed_minor(a)
-            if order:
-                b = i
-                break
-        raise inverses.LinAlgError(
-            f"linalg.cholesky: {inverses._batch_prefix(x, b)}The factorization could not be completed "
-            f"because the input is not positive-definite (the leading minor of order {order} "
-            "is not positive-definite)."
-        ) from None
+        raise not_positive_definite(read, where) from None
     if not upper:
         return out
     upper_factor = xp.conj(_mT_array(out))
@@ -44,17 +54,42 @@ def _cholesky(x, upper=False):
     return upper_factor + 0.0 if upper_factor.dtype.kind == "c" else upper_factor
 
 
+def not_positive_definite(read, where: str) -> Exception:
+    """PyTorch's error for the first matrix of ``read`` (lower triangles) that is not
+    positive-definite."""
+    b, order = 0, 1
+    for i, a in enumerate(inverses._matrices(read)):
+        order = potf2(a)[1]
+        if order:
+            b = i
+            break
+    return inverses.LinAlgError(
+        f"{where}: {inverses._batch_prefix(read, b)}The factorization could not be completed "
+        f"because the input is not positive-definite (the leading minor of order {order} "
+        "is not positive-definite)."
+    )
+
+
 def _mT_array(a):  # noqa: N802
     return xp.swapaxes(a, -1, -2)
 
 
-def _failed_minor(a) -> int:
-    for k in range(1, a.shape[-1] + 1):
-        try:
-            xp.linalg.cholesky(a[:k, :k])
-        except xp.linalg.LinAlgError:
-            return k
-    return 0
+def potf2(a) -> tuple:
+    """LAPACK's unblocked Cholesky (potf2, uplo='L') of one matrix's lower triangle: (the
+    factor, info). Where the leading minor of order info is not positive-definite it stops
+    there, as LAPACK does: columns before it factored, its diagonal entry the non-positive
+    pivot, the rest of the lower triangle as it was (what PyTorch's cholesky_ex returns)."""
+    a = xp.tril(a).copy()
+    with xp.errstate(all="ignore"):
+        for j in range(a.shape[-1]):
+            row = a[j, :j]
+            pivot = (a[j, j] - row @ xp.conj(row)).real
+            if not pivot > 0:  # (NaN too)
+                a[j, j] = pivot
+                return a, j + 1
+            a[j, j] = xp.sqrt(pivot)
+            a[j + 1 :, j] = (a[j + 1 :, j] - a[j + 1 :, :j] @ xp.conj(row)) / a[j, j]
+    return a, 0
 
 
 def _cholesky_vjp(g, ans, upper):
@@ -93,7 +128,7 @@ cholesky = defop(
 
 cholesky_legacy = defop(
     "cholesky_legacy",
-    _cholesky,
+    _cholesky_legacy,
     dtypes=KEEP,
     node="CholeskyBackward0",
     vjp=lambda g, ans, upper: _cholesky_vjp(g, ans, upper),  # gA = L⁻ᴴ Φ L⁻¹, as cholesky
@@ -107,7 +142,7 @@ cholesky_legacy = defop(
 
 def _qr_q(x, mode="reduced"):
     """Q of A = QR (orthonormal columns); empty for mode='r'"""
-    inverses._check_matrix("qr", x, square=False)
+    inverses._check_matrix("qr", x, square=False, kernel="geqrf_cpu")
     if mode == "r":
         return xp.zeros((0,), dtype=x.dtype)
     return inverses._factor(("qr", mode), x, lambda: xp.linalg.qr(x, mode=mode))[0]
@@ -115,7 +150,7 @@ def _qr_q(x, mode="reduced"):
 
 def _qr_r(x, mode="reduced"):
     """R of A = QR (upper triangular)"""
-    inverses._check_matrix("qr", x, square=False)
+    inverses._check_matrix("qr", x, square=False, kernel="geqrf_cpu")
     out = inverses._factor(("qr", mode), x, lambda: xp.linalg.qr(x, mode=mode))
     return out if mode == "r" else out[1]
 
@@ -304,7 +339,7 @@ geqrf_tau = defop(
 
 def _eigvalsh(x, uplo="L"):
     """the eigenvalues of the symmetric X (from its UPLO triangle), ascending"""
-    inverses._check_matrix("eigh", x)
+    inverses._check_matrix("eigh", x, kernel="linalg_eigh_cpu", floating=False)
     if inverses._shared.active:  # linalg.eigh: the values that come with the vectors
         return inverses._factor(("eigh", uplo), x, lambda: xp.linalg.eigh(x, UPLO=uplo))[0]
     return xp.linalg.eigvalsh(x, UPLO=uplo)
@@ -312,7 +347,7 @@ def _eigvalsh(x, uplo="L"):
 
 def _eigh_vectors(x, uplo="L"):
     """the orthonormal eigenvectors of the symmetric X, as columns"""
-    inverses._check_matrix("eigh", x)
+    inverses._check_matrix("eigh", x, kernel="linalg_eigh_cpu", floating=False)
     return inverses._factor(("eigh", uplo), x, lambda: xp.linalg.eigh(x, UPLO=uplo))[1]
 
 
@@ -387,19 +422,13 @@ eigh_vectors = defop(
 
 
 def _check_eig(name: str, x) -> None:
-    """PyTorch's checks on linalg.eig's and eigvals' input (complex results of a real one)."""
-    if x.ndim < 2:
-        raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
-    if x.shape[-1] != x.shape[-2]:
-        raise RuntimeError(
-            f"linalg.{name}: A must be batches of square matrices, but they are "
-            f"{x.shape[-2]} by {x.shape[-1]} matrices"
-        )
+    """PyTorch's checks on linalg.eig's and eigvals' input (complex results of a real one):
+    the complex result type first, then the shape, then the kernel's dtypes."""
     if x.dtype.kind not in "fc":
         from ... import _dtypes
 
         raise RuntimeError(f"Unknown Complex ScalarType for {_dtypes.scalar_name(x.dtype)}")
-    inverses._check_floating(name, x)
+    inverses._check_matrix(name, x, kernel="linalg_eig_out_cpu", floating=False)
 
 
 def _complex_type(x):
@@ -506,13 +535,13 @@ eig_vectors = defop(
 
 def _svd_u(x, full_matrices=True):
     """U of A = U diag(S) Vᴴ"""
-    inverses._check_matrix("svd", x, square=False)
+    inverses._check_matrix("svd", x, square=False, kernel="linalg_svd_cpu")
     return inverses._factor(("svd", full_matrices), x, lambda: xp.linalg.svd(x, full_matrices))[0]
 
 
 def _svdvals(x):
     """the singular values of A, descending"""
-    inverses._check_matrix("svd", x, square=False)
+    inverses._check_matrix("svd", x, square=False, kernel="linalg_svd_cpu")
     if inverses._shared.active:  # linalg.svd: the values that come with the vectors
         return inverses._factor(
             ("svd", inverses._shared.full), x, lambda: xp.linalg.svd(x, inverses._shared.full)
@@ -522,7 +551,7 @@ def _svdvals(x):
 
 def _svd_vh(x, full_matrices=True):
     """Vᴴ of A = U diag(S) Vᴴ"""
-    inverses._check_matrix("svd", x, square=False)
+    inverses._check_matrix("svd", x, square=False, kernel="linalg_svd_cpu")
     return inverses._factor(("svd", full_matrices), x, lambda: xp.linalg.svd(x, full_matrices))[2]
 
 
@@ -689,7 +718,7 @@ def _lu_compact(x):
     complex entries LAPACK's |Re| + |Im|)."""
     m, n = x.shape[-2], x.shape[-1]
     k = min(m, n)
-    a = x.reshape((-1, m, n)).copy()
+    a = inverses._matrices(x).copy()
     rows = xp.arange(a.shape[0])
     pivots = xp.zeros((a.shape[0], k), dtype=xp.int32)
     for j in range(k):
@@ -716,7 +745,7 @@ def _pivot_size(column):
 
 def _permutation(pivots, m: int, dtype):
     """P with A = P L U, from the 1-based row swaps."""
-    flat = pivots.reshape((-1, pivots.shape[-1]))
+    flat = pivots.reshape((math.prod(pivots.shape[:-1]), pivots.shape[-1]))
     perm = xp.tile(xp.arange(m), (flat.shape[0], 1))
     rows = xp.arange(flat.shape[0])
     for j in range(flat.shape[1]):
@@ -741,13 +770,13 @@ def _plu(x):
 
 def _lu_l(x):
     """L of X = P L U: unit lower triangular (m × min(m, n))"""
-    inverses._check_matrix("lu", x, square=False)
+    inverses._check_matrix("lu", x, square=False, kernel="lu_cpu", floating=False)
     return inverses._factor(("lu",), x, lambda: _plu(x))[1]
 
 
 def _lu_u(x):
     """U of X = P L U: upper triangular (min(m, n) × n)"""
-    inverses._check_matrix("lu", x, square=False)
+    inverses._check_matrix("lu", x, square=False, kernel="lu_cpu", floating=False)
     return inverses._factor(("lu",), x, lambda: _plu(x))[2]
 
 
@@ -760,14 +789,22 @@ def _lu_parts(x):
     return p, low, up
 
 
-def _right_solve(b, a):
-    """B A⁻¹"""
-    return products._mT(inverses.solve(products._mT(a), products._mT(b), vector=False))
+# (triangular solves, as LAPACK's getrs: a zero on U's diagonal gives infinities and NaNs
+# in the gradient, as PyTorch's, rather than a singular-matrix error)
 
 
-def _left_solve_t(a, b):
-    """A⁻ᵀ B"""
-    return inverses.solve(products._mT(a), b, vector=False)
+def _l_solve(low, b, transpose: bool = False):
+    """L⁻¹ B (L⁻ᵀ B when ``transpose``), L unit lower triangular"""
+    if transpose:
+        low = products._mT(low)
+    return inverses.solve_triangular(low, b, upper=transpose, left=True, unitriangular=True)
+
+
+def _u_solve_right(b, up, transpose: bool = False):
+    """B U⁻¹ (B U⁻ᵀ when ``transpose``), U upper triangular"""
+    if transpose:
+        up = products._mT(up)
+    return inverses.solve_triangular(up, b, upper=not transpose, left=False, unitriangular=False)
 
 
 def _lu_vjp(g_l, g_u, x):
@@ -789,11 +826,11 @@ def _lu_vjp(g_l, g_u, x):
                     inverses._getitem(up, (Ellipsis, slice(m, None)))
                 )
         phi = _tril_or_zero(lower) + _triu_or_zero(upper)
-        out = _right_solve(_left_solve_t(low, phi), products._mT(up1))
+        out = _u_solve_right(_l_solve(low, phi, True), up1, True)
         if m < n:
             out = out @ inverses._eye(m, x, n)
             if g_u2 is not None:
-                out = out + _left_solve_t(low, g_u2) @ inverses._eye(n - m, x, n, m)
+                out = out + _l_solve(low, g_u2, True) @ inverses._eye(n - m, x, n, m)
         return p @ out
     low1 = inverses._getitem(low, (Ellipsis, slice(None, n), slice(None)))
     lower = (
@@ -810,9 +847,9 @@ def _lu_vjp(g_l, g_u, x):
             - products._mT(inverses._getitem(low, (Ellipsis, slice(n, None), slice(None)))) @ g_l2
         )
     phi = _tril_or_zero(lower) + _triu_or_zero(upper)
-    out = inverses._eye(m, x, n) @ _right_solve(_left_solve_t(low1, phi), products._mT(up))
+    out = inverses._eye(m, x, n) @ _u_solve_right(_l_solve(low1, phi, True), up, True)
     if g_l2 is not None:
-        out = out + inverses._eye(m, x, m - n, -n) @ _right_solve(g_l2, products._mT(up))
+        out = out + inverses._eye(m, x, m - n, -n) @ _u_solve_right(g_l2, up, True)
     return p @ out
 
 
@@ -833,9 +870,8 @@ def _lu_jvp(t, x, which: int):
     pt = products._mT(p) @ t
     if m <= n:
         up1 = inverses._getitem(up, (Ellipsis, slice(None, m)))
-        inner = _right_solve(
-            inverses.solve(low, inverses._getitem(pt, (Ellipsis, slice(None, m))), vector=False),
-            up1,
+        inner = _u_solve_right(
+            _l_solve(low, inverses._getitem(pt, (Ellipsis, slice(None, m)))), up1
         )
         d_low = low @ matrices.tril(inner, diagonal=-1)
         if which == 0:
@@ -844,23 +880,18 @@ def _lu_jvp(t, x, which: int):
         if m == n:
             return d_up
         up2 = inverses._getitem(up, (Ellipsis, slice(m, None)))
-        d_up2 = inverses.solve(
-            low, inverses._getitem(pt, (Ellipsis, slice(m, None))) - d_low @ up2, vector=False
-        )
+        d_up2 = _l_solve(low, inverses._getitem(pt, (Ellipsis, slice(m, None))) - d_low @ up2)
         return d_up @ inverses._eye(m, x, n) + d_up2 @ inverses._eye(n - m, x, n, m)
     low1 = inverses._getitem(low, (Ellipsis, slice(None, n), slice(None)))
-    inner = _right_solve(
-        inverses.solve(
-            low1, inverses._getitem(pt, (Ellipsis, slice(None, n), slice(None))), vector=False
-        ),
-        up,
+    inner = _u_solve_right(
+        _l_solve(low1, inverses._getitem(pt, (Ellipsis, slice(None, n), slice(None)))), up
     )
     d_up = matrices.triu(inner, diagonal=0) @ up
     if which == 1:
         return d_up
     d_low1 = low1 @ matrices.tril(inner, diagonal=-1)
     low2 = inverses._getitem(low, (Ellipsis, slice(n, None), slice(None)))
-    d_low2 = _right_solve(
+    d_low2 = _u_solve_right(
         inverses._getitem(pt, (Ellipsis, slice(n, None), slice(None))) - low2 @ d_up, up
     )
     return inverses._eye(m, x, n) @ d_low1 + inverses._eye(m, x, m - n, -n) @ d_low2
@@ -895,7 +926,7 @@ lu_u = defop(
 
 def _lu_packed(x):
     """the packed LU factors (L's strict lower part and U)"""
-    inverses._check_matrix("lu_factor", x, square=False)
+    inverses._check_matrix("lu_factor", x, square=False, kernel="lu_cpu", floating=False)
     return inverses._factor(("lu_factor",), x, lambda: _lu_compact(x))[0]
 
 

@@ -11,6 +11,7 @@ not, and their VJPs are written with Xᴴ for complex values (``complex="wirting
 
 from __future__ import annotations
 
+import math
 import threading
 
 from ... import _dtypes
@@ -88,26 +89,48 @@ def _getitem(x, key):
     return indexing.getitem(x, key=key)
 
 
-def _check_floating(name: str, x) -> None:
+def _check_floating(name: str, x, low_precision: bool = False, prefix: str = "linalg.") -> None:
+    """x is floating or complex (float16 too where ``low_precision``): PyTorch's
+    checkFloatingOrComplex, its message under ``prefix + name``."""
     if x.dtype.kind not in "fc":
         raise RuntimeError(
-            f"linalg.{name}: Expected a floating point or complex tensor as input. Got "
+            f"{prefix}{name}: Expected a floating point or complex tensor as input. Got "
             f"{_dtypes.scalar_name(x.dtype)}"
         )
-    if x.dtype.itemsize < 4:
-        raise RuntimeError(f"linalg.{name}: Low precision dtypes not supported. Got Half")
+    if x.dtype.itemsize < 4 and not low_precision:
+        raise RuntimeError(f"{prefix}{name}: Low precision dtypes not supported. Got Half")
 
 
-def _check_matrix(name: str, x, square: bool = True) -> None:
-    """PyTorch's checks on a (batch of) matrix input to linalg.<name>."""
+def _check_matrix(
+    name: str,
+    x,
+    square: bool = True,
+    *,
+    kernel: str | None = None,
+    floating: bool = True,
+    prefix: str = "linalg.",
+) -> None:
+    """PyTorch's checks on a (batch of) matrix input, in its order and under its name
+    (``prefix + name``): at least 2 dims, square (where ``square``), floating or complex
+    (where ``floating``; float16 refused unless a ``kernel`` takes the dtypes over), and the
+    CPU ``kernel``'s refusal of what it has no version for (integers, float16)."""
     if x.ndim < 2:
-        raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
-    _check_floating(name, x)
+        raise RuntimeError(f"{prefix}{name}: The input tensor A must have at least 2 dimensions.")
     if square and x.shape[-1] != x.shape[-2]:
         raise RuntimeError(
-            f"linalg.{name}: A must be batches of square matrices, but they are "
+            f"{prefix}{name}: A must be batches of square matrices, but they are "
             f"{x.shape[-2]} by {x.shape[-1]} matrices"
         )
+    if floating:
+        _check_floating(name, x, low_precision=kernel is not None, prefix=prefix)
+    if kernel is not None and (x.dtype.kind not in "fc" or x.dtype.itemsize < 4):
+        raise _dtypes.not_implemented(kernel, x.dtype)
+
+
+def _matrices(x):
+    """x as a flat batch of its matrices: (..., m, n) -> (b, m, n), b the batch size (0 or
+    empty matrices included, where reshape's -1 would be ambiguous)."""
+    return x.reshape((math.prod(x.shape[:-2]),) + tuple(x.shape[-2:]))
 
 
 def _batch_prefix(x, failed) -> str:
@@ -157,8 +180,7 @@ def _factor(kind: tuple, x, compute):
 
 def _singular_batch(x) -> int:
     """The index (flattened over the batch) of the first singular matrix in x."""
-    flat = x.reshape((-1,) + x.shape[-2:])
-    for i, a in enumerate(flat):
+    for i, a in enumerate(_matrices(x)):
         try:
             xp.linalg.inv(a)
         except xp.linalg.LinAlgError:
@@ -176,7 +198,7 @@ def _inv(x):
         return xp.linalg.inv(x)
     except xp.linalg.LinAlgError:
         b = _singular_batch(x)
-        pivot = _first_zero_pivot(x.reshape((-1,) + x.shape[-2:])[b])
+        pivot = _first_zero_pivot(_matrices(x)[b])
         raise LinAlgError(
             f"linalg.inv: {_batch_prefix(x, b)}The diagonal element {pivot} is zero, the "
             "inversion could not be completed because the input matrix is singular."
@@ -196,9 +218,21 @@ inv = defop(
 )
 
 
+def _inv_by_lu(x):
+    """X⁻¹; for a singular X through its LU factors with no check, as LAPACK's getrs in
+    PyTorch's backward of log|det|: infinities and NaNs where U has a zero on its diagonal,
+    rather than an error."""
+    try:
+        return inv(x)
+    except LinAlgError:
+        p, low, up = factorizations._lu_parts(x)
+        y = solve_triangular(low, products._mT(p), upper=False, unitriangular=True)
+        return solve_triangular(up, y, upper=True)
+
+
 def _det(x):
     """det X"""
-    _check_matrix("det", x)
+    _check_matrix("det", x, kernel="lu_cpu")
     return xp.asarray(xp.linalg.det(x))
 
 
@@ -214,8 +248,9 @@ def _cofactors(x, ans):
     # puts inf or nan into the gradient, at any order.
     data = x._data if isinstance(x, Tensor) else x
     n = data.shape[-1]
-    flat = data.reshape((-1, n, n))
-    singular = xp.array([_is_singular(a) for a in flat]).reshape(data.shape[:-2] + (1, 1))
+    singular = xp.array([_is_singular(a) for a in _matrices(data)]).reshape(
+        data.shape[:-2] + (1, 1)
+    )
     m = singular.astype(data.dtype)
     eye = _eye(n, data)
     by_inverse = _unsq(_unsq(ans, -1), -1) * products._mT(inv(x * (1 - m) + eye * m))
@@ -289,10 +324,13 @@ logabsdet = defop(
     node="LinalgSlogdetBackward0",
     complex="wirtinger",
     vjp=lambda g, x: (
-        _unsq(_unsq(g, -1), -1) * _mH(inv(x))
+        _unsq(_unsq(g, -1), -1) * _mH(_inv_by_lu(x))
     ),  # d log|det X| = Re tr(X⁻¹ dX): gX = g X⁻ᴴ
     jvp=lambda t, x: _real_part(_btrace(solve(x, t, vector=False))),  # d log|det X| = Re tr(X⁻¹ dX)
-    conventions="At a singular X (log |det X| = -inf) backward raises LinAlgError.",
+    conventions=(
+        "At a singular X (log |det X| = -inf) the gradient holds infinities and NaNs, as "
+        "PyTorch's (X⁻ᴴ through X's LU factors); forward mode raises LinAlgError there."
+    ),
 )
 
 
@@ -308,7 +346,7 @@ def _det_sign_vjp(g, x, ans):
     if not complex_parts.is_complex_value(x):
         return x * 0
     turn = complex_parts.imag(complex_parts.conj_physical(g) * ans) * -1j
-    return _unsq(_unsq(turn, -1), -1) * _mH(inv(x))
+    return _unsq(_unsq(turn, -1), -1) * _mH(_inv_by_lu(x))
 
 
 def _det_sign_jvp(t, x, ans):
@@ -335,7 +373,7 @@ det_sign = defop(
 
 def _solve(a, b, vector=False):
     """X with A X = B (B a vector, or a batch of vectors, when ``vector``)"""
-    _check_matrix("solve", a)
+    _check_matrix("solve", a, kernel="lu_cpu")
     rhs = b[..., None] if vector else b
     if rhs.ndim < 2 or rhs.shape[-2] != a.shape[-1]:
         shown = f"{b.shape[-1]}x1" if vector else "x".join(map(str, b.shape[-2:]))
@@ -346,8 +384,11 @@ def _solve(a, b, vector=False):
     try:
         out = xp.linalg.solve(a, rhs)
     except xp.linalg.LinAlgError:
+        batch = xp.broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
+        broadcast = xp.broadcast_to(a, batch + a.shape[-2:])
+        where = _batch_prefix(broadcast, _singular_batch(broadcast))
         raise LinAlgError(
-            "torch.linalg.solve: The solver failed because the input matrix is singular."
+            f"torch.linalg.solve: {where}The solver failed because the input matrix is singular."
         ) from None
     return out[..., 0] if vector else out
 
@@ -494,18 +535,141 @@ solve_triangular = defop(
     ),
 )
 
+# ----- from a Cholesky factor ------------------------------------------------------------------
+
+
+def _triangle_read(x, upper: bool):
+    """The triangle of a Cholesky factor that LAPACK reads (upper, or lower)."""
+    return (matrices.triu if upper else matrices.tril)(x, diagonal=0)
+
+
+def _cholesky_inverse(x, upper=False):
+    """A⁻¹ for A = L Lᴴ (or Uᴴ U when ``upper``), from the triangle of the factor that is read"""
+    _check_matrix(
+        "cholesky_inverse", x, kernel="cholesky_inverse_out_cpu", floating=False, prefix=""
+    )
+    t = xp.triu(x) if upper else xp.tril(x)
+    eye = xp.broadcast_to(xp.eye(x.shape[-1], dtype=x.dtype), x.shape)
+    t_inv = _solve_triangular(t, eye, upper=upper)  # L⁻¹ (U⁻¹)
+    n = x.shape[-1]
+    last = t_inv[..., n - 1, n - 1].copy() if n else None
+    if t_inv.dtype.kind == "c":  # (LAPACK's lauum takes the diagonal to be real, as a factor's is)
+        t_inv[..., range(n), range(n)] = t_inv[..., range(n), range(n)].real
+    t_inv_h = xp.conj(factorizations._mT_array(t_inv))
+    out = t_inv @ t_inv_h if upper else t_inv_h @ t_inv  # U⁻¹ U⁻ᴴ, L⁻ᴴ L⁻¹
+    if n and out.dtype.kind == "c":  # (and scales the last row by that real part alone)
+        out[..., n - 1, n - 1] = last.real * last
+    return out
+
+
+def _cholesky_inverse_vjp(g, x, ans, upper):
+    """gL = -A⁻¹ (G + Gᴴ) A⁻¹ L (-U A⁻¹ (G + Gᴴ) A⁻¹): PyTorch's, with the whole factor"""
+    common = ans @ (g + _mH(g)) @ ans
+    return -(x @ common) if upper else -(common @ x)
+
+
+def _cholesky_inverse_jvp(t, x, ans, upper):
+    """dA⁻¹ = -A⁻¹ dA A⁻¹, dA = dL Lᴴ + L dLᴴ (dUᴴ U + Uᴴ dU) on the triangle that is read"""
+    f, d = _triangle_read(x, upper), _triangle_read(t, upper)
+    part = _mH(d) @ f if upper else d @ _mH(f)
+    return -(ans @ (part + _mH(part)) @ ans)
+
+
+cholesky_inverse = defop(
+    "cholesky_inverse",
+    _cholesky_inverse,
+    dtypes=KEEP,
+    node="CholeskyInverseBackward0",
+    complex="wirtinger",
+    vjp=_cholesky_inverse_vjp,
+    jvp=_cholesky_inverse_jvp,
+    conventions=(
+        "The forward reads one triangle of the factor; the gradient is PyTorch's, computed "
+        "with the whole factor (so entries off the triangle get one too)."
+    ),
+)
+
+
+def _cholesky_solve(b, x, upper=False):
+    """X with A X = B for A = L Lᴴ (or Uᴴ U when ``upper``), from the triangle of the factor
+    that is read"""
+    t = xp.triu(x) if upper else xp.tril(x)
+    t_h = xp.conj(factorizations._mT_array(t))
+    low, up = (t_h, t) if upper else (t, t_h)  # A = low @ up
+    return _solve_triangular(up, _solve_triangular(low, b, upper=False), upper=True)
+
+
+def _cholesky_solve_vjp_l(g, x, ans, upper):
+    """gL = -(C + Cᴴ) L (-U (C + Cᴴ)), C = A⁻¹ G Xᴴ: PyTorch's, with the whole factor"""
+    common = cholesky_solve(g, x, upper=upper) @ _mH(ans)
+    common = common + _mH(common)
+    return -(x @ common) if upper else -(common @ x)
+
+
+def _cholesky_solve_jvp_l(t, x, ans, upper):
+    """dX = -A⁻¹ dA X, dA = dL Lᴴ + L dLᴴ (dUᴴ U + Uᴴ dU) on the triangle that is read"""
+    f, d = _triangle_read(x, upper), _triangle_read(t, upper)
+    part = _mH(d) @ f if upper else d @ _mH(f)
+    return -cholesky_solve((part + _mH(part)) @ ans, x, upper=upper)
+
+
+cholesky_solve = defop(
+    "cholesky_solve",
+    _cholesky_solve,
+    args=("b", "x"),
+    dtypes=KEEP,
+    node="CholeskySolveBackward0",
+    complex="wirtinger",
+    vjp=(
+        lambda g, x, upper: cholesky_solve(g, x, upper=upper),  # gB = A⁻¹ G (A Hermitian)
+        _cholesky_solve_vjp_l,
+    ),
+    jvp=(
+        lambda t, x, upper: cholesky_solve(t, x, upper=upper),  # dX = A⁻¹ dB
+        _cholesky_solve_jvp_l,
+    ),
+    conventions=(
+        "The forward reads one triangle of the factor; the gradient is PyTorch's, computed "
+        "with the whole factor (so entries off the triangle get one too)."
+    ),
+)
+
+
 # ----- pseudo-inverse ---------------------------------------------------------------------------
 
 
+def tolerances(x, atol=None, rtol=None):
+    """PyTorch's (atol, rtol) for pinv and matrix_rank, as float64 arrays (a number, or one
+    per matrix): atol 0 by default; rtol by default eps · max(m, n), or 0 where atol > 0."""
+    atol_a = xp.asarray(0.0 if atol is None else atol, dtype=xp.float64)
+    if rtol is not None:
+        return atol_a, xp.asarray(rtol, dtype=xp.float64)
+    if x.dtype.kind not in "fc" or x.dtype.itemsize < 4:
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    default = xp.finfo(x.dtype).eps * max(x.shape[-2:])
+    if atol is None:
+        return atol_a, xp.asarray(default)
+    return atol_a, xp.where(atol_a > 0, 0.0, default)
+
+
+def kept_values(s, s_max, atol, rtol):
+    """Which singular values (or |eigenvalues|) s are above max(atol, rtol · s_max)."""
+    return s > xp.maximum(atol[..., None], rtol[..., None] * s_max)
+
+
 def _pinv(x, atol=None, rtol=None, hermitian=False):
-    """A⁺ through the SVD, singular values at most max(atol, rtol · s_max) dropped"""
-    _check_matrix("pinv", x, square=False)
+    """A⁺ through the SVD (the eigendecomposition of A's lower triangle when ``hermitian``),
+    singular values at most max(atol, rtol · s_max) dropped"""
+    atol, rtol = tolerances(x, atol, rtol)
+    if hermitian and x.size:
+        _check_matrix("eigh", x)
+        w, v = xp.linalg.eigh(x)
+        size = xp.abs(w)
+        keep = kept_values(size, size.max(axis=-1, keepdims=True), atol, rtol)
+        w_inv = xp.where(keep, 1 / xp.where(keep, w, 1), 0).astype(x.dtype)
+        return (v * w_inv[..., None, :]) @ xp.conj(factorizations._mT_array(v))
     u, s, vh = xp.linalg.svd(x, full_matrices=False)
-    if rtol is None:
-        rtol = xp.finfo(x.dtype).eps * max(x.shape[-2:]) if atol is None or atol == 0 else 0.0
-    s_max = s[..., :1] if s.shape[-1] else s
-    tol = xp.maximum(0.0 if atol is None else atol, rtol * s_max)
-    keep = s > tol
+    keep = kept_values(s, s[..., :1], atol, rtol) if s.shape[-1] else s > 0
     s_inv = xp.where(keep, 1 / xp.where(keep, s, 1), 0).astype(x.dtype)
     return (xp.conj(factorizations._mT_array(vh)) * s_inv[..., None, :]) @ xp.conj(
         factorizations._mT_array(u)

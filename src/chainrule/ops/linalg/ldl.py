@@ -15,6 +15,7 @@ No derivatives, as in PyTorch: the factors are not smooth where the pivot order 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -176,7 +177,7 @@ def ldl_factor_arrays(x, hermitian: bool = False) -> tuple:
 
 def _factor_batch(x, hermitian: bool = False) -> tuple:
     host = to_host(x)
-    flat = host.reshape((-1,) + host.shape[-2:])
+    flat = inverses._matrices(host)
     n = host.shape[-1]
     ld = np.zeros_like(flat)
     piv = np.zeros((flat.shape[0], n), dtype=np.int32)
@@ -245,9 +246,9 @@ def _ldl_solve(ld, b, pivots=None, hermitian=False):
     h_ld, h_b, h_piv = to_host(ld), to_host(b), to_host(pivots)
     batch = np.broadcast_shapes(h_ld.shape[:-2], h_piv.shape[:-1], h_b.shape[:-2])
     n = h_ld.shape[-1]
-    h_ld = np.broadcast_to(h_ld, batch + h_ld.shape[-2:]).reshape((-1, n, n))
-    h_piv = np.broadcast_to(h_piv, batch + (n,)).reshape((-1, n))
-    h_b = np.broadcast_to(h_b, batch + h_b.shape[-2:]).reshape((-1,) + h_b.shape[-2:])
+    h_ld = inverses._matrices(np.broadcast_to(h_ld, batch + h_ld.shape[-2:]))
+    h_piv = np.broadcast_to(h_piv, batch + (n,)).reshape((math.prod(batch), n))
+    h_b = inverses._matrices(np.broadcast_to(h_b, batch + h_b.shape[-2:]))
     out = np.empty(h_b.shape, dtype=np.result_type(h_ld, h_b))
     with np.errstate(all="ignore"):
         for i in range(out.shape[0]):
