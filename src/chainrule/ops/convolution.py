@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from .. import _memory_format, _threads
-from .._backend import ndarray
+from .._backend import ndarray, xp
 from ..autograd.recording import KEEP, array_of, defop
 from . import depthwise, indexing, polyphase, reductions, shapes
 from .windows import (
@@ -65,16 +65,30 @@ def _channels_last_3d_kernel(x, weight, stride, dilation, transposed, output_pad
         return False
     if _memory_format.channels_last_of(x, weight) is None:
         return False  # (before the rules below: the common case)
+    return onednn_sizes(x.shape, weight.shape, stride, dilation, transposed, output_padding,
+                        groups)  # fmt: skip
+
+
+def onednn_sizes(x_shape, weight_shape, stride, dilation, transposed, output_padding,
+                 groups) -> bool:  # fmt: skip
+    """Whether PyTorch's CPU dispatch picks oneDNN for a float32 convolution of these
+    sizes (a 1-d one runs as 2-d, of height 1): its size rules, and no output_padding
+    reaching the stride."""
     if transposed and any(op >= s for op, s in zip(output_padding, stride)):
         return False
-    n, c, d, h = x.shape[:4]
+    if len(x_shape) == 3:
+        x_shape, weight_shape = (
+            (*x_shape[:2], 1, x_shape[2]),
+            (*weight_shape[:2], 1, weight_shape[2]),
+        )
+    n, c, d, h = x_shape[:4]
     strided = any(s != 1 for s in stride) or any(k != 1 for k in dilation)
-    if not (strided or n >= 16 or weight.shape[-1] != 1 or weight.shape[-2] != 1
+    if not (strided or n >= 16 or weight_shape[-1] != 1 or weight_shape[-2] != 1
             or _threads.get_num_threads() > 1):  # fmt: skip
         return False
     return (
         groups > 1
-        or (weight.shape[-1] > 3 and weight.shape[-2] > 3)
+        or (weight_shape[-1] > 3 and weight_shape[-2] > 3)
         or n > 1
         or (n * c * d * h > 20480)
     )
@@ -90,6 +104,9 @@ def _correlation(x, weight, bias, stride, padding, dilation, transposed, output_
         )
         if y is not None:
             return y
+    if (not x.size or not weight.size) and x.__class__ is ndarray:
+        return _empty_product(x, weight, bias, stride, padding, dilation, transposed,
+                              output_padding, groups)  # fmt: skip
     if not transposed:  # (the bias inside the product)
         if strided:
             return polyphase.strided_correlate(x, weight, stride, padding, groups, bias)
@@ -102,6 +119,26 @@ def _correlation(x, weight, bias, stride, padding, dilation, transposed, output_
         y = correlate_transpose(x, weight, stride, padding, dilation, groups, output_padding)
     if bias is not None:
         y += bias.reshape((-1,) + (1,) * (y.ndim - 2))
+    return y
+
+
+def _empty_product(x, weight, bias, stride, padding, dilation, transposed, output_padding,
+                   groups):  # fmt: skip
+    """``_correlation`` where x or weight has no elements: every sum is empty, so y is the
+    bias (or 0) at each output position."""
+    kernel = weight.shape[2:]
+    if transposed:
+        channels = weight.shape[1] * groups
+        size = [(n - 1) * s - 2 * p + d * (k - 1) + op + 1
+                for n, s, p, d, k, op in zip(x.shape[2:], stride, padding, dilation, kernel,
+                                             output_padding)]  # fmt: skip
+    else:
+        channels = weight.shape[0]
+        size = [out_size(n, k, s, p, p, d)
+                for n, k, s, p, d in zip(x.shape[2:], kernel, stride, padding, dilation)]  # fmt: skip
+    y = xp.zeros((x.shape[0], channels, *size), dtype=x.dtype)
+    if bias is not None:
+        y += bias.reshape((-1,) + (1,) * len(size))
     return y
 
 
@@ -225,6 +262,7 @@ convolution = defop(
             t, (-1,) + (1,) * len(stride)
         ),  # J t = t along the channels, the same at every position
     ),
+    complex="holomorphic",  # (bilinear over the complex numbers: no conjugate taken)
 )
 
 
@@ -233,6 +271,9 @@ def _convolution_weight(
 ):
     """gw[f, c, k] = Σ_{n,o} grad_output[n, f, o] · input[n, c, o·stride - padding +
     k·dilation]: a convolution's weight gradient"""
+    if not (input.size and grad_output.size) and input.__class__ is ndarray:  # (empty sums)
+        return xp.zeros((grad_output.shape[1], input.shape[1] // groups, *kernel_size),
+                        dtype=input.dtype)  # fmt: skip
     if depthwise.applies(input, input.shape[1] // groups, grad_output.shape[1], stride, groups):
         gw = depthwise.correlate_weight(input, grad_output, stride, padding, dilation, kernel_size)
         if gw is not None:
@@ -297,6 +338,7 @@ convolution_weight = defop(
             kernel_size=kernel_size,
         ),  # J t = the weight gradient of input against t (linear in grad_output)
     ),
+    complex="holomorphic",  # (bilinear, as convolution)
 )
 
 # ----- im2col and col2im (F.unfold, F.fold) ------------------------------------------------

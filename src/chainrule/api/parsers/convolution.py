@@ -8,7 +8,8 @@ import math
 import warnings
 from collections.abc import Sequence
 
-from ..._dtypes import type_meta_name
+from ... import _memory_format
+from ..._dtypes import not_implemented, type_meta_name
 from ..._tensor import Tensor
 from ...autograd import recording
 from ...ops import convolution as conv_ops
@@ -125,7 +126,8 @@ def _check_transposed(input: Tensor, ws: list, bias: Tensor | None, params: dict
         params["dilation"],
         params["output_padding"],
     )
-    if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
+    batch = input.shape[0] > 0  # (an empty batch skips PyTorch's kernels and their checks)
+    if batch and any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
         axes = _AXES[max(len(stride), 2)]  # (PyTorch runs 1-d as 2-d, height 1)
         parts = [f"output_padding_{a}: {v}" for a, v in zip(axes, _as_2d(output_padding, 0))]
         parts += [f"stride_{a}: {v}" for a, v in zip(axes, _as_2d(stride, 1))]
@@ -140,13 +142,53 @@ def _check_transposed(input: Tensor, ws: list, bias: Tensor | None, params: dict
             input.shape[2:], stride, params["padding"], dilation, ws[2:], output_padding
         )
     ]
-    if any(o < 1 for o in out):
+    # (PyTorch's oneDNN kernel, and an empty batch, give an empty output; the others fail)
+    if min(out) < 0 or (min(out) == 0 and batch and not _onednn(input, ws, params)):
         sizes = _as_2d(list(input.shape[2:]), 1)
         raise RuntimeError(
             f"Given input size per channel: ({' x '.join(map(str, sizes))}). "
             f"Calculated output size per channel: ({' x '.join(map(str, _as_2d(out, 1)))}). "
             "Output size is too small"
         )
+
+
+def _onednn(input: Tensor, ws: list, params: dict) -> bool:
+    """Whether PyTorch runs this convolution with oneDNN: float16 and bfloat16 (where the
+    CPU has them) unless output_padding reaches the stride, float32 (and complex64 as its
+    float32 parts) by oneDNN's size rules too."""
+    keys = ("stride", "dilation", "transposed", "output_padding", "groups")
+    if input.dtype.name in ("float16", "bfloat16"):
+        return not any(op >= s for op, s in zip(params["output_padding"], params["stride"]))
+    if input.dtype.name in ("float32", "complex64"):
+        return conv_ops.onednn_sizes(input.shape, ws, *(params[k] for k in keys))
+    return False
+
+
+def _check_empty_input(input: Tensor) -> None:
+    """An empty input may be empty in its batch or channels only (PyTorch's check)."""
+    if input.shape[0] and input.shape[1] and 0 in input.shape:
+        raise RuntimeError(
+            "Only zero batch or zero channel inputs are supported, but got input shape: "
+            f"{list(input.shape)}"
+        )
+
+
+def _check_kernel_dtype(input: Tensor, params: dict) -> None:
+    """PyTorch's CPU kernels for integer types: int64 everywhere, the others only in the
+    plain (undilated, not transposed) convolution, and bool in none (their errors)."""
+    dtype = input.dtype
+    if dtype.is_floating_point or dtype.is_complex or dtype.name == "int64":
+        return
+    dim = len(params["stride"])
+    if params["transposed"]:
+        kernel = f"slow_conv_transpose{3 if dim == 3 else 2}d_out_cpu"
+    elif any(d != 1 for d in params["dilation"]):
+        kernel = "slow_conv_dilated<>"
+    elif dtype.name == "bool":
+        kernel = "compute_columns3d" if dim == 3 else "slow_conv2d_cpu"
+    else:
+        return
+    raise not_implemented(kernel, dtype)
 
 
 def _as_2d(values, height: int) -> list:
@@ -171,10 +213,14 @@ def _check_zero_dilation(input: Tensor, params: dict) -> None:
 
 
 def _check_empty_kernel(weight: Tensor, transposed: bool) -> None:
-    """A kernel with a dimension of 0 passes PyTorch's common checks and fails in its
-    kernels (the message is their float64 one)."""
+    """A kernel with a dimension of 0, or a transposed one with no output channels, passes
+    PyTorch's common checks and fails in its kernels (the message is their float64 one)."""
     kernel = list(weight.shape[2:])
-    if all(kernel):
+    no_planes = transposed and weight.shape[1] == 0  # (no output channels)
+    if no_planes and len(kernel) < 3:
+        got = list(weight.shape[:2]) + _as_2d(kernel, 1)
+        raise RuntimeError(f"non-empty 2D or 4D weight tensor expected, but got: {got}")
+    if all(kernel) and not no_planes:
         return
     if len(kernel) == 3:
         if transposed:
@@ -243,9 +289,12 @@ def convolution(
         "groups": int(groups),
     }
     _check_shapes(input, weight, bias, params)
-    _check_zero_dilation(input, params)
+    _check_empty_input(input)
     _check_empty_kernel(weight, params["transposed"])
-    _check_weight_dtype(input, weight)
+    if input.shape[0]:  # (the checks of PyTorch's kernels, which an empty batch skips)
+        _check_zero_dilation(input, params)
+        _check_weight_dtype(input, weight)
+        _check_kernel_dtype(input, params)
     return conv_ops.convolution(input, weight, bias, **params)
 
 
@@ -270,7 +319,9 @@ def _same_padding(input: Tensor, weight: Tensor, dilation: IntOrTuple, stride: I
     pad: list[int] = [0] * (2 * dim)
     for i, (t, lo) in enumerate(zip(totals, left)):
         pad[2 * (dim - 1 - i) + 1] = t - 2 * lo  # one more on the right where t is odd
-    return pad_ops.constant_pad_nd(input, pad=tuple(pad), value=0.0), tuple(left)
+    padded = pad_ops.constant_pad_nd(input, pad=tuple(pad), value=0.0)
+    # (PyTorch's padded copy keeps a channels-last input's layout, and so its output's)
+    return _memory_format.follow_result(padded, input._data), tuple(left)
 
 
 def _conv(
