@@ -119,3 +119,13 @@ def test_antialiased_resampling_to_one_column_resamples_the_rows(mode, shape, si
             antialias=True,
         )[..., :1]
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("pad", [(1, 1), (1, 2, 0, 1), (0, 0, 0, 0, 1, 1)])
+def test_constant_pad_nd_keeps_a_channels_last_layout_as_torch(pad):
+    got = []
+    for L in (cr, torch):
+        x = L.ones(2, 3, 4, 5).to(memory_format=L.channels_last)
+        y = L.constant_pad_nd(x, pad, 2.0)
+        got.append((tuple(y.shape), y.stride()))
+    assert got[0] == got[1]

@@ -34,7 +34,8 @@ def constant_pad_nd(input: Tensor, pad: Sequence[int], value: float = 0) -> Tens
         if n + min(lo, 0) < 0 or n + min(lo, 0) + min(hi, 0) < 0:
             raise RuntimeError("narrow(): length must be non-negative.")
     value = checked_fill(_number(value, "constant_pad_nd", 3, "Number"), input._dtype)
-    return padding.constant_pad_nd(input, pad=pad, value=value)
+    out = padding.constant_pad_nd(input, pad=pad, value=value)
+    return _memory_format.follow_result(out, input._data)  # (a channels-last input's layout)
 
 
 def _number(value: Any, fn: str, position: int, kind: str) -> Any:
@@ -114,8 +115,7 @@ def pad(
             f"but got padding length {len(pad)} and input of dimension {input.ndim}"
         )
     if mode == "constant":  # (PyTorch's kernels keep a channels-last format, as below)
-        out = constant_pad_nd(input, pad, 0.0 if value is None else value)
-        return _memory_format.follow_result(out, input._data)
+        return constant_pad_nd(input, pad, 0.0 if value is None else value)
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     nd = len(pad) // 2
