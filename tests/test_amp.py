@@ -803,3 +803,27 @@ def test_set_autocast_dtype_and_enabled_as_torch():
             lib.set_autocast_dtype("cpu", lib.bfloat16)
         with lib.autocast("cpu"):
             assert str(lib.mm(lib.ones(2, 2), lib.ones(2, 2)).dtype) == "torch.bfloat16"
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("lu_solve", lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b)),
+        ("legacy_lu_solve", lambda L, a, b: L.lu_solve(b, *L.linalg.lu_factor(a))),
+        ("cdist", lambda L, a, b: L.cdist(a, b.mT)),
+    ],
+)
+def test_float32_list_functions_run_their_inner_products_in_float32_too(name, fn):
+    # (PyTorch's autocast runs a float32-list op with autocast off inside: lu_solve's
+    # products would otherwise be bfloat16 and refused by its solves, cdist's less precise)
+    a = np.array([[2.0, 0.5, 0.1], [0.3, 1.5, 0.2], [0.1, 0.4, 3.0]], dtype=np.float32)
+    b = np.array([[1.0, -2.0], [0.25, 3.0], [-1.5, 0.75]], dtype=np.float32)
+    out = []
+    for L in (cr, torch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # (torch.lu_solve's deprecation)
+            with L.autocast("cpu", dtype=L.bfloat16):
+                y = fn(L, L.tensor(a), L.tensor(b))
+        out.append((str(y.dtype), y.numpy()))
+    assert out[0][0] == out[1][0] == "torch.float32"
+    np.testing.assert_allclose(out[0][1], out[1][1], rtol=1e-5, atol=1e-6)

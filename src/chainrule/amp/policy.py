@@ -106,16 +106,22 @@ def _dimensions(params: dict) -> int | None:
 
 def runs_in_float32(function: Callable) -> Callable:
     """``function`` (a public function composed of several ops) run, inside a CPU autocast,
-    on its floating inputs cast to float32, as PyTorch's float32 list runs it as a whole
-    (``F.cross_entropy``: its log_softmax in float32 too). Outside, one flag read."""
+    on its floating inputs cast to float32 and with autocast off for the ops it is made of,
+    as PyTorch's float32 list runs it as a whole (``F.cross_entropy``: its log_softmax in
+    float32 too; ``linalg.lu_solve``: its products too). Outside, one flag read."""
 
     @functools.wraps(function)
     def in_float32(*args: Any, **kwargs: Any) -> Any:
-        if not _usual[0] and recording.AUTOCAST[0] is not None and switches.enabled["cpu"]:
-            f32 = _dtypes.float32
-            args = tuple(a.to(f32) if _eligible(a, f32) else a for a in args)
-            kwargs = {k: v.to(f32) if _eligible(v, f32) else v for k, v in kwargs.items()}
-        return function(*args, **kwargs)
+        if _usual[0] or recording.AUTOCAST[0] is None or not switches.enabled["cpu"]:
+            return function(*args, **kwargs)
+        f32 = _dtypes.float32
+        args = tuple(a.to(f32) if _eligible(a, f32) else a for a in args)
+        kwargs = {k: v.to(f32) if _eligible(v, f32) else v for k, v in kwargs.items()}
+        switches.enabled["cpu"] = False  # (this thread's: the inner ops run as they are)
+        try:
+            return function(*args, **kwargs)
+        finally:
+            switches.enabled["cpu"] = True
 
     return in_float32
 

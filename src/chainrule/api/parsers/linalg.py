@@ -738,6 +738,7 @@ def lu_unpack(
     return _LU_UNPACK(p, low, up)
 
 
+@runs_in_float32  # (inside a CPU autocast: float32 as a whole, as PyTorch)
 def lu_solve(
     LU: Tensor,
     pivots: Tensor,
