@@ -38,6 +38,37 @@ def _check_mask(attn_mask: Tensor, query: Tensor) -> None:
         )
 
 
+def _check_mask_shape(attn_mask: Tensor, scores: tuple[int, ...]) -> None:
+    """PyTorch's math kernel adds the mask to the scores in place: the mask must broadcast
+    to the scores' shape without growing it."""
+    mask = tuple(attn_mask.shape)
+    nd = max(len(mask), len(scores))
+    a, b = (1,) * (nd - len(scores)) + scores, (1,) * (nd - len(mask)) + mask
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                f"non-singleton dimension {i}"
+            )
+    out = tuple(max(x, y) if x != 1 and y != 1 else x * y for x, y in zip(a, b))
+    if out != scores:
+        raise RuntimeError(
+            f"output with shape {list(scores)} doesn't match the broadcast shape {list(out)}"
+        )
+
+
+def _mask_fits_fused(attn_mask: Tensor | None, query: Tensor, key: Tensor) -> bool:
+    """PyTorch's fused CPU kernel's masks: (L, S) or (1|N, 1|H, L, S), L and S may be 1."""
+    if attn_mask is None:
+        return True
+    m = attn_mask.shape
+    if m[-2] not in (query.shape[2], 1) or m[-1] not in (key.shape[2], 1):
+        return False
+    if attn_mask.ndim == 2:
+        return True
+    return attn_mask.ndim == 4 and m[0] in (1, query.shape[0]) and m[1] in (1, query.shape[1])
+
+
 def _grouped(query: Tensor, t: Tensor) -> Tensor:
     """key or value with each head repeated to query's number of heads (dim -3)."""
     heads, groups = query.shape[-3], t.shape[-3]
@@ -88,7 +119,8 @@ def _empty(query: Tensor, key: Tensor, value: Tensor) -> Tensor:
 def _fused(query, key, value, attn_mask, dropout_p: float, enable_gqa: bool) -> bool:
     """Whether PyTorch takes its fused CPU kernel (so names the node after it): 4-D inputs
     of one head size and one batch, key and value of one number of heads (query's, or a
-    multiple with enable_gqa), no dropout, no mask that needs a gradient."""
+    multiple with enable_gqa), no dropout, no mask that needs a gradient or has a shape the
+    kernel does not take, query, key and value with unit last strides."""
     if not query.ndim == key.ndim == value.ndim == 4:
         return False
     same_heads = query.shape[1] == key.shape[1] or (
@@ -101,6 +133,8 @@ def _fused(query, key, value, attn_mask, dropout_p: float, enable_gqa: bool) -> 
         and same_heads
         and dropout_p == 0
         and not (attn_mask is not None and attn_mask.requires_grad)
+        and _mask_fits_fused(attn_mask, query, key)
+        and _unit_last_strides(query, key, value)
     )
 
 
@@ -137,18 +171,27 @@ def scaled_dot_product_attention(
     if dropout_p < 0 or dropout_p > 1:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
     fused = _fused(query, key, value, attn_mask, dropout_p, enable_gqa)
-    if (
-        is_causal
-        and attn_mask is not None
-        and not (fused and _unit_last_strides(query, key, value, attn_mask))
-    ):  # (PyTorch's fused CPU kernel takes both; its math kernel refuses)
+    if is_causal and attn_mask is not None and not fused:
+        # (PyTorch's fused CPU kernel takes both; its math kernel refuses)
         raise RuntimeError(
             "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
             "is_causal=True"
         )
-    if enable_gqa and query.ndim >= 3:
+    if enable_gqa:
+        if query.ndim < 3:
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [-{query.ndim}, "
+                f"{query.ndim - 1}], but got -3)"
+            )
         key, value = _grouped(query, key), _grouped(query, value)
     q_len, k_len = query.shape[-2], key.shape[-2]
+    if attn_mask is not None and not fused:
+        try:
+            batch = xp.broadcast_shapes(tuple(query.shape[:-2]), tuple(key.shape[:-2]))
+        except ValueError:  # (the product's own error, from the op)
+            batch = None
+        if batch is not None:
+            _check_mask_shape(attn_mask, (*batch, q_len, k_len))
     bias = _bias(attn_mask, is_causal, q_len, k_len, query)
     if scale is None:  # (no embedding: the scores are empty sums, 0 at any scale)
         scale = 1.0 / math.sqrt(query.shape[-1]) if query.shape[-1] else 1.0

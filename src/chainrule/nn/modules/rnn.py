@@ -309,7 +309,15 @@ class RNNBase(Module):
         else:
             hx = self._check_hidden_dims(hx, is_batched)
             self.check_forward_args(input, hx, None)
+            for state in self._states(hx):  # (no promotion: PyTorch's product refuses)
+                if state.dtype != input.dtype and not _autocast_on():
+                    raise RuntimeError(
+                        "mat1 and mat2 must have the same dtype, but got "
+                        f"{state._dtype.scalar_name} and {input._dtype.scalar_name}"
+                    )
         x = input.transpose(0, 1) if self.batch_first else input
+        if not x.shape[0]:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         output, hidden = self._run(x, hx, None)
         if self.batch_first:  # PyTorch transposes the RNN's and GRU's result in place
             output = output.transpose(0, 1) if self.mode == "LSTM" else output.transpose_(0, 1)
@@ -564,7 +572,24 @@ class LSTM(RNNBase):
         return h.unsqueeze(1), c.unsqueeze(1)
 
     def _check_packed(self, data: Tensor, hx: Any, batch_sizes: Tensor) -> None:
-        pass  # PyTorch checks no size of a packed LSTM input: a bad one fails in its product
+        """PyTorch checks no size of a packed LSTM input (a bad one fails in its product, or
+        crashes it); the sizes that would otherwise give a result from the wrong states
+        raise here: h's number of layers (PyTorch's error), c's hidden size."""
+        h, c = hx
+        if h.dim() < 3:  # (PyTorch reads h's size 2)
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [-{h.dim()}, "
+                f"{h.dim() - 1}], but got 2)"
+            )
+        if h.size(0) != self.num_layers * (2 if self.bidirectional else 1):
+            raise RuntimeError("Expected more hidden states in stacked_rnn")
+        h_size = self.proj_size if self.proj_size > 0 else self.hidden_size
+        if h.size(-1) == h_size and c.dim() == 3 and c.size(-1) != self.hidden_size:
+            self.check_hidden_size(
+                c,
+                self.get_expected_cell_size(data, batch_sizes),
+                "Expected hidden[1] size {}, got {}",
+            )
 
     def _dims_message(self, input: Tensor) -> str:
         return f"LSTM: Expected input to be 2D or 3D, got {input.dim()}D instead"
@@ -681,13 +706,18 @@ def _check_cell(input: Tensor, hx: Tensor, input_size: int, hidden_size: int) ->
         raise RuntimeError(
             f"input has inconsistent input_size: got {input.size(1)} expected {input_size}"
         )
-    if input.size(0) != hx.size(0):
+    _check_state(input, hx, hidden_size, "hidden0")
+
+
+def _check_state(input: Tensor, state: Tensor, hidden_size: int, label: str) -> None:
+    """PyTorch's checks of one state (hidden0 = h, hidden1 = the LSTM's c): (batch, hidden)."""
+    if input.size(0) != state.size(0):
         raise RuntimeError(
-            f"Input batch size {input.size(0)} doesn't match hidden0 batch size {hx.size(0)}"
+            f"Input batch size {input.size(0)} doesn't match {label} batch size {state.size(0)}"
         )
-    if hx.size(1) != hidden_size:
+    if state.size(1) != hidden_size:
         raise RuntimeError(
-            f"hidden0 has inconsistent hidden_size: got {hx.size(1)}, expected {hidden_size}"
+            f"{label} has inconsistent hidden_size: got {state.size(1)}, expected {hidden_size}"
         )
 
 
@@ -761,6 +791,7 @@ class LSTMCell(RNNCellBase):
         else:
             h, c = (hx[0], hx[1]) if is_batched else (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
         x_part, h_part = self._gates(input, h)
+        _check_state(input, c, self.hidden_size, "hidden1")
         i, f, g, o = (x_part + h_part).chunk(4, 1)
         c = f.sigmoid() * c + i.sigmoid() * g.tanh()
         h = o.sigmoid() * c.tanh()

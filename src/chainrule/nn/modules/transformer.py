@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ..._creation import full
+from ..._creation import arange, full, zeros_like
 from ..._tensor import Tensor
 from ...api.parsers.functional import relu  # F.relu itself: F is filled in after nn's import
 from ...autograd.grad_mode import is_grad_enabled
@@ -61,6 +61,15 @@ def _detect_is_causal_mask(
         else:
             make_causal = False
     return make_causal
+
+
+def _left_aligned(padding: Tensor) -> Tensor:
+    """The additive padding mask (N, S) whose row n lets through the first c_n tokens, c_n
+    the number of tokens ``padding`` lets through (the same mask where it is left-aligned,
+    as ``mask_check`` ensures)."""
+    counts = (padding == 0).sum(-1, keepdim=True)
+    positions = arange(padding.shape[-1], device=padding.device)
+    return zeros_like(padding).masked_fill(positions >= counts, float("-inf"))
 
 
 def _get_clones(module: Module, n: int) -> ModuleList:
@@ -395,6 +404,9 @@ class TransformerEncoder(Module):
         )
         seq_len = _get_seq_len(src, self.layers[0].self_attn.batch_first)
         is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
+        nested = self._nested_path(src, mask, src_key_padding_mask)
+        if nested:  # PyTorch's nested tensor keeps each row's first (number of valid) tokens
+            src_key_padding_mask = _left_aligned(src_key_padding_mask)
         output = src
         for mod in self.layers:
             output = mod(
@@ -403,7 +415,7 @@ class TransformerEncoder(Module):
                 is_causal=is_causal,
                 src_key_padding_mask=src_key_padding_mask,
             )
-        if self._nested_path(src, mask, src_key_padding_mask):
+        if nested:
             # PyTorch's inference path runs the valid tokens as a nested tensor and pads the
             # result with zeros: the same values at valid tokens, zeros at padded ones
             padded = src_key_padding_mask != 0
