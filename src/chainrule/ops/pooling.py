@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._backend import like, xp
 from .._memory_format import follow
 from ..autograd.recording import KEEP, defop
-from .windows import axis_gather_pair, gather_axes, pad_array, windows
+from .copies import zero
+from .windows import gather_axes, pad_array, scatter_axes, windows
 
 # ----- output sizes and windows --------------------------------------------------------------
 
@@ -111,7 +112,7 @@ def max_pool_indices(x: Any, kernel, stride, padding, dilation, ceil_mode: bool)
         if i < len(taps) - 2:
             code += 1
         code *= miss
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fV":  # (bfloat16: kind V)
         nan = best != best
         if nan.any():
             for i, v in enumerate(views):  # the last nan writes last
@@ -179,7 +180,7 @@ def adaptive_max_indices(x: Any, output_size: Sequence[int]) -> Any:
             values = xp.take(flat, index, axis=-1)
             yield xp.where(valid, values, lowest), index
 
-    return _running_argmax(candidates(), first_index, lowest, x.dtype.kind == "f")
+    return _running_argmax(candidates(), first_index, lowest, x.dtype.kind in "fV")
 
 
 # ----- fractional max pooling: pseudo-random windows -----------------------------------------
@@ -240,7 +241,7 @@ def fractional_max_indices(x: Any, kernel: Sequence[int], output_size: Sequence[
 
     if not planes or not math.prod(output_size):
         return xp.zeros(tuple(lead) + tuple(output_size), dtype=xp.int64)
-    arg = _running_argmax(candidates(), first_index, lowest, x.dtype.kind == "f")
+    arg = _running_argmax(candidates(), first_index, lowest, x.dtype.kind in "fV")
     return arg.reshape(tuple(lead) + tuple(output_size))
 
 
@@ -270,6 +271,11 @@ def _add_at(x, index=None, spatial=2, shape=()):
     return follow(out.reshape(shape), index)
 
 
+def _add_at_input(grad, x, index=None, spatial=2):
+    """zeros shaped like x with each element of grad added at its index (repeats add up)"""
+    return _add_at(grad, index=index, spatial=spatial, shape=x.shape)
+
+
 def _put(x, index=None, spatial=2, shape=()):
     """zeros of ``shape`` with each element of x written at its index"""
     out = xp.zeros(math.prod(shape), dtype=x.dtype)
@@ -280,36 +286,71 @@ def _put(x, index=None, spatial=2, shape=()):
     return out.reshape(shape)
 
 
-def _picking_pair(name: str, node: str, doc: str, conventions: str = "") -> tuple:
+def _picking_pair(name: str, node: str, doc: str, conventions: str = "",
+                  reads_x: bool = True) -> tuple:  # fmt: skip
     """An op that reads x at indices (``node`` names it, with the spatial dims' count in
-    ``{}``), and its transpose, which adds each value back at its index."""
+    ``{}``), and its transpose, which adds each value back at its index. With ``reads_x``
+    the transpose takes x as an input too, constant in it (∂/∂x = 0), as PyTorch's pooling
+    backward kernels do: a gradient taken with create_graph then requires grad through x
+    (its derivative in x is zero) even where the upstream gradient does not."""
 
     def forward(x, index=None, spatial=2):
         return _pick(x, index=index, spatial=spatial)
 
     forward.__doc__ = doc
+    backward_node = node + "BackwardBackward0"
+    if reads_x:
+        pick_vjp = lambda g, x, index, spatial: add(  # noqa: E731
+            g, x, index=index, spatial=spatial
+        )  # ∂y/∂x = 1 at the picked index: g added back there (repeats add up)
+    else:
+        pick_vjp = lambda g, x_shape, index, spatial: add(  # noqa: E731
+            g, index=index, spatial=spatial, shape=x_shape
+        )  # ∂y/∂x = 1 at the picked index: g added back there (repeats add up)
     pick = defop(
         name,
         forward,
         dtypes=KEEP,
         node=lambda x, index=None, spatial=2: node.format(spatial) + "Backward0",
-        vjp=lambda g, x_shape, index, spatial: add(
-            g, index=index, spatial=spatial, shape=x_shape
-        ),  # ∂y/∂x = 1 at the picked index: g added back there (repeats add up)
+        vjp=pick_vjp,
         jvp=lambda t, index, spatial: pick(t, index=index, spatial=spatial),  # J t = t[index]
         conventions=conventions,
     )
+    if reads_x:
+        add = defop(
+            name + "_backward",
+            _add_at_input,
+            args=("grad", "x"),
+            dtypes=KEEP,
+            node=lambda grad, x, index=None, spatial=2: backward_node.format(spatial),
+            vjp=(
+                lambda g, index, spatial: pick(g, index=index, spatial=spatial),  # Jᵀg = g[index]
+                _zero_in_x,
+            ),
+            jvp=(
+                lambda t, x, index, spatial: add(
+                    t, x, index=index, spatial=spatial
+                ),  # J t = t added at index
+                lambda t, x: zero(x),  # J t = 0
+            ),
+        )
+        return pick, add
     add = defop(
         name + "_backward",
         _add_at,
         dtypes=KEEP,
-        node=lambda x, index=None, spatial=2, shape=(): node.format(spatial) + "BackwardBackward0",
+        node=lambda x, index=None, spatial=2, shape=(): backward_node.format(spatial),
         vjp=lambda g, index, spatial: pick(g, index=index, spatial=spatial),  # Jᵀg = g[index]
         jvp=lambda t, index, spatial, shape: add(
             t, index=index, spatial=spatial, shape=shape
         ),  # J t = t added at index
     )
     return pick, add
+
+
+def _zero_in_x(g, x):
+    """∂/∂x = 0: x sets only the shape and where grad goes (piecewise constant in x)"""
+    return zero(x)
 
 
 _AT_INDEX = (
@@ -343,6 +384,7 @@ max_unpool_backward, max_unpool_backward_backward = _picking_pair(
     "max_unpool_backward",
     "MaxUnpool{}DBackward",
     "the gradient of max_unpool: g read at the indices",
+    reads_x=False,
 )
 
 max_unpool = defop(
@@ -436,14 +478,75 @@ def adaptive_avg_taps(shape, output_size) -> tuple:
     return tuple(taps)
 
 
-avg_pool, avg_pool_backward = axis_gather_pair(
+def window_sums(x: Any, taps: Sequence) -> Any:
+    """``gather_axes``, where a tap of weight 0 (a position outside the window) adds exactly
+    0: an inf or NaN it points at must not leak in as 0·inf = NaN. Only an output that is not
+    all finite is summed again, tap by tap, without those taps."""
+    y = gather_axes(x, taps)
+    if x.dtype.kind in "iub" or xp.isfinite(y).all():
+        return y
+    nd = len(taps)
+    for i, (index, weight) in enumerate(taps):
+        axis = x.ndim - nd + i
+        picked = xp.take(x, like(x, index).reshape(-1), axis=axis)
+        picked = picked.reshape(x.shape[:axis] + index.shape + x.shape[axis + 1 :])
+        w = like(x, weight).astype(x.dtype).reshape(weight.shape + (1,) * (x.ndim - 1 - axis))
+        x = xp.where(w != 0, picked * w, 0).astype(x.dtype).sum(axis=axis)
+    return x
+
+
+def _window_mean_pair(name: str, node: Callable[[int], str], doc: str) -> tuple:
+    """A linear op that maps x along its trailing dims by taps (``window_sums``), and its
+    transpose (``scatter_axes``), which takes x as an input too, constant in it (∂/∂x = 0),
+    as PyTorch's pooling backward kernels do (so a gradient taken with create_graph requires
+    grad through x). ``node(nd)`` is PyTorch's node name for ``nd`` mapped dims."""
+
+    def forward(x, taps=()):
+        return window_sums(x, taps)
+
+    def adjoint(grad, x, taps=()):
+        return scatter_axes(grad, taps, x.shape)
+
+    forward.__doc__ = doc
+    adjoint.__doc__ = f"the transpose of {name}: each output summed back into its sources"
+    op = defop(
+        name,
+        forward,
+        dtypes=KEEP,
+        node=lambda x, taps=(): node(len(taps)),
+        vjp=lambda g, x, taps: back(
+            g, x, taps=taps
+        ),  # Jᵀg = each output's gradient, times its weight, added back where it was taken from
+        jvp=lambda t, taps: op(t, taps=taps),  # J t = the same map applied to t (it is linear)
+        complex="wirtinger",  # (real weights: linear over the reals)
+    )
+    back = defop(
+        name + "_backward",
+        adjoint,
+        args=("grad", "x"),
+        dtypes=KEEP,
+        node=lambda grad, x, taps=(): node(len(taps)).replace("Backward0", "BackwardBackward0"),
+        vjp=(
+            lambda g, taps: op(g, taps=taps),  # Jᵀg = the forward map applied to g
+            _zero_in_x,
+        ),
+        jvp=(
+            lambda t, x, taps: back(t, x, taps=taps),  # J t = the same sum of t
+            lambda t, x: zero(x),  # J t = 0
+        ),
+        complex="wirtinger",
+    )
+    return op, back
+
+
+avg_pool, avg_pool_backward = _window_mean_pair(
     "avg_pool",
     lambda nd: f"AvgPool{nd}DBackward0",
     "each window's mean (its sum over the divisor: the window's size, clipped as the "
     "arguments say, or divisor_override)",
 )
 
-adaptive_avg_pool, adaptive_avg_pool_backward = axis_gather_pair(
+adaptive_avg_pool, adaptive_avg_pool_backward = _window_mean_pair(
     "adaptive_avg_pool",
     lambda nd: f"AdaptiveAvgPool{nd}DBackward0",
     "each adaptive window's mean: window o along a dim of n runs from ⌊o·n/out⌋ to ⌈(o+1)·n/out⌉",
