@@ -21,7 +21,7 @@ from typing import Any
 from .._backend import like, xp
 from .._memory_format import follow
 from ..autograd.recording import KEEP, defop
-from .copies import zero
+from . import copies
 from .windows import gather_axes, pad_array, scatter_axes, windows
 
 # ----- output sizes and windows --------------------------------------------------------------
@@ -331,7 +331,7 @@ def _picking_pair(name: str, node: str, doc: str, conventions: str = "",
                 lambda t, x, index, spatial: add(
                     t, x, index=index, spatial=spatial
                 ),  # J t = t added at index
-                lambda t, x: zero(x),  # J t = 0
+                lambda t, x: copies.zero(x),  # J t = 0
             ),
         )
         return pick, add
@@ -350,7 +350,7 @@ def _picking_pair(name: str, node: str, doc: str, conventions: str = "",
 
 def _zero_in_x(g, x):
     """∂/∂x = 0: x sets only the shape and where grad goes (piecewise constant in x)"""
-    return zero(x)
+    return copies.zero(x)
 
 
 _AT_INDEX = (
@@ -532,7 +532,7 @@ def _window_mean_pair(name: str, node: Callable[[int], str], doc: str) -> tuple:
         ),
         jvp=(
             lambda t, x, taps: back(t, x, taps=taps),  # J t = the same sum of t
-            lambda t, x: zero(x),  # J t = 0
+            lambda t, x: copies.zero(x),  # J t = 0
         ),
         complex="wirtinger",
     )

@@ -388,9 +388,9 @@ def matrix_rank(
     if data.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor input must have at least 2 dimensions.")
     atol, rtol = _tolerance_args(name, atol, rtol)
-    atol, rtol = inverses.tolerances(data, atol, rtol)
-    if data.size == 0:
-        with on_device_of(data):
+    with on_device_of(data):  # (the tolerances where A is)
+        atol, rtol = inverses.tolerances(data, atol, rtol)
+        if data.size == 0:
             return wrap(xp.zeros(data.shape[:-2], dtype=xp.int64))
     if hermitian:
         s = xp.abs(factorizations.eigvalsh(A)._data)
